@@ -1,0 +1,128 @@
+# kubectl-ocm build, test and development environment.
+#
+#   make build       build bin/kubectl-ocm and bin/ocm-controller
+#   make test        build everything the tests need and run every test tier
+#   make dev-env     start a local hub, cluster1 and cluster2 in the background
+#   make verify      formatting, vet, lint, generated files, go mod tidy
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+.DEFAULT_GOAL := build
+
+GO        ?= go
+ROOT      := $(abspath .)
+BIN       := $(ROOT)/bin
+TOOLS_BIN := $(BIN)/tools
+KUBE_BIN  := $(BIN)/kube
+MODULE    := github.com/kubectl-ocm/kubectl-ocm
+
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
+GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS    := -s -w \
+	-X $(MODULE)/pkg/version.Version=$(VERSION) \
+	-X $(MODULE)/pkg/version.GitCommit=$(GIT_COMMIT) \
+	-X $(MODULE)/pkg/version.BuildDate=$(BUILD_DATE)
+
+CONTROLLER_GEN_VERSION ?= v0.23.0
+GOLANGCI_LINT_VERSION  ?= v2.15.0
+CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
+GOLANGCI_LINT  := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+
+# Test settings. GOFLAGS_TEST can add e.g. -run or -v.
+TEST_TIMEOUT ?= 30m
+export KUBE_BIN_DIR := $(KUBE_BIN)
+export OCM_BIN_DIR  := $(BIN)
+
+##@ Build
+
+.PHONY: build
+build: ## Build bin/kubectl-ocm and bin/ocm-controller.
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-ocm ./plugins/kubectl-ocm
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ocm-controller ./controllers/cmd/ocm-controller
+
+.PHONY: install
+install: build ## Install kubectl-ocm into GOBIN (or GOPATH/bin) so kubectl finds it as a plugin.
+	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./plugins/kubectl-ocm
+
+.PHONY: kube-bins
+kube-bins: ## Build kube-apiserver, kube-controller-manager, kubectl and etcd into bin/kube (skipped when current).
+	hack/kube-bins.sh $(KUBE_BIN)
+
+##@ Code generation
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/apis.
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./pkg/apis/...
+	rm -rf config/crd/bases && mkdir -p config/crd/bases
+	$(CONTROLLER_GEN) crd:crdVersions=v1 paths=./pkg/apis/... output:crd:artifacts:config=config/crd/bases
+
+##@ Test
+
+.PHONY: test
+test: build kube-bins ## Run every test: unit, framework, integration and end-to-end.
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./...
+
+.PHONY: test-short
+test-short: ## Run the fast unit tests only (no control planes).
+	$(GO) test -short -count=1 $(GOFLAGS_TEST) ./...
+
+##@ Development environment
+
+DEV_ENV_DIR ?= $(ROOT)/.dev-env
+
+.PHONY: dev-env
+dev-env: build kube-bins ## Start hub, cluster1 and cluster2 in the background and print how to use them.
+	$(GO) build -o $(BIN)/dev-env ./test/framework/cmd/dev-env
+	$(BIN)/dev-env up --dir $(DEV_ENV_DIR) --bin-dir $(BIN) --kube-bin-dir $(KUBE_BIN)
+
+.PHONY: dev-env-down
+dev-env-down: ## Stop the development environment started by make dev-env.
+	@if [ -x $(BIN)/dev-env ]; then $(BIN)/dev-env down --dir $(DEV_ENV_DIR); else echo "no dev-env binary: nothing to stop"; fi
+
+##@ Verify
+
+.PHONY: verify
+verify: verify-fmt verify-vet verify-lint verify-generated verify-tidy ## Run every static check CI runs.
+
+.PHONY: verify-fmt
+verify-fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+.PHONY: verify-vet
+verify-vet:
+	$(GO) vet ./...
+	cd test/kube && $(GO) vet ./...
+
+.PHONY: verify-lint
+verify-lint: $(GOLANGCI_LINT)
+	$(GOLANGCI_LINT) run ./...
+
+.PHONY: verify-generated
+verify-generated: generate
+	@if [ -n "$$(git status --porcelain -- pkg/apis config/crd)" ]; then \
+		echo "generated files are stale: run 'make generate' and commit the result"; \
+		git status --porcelain -- pkg/apis config/crd; git diff --stat -- pkg/apis config/crd; exit 1; fi
+
+.PHONY: verify-tidy
+verify-tidy:
+	$(GO) mod tidy -diff
+	cd test/kube && $(GO) mod tidy -diff
+
+##@ Tools
+
+$(CONTROLLER_GEN):
+	GOBIN=$(TOOLS_BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
+	mv $(TOOLS_BIN)/controller-gen $@
+
+$(GOLANGCI_LINT):
+	GOBIN=$(TOOLS_BIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(TOOLS_BIN)/golangci-lint $@
+
+.PHONY: clean
+clean: ## Remove built binaries (keeps bin/kube, which is slow to rebuild).
+	rm -f $(BIN)/kubectl-ocm $(BIN)/ocm-controller $(BIN)/dev-env
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-16s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)

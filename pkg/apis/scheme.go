@@ -1,0 +1,34 @@
+// Package apis holds the one runtime.Scheme of kubectl-ocm: Kubernetes' built-in
+// types, CustomResourceDefinitions and every Open Cluster Management API group
+// this project serves. Every client and manager in the project uses it.
+package apis
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+)
+
+// Scheme knows every type the project reads or writes.
+var Scheme = runtime.NewScheme()
+
+// addToSchemeFuncs lists the builders registered into Scheme.
+var addToSchemeFuncs = []func(*runtime.Scheme) error{
+	clientgoscheme.AddToScheme,
+	apiextensionsv1.AddToScheme,
+}
+
+// AddToScheme adds every type the project uses to s.
+func AddToScheme(s *runtime.Scheme) error {
+	for _, f := range addToSchemeFuncs {
+		if err := f(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func init() {
+	utilruntime.Must(AddToScheme(Scheme))
+}

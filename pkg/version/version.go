@@ -1,0 +1,78 @@
+// Package version holds the build identity of kubectl-ocm binaries. The values
+// are stamped at link time with -ldflags "-X ...".
+package version
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+
+	"sigs.k8s.io/yaml"
+)
+
+// These are set by the linker (see the Makefile's LDFLAGS).
+var (
+	// Version is the release version, for example v0.1.0, or a git describe string.
+	Version = "v0.0.0-dev"
+	// GitCommit is the full commit hash the binary was built from.
+	GitCommit = "unknown"
+	// BuildDate is the UTC build time in RFC 3339 form.
+	BuildDate = "unknown"
+)
+
+// Info is the structured build identity printed by the `version` subcommands.
+type Info struct {
+	// Version is the release version.
+	Version string `json:"version"`
+	// GitCommit is the commit the binary was built from.
+	GitCommit string `json:"gitCommit"`
+	// BuildDate is when the binary was built.
+	BuildDate string `json:"buildDate"`
+	// GoVersion is the Go toolchain that built the binary.
+	GoVersion string `json:"goVersion"`
+	// Platform is GOOS/GOARCH.
+	Platform string `json:"platform"`
+}
+
+// Get returns the build identity of the running binary.
+func Get() Info {
+	return Info{
+		Version:   Version,
+		GitCommit: GitCommit,
+		BuildDate: BuildDate,
+		GoVersion: runtime.Version(),
+		Platform:  fmt.Sprintf("%s/%s", runtime.GOOS, runtime.GOARCH),
+	}
+}
+
+// String renders the identity on one line.
+func (i Info) String() string {
+	return fmt.Sprintf("%s (commit %s, built %s, %s, %s)", i.Version, i.GitCommit, i.BuildDate, i.GoVersion, i.Platform)
+}
+
+// Print writes the identity to w in the given format: "" (one line), "json" or "yaml".
+func Print(w io.Writer, prefix, format string) error {
+	info := Get()
+	switch format {
+	case "":
+		_, err := fmt.Fprintf(w, "%s %s\n", prefix, info)
+		return err
+	case "json":
+		b, err := json.MarshalIndent(info, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	case "yaml":
+		b, err := yaml.Marshal(info)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	default:
+		return fmt.Errorf("unknown output format %q: use one of json, yaml", format)
+	}
+}

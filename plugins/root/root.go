@@ -1,0 +1,47 @@
+// Package root assembles the `kubectl ocm` command tree: the shared kubectl
+// flags and one subcommand per verb.
+package root
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/version"
+)
+
+// DefaultIOStreams returns the process's standard streams.
+func DefaultIOStreams() genericiooptions.IOStreams {
+	return genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+}
+
+// NewCmdRoot returns the `kubectl ocm` root command.
+func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
+	configFlags := genericclioptions.NewConfigFlags(true)
+	cmd := &cobra.Command{
+		Use:   "kubectl-ocm",
+		Short: "Manage a fleet of Kubernetes clusters from one hub",
+		Long: `kubectl ocm installs and drives a fleet of Kubernetes clusters managed from one
+hub cluster with the Open Cluster Management (OCM) APIs: it sets up the hub,
+joins managed clusters, and creates and inspects works, placements and add-ons.`,
+		SilenceUsage:  true,
+		SilenceErrors: false,
+		Annotations: map[string]string{
+			cobra.CommandDisplayNameAnnotation: "kubectl ocm",
+		},
+	}
+	cmd.SetIn(streams.In)
+	cmd.SetOut(streams.Out)
+	cmd.SetErr(streams.ErrOut)
+	configFlags.AddFlags(cmd.PersistentFlags())
+
+	cmd.AddGroup(&cobra.Group{ID: groupOther, Title: "Other Commands:"})
+	versionCmd := version.NewCmdVersion(streams)
+	versionCmd.GroupID = groupOther
+	cmd.AddCommand(versionCmd)
+	return cmd
+}
+
+const groupOther = "other"

@@ -1,0 +1,108 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+)
+
+// AdminUser is the user name of the framework's cluster-admin client
+// certificate; it is in the system:masters group.
+const AdminUser = "kubectl-ocm-admin"
+
+// Cluster is one running control plane: a kube-apiserver and a
+// kube-controller-manager sharing the environment's etcd.
+type Cluster struct {
+	// Name is the cluster's name and its context name in the kubeconfig.
+	Name string
+
+	dir    string
+	port   int
+	ca     *authority
+	admin  keyPair
+	admCfg *rest.Config
+	procs  []*process
+}
+
+// Server returns the API server URL, https://127.0.0.1:<port>.
+func (c *Cluster) Server() string { return fmt.Sprintf("https://127.0.0.1:%d", c.port) }
+
+// CAData returns the PEM-encoded cluster CA. It signs the API server's serving
+// certificate and the client certificates of approved CSRs.
+func (c *Cluster) CAData() []byte { return append([]byte(nil), c.ca.certPEM...) }
+
+// Dir returns the directory holding this cluster's certificates and logs.
+func (c *Cluster) Dir() string { return c.dir }
+
+// RESTConfig returns a copy of the cluster-admin client configuration.
+func (c *Cluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.admCfg) }
+
+// Client returns a cluster-admin controller-runtime client using the project's scheme.
+func (c *Cluster) Client() client.Client {
+	cl, err := client.New(c.RESTConfig(), client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		panic(fmt.Sprintf("client for cluster %s: %v", c.Name, err)) // config is known valid
+	}
+	return cl
+}
+
+// Clientset returns a cluster-admin client-go clientset.
+func (c *Cluster) Clientset() kubernetes.Interface {
+	return kubernetes.NewForConfigOrDie(c.RESTConfig())
+}
+
+// ConfigForUser returns a client configuration that authenticates with a
+// client certificate for user in groups, signed by the cluster CA. It is how
+// tests act as a user other than the admin, under the real authorizer.
+func (c *Cluster) ConfigForUser(user string, groups ...string) (*rest.Config, error) {
+	kp, err := c.ca.issue(user, groups, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.configWith(rest.TLSClientConfig{CertData: kp.certPEM, KeyData: kp.keyPEM}), nil
+}
+
+// ConfigForServiceAccount returns a client configuration that authenticates as
+// the ServiceAccount namespace/name with a bound token from the TokenRequest API,
+// valid for expiration.
+func (c *Cluster) ConfigForServiceAccount(ctx context.Context, namespace, name string, expiration time.Duration) (*rest.Config, error) {
+	token, err := c.ServiceAccountToken(ctx, namespace, name, expiration)
+	if err != nil {
+		return nil, err
+	}
+	cfg := c.configWith(rest.TLSClientConfig{})
+	cfg.BearerToken = token
+	return cfg, nil
+}
+
+// ServiceAccountToken requests a token for the ServiceAccount namespace/name.
+func (c *Cluster) ServiceAccountToken(ctx context.Context, namespace, name string, expiration time.Duration) (string, error) {
+	req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
+		ExpirationSeconds: ptr.To(int64(expiration.Seconds())),
+	}}
+	tr, err := c.Clientset().CoreV1().ServiceAccounts(namespace).CreateToken(ctx, name, req, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("request token for ServiceAccount %s/%s on cluster %s: %w", namespace, name, c.Name, err)
+	}
+	return tr.Status.Token, nil
+}
+
+// configWith returns a configuration for this cluster's server that trusts the
+// cluster CA, with the given client credentials.
+func (c *Cluster) configWith(tls rest.TLSClientConfig) *rest.Config {
+	tls.CAData = c.CAData()
+	return &rest.Config{Host: c.Server(), TLSClientConfig: tls, QPS: 200, Burst: 400}
+}
+
+// loopback is the only address the framework listens on or talks to.
+var loopback = net.ParseIP("127.0.0.1")
