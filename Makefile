@@ -45,6 +45,14 @@ build: ## Build bin/kubectl-ocm and bin/ocm-controller.
 install: build ## Install kubectl-ocm into GOBIN (or GOPATH/bin) so kubectl finds it as a plugin.
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./plugins/kubectl-ocm
 
+IMAGE ?= ocm-controller:$(VERSION)
+KIND_CLUSTERS ?= hub cluster1
+
+.PHONY: image
+image: ## Build the ocm-controller image with Docker and load it into the kind clusters in KIND_CLUSTERS.
+	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+	for c in $(KIND_CLUSTERS); do kind load docker-image $(IMAGE) --name $$c; done
+
 .PHONY: kube-bins
 kube-bins: ## Build kube-apiserver, kube-controller-manager, kubectl and etcd into bin/kube (skipped when current).
 	hack/kube-bins.sh $(KUBE_BIN)

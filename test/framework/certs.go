@@ -97,3 +97,10 @@ func (a *authority) issue(user string, groups []string, ips []net.IP, dnsNames [
 func encodeCert(der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 }
+
+// pool returns a certificate pool holding only this authority.
+func (a *authority) pool() *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(a.cert)
+	return p
+}

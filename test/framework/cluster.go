@@ -26,12 +26,14 @@ type Cluster struct {
 	// Name is the cluster's name and its context name in the kubeconfig.
 	Name string
 
-	dir    string
-	port   int
-	ca     *authority
-	admin  keyPair
-	admCfg *rest.Config
-	procs  []*process
+	dir   string
+	port  int
+	ca    *authority
+	admin keyPair
+	// kcmCreds is kube-controller-manager's client certificate.
+	kcmCreds keyPair
+	admCfg   *rest.Config
+	procs    []*process
 }
 
 // Server returns the API server URL, https://127.0.0.1:<port>.

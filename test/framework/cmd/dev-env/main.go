@@ -1,0 +1,62 @@
+// Command dev-env runs a local development environment in the background: a
+// hub and managed clusters started by the test framework, with the component
+// runner playing the kubelet for the project's own Deployments. It is a test
+// harness behind `make dev-env` and `make dev-env-down`.
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := newCommand().Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+
+// options are the flags shared by every subcommand.
+type options struct {
+	dir        string
+	binDir     string
+	kubeBinDir string
+	clusters   []string
+}
+
+func newCommand() *cobra.Command {
+	o := &options{}
+	root := &cobra.Command{
+		Use:          "dev-env",
+		Short:        "Run local hub and managed-cluster control planes in the background",
+		SilenceUsage: true,
+	}
+	root.PersistentFlags().StringVar(&o.dir, "dir", ".dev-env", "Directory holding the environment's state, logs and kubeconfig")
+	up := &cobra.Command{
+		Use:   "up",
+		Short: "Start the environment in the background and print how to use it",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return o.up(cmd.Context(), cmd.OutOrStdout()) },
+	}
+	serve := &cobra.Command{
+		Use:    "serve",
+		Short:  "Run the environment in the foreground until SIGTERM (what up starts)",
+		Args:   cobra.NoArgs,
+		Hidden: true,
+		RunE:   func(cmd *cobra.Command, _ []string) error { return o.serve(cmd.Context(), cmd.OutOrStdout()) },
+	}
+	for _, c := range []*cobra.Command{up, serve} {
+		c.Flags().StringVar(&o.binDir, "bin-dir", "bin", "Directory holding ocm-controller")
+		c.Flags().StringVar(&o.kubeBinDir, "kube-bin-dir", "bin/kube", "Directory holding etcd, kube-apiserver and kube-controller-manager")
+		c.Flags().StringSliceVar(&o.clusters, "clusters", []string{"hub", "cluster1", "cluster2"}, "Clusters to start; the first is the hub")
+	}
+	down := &cobra.Command{
+		Use:   "down",
+		Short: "Stop the environment and every process it started",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return o.down(cmd.OutOrStdout()) },
+	}
+	root.AddCommand(up, serve, down)
+	root.SetErrPrefix("dev-env: error:")
+	return root
+}

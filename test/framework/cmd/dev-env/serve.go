@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// Files under --dir.
+const (
+	pidFile   = "dev-env.pid"
+	readyFile = "ready"
+	logFile   = "dev-env.log"
+)
+
+func (o *options) path(name string) string { return filepath.Join(o.dir, name) }
+
+// running returns the PID of a live serve process recorded in the pid file, or 0.
+func (o *options) running() int {
+	b, err := os.ReadFile(o.path(pidFile))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 || syscall.Kill(pid, 0) != nil {
+		return 0
+	}
+	return pid
+}
+
+// up starts `dev-env serve` detached from the terminal and waits until it
+// reports ready, showing its progress.
+func (o *options) up(ctx context.Context, out io.Writer) error {
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(o.dir)
+	if err != nil {
+		return err
+	}
+	o.dir = abs
+	if pid := o.running(); pid != 0 {
+		fmt.Fprintf(out, "The development environment is already running (pid %d).\n\n", pid)
+		o.printUsage(out)
+		return nil
+	}
+	_ = os.Remove(o.path(readyFile))
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	log, err := os.Create(o.path(logFile))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	args := []string{"serve", "--dir", o.dir, "--bin-dir", o.binDir, "--kube-bin-dir", o.kubeBinDir, "--clusters", strings.Join(o.clusters, ",")}
+	cmd := exec.Command(self, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	// A new session: the environment outlives this command and the terminal.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the environment: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	fmt.Fprintf(out, "Starting %s (log: %s) ", strings.Join(o.clusters, ", "), o.path(logFile))
+	deadline := time.After(5 * time.Minute)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(o.path(readyFile)); err == nil {
+			fmt.Fprintln(out, "ready.")
+			fmt.Fprintln(out)
+			o.printUsage(out)
+			return nil
+		}
+		select {
+		case err := <-exited:
+			fmt.Fprintln(out)
+			return fmt.Errorf("the environment exited during startup (%v); last lines of %s:\n%s", err, o.path(logFile), tail(o.path(logFile), 15))
+		case <-deadline:
+			fmt.Fprintln(out)
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+			return fmt.Errorf("the environment was not ready after 5 minutes; it was stopped. Last lines of %s:\n%s", o.path(logFile), tail(o.path(logFile), 15))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			fmt.Fprint(out, ".")
+		}
+	}
+}
+
+func (o *options) printUsage(out io.Writer) {
+	kubeconfig := o.path("kubeconfig")
+	fmt.Fprintf(out, `Clusters %s are running; every one is a real kube-apiserver and
+kube-controller-manager on 127.0.0.1, with the project's Deployments run as local
+processes (logs under %s).
+
+Use them:
+  export KUBECONFIG=%s
+  kubectl config get-contexts
+  kubectl --context %s get namespaces
+
+Stop them, and every process they started:
+  make dev-env-down
+`, strings.Join(o.clusters, ", "), o.path("components"), kubeconfig, o.clusters[0])
+}
+
+// serve runs the environment until SIGTERM or SIGINT.
+func (o *options) serve(ctx context.Context, out io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := os.WriteFile(o.path(pidFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(o.path(pidFile))
+	envDir := o.path("env")
+	if err := os.RemoveAll(envDir); err != nil {
+		return err
+	}
+	env, err := framework.Start(ctx, framework.Options{Clusters: o.clusters, Dir: envDir, BinDir: o.kubeBinDir, Log: out})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		fmt.Fprintln(out, "stopping the environment")
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(out, "stop: %v\n", err)
+		}
+	}()
+	stopRunner, err := o.startRunner(ctx, env, out)
+	if err != nil {
+		return err
+	}
+	defer stopRunner()
+	kubeconfig, err := os.ReadFile(env.Kubeconfig())
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.path("kubeconfig"), kubeconfig, 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.path(readyFile), []byte(o.path("kubeconfig")), 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(o.path(readyFile))
+	fmt.Fprintln(out, "ready")
+	<-ctx.Done()
+	return nil
+}
+
+// down stops a running serve process: SIGTERM, then SIGKILL to its process
+// group after a grace period.
+func (o *options) down(out io.Writer) error {
+	pid := o.running()
+	if pid == 0 {
+		fmt.Fprintln(out, "The development environment is not running.")
+		_ = os.Remove(o.path(readyFile))
+		return nil
+	}
+	fmt.Fprintf(out, "Stopping the development environment (pid %d) ", pid)
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	for range 60 {
+		if syscall.Kill(pid, 0) != nil {
+			fmt.Fprintln(out, "stopped.")
+			return nil
+		}
+		time.Sleep(time.Second)
+		fmt.Fprint(out, ".")
+	}
+	// Its children die with it (they have Pdeathsig set).
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("kill pid %d: %w", pid, err)
+	}
+	fmt.Fprintln(out, "killed after 60s.")
+	return nil
+}
+
+// tail returns the last n lines of the file at path.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ")
+}

@@ -1,0 +1,269 @@
+package framework
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// ServiceClusterIPRange is the Service IP range of every cluster. Nothing may
+// send traffic to it: there is no proxy, and the range is not on this machine.
+const ServiceClusterIPRange = "10.0.0.0/24"
+
+// startEtcd starts the environment's etcd and waits until it is healthy.
+func (e *Environment) startEtcd(ctx context.Context) error {
+	clientPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	peerPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	e.etcdURL = fmt.Sprintf("http://127.0.0.1:%d", clientPort)
+	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
+	dataDir := filepath.Join(e.dir, "etcd")
+	// A leftover data directory would hold another environment's certificates
+	// in its objects; every environment starts empty.
+	if err := os.RemoveAll(dataDir); err != nil {
+		return err
+	}
+	args := []string{
+		"--name=etcd",
+		"--data-dir=" + dataDir,
+		"--listen-client-urls=" + e.etcdURL,
+		"--advertise-client-urls=" + e.etcdURL,
+		"--listen-peer-urls=" + peerURL,
+		"--initial-advertise-peer-urls=" + peerURL,
+		"--initial-cluster=etcd=" + peerURL,
+		"--listen-metrics-urls=",
+		// Test data need not survive a power cut; skipping fsync makes every
+		// write several times faster on shared disks.
+		"--unsafe-no-fsync",
+		"--log-level=warn",
+	}
+	e.logf("starting etcd on %s", e.etcdURL)
+	e.etcd, err = startProcess("etcd", filepath.Join(e.binDir, "etcd"), args, nil, filepath.Join(e.dir, "logs", "etcd.log"))
+	if err != nil {
+		return err
+	}
+	httpClient := &http.Client{Timeout: 2 * time.Second}
+	return e.etcd.waitFor(ctx, "etcd health", func(ctx context.Context) (bool, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.etcdURL+"/health", nil)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			return false, err
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+}
+
+// startCluster generates the cluster's certificates and starts its API server
+// and controller manager.
+func (e *Environment) startCluster(ctx context.Context, c *Cluster) error {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return err
+	}
+	files, err := c.writeCertificates()
+	if err != nil {
+		return fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	if err := e.startAPIServer(ctx, c, files); err != nil {
+		return fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	if err := e.startControllerManager(ctx, c, files); err != nil {
+		return fmt.Errorf("cluster %s: %w", c.Name, err)
+	}
+	e.logf("cluster %s ready at %s", c.Name, c.Server())
+	return nil
+}
+
+// certFiles are the paths of a cluster's generated credentials.
+type certFiles struct {
+	caCert, caKey        string
+	servingCert, servKey string
+	saKey, saPub         string
+	kcmKubeconfig        string
+}
+
+// writeCertificates creates the cluster CA, the API server's serving
+// certificate, the admin and controller-manager client certificates and the
+// ServiceAccount signing key, and writes them under the cluster directory.
+func (c *Cluster) writeCertificates() (certFiles, error) {
+	var err error
+	if c.ca, err = newAuthority(c.Name + "-ca"); err != nil {
+		return certFiles{}, err
+	}
+	serving, err := c.ca.issue("kube-apiserver", nil, []net.IP{loopback}, []string{"localhost"})
+	if err != nil {
+		return certFiles{}, err
+	}
+	if c.admin, err = c.ca.issue(AdminUser, []string{"system:masters"}, nil, nil); err != nil {
+		return certFiles{}, err
+	}
+	kcm, err := c.ca.issue("system:kube-controller-manager", nil, nil, nil)
+	if err != nil {
+		return certFiles{}, err
+	}
+	saKey, saKeyPEM, err := newKey()
+	if err != nil {
+		return certFiles{}, err
+	}
+	saPubDER, err := x509.MarshalPKIXPublicKey(saKey.Public())
+	if err != nil {
+		return certFiles{}, err
+	}
+	saPubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPubDER})
+	pki := filepath.Join(c.dir, "pki")
+	f := certFiles{
+		caCert: filepath.Join(pki, "ca.crt"), caKey: filepath.Join(pki, "ca.key"),
+		servingCert: filepath.Join(pki, "apiserver.crt"), servKey: filepath.Join(pki, "apiserver.key"),
+		saKey: filepath.Join(pki, "sa.key"), saPub: filepath.Join(pki, "sa.pub"),
+		kcmKubeconfig: filepath.Join(c.dir, "kube-controller-manager.kubeconfig"),
+	}
+	if err := os.MkdirAll(pki, 0o700); err != nil {
+		return certFiles{}, err
+	}
+	for path, data := range map[string][]byte{
+		f.caCert: c.ca.certPEM, f.caKey: c.ca.keyPEM,
+		f.servingCert: serving.certPEM, f.servKey: serving.keyPEM,
+		f.saKey: saKeyPEM, f.saPub: saPubPEM,
+	} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return certFiles{}, err
+		}
+	}
+	c.kcmCreds = kcm
+	return f, nil
+}
+
+// startAPIServer starts kube-apiserver and waits for /readyz. A port taken
+// between choosing and binding it is retried with another port.
+func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFiles) error {
+	for attempt := 1; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		c.port = port
+		c.admCfg = c.configWith(rest.TLSClientConfig{CertData: c.admin.certPEM, KeyData: c.admin.keyPEM})
+		args := []string{
+			"--etcd-servers=" + e.etcdURL,
+			"--etcd-prefix=/clusters/" + c.Name,
+			fmt.Sprintf("--secure-port=%d", port),
+			"--bind-address=127.0.0.1",
+			"--advertise-address=127.0.0.1",
+			"--endpoint-reconciler-type=none",
+			"--cert-dir=" + filepath.Join(c.dir, "apiserver-certs"),
+			"--tls-cert-file=" + f.servingCert,
+			"--tls-private-key-file=" + f.servKey,
+			"--client-ca-file=" + f.caCert,
+			"--authorization-mode=RBAC",
+			"--enable-bootstrap-token-auth=true",
+			"--service-account-issuer=" + c.Server(),
+			"--service-account-key-file=" + f.saPub,
+			"--service-account-signing-key-file=" + f.saKey,
+			"--service-cluster-ip-range=" + ServiceClusterIPRange,
+			"--allow-privileged=true",
+			"--profiling=false",
+			"--enable-priority-and-fairness=false",
+			"--event-ttl=1h",
+		}
+		proc, err := startProcess(c.Name+"/kube-apiserver", filepath.Join(e.binDir, "kube-apiserver"), args, nil, filepath.Join(c.dir, "logs", "kube-apiserver.log"))
+		if err != nil {
+			return err
+		}
+		c.procs = append(c.procs, proc)
+		cs, err := kubernetes.NewForConfig(c.RESTConfig())
+		if err != nil {
+			return err
+		}
+		err = proc.waitFor(ctx, "API server readiness", func(ctx context.Context) (bool, error) {
+			body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+			return err == nil && string(body) == "ok", err
+		})
+		if err == nil {
+			return nil
+		}
+		if exited, _ := proc.Exited(); exited && attempt < 3 && logContains(proc.logPath, "address already in use") {
+			e.logf("cluster %s: port %d was taken, retrying", c.Name, port)
+			continue
+		}
+		return err
+	}
+}
+
+// startControllerManager starts kube-controller-manager with every controller
+// but the deployment controller (the component Runner owns Deployment status)
+// plus the bootstrap-token controllers, signing CSRs with the cluster CA.
+func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f certFiles) error {
+	kcmCfg := c.configWith(rest.TLSClientConfig{CertData: c.kcmCreds.certPEM, KeyData: c.kcmCreds.keyPEM})
+	if err := WriteKubeconfig(f.kcmKubeconfig, c.Name, kcmCfg); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	args := []string{
+		"--kubeconfig=" + f.kcmKubeconfig,
+		"--authentication-kubeconfig=" + f.kcmKubeconfig,
+		"--authorization-kubeconfig=" + f.kcmKubeconfig,
+		"--bind-address=127.0.0.1",
+		fmt.Sprintf("--secure-port=%d", port),
+		"--cert-dir=" + filepath.Join(c.dir, "kcm-certs"),
+		"--controllers=*,-deployment-controller,bootstrapsigner,tokencleaner",
+		"--cluster-signing-cert-file=" + f.caCert,
+		"--cluster-signing-key-file=" + f.caKey,
+		"--root-ca-file=" + f.caCert,
+		"--service-account-private-key-file=" + f.saKey,
+		"--use-service-account-credentials=true",
+		"--leader-elect=false",
+		"--profiling=false",
+	}
+	proc, err := startProcess(c.Name+"/kube-controller-manager", filepath.Join(e.binDir, "kube-controller-manager"), args, nil, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
+	if err != nil {
+		return err
+	}
+	c.procs = append(c.procs, proc)
+	// Its serving certificate is self-signed; only /healthz is read from it.
+	httpClient := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // loopback health probe of a self-signed local listener
+	url := fmt.Sprintf("https://127.0.0.1:%d/healthz", port)
+	return proc.waitFor(ctx, "controller manager health", func(ctx context.Context) (bool, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			return false, err
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+}
+
+// stop stops the cluster's processes, newest first.
+func (c *Cluster) stop() error {
+	var errs []error
+	for i := len(c.procs) - 1; i >= 0; i-- {
+		errs = append(errs, c.procs[i].Stop(10*time.Second))
+	}
+	return errors.Join(errs...)
+}
+
+// logContains reports whether the file at path contains s.
+func logContains(path, s string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && strings.Contains(string(b), s)
+}

@@ -1,0 +1,246 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Options configure an Environment.
+type Options struct {
+	// Clusters names the clusters to start, in order; the first one is the
+	// current context of the kubeconfig. Default: "hub".
+	Clusters []string
+	// Dir holds certificates, etcd data, logs and the kubeconfig. Default: a new
+	// temporary directory that Stop removes.
+	Dir string
+	// BinDir holds kube-apiserver, kube-controller-manager and etcd. Default:
+	// $KUBE_BIN_DIR, else bin/kube under the repository root.
+	BinDir string
+	// Log receives one line per startup step. Default: discarded.
+	Log io.Writer
+	// StartTimeout bounds the whole startup. Default: 3 minutes.
+	StartTimeout time.Duration
+}
+
+// Environment is a set of running clusters sharing one etcd.
+type Environment struct {
+	dir        string
+	ownDir     bool
+	kubeconfig string
+	binDir     string
+	log        io.Writer
+	etcd       *process
+	etcdURL    string
+	clusters   []*Cluster
+	stopOnce   sync.Once
+	stopErr    error
+}
+
+// clusterNameRE is what a cluster name must look like: a DNS label, since it
+// becomes an etcd prefix, a directory and a kubeconfig context.
+var clusterNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// Start starts etcd and every cluster in opts and waits until each API server
+// is ready and each controller manager healthy. On error everything started so
+// far is stopped.
+func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
+	if len(opts.Clusters) == 0 {
+		opts.Clusters = []string{"hub"}
+	}
+	seen := map[string]bool{}
+	for _, name := range opts.Clusters {
+		if !clusterNameRE.MatchString(name) || len(name) > 63 {
+			return nil, fmt.Errorf("cluster name %q is not a DNS label (lowercase letters, digits and '-', at most 63)", name)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("cluster name %q is given twice", name)
+		}
+		seen[name] = true
+	}
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 3 * time.Minute
+	}
+	binDir, err := resolveBinDir(opts.BinDir)
+	if err != nil {
+		return nil, err
+	}
+	e := &Environment{dir: opts.Dir, binDir: binDir, log: opts.Log}
+	if e.log == nil {
+		e.log = io.Discard
+	}
+	if e.dir == "" {
+		if e.dir, err = os.MkdirTemp("", "ocm-env-"); err != nil {
+			return nil, err
+		}
+		e.ownDir = true
+	} else if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = e.Stop()
+		}
+	}()
+
+	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	start := time.Now()
+	if err := e.startEtcd(ctx); err != nil {
+		return nil, err
+	}
+	for _, name := range opts.Clusters {
+		e.clusters = append(e.clusters, &Cluster{Name: name, dir: filepath.Join(e.dir, name)})
+	}
+	// Clusters start in parallel: each waits mostly on its own API server.
+	errs := make([]error, len(e.clusters))
+	var wg sync.WaitGroup
+	for i, c := range e.clusters {
+		wg.Go(func() { errs[i] = e.startCluster(ctx, c) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if err := e.writeKubeconfig(); err != nil {
+		return nil, err
+	}
+	e.logf("environment ready in %s: %d cluster(s), kubeconfig %s", time.Since(start).Round(100*time.Millisecond), len(e.clusters), e.kubeconfig)
+	return e, nil
+}
+
+// resolveBinDir finds the directory holding the Kubernetes binaries and checks
+// that each one is there.
+func resolveBinDir(dir string) (string, error) {
+	if dir == "" {
+		dir = os.Getenv("KUBE_BIN_DIR")
+	}
+	if dir == "" {
+		root, err := RepoRoot()
+		if err != nil {
+			return "", fmt.Errorf("find bin/kube: %w; set KUBE_BIN_DIR", err)
+		}
+		dir = filepath.Join(root, "bin", "kube")
+	}
+	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			return "", fmt.Errorf("%s not found in %s: run 'make kube-bins' to build the Kubernetes binaries", b, dir)
+		}
+	}
+	return dir, nil
+}
+
+// RepoRoot returns the root of the kubectl-ocm repository: the nearest parent
+// of the working directory whose go.mod declares the project's module.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && regexp.MustCompile(`(?m)^module github.com/kubectl-ocm/kubectl-ocm$`).Match(b) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("not inside the kubectl-ocm repository")
+		}
+		dir = parent
+	}
+}
+
+// Cluster returns the named cluster, or nil.
+func (e *Environment) Cluster(name string) *Cluster {
+	for _, c := range e.clusters {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Clusters returns every cluster, in the order they were named.
+func (e *Environment) Clusters() []*Cluster { return append([]*Cluster(nil), e.clusters...) }
+
+// Dir returns the environment's directory.
+func (e *Environment) Dir() string { return e.dir }
+
+// Kubeconfig returns the path of the kubeconfig with one cluster-admin
+// context per cluster, named after the cluster.
+func (e *Environment) Kubeconfig() string { return e.kubeconfig }
+
+// Stop stops every controller manager, API server and etcd, and removes the
+// directory if Start created it. It is safe to call more than once.
+func (e *Environment) Stop() error {
+	e.stopOnce.Do(func() {
+		var errs []error
+		for _, c := range e.clusters {
+			errs = append(errs, c.stop())
+		}
+		if e.etcd != nil {
+			errs = append(errs, e.etcd.Stop(10*time.Second))
+		}
+		if e.ownDir {
+			errs = append(errs, os.RemoveAll(e.dir))
+		}
+		e.stopErr = errors.Join(errs...)
+	})
+	return e.stopErr
+}
+
+func (e *Environment) logf(format string, args ...any) {
+	fmt.Fprintf(e.log, "[framework] "+format+"\n", args...)
+}
+
+// writeKubeconfig writes one kubeconfig with a context per cluster.
+func (e *Environment) writeKubeconfig() error {
+	cfg := clientcmdapi.NewConfig()
+	for _, c := range e.clusters {
+		cfg.Clusters[c.Name] = &clientcmdapi.Cluster{Server: c.Server(), CertificateAuthorityData: c.CAData()}
+		cfg.AuthInfos[c.Name+"-admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: c.admin.certPEM, ClientKeyData: c.admin.keyPEM}
+		cfg.Contexts[c.Name] = &clientcmdapi.Context{Cluster: c.Name, AuthInfo: c.Name + "-admin"}
+	}
+	cfg.CurrentContext = e.clusters[0].Name
+	e.kubeconfig = filepath.Join(e.dir, "kubeconfig")
+	return clientcmd.WriteToFile(*cfg, e.kubeconfig)
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// WriteKubeconfig writes a kubeconfig for cfg (server, CA and credentials,
+// including a bearer token file) to path, with a single context named name.
+func WriteKubeconfig(path, name string, cfg *rest.Config) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters[name] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData, CertificateAuthority: cfg.CAFile}
+	kc.AuthInfos[name] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData,
+		ClientCertificate: cfg.CertFile, ClientKey: cfg.KeyFile,
+		Token: cfg.BearerToken, TokenFile: cfg.BearerTokenFile,
+	}
+	kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+	kc.CurrentContext = name
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return clientcmd.WriteToFile(*kc, path)
+}

@@ -1,0 +1,260 @@
+package framework
+
+import (
+	"context"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
+)
+
+// poll runs cond every 100ms until it returns true or timeout passes.
+func poll(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, cond); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// whoAmI returns the user the API server sees for cfg.
+func whoAmI(ctx context.Context, cfg *rest.Config) (authenticationv1.UserInfo, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return authenticationv1.UserInfo{}, err
+	}
+	r, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		return authenticationv1.UserInfo{}, err
+	}
+	return r.Status.UserInfo, nil
+}
+
+func TestEnvironment(t *testing.T) {
+	SkipIfShort(t)
+	env := StartForTest(t, "hub", "cluster1", "cluster2")
+	ctx := t.Context()
+
+	t.Run("kubeconfig has a working context per cluster", func(t *testing.T) {
+		raw, err := clientcmd.LoadFromFile(env.Kubeconfig())
+		require.NoError(t, err)
+		assert.Equal(t, "hub", raw.CurrentContext)
+		for _, c := range env.Clusters() {
+			cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, c.Name, nil, nil).ClientConfig()
+			require.NoError(t, err)
+			assert.Equal(t, c.Server(), cfg.Host)
+			user, err := whoAmI(ctx, cfg)
+			require.NoError(t, err, "context %s", c.Name)
+			assert.Equal(t, AdminUser, user.Username)
+		}
+	})
+
+	t.Run("clusters do not share objects", func(t *testing.T) {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "only-on-cluster1"}}
+		_, err := env.Cluster("cluster1").Clientset().CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+		require.NoError(t, err)
+		_, err = env.Cluster("cluster2").Clientset().CoreV1().Namespaces().Get(ctx, ns.Name, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "namespace created on cluster1 is visible on cluster2: %v", err)
+	})
+
+	for _, c := range env.Clusters() {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Run("client CSR is approved then signed by the controller manager", func(t *testing.T) { testCSRSigning(t, c) })
+			t.Run("deleted namespace goes away", func(t *testing.T) { testNamespaceDeletion(t, c) })
+			t.Run("ServiceAccount token authenticates and RBAC denies", func(t *testing.T) { testServiceAccountAndRBAC(t, c) })
+		})
+	}
+	t.Run("bootstrap token authenticates", func(t *testing.T) { testBootstrapToken(t, env.Cluster("hub")) })
+}
+
+func testCSRSigning(t *testing.T, c *Cluster) {
+	ctx := t.Context()
+	cs := c.Clientset()
+	key, keyPEM, err := newKey()
+	require.NoError(t, err)
+	const user = "system:open-cluster-management:cluster1:agent1"
+	groups := []string{"system:open-cluster-management:cluster1", "system:open-cluster-management:managed-clusters"}
+	csrPEM, err := certutil.MakeCSR(key, &pkix.Name{CommonName: user, Organization: groups}, nil, nil)
+	require.NoError(t, err)
+	csr := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "cluster1-"},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:    csrPEM,
+			SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		},
+	}
+	csr, err = cs.CertificatesV1().CertificateSigningRequests().Create(ctx, csr, metav1.CreateOptions{})
+	require.NoError(t, err)
+
+	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "TestApproved", Message: "approved by the framework test",
+	})
+	_, err = cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	var certPEM []byte
+	poll(t, 30*time.Second, "CSR "+csr.Name+" to be signed", func(ctx context.Context) (bool, error) {
+		got, err := cs.CertificatesV1().CertificateSigningRequests().Get(ctx, csr.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		certPEM = got.Status.Certificate
+		return len(certPEM) > 0, nil
+	})
+	block, _ := pem.Decode(certPEM)
+	require.NotNil(t, block, "status.certificate is not PEM")
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	require.NoError(t, err)
+	assert.Equal(t, user, leaf.Subject.CommonName)
+	assert.ElementsMatch(t, groups, leaf.Subject.Organization)
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: c.ca.pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	require.NoError(t, err, "signed certificate does not chain to the cluster CA")
+
+	// The issued certificate authenticates as the identity it names.
+	cfg := c.configWith(rest.TLSClientConfig{CertData: certPEM, KeyData: keyPEM})
+	info, err := whoAmI(ctx, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, user, info.Username)
+	assert.Subset(t, info.Groups, groups)
+}
+
+func testNamespaceDeletion(t *testing.T, c *Cluster) {
+	ctx := t.Context()
+	cs := c.Clientset()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "doomed"}}
+	_, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	require.NoError(t, err)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "content", Namespace: ns.Name}, Data: map[string]string{"k": "v"}}
+	_, err = cs.CoreV1().ConfigMaps(ns.Name).Create(ctx, cm, metav1.CreateOptions{})
+	require.NoError(t, err)
+	require.NoError(t, cs.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}))
+	poll(t, 60*time.Second, "namespace doomed to be removed", func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, ns.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
+}
+
+func testServiceAccountAndRBAC(t *testing.T, c *Cluster) {
+	ctx := t.Context()
+	cs := c.Clientset()
+	const nsName, saName = "rbac-test", "reader"
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsName}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = cs.CoreV1().ServiceAccounts(nsName).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: saName}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	cfg, err := c.ConfigForServiceAccount(ctx, nsName, saName, 10*time.Minute)
+	require.NoError(t, err)
+	info, err := whoAmI(ctx, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, fmt.Sprintf("system:serviceaccount:%s:%s", nsName, saName), info.Username)
+
+	sa := kubernetes.NewForConfigOrDie(cfg)
+	_, err = sa.CoreV1().ConfigMaps(nsName).List(ctx, metav1.ListOptions{})
+	require.True(t, apierrors.IsForbidden(err), "a ServiceAccount with no role can list configmaps: %v", err)
+
+	_, err = cs.RbacV1().Roles(nsName).Create(ctx, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "configmap-reader"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = cs.RbacV1().RoleBindings(nsName).Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "configmap-reader"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "configmap-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: nsName, Name: saName}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	// The RBAC authorizer works from an informer cache: poll until the grant is seen.
+	poll(t, 10*time.Second, "the RoleBinding to take effect", func(ctx context.Context) (bool, error) {
+		_, err := sa.CoreV1().ConfigMaps(nsName).List(ctx, metav1.ListOptions{})
+		return err == nil, nil
+	})
+	_, err = sa.CoreV1().Secrets(nsName).List(ctx, metav1.ListOptions{})
+	assert.True(t, apierrors.IsForbidden(err), "granted configmaps, but secrets are readable too: %v", err)
+	_, err = sa.CoreV1().ConfigMaps("kube-system").List(ctx, metav1.ListOptions{})
+	assert.True(t, apierrors.IsForbidden(err), "granted configmaps in %s, but kube-system is readable too: %v", nsName, err)
+	_, err = sa.CoreV1().ConfigMaps(nsName).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
+	assert.True(t, apierrors.IsForbidden(err), "granted get/list, but create is allowed too: %v", err)
+}
+
+func testBootstrapToken(t *testing.T, c *Cluster) {
+	ctx := t.Context()
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "bootstrap-token-abcdef", Namespace: "kube-system"},
+		Type:       corev1.SecretTypeBootstrapToken,
+		StringData: map[string]string{
+			"token-id": "abcdef", "token-secret": "0123456789abcdef",
+			"usage-bootstrap-authentication": "true",
+			"auth-extra-groups":              "system:bootstrappers:managedcluster",
+			"expiration":                     time.Now().Add(time.Hour).UTC().Format(time.RFC3339),
+		},
+	}
+	_, err := c.Clientset().CoreV1().Secrets("kube-system").Create(ctx, secret, metav1.CreateOptions{})
+	require.NoError(t, err)
+	cfg := c.configWith(rest.TLSClientConfig{})
+	cfg.BearerToken = "abcdef.0123456789abcdef"
+	var info authenticationv1.UserInfo
+	poll(t, 10*time.Second, "the bootstrap token to authenticate", func(ctx context.Context) (bool, error) {
+		info, err = whoAmI(ctx, cfg)
+		return err == nil, nil
+	})
+	assert.Equal(t, "system:bootstrap:abcdef", info.Username)
+	assert.Contains(t, info.Groups, "system:bootstrappers:managedcluster")
+}
+
+func TestStopLeavesNoProcess(t *testing.T) {
+	SkipIfShort(t)
+	env, err := Start(t.Context(), Options{Clusters: []string{"one"}, Log: testWriter{t}})
+	require.NoError(t, err)
+	pids := []int{env.etcd.Pid()}
+	for _, p := range env.Cluster("one").procs {
+		pids = append(pids, p.Pid())
+	}
+	dir := env.Dir()
+	require.NoError(t, env.Stop())
+	require.NoError(t, env.Stop(), "a second Stop must be a no-op")
+	for _, pid := range pids {
+		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "process %d still exists after Stop", pid)
+	}
+	assert.NoDirExists(t, dir, "Stop must remove the directory it created")
+}
+
+func TestStartRejectsBadInput(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    Options
+		wantErr string
+	}{
+		{"invalid name", Options{Clusters: []string{"Hub_1"}, BinDir: t.TempDir()}, "not a DNS label"},
+		{"duplicate name", Options{Clusters: []string{"a", "a"}, BinDir: t.TempDir()}, "given twice"},
+		{"missing binaries", Options{Clusters: []string{"a"}, BinDir: t.TempDir()}, "make kube-bins"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Start(t.Context(), tt.opts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.wantErr)
+		})
+	}
+}

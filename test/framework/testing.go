@@ -1,0 +1,61 @@
+package framework
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// KeepDirEnv names the environment variable that, when set to a directory,
+// makes StartForTest keep each environment's files (logs, certificates,
+// kubeconfig) under it instead of a temporary directory removed at the end.
+const KeepDirEnv = "OCM_TEST_KEEP_DIR"
+
+// StartForTest starts an Environment with the named clusters (default "hub")
+// for t and stops it when t ends. It fails t with the cause when the
+// environment cannot start, e.g. when the Kubernetes binaries are not built.
+// Tests that start control planes are the slow tier: callers skip them under
+// `go test -short` with SkipIfShort.
+func StartForTest(t testing.TB, clusters ...string) *Environment {
+	t.Helper()
+	opts := Options{Clusters: clusters, Log: testWriter{t}}
+	if keep := os.Getenv(KeepDirEnv); keep != "" {
+		opts.Dir = keep + "/" + strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+	} else {
+		opts.Dir = t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	env, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("start test environment: %v", err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("environment files (logs, kubeconfig) were in %s; set %s=<dir> to keep them", env.Dir(), KeepDirEnv)
+		}
+		if err := env.Stop(); err != nil {
+			t.Errorf("stop test environment: %v", err)
+		}
+	})
+	return env
+}
+
+// SkipIfShort skips t under `go test -short`, the fast tier that starts no
+// control planes.
+func SkipIfShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts real control planes; skipped with -short")
+	}
+}
+
+// testWriter sends environment progress lines to the test log.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
