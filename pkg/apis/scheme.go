@@ -8,6 +8,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 )
 
 // Scheme knows every type the project reads or writes.
@@ -17,6 +22,10 @@ var Scheme = runtime.NewScheme()
 var addToSchemeFuncs = []func(*runtime.Scheme) error{
 	clientgoscheme.AddToScheme,
 	apiextensionsv1.AddToScheme,
+	clusterv1.AddToScheme,
+	clusterv1alpha1.AddToScheme,
+	clusterv1beta1.AddToScheme,
+	clusterv1beta2.AddToScheme,
 }
 
 // AddToScheme adds every type the project uses to s.
