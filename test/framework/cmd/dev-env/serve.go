@@ -110,7 +110,7 @@ processes (logs under %s).
 
 Use them:
   export KUBECONFIG=%s
-  kubectl config get-contexts
+  kubectl config get-contexts          # kubectl is also in bin/kube/kubectl
   kubectl --context %s get namespaces
 
 Stop them, and every process they started:
