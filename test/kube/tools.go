@@ -1,0 +1,12 @@
+//go:build tools
+
+// This file is never compiled (build tag "tools"); it only makes "go mod tidy"
+// keep the main packages that hack/kube-bins.sh builds.
+package kube
+
+import (
+	_ "go.etcd.io/etcd/server/v3"
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
