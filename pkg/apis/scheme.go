@@ -9,10 +9,14 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 )
 
 // Scheme knows every type the project reads or writes.
@@ -26,6 +30,10 @@ var addToSchemeFuncs = []func(*runtime.Scheme) error{
 	clusterv1alpha1.AddToScheme,
 	clusterv1beta1.AddToScheme,
 	clusterv1beta2.AddToScheme,
+	workv1.AddToScheme,
+	workv1alpha1.AddToScheme,
+	addonv1alpha1.AddToScheme,
+	operatorv1.AddToScheme,
 }
 
 // AddToScheme adds every type the project uses to s.

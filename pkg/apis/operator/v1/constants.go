@@ -1,0 +1,138 @@
+package v1
+
+// Condition types and reasons of a ClusterManager.
+const (
+	// ConditionClusterManagerApplied is True when every hub component was applied.
+	ConditionClusterManagerApplied = "Applied"
+	// ConditionHubRegistrationDegraded is True when the registration controller
+	// is not serving.
+	ConditionHubRegistrationDegraded = "HubRegistrationDegraded"
+	// ConditionHubPlacementDegraded is True when the placement controller is not serving.
+	ConditionHubPlacementDegraded = "HubPlacementDegraded"
+	// ConditionProgressing is True while the hub components are rolling out.
+	ConditionProgressing = "Progressing"
+	// ConditionMigrationSucceeded reports the storage version migration of the hub APIs.
+	ConditionMigrationSucceeded = "MigrationSucceeded"
+
+	// ReasonClusterManagerApplied is the Applied=True reason.
+	ReasonClusterManagerApplied = "ClusterManagerApplied"
+	// ReasonRuntimeResourceApplyFailed: applying the Deployments failed.
+	ReasonRuntimeResourceApplyFailed = "RuntimeResourceApplyFailed"
+	// ReasonServiceAccountSyncFailed: applying the ServiceAccounts failed.
+	ReasonServiceAccountSyncFailed = "ServiceAccountSyncFailed"
+	// ReasonClusterManagerCRDApplyFailed: applying the CRDs failed.
+	ReasonClusterManagerCRDApplyFailed = "CRDApplyFailed"
+	// ReasonWebhookApplyFailed: applying the webhooks failed.
+	ReasonWebhookApplyFailed = "WebhookApplyFailed"
+	// ReasonDeploymentRolling is the Progressing=True reason.
+	ReasonDeploymentRolling = "ClusterManagerDeploymentRolling"
+	// ReasonUpToDate is the Progressing=False reason.
+	ReasonUpToDate = "ClusterManagerUpToDate"
+	// ReasonStorageVersionMigrationFailed is a MigrationSucceeded=False reason.
+	ReasonStorageVersionMigrationFailed = "StorageVersionMigrationFailed"
+	// ReasonStorageVersionMigrationProcessing is a MigrationSucceeded=False reason.
+	ReasonStorageVersionMigrationProcessing = "StorageVersionMigrationProcessing"
+	// ReasonStorageVersionMigrationSucceed is the MigrationSucceeded=True reason.
+	ReasonStorageVersionMigrationSucceed = "StorageVersionMigrationSucceed"
+	// ReasonGetRegistrationDeploymentFailed is a HubRegistrationDegraded=True reason.
+	ReasonGetRegistrationDeploymentFailed = "GetRegistrationDeploymentFailed"
+	// ReasonUnavailableRegistrationPod is a HubRegistrationDegraded=True reason.
+	ReasonUnavailableRegistrationPod = "UnavailableRegistrationPod"
+	// ReasonRegistrationFunctional is the HubRegistrationDegraded=False reason.
+	ReasonRegistrationFunctional = "RegistrationFunctional"
+	// ReasonGetPlacementDeploymentFailed is a HubPlacementDegraded=True reason.
+	ReasonGetPlacementDeploymentFailed = "GetPlacementDeploymentFailed"
+	// ReasonUnavailablePlacementPod is a HubPlacementDegraded=True reason.
+	ReasonUnavailablePlacementPod = "UnavailablePlacementPod"
+	// ReasonPlacementFunctional is the HubPlacementDegraded=False reason.
+	ReasonPlacementFunctional = "PlacementFunctional"
+)
+
+// Condition types and reasons of a Klusterlet.
+const (
+	// ConditionKlusterletApplied is True when every agent component was applied.
+	ConditionKlusterletApplied = "Applied"
+	// ConditionReadyToApply is True when the installer can reach the managed
+	// cluster (Hosted modes).
+	ConditionReadyToApply = "ReadyToApply"
+	// ConditionKlusterletAvailable is True when the agent is available.
+	ConditionKlusterletAvailable = "Available"
+	// ConditionHubConnectionDegraded is True when the agent cannot reach the hub.
+	ConditionHubConnectionDegraded = "HubConnectionDegraded"
+	// ConditionRegistrationDesiredDegraded is True when the registration agent
+	// is not serving.
+	ConditionRegistrationDesiredDegraded = "RegistrationDesiredDegraded"
+	// ConditionWorkDesiredDegraded is True when the work agent is not serving.
+	ConditionWorkDesiredDegraded = "WorkDesiredDegraded"
+
+	// ReasonKlusterletApplied is the Applied=True reason.
+	ReasonKlusterletApplied = "KlusterletApplied"
+	// ReasonKlusterletApplyFailed is an Applied=False reason.
+	ReasonKlusterletApplyFailed = "KlusterletApplyFailed"
+	// ReasonKlusterletCRDApplyFailed is an Applied=False reason.
+	ReasonKlusterletCRDApplyFailed = "CRDApplyFailed"
+	// ReasonManagedClusterResourceApplyFailed is an Applied=False reason.
+	ReasonManagedClusterResourceApplyFailed = "ManagedClusterResourceApplyFailed"
+	// ReasonManagementClusterResourceApplyFailed is an Applied=False reason.
+	ReasonManagementClusterResourceApplyFailed = "ManagementClusterResourceApplyFailed"
+	// ReasonKlusterletPrepareFailed is the ReadyToApply=False reason.
+	ReasonKlusterletPrepareFailed = "KlusterletPrepareFailed"
+	// ReasonKlusterletPrepared is the ReadyToApply=True reason.
+	ReasonKlusterletPrepared = "KlusterletPrepared"
+	// ReasonKlusterletGetDeploymentFailed: reading the agent Deployments failed.
+	ReasonKlusterletGetDeploymentFailed = "GetDeploymentFailed"
+	// ReasonKlusterletUnavailablePods: some agent pods are unavailable.
+	ReasonKlusterletUnavailablePods = "UnavailablePods"
+	// ReasonKlusterletDeploymentsFunctional: the agent Deployments are functional.
+	ReasonKlusterletDeploymentsFunctional = "DeploymentsFunctional"
+	// ReasonKlusterletNoAvailablePods: no agent pod is available.
+	ReasonKlusterletNoAvailablePods = "NoAvailablePods"
+	// ReasonKlusterletAvailable is the Available=True reason.
+	ReasonKlusterletAvailable = "KlusterletAvailable"
+	// ReasonHubConnectionFunctional is the HubConnectionDegraded=False reason.
+	ReasonHubConnectionFunctional = "HubConnectionFunctional"
+	// ReasonHubKubeConfigSecretMissing: the Secret hub-kubeconfig-secret is missing.
+	ReasonHubKubeConfigSecretMissing = "HubKubeConfigSecretMissing"
+	// ReasonHubKubeConfigMissing: the Secret has no kubeconfig.
+	ReasonHubKubeConfigMissing = "HubKubeConfigMissing"
+	// ReasonHubKubeConfigError: the kubeconfig could not be read.
+	ReasonHubKubeConfigError = "HubKubeConfigError"
+	// ReasonClusterNameMissing: the Secret has no cluster-name.
+	ReasonClusterNameMissing = "ClusterNameMissing"
+	// ReasonHubKubeConfigUnauthorized: the hub rejects the kubeconfig's credential.
+	ReasonHubKubeConfigUnauthorized = "HubKubeConfigUnauthorized"
+)
+
+// Names, namespaces and annotation prefixes of an installation.
+const (
+	// ClusterManagerName is the name of the hub's ClusterManager.
+	ClusterManagerName = "cluster-manager"
+	// KlusterletName is the name of a managed cluster's Klusterlet.
+	KlusterletName = "klusterlet"
+
+	// OperatorNamespace is the namespace of the installer.
+	OperatorNamespace = "open-cluster-management"
+	// HubNamespace is the namespace of the hub components.
+	HubNamespace = "open-cluster-management-hub"
+	// DefaultAgentNamespace is the namespace of the agent when the Klusterlet
+	// sets none.
+	DefaultAgentNamespace = "open-cluster-management-agent"
+	// AgentNamespacePrefix is the required prefix of a Klusterlet's namespace.
+	AgentNamespacePrefix = "open-cluster-management-"
+	// AddonNamespaceSuffix is appended to the agent namespace to form the
+	// namespace of add-on agents.
+	AddonNamespaceSuffix = "-addon"
+
+	// BootstrapHubKubeConfigSecret holds the agent's bootstrap kubeconfig.
+	BootstrapHubKubeConfigSecret = "bootstrap-hub-kubeconfig"
+	// HubKubeConfigSecret holds the agent's hub kubeconfig, client certificate,
+	// cluster name and agent name.
+	HubKubeConfigSecret = "hub-kubeconfig-secret"
+
+	// ClusterAnnotationsKeyPrefix is the prefix every annotation the agent sets
+	// on its ManagedCluster must have.
+	ClusterAnnotationsKeyPrefix = "agent.open-cluster-management.io"
+	// HostingClusterClaimName is the reserved ClusterClaim through which an
+	// agent reports where it runs.
+	HostingClusterClaimName = "hosting-cluster.open-cluster-management.io"
+)

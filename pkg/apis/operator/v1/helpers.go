@@ -1,0 +1,41 @@
+package v1
+
+// AgentNamespace returns the namespace the agent runs in on the managed
+// cluster: spec.namespace, or open-cluster-management-agent when unset.
+func (k *Klusterlet) AgentNamespace() string {
+	if k.Spec.Namespace == "" {
+		return DefaultAgentNamespace
+	}
+	return k.Spec.Namespace
+}
+
+// AddonNamespace returns the namespace of the add-on agents: the agent
+// namespace followed by -addon.
+func (k *Klusterlet) AddonNamespace() string {
+	return k.AgentNamespace() + AddonNamespaceSuffix
+}
+
+// Mode returns the agent's install mode, Default when unset.
+func (k *Klusterlet) Mode() InstallMode {
+	if k.Spec.DeployOption.Mode == "" {
+		return InstallModeDefault
+	}
+	return k.Spec.DeployOption.Mode
+}
+
+// IsHosted reports whether the mode runs the components on a separate
+// management cluster.
+func (m InstallMode) IsHosted() bool {
+	return m == InstallModeHosted || m == InstallModeSingletonHosted
+}
+
+// FeatureGateEnabled returns whether the feature is enabled by gates and
+// whether the gates mention it at all; the last mention wins.
+func FeatureGateEnabled(gates []FeatureGate, feature string) (enabled, set bool) {
+	for _, g := range gates {
+		if g.Feature == feature {
+			enabled, set = g.Mode == FeatureGateModeTypeEnable, true
+		}
+	}
+	return enabled, set
+}

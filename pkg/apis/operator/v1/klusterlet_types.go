@@ -1,0 +1,193 @@
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Klusterlet is the install record of the agent of one managed cluster: the
+// cluster name it registers as, where and how the agent runs, and its state.
+// It is cluster-scoped; a managed cluster has one, named klusterlet. The agent
+// needs the Secret bootstrap-hub-kubeconfig in its namespace to register.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster
+type Klusterlet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the configuration of the agent.
+	// +optional
+	Spec KlusterletSpec `json:"spec,omitempty"`
+
+	// status reports the state of the agent.
+	// +optional
+	Status KlusterletStatus `json:"status,omitempty"`
+}
+
+// KlusterletSpec is the configuration of the agent of a managed cluster.
+type KlusterletSpec struct {
+	// namespace is where the agent runs on the managed cluster. It must start
+	// with open-cluster-management-; open-cluster-management-agent when unset.
+	// Add-ons go to <namespace>-addon.
+	// +optional
+	// +kubebuilder:validation:MaxLength=57
+	// +kubebuilder:validation:Pattern=`^open-cluster-management-[-a-z0-9]*[a-z0-9]$`
+	Namespace string `json:"namespace,omitempty"`
+
+	// registrationImagePullSpec is the image of the registration agent.
+	// +optional
+	RegistrationImagePullSpec string `json:"registrationImagePullSpec,omitempty"`
+
+	// workImagePullSpec is the image of the work agent.
+	// +optional
+	WorkImagePullSpec string `json:"workImagePullSpec,omitempty"`
+
+	// imagePullSpec is the image of the agent when it runs as a single
+	// deployment (Singleton modes).
+	// +optional
+	ImagePullSpec string `json:"imagePullSpec,omitempty"`
+
+	// clusterName is the name the cluster registers as on the hub, a DNS-1123
+	// label of at most 63 characters. The agent generates one when it is unset.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	ClusterName string `json:"clusterName,omitempty"`
+
+	// externalServerURLs are the managed cluster's API server URLs the hub may
+	// use; they become the ManagedCluster's managedClusterClientConfigs.
+	// +optional
+	ExternalServerURLs []ServerURL `json:"externalServerURLs,omitempty"`
+
+	// nodePlacement sets where the agent's pods are scheduled.
+	// +optional
+	NodePlacement NodePlacement `json:"nodePlacement,omitempty"`
+
+	// deployOption says how the agent is deployed.
+	// +optional
+	DeployOption KlusterletDeployOption `json:"deployOption,omitempty"`
+
+	// registrationConfiguration configures the registration agent.
+	// +optional
+	RegistrationConfiguration *RegistrationConfiguration `json:"registrationConfiguration,omitempty"`
+
+	// workConfiguration configures the work agent.
+	// +optional
+	WorkConfiguration *WorkAgentConfiguration `json:"workConfiguration,omitempty"`
+
+	// hubApiServerHostAlias adds a hosts entry for the hub API server to the agent's pods.
+	// +optional
+	HubApiServerHostAlias *HubApiServerHostAlias `json:"hubApiServerHostAlias,omitempty"` //nolint:revive // Go name kept from the OCM API.
+
+	// resourceRequirement sets the resources of every agent container.
+	// +optional
+	ResourceRequirement *ResourceRequirement `json:"resourceRequirement,omitempty"`
+
+	// priorityClassName is the PriorityClass of the agent's pods.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+}
+
+// ServerURL is an API server URL of the managed cluster and its CA bundle.
+type ServerURL struct {
+	// url is the https URL of the API server.
+	// +required
+	URL string `json:"url"`
+
+	// caBundle is the PEM-encoded CA bundle of the API server; the system
+	// trust store when empty.
+	// +optional
+	CABundle []byte `json:"caBundle,omitempty"`
+}
+
+// HubApiServerHostAlias maps the hub API server's host name to an IP address
+// in the agent's hosts file.
+type HubApiServerHostAlias struct { //nolint:revive // Go name kept from the OCM API.
+	// ip is the IPv4 address.
+	// +required
+	// +kubebuilder:validation:Pattern=`^(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)$`
+	IP string `json:"ip"`
+
+	// hostname is the host name.
+	// +required
+	// +kubebuilder:validation:Pattern=`^(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\-]*[a-zA-Z0-9])\.)*([A-Za-z0-9]|[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9])$`
+	Hostname string `json:"hostname"`
+}
+
+// KlusterletDeployOption says how the agent is deployed.
+type KlusterletDeployOption struct {
+	// mode is Default (the default: separate registration and work agents on
+	// the managed cluster), Hosted (they run on a management cluster),
+	// Singleton (one agent deployment) or SingletonHosted. It must not change
+	// once set.
+	// +optional
+	// +kubebuilder:validation:Enum="";Default;Hosted;Singleton;SingletonHosted
+	Mode InstallMode `json:"mode"`
+
+	// reportHostingCluster set to Enable makes the agent report where it runs
+	// through the reserved ClusterClaim hosting-cluster.open-cluster-management.io.
+	// +optional
+	// +kubebuilder:validation:Enum=Enable;Disable
+	ReportHostingCluster ReportHostingClusterMode `json:"reportHostingCluster,omitempty"`
+
+	// hosted configures the modes that run on a management cluster.
+	// +optional
+	Hosted *KlusterletHostedConfiguration `json:"hosted,omitempty"`
+}
+
+// ReportHostingClusterMode says whether the agent reports where it runs.
+type ReportHostingClusterMode string
+
+const (
+	// ReportHostingClusterModeEnable reports it.
+	ReportHostingClusterModeEnable ReportHostingClusterMode = "Enable"
+	// ReportHostingClusterModeDisable does not (the default).
+	ReportHostingClusterModeDisable ReportHostingClusterMode = "Disable"
+)
+
+// KlusterletHostedConfiguration configures the modes that run on a management cluster.
+type KlusterletHostedConfiguration struct {
+	// managementClusterName is the hub's name for the management cluster.
+	// +optional
+	ManagementClusterName string `json:"managementClusterName,omitempty"`
+}
+
+// KlusterletStatus is the observed state of the agent.
+type KlusterletStatus struct {
+	// observedGeneration is the generation of the spec last acted upon.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions report the state: Applied, ReadyToApply, Available,
+	// HubConnectionDegraded, RegistrationDesiredDegraded, WorkDesiredDegraded.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions"`
+
+	// generations record the generations of the objects last applied.
+	// +optional
+	Generations []GenerationStatus `json:"generations,omitempty"`
+
+	// relatedResources are the objects the installer manages.
+	// +optional
+	RelatedResources []RelatedResourceMeta `json:"relatedResources,omitempty"`
+}
+
+// KlusterletList is a list of Klusterlets.
+//
+// +kubebuilder:object:root=true
+type KlusterletList struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// items are the Klusterlets.
+	Items []Klusterlet `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Klusterlet{}, &KlusterletList{})
+}

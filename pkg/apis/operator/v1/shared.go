@@ -1,0 +1,131 @@
+package v1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// InstallMode is how the components of one side are deployed.
+type InstallMode string
+
+const (
+	// InstallModeDefault runs the components on the cluster they serve.
+	InstallModeDefault InstallMode = "Default"
+	// InstallModeHosted runs the components on a separate management cluster.
+	InstallModeHosted InstallMode = "Hosted"
+	// InstallModeSingleton runs the agent as a single deployment.
+	InstallModeSingleton InstallMode = "Singleton"
+	// InstallModeSingletonHosted runs the agent as a single deployment on a
+	// management cluster.
+	InstallModeSingletonHosted InstallMode = "SingletonHosted"
+)
+
+// NodePlacement sets where the pods of the components are scheduled.
+type NodePlacement struct {
+	// nodeSelector is the pods' node selector.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// tolerations are the pods' tolerations.
+	// +optional
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+}
+
+// FeatureGateModeType says whether a feature gate is enabled.
+type FeatureGateModeType string
+
+const (
+	// FeatureGateModeTypeEnable enables the feature.
+	FeatureGateModeTypeEnable FeatureGateModeType = "Enable"
+	// FeatureGateModeTypeDisable disables the feature.
+	FeatureGateModeTypeDisable FeatureGateModeType = "Disable"
+)
+
+// FeatureGate turns one feature of a component on or off. Unknown features
+// are ignored.
+type FeatureGate struct {
+	// feature is the name of the feature gate, such as ManagedClusterAutoApproval.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	Feature string `json:"feature"`
+
+	// mode is Enable or Disable (the default).
+	// +optional
+	// +kubebuilder:default=Disable
+	// +kubebuilder:validation:Enum=Enable;Disable
+	Mode FeatureGateModeType `json:"mode,omitempty"`
+}
+
+// ResourceQosClass is the resource profile of the components' containers.
+type ResourceQosClass string
+
+const (
+	// ResourceQosClassDefault uses the shipped requests and no limits.
+	ResourceQosClassDefault ResourceQosClass = "Default"
+	// ResourceQosClassBestEffort sets no requests and no limits.
+	ResourceQosClassBestEffort ResourceQosClass = "BestEffort"
+	// ResourceQosClassResourceRequirement uses resourceRequirements.
+	ResourceQosClassResourceRequirement ResourceQosClass = "ResourceRequirement"
+)
+
+// ResourceRequirement sets the resources of every container of the components.
+type ResourceRequirement struct {
+	// type is Default (the default), BestEffort or ResourceRequirement.
+	// +optional
+	// +kubebuilder:default=Default
+	// +kubebuilder:validation:Enum=Default;BestEffort;ResourceRequirement
+	Type ResourceQosClass `json:"type"`
+
+	// resourceRequirements are the requests and limits when type is ResourceRequirement.
+	// +optional
+	ResourceRequirements *corev1.ResourceRequirements `json:"resourceRequirements,omitempty"`
+}
+
+// RelatedResourceMeta identifies an object the installer manages.
+type RelatedResourceMeta struct {
+	// group is the API group of the object.
+	// +required
+	Group string `json:"group"`
+
+	// version is the API version of the object.
+	// +required
+	Version string `json:"version"`
+
+	// resource is the resource name of the object's kind.
+	// +required
+	Resource string `json:"resource"`
+
+	// namespace is the namespace of the object.
+	// +optional
+	Namespace string `json:"namespace"`
+
+	// name is the name of the object.
+	// +required
+	Name string `json:"name"`
+}
+
+// GenerationStatus records the generation of an object the installer last applied.
+type GenerationStatus struct {
+	// group is the API group of the object.
+	// +required
+	Group string `json:"group"`
+
+	// version is the API version of the object.
+	// +required
+	Version string `json:"version"`
+
+	// resource is the resource name of the object's kind.
+	// +required
+	Resource string `json:"resource"`
+
+	// namespace is the namespace of the object.
+	// +optional
+	Namespace string `json:"namespace"`
+
+	// name is the name of the object.
+	// +required
+	Name string `json:"name"`
+
+	// lastGeneration is the object's generation when the installer last applied it.
+	// +required
+	LastGeneration int64 `json:"lastGeneration"`
+}

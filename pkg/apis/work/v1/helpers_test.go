@@ -1,0 +1,93 @@
+package v1
+
+import "testing"
+
+func TestAppliedManifestWorkName(t *testing.T) {
+	tests := []struct {
+		name     string
+		hubHash  string
+		amwName  string
+		wantWork string
+		wantOK   bool
+	}{
+		{name: "own hub", hubHash: "abc", amwName: "abc-mw-01", wantWork: "mw-01", wantOK: true},
+		{name: "work name with dashes", hubHash: "abc", amwName: "abc-a-b-c", wantWork: "a-b-c", wantOK: true},
+		{name: "other hub", hubHash: "abc", amwName: "def-mw-01"},
+		{name: "prefix only", hubHash: "abc", amwName: "abc-"},
+		{name: "no hub hash", hubHash: "", amwName: "-mw"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			work, ok := ParseAppliedManifestWorkName(tt.hubHash, tt.amwName)
+			if work != tt.wantWork || ok != tt.wantOK {
+				t.Fatalf("ParseAppliedManifestWorkName(%q, %q) = %q, %v; want %q, %v",
+					tt.hubHash, tt.amwName, work, ok, tt.wantWork, tt.wantOK)
+			}
+			if ok {
+				if got := AppliedManifestWorkName(tt.hubHash, work); got != tt.amwName {
+					t.Errorf("AppliedManifestWorkName(%q, %q) = %q, want %q", tt.hubHash, work, got, tt.amwName)
+				}
+			}
+		})
+	}
+}
+
+func TestFindManifestConfig(t *testing.T) {
+	deploy := ResourceIdentifier{Group: "apps", Resource: "deployments", Namespace: "default", Name: "web"}
+	ns := ResourceIdentifier{Resource: "namespaces", Name: "web"}
+	spec := ManifestWorkSpec{ManifestConfigs: []ManifestConfigOption{
+		{ResourceIdentifier: deploy, FeedbackScrapeType: FeedbackWatchType},
+		{ResourceIdentifier: ns, UpdateStrategy: &UpdateStrategy{Type: UpdateStrategyTypeReadOnly}},
+	}}
+	tests := []struct {
+		name       string
+		meta       ManifestResourceMeta
+		want       *ResourceIdentifier
+		wantString string
+	}{
+		{name: "namespaced match", meta: ManifestResourceMeta{Group: "apps", Version: "v1", Kind: "Deployment",
+			Resource: "deployments", Namespace: "default", Name: "web"}, want: &deploy, wantString: "apps/deployments/default/web"},
+		{name: "cluster-scoped core match", meta: ManifestResourceMeta{Version: "v1", Kind: "Namespace",
+			Resource: "namespaces", Name: "web"}, want: &ns, wantString: "core/namespaces/web"},
+		{name: "other namespace", meta: ManifestResourceMeta{Group: "apps", Resource: "deployments",
+			Namespace: "other", Name: "web"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := spec.FindManifestConfig(tt.meta)
+			if tt.want == nil {
+				if got != nil {
+					t.Fatalf("FindManifestConfig() = %+v, want nil", got)
+				}
+				return
+			}
+			if got == nil || got.ResourceIdentifier != *tt.want {
+				t.Fatalf("FindManifestConfig() = %+v, want %+v", got, tt.want)
+			}
+			if s := got.ResourceIdentifier.String(); s != tt.wantString {
+				t.Errorf("String() = %q, want %q", s, tt.wantString)
+			}
+		})
+	}
+}
+
+func TestPropagationPolicy(t *testing.T) {
+	tests := []struct {
+		name   string
+		option *DeleteOption
+		want   DeletePropagationPolicyType
+	}{
+		{name: "unset", want: DeletePropagationPolicyTypeForeground},
+		{name: "empty policy", option: &DeleteOption{}, want: DeletePropagationPolicyTypeForeground},
+		{name: "orphan", option: &DeleteOption{PropagationPolicy: DeletePropagationPolicyTypeOrphan},
+			want: DeletePropagationPolicyTypeOrphan},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := ManifestWorkSpec{DeleteOption: tt.option}
+			if got := spec.PropagationPolicy(); got != tt.want {
+				t.Errorf("PropagationPolicy() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,214 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+)
+
+// ManifestWorkReplicaSet creates one ManifestWork from its template in the
+// namespace of every cluster selected by its Placements, rolls template
+// changes out with each placement's rollout strategy, removes the
+// ManifestWorks of clusters that leave the decisions, and deletes them all
+// when it is deleted.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName={mwrs}
+// +kubebuilder:printcolumn:name="Placement",type=string,JSONPath=`.status.conditions[?(@.type=="PlacementVerified")].reason`,description="Reason"
+// +kubebuilder:printcolumn:name="Found",type=string,JSONPath=`.status.conditions[?(@.type=="PlacementVerified")].status`,description="Configured"
+// +kubebuilder:printcolumn:name="ManifestWorks",type=string,JSONPath=`.status.conditions[?(@.type=="ManifestworkApplied")].reason`,description="Reason"
+// +kubebuilder:printcolumn:name="Applied",type=string,JSONPath=`.status.conditions[?(@.type=="ManifestworkApplied")].status`,description="Applied"
+type ManifestWorkReplicaSet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the ManifestWork template and the placements to distribute it to.
+	// +optional
+	Spec ManifestWorkReplicaSetSpec `json:"spec,omitempty"`
+
+	// status summarises the created ManifestWorks.
+	// +optional
+	Status ManifestWorkReplicaSetStatus `json:"status,omitempty"`
+}
+
+// ManifestWorkReplicaSetSpec is the desired state of a ManifestWorkReplicaSet.
+type ManifestWorkReplicaSetSpec struct {
+	// manifestWorkTemplate is the spec of every ManifestWork created. It is
+	// validated like the spec of a ManifestWork.
+	// +required
+	ManifestWorkTemplate workv1.ManifestWorkSpec `json:"manifestWorkTemplate"`
+
+	// placementRefs name the Placements, in this namespace, whose decisions
+	// select the clusters. At least one.
+	// +required
+	// +kubebuilder:validation:MinItems=1
+	PlacementRefs []LocalPlacementReference `json:"placementRefs"`
+
+	// cascadeDeletionPolicy is Background (the default: the
+	// ManifestWorkReplicaSet goes away without waiting for its ManifestWorks)
+	// or Foreground (it waits until they are gone).
+	// +optional
+	// +kubebuilder:default=Background
+	// +kubebuilder:validation:Enum=Background;Foreground
+	CascadeDeletionPolicy CascadeDeletionPolicy `json:"cascadeDeletionPolicy,omitempty"`
+}
+
+// CascadeDeletionPolicy says whether a ManifestWorkReplicaSet waits for its
+// ManifestWorks to be gone before it goes away.
+type CascadeDeletionPolicy string
+
+const (
+	// Foreground waits until the ManifestWorks are gone.
+	Foreground CascadeDeletionPolicy = "Foreground"
+	// Background does not wait.
+	Background CascadeDeletionPolicy = "Background"
+)
+
+// LocalPlacementReference names a Placement in the ManifestWorkReplicaSet's
+// namespace and how to roll out to its clusters.
+type LocalPlacementReference struct {
+	// name is the name of the Placement.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+
+	// rolloutStrategy says how template changes reach the placement's
+	// clusters. Defaults to type All with no progress deadline.
+	// +optional
+	// +kubebuilder:default={type: All, all: {progressDeadline: None}}
+	RolloutStrategy clusterv1alpha1.RolloutStrategy `json:"rolloutStrategy"`
+}
+
+// ManifestWorkReplicaSetStatus is the observed state of a ManifestWorkReplicaSet.
+type ManifestWorkReplicaSetStatus struct {
+	// conditions report the state: PlacementVerified, PlacementRolledOut and
+	// ManifestworkApplied.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// summary counts the ManifestWorks of all placements by state.
+	// +optional
+	Summary ManifestWorkReplicaSetSummary `json:"summary"`
+
+	// placementSummary summarises each placement.
+	// +optional
+	PlacementsSummary []PlacementSummary `json:"placementSummary"`
+}
+
+// PlacementSummary summarises the ManifestWorks of one placement.
+type PlacementSummary struct {
+	// name is the name of the Placement.
+	// +required
+	Name string `json:"name"`
+
+	// availableDecisionGroups is how many decision groups have every
+	// ManifestWork available, out of how many, for example 2/4.
+	// +optional
+	AvailableDecisionGroups string `json:"availableDecisionGroups"`
+
+	// summary counts the placement's ManifestWorks by state.
+	// +optional
+	Summary ManifestWorkReplicaSetSummary `json:"summary"`
+}
+
+// ManifestWorkReplicaSetSummary counts ManifestWorks by state.
+type ManifestWorkReplicaSetSummary struct {
+	// total is the number of ManifestWorks.
+	// +optional
+	Total int `json:"total"`
+
+	// desiredTotal is the number of clusters that should have a ManifestWork
+	// under the rollout strategy.
+	// +optional
+	DesiredTotal int `json:"desiredTotal"`
+
+	// progressing is the number of ManifestWorks with Progressing True.
+	// +optional
+	Progressing int `json:"progressing"`
+
+	// available is the number of ManifestWorks with Available True.
+	// +optional
+	Available int `json:"available"`
+
+	// degraded is the number of ManifestWorks with Degraded True.
+	// +optional
+	Degraded int `json:"degraded"`
+
+	// applied is the number of ManifestWorks with Applied True.
+	// +optional
+	Applied int `json:"applied"`
+
+	// updated is the number of ManifestWorks whose spec matches the current template.
+	// +optional
+	Updated int `json:"updated"`
+}
+
+// ManifestWorkReplicaSetList is a list of ManifestWorkReplicaSets.
+//
+// +kubebuilder:object:root=true
+type ManifestWorkReplicaSetList struct {
+	metav1.TypeMeta `json:",inline"`
+	// metadata is the standard list metadata.
+	// +optional
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	// items are the ManifestWorkReplicaSets.
+	Items []ManifestWorkReplicaSet `json:"items"`
+}
+
+// Condition types of a ManifestWorkReplicaSet.
+const (
+	// ManifestWorkReplicaSetConditionPlacementVerified reports whether the
+	// placements and their decisions were found. Reasons: AsExpected,
+	// PlacementDecisionNotFound, PlacementDecisionEmpty, NotAsExpected.
+	ManifestWorkReplicaSetConditionPlacementVerified = "PlacementVerified"
+	// ManifestWorkReplicaSetConditionPlacementRolledOut reports whether the
+	// rollout finished. Reasons: Progressing, Complete.
+	ManifestWorkReplicaSetConditionPlacementRolledOut = "PlacementRolledOut"
+	// ManifestWorkReplicaSetConditionManifestworkApplied reports whether a
+	// ManifestWork exists for every decided cluster. Reasons: AsExpected,
+	// NotAsExpected, Processing, InvalidManifestWorkName.
+	ManifestWorkReplicaSetConditionManifestworkApplied = "ManifestworkApplied"
+)
+
+// Reasons of the ManifestWorkReplicaSet conditions.
+const (
+	// ReasonAsExpected means the placements or ManifestWorks are as expected.
+	ReasonAsExpected = "AsExpected"
+	// ReasonNotAsExpected means they are not.
+	ReasonNotAsExpected = "NotAsExpected"
+	// ReasonPlacementDecisionNotFound means a placement has no PlacementDecision.
+	ReasonPlacementDecisionNotFound = "PlacementDecisionNotFound"
+	// ReasonPlacementDecisionEmpty means the placements selected no cluster.
+	ReasonPlacementDecisionEmpty = "PlacementDecisionEmpty"
+	// ReasonProcessing means the ManifestWorks are being created or updated.
+	ReasonProcessing = "Processing"
+	// ReasonProgressing means the rollout is in progress.
+	ReasonProgressing = "Progressing"
+	// ReasonComplete means the rollout finished.
+	ReasonComplete = "Complete"
+	// ReasonInvalidManifestWorkName means <namespace>.<name> of the
+	// ManifestWorkReplicaSet is not a valid label value, so its ManifestWorks
+	// cannot be labelled.
+	ReasonInvalidManifestWorkName = "InvalidManifestWorkName"
+)
+
+// Labels and finalizers.
+const (
+	// ManifestWorkReplicaSetControllerNameLabelKey on a ManifestWork names its
+	// ManifestWorkReplicaSet as <namespace>.<name>.
+	ManifestWorkReplicaSetControllerNameLabelKey = "work.open-cluster-management.io/manifestworkreplicaset"
+	// ManifestWorkReplicaSetPlacementNameLabelKey on a ManifestWork names the
+	// Placement that selected its cluster.
+	ManifestWorkReplicaSetPlacementNameLabelKey = "work.open-cluster-management.io/placementname"
+	// ManifestWorkReplicaSetFinalizer lets the hub delete the ManifestWorks first.
+	ManifestWorkReplicaSetFinalizer = "work.open-cluster-management.io/manifest-work-cleanup"
+)
+
+func init() {
+	SchemeBuilder.Register(&ManifestWorkReplicaSet{}, &ManifestWorkReplicaSetList{})
+}
