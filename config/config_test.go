@@ -17,22 +17,22 @@ import (
 // wantCRDs is every CRD the project ships, with the versions it serves, the
 // storage version first.
 var wantCRDs = map[string][]string{
-	"addondeploymentconfigs.addon.open-cluster-management.io":           {"v1alpha1"},
-	"addontemplates.addon.open-cluster-management.io":                   {"v1alpha1"},
-	"clustermanagementaddons.addon.open-cluster-management.io":          {"v1alpha1"},
-	"managedclusteraddons.addon.open-cluster-management.io":             {"v1alpha1"},
-	"addonplacementscores.cluster.open-cluster-management.io":           {"v1alpha1"},
-	"clusterclaims.cluster.open-cluster-management.io":                  {"v1alpha1"},
-	"managedclusters.cluster.open-cluster-management.io":                {"v1"},
-	"managedclustersetbindings.cluster.open-cluster-management.io":      {"v1beta2", "v1beta1"},
-	"managedclustersets.cluster.open-cluster-management.io":             {"v1beta2", "v1beta1"},
-	"placementdecisions.cluster.open-cluster-management.io":             {"v1beta1"},
-	"placements.cluster.open-cluster-management.io":                     {"v1beta1"},
-	"clustermanagers.operator.open-cluster-management.io":               {"v1"},
-	"klusterlets.operator.open-cluster-management.io":                   {"v1"},
-	"appliedmanifestworks.work.open-cluster-management.io":              {"v1"},
-	"manifestworkreplicasets.work.open-cluster-management.io":           {"v1alpha1"},
-	"manifestworks.work.open-cluster-management.io":                     {"v1"},
+	"addondeploymentconfigs.addon.open-cluster-management.io":      {"v1alpha1"},
+	"addontemplates.addon.open-cluster-management.io":              {"v1alpha1"},
+	"clustermanagementaddons.addon.open-cluster-management.io":     {"v1alpha1"},
+	"managedclusteraddons.addon.open-cluster-management.io":        {"v1alpha1"},
+	"addonplacementscores.cluster.open-cluster-management.io":      {"v1alpha1"},
+	"clusterclaims.cluster.open-cluster-management.io":             {"v1alpha1"},
+	"managedclusters.cluster.open-cluster-management.io":           {"v1"},
+	"managedclustersetbindings.cluster.open-cluster-management.io": {"v1beta2", "v1beta1"},
+	"managedclustersets.cluster.open-cluster-management.io":        {"v1beta2", "v1beta1"},
+	"placementdecisions.cluster.open-cluster-management.io":        {"v1beta1"},
+	"placements.cluster.open-cluster-management.io":                {"v1beta1"},
+	"clustermanagers.operator.open-cluster-management.io":          {"v1"},
+	"klusterlets.operator.open-cluster-management.io":              {"v1"},
+	"appliedmanifestworks.work.open-cluster-management.io":         {"v1"},
+	"manifestworkreplicasets.work.open-cluster-management.io":      {"v1alpha1"},
+	"manifestworks.work.open-cluster-management.io":                {"v1"},
 }
 
 func TestCRDsDecodeEveryFile(t *testing.T) {
@@ -80,6 +80,25 @@ func TestCRDsDecodeEveryFile(t *testing.T) {
 				t.Errorf("served versions = %v, want %v", served, wantServed)
 			}
 		})
+	}
+}
+
+// TestCRDsHaveNoTypographicQuotes guards against gofmt's doc comment
+// formatting, which turns two apostrophes ('') in a kubebuilder marker into a
+// closing quotation mark and so silently breaks a CEL rule.
+func TestCRDsHaveNoTypographicQuotes(t *testing.T) {
+	files, err := fs.Glob(crdFiles, crdDir+"/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := crdFiles.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(string(data), "\u201c\u201d") {
+			t.Errorf("%s contains a typographic quotation mark; write empty strings as \"\" in a backquoted rule", f)
+		}
 	}
 }
 

@@ -187,7 +187,7 @@ const (
 
 // ConditionRule sets a condition of a manifest from its applied object.
 //
-// +kubebuilder:validation:XValidation:rule="self.type != 'CEL' || (has(self.condition) && self.condition != '')",message="condition is required when type is CEL",fieldPath=`.condition`
+// +kubebuilder:validation:XValidation:rule=`self.type != 'CEL' || (has(self.condition) && self.condition != "")`,message="condition is required when type is CEL",fieldPath=`.condition`
 type ConditionRule struct {
 	// condition is the type of the condition set, for example Complete. It is
 	// required for CEL rules; WellKnownConditions rules set Complete.

@@ -69,8 +69,8 @@ type ManifestsTemplate struct {
 // Manifest is one Kubernetes object to apply on the managed cluster, kept as
 // raw JSON.
 //
-// +kubebuilder:validation:XValidation:rule="has(self.metadata) && has(self.metadata.name) && self.metadata.name != ''",message="each manifest must set metadata.name"
-// +kubebuilder:validation:XValidation:rule="!has(self.metadata) || !has(self.metadata.generateName) || self.metadata.generateName == ''",message="manifests must not set metadata.generateName: set metadata.name instead"
+// +kubebuilder:validation:XValidation:rule=`has(self.metadata) && has(self.metadata.name) && self.metadata.name != ""`,message="each manifest must set metadata.name"
+// +kubebuilder:validation:XValidation:rule=`!has(self.metadata) || !has(self.metadata.generateName) || self.metadata.generateName == ""`,message="manifests must not set metadata.generateName: set metadata.name instead"
 type Manifest struct {
 	// +kubebuilder:validation:EmbeddedResource
 	// +kubebuilder:pruning:PreserveUnknownFields
