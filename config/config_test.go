@@ -84,7 +84,7 @@ func TestCRDsDecodeEveryFile(t *testing.T) {
 }
 
 // TestCRDsHaveNoTypographicQuotes guards against gofmt's doc comment
-// formatting, which turns two apostrophes (”) in a kubebuilder marker into a
+// formatting, which turns two apostrophes in a row in a kubebuilder marker into a
 // closing quotation mark and so silently breaks a CEL rule.
 func TestCRDsHaveNoTypographicQuotes(t *testing.T) {
 	files, err := fs.Glob(crdFiles, crdDir+"/*.yaml")
