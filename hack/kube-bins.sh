@@ -125,7 +125,7 @@ start=$SECONDS
 build_ok=true
 (
 	cd "$MODDIR"
-	CGO_ENABLED=0 "$GO" build -trimpath -ldflags "$LDFLAGS" -o "$WORK/" "${PKGS[@]}"
+	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$WORK/" "${PKGS[@]}"
 ) || build_ok=false
 
 failed=()
