@@ -74,9 +74,11 @@ type RunnerOptions struct {
 //     contents are kept in sync every second. Because the process runs on the
 //     host, every occurrence of a volumeMount's mountPath (as a path prefix) in
 //     the arguments and environment values is rewritten to the local directory.
-//   - Every --<name>-bind-address flag (and --bind-address) whose value is not
-//     "0" is rewritten to 127.0.0.1:<free port>, so that processes never collide
-//     on ports nor listen beyond loopback.
+//   - Every --<name>-bind-address flag (for example --metrics-bind-address or
+//     --health-probe-bind-address, as "--flag=value" or "--flag value") whose
+//     value is neither "0" nor empty is rewritten to 127.0.0.1:<free port>, so
+//     that processes never collide on ports nor listen beyond loopback. Use
+//     Process to find the rewritten arguments.
 //   - The Runner writes the Deployment's status (the clusters' controller
 //     managers run without the deployment controller) and never changes its
 //     spec or metadata. A process counts as one available replica whatever
@@ -132,12 +134,19 @@ func NewRunner(opts RunnerOptions) *Runner {
 
 // Start starts watching every cluster and returns once each cluster's cache
 // has synced. The Runner then runs until Stop; ctx bounds only the start-up.
-func (r *Runner) Start(ctx context.Context) error {
+// If Start fails, it stops whatever it started.
+func (r *Runner) Start(ctx context.Context) (err error) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.started {
+		r.mu.Unlock()
 		return errors.New("component runner: already started")
 	}
+	defer func() { // runs after the unlock below
+		if err != nil {
+			_ = r.Stop()
+		}
+	}()
+	defer r.mu.Unlock()
 	if r.opts.Dir == "" {
 		return errors.New("component runner: RunnerOptions.Dir is required")
 	}
@@ -163,7 +172,7 @@ func (r *Runner) Start(ctx context.Context) error {
 			return fmt.Errorf("component runner: start watching cluster %s: %w", c.Name, err)
 		}
 	}
-	r.logf("watching Deployments labelled %q in %d cluster(s); binaries for images %s",
+	r.logf("watching Deployments labeled %q in %d cluster(s); binaries for images %s",
 		sel, len(r.clusters), strings.Join(r.knownImages(), ", "))
 	return nil
 }

@@ -145,7 +145,7 @@ func (c *clusterRunner) work() {
 	}
 }
 
-// stop shuts down the queue and the cache (the Runner cancelled c.ctx), waits
+// stop shuts down the queue and the cache (the Runner canceled c.ctx), waits
 // for the workers, then stops every process in parallel.
 func (c *clusterRunner) stop() error {
 	c.queue.ShutDown()

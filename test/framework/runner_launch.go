@@ -190,7 +190,7 @@ func describeEnvSource(from *corev1.EnvVarSource) string {
 }
 
 // describeMissing adds which object was missing to a NotFound error, keeping
-// it recognisable as NotFound.
+// it recognizable as NotFound.
 func describeMissing(err error, kind, namespace, name string) error {
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("%s %s/%s not found: %w", kind, namespace, name, err)

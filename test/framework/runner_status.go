@@ -17,22 +17,22 @@ import (
 // Deployment whose process is not running. The kubelet-style names are the
 // ones a Pod would show for the same cause.
 const (
-	// RunnerReasonImageNotMapped: the first container's image maps to no local
-	// binary (see RunnerOptions.Binaries).
+	// RunnerReasonImageNotMapped means the first container's image maps to no
+	// local binary (see RunnerOptions.Binaries).
 	RunnerReasonImageNotMapped = "ImageNotMapped"
-	// RunnerReasonWaitingForServiceAccount: the pod's ServiceAccount does not
-	// exist yet, so no token can be requested.
+	// RunnerReasonWaitingForServiceAccount means the pod's ServiceAccount does
+	// not exist yet, so no token can be requested.
 	RunnerReasonWaitingForServiceAccount = "WaitingForServiceAccount"
-	// RunnerReasonFailedMount: a Secret or ConfigMap volume cannot be filled,
+	// RunnerReasonFailedMount means a Secret or ConfigMap volume cannot be filled,
 	// usually because the object does not exist yet.
 	RunnerReasonFailedMount = "FailedMount"
-	// RunnerReasonCreateContainerConfigError: the container's env refers to a
+	// RunnerReasonCreateContainerConfigError means the container's env refers to a
 	// missing Secret, ConfigMap or key, or uses something the Runner does not
 	// support.
 	RunnerReasonCreateContainerConfigError = "CreateContainerConfigError"
-	// RunnerReasonStartFailed: preparing the process failed unexpectedly.
+	// RunnerReasonStartFailed means preparing the process failed unexpectedly.
 	RunnerReasonStartFailed = "StartFailed"
-	// RunnerReasonProcessFailed: the process exited (or could not be executed)
+	// RunnerReasonProcessFailed means the process exited (or could not be executed)
 	// and will be restarted after a back-off.
 	RunnerReasonProcessFailed = "ProcessFailed"
 )
@@ -57,7 +57,7 @@ type runnerObservation struct {
 	logPath  string
 }
 
-// observe summarises inst for the Deployment's status.
+// observe summarizes inst for the Deployment's status.
 func (inst *instance) observe(desired bool) runnerObservation {
 	o := runnerObservation{desired: desired, binary: inst.binary, restarts: inst.restarts, logPath: inst.logPath}
 	switch {
