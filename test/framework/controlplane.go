@@ -55,7 +55,7 @@ func (e *Environment) startEtcd(ctx context.Context) error {
 		"--log-level=warn",
 	}
 	e.logf("starting etcd on %s", e.etcdURL)
-	e.etcd, err = startProcess("etcd", filepath.Join(e.binDir, "etcd"), args, nil, filepath.Join(e.dir, "logs", "etcd.log"))
+	e.etcd, err = startProcess("etcd", filepath.Join(e.binDir, "etcd"), args, nil, e.dir, filepath.Join(e.dir, "logs", "etcd.log"))
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 			"--enable-priority-and-fairness=false",
 			"--event-ttl=1h",
 		}
-		proc, err := startProcess(c.Name+"/kube-apiserver", filepath.Join(e.binDir, "kube-apiserver"), args, nil, filepath.Join(c.dir, "logs", "kube-apiserver.log"))
+		proc, err := startProcess(c.Name+"/kube-apiserver", filepath.Join(e.binDir, "kube-apiserver"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-apiserver.log"))
 		if err != nil {
 			return err
 		}
@@ -234,7 +234,7 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 		"--leader-elect=false",
 		"--profiling=false",
 	}
-	proc, err := startProcess(c.Name+"/kube-controller-manager", filepath.Join(e.binDir, "kube-controller-manager"), args, nil, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
+	proc, err := startProcess(c.Name+"/kube-controller-manager", filepath.Join(e.binDir, "kube-controller-manager"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
 	if err != nil {
 		return err
 	}

@@ -29,8 +29,9 @@ type process struct {
 }
 
 // startProcess starts path with args and env (appended to a minimal base
-// environment), writing stdout and stderr to logPath.
-func startProcess(name, path string, args, env []string, logPath string) (*process, error) {
+// environment) in the working directory workDir, writing stdout and stderr to
+// logPath.
+func startProcess(name, path string, args, env []string, workDir, logPath string) (*process, error) {
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return nil, err
 	}
@@ -39,6 +40,7 @@ func startProcess(name, path string, args, env []string, logPath string) (*proce
 		return nil, fmt.Errorf("open log for %s: %w", name, err)
 	}
 	cmd := exec.Command(path, args...)
+	cmd.Dir = workDir
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.Env = append(baseEnv(), env...)

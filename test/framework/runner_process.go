@@ -171,7 +171,7 @@ func (c *clusterRunner) launch(ctx context.Context, dep *appsv1.Deployment, inst
 	inst.blocked = nil
 	inst.binary, inst.args = spec.binary, spec.args
 	name := fmt.Sprintf("%s/%s/%s", c.cluster.Name, inst.key.Namespace, inst.key.Name)
-	p, err := startProcess(name, spec.binary, spec.args, spec.env, inst.logPath)
+	p, err := startProcess(name, spec.binary, spec.args, spec.env, inst.dir, inst.logPath)
 	if err != nil {
 		inst.fail(now, fmt.Sprintf("start failed: %v", err))
 		c.r.logf("%s: %v; retrying in %s", name, err, inst.backoff)
