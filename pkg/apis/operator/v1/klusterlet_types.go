@@ -78,7 +78,7 @@ type KlusterletSpec struct {
 
 	// hubApiServerHostAlias adds a hosts entry for the hub API server to the agent's pods.
 	// +optional
-	HubApiServerHostAlias *HubApiServerHostAlias `json:"hubApiServerHostAlias,omitempty"` //nolint:revive // Go name kept from the OCM API.
+	HubApiServerHostAlias *HubApiServerHostAlias `json:"hubApiServerHostAlias,omitempty"`
 
 	// resourceRequirement sets the resources of every agent container.
 	// +optional
@@ -103,7 +103,7 @@ type ServerURL struct {
 
 // HubApiServerHostAlias maps the hub API server's host name to an IP address
 // in the agent's hosts file.
-type HubApiServerHostAlias struct { //nolint:revive // Go name kept from the OCM API.
+type HubApiServerHostAlias struct {
 	// ip is the IPv4 address.
 	// +required
 	// +kubebuilder:validation:Pattern=`^(?:(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)\.){3}(?:25[0-5]|2[0-4][0-9]|[01]?[0-9][0-9]?)$`

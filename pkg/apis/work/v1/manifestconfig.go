@@ -153,11 +153,11 @@ type FeedbackRule struct {
 
 	// jsonPaths are the fields to report when type is JSONPaths.
 	// +optional
-	JsonPaths []JsonPath `json:"jsonPaths,omitempty"` //nolint:revive // Go name kept from the OCM API.
+	JsonPaths []JsonPath `json:"jsonPaths,omitempty"`
 }
 
 // JsonPath names one field to report as status feedback.
-type JsonPath struct { //nolint:revive // Go name kept from the OCM API.
+type JsonPath struct {
 	// name is the name the value is reported under.
 	// +required
 	Name string `json:"name"`

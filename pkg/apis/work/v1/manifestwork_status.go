@@ -108,7 +108,7 @@ const (
 	Boolean ValueType = "Boolean"
 	// JsonRaw is a list or object encoded as JSON, in fieldValue.jsonRaw; the
 	// agent reports it only with its RawFeedbackJsonString feature enabled.
-	JsonRaw ValueType = "JsonRaw" //nolint:revive // wire value and Go name kept from the OCM API.
+	JsonRaw ValueType = "JsonRaw"
 )
 
 // FieldValue is a reported status value. Exactly the member named by type is set.
@@ -132,5 +132,5 @@ type FieldValue struct {
 	// jsonRaw is the JSON-encoded value when type is JsonRaw, at most 1024 characters.
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
-	JsonRaw *string `json:"jsonRaw,omitempty"` //nolint:revive // Go name kept from the OCM API.
+	JsonRaw *string `json:"jsonRaw,omitempty"`
 }

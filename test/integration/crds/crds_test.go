@@ -1,0 +1,256 @@
+package crds_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+const (
+	// fieldOwner is the server-side apply field manager of this test.
+	fieldOwner = "kubectl-ocm-crds-test"
+	// seedsDirEnv overrides where the seed examples are read from.
+	seedsDirEnv = "OCM_SEEDS_DIR"
+	// establishTimeout bounds the wait for CRDs to become established and served.
+	establishTimeout = 60 * time.Second
+)
+
+// clusters are the two control planes of the test.
+type clusters struct {
+	hub, cluster1 client.Client
+}
+
+// TestCRDs installs the CRDs on a hub and a managed cluster, then checks the
+// seed examples, the schema defaults and every validation rule.
+func TestCRDs(t *testing.T) {
+	framework.SkipIfShort(t)
+	env := framework.StartForTest(t, "hub", "cluster1")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	hubCRDs, err := config.HubCRDs()
+	if err != nil {
+		t.Fatalf("decode hub CRDs: %v", err)
+	}
+	managedCRDs, err := config.ManagedClusterCRDs()
+	if err != nil {
+		t.Fatalf("decode managed-cluster CRDs: %v", err)
+	}
+	cs := clusters{
+		hub:      installCRDs(ctx, t, env.Cluster("hub"), hubCRDs),
+		cluster1: installCRDs(ctx, t, env.Cluster("cluster1"), managedCRDs),
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}}
+	if err := cs.hub.Create(ctx, ns); err != nil {
+		t.Fatalf("create namespace cluster1 on the hub: %v", err)
+	}
+
+	t.Run("seeds", func(t *testing.T) { testSeeds(ctx, t, cs) })
+	t.Run("defaults", func(t *testing.T) { testDefaults(ctx, t, cs) })
+	t.Run("validation", func(t *testing.T) { testValidation(ctx, t, cs) })
+}
+
+// installCRDs applies crds to cluster, waits until each is established and
+// served, and returns a client of the cluster that knows them.
+func installCRDs(ctx context.Context, t *testing.T, cluster *framework.Cluster, crds []*apiextensionsv1.CustomResourceDefinition) client.Client {
+	t.Helper()
+	c := cluster.Client()
+	for _, crd := range crds {
+		u, err := toUnstructured(crd)
+		if err != nil {
+			t.Fatalf("convert CRD %s: %v", crd.Name, err)
+		}
+		if err := apply(ctx, c, u); err != nil {
+			t.Fatalf("apply CRD %s to %s: %v", crd.Name, cluster.Name, err)
+		}
+	}
+	for _, crd := range crds {
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
+			got := &apiextensionsv1.CustomResourceDefinition{}
+			if err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, got); err != nil {
+				return false, err
+			}
+			return crdEstablished(got), nil
+		})
+		if err != nil {
+			t.Fatalf("CRD %s on %s not established within %v: %v", crd.Name, cluster.Name, establishTimeout, err)
+		}
+	}
+	// A fresh client discovers the new kinds; poll until each one is served.
+	c = cluster.Client()
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			list := &unstructured.UnstructuredList{}
+			list.SetGroupVersionKind(schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.ListKind})
+			err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
+				return c.List(ctx, list) == nil, nil
+			})
+			if err != nil {
+				t.Fatalf("%s %s/%s not served on %s within %v: %v", crd.Spec.Names.Kind, crd.Spec.Group, v.Name, cluster.Name, establishTimeout, c.List(ctx, list))
+			}
+		}
+	}
+	return c
+}
+
+// crdEstablished reports whether the CRD's Established condition is True.
+func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, cond := range crd.Status.Conditions {
+		if cond.Type == apiextensionsv1.Established {
+			return cond.Status == apiextensionsv1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// testSeeds applies every seed example unchanged and reads each one back.
+func testSeeds(ctx context.Context, t *testing.T, cs clusters) {
+	dir := seedsDir(t)
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no seed examples (*.yaml) in %s: %v", dir, err)
+	}
+	slices.Sort(files)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("read seed %s: %v", file, err)
+		}
+		docs := splitYAML(data)
+		if len(docs) == 0 {
+			t.Fatalf("seed %s holds no object", file)
+		}
+		for i, doc := range docs {
+			u, err := decode(doc)
+			if err != nil {
+				t.Fatalf("decode seed %s document %d: %v", filepath.Base(file), i, err)
+			}
+			t.Run(fmt.Sprintf("%s/%d-%s-%s", filepath.Base(file), i, u.GetKind(), u.GetName()), func(t *testing.T) {
+				c, where := cs.hub, "hub"
+				if u.GetKind() == "ClusterClaim" { // ClusterClaims live on managed clusters.
+					c, where = cs.cluster1, "cluster1"
+				}
+				if err := apply(ctx, c, u.DeepCopy()); err != nil {
+					t.Fatalf("%s rejected seed %s %s/%s: %v", where, u.GetKind(), u.GetNamespace(), u.GetName(), err)
+				}
+				got := &unstructured.Unstructured{}
+				got.SetGroupVersionKind(u.GroupVersionKind())
+				if err := c.Get(ctx, client.ObjectKeyFromObject(u), got); err != nil {
+					t.Fatalf("read back seed %s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+				}
+			})
+		}
+	}
+}
+
+// seedsDir returns the directory of the seed examples: $OCM_SEEDS_DIR, or
+// ../shared/examples/seeds next to the repository root.
+func seedsDir(t *testing.T) string {
+	t.Helper()
+	if dir := os.Getenv(seedsDirEnv); dir != "" {
+		return dir
+	}
+	root, err := framework.RepoRoot()
+	if err != nil {
+		t.Fatalf("find the repository root to locate the seed examples: %v (set %s)", err, seedsDirEnv)
+	}
+	dir := filepath.Join(root, "..", "shared", "examples", "seeds")
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("seed examples not found at %s (expected ../shared/examples/seeds next to the repository root %s); set %s", dir, root, seedsDirEnv)
+	}
+	return dir
+}
+
+// splitYAML splits a multi-document YAML file on "---" separator lines and
+// drops documents that hold only comments or blank lines.
+func splitYAML(data []byte) []string {
+	var docs []string
+	var cur strings.Builder
+	flush := func() {
+		if hasContent(cur.String()) {
+			docs = append(docs, cur.String())
+		}
+		cur.Reset()
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimRight(line, " \t") == "---" {
+			flush()
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+	}
+	flush()
+	return docs
+}
+
+// hasContent reports whether a YAML document holds more than comments and blank lines.
+func hasContent(doc string) bool {
+	for _, line := range strings.Split(doc, "\n") {
+		if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "#") {
+			return true
+		}
+	}
+	return false
+}
+
+// decode decodes one YAML document into an object.
+func decode(doc string) (*unstructured.Unstructured, error) {
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+		return nil, err
+	}
+	if u.GetKind() == "" || u.GetAPIVersion() == "" {
+		return nil, fmt.Errorf("document has no apiVersion or kind")
+	}
+	return u, nil
+}
+
+// mustDecode decodes a YAML document written in a test, failing t on error.
+func mustDecode(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	u, err := decode(doc)
+	if err != nil {
+		t.Fatalf("decode test object: %v\n%s", err, doc)
+	}
+	return u
+}
+
+// apply server-side applies u with the test's field manager.
+func apply(ctx context.Context, c client.Client, u *unstructured.Unstructured) error {
+	return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(fieldOwner), client.ForceOwnership)
+}
+
+// toUnstructured converts a typed object with its TypeMeta set into an apply request.
+func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	// Status and server-set metadata have no place in an apply request.
+	unstructured.RemoveNestedField(m, "status")
+	unstructured.RemoveNestedField(m, "metadata", "creationTimestamp")
+	return &unstructured.Unstructured{Object: m}, nil
+}

@@ -1,0 +1,161 @@
+package crds_test
+
+import "strings"
+
+// addonOperatorInvalidCases break the rules of the addon and operator APIs.
+var addonOperatorInvalidCases = []invalidCase{
+	{
+		name: "ClusterManagementAddOn install strategy type must be Manual or Placements",
+		obj: `
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: ClusterManagementAddOn
+metadata: {name: bad-install}
+spec: {installStrategy: {type: Auto}}`,
+		wantField: "spec.installStrategy.type",
+	},
+	{
+		name: "ClusterManagementAddOn install placement rollout follows the rollout rules",
+		obj: `
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: ClusterManagementAddOn
+metadata: {name: bad-rollout}
+spec:
+  installStrategy:
+    type: Placements
+    placements:
+    - {namespace: default, name: placement-aws, rolloutStrategy: {type: Progressive, progressive: {progressDeadline: soon}}}`,
+		wantField: "spec.installStrategy.placements[0].rolloutStrategy.progressive.progressDeadline",
+	},
+	{
+		name: "ManagedClusterAddOn installNamespace must be a DNS-1123 label",
+		obj: `
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: ManagedClusterAddOn
+metadata: {name: bad-namespace, namespace: cluster1}
+spec: {installNamespace: Bad_Namespace}`,
+		wantField: "spec.installNamespace",
+	},
+	{
+		name: "AddOnDeploymentConfig variable name must be an identifier",
+		obj: `
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: AddOnDeploymentConfig
+metadata: {name: bad-variable, namespace: default}
+spec: {customizedVariables: [{name: 1st-var, value: x}]}`,
+		wantField: "spec.customizedVariables[0].name",
+	},
+	{
+		name: "AddOnDeploymentConfig variable value is at most 1024 characters",
+		obj: `
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: AddOnDeploymentConfig
+metadata: {name: long-value, namespace: default}
+spec: {customizedVariables: [{name: LOG_LEVEL, value: ` + strings.Repeat("x", 1025) + `}]}`,
+		wantField: "spec.customizedVariables[0].value",
+	},
+	{
+		name: "AddOnDeploymentConfig agentInstallNamespace must be a DNS-1123 label",
+		obj: `
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: AddOnDeploymentConfig
+metadata: {name: bad-agent-namespace, namespace: default}
+spec: {agentInstallNamespace: "-agent"}`,
+		wantField: "spec.agentInstallNamespace",
+	},
+	{
+		name: "AddOnTemplate agent manifests follow the ManifestWork rules",
+		obj: `
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: AddOnTemplate
+metadata: {name: bad-template}
+spec:
+  addonName: helloworld
+  agentSpec:
+    workload:
+      manifests:
+      - {apiVersion: v1, kind: ConfigMap, metadata: {name: cm, generateName: cm-, namespace: default}}`,
+		wantField: "spec.agentSpec.workload.manifests[0]",
+	},
+	{
+		name: "AddOnTemplate registration type must be KubeClient or CustomSigner",
+		obj: `
+apiVersion: addon.open-cluster-management.io/v1alpha1
+kind: AddOnTemplate
+metadata: {name: bad-registration}
+spec:
+  addonName: helloworld
+  agentSpec:
+    workload:
+      manifests:
+      - {apiVersion: v1, kind: ConfigMap, metadata: {name: cm, namespace: default}}
+  registration: [{type: Token}]`,
+		wantField: "spec.registration[0].type",
+	},
+	{
+		name: "Klusterlet clusterName is at most 63 characters",
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: long-name}
+spec: {clusterName: ` + strings.Repeat("c", 64) + `}`,
+		wantField: "spec.clusterName",
+	},
+	{
+		name: "Klusterlet namespace must start with open-cluster-management-",
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: bad-namespace}
+spec: {namespace: my-agent}`,
+		wantField: "spec.namespace",
+	},
+	{
+		name: "Klusterlet deploy mode must be known",
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: bad-mode}
+spec: {deployOption: {mode: Detached}}`,
+		wantField: "spec.deployOption.mode",
+	},
+	{
+		name: "Klusterlet hub connection timeout is at least 180 seconds",
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: short-timeout}
+spec:
+  registrationConfiguration:
+    bootstrapKubeConfigs:
+      type: LocalSecrets
+      localSecretsConfig: {kubeConfigSecrets: [{name: hub1}, {name: hub2}], hubConnectionTimeoutSeconds: 60}`,
+		wantField: "spec.registrationConfiguration.bootstrapKubeConfigs.localSecretsConfig.hubConnectionTimeoutSeconds",
+	},
+	{
+		name: "ClusterManager deploy mode must be Default or Hosted",
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: ClusterManager
+metadata: {name: bad-mode}
+spec: {deployOption: {mode: Singleton}}`,
+		wantField: "spec.deployOption.mode",
+	},
+	{
+		name: "ClusterManager registration driver authType must be csr, awsirsa or grpc",
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: ClusterManager
+metadata: {name: bad-driver}
+spec: {registrationConfiguration: {registrationDrivers: [{authType: token}]}}`,
+		wantField: "spec.registrationConfiguration.registrationDrivers[0].authType",
+	},
+	{
+		name: "feature gate mode must be Enable or Disable",
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: ClusterManager
+metadata: {name: bad-gate}
+spec: {workConfiguration: {featureGates: [{feature: ManifestWorkReplicaSet, mode: Enabled}]}}`,
+		wantField: "spec.workConfiguration.featureGates[0].mode",
+	},
+}
