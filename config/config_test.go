@@ -11,7 +11,10 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 )
 
 // wantCRDs is every CRD the project ships, with the versions it serves, the
@@ -208,5 +211,25 @@ func TestCRDsPassAPIServerValidation(t *testing.T) {
 				t.Errorf("invalid CRD: %v", e)
 			}
 		})
+	}
+}
+
+// TestSchemeKnowsEveryCRDKind checks that the project's scheme registers the
+// Go type of every kind and list kind at every served version, so that typed
+// clients can read and write every object the CRDs define.
+func TestSchemeKnowsEveryCRDKind(t *testing.T) {
+	crds, err := CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			for _, kind := range []string{crd.Spec.Names.Kind, crd.Spec.Names.ListKind} {
+				gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: kind}
+				if !apis.Scheme.Recognizes(gvk) {
+					t.Errorf("apis.Scheme does not recognize %s", gvk)
+				}
+			}
+		}
 	}
 }

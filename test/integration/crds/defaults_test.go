@@ -202,6 +202,7 @@ metadata: {name: defaults, namespace: cluster1}
 spec: {}`,
 			key: client.ObjectKey{Namespace: "cluster1", Name: "defaults"}, into: &addonv1alpha1.ManagedClusterAddOn{},
 			check: func(t *testing.T, obj client.Object) {
+				//nolint:staticcheck // The deprecated field's schema default is what is tested.
 				if got := obj.(*addonv1alpha1.ManagedClusterAddOn).Spec.InstallNamespace; got != addonv1alpha1.DefaultAddonInstallNamespace {
 					t.Errorf("spec.installNamespace = %q, want %s", got, addonv1alpha1.DefaultAddonInstallNamespace)
 				}

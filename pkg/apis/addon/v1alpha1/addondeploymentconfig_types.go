@@ -141,7 +141,3 @@ type AddOnDeploymentConfigList struct {
 	// items are the AddOnDeploymentConfigs.
 	Items []AddOnDeploymentConfig `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&AddOnDeploymentConfig{}, &AddOnDeploymentConfigList{})
-}

@@ -166,7 +166,3 @@ type AddOnTemplateList struct {
 	// items are the AddOnTemplates.
 	Items []AddOnTemplate `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&AddOnTemplate{}, &AddOnTemplateList{})
-}

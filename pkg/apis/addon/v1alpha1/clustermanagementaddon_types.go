@@ -173,7 +173,3 @@ type ClusterManagementAddOnList struct {
 	// items are the ClusterManagementAddOns.
 	Items []ClusterManagementAddOn `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ClusterManagementAddOn{}, &ClusterManagementAddOnList{})
-}

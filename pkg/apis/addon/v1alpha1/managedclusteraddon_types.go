@@ -214,7 +214,3 @@ type ManagedClusterAddOnList struct {
 	// items are the ManagedClusterAddOns.
 	Items []ManagedClusterAddOn `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ManagedClusterAddOn{}, &ManagedClusterAddOnList{})
-}

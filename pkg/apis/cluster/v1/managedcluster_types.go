@@ -239,7 +239,3 @@ type ManagedClusterList struct {
 	// items are the ManagedClusters.
 	Items []ManagedCluster `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ManagedCluster{}, &ManagedClusterList{})
-}

@@ -67,7 +67,3 @@ type AddOnPlacementScoreList struct {
 	// items are the AddOnPlacementScores.
 	Items []AddOnPlacementScore `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&AddOnPlacementScore{}, &AddOnPlacementScoreList{})
-}

@@ -8,7 +8,7 @@ import (
 // platform or a unique identifier. It is cluster-scoped and lives on the
 // managed cluster, not on the hub: the agent copies the claims into the
 // status.clusterClaims of the cluster's ManagedCluster on the hub, where
-// placements can select on them. Claims labelled
+// placements can select on them. Claims labeled
 // open-cluster-management.io/spoke-only are not copied.
 //
 // +kubebuilder:object:root=true
@@ -68,7 +68,3 @@ var ReservedClusterClaimNames = [...]string{
 // ClusterClaimSpokeOnlyLabel on a ClusterClaim keeps the agent from reporting
 // it to the hub.
 const ClusterClaimSpokeOnlyLabel = "open-cluster-management.io/spoke-only"
-
-func init() {
-	SchemeBuilder.Register(&ClusterClaim{}, &ClusterClaimList{})
-}

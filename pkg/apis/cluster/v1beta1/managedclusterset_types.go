@@ -51,7 +51,7 @@ type ManagedClusterSetSpec struct {
 type SelectorType string
 
 const (
-	// ExclusiveClusterSetLabel selects the clusters labelled
+	// ExclusiveClusterSetLabel selects the clusters labeled
 	// cluster.open-cluster-management.io/clusterset=<set name>.
 	ExclusiveClusterSetLabel SelectorType = "ExclusiveClusterSetLabel"
 	// LegacyClusterSetLabel is the original v1beta1 name of
@@ -64,7 +64,7 @@ const (
 
 // ManagedClusterSelector selects the member clusters of a ManagedClusterSet.
 type ManagedClusterSelector struct {
-	// selectorType is ExclusiveClusterSetLabel (the default: clusters labelled
+	// selectorType is ExclusiveClusterSetLabel (the default: clusters labeled
 	// cluster.open-cluster-management.io/clusterset=<set name>), LabelSelector
 	// (clusters matched by labelSelector), or LegacyClusterSetLabel, the older
 	// spelling of ExclusiveClusterSetLabel, which every controller treats
@@ -102,8 +102,4 @@ type ManagedClusterSetList struct {
 
 	// items are the ManagedClusterSets.
 	Items []ManagedClusterSet `json:"items"`
-}
-
-func init() {
-	SchemeBuilder.Register(&ManagedClusterSet{}, &ManagedClusterSetList{})
 }

@@ -10,7 +10,7 @@ import (
 // by ManagedClusterSetBindings (optionally narrowed by spec.clusterSets).
 // Clusters with taints the placement does not tolerate are filtered out, the
 // predicates select among the rest, prioritizers score them, and the best
-// spec.numberOfClusters are written to PlacementDecisions labelled
+// spec.numberOfClusters are written to PlacementDecisions labeled
 // cluster.open-cluster-management.io/placement=<placement name>. Consumers
 // apply workloads to the decided clusters and remove them from clusters that
 // leave the decisions.
@@ -199,8 +199,4 @@ type PlacementList struct {
 
 	// items are the Placements.
 	Items []Placement `json:"items"`
-}
-
-func init() {
-	SchemeBuilder.Register(&Placement{}, &PlacementList{})
 }

@@ -62,7 +62,3 @@ type PlacementDecisionList struct {
 	// items are the PlacementDecisions.
 	Items []PlacementDecision `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&PlacementDecision{}, &PlacementDecisionList{})
-}

@@ -56,7 +56,7 @@ type ManagedClusterSetSpec struct {
 type SelectorType string
 
 const (
-	// ExclusiveClusterSetLabel selects the clusters labelled
+	// ExclusiveClusterSetLabel selects the clusters labeled
 	// cluster.open-cluster-management.io/clusterset=<set name>. A cluster can
 	// be in at most one such set.
 	ExclusiveClusterSetLabel SelectorType = "ExclusiveClusterSetLabel"
@@ -71,7 +71,7 @@ const (
 
 // ManagedClusterSelector selects the member clusters of a ManagedClusterSet.
 type ManagedClusterSelector struct {
-	// selectorType is ExclusiveClusterSetLabel (the default: clusters labelled
+	// selectorType is ExclusiveClusterSetLabel (the default: clusters labeled
 	// cluster.open-cluster-management.io/clusterset=<set name>) or
 	// LabelSelector (clusters matched by labelSelector).
 	// +optional
@@ -106,8 +106,4 @@ type ManagedClusterSetList struct {
 
 	// items are the ManagedClusterSets.
 	Items []ManagedClusterSet `json:"items"`
-}
-
-func init() {
-	SchemeBuilder.Register(&ManagedClusterSet{}, &ManagedClusterSetList{})
 }

@@ -60,7 +60,3 @@ type ManagedClusterSetBindingList struct {
 	// items are the ManagedClusterSetBindings.
 	Items []ManagedClusterSetBinding `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ManagedClusterSetBinding{}, &ManagedClusterSetBindingList{})
-}

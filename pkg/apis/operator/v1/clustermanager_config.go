@@ -209,7 +209,7 @@ type HostnameConfig struct {
 	CABundle []byte `json:"caBundle,omitempty"`
 }
 
-// LoadBalancerConfig customises an endpoint exposed by a load balancer.
+// LoadBalancerConfig customizes an endpoint exposed by a load balancer.
 type LoadBalancerConfig struct {
 	// host is the host name of the endpoint.
 	// +optional
@@ -220,7 +220,7 @@ type LoadBalancerConfig struct {
 	CABundle []byte `json:"caBundle,omitempty"`
 }
 
-// RouteConfig customises an endpoint exposed by a route.
+// RouteConfig customizes an endpoint exposed by a route.
 type RouteConfig struct {
 	// host is the host name of the endpoint.
 	// +optional

@@ -138,7 +138,3 @@ type ClusterManagerList struct {
 	// items are the ClusterManagers.
 	Items []ClusterManager `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ClusterManager{}, &ClusterManagerList{})
-}

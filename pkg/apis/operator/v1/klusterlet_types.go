@@ -187,7 +187,3 @@ type KlusterletList struct {
 	// items are the Klusterlets.
 	Items []Klusterlet `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&Klusterlet{}, &KlusterletList{})
-}

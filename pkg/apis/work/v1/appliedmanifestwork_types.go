@@ -80,7 +80,3 @@ type AppliedManifestWorkList struct {
 	// items are the AppliedManifestWorks.
 	Items []AppliedManifestWork `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&AppliedManifestWork{}, &AppliedManifestWorkList{})
-}

@@ -6,7 +6,7 @@ import (
 
 // ManifestWorkStatus is the observed state of a ManifestWork, reported by the agent.
 type ManifestWorkStatus struct {
-	// conditions summarise the workload: Applied, Available, Progressing,
+	// conditions summarize the workload: Applied, Available, Progressing,
 	// Degraded, Complete and Deleting (see the Work* constants).
 	// +optional
 	// +listType=map

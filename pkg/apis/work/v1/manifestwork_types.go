@@ -208,7 +208,3 @@ type ManifestWorkList struct {
 	// items are the ManifestWorks.
 	Items []ManifestWork `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ManifestWork{}, &ManifestWorkList{})
-}

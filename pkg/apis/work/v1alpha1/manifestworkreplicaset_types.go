@@ -28,7 +28,7 @@ type ManifestWorkReplicaSet struct {
 	// +optional
 	Spec ManifestWorkReplicaSetSpec `json:"spec,omitempty"`
 
-	// status summarises the created ManifestWorks.
+	// status summarizes the created ManifestWorks.
 	// +optional
 	Status ManifestWorkReplicaSetStatus `json:"status,omitempty"`
 }
@@ -94,12 +94,12 @@ type ManifestWorkReplicaSetStatus struct {
 	// +optional
 	Summary ManifestWorkReplicaSetSummary `json:"summary"`
 
-	// placementSummary summarises each placement.
+	// placementSummary summarizes each placement.
 	// +optional
 	PlacementsSummary []PlacementSummary `json:"placementSummary"`
 }
 
-// PlacementSummary summarises the ManifestWorks of one placement.
+// PlacementSummary summarizes the ManifestWorks of one placement.
 type PlacementSummary struct {
 	// name is the name of the Placement.
 	// +required
@@ -193,7 +193,7 @@ const (
 	ReasonComplete = "Complete"
 	// ReasonInvalidManifestWorkName means <namespace>.<name> of the
 	// ManifestWorkReplicaSet is not a valid label value, so its ManifestWorks
-	// cannot be labelled.
+	// cannot be labeled.
 	ReasonInvalidManifestWorkName = "InvalidManifestWorkName"
 )
 
@@ -208,7 +208,3 @@ const (
 	// ManifestWorkReplicaSetFinalizer lets the hub delete the ManifestWorks first.
 	ManifestWorkReplicaSetFinalizer = "work.open-cluster-management.io/manifest-work-cleanup"
 )
-
-func init() {
-	SchemeBuilder.Register(&ManifestWorkReplicaSet{}, &ManifestWorkReplicaSetList{})
-}
