@@ -42,6 +42,8 @@ type ManagedClusterSpec struct {
 	// managedClusterClientConfigs lists the API server addresses of the managed
 	// cluster that the hub may use to reach it. The agent fills it from its
 	// external server URL settings. Empty means the hub has no address for it.
+	// At most 32 entries: the bound keeps the URL validation rule within the
+	// API server's cost budget.
 	// +optional
 	// +kubebuilder:validation:MaxItems=32
 	ManagedClusterClientConfigs []ClientConfig `json:"managedClusterClientConfigs,omitempty"`
@@ -72,7 +74,8 @@ type ManagedClusterSpec struct {
 
 // ClientConfig is one API server address of a managed cluster.
 type ClientConfig struct {
-	// url is the https URL of the managed cluster's API server.
+	// url is the https URL of the managed cluster's API server, at most 2048
+	// characters.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=2048

@@ -12,6 +12,7 @@ import (
 // applying. New code should use v1beta2.
 //
 // +kubebuilder:object:root=true
+// +kubebuilder:deprecatedversion:warning="cluster.open-cluster-management.io/v1beta1 ManagedClusterSet is deprecated; use v1beta2"
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName={mclset,mclsets}
 // +kubebuilder:printcolumn:name="Empty",type=string,JSONPath=`.status.conditions[?(@.type=="ClusterSetEmpty")].status`

@@ -9,6 +9,7 @@ import (
 // v1beta2; its name must equal spec.clusterSet.
 //
 // +kubebuilder:object:root=true
+// +kubebuilder:deprecatedversion:warning="cluster.open-cluster-management.io/v1beta1 ManagedClusterSetBinding is deprecated; use v1beta2"
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,shortName={mclsetbinding,mclsetbindings}
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == self.spec.clusterSet",message="spec.clusterSet must equal metadata.name: the ManagedClusterSetBinding must have the same name as the target ManagedClusterSet",fieldPath=`.spec.clusterSet`
