@@ -145,7 +145,7 @@ func testSeeds(ctx context.Context, t *testing.T, cs clusters) {
 			if err != nil {
 				t.Fatalf("decode seed %s document %d: %v", filepath.Base(file), i, err)
 			}
-			t.Run(fmt.Sprintf("%s/%d-%s-%s", filepath.Base(file), i, u.GetKind(), u.GetName()), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s#%d_%s_%s", filepath.Base(file), i, u.GetKind(), u.GetName()), func(t *testing.T) {
 				c, where := cs.hub, "hub"
 				if u.GetKind() == "ClusterClaim" { // ClusterClaims live on managed clusters.
 					c, where = cs.cluster1, "cluster1"
