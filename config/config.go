@@ -33,10 +33,13 @@ const (
 	// AppliedManifestWorksCRDName is the CRD of AppliedManifestWorks, the work
 	// agent's records of what it applied.
 	AppliedManifestWorksCRDName = "appliedmanifestworks.work.open-cluster-management.io"
+	// KlusterletsCRDName is the CRD of the Klusterlet, the install record of
+	// the agent on its managed cluster.
+	KlusterletsCRDName = "klusterlets.operator.open-cluster-management.io"
 )
 
 // managedClusterCRDNames lists the CRDs installed on managed clusters.
-var managedClusterCRDNames = []string{ClusterClaimsCRDName, AppliedManifestWorksCRDName}
+var managedClusterCRDNames = []string{ClusterClaimsCRDName, AppliedManifestWorksCRDName, KlusterletsCRDName}
 
 // CRDs decodes and returns every embedded CustomResourceDefinition, sorted by
 // name. Each call returns new objects that the caller may modify.
@@ -63,13 +66,13 @@ func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 }
 
 // HubCRDs returns the CRDs installed on the hub: every CRD except those of
-// ClusterClaim and AppliedManifestWork.
+// ClusterClaim, AppliedManifestWork and Klusterlet.
 func HubCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return filterCRDs(func(name string) bool { return !slices.Contains(managedClusterCRDNames, name) })
 }
 
 // ManagedClusterCRDs returns the CRDs installed on managed clusters:
-// ClusterClaim and AppliedManifestWork.
+// ClusterClaim, AppliedManifestWork and Klusterlet.
 func ManagedClusterCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return filterCRDs(func(name string) bool { return slices.Contains(managedClusterCRDNames, name) })
 }

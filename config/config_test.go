@@ -140,7 +140,7 @@ func TestHubAndManagedClusterSplit(t *testing.T) {
 		}
 		return out
 	}
-	if got, want := names(managed), []string{AppliedManifestWorksCRDName, ClusterClaimsCRDName}; !slices.Equal(got, want) {
+	if got, want := names(managed), []string{AppliedManifestWorksCRDName, ClusterClaimsCRDName, KlusterletsCRDName}; !slices.Equal(got, want) {
 		t.Errorf("ManagedClusterCRDs() = %v, want %v", got, want)
 	}
 	if len(hub)+len(managed) != len(all) {
@@ -155,6 +155,7 @@ func TestHubAndManagedClusterSplit(t *testing.T) {
 		"managedclusters.cluster.open-cluster-management.io",
 		"manifestworks.work.open-cluster-management.io",
 		"clustermanagementaddons.addon.open-cluster-management.io",
+		"clustermanagers.operator.open-cluster-management.io",
 	} {
 		if !slices.Contains(names(hub), name) {
 			t.Errorf("HubCRDs() lacks %s", name)

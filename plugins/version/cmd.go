@@ -4,7 +4,7 @@ package version
 import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	
+
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 

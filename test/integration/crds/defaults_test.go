@@ -21,8 +21,10 @@ import (
 // back as a typed object to check the defaults the API server applied.
 type defaultsCase struct {
 	name string
-	// create is the object to create on the hub; empty when a seed created it.
+	// create is the object to create; empty when a seed created it.
 	create string
+	// managed creates and reads the object on cluster1 instead of the hub.
+	managed bool
 	// key and into select the object to read back and its Go type, which may
 	// be another version than the one created.
 	key  client.ObjectKey
@@ -230,7 +232,8 @@ spec: {registrationConfiguration: {registrationDrivers: [{}]}}`,
 			},
 		},
 		{
-			name: "Klusterlet registration configuration",
+			name:    "Klusterlet registration configuration",
+			managed: true,
 			create: `
 apiVersion: operator.open-cluster-management.io/v1
 kind: Klusterlet
@@ -248,12 +251,16 @@ spec: {clusterName: cluster1, registrationConfiguration: {clusterClaimConfigurat
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			c := cs.hub
+			if tt.managed {
+				c = cs.cluster1
+			}
 			if tt.create != "" {
-				if err := cs.hub.Create(ctx, mustDecode(t, tt.create)); err != nil {
+				if err := c.Create(ctx, mustDecode(t, tt.create)); err != nil {
 					t.Fatalf("create: %v", err)
 				}
 			}
-			if err := cs.hub.Get(ctx, tt.key, tt.into); err != nil {
+			if err := c.Get(ctx, tt.key, tt.into); err != nil {
 				t.Fatalf("get %T %s: %v", tt.into, tt.key, err)
 			}
 			tt.check(t, tt.into)

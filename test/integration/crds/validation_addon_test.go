@@ -92,7 +92,8 @@ spec:
 		wantField: "spec.registration[0].type",
 	},
 	{
-		name: "Klusterlet clusterName is at most 63 characters",
+		name:    "Klusterlet clusterName is at most 63 characters",
+		managed: true,
 		obj: `
 apiVersion: operator.open-cluster-management.io/v1
 kind: Klusterlet
@@ -101,7 +102,8 @@ spec: {clusterName: ` + strings.Repeat("c", 64) + `}`,
 		wantField: "spec.clusterName",
 	},
 	{
-		name: "Klusterlet namespace must start with open-cluster-management-",
+		name:    "Klusterlet namespace must start with open-cluster-management-",
+		managed: true,
 		obj: `
 apiVersion: operator.open-cluster-management.io/v1
 kind: Klusterlet
@@ -110,7 +112,8 @@ spec: {namespace: my-agent}`,
 		wantField: "spec.namespace",
 	},
 	{
-		name: "Klusterlet deploy mode must be known",
+		name:    "Klusterlet deploy mode must be known",
+		managed: true,
 		obj: `
 apiVersion: operator.open-cluster-management.io/v1
 kind: Klusterlet
@@ -119,7 +122,8 @@ spec: {deployOption: {mode: Detached}}`,
 		wantField: "spec.deployOption.mode",
 	},
 	{
-		name: "Klusterlet hub connection timeout is at least 180 seconds",
+		name:    "Klusterlet hub connection timeout is at least 180 seconds",
+		managed: true,
 		obj: `
 apiVersion: operator.open-cluster-management.io/v1
 kind: Klusterlet
