@@ -1,0 +1,213 @@
+package config
+
+import (
+	"bytes"
+	"embed"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"text/template"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+//go:embed hub/*.yaml agent/*.yaml
+var manifestFiles embed.FS
+
+// Default namespaces and names, as OCM has them.
+const (
+	// HubNamespace holds the hub controller.
+	HubNamespace = "open-cluster-management-hub"
+	// OperatorNamespace holds the bootstrap ServiceAccount on the hub.
+	OperatorNamespace = "open-cluster-management"
+	// AgentNamespace holds the agent and its secrets on a managed cluster.
+	AgentNamespace = "open-cluster-management-agent"
+	// DefaultImage is the ocm-controller image the manifests run by default.
+	DefaultImage = "quay.io/kubectl-ocm/ocm-controller:latest"
+)
+
+// PartOfLabel marks every Deployment (and every other object) the product
+// installs; `kubectl ocm hub clean` and `unjoin` find what to remove by it.
+const (
+	PartOfLabelKey   = "app.kubernetes.io/part-of"
+	PartOfLabelValue = "kubectl-ocm"
+)
+
+// HubValues parameterise the hub manifests in config/hub.
+type HubValues struct {
+	// Image is the ocm-controller image of the hub controller.
+	Image string
+	// HubNamespace is where the hub controller runs.
+	HubNamespace string
+	// OperatorNamespace is where the bootstrap ServiceAccount lives.
+	OperatorNamespace string
+	// AutoApproveUsers are bootstrap identities whose first-join CSRs the hub
+	// approves without `kubectl ocm accept`.
+	AutoApproveUsers []string
+}
+
+// AgentValues parameterise the managed-cluster manifests in config/agent.
+type AgentValues struct {
+	// ClusterName is the managed cluster's name on the hub.
+	ClusterName string
+	// Image is the ocm-controller image of the agent.
+	Image string
+	// AgentNamespace is where the agent runs.
+	AgentNamespace string
+	// HubAPIServer is the hub's API server URL.
+	HubAPIServer string
+	// BootstrapKubeconfig is the kubeconfig the agent first joins with.
+	BootstrapKubeconfig []byte
+}
+
+// withDefaults fills empty fields.
+func (v HubValues) withDefaults() HubValues {
+	v.Image = cmpOr(v.Image, DefaultImage)
+	v.HubNamespace = cmpOr(v.HubNamespace, HubNamespace)
+	v.OperatorNamespace = cmpOr(v.OperatorNamespace, OperatorNamespace)
+	return v
+}
+
+// withDefaults fills empty fields.
+func (v AgentValues) withDefaults() AgentValues {
+	v.Image = cmpOr(v.Image, DefaultImage)
+	v.AgentNamespace = cmpOr(v.AgentNamespace, AgentNamespace)
+	return v
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// HubObjects returns everything `kubectl ocm hub init` installs on the hub:
+// the hub CRDs, then the rendered config/hub manifests.
+func HubObjects(v HubValues) ([]*unstructured.Unstructured, error) {
+	crds, err := HubCRDs()
+	if err != nil {
+		return nil, err
+	}
+	manifests, err := Render("hub", v.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	return withCRDs(crds, manifests)
+}
+
+// AgentObjects returns everything `kubectl ocm join` installs on a managed
+// cluster: the managed-cluster CRDs, then the rendered config/agent manifests.
+func AgentObjects(v AgentValues) ([]*unstructured.Unstructured, error) {
+	if v.ClusterName == "" {
+		return nil, errors.New("agent manifests need a cluster name")
+	}
+	crds, err := ManagedClusterCRDs()
+	if err != nil {
+		return nil, err
+	}
+	manifests, err := Render("agent", v.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	return withCRDs(crds, manifests)
+}
+
+func withCRDs(crds []*apiextensionsv1.CustomResourceDefinition, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	out := make([]*unstructured.Unstructured, 0, len(crds)+len(objs))
+	for _, crd := range crds {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		if err != nil {
+			return nil, fmt.Errorf("convert CRD %s: %w", crd.Name, err)
+		}
+		u := &unstructured.Unstructured{Object: m}
+		u.SetAPIVersion(apiextensionsv1.SchemeGroupVersion.String())
+		u.SetKind("CustomResourceDefinition")
+		unstructured.RemoveNestedField(u.Object, "status")
+		out = append(out, u)
+	}
+	return append(out, objs...), nil
+}
+
+// templateFuncs are the functions manifest templates may call.
+var templateFuncs = template.FuncMap{
+	"b64enc": func(b any) string {
+		switch v := b.(type) {
+		case []byte:
+			return base64.StdEncoding.EncodeToString(v)
+		case string:
+			return base64.StdEncoding.EncodeToString([]byte(v))
+		}
+		panic(fmt.Sprintf("b64enc: unsupported type %T", b))
+	},
+	"quote": func(s string) string { return fmt.Sprintf("%q", s) },
+}
+
+// Render executes every *.yaml template in the embedded directory dir ("hub"
+// or "agent"), in file-name order, with values, and decodes the resulting YAML
+// documents. Empty documents are skipped.
+func Render(dir string, values any) ([]*unstructured.Unstructured, error) {
+	entries, err := fs.ReadDir(manifestFiles, dir)
+	if err != nil {
+		return nil, fmt.Errorf("read embedded manifests %s: %w", dir, err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".yaml") {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	var out []*unstructured.Unstructured
+	for _, name := range names {
+		file := path.Join(dir, name)
+		raw, err := manifestFiles.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		tmpl, err := template.New(file).Funcs(templateFuncs).Option("missingkey=error").Parse(string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", file, err)
+		}
+		var buf bytes.Buffer
+		if err := tmpl.Execute(&buf, values); err != nil {
+			return nil, fmt.Errorf("render %s: %w", file, err)
+		}
+		objs, err := decodeDocuments(buf.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("decode rendered %s: %w", file, err)
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// decodeDocuments decodes a multi-document YAML stream.
+func decodeDocuments(data []byte) ([]*unstructured.Unstructured, error) {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var out []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		if u.GetKind() == "" || u.GetAPIVersion() == "" {
+			return nil, fmt.Errorf("document without apiVersion and kind: %v", u.Object)
+		}
+		out = append(out, u)
+	}
+}

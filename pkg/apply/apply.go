@@ -1,0 +1,169 @@
+// Package apply writes sets of objects to a cluster with server-side apply, the
+// way `kubectl ocm hub init` and `join` install the product and the hub
+// controller maintains per-cluster objects: idempotent, so re-running upgrades,
+// and ordered so that CustomResourceDefinitions and namespaces exist before the
+// objects that need them.
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// FieldManager is the server-side apply field manager of the kubectl-ocm CLI.
+const FieldManager = "kubectl-ocm"
+
+// Options tune Apply.
+type Options struct {
+	// FieldManager owns the applied fields. Default: FieldManager.
+	FieldManager string
+	// DryRun sends every request with dryRun=All: the API server validates and
+	// admits the objects but stores nothing.
+	DryRun bool
+	// CRDTimeout bounds the wait, after applying CustomResourceDefinitions,
+	// until each is Established, before the objects after them are applied.
+	// Default: one minute.
+	CRDTimeout time.Duration
+}
+
+// Apply server-side-applies objs in install order (see Sort), with force, so
+// that the result matches the objects whatever wrote them before. It stops at
+// the first error, naming the object.
+func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, opts Options) error {
+	if opts.FieldManager == "" {
+		opts.FieldManager = FieldManager
+	}
+	sorted := Sort(objs)
+	applyOpts := []client.ApplyOption{client.FieldOwner(opts.FieldManager), client.ForceOwnership}
+	if opts.DryRun {
+		applyOpts = append(applyOpts, client.DryRunAll)
+	}
+	var crds []string
+	for _, obj := range sorted {
+		// Objects of a kind a CRD just defined can only be applied once the
+		// CRD is established.
+		if len(crds) > 0 && !opts.DryRun && obj.GetKind() != "CustomResourceDefinition" {
+			if err := WaitForCRDs(ctx, c, crds, opts.CRDTimeout); err != nil {
+				return err
+			}
+			crds = nil
+		}
+		u := obj.DeepCopy()
+		u.SetManagedFields(nil)
+		u.SetResourceVersion("")
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), applyOpts...); err != nil {
+			return fmt.Errorf("apply %s: %w", Describe(obj), err)
+		}
+		if obj.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, obj.GetName())
+		}
+	}
+	if len(crds) > 0 && !opts.DryRun {
+		return WaitForCRDs(ctx, c, crds, opts.CRDTimeout)
+	}
+	return nil
+}
+
+// WaitForCRDs polls until every named CustomResourceDefinition is Established,
+// for at most timeout (default one minute).
+func WaitForCRDs(ctx context.Context, c client.Client, names []string, timeout time.Duration) error {
+	if timeout == 0 {
+		timeout = time.Minute
+	}
+	pending := slices.Clone(names)
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		pending = slices.DeleteFunc(pending, func(name string) bool {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+				return false
+			}
+			for _, cond := range crd.Status.Conditions {
+				if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+					return true
+				}
+			}
+			return false
+		})
+		return len(pending) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("CustomResourceDefinitions not established after %s: %v: %w", timeout, pending, err)
+	}
+	return nil
+}
+
+// Delete deletes objs in reverse install order, ignoring those already gone
+// and kinds the cluster does not serve. It returns every error, each naming
+// its object.
+func Delete(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, opts ...client.DeleteOption) error {
+	sorted := Sort(objs)
+	slices.Reverse(sorted)
+	var errs []error
+	for _, obj := range sorted {
+		err := c.Delete(ctx, obj.DeepCopy(), opts...)
+		if err == nil || apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("delete %s: %w", Describe(obj), err))
+	}
+	return errors.Join(errs...)
+}
+
+// Describe names an object for messages: kind, then namespace/name.
+func Describe(obj client.Object) string {
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	if obj.GetNamespace() == "" {
+		return fmt.Sprintf("%s %s", kind, obj.GetName())
+	}
+	return fmt.Sprintf("%s %s/%s", kind, obj.GetNamespace(), obj.GetName())
+}
+
+// kindRank orders kinds so that what others depend on comes first.
+var kindRank = map[schema.GroupKind]int{
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: 0,
+	{Kind: "Namespace"}:      1,
+	{Kind: "ServiceAccount"}: 2,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:                         3,
+	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:                                3,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}:                  4,
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:                         4,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        5,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: 6,
+	{Kind: "Secret"}:                    7,
+	{Kind: "ConfigMap"}:                 7,
+	{Group: "apps", Kind: "Deployment"}: 9,
+}
+
+// rankOther is the rank of kinds not in kindRank: custom resources and
+// anything else, applied after RBAC, secrets and configuration, before
+// Deployments.
+const rankOther = 8
+
+// Sort returns objs in install order: CRDs, namespaces, ServiceAccounts, RBAC,
+// admission policies, Secrets and ConfigMaps, other kinds, then Deployments.
+// The order within a rank is kept.
+func Sort(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	out := slices.Clone(objs)
+	slices.SortStableFunc(out, func(a, b *unstructured.Unstructured) int {
+		return rank(a) - rank(b)
+	})
+	return out
+}
+
+func rank(u *unstructured.Unstructured) int {
+	if r, ok := kindRank[u.GroupVersionKind().GroupKind()]; ok {
+		return r
+	}
+	return rankOther
+}
