@@ -1,0 +1,120 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+)
+
+// PodNamespaceEnv is the environment variable the shipped Deployments fill
+// from the Pod's namespace (a fieldRef); --namespace overrides it.
+const PodNamespaceEnv = "POD_NAMESPACE"
+
+// ManagerOptions are the flags every ocm-controller mode shares: where the
+// manager serves metrics and probes, leader election, its namespace and the
+// kubeconfig it talks to.
+type ManagerOptions struct {
+	// MetricsBindAddress is where /metrics is served; "0" disables it.
+	MetricsBindAddress string
+	// HealthProbeBindAddress is where /healthz and /readyz are served; "0"
+	// disables them.
+	HealthProbeBindAddress string
+	// LeaderElect turns leader election on; the lock is a Lease in Namespace.
+	LeaderElect bool
+	// Namespace is the controller's own namespace (default: $POD_NAMESPACE).
+	Namespace string
+	// Kubeconfig is an explicit kubeconfig file; empty means $KUBECONFIG, the
+	// in-cluster configuration or ~/.kube/config, as controller-runtime reads it.
+	Kubeconfig string
+
+	zap zap.Options
+}
+
+// AddFlags registers the shared flags on fs. leaderElect is the mode's
+// default for --leader-elect.
+func (o *ManagerOptions) AddFlags(fs *pflag.FlagSet, leaderElect bool) {
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8080", `Address the Prometheus /metrics endpoint binds to; "0" disables it.`)
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `Address the /healthz and /readyz endpoints bind to; "0" disables them.`)
+	fs.BoolVar(&o.LeaderElect, "leader-elect", leaderElect, "Elect a leader through a Lease in the controller's namespace, so that only one replica acts.")
+	fs.StringVar(&o.Namespace, "namespace", "", "The controller's own namespace (leader election, secrets). Default: $"+PodNamespaceEnv+".")
+	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Default: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
+	gofs := flag.NewFlagSet("zap", flag.ContinueOnError)
+	o.zap.BindFlags(gofs)
+	fs.AddGoFlagSet(gofs)
+}
+
+// Complete fills Namespace from the environment and installs the logger.
+func (o *ManagerOptions) Complete() error {
+	if o.Namespace == "" {
+		o.Namespace = os.Getenv(PodNamespaceEnv)
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
+	return nil
+}
+
+// Validate checks the shared flags.
+func (o *ManagerOptions) Validate() error {
+	if o.LeaderElect && o.Namespace == "" {
+		return errors.New("leader election needs the controller's namespace: set $" + PodNamespaceEnv + " or --namespace, or pass --leader-elect=false")
+	}
+	return nil
+}
+
+// RESTConfig returns the client configuration the manager uses.
+func (o *ManagerOptions) RESTConfig() (*rest.Config, error) {
+	if o.Kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("load --kubeconfig %s: %w", o.Kubeconfig, err)
+		}
+		return cfg, nil
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig: %w", err)
+	}
+	return cfg, nil
+}
+
+// NewManager returns a manager with the shared settings: the project's
+// scheme, metrics, health and readiness checks, and leader election under
+// leaderElectionID. customize may adjust the options (for example the cache)
+// before the manager is built.
+func (o *ManagerOptions) NewManager(cfg *rest.Config, leaderElectionID string, customize func(*manager.Options)) (manager.Manager, error) {
+	opts := manager.Options{
+		Scheme:                  apis.Scheme,
+		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		HealthProbeBindAddress:  o.HealthProbeBindAddress,
+		LeaderElection:          o.LeaderElect,
+		LeaderElectionID:        leaderElectionID,
+		LeaderElectionNamespace: o.Namespace,
+		// Give the lock up on shutdown so a restarted replica takes over at once.
+		LeaderElectionReleaseOnCancel: true,
+	}
+	if customize != nil {
+		customize(&opts)
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		return nil, fmt.Errorf("create manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add readiness check: %w", err)
+	}
+	return mgr, nil
+}
