@@ -1,0 +1,83 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+// hubLeaderElectionID names the hub controller's leader election Lease.
+const hubLeaderElectionID = "ocm-hub-controller.open-cluster-management.io"
+
+// HubOptions are the flags of `ocm-controller hub`.
+type HubOptions struct {
+	ManagerOptions
+	hub.Options
+}
+
+// NewHubCommand returns `ocm-controller hub`, which runs every hub controller
+// in one manager until it receives SIGTERM or SIGINT.
+func NewHubCommand() *cobra.Command {
+	o := &HubOptions{}
+	cmd := &cobra.Command{
+		Use:   "hub",
+		Short: "Run the hub controllers: registration, cluster sets, cluster health",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(ctrl.SetupSignalHandler())
+		},
+	}
+	o.AddFlags(cmd.Flags(), true)
+	cmd.Flags().StringVar(&o.ClusterManagerName, "cluster-manager-name", operatorv1.ClusterManagerName, "The ClusterManager the controller reports on and reads autoApproveUsers from.")
+	cmd.Flags().Float64Var(&o.LeaseGraceRatio, "lease-grace-ratio", lease.DefaultGraceRatio, "A cluster's availability becomes Unknown this many lease periods after its agent's last lease renewal.")
+	cmd.Flags().StringSliceVar(&o.AutoApprovedCSRUsers, "auto-approved-csr-users", nil, "Bootstrap identities whose first-join CSRs are approved automatically, merged with the ClusterManager's spec.registrationConfiguration.autoApproveUsers.")
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *HubOptions) Validate() error {
+	if err := o.ManagerOptions.Validate(); err != nil {
+		return err
+	}
+	if o.LeaseGraceRatio < 1 {
+		return fmt.Errorf("--lease-grace-ratio %v must be at least 1: a cluster must get one full lease period to renew", o.LeaseGraceRatio)
+	}
+	if o.ClusterManagerName == "" {
+		return errors.New("--cluster-manager-name must not be empty")
+	}
+	return nil
+}
+
+// Run starts the manager with the hub controllers and blocks until ctx ends.
+func (o *HubOptions) Run(ctx context.Context) error {
+	cfg, err := o.RESTConfig()
+	if err != nil {
+		return err
+	}
+	mgr, err := o.NewManager(cfg, hubLeaderElectionID, func(mo *manager.Options) { mo.Cache = hub.CacheOptions() })
+	if err != nil {
+		return err
+	}
+	if err := hub.SetupWithManager(mgr, o.Options); err != nil {
+		return err
+	}
+	ctrl.Log.WithName("hub").Info("Starting hub controllers", "namespace", o.Namespace, "leaderElect", o.LeaderElect)
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("run hub controllers: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package clustermanager
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+// Reconciler reports Applied and HubRegistrationDegraded on the ClusterManager.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// Name is the ClusterManager to report on (--cluster-manager-name).
+	Name string
+}
+
+// SetupWithManager registers the reconciler for the one ClusterManager Name.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == r.Name })
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("clustermanager").
+		For(&operatorv1.ClusterManager{}, builder.WithPredicates(named)).
+		Complete(r)
+}
+
+// Reconcile records that the hub manifests are applied and that this
+// registration controller, the elected leader, is serving.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cm := &operatorv1.ClusterManager{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cm); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cm.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	base := cm.DeepCopy()
+	cm.Status.ObservedGeneration = cm.Generation
+	meta.SetStatusCondition(&cm.Status.Conditions, metav1.Condition{
+		Type: operatorv1.ConditionClusterManagerApplied, Status: metav1.ConditionTrue,
+		Reason: operatorv1.ReasonClusterManagerApplied, Message: "Hub components are applied and the hub controller is running.",
+		ObservedGeneration: cm.Generation,
+	})
+	meta.SetStatusCondition(&cm.Status.Conditions, metav1.Condition{
+		Type: operatorv1.ConditionHubRegistrationDegraded, Status: metav1.ConditionFalse,
+		Reason: operatorv1.ReasonRegistrationFunctional, Message: "The registration controller is running and holds leadership.",
+		ObservedGeneration: cm.Generation,
+	})
+	_, err := patch.Status(ctx, r.Client, base, cm, func(c *operatorv1.ClusterManager) any { return c.Status })
+	return ctrl.Result{}, err
+}

@@ -1,0 +1,70 @@
+package clusterset
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+)
+
+// DesiredSpec returns the spec the hub maintains for the built-in set name
+// and whether name is a built-in set.
+func DesiredSpec(name string) (clusterv1beta2.ManagedClusterSetSpec, bool) {
+	switch name {
+	case clusterv1beta2.DefaultClusterSetName:
+		return clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
+			SelectorType: clusterv1beta2.ExclusiveClusterSetLabel,
+		}}, true
+	case clusterv1beta2.GlobalClusterSetName:
+		return clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
+			SelectorType: clusterv1beta2.LabelSelector, LabelSelector: &metav1.LabelSelector{},
+		}}, true
+	}
+	return clusterv1beta2.ManagedClusterSetSpec{}, false
+}
+
+// Selector returns the label selector of the clusters set selects.
+func Selector(set *clusterv1beta2.ManagedClusterSet) (labels.Selector, error) {
+	switch set.Spec.ClusterSelector.SelectorType {
+	case "", clusterv1beta2.ExclusiveClusterSetLabel, clusterv1beta2.LegacyClusterSetLabel:
+		return labels.SelectorFromSet(labels.Set{clusterv1beta2.ClusterSetLabel: set.Name}), nil
+	case clusterv1beta2.LabelSelector:
+		if set.Spec.ClusterSelector.LabelSelector == nil {
+			return labels.Nothing(), nil
+		}
+		sel, err := metav1.LabelSelectorAsSelector(set.Spec.ClusterSelector.LabelSelector)
+		if err != nil {
+			return nil, fmt.Errorf("invalid spec.clusterSelector.labelSelector: %w", err)
+		}
+		return sel, nil
+	}
+	return nil, fmt.Errorf("unknown selector type %q", set.Spec.ClusterSelector.SelectorType)
+}
+
+// CountMembers returns how many of clusters sel selects.
+func CountMembers(sel labels.Selector, clusters []clusterv1.ManagedCluster) int {
+	n := 0
+	for i := range clusters {
+		if sel.Matches(labels.Set(clusters[i].Labels)) {
+			n++
+		}
+	}
+	return n
+}
+
+// EmptyCondition returns the ClusterSetEmpty condition of a set selecting n clusters.
+func EmptyCondition(n int, generation int64) metav1.Condition {
+	if n == 0 {
+		return metav1.Condition{
+			Type: clusterv1beta2.ManagedClusterSetConditionEmpty, Status: metav1.ConditionTrue,
+			Reason: clusterv1beta2.ReasonNoClusterMatched, Message: "No ManagedCluster selected", ObservedGeneration: generation,
+		}
+	}
+	return metav1.Condition{
+		Type: clusterv1beta2.ManagedClusterSetConditionEmpty, Status: metav1.ConditionFalse,
+		Reason: clusterv1beta2.ReasonClustersSelected, Message: fmt.Sprintf("%d ManagedClusters selected", n), ObservedGeneration: generation,
+	}
+}

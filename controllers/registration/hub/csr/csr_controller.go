@@ -1,0 +1,176 @@
+package csr
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+// Approval reason and events, as OCM has them.
+const (
+	// ReasonAutoApproved is the Approved condition reason of every request
+	// this controller approves.
+	ReasonAutoApproved = "AutoApprovedByHubCSRApprovingController"
+	eventRenewal       = "ManagedClusterCSRAutoApproved"
+	eventAutoApproved  = "ManagedClusterAutoApproved"
+)
+
+// Reconciler approves agent certificate requests per Decide.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// Recorder records events on the requests it approves.
+	Recorder events.EventRecorder
+	// ClusterManagerName names the ClusterManager whose
+	// spec.registrationConfiguration.autoApproveUsers are auto-approved.
+	ClusterManagerName string
+	// AutoApproveUsers are auto-approved in addition (--auto-approved-csr-users).
+	AutoApproveUsers []string
+}
+
+// SetupWithManager registers the reconciler. Requests are reconsidered when
+// their cluster changes (for example when it is accepted) and when the
+// ClusterManager's auto-approve list changes.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("csr").
+		For(&certificatesv1.CertificateSigningRequest{}).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+			return r.pendingRequests(ctx, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()})
+		})).
+		Watches(&operatorv1.ClusterManager{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
+			return r.pendingRequests(ctx, client.HasLabels{clusterv1.ClusterNameLabelKey})
+		})).
+		Complete(r)
+}
+
+// pendingRequests lists the requests selected by sel that nobody decided on yet.
+func (r *Reconciler) pendingRequests(ctx context.Context, sel client.ListOption) []reconcile.Request {
+	list := &certificatesv1.CertificateSigningRequestList{}
+	if err := r.Client.List(ctx, list, sel); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List CertificateSigningRequests")
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		if !decided(&list.Items[i]) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return out
+}
+
+// Reconcile approves one request when the policy allows it.
+func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	csr := &certificatesv1.CertificateSigningRequest{}
+	if err := r.Client.Get(ctx, key.NamespacedName, csr); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if decided(csr) || csr.Labels[clusterv1.ClusterNameLabelKey] == "" {
+		return ctrl.Result{}, nil
+	}
+	req, err := ParseRequest(csr)
+	if err != nil {
+		log.V(2).Info("Leaving malformed request pending", "reason", err.Error())
+		return ctrl.Result{}, nil
+	}
+	facts, err := r.facts(ctx, req.Cluster)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	action, why := Decide(req, facts)
+	if action == ApproveIfAuthorized {
+		allowed, err := r.mayRenew(ctx, csr, req.Cluster)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if !allowed {
+			action, why = LeavePending, "the requester may not renew managedclusters/clientcertificates of cluster "+req.Cluster
+		}
+	}
+	if action == LeavePending {
+		log.V(2).Info("Leaving request pending", "cluster", req.Cluster, "requester", req.Requester, "reason", why)
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{}, r.approve(ctx, csr, action, why)
+}
+
+// facts gathers what Decide needs to know about the hub for cluster.
+func (r *Reconciler) facts(ctx context.Context, cluster string) (Facts, error) {
+	facts := Facts{AutoApproveUsers: slices.Clone(r.AutoApproveUsers)}
+	mc := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); client.IgnoreNotFound(err) != nil {
+		return facts, fmt.Errorf("get ManagedCluster %s: %w", cluster, err)
+	} else if err == nil {
+		facts.ClusterAccepted = mc.Spec.HubAcceptsClient && mc.IsAccepted() && mc.DeletionTimestamp.IsZero()
+	}
+	cm := &operatorv1.ClusterManager{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: r.ClusterManagerName}, cm); client.IgnoreNotFound(err) != nil {
+		return facts, fmt.Errorf("get ClusterManager %s: %w", r.ClusterManagerName, err)
+	} else if err == nil && cm.Spec.RegistrationConfiguration != nil {
+		facts.AutoApproveUsers = append(facts.AutoApproveUsers, cm.Spec.RegistrationConfiguration.AutoApproveUsers...)
+	}
+	return facts, nil
+}
+
+// mayRenew asks the authorizer whether the requester of csr may renew the
+// client certificates of cluster.
+func (r *Reconciler) mayRenew(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, cluster string) (bool, error) {
+	extra := make(map[string]authorizationv1.ExtraValue, len(csr.Spec.Extra))
+	for k, v := range csr.Spec.Extra {
+		extra[k] = authorizationv1.ExtraValue(v)
+	}
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: csr.Spec.Username, UID: csr.Spec.UID, Groups: csr.Spec.Groups, Extra: extra,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Group: "register.open-cluster-management.io", Resource: "managedclusters",
+			Subresource: "clientcertificates", Verb: "renew", Name: cluster,
+		},
+	}}
+	if err := r.Client.Create(ctx, sar); err != nil {
+		return false, fmt.Errorf("review whether %s may renew certificates of cluster %s: %w", csr.Spec.Username, cluster, err)
+	}
+	return sar.Status.Allowed, nil
+}
+
+// approve adds the Approved condition to a copy of csr.
+func (r *Reconciler) approve(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, action Action, why string) error {
+	approved := csr.DeepCopy()
+	approved.Status.Conditions = append(approved.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
+		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
+		Reason: ReasonAutoApproved, Message: "Auto approving managed cluster agent certificate: " + why,
+	})
+	if err := r.Client.SubResource("approval").Update(ctx, approved); err != nil {
+		return fmt.Errorf("approve CertificateSigningRequest %s: %w", csr.Name, err)
+	}
+	reason := eventRenewal
+	if action == Approve {
+		reason = eventAutoApproved
+	}
+	ctrl.LoggerFrom(ctx).V(2).Info("Approved request", "requester", csr.Spec.Username, "reason", why)
+	r.Recorder.Eventf(csr, nil, corev1.EventTypeNormal, reason, "Approve", "approved: %s", why)
+	return nil
+}
+
+// decided reports whether csr was approved or denied already.
+func decided(csr *certificatesv1.CertificateSigningRequest) bool {
+	for _, c := range csr.Status.Conditions {
+		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
+			return true
+		}
+	}
+	return false
+}

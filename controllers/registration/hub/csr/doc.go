@@ -1,0 +1,16 @@
+// Package csr approves the client certificate requests of managed cluster
+// agents that the hub can vouch for, and leaves every other request pending
+// for `kubectl ocm accept`.
+//
+// Two kinds of request are approved automatically:
+//
+//   - renewals: the requester is the agent's current certificate identity,
+//     equal to the requested common name, for a cluster the hub accepted, and
+//     the authorizer allows it to renew managedclusters/clientcertificates;
+//   - first joins from bootstrap identities the administrator listed in the
+//     ClusterManager's spec.registrationConfiguration.autoApproveUsers or with
+//     --auto-approved-csr-users.
+//
+// No request whose subject names a cluster other than its cluster-name label
+// is ever approved.
+package csr

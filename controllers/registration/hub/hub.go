@@ -1,0 +1,88 @@
+package hub
+
+import (
+	"fmt"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clustermanager"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clusterset"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/csr"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/managedcluster"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/taint"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+// ControllerName names the hub registration controller in events.
+const ControllerName = "ocm-hub-controller"
+
+// Options configure the hub registration controllers.
+type Options struct {
+	// ClusterManagerName is the ClusterManager the controller reports on and
+	// reads autoApproveUsers from. Default: cluster-manager.
+	ClusterManagerName string
+	// LeaseGraceRatio multiplies a cluster's lease duration to give the time
+	// after its last renewal at which its availability becomes Unknown.
+	// Default: lease.DefaultGraceRatio.
+	LeaseGraceRatio float64
+	// AutoApprovedCSRUsers are bootstrap identities whose first-join CSRs are
+	// approved automatically, in addition to the ClusterManager's list.
+	AutoApprovedCSRUsers []string
+}
+
+// CacheOptions restricts the manager's cache to what the hub controllers
+// read: the objects the hub creates per cluster (labelled with the cluster
+// name), agent CSRs and cluster leases, instead of every namespace, RBAC
+// object and lease of the hub.
+func CacheOptions() cache.Options {
+	hasCluster, err := labels.NewRequirement(clusterv1.ClusterNameLabelKey, selection.Exists, nil)
+	if err != nil {
+		panic(err) // constant input
+	}
+	byCluster := cache.ByObject{Label: labels.NewSelector().Add(*hasCluster)}
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Namespace{}:                         byCluster,
+		&rbacv1.ClusterRole{}:                       byCluster,
+		&rbacv1.ClusterRoleBinding{}:                byCluster,
+		&rbacv1.RoleBinding{}:                       byCluster,
+		&certificatesv1.CertificateSigningRequest{}: byCluster,
+		&coordinationv1.Lease{}:                     {Field: fields.OneTermEqualSelector("metadata.name", clusterv1.LeaseName)},
+	}}
+}
+
+// SetupWithManager registers every hub registration reconciler with mgr.
+// mgr should be built with CacheOptions.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if opts.ClusterManagerName == "" {
+		opts.ClusterManagerName = operatorv1.ClusterManagerName
+	}
+	c := mgr.GetClient()
+	rec := mgr.GetEventRecorder(ControllerName)
+	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{
+		&managedcluster.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: rec},
+		&csr.Reconciler{Client: c, Recorder: rec, ClusterManagerName: opts.ClusterManagerName, AutoApproveUsers: opts.AutoApprovedCSRUsers},
+		&lease.Reconciler{Client: c, Recorder: rec, GraceRatio: opts.LeaseGraceRatio},
+		&taint.Reconciler{Client: c, Recorder: rec},
+		&clusterset.SetReconciler{Client: c, Recorder: rec},
+		&clusterset.LabelReconciler{Client: c},
+		&clusterset.BindingReconciler{Client: c},
+		&clustermanager.Reconciler{Client: c, Name: opts.ClusterManagerName},
+	}
+	for _, r := range reconcilers {
+		if err := r.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up %T: %w", r, err)
+		}
+	}
+	return nil
+}

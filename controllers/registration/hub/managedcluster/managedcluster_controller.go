@@ -1,0 +1,184 @@
+package managedcluster
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+)
+
+// FieldManager owns the fields the hub controller applies.
+const FieldManager = "ocm-hub-controller"
+
+// Reasons of the events this reconciler records.
+const (
+	eventAccepted = "ManagedClusterAccepted"
+	eventDenied   = "ManagedClusterDenied"
+)
+
+// Reconciler accepts, denies and cleans up ManagedClusters.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// APIReader reads uncached objects: the ManifestWorks, add-ons and
+	// CertificateSigningRequests of a cluster being deleted.
+	APIReader client.Reader
+	// Recorder records events on ManagedClusters.
+	Recorder events.EventRecorder
+}
+
+// SetupWithManager registers the reconciler. Besides ManagedClusters it
+// watches the namespace and RBAC objects it creates (labelled with the
+// cluster name), so that it restores them when someone deletes or edits them.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	byLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+		if name := obj.GetLabels()[clusterv1.ClusterNameLabelKey]; name != "" {
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: name}}}
+		}
+		return nil
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("managedcluster").
+		For(&clusterv1.ManagedCluster{}).
+		Watches(&corev1.Namespace{}, byLabel).
+		Watches(&rbacv1.ClusterRole{}, byLabel).
+		Watches(&rbacv1.ClusterRoleBinding{}, byLabel).
+		Watches(&rbacv1.RoleBinding{}, byLabel).
+		Complete(r)
+}
+
+// Reconcile brings the hub's grants for one ManagedCluster in line with
+// spec.hubAcceptsClient, or cleans up after a deleted cluster.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cluster := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cluster.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, cluster)
+	}
+	if !controllerutil.ContainsFinalizer(cluster, clusterv1.ManagedClusterFinalizer) {
+		base := cluster.DeepCopy()
+		controllerutil.AddFinalizer(cluster, clusterv1.ManagedClusterFinalizer)
+		if _, err := patch.Object(ctx, r.Client, base, cluster); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+	base := cluster.DeepCopy()
+	var err error
+	if cluster.Spec.HubAcceptsClient {
+		err = r.accept(ctx, cluster)
+	} else {
+		err = r.deny(ctx, cluster)
+	}
+	if _, perr := patch.Status(ctx, r.Client, base, cluster, statusOf); perr != nil {
+		return ctrl.Result{}, perr
+	}
+	return ctrl.Result{}, err
+}
+
+// statusOf selects the status of a ManagedCluster for patch.Status.
+func statusOf(c *clusterv1.ManagedCluster) any { return c.Status }
+
+// accept creates the cluster namespace and grants the accepted cluster's
+// agent its permissions, then sets HubAcceptedManagedCluster True.
+func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
+	name := cluster.Name
+	objs := []client.Object{clusterNamespace(name), clusterRole(name, true), clusterRoleBinding(name)}
+	for _, rb := range roleBindings(name) {
+		objs = append(objs, rb)
+	}
+	if err := r.apply(ctx, objs...); err != nil {
+		setAccepted(cluster, metav1.ConditionFalse, clusterv1.ReasonHubAcceptError, fmt.Sprintf("Failed to set up the cluster namespace and permissions: %v", err))
+		return err
+	}
+	if !cluster.IsAccepted() {
+		ctrl.LoggerFrom(ctx).V(2).Info("Accepted managed cluster", "cluster", klog.KObj(cluster))
+		r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventAccepted, "Accept", "managed cluster %s is accepted by hub cluster admin", name)
+	}
+	setAccepted(cluster, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted, "Accepted by hub cluster admin")
+	return nil
+}
+
+// deny leaves the cluster's identity only read access to its ManagedCluster
+// and removes its namespace grants. A cluster that was accepted before gets
+// HubAcceptedManagedCluster False.
+func (r *Reconciler) deny(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
+	name := cluster.Name
+	if err := r.apply(ctx, clusterRole(name, false), clusterRoleBinding(name)); err != nil {
+		return err
+	}
+	for _, rb := range roleBindings(name) {
+		if err := r.Client.Delete(ctx, rb); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete RoleBinding %s/%s: %w", rb.Namespace, rb.Name, err)
+		}
+	}
+	if meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) == nil {
+		return nil
+	}
+	if cluster.IsAccepted() {
+		ctrl.LoggerFrom(ctx).V(2).Info("Denied managed cluster", "cluster", klog.KObj(cluster))
+		r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventDenied, "Deny", "managed cluster %s is denied by hub cluster admin", name)
+	}
+	setAccepted(cluster, metav1.ConditionFalse, clusterv1.ReasonHubClusterAdminDenied, "Denied by hub cluster admin")
+	return nil
+}
+
+// setAccepted sets the HubAcceptedManagedCluster condition.
+func setAccepted(cluster *clusterv1.ManagedCluster, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&cluster.Status.Conditions, metav1.Condition{
+		Type: clusterv1.ManagedClusterConditionHubAccepted, Status: status, Reason: reason,
+		Message: message, ObservedGeneration: cluster.Generation,
+	})
+}
+
+// apply server-side-applies objs as the hub controller.
+func (r *Reconciler) apply(ctx context.Context, objs ...client.Object) error {
+	us := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, obj := range objs {
+		u, err := toUnstructured(obj, r.Client.Scheme())
+		if err != nil {
+			return err
+		}
+		us = append(us, u)
+	}
+	return apply.Apply(ctx, r.Client, us, apply.Options{FieldManager: FieldManager})
+}
+
+// toUnstructured converts a typed object, with its kind set, for apply.
+func toUnstructured(obj client.Object, scheme *runtime.Scheme) (*unstructured.Unstructured, error) {
+	gvk, err := apiutil.GVKForObject(obj, scheme)
+	if err != nil {
+		return nil, fmt.Errorf("kind of %s: %w", obj.GetName(), err)
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s: %w", obj.GetName(), err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(gvk)
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(u.Object, "status")
+	return u, nil
+}
+
+// isGone reports whether err says the object does not exist.
+func isGone(err error) bool { return apierrors.IsNotFound(err) }

@@ -1,0 +1,204 @@
+package managedcluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+)
+
+// cleanupPollInterval is how often a deletion in progress is checked again.
+const cleanupPollInterval = 2 * time.Second
+
+// reconcileDelete removes what the deleted cluster left on the hub, one
+// stage at a time, and reports the stage in the Deleting condition:
+//
+//  1. ManifestWorks and ManagedClusterAddOns in the cluster namespace, lowest
+//     cleanup priority first (their agents remove their finalizers);
+//  2. the cluster's RBAC and CertificateSigningRequests, then the namespace
+//     with everything else in it;
+//  3. the finalizer, once the namespace is gone.
+func (r *Reconciler) reconcileDelete(ctx context.Context, cluster *clusterv1.ManagedCluster) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(cluster, clusterv1.ManagedClusterFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	base := cluster.DeepCopy()
+	remaining, err := r.cleanup(ctx, cluster)
+	switch {
+	case err != nil:
+		setDeleting(cluster, metav1.ConditionFalse, clusterv1.ConditionDeletingReasonResourceError, err.Error())
+	case remaining != "":
+		setDeleting(cluster, metav1.ConditionFalse, clusterv1.ConditionDeletingReasonResourceRemaining, remaining)
+	default:
+		setDeleting(cluster, metav1.ConditionTrue, clusterv1.ConditionDeletingReasonNoResource,
+			"The cluster namespace, its content, the cluster's permissions and certificate requests are removed.")
+	}
+	if _, perr := patch.Status(ctx, r.Client, base, cluster, statusOf); perr != nil {
+		return ctrl.Result{}, perr
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if remaining != "" {
+		ctrl.LoggerFrom(ctx).V(2).Info("Waiting for cluster cleanup", "remaining", remaining)
+		return ctrl.Result{RequeueAfter: cleanupPollInterval}, nil
+	}
+	base = cluster.DeepCopy()
+	controllerutil.RemoveFinalizer(cluster, clusterv1.ManagedClusterFinalizer)
+	if _, err := patch.Object(ctx, r.Client, base, cluster); err != nil {
+		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// setDeleting sets the Deleting condition.
+func setDeleting(cluster *clusterv1.ManagedCluster, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&cluster.Status.Conditions, metav1.Condition{
+		Type: clusterv1.ManagedClusterConditionDeleting, Status: status, Reason: reason,
+		Message: message, ObservedGeneration: cluster.Generation,
+	})
+}
+
+// cleanup advances the deletion by one stage. It returns a message naming
+// what is left and why when the caller must wait, and "" when nothing is left.
+func (r *Reconciler) cleanup(ctx context.Context, cluster *clusterv1.ManagedCluster) (string, error) {
+	ns := cluster.Name
+	works := &workv1.ManifestWorkList{}
+	if err := r.APIReader.List(ctx, works, client.InNamespace(ns)); err != nil && !meta.IsNoMatchError(err) {
+		return "", fmt.Errorf("list ManifestWorks in %s: %w", ns, err)
+	}
+	addons := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := r.APIReader.List(ctx, addons, client.InNamespace(ns)); err != nil && !meta.IsNoMatchError(err) {
+		return "", fmt.Errorf("list ManagedClusterAddOns in %s: %w", ns, err)
+	}
+	var objs []client.Object
+	for i := range works.Items {
+		objs = append(objs, &works.Items[i])
+	}
+	for i := range addons.Items {
+		objs = append(objs, &addons.Items[i])
+	}
+	if len(objs) > 0 {
+		return r.deleteByPriority(ctx, cluster, objs, len(works.Items), len(addons.Items))
+	}
+	if err := r.deleteGrants(ctx, cluster.Name); err != nil {
+		return "", err
+	}
+	namespace := &corev1.Namespace{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: ns}, namespace); err != nil {
+		if isGone(err) {
+			return "", nil
+		}
+		return "", fmt.Errorf("get namespace %s: %w", ns, err)
+	}
+	if namespace.DeletionTimestamp.IsZero() {
+		if err := r.Client.Delete(ctx, namespace); client.IgnoreNotFound(err) != nil {
+			return "", fmt.Errorf("delete namespace %s: %w", ns, err)
+		}
+	}
+	return fmt.Sprintf("Waiting for namespace %s and the objects left in it to be deleted by the namespace controller.", ns), nil
+}
+
+// deleteByPriority deletes the objects of the lowest cleanup priority among
+// objs and describes what is left. When the cluster is not available its agent
+// cannot remove its finalizers from objects being deleted, so the hub removes
+// them itself.
+func (r *Reconciler) deleteByPriority(ctx context.Context, cluster *clusterv1.ManagedCluster, objs []client.Object, nWorks, nAddons int) (string, error) {
+	lowest := slices.MinFunc(objs, func(a, b client.Object) int { return cleanupPriority(a) - cleanupPriority(b) })
+	agentGone := cluster.AvailableStatus() != metav1.ConditionTrue
+	var names []string
+	for _, obj := range objs {
+		names = append(names, obj.GetName())
+		if cleanupPriority(obj) != cleanupPriority(lowest) {
+			continue
+		}
+		if obj.GetDeletionTimestamp().IsZero() {
+			if err := r.Client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+				return "", fmt.Errorf("delete %s %s/%s: %w", kindOf(obj), obj.GetNamespace(), obj.GetName(), err)
+			}
+			continue
+		}
+		if agentGone && len(obj.GetFinalizers()) > 0 {
+			base := obj.DeepCopyObject().(client.Object)
+			obj.SetFinalizers(nil)
+			if err := r.Client.Patch(ctx, obj, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
+				return "", fmt.Errorf("remove finalizers of %s %s/%s: %w", kindOf(obj), obj.GetNamespace(), obj.GetName(), err)
+			}
+		}
+	}
+	slices.Sort(names)
+	why := "their agents remove their finalizers once the managed cluster has cleaned up"
+	if agentGone {
+		why = "the cluster is not available, so the hub removes their finalizers"
+	}
+	return fmt.Sprintf("Waiting for %d ManifestWorks and %d ManagedClusterAddOns in namespace %s to be deleted (%s): %s.",
+		nWorks, nAddons, cluster.Name, why, strings.Join(names, ", ")), nil
+}
+
+// deleteGrants deletes the cluster's RoleBindings, ClusterRoleBinding,
+// ClusterRole and CertificateSigningRequests.
+func (r *Reconciler) deleteGrants(ctx context.Context, cluster string) error {
+	objs := []client.Object{clusterRoleBinding(cluster), clusterRole(cluster, false)}
+	for _, rb := range roleBindings(cluster) {
+		objs = append([]client.Object{rb}, objs...)
+	}
+	for _, obj := range objs {
+		if err := r.Client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete %s %s: %w", kindOf(obj), obj.GetName(), err)
+		}
+	}
+	err := r.Client.DeleteAllOf(ctx, &certificatesv1.CertificateSigningRequest{},
+		client.MatchingLabels{clusterv1.ClusterNameLabelKey: cluster})
+	if err != nil {
+		return fmt.Errorf("delete CertificateSigningRequests of cluster %s: %w", cluster, err)
+	}
+	return nil
+}
+
+// cleanupPriority orders cleanup: objects without the cleanup-priority
+// annotation first, then those with an invalid value, then values 0 to 100
+// in increasing order.
+func cleanupPriority(obj client.Object) int {
+	v, ok := obj.GetAnnotations()[clusterv1.CleanupPriorityAnnotationKey]
+	if !ok {
+		return -2
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 100 {
+		return -1
+	}
+	return n
+}
+
+// kindOf names the kind of obj for messages.
+func kindOf(obj client.Object) string {
+	switch obj.(type) {
+	case *workv1.ManifestWork:
+		return "ManifestWork"
+	case *addonv1alpha1.ManagedClusterAddOn:
+		return "ManagedClusterAddOn"
+	case *rbacv1.RoleBinding:
+		return "RoleBinding"
+	case *rbacv1.ClusterRoleBinding:
+		return "ClusterRoleBinding"
+	case *rbacv1.ClusterRole:
+		return "ClusterRole"
+	}
+	return fmt.Sprintf("%T", obj)
+}

@@ -1,0 +1,124 @@
+package managedcluster
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+)
+
+// Names of the RBAC objects the hub creates per cluster and of the common
+// ClusterRoles shipped in config/hub that they bind.
+const (
+	// rbacPrefix starts every per-cluster RBAC name.
+	rbacPrefix = "open-cluster-management:managedcluster:"
+	// RegistrationClusterRole is the common ClusterRole of a cluster's
+	// registration agent inside its cluster namespace.
+	RegistrationClusterRole = rbacPrefix + "registration"
+	// WorkClusterRole is the common ClusterRole of a cluster's work agent
+	// inside its cluster namespace.
+	WorkClusterRole = rbacPrefix + "work"
+)
+
+// ClusterRoleName returns the name of the per-cluster ClusterRole and
+// ClusterRoleBinding of cluster.
+func ClusterRoleName(cluster string) string { return rbacPrefix + cluster }
+
+// RegistrationRoleBindingName returns the name of the RoleBinding, in the
+// cluster namespace, that binds RegistrationClusterRole.
+func RegistrationRoleBindingName(cluster string) string {
+	return ClusterRoleName(cluster) + ":registration"
+}
+
+// WorkRoleBindingName returns the name of the RoleBinding, in the cluster
+// namespace, that binds WorkClusterRole.
+func WorkRoleBindingName(cluster string) string { return ClusterRoleName(cluster) + ":work" }
+
+// AgentGroup returns the group every certificate of cluster's agents carries.
+func AgentGroup(cluster string) string { return "system:open-cluster-management:" + cluster }
+
+// subjects are the groups the per-cluster RBAC grants to: the agents'
+// certificate group and OCM's legacy group of the same cluster.
+func subjects(cluster string) []rbacv1.Subject {
+	return []rbacv1.Subject{
+		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: AgentGroup(cluster)},
+		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "open-cluster-management:" + cluster},
+	}
+}
+
+// labels mark every object the hub creates for cluster, so that watches and
+// cleanup find them.
+func labels(cluster string) map[string]string {
+	return map[string]string{clusterv1.ClusterNameLabelKey: cluster}
+}
+
+// clusterNamespace renders the cluster namespace.
+func clusterNamespace(cluster string) *corev1.Namespace {
+	return &corev1.Namespace{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: cluster, Labels: labels(cluster)},
+	}
+}
+
+// clusterRoleRules returns the rules of the per-cluster ClusterRole. An
+// accepted cluster's agent may request and renew certificates and update its
+// own ManagedCluster and its status; any other cluster's identity may only
+// read its ManagedCluster.
+func clusterRoleRules(cluster string, accepted bool) []rbacv1.PolicyRule {
+	if !accepted {
+		return []rbacv1.PolicyRule{{
+			APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
+			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "watch"},
+		}}
+	}
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"},
+			Verbs: []string{"create", "get", "list", "watch"}},
+		{APIGroups: []string{"register.open-cluster-management.io"}, Resources: []string{"managedclusters/clientcertificates"},
+			Verbs: []string{"renew"}},
+		{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
+			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "update", "watch"}},
+		{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters/status"},
+			ResourceNames: []string{cluster}, Verbs: []string{"patch", "update"}},
+	}
+}
+
+// clusterRole renders the per-cluster ClusterRole.
+func clusterRole(cluster string, accepted bool) *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+		ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName(cluster), Labels: labels(cluster)},
+		Rules:      clusterRoleRules(cluster, accepted),
+	}
+}
+
+// clusterRoleBinding renders the binding of the per-cluster ClusterRole.
+func clusterRoleBinding(cluster string) *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName(cluster), Labels: labels(cluster)},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ClusterRoleName(cluster)},
+		Subjects:   subjects(cluster),
+	}
+}
+
+// roleBindings renders the RoleBindings of an accepted cluster in its
+// namespace: registration and work.
+func roleBindings(cluster string) []*rbacv1.RoleBinding {
+	rb := func(name, role string) *rbacv1.RoleBinding {
+		return &rbacv1.RoleBinding{
+			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster, Labels: labels(cluster)},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects:   subjects(cluster),
+		}
+	}
+	return []*rbacv1.RoleBinding{
+		rb(RegistrationRoleBindingName(cluster), RegistrationClusterRole),
+		rb(WorkRoleBindingName(cluster), WorkClusterRole),
+	}
+}
+
+// clusterGroup is the API group of ManagedClusters.
+var clusterGroup = clusterv1.GroupVersion.Group
