@@ -1,0 +1,279 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+)
+
+const (
+	// credentialCheckInterval is how often a connected agent re-reads its hub
+	// credential and checks whether to rotate it.
+	credentialCheckInterval = 2 * time.Second
+	// unauthorizedThreshold is how many consecutive 401 answers from the hub
+	// make the agent bootstrap again.
+	unauthorizedThreshold = 2
+	// hubRequestTimeout bounds every request to the hub.
+	hubRequestTimeout = 30 * time.Second
+)
+
+// Agent is the registration agent. It is a manager.Runnable that needs
+// leader election: only one replica registers the cluster.
+type Agent struct {
+	opts Options
+	// client writes to the managed cluster and reads nodes, claims and the
+	// Klusterlet from the manager's cache.
+	client client.Client
+	// reader reads Secrets directly from the managed cluster's API server.
+	reader client.Reader
+	// kube probes the managed cluster's health and version.
+	kube kubernetes.Interface
+	// spokeCA is the CA bundle of the managed cluster's API server, reported
+	// to the hub with the external server URLs.
+	spokeCA []byte
+	// now is the clock; tests replace it.
+	now func() time.Time
+	// triggers asks the status controller for an immediate sync.
+	triggers chan event.GenericEvent
+
+	mu sync.Mutex
+	// conn is the hub connection while connected, nil while bootstrapping.
+	conn *hubConnection
+	// id is the agent's identity once resolved.
+	id identity
+	// rotation is the outcome of the last certificate rotation, reported as
+	// the ClusterCertificateRotated condition.
+	rotation *metav1.Condition
+	// failingSince is when the managed cluster's API server started failing
+	// its health check; zero while healthy.
+	failingSince time.Time
+	// truncatedClaims is the number of custom claims last left out.
+	truncatedClaims int
+}
+
+// hubConnection is a hub client built from one hub credential.
+type hubConnection struct {
+	client client.Client
+	cred   *hubCredential
+	// rotationFraction is this certificate's random rotation threshold.
+	rotationFraction float64
+	// unauthorized counts consecutive 401 answers from the hub.
+	unauthorized atomic.Int32
+}
+
+// noteError records whether err is the hub rejecting the credential.
+func (c *hubConnection) noteError(err error) {
+	switch {
+	case err == nil:
+		c.unauthorized.Store(0)
+	case apierrors.IsUnauthorized(err):
+		c.unauthorized.Add(1)
+	}
+}
+
+// New returns an agent that uses mgr's clients for the managed cluster.
+func New(mgr manager.Manager, opts Options) (*Agent, error) {
+	opts.Default()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return nil, fmt.Errorf("create managed-cluster clientset: %w", err)
+	}
+	ca, err := caBundle(mgr.GetConfig())
+	if err != nil {
+		return nil, err
+	}
+	return &Agent{
+		opts:     opts,
+		client:   mgr.GetClient(),
+		reader:   mgr.GetAPIReader(),
+		kube:     kube,
+		spokeCA:  ca,
+		now:      time.Now,
+		triggers: make(chan event.GenericEvent, 1),
+	}, nil
+}
+
+// caBundle returns the CA bundle a client configuration trusts.
+func caBundle(cfg *rest.Config) ([]byte, error) {
+	if len(cfg.CAData) > 0 || cfg.CAFile == "" {
+		return cfg.CAData, nil
+	}
+	data, err := os.ReadFile(cfg.CAFile)
+	if err != nil {
+		return nil, fmt.Errorf("read the managed cluster's CA file: %w", err)
+	}
+	return data, nil
+}
+
+// SetupWithManager adds the agent and its status controller to mgr.
+func (a *Agent) SetupWithManager(mgr manager.Manager) error {
+	if err := mgr.Add(a); err != nil {
+		return fmt.Errorf("add registration agent: %w", err)
+	}
+	return a.setupStatusController(mgr)
+}
+
+// NeedLeaderElection makes only the elected replica register the cluster.
+func (a *Agent) NeedLeaderElection() bool { return true }
+
+// Start runs the registration loop until ctx ends: resolve the identity, then
+// alternate between bootstrapping and staying connected.
+func (a *Agent) Start(ctx context.Context) error {
+	log := ctrl.LoggerFrom(ctx).WithName("registration-agent")
+	ctx = ctrl.LoggerInto(ctx, log)
+	id, err := a.waitForIdentity(ctx)
+	if err != nil {
+		return ignoreCanceled(ctx, err)
+	}
+	log = log.WithValues("cluster", id.cluster, "agentID", id.agentID)
+	ctx = ctrl.LoggerInto(ctx, log)
+	a.mu.Lock()
+	a.id = id
+	a.mu.Unlock()
+	log.Info("Registration agent started")
+
+	force := false
+	for ctx.Err() == nil {
+		if !force {
+			cred, err := a.loadHubCredential(ctx, id)
+			if err == nil {
+				force = a.runConnected(ctx, id, cred)
+				continue
+			}
+			log.Info("No valid hub credential; bootstrapping", "reason", err.Error())
+		}
+		if err := a.bootstrap(ctx, id, force); err != nil {
+			return ignoreCanceled(ctx, err)
+		}
+		force = false
+	}
+	return nil
+}
+
+// ignoreCanceled returns nil when err is only ctx ending.
+func ignoreCanceled(ctx context.Context, err error) error {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return nil
+	}
+	return err
+}
+
+// runConnected keeps the agent connected with cred: it renews the lease,
+// lets the status controller sync, swaps in rotated credentials and rotates
+// the certificate when due. It returns when the credential becomes invalid,
+// with force true when the hub rejected it although it looks valid.
+func (a *Agent) runConnected(ctx context.Context, id identity, cred *hubCredential) (force bool) {
+	log := ctrl.LoggerFrom(ctx)
+	conn, err := a.connect(cred)
+	if err != nil {
+		log.Error(err, "Cannot build a hub client from the hub credential")
+		return true
+	}
+	log.V(2).Info("Connected to the hub", "server", cred.config.Host, "certificateExpires", cred.cert.NotAfter)
+	a.setConn(conn)
+	defer a.setConn(nil)
+
+	leaseCtx, stopLease := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { a.renewLease(leaseCtx) })
+	defer wg.Wait()
+	defer stopLease()
+
+	ticker := time.NewTicker(credentialCheckInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-ticker.C:
+		}
+		if conn.unauthorized.Load() >= unauthorizedThreshold {
+			log.Info("The hub rejects the hub credential; bootstrapping again")
+			a.reportUnauthorized(ctx)
+			return true
+		}
+		next, err := a.loadHubCredential(ctx, id)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Info("The hub credential is no longer valid; bootstrapping again", "reason", err.Error())
+			}
+			return false
+		}
+		if next.certPEM != conn.cred.certPEM {
+			if conn, err = a.connect(next); err != nil {
+				log.Error(err, "Cannot build a hub client from the new hub credential")
+				return true
+			}
+			log.Info("Switched to the new hub credential", "certificateExpires", next.cert.NotAfter)
+			a.setConn(conn)
+		}
+		a.rotateIfDue(ctx, id, conn)
+	}
+}
+
+// connect builds a hub connection from cred.
+func (a *Agent) connect(cred *hubCredential) (*hubConnection, error) {
+	cfg := rest.CopyConfig(cred.config)
+	cfg.Timeout = hubRequestTimeout
+	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		return nil, fmt.Errorf("create hub client: %w", err)
+	}
+	return &hubConnection{client: c, cred: cred, rotationFraction: certs.RotationFraction()}, nil
+}
+
+// setConn publishes the current hub connection and asks for a status sync.
+func (a *Agent) setConn(c *hubConnection) {
+	a.mu.Lock()
+	a.conn = c
+	a.mu.Unlock()
+	if c != nil {
+		a.trigger()
+	}
+}
+
+// current returns the hub connection (nil while bootstrapping) and identity.
+func (a *Agent) current() (*hubConnection, identity) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.conn, a.id
+}
+
+// trigger asks the status controller for a sync, without blocking.
+func (a *Agent) trigger() {
+	select {
+	case a.triggers <- event.GenericEvent{Object: &metav1.PartialObjectMetadata{}}:
+	default:
+	}
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

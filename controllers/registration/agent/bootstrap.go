@@ -1,0 +1,198 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+)
+
+// Bootstrap poll intervals.
+const (
+	// csrPollInterval is how often a bootstrapping agent checks its request.
+	csrPollInterval = time.Second
+	// bootstrapRetryInterval is the wait after an error.
+	bootstrapRetryInterval = 5 * time.Second
+	// deniedRetryInterval is the wait after a denied request before a new one.
+	deniedRetryInterval = 30 * time.Second
+)
+
+// bootstrap obtains a hub credential for id with the bootstrap kubeconfig and
+// writes it to the hub kubeconfig Secret. Unless force is set, it stops as
+// soon as a valid hub credential appears (written by another replica or an
+// administrator). It returns only when done or when ctx ends.
+func (a *Agent) bootstrap(ctx context.Context, id identity, force bool) error {
+	log := ctrl.LoggerFrom(ctx).WithValues("phase", "bootstrap")
+	ctx = ctrl.LoggerInto(ctx, log)
+	for {
+		if !force {
+			if _, err := a.loadHubCredential(ctx, id); err == nil {
+				return nil
+			}
+		}
+		done, wait := a.bootstrapOnce(ctx, id)
+		if done {
+			log.Info("Obtained the hub credential", "secret", a.opts.HubKubeconfigSecret)
+			return nil
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+}
+
+// bootstrapOnce takes one step of the bootstrap and reports whether the hub
+// credential was written, or how long to wait before the next step.
+func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Duration) {
+	log := ctrl.LoggerFrom(ctx)
+	raw, info, err := a.bootstrapKubeconfig(ctx)
+	if err != nil {
+		reason := ReasonBootstrapSecretError
+		var be *bootstrapError
+		if errors.As(err, &be) && be.missing {
+			reason = ReasonBootstrapSecretMissing
+		}
+		a.reportDegraded(ctx, reason, fmt.Sprintf("Cannot read the bootstrap kubeconfig: %v; run `kubectl ocm join` again on this cluster", err))
+		return false, bootstrapRetryInterval
+	}
+	hub, err := bootstrapClient(raw)
+	if err != nil {
+		a.reportDegraded(ctx, ReasonBootstrapSecretError, fmt.Sprintf("Cannot use the bootstrap kubeconfig: %v; run `kubectl ocm join` again on this cluster", err))
+		return false, bootstrapRetryInterval
+	}
+	if err := a.ensureManagedCluster(ctx, hub, id); err != nil {
+		log.Error(err, "Cannot create the ManagedCluster on the hub")
+		a.reportDegraded(ctx, ReasonManagedClusterCreateFailed, fmt.Sprintf("Cannot create ManagedCluster %s on hub %s: %v", id.cluster, info.Server, err))
+		return false, bootstrapRetryInterval
+	}
+	p, err := a.loadPending(ctx, id)
+	if err != nil {
+		log.Error(err, "Cannot load or create the private key")
+		return false, bootstrapRetryInterval
+	}
+	res, created, err := a.requestCertificate(ctx, hub, id, p)
+	if err != nil {
+		log.Error(err, "Cannot request a client certificate")
+		reason, fix := ReasonCSRCreateFailed, "check that the hub is reachable"
+		if apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
+			reason, fix = ReasonBootstrapUnauthorized, "the bootstrap token expired or was revoked: get a new one with `kubectl ocm hub token` on the hub and run `kubectl ocm join` again"
+		}
+		a.reportDegraded(ctx, reason, fmt.Sprintf("Cannot request a client certificate from hub %s: %v; %s", info.Server, err, fix))
+		return false, bootstrapRetryInterval
+	}
+	if created {
+		if err := a.savePending(ctx, id, p); err != nil {
+			log.Error(err, "Cannot record the pending CertificateSigningRequest")
+		}
+	}
+	switch res.phase {
+	case csrIssued:
+		data, err := hubSecretData(id, info, res.certPEM, p.keyPEM)
+		if err == nil {
+			err = a.writeSecret(ctx, a.opts.HubKubeconfigSecret, data)
+		}
+		if err != nil {
+			log.Error(err, "Cannot write the hub credential")
+			return false, bootstrapRetryInterval
+		}
+		if err := a.deleteSecret(ctx, a.opts.pendingSecretName()); err != nil {
+			log.Error(err, "Cannot delete the pending-request Secret")
+		}
+		return true, 0
+	case csrDenied:
+		log.Info("The CertificateSigningRequest was denied; a new one follows", "csr", res.name, "reason", res.message)
+		a.reportDegraded(ctx, ReasonCSRDenied, fmt.Sprintf("The hub denied CertificateSigningRequest %s (%s); a new request follows in %s", res.name, res.message, deniedRetryInterval))
+		p.csrName = ""
+		if err := a.savePending(ctx, id, p); err != nil {
+			log.Error(err, "Cannot record the pending CertificateSigningRequest")
+		}
+		return false, deniedRetryInterval
+	}
+	a.reportDegraded(ctx, ReasonCSRPending, fmt.Sprintf(
+		"CertificateSigningRequest %s is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub",
+		res.name, id.cluster, id.cluster))
+	return false, csrPollInterval
+}
+
+// bootstrapClient returns a hub client from the bootstrap kubeconfig.
+func bootstrapClient(raw []byte) (client.Client, error) {
+	cfg, err := kubeconfig.RESTConfig(raw)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Timeout = hubRequestTimeout
+	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		return nil, fmt.Errorf("create hub client: %w", err)
+	}
+	return c, nil
+}
+
+// ensureManagedCluster creates the cluster's ManagedCluster on the hub when it
+// does not exist. A bootstrap identity that may not read or create it
+// (401/403) is not an error: the hub admin may have created it already.
+func (a *Agent) ensureManagedCluster(ctx context.Context, hub client.Client, id identity) error {
+	mc := &clusterv1.ManagedCluster{}
+	err := hub.Get(ctx, types.NamespacedName{Name: id.cluster}, mc)
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err):
+		ctrl.LoggerFrom(ctx).V(1).Info("May not read the ManagedCluster; assuming it exists", "error", err.Error())
+		return nil
+	case !apierrors.IsNotFound(err):
+		return fmt.Errorf("read ManagedCluster %s: %w", id.cluster, err)
+	}
+	mc = &clusterv1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: id.cluster},
+		Spec:       clusterv1.ManagedClusterSpec{ManagedClusterClientConfigs: a.clientConfigs(ctx)},
+	}
+	err = hub.Create(ctx, mc)
+	switch {
+	case err == nil:
+		ctrl.LoggerFrom(ctx).Info("Created the ManagedCluster on the hub")
+		return nil
+	case apierrors.IsAlreadyExists(err):
+		return nil
+	case apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err):
+		ctrl.LoggerFrom(ctx).V(1).Info("May not create the ManagedCluster; assuming the hub admin creates it", "error", err.Error())
+		return nil
+	}
+	return fmt.Errorf("create ManagedCluster %s: %w", id.cluster, err)
+}
+
+// clientConfigs returns the managed cluster's API server URLs for the hub:
+// --spoke-external-server-urls with the managed cluster's CA, else the
+// Klusterlet's spec.externalServerURLs.
+func (a *Agent) clientConfigs(ctx context.Context) []clusterv1.ClientConfig {
+	var out []clusterv1.ClientConfig
+	for _, u := range a.opts.SpokeExternalServerURLs {
+		out = append(out, clusterv1.ClientConfig{URL: u, CABundle: a.spokeCA})
+	}
+	if len(out) > 0 {
+		return out
+	}
+	k := &operatorv1.Klusterlet{}
+	if err := a.client.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k); err != nil {
+		return nil
+	}
+	for _, s := range k.Spec.ExternalServerURLs {
+		ca := s.CABundle
+		if len(ca) == 0 {
+			ca = a.spokeCA
+		}
+		out = append(out, clusterv1.ClientConfig{URL: s.URL, CABundle: ca})
+	}
+	return out
+}

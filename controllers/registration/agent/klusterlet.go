@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+// Reasons of the Klusterlet conditions the agent sets, beyond those in
+// pkg/apis/operator/v1. `kubectl ocm join --wait` prints them.
+const (
+	// ReasonBootstrapSecretMissing: the bootstrap kubeconfig Secret is missing.
+	ReasonBootstrapSecretMissing = "BootstrapSecretMissing"
+	// ReasonBootstrapSecretError: the bootstrap kubeconfig cannot be used.
+	ReasonBootstrapSecretError = "BootstrapSecretError"
+	// ReasonBootstrapUnauthorized: the hub rejects the bootstrap token.
+	ReasonBootstrapUnauthorized = "BootstrapUnauthorized"
+	// ReasonManagedClusterCreateFailed: the ManagedCluster could not be created.
+	ReasonManagedClusterCreateFailed = "ManagedClusterCreateFailed"
+	// ReasonCSRCreateFailed: the certificate request could not be created.
+	ReasonCSRCreateFailed = "CSRCreateFailed"
+	// ReasonCSRPending: the certificate request waits for the hub admin.
+	ReasonCSRPending = "CSRPending"
+	// ReasonCSRDenied: the hub denied the certificate request.
+	ReasonCSRDenied = "CSRDenied"
+	// ReasonHubAcceptancePending: the agent holds a certificate but the hub
+	// has not accepted the cluster.
+	ReasonHubAcceptancePending = "HubAcceptancePending"
+	// ReasonManagedClusterMissing: the ManagedCluster is gone from the hub.
+	ReasonManagedClusterMissing = "ManagedClusterMissing"
+	// ReasonRegistrationFunctional: the registration agent works.
+	ReasonRegistrationFunctional = "RegistrationFunctional"
+	// ReasonNotJoined: the agent has not joined the hub yet.
+	ReasonNotJoined = "NotJoined"
+)
+
+// reportDegraded reports that the agent cannot connect to the hub yet.
+func (a *Agent) reportDegraded(ctx context.Context, reason, message string) {
+	a.setKlusterletConditions(ctx,
+		metav1.Condition{Type: operatorv1.ConditionHubConnectionDegraded, Status: metav1.ConditionTrue, Reason: reason, Message: message},
+		metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionFalse, Reason: ReasonNotJoined, Message: message},
+	)
+}
+
+// reportUnauthorized reports that the hub rejects the hub credential.
+func (a *Agent) reportUnauthorized(ctx context.Context) {
+	a.reportDegraded(ctx, operatorv1.ReasonHubKubeConfigUnauthorized, fmt.Sprintf(
+		"The hub rejects the credential in Secret %s/%s; the agent requests a new certificate with the bootstrap kubeconfig",
+		a.opts.Namespace, a.opts.HubKubeconfigSecret))
+}
+
+// reportJoined reports a working hub connection.
+func (a *Agent) reportJoined(ctx context.Context, id identity, server string) {
+	msg := fmt.Sprintf("Cluster %s joined hub %s as %s", id.cluster, server, id.subject().CommonName)
+	a.setKlusterletConditions(ctx,
+		metav1.Condition{Type: operatorv1.ConditionHubConnectionDegraded, Status: metav1.ConditionFalse, Reason: operatorv1.ReasonHubConnectionFunctional, Message: msg},
+		metav1.Condition{Type: operatorv1.ConditionRegistrationDesiredDegraded, Status: metav1.ConditionFalse, Reason: ReasonRegistrationFunctional, Message: msg},
+		metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionTrue, Reason: operatorv1.ReasonKlusterletAvailable, Message: msg},
+	)
+}
+
+// setKlusterletConditions sets conds on the Klusterlet's status with one
+// patch, only when something changed. A missing Klusterlet is not an error:
+// the agent can run without one.
+func (a *Agent) setKlusterletConditions(ctx context.Context, conds ...metav1.Condition) {
+	log := ctrl.LoggerFrom(ctx)
+	k := &operatorv1.Klusterlet{}
+	if err := a.client.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k); err != nil {
+		if !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+			log.Error(err, "Cannot read the Klusterlet", "klusterlet", a.opts.KlusterletName)
+		}
+		return
+	}
+	desired := k.DeepCopy()
+	for _, c := range conds {
+		c.ObservedGeneration = k.Generation
+		meta.SetStatusCondition(&desired.Status.Conditions, c)
+	}
+	if equality.Semantic.DeepEqual(k.Status, desired.Status) {
+		return
+	}
+	if err := a.client.Status().Patch(ctx, desired, client.MergeFrom(k)); err != nil {
+		log.Error(err, "Cannot update the Klusterlet's conditions", "klusterlet", a.opts.KlusterletName)
+		return
+	}
+	for _, c := range conds {
+		if old := meta.FindStatusCondition(k.Status.Conditions, c.Type); old == nil || old.Status != c.Status || old.Reason != c.Reason {
+			log.V(2).Info("Klusterlet condition changed", "type", c.Type, "status", c.Status, "reason", c.Reason, "message", c.Message)
+		}
+	}
+}

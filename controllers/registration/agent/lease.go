@@ -1,0 +1,95 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+)
+
+const (
+	// leaseJitter is the largest fraction added to the renewal interval.
+	leaseJitter = 0.1
+	// leaseRetryInterval is the wait before the next attempt while the
+	// cluster is not accepted, the lease does not exist yet, or after an error.
+	leaseRetryInterval = time.Second
+)
+
+// renewLease renews the cluster's lease on the hub every
+// leaseDurationSeconds/4 (with at most 10 % jitter) while the hub accepts the
+// cluster, until ctx ends.
+func (a *Agent) renewLease(ctx context.Context) {
+	log := ctrl.LoggerFrom(ctx).WithValues("lease", clusterv1.LeaseName)
+	ctx = ctrl.LoggerInto(ctx, log)
+	renewing := false
+	for {
+		next, ok := a.renewLeaseOnce(ctx)
+		if ok != renewing {
+			renewing = ok
+			log.V(2).Info("Lease renewal state changed", "renewing", ok, "interval", next)
+		}
+		if sleep(ctx, next) != nil {
+			return
+		}
+	}
+}
+
+// renewLeaseOnce renews the lease once if the cluster is accepted, and
+// returns when to renew next and whether it renewed.
+func (a *Agent) renewLeaseOnce(ctx context.Context) (time.Duration, bool) {
+	log := ctrl.LoggerFrom(ctx)
+	conn, id := a.current()
+	if conn == nil {
+		return leaseRetryInterval, false
+	}
+	mc := &clusterv1.ManagedCluster{}
+	err := conn.client.Get(ctx, types.NamespacedName{Name: id.cluster}, mc)
+	conn.noteError(err)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.V(1).Info("Cannot read the ManagedCluster", "error", err.Error())
+		}
+		return leaseRetryInterval, false
+	}
+	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
+		return leaseRetryInterval, false
+	}
+	lease := &coordinationv1.Lease{}
+	err = conn.client.Get(ctx, types.NamespacedName{Namespace: id.cluster, Name: clusterv1.LeaseName}, lease)
+	conn.noteError(err)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			log.V(1).Info("The hub has not created the lease yet")
+		} else if ctx.Err() == nil {
+			log.Error(err, "Cannot read the lease")
+		}
+		return leaseRetryInterval, false
+	}
+	lease = lease.DeepCopy()
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: a.now()}
+	err = conn.client.Update(ctx, lease)
+	conn.noteError(err)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Error(err, "Cannot renew the lease")
+		}
+		return leaseRetryInterval, false
+	}
+	return wait.Jitter(renewInterval(mc.Spec.LeaseDurationSeconds), leaseJitter), true
+}
+
+// renewInterval returns a quarter of the lease duration (0 means 60 s).
+func renewInterval(leaseDurationSeconds int32) time.Duration {
+	if leaseDurationSeconds <= 0 {
+		leaseDurationSeconds = clusterv1.DefaultLeaseDurationSeconds
+	}
+	return time.Duration(leaseDurationSeconds) * time.Second / 4
+}

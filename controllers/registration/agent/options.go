@@ -1,0 +1,93 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+// Defaults of the agent's settings.
+const (
+	// DefaultClusterHealthCheckPeriod is how often the agent reports the
+	// cluster's status when nothing changes (OCM: one minute).
+	DefaultClusterHealthCheckPeriod = 10 * time.Second
+	// PendingSecretSuffix is appended to the hub kubeconfig Secret's name to
+	// name the Secret holding the private key and name of a pending
+	// certificate signing request.
+	PendingSecretSuffix = "-pending"
+)
+
+// Options configure the registration agent. The zero value of each optional
+// field selects its default (see Default).
+type Options struct {
+	// ClusterName is the managed cluster's name on the hub. Empty: the
+	// Klusterlet's spec.clusterName, else the hub kubeconfig Secret's
+	// cluster-name.
+	ClusterName string
+	// AgentID distinguishes this agent's certificate identity. Empty: the hub
+	// kubeconfig Secret's agent-name, else five random characters, persisted.
+	AgentID string
+	// Namespace is the agent's namespace on the managed cluster, holding its
+	// Secrets.
+	Namespace string
+	// BootstrapKubeconfigSecret names the Secret (key kubeconfig) holding the
+	// bootstrap kubeconfig.
+	BootstrapKubeconfigSecret string
+	// HubKubeconfigSecret names the Secret holding the hub credential.
+	HubKubeconfigSecret string
+	// KlusterletName names the Klusterlet the agent reports its conditions on.
+	KlusterletName string
+	// SpokeExternalServerURLs are the managed cluster's API server URLs that
+	// the hub should use; empty: the Klusterlet's spec.externalServerURLs.
+	SpokeExternalServerURLs []string
+	// ClientCertExpirationSeconds is the requested lifetime of client
+	// certificates; 0 leaves it to the hub's signer.
+	ClientCertExpirationSeconds int32
+	// ClusterHealthCheckPeriod is how often the cluster's status is reported.
+	ClusterHealthCheckPeriod time.Duration
+}
+
+// Default fills the empty optional fields.
+func (o *Options) Default() {
+	if o.BootstrapKubeconfigSecret == "" {
+		o.BootstrapKubeconfigSecret = operatorv1.BootstrapHubKubeConfigSecret
+	}
+	if o.HubKubeconfigSecret == "" {
+		o.HubKubeconfigSecret = operatorv1.HubKubeConfigSecret
+	}
+	if o.KlusterletName == "" {
+		o.KlusterletName = operatorv1.KlusterletName
+	}
+	if o.ClusterHealthCheckPeriod <= 0 {
+		o.ClusterHealthCheckPeriod = DefaultClusterHealthCheckPeriod
+	}
+}
+
+// Validate checks the options after Default.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Namespace == "" {
+		errs = append(errs, errors.New("the agent needs its namespace: set $POD_NAMESPACE or --namespace"))
+	}
+	if o.ClusterName != "" {
+		if msgs := validation.IsDNS1123Label(o.ClusterName); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("invalid --cluster-name %q: %s", o.ClusterName, msgs[0]))
+		}
+	}
+	if o.AgentID != "" {
+		if msgs := validation.IsDNS1123Label(o.AgentID); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("invalid --agent-id %q: %s", o.AgentID, msgs[0]))
+		}
+	}
+	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < 600 {
+		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the Kubernetes minimum of 600", o.ClientCertExpirationSeconds))
+	}
+	return errors.Join(errs...)
+}
+
+// pendingSecretName names the Secret of the pending certificate request.
+func (o *Options) pendingSecretName() string { return o.HubKubeconfigSecret + PendingSecretSuffix }

@@ -1,0 +1,94 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+)
+
+// rotateIfDue renews the client certificate of conn once less than its random
+// rotation fraction of its lifetime remains. The renewal request carries the
+// same identity and is made with the current certificate, so the hub approves
+// it by itself; the new credential is written to the hub kubeconfig Secret,
+// which runConnected then switches to. The old credential stays in use until
+// then, so the cluster stays available.
+func (a *Agent) rotateIfDue(ctx context.Context, id identity, conn *hubConnection) {
+	cert := conn.cred.cert
+	if !certs.NeedsRotation(cert, a.now(), conn.rotationFraction) {
+		return
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("phase", "rotation", "certificateExpires", cert.NotAfter)
+	ctx = ctrl.LoggerInto(ctx, log)
+	p, err := a.loadPending(ctx, id)
+	if err != nil {
+		log.Error(err, "Cannot load or create the private key for the renewal")
+		return
+	}
+	res, created, err := a.requestCertificate(ctx, conn.client, id, p)
+	conn.noteError(err)
+	if err != nil {
+		a.setRotation(metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed,
+			fmt.Sprintf("Cannot request a renewed client certificate: %v", err))
+		log.Error(err, "Cannot request a renewed client certificate")
+		return
+	}
+	if created {
+		log.Info("Certificate rotation started", "csr", res.name)
+		if err := a.savePending(ctx, id, p); err != nil {
+			log.Error(err, "Cannot record the pending CertificateSigningRequest")
+		}
+	}
+	switch res.phase {
+	case csrPending:
+		return
+	case csrDenied:
+		a.setRotation(metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed,
+			fmt.Sprintf("The hub denied the renewal request %s: %s", res.name, res.message))
+		p.csrName = ""
+		if err := a.savePending(ctx, id, p); err != nil {
+			log.Error(err, "Cannot record the pending CertificateSigningRequest")
+		}
+		return
+	}
+	_, bootstrap, err := a.bootstrapKubeconfig(ctx)
+	if err != nil {
+		// Without the bootstrap kubeconfig, keep the hub the current credential points at.
+		bootstrap = conn.cred.hub
+	}
+	data, err := hubSecretData(id, bootstrap, res.certPEM, p.keyPEM)
+	if err == nil {
+		err = a.writeSecret(ctx, a.opts.HubKubeconfigSecret, data)
+	}
+	if err != nil {
+		a.setRotation(metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed,
+			fmt.Sprintf("Cannot store the renewed client certificate: %v", err))
+		log.Error(err, "Cannot store the renewed client certificate")
+		return
+	}
+	if err := a.deleteSecret(ctx, a.opts.pendingSecretName()); err != nil {
+		log.Error(err, "Cannot delete the pending-request Secret")
+	}
+	expires := "unknown"
+	if issued, err := certs.ParseCertificates(res.certPEM); err == nil {
+		expires = issued[0].NotAfter.UTC().Format(time.RFC3339)
+	}
+	log.Info("Client certificate rotated", "csr", res.name, "newCertificateExpires", expires)
+	a.setRotation(metav1.ConditionTrue, clusterv1.ReasonClientCertificateUpdated,
+		fmt.Sprintf("Client certificate rotated through CertificateSigningRequest %s; valid until %s", res.name, expires))
+}
+
+// setRotation records the outcome of a rotation for the next status sync.
+func (a *Agent) setRotation(status metav1.ConditionStatus, reason, message string) {
+	a.mu.Lock()
+	a.rotation = &metav1.Condition{
+		Type: clusterv1.ManagedClusterConditionCertificateRotated, Status: status, Reason: reason, Message: message,
+	}
+	a.mu.Unlock()
+	a.trigger()
+}

@@ -1,0 +1,168 @@
+package agent
+
+import (
+	"context"
+	"crypto"
+	"fmt"
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+)
+
+// secretData returns the data of Secret name in the agent's namespace, nil
+// when it does not exist.
+func (a *Agent) secretData(ctx context.Context, name string) (map[string][]byte, error) {
+	s := &corev1.Secret{}
+	err := a.reader.Get(ctx, types.NamespacedName{Namespace: a.opts.Namespace, Name: name}, s)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read Secret %s/%s: %w", a.opts.Namespace, name, err)
+	}
+	if s.Data == nil {
+		return map[string][]byte{}, nil
+	}
+	return s.Data, nil
+}
+
+// writeSecret creates or replaces the data of Secret name in the agent's
+// namespace.
+func (a *Agent) writeSecret(ctx context.Context, name string, data map[string][]byte) error {
+	s := &corev1.Secret{}
+	key := types.NamespacedName{Namespace: a.opts.Namespace, Name: name}
+	err := a.reader.Get(ctx, key, s)
+	switch {
+	case apierrors.IsNotFound(err):
+		s = &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
+			Type:       corev1.SecretTypeOpaque,
+			Data:       data,
+		}
+		if err := a.client.Create(ctx, s); err != nil {
+			return fmt.Errorf("create Secret %s: %w", key, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("read Secret %s: %w", key, err)
+	}
+	if maps.EqualFunc(s.Data, data, func(x, y []byte) bool { return string(x) == string(y) }) {
+		return nil
+	}
+	s = s.DeepCopy()
+	s.Data = data
+	if err := a.client.Update(ctx, s); err != nil {
+		return fmt.Errorf("update Secret %s: %w", key, err)
+	}
+	return nil
+}
+
+// deleteSecret deletes Secret name in the agent's namespace if it exists.
+func (a *Agent) deleteSecret(ctx context.Context, name string) error {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.opts.Namespace, Name: name}}
+	if err := a.client.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete Secret %s/%s: %w", a.opts.Namespace, name, err)
+	}
+	return nil
+}
+
+// bootstrapKubeconfig reads the bootstrap kubeconfig. It returns the raw
+// kubeconfig, its parsed form, and an error naming the Secret when it is
+// missing or unusable.
+func (a *Agent) bootstrapKubeconfig(ctx context.Context) ([]byte, *kubeconfig.Info, error) {
+	name := a.opts.BootstrapKubeconfigSecret
+	data, err := a.secretData(ctx, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if data == nil {
+		return nil, nil, &bootstrapError{missing: true, err: fmt.Errorf("Secret %s/%s not found", a.opts.Namespace, name)}
+	}
+	raw := data[KubeconfigKey]
+	if len(raw) == 0 {
+		return nil, nil, &bootstrapError{err: fmt.Errorf("Secret %s/%s has no key %s", a.opts.Namespace, name, KubeconfigKey)}
+	}
+	info, err := kubeconfig.Parse(raw)
+	if err != nil {
+		return nil, nil, &bootstrapError{err: fmt.Errorf("Secret %s/%s: %w", a.opts.Namespace, name, err)}
+	}
+	return raw, info, nil
+}
+
+// bootstrapError is a missing or unusable bootstrap kubeconfig.
+type bootstrapError struct {
+	missing bool
+	err     error
+}
+
+func (e *bootstrapError) Error() string { return e.err.Error() }
+func (e *bootstrapError) Unwrap() error { return e.err }
+
+// loadHubCredential reads and checks the hub credential of id. A missing
+// bootstrap kubeconfig does not invalidate a working hub credential.
+func (a *Agent) loadHubCredential(ctx context.Context, id identity) (*hubCredential, error) {
+	data, err := a.secretData(ctx, a.opts.HubKubeconfigSecret)
+	if err != nil {
+		return nil, err
+	}
+	if data == nil {
+		return nil, fmt.Errorf("Secret %s/%s not found", a.opts.Namespace, a.opts.HubKubeconfigSecret)
+	}
+	_, bootstrap, err := a.bootstrapKubeconfig(ctx)
+	if err != nil {
+		bootstrap = nil
+	}
+	cred, err := checkHubCredential(data, id, bootstrap, a.now())
+	if err != nil {
+		return nil, fmt.Errorf("Secret %s/%s: %w", a.opts.Namespace, a.opts.HubKubeconfigSecret, err)
+	}
+	return cred, nil
+}
+
+// pendingRequest is the private key and, once created, the name of the
+// certificate signing request the agent waits for. It lives in the pending
+// Secret so that a restarted agent reuses both.
+type pendingRequest struct {
+	keyPEM  []byte
+	key     crypto.Signer
+	csrName string
+}
+
+// loadPending returns the pending request of id, creating a new private key
+// when there is none.
+func (a *Agent) loadPending(ctx context.Context, id identity) (*pendingRequest, error) {
+	data, err := a.secretData(ctx, a.opts.pendingSecretName())
+	if err != nil {
+		return nil, err
+	}
+	if data != nil && string(data[ClusterNameKey]) == id.cluster && string(data[AgentNameKey]) == id.agentID {
+		if key, err := certs.ParsePrivateKey(data[TLSKeyKey]); err == nil {
+			return &pendingRequest{keyPEM: data[TLSKeyKey], key: key, csrName: string(data[CSRNameKey])}, nil
+		}
+	}
+	key, keyPEM, err := certs.NewPrivateKey()
+	if err != nil {
+		return nil, err
+	}
+	p := &pendingRequest{keyPEM: keyPEM, key: key}
+	return p, a.savePending(ctx, id, p)
+}
+
+// savePending writes the pending request of id.
+func (a *Agent) savePending(ctx context.Context, id identity, p *pendingRequest) error {
+	data := map[string][]byte{ClusterNameKey: []byte(id.cluster), AgentNameKey: []byte(id.agentID)}
+	if p != nil {
+		data[TLSKeyKey] = p.keyPEM
+		if p.csrName != "" {
+			data[CSRNameKey] = []byte(p.csrName)
+		}
+	}
+	return a.writeSecret(ctx, a.opts.pendingSecretName(), data)
+}

@@ -1,0 +1,86 @@
+package certs
+
+import (
+	"crypto"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Identity strings of managed-cluster agents, as OCM has them.
+const (
+	// IdentityPrefix starts every agent user and group name.
+	IdentityPrefix = "system:open-cluster-management:"
+	// ManagedClustersGroup is the group of every managed-cluster agent.
+	ManagedClustersGroup = "system:open-cluster-management:managed-clusters"
+)
+
+// AgentUserName returns the user name (certificate CN) of the agent agentID of
+// cluster: system:open-cluster-management:<cluster>:<agentID>.
+func AgentUserName(cluster, agentID string) string {
+	return IdentityPrefix + cluster + ":" + agentID
+}
+
+// ClusterGroup returns the group of every agent of cluster:
+// system:open-cluster-management:<cluster>.
+func ClusterGroup(cluster string) string { return IdentityPrefix + cluster }
+
+// AgentSubject returns the certificate subject of the agent agentID of cluster:
+// CN system:open-cluster-management:<cluster>:<agentID>, O
+// system:open-cluster-management:<cluster> and
+// system:open-cluster-management:managed-clusters.
+func AgentSubject(cluster, agentID string) pkix.Name {
+	return pkix.Name{
+		CommonName:   AgentUserName(cluster, agentID),
+		Organization: []string{ClusterGroup(cluster), ManagedClustersGroup},
+	}
+}
+
+// NewCSR returns a PEM-encoded PKCS#10 certificate request for subject, signed
+// by key.
+func NewCSR(key crypto.Signer, subject pkix.Name) ([]byte, error) {
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: subject}, key)
+	if err != nil {
+		return nil, fmt.Errorf("create certificate request for %s: %w", subject.CommonName, err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
+}
+
+// ParseCSR decodes a PEM-encoded certificate request.
+func ParseCSR(data []byte) (*x509.CertificateRequest, error) {
+	block, _ := pem.Decode(data)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return nil, errors.New("no PEM certificate request found")
+	}
+	csr, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("decode certificate request: %w", err)
+	}
+	return csr, nil
+}
+
+// CSRMatches reports whether the PEM certificate request data was made with
+// key for subject, so that an agent can reuse a pending request after a restart.
+func CSRMatches(data []byte, key crypto.Signer, subject pkix.Name) bool {
+	csr, err := ParseCSR(data)
+	if err != nil {
+		return false
+	}
+	return publicKeyEqual(key.Public(), csr.PublicKey) && SubjectEqual(csr.Subject, subject)
+}
+
+// SubjectEqual reports whether two subjects have the same common name and the
+// same organizations, in any order.
+func SubjectEqual(a, b pkix.Name) bool {
+	if a.CommonName != b.CommonName {
+		return false
+	}
+	oa, ob := slices.Clone(a.Organization), slices.Clone(b.Organization)
+	slices.Sort(oa)
+	slices.Sort(ob)
+	return slices.Equal(oa, ob)
+}
