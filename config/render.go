@@ -66,6 +66,15 @@ type AgentValues struct {
 	HubAPIServer string
 	// BootstrapKubeconfig is the kubeconfig the agent first joins with.
 	BootstrapKubeconfig []byte
+	// Mode is the Klusterlet's spec.deployOption.mode: Default or Singleton.
+	// Default: Default.
+	Mode string
+	// ExternalServerURLs are the managed cluster's API server URLs the hub
+	// may use (the Klusterlet's spec.externalServerURLs).
+	ExternalServerURLs []string
+	// ClientCertExpirationSeconds is the requested lifetime of the agent's
+	// client certificates; 0 leaves it to the hub's signer.
+	ClientCertExpirationSeconds int32
 }
 
 // withDefaults fills empty fields.
@@ -80,6 +89,7 @@ func (v HubValues) withDefaults() HubValues {
 func (v AgentValues) withDefaults() AgentValues {
 	v.Image = cmpOr(v.Image, DefaultImage)
 	v.AgentNamespace = cmpOr(v.AgentNamespace, AgentNamespace)
+	v.Mode = cmpOr(v.Mode, "Default")
 	return v
 }
 
