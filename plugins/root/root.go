@@ -9,6 +9,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/version"
 )
 
@@ -37,6 +39,11 @@ joins managed clusters, and creates and inspects works, placements and add-ons.`
 	cmd.SetErr(streams.ErrOut)
 	configFlags.AddFlags(cmd.PersistentFlags())
 
+	cmd.AddGroup(&cobra.Group{ID: groupManagedCluster, Title: "Managed Cluster Commands:"})
+	for _, verb := range []*cobra.Command{join.NewCmdJoin(configFlags, streams), unjoin.NewCmdUnjoin(configFlags, streams)} {
+		verb.GroupID = groupManagedCluster
+		cmd.AddCommand(verb)
+	}
 	cmd.AddGroup(&cobra.Group{ID: groupOther, Title: "Other Commands:"})
 	versionCmd := version.NewCmdVersion(streams)
 	versionCmd.GroupID = groupOther
@@ -44,4 +51,7 @@ joins managed clusters, and creates and inspects works, placements and add-ons.`
 	return cmd
 }
 
-const groupOther = "other"
+const (
+	groupOther          = "other"
+	groupManagedCluster = "managed-cluster"
+)

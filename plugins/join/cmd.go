@@ -1,0 +1,55 @@
+// Package join implements `kubectl ocm join`: it checks that the hub can be
+// reached and trusted and accepts the bootstrap token, then installs the agent
+// on the managed cluster, and optionally waits until the cluster has joined.
+package join
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+var joinExample = cli.Examples(`
+	# Join the cluster of the current context to a hub, with the command that
+	# 'kubectl ocm hub init' or 'kubectl ocm hub token' printed
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1
+
+	# Join the cluster of context c1 and wait until the hub admin has accepted it
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --context c1 --wait
+
+	# Print what would be installed, without installing it
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run -o yaml`)
+
+// NewCmdJoin returns the `kubectl ocm join` command. getter selects the
+// managed cluster (--kubeconfig, --context).
+func NewCmdJoin(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewJoinOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "join --hub-token TOKEN --hub-apiserver URL --cluster-name NAME",
+		Short: "Join the current cluster to a hub as a managed cluster",
+		Long: `Join the cluster of the current context (--context) to a hub.
+
+join first checks, installing nothing if any check fails, that the hub is
+reachable, that its serving certificate is signed by the hub CA (--ca-file, or
+ConfigMap kube-public/kube-root-ca.crt read with the token), that the hub accepts
+the token, and that the cluster name is free. It then installs the agent: the
+namespace open-cluster-management-agent, the bootstrap kubeconfig, the Klusterlet
+and the klusterlet-agent Deployment. The agent registers the cluster; a hub admin
+then accepts it with 'kubectl ocm accept --clusters NAME'.`,
+		Example: joinExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}

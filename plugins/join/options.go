@@ -1,0 +1,167 @@
+package join
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+)
+
+// Install modes of --mode.
+const (
+	ModeDefault = "default"
+	ModeHosted  = "hosted"
+)
+
+// JoinOptions are the flags and state of `kubectl ocm join`.
+type JoinOptions struct {
+	// HubToken is the bootstrap token.
+	HubToken string
+	// HubAPIServer is the hub's API server URL.
+	HubAPIServer string
+	// ClusterName is the name the cluster registers as.
+	ClusterName string
+	// CAFile is a file with the hub's CA bundle; empty: read it from the hub.
+	CAFile string
+	// Wait waits until the cluster has joined and is available.
+	Wait bool
+	// Timeout bounds the wait.
+	Timeout time.Duration
+	// Image is the ocm-controller image of the agent.
+	Image string
+	// Mode is the install mode: default (hosted is not supported yet).
+	Mode string
+	// ForceInternalEndpointLookup takes the hub's address from ConfigMap
+	// kube-public/cluster-info instead of --hub-apiserver (kind clusters).
+	ForceInternalEndpointLookup bool
+	// Singleton deploys the agent as one Deployment (the only layout here).
+	Singleton bool
+	// ClientCertExpirationSeconds is the requested client certificate lifetime.
+	ClientCertExpirationSeconds int32
+	// ExternalServerURLs are the managed cluster's API server URLs for the hub.
+	ExternalServerURLs []string
+	// Force joins even when a joined cluster of the same name exists on the hub.
+	Force bool
+	// DryRun prints the objects instead of installing them.
+	DryRun bool
+	// Output is the format of --dry-run: yaml or json.
+	Output string
+
+	// hubCA is the hub's CA bundle from --ca-file, after Complete.
+	hubCA []byte
+	// hubURL is the parsed --hub-apiserver.
+	hubURL *url.URL
+	// contextName names the managed cluster in messages.
+	contextName string
+
+	getter genericclioptions.RESTClientGetter
+	genericiooptions.IOStreams
+}
+
+// NewJoinOptions returns options with the defaults.
+func NewJoinOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *JoinOptions {
+	return &JoinOptions{
+		Mode:      ModeDefault,
+		Timeout:   5 * time.Minute,
+		Image:     config.DefaultImage,
+		Output:    "",
+		getter:    getter,
+		IOStreams: streams,
+	}
+}
+
+// AddFlags registers the flags, with clusteradm's names.
+func (o *JoinOptions) AddFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&o.HubToken, "hub-token", o.HubToken, "The bootstrap token printed by 'kubectl ocm hub init' or 'kubectl ocm hub token'.")
+	fs.StringVar(&o.HubAPIServer, "hub-apiserver", o.HubAPIServer, "The hub's API server URL, e.g. https://hub.example.com:6443.")
+	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "The name this cluster registers as on the hub: a DNS label.")
+	fs.StringVar(&o.CAFile, "ca-file", o.CAFile, "A file with the hub's CA bundle. Default: read ConfigMap kube-public/kube-root-ca.crt from the hub and verify the hub with it.")
+	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the hub has accepted the cluster and it is available, showing progress.")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
+	fs.StringVar(&o.Image, "image", o.Image, "The ocm-controller image of the agent.")
+	fs.StringVarP(&o.Mode, "mode", "m", o.Mode, "Install mode: default (the agent runs on this cluster). hosted is not supported yet.")
+	fs.BoolVar(&o.ForceInternalEndpointLookup, "force-internal-endpoint-lookup", o.ForceInternalEndpointLookup, "Use the hub address from ConfigMap kube-public/cluster-info on the hub instead of --hub-apiserver, for the agent (e.g. kind clusters).")
+	fs.BoolVar(&o.Singleton, "singleton", o.Singleton, "Record the agent as one Deployment (Klusterlet mode Singleton); the agent is always one Deployment.")
+	fs.Int32Var(&o.ClientCertExpirationSeconds, "client-cert-expiration-seconds", o.ClientCertExpirationSeconds, "Requested lifetime of the agent's client certificate in seconds (at least 600). Default: the hub signer's.")
+	fs.StringSliceVar(&o.ExternalServerURLs, "external-server-urls", o.ExternalServerURLs, "This cluster's API server URLs for the hub (https).")
+	fs.BoolVar(&o.Force, "force", o.Force, "Join even if a joined, available cluster of the same name exists on the hub.")
+	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "Check the hub and print the objects that would be installed, without installing them.")
+	fs.StringVarP(&o.Output, "output", "o", o.Output, "Output format of --dry-run: yaml (default) or json.")
+}
+
+// Complete reads --ca-file and the managed cluster's context name.
+func (o *JoinOptions) Complete(_ *cobra.Command, _ []string) error {
+	if o.CAFile != "" {
+		data, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return fmt.Errorf("read --ca-file: %w", err)
+		}
+		o.hubCA = data
+	}
+	if raw, err := o.getter.ToRawKubeConfigLoader().RawConfig(); err == nil {
+		o.contextName = raw.CurrentContext
+		if cf, ok := o.getter.(*genericclioptions.ConfigFlags); ok && cf.Context != nil && *cf.Context != "" {
+			o.contextName = *cf.Context
+		}
+	}
+	return nil
+}
+
+// Validate checks the flags, one line per problem.
+func (o *JoinOptions) Validate() error {
+	var errs []error
+	if o.HubToken == "" {
+		errs = append(errs, errors.New("--hub-token is required: run `kubectl ocm hub token` on the hub to get one"))
+	}
+	if o.HubAPIServer == "" {
+		errs = append(errs, errors.New("--hub-apiserver is required: the hub's API server URL, as `kubectl ocm hub token` prints it"))
+	} else if u, err := url.Parse(o.HubAPIServer); err != nil || u.Scheme != "https" || u.Host == "" {
+		errs = append(errs, fmt.Errorf("--hub-apiserver %q is not an https URL such as https://hub.example.com:6443", o.HubAPIServer))
+	} else {
+		o.hubURL = u
+	}
+	if o.ClusterName == "" {
+		errs = append(errs, errors.New("--cluster-name is required: the name this cluster registers as on the hub"))
+	} else if msgs := validation.IsDNS1123Label(o.ClusterName); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("--cluster-name %q is not a valid DNS label: %s", o.ClusterName, msgs[0]))
+	}
+	switch o.Mode {
+	case ModeDefault:
+	case ModeHosted:
+		errs = append(errs, errors.New("--mode hosted is not supported yet: use --mode default, which runs the agent on this cluster"))
+	default:
+		errs = append(errs, fmt.Errorf("--mode %q is not one of default, hosted", o.Mode))
+	}
+	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < 600 {
+		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the Kubernetes minimum of 600", o.ClientCertExpirationSeconds))
+	}
+	for _, u := range o.ExternalServerURLs {
+		if p, err := url.Parse(u); err != nil || p.Scheme != "https" || p.Host == "" {
+			errs = append(errs, fmt.Errorf("--external-server-urls %q is not an https URL", u))
+		}
+	}
+	switch o.Output {
+	case "", "yaml", "json":
+		if o.Output != "" && !o.DryRun {
+			errs = append(errs, errors.New("-o/--output only applies with --dry-run"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("-o/--output %q is not one of yaml, json", o.Output))
+	}
+	if o.Wait && o.DryRun {
+		errs = append(errs, errors.New("--wait and --dry-run exclude each other"))
+	}
+	if o.Timeout <= 0 {
+		errs = append(errs, errors.New("--timeout must be positive"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,109 @@
+package join
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+// waitPollInterval is how often --wait looks at the cluster.
+const waitPollInterval = time.Second
+
+// joinState is what --wait has seen.
+type joinState struct {
+	// step is a short name of the current step, printed when it changes.
+	step string
+	// detail explains the step: the cause and the fix when stuck.
+	detail string
+	// done is true once the cluster is available.
+	done bool
+}
+
+// wait prints each step until the cluster has joined and is available, or
+// fails naming the step it is stuck in.
+func (o *JoinOptions) wait(ctx context.Context, spoke, hub client.Client) error {
+	fmt.Fprintf(o.Out, "Waiting up to %s for cluster %s to join:\n", o.Timeout, o.ClusterName)
+	var last joinState
+	err := wait.PollUntilContextTimeout(ctx, waitPollInterval, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		s := o.observe(ctx, spoke, hub)
+		if s.step != last.step || s.detail != last.detail {
+			fmt.Fprintf(o.Out, "  %s: %s\n", s.step, s.detail)
+		}
+		last = s
+		return s.done, nil
+	})
+	if err == nil {
+		fmt.Fprintf(o.Out, "Cluster %s has joined the hub and is available.\n", o.ClusterName)
+		return nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) || wait.Interrupted(err) {
+		return fmt.Errorf("timed out after %s waiting for cluster %s to join; stuck at %s: %s", o.Timeout, o.ClusterName, last.step, last.detail)
+	}
+	return err
+}
+
+// observe reads the agent Deployment, the Klusterlet conditions on the
+// managed cluster and, when the token may read it, the ManagedCluster on the
+// hub.
+func (o *JoinOptions) observe(ctx context.Context, spoke, hub client.Client) joinState {
+	dep := &appsv1.Deployment{}
+	if err := spoke.Get(ctx, types.NamespacedName{Namespace: config.AgentNamespace, Name: "klusterlet-agent"}, dep); err != nil {
+		return joinState{step: "agent", detail: fmt.Sprintf("cannot read Deployment %s/klusterlet-agent: %v", config.AgentNamespace, err)}
+	}
+	if dep.Status.AvailableReplicas == 0 {
+		detail := fmt.Sprintf("Deployment %s/klusterlet-agent has no running agent yet", config.AgentNamespace)
+		for _, c := range dep.Status.Conditions {
+			if c.Status != "True" && c.Message != "" {
+				detail += fmt.Sprintf(" (%s: %s)", c.Reason, c.Message)
+			}
+		}
+		return joinState{step: "agent starting", detail: detail + "; check its pod with `kubectl -n " + config.AgentNamespace + " describe pods`"}
+	}
+	k := &operatorv1.Klusterlet{}
+	if err := spoke.Get(ctx, types.NamespacedName{Name: operatorv1.KlusterletName}, k); err != nil {
+		return joinState{step: "agent", detail: fmt.Sprintf("cannot read Klusterlet %s: %v", operatorv1.KlusterletName, err)}
+	}
+	state := klusterletState(k.Status.Conditions, o.ClusterName)
+	if !state.done {
+		return state
+	}
+	// The agent says it joined; confirm on the hub when the token allows.
+	mc := &clusterv1.ManagedCluster{}
+	if err := hub.Get(ctx, types.NamespacedName{Name: o.ClusterName}, mc); err != nil {
+		return state
+	}
+	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
+		return joinState{step: "joined", detail: fmt.Sprintf("ManagedCluster %s joined; waiting for the hub to report it available", o.ClusterName)}
+	}
+	return state
+}
+
+// klusterletState interprets the agent's conditions on the Klusterlet.
+func klusterletState(conds []metav1.Condition, cluster string) joinState {
+	if c := meta.FindStatusCondition(conds, operatorv1.ConditionKlusterletAvailable); c != nil && c.Status == metav1.ConditionTrue {
+		return joinState{step: "available", detail: c.Message, done: true}
+	}
+	c := meta.FindStatusCondition(conds, operatorv1.ConditionHubConnectionDegraded)
+	if c == nil {
+		return joinState{step: "registering", detail: "waiting for the agent to report its progress on Klusterlet " + operatorv1.KlusterletName}
+	}
+	switch c.Reason {
+	case "CSRPending":
+		return joinState{step: "CSR pending", detail: fmt.Sprintf("%s (on the hub: `kubectl ocm accept --clusters %s`)", c.Message, cluster)}
+	case "HubAcceptancePending":
+		return joinState{step: "certificate issued", detail: c.Message}
+	}
+	return joinState{step: c.Reason, detail: c.Message}
+}

@@ -1,0 +1,44 @@
+// Package unjoin implements `kubectl ocm unjoin`: it removes everything
+// `kubectl ocm join` installed on a managed cluster and says what remains on
+// the hub.
+package unjoin
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+var unjoinExample = cli.Examples(`
+	# Remove the agent of cluster1 from the cluster of context c1
+	kubectl ocm unjoin --cluster-name cluster1 --context c1`)
+
+// NewCmdUnjoin returns the `kubectl ocm unjoin` command. getter selects the
+// managed cluster.
+func NewCmdUnjoin(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewUnjoinOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "unjoin --cluster-name NAME",
+		Short: "Remove the agent from the current managed cluster",
+		Long: `Remove everything 'kubectl ocm join' installed on the cluster of the current
+context: the agent Deployment, its Secrets and RBAC, its namespace and the
+Klusterlet. The managed-cluster CRDs are removed only when no objects of theirs
+remain. The ManagedCluster and its namespace on the hub are kept; the command
+prints how to remove them.`,
+		Example: unjoinExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.AddFlags(cmd)
+	return cmd
+}

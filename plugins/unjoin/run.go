@@ -1,0 +1,175 @@
+package unjoin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// pollInterval is how often unjoin checks that the objects are gone.
+const pollInterval = time.Second
+
+// Run removes the agent and waits until it is gone.
+func (o *UnjoinOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c, _, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	k := &operatorv1.Klusterlet{}
+	err = c.Get(ctx, types.NamespacedName{Name: operatorv1.KlusterletName}, k)
+	switch {
+	case err == nil && k.Spec.ClusterName != "" && k.Spec.ClusterName != o.ClusterName:
+		return fmt.Errorf("this cluster joined as %s, not %s: pass --cluster-name %s, or check --context", k.Spec.ClusterName, o.ClusterName, k.Spec.ClusterName)
+	case err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err):
+		return fmt.Errorf("read Klusterlet %s: %w", operatorv1.KlusterletName, err)
+	}
+	hubServer := o.hubServer(ctx, c)
+
+	objs, err := config.AgentObjects(config.AgentValues{ClusterName: o.ClusterName})
+	if err != nil {
+		return err
+	}
+	var crds, others []*unstructured.Unstructured
+	for _, obj := range objs {
+		if obj.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, obj)
+		} else {
+			others = append(others, obj)
+		}
+	}
+	// Secrets the agent created itself live in the namespace and go with it.
+	if err := apply.Delete(ctx, c, others, client.PropagationPolicy("Foreground")); err != nil {
+		return fmt.Errorf("remove the agent: %w", err)
+	}
+	if err := o.waitGone(ctx, c, others); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "Removed the agent of cluster %s: Deployment, Secrets, RBAC, Klusterlet and namespace %s.\n", o.ClusterName, config.AgentNamespace)
+
+	kept, err := o.removeUnusedCRDs(ctx, c, crds)
+	if err != nil {
+		return err
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(o.Out, "Kept CRDs still in use: %s.\n", strings.Join(kept, ", "))
+	}
+	hub := "the hub"
+	if hubServer != "" {
+		hub = "the hub (" + hubServer + ")"
+	}
+	fmt.Fprintf(o.Out, "On %s, ManagedCluster %s and its namespace remain; remove them with:\n\n    kubectl delete managedcluster %s --context <hub>\n\n",
+		hub, o.ClusterName, o.ClusterName)
+	return nil
+}
+
+// hubServer returns the hub URL from the bootstrap kubeconfig, for messages.
+func (o *UnjoinOptions) hubServer(ctx context.Context, c client.Client) string {
+	s := &corev1.Secret{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: config.AgentNamespace, Name: operatorv1.BootstrapHubKubeConfigSecret}, s); err != nil {
+		return ""
+	}
+	info, err := kubeconfig.Parse(s.Data["kubeconfig"])
+	if err != nil {
+		return ""
+	}
+	return info.Server
+}
+
+// waitGone polls until every object in objs is gone.
+func (o *UnjoinOptions) waitGone(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) error {
+	var remaining []string
+	err := wait.PollUntilContextTimeout(ctx, pollInterval, o.Timeout, true, func(ctx context.Context) (bool, error) {
+		remaining = remaining[:0]
+		for _, obj := range objs {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(obj.GroupVersionKind())
+			err := c.Get(ctx, client.ObjectKeyFromObject(obj), u)
+			if err == nil {
+				remaining = append(remaining, apply.Describe(obj))
+			} else if !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+				return false, err
+			}
+		}
+		return len(remaining) == 0, nil
+	})
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || wait.Interrupted(err) {
+			return fmt.Errorf("timed out after %s waiting for the removal of %s; check their finalizers", o.Timeout, strings.Join(remaining, ", "))
+		}
+		return fmt.Errorf("wait for the removal of the agent: %w", err)
+	}
+	return nil
+}
+
+// removeUnusedCRDs deletes each CRD that no object uses any more and returns
+// the names of those kept.
+func (o *UnjoinOptions) removeUnusedCRDs(ctx context.Context, c client.Client, crds []*unstructured.Unstructured) ([]string, error) {
+	var kept, unused []string
+	var toDelete []*unstructured.Unstructured
+	for _, crd := range crds {
+		inUse, err := crdInUse(ctx, c, crd)
+		if err != nil {
+			return nil, err
+		}
+		if inUse {
+			kept = append(kept, crd.GetName())
+			continue
+		}
+		unused = append(unused, crd.GetName())
+		toDelete = append(toDelete, crd)
+	}
+	if err := apply.Delete(ctx, c, toDelete); err != nil {
+		return nil, fmt.Errorf("remove unused CRDs: %w", err)
+	}
+	if err := o.waitGone(ctx, c, toDelete); err != nil {
+		return nil, err
+	}
+	if len(unused) > 0 {
+		fmt.Fprintf(o.Out, "Removed unused CRDs: %s.\n", strings.Join(unused, ", "))
+	}
+	slices.Sort(kept)
+	return kept, nil
+}
+
+// crdInUse reports whether any object of the CRD's kind exists.
+func crdInUse(ctx context.Context, c client.Client, crd *unstructured.Unstructured) (bool, error) {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	version := ""
+	for _, v := range versions {
+		if m, ok := v.(map[string]any); ok && m["storage"] == true {
+			version, _ = m["name"].(string)
+		}
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion(group + "/" + version)
+	list.SetKind(kind + "List")
+	if err := c.List(ctx, list, client.Limit(1)); err != nil {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("check whether CRD %s is in use: %w", crd.GetName(), err)
+	}
+	return len(list.Items) > 0, nil
+}
