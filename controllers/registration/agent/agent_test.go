@@ -1,0 +1,273 @@
+package agent
+
+import (
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+)
+
+var testNow = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// credentialData builds hub kubeconfig Secret data for id on server with a
+// self-signed certificate valid until notAfter.
+func credentialData(t *testing.T, id identity, server string, notAfter time.Time) map[string][]byte {
+	t.Helper()
+	key, keyPEM, err := certs.NewPrivateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: id.subject(), NotBefore: testNow.Add(-time.Hour), NotAfter: notAfter}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	data, err := hubSecretData(id, &kubeconfig.Info{Server: server, CAData: []byte("CA")}, certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestCheckHubCredential(t *testing.T) {
+	id := identity{cluster: "c1", agentID: "abcde"}
+	bootstrap := &kubeconfig.Info{Server: "https://hub", CAData: []byte("CA"), Token: "t"}
+	valid := credentialData(t, id, "https://hub", testNow.Add(time.Hour))
+	without := func(key string) map[string][]byte {
+		d := credentialData(t, id, "https://hub", testNow.Add(time.Hour))
+		delete(d, key)
+		return d
+	}
+	corrupted := credentialData(t, id, "https://hub", testNow.Add(time.Hour))
+	corrupted[TLSCertKey] = []byte("garbage")
+	tests := []struct {
+		name            string
+		data            map[string][]byte
+		id              identity
+		bootstrap       *kubeconfig.Info
+		wantErrContains string
+	}{
+		{name: "valid", data: valid, id: id, bootstrap: bootstrap},
+		{name: "valid without a bootstrap kubeconfig", data: valid, id: id},
+		{name: "no kubeconfig", data: without(KubeconfigKey), id: id, bootstrap: bootstrap, wantErrContains: "key kubeconfig is missing"},
+		{name: "no certificate", data: without(TLSCertKey), id: id, bootstrap: bootstrap, wantErrContains: "key tls.crt is missing"},
+		{name: "no key", data: without(TLSKeyKey), id: id, bootstrap: bootstrap, wantErrContains: "key tls.key is missing"},
+		{name: "corrupted certificate", data: corrupted, id: id, bootstrap: bootstrap, wantErrContains: "no PEM certificate"},
+		{name: "expired", data: credentialData(t, id, "https://hub", testNow.Add(-time.Minute)), id: id, bootstrap: bootstrap, wantErrContains: "expired"},
+		{name: "other agent", data: valid, id: identity{cluster: "c1", agentID: "zzzzz"}, bootstrap: bootstrap, wantErrContains: "not \"system:open-cluster-management:c1:zzzzz\""},
+		{name: "other hub", data: credentialData(t, id, "https://old-hub", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap, wantErrContains: "points at https://old-hub"},
+		{name: "other CA", data: valid, id: id, bootstrap: &kubeconfig.Info{Server: "https://hub", CAData: []byte("CA2")}, wantErrContains: "bootstrap kubeconfig points at"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cred, err := checkHubCredential(tt.data, tt.id, tt.bootstrap, testNow)
+			if tt.wantErrContains == "" {
+				if err != nil || cred.config.Host != "https://hub" {
+					t.Fatalf("checkHubCredential = %v, %v; want a credential for https://hub", cred, err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErrContains) {
+				t.Errorf("err = %v, want one containing %q", err, tt.wantErrContains)
+			}
+		})
+	}
+}
+
+func TestHubSecretDataKeys(t *testing.T) {
+	data := credentialData(t, identity{cluster: "c1", agentID: "a"}, "https://hub", testNow.Add(time.Hour))
+	for _, key := range []string{KubeconfigKey, TLSCertKey, TLSKeyKey, ClusterNameKey, AgentNameKey} {
+		if len(data[key]) == 0 {
+			t.Errorf("hub Secret data lacks %s", key)
+		}
+	}
+	if string(data[ClusterNameKey]) != "c1" || string(data[AgentNameKey]) != "a" {
+		t.Errorf("cluster-name %q agent-name %q", data[ClusterNameKey], data[AgentNameKey])
+	}
+}
+
+// claim builds a ClusterClaim.
+func claim(name string, spokeOnly bool) clusterv1alpha1.ClusterClaim {
+	c := clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1alpha1.ClusterClaimSpec{Value: "v-" + name}}
+	if spokeOnly {
+		c.Labels = map[string]string{clusterv1alpha1.ClusterClaimSpokeOnlyLabel: "true"}
+	}
+	return c
+}
+
+func TestSelectClaims(t *testing.T) {
+	tests := []struct {
+		name          string
+		claims        []clusterv1alpha1.ClusterClaim
+		max           int
+		want          []string
+		wantTruncated int
+	}{
+		{name: "none", max: 20},
+		{name: "reserved first, each sorted", claims: []clusterv1alpha1.ClusterClaim{claim("zone", false), claim("platform.open-cluster-management.io", false), claim("app", false), claim("id.k8s.io", false)},
+			max: 20, want: []string{"id.k8s.io", "platform.open-cluster-management.io", "app", "zone"}},
+		{name: "spoke-only hidden", claims: []clusterv1alpha1.ClusterClaim{claim("secret", true), claim("app", false)}, max: 20, want: []string{"app"}},
+		{name: "custom truncated, reserved kept", claims: []clusterv1alpha1.ClusterClaim{claim("c", false), claim("b", false), claim("a", false), claim("id.k8s.io", false)},
+			max: 2, want: []string{"id.k8s.io", "a", "b"}, wantTruncated: 1},
+		{name: "zero custom", claims: []clusterv1alpha1.ClusterClaim{claim("a", false), claim("id.k8s.io", false)}, max: 0, want: []string{"id.k8s.io"}, wantTruncated: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, truncated := selectClaims(tt.claims, tt.max)
+			var names []string
+			for _, c := range got {
+				names = append(names, c.Name)
+				if c.Value != "v-"+c.Name {
+					t.Errorf("claim %s has value %q", c.Name, c.Value)
+				}
+			}
+			if strings.Join(names, ",") != strings.Join(tt.want, ",") || truncated != tt.wantTruncated {
+				t.Errorf("selectClaims = %v (%d truncated), want %v (%d)", names, truncated, tt.want, tt.wantTruncated)
+			}
+		})
+	}
+}
+
+// node builds a Node with the given CPU and memory.
+func node(cpu, mem string, unschedulable bool) corev1.Node {
+	rl := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}
+	return corev1.Node{Spec: corev1.NodeSpec{Unschedulable: unschedulable}, Status: corev1.NodeStatus{Capacity: rl, Allocatable: rl}}
+}
+
+func TestSumResources(t *testing.T) {
+	tests := []struct {
+		name                              string
+		nodes                             []corev1.Node
+		wantCPU, wantAllocCPU, wantMemory string
+	}{
+		{"no nodes", nil, "0", "0", "0"},
+		{"one node", []corev1.Node{node("4", "8Gi", false)}, "4", "4", "8Gi"},
+		{"unschedulable node counts in capacity only", []corev1.Node{node("4", "8Gi", false), node("2", "4Gi", true)}, "6", "4", "12Gi"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			capacity, alloc := sumResources(tt.nodes)
+			cpu, acpu, mem := capacity[clusterv1.ResourceCPU], alloc[clusterv1.ResourceCPU], capacity[clusterv1.ResourceMemory]
+			if cpu.Cmp(resource.MustParse(tt.wantCPU)) != 0 || acpu.Cmp(resource.MustParse(tt.wantAllocCPU)) != 0 || mem.Cmp(resource.MustParse(tt.wantMemory)) != 0 {
+				t.Errorf("capacity cpu %s memory %s, allocatable cpu %s; want %s %s %s", cpu.String(), mem.String(), acpu.String(), tt.wantCPU, tt.wantMemory, tt.wantAllocCPU)
+			}
+		})
+	}
+}
+
+func TestAvailability(t *testing.T) {
+	failure := errors.New("connection refused")
+	tests := []struct {
+		name       string
+		err        error
+		since      time.Time
+		wantStatus metav1.ConditionStatus // "" means keep the current condition
+		wantSince  time.Time
+	}{
+		{name: "healthy", wantStatus: metav1.ConditionTrue},
+		{name: "healthy again", since: testNow.Add(-time.Minute), wantStatus: metav1.ConditionTrue},
+		{name: "first failure", err: failure, wantSince: testNow},
+		{name: "failing for 19s", err: failure, since: testNow.Add(-19 * time.Second), wantSince: testNow.Add(-19 * time.Second)},
+		{name: "failing for 20s", err: failure, since: testNow.Add(-20 * time.Second), wantStatus: metav1.ConditionFalse, wantSince: testNow.Add(-20 * time.Second)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, since := availability(tt.err, testNow, tt.since)
+			got := metav1.ConditionStatus("")
+			if c != nil {
+				got = c.Status
+				if c.Status == metav1.ConditionFalse && c.Reason != clusterv1.ReasonManagedClusterKubeAPIServerUnavailable {
+					t.Errorf("reason %s", c.Reason)
+				}
+			}
+			if got != tt.wantStatus || !since.Equal(tt.wantSince) {
+				t.Errorf("availability = %q since %s, want %q since %s", got, since, tt.wantStatus, tt.wantSince)
+			}
+		})
+	}
+}
+
+func TestRenewInterval(t *testing.T) {
+	for _, tt := range []struct {
+		seconds int32
+		want    time.Duration
+	}{{0, 15 * time.Second}, {60, 15 * time.Second}, {8, 2 * time.Second}} {
+		if got := renewInterval(tt.seconds); got != tt.want {
+			t.Errorf("renewInterval(%d) = %s, want %s", tt.seconds, got, tt.want)
+		}
+	}
+}
+
+func TestCSRState(t *testing.T) {
+	cond := func(typ certificatesv1.RequestConditionType) certificatesv1.CertificateSigningRequestCondition {
+		return certificatesv1.CertificateSigningRequestCondition{Type: typ, Status: corev1.ConditionTrue, Reason: "R"}
+	}
+	tests := []struct {
+		name  string
+		conds []certificatesv1.CertificateSigningRequestCondition
+		cert  []byte
+		want  csrPhase
+	}{
+		{"new", nil, nil, csrPending},
+		{"approved, not signed yet", []certificatesv1.CertificateSigningRequestCondition{cond(certificatesv1.CertificateApproved)}, nil, csrPending},
+		{"issued", []certificatesv1.CertificateSigningRequestCondition{cond(certificatesv1.CertificateApproved)}, []byte("CERT"), csrIssued},
+		{"denied", []certificatesv1.CertificateSigningRequestCondition{cond(certificatesv1.CertificateDenied)}, nil, csrDenied},
+		{"failed", []certificatesv1.CertificateSigningRequestCondition{cond(certificatesv1.CertificateApproved), cond(certificatesv1.CertificateFailed)}, nil, csrDenied},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			csr := &certificatesv1.CertificateSigningRequest{Status: certificatesv1.CertificateSigningRequestStatus{Conditions: tt.conds, Certificate: tt.cert}}
+			if got := csrState(csr).phase; got != tt.want {
+				t.Errorf("phase = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewCSR(t *testing.T) {
+	csr := newCSR(identity{cluster: "c1", agentID: "a"}, []byte("REQ"), 3600)
+	if csr.GenerateName != "c1-" || csr.Labels[clusterv1.ClusterNameLabelKey] != "c1" ||
+		csr.Spec.SignerName != certificatesv1.KubeAPIServerClientSignerName || *csr.Spec.ExpirationSeconds != 3600 || len(csr.Spec.Usages) != 3 {
+		t.Errorf("unexpected CSR %+v", csr)
+	}
+	if newCSR(identity{cluster: "c1", agentID: "a"}, nil, 0).Spec.ExpirationSeconds != nil {
+		t.Error("expirationSeconds set although none was requested")
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	tests := []struct {
+		name            string
+		opts            Options
+		wantErrContains string
+	}{
+		{name: "valid", opts: Options{Namespace: "ns", ClusterName: "c1"}},
+		{name: "no namespace", opts: Options{}, wantErrContains: "POD_NAMESPACE"},
+		{name: "bad cluster name", opts: Options{Namespace: "ns", ClusterName: "C_1"}, wantErrContains: "invalid --cluster-name"},
+		{name: "short certificate", opts: Options{Namespace: "ns", ClientCertExpirationSeconds: 60}, wantErrContains: "minimum of 600"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Default()
+			err := tt.opts.Validate()
+			if (tt.wantErrContains == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErrContains)) {
+				t.Errorf("Validate = %v, want error containing %q", err, tt.wantErrContains)
+			}
+		})
+	}
+}

@@ -1,0 +1,182 @@
+package join
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+// validOptions returns options that pass Validate.
+func validOptions() *JoinOptions {
+	o := NewJoinOptions(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard())
+	o.HubToken, o.HubAPIServer, o.ClusterName = "token", "https://hub.example.com:6443", "cluster1"
+	return o
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name            string
+		change          func(*JoinOptions)
+		wantErrContains string
+	}{
+		{name: "valid", change: func(*JoinOptions) {}},
+		{name: "no token", change: func(o *JoinOptions) { o.HubToken = "" }, wantErrContains: "--hub-token is required: run `kubectl ocm hub token`"},
+		{name: "no server", change: func(o *JoinOptions) { o.HubAPIServer = "" }, wantErrContains: "--hub-apiserver is required"},
+		{name: "http server", change: func(o *JoinOptions) { o.HubAPIServer = "http://hub:6443" }, wantErrContains: "is not an https URL"},
+		{name: "no cluster name", change: func(o *JoinOptions) { o.ClusterName = "" }, wantErrContains: "--cluster-name is required"},
+		{name: "bad cluster name", change: func(o *JoinOptions) { o.ClusterName = "Cluster_1" }, wantErrContains: "not a valid DNS label"},
+		{name: "hosted", change: func(o *JoinOptions) { o.Mode = ModeHosted }, wantErrContains: "--mode hosted is not supported yet"},
+		{name: "unknown mode", change: func(o *JoinOptions) { o.Mode = "x" }, wantErrContains: "not one of default, hosted"},
+		{name: "short certificate", change: func(o *JoinOptions) { o.ClientCertExpirationSeconds = 60 }, wantErrContains: "minimum of 600"},
+		{name: "output without dry-run", change: func(o *JoinOptions) { o.Output = "yaml" }, wantErrContains: "only applies with --dry-run"},
+		{name: "bad output", change: func(o *JoinOptions) { o.DryRun, o.Output = true, "xml" }, wantErrContains: "not one of yaml, json"},
+		{name: "wait and dry-run", change: func(o *JoinOptions) { o.DryRun, o.Wait = true, true }, wantErrContains: "exclude each other"},
+		{name: "external URL", change: func(o *JoinOptions) { o.ExternalServerURLs = []string{"ftp://x"} }, wantErrContains: "--external-server-urls"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := validOptions()
+			tt.change(o)
+			err := o.Validate()
+			if tt.wantErrContains == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErrContains) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.wantErrContains)
+			}
+			if strings.Count(err.Error(), "\n") != 0 {
+				t.Errorf("error spans several lines: %q", err)
+			}
+		})
+	}
+}
+
+// cluster builds a ManagedCluster with the given acceptance and conditions.
+func cluster(accepted bool, trueConds ...string) *clusterv1.ManagedCluster {
+	mc := &clusterv1.ManagedCluster{Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: accepted}}
+	for _, c := range trueConds {
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: c, Status: metav1.ConditionTrue, Reason: "R"})
+	}
+	return mc
+}
+
+func TestClusterNameConflict(t *testing.T) {
+	joined := []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable}
+	tests := []struct {
+		name         string
+		mc           *clusterv1.ManagedCluster
+		localCluster string
+		force        bool
+		wantConflict bool
+	}{
+		{name: "not accepted", mc: cluster(false, joined...)},
+		{name: "accepted, never joined", mc: cluster(true)},
+		{name: "joined but unavailable", mc: cluster(true, clusterv1.ManagedClusterConditionJoined)},
+		{name: "joined and available", mc: cluster(true, joined...), wantConflict: true},
+		{name: "joined and available, it is this cluster", mc: cluster(true, joined...), localCluster: "cluster1"},
+		{name: "joined and available, forced", mc: cluster(true, joined...), force: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := clusterNameConflict(tt.mc, "cluster1", tt.localCluster, tt.force)
+			if (err != nil) != tt.wantConflict {
+				t.Fatalf("err = %v, want conflict %v", err, tt.wantConflict)
+			}
+			if err != nil && !strings.Contains(err.Error(), "kubectl delete managedcluster cluster1") {
+				t.Errorf("error does not name the fix: %v", err)
+			}
+		})
+	}
+}
+
+func TestKlusterletState(t *testing.T) {
+	cond := func(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg}
+	}
+	tests := []struct {
+		name       string
+		conds      []metav1.Condition
+		wantStep   string
+		wantDetail string
+		wantDone   bool
+	}{
+		{name: "nothing yet", wantStep: "registering"},
+		{name: "CSR pending", conds: []metav1.Condition{cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionTrue, "CSRPending", "waiting")},
+			wantStep: "CSR pending", wantDetail: "kubectl ocm accept --clusters cluster1"},
+		{name: "bootstrap token rejected", conds: []metav1.Condition{cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionTrue, "BootstrapUnauthorized", "token expired")},
+			wantStep: "BootstrapUnauthorized", wantDetail: "token expired"},
+		{name: "available", conds: []metav1.Condition{cond(operatorv1.ConditionKlusterletAvailable, metav1.ConditionTrue, "KlusterletAvailable", "joined")},
+			wantStep: "available", wantDone: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := klusterletState(tt.conds, "cluster1")
+			if s.step != tt.wantStep || s.done != tt.wantDone || !strings.Contains(s.detail, tt.wantDetail) {
+				t.Errorf("klusterletState = %+v, want step %q done %v detail containing %q", s, tt.wantStep, tt.wantDone, tt.wantDetail)
+			}
+		})
+	}
+}
+
+func TestObjects(t *testing.T) {
+	o := validOptions()
+	o.Singleton, o.ClientCertExpirationSeconds, o.Image = true, 3600, "example.com/ocm-controller:v1"
+	objs, err := o.objects("https://hub.example.com:6443", []byte("CA"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(kind, name string) *unstructured.Unstructured {
+		for _, obj := range objs {
+			if obj.GetKind() == kind && obj.GetName() == name {
+				return obj
+			}
+		}
+		t.Fatalf("no %s %s among the objects", kind, name)
+		return nil
+	}
+	dep := find("Deployment", "klusterlet-agent")
+	if dep.GetLabels()["app.kubernetes.io/part-of"] != "kubectl-ocm" {
+		t.Error("the agent Deployment lacks the part-of label")
+	}
+	ctrs, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "containers")
+	ctr := ctrs[0].(map[string]any)
+	args := strings.Join(toStrings(ctr["args"]), " ")
+	if ctr["image"] != o.Image || !strings.Contains(args, "agent --cluster-name=cluster1") || !strings.Contains(args, "--client-cert-expiration-seconds=3600") {
+		t.Errorf("agent container image %v args %q", ctr["image"], args)
+	}
+	if env := fmt.Sprint(ctr["env"]); !strings.Contains(env, "POD_NAMESPACE") || !strings.Contains(env, "metadata.namespace") {
+		t.Errorf("agent container lacks the POD_NAMESPACE fieldRef: %v", ctr["env"])
+	}
+	k := find("Klusterlet", "klusterlet")
+	if mode, _, _ := unstructured.NestedString(k.Object, "spec", "deployOption", "mode"); mode != "Singleton" {
+		t.Errorf("Klusterlet mode %q, want Singleton", mode)
+	}
+	secret := find("Secret", "bootstrap-hub-kubeconfig")
+	if kc, _, _ := unstructured.NestedString(secret.Object, "data", "kubeconfig"); kc == "" {
+		t.Error("the bootstrap Secret has no kubeconfig")
+	}
+	find("ServiceAccount", "klusterlet-agent")
+	find("Namespace", "open-cluster-management-agent")
+}
+
+func toStrings(v any) []string {
+	var out []string
+	if l, ok := v.([]any); ok {
+		for _, x := range l {
+			out = append(out, x.(string))
+		}
+	}
+	return out
+}
