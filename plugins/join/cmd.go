@@ -25,7 +25,7 @@ var joinExample = cli.Examples(`
 // NewCmdJoin returns the `kubectl ocm join` command. getter selects the
 // managed cluster (--kubeconfig, --context).
 func NewCmdJoin(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
-	o := NewJoinOptions(getter, streams)
+	o := NewOptions(getter, streams)
 	cmd := &cobra.Command{
 		Use:   "join --hub-token TOKEN --hub-apiserver URL --cluster-name NAME",
 		Short: "Join the current cluster to a hub as a managed cluster",

@@ -16,8 +16,8 @@ import (
 )
 
 // validOptions returns options that pass Validate.
-func validOptions() *JoinOptions {
-	o := NewJoinOptions(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard())
+func validOptions() *Options {
+	o := NewOptions(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard())
 	o.HubToken, o.HubAPIServer, o.ClusterName = "token", "https://hub.example.com:6443", "cluster1"
 	return o
 }
@@ -25,22 +25,22 @@ func validOptions() *JoinOptions {
 func TestValidate(t *testing.T) {
 	tests := []struct {
 		name            string
-		change          func(*JoinOptions)
+		change          func(*Options)
 		wantErrContains string
 	}{
-		{name: "valid", change: func(*JoinOptions) {}},
-		{name: "no token", change: func(o *JoinOptions) { o.HubToken = "" }, wantErrContains: "--hub-token is required: run `kubectl ocm hub token`"},
-		{name: "no server", change: func(o *JoinOptions) { o.HubAPIServer = "" }, wantErrContains: "--hub-apiserver is required"},
-		{name: "http server", change: func(o *JoinOptions) { o.HubAPIServer = "http://hub:6443" }, wantErrContains: "is not an https URL"},
-		{name: "no cluster name", change: func(o *JoinOptions) { o.ClusterName = "" }, wantErrContains: "--cluster-name is required"},
-		{name: "bad cluster name", change: func(o *JoinOptions) { o.ClusterName = "Cluster_1" }, wantErrContains: "not a valid DNS label"},
-		{name: "hosted", change: func(o *JoinOptions) { o.Mode = ModeHosted }, wantErrContains: "--mode hosted is not supported yet"},
-		{name: "unknown mode", change: func(o *JoinOptions) { o.Mode = "x" }, wantErrContains: "not one of default, hosted"},
-		{name: "short certificate", change: func(o *JoinOptions) { o.ClientCertExpirationSeconds = 60 }, wantErrContains: "minimum of 600"},
-		{name: "output without dry-run", change: func(o *JoinOptions) { o.Output = "yaml" }, wantErrContains: "only applies with --dry-run"},
-		{name: "bad output", change: func(o *JoinOptions) { o.DryRun, o.Output = true, "xml" }, wantErrContains: "not one of yaml, json"},
-		{name: "wait and dry-run", change: func(o *JoinOptions) { o.DryRun, o.Wait = true, true }, wantErrContains: "exclude each other"},
-		{name: "external URL", change: func(o *JoinOptions) { o.ExternalServerURLs = []string{"ftp://x"} }, wantErrContains: "--external-server-urls"},
+		{name: "valid", change: func(*Options) {}},
+		{name: "no token", change: func(o *Options) { o.HubToken = "" }, wantErrContains: "--hub-token is required: run `kubectl ocm hub token`"},
+		{name: "no server", change: func(o *Options) { o.HubAPIServer = "" }, wantErrContains: "--hub-apiserver is required"},
+		{name: "http server", change: func(o *Options) { o.HubAPIServer = "http://hub:6443" }, wantErrContains: "is not an https URL"},
+		{name: "no cluster name", change: func(o *Options) { o.ClusterName = "" }, wantErrContains: "--cluster-name is required"},
+		{name: "bad cluster name", change: func(o *Options) { o.ClusterName = "Cluster_1" }, wantErrContains: "not a valid DNS label"},
+		{name: "hosted", change: func(o *Options) { o.Mode = ModeHosted }, wantErrContains: "--mode hosted is not supported yet"},
+		{name: "unknown mode", change: func(o *Options) { o.Mode = "x" }, wantErrContains: "not one of default, hosted"},
+		{name: "short certificate", change: func(o *Options) { o.ClientCertExpirationSeconds = 60 }, wantErrContains: "minimum of 600"},
+		{name: "output without dry-run", change: func(o *Options) { o.Output = "yaml" }, wantErrContains: "only applies with --dry-run"},
+		{name: "bad output", change: func(o *Options) { o.DryRun, o.Output = true, "xml" }, wantErrContains: "not one of yaml, json"},
+		{name: "wait and dry-run", change: func(o *Options) { o.DryRun, o.Wait = true, true }, wantErrContains: "exclude each other"},
+		{name: "external URL", change: func(o *Options) { o.ExternalServerURLs = []string{"ftp://x"} }, wantErrContains: "--external-server-urls"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

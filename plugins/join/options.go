@@ -21,8 +21,8 @@ const (
 	ModeHosted  = "hosted"
 )
 
-// JoinOptions are the flags and state of `kubectl ocm join`.
-type JoinOptions struct {
+// Options are the flags and state of `kubectl ocm join`.
+type Options struct {
 	// HubToken is the bootstrap token.
 	HubToken string
 	// HubAPIServer is the hub's API server URL.
@@ -66,9 +66,9 @@ type JoinOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewJoinOptions returns options with the defaults.
-func NewJoinOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *JoinOptions {
-	return &JoinOptions{
+// NewOptions returns options with the defaults.
+func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
+	return &Options{
 		Mode:      ModeDefault,
 		Timeout:   5 * time.Minute,
 		Image:     config.DefaultImage,
@@ -79,7 +79,7 @@ func NewJoinOptions(getter genericclioptions.RESTClientGetter, streams genericio
 }
 
 // AddFlags registers the flags, with clusteradm's names.
-func (o *JoinOptions) AddFlags(cmd *cobra.Command) {
+func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	fs.StringVar(&o.HubToken, "hub-token", o.HubToken, "The bootstrap token printed by 'kubectl ocm hub init' or 'kubectl ocm hub token'.")
 	fs.StringVar(&o.HubAPIServer, "hub-apiserver", o.HubAPIServer, "The hub's API server URL, e.g. https://hub.example.com:6443.")
@@ -99,7 +99,7 @@ func (o *JoinOptions) AddFlags(cmd *cobra.Command) {
 }
 
 // Complete reads --ca-file and the managed cluster's context name.
-func (o *JoinOptions) Complete(_ *cobra.Command, _ []string) error {
+func (o *Options) Complete(_ *cobra.Command, _ []string) error {
 	if o.CAFile != "" {
 		data, err := os.ReadFile(o.CAFile)
 		if err != nil {
@@ -117,7 +117,7 @@ func (o *JoinOptions) Complete(_ *cobra.Command, _ []string) error {
 }
 
 // Validate checks the flags, one line per problem.
-func (o *JoinOptions) Validate() error {
+func (o *Options) Validate() error {
 	var errs []error
 	if o.HubToken == "" {
 		errs = append(errs, errors.New("--hub-token is required: run `kubectl ocm hub token` on the hub to get one"))

@@ -38,7 +38,7 @@ type hubCheck struct {
 
 // preflight checks the hub before anything is installed. Each error is one
 // line naming the cause and the fix.
-func (o *JoinOptions) preflight(ctx context.Context) (*hubCheck, error) {
+func (o *Options) preflight(ctx context.Context) (*hubCheck, error) {
 	host := o.hubURL.Host
 	if o.hubURL.Port() == "" {
 		host = net.JoinHostPort(o.hubURL.Hostname(), "443")
@@ -96,7 +96,7 @@ func tokenError(server string, err error) error {
 // fetchHubCA reads the hub CA from ConfigMap kube-public/kube-root-ca.crt
 // with the token. The connection cannot be verified yet (that is what the CA
 // is for), so the caller verifies the hub with the result before trusting it.
-func (o *JoinOptions) fetchHubCA(ctx context.Context) ([]byte, error) {
+func (o *Options) fetchHubCA(ctx context.Context) ([]byte, error) {
 	cfg := &rest.Config{Host: o.HubAPIServer, BearerToken: o.HubToken, Timeout: preflightTimeout,
 		TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
 	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
@@ -137,7 +137,7 @@ func verifyServing(ctx context.Context, u *url.URL, hostPort string, ca []byte) 
 // available cluster, unless this managed cluster is that cluster (it holds a
 // hub credential for the name) or --force is set. A token that may not read
 // ManagedClusters skips the check.
-func (o *JoinOptions) checkClusterName(ctx context.Context, hub client.Client, localCluster string) error {
+func (o *Options) checkClusterName(ctx context.Context, hub client.Client, localCluster string) error {
 	mc := &clusterv1.ManagedCluster{}
 	err := hub.Get(ctx, types.NamespacedName{Name: o.ClusterName}, mc)
 	if err != nil {

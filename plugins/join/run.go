@@ -22,7 +22,7 @@ import (
 
 // Run checks the hub, installs the agent (or prints it with --dry-run) and,
 // with --wait, waits until the cluster has joined.
-func (o *JoinOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -63,7 +63,7 @@ func (o *JoinOptions) Run(ctx context.Context) error {
 }
 
 // objects renders the agent manifests for a hub at server with CA ca.
-func (o *JoinOptions) objects(server string, ca []byte) ([]*unstructured.Unstructured, error) {
+func (o *Options) objects(server string, ca []byte) ([]*unstructured.Unstructured, error) {
 	bootstrap, err := kubeconfig.ForToken(server, ca, o.HubToken)
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ type joinState struct {
 
 // wait prints each step until the cluster has joined and is available, or
 // fails naming the step it is stuck in.
-func (o *JoinOptions) wait(ctx context.Context, spoke, hub client.Client) error {
+func (o *Options) wait(ctx context.Context, spoke, hub client.Client) error {
 	fmt.Fprintf(o.Out, "Waiting up to %s for cluster %s to join:\n", o.Timeout, o.ClusterName)
 	var last joinState
 	err := wait.PollUntilContextTimeout(ctx, waitPollInterval, o.Timeout, true, func(ctx context.Context) (bool, error) {
@@ -57,7 +57,7 @@ func (o *JoinOptions) wait(ctx context.Context, spoke, hub client.Client) error 
 // observe reads the agent Deployment, the Klusterlet conditions on the
 // managed cluster and, when the token may read it, the ManagedCluster on the
 // hub.
-func (o *JoinOptions) observe(ctx context.Context, spoke, hub client.Client) joinState {
+func (o *Options) observe(ctx context.Context, spoke, hub client.Client) joinState {
 	dep := &appsv1.Deployment{}
 	if err := spoke.Get(ctx, types.NamespacedName{Namespace: config.AgentNamespace, Name: "klusterlet-agent"}, dep); err != nil {
 		return joinState{step: "agent", detail: fmt.Sprintf("cannot read Deployment %s/klusterlet-agent: %v", config.AgentNamespace, err)}

@@ -18,7 +18,7 @@ var unjoinExample = cli.Examples(`
 // NewCmdUnjoin returns the `kubectl ocm unjoin` command. getter selects the
 // managed cluster.
 func NewCmdUnjoin(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
-	o := NewUnjoinOptions(getter, streams)
+	o := NewOptions(getter, streams)
 	cmd := &cobra.Command{
 		Use:   "unjoin --cluster-name NAME",
 		Short: "Remove the agent from the current managed cluster",

@@ -11,8 +11,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
-// UnjoinOptions are the flags and state of `kubectl ocm unjoin`.
-type UnjoinOptions struct {
+// Options are the flags and state of `kubectl ocm unjoin`.
+type Options struct {
 	// ClusterName is the name the cluster joined as; it must match the
 	// Klusterlet's, so that the wrong cluster is not unjoined by mistake.
 	ClusterName string
@@ -23,22 +23,22 @@ type UnjoinOptions struct {
 	genericiooptions.IOStreams
 }
 
-// NewUnjoinOptions returns options with the defaults.
-func NewUnjoinOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *UnjoinOptions {
-	return &UnjoinOptions{Timeout: 5 * time.Minute, getter: getter, IOStreams: streams}
+// NewOptions returns options with the defaults.
+func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
+	return &Options{Timeout: 5 * time.Minute, getter: getter, IOStreams: streams}
 }
 
 // AddFlags registers the flags.
-func (o *UnjoinOptions) AddFlags(cmd *cobra.Command) {
+func (o *Options) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "The name the cluster joined the hub as.")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait until everything is removed.")
 }
 
 // Complete has nothing to fill in; it exists for the Options pattern.
-func (o *UnjoinOptions) Complete(_ *cobra.Command, _ []string) error { return nil }
+func (o *Options) Complete(_ *cobra.Command, _ []string) error { return nil }
 
 // Validate checks the flags.
-func (o *UnjoinOptions) Validate() error {
+func (o *Options) Validate() error {
 	if o.ClusterName == "" {
 		return errors.New("--cluster-name is required: the name the cluster joined the hub as")
 	}

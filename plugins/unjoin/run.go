@@ -27,7 +27,7 @@ import (
 const pollInterval = time.Second
 
 // Run removes the agent and waits until it is gone.
-func (o *UnjoinOptions) Run(ctx context.Context) error {
+func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -83,7 +83,7 @@ func (o *UnjoinOptions) Run(ctx context.Context) error {
 }
 
 // hubServer returns the hub URL from the bootstrap kubeconfig, for messages.
-func (o *UnjoinOptions) hubServer(ctx context.Context, c client.Client) string {
+func (o *Options) hubServer(ctx context.Context, c client.Client) string {
 	s := &corev1.Secret{}
 	if err := c.Get(ctx, types.NamespacedName{Namespace: config.AgentNamespace, Name: operatorv1.BootstrapHubKubeConfigSecret}, s); err != nil {
 		return ""
@@ -96,7 +96,7 @@ func (o *UnjoinOptions) hubServer(ctx context.Context, c client.Client) string {
 }
 
 // waitGone polls until every object in objs is gone.
-func (o *UnjoinOptions) waitGone(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) error {
+func (o *Options) waitGone(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) error {
 	var remaining []string
 	err := wait.PollUntilContextTimeout(ctx, pollInterval, o.Timeout, true, func(ctx context.Context) (bool, error) {
 		remaining = remaining[:0]
@@ -123,7 +123,7 @@ func (o *UnjoinOptions) waitGone(ctx context.Context, c client.Client, objs []*u
 
 // removeUnusedCRDs deletes each CRD that no object uses any more and returns
 // the names of those kept.
-func (o *UnjoinOptions) removeUnusedCRDs(ctx context.Context, c client.Client, crds []*unstructured.Unstructured) ([]string, error) {
+func (o *Options) removeUnusedCRDs(ctx context.Context, c client.Client, crds []*unstructured.Unstructured) ([]string, error) {
 	var kept, unused []string
 	var toDelete []*unstructured.Unstructured
 	for _, crd := range crds {

@@ -83,15 +83,15 @@ func (a *Agent) bootstrapKubeconfig(ctx context.Context) ([]byte, *kubeconfig.In
 		return nil, nil, err
 	}
 	if data == nil {
-		return nil, nil, &bootstrapError{missing: true, err: fmt.Errorf("Secret %s/%s not found", a.opts.Namespace, name)}
+		return nil, nil, &bootstrapError{missing: true, err: fmt.Errorf("secret %s/%s not found", a.opts.Namespace, name)}
 	}
 	raw := data[KubeconfigKey]
 	if len(raw) == 0 {
-		return nil, nil, &bootstrapError{err: fmt.Errorf("Secret %s/%s has no key %s", a.opts.Namespace, name, KubeconfigKey)}
+		return nil, nil, &bootstrapError{err: fmt.Errorf("secret %s/%s has no key %s", a.opts.Namespace, name, KubeconfigKey)}
 	}
 	info, err := kubeconfig.Parse(raw)
 	if err != nil {
-		return nil, nil, &bootstrapError{err: fmt.Errorf("Secret %s/%s: %w", a.opts.Namespace, name, err)}
+		return nil, nil, &bootstrapError{err: fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, name, err)}
 	}
 	return raw, info, nil
 }
@@ -113,7 +113,7 @@ func (a *Agent) loadHubCredential(ctx context.Context, id identity) (*hubCredent
 		return nil, err
 	}
 	if data == nil {
-		return nil, fmt.Errorf("Secret %s/%s not found", a.opts.Namespace, a.opts.HubKubeconfigSecret)
+		return nil, fmt.Errorf("secret %s/%s not found", a.opts.Namespace, a.opts.HubKubeconfigSecret)
 	}
 	_, bootstrap, err := a.bootstrapKubeconfig(ctx)
 	if err != nil {
@@ -121,7 +121,7 @@ func (a *Agent) loadHubCredential(ctx context.Context, id identity) (*hubCredent
 	}
 	cred, err := checkHubCredential(data, id, bootstrap, a.now())
 	if err != nil {
-		return nil, fmt.Errorf("Secret %s/%s: %w", a.opts.Namespace, a.opts.HubKubeconfigSecret, err)
+		return nil, fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, a.opts.HubKubeconfigSecret, err)
 	}
 	return cred, nil
 }

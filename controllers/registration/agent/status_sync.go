@@ -150,7 +150,7 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 	return nil
 }
 
-// selectClaims returns the claims to report: without those labelled
+// selectClaims returns the claims to report: without those labeled
 // spoke-only, reserved names first, then custom ones, each sorted by name,
 // custom ones truncated to maxCustom. It also returns how many custom claims
 // were left out.
