@@ -113,7 +113,9 @@ func validSubject(req Request) error {
 	orgs := slices.Clone(req.Organizations)
 	slices.Sort(orgs)
 	want := agentPrefix + req.Cluster
-	if !slices.Equal(orgs, []string{want}) && !slices.Equal(orgs, []string{ManagedClustersGroup, want}) {
+	withGroup := []string{want, ManagedClustersGroup}
+	slices.Sort(withGroup)
+	if !slices.Equal(orgs, []string{want}) && !slices.Equal(orgs, withGroup) {
 		return fmt.Errorf("organizations %v are not {%s} (optionally with %s)", req.Organizations, want, ManagedClustersGroup)
 	}
 	return nil

@@ -1,0 +1,271 @@
+package hub
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+const (
+	// pollTimeout bounds every wait for the controller to act.
+	pollTimeout = 60 * time.Second
+	// bootstrapSA is the bootstrap ServiceAccount's user name.
+	bootstrapSA = "system:serviceaccount:open-cluster-management:agent-registration-bootstrap"
+	// managedClustersGroup is the group of every agent certificate.
+	managedClustersGroup = "system:open-cluster-management:managed-clusters"
+)
+
+// installHub applies everything `hub init` installs, as the admin.
+func installHub(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	objs, err := config.HubObjects(config.HubValues{})
+	if err != nil {
+		t.Fatalf("render hub objects: %v", err)
+	}
+	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
+		t.Fatalf("apply hub objects: %v", err)
+	}
+}
+
+// startController runs the hub controllers in-process as the shipped
+// ServiceAccount and returns a function that stops them and waits.
+func startController(t *testing.T, cluster *framework.Cluster, opts hub.Options) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg, err := cluster.ConfigForServiceAccount(ctx, config.HubNamespace, "ocm-hub-controller", time.Hour)
+	if err != nil {
+		t.Fatalf("hub controller credentials: %v", err)
+	}
+	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Scheme: apis.Scheme, Cache: hub.CacheOptions(),
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Logger: testLogger(t),
+		// A restarted controller registers the same names again.
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatalf("create manager: %v", err)
+	}
+	if err := hub.SetupWithManager(mgr, opts); err != nil {
+		t.Fatalf("set up hub controllers: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("hub controllers: %v", err)
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// clientFor returns a client with the project's scheme for cfg.
+func clientFor(t *testing.T, cfg *rest.Config, err error) client.Client {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("client configuration: %v", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		t.Fatalf("create client: %v", err)
+	}
+	return c
+}
+
+// agentClient acts as agent "agent1" of cluster with a client certificate.
+func agentClient(t *testing.T, hubCluster *framework.Cluster, cluster string) client.Client {
+	t.Helper()
+	cfg, err := hubCluster.ConfigForUser(agentUser(cluster), "system:open-cluster-management:"+cluster, managedClustersGroup)
+	return clientFor(t, cfg, err)
+}
+
+// agentUser is the certificate identity of agent1 of cluster.
+func agentUser(cluster string) string { return "system:open-cluster-management:" + cluster + ":agent1" }
+
+// poll waits until cond holds, failing t with what when it never does.
+func poll(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
+		ok, err := cond(ctx)
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v (last error: %v)", what, err, last)
+	}
+}
+
+// waitCluster waits until the ManagedCluster name satisfies ok and returns it.
+func waitCluster(ctx context.Context, t *testing.T, c client.Client, name, what string, ok func(*clusterv1.ManagedCluster) bool) *clusterv1.ManagedCluster {
+	t.Helper()
+	mc := &clusterv1.ManagedCluster{}
+	poll(ctx, t, fmt.Sprintf("managed cluster %s: %s", name, what), func(ctx context.Context) (bool, error) {
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+			return false, err
+		}
+		return ok(mc), nil
+	})
+	return mc
+}
+
+// hasCondition returns a check that the condition typ has status and reason.
+func hasCondition(typ string, status metav1.ConditionStatus, reason string) func(*clusterv1.ManagedCluster) bool {
+	return func(mc *clusterv1.ManagedCluster) bool {
+		c := meta.FindStatusCondition(mc.Status.Conditions, typ)
+		return c != nil && c.Status == status && c.Reason == reason
+	}
+}
+
+// createCluster creates a ManagedCluster as the admin.
+func createCluster(ctx context.Context, t *testing.T, c client.Client, name string, accept bool, leaseSeconds int32) {
+	t.Helper()
+	mc := &clusterv1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: accept, LeaseDurationSeconds: leaseSeconds},
+	}
+	if err := c.Create(ctx, mc); err != nil {
+		t.Fatalf("create managed cluster %s: %v", name, err)
+	}
+}
+
+// setAccept sets spec.hubAcceptsClient as c's user.
+func setAccept(ctx context.Context, c client.Client, name string, accept bool) error {
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+		return err
+	}
+	base := mc.DeepCopy()
+	mc.Spec.HubAcceptsClient = accept
+	return c.Patch(ctx, mc, client.MergeFrom(base))
+}
+
+// expectForbidden fails t unless err is a 403.
+func expectForbidden(t *testing.T, what string, err error) {
+	t.Helper()
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("%s: got %v, want 403 Forbidden", what, err)
+	}
+}
+
+// expectAllowed fails t if err is not nil.
+func expectAllowed(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Errorf("%s: %v", what, err)
+	}
+}
+
+// csrPEM returns a PEM certificate request for cn in orgs.
+func csrPEM(t *testing.T, cn string, orgs ...string) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
+		Subject: pkix.Name{CommonName: cn, Organization: orgs},
+	}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+}
+
+// createCSR creates an agent CSR labelled with cluster as c's user, with the
+// subject of agent1 of subjectCluster, and returns its name.
+func createCSR(ctx context.Context, t *testing.T, c client.Client, cluster, subjectCluster string) string {
+	t.Helper()
+	csr := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: cluster + "-",
+			Labels:       map[string]string{clusterv1.ClusterNameLabelKey: cluster},
+		},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:    csrPEM(t, agentUser(subjectCluster), "system:open-cluster-management:"+subjectCluster, managedClustersGroup),
+			SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		},
+	}
+	if err := c.Create(ctx, csr); err != nil {
+		t.Fatalf("create CSR for %s: %v", cluster, err)
+	}
+	return csr.Name
+}
+
+// csrApproval returns the reason of the Approved condition of the CSR name,
+// or "" while it is pending.
+func csrApproval(ctx context.Context, c client.Client, name string) (string, error) {
+	csr := &certificatesv1.CertificateSigningRequest{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, csr); err != nil {
+		return "", err
+	}
+	for _, cond := range csr.Status.Conditions {
+		if cond.Type == certificatesv1.CertificateApproved {
+			return cond.Reason, nil
+		}
+	}
+	return "", nil
+}
+
+// waitApproved waits until the CSR name is approved by the hub controller.
+func waitApproved(ctx context.Context, t *testing.T, c client.Client, name string) {
+	t.Helper()
+	poll(ctx, t, "CSR "+name+" approved", func(ctx context.Context) (bool, error) {
+		reason, err := csrApproval(ctx, c, name)
+		if reason != "" && reason != "AutoApprovedByHubCSRApprovingController" {
+			return false, errors.New("approved with reason " + reason)
+		}
+		return reason != "", err
+	})
+}
+
+// expectPending fails t unless the CSR name is still pending.
+func expectPending(ctx context.Context, t *testing.T, c client.Client, name, why string) {
+	t.Helper()
+	reason, err := csrApproval(ctx, c, name)
+	if err != nil {
+		t.Fatalf("get CSR %s: %v", name, err)
+	}
+	if reason != "" {
+		t.Errorf("CSR %s (%s) was approved (%s); want it left pending", name, why, reason)
+	}
+}

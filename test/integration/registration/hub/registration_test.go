@@ -1,0 +1,143 @@
+package hub
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestHubRegistration runs the hub controller as its ServiceAccount on a
+// real hub and checks accept, deny, isolation between clusters, CSR
+// approval, admission, lease health, cluster sets, deletion and restarts.
+func TestHubRegistration(t *testing.T) {
+	framework.SkipIfShort(t)
+	env := framework.StartForTest(t, "hub")
+	hubCluster := env.Cluster("hub")
+	admin := hubCluster.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	installHub(ctx, t, admin)
+	stop := startController(t, hubCluster, hub.Options{LeaseGraceRatio: 1.5})
+	// restart replaces the controller by a new one that lives as long as t.
+	restart := func() {
+		stop()
+		stop = startController(t, hubCluster, hub.Options{LeaseGraceRatio: 1.5})
+	}
+
+	createCluster(ctx, t, admin, "cluster1", false, 0)
+	createCluster(ctx, t, admin, "cluster2", true, 0)
+
+	t.Run("not accepted: read-only access, default set", func(t *testing.T) {
+		mc := waitCluster(ctx, t, admin, "cluster1", "finalizer, default set label and read-only role", func(mc *clusterv1.ManagedCluster) bool {
+			return slices.Contains(mc.Finalizers, clusterv1.ManagedClusterFinalizer) &&
+				mc.Labels[clusterv1beta2.ClusterSetLabel] == clusterv1beta2.DefaultClusterSetName &&
+				mc.Spec.FindTaint(clusterv1.ManagedClusterTaintUnreachable) != nil
+		})
+		if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); c != nil {
+			t.Errorf("never accepted cluster has condition %v", c)
+		}
+		agent := agentClient(t, hubCluster, "cluster1")
+		poll(ctx, t, "cluster1's agent can read its ManagedCluster", func(ctx context.Context) (bool, error) {
+			return true, agent.Get(ctx, client.ObjectKey{Name: "cluster1"}, &clusterv1.ManagedCluster{})
+		})
+		got := &clusterv1.ManagedCluster{}
+		_ = agent.Get(ctx, client.ObjectKey{Name: "cluster1"}, got)
+		got.Labels["x"] = "y"
+		expectForbidden(t, "not accepted agent updates its ManagedCluster", agent.Update(ctx, got))
+	})
+
+	t.Run("accept creates namespace, RBAC and condition", func(t *testing.T) {
+		expectAllowed(t, "admin accepts cluster1", setAccept(ctx, admin, "cluster1", true))
+		waitCluster(ctx, t, admin, "cluster1", "HubAccepted True", hasCondition(
+			clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
+		waitCluster(ctx, t, admin, "cluster2", "HubAccepted True", hasCondition(
+			clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
+		ns := &corev1.Namespace{}
+		expectAllowed(t, "get namespace cluster1", admin.Get(ctx, client.ObjectKey{Name: "cluster1"}, ns))
+		if ns.Labels[clusterv1.ClusterNameLabelKey] != "cluster1" {
+			t.Errorf("namespace labels %v lack the cluster name", ns.Labels)
+		}
+		for _, rb := range []string{"open-cluster-management:managedcluster:cluster1:registration", "open-cluster-management:managedcluster:cluster1:work"} {
+			expectAllowed(t, "get RoleBinding "+rb, admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: rb}, &rbacv1.RoleBinding{}))
+		}
+		expectAllowed(t, "get ClusterRoleBinding", admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:cluster1"}, &rbacv1.ClusterRoleBinding{}))
+		poll(ctx, t, "lease cluster1/managed-cluster-lease", func(ctx context.Context) (bool, error) {
+			return true, admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
+		})
+	})
+
+	t.Run("one cluster's identity cannot touch another's", func(t *testing.T) {
+		agent1 := agentClient(t, hubCluster, "cluster1")
+		poll(ctx, t, "cluster1's agent may read its lease", func(ctx context.Context) (bool, error) {
+			return true, agent1.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
+		})
+		poll(ctx, t, "lease cluster2/managed-cluster-lease", func(ctx context.Context) (bool, error) {
+			return true, admin.Get(ctx, client.ObjectKey{Namespace: "cluster2", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
+		})
+		expectForbidden(t, "cluster1 reads cluster2's ManagedCluster", agent1.Get(ctx, client.ObjectKey{Name: "cluster2"}, &clusterv1.ManagedCluster{}))
+		expectForbidden(t, "cluster1 reads cluster2's lease", agent1.Get(ctx, client.ObjectKey{Namespace: "cluster2", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
+		expectForbidden(t, "cluster1 lists leases in cluster2", agent1.List(ctx, &coordinationv1.LeaseList{}, client.InNamespace("cluster2")))
+		expectForbidden(t, "cluster1 reads namespace cluster2", agent1.Get(ctx, client.ObjectKey{Name: "cluster2"}, &corev1.Namespace{}))
+		expectForbidden(t, "cluster1 lists ManagedClusters", agent1.List(ctx, &clusterv1.ManagedClusterList{}))
+		expectForbidden(t, "cluster1 creates a ConfigMap in cluster2", agent1.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster2", Name: "x"}}))
+		expectForbidden(t, "cluster1 accepts itself via managedclusters/accept", setAccept(ctx, agent1, "cluster2", false))
+	})
+
+	t.Run("CSR approval", func(t *testing.T) { testCSRApproval(ctx, t, hubCluster, admin) })
+	t.Run("admission", func(t *testing.T) { testAdmission(ctx, t, hubCluster, admin) })
+	t.Run("lease health and taints", func(t *testing.T) { testLeaseHealth(ctx, t, hubCluster, admin) })
+	t.Run("cluster sets", func(t *testing.T) { testClusterSets(ctx, t, admin) })
+
+	t.Run("deny revokes", func(t *testing.T) {
+		expectAllowed(t, "admin denies cluster1", setAccept(ctx, admin, "cluster1", false))
+		waitCluster(ctx, t, admin, "cluster1", "HubAccepted False Denied", hasCondition(
+			clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionFalse, clusterv1.ReasonHubClusterAdminDenied))
+		poll(ctx, t, "cluster1's RoleBindings gone", func(ctx context.Context) (bool, error) {
+			err := admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "open-cluster-management:managedcluster:cluster1:registration"}, &rbacv1.RoleBinding{})
+			return apierrors.IsNotFound(err), nil
+		})
+		agent1 := agentClient(t, hubCluster, "cluster1")
+		expectForbidden(t, "denied agent reads its lease", agent1.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
+		expectAllowed(t, "denied agent reads its ManagedCluster", agent1.Get(ctx, client.ObjectKey{Name: "cluster1"}, &clusterv1.ManagedCluster{}))
+	})
+
+	t.Run("restart loses nothing", func(t *testing.T) {
+		restart()
+		createCluster(ctx, t, admin, "cluster5", true, 0)
+		waitCluster(ctx, t, admin, "cluster5", "accepted after restart", hasCondition(
+			clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
+		mc := waitCluster(ctx, t, admin, "cluster2", "still accepted", hasCondition(
+			clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
+		if !slices.Contains(mc.Finalizers, clusterv1.ManagedClusterFinalizer) {
+			t.Errorf("cluster2 lost its finalizer: %v", mc.Finalizers)
+		}
+		expectAllowed(t, "cluster2's RoleBinding survives", admin.Get(ctx, client.ObjectKey{Namespace: "cluster2", Name: "open-cluster-management:managedcluster:cluster2:work"}, &rbacv1.RoleBinding{}))
+	})
+
+	t.Run("deletion cleans up in order", func(t *testing.T) { testDeletion(ctx, t, admin) })
+}
+
+// containsAll reports whether s contains every part.
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
