@@ -9,6 +9,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/get"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/version"
@@ -39,6 +42,11 @@ joins managed clusters, and creates and inspects works, placements and add-ons.`
 	cmd.SetErr(streams.ErrOut)
 	configFlags.AddFlags(cmd.PersistentFlags())
 
+	cmd.AddGroup(&cobra.Group{ID: groupHub, Title: "Hub Commands:"})
+	for _, verb := range []*cobra.Command{hub.NewCmdHub(configFlags, streams), accept.NewCmdAccept(configFlags, streams), get.NewCmdGet(configFlags, streams)} {
+		verb.GroupID = groupHub
+		cmd.AddCommand(verb)
+	}
 	cmd.AddGroup(&cobra.Group{ID: groupManagedCluster, Title: "Managed Cluster Commands:"})
 	for _, verb := range []*cobra.Command{join.NewCmdJoin(configFlags, streams), unjoin.NewCmdUnjoin(configFlags, streams)} {
 		verb.GroupID = groupManagedCluster
@@ -53,5 +61,6 @@ joins managed clusters, and creates and inspects works, placements and add-ons.`
 
 const (
 	groupOther          = "other"
+	groupHub            = "hub"
 	groupManagedCluster = "managed-cluster"
 )

@@ -1,0 +1,77 @@
+package accept
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// BootstrapServiceAccountUser is the user name of the hub's bootstrap
+// ServiceAccount.
+const BootstrapServiceAccountUser = "system:serviceaccount:open-cluster-management:agent-registration-bootstrap"
+
+// bootstrapTokenPrefix starts the user names of bootstrap tokens.
+const bootstrapTokenPrefix = "system:bootstrap:"
+
+// Options are the flags of `kubectl ocm accept`.
+type Options struct {
+	genericiooptions.IOStreams
+	getter genericclioptions.RESTClientGetter
+
+	// Clusters are the clusters to accept.
+	Clusters []string
+	// Wait waits for pending requests and for the clusters to join.
+	Wait bool
+	// Timeout bounds each wait.
+	Timeout time.Duration
+	// SkipApproveCheck approves requests whatever their requester.
+	SkipApproveCheck bool
+	// Requesters are further trusted requesters.
+	Requesters []string
+}
+
+// NewOptions returns Options for the hub getter selects.
+func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
+	return &Options{IOStreams: streams, getter: getter}
+}
+
+// Complete trims and deduplicates the cluster names.
+func (o *Options) Complete(*cobra.Command, []string) error {
+	var names []string
+	for _, n := range o.Clusters {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	o.Clusters = names
+	return nil
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	if len(o.Clusters) == 0 {
+		return errors.New("no cluster to accept: name them with --clusters, e.g. --clusters cluster1,cluster2")
+	}
+	for _, n := range o.Clusters {
+		if errs := validation.IsDNS1123Label(n); len(errs) > 0 {
+			return fmt.Errorf("invalid cluster name %q: %s", n, strings.Join(errs, "; "))
+		}
+	}
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout %s must be positive", o.Timeout)
+	}
+	return nil
+}
+
+// trusted reports whether requests from requester may be approved.
+func (o *Options) trusted(requester string) bool {
+	return o.SkipApproveCheck || requester == BootstrapServiceAccountUser ||
+		strings.HasPrefix(requester, bootstrapTokenPrefix) || slices.Contains(o.Requesters, requester)
+}

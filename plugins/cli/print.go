@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// PrintManifests writes objs as a YAML stream ("yaml", documents separated by
+// "---") or as one JSON v1 List ("json"), the way `kubectl apply --dry-run=client
+// -o yaml|json` prints manifests.
+func PrintManifests(out io.Writer, objs []*unstructured.Unstructured, format string) error {
+	switch format {
+	case "yaml":
+		for i, obj := range objs {
+			data, err := yaml.Marshal(obj.Object)
+			if err != nil {
+				return fmt.Errorf("encode %s %s: %w", obj.GetKind(), obj.GetName(), err)
+			}
+			if i > 0 {
+				fmt.Fprintln(out, "---")
+			}
+			if _, err := out.Write(data); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "json":
+		items := make([]any, 0, len(objs))
+		for _, obj := range objs {
+			items = append(items, obj.Object)
+		}
+		data, err := json.MarshalIndent(map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, "", "    ")
+		if err != nil {
+			return fmt.Errorf("encode manifests: %w", err)
+		}
+		_, err = fmt.Fprintln(out, string(data))
+		return err
+	}
+	return fmt.Errorf("output format %q is not supported for manifests: use yaml or json", format)
+}
+
+// PrintJSON writes v as indented JSON.
+func PrintJSON(out io.Writer, v any) error {
+	data, err := json.MarshalIndent(v, "", "    ")
+	if err != nil {
+		return fmt.Errorf("encode JSON: %w", err)
+	}
+	_, err = fmt.Fprintln(out, string(data))
+	return err
+}
+
+// PrintYAML writes v as YAML.
+func PrintYAML(out io.Writer, v any) error {
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode YAML: %w", err)
+	}
+	_, err = out.Write(data)
+	return err
+}

@@ -1,0 +1,144 @@
+// Package hub implements `kubectl ocm hub`: init installs the hub (CRDs,
+// RBAC, admission policies, the hub controller) and prints the join command,
+// token prints it again, status reports on the installation and clean removes
+// it.
+package hub
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// NewCmdHub returns `kubectl ocm hub` with its subcommands. getter selects
+// the hub cluster (--kubeconfig, --context).
+func NewCmdHub(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hub",
+		Short: "Install, inspect and remove the hub",
+		Long: `Install, inspect and remove the hub control plane on the cluster of the current
+context (--context).`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newCmdInit(getter, streams), newCmdToken(getter, streams), newCmdStatus(getter, streams), newCmdClean(getter, streams))
+	return cmd
+}
+
+// run is the RunE of every subcommand: Complete, Validate, Run.
+func run(o interface {
+	Complete(*cobra.Command, []string) error
+	Validate() error
+	Run(cmd *cobra.Command) error
+}) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(cmd)
+	}
+}
+
+func newCmdInit(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewInitOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Install the hub on the current cluster and print the join command",
+		Long: `Install the hub on the cluster of the current context: the Open Cluster
+Management CRDs, the namespaces open-cluster-management and
+open-cluster-management-hub, the bootstrap identity managed clusters join with,
+the admission policies, the ClusterManager record and the ocm-hub-controller
+Deployment. The manifests are applied with server-side apply (field manager
+kubectl-ocm), so running init again upgrades the hub.
+
+It then prints the 'kubectl ocm join' command, with a fresh bootstrap token, to run
+against each cluster that should join.`,
+		Example: cli.Examples(`
+			# Install the hub on context hub and wait until its controller is available
+			kubectl ocm hub init --context hub --wait
+
+			# Print every manifest init would apply, without touching the cluster
+			kubectl ocm hub init --dry-run -o yaml
+
+			# Approve first-join requests of the bootstrap ServiceAccount automatically
+			kubectl ocm hub init --auto-approved-csr-identities system:serviceaccount:open-cluster-management:agent-registration-bootstrap`),
+		Args: cobra.NoArgs,
+		RunE: run(o),
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.Wait, "wait", false, "Wait until the hub controller Deployment is available.")
+	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits.")
+	f.StringVar(&o.Image, "image", "", "The ocm-controller image of the hub controller. Default: "+defaultImage())
+	f.BoolVar(&o.DryRun, "dry-run", false, "Print what would be applied and touch nothing.")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run: yaml or json (the manifests). Otherwise: json (hubToken and hubApiserver).")
+	f.StringSliceVar(&o.AutoApprovedCSRIdentities, "auto-approved-csr-identities", nil,
+		"Bootstrap identities whose first-join certificate requests the hub approves automatically (ClusterManager spec.registrationConfiguration.autoApproveUsers).")
+	f.DurationVar(&o.TokenDuration, "duration", 24*time.Hour, "How long the printed bootstrap token stays valid.")
+	return cmd
+}
+
+func newCmdToken(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewTokenOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Print the join command with a fresh bootstrap token",
+		Example: cli.Examples(`
+			# Print the join command, valid for 24 hours
+			kubectl ocm hub token --context hub
+
+			# A token valid for one hour, as JSON
+			kubectl ocm hub token --duration 1h -o json`),
+		Args: cobra.NoArgs,
+		RunE: run(o),
+	}
+	cmd.Flags().DurationVar(&o.Duration, "duration", 24*time.Hour, "How long the bootstrap token stays valid.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json. Empty prints the join command.")
+	return cmd
+}
+
+func newCmdStatus(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewStatusOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Report the hub controller, the ClusterManager conditions, the clusters and the CRDs",
+		Example: cli.Examples(`
+			# Summarize the hub
+			kubectl ocm hub status --context hub
+
+			# The same as JSON
+			kubectl ocm hub status -o json`),
+		Args: cobra.NoArgs,
+		RunE: run(o),
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a summary.")
+	return cmd
+}
+
+func newCmdClean(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewCleanOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "clean",
+		Short: "Remove everything hub init installed",
+		Long: `Remove everything 'kubectl ocm hub init' installed, in reverse order, and say
+what was removed. Removing the CRDs removes every Open Cluster Management object
+on the hub, so clean refuses while ManagedClusters exist; with --force it first
+deletes them and waits until the hub controller has cleaned up after each.`,
+		Example: cli.Examples(`
+			# Remove the hub once every cluster has left
+			kubectl ocm hub clean --context hub
+
+			# Remove it even though clusters are still registered
+			kubectl ocm hub clean --force`),
+		Args: cobra.NoArgs,
+		RunE: run(o),
+	}
+	cmd.Flags().BoolVar(&o.Force, "force", false, "Delete registered ManagedClusters first instead of refusing.")
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --force waits for ManagedClusters to be cleaned up.")
+	return cmd
+}

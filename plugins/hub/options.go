@@ -1,0 +1,149 @@
+package hub
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+)
+
+// defaultImage is the image init deploys without --image.
+func defaultImage() string { return config.DefaultImage }
+
+// InitOptions are the flags of `kubectl ocm hub init`.
+type InitOptions struct {
+	genericiooptions.IOStreams
+	getter genericclioptions.RESTClientGetter
+
+	// Wait waits until the hub controller Deployment is available.
+	Wait bool
+	// Timeout bounds Wait.
+	Timeout time.Duration
+	// Image is the ocm-controller image; empty means the default.
+	Image string
+	// DryRun prints what would be applied and contacts no cluster.
+	DryRun bool
+	// Output is "", "yaml" or "json".
+	Output string
+	// AutoApprovedCSRIdentities become the ClusterManager's autoApproveUsers.
+	AutoApprovedCSRIdentities []string
+	// TokenDuration is the validity of the printed bootstrap token.
+	TokenDuration time.Duration
+}
+
+// NewInitOptions returns InitOptions for the hub getter selects.
+func NewInitOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *InitOptions {
+	return &InitOptions{IOStreams: streams, getter: getter}
+}
+
+// Complete has nothing to fill in; it exists for the Complete, Validate, Run
+// sequence every verb follows.
+func (o *InitOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate checks the flags.
+func (o *InitOptions) Validate() error {
+	switch {
+	case o.DryRun && o.Output != "" && o.Output != "yaml" && o.Output != "json":
+		return fmt.Errorf("--output %q is not supported with --dry-run: use yaml or json", o.Output)
+	case !o.DryRun && o.Output != "" && o.Output != "json":
+		return fmt.Errorf("--output %q is not supported: use json (hubToken and hubApiserver), or yaml with --dry-run", o.Output)
+	case o.DryRun && o.Wait:
+		return fmt.Errorf("--wait cannot be combined with --dry-run: nothing is installed to wait for")
+	case o.Timeout <= 0:
+		return fmt.Errorf("--timeout %s must be positive", o.Timeout)
+	}
+	return validateDuration(o.TokenDuration)
+}
+
+// TokenOptions are the flags of `kubectl ocm hub token`.
+type TokenOptions struct {
+	genericiooptions.IOStreams
+	getter genericclioptions.RESTClientGetter
+
+	// Duration is the validity of the bootstrap token.
+	Duration time.Duration
+	// Output is "" or "json".
+	Output string
+}
+
+// NewTokenOptions returns TokenOptions for the hub getter selects.
+func NewTokenOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *TokenOptions {
+	return &TokenOptions{IOStreams: streams, getter: getter}
+}
+
+// Complete has nothing to fill in.
+func (o *TokenOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate checks the flags.
+func (o *TokenOptions) Validate() error {
+	if o.Output != "" && o.Output != "json" {
+		return fmt.Errorf("--output %q is not supported: use json", o.Output)
+	}
+	return validateDuration(o.Duration)
+}
+
+// validateDuration checks a token validity: the TokenRequest API needs at
+// least ten minutes.
+func validateDuration(d time.Duration) error {
+	if d < 10*time.Minute {
+		return fmt.Errorf("--duration %s is too short: bootstrap tokens are valid for at least 10m", d)
+	}
+	return nil
+}
+
+// StatusOptions are the flags of `kubectl ocm hub status`.
+type StatusOptions struct {
+	genericiooptions.IOStreams
+	getter genericclioptions.RESTClientGetter
+
+	// Output is "", "json" or "yaml".
+	Output string
+}
+
+// NewStatusOptions returns StatusOptions for the hub getter selects.
+func NewStatusOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *StatusOptions {
+	return &StatusOptions{IOStreams: streams, getter: getter}
+}
+
+// Complete has nothing to fill in.
+func (o *StatusOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate checks the flags.
+func (o *StatusOptions) Validate() error {
+	switch o.Output {
+	case "", "json", "yaml":
+		return nil
+	}
+	return fmt.Errorf("--output %q is not supported: use json or yaml", o.Output)
+}
+
+// CleanOptions are the flags of `kubectl ocm hub clean`.
+type CleanOptions struct {
+	genericiooptions.IOStreams
+	getter genericclioptions.RESTClientGetter
+
+	// Force deletes registered ManagedClusters first instead of refusing.
+	Force bool
+	// Timeout bounds the wait for deleted ManagedClusters to go away.
+	Timeout time.Duration
+}
+
+// NewCleanOptions returns CleanOptions for the hub getter selects.
+func NewCleanOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *CleanOptions {
+	return &CleanOptions{IOStreams: streams, getter: getter}
+}
+
+// Complete has nothing to fill in.
+func (o *CleanOptions) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate checks the flags.
+func (o *CleanOptions) Validate() error {
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout %s must be positive", o.Timeout)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// ControllerDeployment is the name of the hub controller Deployment in
+// config.HubNamespace.
+const ControllerDeployment = "ocm-hub-controller"
+
+// Run installs the hub, optionally waits for its controller, and prints the
+// join command.
+func (o *InitOptions) Run(cmd *cobra.Command) error {
+	ctx := cmd.Context()
+	objs, err := config.HubObjects(config.HubValues{Image: o.Image, AutoApproveUsers: o.AutoApprovedCSRIdentities})
+	if err != nil {
+		return fmt.Errorf("render hub manifests: %w", err)
+	}
+	if o.DryRun {
+		if o.Output != "" {
+			return cli.PrintManifests(o.Out, apply.Sort(objs), o.Output)
+		}
+		for _, obj := range apply.Sort(objs) {
+			fmt.Fprintf(o.Out, "%s (dry run)\n", apply.Describe(obj))
+		}
+		return nil
+	}
+	c, cfg, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
+		return fmt.Errorf("install the hub on %s: %w", cfg.Host, err)
+	}
+	fmt.Fprintf(o.ErrOut, "Applied %d hub objects to %s.\n", len(objs), cfg.Host)
+	if o.Wait {
+		if err := waitForController(ctx, o, c); err != nil {
+			return err
+		}
+	}
+	join, err := cli.NewJoinInfo(ctx, cfg, o.TokenDuration)
+	if err != nil {
+		return err
+	}
+	if o.Output == "json" {
+		return cli.PrintJSON(o.Out, join)
+	}
+	fmt.Fprintf(o.Out, `The multicluster hub control plane has been initialized successfully!
+
+You can now register clusters to the hub by running on each of them:
+
+    %s
+
+Replace <cluster_name> with a name for the cluster. The token expires at %s;
+'kubectl ocm hub token' prints a new one.
+`, join.Command(), join.ExpirationTimestamp.UTC().Format("2006-01-02T15:04:05Z"))
+	return nil
+}
+
+// waitForController waits until the hub controller Deployment is available.
+func waitForController(ctx context.Context, o *InitOptions, c client.Client) error {
+	what := fmt.Sprintf("Deployment %s/%s to be available", config.HubNamespace, ControllerDeployment)
+	return cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
+		dep := &appsv1.Deployment{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: config.HubNamespace, Name: ControllerDeployment}, dep); err != nil {
+			return false, "", err
+		}
+		ok, state := deploymentState(dep)
+		return ok, state, nil
+	})
+}
+
+// deploymentState reports whether dep is available and describes its state,
+// naming the reason of a failing condition when there is one.
+func deploymentState(dep *appsv1.Deployment) (bool, string) {
+	want := int32(1)
+	if dep.Spec.Replicas != nil {
+		want = *dep.Spec.Replicas
+	}
+	state := fmt.Sprintf("%d/%d replicas available", dep.Status.AvailableReplicas, want)
+	available := false
+	for _, c := range dep.Status.Conditions {
+		switch {
+		case c.Type == appsv1.DeploymentAvailable && c.Status == "True":
+			available = true
+		case c.Status == "False" && c.Message != "":
+			state += fmt.Sprintf("; %s: %s", c.Reason, c.Message)
+		}
+	}
+	return available && dep.Status.AvailableReplicas >= want && dep.Status.ObservedGeneration >= dep.Generation, state
+}

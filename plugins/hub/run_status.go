@@ -1,0 +1,151 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// Status is what `hub status` reports.
+type Status struct {
+	// Controller describes the hub controller Deployment.
+	Controller ControllerStatus `json:"controller"`
+	// Conditions are the ClusterManager's conditions.
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// Clusters counts the ManagedClusters.
+	Clusters ClusterCounts `json:"clusters"`
+	// CRDs are the hub CRDs, each with whether it is installed.
+	CRDs map[string]bool `json:"crds"`
+}
+
+// ControllerStatus describes the hub controller Deployment.
+type ControllerStatus struct {
+	// Installed reports whether the Deployment exists.
+	Installed bool `json:"installed"`
+	// Available reports whether it is available.
+	Available bool `json:"available"`
+	// State describes replicas and failing conditions.
+	State string `json:"state,omitempty"`
+}
+
+// ClusterCounts counts ManagedClusters by state.
+type ClusterCounts struct {
+	Total     int `json:"total"`
+	Accepted  int `json:"accepted"`
+	Joined    int `json:"joined"`
+	Available int `json:"available"`
+}
+
+// Run prints the hub's status.
+func (o *StatusOptions) Run(cmd *cobra.Command) error {
+	c, cfg, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	st, err := collectStatus(cmd.Context(), c)
+	if err != nil {
+		return fmt.Errorf("read hub status from %s: %w", cfg.Host, err)
+	}
+	switch o.Output {
+	case "json":
+		return cli.PrintJSON(o.Out, st)
+	case "yaml":
+		return cli.PrintYAML(o.Out, st)
+	}
+	printStatus(o.Out, st)
+	return nil
+}
+
+// collectStatus reads the hub's state.
+func collectStatus(ctx context.Context, c client.Client) (*Status, error) {
+	st := &Status{CRDs: map[string]bool{}}
+	dep := &appsv1.Deployment{}
+	switch err := c.Get(ctx, client.ObjectKey{Namespace: config.HubNamespace, Name: ControllerDeployment}, dep); {
+	case err == nil:
+		st.Controller.Installed = true
+		st.Controller.Available, st.Controller.State = deploymentState(dep)
+	case !apierrors.IsNotFound(err):
+		return nil, err
+	}
+	crds, err := config.HubCRDs()
+	if err != nil {
+		return nil, err
+	}
+	for _, crd := range crds {
+		err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, &apiextensionsv1.CustomResourceDefinition{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return nil, err
+		}
+		st.CRDs[crd.Name] = err == nil
+	}
+	if !st.CRDs["managedclusters.cluster.open-cluster-management.io"] {
+		return st, nil
+	}
+	cm := &operatorv1.ClusterManager{}
+	if err := c.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm); client.IgnoreNotFound(err) != nil {
+		return nil, err
+	}
+	st.Conditions = cm.Status.Conditions
+	clusters := &clusterv1.ManagedClusterList{}
+	if err := c.List(ctx, clusters); err != nil {
+		return nil, err
+	}
+	st.Clusters = countClusters(clusters.Items)
+	return st, nil
+}
+
+// countClusters counts clusters by state.
+func countClusters(items []clusterv1.ManagedCluster) ClusterCounts {
+	n := ClusterCounts{Total: len(items)}
+	for i := range items {
+		mc := &items[i]
+		if mc.IsAccepted() {
+			n.Accepted++
+		}
+		if mc.IsJoined() {
+			n.Joined++
+		}
+		if mc.AvailableStatus() == metav1.ConditionTrue {
+			n.Available++
+		}
+	}
+	return n
+}
+
+// printStatus writes the human-readable summary.
+func printStatus(out io.Writer, st *Status) {
+	ctrl := "not installed (run `kubectl ocm hub init`)"
+	if st.Controller.Installed {
+		ctrl = map[bool]string{true: "available", false: "not available"}[st.Controller.Available] + " (" + st.Controller.State + ")"
+	}
+	fmt.Fprintf(out, "Hub controller:  %s\n", ctrl)
+	for _, c := range st.Conditions {
+		fmt.Fprintf(out, "ClusterManager:  %s=%s (%s) %s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	fmt.Fprintf(out, "Clusters:        %d total, %d accepted, %d joined, %d available\n",
+		st.Clusters.Total, st.Clusters.Accepted, st.Clusters.Joined, st.Clusters.Available)
+	installed, missing := 0, []string{}
+	for name, ok := range st.CRDs {
+		if ok {
+			installed++
+		} else {
+			missing = append(missing, name)
+		}
+	}
+	fmt.Fprintf(out, "CRDs:            %d/%d installed\n", installed, len(st.CRDs))
+	if len(missing) > 0 {
+		fmt.Fprintf(out, "Missing CRDs:    %v (run `kubectl ocm hub init`)\n", missing)
+	}
+}
