@@ -1,0 +1,428 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// suite is the shared state of the ordered subtests.
+type suite struct {
+	hub, spoke *framework.Cluster
+	hubC       client.Client
+	spokeC     client.Client
+	runner     *framework.Runner
+}
+
+// TestAgentRegistration runs the agent through its life: bootstrap, a
+// restart while its request is pending, acceptance, lease and status,
+// recovery from a lost or corrupted credential, and certificate rotation.
+func TestAgentRegistration(t *testing.T) {
+	framework.SkipIfShort(t)
+	bin := buildController(t)
+	env := framework.StartForTest(t, "hub", clusterName)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName)}
+	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
+	s.runner = framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, s.hub, s.spoke)
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpCSRs(t, s.hub)
+			for _, c := range []string{"hub", clusterName} {
+				for _, d := range []string{config.HubNamespace + "/ocm-hub-controller", agentNS + "/klusterlet-agent"} {
+					parts := strings.SplitN(d, "/", 2)
+					if data, err := os.ReadFile(s.runner.LogPath(c, parts[0], parts[1])); err == nil {
+						t.Logf("log of %s on %s:\n%s", d, c, tail(string(data), 80))
+					}
+				}
+			}
+		}
+	})
+
+	hubObjs, err := config.HubObjects(config.HubValues{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyAll(ctx, t, s.hubC, hubObjs)
+	token, err := s.hub.ServiceAccountToken(ctx, config.OperatorNamespace, "agent-registration-bootstrap", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bootstrap, err := kubeconfig.ForToken(s.hub.Server(), s.hub.CAData(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentObjs, err := config.AgentObjects(config.AgentValues{ClusterName: clusterName, BootstrapKubeconfig: bootstrap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyAll(ctx, t, s.spokeC, agentObjs)
+
+	steps := []struct {
+		name string
+		run  func(context.Context, *testing.T, *suite)
+	}{
+		{"bootstrap creates the cluster and one CSR", testBootstrap},
+		{"restart reuses the key and the pending CSR", testRestartReusesCSR},
+		{"accept: joined, lease renewed, available", testAccept},
+		{"status: version, capacity, claims", testStatus},
+		{"hub credential deleted: bootstrap again", testSecretDeleted},
+		{"hub credential corrupted: bootstrap again", testSecretCorrupted},
+		{"certificate rotation keeps the cluster available", testRotation},
+	}
+	for _, step := range steps {
+		if !t.Run(step.name, func(t *testing.T) { step.run(ctx, t, s) }) {
+			return
+		}
+	}
+}
+
+func testBootstrap(ctx context.Context, t *testing.T, s *suite) {
+	eventually(ctx, t, "ManagedCluster "+clusterName+" on the hub", func(ctx context.Context) (bool, error) {
+		_, err := managedCluster(ctx, s.hubC)
+		return err == nil, client.IgnoreNotFound(err)
+	})
+	eventually(ctx, t, "one pending CSR", func(ctx context.Context) (bool, error) {
+		all, err := csrsOf(ctx, s.hubC)
+		return len(all) == 1 && len(all[0].Status.Conditions) == 0, err
+	})
+	all, _ := csrsOf(ctx, s.hubC)
+	csr := all[0]
+	if !strings.HasPrefix(csr.Name, clusterName+"-") || csr.Spec.SignerName != "kubernetes.io/kube-apiserver-client" {
+		t.Errorf("CSR %s has signer %s; want generateName %s- and the kube-apiserver-client signer", csr.Name, csr.Spec.SignerName, clusterName)
+	}
+	if want := "system:serviceaccount:open-cluster-management:agent-registration-bootstrap"; csr.Spec.Username != want {
+		t.Errorf("CSR requested by %s, want the bootstrap identity %s", csr.Spec.Username, want)
+	}
+	req, err := certs.ParseCSR(csr.Spec.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(req.Subject.CommonName, "system:open-cluster-management:"+clusterName+":") ||
+		!slices.Contains(req.Subject.Organization, "system:open-cluster-management:managed-clusters") {
+		t.Errorf("CSR subject %v does not name the agent identity of %s", req.Subject, clusterName)
+	}
+	eventually(ctx, t, "Klusterlet HubConnectionDegraded CSRPending naming the accept command", func(ctx context.Context) (bool, error) {
+		c, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
+		return c != nil && c.Reason == "CSRPending" && strings.Contains(c.Message, "kubectl ocm accept --clusters "+clusterName), err
+	})
+}
+
+func testRestartReusesCSR(ctx context.Context, t *testing.T, s *suite) {
+	before, err := csrsOf(ctx, s.hubC)
+	if err != nil || len(before) != 1 {
+		t.Fatalf("want one CSR before the restart, got %d (%v)", len(before), err)
+	}
+	scaleAgent(ctx, t, s, 0)
+	// Clear the agent's conditions so that their return proves the new
+	// process has looked at its pending request.
+	k := &operatorv1.Klusterlet{}
+	if err := s.spokeC.Get(ctx, types.NamespacedName{Name: operatorv1.KlusterletName}, k); err != nil {
+		t.Fatal(err)
+	}
+	k.Status.Conditions = nil
+	if err := s.spokeC.Status().Update(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	scaleAgent(ctx, t, s, 1)
+	eventually(ctx, t, "the restarted agent reporting its pending CSR", func(ctx context.Context) (bool, error) {
+		c, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
+		return c != nil && c.Reason == "CSRPending", err
+	})
+	after, err := csrsOf(ctx, s.hubC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != 1 || after[0].Name != before[0].Name {
+		t.Errorf("after the restart the hub has CSRs %v, want only %s", names(after), before[0].Name)
+	}
+}
+
+// scaleAgent scales the agent Deployment and waits for the runner to follow.
+func scaleAgent(ctx context.Context, t *testing.T, s *suite, replicas int32) {
+	t.Helper()
+	patch := []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas))
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: agentNS, Name: "klusterlet-agent"}}
+	if err := s.spokeC.Patch(ctx, dep, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, fmt.Sprintf("the agent process count to be %d", replicas), func(context.Context) (bool, error) {
+		info, ok := s.runner.Process(clusterName, agentNS, "klusterlet-agent")
+		running := ok && info.Pid != 0
+		return running == (replicas > 0), nil
+	})
+}
+
+func testAccept(ctx context.Context, t *testing.T, s *suite) {
+	approveNextCSR(ctx, t, s.hub)
+	mc, err := managedCluster(ctx, s.hubC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc.Spec.HubAcceptsClient = true
+	mc.Spec.LeaseDurationSeconds = 8
+	if err := s.hubC.Update(ctx, mc); err != nil {
+		t.Fatal(err)
+	}
+	eventually(ctx, t, "Secret hub-kubeconfig-secret with OCM's keys", func(ctx context.Context) (bool, error) {
+		sec, err := hubSecret(ctx, s.spokeC)
+		if err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		for _, k := range []string{"kubeconfig", "tls.crt", "tls.key", "cluster-name", "agent-name"} {
+			if len(sec.Data[k]) == 0 {
+				return false, fmt.Errorf("key %s missing", k)
+			}
+		}
+		return string(sec.Data["cluster-name"]) == clusterName, nil
+	})
+	for _, typ := range []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
+		eventually(ctx, t, "ManagedCluster condition "+typ, func(ctx context.Context) (bool, error) {
+			return conditionTrue(ctx, s.hubC, typ)
+		})
+	}
+	var first *metav1.MicroTime
+	eventually(ctx, t, "two lease renewals", func(ctx context.Context) (bool, error) {
+		l := &coordinationv1.Lease{}
+		if err := s.hubC.Get(ctx, types.NamespacedName{Namespace: clusterName, Name: clusterv1.LeaseName}, l); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		if l.Spec.RenewTime == nil {
+			return false, nil
+		}
+		if first == nil {
+			first = l.Spec.RenewTime.DeepCopy()
+			return false, nil
+		}
+		return l.Spec.RenewTime.After(first.Time), nil
+	})
+	eventually(ctx, t, "Klusterlet Available and HubConnectionDegraded False", func(ctx context.Context) (bool, error) {
+		a, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionKlusterletAvailable)
+		d, _ := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
+		return a != nil && a.Status == metav1.ConditionTrue && d != nil && d.Status == metav1.ConditionFalse, err
+	})
+}
+
+func testStatus(ctx context.Context, t *testing.T, s *suite) {
+	for i, n := range []struct {
+		cpu, mem      string
+		unschedulable bool
+	}{{"4", "8Gi", false}, {"2", "4Gi", true}} {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i)}, Spec: corev1.NodeSpec{Unschedulable: n.unschedulable}}
+		if err := s.spokeC.Create(ctx, node); err != nil {
+			t.Fatal(err)
+		}
+		rl := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(n.cpu), corev1.ResourceMemory: resource.MustParse(n.mem)}
+		node.Status.Capacity, node.Status.Allocatable = rl, rl
+		if err := s.spokeC.Status().Update(ctx, node); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := &operatorv1.Klusterlet{}
+	if err := s.spokeC.Get(ctx, types.NamespacedName{Name: operatorv1.KlusterletName}, k); err != nil {
+		t.Fatal(err)
+	}
+	k.Spec.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{
+		ClusterClaimConfiguration: &operatorv1.ClusterClaimConfiguration{MaxCustomClusterClaims: 2},
+	}
+	if err := s.spokeC.Update(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	claims := map[string]bool{"id.k8s.io": false, "zone": false, "app": false, "region": false, "secret-thing": true}
+	for name, spokeOnly := range claims {
+		c := &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1alpha1.ClusterClaimSpec{Value: "v-" + name}}
+		if spokeOnly {
+			c.Labels = map[string]string{clusterv1alpha1.ClusterClaimSpokeOnlyLabel: ""}
+		}
+		if err := s.spokeC.Create(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantClaims := []string{"id.k8s.io", "app", "region"}
+	eventually(ctx, t, "version, capacity, allocatable and claims on the ManagedCluster", func(ctx context.Context) (bool, error) {
+		mc, err := managedCluster(ctx, s.hubC)
+		if err != nil {
+			return false, err
+		}
+		var got []string
+		for _, c := range mc.Status.ClusterClaims {
+			got = append(got, c.Name)
+		}
+		cpu, alloc := mc.Status.Capacity[clusterv1.ResourceCPU], mc.Status.Allocatable[clusterv1.ResourceCPU]
+		mem := mc.Status.Capacity[clusterv1.ResourceMemory]
+		if mc.Status.Version.Kubernetes == "" || cpu.Cmp(resource.MustParse("6")) != 0 || alloc.Cmp(resource.MustParse("4")) != 0 ||
+			mem.Cmp(resource.MustParse("12Gi")) != 0 || !slices.Equal(got, wantClaims) {
+			return false, fmt.Errorf("version %q, cpu %s/%s, memory %s, claims %v; want 6/4 CPUs, 12Gi, claims %v",
+				mc.Status.Version.Kubernetes, cpu.String(), alloc.String(), mem.String(), got, wantClaims)
+		}
+		return true, nil
+	})
+}
+
+func testSecretDeleted(ctx context.Context, t *testing.T, s *suite) {
+	sec, err := hubSecret(ctx, s.spokeC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.spokeC.Delete(ctx, sec); err != nil {
+		t.Fatal(err)
+	}
+	recoverCredential(ctx, t, s, string(sec.Data["tls.crt"]))
+}
+
+func testSecretCorrupted(ctx context.Context, t *testing.T, s *suite) {
+	sec, err := hubSecret(ctx, s.spokeC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := string(sec.Data["tls.crt"])
+	sec.Data["tls.crt"] = []byte("garbage")
+	if err := s.spokeC.Update(ctx, sec); err != nil {
+		t.Fatal(err)
+	}
+	recoverCredential(ctx, t, s, old)
+}
+
+// recoverCredential approves the agent's new bootstrap CSR and waits for a new
+// hub credential (not oldCert) and a joined, available cluster.
+func recoverCredential(ctx context.Context, t *testing.T, s *suite, oldCert string) {
+	t.Helper()
+	approveNextCSR(ctx, t, s.hub)
+	eventually(ctx, t, "a new hub credential", func(ctx context.Context) (bool, error) {
+		sec, err := hubSecret(ctx, s.spokeC)
+		if err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		_, err = certs.ParseCertificates(sec.Data["tls.crt"])
+		return err == nil && string(sec.Data["tls.crt"]) != oldCert, nil
+	})
+	eventually(ctx, t, "Klusterlet Available", func(ctx context.Context) (bool, error) {
+		a, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionKlusterletAvailable)
+		return a != nil && a.Status == metav1.ConditionTrue, err
+	})
+	for _, typ := range []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
+		eventually(ctx, t, "ManagedCluster condition "+typ, func(ctx context.Context) (bool, error) {
+			return conditionTrue(ctx, s.hubC, typ)
+		})
+	}
+}
+
+func testRotation(ctx context.Context, t *testing.T, s *suite) {
+	sec, err := hubSecret(ctx, s.spokeC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentID := string(sec.Data["agent-name"])
+	key, keyPEM, err := certs.NewPrivateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject := certs.AgentSubject(clusterName, agentID)
+	now := time.Now()
+	// 60 s of life, 10 s gone: rotation is due 45 to 48 s after now.
+	certPEM := issueClientCert(t, s.hub, key.Public(), subject.CommonName, subject.Organization, now.Add(-10*time.Second), now.Add(50*time.Second))
+	kc, err := kubeconfig.ForClientCertificate(s.hub.Server(), s.hub.CAData(), certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec.Data["kubeconfig"], sec.Data["tls.crt"], sec.Data["tls.key"] = kc, certPEM, keyPEM
+	if err := s.spokeC.Update(ctx, sec); err != nil {
+		t.Fatal(err)
+	}
+	csrsBefore, err := csrsOf(ctx, s.hubC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rotatedTo string
+	approved := map[string]bool{}
+	eventually(ctx, t, "a rotated certificate while the cluster stays available", func(ctx context.Context) (bool, error) {
+		// The hub controller approves renewals by the agent's own identity;
+		// the test approves them too, as the hub admin, so that this test
+		// covers the agent alone. It approves nothing else.
+		pending, err := pendingCSRs(ctx, s.hubC)
+		if err != nil {
+			return false, err
+		}
+		for i := range pending {
+			if csr := &pending[i]; csr.Spec.Username == subject.CommonName && !approved[csr.Name] {
+				approveRenewal(ctx, t, s.hub, csr)
+				approved[csr.Name] = true
+			}
+		}
+		mc, err := managedCluster(ctx, s.hubC)
+		if err != nil {
+			return false, err
+		}
+		if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c == nil || c.Status != metav1.ConditionTrue {
+			t.Fatalf("the cluster became unavailable during rotation: %+v", c)
+		}
+		cur, err := hubSecret(ctx, s.spokeC)
+		if err != nil {
+			return false, err
+		}
+		if string(cur.Data["tls.crt"]) == string(certPEM) {
+			return false, nil
+		}
+		rotatedTo = string(cur.Data["tls.crt"])
+		rot := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionCertificateRotated)
+		return rot != nil && rot.Status == metav1.ConditionTrue && rot.Reason == clusterv1.ReasonClientCertificateUpdated, nil
+	})
+	leaf, err := certs.ParseCertificates([]byte(rotatedTo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !certs.SubjectEqual(leaf[0].Subject, subject) || !leaf[0].NotAfter.After(now.Add(time.Hour)) {
+		t.Errorf("rotated certificate for %v until %s; want the same identity %v and a long lifetime", leaf[0].Subject, leaf[0].NotAfter, subject)
+	}
+	after, err := csrsOf(ctx, s.hubC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, csr := range after {
+		if slices.ContainsFunc(csrsBefore, func(b certificatesv1.CertificateSigningRequest) bool { return b.Name == csr.Name }) {
+			continue
+		}
+		if csr.Spec.Username != subject.CommonName {
+			t.Errorf("renewal CSR %s requested by %s, want the agent's own identity %s", csr.Name, csr.Spec.Username, subject.CommonName)
+		}
+	}
+}
+
+func names(csrs []certificatesv1.CertificateSigningRequest) []string {
+	out := make([]string, 0, len(csrs))
+	for _, c := range csrs {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func tail(s string, lines int) string {
+	l := strings.Split(s, "\n")
+	if len(l) > lines {
+		l = l[len(l)-lines:]
+	}
+	return strings.Join(l, "\n")
+}

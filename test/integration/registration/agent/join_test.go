@@ -1,0 +1,176 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestJoinAndUnjoin runs `kubectl ocm join` against a real hub: failed
+// preflight checks install nothing; a good join with --wait reports progress
+// until the hub admin accepts the cluster; unjoin leaves nothing behind.
+func TestJoinAndUnjoin(t *testing.T) {
+	framework.SkipIfShort(t)
+	bin := buildController(t)
+	env := framework.StartForTest(t, "hub", clusterName)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
+	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
+	hubObjs, err := config.HubObjects(config.HubValues{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyAll(ctx, t, hub.Client(), hubObjs)
+	token, err := hub.ServiceAccountToken(ctx, config.OperatorNamespace, "agent-registration-bootstrap", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.KubeConfig, flags.Context = ptrTo(env.Kubeconfig()), ptrTo(clusterName)
+	wrongCA := filepath.Join(t.TempDir(), "wrong-ca.crt")
+	if err := os.WriteFile(wrongCA, spoke.CAData(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	hubCA := filepath.Join(t.TempDir(), "hub-ca.crt")
+	if err := os.WriteFile(hubCA, hub.CAData(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("preflight failures install nothing", func(t *testing.T) {
+		tests := []struct {
+			name, server, token, caFile, wantErr string
+		}{
+			{"wrong token", hub.Server(), "not-a-token", "", "rejected --hub-token"},
+			{"wrong CA", hub.Server(), token, wrongCA, "not trusted by the hub CA from --ca-file"},
+			{"unreachable hub", "https://127.0.0.1:1", token, "", "cannot reach the hub at https://127.0.0.1:1"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				streams, _, out, _ := genericiooptions.NewTestIOStreams()
+				o := join.NewOptions(flags, streams)
+				o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile = tt.server, tt.token, clusterName, tt.caFile
+				err := runJoin(ctx, o)
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("join error = %v, want one line containing %q", err, tt.wantErr)
+				}
+				if out.Len() != 0 {
+					t.Errorf("join printed %q although it failed", out.String())
+				}
+				ns := &corev1.Namespace{}
+				if err := spoke.Client().Get(ctx, types.NamespacedName{Name: config.AgentNamespace}, ns); !apierrors.IsNotFound(err) {
+					t.Errorf("namespace %s exists after a failed preflight (err %v)", config.AgentNamespace, err)
+				}
+			})
+		}
+	})
+
+	t.Run("join --wait until accepted and available", func(t *testing.T) {
+		streams, _, out, _ := genericiooptions.NewTestIOStreams()
+		o := join.NewOptions(flags, streams)
+		o.HubAPIServer, o.HubToken, o.ClusterName, o.Wait, o.Timeout = hub.Server(), token, clusterName, true, 2*time.Minute
+		o.Image = "example.com/ocm-controller:test"
+		// The test control planes publish no kube-public/kube-root-ca.crt
+		// (their controller manager has no --root-ca-file), so pass the CA.
+		o.CAFile = hubCA
+		var (
+			wg      sync.WaitGroup
+			joinErr error
+			joined  = make(chan struct{})
+		)
+		wg.Go(func() {
+			defer close(joined)
+			joinErr = runJoin(ctx, o)
+		})
+		defer wg.Wait()
+		// The hub admin accepts: approve the CSR, then set hubAcceptsClient.
+		eventually(ctx, t, "a pending CSR of "+clusterName, func(ctx context.Context) (bool, error) {
+			select {
+			case <-joined:
+				t.Fatalf("join ended before the cluster was accepted: %v\noutput:\n%s", joinErr, out)
+			default:
+			}
+			pending, err := pendingCSRs(ctx, hub.Client())
+			return len(pending) == 1, err
+		})
+		approveNextCSR(ctx, t, hub)
+		eventually(ctx, t, "hubAcceptsClient set", func(ctx context.Context) (bool, error) {
+			mc, err := managedCluster(ctx, hub.Client())
+			if err != nil {
+				return false, err
+			}
+			mc.Spec.HubAcceptsClient = true
+			return true, hub.Client().Update(ctx, mc)
+		})
+		wg.Wait()
+		if joinErr != nil {
+			t.Fatalf("join: %v\noutput:\n%s", joinErr, out)
+		}
+		for _, want := range []string{"kubectl ocm accept --clusters " + clusterName, "CSR pending", "has joined the hub and is available"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("join output lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
+	t.Run("unjoin leaves nothing on the managed cluster", func(t *testing.T) {
+		streams, _, out, _ := genericiooptions.NewTestIOStreams()
+		o := unjoin.NewOptions(flags, streams)
+		o.ClusterName = clusterName
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Run(ctx); err != nil {
+			t.Fatalf("unjoin: %v\noutput:\n%s", err, out)
+		}
+		if !strings.Contains(out.String(), "kubectl delete managedcluster "+clusterName) {
+			t.Errorf("unjoin output does not say how to clean up the hub:\n%s", out)
+		}
+		c := spoke.Client()
+		checks := []client.Object{
+			&corev1.Namespace{}, &operatorv1.Klusterlet{}, &rbacv1.ClusterRole{}, &rbacv1.ClusterRoleBinding{},
+			&apiextensionsv1.CustomResourceDefinition{},
+		}
+		names := []string{config.AgentNamespace, operatorv1.KlusterletName, "open-cluster-management:klusterlet-agent:registration",
+			"open-cluster-management:klusterlet-agent:registration", config.KlusterletsCRDName}
+		for i, obj := range checks {
+			if err := c.Get(ctx, types.NamespacedName{Name: names[i]}, obj); !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+				t.Errorf("%T %s remains after unjoin (err %v)", obj, names[i], err)
+			}
+		}
+	})
+}
+
+// runJoin completes, validates and runs o, as the command does.
+func runJoin(ctx context.Context, o *join.Options) error {
+	if err := o.Complete(nil, nil); err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	return o.Run(ctx)
+}
+
+func ptrTo[T any](v T) *T { return &v }
