@@ -43,7 +43,18 @@ func (o *ClustersOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return printer.PrintObj(clusters, o.Out)
+	for i := range clusters.Items {
+		clusters.Items[i].SetGroupVersionKind(clusterv1.GroupVersion.WithKind("ManagedCluster"))
+	}
+	if format != "name" {
+		return printer.PrintObj(clusters, o.Out)
+	}
+	for i := range clusters.Items {
+		if err := printer.PrintObj(&clusters.Items[i], o.Out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // list reads the clusters selected by names and --clusterset.

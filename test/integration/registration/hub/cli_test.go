@@ -1,0 +1,154 @@
+package hub
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestCLI drives the hub verbs through the cobra commands against a real hub
+// whose controller runs from a freshly built ocm-controller binary under the
+// component runner: init (dry run, then for real with --wait), token, an
+// agent's registration with the printed token, accept, get clusters, status
+// and clean.
+func TestCLI(t *testing.T) {
+	framework.SkipIfShort(t)
+	env := framework.StartForTest(t, "hub")
+	hubCluster := env.Cluster("hub")
+	admin := hubCluster.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": buildController(t)}, hubCluster)
+	kubectl := func(args ...string) (string, string, error) {
+		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+		cmd := root.NewCmdRoot(streams)
+		cmd.SetArgs(append(args, "--kubeconfig", env.Kubeconfig(), "--context", "hub"))
+		err := cmd.ExecuteContext(ctx)
+		return out.String(), errOut.String(), err
+	}
+	must := func(args ...string) string {
+		t.Helper()
+		out, errOut, err := kubectl(args...)
+		if err != nil {
+			t.Fatalf("kubectl ocm %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out, errOut)
+		}
+		return out
+	}
+
+	out := must("hub", "init", "--dry-run", "-o", "yaml")
+	for _, want := range []string{"kind: CustomResourceDefinition", "kind: Deployment", "name: ocm-hub-controller", "kind: ValidatingAdmissionPolicy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("hub init --dry-run -o yaml lacks %q", want)
+		}
+	}
+	if err := admin.Get(ctx, client.ObjectKey{Name: config.HubNamespace}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("hub init --dry-run touched the cluster: namespace %s: %v", config.HubNamespace, err)
+	}
+
+	out = must("hub", "init", "--wait", "--timeout", "2m")
+	if !strings.Contains(out, "kubectl ocm join --hub-token ") || !strings.Contains(out, "--hub-apiserver "+hubCluster.Server()) {
+		t.Fatalf("hub init did not print the join command:\n%s", out)
+	}
+	poll(ctx, t, "ClusterManager Applied by the running controller", func(ctx context.Context) (bool, error) {
+		cm := &operatorv1.ClusterManager{}
+		if err := admin.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm); err != nil {
+			return false, err
+		}
+		return meta.IsStatusConditionTrue(cm.Status.Conditions, operatorv1.ConditionClusterManagerApplied), nil
+	})
+
+	var join cli.JoinInfo
+	if err := json.Unmarshal([]byte(must("hub", "token", "--duration", "1h", "-o", "json")), &join); err != nil || join.HubToken == "" {
+		t.Fatalf("hub token -o json: %v (%+v)", err, join)
+	}
+	// The agent of c1 registers with the printed token.
+	bootCfg := hubCluster.RESTConfig()
+	bootCfg.TLSClientConfig.CertData, bootCfg.TLSClientConfig.KeyData = nil, nil
+	bootCfg.BearerToken = join.HubToken
+	boot := clientFor(t, bootCfg, nil)
+	if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}); err != nil {
+		t.Fatalf("register c1 with the bootstrap token: %v", err)
+	}
+	csrName := createCSR(ctx, t, boot, "c1", "c1")
+	stray := createCSR(ctx, t, admin, "c1", "c1")
+
+	out, errOut, err := kubectl("accept", "--clusters", "c1")
+	if err != nil {
+		t.Fatalf("accept: %v\n%s", err, errOut)
+	}
+	for _, want := range []string{"CSR " + csrName + " approved", "set hubAcceptsClient to true for managed cluster c1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("accept output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "CSR "+stray+" of cluster c1 comes from unexpected requester") {
+		t.Errorf("accept did not report the CSR from an unexpected requester:\n%s", errOut)
+	}
+	expectPending(ctx, t, admin, stray, "requested by the admin, not the bootstrap identity")
+	waitCluster(ctx, t, admin, "c1", "accepted", hasCondition(
+		clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
+
+	out = must("get", "clusters")
+	if !strings.Contains(out, "NAME") || !strings.Contains(out, "HUB ACCEPTED") || !strings.Contains(out, "MANAGED CLUSTER URLS") || !strings.Contains(out, "c1") {
+		t.Errorf("get clusters:\n%s", out)
+	}
+	if out := must("get", "clusters", "-o", "name"); strings.TrimSpace(out) != "managedcluster.cluster.open-cluster-management.io/c1" {
+		t.Errorf("get clusters -o name: %q", out)
+	}
+	poll(ctx, t, "c1 in set default in get clusters -o wide", func(context.Context) (bool, error) {
+		out := must("get", "clusters", "-o", "wide", "--clusterset", "default")
+		return strings.Contains(out, "CLUSTERSET") && strings.Contains(out, "default"), nil
+	})
+	if out := must("hub", "status"); !strings.Contains(out, "Hub controller:  available") || !strings.Contains(out, "1 total, 1 accepted") {
+		t.Errorf("hub status:\n%s", out)
+	}
+
+	if _, _, err := kubectl("hub", "clean"); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("hub clean with a registered cluster: %v, want a refusal naming --force", err)
+	}
+	out = must("hub", "clean", "--force", "--timeout", "2m")
+	if !strings.Contains(out, "Deleted ManagedCluster c1") || !strings.Contains(out, "Removed Deployment open-cluster-management-hub/ocm-hub-controller") {
+		t.Errorf("hub clean --force output:\n%s", out)
+	}
+	poll(ctx, t, "hub namespace gone", func(ctx context.Context) (bool, error) {
+		err := admin.Get(ctx, client.ObjectKey{Name: config.HubNamespace}, &corev1.Namespace{})
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+}
+
+// buildController builds ocm-controller into a temporary directory.
+func buildController(t *testing.T) string {
+	t.Helper()
+	repo, err := framework.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "ocm-controller")
+	cmd := exec.Command("go", "build", "-o", bin, "./controllers/cmd/ocm-controller")
+	cmd.Dir = repo
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("build ocm-controller: %v\n%s", err, stderr.String())
+	}
+	return bin
+}
