@@ -1,0 +1,83 @@
+package hub
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+)
+
+func TestInitValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(*InitOptions)
+		wantErr string
+	}{
+		{"defaults", func(*InitOptions) {}, ""},
+		{"dry run yaml", func(o *InitOptions) { o.DryRun, o.Output = true, "yaml" }, ""},
+		{"yaml without dry run", func(o *InitOptions) { o.Output = "yaml" }, "--output"},
+		{"table with dry run", func(o *InitOptions) { o.DryRun, o.Output = true, "wide" }, "--output"},
+		{"wait with dry run", func(o *InitOptions) { o.DryRun, o.Wait = true, true }, "--wait"},
+		{"short token", func(o *InitOptions) { o.TokenDuration = time.Minute }, "--duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := NewInitOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
+			o.Timeout, o.TokenDuration = time.Minute, time.Hour
+			tt.mutate(o)
+			err := o.Validate()
+			if (err != nil) != (tt.wantErr != "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("Validate() = %v, want error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestInitDryRun checks that `hub init --dry-run -o yaml` prints every hub
+// object, each labelled part-of kubectl-ocm, without any cluster: the
+// kubeconfig points nowhere.
+func TestInitDryRun(t *testing.T) {
+	streams, _, out, _ := genericiooptions.NewTestIOStreams()
+	flags := genericclioptions.NewConfigFlags(false)
+	nowhere := "/nonexistent/kubeconfig"
+	flags.KubeConfig = &nowhere
+	cmd := NewCmdHub(flags, streams)
+	cmd.SetArgs([]string{"init", "--dry-run", "-o", "yaml", "--image", "example.com/ocm-controller:v1", "--auto-approved-csr-identities", "system:bootstrap:abc"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("hub init --dry-run: %v", err)
+	}
+	want, err := config.HubObjects(config.HubValues{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(out.String(), "\n---\n")
+	if len(docs) != len(want) {
+		t.Fatalf("printed %d documents, want %d", len(docs), len(want))
+	}
+	for _, doc := range docs {
+		var obj struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name   string            `json:"name"`
+				Labels map[string]string `json:"labels"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatalf("decode printed document: %v", err)
+		}
+		if obj.Kind != "CustomResourceDefinition" && obj.Metadata.Labels[config.PartOfLabelKey] != config.PartOfLabelValue {
+			t.Errorf("%s %s lacks label %s=%s", obj.Kind, obj.Metadata.Name, config.PartOfLabelKey, config.PartOfLabelValue)
+		}
+	}
+	for _, s := range []string{"image: example.com/ocm-controller:v1", "- system:bootstrap:abc", "name: POD_NAMESPACE"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("dry run output lacks %q", s)
+		}
+	}
+}
