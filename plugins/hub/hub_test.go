@@ -40,7 +40,7 @@ func TestInitValidate(t *testing.T) {
 }
 
 // TestInitDryRun checks that `hub init --dry-run -o yaml` prints every hub
-// object, each labelled part-of kubectl-ocm, without any cluster: the
+// object, each labeled part-of kubectl-ocm, without any cluster: the
 // kubeconfig points nowhere.
 func TestInitDryRun(t *testing.T) {
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()

@@ -42,7 +42,7 @@ type Options struct {
 }
 
 // CacheOptions restricts the manager's cache to what the hub controllers
-// read: the objects the hub creates per cluster (labelled with the cluster
+// read: the objects the hub creates per cluster (labeled with the cluster
 // name), agent CSRs and cluster leases, instead of every namespace, RBAC
 // object and lease of the hub.
 func CacheOptions() cache.Options {

@@ -57,7 +57,7 @@ type Request struct {
 
 // Facts are what the policy needs to know about the hub.
 type Facts struct {
-	// ClusterAccepted reports whether the labelled cluster exists and has
+	// ClusterAccepted reports whether the labeled cluster exists and has
 	// HubAcceptedManagedCluster True.
 	ClusterAccepted bool
 	// AutoApproveUsers are the bootstrap identities whose first-join requests
@@ -108,7 +108,7 @@ func validSubject(req Request) error {
 	prefix := agentPrefix + req.Cluster + ":"
 	agent, ok := strings.CutPrefix(req.CommonName, prefix)
 	if !ok || agent == "" || strings.Contains(agent, ":") {
-		return fmt.Errorf("common name %q is not %s<agent-id> for the labelled cluster %s", req.CommonName, prefix, req.Cluster)
+		return fmt.Errorf("common name %q is not %s<agent-id> for the labeled cluster %s", req.CommonName, prefix, req.Cluster)
 	}
 	orgs := slices.Clone(req.Organizations)
 	slices.Sort(orgs)

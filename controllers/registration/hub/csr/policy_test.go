@@ -6,7 +6,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 )
 
-// request builds an agent request labelled cluster, for agent1 of
+// request builds an agent request labeled cluster, for agent1 of
 // subjectCluster, made by requester.
 func request(cluster, subjectCluster, requester string) Request {
 	return Request{

@@ -46,7 +46,7 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers the reconciler. Besides ManagedClusters it
-// watches the namespace and RBAC objects it creates (labelled with the
+// watches the namespace and RBAC objects it creates (labeled with the
 // cluster name), so that it restores them when someone deletes or edits them.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	byLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {

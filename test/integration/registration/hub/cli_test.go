@@ -82,7 +82,7 @@ func TestCLI(t *testing.T) {
 	}
 	// The agent of c1 registers with the printed token.
 	bootCfg := hubCluster.RESTConfig()
-	bootCfg.TLSClientConfig.CertData, bootCfg.TLSClientConfig.KeyData = nil, nil
+	bootCfg.CertData, bootCfg.KeyData = nil, nil
 	bootCfg.BearerToken = join.HubToken
 	boot := clientFor(t, bootCfg, nil)
 	if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}); err != nil {

@@ -210,7 +210,7 @@ func csrPEM(t *testing.T, cn string, orgs ...string) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
 }
 
-// createCSR creates an agent CSR labelled with cluster as c's user, with the
+// createCSR creates an agent CSR labeled with cluster as c's user, with the
 // subject of agent1 of subjectCluster, and returns its name.
 func createCSR(ctx context.Context, t *testing.T, c client.Client, cluster, subjectCluster string) string {
 	t.Helper()
