@@ -84,6 +84,10 @@ dev-env: build kube-bins ## Start hub, cluster1 and cluster2 in the background a
 	$(GO) build -o $(BIN)/dev-env ./test/framework/cmd/dev-env
 	$(BIN)/dev-env up --dir $(DEV_ENV_DIR) --bin-dir $(BIN) --kube-bin-dir $(KUBE_BIN)
 
+.PHONY: demo
+demo: dev-env ## The getting-started flow on the dev-env clusters: hub init, join cluster1 and cluster2, accept, get clusters.
+	DEV_ENV_DIR=$(DEV_ENV_DIR) hack/demo.sh
+
 .PHONY: dev-env-down
 dev-env-down: ## Stop the development environment started by make dev-env.
 	@if [ -x $(BIN)/dev-env ]; then $(BIN)/dev-env down --dir $(DEV_ENV_DIR); else echo "no dev-env binary: nothing to stop"; fi

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -242,7 +243,7 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 	// Its serving certificate is self-signed; only /healthz is read from it.
 	httpClient := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // loopback health probe of a self-signed local listener
 	url := fmt.Sprintf("https://127.0.0.1:%d/healthz", port)
-	return proc.waitFor(ctx, "controller manager health", func(ctx context.Context) (bool, error) {
+	err = proc.waitFor(ctx, "controller manager health", func(ctx context.Context) (bool, error) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := httpClient.Do(req)
 		if err != nil {
@@ -250,6 +251,21 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 		}
 		defer resp.Body.Close()
 		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		return err
+	}
+	// Healthy is not yet running its controllers. The root CA publisher is
+	// one of the first to act, and clients (like `kubectl ocm join`) read
+	// the CA it publishes: a cluster is ready when that ConfigMap exists, as
+	// it does on every real cluster.
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		return err
+	}
+	return proc.waitFor(ctx, "ConfigMap kube-public/kube-root-ca.crt", func(ctx context.Context) (bool, error) {
+		_, err := cs.CoreV1().ConfigMaps("kube-public").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		return err == nil, err
 	})
 }
 

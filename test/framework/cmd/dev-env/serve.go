@@ -14,6 +14,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -120,6 +123,9 @@ Stop them, and every process they started:
 
 // serve runs the environment until SIGTERM or SIGINT.
 func (o *options) serve(ctx context.Context, out io.Writer) error {
+	// The component runner's caches log through controller-runtime; its own
+	// progress lines are what the log shows.
+	ctrllog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := os.WriteFile(o.path(pidFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {

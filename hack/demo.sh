@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The getting-started flow on the `make dev-env` clusters, each step shown as a
+# user would type it: install the hub, join cluster1 and cluster2, accept them,
+# and list them.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DEV_ENV_DIR=${DEV_ENV_DIR:-$ROOT/.dev-env}
+export KUBECONFIG=$DEV_ENV_DIR/kubeconfig
+# kubectl finds the kubectl-ocm plugin on PATH; bin/kube has a kubectl of its own.
+export PATH=$ROOT/bin:$ROOT/bin/kube:$PATH
+
+if [[ ! -f $KUBECONFIG ]]; then
+	echo "no development environment in $DEV_ENV_DIR: run 'make dev-env' first" >&2
+	exit 1
+fi
+
+bold=$(tput bold 2>/dev/null || true)
+reset=$(tput sgr0 2>/dev/null || true)
+
+# step prints a command as typed (with the token shortened) and runs it.
+step() {
+	local shown=$*
+	if [[ -n ${TOKEN:-} ]]; then
+		shown=${shown//$TOKEN/${TOKEN:0:12}...}
+	fi
+	printf '\n%s$ %s%s\n' "$bold" "$shown" "$reset"
+	"$@"
+}
+
+step kubectl ocm hub init --context hub --wait | tee "$DEV_ENV_DIR/hub-init.out"
+TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
+HUB=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
+if [[ -z $TOKEN || -z $HUB ]]; then
+	echo "hub init printed no join command" >&2
+	exit 1
+fi
+
+for cluster in cluster1 cluster2; do
+	step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --cluster-name "$cluster" --context "$cluster"
+done
+
+step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
+step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
+step kubectl ocm get clusters --context hub -o wide
+
+printf '\nThe hub and two managed clusters are running. Stop everything with: make dev-env-down\n'

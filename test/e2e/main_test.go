@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// bins holds the binaries under test, built once for the package.
+var bins struct {
+	kubectlOCM    string
+	ocmController string
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	flag.Parse()
+	// The component runner's caches log through controller-runtime; its own
+	// progress lines are what the tests show.
+	ctrllog.SetLogger(logr.Discard())
+	if testing.Short() {
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "ocm-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	root, err := framework.RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	bins.kubectlOCM = filepath.Join(dir, "kubectl-ocm")
+	bins.ocmController = filepath.Join(dir, "ocm-controller")
+	build := exec.Command("go", "build", "-o", dir+"/", "./plugins/kubectl-ocm", "./controllers/cmd/ocm-controller")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the binaries under test: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// fleet is a hub and managed clusters with the component runner running the
+// project's Deployments on each.
+type fleet struct {
+	env *framework.Environment
+}
+
+// startFleet starts the named clusters (the first is the hub) and the runner.
+func startFleet(t *testing.T, clusters ...string) *fleet {
+	t.Helper()
+	framework.SkipIfShort(t)
+	env := framework.StartForTest(t, clusters...)
+	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bins.ocmController}, env.Clusters()...)
+	return &fleet{env: env}
+}
+
+// ocm runs `kubectl ocm args...` with the fleet's kubeconfig, logs the command
+// line as a user would type it and its output, and fails the test if it fails.
+func (f *fleet) ocm(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := f.tryOCM(t, args...)
+	if err != nil {
+		t.Fatalf("kubectl ocm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// tryOCM is ocm without failing the test.
+func (f *fleet) tryOCM(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bins.kubectlOCM, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+f.env.Kubeconfig())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	t.Logf("$ kubectl ocm %s\n%s", strings.Join(args, " "), out.String())
+	return out.String(), err
+}
+
+// eventually polls cond every 200ms until it holds or timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	var last error
+	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		ok, err := cond(ctx)
+		if err != nil {
+			last = err
+		}
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("timed out waiting for %s (last error: %v)", what, last)
+	}
+}

@@ -1,0 +1,129 @@
+package e2e
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+var (
+	tokenRE     = regexp.MustCompile(`--hub-token[= ](\S+)`)
+	apiserverRE = regexp.MustCompile(`--hub-apiserver[= ](\S+)`)
+)
+
+// joinArgs extracts the hub token and API server from the join command that
+// `hub init` and `hub token` print.
+func joinArgs(t *testing.T, out string) (token, apiserver string) {
+	t.Helper()
+	tm, am := tokenRE.FindStringSubmatch(out), apiserverRE.FindStringSubmatch(out)
+	require.NotNil(t, tm, "no --hub-token in:\n%s", out)
+	require.NotNil(t, am, "no --hub-apiserver in:\n%s", out)
+	return tm[1], am[1]
+}
+
+// TestRegistration is the getting-started flow: hub init, join two clusters,
+// accept them, and see them Joined and Available; then the seed examples of
+// the ManagedCluster document behave as it says.
+func TestRegistration(t *testing.T) {
+	f := startFleet(t, "hub", "cluster1", "cluster2")
+	hub := f.env.Cluster("hub").Client()
+	ctx := t.Context()
+
+	token, apiserver := joinArgs(t, f.ocm(t, "hub", "init", "--context", "hub", "--wait"))
+	assert.Equal(t, f.env.Cluster("hub").Server(), apiserver)
+
+	// The ManagedCluster example: a hub admin may create the cluster ahead of
+	// its agent, already accepted.
+	applySeed(t, hub, "004-managedcluster.yaml")
+
+	for _, c := range []string{"cluster1", "cluster2"} {
+		f.ocm(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", c, "--context", c)
+	}
+	f.ocm(t, "accept", "--clusters", "cluster1,cluster2", "--context", "hub", "--wait")
+
+	for _, c := range []string{"cluster1", "cluster2"} {
+		eventually(t, 2*time.Minute, c+" Joined and Available", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: c}, mc); err != nil {
+				return false, err
+			}
+			return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
+				meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
+		})
+	}
+	out := f.ocm(t, "get", "clusters", "--context", "hub")
+	for _, c := range []string{"cluster1", "cluster2"} {
+		assert.Regexp(t, `(?m)^`+c+`\s+true\s+`, out, "get clusters shows %s accepted", c)
+	}
+
+	t.Run("a ClusterClaim on the managed cluster reaches the hub", func(t *testing.T) {
+		applySeed(t, f.env.Cluster("cluster1").Client(), "004-clusterclaim.yaml")
+		eventually(t, time.Minute, "claim platform.open-cluster-management.io=aws in cluster1's status", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
+				return false, err
+			}
+			for _, claim := range mc.Status.ClusterClaims {
+				if claim.Name == "platform.open-cluster-management.io" && claim.Value == "aws" {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+	})
+
+	t.Run("the accepted cluster got its namespace on the hub", func(t *testing.T) {
+		for _, c := range []string{"cluster1", "cluster2"} {
+			ns := &unstructured.Unstructured{}
+			ns.SetAPIVersion("v1")
+			ns.SetKind("Namespace")
+			require.NoError(t, hub.Get(ctx, client.ObjectKey{Name: c}, ns))
+		}
+	})
+
+	t.Run("unjoin leaves nothing on the managed cluster", func(t *testing.T) {
+		out := f.ocm(t, "unjoin", "--cluster-name", "cluster2", "--context", "cluster2")
+		assert.Contains(t, out, "cluster2", "unjoin says what remains on the hub")
+		c2 := f.env.Cluster("cluster2").Clientset()
+		_, err := c2.CoreV1().Namespaces().Get(ctx, "open-cluster-management-agent", metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "agent namespace still on cluster2: %v", err)
+	})
+}
+
+// applySeed creates every object of a seed example file, unchanged.
+func applySeed(t *testing.T, c client.Client, name string) {
+	t.Helper()
+	root, err := framework.RepoRoot()
+	require.NoError(t, err)
+	data, err := os.ReadFile(filepath.Join(root, "..", "shared", "examples", "seeds", name))
+	require.NoError(t, err)
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(string(data)), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			require.ErrorIs(t, err, io.EOF, "decode %s", name)
+			return
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		require.NoError(t, c.Create(t.Context(), u), "create %s from %s", u.GetName(), name)
+	}
+}
