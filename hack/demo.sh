@@ -15,8 +15,11 @@ if [[ ! -f $KUBECONFIG ]]; then
 	exit 1
 fi
 
-bold=$(tput bold 2>/dev/null || true)
-reset=$(tput sgr0 2>/dev/null || true)
+bold='' reset=''
+if [[ -t 1 ]]; then
+	bold=$(tput bold 2>/dev/null || true)
+	reset=$(tput sgr0 2>/dev/null || true)
+fi
 
 # step prints a command as typed (with the token shortened) and runs it.
 step() {
