@@ -100,9 +100,9 @@ func klusterletState(conds []metav1.Condition, cluster string) joinState {
 		return joinState{step: "registering", detail: "waiting for the agent to report its progress on Klusterlet " + operatorv1.KlusterletName}
 	}
 	switch c.Reason {
-	case "CSRPending":
+	case operatorv1.KlusterletReasonCSRPending:
 		return joinState{step: "CSR pending", detail: fmt.Sprintf("%s (on the hub: `kubectl ocm accept --clusters %s`)", c.Message, cluster)}
-	case "HubAcceptancePending":
+	case operatorv1.KlusterletReasonHubAcceptancePending:
 		return joinState{step: "certificate issued", detail: c.Message}
 	}
 	return joinState{step: c.Reason, detail: c.Message}

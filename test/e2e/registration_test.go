@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -89,6 +90,33 @@ func TestRegistration(t *testing.T) {
 		})
 	})
 
+	t.Run("a stopped agent is detected and a restarted one recovers", func(t *testing.T) {
+		// A short lease keeps the test quick; the hub's grace is 1.5 leases.
+		mc := &clusterv1.ManagedCluster{}
+		require.NoError(t, hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc))
+		base := mc.DeepCopy()
+		mc.Spec.LeaseDurationSeconds = 4
+		require.NoError(t, hub.Patch(ctx, mc, client.MergeFrom(base)))
+
+		scaleAgent(t, f.env.Cluster("cluster1").Client(), 0)
+		eventually(t, time.Minute, "cluster1 Available Unknown with the unreachable taint", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
+				return false, err
+			}
+			cond := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+			return cond != nil && cond.Status == metav1.ConditionUnknown && hasTaint(mc, clusterv1.ManagedClusterTaintUnreachable), nil
+		})
+		scaleAgent(t, f.env.Cluster("cluster1").Client(), 1)
+		eventually(t, time.Minute, "cluster1 Available again, without the taint", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
+				return false, err
+			}
+			return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) && !hasTaint(mc, clusterv1.ManagedClusterTaintUnreachable), nil
+		})
+	})
+
 	t.Run("the accepted cluster got its namespace on the hub", func(t *testing.T) {
 		for _, c := range []string{"cluster1", "cluster2"} {
 			ns := &unstructured.Unstructured{}
@@ -126,4 +154,24 @@ func applySeed(t *testing.T, c client.Client, name string) {
 		}
 		require.NoError(t, c.Create(t.Context(), u), "create %s from %s", u.GetName(), name)
 	}
+}
+
+// scaleAgent sets the replicas of the agent Deployment on a managed cluster.
+func scaleAgent(t *testing.T, c client.Client, replicas int32) {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	require.NoError(t, c.Get(t.Context(), client.ObjectKey{Namespace: "open-cluster-management-agent", Name: "klusterlet-agent"}, d))
+	base := d.DeepCopy()
+	d.Spec.Replicas = &replicas
+	require.NoError(t, c.Patch(t.Context(), d, client.MergeFrom(base)))
+}
+
+// hasTaint reports whether the cluster has a taint with key.
+func hasTaint(mc *clusterv1.ManagedCluster, key string) bool {
+	for _, taint := range mc.Spec.Taints {
+		if taint.Key == key {
+			return true
+		}
+	}
+	return false
 }

@@ -58,22 +58,22 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 	log := ctrl.LoggerFrom(ctx)
 	raw, info, err := a.bootstrapKubeconfig(ctx)
 	if err != nil {
-		reason := ReasonBootstrapSecretError
+		reason := operatorv1.KlusterletReasonBootstrapSecretError
 		var be *bootstrapError
 		if errors.As(err, &be) && be.missing {
-			reason = ReasonBootstrapSecretMissing
+			reason = operatorv1.KlusterletReasonBootstrapSecretMissing
 		}
 		a.reportDegraded(ctx, reason, fmt.Sprintf("Cannot read the bootstrap kubeconfig: %v; run `kubectl ocm join` again on this cluster", err))
 		return false, bootstrapRetryInterval
 	}
 	hub, err := bootstrapClient(raw)
 	if err != nil {
-		a.reportDegraded(ctx, ReasonBootstrapSecretError, fmt.Sprintf("Cannot use the bootstrap kubeconfig: %v; run `kubectl ocm join` again on this cluster", err))
+		a.reportDegraded(ctx, operatorv1.KlusterletReasonBootstrapSecretError, fmt.Sprintf("Cannot use the bootstrap kubeconfig: %v; run `kubectl ocm join` again on this cluster", err))
 		return false, bootstrapRetryInterval
 	}
 	if err := a.ensureManagedCluster(ctx, hub, id); err != nil {
 		log.Error(err, "Cannot create the ManagedCluster on the hub")
-		a.reportDegraded(ctx, ReasonManagedClusterCreateFailed, fmt.Sprintf("Cannot create ManagedCluster %s on hub %s: %v", id.cluster, info.Server, err))
+		a.reportDegraded(ctx, operatorv1.KlusterletReasonManagedClusterCreateFailed, fmt.Sprintf("Cannot create ManagedCluster %s on hub %s: %v", id.cluster, info.Server, err))
 		return false, bootstrapRetryInterval
 	}
 	p, err := a.loadPending(ctx, id)
@@ -84,9 +84,9 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 	res, created, err := a.requestCertificate(ctx, hub, id, p)
 	if err != nil {
 		log.Error(err, "Cannot request a client certificate")
-		reason, fix := ReasonCSRCreateFailed, "check that the hub is reachable"
+		reason, fix := operatorv1.KlusterletReasonCSRCreateFailed, "check that the hub is reachable"
 		if apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
-			reason, fix = ReasonBootstrapUnauthorized, "the bootstrap token expired or was revoked: get a new one with `kubectl ocm hub token` on the hub and run `kubectl ocm join` again"
+			reason, fix = operatorv1.KlusterletReasonBootstrapUnauthorized, "the bootstrap token expired or was revoked: get a new one with `kubectl ocm hub token` on the hub and run `kubectl ocm join` again"
 		}
 		a.reportDegraded(ctx, reason, fmt.Sprintf("Cannot request a client certificate from hub %s: %v; %s", info.Server, err, fix))
 		return false, bootstrapRetryInterval
@@ -112,14 +112,14 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 		return true, 0
 	case csrDenied:
 		log.Info("The CertificateSigningRequest was denied; a new one follows", "csr", res.name, "reason", res.message)
-		a.reportDegraded(ctx, ReasonCSRDenied, fmt.Sprintf("The hub denied CertificateSigningRequest %s (%s); a new request follows in %s", res.name, res.message, deniedRetryInterval))
+		a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRDenied, fmt.Sprintf("The hub denied CertificateSigningRequest %s (%s); a new request follows in %s", res.name, res.message, deniedRetryInterval))
 		p.csrName = ""
 		if err := a.savePending(ctx, id, p); err != nil {
 			log.Error(err, "Cannot record the pending CertificateSigningRequest")
 		}
 		return false, deniedRetryInterval
 	}
-	a.reportDegraded(ctx, ReasonCSRPending, fmt.Sprintf(
+	a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRPending, fmt.Sprintf(
 		"CertificateSigningRequest %s is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub",
 		res.name, id.cluster, id.cluster))
 	return false, csrPollInterval

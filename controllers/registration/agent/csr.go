@@ -71,6 +71,10 @@ func (a *Agent) requestCertificate(ctx context.Context, hub client.Client, id id
 			if res := csrState(csr); res.phase != csrDenied {
 				return res, false, nil
 			}
+		case apierrors.IsForbidden(err):
+			// The hub lets a cluster's agent read only its own requests, and
+			// grants that a moment after the request is created: wait.
+			return csrResult{name: p.csrName, phase: csrPending}, false, nil
 		case err != nil && !apierrors.IsNotFound(err):
 			return csrResult{}, false, fmt.Errorf("read CertificateSigningRequest %s on the hub: %w", p.csrName, err)
 		}

@@ -15,39 +15,11 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
 
-// Reasons of the Klusterlet conditions the agent sets, beyond those in
-// pkg/apis/operator/v1. `kubectl ocm join --wait` prints them.
-const (
-	// ReasonBootstrapSecretMissing: the bootstrap kubeconfig Secret is missing.
-	ReasonBootstrapSecretMissing = "BootstrapSecretMissing"
-	// ReasonBootstrapSecretError: the bootstrap kubeconfig cannot be used.
-	ReasonBootstrapSecretError = "BootstrapSecretError"
-	// ReasonBootstrapUnauthorized: the hub rejects the bootstrap token.
-	ReasonBootstrapUnauthorized = "BootstrapUnauthorized"
-	// ReasonManagedClusterCreateFailed: the ManagedCluster could not be created.
-	ReasonManagedClusterCreateFailed = "ManagedClusterCreateFailed"
-	// ReasonCSRCreateFailed: the certificate request could not be created.
-	ReasonCSRCreateFailed = "CSRCreateFailed"
-	// ReasonCSRPending: the certificate request waits for the hub admin.
-	ReasonCSRPending = "CSRPending"
-	// ReasonCSRDenied: the hub denied the certificate request.
-	ReasonCSRDenied = "CSRDenied"
-	// ReasonHubAcceptancePending: the agent holds a certificate but the hub
-	// has not accepted the cluster.
-	ReasonHubAcceptancePending = "HubAcceptancePending"
-	// ReasonManagedClusterMissing: the ManagedCluster is gone from the hub.
-	ReasonManagedClusterMissing = "ManagedClusterMissing"
-	// ReasonRegistrationFunctional: the registration agent works.
-	ReasonRegistrationFunctional = "RegistrationFunctional"
-	// ReasonNotJoined: the agent has not joined the hub yet.
-	ReasonNotJoined = "NotJoined"
-)
-
 // reportDegraded reports that the agent cannot connect to the hub yet.
 func (a *Agent) reportDegraded(ctx context.Context, reason, message string) {
 	a.setKlusterletConditions(ctx,
 		metav1.Condition{Type: operatorv1.ConditionHubConnectionDegraded, Status: metav1.ConditionTrue, Reason: reason, Message: message},
-		metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionFalse, Reason: ReasonNotJoined, Message: message},
+		metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionFalse, Reason: operatorv1.KlusterletReasonNotJoined, Message: message},
 	)
 }
 
@@ -63,7 +35,7 @@ func (a *Agent) reportJoined(ctx context.Context, id identity, server string) {
 	msg := fmt.Sprintf("Cluster %s joined hub %s as %s", id.cluster, server, id.subject().CommonName)
 	a.setKlusterletConditions(ctx,
 		metav1.Condition{Type: operatorv1.ConditionHubConnectionDegraded, Status: metav1.ConditionFalse, Reason: operatorv1.ReasonHubConnectionFunctional, Message: msg},
-		metav1.Condition{Type: operatorv1.ConditionRegistrationDesiredDegraded, Status: metav1.ConditionFalse, Reason: ReasonRegistrationFunctional, Message: msg},
+		metav1.Condition{Type: operatorv1.ConditionRegistrationDesiredDegraded, Status: metav1.ConditionFalse, Reason: operatorv1.KlusterletReasonRegistrationFunctional, Message: msg},
 		metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionTrue, Reason: operatorv1.ReasonKlusterletAvailable, Message: msg},
 	)
 }

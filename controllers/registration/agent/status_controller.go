@@ -75,7 +75,7 @@ func (a *Agent) syncStatus(ctx context.Context) (ctrl.Result, error) {
 	conn.noteError(err)
 	switch {
 	case apierrors.IsNotFound(err) || apierrors.IsForbidden(err):
-		a.reportDegraded(ctx, ReasonManagedClusterMissing, fmt.Sprintf(
+		a.reportDegraded(ctx, operatorv1.KlusterletReasonManagedClusterMissing, fmt.Sprintf(
 			"ManagedCluster %s is not on the hub (or not readable by %s); it was deleted or denied: run `kubectl ocm join` again to re-register",
 			id.cluster, id.subject().CommonName))
 		return period, nil
@@ -83,7 +83,7 @@ func (a *Agent) syncStatus(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, fmt.Errorf("read ManagedCluster %s on the hub: %w", id.cluster, err)
 	}
 	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
-		a.reportDegraded(ctx, ReasonHubAcceptancePending, fmt.Sprintf(
+		a.reportDegraded(ctx, operatorv1.KlusterletReasonHubAcceptancePending, fmt.Sprintf(
 			"Waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub", id.cluster, id.cluster))
 		return ctrl.Result{RequeueAfter: min(acceptancePollInterval, a.opts.ClusterHealthCheckPeriod)}, nil
 	}

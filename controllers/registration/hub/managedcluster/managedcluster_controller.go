@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
+
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -62,6 +64,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&rbacv1.ClusterRole{}, byLabel).
 		Watches(&rbacv1.ClusterRoleBinding{}, byLabel).
 		Watches(&rbacv1.RoleBinding{}, byLabel).
+		// A cluster's own certificate requests are named in its ClusterRole.
+		Watches(&certificatesv1.CertificateSigningRequest{}, byLabel).
 		Complete(r)
 }
 
@@ -102,7 +106,11 @@ func statusOf(c *clusterv1.ManagedCluster) any { return c.Status }
 // agent its permissions, then sets HubAcceptedManagedCluster True.
 func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
 	name := cluster.Name
-	objs := []client.Object{clusterNamespace(name), clusterRole(name, true), clusterRoleBinding(name)}
+	csrs := &certificatesv1.CertificateSigningRequestList{}
+	if err := r.Client.List(ctx, csrs, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
+		return fmt.Errorf("list CertificateSigningRequests of cluster %s: %w", name, err)
+	}
+	objs := []client.Object{clusterNamespace(name), clusterRole(name, true, ownCSRNames(name, csrs.Items)...), clusterRoleBinding(name)}
 	for _, rb := range roleBindings(name) {
 		objs = append(objs, rb)
 	}

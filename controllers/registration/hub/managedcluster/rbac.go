@@ -1,6 +1,10 @@
 package managedcluster
 
 import (
+	"slices"
+	"strings"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,31 +69,68 @@ func clusterNamespace(cluster string) *corev1.Namespace {
 // accepted cluster's agent may request and renew certificates and update its
 // own ManagedCluster and its status; any other cluster's identity may only
 // read its ManagedCluster.
-func clusterRoleRules(cluster string, accepted bool) []rbacv1.PolicyRule {
+//
+// A certificate request cannot be created under a name chosen in advance, so
+// RBAC cannot limit creation to one cluster; reading is limited instead: the
+// agent may get only the requests it made itself (ownCSRs, see ownCSRNames),
+// never another cluster's. (OCM grants every agent list and watch on all
+// requests.)
+func clusterRoleRules(cluster string, accepted bool, ownCSRs []string) []rbacv1.PolicyRule {
 	if !accepted {
 		return []rbacv1.PolicyRule{{
 			APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
 			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "watch"},
 		}}
 	}
-	return []rbacv1.PolicyRule{
+	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"},
-			Verbs: []string{"create", "get", "list", "watch"}},
-		{APIGroups: []string{"register.open-cluster-management.io"}, Resources: []string{"managedclusters/clientcertificates"},
-			Verbs: []string{"renew"}},
-		{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
-			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "update", "watch"}},
-		{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters/status"},
-			ResourceNames: []string{cluster}, Verbs: []string{"patch", "update"}},
+			Verbs: []string{"create"}},
 	}
+	if len(ownCSRs) > 0 {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"},
+			ResourceNames: ownCSRs, Verbs: []string{"get"}})
+	}
+	return append(rules,
+		rbacv1.PolicyRule{APIGroups: []string{"register.open-cluster-management.io"}, Resources: []string{"managedclusters/clientcertificates"},
+			Verbs: []string{"renew"}},
+		rbacv1.PolicyRule{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
+			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "update", "watch"}},
+		rbacv1.PolicyRule{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters/status"},
+			ResourceNames: []string{cluster}, Verbs: []string{"patch", "update"}},
+	)
+}
+
+// maxOwnCSRs bounds how many of a cluster's own certificate requests its
+// agent may read: the newest ones, enough for a renewal in flight and a few
+// retries.
+const maxOwnCSRs = 5
+
+// ownCSRNames returns the names of the newest certificate requests labeled
+// with cluster that its own agent identity made (renewals), newest first.
+func ownCSRNames(cluster string, csrs []certificatesv1.CertificateSigningRequest) []string {
+	prefix := "system:open-cluster-management:" + cluster + ":"
+	own := slices.DeleteFunc(slices.Clone(csrs), func(csr certificatesv1.CertificateSigningRequest) bool {
+		return csr.Labels[clusterv1.ClusterNameLabelKey] != cluster || !strings.HasPrefix(csr.Spec.Username, prefix)
+	})
+	slices.SortFunc(own, func(a, b certificatesv1.CertificateSigningRequest) int {
+		if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	names := make([]string, 0, min(len(own), maxOwnCSRs))
+	for _, csr := range own[:min(len(own), maxOwnCSRs)] {
+		names = append(names, csr.Name)
+	}
+	return names
 }
 
 // clusterRole renders the per-cluster ClusterRole.
-func clusterRole(cluster string, accepted bool) *rbacv1.ClusterRole {
+func clusterRole(cluster string, accepted bool, ownCSRs ...string) *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 		ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName(cluster), Labels: labels(cluster)},
-		Rules:      clusterRoleRules(cluster, accepted),
+		Rules:      clusterRoleRules(cluster, accepted, ownCSRs),
 	}
 }
 

@@ -136,3 +136,31 @@ const (
 	// agent reports where it runs.
 	HostingClusterClaimName = "hosting-cluster.open-cluster-management.io"
 )
+
+// Reasons of the Klusterlet conditions the agent sets while it registers.
+// `kubectl ocm join --wait` shows them.
+const (
+	// KlusterletReasonBootstrapSecretMissing: the bootstrap kubeconfig Secret is missing.
+	KlusterletReasonBootstrapSecretMissing = "BootstrapSecretMissing"
+	// KlusterletReasonBootstrapSecretError: the bootstrap kubeconfig cannot be used.
+	KlusterletReasonBootstrapSecretError = "BootstrapSecretError"
+	// KlusterletReasonBootstrapUnauthorized: the hub rejects the bootstrap token.
+	KlusterletReasonBootstrapUnauthorized = "BootstrapUnauthorized"
+	// KlusterletReasonManagedClusterCreateFailed: the ManagedCluster could not be created.
+	KlusterletReasonManagedClusterCreateFailed = "ManagedClusterCreateFailed"
+	// KlusterletReasonCSRCreateFailed: the certificate request could not be created.
+	KlusterletReasonCSRCreateFailed = "CSRCreateFailed"
+	// KlusterletReasonCSRPending: the certificate request waits for the hub admin.
+	KlusterletReasonCSRPending = "CSRPending"
+	// KlusterletReasonCSRDenied: the hub denied the certificate request.
+	KlusterletReasonCSRDenied = "CSRDenied"
+	// KlusterletReasonHubAcceptancePending: the agent holds a certificate but the hub
+	// has not accepted the cluster.
+	KlusterletReasonHubAcceptancePending = "HubAcceptancePending"
+	// KlusterletReasonManagedClusterMissing: the ManagedCluster is gone from the hub.
+	KlusterletReasonManagedClusterMissing = "ManagedClusterMissing"
+	// KlusterletReasonRegistrationFunctional: the registration agent works.
+	KlusterletReasonRegistrationFunctional = "RegistrationFunctional"
+	// KlusterletReasonNotJoined: the agent has not joined the hub yet.
+	KlusterletReasonNotJoined = "NotJoined"
+)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -182,9 +183,11 @@ func testAccept(ctx context.Context, t *testing.T, s *suite) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	base := mc.DeepCopy()
 	mc.Spec.HubAcceptsClient = true
 	mc.Spec.LeaseDurationSeconds = 8
-	if err := s.hubC.Update(ctx, mc); err != nil {
+	// A patch: the hub controller writes the ManagedCluster concurrently.
+	if err := s.hubC.Patch(ctx, mc, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
 	eventually(ctx, t, "Secret hub-kubeconfig-secret with OCM's keys", func(ctx context.Context) (bool, error) {
@@ -236,8 +239,15 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 			t.Fatal(err)
 		}
 		rl := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(n.cpu), corev1.ResourceMemory: resource.MustParse(n.mem)}
-		node.Status.Capacity, node.Status.Allocatable = rl, rl
-		if err := s.spokeC.Status().Update(ctx, node); err != nil {
+		// The controller manager's node controllers write new Nodes too.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := s.spokeC.Get(ctx, client.ObjectKeyFromObject(node), node); err != nil {
+				return err
+			}
+			node.Status.Capacity, node.Status.Allocatable = rl, rl
+			return s.spokeC.Status().Update(ctx, node)
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -245,10 +255,13 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 	if err := s.spokeC.Get(ctx, types.NamespacedName{Name: operatorv1.KlusterletName}, k); err != nil {
 		t.Fatal(err)
 	}
+	// A patch, not an update: the agent writes the Klusterlet's status
+	// concurrently, which would make an update conflict.
+	base := k.DeepCopy()
 	k.Spec.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{
 		ClusterClaimConfiguration: &operatorv1.ClusterClaimConfiguration{MaxCustomClusterClaims: 2},
 	}
-	if err := s.spokeC.Update(ctx, k); err != nil {
+	if err := s.spokeC.Patch(ctx, k, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
 	claims := map[string]bool{"id.k8s.io": false, "zone": false, "app": false, "region": false, "secret-thing": true}
@@ -299,8 +312,9 @@ func testSecretCorrupted(ctx context.Context, t *testing.T, s *suite) {
 		t.Fatal(err)
 	}
 	old := string(sec.Data["tls.crt"])
+	secBase := sec.DeepCopy()
 	sec.Data["tls.crt"] = []byte("garbage")
-	if err := s.spokeC.Update(ctx, sec); err != nil {
+	if err := s.spokeC.Patch(ctx, sec, client.MergeFrom(secBase)); err != nil {
 		t.Fatal(err)
 	}
 	recoverCredential(ctx, t, s, old)
@@ -357,21 +371,9 @@ func testRotation(ctx context.Context, t *testing.T, s *suite) {
 		t.Fatal(err)
 	}
 	var rotatedTo string
-	approved := map[string]bool{}
+	// The hub controller (run by the component runner) must approve the
+	// renewal: it is requested by the agent's own identity for its cluster.
 	eventually(ctx, t, "a rotated certificate while the cluster stays available", func(ctx context.Context) (bool, error) {
-		// The hub controller approves renewals by the agent's own identity;
-		// the test approves them too, as the hub admin, so that this test
-		// covers the agent alone. It approves nothing else.
-		pending, err := pendingCSRs(ctx, s.hubC)
-		if err != nil {
-			return false, err
-		}
-		for i := range pending {
-			if csr := &pending[i]; csr.Spec.Username == subject.CommonName && !approved[csr.Name] {
-				approveRenewal(ctx, t, s.hub, csr)
-				approved[csr.Name] = true
-			}
-		}
 		mc, err := managedCluster(ctx, s.hubC)
 		if err != nil {
 			return false, err
@@ -408,6 +410,9 @@ func testRotation(ctx context.Context, t *testing.T, s *suite) {
 		if csr.Spec.Username != subject.CommonName {
 			t.Errorf("renewal CSR %s requested by %s, want the agent's own identity %s", csr.Name, csr.Spec.Username, subject.CommonName)
 		}
+		if reason := approvalReason(csr); reason != hubAutoApprovedReason {
+			t.Errorf("renewal CSR %s approved with reason %q, want the hub controller's %q", csr.Name, reason, hubAutoApprovedReason)
+		}
 	}
 }
 
@@ -425,4 +430,17 @@ func tail(s string, lines int) string {
 		l = l[len(l)-lines:]
 	}
 	return strings.Join(l, "\n")
+}
+
+// hubAutoApprovedReason is the reason the hub controller approves renewals with.
+const hubAutoApprovedReason = "AutoApprovedByHubCSRApprovingController"
+
+// approvalReason returns the reason of csr's Approved condition, or "".
+func approvalReason(csr certificatesv1.CertificateSigningRequest) string {
+	for _, c := range csr.Status.Conditions {
+		if c.Type == certificatesv1.CertificateApproved {
+			return c.Reason
+		}
+	}
+	return ""
 }

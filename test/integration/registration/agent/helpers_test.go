@@ -17,7 +17,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -111,20 +110,6 @@ func approveCSR(ctx context.Context, t *testing.T, hub *framework.Cluster, csr *
 	})
 	if _, err := hub.Clientset().CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("approve CSR %s: %v", csr.Name, err)
-	}
-}
-
-// approveRenewal approves csr unless the hub controller approved it first.
-func approveRenewal(ctx context.Context, t *testing.T, hub *framework.Cluster, csr *certificatesv1.CertificateSigningRequest) {
-	t.Helper()
-	csr = csr.DeepCopy()
-	csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
-		Reason: "ApprovedByTest", Message: "renewal approved by the test hub admin",
-	})
-	_, err := hub.Clientset().CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{})
-	if err != nil && !apierrors.IsConflict(err) && !apierrors.IsInvalid(err) {
-		t.Fatalf("approve renewal CSR %s: %v", csr.Name, err)
 	}
 }
 

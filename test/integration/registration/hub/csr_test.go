@@ -5,6 +5,10 @@ import (
 	"testing"
 	"time"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
@@ -22,6 +26,15 @@ func testCSRApproval(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 
 	renewal := createCSR(ctx, t, agent1, "cluster1", "cluster1")
 	waitApproved(ctx, t, admin, renewal)
+	// A cluster's agent reads its own requests, and nobody else's.
+	poll(ctx, t, "cluster1's agent may read its own renewal request", func(ctx context.Context) (bool, error) {
+		return agent1.Get(ctx, client.ObjectKey{Name: renewal}, &certificatesv1.CertificateSigningRequest{}) == nil, nil
+	})
+	renewal2 := createCSR(ctx, t, agent2, "cluster2", "cluster2")
+	waitApproved(ctx, t, admin, renewal2)
+	expectForbidden(t, "cluster1's agent reads cluster2's request", agent1.Get(ctx, client.ObjectKey{Name: renewal2}, &certificatesv1.CertificateSigningRequest{}))
+	expectForbidden(t, "cluster1's agent lists requests", agent1.List(ctx, &certificatesv1.CertificateSigningRequestList{}))
+	expectForbidden(t, "cluster1's agent approves cluster2's request", approveAs(ctx, hubCluster, "cluster1", renewal2))
 
 	foreignSubject := createCSR(ctx, t, agent1, "cluster1", "cluster2")
 	foreignRequester := createCSR(ctx, t, agent1, "cluster2", "cluster2")
@@ -58,4 +71,22 @@ func setAutoApprove(ctx context.Context, t *testing.T, admin client.Client, user
 	if err := admin.Patch(ctx, cm, client.MergeFrom(base)); err != nil {
 		t.Fatalf("set autoApproveUsers: %v", err)
 	}
+}
+
+// approveAs tries to approve the CSR name as cluster's agent identity.
+func approveAs(ctx context.Context, hubCluster *framework.Cluster, cluster, name string) error {
+	cfg, err := hubCluster.ConfigForUser(agentUser(cluster), "system:open-cluster-management:"+cluster, managedClustersGroup)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	csr := &certificatesv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	csr.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{
+		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, Reason: "Test",
+	}}
+	_, err = cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, name, csr, metav1.UpdateOptions{})
+	return err
 }
