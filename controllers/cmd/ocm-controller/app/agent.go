@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	registrationagent "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/agent"
+	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
 
@@ -30,11 +31,12 @@ func NewAgentCommand() *cobra.Command {
 	o := &agentOptions{}
 	cmd := &cobra.Command{
 		Use:   "agent",
-		Short: "Run the managed-cluster agent (registration) against the managed cluster",
+		Short: "Run the managed-cluster agent (registration, work) against the managed cluster",
 		Long: `Run the agent of a managed cluster. It talks to the managed cluster with the
 kubeconfig from $KUBECONFIG (or in-cluster), reads the bootstrap kubeconfig from
 Secret bootstrap-hub-kubeconfig in its namespace, joins the hub and keeps the
-cluster's lease, status and client certificate current.`,
+cluster's lease, status and client certificate current. Once the hub credential
+exists it applies the cluster's ManifestWorks and reports their status.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if err := o.manager.Complete(); err != nil {
@@ -62,6 +64,7 @@ cluster's lease, status and client certificate current.`,
 	fs.StringSliceVar(&r.SpokeExternalServerURLs, "spoke-external-server-urls", nil, "The managed cluster's API server URLs the hub uses. Default: the Klusterlet's spec.externalServerURLs.")
 	fs.Int32Var(&r.ClientCertExpirationSeconds, "client-cert-expiration-seconds", 0, "Requested lifetime of the client certificate in seconds (at least 600); 0 leaves it to the hub's signer.")
 	fs.DurationVar(&r.ClusterHealthCheckPeriod, "cluster-healthcheck-period", registrationagent.DefaultClusterHealthCheckPeriod, "How often the cluster's status is reported to the hub.")
+	fs.StringVar(&r.ManagedKubeconfigSecret, "managed-kubeconfig-secret", "", "Hosted mode: Secret in the agent's namespace whose key kubeconfig reaches the managed cluster; the agent then runs on a hosting cluster. Empty: the managed cluster is the one the agent runs on.")
 	return cmd
 }
 
@@ -84,6 +87,18 @@ func (o *agentOptions) run(ctx context.Context) error {
 		return err
 	}
 	if err := agent.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	// The work agent meets registration only through the hub credential Secret.
+	work, err := workagent.New(mgr, workagent.Options{
+		Namespace:           o.manager.Namespace,
+		HubKubeconfigSecret: o.registration.HubKubeconfigSecret,
+		ClusterName:         o.registration.ClusterName,
+	})
+	if err != nil {
+		return err
+	}
+	if err := work.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	ctrl.Log.WithName("agent").Info("Starting the managed-cluster agent", "namespace", o.manager.Namespace, "cluster", o.registration.ClusterName)

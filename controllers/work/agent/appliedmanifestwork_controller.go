@@ -1,0 +1,87 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+)
+
+// finalizeCheckInterval is how often a deleted AppliedManifestWork looks
+// again at the objects it is waiting for.
+const finalizeCheckInterval = 500 * time.Millisecond
+
+// appliedWorkReconciler finalizes deleted AppliedManifestWorks: it deletes
+// the objects they own and waits for them, then removes the finalizer. It
+// needs no hub, so it runs whether or not the agent is connected.
+type appliedWorkReconciler struct {
+	client  client.Client
+	applier *apply.Applier
+	// notify tells the ManifestWork controller that a record is gone.
+	notify func(name string)
+}
+
+// setupAppliedWorkController adds the AppliedManifestWork controller to mgr.
+func (a *Agent) setupAppliedWorkController(mgr manager.Manager) error {
+	r := &appliedWorkReconciler{client: mgr.GetClient(), applier: a.applier, notify: a.notifyApplied}
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("appliedmanifestwork-finalizer").
+		For(&workv1.AppliedManifestWork{}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: a.opts.Workers, SkipNameValidation: ptr.To(true)}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up the AppliedManifestWork controller: %w", err)
+	}
+	return nil
+}
+
+// Reconcile finalizes one deleted AppliedManifestWork.
+func (r *appliedWorkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	amw := &workv1.AppliedManifestWork{}
+	if err := r.client.Get(ctx, req.NamespacedName, amw); err != nil {
+		if client.IgnoreNotFound(err) == nil {
+			r.notify(req.Name)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if amw.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(amw, workv1.AppliedManifestWorkFinalizer) {
+		return ctrl.Result{}, nil
+	}
+	log := ctrl.LoggerFrom(ctx)
+	var errs []error
+	waiting := 0
+	for _, res := range amw.Status.AppliedResources {
+		gone, err := r.applier.Remove(ctx, res, amw.UID)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("delete %s: %w", res.ResourceIdentifier, err))
+		}
+		if !gone {
+			waiting++
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	if waiting > 0 {
+		log.V(2).Info("Waiting for applied resources to be deleted", "remaining", waiting)
+		return ctrl.Result{RequeueAfter: finalizeCheckInterval}, nil
+	}
+	patch := client.MergeFromWithOptions(amw.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	controllerutil.RemoveFinalizer(amw, workv1.AppliedManifestWorkFinalizer)
+	if err := r.client.Patch(ctx, amw, patch); client.IgnoreNotFound(err) != nil {
+		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
+	}
+	log.V(2).Info("AppliedManifestWork finalized")
+	r.notify(req.Name)
+	return ctrl.Result{}, nil
+}

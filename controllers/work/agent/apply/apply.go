@@ -1,0 +1,275 @@
+package apply
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+)
+
+// hashAnnotation records, on an object applied with the Update strategy, the
+// hash of the manifest content last applied.
+const hashAnnotation = workv1.ObjectSpecHashAnnotationKey
+
+// Applier applies manifests to the managed cluster with a dynamic client.
+type Applier struct {
+	dyn    dynamic.Interface
+	mapper *Mapper
+}
+
+// NewApplier returns an Applier that writes with dyn and maps kinds with mapper.
+func NewApplier(dyn dynamic.Interface, mapper *Mapper) *Applier {
+	return &Applier{dyn: dyn, mapper: mapper}
+}
+
+// Request is one manifest to apply.
+type Request struct {
+	// Manifest is the decoded manifest.
+	Manifest *Manifest
+	// Owner is the AppliedManifestWork's owner reference.
+	Owner metav1.OwnerReference
+	// Decide returns how to apply the manifest once its resource is known
+	// (manifest configs and orphaning rules name resources, not kinds).
+	Decide func(meta workv1.ManifestResourceMeta) Decision
+}
+
+// Decision is how one manifest is applied.
+type Decision struct {
+	// Strategy is the manifest's update strategy; nil means Update.
+	Strategy *workv1.UpdateStrategy
+	// Owned says whether the object carries the owner reference
+	// (OwnedByTheWork); when false, the reference is removed if present.
+	Owned bool
+}
+
+// StrategyType returns the effective update strategy type.
+func (d Decision) StrategyType() workv1.UpdateStrategyType {
+	if d.Strategy == nil || d.Strategy.Type == "" {
+		return workv1.UpdateStrategyTypeUpdate
+	}
+	return d.Strategy.Type
+}
+
+// Result is the outcome of applying one manifest.
+type Result struct {
+	// Meta identifies the manifest and its object for the work's status.
+	Meta workv1.ManifestResourceMeta
+	// GVR is the object's resource; empty when the kind could not be mapped.
+	GVR schema.GroupVersionResource
+	// Object is the live object after the apply; nil when it does not exist.
+	Object *unstructured.Unstructured
+	// Err is why the apply failed; its message is the API server's.
+	Err error
+	// Strategy is the update strategy the manifest was applied with.
+	Strategy workv1.UpdateStrategyType
+}
+
+// Resource returns the status identity of the applied object, for the
+// AppliedManifestWork.
+func (r *Result) Resource() workv1.AppliedManifestResourceMeta {
+	res := workv1.AppliedManifestResourceMeta{
+		ResourceIdentifier: workv1.ResourceIdentifier{
+			Group: r.GVR.Group, Resource: r.GVR.Resource, Name: r.Meta.Name, Namespace: r.Meta.Namespace,
+		},
+		Version: r.GVR.Version,
+	}
+	if r.Object != nil {
+		res.UID = string(r.Object.GetUID())
+	}
+	return res
+}
+
+// Get reads the live object of a result whose resource is known.
+func (a *Applier) Get(ctx context.Context, r *Result) (*unstructured.Unstructured, error) {
+	return a.resourceFor(r.Resource()).Get(ctx, r.Meta.Name, metav1.GetOptions{})
+}
+
+// IsNoMatch reports whether the result failed because the kind is not (yet)
+// served, for example while a CustomResourceDefinition is being established.
+func (r *Result) IsNoMatch() bool { return r.Err != nil && meta.IsNoMatchError(r.Err) }
+
+// Apply applies one manifest with its update strategy. It never panics on a
+// bad manifest: every failure is in Result.Err.
+func (a *Applier) Apply(ctx context.Context, req Request) Result {
+	m := req.Manifest
+	res := Result{Meta: m.ResourceMeta(schema.GroupVersionResource{}, "")}
+	if m.Err != nil {
+		res.Err = m.Err
+		return res
+	}
+	required := prepare(m.Object)
+	gvk := required.GroupVersionKind()
+	mapping, err := a.mapper.RESTMapping(gvk)
+	if err != nil {
+		res.Meta.Namespace = required.GetNamespace()
+		res.Err = err
+		return res
+	}
+	res.GVR = mapping.Resource
+	var ri dynamic.ResourceInterface = a.dyn.Resource(mapping.Resource)
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		if required.GetNamespace() == "" {
+			required.SetNamespace(metav1.NamespaceDefault)
+		}
+		ri = a.dyn.Resource(mapping.Resource).Namespace(required.GetNamespace())
+	} else {
+		required.SetNamespace("")
+	}
+	res.Meta = m.ResourceMeta(mapping.Resource, required.GetNamespace())
+
+	d := Decision{Owned: true}
+	if req.Decide != nil {
+		d = req.Decide(res.Meta)
+	}
+	res.Strategy = d.StrategyType()
+	switch res.Strategy {
+	case workv1.UpdateStrategyTypeReadOnly:
+		res.Object, res.Err = ri.Get(ctx, required.GetName(), metav1.GetOptions{})
+	case workv1.UpdateStrategyTypeCreateOnly:
+		res.Object, res.Err = createOnly(ctx, ri, required, req.Owner, d.Owned)
+	case workv1.UpdateStrategyTypeServerSideApply:
+		res.Object, res.Err = serverSideApply(ctx, ri, required, req.Owner, d.Owned, d.Strategy.ServerSideApply)
+	case workv1.UpdateStrategyTypeUpdate:
+		res.Object, res.Err = update(ctx, ri, required, req.Owner, d.Owned)
+	default:
+		res.Err = fmt.Errorf("unknown update strategy %q", res.Strategy)
+	}
+	if res.Err != nil {
+		res.Object = nil
+	}
+	return res
+}
+
+// prepare returns a copy of the manifest without the metadata the API
+// server owns.
+func prepare(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	out := obj.DeepCopy()
+	for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "managedFields", "generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"} {
+		unstructured.RemoveNestedField(out.Object, "metadata", f)
+	}
+	return out
+}
+
+// create creates required, owned by owner when owned.
+func create(ctx context.Context, ri dynamic.ResourceInterface, required *unstructured.Unstructured, owner metav1.OwnerReference, owned bool) (*unstructured.Unstructured, error) {
+	refs, _ := withOwner(required.GetOwnerReferences(), owner, owned)
+	required.SetOwnerReferences(refs)
+	return ri.Create(ctx, required, metav1.CreateOptions{})
+}
+
+// update is the Update strategy: create the object, or update it to the
+// manifest while keeping labels, annotations and owner references others
+// set, and its finalizers. An object that already matches is not written.
+func update(ctx context.Context, ri dynamic.ResourceInterface, required *unstructured.Unstructured, owner metav1.OwnerReference, owned bool) (*unstructured.Unstructured, error) {
+	hash := contentHash(required)
+	existing, err := ri.Get(ctx, required.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		annotations := required.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[hashAnnotation] = hash
+		required.SetAnnotations(annotations)
+		return create(ctx, ri, required, owner, owned)
+	}
+	if err != nil {
+		return nil, err
+	}
+	lastHash := existing.GetAnnotations()[hashAnnotation]
+	labels, labelsChanged := mergeMap(existing.GetLabels(), required.GetLabels())
+	wantAnnotations := required.GetAnnotations()
+	if wantAnnotations == nil {
+		wantAnnotations = map[string]string{}
+	}
+	wantAnnotations[hashAnnotation] = hash
+	annotations, annotationsChanged := mergeMap(existing.GetAnnotations(), wantAnnotations)
+	refs, refsChanged := mergeOwners(existing.GetOwnerReferences(), required.GetOwnerReferences())
+	refs, ownerChanged := withOwner(refs, owner, owned)
+	if !labelsChanged && !annotationsChanged && !refsChanged && !ownerChanged && sameContent(required, existing) {
+		return existing, nil
+	}
+	required.SetLabels(labels)
+	required.SetAnnotations(annotations)
+	required.SetOwnerReferences(refs)
+	required.SetFinalizers(existing.GetFinalizers())
+	required.SetResourceVersion(existing.GetResourceVersion())
+	updated, err := ri.Update(ctx, required, metav1.UpdateOptions{})
+	if err != nil && lastHash == hash && !labelsChanged && !ownerChanged && (apierrors.IsInvalid(err) || apierrors.IsForbidden(err)) {
+		// This manifest was applied before and the API server refuses to
+		// write it again: the object differs only where the server or its
+		// admission changed it (a Pod's injected volumes). Nothing to do.
+		return existing, nil
+	}
+	return updated, err
+}
+
+// mergeOwners returns existing with the references of required added.
+func mergeOwners(existing, required []metav1.OwnerReference) ([]metav1.OwnerReference, bool) {
+	out, changed := existing, false
+	for _, r := range required {
+		if !IsOwnedBy(out, r.UID) {
+			out = append(append([]metav1.OwnerReference(nil), out...), r)
+			changed = true
+		}
+	}
+	return out, changed
+}
+
+// createOnly is the CreateOnly strategy: create the object if it is missing;
+// afterwards only its owner reference is kept in line with the delete option.
+func createOnly(ctx context.Context, ri dynamic.ResourceInterface, required *unstructured.Unstructured, owner metav1.OwnerReference, owned bool) (*unstructured.Unstructured, error) {
+	existing, err := ri.Get(ctx, required.GetName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return create(ctx, ri, required, owner, owned)
+	}
+	if err != nil {
+		return nil, err
+	}
+	refs, changed := withOwner(existing.GetOwnerReferences(), owner, owned)
+	if !changed {
+		return existing, nil
+	}
+	return patchOwners(ctx, ri, existing, refs)
+}
+
+// patchOwners sets the owner references of existing, failing if it changed
+// since it was read.
+func patchOwners(ctx context.Context, ri dynamic.ResourceInterface, existing *unstructured.Unstructured, refs []metav1.OwnerReference) (*unstructured.Unstructured, error) {
+	if refs == nil {
+		refs = []metav1.OwnerReference{}
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"ownerReferences": refs, "resourceVersion": existing.GetResourceVersion(),
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("encode owner patch: %w", err)
+	}
+	return ri.Patch(ctx, existing.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+}
+
+// serverSideApply is the ServerSideApply strategy: apply the manifest with
+// the configured field manager (default work-agent), forcing conflicts only
+// when the config says so. A conflict fails the manifest.
+func serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, required *unstructured.Unstructured, owner metav1.OwnerReference, owned bool, cfg *workv1.ServerSideApplyConfig) (*unstructured.Unstructured, error) {
+	opts := metav1.ApplyOptions{FieldManager: workv1.DefaultFieldManager}
+	if cfg != nil {
+		opts.Force = cfg.Force
+		if cfg.FieldManager != "" {
+			opts.FieldManager = cfg.FieldManager
+		}
+	}
+	// The owner reference is one of the applied fields: applying without it
+	// removes it again when the object becomes orphaned.
+	refs, _ := withOwner(required.GetOwnerReferences(), owner, owned)
+	required.SetOwnerReferences(refs)
+	return ri.Apply(ctx, required.GetName(), required, opts)
+}

@@ -1,0 +1,16 @@
+// Package agent is the work agent: it applies the ManifestWorks of its
+// managed cluster's namespace on the hub to the managed cluster, reports
+// their status back, records what it applied in AppliedManifestWorks and
+// removes it again as each ManifestWork's deleteOption says.
+//
+// The agent meets the registration agent only through the hub credential
+// Secret (hub-kubeconfig-secret in its namespace): it waits until the Secret
+// exists, then runs a hub session (a cache of the ManifestWorks in the cluster
+// namespace and the ManifestWork controller) with that credential, and
+// replaces the session whenever the Secret changes, as it does when the
+// client certificate is rotated. The AppliedManifestWork controller works on
+// the managed cluster alone and keeps running across sessions.
+//
+// Applying itself (kind order, update strategies, owner references,
+// deletion) lives in the apply subpackage.
+package agent

@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+)
+
+// Retry delays of a ManifestWork whose manifests did not all apply, or
+// whose removed objects are still being deleted: exponential per work.
+const (
+	failureBaseDelay = 100 * time.Millisecond
+	failureMaxDelay  = 5 * time.Minute
+	// deletionCheckInterval is how often a deleted ManifestWork looks again
+	// whether its AppliedManifestWork is gone, in case the event was missed.
+	deletionCheckInterval = 10 * time.Second
+)
+
+// workReconciler applies one cluster's ManifestWorks from one hub to the
+// managed cluster and reports their status on the hub.
+type workReconciler struct {
+	// hub reads ManifestWorks from the session's cache and writes them.
+	hub client.Client
+	// spoke reads AppliedManifestWorks from the manager's cache and writes
+	// them; spokeReader reads around the cache.
+	spoke       client.Client
+	spokeReader client.Reader
+	applier     *apply.Applier
+
+	cluster, agentID, hubHash string
+	resync                    time.Duration
+	// failures paces the retries of works that did not fully apply.
+	failures workqueue.TypedRateLimiter[types.NamespacedName]
+}
+
+// Reconcile brings one ManifestWork's objects on the managed cluster in line
+// with it, or removes them once it is deleted.
+func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	work := &workv1.ManifestWork{}
+	if err := r.hub.Get(ctx, req.NamespacedName, work); err != nil {
+		// A ManifestWork gone without its finalizer leaves its
+		// AppliedManifestWork to eviction (a later controller).
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !work.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, work)
+	}
+	if !controllerutil.ContainsFinalizer(work, workv1.ManifestWorkFinalizer) {
+		patch := client.MergeFromWithOptions(work.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		controllerutil.AddFinalizer(work, workv1.ManifestWorkFinalizer)
+		if err := r.hub.Patch(ctx, work, patch); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+	if meta.IsStatusConditionTrue(work.Status.Conditions, workv1.WorkComplete) {
+		// A completed work is frozen (set by condition rules, a later feature).
+		return ctrl.Result{}, nil
+	}
+	base := work.DeepCopy()
+	result, err := r.reconcileNormal(ctx, work)
+	if perr := r.patchStatus(ctx, base, work); perr != nil {
+		err = errors.Join(err, perr)
+	}
+	return result, err
+}
+
+// reconcileNormal applies the manifests, records them in the
+// AppliedManifestWork, removes the objects of manifests that left the work
+// and sets work.Status.
+func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.ManifestWork) (ctrl.Result, error) {
+	key := client.ObjectKeyFromObject(work)
+	amw, err := r.ensureAppliedWork(ctx, work)
+	if err != nil || amw == nil {
+		// nil: the old record is still being finalized; its deletion
+		// event brings the work back.
+		return ctrl.Result{}, err
+	}
+
+	manifests := apply.ParseManifests(&work.Spec)
+	results := make([]apply.Result, len(manifests))
+	owner := apply.OwnerReference(amw)
+	decide := func(m workv1.ManifestResourceMeta) apply.Decision {
+		id := workv1.ResourceIdentifier{Group: m.Group, Resource: m.Resource, Name: m.Name, Namespace: m.Namespace}
+		d := apply.Decision{Owned: apply.OwnedByTheWork(id, work.Spec.DeleteOption)}
+		if cfg := work.Spec.FindManifestConfig(m); cfg != nil {
+			d.Strategy = cfg.UpdateStrategy
+		}
+		return d
+	}
+	for _, m := range apply.SortManifests(manifests) {
+		results[m.Ordinal] = r.applier.Apply(ctx, apply.Request{Manifest: m, Owner: owner, Decide: decide})
+	}
+
+	pending, err := r.updateAppliedResources(ctx, amw, results)
+	setWorkStatus(work, r.observe(ctx, results))
+
+	failed, retrySoon := false, pending
+	for i := range results {
+		if results[i].Err != nil {
+			failed = true
+			retrySoon = retrySoon || results[i].IsNoMatch()
+		}
+	}
+	switch {
+	case err != nil:
+		return ctrl.Result{}, err
+	case failed || pending:
+		delay := r.failures.When(key)
+		if !retrySoon && delay < time.Second {
+			delay = time.Second
+		}
+		return ctrl.Result{RequeueAfter: delay}, nil
+	default:
+		r.failures.Forget(key)
+		return ctrl.Result{RequeueAfter: jitter(r.resync, 0.5)}, nil
+	}
+}
+
+// observe returns the results with each failed manifest's object looked up,
+// so that its Available condition says whether the object exists.
+func (r *workReconciler) observe(ctx context.Context, results []apply.Result) []manifestObservation {
+	out := make([]manifestObservation, len(results))
+	for i := range results {
+		res := &results[i]
+		out[i] = manifestObservation{Result: res}
+		switch {
+		case res.Err == nil:
+			out[i].exists = res.Object != nil
+		case res.GVR.Resource == "":
+			out[i].unknownMeta = true
+		default:
+			_, err := r.applier.Get(ctx, res)
+			out[i].exists = err == nil
+			if err != nil && !apierrors.IsNotFound(err) {
+				out[i].fetchErr = err
+			}
+		}
+	}
+	return out
+}
+
+// ensureAppliedWork returns the work's AppliedManifestWork, creating it with
+// its finalizer when missing. It returns nil while an old record of the same
+// name is being deleted.
+func (r *workReconciler) ensureAppliedWork(ctx context.Context, work *workv1.ManifestWork) (*workv1.AppliedManifestWork, error) {
+	name := workv1.AppliedManifestWorkName(r.hubHash, work.Name)
+	amw := &workv1.AppliedManifestWork{}
+	err := r.spoke.Get(ctx, types.NamespacedName{Name: name}, amw)
+	if apierrors.IsNotFound(err) {
+		amw = &workv1.AppliedManifestWork{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:       name,
+				Labels:     work.Labels,
+				Finalizers: []string{workv1.AppliedManifestWorkFinalizer},
+			},
+			Spec: workv1.AppliedManifestWorkSpec{HubHash: r.hubHash, AgentID: r.agentID, ManifestWorkName: work.Name},
+		}
+		err = r.spoke.Create(ctx, amw)
+		if apierrors.IsAlreadyExists(err) {
+			// The cache has not seen our earlier create yet.
+			err = r.spokeReader.Get(ctx, types.NamespacedName{Name: name}, amw)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("AppliedManifestWork %s: %w", name, err)
+	}
+	if !amw.DeletionTimestamp.IsZero() {
+		ctrl.LoggerFrom(ctx).V(2).Info("Waiting for the previous AppliedManifestWork to be finalized", "appliedManifestWork", name)
+		return nil, nil
+	}
+	if amw.Spec.AgentID != r.agentID && r.agentID != "" {
+		patch := client.MergeFrom(amw.DeepCopy())
+		amw.Spec.AgentID = r.agentID
+		if err := r.spoke.Patch(ctx, amw, patch); err != nil {
+			return nil, fmt.Errorf("update agentID of AppliedManifestWork %s: %w", name, err)
+		}
+	}
+	return amw, nil
+}
+
+// patchStatus writes work's status to the hub when it differs from base's,
+// in one patch.
+func (r *workReconciler) patchStatus(ctx context.Context, base, work *workv1.ManifestWork) error {
+	if equality.Semantic.DeepEqual(base.Status, work.Status) {
+		return nil
+	}
+	if err := r.hub.Status().Patch(ctx, work, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("patch status: %w", err)
+	}
+	return nil
+}
+
+// jitter returns d plus up to factor×d.
+func jitter(d time.Duration, factor float64) time.Duration {
+	return d + time.Duration(rand.Float64()*factor*float64(d))
+}

@@ -1,0 +1,137 @@
+package agent
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+)
+
+// Condition messages, as OCM words them.
+const (
+	msgManifestApplied     = "Apply manifest complete"
+	msgManifestWorkApplied = "Apply manifest work complete"
+	msgManifestWorkFailed  = "Failed to apply manifest work"
+	msgResourceAvailable   = "Resource is available"
+	msgResourceMissing     = "Resource is not available"
+	msgIncompleteMeta      = "Resource meta is incomplete"
+	msgWorkDeleting        = "Deleting the applied resources"
+)
+
+// manifestObservation is what one reconcile learned about one manifest.
+type manifestObservation struct {
+	*apply.Result
+	// exists says whether the object exists on the managed cluster.
+	exists bool
+	// unknownMeta says the manifest could not be decoded or mapped.
+	unknownMeta bool
+	// fetchErr is why looking the object up failed.
+	fetchErr error
+}
+
+// setWorkStatus sets the manifests' and the work's Applied and Available
+// conditions from the observations. Conditions of other types (feedback,
+// condition rules) and status feedback of manifests whose identity did not
+// change are kept, so that later controllers can own them.
+func setWorkStatus(work *workv1.ManifestWork, obs []manifestObservation) {
+	gen := work.Generation
+	prev := work.Status.ResourceStatus.Manifests
+	manifests := make([]workv1.ManifestCondition, 0, len(obs))
+	for _, o := range obs {
+		mc := workv1.ManifestCondition{ResourceMeta: o.Meta, Conditions: []metav1.Condition{}}
+		if old := findManifest(prev, o.Meta); old != nil {
+			mc.Conditions = append(mc.Conditions, old.Conditions...)
+			mc.StatusFeedbacks = *old.StatusFeedbacks.DeepCopy()
+		}
+		meta.SetStatusCondition(&mc.Conditions, manifestApplied(o, gen))
+		meta.SetStatusCondition(&mc.Conditions, manifestAvailable(o, gen))
+		manifests = append(manifests, mc)
+	}
+	work.Status.ResourceStatus.Manifests = manifests
+	meta.SetStatusCondition(&work.Status.Conditions, workApplied(manifests, gen))
+	meta.SetStatusCondition(&work.Status.Conditions, workAvailable(manifests, gen))
+}
+
+// findManifest returns the previous status of the manifest meta, matched by
+// its whole identity (ordinal included), or nil.
+func findManifest(prev []workv1.ManifestCondition, meta workv1.ManifestResourceMeta) *workv1.ManifestCondition {
+	for i := range prev {
+		if prev[i].ResourceMeta == meta {
+			return &prev[i]
+		}
+	}
+	return nil
+}
+
+// manifestApplied is a manifest's Applied condition.
+func manifestApplied(o manifestObservation, gen int64) metav1.Condition {
+	if o.Err != nil {
+		return metav1.Condition{Type: workv1.ManifestApplied, Status: metav1.ConditionFalse, ObservedGeneration: gen,
+			Reason: workv1.ManifestAppliedReasonFailed, Message: fmt.Sprintf("Failed to apply manifest: %v", o.Err)}
+	}
+	return metav1.Condition{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue, ObservedGeneration: gen,
+		Reason: workv1.ManifestAppliedReasonComplete, Message: msgManifestApplied}
+}
+
+// manifestAvailable is a manifest's Available condition: whether its object
+// exists on the managed cluster.
+func manifestAvailable(o manifestObservation, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: workv1.ManifestAvailable, ObservedGeneration: gen}
+	switch {
+	case o.unknownMeta:
+		c.Status, c.Reason, c.Message = metav1.ConditionUnknown, workv1.ManifestAvailableReasonIncompleteMeta, msgIncompleteMeta
+	case o.fetchErr != nil:
+		c.Status, c.Reason = metav1.ConditionUnknown, workv1.ManifestAvailableReasonFetchingFailed
+		c.Message = fmt.Sprintf("Failed to get the resource: %v", o.fetchErr)
+	case o.exists:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, workv1.ManifestAvailableReasonAvailable, msgResourceAvailable
+	default:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, workv1.ManifestAvailableReasonNotAvailable, msgResourceMissing
+	}
+	return c
+}
+
+// workApplied aggregates the manifests' Applied conditions: True when all
+// are True.
+func workApplied(manifests []workv1.ManifestCondition, gen int64) metav1.Condition {
+	for _, m := range manifests {
+		if !meta.IsStatusConditionTrue(m.Conditions, workv1.ManifestApplied) {
+			return metav1.Condition{Type: workv1.WorkApplied, Status: metav1.ConditionFalse, ObservedGeneration: gen,
+				Reason: workv1.WorkAppliedReasonFailed, Message: msgManifestWorkFailed}
+		}
+	}
+	return metav1.Condition{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, ObservedGeneration: gen,
+		Reason: workv1.WorkAppliedReasonComplete, Message: msgManifestWorkApplied}
+}
+
+// workAvailable aggregates the manifests' Available conditions: False if
+// any is False, else Unknown if any is Unknown or none is True, else True.
+func workAvailable(manifests []workv1.ManifestCondition, gen int64) metav1.Condition {
+	var available, unavailable, unknown int
+	for _, m := range manifests {
+		switch c := meta.FindStatusCondition(m.Conditions, workv1.ManifestAvailable); {
+		case c == nil || c.Status == metav1.ConditionUnknown:
+			unknown++
+		case c.Status == metav1.ConditionTrue:
+			available++
+		default:
+			unavailable++
+		}
+	}
+	c := metav1.Condition{Type: workv1.WorkAvailable, ObservedGeneration: gen}
+	switch {
+	case unavailable > 0:
+		c.Status, c.Reason = metav1.ConditionFalse, workv1.WorkAvailableReasonNotAvailable
+		c.Message = fmt.Sprintf("%d of %d resources are not available", unavailable, len(manifests))
+	case unknown > 0 || available == 0:
+		c.Status, c.Reason = metav1.ConditionUnknown, workv1.WorkAvailableReasonStatusUnknown
+		c.Message = fmt.Sprintf("%d of %d resources have unknown status", unknown, len(manifests))
+	default:
+		c.Status, c.Reason = metav1.ConditionTrue, workv1.WorkAvailableReasonAvailable
+		c.Message = "All resources are available"
+	}
+	return c
+}

@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"errors"
+	"time"
+
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+// Defaults of the work agent, as OCM's work agent has them.
+const (
+	// DefaultWorkers is how many ManifestWorks are reconciled in parallel.
+	DefaultWorkers = 10
+	// DefaultResyncInterval is how often every ManifestWork is applied again
+	// (with up to 50 % jitter), which also restores objects changed on the
+	// managed cluster.
+	DefaultResyncInterval = 4 * time.Minute
+	// DefaultHubQPS and DefaultHubBurst limit the requests to the hub.
+	DefaultHubQPS   = 50
+	DefaultHubBurst = 100
+)
+
+// Options configure the work agent.
+type Options struct {
+	// Namespace is the agent's namespace on the managed cluster, where the
+	// hub credential Secret lives.
+	Namespace string
+	// HubKubeconfigSecret is the hub credential Secret the registration agent
+	// writes (default hub-kubeconfig-secret).
+	HubKubeconfigSecret string
+	// ClusterName is the managed cluster's name on the hub; empty means the
+	// Secret's cluster-name.
+	ClusterName string
+	// Workers is how many ManifestWorks are reconciled in parallel.
+	Workers int
+	// ResyncInterval is how often each ManifestWork is applied again.
+	ResyncInterval time.Duration
+	// HubQPS and HubBurst limit the requests to the hub.
+	HubQPS   float32
+	HubBurst int
+}
+
+// Default fills unset options.
+func (o *Options) Default() {
+	if o.HubKubeconfigSecret == "" {
+		o.HubKubeconfigSecret = operatorv1.HubKubeConfigSecret
+	}
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.ResyncInterval <= 0 {
+		o.ResyncInterval = DefaultResyncInterval
+	}
+	if o.HubQPS <= 0 {
+		o.HubQPS = DefaultHubQPS
+	}
+	if o.HubBurst <= 0 {
+		o.HubBurst = DefaultHubBurst
+	}
+}
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	if o.Namespace == "" {
+		return errors.New("the work agent needs its namespace (where the hub credential Secret is)")
+	}
+	return nil
+}

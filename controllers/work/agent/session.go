@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+)
+
+// workControllerName names the ManifestWork controller (logs, metrics).
+const workControllerName = "manifestwork-agent"
+
+// runSession connects to the hub with cred and runs the ManifestWork
+// controller until ctx ends or the connection cannot be set up.
+func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
+	log := ctrl.LoggerFrom(ctx)
+	cfg := rest.CopyConfig(cred.config)
+	cfg.QPS, cfg.Burst = a.opts.HubQPS, a.opts.HubBurst
+	cfg.UserAgent = rest.DefaultKubernetesUserAgent() + " work-agent"
+	hub, err := cluster.New(cfg, func(o *cluster.Options) {
+		o.Scheme = apis.Scheme
+		o.Logger = log
+		// The agent may read only its own cluster namespace, and needs only
+		// ManifestWorks there.
+		o.Cache = cache.Options{
+			DefaultNamespaces: map[string]cache.Config{cred.clusterName: {}},
+			DefaultTransform:  cache.TransformStripManagedFields(),
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("create hub client: %w", err)
+	}
+	r := &workReconciler{
+		hub:         hub.GetClient(),
+		spoke:       a.spoke,
+		spokeReader: a.spokeReader,
+		applier:     a.applier,
+		cluster:     cred.clusterName,
+		agentID:     cred.agentID,
+		hubHash:     cred.hubHash,
+		resync:      a.opts.ResyncInterval,
+		failures:    workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](failureBaseDelay, failureMaxDelay),
+	}
+	c, err := controller.NewTypedUnmanaged(workControllerName, controller.TypedOptions[reconcile.Request]{
+		Reconciler:              r,
+		MaxConcurrentReconciles: a.opts.Workers,
+		// Every session builds the controller again under the same name.
+		SkipNameValidation: ptr.To(true),
+		LogConstructor: func(req *reconcile.Request) logr.Logger {
+			if req == nil {
+				return log.WithValues("controller", workControllerName)
+			}
+			return log.WithValues("controller", workControllerName, "manifestWork", req.Name)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("create ManifestWork controller: %w", err)
+	}
+	if err := c.Watch(source.Kind(hub.GetCache(), &workv1.ManifestWork{},
+		&handler.TypedEnqueueRequestForObject[*workv1.ManifestWork]{}, workChanged())); err != nil {
+		return fmt.Errorf("watch ManifestWorks: %w", err)
+	}
+	if err := c.Watch(source.Channel(a.appliedEvents, handler.EnqueueRequestsFromMapFunc(
+		func(_ context.Context, obj client.Object) []reconcile.Request {
+			name, ok := workv1.ParseAppliedManifestWorkName(cred.hubHash, obj.GetName())
+			if !ok {
+				return nil
+			}
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: cred.clusterName, Name: name}}}
+		}))); err != nil {
+		return fmt.Errorf("watch AppliedManifestWorks: %w", err)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	wg.Go(func() { errs <- hub.Start(ctx) })
+	wg.Go(func() { errs <- c.Start(ctx) })
+	err = <-errs
+	cancel()
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		err = errors.Join(err, e)
+	}
+	return err
+}
+
+// workChanged lets through the ManifestWork events the agent acts on: every
+// create and delete, and updates of the spec (generation), labels,
+// annotations, finalizers or deletion. The agent's own status writes do not
+// wake it up.
+func workChanged() predicate.TypedPredicate[*workv1.ManifestWork] {
+	return predicate.TypedFuncs[*workv1.ManifestWork]{
+		UpdateFunc: func(e event.TypedUpdateEvent[*workv1.ManifestWork]) bool {
+			o, n := e.ObjectOld, e.ObjectNew
+			return o.Generation != n.Generation ||
+				!n.DeletionTimestamp.Equal(o.DeletionTimestamp) ||
+				!slices.Equal(o.Finalizers, n.Finalizers) ||
+				!maps.Equal(o.Labels, n.Labels) ||
+				!maps.Equal(o.Annotations, n.Annotations)
+		},
+	}
+}

@@ -1,0 +1,289 @@
+package work
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+const (
+	clusterName = "cluster1"
+	otherName   = "cluster2"
+	agentNS     = config.AgentNamespace
+	agentSA     = "klusterlet-agent"
+	// pollTimeout bounds every wait of the tests.
+	pollTimeout = 60 * time.Second
+	// pollInterval is how often waits look again.
+	pollInterval = 50 * time.Millisecond
+)
+
+// suite is the shared state of the ordered subtests.
+type suite struct {
+	hub, spoke   *framework.Cluster
+	hubC, spokeC client.Client
+	// hubHash is the hub's hash as the agent computes it.
+	hubHash string
+	// root is the top-level test: the agent outlives the subtest that
+	// (re)starts it.
+	root *testing.T
+	stop func()
+}
+
+// setup starts a hub and cluster1, installs what `hub init` and `join`
+// install, and grants cluster1's agent identity the work role in its
+// namespace as the hub controller would on accept.
+func setup(ctx context.Context, t *testing.T) *suite {
+	t.Helper()
+	env := framework.StartForTest(t, "hub", clusterName)
+	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName), root: t}
+	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
+	s.hubHash = workagent.HubHash(s.hub.Server())
+
+	hubObjs, err := config.HubObjects(config.HubValues{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustApply(ctx, t, s.hubC, hubObjs)
+	for _, c := range []string{clusterName, otherName} {
+		mustCreate(ctx, t, s.hubC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c}})
+		mustCreate(ctx, t, s.hubC, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: c, Name: "open-cluster-management:managedcluster:" + c + ":work"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "open-cluster-management:managedcluster:work"},
+			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:open-cluster-management:" + c}},
+		})
+	}
+	agentObjs, err := config.AgentObjects(config.AgentValues{ClusterName: clusterName, BootstrapKubeconfig: []byte("unused")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustApply(ctx, t, s.spokeC, agentObjs)
+	return s
+}
+
+// agentConfig returns a hub client configuration for agent agentID of cluster.
+func (s *suite) agentConfig(t *testing.T, cluster, agentID string) *rest.Config {
+	t.Helper()
+	cfg, err := s.hub.ConfigForUser("system:open-cluster-management:"+cluster+":"+agentID,
+		"system:open-cluster-management:"+cluster, "system:open-cluster-management:managed-clusters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// writeHubSecret writes the hub credential Secret of agent agentID on the
+// managed cluster, as the registration agent does once its certificate is
+// issued (and again on every rotation).
+func (s *suite) writeHubSecret(ctx context.Context, t *testing.T, agentID string) {
+	t.Helper()
+	cfg := s.agentConfig(t, clusterName, agentID)
+	kc, err := kubeconfig.ForClientCertificate(s.hub.Server(), s.hub.CAData(), cfg.CertData, cfg.KeyData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: agentNS, Name: "hub-kubeconfig-secret"}}
+	_, err = ctrl.CreateOrUpdate(ctx, s.spokeC, secret, func() error {
+		secret.Data = map[string][]byte{
+			"kubeconfig": kc, "tls.crt": cfg.CertData, "tls.key": cfg.KeyData,
+			"cluster-name": []byte(clusterName), "agent-name": []byte(agentID),
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startAgent runs the work agent in-process as the klusterlet-agent
+// ServiceAccount of the managed cluster until s.stop or the end of the
+// top-level test.
+func (s *suite) startAgent() {
+	t := s.root
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg, err := s.spoke.ConfigForServiceAccount(ctx, agentNS, agentSA, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Scheme:  apis.Scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Logger:     testr.NewWithOptions(t, testr.Options{Verbosity: 1}),
+		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, err := workagent.New(mgr, workagent.Options{Namespace: agentNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := agent.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	stopped := false
+	s.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("work agent: %v", err)
+		}
+	}
+	t.Cleanup(s.stop)
+}
+
+// mustApply applies objs as the admin.
+func mustApply(ctx context.Context, t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
+	t.Helper()
+	if err := apply.Apply(ctx, c, objs, apply.Options{FieldManager: "work-test"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustCreate creates obj as the admin.
+func mustCreate(ctx context.Context, t *testing.T, c client.Client, obj client.Object) {
+	t.Helper()
+	if err := c.Create(ctx, obj); err != nil {
+		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// eventually polls cond until it returns true, failing t with what after
+// pollTimeout. cond's error is reported but does not stop the polling.
+func eventually(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, pollInterval, pollTimeout, true, func(ctx context.Context) (bool, error) {
+		ok, err := cond(ctx)
+		last = err
+		return ok && err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("timed out waiting for %s (last error: %v)", what, last)
+	}
+}
+
+// newWork builds a ManifestWork in cluster1 from YAML manifests.
+func newWork(t *testing.T, name string, manifests ...string) *workv1.ManifestWork {
+	t.Helper()
+	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: name}}
+	w.Spec.Workload.Manifests = toManifests(t, manifests...)
+	return w
+}
+
+// toManifests converts YAML manifests to raw manifests.
+func toManifests(t *testing.T, manifests ...string) []workv1.Manifest {
+	t.Helper()
+	out := make([]workv1.Manifest, 0, len(manifests))
+	for _, m := range manifests {
+		data, err := yaml.YAMLToJSON([]byte(strings.TrimSpace(m)))
+		if err != nil {
+			t.Fatalf("manifest %q: %v", m, err)
+		}
+		out = append(out, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: data}})
+	}
+	return out
+}
+
+// configMap returns a ConfigMap manifest with data a=value.
+func configMap(namespace, name, value string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n  namespace: " + namespace + "\ndata:\n  a: \"" + value + "\"\n"
+}
+
+// getWork reads a ManifestWork of cluster1 on the hub.
+func (s *suite) getWork(ctx context.Context, name string) (*workv1.ManifestWork, error) {
+	w := &workv1.ManifestWork{}
+	return w, s.hubC.Get(ctx, types.NamespacedName{Namespace: clusterName, Name: name}, w)
+}
+
+// waitWorkCondition waits until condition typ of work name has status
+// at the work's current generation.
+func (s *suite) waitWorkCondition(ctx context.Context, t *testing.T, name, typ string, status metav1.ConditionStatus) *workv1.ManifestWork {
+	t.Helper()
+	var w *workv1.ManifestWork
+	eventually(ctx, t, "ManifestWork "+name+" "+typ+"="+string(status), func(ctx context.Context) (bool, error) {
+		var err error
+		w, err = s.getWork(ctx, name)
+		if err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(w.Status.Conditions, typ)
+		return c != nil && c.Status == status && c.ObservedGeneration == w.Generation, nil
+	})
+	return w
+}
+
+// waitGone waits until obj no longer exists.
+func waitGone(ctx context.Context, t *testing.T, c client.Client, obj client.Object) {
+	t.Helper()
+	eventually(ctx, t, "deletion of "+obj.GetNamespace()+"/"+obj.GetName(), func(ctx context.Context) (bool, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+}
+
+// configMapData returns data key a of a ConfigMap on the managed cluster.
+func (s *suite) configMap(ctx context.Context, namespace, name string) (*corev1.ConfigMap, error) {
+	cm := &corev1.ConfigMap{}
+	return cm, s.spokeC.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, cm)
+}
+
+// appliedWork reads the AppliedManifestWork of work name.
+func (s *suite) appliedWork(ctx context.Context, name string) (*workv1.AppliedManifestWork, error) {
+	amw := &workv1.AppliedManifestWork{}
+	return amw, s.spokeC.Get(ctx, types.NamespacedName{Name: workv1.AppliedManifestWorkName(s.hubHash, name)}, amw)
+}
+
+// manifestCondition returns condition typ of manifest ordinal of w.
+func manifestCondition(w *workv1.ManifestWork, ordinal int, typ string) *metav1.Condition {
+	for _, m := range w.Status.ResourceStatus.Manifests {
+		if int(m.ResourceMeta.Ordinal) == ordinal {
+			return meta.FindStatusCondition(m.Conditions, typ)
+		}
+	}
+	return nil
+}
+
+// ownedBy reports whether obj has an owner reference with uid.
+func ownedBy(obj metav1.Object, uid types.UID) bool {
+	for _, r := range obj.GetOwnerReferences() {
+		if r.UID == uid {
+			return true
+		}
+	}
+	return false
+}
