@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -37,13 +37,19 @@ const (
 // leader election: only one replica registers the cluster.
 type Agent struct {
 	opts Options
-	// client writes to the managed cluster and reads nodes, claims and the
-	// Klusterlet from the manager's cache.
-	client client.Client
-	// reader reads Secrets directly from the managed cluster's API server.
-	reader client.Reader
-	// kube probes the managed cluster's health and version.
-	kube kubernetes.Interface
+	// mgmt is the management cluster, where the agent runs (the managed
+	// cluster itself in Default mode, the hosting cluster in Hosted mode): it
+	// writes the agent's Secrets and reads and updates the Klusterlet, from
+	// the manager's cache.
+	mgmt client.Client
+	// mgmtReader reads Secrets directly from the management cluster.
+	mgmtReader client.Reader
+	// spoke reads Nodes and ClusterClaims of the managed cluster from a cache
+	// (spokeCache, whose events trigger status syncs).
+	spoke      client.Reader
+	spokeCache cache.Cache
+	// spokeKube probes the managed cluster's health and version.
+	spokeKube kubernetes.Interface
 	// spokeCA is the CA bundle of the managed cluster's API server, reported
 	// to the hub with the external server URLs.
 	spokeCA []byte
@@ -87,41 +93,30 @@ func (c *hubConnection) noteError(err error) {
 	}
 }
 
-// New returns an agent that uses mgr's clients for the managed cluster.
+// New returns an agent whose management cluster is mgr's. The managed
+// cluster is mgr's too (Default mode) unless opts.ManagedKubeconfigSecret
+// names a Secret holding its kubeconfig (Hosted mode); New reads that Secret
+// once, so the agent must be restarted when it changes.
 func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	opts.Default()
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
-	if err != nil {
-		return nil, fmt.Errorf("create managed-cluster clientset: %w", err)
-	}
-	ca, err := caBundle(mgr.GetConfig())
+	sp, err := newSpoke(mgr, opts)
 	if err != nil {
 		return nil, err
 	}
 	return &Agent{
-		opts:     opts,
-		client:   mgr.GetClient(),
-		reader:   mgr.GetAPIReader(),
-		kube:     kube,
-		spokeCA:  ca,
-		now:      time.Now,
-		triggers: make(chan event.GenericEvent, 1),
+		opts:       opts,
+		mgmt:       mgr.GetClient(),
+		mgmtReader: mgr.GetAPIReader(),
+		spoke:      sp.cluster.GetClient(),
+		spokeCache: sp.cluster.GetCache(),
+		spokeKube:  sp.kube,
+		spokeCA:    sp.ca,
+		now:        time.Now,
+		triggers:   make(chan event.GenericEvent, 1),
 	}, nil
-}
-
-// caBundle returns the CA bundle a client configuration trusts.
-func caBundle(cfg *rest.Config) ([]byte, error) {
-	if len(cfg.CAData) > 0 || cfg.CAFile == "" {
-		return cfg.CAData, nil
-	}
-	data, err := os.ReadFile(cfg.CAFile)
-	if err != nil {
-		return nil, fmt.Errorf("read the managed cluster's CA file: %w", err)
-	}
-	return data, nil
 }
 
 // SetupWithManager adds the agent and its status controller to mgr.

@@ -184,7 +184,7 @@ func (a *Agent) clientConfigs(ctx context.Context) []clusterv1.ClientConfig {
 		return out
 	}
 	k := &operatorv1.Klusterlet{}
-	if err := a.client.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k); err != nil {
+	if err := a.mgmt.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k); err != nil {
 		return nil
 	}
 	for _, s := range k.Spec.ExternalServerURLs {

@@ -1,7 +1,9 @@
 // Package agent is the registration agent of a managed cluster: it joins the
 // cluster to its hub and keeps it joined.
 //
-// The agent runs against the managed cluster (its controller-runtime manager)
+// The agent runs against its management cluster (its controller-runtime
+// manager: the managed cluster itself, or in Hosted mode a hosting cluster
+// that reaches the managed cluster through a kubeconfig Secret, see spoke.go)
 // and talks to the hub with a client it rebuilds whenever its credential
 // changes, without restarting:
 //
@@ -19,5 +21,5 @@
 //     rejected by the hub) it bootstraps again.
 //
 // The agent reports its own state as conditions of the Klusterlet on the
-// managed cluster, with messages that name the cause and the fix.
+// management cluster, with messages that name the cause and the fix.
 package agent

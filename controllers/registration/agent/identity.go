@@ -49,7 +49,7 @@ func (a *Agent) resolveIdentity(ctx context.Context) (identity, error) {
 	id := identity{cluster: a.opts.ClusterName, agentID: a.opts.AgentID}
 	if id.cluster == "" {
 		k := &operatorv1.Klusterlet{}
-		err := a.client.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k)
+		err := a.mgmt.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return identity{}, fmt.Errorf("read Klusterlet %s: %w", a.opts.KlusterletName, err)
 		}

@@ -46,7 +46,7 @@ func (a *Agent) reportJoined(ctx context.Context, id identity, server string) {
 func (a *Agent) setKlusterletConditions(ctx context.Context, conds ...metav1.Condition) {
 	log := ctrl.LoggerFrom(ctx)
 	k := &operatorv1.Klusterlet{}
-	if err := a.client.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k); err != nil {
+	if err := a.mgmt.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k); err != nil {
 		if !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
 			log.Error(err, "Cannot read the Klusterlet", "klusterlet", a.opts.KlusterletName)
 		}
@@ -60,7 +60,7 @@ func (a *Agent) setKlusterletConditions(ctx context.Context, conds ...metav1.Con
 	if equality.Semantic.DeepEqual(k.Status, desired.Status) {
 		return
 	}
-	if err := a.client.Status().Patch(ctx, desired, client.MergeFrom(k)); err != nil {
+	if err := a.mgmt.Status().Patch(ctx, desired, client.MergeFrom(k)); err != nil {
 		log.Error(err, "Cannot update the Klusterlet's conditions", "klusterlet", a.opts.KlusterletName)
 		return
 	}

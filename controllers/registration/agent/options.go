@@ -49,6 +49,11 @@ type Options struct {
 	ClientCertExpirationSeconds int32
 	// ClusterHealthCheckPeriod is how often the cluster's status is reported.
 	ClusterHealthCheckPeriod time.Duration
+	// ManagedKubeconfigSecret names a Secret in Namespace (key kubeconfig)
+	// holding the managed cluster's kubeconfig: Hosted mode, where the agent
+	// runs on a hosting cluster. Empty: Default mode, the managed cluster is
+	// the cluster the agent runs on.
+	ManagedKubeconfigSecret string
 }
 
 // Default fills the empty optional fields.
@@ -81,6 +86,14 @@ func (o *Options) Validate() error {
 	if o.AgentID != "" {
 		if msgs := validation.IsDNS1123Label(o.AgentID); len(msgs) > 0 {
 			errs = append(errs, fmt.Errorf("invalid --agent-id %q: %s", o.AgentID, msgs[0]))
+		}
+	}
+	if o.ManagedKubeconfigSecret != "" {
+		if msgs := validation.IsDNS1123Subdomain(o.ManagedKubeconfigSecret); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("invalid --managed-kubeconfig-secret %q: %s", o.ManagedKubeconfigSecret, msgs[0]))
+		}
+		if o.ManagedKubeconfigSecret == o.HubKubeconfigSecret || o.ManagedKubeconfigSecret == o.BootstrapKubeconfigSecret {
+			errs = append(errs, fmt.Errorf("--managed-kubeconfig-secret %q must differ from the bootstrap and hub kubeconfig Secrets", o.ManagedKubeconfigSecret))
 		}
 	}
 	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < 600 {

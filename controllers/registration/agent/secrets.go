@@ -20,7 +20,7 @@ import (
 // when it does not exist.
 func (a *Agent) secretData(ctx context.Context, name string) (map[string][]byte, error) {
 	s := &corev1.Secret{}
-	err := a.reader.Get(ctx, types.NamespacedName{Namespace: a.opts.Namespace, Name: name}, s)
+	err := a.mgmtReader.Get(ctx, types.NamespacedName{Namespace: a.opts.Namespace, Name: name}, s)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -38,7 +38,7 @@ func (a *Agent) secretData(ctx context.Context, name string) (map[string][]byte,
 func (a *Agent) writeSecret(ctx context.Context, name string, data map[string][]byte) error {
 	s := &corev1.Secret{}
 	key := types.NamespacedName{Namespace: a.opts.Namespace, Name: name}
-	err := a.reader.Get(ctx, key, s)
+	err := a.mgmtReader.Get(ctx, key, s)
 	switch {
 	case apierrors.IsNotFound(err):
 		s = &corev1.Secret{
@@ -46,7 +46,7 @@ func (a *Agent) writeSecret(ctx context.Context, name string, data map[string][]
 			Type:       corev1.SecretTypeOpaque,
 			Data:       data,
 		}
-		if err := a.client.Create(ctx, s); err != nil {
+		if err := a.mgmt.Create(ctx, s); err != nil {
 			return fmt.Errorf("create Secret %s: %w", key, err)
 		}
 		return nil
@@ -58,7 +58,7 @@ func (a *Agent) writeSecret(ctx context.Context, name string, data map[string][]
 	}
 	s = s.DeepCopy()
 	s.Data = data
-	if err := a.client.Update(ctx, s); err != nil {
+	if err := a.mgmt.Update(ctx, s); err != nil {
 		return fmt.Errorf("update Secret %s: %w", key, err)
 	}
 	return nil
@@ -67,7 +67,7 @@ func (a *Agent) writeSecret(ctx context.Context, name string, data map[string][]
 // deleteSecret deletes Secret name in the agent's namespace if it exists.
 func (a *Agent) deleteSecret(ctx context.Context, name string) error {
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.opts.Namespace, Name: name}}
-	if err := a.client.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+	if err := a.mgmt.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("delete Secret %s/%s: %w", a.opts.Namespace, name, err)
 	}
 	return nil

@@ -35,8 +35,9 @@ const acceptancePollInterval = 2 * time.Second
 type statusReconciler struct{ a *Agent }
 
 // setupStatusController registers the status controller: it syncs on
-// changes of Nodes, ClusterClaims and the Klusterlet, when the agent
-// connects, and every ClusterHealthCheckPeriod.
+// changes of Nodes and ClusterClaims (on the managed cluster) and of the
+// Klusterlet (on the management cluster), when the agent connects, and every
+// ClusterHealthCheckPeriod.
 func (a *Agent) setupStatusController(mgr manager.Manager) error {
 	toStatus := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{statusRequest}
@@ -44,8 +45,8 @@ func (a *Agent) setupStatusController(mgr manager.Manager) error {
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-status").
 		WatchesRawSource(source.Channel(a.triggers, toStatus)).
-		Watches(&corev1.Node{}, toStatus).
-		Watches(&clusterv1alpha1.ClusterClaim{}, toStatus).
+		WatchesRawSource(source.Kind(a.spokeCache, client.Object(&corev1.Node{}), toStatus)).
+		WatchesRawSource(source.Kind(a.spokeCache, client.Object(&clusterv1alpha1.ClusterClaim{}), toStatus)).
 		Watches(&operatorv1.Klusterlet{}, toStatus).
 		Complete(&statusReconciler{a: a})
 	if err != nil {

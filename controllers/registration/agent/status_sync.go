@@ -35,7 +35,7 @@ const (
 // probeAPIServer checks the managed cluster's API server: GET /livez, or
 // /healthz when /livez is not served (404) or not allowed (403).
 func (a *Agent) probeAPIServer(ctx context.Context) error {
-	rc := a.kube.Discovery().RESTClient()
+	rc := a.spokeKube.Discovery().RESTClient()
 	err := rc.Get().AbsPath("/livez").Do(ctx).Error()
 	if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
 		err = rc.Get().AbsPath("/healthz").Do(ctx).Error()
@@ -81,13 +81,13 @@ func availability(err error, now, failingSince time.Time) (*metav1.Condition, ti
 
 // applyResources sets the Kubernetes version, capacity and allocatable.
 func (a *Agent) applyResources(ctx context.Context, mc *clusterv1.ManagedCluster) error {
-	v, err := a.kube.Discovery().ServerVersion()
+	v, err := a.spokeKube.Discovery().ServerVersion()
 	if err != nil {
 		return fmt.Errorf("read the server version: %w", err)
 	}
 	mc.Status.Version.Kubernetes = v.GitVersion
 	nodes := &corev1.NodeList{}
-	if err := a.client.List(ctx, nodes); err != nil {
+	if err := a.spoke.List(ctx, nodes); err != nil {
 		return fmt.Errorf("list nodes: %w", err)
 	}
 	mc.Status.Capacity, mc.Status.Allocatable = sumResources(nodes.Items)
@@ -126,12 +126,12 @@ func sumResources(nodes []corev1.Node) (capacity, allocatable clusterv1.Resource
 // hub event when custom claims are left out.
 func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *clusterv1.ManagedCluster) error {
 	claims := &clusterv1alpha1.ClusterClaimList{}
-	if err := a.client.List(ctx, claims); err != nil {
+	if err := a.spoke.List(ctx, claims); err != nil {
 		return fmt.Errorf("list ClusterClaims: %w", err)
 	}
 	limit := defaultMaxCustomClusterClaims
 	k := &operatorv1.Klusterlet{}
-	if err := a.client.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k); err == nil {
+	if err := a.mgmt.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k); err == nil {
 		if rc := k.Spec.RegistrationConfiguration; rc != nil && rc.ClusterClaimConfiguration != nil {
 			limit = int(rc.ClusterClaimConfiguration.MaxCustomClusterClaims)
 		}
