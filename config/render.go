@@ -19,7 +19,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
-//go:embed hub/*.yaml agent/*.yaml
+//go:embed hub/*.yaml agent/*.yaml agent-hosted/*.yaml
 var manifestFiles embed.FS
 
 // Default namespaces and names, as OCM has them.
@@ -32,7 +32,18 @@ const (
 	AgentNamespace = "open-cluster-management-agent"
 	// DefaultImage is the ocm-controller image the manifests run by default.
 	DefaultImage = "quay.io/kubectl-ocm/ocm-controller:latest"
+	// ManagedKubeconfigSecret is the Secret (key kubeconfig) holding the
+	// managed cluster's kubeconfig next to a hosted agent (OCM's name).
+	ManagedKubeconfigSecret = "external-managed-kubeconfig"
 )
+
+// HostedKlusterletName is the name of the Klusterlet of a managed cluster
+// whose agent runs on a hosting cluster (Hosted mode): klusterlet-<cluster>.
+// As in OCM, it is also the agent's namespace on the hosting cluster.
+func HostedKlusterletName(cluster string) string { return "klusterlet-" + cluster }
+
+// HostedAgentDeployment names the Deployment of a hosted agent.
+func HostedAgentDeployment(cluster string) string { return HostedKlusterletName(cluster) + "-agent" }
 
 // PartOfLabel marks every Deployment (and every other object) the product
 // installs; `kubectl ocm hub clean` and `unjoin` find what to remove by it.
@@ -75,6 +86,12 @@ type AgentValues struct {
 	// ClientCertExpirationSeconds is the requested lifetime of the agent's
 	// client certificates; 0 leaves it to the hub's signer.
 	ClientCertExpirationSeconds int32
+	// KlusterletName names the Klusterlet; Hosted mode only, where it is
+	// HostedKlusterletName(ClusterName) by default.
+	KlusterletName string
+	// ManagedKubeconfig is the managed cluster's kubeconfig, with embedded
+	// credentials; Hosted mode only.
+	ManagedKubeconfig []byte
 }
 
 // withDefaults fills empty fields.
@@ -90,6 +107,15 @@ func (v AgentValues) withDefaults() AgentValues {
 	v.Image = cmpOr(v.Image, DefaultImage)
 	v.AgentNamespace = cmpOr(v.AgentNamespace, AgentNamespace)
 	v.Mode = cmpOr(v.Mode, "Default")
+	return v
+}
+
+// withHostedDefaults fills empty fields for Hosted mode.
+func (v AgentValues) withHostedDefaults() AgentValues {
+	v.Image = cmpOr(v.Image, DefaultImage)
+	v.KlusterletName = cmpOr(v.KlusterletName, HostedKlusterletName(v.ClusterName))
+	v.AgentNamespace = cmpOr(v.AgentNamespace, v.KlusterletName)
+	v.Mode = cmpOr(v.Mode, "Hosted")
 	return v
 }
 
@@ -131,6 +157,40 @@ func AgentObjects(v AgentValues) ([]*unstructured.Unstructured, error) {
 	return withCRDs(crds, manifests)
 }
 
+// HostedAgentObjects returns what `kubectl ocm join --mode hosted` installs:
+// on the hosting cluster the Klusterlet CRD, then the rendered
+// config/agent-hosted manifests (namespace klusterlet-<cluster>, Secrets,
+// RBAC, Klusterlet, agent Deployment); on the managed cluster only the
+// ClusterClaim and AppliedManifestWork CRDs.
+func HostedAgentObjects(v AgentValues) (hosting, managed []*unstructured.Unstructured, err error) {
+	if v.ClusterName == "" {
+		return nil, nil, errors.New("agent manifests need a cluster name")
+	}
+	crds, err := ManagedClusterCRDs()
+	if err != nil {
+		return nil, nil, err
+	}
+	var hostingCRDs, managedCRDs []*apiextensionsv1.CustomResourceDefinition
+	for _, crd := range crds {
+		if crd.Name == KlusterletsCRDName {
+			hostingCRDs = append(hostingCRDs, crd)
+		} else {
+			managedCRDs = append(managedCRDs, crd)
+		}
+	}
+	manifests, err := Render("agent-hosted", v.withHostedDefaults())
+	if err != nil {
+		return nil, nil, err
+	}
+	if hosting, err = withCRDs(hostingCRDs, manifests); err != nil {
+		return nil, nil, err
+	}
+	if managed, err = withCRDs(managedCRDs, nil); err != nil {
+		return nil, nil, err
+	}
+	return hosting, managed, nil
+}
+
 func withCRDs(crds []*apiextensionsv1.CustomResourceDefinition, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	out := make([]*unstructured.Unstructured, 0, len(crds)+len(objs))
 	for _, crd := range crds {
@@ -161,8 +221,8 @@ var templateFuncs = template.FuncMap{
 	"quote": func(s string) string { return fmt.Sprintf("%q", s) },
 }
 
-// Render executes every *.yaml template in the embedded directory dir ("hub"
-// or "agent"), in file-name order, with values, and decodes the resulting YAML
+// Render executes every *.yaml template in the embedded directory dir ("hub",
+// "agent" or "agent-hosted"), in file-name order, with values, and decodes the resulting YAML
 // documents. Empty documents are skipped.
 func Render(dir string, values any) ([]*unstructured.Unstructured, error) {
 	entries, err := fs.ReadDir(manifestFiles, dir)

@@ -1,8 +1,13 @@
 package config
 
 import (
+	"encoding/base64"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestHubObjects(t *testing.T) {
@@ -77,4 +82,74 @@ func TestDecodeDocuments(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestHostedAgentObjects(t *testing.T) {
+	if _, _, err := HostedAgentObjects(AgentValues{}); err == nil || !strings.Contains(err.Error(), "cluster name") {
+		t.Errorf("HostedAgentObjects without a cluster name: err = %v, want one naming the cluster name", err)
+	}
+	hosting, managed, err := HostedAgentObjects(AgentValues{ClusterName: "c2", BootstrapKubeconfig: []byte("boot"), ManagedKubeconfig: []byte("managed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(objs []*unstructured.Unstructured) []string {
+		var out []string
+		for _, o := range objs {
+			out = append(out, o.GetKind()+" "+strings.TrimPrefix(o.GetNamespace()+"/", "/")+o.GetName())
+		}
+		return out
+	}
+	wantManaged := []string{"CustomResourceDefinition " + AppliedManifestWorksCRDName, "CustomResourceDefinition " + ClusterClaimsCRDName}
+	if got := names(managed); !slices.Equal(sorted(got), sorted(wantManaged)) {
+		t.Errorf("managed-cluster objects = %v, want only %v", got, wantManaged)
+	}
+	got := names(hosting)
+	for _, want := range []string{
+		"CustomResourceDefinition " + KlusterletsCRDName,
+		"Namespace klusterlet-c2",
+		"ServiceAccount klusterlet-c2/klusterlet-agent",
+		"Secret klusterlet-c2/bootstrap-hub-kubeconfig",
+		"Secret klusterlet-c2/" + ManagedKubeconfigSecret,
+		"Klusterlet klusterlet-c2",
+		"Deployment klusterlet-c2/" + HostedAgentDeployment("c2"),
+		"ClusterRole open-cluster-management:klusterlet-agent:hosted:c2",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("hosting-cluster objects lack %s; have %v", want, got)
+		}
+	}
+	for _, o := range hosting {
+		if o.GetKind() != "CustomResourceDefinition" && o.GetLabels()[PartOfLabelKey] != PartOfLabelValue {
+			t.Errorf("%s %s lacks label %s=%s", o.GetKind(), o.GetName(), PartOfLabelKey, PartOfLabelValue)
+		}
+		switch o.GetKind() {
+		case "Klusterlet":
+			mode, _, _ := unstructured.NestedString(o.Object, "spec", "deployOption", "mode")
+			cluster, _, _ := unstructured.NestedString(o.Object, "spec", "clusterName")
+			if mode != "Hosted" || cluster != "c2" {
+				t.Errorf("Klusterlet mode %q cluster %q, want Hosted c2", mode, cluster)
+			}
+		case "Deployment":
+			args, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+			text := fmt.Sprint(args)
+			for _, want := range []string{"--managed-kubeconfig-secret=" + ManagedKubeconfigSecret, "--klusterlet-name=klusterlet-c2", "--cluster-name=c2"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("agent Deployment lacks argument %s", want)
+				}
+			}
+		case "Secret":
+			if o.GetName() == ManagedKubeconfigSecret {
+				data, _, _ := unstructured.NestedString(o.Object, "data", "kubeconfig")
+				if data != base64.StdEncoding.EncodeToString([]byte("managed")) {
+					t.Errorf("Secret %s holds %q, want the managed kubeconfig", ManagedKubeconfigSecret, data)
+				}
+			}
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }
