@@ -26,6 +26,8 @@ import (
 const (
 	failureBaseDelay = 100 * time.Millisecond
 	failureMaxDelay  = 5 * time.Minute
+	// retrySoonDelay caps the retry delay of waits expected to end soon.
+	retrySoonDelay = 250 * time.Millisecond
 	// deletionCheckInterval is how often a deleted ManifestWork looks again
 	// whether its AppliedManifestWork is gone, in case the event was missed.
 	deletionCheckInterval = 10 * time.Second
@@ -109,22 +111,11 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 	pending, err := r.updateAppliedResources(ctx, amw, results)
 	setWorkStatus(work, r.observe(ctx, results))
 
-	failed, retrySoon := false, pending
-	for i := range results {
-		if results[i].Err != nil {
-			failed = true
-			retrySoon = retrySoon || results[i].IsNoMatch()
-		}
-	}
 	switch {
 	case err != nil:
 		return ctrl.Result{}, err
-	case failed || pending:
-		delay := r.failures.When(key)
-		if !retrySoon && delay < time.Second {
-			delay = time.Second
-		}
-		return ctrl.Result{RequeueAfter: delay}, nil
+	case pending || anyFailed(results):
+		return ctrl.Result{RequeueAfter: retryDelay(r.failures.When(key), pending, results)}, nil
 	default:
 		r.failures.Forget(key)
 		return ctrl.Result{RequeueAfter: jitter(r.resync, 0.5)}, nil
@@ -203,6 +194,37 @@ func (r *workReconciler) patchStatus(ctx context.Context, base, work *workv1.Man
 		return fmt.Errorf("patch status: %w", err)
 	}
 	return nil
+}
+
+// anyFailed reports whether some manifest failed to apply.
+func anyFailed(results []apply.Result) bool {
+	for i := range results {
+		if results[i].Err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// retryDelay is when a work that did not fully apply is tried again, given
+// its exponential backoff. Waiting for removed objects, or for the kinds of
+// a CustomResourceDefinition the work itself applies, is expected to end
+// within moments: those retry within retrySoonDelay. Other failures (an
+// invalid manifest, a missing permission, a kind nobody defines) wait at
+// least a second, doubling up to failureMaxDelay.
+func retryDelay(backoff time.Duration, pending bool, results []apply.Result) time.Duration {
+	crdApplied, noMatch := false, false
+	for i := range results {
+		r := &results[i]
+		if r.Err == nil && r.Meta.Kind == "CustomResourceDefinition" {
+			crdApplied = true
+		}
+		noMatch = noMatch || r.IsNoMatch()
+	}
+	if pending || (crdApplied && noMatch) {
+		return min(backoff, retrySoonDelay)
+	}
+	return max(backoff, time.Second)
 }
 
 // jitter returns d plus up to factor×d.

@@ -21,8 +21,9 @@ const minResetInterval = 250 * time.Millisecond
 // minResetInterval) and tries again, so that a CustomResourceDefinition
 // applied a moment earlier, by this ManifestWork or another, is found.
 type Mapper struct {
-	cached discovery.CachedDiscoveryInterface
 	mapper *restmapper.DeferredDiscoveryRESTMapper
+	// static replaces discovery in unit tests.
+	static meta.RESTMapper
 
 	mu        sync.Mutex
 	lastReset time.Time
@@ -30,12 +31,14 @@ type Mapper struct {
 
 // NewMapper returns a Mapper over the discovery client dc.
 func NewMapper(dc discovery.DiscoveryInterface) *Mapper {
-	cached := memory.NewMemCacheClient(dc)
-	return &Mapper{cached: cached, mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached)}
+	return &Mapper{mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}
 }
 
 // RESTMapping returns the mapping of gvk, refreshing discovery on a miss.
 func (m *Mapper) RESTMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	if m.static != nil {
+		return m.static.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
 	mapping, err := m.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err == nil || !meta.IsNoMatchError(err) {
 		return mapping, err
