@@ -19,6 +19,10 @@ var joinExample = cli.Examples(`
 	# Join the cluster of context c1 and wait until the hub admin has accepted it
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --context c1 --wait
 
+	# Hosted mode: run the agent of cluster2 on the hosting cluster of context
+	# hosting; it manages cluster2 through the kubeconfig file
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster2 --mode hosted --managed-cluster-kubeconfig cluster2.kubeconfig --context hosting
+
 	# Print what would be installed, without installing it
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run -o yaml`)
 
@@ -37,7 +41,13 @@ ConfigMap kube-public/kube-root-ca.crt read with the token), that the hub accept
 the token, and that the cluster name is free. It then installs the agent: the
 namespace open-cluster-management-agent, the bootstrap kubeconfig, the Klusterlet
 and the klusterlet-agent Deployment. The agent registers the cluster; a hub admin
-then accepts it with 'kubectl ocm accept --clusters NAME'.`,
+then accepts it with 'kubectl ocm accept --clusters NAME'.
+
+With --mode hosted, the cluster of --context is the hosting cluster: the agent,
+its Secrets and the Klusterlet klusterlet-NAME go to namespace klusterlet-NAME
+there, and the agent manages the cluster of --managed-cluster-kubeconfig, which
+gets only the ClusterClaim and AppliedManifestWork CRDs. join first checks that
+the file loads and that the managed cluster answers with it.`,
 		Example: joinExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

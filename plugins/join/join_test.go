@@ -34,7 +34,15 @@ func TestValidate(t *testing.T) {
 		{name: "http server", change: func(o *Options) { o.HubAPIServer = "http://hub:6443" }, wantErrContains: "is not an https URL"},
 		{name: "no cluster name", change: func(o *Options) { o.ClusterName = "" }, wantErrContains: "--cluster-name is required"},
 		{name: "bad cluster name", change: func(o *Options) { o.ClusterName = "Cluster_1" }, wantErrContains: "not a valid DNS label"},
-		{name: "hosted", change: func(o *Options) { o.Mode = ModeHosted }, wantErrContains: "--mode hosted is not supported yet"},
+		{name: "hosted", change: func(o *Options) { o.Mode, o.ManagedClusterKubeconfig = ModeHosted, "managed.kubeconfig" }},
+		{name: "hosted without kubeconfig", change: func(o *Options) { o.Mode = ModeHosted }, wantErrContains: "--mode hosted needs --managed-cluster-kubeconfig"},
+		{name: "kubeconfig without hosted", change: func(o *Options) { o.ManagedClusterKubeconfig = "managed.kubeconfig" }, wantErrContains: "only applies with --mode hosted"},
+		{name: "hosted, name too long", change: func(o *Options) {
+			o.Mode, o.ManagedClusterKubeconfig, o.ClusterName = ModeHosted, "managed.kubeconfig", strings.Repeat("c", 53)
+		}, wantErrContains: "too long for --mode hosted"},
+		{name: "hosted, longest name", change: func(o *Options) {
+			o.Mode, o.ManagedClusterKubeconfig, o.ClusterName = ModeHosted, "managed.kubeconfig", strings.Repeat("c", 52)
+		}},
 		{name: "unknown mode", change: func(o *Options) { o.Mode = "x" }, wantErrContains: "not one of default, hosted"},
 		{name: "short certificate", change: func(o *Options) { o.ClientCertExpirationSeconds = 60 }, wantErrContains: "minimum of 600"},
 		{name: "output without dry-run", change: func(o *Options) { o.Output = "yaml" }, wantErrContains: "only applies with --dry-run"},
@@ -122,7 +130,7 @@ func TestKlusterletState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := klusterletState(tt.conds, "cluster1")
+			s := klusterletState(tt.conds, "cluster1", "klusterlet")
 			if s.step != tt.wantStep || s.done != tt.wantDone || !strings.Contains(s.detail, tt.wantDetail) {
 				t.Errorf("klusterletState = %+v, want step %q done %v detail containing %q", s, tt.wantStep, tt.wantDone, tt.wantDetail)
 			}
@@ -133,9 +141,12 @@ func TestKlusterletState(t *testing.T) {
 func TestObjects(t *testing.T) {
 	o := validOptions()
 	o.Singleton, o.ClientCertExpirationSeconds, o.Image = true, 3600, "example.com/ocm-controller:v1"
-	objs, err := o.objects("https://hub.example.com:6443", []byte("CA"))
+	objs, managed, err := o.objects("https://hub.example.com:6443", []byte("CA"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(managed) != 0 {
+		t.Errorf("default mode returned %d objects for a separate managed cluster", len(managed))
 	}
 	find := func(kind, name string) *unstructured.Unstructured {
 		for _, obj := range objs {

@@ -21,6 +21,10 @@ const (
 	ModeHosted  = "hosted"
 )
 
+// maxHostedClusterName is the longest cluster name whose hosted namespace
+// klusterlet-<cluster> is still a valid namespace name.
+const maxHostedClusterName = 63 - len("klusterlet-")
+
 // Options are the flags and state of `kubectl ocm join`.
 type Options struct {
 	// HubToken is the bootstrap token.
@@ -37,8 +41,14 @@ type Options struct {
 	Timeout time.Duration
 	// Image is the ocm-controller image of the agent.
 	Image string
-	// Mode is the install mode: default (hosted is not supported yet).
+	// Mode is the install mode: default (the agent runs on the managed
+	// cluster) or hosted (the agent runs on the cluster of --context, the
+	// hosting cluster, and reaches the managed cluster with
+	// ManagedClusterKubeconfig).
 	Mode string
+	// ManagedClusterKubeconfig is the file with the managed cluster's
+	// kubeconfig (its current context) in hosted mode.
+	ManagedClusterKubeconfig string
 	// ForceInternalEndpointLookup takes the hub's address from ConfigMap
 	// kube-public/cluster-info instead of --hub-apiserver (kind clusters).
 	ForceInternalEndpointLookup bool
@@ -59,8 +69,10 @@ type Options struct {
 	hubCA []byte
 	// hubURL is the parsed --hub-apiserver.
 	hubURL *url.URL
-	// contextName names the managed cluster in messages.
+	// contextName names the cluster of --context in messages.
 	contextName string
+	// managed is the managed cluster in hosted mode, after preflight.
+	managed *managedCheck
 
 	getter genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
@@ -88,7 +100,8 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the hub has accepted the cluster and it is available, showing progress.")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
 	fs.StringVar(&o.Image, "image", o.Image, "The ocm-controller image of the agent.")
-	fs.StringVarP(&o.Mode, "mode", "m", o.Mode, "Install mode: default (the agent runs on this cluster). hosted is not supported yet.")
+	fs.StringVarP(&o.Mode, "mode", "m", o.Mode, "Install mode: default (the agent runs on this cluster) or hosted (the agent runs on this cluster, the hosting cluster, and manages the cluster of --managed-cluster-kubeconfig).")
+	fs.StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file whose current context reaches the managed cluster; it is stored on the hosting cluster as the agent's identity on the managed cluster.")
 	fs.BoolVar(&o.ForceInternalEndpointLookup, "force-internal-endpoint-lookup", o.ForceInternalEndpointLookup, "Use the hub address from ConfigMap kube-public/cluster-info on the hub instead of --hub-apiserver, for the agent (e.g. kind clusters).")
 	fs.BoolVar(&o.Singleton, "singleton", o.Singleton, "Record the agent as one Deployment (Klusterlet mode Singleton); the agent is always one Deployment.")
 	fs.Int32Var(&o.ClientCertExpirationSeconds, "client-cert-expiration-seconds", o.ClientCertExpirationSeconds, "Requested lifetime of the agent's client certificate in seconds (at least 600). Default: the hub signer's.")
@@ -137,9 +150,17 @@ func (o *Options) Validate() error {
 	switch o.Mode {
 	case ModeDefault:
 	case ModeHosted:
-		errs = append(errs, errors.New("--mode hosted is not supported yet: use --mode default, which runs the agent on this cluster"))
+		if o.ManagedClusterKubeconfig == "" {
+			errs = append(errs, errors.New("--mode hosted needs --managed-cluster-kubeconfig: a kubeconfig file for the managed cluster; --context selects the hosting cluster"))
+		}
+		if len(o.ClusterName) > maxHostedClusterName {
+			errs = append(errs, fmt.Errorf("--cluster-name %q is too long for --mode hosted: at most %d characters, so that namespace %s fits 63", o.ClusterName, maxHostedClusterName, config.HostedKlusterletName("<cluster>")))
+		}
 	default:
 		errs = append(errs, fmt.Errorf("--mode %q is not one of default, hosted", o.Mode))
+	}
+	if o.ManagedClusterKubeconfig != "" && o.Mode != ModeHosted {
+		errs = append(errs, errors.New("--managed-cluster-kubeconfig only applies with --mode hosted"))
 	}
 	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < 600 {
 		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the Kubernetes minimum of 600", o.ClientCertExpirationSeconds))

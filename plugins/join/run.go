@@ -30,11 +30,18 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.hosted() {
+		if o.managed, err = o.preflightManaged(ctx); err != nil {
+			return err
+		}
+	}
+	// spoke is the cluster of --context: the managed cluster, or in hosted
+	// mode the hosting cluster, where the agent runs.
 	spoke, _, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
-	if err := o.checkClusterName(ctx, hub.client, localClusterName(ctx, spoke)); err != nil {
+	if err := o.checkClusterName(ctx, hub.client, localClusterName(ctx, spoke, o.agentNamespace())); err != nil {
 		return err
 	}
 	server := o.HubAPIServer
@@ -43,18 +50,31 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	objs, err := o.objects(server, hub.ca)
+	objs, managedObjs, err := o.objects(server, hub.ca)
 	if err != nil {
 		return err
 	}
 	if o.DryRun {
-		return printObjects(o.Out, objs, o.Output)
+		return printObjects(o.Out, append(managedObjs, objs...), o.Output)
+	}
+	if len(managedObjs) > 0 {
+		if err := apply.Apply(ctx, o.managed.client, managedObjs, apply.Options{}); err != nil {
+			return fmt.Errorf("install the CRDs on the managed cluster at %s: %w", o.managed.server, err)
+		}
 	}
 	if err := apply.Apply(ctx, spoke, objs, apply.Options{}); err != nil {
+		if o.hosted() {
+			return fmt.Errorf("install the agent on the hosting cluster: %w", err)
+		}
 		return fmt.Errorf("install the agent on the managed cluster: %w", err)
 	}
-	fmt.Fprintf(o.Out, "Installed the agent of cluster %s in namespace %s; it joins hub %s as %s.\n",
-		o.ClusterName, config.AgentNamespace, o.HubAPIServer, hub.user)
+	if o.hosted() {
+		fmt.Fprintf(o.Out, "Installed the agent of cluster %s in namespace %s of the hosting cluster %s; it manages the cluster at %s and joins hub %s as %s.\n",
+			o.ClusterName, o.agentNamespace(), o.contextName, o.managed.server, o.HubAPIServer, hub.user)
+	} else {
+		fmt.Fprintf(o.Out, "Installed the agent of cluster %s in namespace %s; it joins hub %s as %s.\n",
+			o.ClusterName, config.AgentNamespace, o.HubAPIServer, hub.user)
+	}
 	fmt.Fprintf(o.Out, "On the hub, accept the cluster with:\n\n    kubectl ocm accept --clusters %s\n\n", o.ClusterName)
 	if !o.Wait {
 		return nil
@@ -62,32 +82,45 @@ func (o *Options) Run(ctx context.Context) error {
 	return o.wait(ctx, spoke, hub.client)
 }
 
-// objects renders the agent manifests for a hub at server with CA ca.
-func (o *Options) objects(server string, ca []byte) ([]*unstructured.Unstructured, error) {
+// objects renders the agent manifests for a hub at server with CA ca: those
+// for the cluster of --context and, in hosted mode, those for the managed
+// cluster.
+func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructured.Unstructured, err error) {
 	bootstrap, err := kubeconfig.ForToken(server, ca, o.HubToken)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	mode := string(operatorv1.InstallModeDefault)
-	if o.Singleton {
-		mode = string(operatorv1.InstallModeSingleton)
-	}
-	return config.AgentObjects(config.AgentValues{
+	v := config.AgentValues{
 		ClusterName:                 o.ClusterName,
 		Image:                       o.Image,
 		HubAPIServer:                server,
 		BootstrapKubeconfig:         bootstrap,
-		Mode:                        mode,
 		ExternalServerURLs:          o.ExternalServerURLs,
 		ClientCertExpirationSeconds: o.ClientCertExpirationSeconds,
-	})
+	}
+	if o.hosted() {
+		v.Mode = string(operatorv1.InstallModeHosted)
+		if o.Singleton {
+			v.Mode = string(operatorv1.InstallModeSingletonHosted)
+		}
+		if o.managed != nil {
+			v.ManagedKubeconfig = o.managed.kubeconfig
+		}
+		return config.HostedAgentObjects(v)
+	}
+	v.Mode = string(operatorv1.InstallModeDefault)
+	if o.Singleton {
+		v.Mode = string(operatorv1.InstallModeSingleton)
+	}
+	objs, err = config.AgentObjects(v)
+	return objs, nil, err
 }
 
-// localClusterName returns the cluster name of this cluster's hub
-// credential, empty when it has none.
-func localClusterName(ctx context.Context, c client.Client) string {
+// localClusterName returns the cluster name of the hub credential in
+// namespace, empty when there is none.
+func localClusterName(ctx context.Context, c client.Client, namespace string) string {
 	s := &corev1.Secret{}
-	key := types.NamespacedName{Namespace: config.AgentNamespace, Name: operatorv1.HubKubeConfigSecret}
+	key := types.NamespacedName{Namespace: namespace, Name: operatorv1.HubKubeConfigSecret}
 	if err := c.Get(ctx, key, s); err != nil {
 		return ""
 	}

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
@@ -58,24 +57,25 @@ func (o *Options) wait(ctx context.Context, spoke, hub client.Client) error {
 // managed cluster and, when the token may read it, the ManagedCluster on the
 // hub.
 func (o *Options) observe(ctx context.Context, spoke, hub client.Client) joinState {
+	ns, name, klusterlet := o.agentNamespace(), o.agentDeployment(), o.klusterletName()
 	dep := &appsv1.Deployment{}
-	if err := spoke.Get(ctx, types.NamespacedName{Namespace: config.AgentNamespace, Name: "klusterlet-agent"}, dep); err != nil {
-		return joinState{step: "agent", detail: fmt.Sprintf("cannot read Deployment %s/klusterlet-agent: %v", config.AgentNamespace, err)}
+	if err := spoke.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, dep); err != nil {
+		return joinState{step: "agent", detail: fmt.Sprintf("cannot read Deployment %s/%s: %v", ns, name, err)}
 	}
 	if dep.Status.AvailableReplicas == 0 {
-		detail := fmt.Sprintf("Deployment %s/klusterlet-agent has no running agent yet", config.AgentNamespace)
+		detail := fmt.Sprintf("Deployment %s/%s has no running agent yet", ns, name)
 		for _, c := range dep.Status.Conditions {
 			if c.Status != "True" && c.Message != "" {
 				detail += fmt.Sprintf(" (%s: %s)", c.Reason, c.Message)
 			}
 		}
-		return joinState{step: "agent starting", detail: detail + "; check its pod with `kubectl -n " + config.AgentNamespace + " describe pods`"}
+		return joinState{step: "agent starting", detail: detail + "; check its pod with `kubectl -n " + ns + " describe pods`"}
 	}
 	k := &operatorv1.Klusterlet{}
-	if err := spoke.Get(ctx, types.NamespacedName{Name: operatorv1.KlusterletName}, k); err != nil {
-		return joinState{step: "agent", detail: fmt.Sprintf("cannot read Klusterlet %s: %v", operatorv1.KlusterletName, err)}
+	if err := spoke.Get(ctx, types.NamespacedName{Name: klusterlet}, k); err != nil {
+		return joinState{step: "agent", detail: fmt.Sprintf("cannot read Klusterlet %s: %v", klusterlet, err)}
 	}
-	state := klusterletState(k.Status.Conditions, o.ClusterName)
+	state := klusterletState(k.Status.Conditions, o.ClusterName, klusterlet)
 	if !state.done {
 		return state
 	}
@@ -91,13 +91,13 @@ func (o *Options) observe(ctx context.Context, spoke, hub client.Client) joinSta
 }
 
 // klusterletState interprets the agent's conditions on the Klusterlet.
-func klusterletState(conds []metav1.Condition, cluster string) joinState {
+func klusterletState(conds []metav1.Condition, cluster, klusterlet string) joinState {
 	if c := meta.FindStatusCondition(conds, operatorv1.ConditionKlusterletAvailable); c != nil && c.Status == metav1.ConditionTrue {
 		return joinState{step: "available", detail: c.Message, done: true}
 	}
 	c := meta.FindStatusCondition(conds, operatorv1.ConditionHubConnectionDegraded)
 	if c == nil {
-		return joinState{step: "registering", detail: "waiting for the agent to report its progress on Klusterlet " + operatorv1.KlusterletName}
+		return joinState{step: "registering", detail: "waiting for the agent to report its progress on Klusterlet " + klusterlet}
 	}
 	switch c.Reason {
 	case operatorv1.KlusterletReasonCSRPending:

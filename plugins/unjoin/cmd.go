@@ -13,7 +13,11 @@ import (
 
 var unjoinExample = cli.Examples(`
 	# Remove the agent of cluster1 from the cluster of context c1
-	kubectl ocm unjoin --cluster-name cluster1 --context c1`)
+	kubectl ocm unjoin --cluster-name cluster1 --context c1
+
+	# Remove the hosted agent of cluster2 from the hosting cluster, and the
+	# CRDs from cluster2 when no objects of theirs remain
+	kubectl ocm unjoin --cluster-name cluster2 --mode hosted --context hosting --managed-cluster-kubeconfig cluster2.kubeconfig`)
 
 // NewCmdUnjoin returns the `kubectl ocm unjoin` command. getter selects the
 // managed cluster.
@@ -26,7 +30,12 @@ func NewCmdUnjoin(getter genericclioptions.RESTClientGetter, streams genericioop
 context: the agent Deployment, its Secrets and RBAC, its namespace and the
 Klusterlet. The managed-cluster CRDs are removed only when no objects of theirs
 remain. The ManagedCluster and its namespace on the hub are kept; the command
-prints how to remove them.`,
+prints how to remove them.
+
+With --mode hosted, the cluster of --context is the hosting cluster: unjoin
+removes namespace klusterlet-NAME with the agent and the Klusterlet
+klusterlet-NAME there, and, given --managed-cluster-kubeconfig, the unused
+CRDs from the managed cluster.`,
 		Example: unjoinExample,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -11,6 +11,12 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
+// Install modes of --mode, as `kubectl ocm join` has them.
+const (
+	ModeDefault = "default"
+	ModeHosted  = "hosted"
+)
+
 // Options are the flags and state of `kubectl ocm unjoin`.
 type Options struct {
 	// ClusterName is the name the cluster joined as; it must match the
@@ -18,6 +24,12 @@ type Options struct {
 	ClusterName string
 	// Timeout bounds the wait for the removal.
 	Timeout time.Duration
+	// Mode is how the cluster joined: default (the agent runs on the cluster
+	// of --context) or hosted (the cluster of --context hosts the agent).
+	Mode string
+	// ManagedClusterKubeconfig is, in hosted mode, a kubeconfig file of the
+	// managed cluster, whose CRDs are then removed when unused too.
+	ManagedClusterKubeconfig string
 
 	getter genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
@@ -25,28 +37,39 @@ type Options struct {
 
 // NewOptions returns options with the defaults.
 func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
-	return &Options{Timeout: 5 * time.Minute, getter: getter, IOStreams: streams}
+	return &Options{Timeout: 5 * time.Minute, Mode: ModeDefault, getter: getter, IOStreams: streams}
 }
 
 // AddFlags registers the flags.
 func (o *Options) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "The name the cluster joined the hub as.")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait until everything is removed.")
+	cmd.Flags().StringVarP(&o.Mode, "mode", "m", o.Mode, "How the cluster joined: default (its agent runs on this cluster) or hosted (this cluster hosts its agent).")
+	cmd.Flags().StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file of the managed cluster, to remove its CRDs when no objects of theirs remain.")
 }
 
 // Complete has nothing to fill in; it exists for the Options pattern.
 func (o *Options) Complete(_ *cobra.Command, _ []string) error { return nil }
 
-// Validate checks the flags.
+// Validate checks the flags, one line per problem.
 func (o *Options) Validate() error {
+	var errs []error
 	if o.ClusterName == "" {
-		return errors.New("--cluster-name is required: the name the cluster joined the hub as")
+		errs = append(errs, errors.New("--cluster-name is required: the name the cluster joined the hub as"))
+	} else if msgs := validation.IsDNS1123Label(o.ClusterName); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("--cluster-name %q is not a valid DNS label: %s", o.ClusterName, msgs[0]))
 	}
-	if msgs := validation.IsDNS1123Label(o.ClusterName); len(msgs) > 0 {
-		return fmt.Errorf("--cluster-name %q is not a valid DNS label: %s", o.ClusterName, msgs[0])
+	switch o.Mode {
+	case ModeDefault:
+		if o.ManagedClusterKubeconfig != "" {
+			errs = append(errs, errors.New("--managed-cluster-kubeconfig only applies with --mode hosted"))
+		}
+	case ModeHosted:
+	default:
+		errs = append(errs, fmt.Errorf("--mode %q is not one of default, hosted", o.Mode))
 	}
 	if o.Timeout <= 0 {
-		return errors.New("--timeout must be positive")
+		errs = append(errs, errors.New("--timeout must be positive"))
 	}
-	return nil
+	return errors.Join(errs...)
 }

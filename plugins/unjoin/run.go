@@ -14,9 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
@@ -26,49 +28,100 @@ import (
 // pollInterval is how often unjoin checks that the objects are gone.
 const pollInterval = time.Second
 
+// target is what unjoin removes from the cluster of --context.
+type target struct {
+	// namespace is the agent's namespace; klusterlet names the Klusterlet.
+	namespace, klusterlet string
+	// objs are the installed objects except CRDs; crds the CRDs removed when
+	// unused.
+	objs, crds []*unstructured.Unstructured
+	// managedCRDs are, in hosted mode, the CRDs on the managed cluster.
+	managedCRDs []*unstructured.Unstructured
+}
+
+// target returns what join installed for the cluster in this mode.
+func (o *Options) target() (*target, error) {
+	split := func(objs []*unstructured.Unstructured) (crds, others []*unstructured.Unstructured) {
+		for _, obj := range objs {
+			if obj.GetKind() == "CustomResourceDefinition" {
+				crds = append(crds, obj)
+			} else {
+				others = append(others, obj)
+			}
+		}
+		return crds, others
+	}
+	if o.Mode == ModeHosted {
+		hosting, managed, err := config.HostedAgentObjects(config.AgentValues{ClusterName: o.ClusterName})
+		if err != nil {
+			return nil, err
+		}
+		name := config.HostedKlusterletName(o.ClusterName)
+		t := &target{namespace: name, klusterlet: name, managedCRDs: managed}
+		t.crds, t.objs = split(hosting)
+		return t, nil
+	}
+	objs, err := config.AgentObjects(config.AgentValues{ClusterName: o.ClusterName})
+	if err != nil {
+		return nil, err
+	}
+	t := &target{namespace: config.AgentNamespace, klusterlet: operatorv1.KlusterletName}
+	t.crds, t.objs = split(objs)
+	return t, nil
+}
+
 // Run removes the agent and waits until it is gone.
 func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	t, err := o.target()
+	if err != nil {
+		return err
+	}
 	c, _, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
+	var managed client.Client
+	if o.ManagedClusterKubeconfig != "" {
+		if managed, err = managedClient(o.ManagedClusterKubeconfig); err != nil {
+			return err
+		}
+	}
 	k := &operatorv1.Klusterlet{}
-	err = c.Get(ctx, types.NamespacedName{Name: operatorv1.KlusterletName}, k)
+	err = c.Get(ctx, types.NamespacedName{Name: t.klusterlet}, k)
 	switch {
 	case err == nil && k.Spec.ClusterName != "" && k.Spec.ClusterName != o.ClusterName:
 		return fmt.Errorf("this cluster joined as %s, not %s: pass --cluster-name %s, or check --context", k.Spec.ClusterName, o.ClusterName, k.Spec.ClusterName)
+	case err == nil && o.Mode == ModeDefault && k.Mode().IsHosted():
+		return fmt.Errorf("the Klusterlet %s records mode %s: pass --mode hosted", t.klusterlet, k.Mode())
 	case err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err):
-		return fmt.Errorf("read Klusterlet %s: %w", operatorv1.KlusterletName, err)
+		return fmt.Errorf("read Klusterlet %s: %w", t.klusterlet, err)
 	}
-	hubServer := o.hubServer(ctx, c)
+	hubServer := o.hubServer(ctx, c, t.namespace)
 
-	objs, err := config.AgentObjects(config.AgentValues{ClusterName: o.ClusterName})
-	if err != nil {
-		return err
-	}
-	var crds, others []*unstructured.Unstructured
-	for _, obj := range objs {
-		if obj.GetKind() == "CustomResourceDefinition" {
-			crds = append(crds, obj)
-		} else {
-			others = append(others, obj)
-		}
-	}
 	// Secrets the agent created itself live in the namespace and go with it.
-	if err := apply.Delete(ctx, c, others, client.PropagationPolicy("Foreground")); err != nil {
+	if err := apply.Delete(ctx, c, t.objs, client.PropagationPolicy("Foreground")); err != nil {
 		return fmt.Errorf("remove the agent: %w", err)
 	}
-	if err := o.waitGone(ctx, c, others); err != nil {
+	if err := o.waitGone(ctx, c, t.objs); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Out, "Removed the agent of cluster %s: Deployment, Secrets, RBAC, Klusterlet and namespace %s.\n", o.ClusterName, config.AgentNamespace)
+	fmt.Fprintf(o.Out, "Removed the agent of cluster %s: Deployment, Secrets, RBAC, Klusterlet %s and namespace %s.\n", o.ClusterName, t.klusterlet, t.namespace)
 
-	kept, err := o.removeUnusedCRDs(ctx, c, crds)
+	kept, err := o.removeUnusedCRDs(ctx, c, t.crds)
 	if err != nil {
 		return err
+	}
+	if managed != nil {
+		keptManaged, err := o.removeUnusedCRDs(ctx, managed, t.managedCRDs)
+		if err != nil {
+			return fmt.Errorf("on the managed cluster: %w", err)
+		}
+		kept = append(kept, keptManaged...)
+	} else if o.Mode == ModeHosted {
+		fmt.Fprintf(o.Out, "The managed cluster keeps its CRDs (%s); pass --managed-cluster-kubeconfig to remove them when unused.\n", crdNames(t.managedCRDs))
 	}
 	if len(kept) > 0 {
 		fmt.Fprintf(o.Out, "Kept CRDs still in use: %s.\n", strings.Join(kept, ", "))
@@ -82,10 +135,33 @@ func (o *Options) Run(ctx context.Context) error {
 	return nil
 }
 
+// managedClient returns a client of the managed cluster from a kubeconfig
+// file (its current context).
+func managedClient(file string) (client.Client, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", file)
+	if err != nil {
+		return nil, fmt.Errorf("cannot load --managed-cluster-kubeconfig %s: %v; pass a kubeconfig file whose current context reaches the managed cluster", file, err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach the managed cluster with --managed-cluster-kubeconfig %s: %w", file, err)
+	}
+	return c, nil
+}
+
+// crdNames lists the names of crds, comma-separated.
+func crdNames(crds []*unstructured.Unstructured) string {
+	names := make([]string, 0, len(crds))
+	for _, c := range crds {
+		names = append(names, c.GetName())
+	}
+	return strings.Join(names, ", ")
+}
+
 // hubServer returns the hub URL from the bootstrap kubeconfig, for messages.
-func (o *Options) hubServer(ctx context.Context, c client.Client) string {
+func (o *Options) hubServer(ctx context.Context, c client.Client, namespace string) string {
 	s := &corev1.Secret{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: config.AgentNamespace, Name: operatorv1.BootstrapHubKubeConfigSecret}, s); err != nil {
+	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: operatorv1.BootstrapHubKubeConfigSecret}, s); err != nil {
 		return ""
 	}
 	info, err := kubeconfig.Parse(s.Data["kubeconfig"])

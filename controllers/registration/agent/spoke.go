@@ -48,7 +48,7 @@ func newSpoke(mgr manager.Manager, opts Options) (*spokeClients, error) {
 	s := &corev1.Secret{}
 	if err := mgr.GetAPIReader().Get(ctx, ref, s); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("Secret %s with the managed cluster's kubeconfig does not exist on the hosting cluster: run `kubectl ocm join --mode hosted --managed-cluster-kubeconfig FILE` again", ref)
+			return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s does not exist on the hosting cluster: run `kubectl ocm join --mode hosted --managed-cluster-kubeconfig FILE` again", ref)
 		}
 		return nil, fmt.Errorf("read Secret %s with the managed cluster's kubeconfig: %w", ref, err)
 	}
@@ -85,18 +85,18 @@ func spokeFor(c cluster.Cluster, cfg *rest.Config) (*spokeClients, error) {
 func spokeConfig(data map[string][]byte, ref string) (*rest.Config, error) {
 	raw := data[KubeconfigKey]
 	if len(raw) == 0 {
-		return nil, fmt.Errorf("Secret %s has no key %s with the managed cluster's kubeconfig", ref, KubeconfigKey)
+		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s has no key %s", ref, KubeconfigKey)
 	}
 	kc, err := clientcmd.Load(raw)
 	if err != nil {
-		return nil, fmt.Errorf("Secret %s: key %s is not a usable kubeconfig: %w", ref, KubeconfigKey, err)
+		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s: key %s is not a usable kubeconfig: %w", ref, KubeconfigKey, err)
 	}
 	if files := referencedFiles(kc); len(files) > 0 {
-		return nil, fmt.Errorf("Secret %s: the managed cluster's kubeconfig names files %v; embed their contents (kubectl config view --flatten --minify)", ref, files)
+		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s names files %v; embed their contents (kubectl config view --flatten --minify)", ref, files)
 	}
 	cfg, err := clientcmd.NewDefaultClientConfig(*kc, nil).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("Secret %s: key %s is not a usable kubeconfig: %w", ref, KubeconfigKey, err)
+		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s: key %s is not a usable kubeconfig: %w", ref, KubeconfigKey, err)
 	}
 	return cfg, nil
 }
