@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -88,6 +89,20 @@ func TestRegistration(t *testing.T) {
 			}
 			return false, nil
 		})
+	})
+
+	t.Run("the seed ManifestWork creates its Pod on cluster1", func(t *testing.T) {
+		applySeed(t, hub, "001-manifestwork-mw-01.yaml")
+		eventually(t, time.Minute, "ManifestWork cluster1/mw-01 Applied", func(ctx context.Context) (bool, error) {
+			mw := &workv1.ManifestWork{}
+			if err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "mw-01"}, mw); err != nil {
+				return false, err
+			}
+			return meta.IsStatusConditionTrue(mw.Status.Conditions, workv1.WorkApplied), nil
+		})
+		pod, err := f.env.Cluster("cluster1").Clientset().CoreV1().Pods("default").Get(ctx, "hello", metav1.GetOptions{})
+		require.NoError(t, err, "the work's Pod on cluster1")
+		assert.Equal(t, "busybox", pod.Spec.Containers[0].Image)
 	})
 
 	t.Run("a stopped agent is detected and a restarted one recovers", func(t *testing.T) {
