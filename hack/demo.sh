@@ -47,4 +47,9 @@ step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
 step kubectl ocm get clusters --context hub -o wide
 
+# Deliver a workload to cluster1 through the hub.
+step kubectl apply -f "$ROOT/examples/manifestwork-hello.yaml" --context hub
+step kubectl wait --for=condition=Applied manifestwork/mw-01 -n cluster1 --context hub --timeout=1m
+step kubectl get pod hello -n default --context cluster1
+
 printf '\nThe hub and two managed clusters are running. Stop everything with: make dev-env-down\n'
