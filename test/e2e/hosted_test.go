@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestHostedMode joins cluster2 with its agent hosted on cluster1: the agent,
+// its Secrets and its Klusterlet live on cluster1, and cluster2 gets only the
+// managed-cluster CRDs.
+func TestHostedMode(t *testing.T) {
+	f := startFleet(t, "hub", "cluster1", "cluster2")
+	hub := f.env.Cluster("hub").Client()
+	hosting := f.env.Cluster("cluster1").Client()
+	managed := f.env.Cluster("cluster2").Client()
+	ctx := t.Context()
+	ns := config.HostedKlusterletName("cluster2")
+
+	token, apiserver := joinArgs(t, f.ocm(t, "hub", "init", "--context", "hub", "--wait"))
+	join := func(kubeconfig string) (string, error) {
+		return f.tryOCM(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", "cluster2",
+			"--mode", "hosted", "--managed-cluster-kubeconfig", kubeconfig, "--context", "cluster1")
+	}
+
+	t.Run("preflight refuses a managed cluster that does not answer, installing nothing", func(t *testing.T) {
+		dead := filepath.Join(t.TempDir(), "dead.kubeconfig")
+		cfg := f.env.Cluster("cluster2").RESTConfig()
+		cfg.Host = "https://127.0.0.1:1"
+		require.NoError(t, framework.WriteKubeconfig(dead, "dead", cfg))
+		out, err := join(dead)
+		require.Error(t, err)
+		assert.Contains(t, out, "does not answer")
+		_, err = join(filepath.Join(t.TempDir(), "missing"))
+		require.Error(t, err)
+		_, err = f.env.Cluster("cluster1").Clientset().CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "namespace %s on cluster1 after failed preflights: %v", ns, err)
+	})
+
+	kubeconfig := filepath.Join(t.TempDir(), "cluster2.kubeconfig")
+	require.NoError(t, framework.WriteKubeconfig(kubeconfig, "cluster2", f.env.Cluster("cluster2").RESTConfig()))
+	out, err := join(kubeconfig)
+	require.NoError(t, err, out)
+	f.ocm(t, "accept", "--clusters", "cluster2", "--context", "hub", "--wait")
+
+	eventually(t, 2*time.Minute, "cluster2 Joined and Available", func(ctx context.Context) (bool, error) {
+		mc := &clusterv1.ManagedCluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: "cluster2"}, mc); err != nil {
+			return false, err
+		}
+		return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
+			meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
+	})
+
+	t.Run("the agent reports on its Klusterlet on the hosting cluster", func(t *testing.T) {
+		eventually(t, time.Minute, "Klusterlet "+ns+" Available on cluster1", func(ctx context.Context) (bool, error) {
+			k := &operatorv1.Klusterlet{}
+			if err := hosting.Get(ctx, client.ObjectKey{Name: ns}, k); err != nil {
+				return false, err
+			}
+			return k.Spec.DeployOption.Mode == operatorv1.InstallModeHosted &&
+				meta.IsStatusConditionTrue(k.Status.Conditions, operatorv1.ConditionKlusterletAvailable), nil
+		})
+	})
+
+	t.Run("a ClusterClaim on the managed cluster reaches the hub", func(t *testing.T) {
+		claim := &clusterv1alpha1.ClusterClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: "region.open-cluster-management.io"},
+			Spec:       clusterv1alpha1.ClusterClaimSpec{Value: "eu-west-2"},
+		}
+		require.NoError(t, managed.Create(ctx, claim))
+		eventually(t, time.Minute, "claim region=eu-west-2 in cluster2's status", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster2"}, mc); err != nil {
+				return false, err
+			}
+			for _, c := range mc.Status.ClusterClaims {
+				if c.Name == claim.Name && c.Value == "eu-west-2" {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+	})
+
+	t.Run("nothing of the agent is on the managed cluster but the CRDs", func(t *testing.T) {
+		sel := client.MatchingLabels{config.PartOfLabelKey: config.PartOfLabelValue}
+		for _, list := range []client.ObjectList{
+			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}},
+			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}},
+			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "SecretList"}},
+			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleList"}},
+		} {
+			require.NoError(t, managed.List(ctx, list, sel))
+			assert.Empty(t, list.(*metav1.PartialObjectMetadataList).Items, "%s labeled %s on cluster2", list.GetObjectKind().GroupVersionKind().Kind, config.PartOfLabelKey)
+		}
+		for name, want := range map[string]bool{
+			config.ClusterClaimsCRDName:        true,
+			config.AppliedManifestWorksCRDName: true,
+			config.KlusterletsCRDName:          false,
+		} {
+			err := managed.Get(ctx, client.ObjectKey{Name: name}, &apiextensionsv1.CustomResourceDefinition{})
+			if want {
+				assert.NoError(t, err, "CRD %s on cluster2", name)
+			} else {
+				assert.True(t, apierrors.IsNotFound(err), "CRD %s on cluster2: %v", name, err)
+			}
+		}
+	})
+
+	t.Run("unjoin removes the hosted agent from the hosting cluster", func(t *testing.T) {
+		out := f.ocm(t, "unjoin", "--cluster-name", "cluster2", "--mode", "hosted", "--context", "cluster1", "--managed-cluster-kubeconfig", kubeconfig)
+		assert.Contains(t, out, "Kept CRDs still in use: "+config.ClusterClaimsCRDName, "the claim keeps its CRD")
+		_, err := f.env.Cluster("cluster1").Clientset().CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "namespace %s still on cluster1: %v", ns, err)
+		err = hosting.Get(ctx, client.ObjectKey{Name: ns}, &operatorv1.Klusterlet{})
+		assert.True(t, apierrors.IsNotFound(err) || meta.IsNoMatchError(err), "Klusterlet %s still on cluster1: %v", ns, err)
+		err = managed.Get(ctx, client.ObjectKey{Name: config.AppliedManifestWorksCRDName}, &apiextensionsv1.CustomResourceDefinition{})
+		assert.True(t, apierrors.IsNotFound(err), "unused CRD %s still on cluster2: %v", config.AppliedManifestWorksCRDName, err)
+	})
+}
