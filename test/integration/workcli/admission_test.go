@@ -1,0 +1,108 @@
+package workcli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// work returns a ManifestWork in cluster1 with the given manifests (YAML
+// flow objects, one per line).
+func work(name string, manifests ...string) string {
+	return "apiVersion: work.open-cluster-management.io/v1\nkind: ManifestWork\nmetadata: {name: " + name +
+		", namespace: cluster1}\nspec:\n  workload:\n    manifests:\n" + indent("- "+strings.Join(manifests, "\n- "), 4)
+}
+
+// replicaSet returns a ManifestWorkReplicaSet in cluster1 with the given manifests.
+func replicaSet(name string, manifests ...string) string {
+	return "apiVersion: work.open-cluster-management.io/v1alpha1\nkind: ManifestWorkReplicaSet\nmetadata: {name: " + name +
+		", namespace: cluster1}\nspec:\n  placementRefs: [{name: p}]\n  manifestWorkTemplate:\n    workload:\n      manifests:\n" +
+		indent("- "+strings.Join(manifests, "\n- "), 6)
+}
+
+const (
+	cm      = "{apiVersion: v1, kind: ConfigMap, metadata: {name: cm, namespace: default}}"
+	cmOther = "{apiVersion: v1, kind: ConfigMap, metadata: {name: cm, namespace: other}}"
+)
+
+// bigConfigMap returns a ConfigMap manifest whose data holds n characters.
+func bigConfigMap(name string, n int) string {
+	return "{apiVersion: v1, kind: ConfigMap, metadata: {name: " + name + ", namespace: default}, data: {big: " + strings.Repeat("x", n) + "}}"
+}
+
+// testAdmission creates invalid works as the hub admin and checks that each
+// is rejected with an error naming the field and the rule.
+func testAdmission(ctx context.Context, t *testing.T, c client.Client) {
+	// The policies take effect once the API server has loaded them.
+	poll(ctx, t, "the ManifestWork admission policy", func(ctx context.Context) (bool, error) {
+		err := c.Create(ctx, mustDecode(t, work("probe", cm, cm)))
+		if err == nil {
+			_ = c.Delete(ctx, mustDecode(t, work("probe", cm)))
+			return false, nil
+		}
+		return strings.Contains(err.Error(), "same object"), err
+	})
+	tests := []struct {
+		name, obj            string
+		wantField, wantError string
+	}{
+		{"manifest without a name", work("no-name", "{apiVersion: v1, kind: ConfigMap, metadata: {namespace: default}}"),
+			"spec.workload.manifests[0]", "each manifest must set metadata.name"},
+		{"manifest with generateName", work("generate-name", "{apiVersion: v1, kind: ConfigMap, metadata: {name: a, generateName: a-}}"),
+			"spec.workload.manifests[0]", "must not set metadata.generateName"},
+		{"duplicate manifests", work("dup", cm, cmOther, cm),
+			"spec.workload.manifests", "spec.workload.manifests[0] and spec.workload.manifests[2] are the same object (ConfigMap default/cm)"},
+		{"duplicates across versions of one group", work("dup-versions",
+			"{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: default}}",
+			"{apiVersion: apps/v1beta1, kind: Deployment, metadata: {name: web, namespace: default}}"),
+			"spec.workload.manifests", "same object (Deployment.apps default/web)"},
+		{"oversize data", work("oversize", bigConfigMap("a", 300*1024), bigConfigMap("b", 250*1024)),
+			"spec.workload.manifests", "over the 512000-byte (500 KiB) size limit"},
+		{"replica set duplicates", replicaSet("dup", cm, cm),
+			"spec.manifestWorkTemplate.workload.manifests", "are the same object (ConfigMap default/cm)"},
+		{"replica set oversize", replicaSet("oversize", bigConfigMap("a", 520*1024)),
+			"spec.manifestWorkTemplate.workload.manifests", "500 KiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := c.Create(ctx, mustDecode(t, tt.obj))
+			if err == nil {
+				t.Fatalf("the hub accepted the object; want it rejected naming %s", tt.wantField)
+			}
+			if !apierrors.IsInvalid(err) {
+				t.Errorf("error is not Invalid (reason %q): %v", apierrors.ReasonForError(err), err)
+			}
+			for _, want := range []string{tt.wantField, tt.wantError} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q: %v", want, err)
+				}
+			}
+		})
+	}
+	t.Run("valid works pass", func(t *testing.T) {
+		for _, obj := range []string{
+			work("same-name-other-namespace", cm, cmOther),
+			work("large-but-under", bigConfigMap("a", 400*1024)),
+			replicaSet("valid", cm, cmOther),
+		} {
+			if err := c.Create(ctx, mustDecode(t, obj)); err != nil {
+				t.Errorf("create valid object: %v", err)
+			}
+		}
+	})
+	t.Run("an update adding a duplicate is rejected", func(t *testing.T) {
+		u := mustDecode(t, work("same-name-other-namespace", cm, cmOther, cmOther))
+		cur := mustDecode(t, work("same-name-other-namespace", cm))
+		if err := c.Get(ctx, client.ObjectKeyFromObject(cur), cur); err != nil {
+			t.Fatal(err)
+		}
+		u.SetResourceVersion(cur.GetResourceVersion())
+		err := c.Update(ctx, u)
+		if err == nil || !strings.Contains(err.Error(), "spec.workload.manifests[1] and spec.workload.manifests[2]") {
+			t.Errorf("update with a duplicate: err = %v, want the duplicate named", err)
+		}
+	})
+}

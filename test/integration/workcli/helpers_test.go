@@ -1,0 +1,90 @@
+package workcli
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+const (
+	// pollTimeout bounds every wait of the tests.
+	pollTimeout = 30 * time.Second
+	// pollInterval is how often waits look again.
+	pollInterval = 100 * time.Millisecond
+)
+
+// setup starts a hub, installs the hub objects and creates the accepted
+// ManagedCluster cluster1 with its namespace, and the not accepted cluster2
+// without one.
+func setup(ctx context.Context, t *testing.T) (*framework.Environment, client.Client) {
+	t.Helper()
+	env := framework.StartForTest(t, "hub")
+	c := env.Cluster("hub").Client()
+	objs, err := config.HubObjects(config.HubValues{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, mc := range []*clusterv1.ManagedCluster{
+		{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}},
+	} {
+		mustCreate(ctx, t, c, mc)
+	}
+	mustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}})
+	return env, c
+}
+
+// mustCreate creates obj or fails t.
+func mustCreate(ctx context.Context, t *testing.T, c client.Client, obj client.Object) {
+	t.Helper()
+	if err := c.Create(ctx, obj); err != nil {
+		t.Fatalf("create %s: %v", obj.GetName(), err)
+	}
+}
+
+// mustDecode decodes one YAML object.
+func mustDecode(t *testing.T, s string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(s), &u.Object); err != nil {
+		t.Fatalf("decode %q: %v", s, err)
+	}
+	return u
+}
+
+// poll calls cond until it returns true, failing t after pollTimeout with
+// the last error cond returned.
+func poll(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, pollInterval, pollTimeout, true, func(ctx context.Context) (bool, error) {
+		done, err := cond(ctx)
+		last = err
+		return done, nil
+	})
+	if err != nil {
+		t.Fatalf("timed out waiting for %s: %v", what, last)
+	}
+}
+
+// indent indents every line of s by n spaces.
+func indent(s string, n int) string {
+	pad := strings.Repeat(" ", n)
+	return pad + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n"+pad)
+}

@@ -1,0 +1,16 @@
+package workcli
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestWorkCLI runs the admission and CLI tests against one hub.
+func TestWorkCLI(t *testing.T) {
+	framework.SkipIfShort(t)
+	ctx := context.Background()
+	_, c := setup(ctx, t)
+	t.Run("admission", func(t *testing.T) { testAdmission(ctx, t, c) })
+}
