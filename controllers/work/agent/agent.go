@@ -39,8 +39,10 @@ type Agent struct {
 	spokeReader client.Reader
 	// kube watches the hub credential Secret.
 	kube kubernetes.Interface
-	// applier applies manifests with a dynamic client.
+	// applier applies manifests with a dynamic client; dyn is that client,
+	// also used to watch the applied objects.
 	applier *apply.Applier
+	dyn     dynamic.Interface
 	// appliedEvents carries the names of AppliedManifestWorks that were
 	// deleted (or finalized) to the current session's ManifestWork controller.
 	appliedEvents chan event.GenericEvent
@@ -73,6 +75,7 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		spokeReader:   mgr.GetAPIReader(),
 		kube:          kube,
 		applier:       apply.NewApplier(dyn, apply.NewMapper(dc)),
+		dyn:           dyn,
 		appliedEvents: make(chan event.GenericEvent, 1024),
 		log:           mgr.GetLogger().WithName("work-agent"),
 	}, nil

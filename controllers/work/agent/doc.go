@@ -11,6 +11,15 @@
 // client certificate is rotated. The AppliedManifestWork controller works on
 // the managed cluster alone and keeps running across sessions.
 //
+// Each session watches the objects the works applied (watcher.go): one
+// metadata-only informer per resource some work uses, started with the first
+// work that applies that resource and stopped with the last, reacting only to
+// objects owned by an AppliedManifestWork of the hub (and to the objects of
+// ReadOnly or orphaned manifests). A change brings the owning work back to
+// the controller within milliseconds (paced per work), which re-reads the
+// objects, reports their status feedback (feedback.go) and writes the
+// work's status in a single patch when it changed.
+//
 // Applying itself (kind order, update strategies, owner references,
 // deletion) lives in the apply subpackage.
 package agent

@@ -33,7 +33,7 @@ func (r *workReconciler) updateAppliedResources(ctx context.Context, amw *workv1
 			pending = true
 			continue
 		}
-		log.V(2).Info("Removed an object that is no longer maintained by the ManifestWork", "resource", res.ResourceIdentifier.String())
+		log.V(2).Info("Removed an object that is no longer maintained by the ManifestWork", "resource", res.String())
 	}
 	sortResources(next)
 	if !equality.Semantic.DeepEqual(next, amw.Status.AppliedResources) {

@@ -48,6 +48,8 @@ type workReconciler struct {
 	resync                    time.Duration
 	// failures paces the retries of works that did not fully apply.
 	failures workqueue.TypedRateLimiter[types.NamespacedName]
+	// watcher watches the applied objects; nil in unit tests.
+	watcher *resourceWatcher
 }
 
 // Reconcile brings one ManifestWork's objects on the managed cluster in line
@@ -57,6 +59,9 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	if err := r.hub.Get(ctx, req.NamespacedName, work); err != nil {
 		// A ManifestWork gone without its finalizer leaves its
 		// AppliedManifestWork to eviction (a later controller).
+		if apierrors.IsNotFound(err) {
+			r.watcher.Forget(req.Name)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !work.DeletionTimestamp.IsZero() {
@@ -109,6 +114,7 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 	}
 
 	pending, err := r.updateAppliedResources(ctx, amw, results)
+	r.watcher.Track(work.Name, results)
 	setWorkStatus(work, r.observe(ctx, results))
 
 	switch {
@@ -132,11 +138,15 @@ func (r *workReconciler) observe(ctx context.Context, results []apply.Result) []
 		switch {
 		case res.Err == nil:
 			out[i].exists = res.Object != nil
+			out[i].live = res.Object
 		case res.GVR.Resource == "":
 			out[i].unknownMeta = true
 		default:
-			_, err := r.applier.Get(ctx, res)
+			live, err := r.applier.Get(ctx, res)
 			out[i].exists = err == nil
+			if err == nil {
+				out[i].live = live
+			}
 			if err != nil && !apierrors.IsNotFound(err) {
 				out[i].fetchErr = err
 			}

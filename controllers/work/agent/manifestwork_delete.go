@@ -59,6 +59,7 @@ func (r *workReconciler) reconcileDelete(ctx context.Context, work *workv1.Manif
 		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
 	}
 	r.failures.Forget(client.ObjectKeyFromObject(work))
+	r.watcher.Forget(work.Name)
 	log.V(2).Info("ManifestWork cleaned up")
 	return ctrl.Result{}, nil
 }

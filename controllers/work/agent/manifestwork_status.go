@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -30,6 +31,8 @@ type manifestObservation struct {
 	unknownMeta bool
 	// fetchErr is why looking the object up failed.
 	fetchErr error
+	// live is the object on the managed cluster, when it could be read.
+	live *unstructured.Unstructured
 }
 
 // setWorkStatus sets the manifests' and the work's Applied and Available
@@ -48,6 +51,11 @@ func setWorkStatus(work *workv1.ManifestWork, obs []manifestObservation) {
 		}
 		meta.SetStatusCondition(&mc.Conditions, manifestApplied(o, gen))
 		meta.SetStatusCondition(&mc.Conditions, manifestAvailable(o, gen))
+		var rules []workv1.FeedbackRule
+		if cfg := work.Spec.FindManifestConfig(o.Meta); cfg != nil {
+			rules = cfg.FeedbackRules
+		}
+		setFeedback(&mc, o.live, rules, gen)
 		manifests = append(manifests, mc)
 	}
 	work.Status.ResourceStatus.Manifests = manifests

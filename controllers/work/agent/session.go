@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
@@ -94,6 +95,21 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The applied objects are watched for this session's works: their
+	// changes bring the work back through the controller's queue.
+	var queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
+	pace := newPacer(watchCoalesceDelay, watchMinInterval)
+	r.watcher = newResourceWatcher(ctx, log.WithName("watcher"), a.dyn, cred.hubHash, func(work string) {
+		if q := queue.Load(); q != nil {
+			(*q).AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cred.clusterName, Name: work}}, pace.delay(work))
+		}
+	})
+	if err := c.Watch(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		queue.Store(&q)
+		return nil
+	})); err != nil {
+		return fmt.Errorf("watch applied resources: %w", err)
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	wg.Go(func() { errs <- hub.Start(ctx) })

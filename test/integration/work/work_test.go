@@ -55,6 +55,7 @@ func TestWorkAgent(t *testing.T) {
 	t.Run("restart converges", func(t *testing.T) { s.testRestart(ctx, t) })
 	t.Run("credential rotation reconnects", func(t *testing.T) { s.testRotation(ctx, t) })
 	t.Run("isolation from other clusters", func(t *testing.T) { s.testIsolation(ctx, t) })
+	t.Run("status feedback", func(t *testing.T) { s.testFeedback(ctx, t) })
 }
 
 func (s *suite) testSeed(ctx context.Context, t *testing.T) {
@@ -325,7 +326,7 @@ func (s *suite) testBadManifests(ctx context.Context, t *testing.T) {
 	unknown := "apiVersion: nothing.example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: default\n"
 	invalid := configMap("default", "Not_A_Valid_Name", "1")
 	mustCreate(ctx, t, s.hubC, newWork(t, "bad", configMap("default", "good", "1"), unknown, invalid))
-	mustCreate(ctx, t, s.hubC, newWork(t, "neighbour", configMap("default", "neighbour", "1")))
+	mustCreate(ctx, t, s.hubC, newWork(t, "neighbor", configMap("default", "neighbor", "1")))
 
 	w := s.waitWorkCondition(ctx, t, "bad", workv1.WorkApplied, metav1.ConditionFalse)
 	if !hasReason(w.Status.Conditions, workv1.WorkAppliedReasonFailed, "") {
@@ -355,7 +356,7 @@ func (s *suite) testBadManifests(ctx context.Context, t *testing.T) {
 	if _, err := s.configMap(ctx, "default", "good"); err != nil {
 		t.Errorf("good manifest of the bad work: %v", err)
 	}
-	s.waitWorkCondition(ctx, t, "neighbour", workv1.WorkApplied, metav1.ConditionTrue)
+	s.waitWorkCondition(ctx, t, "neighbor", workv1.WorkApplied, metav1.ConditionTrue)
 }
 
 func (s *suite) testRestart(ctx context.Context, t *testing.T) {

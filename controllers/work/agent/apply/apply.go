@@ -71,6 +71,37 @@ type Result struct {
 	Err error
 	// Strategy is the update strategy the manifest was applied with.
 	Strategy workv1.UpdateStrategyType
+	// Before is the live object as the apply found it; nil when it did not
+	// exist (or could not be read).
+	Before *unstructured.Unstructured
+	// Change is what the apply did to the object.
+	Change Change
+}
+
+// Change is what an apply did to the live object.
+type Change string
+
+const (
+	// ChangeNone means the object already matched and was not written.
+	ChangeNone Change = ""
+	// ChangeCreated means the object did not exist and was created.
+	ChangeCreated Change = "Created"
+	// ChangeUpdated means the object existed and was written.
+	ChangeUpdated Change = "Updated"
+)
+
+// changeOf tells what happened between before and after.
+func changeOf(before, after *unstructured.Unstructured) Change {
+	switch {
+	case after == nil:
+		return ChangeNone
+	case before == nil:
+		return ChangeCreated
+	case before.GetResourceVersion() != after.GetResourceVersion():
+		return ChangeUpdated
+	default:
+		return ChangeNone
+	}
 }
 
 // Resource returns the status identity of the applied object, for the
@@ -131,21 +162,34 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 		d = req.Decide(res.Meta)
 	}
 	res.Strategy = d.StrategyType()
+	existing, err := ri.Get(ctx, required.GetName(), metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		existing = nil
+	case err != nil:
+		res.Err = err
+		return res
+	}
+	res.Before = existing
 	switch res.Strategy {
 	case workv1.UpdateStrategyTypeReadOnly:
-		res.Object, res.Err = ri.Get(ctx, required.GetName(), metav1.GetOptions{})
+		res.Object = existing
+		if existing == nil {
+			res.Err = apierrors.NewNotFound(mapping.Resource.GroupResource(), required.GetName())
+		}
 	case workv1.UpdateStrategyTypeCreateOnly:
-		res.Object, res.Err = createOnly(ctx, ri, required, req.Owner, d.Owned)
+		res.Object, res.Err = createOnly(ctx, ri, existing, required, req.Owner, d.Owned)
 	case workv1.UpdateStrategyTypeServerSideApply:
 		res.Object, res.Err = serverSideApply(ctx, ri, required, req.Owner, d.Owned, d.Strategy.ServerSideApply)
 	case workv1.UpdateStrategyTypeUpdate:
-		res.Object, res.Err = update(ctx, ri, required, req.Owner, d.Owned)
+		res.Object, res.Err = update(ctx, ri, existing, required, req.Owner, d.Owned)
 	default:
 		res.Err = fmt.Errorf("unknown update strategy %q", res.Strategy)
 	}
 	if res.Err != nil {
 		res.Object = nil
 	}
+	res.Change = changeOf(res.Before, res.Object)
 	return res
 }
 
@@ -166,13 +210,13 @@ func create(ctx context.Context, ri dynamic.ResourceInterface, required *unstruc
 	return ri.Create(ctx, required, metav1.CreateOptions{})
 }
 
-// update is the Update strategy: create the object, or update it to the
+// update is the Update strategy (existing is the live object or nil):
+// create the object, or update it to the
 // manifest while keeping labels, annotations and owner references others
 // set, and its finalizers. An object that already matches is not written.
-func update(ctx context.Context, ri dynamic.ResourceInterface, required *unstructured.Unstructured, owner metav1.OwnerReference, owned bool) (*unstructured.Unstructured, error) {
+func update(ctx context.Context, ri dynamic.ResourceInterface, existing, required *unstructured.Unstructured, owner metav1.OwnerReference, owned bool) (*unstructured.Unstructured, error) {
 	hash := contentHash(required)
-	existing, err := ri.Get(ctx, required.GetName(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	if existing == nil {
 		annotations := required.GetAnnotations()
 		if annotations == nil {
 			annotations = map[string]string{}
@@ -180,9 +224,6 @@ func update(ctx context.Context, ri dynamic.ResourceInterface, required *unstruc
 		annotations[hashAnnotation] = hash
 		required.SetAnnotations(annotations)
 		return create(ctx, ri, required, owner, owned)
-	}
-	if err != nil {
-		return nil, err
 	}
 	lastHash := existing.GetAnnotations()[hashAnnotation]
 	labels, labelsChanged := mergeMap(existing.GetLabels(), required.GetLabels())
@@ -226,13 +267,9 @@ func mergeOwners(existing, required []metav1.OwnerReference) ([]metav1.OwnerRefe
 
 // createOnly is the CreateOnly strategy: create the object if it is missing;
 // afterwards only its owner reference is kept in line with the delete option.
-func createOnly(ctx context.Context, ri dynamic.ResourceInterface, required *unstructured.Unstructured, owner metav1.OwnerReference, owned bool) (*unstructured.Unstructured, error) {
-	existing, err := ri.Get(ctx, required.GetName(), metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+func createOnly(ctx context.Context, ri dynamic.ResourceInterface, existing, required *unstructured.Unstructured, owner metav1.OwnerReference, owned bool) (*unstructured.Unstructured, error) {
+	if existing == nil {
 		return create(ctx, ri, required, owner, owned)
-	}
-	if err != nil {
-		return nil, err
 	}
 	refs, changed := withOwner(existing.GetOwnerReferences(), owner, owned)
 	if !changed {

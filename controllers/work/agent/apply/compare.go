@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -110,4 +111,53 @@ func mergeMap(existing, required map[string]string) (map[string]string, bool) {
 		}
 	}
 	return out, changed
+}
+
+// Differences returns the paths (such as data.a or metadata.labels.app) at
+// which the live object no longer holds what the manifest sets: content
+// outside metadata and status, labels and annotations. Extra fields on the
+// live object (defaults, fields of other managers) are not differences. It
+// is empty when live matches the manifest, the check drift detection uses.
+func Differences(manifest, live *unstructured.Unstructured) []string {
+	var out []string
+	for k, v := range manifest.Object {
+		if k == "metadata" || k == "status" {
+			continue
+		}
+		out = appendDiffs(out, k, v, live.Object[k])
+	}
+	for k, v := range manifest.GetLabels() {
+		if cur, ok := live.GetLabels()[k]; !ok || cur != v {
+			out = append(out, "metadata.labels."+k)
+		}
+	}
+	for k, v := range manifest.GetAnnotations() {
+		if cur, ok := live.GetAnnotations()[k]; !ok || cur != v {
+			out = append(out, "metadata.annotations."+k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// appendDiffs appends the paths under path where got does not hold want.
+func appendDiffs(out []string, path string, want, got any) []string {
+	w, ok := want.(map[string]any)
+	if !ok {
+		if !isSubset(want, got) {
+			out = append(out, path)
+		}
+		return out
+	}
+	g, ok := got.(map[string]any)
+	if !ok {
+		if !isSubset(want, got) {
+			out = append(out, path)
+		}
+		return out
+	}
+	for k, v := range w {
+		out = appendDiffs(out, path+"."+k, v, g[k])
+	}
+	return out
 }

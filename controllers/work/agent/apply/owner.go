@@ -51,7 +51,7 @@ func OwnedByTheWork(id workv1.ResourceIdentifier, opt *workv1.DeleteOption) bool
 }
 
 // withOwner returns refs with owner present (owned) or absent (not owned)
-// and whether that changed refs. The owner is recognised by its UID.
+// and whether that changed refs. The owner is recognized by its UID.
 func withOwner(refs []metav1.OwnerReference, owner metav1.OwnerReference, owned bool) ([]metav1.OwnerReference, bool) {
 	idx := indexOfOwner(refs, owner.UID)
 	switch {

@@ -1,0 +1,132 @@
+package work
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+)
+
+// testDeployment is a Deployment manifest; the test cluster runs no
+// deployment controller, so the test writes its status itself.
+const testDeployment = `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx
+`
+
+// feedbackValue returns the value name of manifest ordinal of w, or nil.
+func feedbackValue(w *workv1.ManifestWork, ordinal int, name string) *workv1.FieldValue {
+	for _, m := range w.Status.ResourceStatus.Manifests {
+		if int(m.ResourceMeta.Ordinal) != ordinal {
+			continue
+		}
+		for _, v := range m.StatusFeedbacks.Values {
+			if v.Name == name {
+				return &v.Value
+			}
+		}
+	}
+	return nil
+}
+
+// waitFeedback waits until the integer feedback value name of manifest 0 of
+// work is want. It polls the hub every few milliseconds, so that the
+// latency the test prints is close to the real one.
+func (s *suite) waitFeedback(ctx context.Context, t *testing.T, work, name string, want int64) *workv1.ManifestWork {
+	t.Helper()
+	var w *workv1.ManifestWork
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 2*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
+		w, last = s.getWork(ctx, work)
+		if last != nil {
+			return false, nil
+		}
+		v := feedbackValue(w, 0, name)
+		return v != nil && v.Integer != nil && *v.Integer == want, nil
+	})
+	if err != nil {
+		t.Fatalf("timed out waiting for feedback %s=%d of %s (last error: %v)", name, want, work, last)
+	}
+	return w
+}
+
+func (s *suite) testFeedback(ctx context.Context, t *testing.T) {
+	work := newWork(t, "feedback", testDeployment)
+	work.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{
+		ResourceIdentifier: workv1.ResourceIdentifier{Group: "apps", Resource: "deployments", Namespace: "default", Name: "web"},
+		FeedbackRules: []workv1.FeedbackRule{
+			{Type: workv1.WellKnownStatusType},
+			{Type: workv1.JSONPathsType, JsonPaths: []workv1.JsonPath{
+				{Name: "image", Path: ".spec.template.spec.containers[0].image"},
+				{Name: "selector", Path: ".spec.selector"},
+				{Name: "missing", Path: ".status.nothing"},
+			}},
+		},
+	}}
+	mustCreate(ctx, t, s.hubC, work)
+	w := s.waitWorkCondition(ctx, t, "feedback", workv1.WorkApplied, metav1.ConditionTrue)
+	eventually(ctx, t, "image feedback", func(ctx context.Context) (bool, error) {
+		var err error
+		w, err = s.getWork(ctx, "feedback")
+		v := feedbackValue(w, 0, "image")
+		return err == nil && v != nil && v.String != nil && *v.String == "nginx", err
+	})
+	if v := feedbackValue(w, 0, "selector"); v == nil || v.Type != workv1.JsonRaw || *v.JsonRaw != `{"matchLabels":{"app":"web"}}` {
+		t.Errorf("selector feedback = %+v", v)
+	}
+	if v := feedbackValue(w, 0, "missing"); v != nil {
+		t.Errorf("missing key reported: %+v", v)
+	}
+	if c := manifestCondition(w, 0, workv1.ManifestStatusFeedbackSynced); c == nil || c.Status != metav1.ConditionTrue || c.Reason != workv1.StatusFeedbackSyncedReasonSynced {
+		t.Errorf("StatusFeedbackSynced = %+v", c)
+	}
+
+	// Status changes on the managed cluster reach the hub through the watch,
+	// long before any resync.
+	var latencies []time.Duration
+	for ready := int32(1); ready <= 3; ready++ {
+		d := &appsv1.Deployment{}
+		if err := s.spokeC.Get(ctx, types.NamespacedName{Namespace: "default", Name: "web"}, d); err != nil {
+			t.Fatal(err)
+		}
+		d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 3, ReadyReplicas: ready, AvailableReplicas: ready, UpdatedReplicas: 3}
+		start := time.Now()
+		if err := s.spokeC.Status().Update(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		w = s.waitFeedback(ctx, t, "feedback", "ReadyReplicas", int64(ready))
+		latencies = append(latencies, time.Since(start))
+		if v := feedbackValue(w, 0, "AvailableReplicas"); v == nil || *v.Integer != int64(ready) {
+			t.Errorf("AvailableReplicas = %+v, want %d", v, ready)
+		}
+		if v := feedbackValue(w, 0, "Replicas"); v == nil || *v.Integer != 3 {
+			t.Errorf("Replicas = %+v, want 3", v)
+		}
+	}
+	// For information only; the test asserts no timing.
+	t.Logf("status change on cluster1 → feedback on the hub: %v (hub polled every 2ms)", latencies)
+	if err := s.hubC.Delete(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(ctx, t, s.hubC, w)
+}
