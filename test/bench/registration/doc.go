@@ -1,0 +1,22 @@
+// Package registration benchmarks cluster registration on real local control
+// planes from test/framework: a hub and managed clusters, with the
+// ocm-controller binary built from this source tree and run by the component
+// runner as its shipped ServiceAccount, exactly as the end-to-end tests run it.
+//
+// The benchmarks print figures and assert nothing about speed:
+//
+//   - BenchmarkJoinToAvailable: seconds from the creation of the agent
+//     Deployment (what `kubectl ocm join` installs last) to the ManagedCluster
+//     being Available on the hub, with the hub admin's accept done as soon as
+//     the agent's certificate signing request appears; several fresh joins,
+//     reported as p50 and max with a per-stage breakdown.
+//   - BenchmarkLeaseExpiry: seconds from stopping the agent to the hub marking
+//     the cluster's availability Unknown, for a stated lease duration, and
+//     seconds from restarting it to Available again.
+//   - BenchmarkHubMemory: resident memory of the ocm-controller hub process
+//     with 2 registered clusters (real agents) and with 100 (the rest
+//     lightweight simulated agents that speak the real protocol).
+//
+// Everything lives in _test.go files and runs only with -bench; the package is
+// skipped under -short. test/bench/README.md shows how to run it.
+package registration

@@ -1,0 +1,160 @@
+package registration
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+)
+
+// graceRatio is the hub controller's default --lease-grace-ratio: the hub
+// marks a cluster Unknown once 1.5 lease durations have passed since the last
+// renewal (docs/design/registration.md, "Lease health").
+const graceRatio = 1.5
+
+// BenchmarkLeaseExpiry joins cluster1, sets its spec.leaseDurationSeconds to
+// -lease-seconds, waits until the agent renews on that period, stops the
+// agent (Deployment scaled to 0) and measures the seconds until the hub
+// reports ManagedClusterConditionAvailable Unknown; then it scales the agent
+// back to 1 and measures the seconds until Available is True again.
+func BenchmarkLeaseExpiry(b *testing.B) {
+	const cluster = "cluster1"
+	f := startFleet(b, config.HubValues{}, cluster)
+	ctx := b.Context()
+	joinCluster(ctx, b, f, cluster)
+
+	lease := time.Duration(*leaseSeconds) * time.Second
+	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"leaseDurationSeconds":%d}}`, *leaseSeconds))
+	if err := f.hubClient.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, patch); err != nil {
+		b.Fatalf("set the lease duration of %s: %v", cluster, err)
+	}
+	changed := time.Now()
+	// The agent reads the duration when it renews, so the second renewal
+	// after the change is the first one scheduled on the new period.
+	renewals, firstUnknown := waitRenewals(ctx, b, f, cluster, changed, 2, lease)
+	interval := renewals[1].Sub(renewals[0])
+	b.Logf("lease duration %s: the agent renews every %s (expected %s plus at most 10 %% jitter)",
+		lease, interval.Round(time.Millisecond), lease/4)
+	again := poll(ctx, b, fastPoll, 2*time.Minute, cluster+" Available before the stop", func(ctx context.Context) (bool, error) {
+		return availableIs(ctx, f, cluster, metav1.ConditionTrue)
+	})
+	if !firstUnknown.IsZero() {
+		// The last renewal on the old period is older than 1.5 × the new
+		// duration, so the hub marks the cluster Unknown until the agent's
+		// next status sync reports Available again.
+		record(b, fmt.Sprintf("lowering the lease duration 60 s → %s: running cluster shown Unknown for", lease), seconds(again.Sub(firstUnknown)),
+			"until the agent's next status sync; the stop below comes only once Available again")
+	}
+
+	spoke := f.env.Cluster(cluster).Client()
+	stop := time.Now()
+	scaleAgent(ctx, b, spoke, 0)
+	exited := poll(ctx, b, fastPoll, time.Minute, "the agent process to exit", func(context.Context) (bool, error) {
+		return f.pid(cluster, config.AgentNamespace, agentDeployment) == 0, nil
+	})
+	last := lastRenewal(ctx, b, f, cluster)
+	unknown := poll(ctx, b, fastPoll, 3*lease+time.Minute, cluster+" Available Unknown", func(ctx context.Context) (bool, error) {
+		return availableIs(ctx, f, cluster, metav1.ConditionUnknown)
+	})
+
+	start := time.Now()
+	scaleAgent(ctx, b, spoke, 1)
+	started := poll(ctx, b, fastPoll, time.Minute, "the agent process to start", func(context.Context) (bool, error) {
+		return f.pid(cluster, config.AgentNamespace, agentDeployment) != 0, nil
+	})
+	available := poll(ctx, b, fastPoll, 2*time.Minute, cluster+" Available again", func(ctx context.Context) (bool, error) {
+		return availableIs(ctx, f, cluster, metav1.ConditionTrue)
+	})
+
+	earliest, limit := expectedDetection(lease)
+	defEarliest, defLimit := expectedDetection(clusterv1.DefaultLeaseDurationSeconds * time.Second)
+	record(b, "lease duration (spec.leaseDurationSeconds)", seconds(lease), fmt.Sprintf("renewed every %s (measured)", interval.Round(time.Millisecond)))
+	record(b, "agent stop (scale to 0) → Available Unknown", seconds(unknown.Sub(stop)),
+		fmt.Sprintf("expected %.2f–%.2f s (≤ 1.5 × lease after the last renewal)", earliest.Seconds(), limit.Seconds()))
+	record(b, "last lease renewal → Available Unknown", seconds(unknown.Sub(last)), fmt.Sprintf("contract: 1.5 × lease = %s, plus the hub's reaction and the 20 ms poll", seconds(limit)))
+	record(b, "agent process exit after scale to 0", seconds(exited.Sub(stop)), "graceful shutdown by the runner")
+	record(b, "default lease 60 s: expected stop → Unknown", fmt.Sprintf("%.2f–%.2f s", defEarliest.Seconds(), defLimit.Seconds()),
+		"not measured: ≤ 1.5 × 60 s after the last renewal")
+	record(b, "scale to 1 → Available True again", seconds(available.Sub(start)), fmt.Sprintf("process started after %s", seconds(started.Sub(start))))
+	b.ReportMetric(unknown.Sub(stop).Seconds(), "unknown-after-stop-s")
+	b.ReportMetric(available.Sub(start).Seconds(), "available-again-s")
+	b.ReportMetric(0, "ns/op")
+}
+
+// expectedDetection returns the window, measured from the agent's stop, in
+// which the hub should mark a cluster with lease duration lease Unknown: 1.5 ×
+// lease after the last renewal, which came at most one renewal interval
+// (lease/4 plus 10 % jitter) before the stop.
+func expectedDetection(lease time.Duration) (earliest, latest time.Duration) {
+	latest = time.Duration(graceRatio * float64(lease))
+	return latest - (lease/4 + lease/40), latest
+}
+
+// waitRenewals waits until the agent of cluster has renewed its lease n times
+// after since and returns the renewal times, and when the cluster's Available
+// condition was first seen Unknown meanwhile (zero if never).
+func waitRenewals(ctx context.Context, b *testing.B, f *fleet, cluster string, since time.Time, n int, lease time.Duration) (renewals []time.Time, firstUnknown time.Time) {
+	b.Helper()
+	// Up to one renewal on the old (default 60 s) period comes first.
+	timeout := time.Duration(clusterv1.DefaultLeaseDurationSeconds)*time.Second/4*2 + time.Duration(n)*lease
+	poll(ctx, b, 100*time.Millisecond, timeout, fmt.Sprintf("%d lease renewals of %s", n, cluster), func(ctx context.Context) (bool, error) {
+		if unknown, err := availableIs(ctx, f, cluster, metav1.ConditionUnknown); err == nil && unknown && firstUnknown.IsZero() {
+			firstUnknown = time.Now()
+		}
+		l := &coordinationv1.Lease{}
+		if err := f.hubClient.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.LeaseName}, l); err != nil {
+			return false, err
+		}
+		if l.Spec.RenewTime == nil || !l.Spec.RenewTime.After(since) {
+			return false, nil
+		}
+		if r := l.Spec.RenewTime.Time; len(renewals) == 0 || !r.Equal(renewals[len(renewals)-1]) {
+			renewals = append(renewals, r)
+		}
+		return len(renewals) >= n, nil
+	})
+	return renewals, firstUnknown
+}
+
+// lastRenewal returns the renew time of cluster's lease.
+func lastRenewal(ctx context.Context, b *testing.B, f *fleet, cluster string) time.Time {
+	b.Helper()
+	l := &coordinationv1.Lease{}
+	if err := f.hubClient.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.LeaseName}, l); err != nil {
+		b.Fatalf("read the lease of %s: %v", cluster, err)
+	}
+	if l.Spec.RenewTime == nil {
+		b.Fatalf("the lease of %s has no renew time", cluster)
+	}
+	return l.Spec.RenewTime.Time
+}
+
+// availableIs reports whether cluster's Available condition has status.
+func availableIs(ctx context.Context, f *fleet, cluster string, status metav1.ConditionStatus) (bool, error) {
+	mc := &clusterv1.ManagedCluster{}
+	if err := f.hubClient.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		return false, err
+	}
+	c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
+	return c != nil && c.Status == status, nil
+}
+
+// scaleAgent sets the agent Deployment's replicas, as `kubectl scale` would.
+func scaleAgent(ctx context.Context, b *testing.B, spoke client.Client, replicas int) {
+	b.Helper()
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: config.AgentNamespace, Name: agentDeployment}}
+	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas))
+	if err := spoke.Patch(ctx, dep, patch); err != nil {
+		b.Fatalf("scale %s/%s to %d: %v", config.AgentNamespace, agentDeployment, replicas, err)
+	}
+}

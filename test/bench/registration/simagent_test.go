@@ -1,0 +1,256 @@
+package registration
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+)
+
+// Identities of the simulated agents.
+const (
+	// simBootstrapUser is the bootstrap identity the simulated agents join
+	// with: a client certificate in the bootstrap group, listed in the
+	// ClusterManager's autoApproveUsers so that the hub approves its requests.
+	simBootstrapUser = "system:bootstrap:bench-simulated-agents"
+	// bootstrapGroup is bound to the hub's bootstrap ClusterRole.
+	bootstrapGroup = "system:bootstrappers:managedcluster"
+	// simAgentID is the agent ID in every simulated agent's certificate.
+	simAgentID = "bench"
+	// simConcurrency bounds the simulated agents registering at once.
+	simConcurrency = 16
+	// simTimeout bounds each step of one simulated registration.
+	simTimeout = 3 * time.Minute
+)
+
+// simHub is what every simulated agent shares: the hub's address, CA and
+// REST mapping, a bootstrap client and the hub admin (who accepts clusters).
+type simHub struct {
+	server    string
+	ca        []byte
+	mapper    meta.RESTMapper
+	bootstrap client.Client
+	admin     client.Client
+	// renewals and failures count lease renewals after registration.
+	renewals, failures atomic.Int64
+}
+
+// simAgent is a lightweight stand-in for one cluster's registration agent
+// that speaks the real protocol to the hub, without a managed cluster: it
+// creates its ManagedCluster and a CSR as the bootstrap identity, gets the
+// certificate the hub approves and kube-controller-manager signs, and with
+// that certificate waits for the hub's acceptance and lease, reports Joined
+// and Available, and renews the lease every quarter lease duration.
+type simAgent struct {
+	cluster string
+	// hub acts as the agent's own certificate identity.
+	hub client.Client
+}
+
+// newSimHub prepares the shared parts of the simulated agents of f's hub.
+func newSimHub(b *testing.B, f *fleet) *simHub {
+	b.Helper()
+	cfg, err := f.hub.ConfigForUser(simBootstrapUser, bootstrapGroup)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := &simHub{server: f.hub.Server(), ca: f.hub.CAData(), mapper: f.hubClient.RESTMapper(), admin: f.hubClient}
+	if h.bootstrap, err = client.New(cfg, client.Options{Scheme: apis.Scheme, Mapper: h.mapper}); err != nil {
+		b.Fatal(err)
+	}
+	return h
+}
+
+// startSimAgents registers clusters with simulated agents, simConcurrency at
+// a time, and keeps each one renewing its lease until b ends. It returns once
+// every agent has reported Joined and Available, failing b if any cannot.
+func startSimAgents(ctx context.Context, b *testing.B, h *simHub, clusters []string) {
+	b.Helper()
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var loops sync.WaitGroup
+	b.Cleanup(func() { // before the runner and the control planes stop
+		cancel()
+		loops.Wait()
+		b.Logf("simulated agents: %d lease renewals, %d failed", h.renewals.Load(), h.failures.Load())
+	})
+	sem := make(chan struct{}, simConcurrency)
+	errs := make([]error, len(clusters))
+	var reg sync.WaitGroup
+	for i, cluster := range clusters {
+		reg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			a, err := registerSimAgent(runCtx, h, cluster)
+			if err != nil {
+				errs[i] = fmt.Errorf("simulated agent of %s: %w", cluster, err)
+				return
+			}
+			loops.Go(func() { a.renewLoop(runCtx, h) })
+		})
+	}
+	reg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// registerSimAgent runs the first join of cluster and returns its agent once
+// it has reported Joined and Available.
+func registerSimAgent(ctx context.Context, h *simHub, cluster string) (*simAgent, error) {
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}
+	if err := h.bootstrap.Create(ctx, mc); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("create ManagedCluster as the bootstrap identity: %w", err)
+	}
+	// The hub admin accepts the cluster, as `kubectl ocm accept` would.
+	if err := acceptCluster(ctx, h.admin, cluster); err != nil {
+		return nil, err
+	}
+	key, keyPEM, err := certs.NewPrivateKey()
+	if err != nil {
+		return nil, err
+	}
+	request, err := certs.NewCSR(key, certs.AgentSubject(cluster, simAgentID))
+	if err != nil {
+		return nil, err
+	}
+	csr := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: cluster + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster}},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request: request, SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		},
+	}
+	if err := h.bootstrap.Create(ctx, csr); err != nil {
+		return nil, fmt.Errorf("create CSR as the bootstrap identity: %w", err)
+	}
+	var certPEM []byte
+	_, err = pollErr(ctx, slowPoll, simTimeout, "the certificate of CSR "+csr.Name, func(ctx context.Context) (bool, error) {
+		got := &certificatesv1.CertificateSigningRequest{}
+		if err := h.bootstrap.Get(ctx, client.ObjectKey{Name: csr.Name}, got); err != nil {
+			return false, err
+		}
+		if decided(got) && !approved(got) {
+			return false, fmt.Errorf("CSR %s was denied: %v", csr.Name, got.Status.Conditions)
+		}
+		certPEM = got.Status.Certificate
+		return len(certPEM) > 0, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	cfg := &rest.Config{Host: h.server, QPS: 5, Burst: 10,
+		TLSClientConfig: rest.TLSClientConfig{CAData: h.ca, CertData: certPEM, KeyData: keyPEM}}
+	a := &simAgent{cluster: cluster}
+	if a.hub, err = client.New(cfg, client.Options{Scheme: apis.Scheme, Mapper: h.mapper}); err != nil {
+		return nil, err
+	}
+	// The hub grants the agent access once it has accepted the cluster and
+	// creates the lease; until then reads are forbidden or find nothing.
+	_, err = pollErr(ctx, slowPoll, simTimeout, "the hub to accept "+cluster+" and create its lease", func(ctx context.Context) (bool, error) {
+		if err := a.hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			return false, err
+		}
+		if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
+			return false, nil
+		}
+		return true, a.hub.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.renewLease(ctx); err != nil {
+		return nil, err
+	}
+	return a, a.reportStatus(ctx)
+}
+
+// approved reports whether csr has an Approved condition.
+func approved(csr *certificatesv1.CertificateSigningRequest) bool {
+	for _, c := range csr.Status.Conditions {
+		if c.Type == certificatesv1.CertificateApproved {
+			return true
+		}
+	}
+	return false
+}
+
+// reportStatus sets Joined and Available True and a version in the
+// ManagedCluster's status, as the agent's status sync does.
+func (a *simAgent) reportStatus(ctx context.Context) error {
+	mc := &clusterv1.ManagedCluster{}
+	if err := a.hub.Get(ctx, client.ObjectKey{Name: a.cluster}, mc); err != nil {
+		return err
+	}
+	base := mc.DeepCopy()
+	for _, c := range []metav1.Condition{
+		{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: clusterv1.ReasonManagedClusterJoined, Message: "Managed cluster joined"},
+		{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: clusterv1.ReasonManagedClusterAvailable, Message: "Managed cluster is available"},
+	} {
+		c.ObservedGeneration = mc.Generation
+		meta.SetStatusCondition(&mc.Status.Conditions, c)
+	}
+	mc.Status.Version.Kubernetes = "v1.36.0"
+	if err := a.hub.Status().Patch(ctx, mc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("report the status of %s: %w", a.cluster, err)
+	}
+	return nil
+}
+
+// renewLease sets the lease's renew time to now and returns the cluster's
+// lease duration.
+func (a *simAgent) renewLease(ctx context.Context) (time.Duration, error) {
+	mc := &clusterv1.ManagedCluster{}
+	if err := a.hub.Get(ctx, client.ObjectKey{Name: a.cluster}, mc); err != nil {
+		return 0, err
+	}
+	lease := &coordinationv1.Lease{}
+	key := types.NamespacedName{Namespace: a.cluster, Name: clusterv1.LeaseName}
+	if err := a.hub.Get(ctx, key, lease); err != nil {
+		return 0, err
+	}
+	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
+	if err := a.hub.Update(ctx, lease); err != nil {
+		return 0, fmt.Errorf("renew the lease of %s: %w", a.cluster, err)
+	}
+	return mc.Spec.LeaseDuration(), nil
+}
+
+// renewLoop renews the lease every quarter lease duration (with at most 10 %
+// jitter, as the real agent does) until ctx ends, counting the outcomes in h.
+func (a *simAgent) renewLoop(ctx context.Context, h *simHub) {
+	duration := time.Duration(clusterv1.DefaultLeaseDurationSeconds) * time.Second
+	for {
+		t := time.NewTimer(wait.Jitter(duration/4, 0.1))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		d, err := a.renewLease(ctx)
+		switch {
+		case err == nil:
+			h.renewals.Add(1)
+			duration = d
+		case ctx.Err() == nil:
+			h.failures.Add(1)
+		}
+	}
+}
