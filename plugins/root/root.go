@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/version"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
 )
 
 // DefaultIOStreams returns the process's standard streams.
@@ -43,7 +44,7 @@ joins managed clusters, and creates and inspects works, placements and add-ons.`
 	configFlags.AddFlags(cmd.PersistentFlags())
 
 	cmd.AddGroup(&cobra.Group{ID: groupHub, Title: "Hub Commands:"})
-	for _, verb := range []*cobra.Command{hub.NewCmdHub(configFlags, streams), accept.NewCmdAccept(configFlags, streams), get.NewCmdGet(configFlags, streams)} {
+	for _, verb := range []*cobra.Command{hub.NewCmdHub(configFlags, streams), accept.NewCmdAccept(configFlags, streams), get.NewCmdGet(configFlags, streams), work.NewCmdWork(configFlags, streams)} {
 		verb.GroupID = groupHub
 		cmd.AddCommand(verb)
 	}

@@ -1,0 +1,180 @@
+// Package work implements `kubectl ocm work`: create delivers manifests to
+// managed clusters as ManifestWorks, get lists the works, status shows each
+// manifest on one cluster and delete removes works, waiting for the agents
+// to remove what they applied.
+package work
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// NewCmdWork returns `kubectl ocm work` with its subcommands. getter selects
+// the hub (--kubeconfig, --context).
+func NewCmdWork(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "work",
+		Aliases: []string{"works", "manifestwork", "mw"},
+		Short:   "Deliver manifests to managed clusters and follow them (ManifestWorks)",
+		Long: `Deliver Kubernetes manifests to managed clusters as ManifestWorks on the hub,
+one per cluster in the cluster's namespace, and follow what the work agent of
+each cluster reports: applied, available, status feedback, drift.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newCmdCreate(getter, streams), newCmdGet(getter, streams), newCmdStatus(getter, streams), newCmdDelete(getter, streams))
+	return cmd
+}
+
+// run is the RunE of every subcommand: Complete, Validate, Run.
+func run(o interface {
+	Complete(*cobra.Command, []string) error
+	Validate() error
+	Run(ctx context.Context) error
+}) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(cmd.Context())
+	}
+}
+
+func newCmdCreate(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewCreateOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "create NAME -f FILE|DIR --clusters CLUSTER[,CLUSTER...]",
+		Short: "Create a ManifestWork NAME from manifest files in each cluster's namespace",
+		Long: `Create a ManifestWork NAME in the namespace of each managed cluster given with
+--clusters, holding the manifests read from -f: files of one or more YAML or
+JSON documents, and directories (-R for their subdirectories). The manifests are
+checked first as the hub does: each has metadata.name and no
+metadata.generateName, no object appears twice, and together they stay within
+500 KiB. Each cluster must exist and be accepted.
+
+The works are written with server-side apply (field manager kubectl-ocm);
+--overwrite replaces the manifests of existing works.`,
+		Example: cli.Examples(`
+			# Deliver app.yaml to cluster1 and cluster2
+			kubectl ocm work create web -f app.yaml --clusters cluster1,cluster2
+
+			# Every manifest under ./deploy, replacing the manifests of an existing work
+			kubectl ocm work create web -f deploy/ -R --clusters cluster1 --overwrite
+
+			# Create the objects once and never update them
+			kubectl ocm work create seed -f seed.yaml --clusters cluster1 --update-strategy CreateOnly
+
+			# Print the ManifestWork without creating it
+			kubectl ocm work create web -f app.yaml --clusters cluster1 --dry-run=client -o yaml`),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE:              run(o),
+	}
+	o.PrintFlags.AddFlags(cmd)
+	f := cmd.Flags()
+	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Files or directories of the manifests (repeatable; - reads stdin).")
+	f.BoolVarP(&o.Recursive, "recursive", "R", false, "Also read the subdirectories of directories given with -f.")
+	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed clusters that get the work, comma separated.")
+	f.BoolVar(&o.Overwrite, "overwrite", false, "Replace the manifests of a ManifestWork NAME that already exists.")
+	f.StringVar(&o.UpdateStrategy, "update-strategy", "", "How the agent updates every manifest: Update (default), CreateOnly, ServerSideApply or ReadOnly.")
+	f.StringVar(&o.DryRun, "dry-run", dryRunNone, `"client" prints the works and sends nothing; "server" has the hub validate and admit them without storing them.`)
+	f.Lookup("dry-run").NoOptDefVal = dryRunClient
+	_ = cmd.MarkFlagRequired("filename")
+	_ = cmd.MarkFlagRequired("clusters")
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("clusters", completeClusters(getter))
+	_ = cmd.RegisterFlagCompletionFunc("update-strategy", cobra.FixedCompletions(updateStrategies, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{dryRunNone, dryRunClient, dryRunServer}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func newCmdGet(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewGetOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "get [NAME]",
+		Short: "List ManifestWorks: manifests, applied, available, drifted",
+		Long: `List the ManifestWorks of every managed cluster (or of one with --cluster):
+how many manifests each holds, whether the agent applied them, whether the
+objects are available and how many drifted from their manifests.`,
+		Example: cli.Examples(`
+			# Every work of every cluster
+			kubectl ocm work get
+
+			# The works of cluster1, with the Progressing, Degraded and Deleting conditions
+			kubectl ocm work get --cluster cluster1 -o wide
+
+			# Work web on every cluster, as YAML
+			kubectl ocm work get web -A -o yaml`),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeWorks(getter),
+		RunE:              run(o),
+	}
+	o.PrintFlags.AddFlags(cmd)
+	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "Only list the works of this managed cluster.")
+	cmd.Flags().BoolVarP(&o.AllClusters, "all-clusters", "A", false, "List the works of every managed cluster (the default).")
+	_ = cmd.RegisterFlagCompletionFunc("cluster", completeClusters(getter))
+	return cmd
+}
+
+func newCmdStatus(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewStatusOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "status NAME --cluster CLUSTER",
+		Short: "Show each manifest of a work on one cluster: applied, available, feedback, drift",
+		Long: `Show, for each manifest of ManifestWork NAME on one managed cluster, what its
+work agent reports: Applied, Available, the status feedback values, when the
+object last drifted from its manifest, and the message of any condition that is
+False.`,
+		Example: cli.Examples(`
+			# The manifests of work web on cluster1
+			kubectl ocm work status web --cluster cluster1
+
+			# The same as JSON
+			kubectl ocm work status web --cluster cluster1 -o json`),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeWorks(getter),
+		RunE:              run(o),
+	}
+	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "The managed cluster of the work.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a table.")
+	_ = cmd.MarkFlagRequired("cluster")
+	_ = cmd.RegisterFlagCompletionFunc("cluster", completeClusters(getter))
+	return cmd
+}
+
+func newCmdDelete(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewDeleteOptions(getter, streams)
+	cmd := &cobra.Command{
+		Use:   "delete NAME --clusters CLUSTER[,CLUSTER...]",
+		Short: "Delete a ManifestWork from clusters; its agent removes what it applied",
+		Long: `Delete ManifestWork NAME from the namespace of each cluster given with
+--clusters. The work agent of each cluster then removes the objects the work
+applied (unless its delete option orphans them) and lets the ManifestWork go;
+--wait follows that until every work is gone.`,
+		Example: cli.Examples(`
+			# Delete work web from cluster1 and cluster2
+			kubectl ocm work delete web --clusters cluster1,cluster2
+
+			# Wait until the agents removed the applied objects
+			kubectl ocm work delete web --clusters cluster1 --wait --timeout 2m`),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeWorks(getter),
+		RunE:              run(o),
+	}
+	f := cmd.Flags()
+	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed clusters whose work NAME is deleted, comma separated.")
+	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "Treat a work that does not exist as deleted.")
+	f.BoolVar(&o.Wait, "wait", false, "Wait until the works are gone, showing the agents' progress.")
+	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits.")
+	_ = cmd.MarkFlagRequired("clusters")
+	_ = cmd.RegisterFlagCompletionFunc("clusters", completeClusters(getter))
+	return cmd
+}

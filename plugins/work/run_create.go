@@ -1,0 +1,201 @@
+package work
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// Run reads and checks the manifests, checks every cluster, then writes the
+// ManifestWork to each cluster's namespace.
+func (o *CreateOptions) Run(ctx context.Context) error {
+	manifests, err := ReadManifests(o.Filenames, o.Recursive, o.In)
+	if err != nil {
+		return err
+	}
+	if err := ValidateManifests(manifests, o.SizeLimit); err != nil {
+		return err
+	}
+	if o.DryRun == dryRunClient {
+		works := make([]*unstructured.Unstructured, 0, len(o.Clusters))
+		for _, cluster := range o.Clusters {
+			works = append(works, BuildWork(o.Name, cluster, manifests, o.UpdateStrategy, nil))
+		}
+		return o.print(works, "created (dry run)")
+	}
+	c, cfg, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	existing, err := o.precheck(ctx, c)
+	if err != nil {
+		return err
+	}
+	var mapper meta.RESTMapper
+	if o.UpdateStrategy != "" {
+		// Without a mapper the resource names are guessed from the kinds.
+		mapper, _ = o.getter.ToRESTMapper()
+	}
+	opts := []client.ApplyOption{client.FieldOwner(apply.FieldManager), client.ForceOwnership}
+	suffix := ""
+	if o.DryRun == dryRunServer {
+		opts = append(opts, client.DryRunAll)
+		suffix = " (server dry run)"
+	}
+	var written []*unstructured.Unstructured
+	for _, cluster := range o.Clusters {
+		work := BuildWork(o.Name, cluster, manifests, o.UpdateStrategy, mapper)
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(work.DeepCopy()), opts...); err != nil {
+			return fmt.Errorf("write ManifestWork %s to cluster %s on %s: %w", o.Name, cluster, cfg.Host, err)
+		}
+		if o.DryRun != dryRunServer {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(work), work); err != nil {
+				return fmt.Errorf("read back ManifestWork %s in cluster %s: %w", o.Name, cluster, err)
+			}
+		}
+		written = append(written, work)
+		if output(o.PrintFlags) == "" {
+			verb := "created"
+			if existing[cluster] {
+				verb = "configured"
+			}
+			fmt.Fprintf(o.Out, "ManifestWork %s %s in cluster %s%s\n", o.Name, verb, cluster, suffix)
+		}
+	}
+	if output(o.PrintFlags) == "" {
+		return nil
+	}
+	return o.print(written, "")
+}
+
+// precheck checks, before anything is written, that every cluster exists,
+// is accepted and has its namespace, and that no work NAME exists there
+// unless --overwrite. It returns the clusters that already have the work.
+func (o *CreateOptions) precheck(ctx context.Context, c client.Client) (map[string]bool, error) {
+	existing := map[string]bool{}
+	var errs []error
+	for _, cluster := range o.Clusters {
+		if err := checkCluster(ctx, c, cluster); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		err := c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: o.Name}, &workv1.ManifestWork{})
+		switch {
+		case err == nil && !o.Overwrite:
+			errs = append(errs, fmt.Errorf("ManifestWork %s already exists in cluster %s: add --overwrite to replace its manifests, or choose another name", o.Name, cluster))
+		case err == nil:
+			existing[cluster] = true
+		case !apierrors.IsNotFound(err):
+			errs = append(errs, fmt.Errorf("read ManifestWork %s in cluster %s: %w", o.Name, cluster, err))
+		}
+	}
+	return existing, errors.Join(errs...)
+}
+
+// checkCluster fails unless cluster is a ManagedCluster the hub accepted and
+// its namespace exists and is not being deleted.
+func checkCluster(ctx context.Context, c client.Client, cluster string) error {
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("managed cluster %s does not exist on the hub: check the name with `kubectl ocm get clusters`, or join it first with `kubectl ocm join`", cluster)
+		}
+		return fmt.Errorf("read managed cluster %s: %w", cluster, err)
+	}
+	if !mc.Spec.HubAcceptsClient {
+		return fmt.Errorf("managed cluster %s is not accepted by the hub: run `kubectl ocm accept --clusters %s` first", cluster, cluster)
+	}
+	ns := &corev1.Namespace{}
+	if err := c.Get(ctx, client.ObjectKey{Name: cluster}, ns); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("the namespace of managed cluster %s does not exist yet: the hub controller creates it once the cluster is accepted (`kubectl ocm accept --clusters %s`); check that it runs with `kubectl ocm hub status`", cluster, cluster)
+		}
+		return fmt.Errorf("read namespace %s: %w", cluster, err)
+	}
+	if ns.DeletionTimestamp != nil {
+		return fmt.Errorf("the namespace of managed cluster %s is being deleted: the cluster is leaving the hub", cluster)
+	}
+	return nil
+}
+
+// BuildWork returns ManifestWork name in cluster's namespace holding the
+// manifests. A non-empty updateStrategy becomes a manifest config per
+// manifest, whose resource is looked up with mapper when possible and
+// otherwise guessed from the kind.
+func BuildWork(name, cluster string, manifests []Manifest, updateStrategy string, mapper meta.RESTMapper) *unstructured.Unstructured {
+	items := make([]any, 0, len(manifests))
+	for _, m := range manifests {
+		items = append(items, m.Object.DeepCopy().Object)
+	}
+	spec := map[string]any{"workload": map[string]any{"manifests": items}}
+	if updateStrategy != "" {
+		configs := make([]any, 0, len(manifests))
+		for _, m := range manifests {
+			gvk := m.Object.GroupVersionKind()
+			configs = append(configs, map[string]any{
+				"resourceIdentifier": map[string]any{
+					"group": gvk.Group, "resource": resourceOf(gvk, mapper),
+					"namespace": m.Object.GetNamespace(), "name": m.Object.GetName(),
+				},
+				"updateStrategy": map[string]any{"type": updateStrategy},
+			})
+		}
+		spec["manifestConfigs"] = configs
+	}
+	work := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	work.SetGroupVersionKind(workv1.GroupVersion.WithKind("ManifestWork"))
+	work.SetName(name)
+	work.SetNamespace(cluster)
+	return work
+}
+
+// resourceOf returns the resource of gvk: from mapper when it knows the
+// kind, else guessed as kubectl does (lower-case plural).
+func resourceOf(gvk schema.GroupVersionKind, mapper meta.RESTMapper) string {
+	if mapper != nil {
+		if m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+			return m.Resource.Resource
+		}
+	}
+	plural, _ := meta.UnsafeGuessKindToResource(gvk)
+	return plural.Resource
+}
+
+// print writes works with the -o printer; without -o, one line per work.
+func (o *CreateOptions) print(works []*unstructured.Unstructured, verb string) error {
+	if output(o.PrintFlags) == "" {
+		for _, w := range works {
+			fmt.Fprintf(o.Out, "ManifestWork %s %s in cluster %s\n", w.GetName(), verb, w.GetNamespace())
+		}
+		return nil
+	}
+	printer, err := o.PrintFlags.ToPrinter()
+	if err != nil {
+		return err
+	}
+	if len(works) == 1 || output(o.PrintFlags) != "json" {
+		for _, w := range works {
+			if err := printer.PrintObj(w, o.Out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List"}}
+	for _, w := range works {
+		list.Items = append(list.Items, *w)
+	}
+	return printer.PrintObj(list, o.Out)
+}

@@ -1,0 +1,82 @@
+package work
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// Run deletes the work from every cluster and, with --wait, waits until
+// every one is gone.
+func (o *DeleteOptions) Run(ctx context.Context) error {
+	c, cfg, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	var deleted []string
+	for _, cluster := range o.Clusters {
+		work := &workv1.ManifestWork{}
+		work.Namespace, work.Name = cluster, o.Name
+		err := c.Delete(ctx, work)
+		switch {
+		case apierrors.IsNotFound(err) && o.IgnoreNotFound:
+		case apierrors.IsNotFound(err):
+			errs = append(errs, fmt.Errorf("ManifestWork %s not found in cluster %s: list the works with `kubectl ocm work get --cluster %s`, or add --ignore-not-found", o.Name, cluster, cluster))
+		case err != nil:
+			errs = append(errs, fmt.Errorf("delete ManifestWork %s in cluster %s on %s: %w", o.Name, cluster, cfg.Host, err))
+		default:
+			fmt.Fprintf(o.Out, "ManifestWork %s deleted in cluster %s\n", o.Name, cluster)
+			deleted = append(deleted, cluster)
+		}
+	}
+	if o.Wait && len(deleted) > 0 {
+		what := fmt.Sprintf("ManifestWork %s to be removed from cluster(s) %s", o.Name, strings.Join(deleted, ","))
+		if err := cli.Wait(ctx, o.ErrOut, o.Timeout, what, o.gone(c, deleted)); err != nil {
+			errs = append(errs, fmt.Errorf("%w; the work agent of each cluster removes the applied objects and then the work: check it runs (`kubectl ocm get clusters` shows the cluster Available)", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// gone checks whether the works of clusters are gone; its state names, per
+// cluster still waited for, the agent's Deleting message or what holds the work.
+func (o *DeleteOptions) gone(c client.Client, clusters []string) cli.Check {
+	return func(ctx context.Context) (bool, string, error) {
+		var states []string
+		for _, cluster := range clusters {
+			work := &workv1.ManifestWork{}
+			err := c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: o.Name}, work)
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return false, "", fmt.Errorf("read ManifestWork %s in cluster %s: %w", o.Name, cluster, err)
+			}
+			states = append(states, cluster+": "+deletionState(work))
+		}
+		return len(states) == 0, strings.Join(states, "; "), nil
+	}
+}
+
+// deletionState describes where the deletion of work stands.
+func deletionState(work *workv1.ManifestWork) string {
+	if c := meta.FindStatusCondition(work.Status.Conditions, workv1.WorkDeleting); c != nil {
+		if c.Message != "" {
+			return c.Message
+		}
+		return "Deleting " + string(c.Status) + " (" + c.Reason + ")"
+	}
+	if len(work.Finalizers) > 0 {
+		return "waiting for the work agent to start removing the applied objects (finalizers " + strings.Join(work.Finalizers, ",") + ")"
+	}
+	return "being deleted"
+}

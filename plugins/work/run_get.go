@@ -1,0 +1,146 @@
+package work
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/cli-runtime/pkg/printers"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// driftConditionType is the per-manifest (and, when the agent sets one,
+// work-level) condition that reports drift of the applied object from its
+// manifest.
+const driftConditionType = "Drifted"
+
+// Run lists the works.
+func (o *GetOptions) Run(ctx context.Context) error {
+	c, cfg, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	list := &workv1.ManifestWorkList{}
+	opts := []client.ListOption{client.InNamespace(o.Cluster)}
+	if o.Name != "" {
+		opts = append(opts, client.MatchingFields{"metadata.name": o.Name})
+	}
+	if err := c.List(ctx, list, opts...); err != nil {
+		return fmt.Errorf("list ManifestWorks on %s: %w", cfg.Host, err)
+	}
+	slices.SortFunc(list.Items, func(a, b workv1.ManifestWork) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	format := output(o.PrintFlags)
+	if format == "" || format == "wide" {
+		if len(list.Items) == 0 {
+			fmt.Fprintln(o.ErrOut, o.notFound())
+			return nil
+		}
+		table := WorksTable(list.Items, format == "wide", time.Now())
+		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(table, o.Out)
+	}
+	printer, err := o.PrintFlags.ToPrinter()
+	if err != nil {
+		return err
+	}
+	for i := range list.Items {
+		list.Items[i].SetGroupVersionKind(workv1.GroupVersion.WithKind("ManifestWork"))
+	}
+	if format != "name" {
+		return printer.PrintObj(list, o.Out)
+	}
+	for i := range list.Items {
+		if err := printer.PrintObj(&list.Items[i], o.Out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notFound is the message printed when no work matches.
+func (o *GetOptions) notFound() string {
+	what := "No works"
+	if o.Name != "" {
+		what = "No work " + o.Name
+	}
+	if o.Cluster != "" {
+		return what + " found in cluster " + o.Cluster + "."
+	}
+	return what + " found."
+}
+
+// WorksTable renders works as a kubectl table: NAME, CLUSTER, MANIFESTS,
+// APPLIED, AVAILABLE, DRIFTED, AGE, and with wide PROGRESSING, DEGRADED,
+// COMPLETE and DELETING.
+func WorksTable(works []workv1.ManifestWork, wide bool, now time.Time) *metav1.Table {
+	cols := []metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string"}, {Name: "Cluster", Type: "string"}, {Name: "Manifests", Type: "integer"},
+		{Name: "Applied", Type: "string"}, {Name: "Available", Type: "string"}, {Name: "Drifted", Type: "string"},
+		{Name: "Age", Type: "date"},
+		{Name: "Progressing", Type: "string", Priority: 1}, {Name: "Degraded", Type: "string", Priority: 1},
+		{Name: "Complete", Type: "string", Priority: 1}, {Name: "Deleting", Type: "string", Priority: 1},
+	}
+	const narrow = 7
+	table := &metav1.Table{ColumnDefinitions: cols}
+	for i := range works {
+		w := &works[i]
+		conds := w.Status.Conditions
+		row := metav1.TableRow{Cells: []any{
+			w.Name, w.Namespace, int64(len(w.Spec.Workload.Manifests)),
+			conditionStatus(conds, workv1.WorkApplied), conditionStatus(conds, workv1.WorkAvailable), drifted(w),
+			duration.HumanDuration(now.Sub(w.CreationTimestamp.Time)),
+			conditionStatus(conds, workv1.WorkProgressing), conditionStatus(conds, workv1.WorkDegraded),
+			conditionStatus(conds, workv1.WorkComplete), conditionStatus(conds, workv1.WorkDeleting),
+		}}
+		if !wide {
+			row.Cells = row.Cells[:narrow]
+		}
+		row.Object = runtime.RawExtension{Object: w}
+		table.Rows = append(table.Rows, row)
+	}
+	if !wide {
+		table.ColumnDefinitions = cols[:narrow]
+	}
+	return table
+}
+
+// drifted summarizes drift: the work-level drift condition's status when
+// the agent sets one, else how many manifests report drift, else "" when no
+// manifest has a drift condition.
+func drifted(w *workv1.ManifestWork) string {
+	if s := conditionStatus(w.Status.Conditions, driftConditionType); s != "" {
+		return s
+	}
+	seen, count := false, 0
+	for _, m := range w.Status.ResourceStatus.Manifests {
+		if c := meta.FindStatusCondition(m.Conditions, driftConditionType); c != nil {
+			seen = true
+			if c.Status == metav1.ConditionTrue {
+				count++
+			}
+		}
+	}
+	if !seen {
+		return ""
+	}
+	return strconv.Itoa(count)
+}
+
+// conditionStatus returns the status of condition typ, "" when absent.
+func conditionStatus(conds []metav1.Condition, typ string) string {
+	if c := meta.FindStatusCondition(conds, typ); c != nil {
+		return string(c.Status)
+	}
+	return ""
+}
