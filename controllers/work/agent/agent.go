@@ -43,6 +43,8 @@ type Agent struct {
 	// also used to watch the applied objects.
 	applier *apply.Applier
 	dyn     dynamic.Interface
+	// rules evaluates condition rules (CEL programs are kept across sessions).
+	rules *ruleEvaluator
 	// appliedEvents carries the names of AppliedManifestWorks that were
 	// deleted (or finalized) to the current session's ManifestWork controller.
 	appliedEvents chan event.GenericEvent
@@ -69,7 +71,12 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create managed-cluster discovery client: %w", err)
 	}
+	rules, err := newRuleEvaluator()
+	if err != nil {
+		return nil, err
+	}
 	return &Agent{
+		rules:         rules,
 		opts:          opts,
 		spoke:         mgr.GetClient(),
 		spokeReader:   mgr.GetAPIReader(),

@@ -183,7 +183,7 @@ func TestWorkConditions(t *testing.T) {
 				tt.obs[i].Meta.Ordinal = int32(i)
 			}
 			w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
-			setWorkStatus(w, tt.obs)
+			setWorkStatus(w, tt.obs, nil)
 			applied := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkApplied)
 			available := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkAvailable)
 			if applied.Status != tt.wantApplied || available.Status != tt.wantAvailable || available.Reason != tt.wantReason {
@@ -215,7 +215,7 @@ func TestSetWorkStatusKeepsForeignConditions(t *testing.T) {
 		{Type: "Complete", Status: metav1.ConditionFalse, Reason: "R", LastTransitionTime: past},
 	}}}
 	before := w.DeepCopy()
-	setWorkStatus(w, []manifestObservation{{Result: &apply.Result{Meta: m}, exists: true}})
+	setWorkStatus(w, []manifestObservation{{Result: &apply.Result{Meta: m}, exists: true}}, nil)
 	if meta.FindStatusCondition(w.Status.Conditions, workv1.WorkProgressing) == nil {
 		t.Error("work-level Progressing dropped")
 	}
@@ -228,7 +228,7 @@ func TestSetWorkStatusKeepsForeignConditions(t *testing.T) {
 	}
 	// A second pass with the same observations changes nothing: no patch.
 	again := w.DeepCopy()
-	setWorkStatus(again, []manifestObservation{{Result: &apply.Result{Meta: m}, exists: true}})
+	setWorkStatus(again, []manifestObservation{{Result: &apply.Result{Meta: m}, exists: true}}, nil)
 	if !equalStatus(w, again) || equalStatus(before, w) {
 		t.Error("status is not stable across identical passes")
 	}

@@ -17,8 +17,12 @@
 // objects owned by an AppliedManifestWork of the hub (and to the objects of
 // ReadOnly or orphaned manifests). A change brings the owning work back to
 // the controller within milliseconds (paced per work), which re-reads the
-// objects, reports their status feedback (feedback.go) and writes the
-// work's status in a single patch when it changed.
+// objects, reports their status feedback (feedback.go) and the conditions of
+// their condition rules (conditionrules.go: CEL and WellKnownConditions,
+// aggregated into work-level conditions), and writes the work's status in a
+// single patch when it changed. A manifest whose Complete condition is True
+// is frozen (neither applied nor read again), and a work whose manifests
+// with a Complete rule all completed gets Complete and is left alone.
 //
 // Applying itself (kind order, update strategies, owner references,
 // deletion) lives in the apply subpackage.

@@ -3,6 +3,7 @@ package agent
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -190,4 +191,19 @@ func TestSetFeedback(t *testing.T) {
 func toYAML(v any) string {
 	data, _ := yaml.Marshal(v)
 	return string(data)
+}
+
+func TestPacer(t *testing.T) {
+	p := newPacer(5*time.Millisecond, 10, 3)
+	for i := range 3 {
+		if d := p.delay("w"); d != 5*time.Millisecond {
+			t.Errorf("event %d: delay %v, want the coalescing delay", i, d)
+		}
+	}
+	if d := p.delay("w"); d < 50*time.Millisecond {
+		t.Errorf("event beyond the burst: delay %v, want about 100ms", d)
+	}
+	if d := p.delay("other"); d != 5*time.Millisecond {
+		t.Errorf("another work: delay %v", d)
+	}
 }

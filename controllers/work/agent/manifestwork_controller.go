@@ -50,6 +50,8 @@ type workReconciler struct {
 	failures workqueue.TypedRateLimiter[types.NamespacedName]
 	// watcher watches the applied objects; nil in unit tests.
 	watcher *resourceWatcher
+	// rules evaluates condition rules.
+	rules *ruleEvaluator
 }
 
 // Reconcile brings one ManifestWork's objects on the managed cluster in line
@@ -101,9 +103,13 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 	manifests := apply.ParseManifests(&work.Spec)
 	results := make([]apply.Result, len(manifests))
 	owner := apply.OwnerReference(amw)
+	prev := work.Status.ResourceStatus.Manifests
 	decide := func(m workv1.ManifestResourceMeta) apply.Decision {
 		id := workv1.ResourceIdentifier{Group: m.Group, Resource: m.Resource, Name: m.Name, Namespace: m.Namespace}
 		d := apply.Decision{Owned: apply.OwnedByTheWork(id, work.Spec.DeleteOption)}
+		if old := findManifest(prev, m); old != nil && meta.IsStatusConditionTrue(old.Conditions, workv1.ManifestComplete) {
+			d.Frozen = true
+		}
 		if cfg := work.Spec.FindManifestConfig(m); cfg != nil {
 			d.Strategy = cfg.UpdateStrategy
 		}
@@ -115,7 +121,7 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 
 	pending, err := r.updateAppliedResources(ctx, amw, results)
 	r.watcher.Track(work.Name, results)
-	setWorkStatus(work, r.observe(ctx, results))
+	setWorkStatus(work, r.observe(ctx, results), r.rules)
 
 	switch {
 	case err != nil:
@@ -136,6 +142,7 @@ func (r *workReconciler) observe(ctx context.Context, results []apply.Result) []
 		res := &results[i]
 		out[i] = manifestObservation{Result: res}
 		switch {
+		case res.Frozen:
 		case res.Err == nil:
 			out[i].exists = res.Object != nil
 			out[i].live = res.Object

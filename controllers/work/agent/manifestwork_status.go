@@ -39,28 +39,38 @@ type manifestObservation struct {
 // conditions from the observations. Conditions of other types (feedback,
 // condition rules) and status feedback of manifests whose identity did not
 // change are kept, so that later controllers can own them.
-func setWorkStatus(work *workv1.ManifestWork, obs []manifestObservation) {
+func setWorkStatus(work *workv1.ManifestWork, obs []manifestObservation, rules *ruleEvaluator) {
 	gen := work.Generation
 	prev := work.Status.ResourceStatus.Manifests
 	manifests := make([]workv1.ManifestCondition, 0, len(obs))
 	for _, o := range obs {
 		mc := workv1.ManifestCondition{ResourceMeta: o.Meta, Conditions: []metav1.Condition{}}
-		if old := findManifest(prev, o.Meta); old != nil {
+		old := findManifest(prev, o.Meta)
+		if old != nil {
 			mc.Conditions = append(mc.Conditions, old.Conditions...)
 			mc.StatusFeedbacks = *old.StatusFeedbacks.DeepCopy()
 		}
+		if o.Frozen && old != nil {
+			// A completed manifest keeps its last status.
+			manifests = append(manifests, mc)
+			continue
+		}
 		meta.SetStatusCondition(&mc.Conditions, manifestApplied(o, gen))
 		meta.SetStatusCondition(&mc.Conditions, manifestAvailable(o, gen))
-		var rules []workv1.FeedbackRule
-		if cfg := work.Spec.FindManifestConfig(o.Meta); cfg != nil {
-			rules = cfg.FeedbackRules
+		cfg := work.Spec.FindManifestConfig(o.Meta)
+		if cfg == nil {
+			cfg = &workv1.ManifestConfigOption{}
 		}
-		setFeedback(&mc, o.live, rules, gen)
+		setFeedback(&mc, o.live, cfg.FeedbackRules, gen)
+		if rules != nil && !o.unknownMeta {
+			rules.setRuleConditions(&mc, o.live, cfg.ConditionRules, gen)
+		}
 		manifests = append(manifests, mc)
 	}
 	work.Status.ResourceStatus.Manifests = manifests
 	meta.SetStatusCondition(&work.Status.Conditions, workApplied(manifests, gen))
 	meta.SetStatusCondition(&work.Status.Conditions, workAvailable(manifests, gen))
+	aggregateRuleConditions(work)
 }
 
 // findManifest returns the previous status of the manifest meta, matched by

@@ -62,6 +62,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 		hubHash:     cred.hubHash,
 		resync:      a.opts.ResyncInterval,
 		failures:    workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](failureBaseDelay, failureMaxDelay),
+		rules:       a.rules,
 	}
 	c, err := controller.NewTypedUnmanaged(workControllerName, controller.TypedOptions[reconcile.Request]{
 		Reconciler:              r,
@@ -98,7 +99,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 	// The applied objects are watched for this session's works: their
 	// changes bring the work back through the controller's queue.
 	var queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
-	pace := newPacer(watchCoalesceDelay, watchMinInterval)
+	pace := newPacer(watchCoalesceDelay, watchRate, watchBurst)
 	r.watcher = newResourceWatcher(ctx, log.WithName("watcher"), a.dyn, cred.hubHash, func(work string) {
 		if q := queue.Load(); q != nil {
 			(*q).AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cred.clusterName, Name: work}}, pace.delay(work))

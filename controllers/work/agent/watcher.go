@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -286,25 +287,29 @@ func metadataOnly(obj any) (any, error) {
 }
 
 // Pacing of the reconciles that watch events bring: events of one work
-// within watchCoalesceDelay become one reconcile, and a work whose objects
-// keep changing (a Deployment rolling out) is reconciled at most once per
-// watchMinInterval, so that busy objects do not flood the hub with status
-// patches.
+// within watchCoalesceDelay become one reconcile, and each work has a token
+// bucket of watchBurst reconciles refilled at watchRate per second, so that
+// occasional changes are reported at once while a work whose objects keep
+// changing (a Deployment rolling out) is reconciled at most watchRate times
+// a second and does not flood the hub with status patches.
 const (
 	watchCoalesceDelay = 5 * time.Millisecond
-	watchMinInterval   = 100 * time.Millisecond
+	watchRate          = 10
+	watchBurst         = 5
 )
 
 // pacer computes the delay of a work's next watch-triggered reconcile.
 type pacer struct {
-	coalesce, interval time.Duration
-	mu                 sync.Mutex
-	next               map[string]time.Time
+	coalesce time.Duration
+	limit    rate.Limit
+	burst    int
+	mu       sync.Mutex
+	limiters map[string]*rate.Limiter
 }
 
-// newPacer returns a pacer with the given coalescing delay and minimum interval.
-func newPacer(coalesce, interval time.Duration) *pacer {
-	return &pacer{coalesce: coalesce, interval: interval, next: map[string]time.Time{}}
+// newPacer returns a pacer with the given coalescing delay and per-work rate.
+func newPacer(coalesce time.Duration, limit rate.Limit, burst int) *pacer {
+	return &pacer{coalesce: coalesce, limit: limit, burst: burst, limiters: map[string]*rate.Limiter{}}
 }
 
 // delay returns how long to wait before reconciling work for an event now.
@@ -312,17 +317,18 @@ func (p *pacer) delay(work string) time.Duration {
 	now := time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	at := now.Add(p.coalesce)
-	if n, ok := p.next[work]; ok && n.After(at) {
-		at = n
-	}
-	p.next[work] = at.Add(p.interval)
-	if len(p.next) > 4096 {
-		for k, v := range p.next {
-			if v.Before(now) {
-				delete(p.next, k)
+	l, ok := p.limiters[work]
+	if !ok {
+		if len(p.limiters) > 4096 {
+			// Forget the works whose buckets are full again.
+			for k, v := range p.limiters {
+				if v.TokensAt(now) >= float64(p.burst) {
+					delete(p.limiters, k)
+				}
 			}
 		}
+		l = rate.NewLimiter(p.limit, p.burst)
+		p.limiters[work] = l
 	}
-	return at.Sub(now)
+	return max(p.coalesce, l.ReserveN(now, 1).DelayFrom(now))
 }

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -129,4 +132,86 @@ func (s *suite) testFeedback(ctx context.Context, t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(ctx, t, s.hubC, w)
+}
+
+// testJob is a Job that the built-in job controller leaves alone
+// (spec.managedBy), so that the test can write its status.
+const testJob = `
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: once
+  namespace: default
+spec:
+  managedBy: example.com/test
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: once
+        image: busybox
+        command: ["true"]
+`
+
+func (s *suite) testConditionRules(ctx context.Context, t *testing.T) {
+	work := newWork(t, "rules", testJob)
+	work.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{
+		ResourceIdentifier: workv1.ResourceIdentifier{Group: "batch", Resource: "jobs", Namespace: "default", Name: "once"},
+		ConditionRules: []workv1.ConditionRule{
+			{Condition: workv1.ManifestComplete, Type: workv1.WellKnownConditionsType},
+			{Condition: workv1.ManifestProgressing, Type: workv1.CelConditionExpressionsType,
+				CelExpressions: []string{"!hasConditions(object)"}, MessageExpression: "result ? 'running' : 'finished'"},
+			{Condition: "Broken", Type: workv1.CelConditionExpressionsType, CelExpressions: []string{"object.status.("}},
+		},
+		FeedbackRules: []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}},
+	}}
+	mustCreate(ctx, t, s.hubC, work)
+	w := s.waitWorkCondition(ctx, t, "rules", workv1.WorkProgressing, metav1.ConditionTrue)
+	if c := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkProgressing); c.Reason != workv1.WorkConditionRulesAggregatedReason {
+		t.Errorf("work Progressing = %+v", c)
+	}
+	if c := manifestCondition(w, 0, workv1.ManifestProgressing); c == nil || c.Message != "running" || c.Reason != workv1.ConditionRuleReasonEvaluated {
+		t.Errorf("manifest Progressing = %+v", c)
+	}
+	if c := manifestCondition(w, 0, workv1.ManifestComplete); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("manifest Complete = %+v", c)
+	}
+	if c := manifestCondition(w, 0, "Broken"); c == nil || c.Status != metav1.ConditionFalse || c.Reason != workv1.ConditionRuleReasonInvalid {
+		t.Errorf("manifest Broken = %+v", c)
+	}
+
+	// The Job finishes on the managed cluster.
+	job := &batchv1.Job{}
+	if err := s.spokeC.Get(ctx, types.NamespacedName{Namespace: "default", Name: "once"}, job); err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	job.Status = batchv1.JobStatus{
+		StartTime: &now, CompletionTime: &now, Succeeded: 1,
+		Conditions: []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now},
+		},
+	}
+	if err := s.spokeC.Status().Update(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	w = s.waitWorkCondition(ctx, t, "rules", workv1.WorkComplete, metav1.ConditionTrue)
+	if c := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkComplete); c.Reason != workv1.WorkConditionRulesAggregatedReason {
+		t.Errorf("work Complete = %+v", c)
+	}
+	if c := manifestCondition(w, 0, workv1.ManifestComplete); c == nil || c.Status != metav1.ConditionTrue || c.Message != "Job completed" {
+		t.Errorf("manifest Complete = %+v", c)
+	}
+	if c := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkProgressing); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("work Progressing = %+v", c)
+	}
+	if v := feedbackValue(w, 0, "JobComplete"); v == nil || v.String == nil || *v.String != "True" {
+		t.Errorf("JobComplete feedback = %+v", v)
+	}
+	if err := s.hubC.Delete(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(ctx, t, s.hubC, w)
+	waitGone(ctx, t, s.spokeC, job)
 }

@@ -49,6 +49,9 @@ type Decision struct {
 	// Owned says whether the object carries the owner reference
 	// (OwnedByTheWork); when false, the reference is removed if present.
 	Owned bool
+	// Frozen leaves the object alone: the manifest completed (a True
+	// Complete condition) and is neither applied nor read again.
+	Frozen bool
 }
 
 // StrategyType returns the effective update strategy type.
@@ -76,6 +79,8 @@ type Result struct {
 	Before *unstructured.Unstructured
 	// Change is what the apply did to the object.
 	Change Change
+	// Frozen says the manifest was left alone (Decision.Frozen).
+	Frozen bool
 }
 
 // Change is what an apply did to the live object.
@@ -162,6 +167,10 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 		d = req.Decide(res.Meta)
 	}
 	res.Strategy = d.StrategyType()
+	if d.Frozen {
+		res.Frozen = true
+		return res
+	}
 	existing, err := ri.Get(ctx, required.GetName(), metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):

@@ -115,3 +115,23 @@ const (
 	// DefaultMaxJSONRawLength is the largest length of a JsonRaw feedback value.
 	DefaultMaxJSONRawLength = 1024
 )
+
+// Drift: changes made on the managed cluster to an object the agent applied.
+const (
+	// ManifestDrifted is a manifest condition the agent sets when it finds the
+	// object changed (or deleted) on the managed cluster since it applied it:
+	// True with reason ResourceModified or ResourceDeleted, and a message
+	// naming the object, the fields that drifted, when the agent saw it and
+	// whether it restored it (Update and ServerSideApply) or only reports it
+	// (CreateOnly and ReadOnly; a deleted CreateOnly object is created again).
+	// It records the last drift: it stays set after a restore, and a later
+	// drift replaces its message. Manifests that never drifted have none.
+	// The agent also records each drift as an Event on the ManifestWork.
+	ManifestDrifted = "Drifted"
+	// DriftReasonModified is the Drifted reason of an object edited on the
+	// managed cluster.
+	DriftReasonModified = "ResourceModified"
+	// DriftReasonDeleted is the Drifted reason of an object deleted on the
+	// managed cluster.
+	DriftReasonDeleted = "ResourceDeleted"
+)
