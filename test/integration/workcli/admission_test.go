@@ -9,9 +9,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// work returns a ManifestWork in cluster1 with the given manifests (YAML
+// manifestWork returns a ManifestWork in cluster1 with the given manifests (YAML
 // flow objects, one per line).
-func work(name string, manifests ...string) string {
+func manifestWork(name string, manifests ...string) string {
 	return "apiVersion: work.open-cluster-management.io/v1\nkind: ManifestWork\nmetadata: {name: " + name +
 		", namespace: cluster1}\nspec:\n  workload:\n    manifests:\n" + indent("- "+strings.Join(manifests, "\n- "), 4)
 }
@@ -38,9 +38,9 @@ func bigConfigMap(name string, n int) string {
 func testAdmission(ctx context.Context, t *testing.T, c client.Client) {
 	// The policies take effect once the API server has loaded them.
 	poll(ctx, t, "the ManifestWork admission policy", func(ctx context.Context) (bool, error) {
-		err := c.Create(ctx, mustDecode(t, work("probe", cm, cm)))
+		err := c.Create(ctx, mustDecode(t, manifestWork("probe", cm, cm)))
 		if err == nil {
-			_ = c.Delete(ctx, mustDecode(t, work("probe", cm)))
+			_ = c.Delete(ctx, mustDecode(t, manifestWork("probe", cm)))
 			return false, nil
 		}
 		return strings.Contains(err.Error(), "same object"), err
@@ -49,17 +49,17 @@ func testAdmission(ctx context.Context, t *testing.T, c client.Client) {
 		name, obj            string
 		wantField, wantError string
 	}{
-		{"manifest without a name", work("no-name", "{apiVersion: v1, kind: ConfigMap, metadata: {namespace: default}}"),
+		{"manifest without a name", manifestWork("no-name", "{apiVersion: v1, kind: ConfigMap, metadata: {namespace: default}}"),
 			"spec.workload.manifests[0]", "each manifest must set metadata.name"},
-		{"manifest with generateName", work("generate-name", "{apiVersion: v1, kind: ConfigMap, metadata: {name: a, generateName: a-}}"),
+		{"manifest with generateName", manifestWork("generate-name", "{apiVersion: v1, kind: ConfigMap, metadata: {name: a, generateName: a-}}"),
 			"spec.workload.manifests[0]", "must not set metadata.generateName"},
-		{"duplicate manifests", work("dup", cm, cmOther, cm),
+		{"duplicate manifests", manifestWork("dup", cm, cmOther, cm),
 			"spec.workload.manifests", "spec.workload.manifests[0] and spec.workload.manifests[2] are the same object (ConfigMap default/cm)"},
-		{"duplicates across versions of one group", work("dup-versions",
+		{"duplicates across versions of one group", manifestWork("dup-versions",
 			"{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: default}}",
 			"{apiVersion: apps/v1beta1, kind: Deployment, metadata: {name: web, namespace: default}}"),
 			"spec.workload.manifests", "same object (Deployment.apps default/web)"},
-		{"oversize data", work("oversize", bigConfigMap("a", 300*1024), bigConfigMap("b", 250*1024)),
+		{"oversize data", manifestWork("oversize", bigConfigMap("a", 300*1024), bigConfigMap("b", 250*1024)),
 			"spec.workload.manifests", "over the 512000-byte (500 KiB) size limit"},
 		{"replica set duplicates", replicaSet("dup", cm, cm),
 			"spec.manifestWorkTemplate.workload.manifests", "are the same object (ConfigMap default/cm)"},
@@ -84,8 +84,8 @@ func testAdmission(ctx context.Context, t *testing.T, c client.Client) {
 	}
 	t.Run("valid works pass", func(t *testing.T) {
 		for _, obj := range []string{
-			work("same-name-other-namespace", cm, cmOther),
-			work("large-but-under", bigConfigMap("a", 400*1024)),
+			manifestWork("same-name-other-namespace", cm, cmOther),
+			manifestWork("large-but-under", bigConfigMap("a", 400*1024)),
 			replicaSet("valid", cm, cmOther),
 		} {
 			if err := c.Create(ctx, mustDecode(t, obj)); err != nil {
@@ -94,8 +94,8 @@ func testAdmission(ctx context.Context, t *testing.T, c client.Client) {
 		}
 	})
 	t.Run("an update adding a duplicate is rejected", func(t *testing.T) {
-		u := mustDecode(t, work("same-name-other-namespace", cm, cmOther, cmOther))
-		cur := mustDecode(t, work("same-name-other-namespace", cm))
+		u := mustDecode(t, manifestWork("same-name-other-namespace", cm, cmOther, cmOther))
+		cur := mustDecode(t, manifestWork("same-name-other-namespace", cm))
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cur), cur); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 func TestWorkCLI(t *testing.T) {
 	framework.SkipIfShort(t)
 	ctx := context.Background()
-	_, c := setup(ctx, t)
+	env, c := setup(ctx, t)
 	t.Run("admission", func(t *testing.T) { testAdmission(ctx, t, c) })
+	t.Run("cli", func(t *testing.T) { testCLI(ctx, t, env, c) })
 }

@@ -1,0 +1,307 @@
+package workcli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// result is the output of one kubectl-ocm invocation.
+type result struct {
+	out, errOut string
+	err         error
+}
+
+// cli runs kubectl-ocm commands as the hub admin.
+type cli struct {
+	kubeconfig string
+}
+
+// run runs `kubectl ocm ARGS --kubeconfig ... --context hub`.
+func (k cli) run(ctx context.Context, args ...string) result {
+	return k.runWith(ctx, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, args...)
+}
+
+// runWith runs kubectl-ocm with streams, the kubeconfig flags first (so
+// that `__complete ARGS` keeps the word to complete last).
+func (k cli) runWith(ctx context.Context, streams genericiooptions.IOStreams, args ...string) result {
+	cmd := root.NewCmdRoot(streams)
+	if len(args) > 0 && args[0] == "__complete" {
+		cmd.SetArgs(append([]string{"__complete", "--kubeconfig", k.kubeconfig, "--context", "hub"}, args[1:]...))
+	} else {
+		cmd.SetArgs(append(args, "--kubeconfig", k.kubeconfig, "--context", "hub"))
+	}
+	err := cmd.ExecuteContext(ctx)
+	return result{out: streams.Out.(*bytes.Buffer).String(), errOut: streams.ErrOut.(*bytes.Buffer).String(), err: err}
+}
+
+// expectOK fails t unless r succeeded and its output holds every want.
+func expectOK(t *testing.T, r result, want ...string) {
+	t.Helper()
+	if r.err != nil {
+		t.Fatalf("command failed: %v\nstderr: %s", r.err, r.errOut)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.out, w) {
+			t.Errorf("output lacks %q:\n%s", w, r.out)
+		}
+	}
+}
+
+// expectErr fails t unless r failed with an error holding every want.
+func expectErr(t *testing.T, r result, want ...string) {
+	t.Helper()
+	if r.err == nil {
+		t.Fatalf("command succeeded; want an error containing %q\nstdout: %s", want, r.out)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.err.Error(), w) {
+			t.Errorf("error lacks %q: %v", w, r.err)
+		}
+	}
+}
+
+// hasRow reports whether a line of table starts with the fields want.
+func hasRow(table string, want ...string) bool {
+	for _, line := range strings.Split(table, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= len(want) && slices.Equal(f[:len(want)], want) {
+			return true
+		}
+	}
+	return false
+}
+
+// manifestDir writes a directory of manifests: a.yaml (ConfigMap and
+// Namespace) and sub/b.yaml (Deployment).
+func manifestDir(t *testing.T) string {
+	dir := t.TempDir()
+	files := map[string]string{
+		"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: app}\ndata: {k: v}\n---\n" +
+			"apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n",
+		"sub/b.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: app}\n" +
+			"spec: {selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: nginx}]}}}\n",
+		"dup.yaml.txt": "not read",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// getWork reads ManifestWork name of cluster.
+func getWork(ctx context.Context, t *testing.T, c client.Client, cluster, name string) *workv1.ManifestWork {
+	t.Helper()
+	w := &workv1.ManifestWork{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: name}, w); err != nil {
+		t.Fatalf("get ManifestWork %s/%s: %v", cluster, name, err)
+	}
+	return w
+}
+
+// testCLI drives create, get, status and delete through the cobra commands.
+func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) {
+	k := cli{kubeconfig: env.Kubeconfig()}
+	dir := manifestDir(t)
+
+	t.Run("create", func(t *testing.T) {
+		expectOK(t, k.run(ctx, "work", "create", "web", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork web created in cluster cluster1\n")
+		w := getWork(ctx, t, c, "cluster1", "web")
+		if n := len(w.Spec.Workload.Manifests); n != 3 {
+			t.Errorf("work has %d manifests, want 3", n)
+		}
+		managers := []string{}
+		for _, f := range w.ManagedFields {
+			managers = append(managers, f.Manager+"/"+string(f.Operation))
+		}
+		if !strings.Contains(strings.Join(managers, ","), "kubectl-ocm/Apply") {
+			t.Errorf("managed fields %v lack kubectl-ocm/Apply", managers)
+		}
+	})
+	t.Run("create without -R reads only the top directory", func(t *testing.T) {
+		expectOK(t, k.run(ctx, "work", "create", "top", "-f", dir, "--clusters", "cluster1", "--dry-run=server", "-o", "json"), `"kind": "ManifestWork"`, `"name": "cm"`)
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "top"}, &workv1.ManifestWork{}); !apierrors.IsNotFound(err) {
+			t.Errorf("server dry run stored the work: err = %v", err)
+		}
+	})
+	t.Run("an existing work needs --overwrite", func(t *testing.T) {
+		expectErr(t, k.run(ctx, "work", "create", "web", "-f", dir, "--clusters", "cluster1"), "ManifestWork web already exists in cluster cluster1", "--overwrite")
+	})
+	t.Run("overwrite with an update strategy", func(t *testing.T) {
+		expectOK(t, k.run(ctx, "work", "create", "web", "-f", dir, "-R", "--clusters", "cluster1", "--overwrite", "--update-strategy", "CreateOnly"),
+			"ManifestWork web configured in cluster cluster1\n")
+		w := getWork(ctx, t, c, "cluster1", "web")
+		if len(w.Spec.ManifestConfigs) != 3 {
+			t.Fatalf("work has %d manifest configs, want 3", len(w.Spec.ManifestConfigs))
+		}
+		var resources []string
+		for _, mc := range w.Spec.ManifestConfigs {
+			resources = append(resources, mc.ResourceIdentifier.Group+"/"+mc.ResourceIdentifier.Resource)
+			if mc.UpdateStrategy == nil || mc.UpdateStrategy.Type != workv1.UpdateStrategyTypeCreateOnly {
+				t.Errorf("manifest config %v lacks the CreateOnly strategy", mc.ResourceIdentifier)
+			}
+		}
+		if got := strings.Join(resources, ","); got != "/configmaps,/namespaces,apps/deployments" {
+			t.Errorf("resources = %s", got)
+		}
+	})
+	t.Run("clusters must exist and be accepted", func(t *testing.T) {
+		r := k.run(ctx, "work", "create", "other", "-f", dir, "--clusters", "cluster1,cluster2,cluster3")
+		expectErr(t, r, "managed cluster cluster2 is not accepted", "kubectl ocm accept --clusters cluster2", "managed cluster cluster3 does not exist on the hub")
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "other"}, &workv1.ManifestWork{}); !apierrors.IsNotFound(err) {
+			t.Errorf("work other was written to cluster1 although the command failed: err = %v", err)
+		}
+	})
+	t.Run("manifests are checked before sending", func(t *testing.T) {
+		f := filepath.Join(t.TempDir(), "dup.yaml")
+		cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: app}\n"
+		if err := os.WriteFile(f, []byte(cm+"---\n"+cm+"---\napiVersion: v1\nkind: Secret\nmetadata: {generateName: s-}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		expectErr(t, k.run(ctx, "work", "create", "bad", "-f", f, "--clusters", "cluster1"),
+			f+" (document 2): ConfigMap app/cm is also defined in "+f+" (document 1)", f+" (document 3): Secret (no name) has no metadata.name")
+	})
+
+	t.Run("get", func(t *testing.T) {
+		r := k.run(ctx, "work", "get")
+		expectOK(t, r, "CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   AGE")
+		if !hasRow(r.out, "web", "cluster1", "3") {
+			t.Errorf("table lacks the row of web:\n%s", r.out)
+		}
+		writeStatus(ctx, t, c)
+		if r = k.run(ctx, "work", "get", "web", "--cluster", "cluster1", "-o", "wide"); !hasRow(r.out, "web", "cluster1", "3", "True", "False", "1") {
+			t.Errorf("wide table lacks web applied, not available, one manifest drifted:\n%s", r.out)
+		}
+		expectOK(t, k.run(ctx, "work", "get", "--cluster", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
+		expectOK(t, k.run(ctx, "work", "get", "web", "-A", "-o", "yaml"), "kind: ManifestWork", "name: web")
+		r = k.run(ctx, "work", "get", "nope", "--cluster", "cluster1")
+		if r.err != nil || !strings.Contains(r.errOut, "No work nope found in cluster cluster1.") {
+			t.Errorf("get nope: err %v, stderr %q", r.err, r.errOut)
+		}
+	})
+
+	t.Run("status", func(t *testing.T) {
+		expectOK(t, k.run(ctx, "work", "status", "web", "--cluster", "cluster1"),
+			"KIND              NAMESPACE/NAME   APPLIED   AVAILABLE   FEEDBACK          LAST DRIFT   MESSAGE",
+			"Deployment.apps   app/web          True      True        ReadyReplicas=1   True (",
+			"Drifted: spec.replicas differs",
+			"ConfigMap         app/cm           True      False", "Available: configmaps \"cm\" not found",
+			"Namespace         app              True      True")
+		r := k.run(ctx, "work", "status", "web", "--cluster", "cluster1", "-o", "json")
+		expectOK(t, r)
+		var report work.Report
+		if err := json.Unmarshal([]byte(r.out), &report); err != nil {
+			t.Fatalf("decode -o json: %v\n%s", err, r.out)
+		}
+		if len(report.Manifests) != 3 || report.Manifests[2].Feedback["ReadyReplicas"] != float64(1) {
+			t.Errorf("report = %+v", report)
+		}
+		expectErr(t, k.run(ctx, "work", "status", "nope", "--cluster", "cluster1"), "ManifestWork nope not found in cluster cluster1", "kubectl ocm work get --cluster cluster1")
+	})
+
+	t.Run("completion", func(t *testing.T) {
+		expectOK(t, k.run(ctx, "__complete", "work", "status", "web", "--cluster", ""), "cluster1\ncluster2\n")
+		expectOK(t, k.run(ctx, "__complete", "work", "create", "x", "--clusters", "cluster1,"), "cluster1,cluster2\n")
+		expectOK(t, k.run(ctx, "__complete", "work", "delete", "--clusters", "cluster1", ""), "web\n")
+	})
+
+	t.Run("delete --wait shows the agent's progress", func(t *testing.T) {
+		w := getWork(ctx, t, c, "cluster1", "web")
+		w.Finalizers = []string{workv1.ManifestWorkFinalizer}
+		if err := c.Update(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		errOut := &syncBuffer{}
+		done := make(chan result, 1)
+		go func() {
+			streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut}
+			cmd := root.NewCmdRoot(streams)
+			cmd.SetArgs([]string{"work", "delete", "web", "--clusters", "cluster1", "--wait", "--timeout", "30s", "--kubeconfig", env.Kubeconfig(), "--context", "hub"})
+			err := cmd.ExecuteContext(ctx)
+			done <- result{out: streams.Out.(*bytes.Buffer).String(), err: err}
+		}()
+		poll(ctx, t, "the work to be deleting", func(ctx context.Context) (bool, error) {
+			w = getWork(ctx, t, c, "cluster1", "web")
+			return w.DeletionTimestamp != nil, nil
+		})
+		meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: workv1.WorkDeleting, Status: metav1.ConditionTrue,
+			Reason: workv1.WorkDeletingReason, Message: "Removing 3 applied resources"})
+		if err := c.Status().Update(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		poll(ctx, t, "the progress line", func(context.Context) (bool, error) {
+			return strings.Contains(errOut.String(), "cluster1: Removing 3 applied resources"), nil
+		})
+		w = getWork(ctx, t, c, "cluster1", "web")
+		w.Finalizers = nil
+		if err := c.Update(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case r := <-done:
+			expectOK(t, r, "ManifestWork web deleted in cluster cluster1\n")
+		case <-time.After(pollTimeout):
+			t.Fatal("work delete --wait did not return once the work was gone")
+		}
+		expectErr(t, k.run(ctx, "work", "delete", "web", "--clusters", "cluster1"), "ManifestWork web not found in cluster cluster1", "--ignore-not-found")
+		expectOK(t, k.run(ctx, "work", "delete", "web", "--clusters", "cluster1", "--ignore-not-found"))
+	})
+}
+
+// writeStatus writes, as the agent would, the status of work web: all
+// applied, the ConfigMap not available, the Deployment drifted with feedback.
+func writeStatus(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	w := getWork(ctx, t, c, "cluster1", "web")
+	now := metav1.Now()
+	cond := func(typ string, status metav1.ConditionStatus, msg string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: status, Reason: "Test", Message: msg, LastTransitionTime: now}
+	}
+	manifest := func(ordinal int32, group, kind, resource, ns, name string, conds ...metav1.Condition) workv1.ManifestCondition {
+		return workv1.ManifestCondition{
+			ResourceMeta: workv1.ManifestResourceMeta{Ordinal: ordinal, Group: group, Version: "v1", Kind: kind, Resource: resource, Namespace: ns, Name: name},
+			Conditions:   conds,
+		}
+	}
+	deploy := manifest(2, "apps", "Deployment", "deployments", "app", "web",
+		cond(workv1.ManifestApplied, metav1.ConditionTrue, ""), cond(workv1.ManifestAvailable, metav1.ConditionTrue, ""),
+		cond("Drifted", metav1.ConditionTrue, "spec.replicas differs"))
+	deploy.StatusFeedbacks.Values = []workv1.FeedbackValue{{Name: "ReadyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: ptr.To[int64](1)}}}
+	w.Status = workv1.ManifestWorkStatus{
+		Conditions: []metav1.Condition{cond(workv1.WorkApplied, metav1.ConditionTrue, ""), cond(workv1.WorkAvailable, metav1.ConditionFalse, "")},
+		ResourceStatus: workv1.ManifestResourceStatus{Manifests: []workv1.ManifestCondition{
+			manifest(0, "", "ConfigMap", "configmaps", "app", "cm", cond(workv1.ManifestApplied, metav1.ConditionTrue, ""),
+				cond(workv1.ManifestAvailable, metav1.ConditionFalse, `configmaps "cm" not found`)),
+			manifest(1, "", "Namespace", "namespaces", "", "app", cond(workv1.ManifestApplied, metav1.ConditionTrue, ""),
+				cond(workv1.ManifestAvailable, metav1.ConditionTrue, "")),
+			deploy,
+		}},
+	}
+	if err := c.Status().Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+}
