@@ -19,11 +19,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
-// driftConditionType is the per-manifest (and, when the agent sets one,
-// work-level) condition that reports drift of the applied object from its
-// manifest.
-const driftConditionType = "Drifted"
-
 // Run lists the works.
 func (o *GetOptions) Run(ctx context.Context) error {
 	c, cfg, err := cli.NewClient(o.getter)
@@ -81,7 +76,7 @@ func (o *GetOptions) notFound() string {
 }
 
 // WorksTable renders works as a kubectl table: NAME, CLUSTER, MANIFESTS,
-// APPLIED, AVAILABLE, DRIFTED, AGE, and with wide PROGRESSING, DEGRADED,
+// APPLIED, AVAILABLE, DRIFTED (how many manifests drifted), AGE, and with wide PROGRESSING, DEGRADED,
 // COMPLETE and DELETING.
 func WorksTable(works []workv1.ManifestWork, wide bool, now time.Time) *metav1.Table {
 	cols := []metav1.TableColumnDefinition{
@@ -115,23 +110,17 @@ func WorksTable(works []workv1.ManifestWork, wide bool, now time.Time) *metav1.T
 	return table
 }
 
-// drifted summarizes drift: the work-level drift condition's status when
-// the agent sets one, else how many manifests report drift, else "" when no
-// manifest has a drift condition.
+// drifted is how many manifests of w drifted on the managed cluster (have a
+// True Drifted condition, which the agent keeps after restoring the object),
+// or "" when none did.
 func drifted(w *workv1.ManifestWork) string {
-	if s := conditionStatus(w.Status.Conditions, driftConditionType); s != "" {
-		return s
-	}
-	seen, count := false, 0
+	count := 0
 	for _, m := range w.Status.ResourceStatus.Manifests {
-		if c := meta.FindStatusCondition(m.Conditions, driftConditionType); c != nil {
-			seen = true
-			if c.Status == metav1.ConditionTrue {
-				count++
-			}
+		if meta.IsStatusConditionTrue(m.Conditions, workv1.ManifestDrifted) {
+			count++
 		}
 	}
-	if !seen {
+	if count == 0 {
 		return ""
 	}
 	return strconv.Itoa(count)

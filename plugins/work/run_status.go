@@ -51,19 +51,22 @@ type ManifestStatus struct {
 	Available string `json:"available,omitempty"`
 	// Feedback maps each status feedback value's name to its value.
 	Feedback map[string]any `json:"feedback,omitempty"`
-	// LastDrift is the last transition of the drift condition, when reported.
+	// LastDrift is when the agent last found the object changed or deleted
+	// on the managed cluster (the Drifted condition's last transition).
 	LastDrift *metav1.Time `json:"lastDrift,omitempty"`
-	// Drifted is the status of the drift condition, when reported.
-	Drifted string `json:"drifted,omitempty"`
-	// Message joins the messages of the conditions that are False (and of
-	// the drift condition when True).
+	// DriftReason is the reason of the Drifted condition: ResourceModified
+	// or ResourceDeleted.
+	DriftReason string `json:"driftReason,omitempty"`
+	// Message joins the messages of the conditions that are False and of
+	// the Drifted condition, which names the drifted fields and whether the
+	// agent restored them.
 	Message string `json:"message,omitempty"`
 	// Conditions are every condition of the manifest.
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // standardConditions are shown in their own columns.
-var standardConditions = []string{workv1.ManifestApplied, workv1.ManifestAvailable, workv1.ManifestStatusFeedbackSynced, driftConditionType}
+var standardConditions = []string{workv1.ManifestApplied, workv1.ManifestAvailable, workv1.ManifestStatusFeedbackSynced, workv1.ManifestDrifted}
 
 // Run prints the state of each manifest of the work.
 func (o *StatusOptions) Run(ctx context.Context) error {
@@ -141,11 +144,11 @@ func fill(ms *ManifestStatus, r workv1.ManifestCondition) {
 	}
 	var msgs []string
 	for _, c := range r.Conditions {
-		if c.Type == driftConditionType {
-			ms.Drifted = string(c.Status)
+		if c.Type == workv1.ManifestDrifted && c.Status == metav1.ConditionTrue {
+			ms.DriftReason = c.Reason
 			ms.LastDrift = c.LastTransitionTime.DeepCopy()
 		}
-		if (c.Status == metav1.ConditionFalse && c.Type != driftConditionType) || (c.Type == driftConditionType && c.Status == metav1.ConditionTrue) {
+		if (c.Status == metav1.ConditionFalse && c.Type != workv1.ManifestDrifted) || (c.Type == workv1.ManifestDrifted && c.Status == metav1.ConditionTrue) {
 			if c.Message != "" {
 				msgs = append(msgs, c.Type+": "+c.Message)
 			} else {
@@ -194,7 +197,7 @@ func StatusTable(s *Report, now time.Time) *metav1.Table {
 		}
 		lastDrift := ""
 		if m.LastDrift != nil {
-			lastDrift = m.Drifted + " (" + duration.HumanDuration(now.Sub(m.LastDrift.Time)) + ")"
+			lastDrift = duration.HumanDuration(now.Sub(m.LastDrift.Time)) + " ago (" + m.DriftReason + ")"
 		}
 		other := otherConditions(m.Conditions)
 		others = others || other != ""

@@ -38,7 +38,7 @@ func manifestStatus(ordinal int32, kind, group, ns, name string, conds ...metav1
 func testWork() workv1.ManifestWork {
 	ms := manifestStatus(0, "Deployment", "apps", "default", "web",
 		cond(workv1.ManifestApplied, metav1.ConditionTrue, ""), cond(workv1.ManifestAvailable, metav1.ConditionFalse, "not found"),
-		cond(driftConditionType, metav1.ConditionTrue, "spec.replicas changed"), cond(workv1.ManifestProgressing, metav1.ConditionTrue, ""))
+		cond(workv1.ManifestDrifted, metav1.ConditionTrue, "spec.replicas changed"), cond(workv1.ManifestProgressing, metav1.ConditionTrue, ""))
 	ms.StatusFeedbacks.Values = []workv1.FeedbackValue{
 		{Name: "ReadyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: ptr.To[int64](2)}},
 		{Name: "Phase", Value: workv1.FieldValue{Type: workv1.String, String: ptr.To("Running")}},
@@ -101,10 +101,6 @@ func TestDrifted(t *testing.T) {
 	if got := drifted(&w); got != "1" {
 		t.Errorf("drifted = %q, want 1 (one manifest drifted)", got)
 	}
-	w.Status.Conditions = append(w.Status.Conditions, cond(driftConditionType, metav1.ConditionFalse, ""))
-	if got := drifted(&w); got != "False" {
-		t.Errorf("drifted = %q, want the work-level condition's False", got)
-	}
 	w = testWork()
 	w.Status.ResourceStatus.Manifests[0].Conditions = nil
 	if got := drifted(&w); got != "" {
@@ -117,7 +113,7 @@ func TestStatusTable(t *testing.T) {
 	out := render(t, StatusTable(NewReport(&w), now), false)
 	for _, want := range []string{
 		"KIND              NAMESPACE/NAME   APPLIED   AVAILABLE   FEEDBACK                         LAST DRIFT   MESSAGE",
-		"Deployment.apps   default/web      True      False       Phase=Running, ReadyReplicas=2   True (5m)",
+		"Deployment.apps   default/web      True      False       Phase=Running, ReadyReplicas=2   5m ago (R)",
 		"Available: not found; Drifted: spec.replicas changed",
 		"Progressing=True",
 		"ConfigMap         default/cm", "not reported by the work agent yet",
@@ -142,7 +138,7 @@ func TestNewReport(t *testing.T) {
 		t.Fatalf("got %d manifests, want 3: %+v", len(s.Manifests), s.Manifests)
 	}
 	m := s.Manifests[0]
-	if m.Applied != "True" || m.Available != "False" || m.Drifted != "True" || m.LastDrift == nil || m.Feedback["ReadyReplicas"] != int64(2) {
+	if m.Applied != "True" || m.Available != "False" || m.DriftReason != "R" || m.LastDrift == nil || m.Feedback["ReadyReplicas"] != int64(2) {
 		t.Errorf("manifest 0 = %+v", m)
 	}
 	if s.Manifests[2].Name != "old" || s.Manifests[2].Ordinal != 5 {

@@ -206,8 +206,8 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 
 	t.Run("status", func(t *testing.T) {
 		expectOK(t, k.run(ctx, "work", "status", "web", "--cluster", "cluster1"),
-			"KIND              NAMESPACE/NAME   APPLIED   AVAILABLE   FEEDBACK          LAST DRIFT   MESSAGE",
-			"Deployment.apps   app/web          True      True        ReadyReplicas=1   True (",
+			"KIND              NAMESPACE/NAME   APPLIED   AVAILABLE   FEEDBACK          LAST DRIFT",
+			"Deployment.apps   app/web          True      True        ReadyReplicas=1   ", " ago (ResourceModified)   Drifted: spec.replicas differs",
 			"Drifted: spec.replicas differs",
 			"ConfigMap         app/cm           True      False", "Available: configmaps \"cm\" not found",
 			"Namespace         app              True      True")
@@ -289,7 +289,7 @@ func writeStatus(ctx context.Context, t *testing.T, c client.Client) {
 	}
 	deploy := manifest(2, "apps", "Deployment", "deployments", "app", "web",
 		cond(workv1.ManifestApplied, metav1.ConditionTrue, ""), cond(workv1.ManifestAvailable, metav1.ConditionTrue, ""),
-		cond("Drifted", metav1.ConditionTrue, "spec.replicas differs"))
+		metav1.Condition{Type: workv1.ManifestDrifted, Status: metav1.ConditionTrue, Reason: workv1.DriftReasonModified, Message: "spec.replicas differs", LastTransitionTime: now})
 	deploy.StatusFeedbacks.Values = []workv1.FeedbackValue{{Name: "ReadyReplicas", Value: workv1.FieldValue{Type: workv1.Integer, Integer: ptr.To[int64](1)}}}
 	w.Status = workv1.ManifestWorkStatus{
 		Conditions: []metav1.Condition{cond(workv1.WorkApplied, metav1.ConditionTrue, ""), cond(workv1.WorkAvailable, metav1.ConditionFalse, "")},
