@@ -57,6 +57,9 @@ type Agent struct {
 	now func() time.Time
 	// triggers asks the status controller for an immediate sync.
 	triggers chan event.GenericEvent
+	// csrPoll spaces the checks of a pending bootstrap request; only the
+	// bootstrap loop uses it.
+	csrPoll csrPoller
 
 	mu sync.Mutex
 	// conn is the hub connection while connected, nil while bootstrapping.

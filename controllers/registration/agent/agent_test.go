@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -269,5 +270,20 @@ func TestOptionsValidate(t *testing.T) {
 				t.Errorf("Validate = %v, want error containing %q", err, tt.wantErrContains)
 			}
 		})
+	}
+}
+
+func TestCSRPoller(t *testing.T) {
+	var p csrPoller
+	var got []time.Duration
+	for range 6 {
+		got = append(got, p.next("a"))
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second, time.Second}
+	if !slices.Equal(got, want) {
+		t.Errorf("waits for one request = %v, want %v", got, want)
+	}
+	if d := p.next("b"); d != csrFirstPollInterval {
+		t.Errorf("a new request starts at %v, want %v", d, csrFirstPollInterval)
 	}
 }

@@ -20,8 +20,13 @@ import (
 
 // Bootstrap poll intervals.
 const (
-	// csrPollInterval is how often a bootstrapping agent checks its request.
+	// csrPollInterval is how often a bootstrapping agent checks a request
+	// that has been pending for a while.
 	csrPollInterval = time.Second
+	// csrFirstPollInterval is the first wait after a request is made. The
+	// wait doubles up to csrPollInterval: an auto-approved request, or one a
+	// waiting admin accepts at once, is issued within a fraction of a second.
+	csrFirstPollInterval = 100 * time.Millisecond
 	// bootstrapRetryInterval is the wait after an error.
 	bootstrapRetryInterval = 5 * time.Second
 	// deniedRetryInterval is the wait after a denied request before a new one.
@@ -122,7 +127,24 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 	a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRPending, fmt.Sprintf(
 		"CertificateSigningRequest %s is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub",
 		res.name, id.cluster, id.cluster))
-	return false, csrPollInterval
+	return false, a.csrPoll.next(res.name)
+}
+
+// csrPoller spaces the checks of one pending certificate request: quick at
+// first, then every csrPollInterval.
+type csrPoller struct {
+	name string
+	wait time.Duration
+}
+
+// next returns the wait before the next check of the request name.
+func (p *csrPoller) next(name string) time.Duration {
+	if p.name != name {
+		p.name, p.wait = name, csrFirstPollInterval
+		return p.wait
+	}
+	p.wait = min(2*p.wait, csrPollInterval)
+	return p.wait
 }
 
 // bootstrapClient returns a hub client from the bootstrap kubeconfig.

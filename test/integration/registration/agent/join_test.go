@@ -127,10 +127,15 @@ func TestJoinAndUnjoin(t *testing.T) {
 		if joinErr != nil {
 			t.Fatalf("join: %v\noutput:\n%s", joinErr, out)
 		}
-		for _, want := range []string{"kubectl ocm accept --clusters " + clusterName, "CSR pending", "has joined the hub and is available"} {
+		for _, want := range []string{"kubectl ocm accept --clusters " + clusterName, "has joined the hub and is available"} {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("join output lacks %q:\n%s", want, out)
 			}
+		}
+		// Progress shows the steps it saw; how many it sees depends on how
+		// fast the hub admin and the agent are.
+		if !strings.Contains(out.String(), "CSR pending") && !strings.Contains(out.String(), "certificate issued") {
+			t.Errorf("join output shows no registration step between the agent start and available:\n%s", out)
 		}
 	})
 
