@@ -75,6 +75,10 @@ test: build kube-bins ## Run every test: unit, framework, integration and end-to
 test-short: ## Run the fast unit tests only (no control planes).
 	$(GO) test -short -count=1 $(GOFLAGS_TEST) ./...
 
+.PHONY: bench
+bench: kube-bins ## Run the benchmarks in test/bench once; they print figures (see test/bench/README.md).
+	$(GO) test ./test/bench/... -run XXX -bench . -benchtime 1x -v -timeout 60m
+
 ##@ Development environment
 
 DEV_ENV_DIR ?= $(ROOT)/.dev-env
