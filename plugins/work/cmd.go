@@ -118,7 +118,7 @@ objects are available and how many drifted from their manifests.`,
 		RunE:              run(o),
 	}
 	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "Only list the works of this managed cluster.")
+	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "Only list the works of this managed cluster (here --cluster names a managed cluster, not a kubeconfig cluster: select the hub with --context).")
 	cmd.Flags().BoolVarP(&o.AllClusters, "all-clusters", "A", false, "List the works of every managed cluster (the default).")
 	_ = cmd.RegisterFlagCompletionFunc("cluster", completeClusters(getter))
 	return cmd
@@ -143,7 +143,7 @@ False.`,
 		ValidArgsFunction: completeWorks(getter),
 		RunE:              run(o),
 	}
-	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "The managed cluster of the work.")
+	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "The managed cluster of the work (here --cluster names a managed cluster, not a kubeconfig cluster: select the hub with --context).")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a table.")
 	_ = cmd.MarkFlagRequired("cluster")
 	_ = cmd.RegisterFlagCompletionFunc("cluster", completeClusters(getter))

@@ -176,6 +176,21 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 			t.Errorf("work other was written to cluster1 although the command failed: err = %v", err)
 		}
 	})
+	t.Run("every update strategy is admitted", func(t *testing.T) {
+		for _, strategy := range []string{"Update", "CreateOnly", "ServerSideApply", "ReadOnly"} {
+			expectOK(t, k.run(ctx, "work", "create", "strategy", "-f", dir, "-R", "--clusters", "cluster1", "--update-strategy", strategy, "--dry-run=server"),
+				"ManifestWork strategy created in cluster cluster1 (server dry run)\n")
+		}
+	})
+	t.Run("oversize manifests are refused before sending", func(t *testing.T) {
+		f := filepath.Join(t.TempDir(), "big.yaml")
+		big := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big, namespace: app}\ndata: {x: " + strings.Repeat("x", 510*1024) + "}\n"
+		if err := os.WriteFile(f, []byte(big), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		expectErr(t, k.run(ctx, "work", "create", "big", "-f", f, "-f", dir, "--clusters", "cluster1"),
+			"over the 512000-byte (500 KiB) limit of a ManifestWork", "ConfigMap app/big from "+f)
+	})
 	t.Run("manifests are checked before sending", func(t *testing.T) {
 		f := filepath.Join(t.TempDir(), "dup.yaml")
 		cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: app}\n"
