@@ -24,6 +24,16 @@
 // is frozen (neither applied nor read again), and a work whose manifests
 // with a Complete rule all completed gets Complete and is left alone.
 //
+// The same events restore drift (manifestwork_drift.go): an object of an
+// Update or ServerSideApply manifest edited or deleted on the managed cluster
+// is applied again at once, and the drift is recorded as a Warning Event on
+// the ManifestWork (through the hub credential) and as the manifest's Drifted
+// condition (ResourceModified or ResourceDeleted, naming the object, the
+// fields and the time). CreateOnly and ReadOnly objects are reported, not
+// restored. The agent's own writes never count: drift is an apply at an
+// unchanged generation that had to write, compared against the manifest, so
+// status-only changes are not drift.
+//
 // Applying itself (kind order, update strategies, owner references,
 // deletion) lives in the apply subpackage.
 package agent

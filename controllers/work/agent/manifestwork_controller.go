@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,6 +53,10 @@ type workReconciler struct {
 	watcher *resourceWatcher
 	// rules evaluates condition rules.
 	rules *ruleEvaluator
+	// drifts finds changes made to applied objects on the managed cluster,
+	// recorder reports them as Events on the hub; both may be nil.
+	drifts   *driftDetector
+	recorder record.EventRecorder
 }
 
 // Reconcile brings one ManifestWork's objects on the managed cluster in line
@@ -121,7 +126,12 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 
 	pending, err := r.updateAppliedResources(ctx, amw, results)
 	r.watcher.Track(work.Name, results)
+	drifts := r.drifts.detect(work, prev, results, manifests, time.Now())
 	setWorkStatus(work, r.observe(ctx, results), r.rules)
+	r.recordDrifts(work, drifts)
+	for _, d := range drifts {
+		ctrl.LoggerFrom(ctx).Info("Applied resource drifted on the managed cluster", "reason", d.reason, "detail", d.message())
+	}
 
 	switch {
 	case err != nil:

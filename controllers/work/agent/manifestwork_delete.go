@@ -60,6 +60,7 @@ func (r *workReconciler) reconcileDelete(ctx context.Context, work *workv1.Manif
 	}
 	r.failures.Forget(client.ObjectKeyFromObject(work))
 	r.watcher.Forget(work.Name)
+	r.drifts.forget(client.ObjectKeyFromObject(work))
 	log.V(2).Info("ManifestWork cleaned up")
 	return ctrl.Result{}, nil
 }

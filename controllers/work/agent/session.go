@@ -10,8 +10,12 @@ import (
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -63,7 +67,18 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 		resync:      a.opts.ResyncInterval,
 		failures:    workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](failureBaseDelay, failureMaxDelay),
 		rules:       a.rules,
+		drifts:      newDriftDetector(),
 	}
+	hubKube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("create hub clientset: %w", err)
+	}
+	// Drift is recorded as Events on the ManifestWorks, in the cluster
+	// namespace where the agent may create them.
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	defer broadcaster.Shutdown()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: hubKube.CoreV1().Events(cred.clusterName)})
+	r.recorder = broadcaster.NewRecorder(apis.Scheme, corev1.EventSource{Component: "work-agent", Host: cred.clusterName})
 	c, err := controller.NewTypedUnmanaged(workControllerName, controller.TypedOptions[reconcile.Request]{
 		Reconciler:              r,
 		MaxConcurrentReconciles: a.opts.Workers,

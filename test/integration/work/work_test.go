@@ -57,6 +57,7 @@ func TestWorkAgent(t *testing.T) {
 	t.Run("isolation from other clusters", func(t *testing.T) { s.testIsolation(ctx, t) })
 	t.Run("status feedback", func(t *testing.T) { s.testFeedback(ctx, t) })
 	t.Run("condition rules", func(t *testing.T) { s.testConditionRules(ctx, t) })
+	t.Run("drift", func(t *testing.T) { s.testDrift(ctx, t) })
 }
 
 func (s *suite) testSeed(ctx context.Context, t *testing.T) {

@@ -161,3 +161,8 @@ func appendDiffs(out []string, path string, want, got any) []string {
 	}
 	return out
 }
+
+// Fingerprint returns a hash of what an object holds outside metadata and
+// status, plus its labels and annotations: it changes when someone edits the
+// object, and not when only its status changes.
+func Fingerprint(obj *unstructured.Unstructured) string { return contentHash(obj) }
