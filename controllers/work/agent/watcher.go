@@ -42,7 +42,7 @@ type resourceWatcher struct {
 
 	mu sync.Mutex
 	// informers are the running informers by resource.
-	informers map[schema.GroupVersionResource]context.CancelFunc
+	informers map[schema.GroupVersionResource]runningInformer
 	// uses are the resources each work applied, and unowned the objects
 	// each work applied without owning them.
 	uses    map[string]map[schema.GroupVersionResource]bool
@@ -58,7 +58,7 @@ type resourceWatcher struct {
 func newResourceWatcher(ctx context.Context, log logr.Logger, dyn dynamic.Interface, hubHash string, enqueue func(string)) *resourceWatcher {
 	return &resourceWatcher{
 		ctx: ctx, log: log, dyn: dyn, hubHash: hubHash, enqueue: enqueue,
-		informers:    map[schema.GroupVersionResource]context.CancelFunc{},
+		informers:    map[schema.GroupVersionResource]runningInformer{},
 		uses:         map[string]map[schema.GroupVersionResource]bool{},
 		unowned:      map[string][]objectKey{},
 		unownedWorks: map[objectKey]map[string]bool{},
@@ -128,6 +128,24 @@ func (w *resourceWatcher) Forget(work string) {
 	}
 }
 
+// runningInformer is one informer and how to stop it.
+type runningInformer struct {
+	informer toolscache.SharedIndexInformer
+	cancel   context.CancelFunc
+}
+
+// HasSynced reports whether every running informer has listed its objects.
+func (w *resourceWatcher) HasSynced() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, ri := range w.informers {
+		if !ri.informer.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
 // Watching returns how many informers run (for tests and logs).
 func (w *resourceWatcher) Watching() int {
 	w.mu.Lock()
@@ -169,26 +187,26 @@ func (w *resourceWatcher) inUse(gvr schema.GroupVersionResource) bool {
 // start runs an informer for gvr. Call with mu held.
 func (w *resourceWatcher) start(gvr schema.GroupVersionResource) {
 	ctx, cancel := context.WithCancel(w.ctx)
-	w.informers[gvr] = cancel
 	inf := dynamicinformer.NewFilteredDynamicInformer(w.dyn, gvr, metav1.NamespaceAll, 0, toolscache.Indexers{}, nil).Informer()
+	w.informers[gvr] = runningInformer{informer: inf, cancel: cancel}
 	// Only metadata matters: the events say which work to look at again.
 	_ = inf.SetTransform(metadataOnly)
 	_, _ = inf.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
 			if !initial {
-				w.changed(gvr, obj)
+				w.changed(gvr, obj, false)
 			}
 		},
 		UpdateFunc: func(oldObj, obj any) {
 			if o, n := asObject(oldObj), asObject(obj); o != nil && n != nil && o.GetResourceVersion() != n.GetResourceVersion() {
-				w.changed(gvr, obj)
+				w.changed(gvr, obj, false)
 			}
 		},
 		DeleteFunc: func(obj any) {
 			if tomb, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 				obj = tomb.Obj
 			}
-			w.changed(gvr, obj)
+			w.changed(gvr, obj, true)
 		},
 	})
 	w.log.V(2).Info("Watching applied resources", "resource", gvr.String())
@@ -197,8 +215,8 @@ func (w *resourceWatcher) start(gvr schema.GroupVersionResource) {
 
 // stop stops the informer of gvr. Call with mu held.
 func (w *resourceWatcher) stop(gvr schema.GroupVersionResource) {
-	if cancel, ok := w.informers[gvr]; ok {
-		cancel()
+	if ri, ok := w.informers[gvr]; ok {
+		ri.cancel()
 		delete(w.informers, gvr)
 		w.log.V(2).Info("Stopped watching applied resources", "resource", gvr.String())
 	}
@@ -211,15 +229,16 @@ func (w *resourceWatcher) stop(gvr schema.GroupVersionResource) {
 
 // changed enqueues the works of a changed object: the ones whose
 // AppliedManifestWork owns it and the ones that apply it without owning it.
-// An event of the agent's own write is dropped.
-func (w *resourceWatcher) changed(gvr schema.GroupVersionResource, obj any) {
+// An event of the agent's own write is dropped; a deletion never is.
+func (w *resourceWatcher) changed(gvr schema.GroupVersionResource, obj any, deleted bool) {
 	o := asObject(obj)
 	if o == nil {
 		return
 	}
 	key := objectKey{gvr: gvr, namespace: o.GetNamespace(), name: o.GetName()}
 	w.mu.Lock()
-	own := w.ownWrites[key] == o.GetResourceVersion() && o.GetDeletionTimestamp() == nil
+	rv, written := w.ownWrites[key]
+	own := written && !deleted && rv == o.GetResourceVersion() && o.GetDeletionTimestamp() == nil
 	delete(w.ownWrites, key)
 	var works []string
 	for work := range w.unownedWorks[key] {
