@@ -2,6 +2,7 @@ package workcli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,6 +92,25 @@ func testAdmission(ctx context.Context, t *testing.T, c client.Client) {
 			if err := c.Create(ctx, mustDecode(t, obj)); err != nil {
 				t.Errorf("create valid object: %v", err)
 			}
+		}
+	})
+	t.Run("thousands of small manifests stay within the CEL cost budget", func(t *testing.T) {
+		var many []string
+		for i := range 6000 {
+			many = append(many, fmt.Sprintf("{apiVersion: v1, kind: ConfigMap, metadata: {name: cm-%d, namespace: default}}", i))
+		}
+		if err := c.Create(ctx, mustDecode(t, manifestWork("many", many...))); err != nil {
+			t.Errorf("create a work of 6000 manifests: %v", err)
+		}
+		// Up to 400 manifests the message names both indexes.
+		err := c.Create(ctx, mustDecode(t, manifestWork("many-dup", append(many[:399:399], many[123])...)))
+		if err == nil || !strings.Contains(err.Error(), "spec.workload.manifests[123] and spec.workload.manifests[399] are the same object (ConfigMap default/cm-123)") {
+			t.Errorf("create a work of 400 manifests with a duplicate: err = %v, want the duplicate named", err)
+		}
+		// Beyond, the rejection names the object.
+		err = c.Create(ctx, mustDecode(t, manifestWork("many-dup", append(many, many[1234])...)))
+		if err == nil || !strings.Contains(err.Error(), "ConfigMap default/cm-1234 already exists") {
+			t.Errorf("create a work of 6001 manifests with a duplicate: err = %v, want the duplicate named", err)
 		}
 	})
 	t.Run("an update adding a duplicate is rejected", func(t *testing.T) {
