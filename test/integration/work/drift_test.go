@@ -68,10 +68,17 @@ func (s *suite) waitDrift(ctx context.Context, t *testing.T, work string, ordina
 
 func (s *suite) testDrift(ctx context.Context, t *testing.T) {
 	co := strings.ReplaceAll(configMap("default", "drift-co", "1"), "data:", "data:\n  b: \"1\"")
-	work := newWork(t, "drift", driftConfigMap, testDeployment, co)
+	work := newWork(t, "drift", driftConfigMap, testDeployment, co, configMap("default", "drift-ssa", "1"))
 	work.Spec.ManifestConfigs = []workv1.ManifestConfigOption{{
 		ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: "default", Name: "drift-co"},
 		UpdateStrategy:     &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeCreateOnly},
+	}, {
+		// Without force, a field someone else updated belongs to them and
+		// applying it again is a conflict (Applied False), as server-side
+		// apply has it; with force the agent takes it back.
+		ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: "default", Name: "drift-ssa"},
+		UpdateStrategy: &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeServerSideApply,
+			ServerSideApply: &workv1.ServerSideApplyConfig{Force: true}},
 	}}
 	mustCreate(ctx, t, s.hubC, work)
 	s.waitWorkCondition(ctx, t, "drift", workv1.WorkApplied, metav1.ConditionTrue)
@@ -155,6 +162,28 @@ func (s *suite) testDrift(ctx context.Context, t *testing.T) {
 		})
 		s.waitDrift(ctx, t, "drift", 1, workv1.DriftReasonDeleted, "Deployment default/web was deleted", "created again")
 		s.waitDrift(ctx, t, "drift", 0, workv1.DriftReasonDeleted, "ConfigMap default/drift-cm was deleted", "created again")
+	})
+	t.Run("ServerSideApply: edited and deleted ConfigMap restored", func(t *testing.T) {
+		cm, err := s.configMap(ctx, "default", "drift-ssa")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm.Data["a"] = "edited"
+		if err := s.spokeC.Update(ctx, cm); err != nil {
+			t.Fatal(err)
+		}
+		eventually(ctx, t, "data.a restored", func(ctx context.Context) (bool, error) {
+			cm, err := s.configMap(ctx, "default", "drift-ssa")
+			return err == nil && cm.Data["a"] == "1", err
+		})
+		s.waitDrift(ctx, t, "drift", 3, workv1.DriftReasonModified, "ConfigMap default/drift-ssa was modified", "data.a", "restored")
+		if err := s.spokeC.Delete(ctx, cm); err != nil {
+			t.Fatal(err)
+		}
+		s.waitDrift(ctx, t, "drift", 3, workv1.DriftReasonDeleted, "ConfigMap default/drift-ssa was deleted", "created again")
+		if _, err := s.configMap(ctx, "default", "drift-ssa"); err != nil {
+			t.Error(err)
+		}
 	})
 	t.Run("edited CreateOnly ConfigMap is reported, not restored", func(t *testing.T) {
 		cm, err := s.configMap(ctx, "default", "drift-co")

@@ -2,16 +2,19 @@ package work
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
@@ -185,17 +188,7 @@ func (s *suite) testConditionRules(ctx context.Context, t *testing.T) {
 	if err := s.spokeC.Get(ctx, types.NamespacedName{Namespace: "default", Name: "once"}, job); err != nil {
 		t.Fatal(err)
 	}
-	now := metav1.Now()
-	job.Status = batchv1.JobStatus{
-		StartTime: &now, CompletionTime: &now, Succeeded: 1,
-		Conditions: []batchv1.JobCondition{
-			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now},
-			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now},
-		},
-	}
-	if err := s.spokeC.Status().Update(ctx, job); err != nil {
-		t.Fatal(err)
-	}
+	completeJob(ctx, t, s, job)
 	w = s.waitWorkCondition(ctx, t, "rules", workv1.WorkComplete, metav1.ConditionTrue)
 	if c := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkComplete); c.Reason != workv1.WorkConditionRulesAggregatedReason {
 		t.Errorf("work Complete = %+v", c)
@@ -214,4 +207,83 @@ func (s *suite) testConditionRules(ctx context.Context, t *testing.T) {
 	}
 	waitGone(ctx, t, s.hubC, w)
 	waitGone(ctx, t, s.spokeC, job)
+}
+
+// testFrozenManifest checks that a manifest whose Complete condition is
+// True is no longer applied while the rest of its work still is.
+func (s *suite) testFrozenManifest(ctx context.Context, t *testing.T) {
+	jobA := strings.ReplaceAll(testJob, "name: once", "name: job-a")
+	jobB := strings.ReplaceAll(testJob, "name: once", "name: job-b")
+	work := newWork(t, "frozen", jobA, jobB, configMap("default", "frozen-cm", "1"))
+	for _, name := range []string{"job-a", "job-b"} {
+		work.Spec.ManifestConfigs = append(work.Spec.ManifestConfigs, workv1.ManifestConfigOption{
+			ResourceIdentifier: workv1.ResourceIdentifier{Group: "batch", Resource: "jobs", Namespace: "default", Name: name},
+			ConditionRules:     []workv1.ConditionRule{{Condition: workv1.ManifestComplete, Type: workv1.WellKnownConditionsType}},
+		})
+	}
+	mustCreate(ctx, t, s.hubC, work)
+	s.waitWorkCondition(ctx, t, "frozen", workv1.WorkComplete, metav1.ConditionFalse)
+
+	job := &batchv1.Job{}
+	if err := s.spokeC.Get(ctx, types.NamespacedName{Namespace: "default", Name: "job-a"}, job); err != nil {
+		t.Fatal(err)
+	}
+	completeJob(ctx, t, s, job)
+	eventually(ctx, t, "job-a Complete", func(ctx context.Context) (bool, error) {
+		w, err := s.getWork(ctx, "frozen")
+		if err != nil {
+			return false, err
+		}
+		c := manifestCondition(w, 0, workv1.ManifestComplete)
+		return c != nil && c.Status == metav1.ConditionTrue, nil
+	})
+	// The completed Job goes away (as a TTL would remove it); then an
+	// edit of the ConfigMap makes the agent apply the work again.
+	if err := s.spokeC.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(ctx, t, s.spokeC, job)
+	cm, err := s.configMap(ctx, "default", "frozen-cm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["a"] = "edited"
+	if err := s.spokeC.Update(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	s.waitDrift(ctx, t, "frozen", 2, workv1.DriftReasonModified, "frozen-cm", "restored")
+	// That reconcile left the completed Job alone.
+	if err := s.spokeC.Get(ctx, types.NamespacedName{Namespace: "default", Name: "job-a"}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
+		t.Errorf("completed Job was applied again: %v", err)
+	}
+	w, err := s.getWork(ctx, "frozen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := manifestCondition(w, 0, workv1.ManifestComplete); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("job-a Complete = %+v", c)
+	}
+	if c := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkComplete); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("work Complete = %+v, want False while job-b runs", c)
+	}
+	if err := s.hubC.Delete(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(ctx, t, s.hubC, w)
+}
+
+// completeJob writes a finished status to job on the managed cluster.
+func completeJob(ctx context.Context, t *testing.T, s *suite, job *batchv1.Job) {
+	t.Helper()
+	now := metav1.Now()
+	job.Status = batchv1.JobStatus{
+		StartTime: &now, CompletionTime: &now, Succeeded: 1,
+		Conditions: []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now},
+		},
+	}
+	if err := s.spokeC.Status().Update(ctx, job); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -58,6 +58,7 @@ func TestWorkAgent(t *testing.T) {
 	t.Run("status feedback", func(t *testing.T) { s.testFeedback(ctx, t) })
 	t.Run("condition rules", func(t *testing.T) { s.testConditionRules(ctx, t) })
 	t.Run("drift", func(t *testing.T) { s.testDrift(ctx, t) })
+	t.Run("completed manifest is frozen", func(t *testing.T) { s.testFrozenManifest(ctx, t) })
 }
 
 func (s *suite) testSeed(ctx context.Context, t *testing.T) {
