@@ -105,20 +105,27 @@ func (o *CreateOptions) precheck(ctx context.Context, c client.Client) (map[stri
 }
 
 // checkCluster fails unless cluster is a ManagedCluster the hub accepted and
-// its namespace exists and is not being deleted.
+// its namespace exists and is not being deleted. A check the user may not
+// make (a user who may only write works in cluster namespaces cannot read
+// ManagedClusters or Namespaces) is skipped: the write then reports what is
+// wrong.
 func checkCluster(ctx context.Context, c client.Client, cluster string) error {
 	mc := &clusterv1.ManagedCluster{}
-	if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
-		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("managed cluster %s does not exist on the hub: check the name with `kubectl ocm get clusters`, or join it first with `kubectl ocm join`", cluster)
-		}
+	err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc)
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("managed cluster %s does not exist on the hub: check the name with `kubectl ocm get clusters`, or join it first with `kubectl ocm join`", cluster)
+	case apierrors.IsForbidden(err):
+	case err != nil:
 		return fmt.Errorf("read managed cluster %s: %w", cluster, err)
-	}
-	if !mc.Spec.HubAcceptsClient {
+	case !mc.Spec.HubAcceptsClient:
 		return fmt.Errorf("managed cluster %s is not accepted by the hub: run `kubectl ocm accept --clusters %s` first", cluster, cluster)
 	}
 	ns := &corev1.Namespace{}
 	if err := c.Get(ctx, client.ObjectKey{Name: cluster}, ns); err != nil {
+		if apierrors.IsForbidden(err) {
+			return nil
+		}
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("the namespace of managed cluster %s does not exist yet: the hub controller creates it once the cluster is accepted (`kubectl ocm accept --clusters %s`); check that it runs with `kubectl ocm hub status`", cluster, cluster)
 		}

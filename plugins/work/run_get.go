@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,6 +32,9 @@ func (o *GetOptions) Run(ctx context.Context) error {
 		opts = append(opts, client.MatchingFields{"metadata.name": o.Name})
 	}
 	if err := c.List(ctx, list, opts...); err != nil {
+		if apierrors.IsForbidden(err) && o.Cluster == "" {
+			return fmt.Errorf("list ManifestWorks of every cluster on %s: %w; to list those of one cluster, use --cluster NAME", cfg.Host, err)
+		}
 		return fmt.Errorf("list ManifestWorks on %s: %w", cfg.Host, err)
 	}
 	slices.SortFunc(list.Items, func(a, b workv1.ManifestWork) int {

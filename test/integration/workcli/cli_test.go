@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,6 +78,40 @@ func expectErr(t *testing.T, r result, want ...string) {
 			t.Errorf("error lacks %q: %v", w, r.err)
 		}
 	}
+}
+
+// worksOnlyUser returns a cli for user bob, who may only manage
+// ManifestWorks in namespace cluster1 (no access to ManagedClusters or
+// Namespaces).
+func worksOnlyUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) cli {
+	t.Helper()
+	mustCreate(ctx, t, c, &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "works"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"}, Resources: []string{"manifestworks"},
+			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}},
+	})
+	mustCreate(ctx, t, c, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "bob-works"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "works"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "bob"}},
+	})
+	cfg, err := env.Cluster("hub").ConfigForUser("bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bob.kubeconfig")
+	if err := framework.WriteKubeconfig(path, "hub", cfg); err != nil {
+		t.Fatal(err)
+	}
+	poll(ctx, t, "bob's permissions", func(ctx context.Context) (bool, error) {
+		bc, err := client.New(cfg, client.Options{Scheme: c.Scheme()})
+		if err != nil {
+			return false, err
+		}
+		err = bc.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace("cluster1"))
+		return err == nil, err
+	})
+	return cli{kubeconfig: path}
 }
 
 // hasRow reports whether a line of table starts with the fields want.
@@ -190,6 +225,14 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		}
 		expectErr(t, k.run(ctx, "work", "create", "big", "-f", f, "-f", dir, "--clusters", "cluster1"),
 			"over the 512000-byte (500 KiB) limit of a ManifestWork", "ConfigMap app/big from "+f)
+	})
+	t.Run("a user who may only write works", func(t *testing.T) {
+		bob := worksOnlyUser(ctx, t, env, c)
+		expectOK(t, bob.run(ctx, "work", "create", "bobs", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork bobs created in cluster cluster1\n")
+		expectOK(t, bob.run(ctx, "work", "get", "--cluster", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
+		expectErr(t, bob.run(ctx, "work", "get"), "forbidden", "use --cluster NAME")
+		expectOK(t, bob.run(ctx, "work", "delete", "bobs", "--clusters", "cluster1", "--wait"), "ManifestWork bobs deleted in cluster cluster1\n")
+		expectErr(t, bob.run(ctx, "work", "create", "bobs", "-f", dir, "--clusters", "cluster2"), "cluster2", "forbidden")
 	})
 	t.Run("manifests are checked before sending", func(t *testing.T) {
 		f := filepath.Join(t.TempDir(), "dup.yaml")
