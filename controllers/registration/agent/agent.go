@@ -59,7 +59,10 @@ type Agent struct {
 	triggers chan event.GenericEvent
 	// csrPoll spaces the checks of a pending bootstrap request; only the
 	// bootstrap loop uses it.
-	csrPoll csrPoller
+	csrPoll quickPoller
+	// acceptPoll spaces the checks for the hub's acceptance; only the
+	// status reconciler uses it.
+	acceptPoll quickPoller
 
 	mu sync.Mutex
 	// conn is the hub connection while connected, nil while bootstrapping.
@@ -119,6 +122,8 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		spokeCA:    sp.ca,
 		now:        time.Now,
 		triggers:   make(chan event.GenericEvent, 1),
+		csrPoll:    quickPoller{first: csrFirstPollInterval, max: csrPollInterval},
+		acceptPoll: quickPoller{first: acceptanceFirstPollInterval, max: acceptancePollInterval},
 	}, nil
 }
 

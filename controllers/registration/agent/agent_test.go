@@ -273,17 +273,17 @@ func TestOptionsValidate(t *testing.T) {
 	}
 }
 
-func TestCSRPoller(t *testing.T) {
-	var p csrPoller
+func TestQuickPoller(t *testing.T) {
+	p := quickPoller{first: csrFirstPollInterval, max: csrPollInterval}
 	var got []time.Duration
 	for range 6 {
 		got = append(got, p.next("a"))
 	}
 	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second, time.Second}
 	if !slices.Equal(got, want) {
-		t.Errorf("waits for one request = %v, want %v", got, want)
+		t.Errorf("waits for one key = %v, want %v", got, want)
 	}
 	if d := p.next("b"); d != csrFirstPollInterval {
-		t.Errorf("a new request starts at %v, want %v", d, csrFirstPollInterval)
+		t.Errorf("a new key starts at %v, want %v", d, csrFirstPollInterval)
 	}
 }

@@ -130,20 +130,21 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 	return false, a.csrPoll.next(res.name)
 }
 
-// csrPoller spaces the checks of one pending certificate request: quick at
-// first, then every csrPollInterval.
-type csrPoller struct {
-	name string
-	wait time.Duration
+// quickPoller spaces the checks of one awaited change, keyed by what is
+// awaited: first after first, then doubling up to max. A new key starts over.
+type quickPoller struct {
+	first, max time.Duration
+	key        string
+	wait       time.Duration
 }
 
-// next returns the wait before the next check of the request name.
-func (p *csrPoller) next(name string) time.Duration {
-	if p.name != name {
-		p.name, p.wait = name, csrFirstPollInterval
+// next returns the wait before the next check for key.
+func (p *quickPoller) next(key string) time.Duration {
+	if p.key != key {
+		p.key, p.wait = key, p.first
 		return p.wait
 	}
-	p.wait = min(2*p.wait, csrPollInterval)
+	p.wait = min(2*p.wait, p.max)
 	return p.wait
 }
 

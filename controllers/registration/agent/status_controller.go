@@ -27,9 +27,13 @@ import (
 // leads to a sync of the whole ManagedCluster status.
 var statusRequest = reconcile.Request{NamespacedName: types.NamespacedName{Name: "managedcluster-status"}}
 
-// acceptancePollInterval is how often an agent whose cluster is not accepted
-// yet looks again.
-const acceptancePollInterval = 2 * time.Second
+// How often an agent whose cluster is not accepted yet looks again: quickly
+// at first (the admin often accepts right after approving the request), then
+// every acceptancePollInterval.
+const (
+	acceptanceFirstPollInterval = 100 * time.Millisecond
+	acceptancePollInterval      = 2 * time.Second
+)
 
 // statusReconciler syncs the ManagedCluster status on the hub.
 type statusReconciler struct{ a *Agent }
@@ -86,7 +90,9 @@ func (a *Agent) syncStatus(ctx context.Context) (ctrl.Result, error) {
 	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
 		a.reportDegraded(ctx, operatorv1.KlusterletReasonHubAcceptancePending, fmt.Sprintf(
 			"Waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub", id.cluster, id.cluster))
-		return ctrl.Result{RequeueAfter: min(acceptancePollInterval, a.opts.ClusterHealthCheckPeriod)}, nil
+		// Keyed by the credential: a new one (after a re-bootstrap) polls
+		// quickly again.
+		return ctrl.Result{RequeueAfter: min(a.acceptPoll.next(string(conn.cred.certPEM)), a.opts.ClusterHealthCheckPeriod)}, nil
 	}
 
 	desired := mc.DeepCopy()
