@@ -92,7 +92,7 @@ func (a *Agent) syncStatus(ctx context.Context) (ctrl.Result, error) {
 			"Waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub", id.cluster, id.cluster))
 		// Keyed by the credential: a new one (after a re-bootstrap) polls
 		// quickly again.
-		return ctrl.Result{RequeueAfter: min(a.acceptPoll.next(string(conn.cred.certPEM)), a.opts.ClusterHealthCheckPeriod)}, nil
+		return ctrl.Result{RequeueAfter: min(a.acceptPoll.next(conn.cred.certPEM), a.opts.ClusterHealthCheckPeriod)}, nil
 	}
 
 	desired := mc.DeepCopy()
