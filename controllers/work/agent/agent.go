@@ -43,6 +43,9 @@ type Agent struct {
 	// also used to watch the applied objects.
 	applier *apply.Applier
 	dyn     dynamic.Interface
+	// executor checks works' executors with SubjectAccessReviews (answers
+	// are cached across sessions).
+	executor *executorChecker
 	// rules evaluates condition rules (CEL programs are kept across sessions).
 	rules *ruleEvaluator
 	// appliedEvents carries the names of AppliedManifestWorks that were
@@ -77,6 +80,7 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	}
 	return &Agent{
 		rules:         rules,
+		executor:      newExecutorChecker(kubeReview(kube), min(executorCacheTTL, opts.ExecutorRetryInterval)),
 		opts:          opts,
 		spoke:         mgr.GetClient(),
 		spokeReader:   mgr.GetAPIReader(),

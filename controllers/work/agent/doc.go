@@ -34,6 +34,15 @@
 // unchanged generation that had to write, compared against the manifest, so
 // status-only changes are not drift.
 //
+// A work with an executor ServiceAccount (executor.go) is applied only as
+// far as that ServiceAccount may: before each manifest is written, and before
+// an object the work no longer lists is deleted, SubjectAccessReviews on the
+// managed cluster ask whether it may use the verbs the apply needs (get, and
+// create, update or patch; delete). A denied manifest fails alone with a
+// message naming the ServiceAccount, verbs and object; the work is tried
+// again after a minute (Options.ExecutorRetryInterval) without counting as a
+// failure, and answers are cached for up to 10 s.
+//
 // Applying itself (kind order, update strategies, owner references,
 // deletion) lives in the apply subpackage.
 package agent

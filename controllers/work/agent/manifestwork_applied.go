@@ -17,12 +17,24 @@ import (
 
 // updateAppliedResources records the applied objects in the
 // AppliedManifestWork's status and removes the objects of manifests that
-// left the work. pending is true while some of them are still being deleted.
-func (r *workReconciler) updateAppliedResources(ctx context.Context, amw *workv1.AppliedManifestWork, results []apply.Result) (pending bool, err error) {
+// left the work. pending is true while some of them are still being deleted;
+// denied is true when the work's executor may not delete some of them (they
+// stay recorded and are tried again later).
+func (r *workReconciler) updateAppliedResources(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork, results []apply.Result) (pending, denied bool, err error) {
 	log := ctrl.LoggerFrom(ctx)
 	next, stale := plannedResources(amw.Status.AppliedResources, results)
 	var errs []error
 	for _, res := range stale {
+		if err := r.executor.checkDelete(ctx, work, res); err != nil {
+			if isExecutorDenied(err) {
+				log.Info("Not removing an object the ManifestWork no longer lists: its executor may not delete it", "resource", res.String(), "reason", err.Error())
+				denied = true
+			} else {
+				errs = append(errs, err)
+			}
+			next = append(next, res)
+			continue
+		}
 		gone, err := r.applier.Remove(ctx, res, amw.UID)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("remove %s: %w", res.ResourceIdentifier, err))
@@ -43,7 +55,7 @@ func (r *workReconciler) updateAppliedResources(ctx context.Context, amw *workv1
 			errs = append(errs, fmt.Errorf("record applied resources in AppliedManifestWork %s: %w", amw.Name, err))
 		}
 	}
-	return pending, errors.Join(errs...)
+	return pending, denied, errors.Join(errs...)
 }
 
 // plannedResources computes the AppliedManifestWork's next applied

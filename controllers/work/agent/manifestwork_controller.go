@@ -53,6 +53,10 @@ type workReconciler struct {
 	watcher *resourceWatcher
 	// rules evaluates condition rules.
 	rules *ruleEvaluator
+	// executor checks what a work's executor may do (nil checks nothing);
+	// a work it denied something is tried again after executorRetry.
+	executor      *executorChecker
+	executorRetry time.Duration
 	// drifts finds changes made to applied objects on the managed cluster,
 	// recorder reports them as Events on the hub; both may be nil.
 	drifts   *driftDetector
@@ -120,11 +124,12 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 		}
 		return d
 	}
+	authorize := r.executor.authorizer(work)
 	for _, m := range apply.SortManifests(manifests) {
-		results[m.Ordinal] = r.applier.Apply(ctx, apply.Request{Manifest: m, Owner: owner, Decide: decide})
+		results[m.Ordinal] = r.applier.Apply(ctx, apply.Request{Manifest: m, Owner: owner, Decide: decide, Authorize: authorize})
 	}
 
-	pending, err := r.updateAppliedResources(ctx, amw, results)
+	pending, denied, err := r.updateAppliedResources(ctx, work, amw, results)
 	r.watcher.Track(work.Name, results)
 	drifts := r.drifts.detect(work, prev, results, manifests, time.Now())
 	setWorkStatus(work, r.observe(ctx, results), r.rules)
@@ -138,6 +143,11 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 		return ctrl.Result{}, err
 	case pending || anyFailed(results):
 		return ctrl.Result{RequeueAfter: retryDelay(r.failures.When(key), pending, results)}, nil
+	case denied || anyDenied(results):
+		// The executor's rights change on the managed cluster, not through
+		// the work: look again later without counting it as a failure.
+		r.failures.Forget(key)
+		return ctrl.Result{RequeueAfter: r.executorRetryInterval()}, nil
 	default:
 		r.failures.Forget(key)
 		return ctrl.Result{RequeueAfter: jitter(r.resync, 0.5)}, nil
@@ -223,14 +233,34 @@ func (r *workReconciler) patchStatus(ctx context.Context, base, work *workv1.Man
 	return nil
 }
 
-// anyFailed reports whether some manifest failed to apply.
+// anyFailed reports whether some manifest failed to apply for another
+// reason than its executor's rights.
 func anyFailed(results []apply.Result) bool {
 	for i := range results {
-		if results[i].Err != nil {
+		if results[i].Err != nil && !isExecutorDenied(results[i].Err) {
 			return true
 		}
 	}
 	return false
+}
+
+// anyDenied reports whether the executor was denied some manifest.
+func anyDenied(results []apply.Result) bool {
+	for i := range results {
+		if isExecutorDenied(results[i].Err) {
+			return true
+		}
+	}
+	return false
+}
+
+// executorRetryInterval is when a work whose executor was denied something
+// is tried again.
+func (r *workReconciler) executorRetryInterval() time.Duration {
+	if r.executorRetry <= 0 {
+		return DefaultExecutorRetryInterval
+	}
+	return r.executorRetry
 }
 
 // retryDelay is when a work that did not fully apply is tried again, given

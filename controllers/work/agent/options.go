@@ -38,6 +38,10 @@ type Options struct {
 	// HubQPS and HubBurst limit the requests to the hub.
 	HubQPS   float32
 	HubBurst int
+	// ExecutorRetryInterval is when a work whose executor ServiceAccount was
+	// denied a manifest is tried again (default 60 s); a change of the work
+	// tries it at once.
+	ExecutorRetryInterval time.Duration
 }
 
 // Default fills unset options.
@@ -50,6 +54,9 @@ func (o *Options) Default() {
 	}
 	if o.ResyncInterval <= 0 {
 		o.ResyncInterval = DefaultResyncInterval
+	}
+	if o.ExecutorRetryInterval <= 0 {
+		o.ExecutorRetryInterval = DefaultExecutorRetryInterval
 	}
 	if o.HubQPS <= 0 {
 		o.HubQPS = DefaultHubQPS

@@ -57,17 +57,19 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 		return fmt.Errorf("create hub client: %w", err)
 	}
 	r := &workReconciler{
-		hub:         hub.GetClient(),
-		spoke:       a.spoke,
-		spokeReader: a.spokeReader,
-		applier:     a.applier,
-		cluster:     cred.clusterName,
-		agentID:     cred.agentID,
-		hubHash:     cred.hubHash,
-		resync:      a.opts.ResyncInterval,
-		failures:    workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](failureBaseDelay, failureMaxDelay),
-		rules:       a.rules,
-		drifts:      newDriftDetector(),
+		hub:           hub.GetClient(),
+		spoke:         a.spoke,
+		spokeReader:   a.spokeReader,
+		applier:       a.applier,
+		cluster:       cred.clusterName,
+		agentID:       cred.agentID,
+		hubHash:       cred.hubHash,
+		resync:        a.opts.ResyncInterval,
+		failures:      workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](failureBaseDelay, failureMaxDelay),
+		rules:         a.rules,
+		executor:      a.executor,
+		executorRetry: a.opts.ExecutorRetryInterval,
+		drifts:        newDriftDetector(),
 	}
 	hubKube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

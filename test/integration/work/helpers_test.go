@@ -143,7 +143,8 @@ func (s *suite) startAgent() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent, err := workagent.New(mgr, workagent.Options{Namespace: agentNS})
+	// Executor denials are retried after 2 s instead of 60 s.
+	agent, err := workagent.New(mgr, workagent.Options{Namespace: agentNS, ExecutorRetryInterval: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

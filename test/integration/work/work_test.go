@@ -37,7 +37,7 @@ spec:
 // TestWorkAgent runs the work agent through its life on one hub and one
 // managed cluster: waiting for its credential, applying, updating with each
 // strategy, CRDs, removal, every delete option, bad manifests, restarts,
-// credential rotation and namespace isolation.
+// credential rotation, namespace isolation and executors.
 func TestWorkAgent(t *testing.T) {
 	framework.SkipIfShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -59,6 +59,7 @@ func TestWorkAgent(t *testing.T) {
 	t.Run("condition rules", func(t *testing.T) { s.testConditionRules(ctx, t) })
 	t.Run("drift", func(t *testing.T) { s.testDrift(ctx, t) })
 	t.Run("completed manifest is frozen", func(t *testing.T) { s.testFrozenManifest(ctx, t) })
+	t.Run("executor", func(t *testing.T) { s.testExecutor(ctx, t) })
 }
 
 func (s *suite) testSeed(ctx context.Context, t *testing.T) {

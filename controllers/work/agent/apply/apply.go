@@ -40,6 +40,10 @@ type Request struct {
 	// Decide returns how to apply the manifest once its resource is known
 	// (manifest configs and orphaning rules name resources, not kinds).
 	Decide func(meta workv1.ManifestResourceMeta) Decision
+	// Authorize, when set, is asked before anything is written whether the
+	// work's executor may use verbs on the manifest's object; its error
+	// fails the manifest without touching the object.
+	Authorize func(ctx context.Context, meta workv1.ManifestResourceMeta, verbs ...string) error
 }
 
 // Decision is how one manifest is applied.
@@ -180,6 +184,12 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 		return res
 	}
 	res.Before = existing
+	if req.Authorize != nil {
+		if err := req.Authorize(ctx, res.Meta, Verbs(res.Strategy, existing != nil)...); err != nil {
+			res.Err = err
+			return res
+		}
+	}
 	switch res.Strategy {
 	case workv1.UpdateStrategyTypeReadOnly:
 		res.Object = existing
@@ -200,6 +210,27 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	}
 	res.Change = changeOf(res.Before, res.Object)
 	return res
+}
+
+// Verbs returns the verbs an apply with strategy needs on an object that
+// exists or not: get always; create for a missing object; update for an
+// existing one (Update), patch for CreateOnly's owner reference and for
+// server-side apply (which also creates).
+func Verbs(strategy workv1.UpdateStrategyType, exists bool) []string {
+	switch {
+	case strategy == workv1.UpdateStrategyTypeReadOnly:
+		return []string{"get"}
+	case strategy == workv1.UpdateStrategyTypeServerSideApply && exists:
+		return []string{"get", "patch"}
+	case strategy == workv1.UpdateStrategyTypeServerSideApply:
+		return []string{"get", "create", "patch"}
+	case !exists:
+		return []string{"get", "create"}
+	case strategy == workv1.UpdateStrategyTypeCreateOnly:
+		return []string{"get", "patch"}
+	default:
+		return []string{"get", "update"}
+	}
 }
 
 // prepare returns a copy of the manifest without the metadata the API

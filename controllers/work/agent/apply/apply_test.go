@@ -2,6 +2,10 @@ package apply
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -327,5 +331,74 @@ func TestRemove(t *testing.T) {
 	}
 	if _, err := dyn2.Resource(gvr).Namespace("ns").Get(ctx, "foreign", metav1.GetOptions{}); err != nil {
 		t.Errorf("foreign object: %v", err)
+	}
+}
+
+func TestVerbs(t *testing.T) {
+	tests := []struct {
+		strategy workv1.UpdateStrategyType
+		exists   bool
+		want     string
+	}{
+		{workv1.UpdateStrategyTypeUpdate, false, "get,create"},
+		{workv1.UpdateStrategyTypeUpdate, true, "get,update"},
+		{workv1.UpdateStrategyTypeCreateOnly, false, "get,create"},
+		{workv1.UpdateStrategyTypeCreateOnly, true, "get,patch"},
+		{workv1.UpdateStrategyTypeServerSideApply, false, "get,create,patch"},
+		{workv1.UpdateStrategyTypeServerSideApply, true, "get,patch"},
+		{workv1.UpdateStrategyTypeReadOnly, false, "get"},
+		{workv1.UpdateStrategyTypeReadOnly, true, "get"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s exists=%v", tt.strategy, tt.exists), func(t *testing.T) {
+			if got := strings.Join(Verbs(tt.strategy, tt.exists), ","); got != tt.want {
+				t.Errorf("Verbs = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestApplyAuthorize(t *testing.T) {
+	ctx := context.Background()
+	denied := errors.New("denied")
+	tests := []struct {
+		name      string
+		existing  bool
+		deny      string
+		wantVerbs string
+		wantErr   bool
+	}{
+		{name: "create allowed", wantVerbs: "get,create"},
+		{name: "create denied", deny: "create", wantVerbs: "get,create", wantErr: true},
+		{name: "update denied", existing: true, deny: "update", wantVerbs: "get,update", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var objs []runtime.Object
+			if tt.existing {
+				objs = append(objs, configMapManifest("old").Object)
+			}
+			a, dyn := fakeApplier(objs...)
+			var asked string
+			res := a.Apply(ctx, Request{Manifest: configMapManifest("new"), Authorize: func(_ context.Context, m workv1.ManifestResourceMeta, verbs ...string) error {
+				asked = strings.Join(verbs, ",")
+				if m.Resource != "configmaps" || m.Namespace != "ns" || m.Name != "cm" {
+					t.Errorf("Authorize meta = %+v", m)
+				}
+				if slices.Contains(verbs, tt.deny) {
+					return denied
+				}
+				return nil
+			}})
+			if asked != tt.wantVerbs {
+				t.Errorf("verbs = %s, want %s", asked, tt.wantVerbs)
+			}
+			if tt.wantErr != errors.Is(res.Err, denied) || (tt.wantErr && writes(dyn) != 0) {
+				t.Errorf("err %v, %d writes", res.Err, writes(dyn))
+			}
+			if !tt.wantErr && (res.Err != nil || res.Object == nil) {
+				t.Errorf("allowed apply: %+v", res)
+			}
+		})
 	}
 }
