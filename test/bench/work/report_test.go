@@ -1,0 +1,79 @@
+package work
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"text/tabwriter"
+	"time"
+)
+
+// figure is one row of the summary table printed at the end of the run.
+type figure struct {
+	// bench names the benchmark that measured it.
+	bench string
+	// name says what was measured.
+	name string
+	// value is the measurement with its unit.
+	value string
+	// context is the reference figure, target or expectation to read it by.
+	context string
+}
+
+// summary collects the figures of every benchmark of the run.
+var summary struct {
+	mu   sync.Mutex
+	rows []figure
+}
+
+// record adds a figure to the summary table and logs it at once.
+func record(b *testing.B, name, value, context string) {
+	b.Helper()
+	summary.mu.Lock()
+	summary.rows = append(summary.rows, figure{bench: b.Name(), name: name, value: value, context: context})
+	summary.mu.Unlock()
+	if context != "" {
+		b.Logf("%s: %s (%s)", name, value, context)
+	} else {
+		b.Logf("%s: %s", name, value)
+	}
+}
+
+// printSummary writes the table of every recorded figure and the wall time of
+// the whole run; it writes nothing when no benchmark recorded anything.
+func printSummary(w io.Writer, took time.Duration) {
+	summary.mu.Lock()
+	defer summary.mu.Unlock()
+	if len(summary.rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nWork benchmark figures (whole run: %s)\n\n", took.Round(time.Second))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "BENCHMARK\tFIGURE\tVALUE\tCONTEXT")
+	for _, r := range summary.rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.bench, r.name, r.value, r.context)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w)
+}
+
+// quantile returns the q-quantile (0 < q ≤ 1) of xs by the nearest-rank
+// method, so that it is always one of the measured values; NaN for no values.
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+// seconds formats d in seconds with two decimals.
+func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// mib formats a byte count in MiB.
+func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
