@@ -8,22 +8,25 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // TestHostedMode joins cluster2 with its agent hosted on cluster1: the agent,
 // its Secrets and its Klusterlet live on cluster1, and cluster2 gets only the
-// managed-cluster CRDs.
+// managed-cluster CRDs, and cluster2's ManifestWorks apply to cluster2.
 func TestHostedMode(t *testing.T) {
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hub := f.env.Cluster("hub").Client()
@@ -121,6 +124,47 @@ func TestHostedMode(t *testing.T) {
 				assert.True(t, apierrors.IsNotFound(err), "CRD %s on cluster2: %v", name, err)
 			}
 		}
+	})
+
+	t.Run("a ManifestWork applies to the managed cluster, not the hosting one", func(t *testing.T) {
+		const cmName = "hosted-work-cm"
+		cm := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + cmName + `","namespace":"default"},"data":{"from":"hub"}}`
+		mw := &workv1.ManifestWork{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "cluster2", Name: "hosted-work"},
+			Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{
+				{RawExtension: runtime.RawExtension{Raw: []byte(cm)}},
+			}}},
+		}
+		require.NoError(t, hub.Create(ctx, mw))
+		eventually(t, time.Minute, "ManifestWork cluster2/hosted-work Applied", func(ctx context.Context) (bool, error) {
+			got := &workv1.ManifestWork{}
+			if err := hub.Get(ctx, client.ObjectKeyFromObject(mw), got); err != nil {
+				return false, err
+			}
+			return meta.IsStatusConditionTrue(got.Status.Conditions, workv1.WorkApplied), nil
+		})
+		key := client.ObjectKey{Namespace: "default", Name: cmName}
+		got := &corev1.ConfigMap{}
+		require.NoError(t, managed.Get(ctx, key, got), "the work's ConfigMap on cluster2")
+		assert.Equal(t, "hub", got.Data["from"])
+		err := hosting.Get(ctx, key, &corev1.ConfigMap{})
+		assert.True(t, apierrors.IsNotFound(err), "the work's ConfigMap on the hosting cluster1: %v", err)
+
+		require.NoError(t, hub.Delete(ctx, mw))
+		eventually(t, time.Minute, "the work's ConfigMap gone from cluster2", func(ctx context.Context) (bool, error) {
+			err := managed.Get(ctx, key, &corev1.ConfigMap{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		})
+		eventually(t, time.Minute, "ManifestWork cluster2/hosted-work deleted on the hub", func(ctx context.Context) (bool, error) {
+			err := hub.Get(ctx, client.ObjectKeyFromObject(mw), &workv1.ManifestWork{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, err
+		})
 	})
 
 	t.Run("unjoin removes the hosted agent from the hosting cluster", func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -33,11 +34,15 @@ const sessionRetryDelay = 5 * time.Second
 // at a time with the current credential.
 type Agent struct {
 	opts Options
+	// managed is the managed cluster (see managedCluster): the manager's
+	// cluster in Default mode, a cluster of its own in Hosted mode.
+	managed cluster.Cluster
 	// spoke writes to the managed cluster and reads AppliedManifestWorks
-	// from the manager's cache; spokeReader reads around the cache.
+	// from managed's cache; spokeReader reads around the cache.
 	spoke       client.Client
 	spokeReader client.Reader
-	// kube watches the hub credential Secret.
+	// kube watches the hub credential Secret on the manager's cluster (the
+	// hosting cluster in Hosted mode).
 	kube kubernetes.Interface
 	// applier applies manifests with a dynamic client; dyn is that client,
 	// also used to watch the applied objects.
@@ -55,14 +60,23 @@ type Agent struct {
 	log logr.Logger
 }
 
-// New returns a work agent that applies to the cluster of mgr.
+// New returns a work agent that applies to the cluster of mgr or, with
+// opts.ManagedKubeconfigSecret, to the managed cluster that Secret reaches.
 func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	opts.Default()
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	cfg := mgr.GetConfig()
-	kube, err := kubernetes.NewForConfig(cfg)
+	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return nil, fmt.Errorf("create clientset: %w", err)
+	}
+	managed, err := managedCluster(mgr, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg := managed.GetConfig()
+	managedKube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("create managed-cluster clientset: %w", err)
 	}
@@ -80,10 +94,11 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	}
 	return &Agent{
 		rules:         rules,
-		executor:      newExecutorChecker(kubeReview(kube), min(executorCacheTTL, opts.ExecutorRetryInterval)),
+		executor:      newExecutorChecker(kubeReview(managedKube), min(executorCacheTTL, opts.ExecutorRetryInterval)),
 		opts:          opts,
-		spoke:         mgr.GetClient(),
-		spokeReader:   mgr.GetAPIReader(),
+		managed:       managed,
+		spoke:         managed.GetClient(),
+		spokeReader:   managed.GetAPIReader(),
 		kube:          kube,
 		applier:       apply.NewApplier(dyn, apply.NewMapper(dc)),
 		dyn:           dyn,

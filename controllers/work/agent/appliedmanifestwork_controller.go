@@ -11,7 +11,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -32,11 +34,13 @@ type appliedWorkReconciler struct {
 }
 
 // setupAppliedWorkController adds the AppliedManifestWork controller to mgr.
+// It watches the managed cluster's cache, which is mgr's own in Default mode.
 func (a *Agent) setupAppliedWorkController(mgr manager.Manager) error {
-	r := &appliedWorkReconciler{client: mgr.GetClient(), applier: a.applier, notify: a.notifyApplied}
+	r := &appliedWorkReconciler{client: a.spoke, applier: a.applier, notify: a.notifyApplied}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("appliedmanifestwork-finalizer").
-		For(&workv1.AppliedManifestWork{}).
+		WatchesRawSource(source.Kind(a.managed.GetCache(), &workv1.AppliedManifestWork{},
+			&handler.TypedEnqueueRequestForObject[*workv1.AppliedManifestWork]{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: a.opts.Workers, SkipNameValidation: ptr.To(true)}).
 		Complete(r)
 	if err != nil {

@@ -43,6 +43,14 @@
 // again after a minute (Options.ExecutorRetryInterval) without counting as a
 // failure, and answers are cached for up to 10 s.
 //
+// In Hosted mode (Options.ManagedKubeconfigSecret) the agent runs on a
+// hosting cluster and reaches the managed cluster with the kubeconfig in that
+// Secret (managed.go): manifests, AppliedManifestWorks and their finalizer
+// controller, the watches of applied objects and the executors'
+// SubjectAccessReviews all use it, as the identity the user provided; the
+// hub credential Secret, leader election and the Secret itself stay on the
+// hosting cluster.
+//
 // Applying itself (kind order, update strategies, owner references,
 // deletion) lives in the apply subpackage.
 package agent

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
@@ -22,12 +23,19 @@ const (
 
 // Options configure the work agent.
 type Options struct {
-	// Namespace is the agent's namespace on the managed cluster, where the
-	// hub credential Secret lives.
+	// Namespace is the agent's namespace on the cluster it runs on (the
+	// managed cluster, or the hosting cluster in Hosted mode), where the hub
+	// credential Secret lives.
 	Namespace string
 	// HubKubeconfigSecret is the hub credential Secret the registration agent
 	// writes (default hub-kubeconfig-secret).
 	HubKubeconfigSecret string
+	// ManagedKubeconfigSecret, in Hosted mode, names a Secret in Namespace
+	// whose key kubeconfig reaches the managed cluster; the agent then
+	// applies there and only the hub credential Secret stays on the cluster
+	// it runs on. Empty (Default mode): the managed cluster is that cluster.
+	// The Secret is read once, at New.
+	ManagedKubeconfigSecret string
 	// ClusterName is the managed cluster's name on the hub; empty means the
 	// Secret's cluster-name.
 	ClusterName string
@@ -70,6 +78,9 @@ func (o *Options) Default() {
 func (o *Options) Validate() error {
 	if o.Namespace == "" {
 		return errors.New("the work agent needs its namespace (where the hub credential Secret is)")
+	}
+	if o.ManagedKubeconfigSecret != "" && o.ManagedKubeconfigSecret == o.HubKubeconfigSecret {
+		return fmt.Errorf("the managed cluster's kubeconfig Secret %q must differ from the hub credential Secret", o.ManagedKubeconfigSecret)
 	}
 	return nil
 }

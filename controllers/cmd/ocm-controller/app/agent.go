@@ -89,23 +89,20 @@ func (o *agentOptions) run(ctx context.Context) error {
 	if err := agent.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	// Hosted mode (--managed-kubeconfig-secret): the work agent does not
-	// reach the managed cluster through that Secret yet, and must not apply
-	// the managed cluster's ManifestWorks to the hosting cluster: it does not
-	// run until it gets the same flag.
-	if o.registration.ManagedKubeconfigSecret == "" {
-		// The work agent meets registration only through the hub credential Secret.
-		work, err := workagent.New(mgr, workagent.Options{
-			Namespace:           o.manager.Namespace,
-			HubKubeconfigSecret: o.registration.HubKubeconfigSecret,
-			ClusterName:         o.registration.ClusterName,
-		})
-		if err != nil {
-			return err
-		}
-		if err := work.SetupWithManager(mgr); err != nil {
-			return err
-		}
+	// The work agent meets registration only through the hub credential
+	// Secret; in Hosted mode it reaches the managed cluster through the same
+	// kubeconfig Secret as registration.
+	work, err := workagent.New(mgr, workagent.Options{
+		Namespace:               o.manager.Namespace,
+		HubKubeconfigSecret:     o.registration.HubKubeconfigSecret,
+		ManagedKubeconfigSecret: o.registration.ManagedKubeconfigSecret,
+		ClusterName:             o.registration.ClusterName,
+	})
+	if err != nil {
+		return err
+	}
+	if err := work.SetupWithManager(mgr); err != nil {
+		return err
 	}
 	ctrl.Log.WithName("agent").Info("Starting the managed-cluster agent", "namespace", o.manager.Namespace, "cluster", o.registration.ClusterName)
 	if err := mgr.Start(ctx); err != nil {
