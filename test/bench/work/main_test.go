@@ -32,6 +32,7 @@ var (
 	concurrency  = flag.Int("concurrency", 16, "BenchmarkWorkApplied: creates in flight at once during a burst (OCM work and lower bound alike)")
 	clusterCount = flag.Int("clusters", 2, "managed clusters joined with real agents (1 or 2); works are spread over them")
 	changeRuns   = flag.Int("changes", 20, "BenchmarkWorkFeedback: status changes of the Deployment measured")
+	changeGap    = flag.Duration("change-gap", 250*time.Millisecond, "BenchmarkWorkFeedback: pause between one change reaching the hub and the next write")
 	settlePeriod = flag.Duration("settle", 30*time.Second, "BenchmarkWorkApplied: fixed settle period before the settled agent memory reading")
 )
 
