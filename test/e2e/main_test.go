@@ -13,9 +13,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -62,7 +65,8 @@ func run(m *testing.M) int {
 // fleet is a hub and managed clusters with the component runner running the
 // project's Deployments on each.
 type fleet struct {
-	env *framework.Environment
+	env    *framework.Environment
+	runner *framework.Runner
 }
 
 // startFleet starts the named clusters (the first is the hub) and the runner.
@@ -70,8 +74,8 @@ func startFleet(t *testing.T, clusters ...string) *fleet {
 	t.Helper()
 	framework.SkipIfShort(t)
 	env := framework.StartForTest(t, clusters...)
-	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bins.ocmController}, env.Clusters()...)
-	return &fleet{env: env}
+	runner := framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bins.ocmController}, env.Clusters()...)
+	return &fleet{env: env, runner: runner}
 }
 
 // ocm runs `kubectl ocm args...` with the fleet's kubeconfig, logs the command
@@ -115,4 +119,35 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx 
 	if err != nil {
 		t.Fatalf("timed out waiting for %s (last error: %v)", what, last)
 	}
+}
+
+// joinAll installs the hub, joins the named clusters and accepts them, all
+// through kubectl-ocm, and waits until each is Available.
+func (f *fleet) joinAll(t *testing.T, clusters ...string) {
+	t.Helper()
+	token, apiserver := joinArgs(t, f.ocm(t, "hub", "init", "--context", "hub", "--wait"))
+	for _, c := range clusters {
+		f.ocm(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", c, "--context", c)
+	}
+	f.ocm(t, "accept", "--clusters", strings.Join(clusters, ","), "--context", "hub", "--wait")
+	hub := f.env.Cluster("hub").Client()
+	for _, c := range clusters {
+		eventually(t, 2*time.Minute, c+" Available", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: c}, mc); err != nil {
+				return false, err
+			}
+			return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
+		})
+	}
+}
+
+// agentPID returns the PID of the agent process of a managed cluster.
+func (f *fleet) agentPID(t *testing.T, cluster string) int {
+	t.Helper()
+	info, ok := f.runner.Process(cluster, "open-cluster-management-agent", "klusterlet-agent")
+	if !ok || info.Pid == 0 {
+		t.Fatalf("the agent of %s is not running", cluster)
+	}
+	return info.Pid
 }

@@ -34,6 +34,11 @@ type Cluster struct {
 	kcmCreds keyPair
 	admCfg   *rest.Config
 	procs    []*process
+	// apiserver is the running kube-apiserver; apiserverBin and
+	// apiserverArgs start it again (RestartAPIServer).
+	apiserver     *process
+	apiserverBin  string
+	apiserverArgs []string
 }
 
 // Server returns the API server URL, https://127.0.0.1:<port>.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -183,21 +184,13 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 			"--enable-priority-and-fairness=false",
 			"--event-ttl=1h",
 		}
-		proc, err := startProcess(c.Name+"/kube-apiserver", filepath.Join(e.binDir, "kube-apiserver"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-apiserver.log"))
-		if err != nil {
-			return err
-		}
-		c.procs = append(c.procs, proc)
-		cs, err := kubernetes.NewForConfig(c.RESTConfig())
-		if err != nil {
-			return err
-		}
-		err = proc.waitFor(ctx, "API server readiness", func(ctx context.Context) (bool, error) {
-			body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-			return err == nil && string(body) == "ok", err
-		})
+		c.apiserverBin, c.apiserverArgs = filepath.Join(e.binDir, "kube-apiserver"), args
+		proc, err := c.runAPIServer(ctx)
 		if err == nil {
 			return nil
+		}
+		if proc == nil {
+			return err
 		}
 		if exited, _ := proc.Exited(); exited && attempt < 3 && logContains(proc.logPath, "address already in use") {
 			e.logf("cluster %s: port %d was taken, retrying", c.Name, port)
@@ -205,6 +198,42 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 		}
 		return err
 	}
+}
+
+// runAPIServer starts kube-apiserver with the cluster's recorded arguments
+// and waits for /readyz. It returns the process also when it fails to get
+// ready, so that the caller can look at why.
+func (c *Cluster) runAPIServer(ctx context.Context) (*process, error) {
+	proc, err := startProcess(c.Name+"/kube-apiserver", c.apiserverBin, c.apiserverArgs, nil, c.dir, filepath.Join(c.dir, "logs", "kube-apiserver.log"))
+	if err != nil {
+		return nil, err
+	}
+	c.apiserver = proc
+	c.procs = append(c.procs, proc)
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		return proc, err
+	}
+	return proc, proc.waitFor(ctx, "API server readiness", func(ctx context.Context) (bool, error) {
+		body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return err == nil && string(body) == "ok", err
+	})
+}
+
+// RestartAPIServer kills the cluster's kube-apiserver, as a crash would, and
+// starts it again on the same address with the same data, then waits until
+// it is ready. Clients see connection errors in between; nothing stored is
+// lost (etcd keeps running).
+func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	old := c.apiserver
+	if err := old.Stop(0); err != nil {
+		return fmt.Errorf("stop the API server of cluster %s: %w", c.Name, err)
+	}
+	c.procs = slices.DeleteFunc(c.procs, func(p *process) bool { return p == old })
+	if _, err := c.runAPIServer(ctx); err != nil {
+		return fmt.Errorf("restart the API server of cluster %s: %w", c.Name, err)
+	}
+	return nil
 }
 
 // startControllerManager starts kube-controller-manager with every controller

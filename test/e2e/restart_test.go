@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+)
+
+// TestRestarts kills and restarts each moving part while works are applied:
+// the agent in the middle of applying a work, the hub controller, and the
+// managed cluster's API server. Nothing may be lost or applied twice, and
+// every status converges.
+func TestRestarts(t *testing.T) {
+	f := startFleet(t, "hub", "cluster1")
+	f.joinAll(t, "cluster1")
+	hub := f.env.Cluster("hub").Client()
+	c1 := f.env.Cluster("cluster1")
+	ctx := t.Context()
+
+	const n = 100
+	t.Run("agent killed mid-apply", func(t *testing.T) {
+		pid := f.agentPID(t, "cluster1")
+		require.NoError(t, hub.Create(ctx, configMapWork("cluster1", "many", n, "v1")))
+		// Kill it as soon as the first of the work's ConfigMaps exists on
+		// cluster1, while it is still creating the others.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			list := &corev1.ConfigMapList{}
+			require.NoError(t, c1.Client().List(ctx, list, client.InNamespace("default"), client.MatchingLabels{"e2e-work": "many"}))
+			if len(list.Items) > 0 {
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "the agent never started applying work many")
+			time.Sleep(5 * time.Millisecond) // a tight poll, to catch the apply in progress
+		}
+		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+		list := &corev1.ConfigMapList{}
+		require.NoError(t, c1.Client().List(ctx, list, client.InNamespace("default"), client.MatchingLabels{"e2e-work": "many"}))
+		t.Logf("agent killed with %d of %d ConfigMaps created", len(list.Items), n)
+		waitWorkApplied(t, hub, "cluster1", "many", 2*time.Minute)
+		assert.NotEqual(t, pid, f.agentPID(t, "cluster1"), "the agent was not restarted")
+		assertAppliedOnce(t, c1.Client(), "many", n)
+	})
+
+	t.Run("hub controller restarted", func(t *testing.T) {
+		info, ok := f.runner.Process("hub", "open-cluster-management-hub", "ocm-hub-controller")
+		require.True(t, ok && info.Pid != 0, "the hub controller is not running")
+		require.NoError(t, syscall.Kill(info.Pid, syscall.SIGKILL))
+		require.NoError(t, hub.Create(ctx, configMapWork("cluster1", "after-hub-restart", 1, "v1")))
+		waitWorkApplied(t, hub, "cluster1", "after-hub-restart", time.Minute)
+		eventually(t, time.Minute, "the hub controller running again", func(context.Context) (bool, error) {
+			now, ok := f.runner.Process("hub", "open-cluster-management-hub", "ocm-hub-controller")
+			return ok && now.Pid != 0 && now.Pid != info.Pid, nil
+		})
+		mc := &clusterv1.ManagedCluster{}
+		require.NoError(t, hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc))
+		assert.True(t, meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted), "the restart lost the acceptance")
+		assert.True(t, meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), "the restart made cluster1 unavailable")
+		assertAppliedOnce(t, c1.Client(), "many", n)
+	})
+
+	t.Run("managed API server restarted", func(t *testing.T) {
+		require.NoError(t, c1.RestartAPIServer(ctx))
+		// A change made after the restart reaches the cluster.
+		mw := &workv1.ManifestWork{}
+		require.NoError(t, hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "many"}, mw))
+		base := mw.DeepCopy()
+		mw.Spec = configMapWork("cluster1", "many", n, "v2").Spec
+		require.NoError(t, hub.Patch(ctx, mw, client.MergeFrom(base)))
+		waitWorkApplied(t, hub, "cluster1", "many", 2*time.Minute)
+		eventually(t, time.Minute, "every ConfigMap of work many at v2 on cluster1", func(ctx context.Context) (bool, error) {
+			list := &corev1.ConfigMapList{}
+			if err := c1.Client().List(ctx, list, client.InNamespace("default"), client.MatchingLabels{"e2e-work": "many"}); err != nil {
+				return false, err
+			}
+			for _, cm := range list.Items {
+				if cm.Data["version"] != "v2" {
+					return false, nil
+				}
+			}
+			return len(list.Items) == n, nil
+		})
+		assertAppliedOnce(t, c1.Client(), "many", n)
+		eventually(t, time.Minute, "cluster1 Available after its API server restarted", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
+				return false, err
+			}
+			return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
+		})
+	})
+}
+
+// configMapWork returns a ManifestWork of n ConfigMaps in namespace default,
+// labeled with the work's name and holding version.
+func configMapWork(cluster, name string, n int, version string) *workv1.ManifestWork {
+	mw := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
+	for i := range n {
+		cm := &corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("%s-%d", name, i), Labels: map[string]string{"e2e-work": name}},
+			Data:       map[string]string{"version": version},
+		}
+		mw.Spec.Workload.Manifests = append(mw.Spec.Workload.Manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Object: cm}})
+	}
+	return mw
+}
+
+// waitWorkApplied waits until the work is Applied at its current generation.
+func waitWorkApplied(t *testing.T, hub client.Client, cluster, name string, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, "work "+cluster+"/"+name+" Applied at its generation", func(ctx context.Context) (bool, error) {
+		mw := &workv1.ManifestWork{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: cluster, Name: name}, mw); err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(mw.Status.Conditions, workv1.WorkApplied)
+		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == mw.Generation, nil
+	})
+}
+
+// assertAppliedOnce checks that the work's n ConfigMaps exist once each on
+// the managed cluster and that its AppliedManifestWork records exactly them,
+// with their current UIDs: nothing was created twice or left behind.
+func assertAppliedOnce(t *testing.T, managed client.Client, work string, n int) {
+	t.Helper()
+	list := &corev1.ConfigMapList{}
+	require.NoError(t, managed.List(t.Context(), list, client.InNamespace("default"), client.MatchingLabels{"e2e-work": work}))
+	require.Len(t, list.Items, n)
+	uids := map[string]string{}
+	for _, cm := range list.Items {
+		uids[cm.Name] = string(cm.UID)
+	}
+	amws := &workv1.AppliedManifestWorkList{}
+	require.NoError(t, managed.List(t.Context(), amws))
+	var found bool
+	for _, amw := range amws.Items {
+		if amw.Spec.ManifestWorkName != work {
+			continue
+		}
+		found = true
+		assert.Len(t, amw.Status.AppliedResources, n, "AppliedManifestWork %s records %d resources", amw.Name, len(amw.Status.AppliedResources))
+		for _, r := range amw.Status.AppliedResources {
+			assert.Equal(t, uids[r.Name], r.UID, "AppliedManifestWork %s records %s with a stale UID", amw.Name, r.Name)
+		}
+	}
+	assert.True(t, found, "no AppliedManifestWork for work %s", work)
+}
