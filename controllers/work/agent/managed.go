@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -39,13 +40,9 @@ func managedCluster(mgr manager.Manager, opts Options) (cluster.Cluster, error) 
 		}
 		return nil, fmt.Errorf("read Secret %s with the managed cluster's kubeconfig: %w", ref, err)
 	}
-	data := s.Data[kubeconfigKey]
-	if len(data) == 0 {
-		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s has no key %s", ref, kubeconfigKey)
-	}
-	cfg, err := kubeconfig.RESTConfig(data)
+	cfg, err := managedConfig(s)
 	if err != nil {
-		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s: %w", ref, err)
+		return nil, err
 	}
 	c, err := cluster.New(cfg, func(o *cluster.Options) {
 		o.Scheme = mgr.GetScheme()
@@ -58,4 +55,19 @@ func managedCluster(mgr manager.Manager, opts Options) (cluster.Cluster, error) 
 		return nil, fmt.Errorf("add the managed cluster's cache: %w", err)
 	}
 	return c, nil
+}
+
+// managedConfig returns the client configuration of the kubeconfig (key
+// kubeconfig) in the managed cluster's kubeconfig Secret s.
+func managedConfig(s *corev1.Secret) (*rest.Config, error) {
+	ref := s.Namespace + "/" + s.Name
+	data := s.Data[kubeconfigKey]
+	if len(data) == 0 {
+		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s has no key %s", ref, kubeconfigKey)
+	}
+	cfg, err := kubeconfig.RESTConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s: %w", ref, err)
+	}
+	return cfg, nil
 }
