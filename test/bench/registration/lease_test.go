@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 // graceRatio is the hub controller's default --lease-grace-ratio: the hub
@@ -29,13 +30,13 @@ const graceRatio = 1.5
 // back to 1 and measures the seconds until Available is True again.
 func BenchmarkLeaseExpiry(b *testing.B) {
 	const cluster = "cluster1"
-	f := startFleet(b, config.HubValues{}, cluster)
+	f := benchkit.StartFleet(b, config.HubValues{}, cluster)
 	ctx := b.Context()
-	joinCluster(ctx, b, f, cluster)
+	benchkit.JoinCluster(ctx, b, f, cluster)
 
 	lease := time.Duration(*leaseSeconds) * time.Second
 	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"leaseDurationSeconds":%d}}`, *leaseSeconds))
-	if err := f.hubClient.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, patch); err != nil {
+	if err := f.HubClient.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, patch); err != nil {
 		b.Fatalf("set the lease duration of %s: %v", cluster, err)
 	}
 	changed := time.Now()
@@ -45,47 +46,47 @@ func BenchmarkLeaseExpiry(b *testing.B) {
 	interval := renewals[1].Sub(renewals[0])
 	b.Logf("lease duration %s: the agent renews every %s (expected %s plus at most 10 %% jitter)",
 		lease, interval.Round(time.Millisecond), lease/4)
-	again := poll(ctx, b, fastPoll, 2*time.Minute, cluster+" Available before the stop", func(ctx context.Context) (bool, error) {
+	again := benchkit.Poll(ctx, b, benchkit.FastPoll, 2*time.Minute, cluster+" Available before the stop", func(ctx context.Context) (bool, error) {
 		return availableIs(ctx, f, cluster, metav1.ConditionTrue)
 	})
 	if !firstUnknown.IsZero() {
 		// The last renewal on the old period is older than 1.5 × the new
 		// duration, so the hub marks the cluster Unknown until the agent's
 		// next status sync reports Available again.
-		record(b, fmt.Sprintf("lowering the lease duration 60 s → %s: running cluster shown Unknown for", lease), seconds(again.Sub(firstUnknown)),
+		benchkit.Record(b, fmt.Sprintf("lowering the lease duration 60 s → %s: running cluster shown Unknown for", lease), benchkit.Seconds(again.Sub(firstUnknown)),
 			"until the agent's next status sync; the stop below comes only once Available again")
 	}
 
-	spoke := f.env.Cluster(cluster).Client()
+	spoke := f.Env.Cluster(cluster).Client()
 	stop := time.Now()
 	scaleAgent(ctx, b, spoke, 0)
-	exited := poll(ctx, b, fastPoll, time.Minute, "the agent process to exit", func(context.Context) (bool, error) {
-		return f.pid(cluster, config.AgentNamespace, agentDeployment) == 0, nil
+	exited := benchkit.Poll(ctx, b, benchkit.FastPoll, time.Minute, "the agent process to exit", func(context.Context) (bool, error) {
+		return f.Pid(cluster, config.AgentNamespace, benchkit.AgentDeployment) == 0, nil
 	})
 	last := lastRenewal(ctx, b, f, cluster)
-	unknown := poll(ctx, b, fastPoll, 3*lease+time.Minute, cluster+" Available Unknown", func(ctx context.Context) (bool, error) {
+	unknown := benchkit.Poll(ctx, b, benchkit.FastPoll, 3*lease+time.Minute, cluster+" Available Unknown", func(ctx context.Context) (bool, error) {
 		return availableIs(ctx, f, cluster, metav1.ConditionUnknown)
 	})
 
 	start := time.Now()
 	scaleAgent(ctx, b, spoke, 1)
-	started := poll(ctx, b, fastPoll, time.Minute, "the agent process to start", func(context.Context) (bool, error) {
-		return f.pid(cluster, config.AgentNamespace, agentDeployment) != 0, nil
+	started := benchkit.Poll(ctx, b, benchkit.FastPoll, time.Minute, "the agent process to start", func(context.Context) (bool, error) {
+		return f.Pid(cluster, config.AgentNamespace, benchkit.AgentDeployment) != 0, nil
 	})
-	available := poll(ctx, b, fastPoll, 2*time.Minute, cluster+" Available again", func(ctx context.Context) (bool, error) {
+	available := benchkit.Poll(ctx, b, benchkit.FastPoll, 2*time.Minute, cluster+" Available again", func(ctx context.Context) (bool, error) {
 		return availableIs(ctx, f, cluster, metav1.ConditionTrue)
 	})
 
 	earliest, limit := expectedDetection(lease)
 	defEarliest, defLimit := expectedDetection(clusterv1.DefaultLeaseDurationSeconds * time.Second)
-	record(b, "lease duration (spec.leaseDurationSeconds)", seconds(lease), fmt.Sprintf("renewed every %s (measured)", interval.Round(time.Millisecond)))
-	record(b, "agent stop (scale to 0) → Available Unknown", seconds(unknown.Sub(stop)),
+	benchkit.Record(b, "lease duration (spec.leaseDurationSeconds)", benchkit.Seconds(lease), fmt.Sprintf("renewed every %s (measured)", interval.Round(time.Millisecond)))
+	benchkit.Record(b, "agent stop (scale to 0) → Available Unknown", benchkit.Seconds(unknown.Sub(stop)),
 		fmt.Sprintf("expected %.2f–%.2f s (≤ 1.5 × lease after the last renewal)", earliest.Seconds(), limit.Seconds()))
-	record(b, "last lease renewal → Available Unknown", seconds(unknown.Sub(last)), fmt.Sprintf("contract: 1.5 × lease = %s, plus the hub's reaction and the 20 ms poll", seconds(limit)))
-	record(b, "agent process exit after scale to 0", seconds(exited.Sub(stop)), "graceful shutdown by the runner")
-	record(b, "default lease 60 s: expected stop → Unknown", fmt.Sprintf("%.2f–%.2f s", defEarliest.Seconds(), defLimit.Seconds()),
+	benchkit.Record(b, "last lease renewal → Available Unknown", benchkit.Seconds(unknown.Sub(last)), fmt.Sprintf("contract: 1.5 × lease = %s, plus the hub's reaction and the 20 ms poll", benchkit.Seconds(limit)))
+	benchkit.Record(b, "agent process exit after scale to 0", benchkit.Seconds(exited.Sub(stop)), "graceful shutdown by the runner")
+	benchkit.Record(b, "default lease 60 s: expected stop → Unknown", fmt.Sprintf("%.2f–%.2f s", defEarliest.Seconds(), defLimit.Seconds()),
 		"not measured: ≤ 1.5 × 60 s after the last renewal")
-	record(b, "scale to 1 → Available True again", seconds(available.Sub(start)), fmt.Sprintf("process started after %s", seconds(started.Sub(start))))
+	benchkit.Record(b, "scale to 1 → Available True again", benchkit.Seconds(available.Sub(start)), fmt.Sprintf("process started after %s", benchkit.Seconds(started.Sub(start))))
 	b.ReportMetric(unknown.Sub(stop).Seconds(), "unknown-after-stop-s")
 	b.ReportMetric(available.Sub(start).Seconds(), "available-again-s")
 	b.ReportMetric(0, "ns/op")
@@ -103,16 +104,16 @@ func expectedDetection(lease time.Duration) (earliest, latest time.Duration) {
 // waitRenewals waits until the agent of cluster has renewed its lease n times
 // after since and returns the renewal times, and when the cluster's Available
 // condition was first seen Unknown meanwhile (zero if never).
-func waitRenewals(ctx context.Context, b *testing.B, f *fleet, cluster string, since time.Time, n int, lease time.Duration) (renewals []time.Time, firstUnknown time.Time) {
+func waitRenewals(ctx context.Context, b *testing.B, f *benchkit.Fleet, cluster string, since time.Time, n int, lease time.Duration) (renewals []time.Time, firstUnknown time.Time) {
 	b.Helper()
 	// Up to one renewal on the old (default 60 s) period comes first.
 	timeout := time.Duration(clusterv1.DefaultLeaseDurationSeconds)*time.Second/4*2 + time.Duration(n)*lease
-	poll(ctx, b, 100*time.Millisecond, timeout, fmt.Sprintf("%d lease renewals of %s", n, cluster), func(ctx context.Context) (bool, error) {
+	benchkit.Poll(ctx, b, 100*time.Millisecond, timeout, fmt.Sprintf("%d lease renewals of %s", n, cluster), func(ctx context.Context) (bool, error) {
 		if unknown, err := availableIs(ctx, f, cluster, metav1.ConditionUnknown); err == nil && unknown && firstUnknown.IsZero() {
 			firstUnknown = time.Now()
 		}
 		l := &coordinationv1.Lease{}
-		if err := f.hubClient.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.LeaseName}, l); err != nil {
+		if err := f.HubClient.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.LeaseName}, l); err != nil {
 			return false, err
 		}
 		if l.Spec.RenewTime == nil || !l.Spec.RenewTime.After(since) {
@@ -127,10 +128,10 @@ func waitRenewals(ctx context.Context, b *testing.B, f *fleet, cluster string, s
 }
 
 // lastRenewal returns the renew time of cluster's lease.
-func lastRenewal(ctx context.Context, b *testing.B, f *fleet, cluster string) time.Time {
+func lastRenewal(ctx context.Context, b *testing.B, f *benchkit.Fleet, cluster string) time.Time {
 	b.Helper()
 	l := &coordinationv1.Lease{}
-	if err := f.hubClient.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.LeaseName}, l); err != nil {
+	if err := f.HubClient.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.LeaseName}, l); err != nil {
 		b.Fatalf("read the lease of %s: %v", cluster, err)
 	}
 	if l.Spec.RenewTime == nil {
@@ -140,9 +141,9 @@ func lastRenewal(ctx context.Context, b *testing.B, f *fleet, cluster string) ti
 }
 
 // availableIs reports whether cluster's Available condition has status.
-func availableIs(ctx context.Context, f *fleet, cluster string, status metav1.ConditionStatus) (bool, error) {
+func availableIs(ctx context.Context, f *benchkit.Fleet, cluster string, status metav1.ConditionStatus) (bool, error) {
 	mc := &clusterv1.ManagedCluster{}
-	if err := f.hubClient.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+	if err := f.HubClient.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 		return false, err
 	}
 	c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
@@ -152,9 +153,9 @@ func availableIs(ctx context.Context, f *fleet, cluster string, status metav1.Co
 // scaleAgent sets the agent Deployment's replicas, as `kubectl scale` would.
 func scaleAgent(ctx context.Context, b *testing.B, spoke client.Client, replicas int) {
 	b.Helper()
-	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: config.AgentNamespace, Name: agentDeployment}}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: config.AgentNamespace, Name: benchkit.AgentDeployment}}
 	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas))
 	if err := spoke.Patch(ctx, dep, patch); err != nil {
-		b.Fatalf("scale %s/%s to %d: %v", config.AgentNamespace, agentDeployment, replicas, err)
+		b.Fatalf("scale %s/%s to %d: %v", config.AgentNamespace, benchkit.AgentDeployment, replicas, err)
 	}
 }

@@ -1,12 +1,8 @@
 package registration
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +12,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 // ocmHubMemory is OCM's figure to read ours by.
@@ -31,21 +28,21 @@ func BenchmarkHubMemory(b *testing.B) {
 	if *clusterCount < len(realClusters) {
 		b.Fatalf("-clusters %d: need at least %d", *clusterCount, len(realClusters))
 	}
-	f := startFleet(b, config.HubValues{AutoApproveUsers: []string{simBootstrapUser}}, realClusters...)
+	f := benchkit.StartFleet(b, config.HubValues{AutoApproveUsers: []string{simBootstrapUser}}, realClusters...)
 	ctx := b.Context()
-	info, _ := f.runner.Process("hub", config.HubNamespace, hubController)
+	info, _ := f.Runner.Process("hub", config.HubNamespace, benchkit.HubController)
 	b.Logf("hub controller: pid %d, %s %s", info.Pid, info.Binary, strings.Join(info.Args, " "))
 
 	for _, c := range realClusters {
-		t := joinCluster(ctx, b, f, c)
+		t := benchkit.JoinCluster(ctx, b, f, c)
 		b.Logf("joined %s: %s", c, t)
 	}
 	waitRegistered(ctx, b, f, realClusters)
 	m := hubMemory(b, f, info.Pid)
-	record(b, "hub RSS, 2 clusters, all reconciled", mib(m.rss), "")
+	benchkit.Record(b, "hub RSS, 2 clusters, all reconciled", benchkit.MiB(m.RSS), "")
 	settle(ctx, b)
 	m2 := hubMemory(b, f, info.Pid)
-	record(b, fmt.Sprintf("hub RSS, 2 clusters, after %s settle", *settlePeriod), mib(m2.rss), ocmHubMemory)
+	benchkit.Record(b, fmt.Sprintf("hub RSS, 2 clusters, after %s settle", *settlePeriod), benchkit.MiB(m2.RSS), ocmHubMemory)
 
 	simulated := make([]string, *clusterCount-len(realClusters))
 	for i := range simulated {
@@ -58,30 +55,30 @@ func BenchmarkHubMemory(b *testing.B) {
 	took := time.Since(start)
 	m100 := hubMemory(b, f, info.Pid)
 	n := len(all)
-	record(b, fmt.Sprintf("%d simulated agents joined → all %d accepted, namespaces, Available", len(simulated), n), seconds(took),
+	benchkit.Record(b, fmt.Sprintf("%d simulated agents joined → all %d accepted, namespaces, Available", len(simulated), n), benchkit.Seconds(took),
 		fmt.Sprintf("%d registering at once", simConcurrency))
-	record(b, fmt.Sprintf("hub RSS, %d clusters, all reconciled", n), mib(m100.rss), "")
+	benchkit.Record(b, fmt.Sprintf("hub RSS, %d clusters, all reconciled", n), benchkit.MiB(m100.RSS), "")
 	settle(ctx, b)
 	m100s := hubMemory(b, f, info.Pid)
-	record(b, fmt.Sprintf("hub RSS, %d clusters, after %s settle", n, *settlePeriod), mib(m100s.rss), "")
-	record(b, "hub peak RSS (VmHWM) over the benchmark", mib(m100s.hwm), "")
-	b.ReportMetric(float64(m2.rss)/(1<<20), "rss-2-MiB")
-	b.ReportMetric(float64(m100s.rss)/(1<<20), fmt.Sprintf("rss-%d-MiB", n))
+	benchkit.Record(b, fmt.Sprintf("hub RSS, %d clusters, after %s settle", n, *settlePeriod), benchkit.MiB(m100s.RSS), "")
+	benchkit.Record(b, "hub peak RSS (VmHWM) over the benchmark", benchkit.MiB(m100s.HWM), "")
+	b.ReportMetric(float64(m2.RSS)/(1<<20), "rss-2-MiB")
+	b.ReportMetric(float64(m100s.RSS)/(1<<20), fmt.Sprintf("rss-%d-MiB", n))
 	b.ReportMetric(0, "ns/op")
 }
 
 // waitRegistered waits until the hub has reconciled every named cluster:
 // HubAcceptedManagedCluster True, its namespace on the hub, and its agent
 // reporting Available True.
-func waitRegistered(ctx context.Context, b *testing.B, f *fleet, clusters []string) {
+func waitRegistered(ctx context.Context, b *testing.B, f *benchkit.Fleet, clusters []string) {
 	b.Helper()
-	poll(ctx, b, slowPoll, 5*time.Minute, fmt.Sprintf("%d clusters accepted with namespaces and Available", len(clusters)), func(ctx context.Context) (bool, error) {
+	benchkit.Poll(ctx, b, benchkit.SlowPoll, 5*time.Minute, fmt.Sprintf("%d clusters accepted with namespaces and Available", len(clusters)), func(ctx context.Context) (bool, error) {
 		mcs := &clusterv1.ManagedClusterList{}
-		if err := f.hubClient.List(ctx, mcs); err != nil {
+		if err := f.HubClient.List(ctx, mcs); err != nil {
 			return false, err
 		}
 		nss := &corev1.NamespaceList{}
-		if err := f.hubClient.List(ctx, nss); err != nil {
+		if err := f.HubClient.List(ctx, nss); err != nil {
 			return false, err
 		}
 		ready := map[string]int{}
@@ -120,67 +117,17 @@ func settle(ctx context.Context, b *testing.B) {
 	}
 }
 
-// procMemory is a process's memory as /proc/<pid>/status reports it, in bytes.
-type procMemory struct {
-	rss uint64 // VmRSS: resident now
-	hwm uint64 // VmHWM: peak resident
-}
-
 // hubMemory reads the hub controller's memory, failing b if the process is
 // no longer pid: a restarted controller would make the readings meaningless.
-func hubMemory(b *testing.B, f *fleet, pid int) procMemory {
+func hubMemory(b *testing.B, f *benchkit.Fleet, pid int) benchkit.ProcMemory {
 	b.Helper()
-	if now := f.pid("hub", config.HubNamespace, hubController); now != pid {
+	if now := f.Pid("hub", config.HubNamespace, benchkit.HubController); now != pid {
 		b.Fatalf("the hub controller is now pid %d, not %d: it restarted; see its log %s",
-			now, pid, f.runner.LogPath("hub", config.HubNamespace, hubController))
+			now, pid, f.Runner.LogPath("hub", config.HubNamespace, benchkit.HubController))
 	}
-	file, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	m, err := benchkit.ReadProcMemory(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer file.Close()
-	m, err := parseProcStatus(file)
-	if err != nil {
-		b.Fatalf("/proc/%d/status: %v", pid, err)
-	}
 	return m
-}
-
-// parseProcStatus reads VmRSS and VmHWM from the text of /proc/<pid>/status.
-func parseProcStatus(r io.Reader) (procMemory, error) {
-	var m procMemory
-	fields := map[string]*uint64{"VmRSS:": &m.rss, "VmHWM:": &m.hwm}
-	found := 0
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		parts := strings.Fields(sc.Text())
-		dst, ok := fields[firstOf(parts)]
-		if !ok {
-			continue
-		}
-		if len(parts) != 3 || parts[2] != "kB" {
-			return m, fmt.Errorf("unexpected line %q", sc.Text())
-		}
-		kb, err := strconv.ParseUint(parts[1], 10, 64)
-		if err != nil {
-			return m, fmt.Errorf("line %q: %w", sc.Text(), err)
-		}
-		*dst = kb << 10
-		found++
-	}
-	if err := sc.Err(); err != nil {
-		return m, err
-	}
-	if found != len(fields) {
-		return m, fmt.Errorf("no VmRSS or VmHWM line")
-	}
-	return m, nil
-}
-
-// firstOf returns the first element of s, or "".
-func firstOf(s []string) string {
-	if len(s) == 0 {
-		return ""
-	}
-	return s[0]
 }

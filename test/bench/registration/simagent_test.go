@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 // Identities of the simulated agents.
@@ -65,13 +66,13 @@ type simAgent struct {
 }
 
 // newSimHub prepares the shared parts of the simulated agents of f's hub.
-func newSimHub(b *testing.B, f *fleet) *simHub {
+func newSimHub(b *testing.B, f *benchkit.Fleet) *simHub {
 	b.Helper()
-	cfg, err := f.hub.ConfigForUser(simBootstrapUser, bootstrapGroup)
+	cfg, err := f.Hub.ConfigForUser(simBootstrapUser, bootstrapGroup)
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := &simHub{server: f.hub.Server(), ca: f.hub.CAData(), mapper: f.hubClient.RESTMapper(), admin: f.hubClient}
+	h := &simHub{server: f.Hub.Server(), ca: f.Hub.CAData(), mapper: f.HubClient.RESTMapper(), admin: f.HubClient}
 	if h.bootstrap, err = client.New(cfg, client.Options{Scheme: apis.Scheme, Mapper: h.mapper}); err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func registerSimAgent(ctx context.Context, h *simHub, cluster string) (*simAgent
 		return nil, fmt.Errorf("create ManagedCluster as the bootstrap identity: %w", err)
 	}
 	// The hub admin accepts the cluster, as `kubectl ocm accept` would.
-	if err := acceptCluster(ctx, h.admin, cluster); err != nil {
+	if err := benchkit.AcceptCluster(ctx, h.admin, cluster); err != nil {
 		return nil, err
 	}
 	key, keyPEM, err := certs.NewPrivateKey()
@@ -141,12 +142,12 @@ func registerSimAgent(ctx context.Context, h *simHub, cluster string) (*simAgent
 		return nil, fmt.Errorf("create CSR as the bootstrap identity: %w", err)
 	}
 	var certPEM []byte
-	_, err = pollErr(ctx, slowPoll, simTimeout, "the certificate of CSR "+csr.Name, func(ctx context.Context) (bool, error) {
+	_, err = benchkit.PollErr(ctx, benchkit.SlowPoll, simTimeout, "the certificate of CSR "+csr.Name, func(ctx context.Context) (bool, error) {
 		got := &certificatesv1.CertificateSigningRequest{}
 		if err := h.bootstrap.Get(ctx, client.ObjectKey{Name: csr.Name}, got); err != nil {
 			return false, err
 		}
-		if decided(got) && !approved(got) {
+		if benchkit.Decided(got) && !approved(got) {
 			return false, fmt.Errorf("CSR %s was denied: %v", csr.Name, got.Status.Conditions)
 		}
 		certPEM = got.Status.Certificate
@@ -163,7 +164,7 @@ func registerSimAgent(ctx context.Context, h *simHub, cluster string) (*simAgent
 	}
 	// The hub grants the agent access once it has accepted the cluster and
 	// creates the lease; until then reads are forbidden or find nothing.
-	_, err = pollErr(ctx, slowPoll, simTimeout, "the hub to accept "+cluster+" and create its lease", func(ctx context.Context) (bool, error) {
+	_, err = benchkit.PollErr(ctx, benchkit.SlowPoll, simTimeout, "the hub to accept "+cluster+" and create its lease", func(ctx context.Context) (bool, error) {
 		if err := a.hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 			return false, err
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 // OCM's figures and our targets, printed next to ours.
@@ -40,16 +41,16 @@ func BenchmarkWorkApplied(b *testing.B) {
 	ctx := b.Context()
 	pids := map[string]int{}
 	for _, c := range wf.clusters {
-		pids[c] = wf.pid(c, config.AgentNamespace, agentDeployment)
+		pids[c] = wf.Pid(c, config.AgentNamespace, benchkit.AgentDeployment)
 	}
 
 	if *singleRuns > 0 {
 		ours := wf.singles(ctx, b, *singleRuns)
 		lower := wf.lowerBound(ctx, b, "lb-single", *singleRuns, 1)
-		p50, lb50 := quantile(ours, 0.5), quantile(lower.latencies, 0.5)
-		record(b, fmt.Sprintf("one work: create → Applied on hub, p50 of %d", len(ours)), ms(p50), ocmSingle)
-		record(b, fmt.Sprintf("one work: create → Applied on hub, p99 of %d", len(ours)), ms(quantile(ours, 0.99)), "")
-		record(b, "one work: lower bound (raw client, same round trips), p50", ms(lb50), fmt.Sprintf("ratio %.1f×", p50/lb50))
+		p50, lb50 := benchkit.Quantile(ours, 0.5), benchkit.Quantile(lower.latencies, 0.5)
+		benchkit.Record(b, fmt.Sprintf("one work: create → Applied on hub, p50 of %d", len(ours)), ms(p50), ocmSingle)
+		benchkit.Record(b, fmt.Sprintf("one work: create → Applied on hub, p99 of %d", len(ours)), ms(benchkit.Quantile(ours, 0.99)), "")
+		benchkit.Record(b, "one work: lower bound (raw client, same round trips), p50", ms(lb50), fmt.Sprintf("ratio %.1f×", p50/lb50))
 		b.ReportMetric(p50*1000, "single-p50-ms")
 		wf.deletePhase(ctx, b, "single")
 		wf.deletePhase(ctx, b, "lb-single")
@@ -67,17 +68,17 @@ func BenchmarkWorkApplied(b *testing.B) {
 			after = wf.readAgents(b, pids)
 		}
 		lower := wf.lowerBound(ctx, b, fmt.Sprintf("lb-burst-%d", n), n, *concurrency)
-		p50, p99 := quantile(r.latencies, 0.5), quantile(r.latencies, 0.99)
+		p50, p99 := benchkit.Quantile(r.latencies, 0.5), benchkit.Quantile(r.latencies, 0.99)
 		ctxt := ""
 		if n == 20 {
 			ctxt = ocmBurst
 		}
-		record(b, fmt.Sprintf("burst of %d: whole burst (first create → last Applied)", n), seconds(r.took), ctxt)
-		record(b, fmt.Sprintf("burst of %d: the hub creates alone", n), seconds(r.creates), fmt.Sprintf("%d in flight at once", *concurrency))
-		record(b, fmt.Sprintf("burst of %d: lower bound whole burst", n), seconds(lower.took), fmt.Sprintf("ratio %.1f×", r.took.Seconds()/lower.took.Seconds()))
-		record(b, fmt.Sprintf("burst of %d: per work create → Applied, p50 / p99", n), ms(p50)+" / "+ms(quantile(r.latencies, 0.99)), "")
-		record(b, fmt.Sprintf("burst of %d: lower bound per work, p50 / p99", n), ms(quantile(lower.latencies, 0.5))+" / "+ms(quantile(lower.latencies, 0.99)),
-			fmt.Sprintf("ratio p50 %.1f×, p99 %.1f×", p50/quantile(lower.latencies, 0.5), p99/quantile(lower.latencies, 0.99)))
+		benchkit.Record(b, fmt.Sprintf("burst of %d: whole burst (first create → last Applied)", n), benchkit.Seconds(r.took), ctxt)
+		benchkit.Record(b, fmt.Sprintf("burst of %d: the hub creates alone", n), benchkit.Seconds(r.creates), fmt.Sprintf("%d in flight at once", *concurrency))
+		benchkit.Record(b, fmt.Sprintf("burst of %d: lower bound whole burst", n), benchkit.Seconds(lower.took), fmt.Sprintf("ratio %.1f×", r.took.Seconds()/lower.took.Seconds()))
+		benchkit.Record(b, fmt.Sprintf("burst of %d: per work create → Applied, p50 / p99", n), ms(p50)+" / "+ms(benchkit.Quantile(r.latencies, 0.99)), "")
+		benchkit.Record(b, fmt.Sprintf("burst of %d: lower bound per work, p50 / p99", n), ms(benchkit.Quantile(lower.latencies, 0.5))+" / "+ms(benchkit.Quantile(lower.latencies, 0.99)),
+			fmt.Sprintf("ratio p50 %.1f×, p99 %.1f×", p50/benchkit.Quantile(lower.latencies, 0.5), p99/benchkit.Quantile(lower.latencies, 0.99)))
 		b.ReportMetric(r.took.Seconds(), fmt.Sprintf("burst-%d-s", n))
 		if largest {
 			wf.recordAgents(b, n, before, after, r.took)
@@ -105,20 +106,20 @@ func (wf *workFleet) recordAgents(b *testing.B, n int, before, after agentUsage,
 	}
 	pids := map[string]int{}
 	for _, c := range wf.clusters {
-		pids[c] = wf.pid(c, config.AgentNamespace, agentDeployment)
+		pids[c] = wf.Pid(c, config.AgentNamespace, benchkit.AgentDeployment)
 	}
 	settled := wf.readAgents(b, pids)
 	var maxRSS uint64
 	for _, c := range wf.clusters {
 		per := n / len(wf.clusters)
-		record(b, fmt.Sprintf("agent of %s (%d works): RSS before / after burst / after %s settle", c, per, *settlePeriod),
-			mib(before.mem[c].rss)+" / "+mib(after.mem[c].rss)+" / "+mib(settled.mem[c].rss), ocmAgent)
-		record(b, fmt.Sprintf("agent of %s: peak RSS (VmHWM) since start", c), mib(settled.mem[c].hwm), "")
+		benchkit.Record(b, fmt.Sprintf("agent of %s (%d works): RSS before / after burst / after %s settle", c, per, *settlePeriod),
+			benchkit.MiB(before.mem[c].RSS)+" / "+benchkit.MiB(after.mem[c].RSS)+" / "+benchkit.MiB(settled.mem[c].RSS), ocmAgent)
+		benchkit.Record(b, fmt.Sprintf("agent of %s: peak RSS (VmHWM) since start", c), benchkit.MiB(settled.mem[c].HWM), "")
 		burstCPU := after.cpu[c] - before.cpu[c]
-		record(b, fmt.Sprintf("agent of %s: CPU during the burst / during the settle", c),
+		benchkit.Record(b, fmt.Sprintf("agent of %s: CPU during the burst / during the settle", c),
 			fmt.Sprintf("%.2f s / %.2f s", burstCPU.Seconds(), (settled.cpu[c]-after.cpu[c]).Seconds()),
-			fmt.Sprintf("burst lasted %s: %.0f %% of one CPU", seconds(took), 100*burstCPU.Seconds()/took.Seconds()))
-		maxRSS = max(maxRSS, settled.mem[c].rss)
+			fmt.Sprintf("burst lasted %s: %.0f %% of one CPU", benchkit.Seconds(took), 100*burstCPU.Seconds()/took.Seconds()))
+		maxRSS = max(maxRSS, settled.mem[c].RSS)
 	}
 	b.ReportMetric(float64(maxRSS)/(1<<20), fmt.Sprintf("agent-rss-%d-MiB", n))
 }
@@ -136,14 +137,14 @@ func (wf *workFleet) singles(ctx context.Context, b *testing.B, n int) []float64
 	for i := range n {
 		c := wf.clusters[i%len(wf.clusters)]
 		w := configMapWork(c, fmt.Sprintf("single-%03d", i), phase)
-		if err := wf.hubClient.Create(ctx, w); err != nil {
+		if err := wf.HubClient.Create(ctx, w); err != nil {
 			b.Fatal(err)
 		}
 		a.setCreated(c+"/"+w.Name, time.Now())
 		select {
 		case <-a.notify:
 		case <-time.After(time.Minute):
-			b.Fatalf("work %s/%s not Applied after a minute; agent log %s", c, w.Name, wf.runner.LogPath(c, config.AgentNamespace, agentDeployment))
+			b.Fatalf("work %s/%s not Applied after a minute; agent log %s", c, w.Name, wf.Runner.LogPath(c, config.AgentNamespace, benchkit.AgentDeployment))
 		}
 	}
 	lat, _ := a.latencies()
@@ -170,7 +171,7 @@ func (wf *workFleet) burst(ctx context.Context, b *testing.B, n int) burstResult
 	errs := runConcurrently(n, *concurrency, func(i int) error {
 		c := wf.clusters[i%len(wf.clusters)]
 		w := configMapWork(c, fmt.Sprintf("%s-%04d", phase, i), phase)
-		if err := wf.hubClient.Create(ctx, w); err != nil {
+		if err := wf.HubClient.Create(ctx, w); err != nil {
 			return err
 		}
 		a.setCreated(c+"/"+w.Name, time.Now())
@@ -210,7 +211,7 @@ func (wf *workFleet) lowerBound(ctx context.Context, b *testing.B, phase string,
 		c := wf.clusters[i%len(wf.clusters)]
 		name := fmt.Sprintf("%s-%04d", phase, i)
 		w := configMapWork(lowerBoundNamespace, name, phase)
-		if err := wf.hubClient.Create(ctx, w); err != nil {
+		if err := wf.HubClient.Create(ctx, w); err != nil {
 			return err
 		}
 		created := time.Now()
@@ -220,7 +221,7 @@ func (wf *workFleet) lowerBound(ctx context.Context, b *testing.B, phase string,
 		}
 		w.Status.Conditions = []metav1.Condition{{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "AppliedManifestWorkComplete",
 			Message: "lower bound", ObservedGeneration: w.Generation, LastTransitionTime: metav1.Now()}}
-		if err := wf.hubClient.Status().Update(ctx, w); err != nil {
+		if err := wf.HubClient.Status().Update(ctx, w); err != nil {
 			return err
 		}
 		lat[i] = time.Since(created).Seconds()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 // ocmFeedback is OCM's figure for status feedback, to read ours by.
@@ -58,13 +59,13 @@ func BenchmarkWorkFeedback(b *testing.B) {
 			values <- arrival{at: at, value: *v}
 		}
 	})
-	if err := wf.hubClient.Create(ctx, w); err != nil {
+	if err := wf.HubClient.Create(ctx, w); err != nil {
 		b.Fatal(err)
 	}
 	spoke := wf.spokes[cluster]
 	key := client.ObjectKey{Namespace: "default", Name: "bench-feedback"}
-	poll(ctx, b, slowPoll, time.Minute, "the feedback work Applied and its Deployment created", func(ctx context.Context) (bool, error) {
-		if err := wf.hubClient.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
+	benchkit.Poll(ctx, b, benchkit.SlowPoll, time.Minute, "the feedback work Applied and its Deployment created", func(ctx context.Context) (bool, error) {
+		if err := wf.HubClient.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
 			return false, err
 		}
 		return applied(w), spoke.Get(ctx, key, &appsv1.Deployment{})
@@ -99,14 +100,14 @@ func BenchmarkWorkFeedback(b *testing.B) {
 				}
 			case <-timeout:
 				b.Fatalf("change %d: ReadyReplicas %d not in the hub's statusFeedback after a minute; agent log %s",
-					i, ready, wf.runner.LogPath(cluster, config.AgentNamespace, agentDeployment))
+					i, ready, wf.Runner.LogPath(cluster, config.AgentNamespace, benchkit.AgentDeployment))
 			}
 		}
 	}
-	p50 := quantile(lat, 0.5)
-	record(b, fmt.Sprintf("status write on cluster1 → statusFeedback on hub, p50 of %d (%s apart)", len(lat), *changeGap), ms(p50), ocmFeedback)
-	record(b, fmt.Sprintf("status write on cluster1 → statusFeedback on hub, p99 / max of %d", len(lat)),
-		ms(quantile(lat, 0.99))+" / "+ms(quantile(lat, 1)), "")
+	p50 := benchkit.Quantile(lat, 0.5)
+	benchkit.Record(b, fmt.Sprintf("status write on cluster1 → statusFeedback on hub, p50 of %d (%s apart)", len(lat), *changeGap), ms(p50), ocmFeedback)
+	benchkit.Record(b, fmt.Sprintf("status write on cluster1 → statusFeedback on hub, p99 / max of %d", len(lat)),
+		ms(benchkit.Quantile(lat, 0.99))+" / "+ms(benchkit.Quantile(lat, 1)), "")
 	b.ReportMetric(p50*1000, "p50-ms")
 	b.ReportMetric(0, "ns/op")
 }

@@ -1,13 +1,8 @@
 package work
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +17,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 const (
@@ -37,7 +33,7 @@ const (
 
 // workFleet is a fleet with the managed clusters joined by real agents.
 type workFleet struct {
-	*fleet
+	*benchkit.Fleet
 	clusters []string
 	// hubW is a hub client that can watch.
 	hubW client.WithWatch
@@ -54,37 +50,37 @@ func startWorkFleet(b *testing.B) *workFleet {
 		b.Fatalf("-clusters %d: must be 1 or 2", *clusterCount)
 	}
 	clusters := []string{"cluster1", "cluster2"}[:*clusterCount]
-	f := startFleet(b, config.HubValues{}, clusters...)
+	f := benchkit.StartFleet(b, config.HubValues{}, clusters...)
 	ctx := b.Context()
-	wf := &workFleet{fleet: f, clusters: clusters, spokes: map[string]client.Client{}}
+	wf := &workFleet{Fleet: f, clusters: clusters, spokes: map[string]client.Client{}}
 	var err error
-	if wf.hubW, err = client.NewWithWatch(f.hub.RESTConfig(), client.Options{Scheme: apis.Scheme, Mapper: f.hubClient.RESTMapper()}); err != nil {
+	if wf.hubW, err = client.NewWithWatch(f.Hub.RESTConfig(), client.Options{Scheme: apis.Scheme, Mapper: f.HubClient.RESTMapper()}); err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range clusters {
-		t := joinCluster(ctx, b, f, c)
+		t := benchkit.JoinCluster(ctx, b, f, c)
 		b.Logf("joined %s: %s", c, t)
-		wf.spokes[c] = f.env.Cluster(c).Client()
-		poll(ctx, b, slowPoll, time.Minute, "hub namespace "+c, func(ctx context.Context) (bool, error) {
+		wf.spokes[c] = f.Env.Cluster(c).Client()
+		benchkit.Poll(ctx, b, benchkit.SlowPoll, time.Minute, "hub namespace "+c, func(ctx context.Context) (bool, error) {
 			ns := &corev1.Namespace{}
-			if err := f.hubClient.Get(ctx, client.ObjectKey{Name: c}, ns); err != nil {
+			if err := f.HubClient.Get(ctx, client.ObjectKey{Name: c}, ns); err != nil {
 				return false, client.IgnoreNotFound(err)
 			}
 			return ns.Status.Phase == corev1.NamespaceActive, nil
 		})
 	}
-	if err := f.hubClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: lowerBoundNamespace}}); err != nil {
+	if err := f.HubClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: lowerBoundNamespace}}); err != nil {
 		b.Fatal(err)
 	}
 	// Warm up: every agent applies one work, which is then deleted.
 	start := time.Now()
 	for _, c := range clusters {
 		w := configMapWork(c, "bench-warm-up", "warm-up")
-		if err := f.hubClient.Create(ctx, w); err != nil {
+		if err := f.HubClient.Create(ctx, w); err != nil {
 			b.Fatal(err)
 		}
-		poll(ctx, b, slowPoll, 2*time.Minute, "the warm-up work of "+c+" Applied", func(ctx context.Context) (bool, error) {
-			if err := f.hubClient.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
+		benchkit.Poll(ctx, b, benchkit.SlowPoll, 2*time.Minute, "the warm-up work of "+c+" Applied", func(ctx context.Context) (bool, error) {
+			if err := f.HubClient.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
 				return false, err
 			}
 			return applied(w), nil
@@ -119,13 +115,13 @@ func applied(w *workv1.ManifestWork) bool {
 func (wf *workFleet) deletePhase(ctx context.Context, b *testing.B, phase string) {
 	b.Helper()
 	for _, ns := range append([]string{lowerBoundNamespace}, wf.clusters...) {
-		if err := wf.hubClient.DeleteAllOf(ctx, &workv1.ManifestWork{}, client.InNamespace(ns), client.MatchingLabels{runLabel: phase}); err != nil {
+		if err := wf.HubClient.DeleteAllOf(ctx, &workv1.ManifestWork{}, client.InNamespace(ns), client.MatchingLabels{runLabel: phase}); err != nil {
 			b.Fatalf("delete the works of %s in %s: %v", phase, ns, err)
 		}
 	}
-	poll(ctx, b, slowPoll, 10*time.Minute, "the works of "+phase+" to be gone", func(ctx context.Context) (bool, error) {
+	benchkit.Poll(ctx, b, benchkit.SlowPoll, 10*time.Minute, "the works of "+phase+" to be gone", func(ctx context.Context) (bool, error) {
 		l := &workv1.ManifestWorkList{}
-		if err := wf.hubClient.List(ctx, l, client.MatchingLabels{runLabel: phase}); err != nil {
+		if err := wf.HubClient.List(ctx, l, client.MatchingLabels{runLabel: phase}); err != nil {
 			return false, err
 		}
 		return len(l.Items) == 0, nil
@@ -168,7 +164,7 @@ func (wf *workFleet) watchWorks(ctx context.Context, b *testing.B, phase string,
 				if ctx.Err() != nil {
 					return
 				}
-				time.Sleep(slowPoll)
+				time.Sleep(benchkit.SlowPoll)
 			}
 		}
 	}()
@@ -234,96 +230,9 @@ func (a *appliedTimes) latencies() ([]float64, time.Time) {
 	return out, last
 }
 
-// procCPU is a process's CPU time (utime + stime) from /proc/<pid>/stat.
-func procCPU(pid int) (time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	return parseProcStat(string(data))
-}
-
-// clockTicks is USER_HZ, the unit of the CPU times in /proc/<pid>/stat: 100
-// on every Linux architecture Go supports.
-const clockTicks = 100
-
-// parseProcStat returns utime + stime from the text of /proc/<pid>/stat.
-// The command name (field 2) is in parentheses and may contain spaces, so
-// the fields are counted after its closing parenthesis: utime and stime are
-// fields 14 and 15 of the line, 12 and 13 after the name.
-func parseProcStat(stat string) (time.Duration, error) {
-	i := strings.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("no command name in %q", stat)
-	}
-	f := strings.Fields(stat[i+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("too few fields in %q", stat)
-	}
-	var ticks uint64
-	for _, s := range f[11:13] {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("field %q: %w", s, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / clockTicks, nil
-}
-
-// procMemory is a process's memory as /proc/<pid>/status reports it, in bytes.
-type procMemory struct {
-	rss uint64 // VmRSS: resident now
-	hwm uint64 // VmHWM: peak resident
-}
-
-// readProcMemory reads /proc/<pid>/status.
-func readProcMemory(pid int) (procMemory, error) {
-	file, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return procMemory{}, err
-	}
-	defer file.Close()
-	return parseProcStatus(file)
-}
-
-// parseProcStatus reads VmRSS and VmHWM from the text of /proc/<pid>/status.
-func parseProcStatus(r io.Reader) (procMemory, error) {
-	var m procMemory
-	fields := map[string]*uint64{"VmRSS:": &m.rss, "VmHWM:": &m.hwm}
-	found := 0
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		parts := strings.Fields(sc.Text())
-		if len(parts) == 0 {
-			continue
-		}
-		dst, ok := fields[parts[0]]
-		if !ok {
-			continue
-		}
-		if len(parts) != 3 || parts[2] != "kB" {
-			return m, fmt.Errorf("unexpected line %q", sc.Text())
-		}
-		kb, err := strconv.ParseUint(parts[1], 10, 64)
-		if err != nil {
-			return m, fmt.Errorf("line %q: %w", sc.Text(), err)
-		}
-		*dst = kb << 10
-		found++
-	}
-	if err := sc.Err(); err != nil {
-		return m, err
-	}
-	if found != len(fields) {
-		return m, fmt.Errorf("no VmRSS or VmHWM line")
-	}
-	return m, nil
-}
-
 // agentUsage is the memory and CPU time of every agent at one moment.
 type agentUsage struct {
-	mem map[string]procMemory
+	mem map[string]benchkit.ProcMemory
 	cpu map[string]time.Duration
 }
 
@@ -331,18 +240,18 @@ type agentUsage struct {
 // if one is not the process of pids (it restarted).
 func (wf *workFleet) readAgents(b *testing.B, pids map[string]int) agentUsage {
 	b.Helper()
-	u := agentUsage{mem: map[string]procMemory{}, cpu: map[string]time.Duration{}}
+	u := agentUsage{mem: map[string]benchkit.ProcMemory{}, cpu: map[string]time.Duration{}}
 	for _, c := range wf.clusters {
 		pid := pids[c]
-		if now := wf.pid(c, config.AgentNamespace, agentDeployment); now != pid {
+		if now := wf.Pid(c, config.AgentNamespace, benchkit.AgentDeployment); now != pid {
 			b.Fatalf("the agent of %s is now pid %d, not %d: it restarted; see its log %s",
-				c, now, pid, wf.runner.LogPath(c, config.AgentNamespace, agentDeployment))
+				c, now, pid, wf.Runner.LogPath(c, config.AgentNamespace, benchkit.AgentDeployment))
 		}
-		m, err := readProcMemory(pid)
+		m, err := benchkit.ReadProcMemory(pid)
 		if err != nil {
 			b.Fatal(err)
 		}
-		cpu, err := procCPU(pid)
+		cpu, err := benchkit.ProcCPU(pid)
 		if err != nil {
 			b.Fatal(err)
 		}

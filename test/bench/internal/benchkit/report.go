@@ -1,10 +1,11 @@
-package work
+package benchkit
 
 import (
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"text/tabwriter"
@@ -29,8 +30,8 @@ var summary struct {
 	rows []figure
 }
 
-// record adds a figure to the summary table and logs it at once.
-func record(b *testing.B, name, value, context string) {
+// Record adds a figure to the summary table and logs it at once.
+func Record(b *testing.B, name, value, context string) {
 	b.Helper()
 	summary.mu.Lock()
 	summary.rows = append(summary.rows, figure{bench: b.Name(), name: name, value: value, context: context})
@@ -50,7 +51,7 @@ func printSummary(w io.Writer, took time.Duration) {
 	if len(summary.rows) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nWork benchmark figures (whole run: %s)\n\n", took.Round(time.Second))
+	fmt.Fprintf(w, "\n%s benchmark figures (whole run: %s)\n\n", benchName, took.Round(time.Second))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "BENCHMARK\tFIGURE\tVALUE\tCONTEXT")
 	for _, r := range summary.rows {
@@ -60,9 +61,9 @@ func printSummary(w io.Writer, took time.Duration) {
 	fmt.Fprintln(w)
 }
 
-// quantile returns the q-quantile (0 < q ≤ 1) of xs by the nearest-rank
+// Quantile returns the q-quantile (0 < q ≤ 1) of xs by the nearest-rank
 // method, so that it is always one of the measured values; NaN for no values.
-func quantile(xs []float64, q float64) float64 {
+func Quantile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
@@ -72,8 +73,17 @@ func quantile(xs []float64, q float64) float64 {
 	return s[max(0, min(i, len(s)-1))]
 }
 
-// seconds formats d in seconds with two decimals.
-func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+// Seconds formats d in seconds with two decimals.
+func Seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
-// mib formats a byte count in MiB.
-func mib(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+// SecondsList formats xs (seconds) as "1.23 0.98 …".
+func SecondsList(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, " ") + " s"
+}
+
+// MiB formats a byte count in MiB.
+func MiB(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

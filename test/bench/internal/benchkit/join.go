@@ -1,8 +1,9 @@
-package work
+package benchkit
 
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,20 +36,20 @@ const bootstrapUser = "system:serviceaccount:" + cli.BootstrapNamespace + ":" + 
 // joinTimeout bounds one join, from the agent Deployment to Available.
 const joinTimeout = 2 * time.Minute
 
-// joinTimes are the stages of one join, each measured from the creation of
+// JoinTimes are the stages of one join, each measured from the creation of
 // the agent Deployment (the last object `kubectl ocm join` installs).
-type joinTimes struct {
-	process   time.Duration // the component runner started the agent process
-	csr       time.Duration // the agent's CSR appeared in the acceptor's watch
-	approved  time.Duration // the acceptor approved it and set hubAcceptsClient
-	issued    time.Duration // kube-controller-manager issued the certificate
-	accepted  time.Duration // HubAcceptedManagedCluster True
-	joined    time.Duration // ManagedClusterJoined True
-	available time.Duration // ManagedClusterConditionAvailable True
+type JoinTimes struct {
+	Process   time.Duration // the component runner started the agent process
+	CSR       time.Duration // the agent's CSR appeared in the acceptor's watch
+	Approved  time.Duration // the acceptor approved it and set hubAcceptsClient
+	Issued    time.Duration // kube-controller-manager issued the certificate
+	Accepted  time.Duration // HubAcceptedManagedCluster True
+	Joined    time.Duration // ManagedClusterJoined True
+	Available time.Duration // ManagedClusterConditionAvailable True
 }
 
 // stages lists the stages with their names, in protocol order.
-func (t joinTimes) stages() []struct {
+func (t JoinTimes) stages() []struct {
 	name string
 	d    time.Duration
 } {
@@ -56,13 +57,13 @@ func (t joinTimes) stages() []struct {
 		name string
 		d    time.Duration
 	}{
-		{"process", t.process}, {"CSR", t.csr}, {"approved", t.approved}, {"certificate", t.issued},
-		{"HubAccepted", t.accepted}, {"Joined", t.joined}, {"Available", t.available},
+		{"process", t.Process}, {"CSR", t.CSR}, {"approved", t.Approved}, {"certificate", t.Issued},
+		{"HubAccepted", t.Accepted}, {"Joined", t.Joined}, {"Available", t.Available},
 	}
 }
 
 // String lists every stage in seconds.
-func (t joinTimes) String() string {
+func (t JoinTimes) String() string {
 	s := ""
 	for i, st := range t.stages() {
 		if i > 0 {
@@ -73,17 +74,17 @@ func (t joinTimes) String() string {
 	return s + " s"
 }
 
-// joinCluster installs the agent on cluster as `kubectl ocm join` does (a
+// JoinCluster installs the agent on cluster as `kubectl ocm join` does (a
 // fresh bootstrap token, config/agent applied with server-side apply), with an
 // acceptor playing the hub admin, and waits until the ManagedCluster is
 // Available. It returns the time of each stage.
-func joinCluster(ctx context.Context, b *testing.B, f *fleet, cluster string) joinTimes {
+func JoinCluster(ctx context.Context, b *testing.B, f *Fleet, cluster string) JoinTimes {
 	b.Helper()
-	info, err := cli.NewJoinInfo(ctx, f.hub.RESTConfig(), time.Hour)
+	info, err := cli.NewJoinInfo(ctx, f.Hub.RESTConfig(), time.Hour)
 	if err != nil {
 		b.Fatal(err)
 	}
-	boot, err := kubeconfig.ForToken(info.HubAPIServer, f.hub.CAData(), info.HubToken)
+	boot, err := kubeconfig.ForToken(info.HubAPIServer, f.Hub.CAData(), info.HubToken)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func joinCluster(ctx context.Context, b *testing.B, f *fleet, cluster string) jo
 			others = append(others, o)
 		}
 	}
-	spoke := f.env.Cluster(cluster).Client()
+	spoke := f.Env.Cluster(cluster).Client()
 	if err := apply.Apply(ctx, spoke, others, apply.Options{}); err != nil {
 		b.Fatalf("install the agent's prerequisites on %s: %v", cluster, err)
 	}
@@ -110,12 +111,12 @@ func joinCluster(ctx context.Context, b *testing.B, f *fleet, cluster string) jo
 	if err := apply.Apply(ctx, spoke, deployment, apply.Options{}); err != nil {
 		b.Fatalf("create the agent Deployment on %s: %v", cluster, err)
 	}
-	var t joinTimes
+	var t JoinTimes
 	var res *acceptorResult
 	mc := &clusterv1.ManagedCluster{}
-	_, err = pollErr(ctx, fastPoll, joinTimeout, "ManagedCluster "+cluster+" Available", func(ctx context.Context) (bool, error) {
-		if t.process == 0 && f.pid(cluster, config.AgentNamespace, agentDeployment) != 0 {
-			t.process = time.Since(start)
+	_, err = PollErr(ctx, FastPoll, joinTimeout, "ManagedCluster "+cluster+" Available", func(ctx context.Context) (bool, error) {
+		if t.Process == 0 && f.Pid(cluster, config.AgentNamespace, AgentDeployment) != 0 {
+			t.Process = time.Since(start)
 		}
 		if res == nil {
 			select {
@@ -127,26 +128,26 @@ func joinCluster(ctx context.Context, b *testing.B, f *fleet, cluster string) jo
 			default:
 			}
 		}
-		if err := f.hubClient.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		if err := f.HubClient.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
 		now := time.Since(start)
 		for typ, at := range map[string]*time.Duration{
-			clusterv1.ManagedClusterConditionHubAccepted: &t.accepted,
-			clusterv1.ManagedClusterConditionJoined:      &t.joined,
-			clusterv1.ManagedClusterConditionAvailable:   &t.available,
+			clusterv1.ManagedClusterConditionHubAccepted: &t.Accepted,
+			clusterv1.ManagedClusterConditionJoined:      &t.Joined,
+			clusterv1.ManagedClusterConditionAvailable:   &t.Available,
 		} {
 			if *at == 0 && meta.IsStatusConditionTrue(mc.Status.Conditions, typ) {
 				*at = now
 			}
 		}
-		return t.available != 0 && res != nil, nil
+		return t.Available != 0 && res != nil, nil
 	})
 	if err != nil {
 		b.Fatalf("%v; ManagedCluster conditions: %+v; stages so far: %s; acceptor: %+v; agent log: %s",
-			err, mc.Status.Conditions, t, res, f.runner.LogPath(cluster, config.AgentNamespace, agentDeployment))
+			err, mc.Status.Conditions, t, res, f.Runner.LogPath(cluster, config.AgentNamespace, AgentDeployment))
 	}
-	t.csr, t.approved, t.issued = res.seen.Sub(start), res.approved.Sub(start), res.issued.Sub(start)
+	t.CSR, t.Approved, t.Issued = res.seen.Sub(start), res.approved.Sub(start), res.issued.Sub(start)
 	return t
 }
 
@@ -165,10 +166,10 @@ type acceptorResult struct {
 // the bootstrap identity (as accept does, reason accept.ReasonApproved), sets
 // spec.hubAcceptsClient, and reports once the certificate is issued. It
 // returns when the watch has synced; CSRs present by then are ignored.
-func startAcceptor(ctx context.Context, b *testing.B, f *fleet, cluster string) <-chan acceptorResult {
+func startAcceptor(ctx context.Context, b *testing.B, f *Fleet, cluster string) <-chan acceptorResult {
 	b.Helper()
 	ctx, cancel := context.WithTimeout(ctx, joinTimeout)
-	cs := f.hub.Clientset()
+	cs := f.Hub.Clientset()
 	lw := cache.NewFilteredListWatchFromClient(cs.CertificatesV1().RESTClient(), "certificatesigningrequests", metav1.NamespaceAll,
 		func(o *metav1.ListOptions) { o.LabelSelector = clusterv1.ClusterNameLabelKey + "=" + cluster })
 	synced, done := make(chan struct{}), make(chan struct{})
@@ -190,14 +191,14 @@ func startAcceptor(ctx context.Context, b *testing.B, f *fleet, cluster string) 
 				return false, nil
 			}
 			if res.csr == "" {
-				if csr.Spec.Username != bootstrapUser || decided(csr) {
+				if csr.Spec.Username != bootstrapUser || Decided(csr) {
 					return false, nil
 				}
 				res.csr, res.seen = csr.Name, time.Now()
 				if err := approve(ctx, cs, csr); err != nil {
 					return false, err
 				}
-				if err := acceptCluster(ctx, f.hubClient, cluster); err != nil {
+				if err := AcceptCluster(ctx, f.HubClient, cluster); err != nil {
 					return false, err
 				}
 				res.approved = time.Now()
@@ -217,8 +218,8 @@ func startAcceptor(ctx context.Context, b *testing.B, f *fleet, cluster string) 
 	return out
 }
 
-// decided reports whether csr was approved or denied already.
-func decided(csr *certificatesv1.CertificateSigningRequest) bool {
+// Decided reports whether csr was approved or denied already.
+func Decided(csr *certificatesv1.CertificateSigningRequest) bool {
 	for _, c := range csr.Status.Conditions {
 		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
 			return true
@@ -234,7 +235,7 @@ func approve(ctx context.Context, cs kubernetes.Interface, csr *certificatesv1.C
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		csr.Status.Conditions = append(csr.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
 			Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
-			Reason: accept.ReasonApproved, Message: "Approved by the work benchmark as kubectl ocm accept would",
+			Reason: accept.ReasonApproved, Message: "Approved by the " + strings.ToLower(benchName) + " benchmark as kubectl ocm accept would",
 		})
 		_, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{})
 		if apierrors.IsConflict(err) {
@@ -252,11 +253,11 @@ func approve(ctx context.Context, cs kubernetes.Interface, csr *certificatesv1.C
 	return nil
 }
 
-// acceptCluster sets spec.hubAcceptsClient of the ManagedCluster as the hub
+// AcceptCluster sets spec.hubAcceptsClient of the ManagedCluster as the hub
 // admin, waiting briefly for the agent to have created it.
-func acceptCluster(ctx context.Context, hub client.Client, cluster string) error {
+func AcceptCluster(ctx context.Context, hub client.Client, cluster string) error {
 	patch := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"hubAcceptsClient":true}}`))
-	_, err := pollErr(ctx, fastPoll, 30*time.Second, "ManagedCluster "+cluster+" to accept", func(ctx context.Context) (bool, error) {
+	_, err := PollErr(ctx, FastPoll, 30*time.Second, "ManagedCluster "+cluster+" to accept", func(ctx context.Context) (bool, error) {
 		err := hub.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, patch)
 		if apierrors.IsNotFound(err) {
 			return false, nil

@@ -1,0 +1,101 @@
+package benchkit
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The unit tests cover the harness's own arithmetic and parsing; they start
+// no control planes and run under plain `go test` and -short.
+
+func TestQuantile(t *testing.T) {
+	tests := []struct {
+		name string
+		xs   []float64
+		q    float64
+		want float64
+	}{
+		{name: "median of five is the third", xs: []float64{5, 1, 4, 2, 3}, q: 0.5, want: 3},
+		{name: "median of four is the lower middle", xs: []float64{4, 1, 3, 2}, q: 0.5, want: 2},
+		{name: "max", xs: []float64{0.9, 1.4, 1.1}, q: 1, want: 1.4},
+		{name: "p99 of three is the max", xs: []float64{0.9, 1.4, 1.1}, q: 0.99, want: 1.4},
+		{name: "one value", xs: []float64{2.5}, q: 0.5, want: 2.5},
+		{name: "tiny q is the min", xs: []float64{3, 2, 1}, q: 0.01, want: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Quantile(tt.xs, tt.q); got != tt.want {
+				t.Errorf("Quantile(%v, %v) = %v, want %v", tt.xs, tt.q, got, tt.want)
+			}
+		})
+	}
+	if got := Quantile(nil, 0.5); !math.IsNaN(got) {
+		t.Errorf("Quantile(nil) = %v, want NaN", got)
+	}
+}
+
+func TestParseProcStatus(t *testing.T) {
+	tests := []struct {
+		name    string
+		status  string
+		want    ProcMemory
+		wantErr bool
+	}{
+		{
+			name:   "typical",
+			status: "Name:\tocm-controller\nVmPeak:\t 1300000 kB\nVmHWM:\t   61440 kB\nVmRSS:\t   40960 kB\nThreads:\t12\n",
+			want:   ProcMemory{RSS: 40 << 20, HWM: 60 << 20},
+		},
+		{
+			name:   "only the memory lines",
+			status: "Name:\tocm-controller\nVmHWM:\t   61440 kB\nVmRSS:\t   40960 kB\n",
+			want:   ProcMemory{RSS: 40 << 20, HWM: 60 << 20},
+		},
+		{name: "no memory lines (kernel thread)", status: "Name:\tkthreadd\nThreads:\t1\n", wantErr: true},
+		{name: "no memory lines, name only", status: "Name:\tkthreadd\n", wantErr: true},
+		{name: "garbled value", status: "VmHWM:\t1 kB\nVmRSS:\tlots kB\n", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseProcStatus(strings.NewReader(tt.status))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
+			}
+			if !tt.wantErr && got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseProcStat(t *testing.T) {
+	// A command name with spaces and parentheses; utime 250, stime 50 ticks.
+	stat := "4242 (ocm (con) troller) S 1 4242 4242 0 -1 4194560 1000 0 0 0 250 50 0 0 20 0 12 0 100 1000000 5000 18446744073709551615\n"
+	got, err := ParseProcStat(stat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 3 * time.Second; got != want {
+		t.Errorf("ParseProcStat = %s, want %s", got, want)
+	}
+	for _, bad := range []string{"no name", "1 (x) S 1 2", "1 (x) S 1 2 3 4 5 6 7 8 9 10 ten 12"} {
+		if _, err := ParseProcStat(bad); err == nil {
+			t.Errorf("ParseProcStat(%q): no error", bad)
+		}
+	}
+}
+
+func TestFlagValue(t *testing.T) {
+	args := []string{"hub", "--metrics-bind-address=127.0.0.1:4000", "--health-probe-bind-address", "127.0.0.1:4001"}
+	for name, want := range map[string]string{
+		"--metrics-bind-address":      "127.0.0.1:4000",
+		"--health-probe-bind-address": "127.0.0.1:4001",
+		"--leader-elect":              "",
+	} {
+		if got := FlagValue(args, name); got != want {
+			t.Errorf("FlagValue(%s) = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,239 @@
+package benchkit
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+const (
+	// HubController is the hub controller Deployment (and process) name.
+	HubController = "ocm-hub-controller"
+	// AgentDeployment is the agent Deployment on a managed cluster.
+	AgentDeployment = "klusterlet-agent"
+	// FastPoll is the interval of the polls whose result is a measured time:
+	// it bounds their resolution.
+	FastPoll = 20 * time.Millisecond
+	// SlowPoll is the interval of the polls that only wait.
+	SlowPoll = 250 * time.Millisecond
+)
+
+// benchName names the benchmark package of the run ("Registration",
+// "Work"), as given to Main: it titles the summary table and signs the
+// acceptor's CSR approvals.
+var benchName string
+
+// Main runs the tests and benchmarks of m, removes the built binary and
+// prints the summary table of every figure recorded, titled with name, with
+// the wall time of the run. It returns the exit code for os.Exit; call it
+// from TestMain.
+func Main(m *testing.M, name string) int {
+	benchName = name
+	flag.Parse()
+	// The component runner's caches log through controller-runtime; the
+	// benchmarks' own lines are what matters.
+	ctrllog.SetLogger(logr.Discard())
+	start := time.Now()
+	code := m.Run()
+	if controller.dir != "" {
+		_ = os.RemoveAll(controller.dir)
+	}
+	printSummary(os.Stdout, time.Since(start))
+	return code
+}
+
+// controller is the ocm-controller binary under test, built once per run the
+// first time a benchmark needs it (never under plain `go test`).
+var controller struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// controllerBinary builds ocm-controller from this source tree into a
+// temporary directory and returns its path.
+func controllerBinary(b *testing.B) string {
+	b.Helper()
+	controller.once.Do(func() {
+		root, err := framework.RepoRoot()
+		if err != nil {
+			controller.err = err
+			return
+		}
+		if controller.dir, err = os.MkdirTemp("", "ocm-bench-bin-"); err != nil {
+			controller.err = err
+			return
+		}
+		controller.path = filepath.Join(controller.dir, "ocm-controller")
+		cmd := exec.Command("go", "build", "-o", controller.path, "./controllers/cmd/ocm-controller")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			controller.err = fmt.Errorf("build ocm-controller: %w\n%s", err, out)
+		}
+	})
+	if controller.err != nil {
+		b.Fatal(controller.err)
+	}
+	return controller.path
+}
+
+// Fleet is one benchmark's environment: the hub and managed control planes,
+// the component runner running every ocm-controller Deployment, and the hub
+// installed from config/hub.
+type Fleet struct {
+	// Env holds the control planes.
+	Env *framework.Environment
+	// Runner runs every ocm-controller Deployment as a local process.
+	Runner *framework.Runner
+	// Hub is the "hub" control plane.
+	Hub *framework.Cluster
+	// HubClient is an admin client of the hub.
+	HubClient client.Client
+}
+
+// StartFleet starts "hub" and the named managed clusters with the component
+// runner, installs the hub with values (as `kubectl ocm hub init` does) and
+// waits until the hub controller is ready. Everything stops when b ends. It
+// skips b under -short.
+func StartFleet(b *testing.B, values config.HubValues, managed ...string) *Fleet {
+	b.Helper()
+	framework.SkipIfShort(b)
+	bin := controllerBinary(b)
+	env := framework.StartForTest(b, append([]string{"hub"}, managed...)...)
+	runner := framework.StartRunnerForTest(b, map[string]string{"ocm-controller": bin}, env.Clusters()...)
+	f := &Fleet{Env: env, Runner: runner, Hub: env.Cluster("hub")}
+	f.HubClient = f.Hub.Client()
+
+	ctx, cancel := context.WithTimeout(b.Context(), 3*time.Minute)
+	defer cancel()
+	objs, err := config.HubObjects(values)
+	if err != nil {
+		b.Fatalf("render hub objects: %v", err)
+	}
+	if err := apply.Apply(ctx, f.HubClient, objs, apply.Options{}); err != nil {
+		b.Fatalf("install the hub: %v", err)
+	}
+	f.WaitReady(ctx, b, "hub", config.HubNamespace, HubController)
+	f.warmUp(ctx, b)
+	return f
+}
+
+// warmUp makes one server-side dry-run ManagedCluster create as the admin
+// and logs how long it took. kube-apiserver holds every create of a custom
+// resource for 2 s while its CRD has been Established for less than 2 s
+// (apiextensions-apiserver's customresource_handler.go); a cluster joining
+// right after the hub install would pay that once, a real hub never does, so
+// it is paid here, outside every measured interval.
+func (f *Fleet) warmUp(ctx context.Context, b *testing.B) {
+	b.Helper()
+	start := time.Now()
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "bench-warm-up"}}
+	if err := f.HubClient.Create(ctx, mc, client.DryRunAll); err != nil {
+		b.Fatalf("dry-run create of a ManagedCluster on the new hub: %v", err)
+	}
+	b.Logf("warm-up: the first ManagedCluster create (dry run) on the new hub took %s", time.Since(start).Round(time.Millisecond))
+}
+
+// WaitReady waits until the runner runs Deployment namespace/name of cluster
+// and the process answers 200 on /readyz of its health probe address.
+func (f *Fleet) WaitReady(ctx context.Context, b *testing.B, cluster, namespace, name string) {
+	b.Helper()
+	hc := &http.Client{Timeout: 2 * time.Second}
+	Poll(ctx, b, SlowPoll, 2*time.Minute, fmt.Sprintf("%s/%s on %s ready", namespace, name, cluster), func(ctx context.Context) (bool, error) {
+		info, ok := f.Runner.Process(cluster, namespace, name)
+		if !ok || info.Pid == 0 {
+			return false, nil
+		}
+		addr := FlagValue(info.Args, "--health-probe-bind-address")
+		if addr == "" {
+			return false, fmt.Errorf("no --health-probe-bind-address in %v", info.Args)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/readyz", nil)
+		if err != nil {
+			return false, err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return false, err
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+}
+
+// Pid returns the process ID of Deployment namespace/name of cluster, 0 when
+// no process runs.
+func (f *Fleet) Pid(cluster, namespace, name string) int {
+	info, ok := f.Runner.Process(cluster, namespace, name)
+	if !ok {
+		return 0
+	}
+	return info.Pid
+}
+
+// FlagValue returns the value of flag name in args, written "--name=value" or
+// "--name value", or "".
+func FlagValue(args []string, name string) string {
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+		if a == name && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// Poll calls cond every interval until it returns true and returns the moment
+// it did; after timeout it fails b naming what and cond's last error. Errors
+// from cond do not stop the polling.
+func Poll(ctx context.Context, b *testing.B, interval, timeout time.Duration, what string, cond func(context.Context) (bool, error)) time.Time {
+	b.Helper()
+	at, err := PollErr(ctx, interval, timeout, what, cond)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return at
+}
+
+// PollErr is Poll returning the failure instead, for goroutines.
+func PollErr(ctx context.Context, interval, timeout time.Duration, what string, cond func(context.Context) (bool, error)) (time.Time, error) {
+	var last error
+	var at time.Time
+	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
+		ok, err := cond(ctx)
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		if ok {
+			at = time.Now()
+		}
+		return ok, nil
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("timed out after %s waiting for %s (last error: %v)", timeout, what, last)
+	}
+	return at, nil
+}
