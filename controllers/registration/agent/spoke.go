@@ -6,15 +6,13 @@ import (
 	"os"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
 // managedKubeconfigReadTimeout bounds the read of the managed cluster's
@@ -45,14 +43,7 @@ func newSpoke(mgr manager.Manager, opts Options) (*spokeClients, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), managedKubeconfigReadTimeout)
 	defer cancel()
 	ref := types.NamespacedName{Namespace: opts.Namespace, Name: opts.ManagedKubeconfigSecret}
-	s := &corev1.Secret{}
-	if err := mgr.GetAPIReader().Get(ctx, ref, s); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s does not exist on the hosting cluster: run `kubectl ocm join --mode hosted --managed-cluster-kubeconfig FILE` again", ref)
-		}
-		return nil, fmt.Errorf("read Secret %s with the managed cluster's kubeconfig: %w", ref, err)
-	}
-	cfg, err := spokeConfig(s.Data, ref.String())
+	cfg, err := kubeconfig.ReadManagedCluster(ctx, mgr.GetAPIReader(), ref)
 	if err != nil {
 		return nil, err
 	}
@@ -77,50 +68,6 @@ func spokeFor(c cluster.Cluster, cfg *rest.Config) (*spokeClients, error) {
 		return nil, err
 	}
 	return &spokeClients{cluster: c, kube: kube, ca: ca}, nil
-}
-
-// spokeConfig parses the managed cluster's kubeconfig from the data of Secret
-// ref (key kubeconfig). The kubeconfig must embed its certificates and
-// credentials: files it names would not exist where the agent runs.
-func spokeConfig(data map[string][]byte, ref string) (*rest.Config, error) {
-	raw := data[KubeconfigKey]
-	if len(raw) == 0 {
-		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s has no key %s", ref, KubeconfigKey)
-	}
-	kc, err := clientcmd.Load(raw)
-	if err != nil {
-		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s: key %s is not a usable kubeconfig: %w", ref, KubeconfigKey, err)
-	}
-	if files := referencedFiles(kc); len(files) > 0 {
-		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s names files %v; embed their contents (kubectl config view --flatten --minify)", ref, files)
-	}
-	cfg, err := clientcmd.NewDefaultClientConfig(*kc, nil).ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s: key %s is not a usable kubeconfig: %w", ref, KubeconfigKey, err)
-	}
-	return cfg, nil
-}
-
-// referencedFiles returns the files that the current context of kc names
-// for its CA, client certificate, key or token.
-func referencedFiles(kc *clientcmdapi.Config) []string {
-	var files []string
-	add := func(f string) {
-		if f != "" {
-			files = append(files, f)
-		}
-	}
-	if ctx := kc.Contexts[kc.CurrentContext]; ctx != nil {
-		if c := kc.Clusters[ctx.Cluster]; c != nil {
-			add(c.CertificateAuthority)
-		}
-		if u := kc.AuthInfos[ctx.AuthInfo]; u != nil {
-			add(u.ClientCertificate)
-			add(u.ClientKey)
-			add(u.TokenFile)
-		}
-	}
-	return files
 }
 
 // caBundle returns the CA bundle a client configuration trusts.

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -33,14 +30,7 @@ func managedCluster(mgr manager.Manager, opts Options) (cluster.Cluster, error) 
 	ctx, cancel := context.WithTimeout(context.Background(), managedKubeconfigReadTimeout)
 	defer cancel()
 	ref := types.NamespacedName{Namespace: opts.Namespace, Name: opts.ManagedKubeconfigSecret}
-	s := &corev1.Secret{}
-	if err := mgr.GetAPIReader().Get(ctx, ref, s); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s does not exist on the hosting cluster: run `kubectl ocm join --mode hosted --managed-cluster-kubeconfig FILE` again", ref)
-		}
-		return nil, fmt.Errorf("read Secret %s with the managed cluster's kubeconfig: %w", ref, err)
-	}
-	cfg, err := managedConfig(s)
+	cfg, err := kubeconfig.ReadManagedCluster(ctx, mgr.GetAPIReader(), ref)
 	if err != nil {
 		return nil, err
 	}
@@ -55,19 +45,4 @@ func managedCluster(mgr manager.Manager, opts Options) (cluster.Cluster, error) 
 		return nil, fmt.Errorf("add the managed cluster's cache: %w", err)
 	}
 	return c, nil
-}
-
-// managedConfig returns the client configuration of the kubeconfig (key
-// kubeconfig) in the managed cluster's kubeconfig Secret s.
-func managedConfig(s *corev1.Secret) (*rest.Config, error) {
-	ref := s.Namespace + "/" + s.Name
-	data := s.Data[kubeconfigKey]
-	if len(data) == 0 {
-		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s has no key %s", ref, kubeconfigKey)
-	}
-	cfg, err := kubeconfig.RESTConfig(data)
-	if err != nil {
-		return nil, fmt.Errorf("the managed cluster's kubeconfig Secret %s: %w", ref, err)
-	}
-	return cfg, nil
 }
