@@ -9,8 +9,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/placement"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/replicaset"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
 
@@ -29,7 +31,7 @@ func NewHubCommand() *cobra.Command {
 	o := &HubOptions{}
 	cmd := &cobra.Command{
 		Use:   "hub",
-		Short: "Run the hub controllers: registration, cluster sets, cluster health",
+		Short: "Run the hub controllers: registration, cluster health, placement scheduling, ManifestWorkReplicaSets",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Complete(); err != nil {
@@ -74,6 +76,12 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	}
 	if err := hub.SetupWithManager(mgr, o.Options); err != nil {
 		return err
+	}
+	if err := placement.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the placement scheduler: %w", err)
+	}
+	if err := replicaset.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the ManifestWorkReplicaSet controller: %w", err)
 	}
 	ctrl.Log.WithName("hub").Info("Starting hub controllers", "namespace", o.Namespace, "leaderElect", o.LeaderElect)
 	if err := mgr.Start(ctx); err != nil {
