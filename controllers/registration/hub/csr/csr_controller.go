@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -105,7 +106,41 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 		log.V(2).Info("Leaving request pending", "cluster", req.Cluster, "requester", req.Requester, "reason", why)
 		return ctrl.Result{}, nil
 	}
+	if action == Approve {
+		// A first join by an auto-approved identity is the hub's half of
+		// the double opt-in: accept the cluster too, once.
+		if err := r.acceptOnce(ctx, req.Cluster); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	return ctrl.Result{}, r.approve(ctx, csr, action, why)
+}
+
+// acceptOnce sets spec.hubAcceptsClient on a cluster whose first-join request
+// is auto-approved, and records it in the automatically-accepted-on
+// annotation so that a cluster an administrator denies later is not accepted
+// again by its next request. A cluster that does not exist yet is left alone:
+// the agent creates its ManagedCluster before its first request.
+func (r *Reconciler) acceptOnce(ctx context.Context, cluster string) error {
+	mc := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if _, done := mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey]; done || mc.Spec.HubAcceptsClient || !mc.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	accepted := mc.DeepCopy()
+	accepted.Spec.HubAcceptsClient = true
+	if accepted.Annotations == nil {
+		accepted.Annotations = map[string]string{}
+	}
+	accepted.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey] = time.Now().UTC().Format(time.RFC3339)
+	if err := r.Client.Patch(ctx, accepted, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("accept ManagedCluster %s: %w", cluster, err)
+	}
+	ctrl.LoggerFrom(ctx).V(2).Info("Accepted cluster whose first-join request was auto-approved", "cluster", cluster)
+	r.Recorder.Eventf(accepted, nil, corev1.EventTypeNormal, "ManagedClusterAccepted", "Accept", "accepted automatically: its agent's identity is in the auto-approve list")
+	return nil
 }
 
 // facts gathers what Decide needs to know about the hub for cluster.

@@ -7,10 +7,12 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
@@ -57,6 +59,43 @@ func testCSRApproval(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 	waitApproved(ctx, t, admin, sentinel)
 	expectPending(ctx, t, admin, bootstrapForeign, "auto-approved requester, subject names another cluster")
 	expectPending(ctx, t, admin, foreignRequester, "cluster1's agent asking for cluster2's certificate")
+
+	// An auto-approved first join also accepts the cluster, once: a cluster
+	// the administrator denies afterwards stays denied.
+	createCluster(ctx, t, admin, "cluster3", false, 0)
+	defer deleteClusterAndWait(ctx, t, admin, "cluster3")
+	waitApproved(ctx, t, admin, createCSR(ctx, t, boot, "cluster3", "cluster3"))
+	poll(ctx, t, "cluster3 accepted automatically", func(ctx context.Context) (bool, error) {
+		mc := &clusterv1.ManagedCluster{}
+		if err := admin.Get(ctx, client.ObjectKey{Name: "cluster3"}, mc); err != nil {
+			return false, err
+		}
+		_, marked := mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey]
+		return mc.Spec.HubAcceptsClient && marked, nil
+	})
+	if err := setAccept(ctx, admin, "cluster3", false); err != nil {
+		t.Fatalf("deny cluster3: %v", err)
+	}
+	waitApproved(ctx, t, admin, createCSR(ctx, t, boot, "cluster3", "cluster3"))
+	mc := &clusterv1.ManagedCluster{}
+	if err := admin.Get(ctx, client.ObjectKey{Name: "cluster3"}, mc); err != nil {
+		t.Fatal(err)
+	}
+	if mc.Spec.HubAcceptsClient {
+		t.Errorf("cluster3 was accepted again after the administrator denied it")
+	}
+}
+
+// deleteClusterAndWait deletes a ManagedCluster and waits until it is gone.
+func deleteClusterAndWait(ctx context.Context, t *testing.T, admin client.Client, name string) {
+	t.Helper()
+	if err := admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}); client.IgnoreNotFound(err) != nil {
+		t.Fatalf("delete managed cluster %s: %v", name, err)
+	}
+	poll(ctx, t, "managed cluster "+name+" gone", func(ctx context.Context) (bool, error) {
+		err := admin.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
 }
 
 // setAutoApprove sets the ClusterManager's autoApproveUsers.
