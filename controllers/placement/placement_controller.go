@@ -1,0 +1,177 @@
+package placement
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement"
+)
+
+// eventMisconfigured is the reason of the Warning event recorded when a
+// placement becomes misconfigured (OCM's condition reason).
+const eventMisconfigured = clusterv1beta1.ReasonMisconfigured
+
+// Reconciler schedules one Placement: it computes the decisions with
+// pkg/placement from the objects in the manager's cache, writes the
+// PlacementDecisions that changed and patches the status.
+type Reconciler struct {
+	// Client reads from the manager's cache.
+	Client client.Client
+	// Writer writes to the API server; it may be Client.
+	Writer client.Client
+	// Recorder records events on Placements.
+	Recorder events.EventRecorder
+	// Scheduler holds the scheduling rules (shared by every run).
+	Scheduler *placement.Scheduler
+	// Now returns the scheduling time; time.Now when nil.
+	Now func() time.Time
+
+	decisions *decisionAggregate
+	own       *ownWrites
+}
+
+// Reconcile schedules the placement req and writes its decisions and status.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	p := &clusterv1beta1.Placement{}
+	if err := r.Client.Get(ctx, req.NamespacedName, p); err != nil {
+		// A deleted placement's decisions go with it: they are owned by it.
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !p.DeletionTimestamp.IsZero() || p.SchedulingDisabled() {
+		return ctrl.Result{}, nil
+	}
+	existing, err := r.existingDecisions(ctx, p)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	in, err := r.input(ctx, p, existing)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	res := r.Scheduler.Schedule(in)
+
+	desired := desiredDecisions(p, res.Groups)
+	written, err := r.writeDecisions(ctx, p, existing, desired)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	base := p.DeepCopy()
+	setStatus(p, res, desired)
+	if err := r.patchStatus(ctx, base, p); err != nil {
+		return ctrl.Result{}, err
+	}
+	if written > 0 {
+		log.V(2).Info("Wrote placement decisions", "placement", klog.KObj(p), "written", written, "selected", res.Selected)
+	}
+	r.recordMisconfigured(base, p)
+	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
+}
+
+// existingDecisions lists the PlacementDecisions of p from the cache.
+func (r *Reconciler) existingDecisions(ctx context.Context, p *clusterv1beta1.Placement) ([]*clusterv1beta1.PlacementDecision, error) {
+	list := &clusterv1beta1.PlacementDecisionList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(p.Namespace), client.MatchingFields{decisionPlacementIndex: p.Name}); err != nil {
+		return nil, fmt.Errorf("list PlacementDecisions of %s/%s: %w", p.Namespace, p.Name, err)
+	}
+	out := make([]*clusterv1beta1.PlacementDecision, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out, nil
+}
+
+// input gathers what scheduling p reads. Lists of objects the scheduler
+// only reads skip the cache's deep copy: scheduling a thousand placements
+// would otherwise copy every cluster a thousand times.
+func (r *Reconciler) input(ctx context.Context, p *clusterv1beta1.Placement, existing []*clusterv1beta1.PlacementDecision) (placement.Input, error) {
+	in := placement.Input{Placement: p, Now: time.Now()}
+	if r.Now != nil {
+		in.Now = r.Now()
+	}
+	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
+	if err := r.Client.List(ctx, bindings, client.InNamespace(p.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+		return in, fmt.Errorf("list ManagedClusterSetBindings in %s: %w", p.Namespace, err)
+	}
+	for i := range bindings.Items {
+		in.Bindings = append(in.Bindings, &bindings.Items[i])
+	}
+	sets := &clusterv1beta2.ManagedClusterSetList{}
+	if err := r.Client.List(ctx, sets, client.UnsafeDisableDeepCopy); err != nil {
+		return in, fmt.Errorf("list ManagedClusterSets: %w", err)
+	}
+	for i := range sets.Items {
+		in.ClusterSets = append(in.ClusterSets, &sets.Items[i])
+	}
+	if len(in.Bindings) > 0 {
+		clusters := &clusterv1.ManagedClusterList{}
+		if err := r.Client.List(ctx, clusters, client.UnsafeDisableDeepCopy); err != nil {
+			return in, fmt.Errorf("list ManagedClusters: %w", err)
+		}
+		in.Clusters = make([]*clusterv1.ManagedCluster, len(clusters.Items))
+		for i := range clusters.Items {
+			in.Clusters[i] = &clusters.Items[i]
+		}
+		if usesScores(p) {
+			scores := &clusterv1alpha1.AddOnPlacementScoreList{}
+			if err := r.Client.List(ctx, scores, client.UnsafeDisableDeepCopy); err != nil {
+				return in, fmt.Errorf("list AddOnPlacementScores: %w", err)
+			}
+			in.Scores = make([]*clusterv1alpha1.AddOnPlacementScore, len(scores.Items))
+			for i := range scores.Items {
+				in.Scores[i] = &scores.Items[i]
+			}
+		}
+	}
+	for _, d := range existing {
+		for _, dec := range d.Status.Decisions {
+			if dec.ClusterName != "" {
+				in.Decided = append(in.Decided, dec.ClusterName)
+			}
+		}
+	}
+	in.OtherDecisions = r.decisions.others(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+	return in, nil
+}
+
+// usesScores reports whether scheduling p can read AddOnPlacementScores: an
+// AddOn prioritizer or a CEL selector (which may call scores()).
+func usesScores(p *clusterv1beta1.Placement) bool {
+	for _, c := range p.Spec.PrioritizerPolicy.Configurations {
+		if c.ScoreCoordinate != nil && c.ScoreCoordinate.Type == clusterv1beta1.ScoreCoordinateTypeAddOn {
+			return true
+		}
+	}
+	for _, pred := range p.Spec.Predicates {
+		if len(pred.RequiredClusterSelector.CelSelector.CelExpressions) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// recordMisconfigured records a Warning event when p became misconfigured
+// or its configuration error changed.
+func (r *Reconciler) recordMisconfigured(before, after *clusterv1beta1.Placement) {
+	now := meta.FindStatusCondition(after.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured)
+	if r.Recorder == nil || now == nil || now.Status != "True" {
+		return
+	}
+	if was := meta.FindStatusCondition(before.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured); was != nil && was.Status == now.Status && was.Message == now.Message {
+		return
+	}
+	r.Recorder.Eventf(after, nil, corev1.EventTypeWarning, eventMisconfigured, "Schedule", "placement %s is misconfigured: %s", after.Name, now.Message)
+}

@@ -1,0 +1,195 @@
+package placement
+
+import (
+	"context"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+)
+
+// clusterChanged passes the ManagedCluster events that can change a
+// scheduling result: creation, deletion, and updates of labels, claims,
+// taints, allocatable resources or the deletion timestamp. Heartbeats and
+// condition changes are ignored: the hub turns availability into taints.
+func clusterChanged() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*clusterv1.ManagedCluster)
+		n, ok2 := e.ObjectNew.(*clusterv1.ManagedCluster)
+		if !ok1 || !ok2 {
+			return true
+		}
+		return schedulingFieldsDiffer(o, n)
+	}}
+}
+
+// schedulingFieldsDiffer reports whether the fields of a ManagedCluster the
+// scheduler reads differ between o and n.
+func schedulingFieldsDiffer(o, n *clusterv1.ManagedCluster) bool {
+	return !equality.Semantic.DeepEqual(o.Labels, n.Labels) ||
+		!equality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints) ||
+		!equality.Semantic.DeepEqual(o.Status.ClusterClaims, n.Status.ClusterClaims) ||
+		!equality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) ||
+		o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero()
+}
+
+// clusterHandler enqueues the placements that may select a changed cluster,
+// with the cluster's old and new labels (it may have left one set for another).
+func (r *Reconciler) clusterHandler() handler.EventHandler {
+	enqueue := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
+		var sets []labels.Set
+		for _, o := range objs {
+			sets = append(sets, labels.Set(o.GetLabels()))
+		}
+		for _, req := range r.placementsOfClusterLabels(ctx, false, sets...) {
+			q.Add(req)
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, q, e.Object)
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, q, e.ObjectOld, e.ObjectNew)
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, q, e.Object)
+		},
+		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, q, e.Object)
+		},
+	}
+}
+
+// placementsOfScore enqueues the placements that may read an
+// AddOnPlacementScore: those that can select its cluster (the score's
+// namespace) and use scores.
+func (r *Reconciler) placementsOfScore(ctx context.Context, score client.Object) []reconcile.Request {
+	cluster := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: score.GetNamespace()}, cluster); err != nil {
+		return nil // a score of no cluster is read by no placement
+	}
+	return r.placementsOfClusterLabels(ctx, true, labels.Set(cluster.Labels))
+}
+
+// placementsOfClusterLabels returns the placements that may select a cluster
+// with any of the given label sets: the placements of the namespaces bound to
+// a set selecting it, whose spec.clusterSets allow that set. With
+// scoresOnly, only the placements that read add-on scores.
+func (r *Reconciler) placementsOfClusterLabels(ctx context.Context, scoresOnly bool, clusterLabels ...labels.Set) []reconcile.Request {
+	sets := &clusterv1beta2.ManagedClusterSetList{}
+	if err := r.Client.List(ctx, sets, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List ManagedClusterSets")
+		return nil
+	}
+	matched := map[string]bool{}
+	for i := range sets.Items {
+		sel, err := sets.Items[i].Spec.ClusterSelector.Selector(sets.Items[i].Name)
+		if err != nil {
+			continue // selects nothing the scheduler can use
+		}
+		for _, l := range clusterLabels {
+			if sel.Matches(l) {
+				matched[sets.Items[i].Name] = true
+			}
+		}
+	}
+	return r.placementsOfSets(ctx, matched, scoresOnly)
+}
+
+// placementsOfSet enqueues the placements that may use the ManagedClusterSet set.
+func (r *Reconciler) placementsOfSet(ctx context.Context, set client.Object) []reconcile.Request {
+	return r.placementsOfSets(ctx, map[string]bool{set.GetName(): true}, false)
+}
+
+// placementsOfSets returns the placements of the namespaces bound to any of
+// sets whose spec.clusterSets allow one of those bound sets.
+func (r *Reconciler) placementsOfSets(ctx context.Context, sets map[string]bool, scoresOnly bool) []reconcile.Request {
+	if len(sets) == 0 {
+		return nil
+	}
+	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
+	if err := r.Client.List(ctx, bindings, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List ManagedClusterSetBindings")
+		return nil
+	}
+	boundIn := map[string][]string{} // namespace → bound sets among sets
+	for _, b := range bindings.Items {
+		if sets[b.Spec.ClusterSet] {
+			boundIn[b.Namespace] = append(boundIn[b.Namespace], b.Spec.ClusterSet)
+		}
+	}
+	var out []reconcile.Request
+	for ns, bound := range boundIn {
+		out = append(out, r.placementsIn(ctx, ns, bound, scoresOnly)...)
+	}
+	return out
+}
+
+// placementsOfBinding enqueues the placements of a binding's namespace that
+// may use its set.
+func (r *Reconciler) placementsOfBinding(ctx context.Context, binding client.Object) []reconcile.Request {
+	b, ok := binding.(*clusterv1beta2.ManagedClusterSetBinding)
+	if !ok {
+		return nil
+	}
+	return r.placementsIn(ctx, b.Namespace, []string{b.Spec.ClusterSet}, false)
+}
+
+// placementsIn returns the placements of namespace ns that may use one of
+// sets: those without spec.clusterSets or naming one of them.
+func (r *Reconciler) placementsIn(ctx context.Context, ns string, sets []string, scoresOnly bool) []reconcile.Request {
+	list := &clusterv1beta1.PlacementList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List Placements", "namespace", ns)
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		p := &list.Items[i]
+		if scoresOnly && !usesScores(p) {
+			continue
+		}
+		if len(p.Spec.ClusterSets) > 0 && !slices.ContainsFunc(p.Spec.ClusterSets, func(s string) bool { return slices.Contains(sets, s) }) {
+			continue
+		}
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: p.Name}})
+	}
+	return out
+}
+
+// placementOfDecision enqueues the placement a PlacementDecision is labeled with.
+func placementOfDecision(_ context.Context, d client.Object) []reconcile.Request {
+	name := d.GetLabels()[clusterv1beta1.PlacementLabel]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: d.GetNamespace(), Name: name}}}
+}
+
+// notOwnWrite passes the PlacementDecision events that are not the echo of
+// the scheduler's own writes (see ownWrites).
+func (r *Reconciler) notOwnWrite() predicate.Predicate {
+	key := func(o client.Object) types.NamespacedName {
+		return types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
+	}
+	return predicate.Funcs{
+		CreateFunc: func(e event.CreateEvent) bool { return !r.own.consume(key(e.Object), e.Object.GetResourceVersion()) },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return !r.own.consume(key(e.ObjectNew), e.ObjectNew.GetResourceVersion())
+		},
+		DeleteFunc: func(e event.DeleteEvent) bool { return !r.own.consumeDelete(key(e.Object)) },
+	}
+}
