@@ -86,3 +86,27 @@ type Explanation struct {
 	// Total is the weighted sum of Scores.
 	Total int64
 }
+
+// The stages of scheduling, in the order they run. An Explanation's Stage is
+// the stage that excluded the cluster, or StageSelected.
+const (
+	// StageClusterSet excludes clusters that are not members of a
+	// ManagedClusterSet bound to the placement's namespace and named by
+	// spec.clusterSets (when set).
+	StageClusterSet Stage = "ClusterSet"
+	// StageDeleting excludes clusters that are being deleted.
+	StageDeleting Stage = "Deleting"
+	// StageMisconfigured excludes every candidate because the placement is
+	// misconfigured (a selector, toleration or prioritizer is invalid).
+	StageMisconfigured Stage = "Misconfigured"
+	// StagePredicate excludes clusters that match none of spec.predicates.
+	StagePredicate Stage = "Predicate"
+	// StageTaint excludes clusters with a taint the placement does not tolerate.
+	StageTaint Stage = "Taint"
+	// StageSpread excludes clusters a DoNotSchedule spread constraint rejects.
+	StageSpread Stage = "Spread"
+	// StageRank excludes scored clusters that rank below spec.numberOfClusters.
+	StageRank Stage = "Rank"
+	// StageSelected marks the selected clusters.
+	StageSelected Stage = "Selected"
+)

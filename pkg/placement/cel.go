@@ -1,0 +1,173 @@
+package placement
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/ext"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+)
+
+// CELVariable is the name under which a CEL selector sees the ManagedCluster,
+// as a JSON-like map (metadata, spec, status).
+const CELVariable = "managedCluster"
+
+// celCostLimit bounds the cost of evaluating one expression for one cluster,
+// so a runaway comprehension cannot stall scheduling.
+const celCostLimit = 1_000_000
+
+// celCache compiles CEL selector expressions once and shares the programs.
+// It is safe for concurrent use.
+type celCache struct {
+	once    sync.Once
+	env     *cel.Env
+	envErr  error
+	mu      sync.RWMutex
+	entries map[string]celEntry
+}
+
+// celEntry is the outcome of compiling one expression.
+type celEntry struct {
+	prg cel.Program
+	err error
+}
+
+// newCELEnv builds the environment of CEL selectors: the managedCluster
+// variable, its scores("<AddOnPlacementScore name>") member function,
+// parseJSON(string), and the cel-go string, list and set extensions.
+func newCELEnv() (*cel.Env, error) {
+	return cel.NewEnv(
+		cel.Variable(CELVariable, cel.MapType(cel.StringType, cel.DynType)),
+		cel.Function("scores",
+			cel.MemberOverload("managedcluster_scores_string",
+				[]*cel.Type{cel.DynType, cel.StringType}, cel.ListType(cel.DynType),
+				cel.BinaryBinding(clusterScores))),
+		cel.Function("parseJSON",
+			cel.Overload("parsejson_string", []*cel.Type{cel.StringType}, cel.DynType,
+				cel.UnaryBinding(parseJSON))),
+		ext.Strings(),
+		ext.Lists(),
+		ext.Sets(),
+	)
+}
+
+// program returns the compiled program of expr, compiling it on first use.
+func (c *celCache) program(expr string) (cel.Program, error) {
+	c.once.Do(func() {
+		c.env, c.envErr = newCELEnv()
+		c.entries = map[string]celEntry{}
+	})
+	if c.envErr != nil {
+		return nil, fmt.Errorf("building the CEL environment: %w", c.envErr)
+	}
+	c.mu.RLock()
+	e, ok := c.entries[expr]
+	c.mu.RUnlock()
+	if ok {
+		return e.prg, e.err
+	}
+	e = c.compile(expr)
+	c.mu.Lock()
+	c.entries[expr] = e
+	c.mu.Unlock()
+	return e.prg, e.err
+}
+
+// compile type-checks expr, which must yield a bool, and plans its program.
+func (c *celCache) compile(expr string) celEntry {
+	ast, issues := c.env.Compile(expr)
+	if issues != nil && issues.Err() != nil {
+		return celEntry{err: fmt.Errorf("compilation failed: %s", issues.String())}
+	}
+	if ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
+		return celEntry{err: fmt.Errorf("compilation failed: expression must return a bool, not %s", ast.OutputType())}
+	}
+	prg, err := c.env.Program(ast, cel.CostLimit(celCostLimit))
+	if err != nil {
+		return celEntry{err: fmt.Errorf("instantiation failed: %w", err)}
+	}
+	return celEntry{prg: prg}
+}
+
+// clusterValue is the managedCluster variable: the cluster as a JSON-like map
+// that also carries the AddOnPlacementScores of the cluster's namespace, read
+// by scores().
+type clusterValue struct {
+	traits.Mapper
+	scores map[string]*clusterv1alpha1.AddOnPlacementScore
+}
+
+// newClusterValue converts a cluster for CEL. scores are the
+// AddOnPlacementScores of the cluster's namespace by name.
+func newClusterValue(c *clusterv1.ManagedCluster, scores map[string]*clusterv1alpha1.AddOnPlacementScore) (*clusterValue, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c)
+	if err != nil {
+		return nil, fmt.Errorf("converting cluster %s for CEL: %w", c.Name, err)
+	}
+	return &clusterValue{Mapper: types.NewStringInterfaceMap(types.DefaultTypeAdapter, obj), scores: scores}, nil
+}
+
+// clusterScores implements managedCluster.scores(name): the scores of the
+// AddOnPlacementScore name in the cluster's namespace as a list of
+// {name, value} maps. A missing AddOnPlacementScore is an evaluation error,
+// so the expression does not select the cluster.
+func clusterScores(recv, arg ref.Val) ref.Val {
+	cv, ok := recv.(*clusterValue)
+	if !ok {
+		return types.NewErr("scores() must be called on %s", CELVariable)
+	}
+	name, ok := arg.Value().(string)
+	if !ok {
+		return types.NewErr("scores() takes the name of an AddOnPlacementScore")
+	}
+	score, ok := cv.scores[name]
+	if !ok {
+		return types.NewErr("AddOnPlacementScore %q not found", name)
+	}
+	items := make([]ref.Val, len(score.Status.Scores))
+	for i, s := range score.Status.Scores {
+		items[i] = types.NewStringInterfaceMap(types.DefaultTypeAdapter, map[string]any{
+			"name":  s.Name,
+			"value": int64(s.Value),
+		})
+	}
+	return types.NewDynamicList(types.DefaultTypeAdapter, items)
+}
+
+// parseJSON implements parseJSON(string): the JSON document as a CEL value.
+func parseJSON(arg ref.Val) ref.Val {
+	s, ok := arg.Value().(string)
+	if !ok {
+		return types.NewErr("parseJSON() takes a string")
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return types.NewErr("parseJSON: %v", err)
+	}
+	return types.DefaultTypeAdapter.NativeToValue(v)
+}
+
+// evalCEL evaluates a compiled program for one cluster. It reports whether the
+// expression returned true and, when it did not, why.
+func evalCEL(prg cel.Program, cv *clusterValue) (bool, string) {
+	out, _, err := prg.Eval(map[string]any{CELVariable: cv})
+	if err != nil {
+		return false, "failed: " + err.Error()
+	}
+	b, ok := out.Value().(bool)
+	if !ok {
+		return false, fmt.Sprintf("returned %v, not a bool", out.Value())
+	}
+	if !b {
+		return false, "evaluated to false"
+	}
+	return true, ""
+}
