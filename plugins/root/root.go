@@ -10,9 +10,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/clusterset"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/get"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/placement"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/version"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
@@ -48,6 +50,11 @@ joins managed clusters, and creates and inspects works, placements and add-ons.`
 		verb.GroupID = groupHub
 		cmd.AddCommand(verb)
 	}
+	cmd.AddGroup(&cobra.Group{ID: groupPlacement, Title: "Placement Commands:"})
+	for _, verb := range []*cobra.Command{clusterset.NewCmdClusterSet(configFlags, streams), placement.NewCmdPlacement(configFlags, streams)} {
+		verb.GroupID = groupPlacement
+		cmd.AddCommand(verb)
+	}
 	cmd.AddGroup(&cobra.Group{ID: groupManagedCluster, Title: "Managed Cluster Commands:"})
 	for _, verb := range []*cobra.Command{join.NewCmdJoin(configFlags, streams), unjoin.NewCmdUnjoin(configFlags, streams)} {
 		verb.GroupID = groupManagedCluster
@@ -63,5 +70,6 @@ joins managed clusters, and creates and inspects works, placements and add-ons.`
 const (
 	groupOther          = "other"
 	groupHub            = "hub"
+	groupPlacement      = "placement"
 	groupManagedCluster = "managed-cluster"
 )

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+)
+
+// ToUnstructured converts a typed object of the project's scheme into the
+// unstructured object a server-side apply sends: kind and apiVersion set,
+// status, creationTimestamp and empty fields dropped.
+func ToUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
+	gvk, err := apiutil.GVKForObject(obj, apis.Scheme)
+	if err != nil {
+		return nil, fmt.Errorf("find the kind of %T: %w", obj, err)
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s %s: %w", gvk.Kind, obj.GetName(), err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(gvk)
+	delete(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u, nil
+}
+
+// Apply writes obj with server-side apply as field manager kubectl-ocm,
+// forcing ownership, and, unless serverDryRun, returns the stored object.
+// With serverDryRun the hub validates and admits obj without storing it and
+// returns what it would store.
+func Apply(ctx context.Context, c client.Client, obj client.Object, serverDryRun bool) (*unstructured.Unstructured, error) {
+	u, err := ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	opts := []client.ApplyOption{client.FieldOwner(apply.FieldManager), client.ForceOwnership}
+	if serverDryRun {
+		opts = append(opts, client.DryRunAll)
+	}
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), opts...); err != nil {
+		return nil, err
+	}
+	if serverDryRun {
+		return u, nil
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+		return nil, fmt.Errorf("read back %s %s: %w", u.GetKind(), u.GetName(), err)
+	}
+	return u, nil
+}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+)
+
+// Verb is the Options struct of one command: Complete, Validate and Run are
+// called in that order.
+type Verb interface {
+	// Complete fills the options from the arguments and the environment.
+	Complete(cmd *cobra.Command, args []string) error
+	// Validate checks the options without touching any cluster.
+	Validate() error
+	// Run does the work.
+	Run(ctx context.Context) error
+}
+
+// RunE returns the cobra RunE of o: Complete, Validate, Run.
+func RunE(o Verb) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(cmd.Context())
+	}
+}
+
+// Output is the -o value of flags, "" when unset.
+func Output(flags *genericclioptions.PrintFlags) string {
+	if flags == nil || flags.OutputFormat == nil {
+		return ""
+	}
+	return *flags.OutputFormat
+}
+
+// ValidateOutput fails unless the -o value of flags is empty or one of allowed.
+func ValidateOutput(flags *genericclioptions.PrintFlags, allowed ...string) error {
+	f := Output(flags)
+	if f == "" || slices.Contains(allowed, f) {
+		return nil
+	}
+	return fmt.Errorf("--output %q is not supported: use %s", f, strings.Join(allowed, ", "))
+}
+
+// Dry-run modes of --dry-run.
+const (
+	// DryRunNone writes to the hub.
+	DryRunNone = "none"
+	// DryRunClient prints what would be written and sends nothing.
+	DryRunClient = "client"
+	// DryRunServer has the hub validate and admit the objects without storing them.
+	DryRunServer = "server"
+)
+
+// AddDryRunFlag adds --dry-run=none|client|server to cmd, storing it in target.
+func AddDryRunFlag(cmd *cobra.Command, target *string) {
+	*target = DryRunNone
+	cmd.Flags().StringVar(target, "dry-run", DryRunNone, `"client" prints the objects and sends nothing; "server" has the hub validate and admit them without storing them.`)
+	cmd.Flags().Lookup("dry-run").NoOptDefVal = DryRunClient
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{DryRunNone, DryRunClient, DryRunServer}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// ValidateDryRun fails unless mode is none, client or server.
+func ValidateDryRun(mode string) error {
+	if slices.Contains([]string{DryRunNone, DryRunClient, DryRunServer}, mode) {
+		return nil
+	}
+	return errors.New("--dry-run " + mode + " is not supported: use none, client or server")
+}

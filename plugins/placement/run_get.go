@@ -1,0 +1,247 @@
+package placement
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/cli-runtime/pkg/printers"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// Run lists the Placements, or shows one.
+func (o *GetOptions) Run(ctx context.Context) error {
+	c, cfg, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	list := &clusterv1beta1.PlacementList{}
+	if o.Name != "" {
+		p, err := getPlacement(ctx, c, o.Namespace, o.Name)
+		if err != nil {
+			return err
+		}
+		list.Items = append(list.Items, *p)
+	} else {
+		ns := o.Namespace
+		if o.AllNamespaces {
+			ns = ""
+		}
+		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return fmt.Errorf("list Placements on %s: %w", cfg.Host, err)
+		}
+	}
+	slices.SortFunc(list.Items, func(a, b clusterv1beta1.Placement) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
+	format := cli.Output(o.PrintFlags)
+	if format == "" || format == "wide" {
+		if len(list.Items) == 0 {
+			if o.AllNamespaces {
+				fmt.Fprintln(o.ErrOut, "No placements found.")
+			} else {
+				fmt.Fprintf(o.ErrOut, "No placements found in namespace %s.\n", o.Namespace)
+			}
+			return nil
+		}
+		table := PlacementsTable(list.Items, o.AllNamespaces, format == "wide", time.Now())
+		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide", WithNamespace: o.AllNamespaces}).PrintObj(table, o.Out)
+	}
+	printer, err := o.PrintFlags.ToPrinter()
+	if err != nil {
+		return err
+	}
+	for i := range list.Items {
+		list.Items[i].SetGroupVersionKind(clusterv1beta1.GroupVersion.WithKind("Placement"))
+	}
+	if o.Name == "" && format != "name" {
+		return printer.PrintObj(list, o.Out)
+	}
+	for i := range list.Items {
+		if err := printer.PrintObj(&list.Items[i], o.Out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PlacementsTable renders placements as a kubectl table: NAME, SUCCEEDED
+// (PlacementSatisfied), REASON, SELECTED, AGE, and with wide MISCONFIGURED,
+// CLUSTERSETS and COUNT (numberOfClusters). withNamespace prepends NAMESPACE.
+func PlacementsTable(items []clusterv1beta1.Placement, withNamespace, wide bool, now time.Time) *metav1.Table {
+	cols := []metav1.TableColumnDefinition{
+		{Name: "Name", Type: "string"}, {Name: "Succeeded", Type: "string"}, {Name: "Reason", Type: "string"},
+		{Name: "Selected", Type: "integer"}, {Name: "Age", Type: "date"},
+		{Name: "Misconfigured", Type: "string", Priority: 1}, {Name: "ClusterSets", Type: "string", Priority: 1},
+		{Name: "Count", Type: "string", Priority: 1},
+	}
+	const narrow = 5
+	table := &metav1.Table{ColumnDefinitions: cols}
+	for i := range items {
+		p := &items[i]
+		status, reason := "", ""
+		if c := meta.FindStatusCondition(p.Status.Conditions, clusterv1beta1.PlacementConditionSatisfied); c != nil {
+			status, reason = string(c.Status), c.Reason
+		}
+		misconfigured := ""
+		if c := meta.FindStatusCondition(p.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured); c != nil {
+			misconfigured = string(c.Status)
+		}
+		count := "all"
+		if p.Spec.NumberOfClusters != nil {
+			count = strconv.Itoa(int(*p.Spec.NumberOfClusters))
+		}
+		sets := strings.Join(p.Spec.ClusterSets, ",")
+		if sets == "" {
+			sets = "<bound>"
+		}
+		row := metav1.TableRow{Cells: []any{
+			p.Name, status, reason, int64(p.Status.NumberOfSelectedClusters),
+			duration.HumanDuration(now.Sub(p.CreationTimestamp.Time)), misconfigured, sets, count,
+		}}
+		if !wide {
+			row.Cells = row.Cells[:narrow]
+		}
+		row.Object = runtime.RawExtension{Object: p}
+		table.Rows = append(table.Rows, row)
+	}
+	if !wide {
+		table.ColumnDefinitions = cols[:narrow]
+	}
+	_ = withNamespace // the table printer adds NAMESPACE from the row objects
+	return table
+}
+
+// DecisionsOptions are the options of `kubectl ocm placement decisions`.
+type DecisionsOptions struct{ NamedOptions }
+
+// Run lists the decisions of the Placement.
+func (o *DecisionsOptions) Run(ctx context.Context) error {
+	c, _, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	if _, err := getPlacement(ctx, c, o.Namespace, o.Name); err != nil {
+		return err
+	}
+	list, err := decisionsOf(ctx, c, o.Namespace, o.Name)
+	if err != nil {
+		return err
+	}
+	switch o.Output {
+	case "json", "yaml":
+		for i := range list.Items {
+			list.Items[i].SetGroupVersionKind(clusterv1beta1.GroupVersion.WithKind("PlacementDecision"))
+			list.Items[i].ManagedFields = nil
+		}
+		list.SetGroupVersionKind(clusterv1beta1.GroupVersion.WithKind("PlacementDecisionList"))
+		if o.Output == "json" {
+			return cli.PrintJSON(o.Out, list)
+		}
+		return cli.PrintYAML(o.Out, list)
+	}
+	table := DecisionsTable(list.Items)
+	if len(table.Rows) == 0 {
+		fmt.Fprintf(o.ErrOut, "Placement %s/%s has no decisions: `kubectl ocm placement explain %s -n %s` tells why.\n", o.Namespace, o.Name, o.Name, o.Namespace)
+		return nil
+	}
+	return printers.NewTablePrinter(printers.PrintOptions{}).PrintObj(table, o.Out)
+}
+
+// DecisionsTable renders the decisions as a kubectl table: CLUSTER, GROUP
+// INDEX, GROUP NAME, SCORE, DECISION (the PlacementDecision holding it).
+// Empty decisions (not scheduled) are left out.
+func DecisionsTable(items []clusterv1beta1.PlacementDecision) *metav1.Table {
+	table := &metav1.Table{ColumnDefinitions: []metav1.TableColumnDefinition{
+		{Name: "Cluster", Type: "string"}, {Name: "Group Index", Type: "string"}, {Name: "Group Name", Type: "string"},
+		{Name: "Score", Type: "integer"}, {Name: "Decision", Type: "string"},
+	}}
+	for i := range items {
+		pd := &items[i]
+		for _, d := range pd.Status.Decisions {
+			if d.ClusterName == "" {
+				continue
+			}
+			table.Rows = append(table.Rows, metav1.TableRow{Cells: []any{
+				d.ClusterName, pd.Labels[clusterv1beta1.DecisionGroupIndexLabel], pd.Labels[clusterv1beta1.DecisionGroupNameLabel], d.Score, pd.Name,
+			}})
+		}
+	}
+	return table
+}
+
+// DeleteOptions are the options of `kubectl ocm placement delete`.
+type DeleteOptions struct{ NamedOptions }
+
+// Run deletes the Placement, warning about ManifestWorkReplicaSets that use it.
+func (o *DeleteOptions) Run(ctx context.Context) error {
+	c, cfg, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	p := &clusterv1beta1.Placement{}
+	p.Namespace, p.Name = o.Namespace, o.Name
+	if err := c.Delete(ctx, p); err != nil {
+		if apierrors.IsNotFound(err) {
+			if o.IgnoreNotFound {
+				return nil
+			}
+			return fmt.Errorf("Placement %s not found in namespace %s: list them with `kubectl ocm placement get -A`", o.Name, o.Namespace)
+		}
+		return fmt.Errorf("delete Placement %s/%s on %s: %w", o.Namespace, o.Name, cfg.Host, err)
+	}
+	fmt.Fprintf(o.Out, "Placement %s deleted in namespace %s\n", o.Name, o.Namespace)
+	sets := &workv1alpha1.ManifestWorkReplicaSetList{}
+	if err := c.List(ctx, sets, client.InNamespace(o.Namespace)); err == nil {
+		for _, s := range sets.Items {
+			for _, ref := range s.Spec.PlacementRefs {
+				if ref.Name == o.Name {
+					fmt.Fprintf(o.ErrOut, "Warning: ManifestWorkReplicaSet %s still refers to the placement and keeps its works until the placement comes back or it is deleted\n", s.Name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// getPlacement reads Placement ns/name, with an error naming the fix.
+func getPlacement(ctx context.Context, c client.Client, ns, name string) (*clusterv1beta1.Placement, error) {
+	p := &clusterv1beta1.Placement{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("Placement %s not found in namespace %s: list them with `kubectl ocm placement get -A`, or give the namespace with -n", name, ns)
+		}
+		return nil, fmt.Errorf("read Placement %s/%s: %w", ns, name, err)
+	}
+	return p, nil
+}
+
+// decisionsOf lists the PlacementDecisions of Placement ns/name, sorted by
+// group index and name.
+func decisionsOf(ctx context.Context, c client.Client, ns, name string) (*clusterv1beta1.PlacementDecisionList, error) {
+	list := &clusterv1beta1.PlacementDecisionList{}
+	if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{clusterv1beta1.PlacementLabel: name}); err != nil {
+		return nil, fmt.Errorf("list the PlacementDecisions of %s/%s: %w", ns, name, err)
+	}
+	slices.SortFunc(list.Items, func(a, b clusterv1beta1.PlacementDecision) int {
+		ai, _ := strconv.Atoi(a.Labels[clusterv1beta1.DecisionGroupIndexLabel])
+		bi, _ := strconv.Atoi(b.Labels[clusterv1beta1.DecisionGroupIndexLabel])
+		if ai != bi {
+			return ai - bi
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return list, nil
+}
