@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -53,6 +54,98 @@ type ManifestWorkReplicaSetSpec struct {
 	// +kubebuilder:default=Background
 	// +kubebuilder:validation:Enum=Background;Foreground
 	CascadeDeletionPolicy CascadeDeletionPolicy `json:"cascadeDeletionPolicy,omitempty"`
+
+	// overrides change the ManifestWork of some clusters: each entry chooses
+	// clusters by name and/or ManagedCluster labels and patches manifests of
+	// the template for them. Overrides apply in order, so a later entry
+	// patches the result of an earlier one. This field is not part of OCM's
+	// API.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	Overrides []ManifestWorkOverride `json:"overrides,omitempty"`
+}
+
+// ManifestWorkOverride patches the manifests of the ManifestWorks of the
+// clusters it chooses. A cluster is chosen when it is named in clusterNames
+// or its ManagedCluster matches clusterSelector.
+//
+// +kubebuilder:validation:XValidation:rule="(has(self.clusterNames) && size(self.clusterNames) > 0) || has(self.clusterSelector)",message="an override must choose clusters with clusterNames or clusterSelector"
+type ManifestWorkOverride struct {
+	// clusterNames are the names of the clusters the override applies to.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MaxLength=253
+	ClusterNames []string `json:"clusterNames,omitempty"`
+
+	// clusterSelector chooses the clusters the override applies to by the
+	// labels of their ManagedCluster. An empty selector chooses every cluster.
+	// +optional
+	ClusterSelector *metav1.LabelSelector `json:"clusterSelector,omitempty"`
+
+	// patches are applied, in order, to the manifests of the template for
+	// the chosen clusters.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	Patches []ManifestPatch `json:"patches"`
+}
+
+// ManifestPatch is a JSON merge patch (RFC 7386) of one manifest of the
+// template.
+type ManifestPatch struct {
+	// resourceIdentifier names the manifest to patch. Every manifest of the
+	// template it matches is patched; a patch matching none is an error.
+	// +required
+	ResourceIdentifier ManifestResourceIdentifier `json:"resourceIdentifier"`
+
+	// mergePatch is a JSON merge patch (RFC 7386) applied to the manifest:
+	// objects are merged, other values replaced, null removes a field. It
+	// must be a JSON object and must not change the manifest's apiVersion,
+	// kind, name or namespace.
+	// +required
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	MergePatch runtime.RawExtension `json:"mergePatch"`
+}
+
+// ManifestResourceIdentifier names a manifest of a ManifestWork template
+// like work/v1's ResourceIdentifier, with the kind as an alternative to the
+// resource.
+//
+// +kubebuilder:validation:XValidation:rule="(has(self.resource) && self.resource != '') || (has(self.kind) && self.kind != '')",message="resource or kind is required"
+type ManifestResourceIdentifier struct {
+	// group is the API group of the manifest; empty for the core group.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Group string `json:"group"`
+
+	// resource is the resource (plural, lowercase) of the manifest, such as
+	// deployments, as guessed from its kind. Either resource or kind is required.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Resource string `json:"resource,omitempty"`
+
+	// kind is the kind of the manifest, such as Deployment. Either resource
+	// or kind is required; when both are set both must match.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Kind string `json:"kind,omitempty"`
+
+	// name is the name of the manifest.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// namespace is the namespace of the manifest; empty for cluster-scoped
+	// objects.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace"`
 }
 
 // CascadeDeletionPolicy says whether a ManifestWorkReplicaSet waits for its
@@ -195,6 +288,15 @@ const (
 	// ManifestWorkReplicaSet is not a valid label value, so its ManifestWorks
 	// cannot be labeled.
 	ReasonInvalidManifestWorkName = "InvalidManifestWorkName"
+	// ReasonInvalidOverride means an override of the ManifestWorkReplicaSet
+	// cannot be applied (a patch names no manifest of the template, is not a
+	// JSON object, or changes a manifest's identity); no ManifestWork is
+	// created, updated or deleted until it is fixed. Not an OCM reason.
+	ReasonInvalidOverride = "InvalidOverride"
+	// ReasonInvalidRolloutStrategy means a placement's rollout strategy
+	// cannot be interpreted (for example a progressDeadline that is not a
+	// duration). Not an OCM reason.
+	ReasonInvalidRolloutStrategy = "InvalidRolloutStrategy"
 )
 
 // Labels and finalizers.
