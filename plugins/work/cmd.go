@@ -51,8 +51,8 @@ func run(o interface {
 func newCmdCreate(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewCreateOptions(getter, streams)
 	cmd := &cobra.Command{
-		Use:   "create NAME -f FILE|DIR --clusters CLUSTER[,CLUSTER...]",
-		Short: "Create a ManifestWork NAME from manifest files in each cluster's namespace",
+		Use:   "create NAME -f FILE|DIR (--clusters CLUSTER[,CLUSTER...] | --placement NAMESPACE/NAME)",
+		Short: "Create a ManifestWork NAME in each cluster's namespace, or a ManifestWorkReplicaSet following a Placement",
 		Long: `Create a ManifestWork NAME in the namespace of each managed cluster given with
 --clusters, holding the manifests read from -f: files of one or more YAML or
 JSON documents, and directories (-R for their subdirectories). The manifests are
@@ -61,7 +61,15 @@ metadata.generateName, no object appears twice, and together they stay within
 500 KiB. Each cluster must exist and be accepted.
 
 The works are written with server-side apply (field manager kubectl-ocm);
---overwrite replaces the manifests of existing works.`,
+--overwrite replaces the manifests of existing works.
+
+With --placement NAMESPACE/NAME instead of --clusters, the manifests go into one
+ManifestWorkReplicaSet NAME in the placement's namespace: the hub creates a
+ManifestWork in every cluster the placement selects, follows its decisions as
+they change and rolls changes out with --rollout (All, Progressive with
+--max-concurrency, or ProgressivePerGroup, one decision group at a time).
+Following a placement is done only this way, so --placement implies
+--replicaset (-r), which is accepted for clarity.`,
 		Example: cli.Examples(`
 			# Deliver app.yaml to cluster1 and cluster2
 			kubectl ocm work create web -f app.yaml --clusters cluster1,cluster2
@@ -73,7 +81,14 @@ The works are written with server-side apply (field manager kubectl-ocm);
 			kubectl ocm work create seed -f seed.yaml --clusters cluster1 --update-strategy CreateOnly
 
 			# Print the ManifestWork without creating it
-			kubectl ocm work create web -f app.yaml --clusters cluster1 --dry-run=client -o yaml`),
+			kubectl ocm work create web -f app.yaml --clusters cluster1 --dry-run=client -o yaml
+
+			# Every cluster placement apps/web selects, a quarter of them at a time
+			kubectl ocm work create web -f app.yaml --placement apps/web --rollout Progressive --max-concurrency 25%
+
+			# One decision group at a time, soaking 5 minutes, stopping after 2 failures
+			kubectl ocm work create web -f app.yaml --placement apps/web --replicaset \
+			  --rollout ProgressivePerGroup --min-success-time 5m --max-failures 2 --progress-deadline 10m`),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE:              run(o),
@@ -87,9 +102,10 @@ The works are written with server-side apply (field manager kubectl-ocm);
 	f.StringVar(&o.UpdateStrategy, "update-strategy", "", "How the agent updates every manifest: Update (default), CreateOnly, ServerSideApply or ReadOnly.")
 	f.StringVar(&o.DryRun, "dry-run", dryRunNone, `"client" prints the works and sends nothing; "server" has the hub validate and admit them without storing them.`)
 	f.Lookup("dry-run").NoOptDefVal = dryRunClient
+	o.Rollout.addFlags(cmd)
 	_ = cmd.MarkFlagRequired("filename")
-	_ = cmd.MarkFlagRequired("clusters")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("placement", cli.CompletePlacementRefs(getter))
 	_ = cmd.RegisterFlagCompletionFunc("clusters", completeClusters(getter))
 	_ = cmd.RegisterFlagCompletionFunc("update-strategy", cobra.FixedCompletions(updateStrategies, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{dryRunNone, dryRunClient, dryRunServer}, cobra.ShellCompDirectiveNoFileComp))
@@ -112,14 +128,21 @@ objects are available and how many drifted from their manifests.`,
 			kubectl ocm work get --cluster cluster1 -o wide
 
 			# Work web on every cluster, as YAML
-			kubectl ocm work get web -A -o yaml`),
+			kubectl ocm work get web -A -o yaml
+
+			# The ManifestWorkReplicaSets of every namespace
+			kubectl ocm work get --replicaset -A
+
+			# ManifestWorkReplicaSet web and the rollout state of each of its clusters
+			kubectl ocm work get web --replicaset -n apps`),
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeWorks(getter),
 		RunE:              run(o),
 	}
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "Only list the works of this managed cluster (here --cluster names a managed cluster, not a kubeconfig cluster: select the hub with --context).")
-	cmd.Flags().BoolVarP(&o.AllClusters, "all-clusters", "A", false, "List the works of every managed cluster (the default).")
+	cmd.Flags().BoolVarP(&o.AllClusters, "all-clusters", "A", false, "List the works of every managed cluster (the default); with --replicaset, the ManifestWorkReplicaSets of every namespace.")
+	cmd.Flags().BoolVarP(&o.ReplicaSet, "replicaset", "r", false, "List ManifestWorkReplicaSets (of -n NAMESPACE, or -A); with NAME, also the rollout state per cluster.")
 	_ = cmd.RegisterFlagCompletionFunc("cluster", completeClusters(getter))
 	return cmd
 }
@@ -153,7 +176,7 @@ False.`,
 func newCmdDelete(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewDeleteOptions(getter, streams)
 	cmd := &cobra.Command{
-		Use:   "delete NAME --clusters CLUSTER[,CLUSTER...]",
+		Use:   "delete NAME (--clusters CLUSTER[,CLUSTER...] | --replicaset [-n NAMESPACE])",
 		Short: "Delete a ManifestWork from clusters; its agent removes what it applied",
 		Long: `Delete ManifestWork NAME from the namespace of each cluster given with
 --clusters. The work agent of each cluster then removes the objects the work
@@ -164,7 +187,10 @@ applied (unless its delete option orphans them) and lets the ManifestWork go;
 			kubectl ocm work delete web --clusters cluster1,cluster2
 
 			# Wait until the agents removed the applied objects
-			kubectl ocm work delete web --clusters cluster1 --wait --timeout 2m`),
+			kubectl ocm work delete web --clusters cluster1 --wait --timeout 2m
+
+			# Delete ManifestWorkReplicaSet web: the hub removes its works from every cluster
+			kubectl ocm work delete web --replicaset -n apps`),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeWorks(getter),
 		RunE:              run(o),
@@ -174,7 +200,7 @@ applied (unless its delete option orphans them) and lets the ManifestWork go;
 	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "Treat a work that does not exist as deleted.")
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the works are gone, showing the agents' progress.")
 	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits.")
-	_ = cmd.MarkFlagRequired("clusters")
+	f.BoolVarP(&o.ReplicaSet, "replicaset", "r", false, "Delete ManifestWorkReplicaSet NAME of -n NAMESPACE instead of ManifestWorks.")
 	_ = cmd.RegisterFlagCompletionFunc("clusters", completeClusters(getter))
 	return cmd
 }

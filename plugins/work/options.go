@@ -54,6 +54,8 @@ type CreateOptions struct {
 	DryRun string
 	// SizeLimit is the largest total size of the manifests, in bytes.
 	SizeLimit int
+	// Rollout holds --placement, --replicaset and the rollout flags.
+	Rollout RolloutFlags
 }
 
 // NewCreateOptions returns CreateOptions for the hub getter selects.
@@ -67,12 +69,12 @@ func NewCreateOptions(getter genericclioptions.RESTClientGetter, streams generic
 	}
 }
 
-// Complete records NAME.
-func (o *CreateOptions) Complete(_ *cobra.Command, args []string) error {
+// Complete records NAME and, with --placement, the placement's namespace.
+func (o *CreateOptions) Complete(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		o.Name = args[0]
 	}
-	return nil
+	return o.Rollout.complete(cmd, o.getter)
 }
 
 // Validate checks the flags; the manifests are checked in Run, once read.
@@ -82,7 +84,12 @@ func (o *CreateOptions) Validate() error {
 	if len(o.Filenames) == 0 {
 		errs = append(errs, errors.New("no manifests given: use -f FILE|DIR (repeatable; -R to read subdirectories; - for stdin)"))
 	}
-	errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+	if o.Rollout.Placement == "" {
+		errs = append(errs, o.Rollout.validateWithoutPlacement())
+		errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+	} else {
+		errs = append(errs, o.Rollout.validate(o.Name, len(o.Clusters) > 0))
+	}
 	if o.UpdateStrategy != "" && !slices.Contains(updateStrategies, o.UpdateStrategy) {
 		errs = append(errs, fmt.Errorf("--update-strategy %q is not supported: use one of %s", o.UpdateStrategy, strings.Join(updateStrategies, ", ")))
 	}
@@ -109,8 +116,14 @@ type GetOptions struct {
 	Name string
 	// Cluster restricts the list to the works of one managed cluster.
 	Cluster string
-	// AllClusters lists the works of every cluster (the default).
+	// AllClusters lists the works of every cluster (the default); with
+	// ReplicaSet, the ManifestWorkReplicaSets of every namespace.
 	AllClusters bool
+	// ReplicaSet lists ManifestWorkReplicaSets instead of ManifestWorks.
+	ReplicaSet bool
+	// Namespace is the namespace of the ManifestWorkReplicaSets (-n, else
+	// the context's).
+	Namespace string
 }
 
 // NewGetOptions returns GetOptions for the hub getter selects.
@@ -118,10 +131,15 @@ func NewGetOptions(getter genericclioptions.RESTClientGetter, streams genericioo
 	return &GetOptions{IOStreams: streams, getter: getter, PrintFlags: genericclioptions.NewPrintFlags("").WithTypeSetter(apis.Scheme)}
 }
 
-// Complete records NAME.
+// Complete records NAME and, with --replicaset, the namespace.
 func (o *GetOptions) Complete(_ *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		o.Name = args[0]
+	}
+	if o.ReplicaSet {
+		ns, err := kubeNamespace(o.getter)
+		o.Namespace = ns
+		return err
 	}
 	return nil
 }
@@ -129,6 +147,12 @@ func (o *GetOptions) Complete(_ *cobra.Command, args []string) error {
 // Validate checks the flags.
 func (o *GetOptions) Validate() error {
 	var errs []error
+	if o.ReplicaSet && o.Cluster != "" {
+		errs = append(errs, errors.New("--cluster does not apply to --replicaset: ManifestWorkReplicaSets are in placement namespaces, select them with -n NAMESPACE or -A"))
+	}
+	if o.ReplicaSet && o.Name != "" && o.AllClusters {
+		errs = append(errs, errors.New("NAME and --all-namespaces (-A) exclude each other with --replicaset: give -n NAMESPACE with NAME"))
+	}
 	if o.Cluster != "" && o.AllClusters {
 		errs = append(errs, errors.New("--cluster and --all-clusters (-A) exclude each other: give one"))
 	}
@@ -199,6 +223,11 @@ type DeleteOptions struct {
 	Wait bool
 	// Timeout bounds Wait.
 	Timeout time.Duration
+	// ReplicaSet deletes ManifestWorkReplicaSet NAME of Namespace instead.
+	ReplicaSet bool
+	// Namespace is the namespace of the ManifestWorkReplicaSet (-n, else the
+	// context's).
+	Namespace string
 }
 
 // NewDeleteOptions returns DeleteOptions for the hub getter selects.
@@ -206,17 +235,28 @@ func NewDeleteOptions(getter genericclioptions.RESTClientGetter, streams generic
 	return &DeleteOptions{IOStreams: streams, getter: getter, Timeout: 5 * time.Minute}
 }
 
-// Complete records NAME.
+// Complete records NAME and, with --replicaset, the namespace.
 func (o *DeleteOptions) Complete(_ *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		o.Name = args[0]
+	}
+	if o.ReplicaSet {
+		ns, err := kubeNamespace(o.getter)
+		o.Namespace = ns
+		return err
 	}
 	return nil
 }
 
 // Validate checks the flags.
 func (o *DeleteOptions) Validate() error {
-	errs := []error{validateWorkName(o.Name), validateClusters(o.Clusters, "--clusters")}
+	errs := []error{validateWorkName(o.Name)}
+	switch {
+	case o.ReplicaSet && len(o.Clusters) > 0:
+		errs = append(errs, errors.New("--clusters and --replicaset exclude each other: a ManifestWorkReplicaSet is deleted from its namespace (-n), and the hub removes its works from every cluster"))
+	case !o.ReplicaSet:
+		errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+	}
 	if o.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("--timeout must be positive, not %s", o.Timeout))
 	}

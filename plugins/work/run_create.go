@@ -19,7 +19,8 @@ import (
 )
 
 // Run reads and checks the manifests, checks every cluster, then writes the
-// ManifestWork to each cluster's namespace.
+// ManifestWork to each cluster's namespace; with --placement it writes one
+// ManifestWorkReplicaSet instead.
 func (o *CreateOptions) Run(ctx context.Context) error {
 	manifests, err := ReadManifests(o.Filenames, o.Recursive, o.In)
 	if err != nil {
@@ -27,6 +28,9 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	}
 	if err := ValidateManifests(manifests, o.SizeLimit); err != nil {
 		return err
+	}
+	if o.Rollout.Placement != "" {
+		return o.runReplicaSet(ctx, manifests)
 	}
 	if o.DryRun == dryRunClient {
 		works := make([]*unstructured.Unstructured, 0, len(o.Clusters))

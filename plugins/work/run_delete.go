@@ -11,15 +11,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // Run deletes the work from every cluster and, with --wait, waits until
-// every one is gone.
+// every one is gone; with --replicaset it deletes the ManifestWorkReplicaSet.
 func (o *DeleteOptions) Run(ctx context.Context) error {
 	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
+	}
+	if o.ReplicaSet {
+		return o.deleteReplicaSet(ctx, c)
 	}
 	var errs []error
 	var deleted []string
@@ -79,4 +83,41 @@ func deletionState(work *workv1.ManifestWork) string {
 		return "waiting for the work agent to start removing the applied objects (finalizers " + strings.Join(work.Finalizers, ",") + ")"
 	}
 	return "being deleted"
+}
+
+// deleteReplicaSet deletes ManifestWorkReplicaSet NAME and, with --wait,
+// waits until it and its works are gone.
+func (o *DeleteOptions) deleteReplicaSet(ctx context.Context, c client.Client) error {
+	mwrs := &workv1alpha1.ManifestWorkReplicaSet{}
+	mwrs.Namespace, mwrs.Name = o.Namespace, o.Name
+	if err := c.Delete(ctx, mwrs); err != nil {
+		if apierrors.IsNotFound(err) {
+			if o.IgnoreNotFound {
+				return nil
+			}
+			return fmt.Errorf("ManifestWorkReplicaSet %s not found in namespace %s: list them with `kubectl ocm work get --replicaset -A`, or add --ignore-not-found", o.Name, o.Namespace)
+		}
+		return fmt.Errorf("delete ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
+	}
+	fmt.Fprintf(o.Out, "ManifestWorkReplicaSet %s deleted in namespace %s\n", o.Name, o.Namespace)
+	if !o.Wait {
+		return nil
+	}
+	label := client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: o.Namespace + "." + o.Name}
+	what := fmt.Sprintf("ManifestWorkReplicaSet %s/%s and its works to be removed", o.Namespace, o.Name)
+	return cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
+		getErr := c.Get(ctx, client.ObjectKeyFromObject(mwrs), &workv1alpha1.ManifestWorkReplicaSet{})
+		if getErr != nil && !apierrors.IsNotFound(getErr) {
+			return false, "", getErr
+		}
+		works := &workv1.ManifestWorkList{}
+		if err := c.List(ctx, works, label); err != nil {
+			return false, "", err
+		}
+		state := fmt.Sprintf("%d work(s) left", len(works.Items))
+		if getErr == nil {
+			state += ", the ManifestWorkReplicaSet is being deleted"
+		}
+		return getErr != nil && len(works.Items) == 0, state, nil
+	})
 }

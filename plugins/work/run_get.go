@@ -20,8 +20,11 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
-// Run lists the works.
+// Run lists the works, or with --replicaset the ManifestWorkReplicaSets.
 func (o *GetOptions) Run(ctx context.Context) error {
+	if o.ReplicaSet {
+		return o.runReplicaSets(ctx)
+	}
 	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
