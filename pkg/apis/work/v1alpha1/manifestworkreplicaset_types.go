@@ -116,7 +116,7 @@ type ManifestPatch struct {
 // like work/v1's ResourceIdentifier, with the kind as an alternative to the
 // resource.
 //
-// +kubebuilder:validation:XValidation:rule="(has(self.resource) && self.resource != ”) || (has(self.kind) && self.kind != ”)",message="resource or kind is required"
+// +kubebuilder:validation:XValidation:rule="(has(self.resource) && size(self.resource) > 0) || (has(self.kind) && size(self.kind) > 0)",message="resource or kind is required"
 type ManifestResourceIdentifier struct {
 	// group is the API group of the manifest; empty for the core group.
 	// +optional
