@@ -92,6 +92,11 @@ type AgentValues struct {
 	// ManagedKubeconfig is the managed cluster's kubeconfig, with embedded
 	// credentials; Hosted mode only.
 	ManagedKubeconfig []byte
+	// HubKubeAPIQPS and HubKubeAPIBurst limit the work agent's requests to
+	// the hub (the Klusterlet's spec.workConfiguration, which the agent
+	// reads at start); 0 leaves the agent's defaults, 50 and 100.
+	HubKubeAPIQPS   int32
+	HubKubeAPIBurst int32
 }
 
 // withDefaults fills empty fields.

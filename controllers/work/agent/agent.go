@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -56,6 +57,11 @@ type Agent struct {
 	// appliedEvents carries the names of AppliedManifestWorks that were
 	// deleted (or finalized) to the current session's ManifestWork controller.
 	appliedEvents chan event.GenericEvent
+	// hub is the connected hub session's view for eviction (nil while
+	// disconnected); evictEvents carries AppliedManifestWork names to the
+	// AppliedManifestWork controller when their ManifestWork comes or goes.
+	hub         atomic.Pointer[hubView]
+	evictEvents chan event.GenericEvent
 	// log is the manager's logger, named for the work agent.
 	log logr.Logger
 }
@@ -103,6 +109,7 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		applier:       apply.NewApplier(dyn, apply.NewMapper(dc)),
 		dyn:           dyn,
 		appliedEvents: make(chan event.GenericEvent, 1024),
+		evictEvents:   make(chan event.GenericEvent, 1024),
 		log:           mgr.GetLogger().WithName("work-agent"),
 	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/ptr"
@@ -24,23 +25,32 @@ import (
 const finalizeCheckInterval = 500 * time.Millisecond
 
 // appliedWorkReconciler finalizes deleted AppliedManifestWorks: it deletes
-// the objects they own and waits for them, then removes the finalizer. It
-// needs no hub, so it runs whether or not the agent is connected.
+// the objects they own and waits for them, then removes the finalizer. That
+// needs no hub, so it runs whether or not the agent is connected. While a
+// hub session is connected it also evicts the records of works gone from
+// the hub.
 type appliedWorkReconciler struct {
 	client  client.Client
 	applier *apply.Applier
 	// notify tells the ManifestWork controller that a record is gone.
 	notify func(name string)
+	// hub is the connected hub (nil while there is none) and grace the
+	// eviction grace period (appliedmanifestwork_eviction.go).
+	hub   *atomic.Pointer[hubView]
+	grace time.Duration
+	now   func() time.Time
 }
 
 // setupAppliedWorkController adds the AppliedManifestWork controller to mgr.
 // It watches the managed cluster's cache, which is mgr's own in Default mode.
 func (a *Agent) setupAppliedWorkController(mgr manager.Manager) error {
-	r := &appliedWorkReconciler{client: a.spoke, applier: a.applier, notify: a.notifyApplied}
+	r := &appliedWorkReconciler{client: a.spoke, applier: a.applier, notify: a.notifyApplied,
+		hub: &a.hub, grace: a.opts.EvictionGracePeriod, now: time.Now}
 	err := ctrl.NewControllerManagedBy(mgr).
 		Named("appliedmanifestwork-finalizer").
 		WatchesRawSource(source.Kind(a.managed.GetCache(), &workv1.AppliedManifestWork{},
 			&handler.TypedEnqueueRequestForObject[*workv1.AppliedManifestWork]{})).
+		WatchesRawSource(source.Channel(a.evictEvents, &handler.EnqueueRequestForObject{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: a.opts.Workers, SkipNameValidation: ptr.To(true)}).
 		Complete(r)
 	if err != nil {
@@ -49,7 +59,8 @@ func (a *Agent) setupAppliedWorkController(mgr manager.Manager) error {
 	return nil
 }
 
-// Reconcile finalizes one deleted AppliedManifestWork.
+// Reconcile finalizes one deleted AppliedManifestWork, or evicts one whose
+// ManifestWork is gone from the hub.
 func (r *appliedWorkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	amw := &workv1.AppliedManifestWork{}
 	if err := r.client.Get(ctx, req.NamespacedName, amw); err != nil {
@@ -58,7 +69,10 @@ func (r *appliedWorkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if amw.DeletionTimestamp.IsZero() || !controllerutil.ContainsFinalizer(amw, workv1.AppliedManifestWorkFinalizer) {
+	if amw.DeletionTimestamp.IsZero() {
+		return r.reconcileEviction(ctx, amw)
+	}
+	if !controllerutil.ContainsFinalizer(amw, workv1.AppliedManifestWorkFinalizer) {
 		return ctrl.Result{}, nil
 	}
 	log := ctrl.LoggerFrom(ctx)

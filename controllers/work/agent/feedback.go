@@ -188,3 +188,19 @@ func setFeedback(mc *workv1.ManifestCondition, obj *unstructured.Unstructured, r
 	}
 	meta.SetStatusCondition(&mc.Conditions, c)
 }
+
+// pollsFeedback reports whether some manifest config of work has feedback
+// rules collected by Poll (feedbackScrapeType Poll, the API default, or
+// unset). The agent watches every applied object either way, so both types
+// report a status change within milliseconds; Poll adds a read of the work's
+// objects every status sync interval, which also catches a status that
+// changed without an event reaching the agent.
+func pollsFeedback(work *workv1.ManifestWork) bool {
+	for i := range work.Spec.ManifestConfigs {
+		c := &work.Spec.ManifestConfigs[i]
+		if len(c.FeedbackRules) > 0 && c.FeedbackScrapeType != workv1.FeedbackWatchType {
+			return true
+		}
+	}
+	return false
+}

@@ -207,3 +207,31 @@ func TestPacer(t *testing.T) {
 		t.Errorf("another work: delay %v", d)
 	}
 }
+
+func TestPollsFeedback(t *testing.T) {
+	rules := []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}}
+	config := func(scrape workv1.FeedbackScrapeType, rules []workv1.FeedbackRule) workv1.ManifestConfigOption {
+		return workv1.ManifestConfigOption{FeedbackRules: rules, FeedbackScrapeType: scrape}
+	}
+	tests := []struct {
+		name    string
+		configs []workv1.ManifestConfigOption
+		want    bool
+	}{
+		{name: "no configs"},
+		{name: "Poll without feedback rules", configs: []workv1.ManifestConfigOption{config(workv1.FeedbackPollType, nil)}},
+		{name: "Poll with feedback rules", configs: []workv1.ManifestConfigOption{config(workv1.FeedbackPollType, rules)}, want: true},
+		{name: "unset means Poll", configs: []workv1.ManifestConfigOption{config("", rules)}, want: true},
+		{name: "Watch only", configs: []workv1.ManifestConfigOption{config(workv1.FeedbackWatchType, rules)}},
+		{name: "Watch and Poll", configs: []workv1.ManifestConfigOption{config(workv1.FeedbackWatchType, rules), config(workv1.FeedbackPollType, rules)}, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &workv1.ManifestWork{}
+			w.Spec.ManifestConfigs = tt.configs
+			if got := pollsFeedback(w); got != tt.want {
+				t.Errorf("pollsFeedback = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -47,6 +47,9 @@ type workReconciler struct {
 
 	cluster, agentID, hubHash string
 	resync                    time.Duration
+	// statusSync is how often a work with Poll feedback rules is read again
+	// (see pollsFeedback); 0 never.
+	statusSync time.Duration
 	// failures paces the retries of works that did not fully apply.
 	failures workqueue.TypedRateLimiter[types.NamespacedName]
 	// watcher watches the applied objects; nil in unit tests.
@@ -150,7 +153,11 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 		return ctrl.Result{RequeueAfter: r.executorRetryInterval()}, nil
 	default:
 		r.failures.Forget(key)
-		return ctrl.Result{RequeueAfter: jitter(r.resync, 0.5)}, nil
+		next := jitter(r.resync, 0.5)
+		if r.statusSync > 0 && pollsFeedback(work) {
+			next = min(next, jitter(r.statusSync, 0.1))
+		}
+		return ctrl.Result{RequeueAfter: next}, nil
 	}
 }
 

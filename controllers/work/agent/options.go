@@ -16,6 +16,12 @@ const (
 	// (with up to 50 % jitter), which also restores objects changed on the
 	// managed cluster.
 	DefaultResyncInterval = 4 * time.Minute
+	// DefaultStatusSyncInterval is how often a work whose feedback rules
+	// are polled (feedbackScrapeType Poll, the default) is read again. OCM's
+	// binary defaults to 10 s, but its operator deploys the single-replica
+	// agent with 60 s; this agent also watches every applied object, so the
+	// poll is only a safety net and 60 s is kept.
+	DefaultStatusSyncInterval = 60 * time.Second
 	// DefaultHubQPS and DefaultHubBurst limit the requests to the hub.
 	DefaultHubQPS   = 50
 	DefaultHubBurst = 100
@@ -50,6 +56,13 @@ type Options struct {
 	// denied a manifest is tried again (default 60 s); a change of the work
 	// tries it at once.
 	ExecutorRetryInterval time.Duration
+	// EvictionGracePeriod is how long an AppliedManifestWork whose
+	// ManifestWork is gone from the hub is kept before it and the objects it
+	// owns are deleted (default 60 m; 100 years or more never evicts).
+	EvictionGracePeriod time.Duration
+	// StatusSyncInterval is how often a work with Poll feedback rules is
+	// read again (default 60 s), in addition to the watches.
+	StatusSyncInterval time.Duration
 }
 
 // Default fills unset options.
@@ -65,6 +78,12 @@ func (o *Options) Default() {
 	}
 	if o.ExecutorRetryInterval <= 0 {
 		o.ExecutorRetryInterval = DefaultExecutorRetryInterval
+	}
+	if o.EvictionGracePeriod <= 0 {
+		o.EvictionGracePeriod = DefaultEvictionGracePeriod
+	}
+	if o.StatusSyncInterval <= 0 {
+		o.StatusSyncInterval = DefaultStatusSyncInterval
 	}
 	if o.HubQPS <= 0 {
 		o.HubQPS = DefaultHubQPS

@@ -65,6 +65,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 		agentID:       cred.agentID,
 		hubHash:       cred.hubHash,
 		resync:        a.opts.ResyncInterval,
+		statusSync:    a.opts.StatusSyncInterval,
 		failures:      workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](failureBaseDelay, failureMaxDelay),
 		rules:         a.rules,
 		executor:      a.executor,
@@ -129,9 +130,16 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 		return fmt.Errorf("watch applied resources: %w", err)
 	}
 	var wg sync.WaitGroup
-	errs := make(chan error, 2)
+	errs := make(chan error, 3)
 	wg.Go(func() { errs <- hub.Start(ctx) })
 	wg.Go(func() { errs <- c.Start(ctx) })
+	wg.Go(func() {
+		// Eviction needs the hub's full list of works.
+		if err := a.connectEviction(ctx, hub.GetCache(), &hubView{works: hub.GetClient(), cluster: cred.clusterName,
+			hubHash: cred.hubHash, agentID: cred.agentID}); err != nil {
+			errs <- err
+		}
+	})
 	err = <-errs
 	cancel()
 	wg.Wait()
@@ -140,6 +148,29 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 		err = errors.Join(err, e)
 	}
 	return err
+}
+
+// connectEviction waits for the session's ManifestWork cache to sync, then
+// lets the AppliedManifestWork controller evict records of works gone from
+// the hub until ctx ends.
+func (a *Agent) connectEviction(ctx context.Context, hubCache cache.Cache, view *hubView) error {
+	if !hubCache.WaitForCacheSync(ctx) {
+		return nil
+	}
+	works, err := hubCache.GetInformer(ctx, &workv1.ManifestWork{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("ManifestWork informer: %w", err)
+	}
+	disconnect, err := a.connectHub(ctx, view, works)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	disconnect()
+	return nil
 }
 
 // workChanged lets through the ManifestWork events the agent acts on: every

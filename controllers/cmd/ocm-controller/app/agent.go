@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,6 +24,12 @@ const agentLeaderElectionID = "klusterlet-agent-lock"
 type agentOptions struct {
 	manager      ManagerOptions
 	registration registrationagent.Options
+	// work holds the work agent's own flags; the rest of its options come
+	// from registration's.
+	work workagent.Options
+	// workFlagsSet are the work agent flags given on the command line; the
+	// others may come from the Klusterlet's spec.workConfiguration.
+	workFlagsSet map[string]bool
 }
 
 // NewAgentCommand returns `ocm-controller agent`, which registers a managed
@@ -38,7 +45,7 @@ Secret bootstrap-hub-kubeconfig in its namespace, joins the hub and keeps the
 cluster's lease, status and client certificate current. Once the hub credential
 exists it applies the cluster's ManifestWorks and reports their status.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.manager.Complete(); err != nil {
 				return err
 			}
@@ -50,6 +57,8 @@ exists it applies the cluster's ManifestWorks and reports their status.`,
 			if err := o.registration.Validate(); err != nil {
 				return err
 			}
+			o.workFlagsSet = map[string]bool{}
+			c.Flags().Visit(func(f *pflag.Flag) { o.workFlagsSet[f.Name] = true })
 			return o.run(ctrl.SetupSignalHandler())
 		},
 	}
@@ -65,6 +74,11 @@ exists it applies the cluster's ManifestWorks and reports their status.`,
 	fs.Int32Var(&r.ClientCertExpirationSeconds, "client-cert-expiration-seconds", 0, "Requested lifetime of the client certificate in seconds (at least 600); 0 leaves it to the hub's signer.")
 	fs.DurationVar(&r.ClusterHealthCheckPeriod, "cluster-healthcheck-period", registrationagent.DefaultClusterHealthCheckPeriod, "How often the cluster's status is reported to the hub.")
 	fs.StringVar(&r.ManagedKubeconfigSecret, "managed-kubeconfig-secret", "", "Hosted mode: Secret in the agent's namespace whose key kubeconfig reaches the managed cluster; the agent then runs on a hosting cluster. Empty: the managed cluster is the one the agent runs on.")
+	w := &o.work
+	fs.DurationVar(&w.EvictionGracePeriod, flagEvictionGracePeriod, workagent.DefaultEvictionGracePeriod, "How long an AppliedManifestWork whose ManifestWork is gone from the hub is kept before it and the objects it owns are deleted; 100 years or more never evicts. Default: the Klusterlet's spec.workConfiguration.appliedManifestWorkEvictionGracePeriod, else 60m.")
+	fs.DurationVar(&w.StatusSyncInterval, flagStatusSyncInterval, workagent.DefaultStatusSyncInterval, "How often works with Poll feedback rules are read again, besides the watches of the applied objects. Default: the Klusterlet's spec.workConfiguration.statusSyncInterval, else 60s.")
+	fs.Float32Var(&w.HubQPS, flagHubQPS, workagent.DefaultHubQPS, "Requests per second of the work agent to the hub. Default: the Klusterlet's spec.workConfiguration.hubKubeAPIQPS, else 50.")
+	fs.IntVar(&w.HubBurst, flagHubBurst, workagent.DefaultHubBurst, "Request burst of the work agent to the hub. Default: the Klusterlet's spec.workConfiguration.hubKubeAPIBurst, else 100.")
 	return cmd
 }
 
@@ -92,12 +106,15 @@ func (o *agentOptions) run(ctx context.Context) error {
 	// The work agent meets registration only through the hub credential
 	// Secret; in Hosted mode it reaches the managed cluster through the same
 	// kubeconfig Secret as registration.
-	work, err := workagent.New(mgr, workagent.Options{
-		Namespace:               o.manager.Namespace,
-		HubKubeconfigSecret:     o.registration.HubKubeconfigSecret,
-		ManagedKubeconfigSecret: o.registration.ManagedKubeconfigSecret,
-		ClusterName:             o.registration.ClusterName,
-	})
+	workOpts := o.work
+	workOpts.Namespace = o.manager.Namespace
+	workOpts.HubKubeconfigSecret = o.registration.HubKubeconfigSecret
+	workOpts.ManagedKubeconfigSecret = o.registration.ManagedKubeconfigSecret
+	workOpts.ClusterName = o.registration.ClusterName
+	if err := o.workConfigFromKlusterlet(ctx, mgr.GetAPIReader(), &workOpts); err != nil {
+		return err
+	}
+	work, err := workagent.New(mgr, workOpts)
 	if err != nil {
 		return err
 	}
