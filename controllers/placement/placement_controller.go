@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -67,18 +68,32 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	desired := desiredDecisions(p, res.Groups)
 	written, err := r.writeDecisions(ctx, p, existing, desired)
 	if err != nil {
-		return ctrl.Result{}, err
+		return staleOr(ctx, err)
 	}
 	base := p.DeepCopy()
 	setStatus(p, res, desired)
 	if err := r.patchStatus(ctx, base, p); err != nil {
-		return ctrl.Result{}, err
+		return staleOr(ctx, err)
 	}
 	if written > 0 {
 		log.V(2).Info("Wrote placement decisions", "placement", klog.KObj(p), "written", written, "selected", res.Selected)
 	}
 	r.recordMisconfigured(base, p)
 	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
+}
+
+// staleRetry is when a reconcile that acted on a stale cache runs again.
+const staleRetry = 100 * time.Millisecond
+
+// staleOr turns the errors of writes based on a cache that has not yet seen
+// the scheduler's previous writes (a conflict, or a create of an object that
+// exists) into a quiet short requeue, and returns any other error.
+func staleOr(ctx context.Context, err error) (ctrl.Result, error) {
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+		ctrl.LoggerFrom(ctx).V(2).Info("Cache behind the scheduler's writes, retrying", "error", err.Error())
+		return ctrl.Result{RequeueAfter: staleRetry}, nil
+	}
+	return ctrl.Result{}, err
 }
 
 // existingDecisions lists the PlacementDecisions of p from the cache.
