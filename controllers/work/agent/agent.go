@@ -100,7 +100,7 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	}
 	return &Agent{
 		rules:         rules,
-		executor:      newExecutorChecker(kubeReview(managedKube), min(executorCacheTTL, opts.ExecutorRetryInterval)),
+		executor:      newExecutorChecker(kubeReview(managedKube), impersonatingDryRun(cfg), min(executorCacheTTL, opts.ExecutorRetryInterval)),
 		opts:          opts,
 		managed:       managed,
 		spoke:         managed.GetClient(),

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
 
@@ -41,6 +42,9 @@ func kubeReview(kube kubernetes.Interface) reviewFunc {
 // remembers the answers for a short while.
 type executorChecker struct {
 	review reviewFunc
+	// dryRun writes RBAC objects as the executor with dryRun for the
+	// escalation check (executor_escalation.go); nil skips that check.
+	dryRun dryRunFunc
 	ttl    time.Duration
 	now    func() time.Time
 
@@ -60,10 +64,11 @@ type cachedAnswer struct {
 	expires time.Time
 }
 
-// newExecutorChecker returns a checker that reviews with review and keeps
+// newExecutorChecker returns a checker that reviews with review, checks RBAC
+// objects for escalation with dryRun (nil: not at all) and keeps
 // answers for ttl.
-func newExecutorChecker(review reviewFunc, ttl time.Duration) *executorChecker {
-	return &executorChecker{review: review, ttl: ttl, now: time.Now, cache: map[accessKey]cachedAnswer{}}
+func newExecutorChecker(review reviewFunc, dryRun dryRunFunc, ttl time.Duration) *executorChecker {
+	return &executorChecker{review: review, dryRun: dryRun, ttl: ttl, now: time.Now, cache: map[accessKey]cachedAnswer{}}
 }
 
 // executorDeniedError says the executor may not use a verb on an object: the
@@ -76,6 +81,10 @@ type executorDeniedError struct {
 	namespace   string
 	name        string
 	reviewNotes string
+	// escalation, when set, is the API server's refusal of a dry-run write
+	// as the executor: it may write such objects, but not this one, which
+	// grants permissions it does not hold.
+	escalation string
 }
 
 // Error names the ServiceAccount, verb and object and says how to fix it.
@@ -83,6 +92,11 @@ func (e *executorDeniedError) Error() string {
 	where := "cluster-scoped"
 	if e.namespace != "" {
 		where = "in namespace " + e.namespace
+	}
+	if e.escalation != "" {
+		return fmt.Sprintf("executor ServiceAccount %s/%s may not %s %s %q %s on the managed cluster: that would escalate its privileges, "+
+			"granting permissions it does not hold (the API server refused a dry run as the ServiceAccount: %s); grant it those permissions, "+
+			"or the escalate or bind verb, on the managed cluster", e.sa.Namespace, e.sa.Name, strings.Join(e.verbs, ", "), e.resource, e.name, where, e.escalation)
 	}
 	msg := fmt.Sprintf("executor ServiceAccount %s/%s may not %s %s %q %s on the managed cluster", e.sa.Namespace, e.sa.Name,
 		strings.Join(e.verbs, ", "), e.resource, e.name, where)
@@ -139,11 +153,7 @@ func (c *executorChecker) check(ctx context.Context, sa *workv1.ManifestWorkSubj
 
 // answer returns the cached answer to key or asks the managed cluster.
 func (c *executorChecker) answer(ctx context.Context, key accessKey, saNamespace string) (cachedAnswer, error) {
-	now := c.now()
-	c.mu.Lock()
-	ans, ok := c.cache[key]
-	c.mu.Unlock()
-	if ok && now.Before(ans.expires) {
+	if ans, ok := c.cached(key); ok {
 		return ans, nil
 	}
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
@@ -157,8 +167,24 @@ func (c *executorChecker) answer(ctx context.Context, key accessKey, saNamespace
 	if err != nil {
 		return cachedAnswer{}, err
 	}
-	ans = cachedAnswer{allowed: got.Status.Allowed && !got.Status.Denied, reason: strings.TrimSpace(got.Status.Reason), expires: now.Add(c.ttl)}
+	return c.remember(key, cachedAnswer{allowed: got.Status.Allowed && !got.Status.Denied, reason: strings.TrimSpace(got.Status.Reason)}), nil
+}
+
+// cached returns the unexpired answer to key, if any.
+func (c *executorChecker) cached(key accessKey) (cachedAnswer, bool) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	ans, ok := c.cache[key]
+	return ans, ok && c.now().Before(ans.expires)
+}
+
+// remember stores ans as the answer to key for the checker's TTL and
+// returns it with its expiry set.
+func (c *executorChecker) remember(key accessKey, ans cachedAnswer) cachedAnswer {
+	now := c.now()
+	ans.expires = now.Add(c.ttl)
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.cache[key] = ans
 	// Drop expired answers now and then so the map does not grow forever.
 	if len(c.cache) > 4096 {
@@ -168,19 +194,25 @@ func (c *executorChecker) answer(ctx context.Context, key accessKey, saNamespace
 			}
 		}
 	}
-	c.mu.Unlock()
-	return ans, nil
+	return ans
 }
 
 // authorizer returns the apply.Request.Authorize of work: nil when the work
 // has no executor or the agent checks none.
-func (c *executorChecker) authorizer(work *workv1.ManifestWork) func(context.Context, workv1.ManifestResourceMeta, ...string) error {
+func (c *executorChecker) authorizer(work *workv1.ManifestWork) func(context.Context, apply.Access) error {
 	sa := executorOf(work)
 	if c == nil || sa == nil {
 		return nil
 	}
-	return func(ctx context.Context, m workv1.ManifestResourceMeta, verbs ...string) error {
-		return c.check(ctx, sa, m.Group, m.Resource, m.Namespace, m.Name, verbs...)
+	return func(ctx context.Context, acc apply.Access) error {
+		m := acc.Meta
+		if err := c.check(ctx, sa, m.Group, m.Resource, m.Namespace, m.Name, acc.Verbs...); err != nil {
+			return err
+		}
+		if acc.WritesContent() && isRBAC(m) {
+			return c.checkEscalation(ctx, sa, m, acc.Required, acc.Existing)
+		}
+		return nil
 	}
 }
 

@@ -8,6 +8,9 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -74,8 +77,8 @@ func TestExecutorCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeReviewer{allowed: tt.allowed, err: tt.reviewErr}
-			c := newExecutorChecker(f.review, time.Minute)
-			err := c.authorizer(executorWork())(context.Background(), tt.meta, tt.verbs...)
+			c := newExecutorChecker(f.review, nil, time.Minute)
+			err := c.authorizer(executorWork())(context.Background(), apply.Access{Meta: tt.meta, Verbs: tt.verbs, Strategy: workv1.UpdateStrategyTypeReadOnly})
 			if got := isExecutorDenied(err); got != tt.wantDenied {
 				t.Errorf("denied = %v, want %v (err %v)", got, tt.wantDenied, err)
 			}
@@ -98,7 +101,7 @@ func TestExecutorCheck(t *testing.T) {
 
 func TestExecutorCache(t *testing.T) {
 	f := &fakeReviewer{allowed: map[string]bool{"get configmaps default": true}}
-	c := newExecutorChecker(f.review, 10*time.Second)
+	c := newExecutorChecker(f.review, nil, 10*time.Second)
 	now := time.Unix(1000, 0)
 	c.now = func() time.Time { return now }
 	sa := executorOf(executorWork())
@@ -130,7 +133,7 @@ func TestExecutorCache(t *testing.T) {
 
 func TestExecutorNone(t *testing.T) {
 	f := &fakeReviewer{}
-	c := newExecutorChecker(f.review, time.Minute)
+	c := newExecutorChecker(f.review, nil, time.Minute)
 	if c.authorizer(&workv1.ManifestWork{}) != nil {
 		t.Error("a work without executor got an authorizer")
 	}
@@ -169,6 +172,72 @@ func TestDeniedIsNotAFailure(t *testing.T) {
 			}
 			if got := anyDenied(results); got != tt.wantDeny {
 				t.Errorf("anyDenied = %v", got)
+			}
+		})
+	}
+}
+
+func TestExecutorEscalation(t *testing.T) {
+	role := workv1.ManifestResourceMeta{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role", Resource: "roles", Namespace: "default", Name: "r"}
+	required := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+		"metadata": map[string]any{"name": "r", "namespace": "default"}}}
+	existing := required.DeepCopy()
+	existing.SetResourceVersion("7")
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Group: "rbac.authorization.k8s.io", Resource: "roles"}, "r",
+		errors.New("user \"system:serviceaccount:default:deployer\" is attempting to grant RBAC permissions not currently held"))
+	allowAll := map[string]bool{"get roles default": true, "create roles default": true, "update roles default": true, "patch roles default": true}
+	tests := []struct {
+		name       string
+		meta       workv1.ManifestResourceMeta
+		strategy   workv1.UpdateStrategyType
+		existing   *unstructured.Unstructured
+		dryRunErr  error
+		wantDryRun string // "", "create" or "update"
+		wantDenied bool
+		wantErr    bool
+	}{
+		{name: "Role created without escalation", meta: role, strategy: workv1.UpdateStrategyTypeUpdate, wantDryRun: "create"},
+		{name: "Role escalating on create", meta: role, strategy: workv1.UpdateStrategyTypeUpdate, dryRunErr: forbidden, wantDryRun: "create", wantDenied: true},
+		{name: "Role escalating on update", meta: role, strategy: workv1.UpdateStrategyTypeServerSideApply, existing: existing, dryRunErr: forbidden,
+			wantDryRun: "update", wantDenied: true},
+		{name: "CreateOnly existing Role is not rewritten", meta: role, strategy: workv1.UpdateStrategyTypeCreateOnly, existing: existing},
+		{name: "ReadOnly Role is not written", meta: role, strategy: workv1.UpdateStrategyTypeReadOnly, existing: existing},
+		{name: "invalid object is left to the real write", meta: role, strategy: workv1.UpdateStrategyTypeUpdate,
+			dryRunErr: apierrors.NewInvalid(schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "Role"}, "r", nil), wantDryRun: "create"},
+		{name: "dry run fails", meta: role, strategy: workv1.UpdateStrategyTypeUpdate, dryRunErr: errors.New("connection refused"), wantDryRun: "create", wantErr: true},
+		{name: "not RBAC", meta: workv1.ManifestResourceMeta{Version: "v1", Resource: "configmaps", Namespace: "default", Name: "r"},
+			strategy: workv1.UpdateStrategyTypeUpdate},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeReviewer{allowed: allowAll}
+			f.allowed["get configmaps default"], f.allowed["create configmaps default"], f.allowed["update configmaps default"] = true, true, true
+			dryRun := ""
+			c := newExecutorChecker(f.review, func(_ context.Context, user string, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, update bool) error {
+				dryRun = map[bool]string{false: "create", true: "update"}[update]
+				if user != "system:serviceaccount:default:deployer" || gvr.Resource != "roles" {
+					t.Errorf("dry run as %s on %v", user, gvr)
+				}
+				if update && obj.GetResourceVersion() != "7" {
+					t.Errorf("update dry run without the live resourceVersion")
+				}
+				return tt.dryRunErr
+			}, time.Minute)
+			acc := apply.Access{Meta: tt.meta, Strategy: tt.strategy, Required: required, Existing: tt.existing,
+				Verbs: apply.Verbs(tt.strategy, tt.existing != nil)}
+			err := c.authorizer(executorWork())(context.Background(), acc)
+			if dryRun != tt.wantDryRun {
+				t.Errorf("dry run = %q, want %q", dryRun, tt.wantDryRun)
+			}
+			if isExecutorDenied(err) != tt.wantDenied || (err != nil) != (tt.wantDenied || tt.wantErr) {
+				t.Fatalf("err = %v", err)
+			}
+			if tt.wantDenied {
+				for _, part := range []string{"default/deployer", "escalate its privileges", "roles.rbac.authorization.k8s.io \"r\"", "not currently held"} {
+					if !strings.Contains(err.Error(), part) {
+						t.Errorf("message %q lacks %q", err, part)
+					}
+				}
 			}
 		})
 	}

@@ -43,6 +43,9 @@ const (
 	pollTimeout = 60 * time.Second
 	// pollInterval is how often waits look again.
 	pollInterval = 50 * time.Millisecond
+	// evictionGrace is the agent's AppliedManifestWork eviction grace period
+	// in these tests (60 m by default).
+	evictionGrace = 8 * time.Second
 )
 
 // suite is the shared state of the ordered subtests.
@@ -143,8 +146,10 @@ func (s *suite) startAgent() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Executor denials are retried after 2 s instead of 60 s.
-	agent, err := workagent.New(mgr, workagent.Options{Namespace: agentNS, ExecutorRetryInterval: 2 * time.Second})
+	// Executor denials are retried after 2 s instead of 60 s, and records
+	// of works gone from the hub are evicted after evictionGrace.
+	agent, err := workagent.New(mgr, workagent.Options{Namespace: agentNS, ExecutorRetryInterval: 2 * time.Second,
+		EvictionGracePeriod: evictionGrace})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,9 +41,38 @@ type Request struct {
 	// (manifest configs and orphaning rules name resources, not kinds).
 	Decide func(meta workv1.ManifestResourceMeta) Decision
 	// Authorize, when set, is asked before anything is written whether the
-	// work's executor may use verbs on the manifest's object; its error
-	// fails the manifest without touching the object.
-	Authorize func(ctx context.Context, meta workv1.ManifestResourceMeta, verbs ...string) error
+	// work's executor may access the manifest's object as the apply needs;
+	// its error fails the manifest without touching the object.
+	Authorize func(ctx context.Context, access Access) error
+}
+
+// Access is what applying one manifest does to its object, for
+// Request.Authorize.
+type Access struct {
+	// Meta identifies the object.
+	Meta workv1.ManifestResourceMeta
+	// Verbs are the API verbs the apply uses (see Verbs).
+	Verbs []string
+	// Strategy is the manifest's update strategy.
+	Strategy workv1.UpdateStrategyType
+	// Required is the object to write; Existing is the live one, nil when
+	// the object does not exist.
+	Required, Existing *unstructured.Unstructured
+}
+
+// WritesContent reports whether the apply writes the manifest's content
+// (creates the object, or updates it with the Update or ServerSideApply
+// strategy), as opposed to reading it or only adjusting its owner
+// references.
+func (a Access) WritesContent() bool {
+	switch {
+	case a.Strategy == workv1.UpdateStrategyTypeReadOnly:
+		return false
+	case a.Existing == nil:
+		return true
+	default:
+		return a.Strategy != workv1.UpdateStrategyTypeCreateOnly
+	}
 }
 
 // Decision is how one manifest is applied.
@@ -185,7 +214,8 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	}
 	res.Before = existing
 	if req.Authorize != nil {
-		if err := req.Authorize(ctx, res.Meta, Verbs(res.Strategy, existing != nil)...); err != nil {
+		if err := req.Authorize(ctx, Access{Meta: res.Meta, Verbs: Verbs(res.Strategy, existing != nil),
+			Strategy: res.Strategy, Required: required, Existing: existing}); err != nil {
 			res.Err = err
 			return res
 		}

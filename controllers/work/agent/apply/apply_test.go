@@ -380,7 +380,11 @@ func TestApplyAuthorize(t *testing.T) {
 			}
 			a, dyn := fakeApplier(objs...)
 			var asked string
-			res := a.Apply(ctx, Request{Manifest: configMapManifest("new"), Authorize: func(_ context.Context, m workv1.ManifestResourceMeta, verbs ...string) error {
+			res := a.Apply(ctx, Request{Manifest: configMapManifest("new"), Authorize: func(_ context.Context, acc Access) error {
+				m, verbs := acc.Meta, acc.Verbs
+				if acc.Required.GetName() != "cm" || (acc.Existing != nil) != tt.existing || !acc.WritesContent() {
+					t.Errorf("Authorize access: required %s, existing %v", acc.Required.GetName(), acc.Existing != nil)
+				}
 				asked = strings.Join(verbs, ",")
 				if m.Resource != "configmaps" || m.Namespace != "ns" || m.Name != "cm" {
 					t.Errorf("Authorize meta = %+v", m)
