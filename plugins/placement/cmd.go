@@ -30,7 +30,11 @@ scores, and see what they selected and why.`,
 }
 
 func newCmdCreate(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
-	o := NewCreateOptions(getter, streams)
+	return newCmdCreateWith(NewCreateOptions(getter, streams), getter)
+}
+
+// newCmdCreateWith returns `placement create` filling o.
+func newCmdCreateWith(o *CreateOptions, getter genericclioptions.RESTClientGetter) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create NAME [-n NAMESPACE]",
 		Short: "Create a Placement from flags",

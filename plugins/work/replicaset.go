@@ -3,6 +3,7 @@ package work
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,6 +45,9 @@ type RolloutFlags struct {
 	// changed records which rollout flags were given.
 	changed []string
 }
+
+// progressDeadlinePattern is the form of a progressDeadline duration the API accepts.
+var progressDeadlinePattern = regexp.MustCompile(`^([0-9]+[hms])+$`)
 
 // rolloutFlagNames are the flags that only apply with --placement.
 var rolloutFlagNames = []string{"replicaset", "rollout", "max-concurrency", "max-failures", "min-success-time", "progress-deadline"}
@@ -133,7 +137,7 @@ func (r *RolloutFlags) validate(name string, clusters bool) error {
 		errs = append(errs, fmt.Errorf("--min-success-time %s must not be negative", r.MinSuccessTime))
 	}
 	if r.ProgressDeadline != "" && r.ProgressDeadline != clusterv1alpha1.ProgressDeadlineNone {
-		if d, err := time.ParseDuration(r.ProgressDeadline); err != nil || d <= 0 || strings.ContainsAny(r.ProgressDeadline, "unµ") {
+		if d, err := time.ParseDuration(r.ProgressDeadline); err != nil || d <= 0 || !progressDeadlinePattern.MatchString(r.ProgressDeadline) {
 			errs = append(errs, fmt.Errorf("--progress-deadline %q: give a positive duration in h, m or s such as 10m, or None", r.ProgressDeadline))
 		}
 	}

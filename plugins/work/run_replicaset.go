@@ -86,8 +86,14 @@ func BuildReplicaSet(name, namespace, placement string, strategy clusterv1alpha1
 		rollout = map[string]any{"type": string(strategy.Type)}
 	}
 	for _, key := range []string{"all", "progressive", "progressivePerGroup"} {
-		if cfg, ok := rollout[key].(map[string]any); ok && cfg["minSuccessTime"] == "0s" {
-			delete(cfg, "minSuccessTime")
+		// Unset fields convert to zero values: drop them so that the hub's
+		// defaults apply (maxConcurrency 0 would mean no cluster at a time).
+		if cfg, ok := rollout[key].(map[string]any); ok {
+			for field, zero := range map[string]any{"minSuccessTime": "0s", "maxFailures": int64(0), "maxConcurrency": int64(0)} {
+				if v, ok := cfg[field]; ok && (v == zero || v == 0) {
+					delete(cfg, field)
+				}
+			}
 		}
 	}
 	mwrs := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{

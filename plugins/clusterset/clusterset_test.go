@@ -1,0 +1,122 @@
+package clusterset
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+)
+
+func TestValidate(t *testing.T) {
+	streams := genericiooptions.NewTestIOStreamsDiscard()
+	tests := []struct {
+		name    string
+		o       interface{ Validate() error }
+		wantErr string
+	}{
+		{"create", &CreateOptions{Name: "prod", DryRun: "none", PrintFlags: NewCreateOptions(nil, streams).PrintFlags}, ""},
+		{"create without name", &CreateOptions{DryRun: "none"}, "no cluster set name given"},
+		{"create bad name", &CreateOptions{Name: "Prod.eu", DryRun: "none"}, `cluster set name "Prod.eu" is invalid`},
+		{"create bad dry run", &CreateOptions{Name: "prod", DryRun: "maybe"}, "--dry-run maybe is not supported"},
+		{"delete", &DeleteOptions{Name: "prod"}, ""},
+		{"delete default", &DeleteOptions{Name: "default"}, "ManagedClusterSet default cannot be deleted"},
+		{"delete global", &DeleteOptions{Name: "global"}, "ManagedClusterSet global cannot be deleted"},
+		{"set", &SetOptions{Name: "prod", Clusters: []string{"c1", "c2"}}, ""},
+		{"set without clusters", &SetOptions{Name: "prod"}, "use --clusters a,b"},
+		{"set bad cluster", &SetOptions{Name: "prod", Clusters: []string{"C_1"}}, `--clusters: cluster name "C_1" is invalid`},
+		{"set into global", &SetOptions{Name: "global", Clusters: []string{"c1"}}, "clusters cannot be set into it"},
+		{"bind", &BindOptions{Name: "prod", Namespace: "apps"}, ""},
+		{"bind bad namespace", &BindOptions{Name: "prod", Namespace: "Apps"}, `--namespace "Apps" is invalid`},
+		{"get all", &GetOptions{PrintFlags: NewGetOptions(nil, streams).PrintFlags}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.o.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+	t.Run("create parses --cluster-selector", func(t *testing.T) {
+		o := &CreateOptions{ClusterSelector: "env=prod,region in (eu)"}
+		if err := o.Complete(nil, []string{"prod"}); err != nil {
+			t.Fatal(err)
+		}
+		if o.selector == nil || o.selector.MatchLabels["env"] != "prod" || len(o.selector.MatchExpressions) != 1 {
+			t.Errorf("selector = %+v, want env=prod and region in (eu)", o.selector)
+		}
+		if err := (&CreateOptions{ClusterSelector: "env in ("}).Complete(nil, []string{"x"}); err == nil || !strings.Contains(err.Error(), "--cluster-selector") {
+			t.Errorf("bad selector: err = %v, want one naming --cluster-selector", err)
+		}
+	})
+}
+
+func TestSetsTable(t *testing.T) {
+	now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	created := metav1.NewTime(now.Add(-2 * time.Hour))
+	cluster := func(name string, labels map[string]string) clusterv1.ManagedCluster {
+		return clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	}
+	sets := []clusterv1beta2.ManagedClusterSet{
+		{ObjectMeta: metav1.ObjectMeta{Name: "default", CreationTimestamp: created}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "eu", CreationTimestamp: created}, Spec: clusterv1beta2.ManagedClusterSetSpec{
+			ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"region": "eu"}}}},
+			Status: clusterv1beta2.ManagedClusterSetStatus{Conditions: []metav1.Condition{{Type: clusterv1beta2.ManagedClusterSetConditionEmpty, Status: metav1.ConditionFalse}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "global", CreationTimestamp: created}, Spec: clusterv1beta2.ManagedClusterSetSpec{
+			ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector, LabelSelector: &metav1.LabelSelector{}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "legacy", CreationTimestamp: created}, Spec: clusterv1beta2.ManagedClusterSetSpec{
+			ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LegacyClusterSetLabel}}},
+	}
+	clusters := []clusterv1.ManagedCluster{
+		cluster("c1", map[string]string{clusterv1beta2.ClusterSetLabel: "default", "region": "eu"}),
+		cluster("c2", map[string]string{clusterv1beta2.ClusterSetLabel: "default"}),
+		cluster("c3", map[string]string{clusterv1beta2.ClusterSetLabel: "legacy", "region": "eu"}),
+	}
+	bound := map[string][]string{"default": {"apps", "ops"}, "eu": {"apps"}}
+	tests := []struct {
+		name string
+		wide bool
+		want []string
+	}{
+		{"narrow", false, []string{
+			"NAME BOUND NAMESPACES CLUSTERS SELECTOR TYPE AGE",
+			"default apps,ops 2 ExclusiveClusterSetLabel 120m",
+			"eu apps 2 LabelSelector 120m",
+			"global 3 LabelSelector 120m",
+			"legacy 1 ExclusiveClusterSetLabel 120m",
+		}},
+		{"wide", true, []string{
+			"NAME BOUND NAMESPACES CLUSTERS SELECTOR TYPE AGE EMPTY MANAGED NAMESPACES",
+			"default apps,ops 2 ExclusiveClusterSetLabel 120m",
+			"eu apps 2 LabelSelector 120m False",
+			"global 3 LabelSelector 120m",
+			"legacy 1 ExclusiveClusterSetLabel 120m",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := printers.NewTablePrinter(printers.PrintOptions{Wide: tt.wide}).PrintObj(SetsTable(sets, bound, clusters, tt.wide, now), &out); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				got = append(got, strings.Join(strings.Fields(l), " "))
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("table =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
