@@ -102,17 +102,18 @@ func (c *celCache) compile(expr string) celEntry {
 // by scores().
 type clusterValue struct {
 	traits.Mapper
-	scores map[string]*clusterv1alpha1.AddOnPlacementScore
+	namespace string
+	scores    map[scoreKey]*clusterv1alpha1.AddOnPlacementScore
 }
 
-// newClusterValue converts a cluster for CEL. scores are the
-// AddOnPlacementScores of the cluster's namespace by name.
-func newClusterValue(c *clusterv1.ManagedCluster, scores map[string]*clusterv1alpha1.AddOnPlacementScore) (*clusterValue, error) {
+// newClusterValue converts a cluster for CEL. scores are the run's
+// AddOnPlacementScores by namespace and name.
+func newClusterValue(c *clusterv1.ManagedCluster, scores map[scoreKey]*clusterv1alpha1.AddOnPlacementScore) (*clusterValue, error) {
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c)
 	if err != nil {
 		return nil, fmt.Errorf("converting cluster %s for CEL: %w", c.Name, err)
 	}
-	return &clusterValue{Mapper: types.NewStringInterfaceMap(types.DefaultTypeAdapter, obj), scores: scores}, nil
+	return &clusterValue{Mapper: types.NewStringInterfaceMap(types.DefaultTypeAdapter, obj), namespace: c.Name, scores: scores}, nil
 }
 
 // clusterScores implements managedCluster.scores(name): the scores of the
@@ -128,7 +129,7 @@ func clusterScores(recv, arg ref.Val) ref.Val {
 	if !ok {
 		return types.NewErr("scores() takes the name of an AddOnPlacementScore")
 	}
-	score, ok := cv.scores[name]
+	score, ok := cv.scores[scoreKey{namespace: cv.namespace, name: name}]
 	if !ok {
 		return types.NewErr("AddOnPlacementScore %q not found", name)
 	}

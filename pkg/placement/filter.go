@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,7 @@ func (r *run) celValue(i int) (*clusterValue, error) {
 		return r.celVals[i], nil
 	}
 	c := r.clusters[i]
-	cv, err := newClusterValue(c, r.scores[c.Name])
+	cv, err := newClusterValue(c, r.scores)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func (r *run) filterPredicates(candidates []int, preds []compiledPredicate) []in
 				matched = true
 				break
 			}
-			why = append(why, fmt.Sprintf("predicate %d: %s", k, msg))
+			why = append(why, "predicate "+strconv.Itoa(k)+": "+msg)
 		}
 		if matched {
 			out = append(out, i)

@@ -194,7 +194,7 @@ func (r *run) scoreResource(feasible []int, raw []int64, name clusterv1.Resource
 func (r *run) scoreAddOn(feasible []int, raw []int64, p prioritizer) {
 	for k, i := range feasible {
 		raw[k] = 0
-		aps := r.scores[r.clusters[i].Name][p.resource]
+		aps := r.scores[scoreKey{namespace: r.clusters[i].Name, name: p.resource}]
 		if aps == nil {
 			continue
 		}

@@ -35,7 +35,7 @@ type run struct {
 	claimSets []labels.Set
 	celVals   []*clusterValue
 	// scores are the AddOnPlacementScores by cluster namespace and name.
-	scores  map[string]map[string]*clusterv1alpha1.AddOnPlacementScore
+	scores  map[scoreKey]*clusterv1alpha1.AddOnPlacementScore
 	decided map[string]bool
 	requeue time.Time
 }
@@ -134,19 +134,16 @@ func newRun(in Input) *run {
 
 // indexScores indexes the AddOnPlacementScores by cluster namespace and name.
 func (r *run) indexScores() {
-	r.scores = make(map[string]map[string]*clusterv1alpha1.AddOnPlacementScore, len(r.clusters))
+	r.scores = make(map[scoreKey]*clusterv1alpha1.AddOnPlacementScore, len(r.in.Scores))
 	for _, s := range r.in.Scores {
-		if s == nil {
-			continue
+		if s != nil {
+			r.scores[scoreKey{namespace: s.Namespace, name: s.Name}] = s
 		}
-		byName := r.scores[s.Namespace]
-		if byName == nil {
-			byName = map[string]*clusterv1alpha1.AddOnPlacementScore{}
-			r.scores[s.Namespace] = byName
-		}
-		byName[s.Name] = s
 	}
 }
+
+// scoreKey identifies an AddOnPlacementScore.
+type scoreKey struct{ namespace, name string }
 
 // hasAddOn reports whether an add-on prioritizer is enabled.
 func hasAddOn(prs []prioritizer) bool {

@@ -80,14 +80,10 @@ func describeMismatch(kind string, sel labels.Selector, set labels.Set) string {
 			continue
 		}
 		v, ok := set[r.Key()]
-		switch {
-		case r.Operator() == selection.DoesNotExist:
-			return fmt.Sprintf("%s %s does not match (cluster has %s=%s)", kind, r.String(), r.Key(), v)
-		case ok:
-			return fmt.Sprintf("%s %s does not match (cluster has %s=%s)", kind, r.String(), r.Key(), v)
-		default:
-			return fmt.Sprintf("%s %s does not match (cluster has no %s %s)", kind, r.String(), kind, r.Key())
+		if ok || r.Operator() == selection.DoesNotExist {
+			return kind + " " + r.String() + " does not match (cluster has " + r.Key() + "=" + v + ")"
 		}
+		return kind + " " + r.String() + " does not match (cluster has no " + kind + " " + r.Key() + ")"
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 )
@@ -174,7 +175,7 @@ func (r *run) pick(ranked []int, n int, cons []spreadConstraint) []int {
 		case rank[i] < worst:
 			r.exclude(i, StageSpread, fmt.Sprintf("rank %d, but the spread constraints preferred clusters in other domains", rank[i]+1))
 		default:
-			r.exclude(i, StageRank, fmt.Sprintf("rank %d, only %d clusters wanted", rank[i]+1, n))
+			r.exclude(i, StageRank, rankReason(rank[i]+1, n))
 		}
 	}
 	return selected
@@ -183,6 +184,11 @@ func (r *run) pick(ranked []int, n int, cons []spreadConstraint) []int {
 // explainRank explains the scored clusters below the wanted number.
 func (r *run) explainRank(rest []int, n int) {
 	for k, i := range rest {
-		r.exclude(i, StageRank, fmt.Sprintf("rank %d, only %d clusters wanted", n+k+1, n))
+		r.exclude(i, StageRank, rankReason(n+k+1, n))
 	}
+}
+
+// rankReason explains a cluster ranked below the wanted number.
+func rankReason(rank, wanted int) string {
+	return "rank " + strconv.Itoa(rank) + ", only " + strconv.Itoa(wanted) + " clusters wanted"
 }
