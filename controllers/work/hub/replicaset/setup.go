@@ -1,11 +1,112 @@
 package replicaset
 
 import (
+	"context"
+	"fmt"
+
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 )
+
+// placementIndex indexes ManifestWorkReplicaSets by the placements they
+// reference, as <namespace>/<placement>.
+const placementIndex = "spec.placementRefs.name"
 
 // SetupWithManager registers the ManifestWorkReplicaSet controller with mgr.
 func SetupWithManager(mgr ctrl.Manager) error {
-	_ = mgr
-	return nil
+	r := &Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("ocm-hub-controller")}
+	return r.SetupWithManager(mgr)
+}
+
+// SetupWithManager registers r with mgr: it watches ManifestWorkReplicaSets,
+// the Placements and PlacementDecisions they reference, their labeled
+// ManifestWorks and the labels of ManagedClusters (for overrides by label).
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	ctx := context.Background()
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &workv1alpha1.ManifestWorkReplicaSet{}, placementIndex, func(o client.Object) []string {
+		mwrs := o.(*workv1alpha1.ManifestWorkReplicaSet)
+		keys := make([]string, 0, len(mwrs.Spec.PlacementRefs))
+		for _, ref := range mwrs.Spec.PlacementRefs {
+			keys = append(keys, mwrs.Namespace+"/"+ref.Name)
+		}
+		return keys
+	}); err != nil {
+		return fmt.Errorf("index ManifestWorkReplicaSets by placement: %w", err)
+	}
+	hasMWRSLabel := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		_, ok := o.GetLabels()[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey]
+		return ok
+	})
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&workv1alpha1.ManifestWorkReplicaSet{}).
+		Watches(&clusterv1beta1.Placement{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return r.byPlacement(ctx, o.GetNamespace(), o.GetName())
+		})).
+		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			name := o.GetLabels()[clusterv1beta1.PlacementLabel]
+			if name == "" {
+				return nil
+			}
+			return r.byPlacement(ctx, o.GetNamespace(), name)
+		})).
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			ns, name, ok := workv1alpha1.ParseControllerNameLabelValue(o.GetLabels()[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey])
+			if !ok {
+				return nil
+			}
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}}}
+		}), builder.WithPredicates(hasMWRSLabel)).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.withLabelOverrides),
+			builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		Complete(r)
+}
+
+// byPlacement returns the ManifestWorkReplicaSets referencing the
+// Placement namespace/name.
+func (r *Reconciler) byPlacement(ctx context.Context, namespace, name string) []reconcile.Request {
+	list := &workv1alpha1.ManifestWorkReplicaSetList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(namespace), client.MatchingFields{placementIndex: namespace + "/" + name}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List ManifestWorkReplicaSets by placement", "placement", namespace+"/"+name)
+		return nil
+	}
+	return requests(list.Items, func(*workv1alpha1.ManifestWorkReplicaSet) bool { return true })
+}
+
+// withLabelOverrides returns the ManifestWorkReplicaSets with an override
+// choosing clusters by label: a cluster's labels changed.
+func (r *Reconciler) withLabelOverrides(ctx context.Context, _ client.Object) []reconcile.Request {
+	list := &workv1alpha1.ManifestWorkReplicaSetList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List ManifestWorkReplicaSets")
+		return nil
+	}
+	return requests(list.Items, func(m *workv1alpha1.ManifestWorkReplicaSet) bool {
+		for _, ov := range m.Spec.Overrides {
+			if ov.ClusterSelector != nil {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// requests turns the items that keep passes into reconcile requests.
+func requests(items []workv1alpha1.ManifestWorkReplicaSet, keep func(*workv1alpha1.ManifestWorkReplicaSet) bool) []reconcile.Request {
+	var out []reconcile.Request
+	for i := range items {
+		if keep(&items[i]) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&items[i])})
+		}
+	}
+	return out
 }

@@ -309,4 +309,14 @@ const (
 	ManifestWorkReplicaSetPlacementNameLabelKey = "work.open-cluster-management.io/placementname"
 	// ManifestWorkReplicaSetFinalizer lets the hub delete the ManifestWorks first.
 	ManifestWorkReplicaSetFinalizer = "work.open-cluster-management.io/manifest-work-cleanup"
+	// ManifestWorkSpecHashAnnotationKey on a ManifestWork of a
+	// ManifestWorkReplicaSet is the hash of the spec the controller wrote
+	// (template with the cluster's overrides); a different desired hash means
+	// the cluster must be rolled out to again. Not an OCM annotation.
+	ManifestWorkSpecHashAnnotationKey = "work.open-cluster-management.io/manifestworkreplicaset-spec-hash"
+	// ManifestWorkSpecWrittenAnnotationKey on a ManifestWork of a
+	// ManifestWorkReplicaSet is when (RFC 3339) the controller last wrote its
+	// spec; progressDeadline and minSuccessTime count from it. Not an OCM
+	// annotation.
+	ManifestWorkSpecWrittenAnnotationKey = "work.open-cluster-management.io/manifestworkreplicaset-spec-written"
 )

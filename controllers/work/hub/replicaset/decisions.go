@@ -1,0 +1,79 @@
+package replicaset
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
+)
+
+// placementDecisions is what a placementRef decided.
+type placementDecisions struct {
+	// found is false when the Placement does not exist.
+	found bool
+	// decisionObjects counts the PlacementDecisions of the Placement.
+	decisionObjects int
+	// groups are the decision groups in index order.
+	groups []rollout.Group
+}
+
+// clusters returns the decided clusters in group order.
+func (d placementDecisions) clusters() []string {
+	var out []string
+	for _, g := range d.groups {
+		out = append(out, g.Clusters...)
+	}
+	return out
+}
+
+// readDecisions reads the Placement namespace/name and its
+// PlacementDecisions (labeled cluster.open-cluster-management.io/placement),
+// grouped by their decision-group-index and -name labels.
+func readDecisions(ctx context.Context, c client.Reader, namespace, name string) (placementDecisions, error) {
+	var d placementDecisions
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &clusterv1beta1.Placement{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return d, nil
+		}
+		return d, fmt.Errorf("get Placement %s/%s: %w", namespace, name, err)
+	}
+	d.found = true
+	list := &clusterv1beta1.PlacementDecisionList{}
+	if err := c.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: name}); err != nil {
+		return d, fmt.Errorf("list PlacementDecisions of %s/%s: %w", namespace, name, err)
+	}
+	d.decisionObjects = len(list.Items)
+	byIndex := map[int32]*rollout.Group{}
+	for i := range list.Items {
+		pd := &list.Items[i]
+		index := int32(0)
+		if v, err := strconv.ParseInt(pd.Labels[clusterv1beta1.DecisionGroupIndexLabel], 10, 32); err == nil {
+			index = int32(v)
+		}
+		g := byIndex[index]
+		if g == nil {
+			g = &rollout.Group{Index: index}
+			byIndex[index] = g
+		}
+		if n := pd.Labels[clusterv1beta1.DecisionGroupNameLabel]; n != "" {
+			g.Name = n
+		}
+		for _, cd := range pd.Status.Decisions {
+			if cd.ClusterName != "" {
+				g.Clusters = append(g.Clusters, cd.ClusterName)
+			}
+		}
+	}
+	for _, g := range byIndex {
+		sort.Strings(g.Clusters)
+		d.groups = append(d.groups, *g)
+	}
+	sort.Slice(d.groups, func(i, j int) bool { return d.groups[i].Index < d.groups[j].Index })
+	return d, nil
+}

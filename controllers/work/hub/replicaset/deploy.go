@@ -1,0 +1,96 @@
+package replicaset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+)
+
+// errForeign marks a ManifestWork that exists under the name the controller
+// wants but belongs to something else.
+var errForeign = errors.New("not created by this ManifestWorkReplicaSet")
+
+// isForeign reports whether err is about a ManifestWork of someone else.
+func isForeign(err error) bool { return errors.Is(err, errForeign) }
+
+// listWorks returns the ManifestWorks labeled with labelValue by cluster
+// (namespace).
+func (r *Reconciler) listWorks(ctx context.Context, labelValue string) (map[string]*workv1.ManifestWork, error) {
+	list := &workv1.ManifestWorkList{}
+	if err := r.Client.List(ctx, list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: labelValue}); err != nil {
+		return nil, fmt.Errorf("list ManifestWorks labeled %s: %w", labelValue, err)
+	}
+	works := make(map[string]*workv1.ManifestWork, len(list.Items))
+	for i := range list.Items {
+		works[list.Items[i].Namespace] = &list.Items[i]
+	}
+	return works, nil
+}
+
+// applyWork creates or updates the ManifestWork of cluster so that it has
+// the desired spec, labels and annotations, and returns it.
+func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet, labelValue, cluster string,
+	current *workv1.ManifestWork, d desired, now time.Time) (*workv1.ManifestWork, error) {
+	var mw *workv1.ManifestWork
+	if current == nil {
+		mw = &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: mwrs.Name, Namespace: cluster}}
+	} else {
+		mw = current.DeepCopy()
+	}
+	if mw.Labels == nil {
+		mw.Labels = map[string]string{}
+	}
+	if mw.Annotations == nil {
+		mw.Annotations = map[string]string{}
+	}
+	mw.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey] = labelValue
+	mw.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] = d.placement
+	mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] = d.hash
+	mw.Annotations[workv1alpha1.ManifestWorkSpecWrittenAnnotationKey] = now.UTC().Format(time.RFC3339)
+	mw.Spec = *d.spec.DeepCopy()
+	if current == nil {
+		if err := r.Client.Create(ctx, mw); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				return nil, fmt.Errorf("ManifestWork %s/%s exists and is %w", cluster, mwrs.Name, errForeign)
+			}
+			return nil, fmt.Errorf("create ManifestWork %s/%s: %w", cluster, mwrs.Name, err)
+		}
+		return mw, nil
+	}
+	if err := r.Client.Update(ctx, mw); err != nil {
+		return nil, fmt.Errorf("update ManifestWork %s/%s: %w", cluster, mwrs.Name, err)
+	}
+	return mw, nil
+}
+
+// deleteWork deletes mw in the background; a work already gone is fine.
+func (r *Reconciler) deleteWork(ctx context.Context, mw *workv1.ManifestWork) error {
+	if !mw.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	err := r.Client.Delete(ctx, mw, client.PropagationPolicy(metav1.DeletePropagationBackground),
+		client.Preconditions{UID: &mw.UID})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		return fmt.Errorf("delete ManifestWork %s/%s: %w", mw.Namespace, mw.Name, err)
+	}
+	return nil
+}
+
+// joinLimited joins up to five messages, sorted, and counts the rest.
+func joinLimited(msgs []string) string {
+	sort.Strings(msgs)
+	if len(msgs) <= 5 {
+		return strings.Join(msgs, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(msgs[:5], "; "), len(msgs)-5)
+}

@@ -1,0 +1,222 @@
+package replicaset
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
+)
+
+// ControllerName names the controller in logs and events.
+const ControllerName = "manifestworkreplicaset"
+
+// Event reasons.
+const (
+	eventInvalidOverride = "InvalidOverride"
+	eventInvalidRollout  = "InvalidRolloutStrategy"
+)
+
+// Reconciler rolls the template of each ManifestWorkReplicaSet out to the
+// clusters of its placements.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+	// Recorder records events on ManifestWorkReplicaSets.
+	Recorder events.EventRecorder
+	// Now returns the current time; time.Now when nil.
+	Now func() time.Time
+}
+
+// plan is one placementRef: its decisions, the clusters it owns (a cluster
+// decided by several placements belongs to the first) and its rollout.
+type plan struct {
+	ref       workv1alpha1.LocalPlacementReference
+	decisions placementDecisions
+	groups    []rollout.Group
+	owned     []string
+	result    rollout.Result
+	err       error
+}
+
+// desired is the ManifestWork a cluster should have.
+type desired struct {
+	spec      *workv1.ManifestWorkSpec
+	hash      string
+	placement string
+}
+
+// Reconcile follows the cluster-api skeleton: get, finalizer, delete or
+// deploy, one status patch when the status changed.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	mwrs := &workv1alpha1.ManifestWorkReplicaSet{}
+	if err := r.Client.Get(ctx, req.NamespacedName, mwrs); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !mwrs.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, mwrs)
+	}
+	if !controllerutil.ContainsFinalizer(mwrs, workv1alpha1.ManifestWorkReplicaSetFinalizer) {
+		base := mwrs.DeepCopy()
+		controllerutil.AddFinalizer(mwrs, workv1alpha1.ManifestWorkReplicaSetFinalizer)
+		if err := r.Client.Patch(ctx, mwrs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer to %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
+		}
+	}
+	base := mwrs.DeepCopy()
+	res, err := r.reconcileNormal(ctx, mwrs)
+	if equality.Semantic.DeepEqual(base.Status, mwrs.Status) {
+		return res, err
+	}
+	if perr := r.Client.Status().Patch(ctx, mwrs, client.MergeFrom(base)); perr != nil {
+		return ctrl.Result{}, fmt.Errorf("patch status of %s/%s: %w", mwrs.Namespace, mwrs.Name, perr)
+	}
+	return res, err
+}
+
+// now returns the current time.
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// reconcileNormal creates, updates and deletes the ManifestWorks and fills
+// in the status.
+func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	labelValue, err := workv1alpha1.ControllerNameLabelValue(mwrs.Namespace, mwrs.Name)
+	if err != nil {
+		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonInvalidManifestWorkName, err.Error())
+		return ctrl.Result{}, nil
+	}
+	works, err := r.listWorks(ctx, labelValue)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	plans, err := r.readPlans(ctx, mwrs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	ov, err := newOverrider(&mwrs.Spec)
+	var want map[string]desired
+	if err == nil {
+		want, err = r.desiredWorks(ctx, ov, plans)
+	}
+	if err != nil {
+		// A user error: report it and touch no ManifestWork until it is fixed.
+		msg := "no ManifestWork created, updated or deleted: " + err.Error()
+		if !hasCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, workv1alpha1.ReasonInvalidOverride, msg) {
+			r.Recorder.Eventf(mwrs, nil, corev1.EventTypeWarning, eventInvalidOverride, "Reconcile", "%s", msg)
+		}
+		writeStatus(mwrs, plans, works, nil)
+		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonInvalidOverride, msg)
+		return ctrl.Result{}, nil
+	}
+
+	now := r.now()
+	var foreign []string
+	var requeue time.Duration
+	for _, p := range plans {
+		states := map[string]rollout.ClusterState{}
+		for _, c := range p.owned {
+			states[c] = clusterState(works[c], want[c].hash)
+		}
+		p.result, p.err = rollout.Compute(rollout.Input{Strategy: p.ref.RolloutStrategy, Groups: p.groups, States: states, Now: now})
+		if p.err != nil {
+			r.Recorder.Eventf(mwrs, nil, corev1.EventTypeWarning, eventInvalidRollout, "Reconcile", "placement %s: %v", p.ref.Name, p.err)
+			continue
+		}
+		for _, c := range p.result.Pending() {
+			mw, err := r.applyWork(ctx, mwrs, labelValue, c.Name, works[c.Name], want[c.Name], now)
+			if err != nil {
+				if isForeign(err) {
+					foreign = append(foreign, err.Error())
+					continue
+				}
+				return ctrl.Result{}, err
+			}
+			works[c.Name] = mw
+			log.V(2).Info("Rolled out ManifestWork", "cluster", c.Name, "placement", p.ref.Name)
+		}
+		if d := p.result.RequeueAfter; d > 0 && (requeue == 0 || d < requeue) {
+			requeue = d
+		}
+	}
+	for cluster, mw := range works {
+		if _, ok := want[cluster]; ok {
+			continue
+		}
+		if err := r.deleteWork(ctx, mw); err != nil {
+			return ctrl.Result{}, err
+		}
+		delete(works, cluster)
+		log.V(2).Info("Deleted ManifestWork of a cluster no longer decided", "cluster", cluster)
+	}
+	writeStatus(mwrs, plans, works, want)
+	if len(foreign) > 0 {
+		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonNotAsExpected, joinLimited(foreign))
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// readPlans reads the decisions of every placementRef and assigns each
+// decided cluster to the first placement deciding it.
+func (r *Reconciler) readPlans(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet) ([]*plan, error) {
+	seen := map[string]bool{}
+	var plans []*plan
+	for _, ref := range mwrs.Spec.PlacementRefs {
+		d, err := readDecisions(ctx, r.Client, mwrs.Namespace, ref.Name)
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{ref: ref, decisions: d}
+		for _, g := range d.groups {
+			kept := rollout.Group{Index: g.Index, Name: g.Name}
+			for _, c := range g.Clusters {
+				if !seen[c] {
+					seen[c] = true
+					kept.Clusters = append(kept.Clusters, c)
+					p.owned = append(p.owned, c)
+				}
+			}
+			p.groups = append(p.groups, kept)
+		}
+		plans = append(plans, p)
+	}
+	return plans, nil
+}
+
+// desiredWorks computes the spec of every decided cluster's ManifestWork.
+func (r *Reconciler) desiredWorks(ctx context.Context, ov *overrider, plans []*plan) (map[string]desired, error) {
+	want := map[string]desired{}
+	for _, p := range plans {
+		for _, c := range p.owned {
+			var lbls map[string]string
+			if ov.needsLabels() {
+				mc := &clusterv1.ManagedCluster{}
+				if err := r.Client.Get(ctx, client.ObjectKey{Name: c}, mc); client.IgnoreNotFound(err) != nil {
+					return nil, fmt.Errorf("get ManagedCluster %s: %w", c, err)
+				}
+				lbls = mc.Labels
+			}
+			spec, hash, err := ov.specFor(c, lbls)
+			if err != nil {
+				return nil, fmt.Errorf("cluster %s: %w", c, err)
+			}
+			want[c] = desired{spec: spec, hash: hash, placement: p.ref.Name}
+		}
+	}
+	return want, nil
+}

@@ -1,0 +1,170 @@
+package replicaset
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+)
+
+// writeStatus fills in the summaries and the three conditions from the
+// plans and the ManifestWorks by cluster. want is nil when the desired specs
+// are unknown (invalid overrides): the updated counts are then kept and the
+// rollout is not judged.
+func writeStatus(mwrs *workv1alpha1.ManifestWorkReplicaSet, plans []*plan, works map[string]*workv1.ManifestWork, want map[string]desired) {
+	previous := map[string]workv1alpha1.ManifestWorkReplicaSetSummary{}
+	for _, ps := range mwrs.Status.PlacementsSummary {
+		previous[ps.Name] = ps.Summary
+	}
+	total := workv1alpha1.ManifestWorkReplicaSetSummary{}
+	summaries := []workv1alpha1.PlacementSummary{}
+	var missing, undecided, rolling, invalid []string
+	complete := true
+	notApplied := 0
+	for _, p := range plans {
+		s := workv1alpha1.ManifestWorkReplicaSetSummary{DesiredTotal: len(p.owned)}
+		for _, c := range p.owned {
+			mw := works[c]
+			if mw == nil {
+				continue
+			}
+			s.Total++
+			count(&s.Applied, conditionTrue(mw, workv1.WorkApplied))
+			count(&s.Available, conditionTrue(mw, workv1.WorkAvailable))
+			count(&s.Progressing, conditionTrue(mw, workv1.WorkProgressing))
+			count(&s.Degraded, conditionTrue(mw, workv1.WorkDegraded))
+			if want != nil {
+				count(&s.Updated, mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] == want[c].hash)
+			}
+			if c := meta.FindStatusCondition(mw.Status.Conditions, workv1.WorkApplied); c != nil && c.Status == metav1.ConditionFalse {
+				notApplied++
+			}
+		}
+		if want == nil {
+			s.Updated = previous[p.ref.Name].Updated
+		}
+		availableGroups := 0
+		for _, g := range p.groups {
+			ok := true
+			for _, c := range g.Clusters {
+				ok = ok && works[c] != nil && conditionTrue(works[c], workv1.WorkAvailable)
+			}
+			count(&availableGroups, ok)
+		}
+		summaries = append(summaries, workv1alpha1.PlacementSummary{
+			Name: p.ref.Name, Summary: s, AvailableDecisionGroups: fmt.Sprintf("%d/%d", availableGroups, len(p.groups)),
+		})
+		add(&total, s)
+		switch {
+		case !p.decisions.found:
+			missing = append(missing, fmt.Sprintf("Placement %s not found", p.ref.Name))
+		case p.decisions.decisionObjects == 0:
+			missing = append(missing, fmt.Sprintf("Placement %s has no PlacementDecision", p.ref.Name))
+		case len(p.owned) == 0:
+			undecided = append(undecided, p.ref.Name)
+		}
+		switch {
+		case p.err != nil:
+			invalid = append(invalid, fmt.Sprintf("placement %s: %v", p.ref.Name, p.err))
+		case !p.result.Complete:
+			complete = false
+			rolling = append(rolling, describeRollout(p))
+		}
+	}
+	mwrs.Status.Summary = total
+	mwrs.Status.PlacementsSummary = summaries
+
+	const verified = workv1alpha1.ManifestWorkReplicaSetConditionPlacementVerified
+	switch {
+	case len(missing) > 0:
+		setCondition(mwrs, verified, false, workv1alpha1.ReasonPlacementDecisionNotFound, strings.Join(missing, "; "))
+	case total.DesiredTotal == 0:
+		setCondition(mwrs, verified, false, workv1alpha1.ReasonPlacementDecisionEmpty, "the placements decided no cluster")
+	default:
+		msg := fmt.Sprintf("%d clusters decided", total.DesiredTotal)
+		if len(undecided) > 0 {
+			msg += "; no cluster decided by " + strings.Join(undecided, ", ")
+		}
+		setCondition(mwrs, verified, true, workv1alpha1.ReasonAsExpected, msg)
+	}
+
+	const rolledOut = workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut
+	switch {
+	case want == nil:
+		// Invalid overrides: the rollout is on hold; keep its condition.
+	case len(invalid) > 0:
+		setCondition(mwrs, rolledOut, false, workv1alpha1.ReasonInvalidRolloutStrategy, strings.Join(invalid, "; "))
+	case complete:
+		setCondition(mwrs, rolledOut, true, workv1alpha1.ReasonComplete, fmt.Sprintf("%d clusters rolled out", total.DesiredTotal))
+	default:
+		setCondition(mwrs, rolledOut, false, workv1alpha1.ReasonProgressing, strings.Join(rolling, "; "))
+	}
+
+	const applied = workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied
+	switch {
+	case want == nil:
+	case notApplied > 0:
+		setCondition(mwrs, applied, false, workv1alpha1.ReasonNotAsExpected, fmt.Sprintf("%d ManifestWorks are not applied", notApplied))
+	case total.Total == total.DesiredTotal && total.Applied == total.Total && total.Updated == total.Total:
+		setCondition(mwrs, applied, true, workv1alpha1.ReasonAsExpected, fmt.Sprintf("%d ManifestWorks applied", total.Total))
+	default:
+		setCondition(mwrs, applied, false, workv1alpha1.ReasonProcessing, fmt.Sprintf("%d of %d ManifestWorks created, %d up to date, %d applied",
+			total.Total, total.DesiredTotal, total.Updated, total.Applied))
+	}
+}
+
+// describeRollout says where an unfinished rollout of a placement stands.
+func describeRollout(p *plan) string {
+	r := p.result
+	msg := fmt.Sprintf("placement %s: %d clusters in the rollout window", p.ref.Name, len(r.ToApply))
+	if len(r.TimedOut) > 0 {
+		names := make([]string, 0, len(r.TimedOut))
+		for _, c := range r.TimedOut {
+			names = append(names, c.Name)
+		}
+		msg += ", timed out: " + joinLimited(names)
+	}
+	if r.MaxFailuresBreached {
+		msg += "; stopped: failures exceed maxFailures"
+	}
+	return msg
+}
+
+// count adds one to n when ok.
+func count(n *int, ok bool) {
+	if ok {
+		*n++
+	}
+}
+
+// add adds s to total.
+func add(total *workv1alpha1.ManifestWorkReplicaSetSummary, s workv1alpha1.ManifestWorkReplicaSetSummary) {
+	total.Total += s.Total
+	total.DesiredTotal += s.DesiredTotal
+	total.Applied += s.Applied
+	total.Available += s.Available
+	total.Progressing += s.Progressing
+	total.Degraded += s.Degraded
+	total.Updated += s.Updated
+}
+
+// setCondition sets a condition observed at the current generation.
+func setCondition(mwrs *workv1alpha1.ManifestWorkReplicaSet, typ string, ok bool, reason, msg string) {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&mwrs.Status.Conditions, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: msg, ObservedGeneration: mwrs.Generation,
+	})
+}
+
+// hasCondition reports whether the condition typ already has reason and msg.
+func hasCondition(mwrs *workv1alpha1.ManifestWorkReplicaSet, typ, reason, msg string) bool {
+	c := meta.FindStatusCondition(mwrs.Status.Conditions, typ)
+	return c != nil && c.Reason == reason && c.Message == msg
+}
