@@ -30,7 +30,9 @@ const feedbackDeployment = `{"apiVersion":"apps/v1","kind":"Deployment","metadat
 // status.readyReplicas on cluster1 (status subresource), the time from the
 // write returning to a hub watch delivering the ManifestWork with the new
 // value in its statusFeedback (a WellKnownStatus rule). The writes are
-// -change-gap apart.
+// -change-gap apart. Then, for each -feedback-works size, as many works
+// with a Deployment each, spread over the clusters, all changed at once
+// (feedbackFleet); each figure next to its raw-client lower bound.
 func BenchmarkWorkFeedback(b *testing.B) {
 	wf := startWorkFleet(b)
 	ctx := b.Context()
@@ -105,10 +107,24 @@ func BenchmarkWorkFeedback(b *testing.B) {
 		}
 	}
 	p50 := benchkit.Quantile(lat, 0.5)
-	benchkit.Record(b, fmt.Sprintf("status write on cluster1 → statusFeedback on hub, p50 of %d (%s apart)", len(lat), *changeGap), ms(p50), ocmFeedback)
-	benchkit.Record(b, fmt.Sprintf("status write on cluster1 → statusFeedback on hub, p99 / max of %d", len(lat)),
+	lower := wf.feedbackLowerBound(ctx, b, phase, len(lat), 1, func(int) (string, string) { return cluster, "bench-feedback" })
+	benchkit.Record(b, fmt.Sprintf("one work: status write on cluster1 → statusFeedback on hub, p50 of %d (%s apart)", len(lat), *changeGap), ms(p50), ocmFeedback)
+	benchkit.Record(b, fmt.Sprintf("one work: status write on cluster1 → statusFeedback on hub, p99 / max of %d", len(lat)),
 		ms(benchkit.Quantile(lat, 0.99))+" / "+ms(benchkit.Quantile(lat, 1)), "")
+	benchkit.Record(b, "one work: feedback lower bound (raw client, same round trips), p50 / p99",
+		ms(benchkit.Quantile(lower, 0.5))+" / "+ms(benchkit.Quantile(lower, 0.99)),
+		fmt.Sprintf("ratio p50 %.1f×, p99 %.1f×", p50/benchkit.Quantile(lower, 0.5), benchkit.Quantile(lat, 0.99)/benchkit.Quantile(lower, 0.99)))
 	b.ReportMetric(p50*1000, "p50-ms")
+	cancel()
+	wf.deletePhase(ctx, b, phase)
+
+	sizes, err := parseSizes(*feedbackSizes)
+	if err != nil {
+		b.Fatalf("-feedback-works: %v", err)
+	}
+	for _, n := range sizes {
+		wf.feedbackFleet(ctx, b, n)
+	}
 	b.ReportMetric(0, "ns/op")
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,6 +70,11 @@ func startWorkFleet(b *testing.B) *workFleet {
 			return ns.Status.Phase == corev1.NamespaceActive, nil
 		})
 	}
+	if *hubQPS > 0 {
+		for _, c := range clusters {
+			wf.setHubQPS(ctx, b, c, *hubQPS)
+		}
+	}
 	if err := f.HubClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: lowerBoundNamespace}}); err != nil {
 		b.Fatal(err)
 	}
@@ -89,6 +95,30 @@ func startWorkFleet(b *testing.B) *workFleet {
 	wf.deletePhase(ctx, b, "warm-up")
 	b.Logf("warm-up: one work per cluster applied and deleted in %s", time.Since(start).Round(time.Millisecond))
 	return wf
+}
+
+// setHubQPS restarts the agent of cluster with --hub-kube-api-qps qps and
+// --hub-kube-api-burst 2×qps (the runner restarts a process whose pod
+// template changed) and waits until the new process is ready.
+func (wf *workFleet) setHubQPS(ctx context.Context, b *testing.B, cluster string, qps int) {
+	b.Helper()
+	spoke := wf.spokes[cluster]
+	d := &appsv1.Deployment{}
+	if err := spoke.Get(ctx, client.ObjectKey{Namespace: config.AgentNamespace, Name: benchkit.AgentDeployment}, d); err != nil {
+		b.Fatal(err)
+	}
+	old := wf.Pid(cluster, config.AgentNamespace, benchkit.AgentDeployment)
+	ct := &d.Spec.Template.Spec.Containers[0]
+	ct.Args = append(ct.Args, fmt.Sprintf("--hub-kube-api-qps=%d", qps), fmt.Sprintf("--hub-kube-api-burst=%d", 2*qps))
+	if err := spoke.Update(ctx, d); err != nil {
+		b.Fatal(err)
+	}
+	benchkit.Poll(ctx, b, benchkit.SlowPoll, 2*time.Minute, "the agent of "+cluster+" restarted", func(context.Context) (bool, error) {
+		pid := wf.Pid(cluster, config.AgentNamespace, benchkit.AgentDeployment)
+		return pid != 0 && pid != old, nil
+	})
+	wf.WaitReady(ctx, b, cluster, config.AgentNamespace, benchkit.AgentDeployment)
+	b.Logf("agent of %s: hub QPS %d, burst %d", cluster, qps, 2*qps)
 }
 
 // configMapWork is a ManifestWork for cluster with one ConfigMap named name
