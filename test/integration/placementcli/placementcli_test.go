@@ -1,0 +1,22 @@
+package placementcli
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestPlacementCLI runs the clusterset, placement and work --placement tests
+// against one hub, in order: the placements use the sets the clusterset tests
+// bind, and the works use the placements.
+func TestPlacementCLI(t *testing.T) {
+	framework.SkipIfShort(t)
+	ctx := context.Background()
+	env, c := setup(ctx, t)
+	k := cli{kubeconfig: env.Kubeconfig()}
+	t.Run("clusterset", func(t *testing.T) { testClusterSet(ctx, t, k, c) })
+	t.Run("placement", func(t *testing.T) { testPlacement(ctx, t, k, c) })
+	t.Run("explain", func(t *testing.T) { testExplain(ctx, t, k, c) })
+	t.Run("work", func(t *testing.T) { testWork(ctx, t, k, c) })
+}
