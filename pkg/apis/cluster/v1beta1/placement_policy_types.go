@@ -78,8 +78,9 @@ type AddOnScore struct {
 	ScoreName string `json:"scoreName"`
 }
 
-// SpreadPolicy describes how a Placement's decisions should be spread over
-// topologies.
+// SpreadPolicy describes how a Placement's decisions are spread over
+// topologies. The scheduler selects clusters greedily in score order and
+// checks each constraint as a cluster is added.
 type SpreadPolicy struct {
 	// spreadConstraints are applied in order, first ones first. At most 8.
 	// +optional
@@ -101,15 +102,17 @@ type SpreadConstraintsTerm struct {
 	TopologyKeyType TopologyKeyType `json:"topologyKeyType"`
 
 	// maxSkew is the largest allowed difference between the number of
-	// selected clusters in any topology and the smallest such number. At least
-	// 1, the default.
+	// selected clusters in any topology domain and the smallest such number
+	// over the domains of the feasible clusters. At least 1, the default.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	MaxSkew int32 `json:"maxSkew"`
 
 	// whenUnsatisfiable is what to do when maxSkew cannot be met:
-	// ScheduleAnyway (the default) or DoNotSchedule.
+	// ScheduleAnyway (the default: prefer clusters that keep the skew lowest,
+	// never dropping a cluster for it) or DoNotSchedule (never exceed maxSkew;
+	// clusters without the topology key are not selected).
 	// +optional
 	// +kubebuilder:default=ScheduleAnyway
 	// +kubebuilder:validation:Enum=DoNotSchedule;ScheduleAnyway
@@ -130,9 +133,10 @@ const (
 type UnsatisfiableMaxSkewAction string
 
 const (
-	// DoNotSchedule stops selecting more clusters.
+	// DoNotSchedule selects no cluster that would exceed maxSkew, even if
+	// fewer clusters than wanted are selected.
 	DoNotSchedule UnsatisfiableMaxSkewAction = "DoNotSchedule"
-	// ScheduleAnyway keeps selecting clusters.
+	// ScheduleAnyway prefers clusters within maxSkew but keeps selecting.
 	ScheduleAnyway UnsatisfiableMaxSkewAction = "ScheduleAnyway"
 )
 

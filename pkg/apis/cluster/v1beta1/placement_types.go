@@ -59,8 +59,12 @@ type PlacementSpec struct {
 	// +optional
 	PrioritizerPolicy PrioritizerPolicy `json:"prioritizerPolicy"`
 
-	// spreadPolicy describes how decisions should be spread over topologies.
-	// The API is accepted and stored, but the scheduler does not act on it yet.
+	// spreadPolicy spreads the decisions over topology domains (the values of
+	// a cluster label or claim), like Kubernetes pod topology spread: clusters
+	// are taken in score order, and a cluster is taken only while its domain
+	// stays within maxSkew of the least-used domain (DoNotSchedule), or is
+	// preferred when it keeps the skew lowest (ScheduleAnyway). This goes
+	// beyond OCM, which accepts the field but does not act on it.
 	// +optional
 	SpreadPolicy SpreadPolicy `json:"spreadPolicy,omitempty"`
 
@@ -73,8 +77,10 @@ type PlacementSpec struct {
 	// +optional
 	DecisionStrategy DecisionStrategy `json:"decisionStrategy,omitempty"`
 
-	// sortBy orders the selected clusters in the decisions: ClusterName or
-	// Score. The API is accepted and stored, but the scheduler does not act on it yet.
+	// sortBy orders the selected clusters in the decisions and in each
+	// decision group: ClusterName (the default, as OCM orders them) or Score
+	// (highest total score first, ties by name). It does not change which
+	// clusters are selected.
 	// +optional
 	// +kubebuilder:validation:Enum=ClusterName;Score
 	SortBy PlacementSortBy `json:"sortBy,omitempty"`
