@@ -86,7 +86,11 @@ func (o *CreateOptions) Validate() error {
 	}
 	if o.Rollout.Placement == "" {
 		errs = append(errs, o.Rollout.validateWithoutPlacement())
-		errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+		if len(o.Clusters) == 0 {
+			errs = append(errs, errors.New("no cluster given: use --clusters a,b (see `kubectl ocm get clusters`), or --placement NAMESPACE/NAME to follow a Placement"))
+		} else {
+			errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+		}
 	} else {
 		errs = append(errs, o.Rollout.validate(o.Name, len(o.Clusters) > 0))
 	}
