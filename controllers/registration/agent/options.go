@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
@@ -54,6 +55,11 @@ type Options struct {
 	// runs on a hosting cluster. Empty: Default mode, the managed cluster is
 	// the cluster the agent runs on.
 	ManagedKubeconfigSecret string
+	// ManagedCluster, in Hosted mode, is the managed cluster already built
+	// from ManagedKubeconfigSecret and added to the manager, shared with the
+	// work agent so that both use one client and one cache; nil: New builds
+	// it from the Secret.
+	ManagedCluster cluster.Cluster
 }
 
 // Default fills the empty optional fields.

@@ -40,6 +40,9 @@ func newSpoke(mgr manager.Manager, opts Options) (*spokeClients, error) {
 	if opts.ManagedKubeconfigSecret == "" {
 		return spokeFor(mgr, mgr.GetConfig())
 	}
+	if opts.ManagedCluster != nil {
+		return spokeFor(opts.ManagedCluster, opts.ManagedCluster.GetConfig())
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), managedKubeconfigReadTimeout)
 	defer cancel()
 	ref := types.NamespacedName{Namespace: opts.Namespace, Name: opts.ManagedKubeconfigSecret}

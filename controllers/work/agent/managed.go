@@ -27,6 +27,9 @@ func managedCluster(mgr manager.Manager, opts Options) (cluster.Cluster, error) 
 	if opts.ManagedKubeconfigSecret == "" {
 		return mgr, nil
 	}
+	if opts.ManagedCluster != nil {
+		return opts.ManagedCluster, nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), managedKubeconfigReadTimeout)
 	defer cancel()
 	ref := types.NamespacedName{Namespace: opts.Namespace, Name: opts.ManagedKubeconfigSecret}

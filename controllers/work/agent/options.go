@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
 
@@ -42,6 +44,10 @@ type Options struct {
 	// it runs on. Empty (Default mode): the managed cluster is that cluster.
 	// The Secret is read once, at New.
 	ManagedKubeconfigSecret string
+	// ManagedCluster, in Hosted mode, is the managed cluster already built
+	// from ManagedKubeconfigSecret and added to the manager (shared with the
+	// registration agent: one client, one cache); nil: New builds it.
+	ManagedCluster cluster.Cluster
 	// ClusterName is the managed cluster's name on the hub; empty means the
 	// Secret's cluster-name.
 	ClusterName string

@@ -96,6 +96,16 @@ func (o *agentOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// In Hosted mode both agents share one client and one cache of the
+	// managed cluster.
+	if o.registration.ManagedKubeconfigSecret != "" {
+		managed, err := o.managedCluster(mgr)
+		if err != nil {
+			return err
+		}
+		o.registration.ManagedCluster = managed
+		o.work.ManagedCluster = managed
+	}
 	agent, err := registrationagent.New(mgr, o.registration)
 	if err != nil {
 		return err
@@ -110,6 +120,7 @@ func (o *agentOptions) run(ctx context.Context) error {
 	workOpts.Namespace = o.manager.Namespace
 	workOpts.HubKubeconfigSecret = o.registration.HubKubeconfigSecret
 	workOpts.ManagedKubeconfigSecret = o.registration.ManagedKubeconfigSecret
+	workOpts.ManagedCluster = o.registration.ManagedCluster
 	workOpts.ClusterName = o.registration.ClusterName
 	if err := o.workConfigFromKlusterlet(ctx, mgr.GetAPIReader(), &workOpts); err != nil {
 		return err
