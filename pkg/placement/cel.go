@@ -20,6 +20,9 @@ import (
 // as a JSON-like map (metadata, spec, status).
 const CELVariable = "managedCluster"
 
+// celCacheSize bounds the number of compiled expressions kept.
+const celCacheSize = 4096
+
 // celCostLimit bounds the cost of evaluating one expression for one cluster,
 // so a runaway comprehension cannot stall scheduling.
 const celCostLimit = 1_000_000
@@ -76,6 +79,11 @@ func (c *celCache) program(expr string) (cel.Program, error) {
 	}
 	e = c.compile(expr)
 	c.mu.Lock()
+	if len(c.entries) >= celCacheSize {
+		// Expressions of edited or deleted placements are never looked up
+		// again: start over rather than grow without bound.
+		c.entries = map[string]celEntry{}
+	}
 	c.entries[expr] = e
 	c.mu.Unlock()
 	return e.prg, e.err
@@ -87,7 +95,7 @@ func (c *celCache) compile(expr string) celEntry {
 	if issues != nil && issues.Err() != nil {
 		return celEntry{err: fmt.Errorf("compilation failed: %s", issues.String())}
 	}
-	if ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
+	if out := ast.OutputType(); !out.IsExactType(cel.BoolType) && !out.IsExactType(cel.DynType) {
 		return celEntry{err: fmt.Errorf("compilation failed: expression must return a bool, not %s", ast.OutputType())}
 	}
 	prg, err := c.env.Program(ast, cel.CostLimit(celCostLimit))
