@@ -41,7 +41,21 @@
 // create, update or patch; delete). A denied manifest fails alone with a
 // message naming the ServiceAccount, verbs and object; the work is tried
 // again after a minute (Options.ExecutorRetryInterval) without counting as a
-// failure, and answers are cached for up to 10 s.
+// failure, and answers are cached for up to 10 s. A Role, ClusterRole,
+// RoleBinding or ClusterRoleBinding is also written first with dryRun as the
+// ServiceAccount (executor_escalation.go), so that the API server's RBAC
+// escalation check decides whether it may grant what the object grants.
+//
+// Feedback rules of feedbackScrapeType Poll (the API default) add a read of
+// the work every Options.StatusSyncInterval to the watches; Watch relies on
+// the watches alone.
+//
+// The AppliedManifestWork controller also evicts records of works gone from
+// the hub (appliedmanifestwork_eviction.go): while a session is connected,
+// it sets evictionStartTime on a record of this agent whose ManifestWork is
+// missing (or that belongs to another hub) and deletes it, with the objects
+// it owns, once Options.EvictionGracePeriod has passed; a work that comes
+// back clears evictionStartTime.
 //
 // In Hosted mode (Options.ManagedKubeconfigSecret) the agent runs on a
 // hosting cluster and reaches the managed cluster with the kubeconfig in that
