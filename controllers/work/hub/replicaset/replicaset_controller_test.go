@@ -1,0 +1,162 @@
+package replicaset
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+)
+
+// fixture builds a fake hub with placement ns/p deciding clusters and an
+// MWRS ns/rs with strategy.
+func fixture(strategy clusterv1alpha1.RolloutStrategy, overrides []workv1alpha1.ManifestWorkOverride, clusters ...string) (*Reconciler, client.Client) {
+	pd := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p-decision-1",
+		Labels: map[string]string{clusterv1beta1.PlacementLabel: "p", clusterv1beta1.DecisionGroupIndexLabel: "0"}}}
+	for _, c := range clusters {
+		pd.Status.Decisions = append(pd.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: c})
+	}
+	mwrs := &workv1alpha1.ManifestWorkReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rs", Generation: 1},
+		Spec: workv1alpha1.ManifestWorkReplicaSetSpec{
+			ManifestWorkTemplate: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{configMap("app", "cfg", "base")}}},
+			PlacementRefs:        []workv1alpha1.LocalPlacementReference{{Name: "p", RolloutStrategy: strategy}},
+			Overrides:            overrides,
+		},
+	}
+	c := fake.NewClientBuilder().WithScheme(apis.Scheme).
+		WithObjects(&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}, pd, mwrs).
+		WithStatusSubresource(&workv1alpha1.ManifestWorkReplicaSet{}, &workv1.ManifestWork{}).Build()
+	return &Reconciler{Client: c, Recorder: events.NewFakeRecorder(10)}, c
+}
+
+// reconcileOnce runs one reconcile of ns/rs.
+func reconcileOnce(t *testing.T, r *Reconciler) ctrl.Result {
+	t.Helper()
+	res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "rs"}})
+	if err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	return res
+}
+
+// workClusters lists the clusters with a work of ns/rs.
+func workClusters(t *testing.T, c client.Client) []string {
+	t.Helper()
+	list := &workv1.ManifestWorkList{}
+	if err := c.List(context.Background(), list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: "ns.rs"}); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, mw := range list.Items {
+		out = append(out, mw.Namespace)
+	}
+	return out
+}
+
+// succeed marks the work of cluster Applied and Available.
+func succeed(t *testing.T, c client.Client, cluster string, at time.Time) {
+	t.Helper()
+	mw := &workv1.ManifestWork{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: cluster, Name: "rs"}, mw); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{workv1.WorkApplied, workv1.WorkAvailable} {
+		meta.SetStatusCondition(&mw.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "R",
+			ObservedGeneration: mw.Generation, LastTransitionTime: metav1.NewTime(at)})
+	}
+	if err := c.Status().Update(context.Background(), mw); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// condition returns the condition typ of ns/rs.
+func condition(t *testing.T, c client.Client, typ string) *metav1.Condition {
+	t.Helper()
+	m := &workv1alpha1.ManifestWorkReplicaSet{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "rs"}, m); err != nil {
+		t.Fatal(err)
+	}
+	return meta.FindStatusCondition(m.Status.Conditions, typ)
+}
+
+func TestReconcile(t *testing.T) {
+	one := clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive, Progressive: &clusterv1alpha1.RolloutProgressive{
+		MaxConcurrency: intstr.FromInt32(1), RolloutConfig: clusterv1alpha1.RolloutConfig{MinSuccessTime: metav1.Duration{Duration: time.Minute}}}}
+	tests := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{name: "Progressive starts one, soaks, then the next", run: func(t *testing.T) {
+			r, c := fixture(one, nil, "c1", "c2")
+			now := time.Now()
+			r.Now = func() time.Time { return now }
+			reconcileOnce(t, r)
+			if got := workClusters(t, c); strings.Join(got, ",") != "c1" {
+				t.Fatalf("works on %v, want c1", got)
+			}
+			succeed(t, c, "c1", now.Add(time.Second))
+			now = now.Add(2 * time.Second)
+			if res := reconcileOnce(t, r); res.RequeueAfter <= 0 || res.RequeueAfter > time.Minute {
+				t.Errorf("RequeueAfter %v, want the rest of minSuccessTime", res.RequeueAfter)
+			}
+			if got := workClusters(t, c); len(got) != 1 {
+				t.Fatalf("works on %v during the soak, want c1 only", got)
+			}
+			now = now.Add(2 * time.Minute)
+			reconcileOnce(t, r)
+			if got := workClusters(t, c); len(got) != 2 {
+				t.Fatalf("works on %v after the soak, want c1 and c2", got)
+			}
+			if cond := condition(t, c, workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut); cond == nil || cond.Reason != workv1alpha1.ReasonProgressing {
+				t.Errorf("PlacementRolledOut %v, want Progressing", cond)
+			}
+		}},
+		{name: "invalid override touches nothing", run: func(t *testing.T) {
+			bad := []workv1alpha1.ManifestWorkOverride{{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{{
+				ResourceIdentifier: workv1alpha1.ManifestResourceIdentifier{Resource: "secrets", Name: "x"},
+				MergePatch:         runtime.RawExtension{Raw: []byte(`{}`)}}}}}
+			r, c := fixture(clusterv1alpha1.RolloutStrategy{}, bad, "c1", "c2")
+			reconcileOnce(t, r)
+			if got := workClusters(t, c); len(got) != 0 {
+				t.Errorf("works on %v, want none", got)
+			}
+			cond := condition(t, c, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied)
+			if cond == nil || cond.Reason != workv1alpha1.ReasonInvalidOverride || !strings.Contains(cond.Message, "overrides[0].patches[0]") {
+				t.Errorf("ManifestworkApplied %v, want InvalidOverride naming the patch", cond)
+			}
+		}},
+		{name: "All: every cluster at once, finalizer, PlacementVerified", run: func(t *testing.T) {
+			r, c := fixture(clusterv1alpha1.RolloutStrategy{}, nil, "c1", "c2")
+			reconcileOnce(t, r)
+			if got := workClusters(t, c); len(got) != 2 {
+				t.Fatalf("works on %v, want c1 and c2", got)
+			}
+			m := &workv1alpha1.ManifestWorkReplicaSet{}
+			_ = c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "rs"}, m)
+			if cond := condition(t, c, workv1alpha1.ManifestWorkReplicaSetConditionPlacementVerified); cond == nil || cond.Status != metav1.ConditionTrue {
+				t.Errorf("PlacementVerified %v, want True", cond)
+			}
+			if len(m.Finalizers) != 1 {
+				t.Errorf("finalizers %v", m.Finalizers)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, tt.run)
+	}
+}
