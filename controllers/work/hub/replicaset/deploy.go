@@ -61,16 +61,41 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 	if current == nil {
 		if err := r.Client.Create(ctx, mw); err != nil {
 			if apierrors.IsAlreadyExists(err) {
-				return nil, fmt.Errorf("ManifestWork %s/%s exists and is %w", cluster, mwrs.Name, errForeign)
+				return nil, r.existing(ctx, cluster, mwrs.Name, labelValue)
 			}
 			return nil, fmt.Errorf("create ManifestWork %s/%s: %w", cluster, mwrs.Name, err)
 		}
 		return mw, nil
 	}
 	if err := r.Client.Update(ctx, mw); err != nil {
+		if apierrors.IsConflict(err) {
+			return nil, errStale
+		}
 		return nil, fmt.Errorf("update ManifestWork %s/%s: %w", cluster, mwrs.Name, err)
 	}
 	return mw, nil
+}
+
+// errStale means the cache was behind the API server: the ManifestWork was
+// created or changed since it was read; the next reconcile sees it.
+var errStale = errors.New("ManifestWork changed since it was read")
+
+// existing explains why the ManifestWork cluster/name could not be created:
+// a work of this ManifestWorkReplicaSet the cache has not seen yet (stale),
+// or a work of someone else (foreign). It reads the API server directly.
+func (r *Reconciler) existing(ctx context.Context, cluster, name, labelValue string) error {
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	mw := &workv1.ManifestWork{}
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: cluster, Name: name}, mw); err != nil {
+		return fmt.Errorf("get ManifestWork %s/%s: %w", cluster, name, err)
+	}
+	if mw.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey] == labelValue {
+		return errStale
+	}
+	return fmt.Errorf("ManifestWork %s/%s exists and is %w", cluster, name, errForeign)
 }
 
 // deleteWork deletes mw in the background; a work already gone is fine.

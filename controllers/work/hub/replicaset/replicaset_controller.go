@@ -2,6 +2,7 @@ package replicaset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -18,6 +19,9 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
 )
 
+// staleRetry is how soon to look again after the cache was found behind.
+const staleRetry = time.Second
+
 // ControllerName names the controller in logs and events.
 const ControllerName = "manifestworkreplicaset"
 
@@ -32,6 +36,9 @@ const (
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// APIReader reads from the API server directly, to tell a ManifestWork the
+	// cache has not seen yet from one of someone else; Client when nil.
+	APIReader client.Reader
 	// Recorder records events on ManifestWorkReplicaSets.
 	Recorder events.EventRecorder
 	// Now returns the current time; time.Now when nil.
@@ -128,6 +135,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	now := r.now()
 	var foreign []string
 	var requeue time.Duration
+	stale := false
 	for _, p := range plans {
 		states := map[string]rollout.ClusterState{}
 		for _, c := range p.owned {
@@ -141,11 +149,15 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 		for _, c := range p.result.Pending() {
 			mw, err := r.applyWork(ctx, mwrs, labelValue, c.Name, works[c.Name], want[c.Name], now)
 			if err != nil {
-				if isForeign(err) {
+				switch {
+				case isForeign(err):
 					foreign = append(foreign, err.Error())
-					continue
+				case errors.Is(err, errStale):
+					stale = true
+				default:
+					return ctrl.Result{}, err
 				}
-				return ctrl.Result{}, err
+				continue
 			}
 			works[c.Name] = mw
 			log.V(2).Info("Rolled out ManifestWork", "cluster", c.Name, "placement", p.ref.Name)
@@ -163,6 +175,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 		}
 		delete(works, cluster)
 		log.V(2).Info("Deleted ManifestWork of a cluster no longer decided", "cluster", cluster)
+	}
+	if stale && (requeue == 0 || requeue > staleRetry) {
+		requeue = staleRetry
 	}
 	writeStatus(mwrs, plans, works, want)
 	if len(foreign) > 0 {

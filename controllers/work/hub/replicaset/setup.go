@@ -23,7 +23,7 @@ const placementIndex = "spec.placementRefs.name"
 
 // SetupWithManager registers the ManifestWorkReplicaSet controller with mgr.
 func SetupWithManager(mgr ctrl.Manager) error {
-	r := &Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("ocm-hub-controller")}
+	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("ocm-hub-controller")}
 	return r.SetupWithManager(mgr)
 }
 
