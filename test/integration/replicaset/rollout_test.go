@@ -199,7 +199,9 @@ func (s *suite) testProgressDeadline(t *testing.T) {
 	first := s.waitWorks(t, ns, name, c1)[c1]
 	// cluster1 never reports: it times out, counts as one failure, frees its slot.
 	works := s.waitWorks(t, ns, name, c1, c2)
-	if d := works[c2].CreationTimestamp.Sub(first.CreationTimestamp.Time); d < deadline {
+	written, err := time.Parse(time.RFC3339, first.Annotations[workv1alpha1.ManifestWorkSpecWrittenAnnotationKey])
+	must(t, "read when cluster1's work was written", err)
+	if d := works[c2].CreationTimestamp.Sub(written); d < deadline {
 		t.Errorf("cluster2 started %v after cluster1, want at least progressDeadline %v", d, deadline)
 	}
 	s.waitStatus(t, ns, name, "cluster1 timed out", rolloutMessage("timed out: "+c1))
