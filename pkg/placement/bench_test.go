@@ -51,3 +51,23 @@ func BenchmarkSchedule1000Clusters(b *testing.B) {
 		s.Schedule(in)
 	}
 }
+
+// BenchmarkScheduleCEL1000Clusters schedules one placement with a CEL
+// predicate reading labels and add-on scores over 1,000 clusters.
+func BenchmarkScheduleCEL1000Clusters(b *testing.B) {
+	in := benchInput(1000)
+	for i, c := range in.Clusters {
+		c.ResourceVersion = fmt.Sprint(i + 1)
+	}
+	in.Placement.Spec.Predicates = []clusterv1beta1.ClusterPredicate{celPredicate(
+		`managedCluster.metadata.labels["env"] == "prod" && managedCluster.scores("usage").exists(s, s.name == "cpu" && s.value > 0)`)}
+	s := NewScheduler()
+	if res := s.Schedule(in); res.Selected != 10 {
+		b.Fatalf("selected %d, want 10: %s", res.Selected, res.Misconfigured.Message)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		s.Schedule(in)
+	}
+}

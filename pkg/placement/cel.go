@@ -11,6 +11,7 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/ext"
 	"k8s.io/apimachinery/pkg/runtime"
+	apitypes "k8s.io/apimachinery/pkg/types"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
@@ -22,6 +23,9 @@ const CELVariable = "managedCluster"
 
 // celCacheSize bounds the number of compiled expressions kept.
 const celCacheSize = 4096
+
+// clusterCacheSize bounds the number of clusters kept converted for CEL.
+const clusterCacheSize = 20000
 
 // celCostLimit bounds the cost of evaluating one expression for one cluster,
 // so a runaway comprehension cannot stall scheduling.
@@ -35,6 +39,8 @@ type celCache struct {
 	envErr  error
 	mu      sync.RWMutex
 	entries map[string]celEntry
+	// clusters are the clusters converted for CEL, by name.
+	clusters map[string]cachedCluster
 }
 
 // celEntry is the outcome of compiling one expression.
@@ -116,12 +122,48 @@ type clusterValue struct {
 
 // newClusterValue converts a cluster for CEL. scores are the run's
 // AddOnPlacementScores by namespace and name.
-func newClusterValue(c *clusterv1.ManagedCluster, scores map[scoreKey]*clusterv1alpha1.AddOnPlacementScore) (*clusterValue, error) {
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c)
+func (c *celCache) newClusterValue(mc *clusterv1.ManagedCluster, scores map[scoreKey]*clusterv1alpha1.AddOnPlacementScore) (*clusterValue, error) {
+	m, err := c.clusterMap(mc)
 	if err != nil {
-		return nil, fmt.Errorf("converting cluster %s for CEL: %w", c.Name, err)
+		return nil, err
 	}
-	return &clusterValue{Mapper: types.NewStringInterfaceMap(types.DefaultTypeAdapter, obj), namespace: c.Name, scores: scores}, nil
+	return &clusterValue{Mapper: m, namespace: mc.Name, scores: scores}, nil
+}
+
+// cachedCluster is a cluster converted for CEL, valid for one resourceVersion.
+type cachedCluster struct {
+	uid             apitypes.UID
+	resourceVersion string
+	mapper          traits.Mapper
+}
+
+// clusterMap converts a cluster to a CEL map, reusing the conversion of the
+// same resourceVersion: the conversion costs far more than evaluating most
+// expressions. The maps are only read, so runs share them.
+func (c *celCache) clusterMap(mc *clusterv1.ManagedCluster) (traits.Mapper, error) {
+	cacheable := mc.ResourceVersion != ""
+	if cacheable {
+		c.mu.RLock()
+		e, ok := c.clusters[mc.Name]
+		c.mu.RUnlock()
+		if ok && e.uid == mc.UID && e.resourceVersion == mc.ResourceVersion {
+			return e.mapper, nil
+		}
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mc)
+	if err != nil {
+		return nil, fmt.Errorf("converting cluster %s for CEL: %w", mc.Name, err)
+	}
+	m := types.NewStringInterfaceMap(types.DefaultTypeAdapter, obj)
+	if cacheable {
+		c.mu.Lock()
+		if c.clusters == nil || len(c.clusters) >= clusterCacheSize {
+			c.clusters = map[string]cachedCluster{}
+		}
+		c.clusters[mc.Name] = cachedCluster{uid: mc.UID, resourceVersion: mc.ResourceVersion, mapper: m}
+		c.mu.Unlock()
+	}
+	return m, nil
 }
 
 // clusterScores implements managedCluster.scores(name): the scores of the

@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +25,7 @@ func (r *run) celValue(i int) (*clusterValue, error) {
 		return r.celVals[i], nil
 	}
 	c := r.clusters[i]
-	cv, err := newClusterValue(c, r.scores)
+	cv, err := r.cel.newClusterValue(c, r.scores)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +80,7 @@ func (r *run) matchPredicate(i int, p *compiledPredicate) string {
 	}
 	for k, prg := range p.progs {
 		if ok, why := evalCEL(prg, cv); !ok {
-			return fmt.Sprintf("CEL expression %d %q %s", k, p.exprs[k], why)
+			return "CEL expression " + strconv.Itoa(k) + " " + strconv.Quote(p.exprs[k]) + " " + why
 		}
 	}
 	return ""

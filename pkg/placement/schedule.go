@@ -26,8 +26,9 @@ func NewScheduler() *Scheduler { return &Scheduler{} }
 
 // run is the state of one Schedule call.
 type run struct {
-	in Input
-	p  *clusterv1beta1.Placement
+	cel *celCache
+	in  Input
+	p   *clusterv1beta1.Placement
 	// clusters are in.Clusters sorted by name, without duplicates; every
 	// per-cluster slice below is indexed like it.
 	clusters  []*clusterv1.ManagedCluster
@@ -50,6 +51,7 @@ func (s *Scheduler) Schedule(in Input) Result {
 		in.Now = time.Now()
 	}
 	r := newRun(in)
+	r.cel = &s.cel
 	spec := &in.Placement.Spec
 	cfg, cfgErr := s.compile(spec)
 
