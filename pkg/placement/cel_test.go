@@ -94,3 +94,26 @@ func TestCELCacheConcurrent(t *testing.T) {
 		t.Errorf("program compiled twice")
 	}
 }
+
+func TestCELClusterConversionFollowsResourceVersion(t *testing.T) {
+	s := NewScheduler()
+	spec := clusterv1beta1.PlacementSpec{Predicates: []clusterv1beta1.ClusterPredicate{
+		celPredicate(`managedCluster.metadata.labels["env"] == "prod"`)}}
+	c := newCluster("a").label("env", "prod").build()
+	c.ResourceVersion = "1"
+	if got := sortedSelected(s.Schedule(defaultInput(spec, c))); !reflect.DeepEqual(got, []string{"a"}) {
+		t.Fatalf("selected %v, want [a]", got)
+	}
+	changed := newCluster("a").label("env", "dev").build()
+	changed.ResourceVersion = "2"
+	if got := sortedSelected(s.Schedule(defaultInput(spec, changed))); len(got) != 0 {
+		t.Errorf("after a label change selected %v, want none", got)
+	}
+	// The same resourceVersion reuses the conversion, so a change without a
+	// new resourceVersion (never made by the API server) is not seen.
+	stale := newCluster("a").label("env", "prod").build()
+	stale.ResourceVersion = "2"
+	if got := sortedSelected(s.Schedule(defaultInput(spec, stale))); len(got) != 0 {
+		t.Errorf("same resourceVersion selected %v, want the cached conversion (none)", got)
+	}
+}
