@@ -74,14 +74,16 @@ type Explanation struct {
 	Cluster string
 	// Selected reports whether the cluster is in the decisions.
 	Selected bool
-	// Stage is the step that excluded the cluster, or the last step it passed.
+	// Stage is the step that excluded the cluster (StageClusterSet to
+	// StageRank), or StageSelected.
 	Stage Stage
 	// Reason is a human-readable sentence naming the predicate, taint,
 	// spread constraint or rank that decided.
 	Reason string
 	// Scores are the cluster's raw score per prioritizer (keyed like
-	// "BuiltIn:Balance" or "AddOn:<resource>:<score>"), for clusters that
-	// reached scoring.
+	// "BuiltIn:Balance" or "AddOn:<resource>:<score>", see ScoreKeyBuiltIn
+	// and ScoreKeyAddOn), for clusters that reached scoring; prioritizers of
+	// weight 0 are not listed.
 	Scores map[string]int64
 	// Total is the weighted sum of Scores.
 	Total int64
