@@ -65,6 +65,9 @@ func (v *hubView) workExists(ctx context.Context, amw *workv1.AppliedManifestWor
 // owns as for a deleted ManifestWork. A work that reappears first clears
 // evictionStartTime.
 func (r *appliedWorkReconciler) reconcileEviction(ctx context.Context, amw *workv1.AppliedManifestWork) (ctrl.Result, error) {
+	if r.hub == nil {
+		return ctrl.Result{}, nil
+	}
 	view := r.hub.Load()
 	if view == nil || r.grace >= evictionDisabledAfter || !view.ours(amw) {
 		return ctrl.Result{}, nil

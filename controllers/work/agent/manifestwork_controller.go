@@ -72,7 +72,7 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	work := &workv1.ManifestWork{}
 	if err := r.hub.Get(ctx, req.NamespacedName, work); err != nil {
 		// A ManifestWork gone without its finalizer leaves its
-		// AppliedManifestWork to eviction (a later controller).
+		// AppliedManifestWork to eviction (appliedmanifestwork_eviction.go).
 		if apierrors.IsNotFound(err) {
 			r.watcher.Forget(req.Name)
 		}
