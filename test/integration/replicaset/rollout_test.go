@@ -62,6 +62,7 @@ func TestReplicaSet(t *testing.T) {
 	t.Run("ProgressivePerGroup: mandatory group, then group by group", s.testPerGroup)
 	t.Run("minSuccessTime holds the slot", s.testMinSuccessTime)
 	t.Run("progressDeadline times clusters out", s.testProgressDeadline)
+	t.Run("an unparsable progressDeadline stops the placement's rollout", s.testInvalidStrategy)
 	t.Run("overrides by name and label", s.testOverrides)
 	t.Run("cascade deletion Background and Foreground", s.testCascade)
 	t.Run("seed 001-rolloutstrategy-progressive", s.testSeed)
@@ -208,4 +209,16 @@ func (s *suite) testProgressDeadline(t *testing.T) {
 	// cluster2 times out too: two failures exceed maxFailures 1.
 	s.waitStatus(t, ns, name, "stopped", rolloutMessage("stopped: failures exceed maxFailures"))
 	s.expectWorks(t, ns, name, c1, c2)
+}
+
+func (s *suite) testInvalidStrategy(t *testing.T) {
+	const ns, name = "invalid", "inv"
+	s.placement(t, ns, "p", group{clusters: []string{c1}})
+	// The CRD pattern lets "10mins" through; it is no duration.
+	must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", progressive(1, 0, 0, "10mins"), "v1")))
+	m := s.waitStatus(t, ns, name, "InvalidRolloutStrategy", cond(rolledOut, False, workv1alpha1.ReasonInvalidRolloutStrategy))
+	if c := meta.FindStatusCondition(m.Status.Conditions, rolledOut); !strings.Contains(c.Message, `invalid progressDeadline "10mins"`) {
+		t.Errorf("message %q", c.Message)
+	}
+	s.expectWorks(t, ns, name)
 }
