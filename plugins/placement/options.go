@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -185,8 +186,36 @@ func (o *CreateOptions) Validate() error {
 	if len(o.Spread) > maxSpreadConstraints {
 		errs = append(errs, fmt.Errorf("--spread is given %d times: a Placement holds at most %d spread constraints", len(o.Spread), maxSpreadConstraints))
 	}
+	if len(o.parseErrs) == 0 && o.Placement != nil {
+		errs = append(errs, checkConfig(o.Placement))
+	}
 	errs = append(errs, cli.ValidateDryRun(o.DryRun), cli.ValidateOutput(o.PrintFlags, "json", "yaml", "name"))
 	return errors.Join(errs...)
+}
+
+// configFlags names the flag behind each part of the hub's PlacementMisconfigured message.
+var configFlags = map[string]string{
+	"celSelector": "--cel", "Predicate": "--label-selectors or --claim-selectors",
+	"TaintToleration": "--tolerate", "Prioritizer": "--prioritizers",
+}
+
+// checkConfig runs the hub's own configuration check (the scheduler's, with
+// no clusters) and reports what would make the placement Misconfigured, such
+// as a CEL expression that does not compile.
+func checkConfig(p *clusterv1beta1.Placement) error {
+	res := placement.NewScheduler().Schedule(placement.Input{Placement: p})
+	if res.Misconfigured.Status != metav1.ConditionTrue {
+		return nil
+	}
+	msg := res.Misconfigured.Message
+	flag := "the flags"
+	for _, part := range []string{"celSelector", "Predicate", "TaintToleration", "Prioritizer"} {
+		if strings.Contains(msg, part) {
+			flag = configFlags[part]
+			break
+		}
+	}
+	return fmt.Errorf("the hub would mark this placement misconfigured (%s): correct %s", msg, flag)
 }
 
 // GetOptions are the flags and arguments of `kubectl ocm placement get`.

@@ -204,6 +204,7 @@ func TestCreateFlags(t *testing.T) {
 		{"bad cluster set", []string{"web", "--clustersets", "Prod"}, nil, []string{`--clustersets: "Prod" is not a cluster set name`}},
 		{"empty cel", []string{"web", "--cel", " "}, nil, []string{"--cel: an expression is empty"}},
 		{"too many spreads", []string{"web", "--spread", "a:1,b:1,c:1,d:1,e:1,f:1,g:1,h:1,i:1"}, nil, []string{"at most 8 spread constraints"}},
+		{"cel that does not compile", []string{"web", "--cel", "managedCluster.metadata.name ==== 1"}, nil, []string{"the hub would mark this placement misconfigured", "celSelector expression 0", "correct --cel"}},
 		{"bad output", []string{"web", "-o", "wide"}, nil, []string{`--output "wide" is not supported`}},
 		{"bad dry run", []string{"web", "--dry-run=yes"}, nil, []string{"--dry-run yes is not supported"}},
 	}

@@ -85,6 +85,7 @@ func testPlacement(ctx context.Context, t *testing.T, k cli, c client.Client) {
 			{[]string{"--spread", "region"}, []string{"--spread", "KEY:MAXSKEW"}},
 			{[]string{"--label-selectors", "env in (a"}, []string{"--label-selectors", "kubectl -l"}},
 			{[]string{"--count", "-3"}, []string{"--count -3 must not be negative"}},
+			{[]string{"--cel", "managedCluster.metadata.name ==== 1"}, []string{"the hub would mark this placement misconfigured", "correct --cel"}},
 		} {
 			for _, name := range []string{"bad", "full"} {
 				expectErr(t, k.run(ctx, append([]string{"placement", "create", name, "-n", "apps", "--overwrite"}, tc.args...)...), tc.want...)
