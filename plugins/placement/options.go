@@ -14,8 +14,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
