@@ -63,6 +63,24 @@ func (s *suite) testOverrides(t *testing.T) {
 			MergePatch:         runtime.RawExtension{Raw: []byte(`{"data":{"v":"prod"}}`)},
 		}}},
 	}
+	// The API server rejects overrides choosing no cluster, without a resource
+	// or kind, or with a patch that is not an object.
+	for _, tc := range []struct {
+		override workv1alpha1.ManifestWorkOverride
+		msg      string
+	}{
+		{workv1alpha1.ManifestWorkOverride{Patches: []workv1alpha1.ManifestPatch{cfgPatch("x")}}, "must choose clusters with clusterNames or clusterSelector"},
+		{workv1alpha1.ManifestWorkOverride{ClusterNames: []string{c1}, Patches: []workv1alpha1.ManifestPatch{{
+			ResourceIdentifier: workv1alpha1.ManifestResourceIdentifier{Name: "cfg"}, MergePatch: runtime.RawExtension{Raw: []byte(`{}`)}}}}, "resource or kind is required"},
+		{workv1alpha1.ManifestWorkOverride{ClusterNames: []string{c1}, Patches: []workv1alpha1.ManifestPatch{{
+			ResourceIdentifier: cfgPatch("x").ResourceIdentifier, MergePatch: runtime.RawExtension{Raw: []byte(`"text"`)}}}}, "mergePatch"},
+	} {
+		bad := mwrs.DeepCopy()
+		bad.Spec.Overrides = []workv1alpha1.ManifestWorkOverride{tc.override}
+		if err := s.admin.Create(s.ctx, bad); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("create with override %+v: got %v, want Invalid containing %q", tc.override, err, tc.msg)
+		}
+	}
 	must(t, "create", s.admin.Create(s.ctx, mwrs))
 	s.waitValues(t, ns, name, map[string]string{c1: "named", c2: "prod", c3: "base"})
 

@@ -1,6 +1,7 @@
 package replicaset
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
@@ -57,6 +59,7 @@ func TestReplicaSet(t *testing.T) {
 		s.cluster(t, c, labels)
 	}
 	t.Run("All creates a work on every cluster; leaving the decisions removes it", s.testAll)
+	t.Run("two placements: a cluster belongs to the first deciding it", s.testTwoPlacements)
 	t.Run("Progressive advances one cluster at a time; a template change rolls out again", s.testProgressive)
 	t.Run("a failing cluster stops the rollout at maxFailures", s.testMaxFailures)
 	t.Run("ProgressivePerGroup: mandatory group, then group by group", s.testPerGroup)
@@ -221,4 +224,36 @@ func (s *suite) testInvalidStrategy(t *testing.T) {
 		t.Errorf("message %q", c.Message)
 	}
 	s.expectWorks(t, ns, name)
+}
+
+func (s *suite) testTwoPlacements(t *testing.T) {
+	const ns, name = "twoplacements", "two"
+	s.placement(t, ns, "p1", group{clusters: []string{c1}})
+	must(t, "create p2", s.admin.Create(s.ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "p2"}}))
+	s.decisions(t, ns, "p2", group{clusters: []string{c1, c2}})
+	mwrs := newMWRS(ns, name, "p1", clusterv1alpha1.RolloutStrategy{}, "v1")
+	mwrs.Spec.PlacementRefs = append(mwrs.Spec.PlacementRefs, workv1alpha1.LocalPlacementReference{Name: "p2"})
+	must(t, "create", s.admin.Create(s.ctx, mwrs))
+	works := s.waitWorks(t, ns, name, c1, c2)
+	const label = workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey
+	if works[c1].Labels[label] != "p1" || works[c2].Labels[label] != "p2" {
+		t.Errorf("placement labels %s, %s; want p1, p2", works[c1].Labels[label], works[c2].Labels[label])
+	}
+	m := s.waitStatus(t, ns, name, "two placement summaries", func(m *workv1alpha1.ManifestWorkReplicaSet) bool {
+		return len(m.Status.PlacementsSummary) == 2 && m.Status.Summary.Total == 2
+	})
+	if m.Status.PlacementsSummary[0].Summary.DesiredTotal != 1 || m.Status.PlacementsSummary[1].Summary.DesiredTotal != 1 {
+		t.Errorf("placement summaries %+v", m.Status.PlacementsSummary)
+	}
+	// p1 drops cluster1: p2 owns it now; its work is relabeled, not rewritten.
+	s.decisions(t, ns, "p1", group{})
+	s.poll(t, "cluster1's work labeled p2", func(ctx context.Context) (bool, error) {
+		works, err := s.works(ctx, ns, name)
+		return err == nil && works[c1] != nil && works[c1].Labels[label] == "p2", err
+	})
+	after, err := s.works(s.ctx, ns, name)
+	must(t, "list", err)
+	if after[c1].Generation != works[c1].Generation {
+		t.Errorf("cluster1's work went from generation %d to %d; want its spec untouched", works[c1].Generation, after[c1].Generation)
+	}
 }

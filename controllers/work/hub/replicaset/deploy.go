@@ -98,6 +98,24 @@ func (r *Reconciler) existing(ctx context.Context, cluster, name, labelValue str
 	return fmt.Errorf("ManifestWork %s/%s exists and is %w", cluster, name, errForeign)
 }
 
+// relabel points the placementname label of mw at placement when the
+// cluster is now owned by another placement of the same
+// ManifestWorkReplicaSet; the spec is left alone.
+func (r *Reconciler) relabel(ctx context.Context, mw *workv1.ManifestWork, placement string) (*workv1.ManifestWork, error) {
+	if mw.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] == placement {
+		return mw, nil
+	}
+	updated := mw.DeepCopy()
+	updated.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] = placement
+	if err := r.Client.Update(ctx, updated); err != nil {
+		if apierrors.IsConflict(err) {
+			return nil, errStale
+		}
+		return nil, fmt.Errorf("relabel ManifestWork %s/%s: %w", mw.Namespace, mw.Name, err)
+	}
+	return updated, nil
+}
+
 // deleteWork deletes mw in the background; a work already gone is fine.
 func (r *Reconciler) deleteWork(ctx context.Context, mw *workv1.ManifestWork) error {
 	if !mw.DeletionTimestamp.IsZero() {

@@ -166,16 +166,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 			requeue = d
 		}
 	}
-	for cluster, mw := range works {
-		if _, ok := want[cluster]; ok {
-			continue
-		}
-		if err := r.deleteWork(ctx, mw); err != nil {
-			return ctrl.Result{}, err
-		}
-		delete(works, cluster)
-		log.V(2).Info("Deleted ManifestWork of a cluster no longer decided", "cluster", cluster)
+	behind, err := r.tidyWorks(ctx, works, want)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
+	stale = stale || behind
 	if stale && (requeue == 0 || requeue > staleRetry) {
 		requeue = staleRetry
 	}
@@ -234,4 +229,34 @@ func (r *Reconciler) desiredWorks(ctx context.Context, ov *overrider, plans []*p
 		}
 	}
 	return want, nil
+}
+
+// tidyWorks deletes the works of clusters no longer decided and points the
+// placementname label of current works at the placement owning their cluster.
+// works is updated in place; stale reports that the cache was behind.
+func (r *Reconciler) tidyWorks(ctx context.Context, works map[string]*workv1.ManifestWork, want map[string]desired) (stale bool, err error) {
+	log := ctrl.LoggerFrom(ctx)
+	for cluster, mw := range works {
+		if d, ok := want[cluster]; ok {
+			if mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] != d.hash {
+				continue
+			}
+			updated, err := r.relabel(ctx, mw, d.placement)
+			switch {
+			case errors.Is(err, errStale):
+				stale = true
+			case err != nil:
+				return stale, err
+			default:
+				works[cluster] = updated
+			}
+			continue
+		}
+		if err := r.deleteWork(ctx, mw); err != nil {
+			return stale, err
+		}
+		delete(works, cluster)
+		log.V(2).Info("Deleted ManifestWork of a cluster no longer decided", "cluster", cluster)
+	}
+	return stale, nil
 }
