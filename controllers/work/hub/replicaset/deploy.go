@@ -78,7 +78,7 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 
 // errStale means the cache was behind the API server: the ManifestWork was
 // created or changed since it was read; the next reconcile sees it.
-var errStale = errors.New("ManifestWork changed since it was read")
+var errStale = errors.New("the ManifestWork changed since it was read")
 
 // existing explains why the ManifestWork cluster/name could not be created:
 // a work of this ManifestWorkReplicaSet the cache has not seen yet (stale),
@@ -95,7 +95,7 @@ func (r *Reconciler) existing(ctx context.Context, cluster, name, labelValue str
 	if mw.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey] == labelValue {
 		return errStale
 	}
-	return fmt.Errorf("ManifestWork %s/%s exists and is %w", cluster, name, errForeign)
+	return fmt.Errorf("the ManifestWork %s/%s exists and is %w", cluster, name, errForeign)
 }
 
 // relabel points the placementname label of mw at placement when the
