@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -117,7 +118,13 @@ func readInput(ctx context.Context, c client.Client, p *clusterv1beta1.Placement
 		in.Scores = append(in.Scores, &scores.Items[i])
 	}
 	all := &clusterv1beta1.PlacementDecisionList{}
-	if err := c.List(ctx, all); err != nil {
+	if err := c.List(ctx, all); apierrors.IsForbidden(err) {
+		warnings = append(warnings, fmt.Sprintf("cannot list the PlacementDecisions of every namespace (%v): Balance counts only the placements of namespace %s", err, p.Namespace))
+		err = c.List(ctx, all, client.InNamespace(p.Namespace))
+		if err != nil {
+			return in, nil, nil, fmt.Errorf("list the PlacementDecisions of namespace %s: %w", p.Namespace, err)
+		}
+	} else if err != nil {
 		return in, nil, nil, fmt.Errorf("list PlacementDecisions: %w", err)
 	}
 	others := map[string]map[string]bool{}

@@ -32,7 +32,8 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []Manifest)
 	if err != nil {
 		return err
 	}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: r.PlacementNamespace, Name: r.PlacementName}, &clusterv1beta1.Placement{}); err != nil {
+	placement := &clusterv1beta1.Placement{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: r.PlacementNamespace, Name: r.PlacementName}, placement); err != nil {
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("Placement %s not found in namespace %s: create it first with `kubectl ocm placement create %s -n %s`, or list them with `kubectl ocm placement get -A`",
 				r.PlacementName, r.PlacementNamespace, r.PlacementName, r.PlacementNamespace)
@@ -73,6 +74,10 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []Manifest)
 		return o.print([]*unstructured.Unstructured{mwrs}, "")
 	}
 	fmt.Fprintf(o.Out, "ManifestWorkReplicaSet %s %s in namespace %s for placement %s (rollout %s)\n", o.Name, verb, r.PlacementNamespace, r.PlacementName, r.Type)
+	if placement.Name != "" && placement.Status.NumberOfSelectedClusters == 0 {
+		fmt.Fprintf(o.ErrOut, "Warning: placement %s selects no cluster yet, so no work is delivered: `kubectl ocm placement explain %s -n %s` tells why\n",
+			r.PlacementName, r.PlacementName, r.PlacementNamespace)
+	}
 	return nil
 }
 

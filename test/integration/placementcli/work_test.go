@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,9 +35,13 @@ func testWork(ctx context.Context, t *testing.T, k cli, c client.Client) {
 		}
 	})
 	t.Run("create", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu", "--replicaset",
-			"--rollout", "Progressive", "--max-concurrency", "25%", "--max-failures", "1", "--min-success-time", "30s", "--progress-deadline", "10m"),
-			"ManifestWorkReplicaSet web created in namespace apps for placement eu (rollout Progressive)")
+		r := k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu", "--replicaset",
+			"--rollout", "Progressive", "--max-concurrency", "25%", "--max-failures", "1", "--min-success-time", "30s", "--progress-deadline", "10m")
+		expectOK(t, r, "ManifestWorkReplicaSet web created in namespace apps for placement eu (rollout Progressive)")
+		// No scheduler wrote the placement's status.
+		if !strings.Contains(r.errOut, "placement eu selects no cluster yet") {
+			t.Errorf("stderr lacks the warning that the placement selects nothing:\n%s", r.errOut)
+		}
 		mwrs := &workv1alpha1.ManifestWorkReplicaSet{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "web"}, mwrs); err != nil {
 			t.Fatal(err)
