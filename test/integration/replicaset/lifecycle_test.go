@@ -221,3 +221,24 @@ func (s *suite) testSeed(t *testing.T) {
 	}
 	s.expectWorks(t, ns, name, c1)
 }
+
+// testForeign: a ManifestWork of the same name the ManifestWorkReplicaSet did
+// not create is left alone and reported.
+func (s *suite) testForeign(t *testing.T) {
+	const ns, name = "foreign", "foreign"
+	s.placement(t, ns, "p", group{clusters: []string{c1, c2}})
+	mine := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: c1, Name: name},
+		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{configMap("someone else's")}}}}
+	must(t, "create a foreign work", s.admin.Create(s.ctx, mine))
+	must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", clusterv1alpha1.RolloutStrategy{}, "v1")))
+	s.waitWorks(t, ns, name, c2)
+	m := s.waitStatus(t, ns, name, "NotAsExpected", cond(applied, False, workv1alpha1.ReasonNotAsExpected))
+	if c := meta.FindStatusCondition(m.Status.Conditions, applied); !strings.Contains(c.Message, "cluster1/foreign exists and is not created by this ManifestWorkReplicaSet") {
+		t.Errorf("message %q", c.Message)
+	}
+	got := &workv1.ManifestWork{}
+	must(t, "get the foreign work", s.admin.Get(s.ctx, client.ObjectKeyFromObject(mine), got))
+	if got.ResourceVersion != mine.ResourceVersion {
+		t.Error("the foreign work was changed")
+	}
+}

@@ -67,6 +67,7 @@ func TestReplicaSet(t *testing.T) {
 	t.Run("progressDeadline times clusters out", s.testProgressDeadline)
 	t.Run("an unparsable progressDeadline stops the placement's rollout", s.testInvalidStrategy)
 	t.Run("overrides by name and label", s.testOverrides)
+	t.Run("a same-named work of someone else is left alone", s.testForeign)
 	t.Run("cascade deletion Background and Foreground", s.testCascade)
 	t.Run("seed 001-rolloutstrategy-progressive", s.testSeed)
 }
