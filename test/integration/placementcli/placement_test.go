@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/placement"
 )
@@ -197,6 +199,26 @@ func testExplain(ctx context.Context, t *testing.T, k cli, c client.Client) {
 		}
 		if !reflect.DeepEqual(report.Selected, []string{"c1", "c2", "c3"}) || report.Agrees {
 			t.Errorf("selected = %v (agrees %v), want c1,c2,c3 not agreeing with no decisions", report.Selected, report.Agrees)
+		}
+	})
+	t.Run("add-on scores rank the clusters", func(t *testing.T) {
+		for cluster, value := range map[string]int32{"c1": 10, "c2": 90} {
+			mustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}})
+			score := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "demo"}}
+			mustCreate(ctx, t, c, score)
+			score.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: "cpu", Value: value}}
+			if err := c.Status().Update(ctx, score); err != nil {
+				t.Fatal(err)
+			}
+		}
+		expectOK(t, k.run(ctx, "placement", "create", "scored", "-n", "apps", "--label-selectors", "env=prod", "--count", "1",
+			"--prioritizers", "AddOn:demo:cpu:2", "--prioritizer-mode", "Exact"))
+		r := k.run(ctx, "placement", "explain", "scored", "-n", "apps")
+		expectOK(t, r, "ADDON:DEMO:CPU")
+		for cluster, want := range map[string][]string{"c1": {"c1", "no", "Rank", "10", "20"}, "c2": {"c2", "yes", "Selected", "90", "180"}} {
+			if got := row(r.out, cluster); len(got) < 5 || strings.Join(got[:5], " ") != strings.Join(want, " ") {
+				t.Errorf("row of %s = %v, want it to start with %v\n%s", cluster, got, want, r.out)
+			}
 		}
 	})
 	t.Run("agrees with written decisions", func(t *testing.T) {

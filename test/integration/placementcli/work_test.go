@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -76,8 +75,8 @@ func testWork(ctx context.Context, t *testing.T, k cli, c client.Client) {
 		if err := c.Status().Update(ctx, mwrs); err != nil {
 			t.Fatal(err)
 		}
-		// The hub controller's work for c1, applied and available; c2 has none yet.
-		mustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "c1"}})
+		// The hub controller's work for c1 (namespace made by the explain
+		// tests), applied and available; c2 has none yet.
 		w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "web", Labels: map[string]string{
 			workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: "apps.web", workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey: "eu"}},
 			Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{
