@@ -18,5 +18,6 @@ func TestPlacementCLI(t *testing.T) {
 	t.Run("clusterset", func(t *testing.T) { testClusterSet(ctx, t, k, c) })
 	t.Run("placement", func(t *testing.T) { testPlacement(ctx, t, k, c) })
 	t.Run("explain", func(t *testing.T) { testExplain(ctx, t, k, c) })
+	t.Run("namespace user", func(t *testing.T) { testNamespaceUser(ctx, t, env, c) })
 	t.Run("work", func(t *testing.T) { testWork(ctx, t, k, c) })
 }
