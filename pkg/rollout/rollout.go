@@ -46,6 +46,7 @@ func Compute(in Input) (Result, error) {
 	groups := orderGroups(in.Groups)
 	all := make([][]entry, len(groups))
 	for i, g := range groups {
+		all[i] = make([]entry, 0, len(g.Clusters))
 		for _, name := range g.Clusters {
 			all[i] = append(all[i], classify(name, g, in.States[name], s, in.Now))
 		}

@@ -96,7 +96,11 @@ func (b *builder) mandatory(groups []Group, all [][]entry, mandatory []clusterv1
 // rollout window, in group order, and starts none once failures exceed
 // maxFailures (counted over total clusters).
 func (b *builder) progressive(rest [][]entry, total int, s settings) error {
-	var flat []entry
+	n := 0
+	for _, es := range rest {
+		n += len(es)
+	}
+	flat := make([]entry, 0, n)
 	for _, es := range rest {
 		flat = append(flat, es...)
 	}

@@ -26,6 +26,9 @@ type overrider struct {
 	selectors []labels.Selector
 	// targets[i][j] are the indexes of the manifests patch j of override i patches.
 	targets [][][]int
+	// plainHash is the hash of the template itself, computed once for the
+	// clusters no override chooses.
+	plainHash string
 }
 
 // newOverrider checks every override against the template, whichever
@@ -112,9 +115,21 @@ func (o *overrider) needsLabels() bool {
 }
 
 // specFor returns the ManifestWork spec of the cluster name with
-// ManagedCluster labels lbls and its hash.
+// ManagedCluster labels lbls and its hash. The spec must not be modified.
 func (o *overrider) specFor(name string, lbls map[string]string) (*workv1.ManifestWorkSpec, string, error) {
-	spec, err := o.apply(o.template.DeepCopy(), o.chosen(name, lbls))
+	which := o.chosen(name, lbls)
+	if len(which) == 0 {
+		// Shared by every plain cluster: callers copy before changing it.
+		if o.plainHash == "" {
+			h, err := specHash(&o.template)
+			if err != nil {
+				return nil, "", err
+			}
+			o.plainHash = h
+		}
+		return &o.template, o.plainHash, nil
+	}
+	spec, err := o.apply(o.template.DeepCopy(), which)
 	if err != nil {
 		return nil, "", err
 	}
