@@ -56,7 +56,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 			}
 			return nil
 		}
-		table := PlacementsTable(list.Items, o.AllNamespaces, format == "wide", time.Now())
+		table := PlacementsTable(list.Items, format == "wide", time.Now())
 		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide", WithNamespace: o.AllNamespaces}).PrintObj(table, o.Out)
 	}
 	printer, err := o.PrintFlags.ToPrinter()
@@ -79,8 +79,9 @@ func (o *GetOptions) Run(ctx context.Context) error {
 
 // PlacementsTable renders placements as a kubectl table: NAME, SUCCEEDED
 // (PlacementSatisfied), REASON, SELECTED, AGE, and with wide MISCONFIGURED,
-// CLUSTERSETS and COUNT (numberOfClusters). withNamespace prepends NAMESPACE.
-func PlacementsTable(items []clusterv1beta1.Placement, withNamespace, wide bool, now time.Time) *metav1.Table {
+// CLUSTERSETS and COUNT (numberOfClusters). Each row holds its Placement, so
+// the table printer's WithNamespace option can prepend NAMESPACE.
+func PlacementsTable(items []clusterv1beta1.Placement, wide bool, now time.Time) *metav1.Table {
 	cols := []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string"}, {Name: "Succeeded", Type: "string"}, {Name: "Reason", Type: "string"},
 		{Name: "Selected", Type: "integer"}, {Name: "Age", Type: "date"},
@@ -120,7 +121,6 @@ func PlacementsTable(items []clusterv1beta1.Placement, withNamespace, wide bool,
 	if !wide {
 		table.ColumnDefinitions = cols[:narrow]
 	}
-	_ = withNamespace // the table printer adds NAMESPACE from the row objects
 	return table
 }
 
