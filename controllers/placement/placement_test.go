@@ -194,3 +194,46 @@ func TestSchedulingFieldsDiffer(t *testing.T) {
 		})
 	}
 }
+
+func TestClusterChangeAffects(t *testing.T) {
+	withPredicate := func(sel clusterv1beta1.ClusterSelector) *clusterv1beta1.Placement {
+		return &clusterv1beta1.Placement{Spec: clusterv1beta1.PlacementSpec{Predicates: []clusterv1beta1.ClusterPredicate{{RequiredClusterSelector: sel}}}}
+	}
+	byLabel := withPredicate(clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"a": "1"}}})
+	byClaim := withPredicate(clusterv1beta1.ClusterSelector{ClaimSelector: clusterv1beta1.ClusterClaimSelector{
+		MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: metav1.LabelSelectorOpExists}},
+	}})
+	byCEL := withPredicate(clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"true"}}})
+	plain := &clusterv1beta1.Placement{}
+	cpu := &clusterv1beta1.Placement{Spec: clusterv1beta1.PlacementSpec{PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{
+		Configurations: []clusterv1beta1.PrioritizerConfig{{Weight: 1, ScoreCoordinate: &clusterv1beta1.ScoreCoordinate{
+			Type: clusterv1beta1.ScoreCoordinateTypeBuiltIn, BuiltIn: clusterv1beta1.PrioritizerResourceAllocatableCPU}}},
+	}}}
+	spreadZone := &clusterv1beta1.Placement{Spec: clusterv1beta1.PlacementSpec{SpreadPolicy: clusterv1beta1.SpreadPolicy{
+		SpreadConstraints: []clusterv1beta1.SpreadConstraintsTerm{{TopologyKey: "zone", TopologyKeyType: clusterv1beta1.TopologyKeyTypeLabel}},
+	}}}
+	tests := []struct {
+		name   string
+		change clusterChange
+		p      *clusterv1beta1.Placement
+		want   bool
+	}{
+		{"taint affects a plain placement", clusterChange{all: true}, plain, true},
+		{"label does not affect a plain placement", clusterChange{labels: true}, plain, false},
+		{"label affects a label selector", clusterChange{labels: true}, byLabel, true},
+		{"label does not affect a claim selector", clusterChange{labels: true}, byClaim, false},
+		{"claim affects a claim selector", clusterChange{claims: true}, byClaim, true},
+		{"claim affects CEL", clusterChange{claims: true}, byCEL, true},
+		{"allocatable affects ResourceAllocatableCPU", clusterChange{allocatable: true}, cpu, true},
+		{"allocatable does not affect a label selector", clusterChange{allocatable: true}, byLabel, false},
+		{"label affects a label topology", clusterChange{labels: true}, spreadZone, true},
+		{"claim does not affect a label topology", clusterChange{claims: true}, spreadZone, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.change.affects(tt.p); got != tt.want {
+				t.Errorf("affects = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

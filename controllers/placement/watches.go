@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -46,14 +47,13 @@ func schedulingFieldsDiffer(o, n *clusterv1.ManagedCluster) bool {
 }
 
 // clusterHandler enqueues the placements that may select a changed cluster,
-// with the cluster's old and new labels (it may have left one set for another).
+// with its old and new labels (it may have left one set for another). An
+// update that keeps the cluster's sets enqueues only the placements the
+// change can affect (see clusterChange.affects).
 func (r *Reconciler) clusterHandler() handler.EventHandler {
-	enqueue := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], objs ...client.Object) {
-		var sets []labels.Set
-		for _, o := range objs {
-			sets = append(sets, labels.Set(o.GetLabels()))
-		}
-		for _, req := range r.placementsOfClusterLabels(ctx, false, sets...) {
+	all := func(*clusterv1beta1.Placement) bool { return true }
+	enqueue := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], o client.Object) {
+		for _, req := range r.placementsOfSets(ctx, r.setsMatching(ctx, labels.Set(o.GetLabels())), all) {
 			q.Add(req)
 		}
 	}
@@ -62,7 +62,20 @@ func (r *Reconciler) clusterHandler() handler.EventHandler {
 			enqueue(ctx, q, e.Object)
 		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, q, e.ObjectOld, e.ObjectNew)
+			o, ok1 := e.ObjectOld.(*clusterv1.ManagedCluster)
+			n, ok2 := e.ObjectNew.(*clusterv1.ManagedCluster)
+			if !ok1 || !ok2 {
+				return
+			}
+			before, after := r.setsMatching(ctx, o.Labels), r.setsMatching(ctx, n.Labels)
+			filter := changeOf(o, n).affects
+			if !maps.Equal(before, after) {
+				filter = all
+			}
+			maps.Copy(after, before)
+			for _, req := range r.placementsOfSets(ctx, after, filter) {
+				q.Add(req)
+			}
 		},
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			enqueue(ctx, q, e.Object)
@@ -81,18 +94,16 @@ func (r *Reconciler) placementsOfScore(ctx context.Context, score client.Object)
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: score.GetNamespace()}, cluster); err != nil {
 		return nil // a score of no cluster is read by no placement
 	}
-	return r.placementsOfClusterLabels(ctx, true, labels.Set(cluster.Labels))
+	return r.placementsOfSets(ctx, r.setsMatching(ctx, cluster.Labels), usesScores)
 }
 
-// placementsOfClusterLabels returns the placements that may select a cluster
-// with any of the given label sets: the placements of the namespaces bound to
-// a set selecting it, whose spec.clusterSets allow that set. With
-// scoresOnly, only the placements that read add-on scores.
-func (r *Reconciler) placementsOfClusterLabels(ctx context.Context, scoresOnly bool, clusterLabels ...labels.Set) []reconcile.Request {
+// setsMatching returns the names of the ManagedClusterSets that select a
+// cluster with labels l.
+func (r *Reconciler) setsMatching(ctx context.Context, l labels.Set) map[string]bool {
 	sets := &clusterv1beta2.ManagedClusterSetList{}
 	if err := r.Client.List(ctx, sets, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "List ManagedClusterSets")
-		return nil
+		return map[string]bool{}
 	}
 	matched := map[string]bool{}
 	for i := range sets.Items {
@@ -100,23 +111,21 @@ func (r *Reconciler) placementsOfClusterLabels(ctx context.Context, scoresOnly b
 		if err != nil {
 			continue // selects nothing the scheduler can use
 		}
-		for _, l := range clusterLabels {
-			if sel.Matches(l) {
-				matched[sets.Items[i].Name] = true
-			}
+		if sel.Matches(l) {
+			matched[sets.Items[i].Name] = true
 		}
 	}
-	return r.placementsOfSets(ctx, matched, scoresOnly)
+	return matched
 }
 
 // placementsOfSet enqueues the placements that may use the ManagedClusterSet set.
 func (r *Reconciler) placementsOfSet(ctx context.Context, set client.Object) []reconcile.Request {
-	return r.placementsOfSets(ctx, map[string]bool{set.GetName(): true}, false)
+	return r.placementsOfSets(ctx, map[string]bool{set.GetName(): true}, func(*clusterv1beta1.Placement) bool { return true })
 }
 
 // placementsOfSets returns the placements of the namespaces bound to any of
-// sets whose spec.clusterSets allow one of those bound sets.
-func (r *Reconciler) placementsOfSets(ctx context.Context, sets map[string]bool, scoresOnly bool) []reconcile.Request {
+// sets whose spec.clusterSets allow one of those bound sets, and that want.
+func (r *Reconciler) placementsOfSets(ctx context.Context, sets map[string]bool, want func(*clusterv1beta1.Placement) bool) []reconcile.Request {
 	if len(sets) == 0 {
 		return nil
 	}
@@ -133,7 +142,7 @@ func (r *Reconciler) placementsOfSets(ctx context.Context, sets map[string]bool,
 	}
 	var out []reconcile.Request
 	for ns, bound := range boundIn {
-		out = append(out, r.placementsIn(ctx, ns, bound, scoresOnly)...)
+		out = append(out, r.placementsIn(ctx, ns, bound, want)...)
 	}
 	return out
 }
@@ -145,12 +154,12 @@ func (r *Reconciler) placementsOfBinding(ctx context.Context, binding client.Obj
 	if !ok {
 		return nil
 	}
-	return r.placementsIn(ctx, b.Namespace, []string{b.Spec.ClusterSet}, false)
+	return r.placementsIn(ctx, b.Namespace, []string{b.Spec.ClusterSet}, func(*clusterv1beta1.Placement) bool { return true })
 }
 
 // placementsIn returns the placements of namespace ns that may use one of
-// sets: those without spec.clusterSets or naming one of them.
-func (r *Reconciler) placementsIn(ctx context.Context, ns string, sets []string, scoresOnly bool) []reconcile.Request {
+// sets (those without spec.clusterSets or naming one of them) that want.
+func (r *Reconciler) placementsIn(ctx context.Context, ns string, sets []string, want func(*clusterv1beta1.Placement) bool) []reconcile.Request {
 	list := &clusterv1beta1.PlacementList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "List Placements", "namespace", ns)
@@ -159,7 +168,7 @@ func (r *Reconciler) placementsIn(ctx context.Context, ns string, sets []string,
 	var out []reconcile.Request
 	for i := range list.Items {
 		p := &list.Items[i]
-		if scoresOnly && !usesScores(p) {
+		if !want(p) {
 			continue
 		}
 		if len(p.Spec.ClusterSets) > 0 && !slices.ContainsFunc(p.Spec.ClusterSets, func(s string) bool { return slices.Contains(sets, s) }) {

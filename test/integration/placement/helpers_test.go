@@ -198,6 +198,12 @@ func (s *suite) updateCluster(ctx context.Context, t *testing.T, name string, ch
 // score, creating the cluster namespace when needed.
 func (s *suite) score(ctx context.Context, t *testing.T, cluster, name, scoreName string, value int32) {
 	t.Helper()
+	s.scoreUntil(ctx, t, cluster, name, scoreName, value, nil)
+}
+
+// scoreUntil is score with status.validUntil.
+func (s *suite) scoreUntil(ctx context.Context, t *testing.T, cluster, name, scoreName string, value int32, validUntil *metav1.Time) {
+	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}}
 	if err := s.admin.Create(ctx, ns); err != nil && !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("create namespace %s: %v", cluster, err)
@@ -215,6 +221,7 @@ func (s *suite) score(ctx context.Context, t *testing.T, cluster, name, scoreNam
 			}
 		}
 		sc.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: scoreName, Value: value}}
+		sc.Status.ValidUntil = validUntil
 		return true, s.admin.Status().Update(ctx, sc)
 	})
 }

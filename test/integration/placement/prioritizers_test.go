@@ -3,7 +3,9 @@ package placement
 import (
 	"context"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
@@ -62,4 +64,18 @@ func testPrioritizers(ctx context.Context, t *testing.T, s *suite) {
 	s.waitDecided(ctx, t, ns, "addon-negative", "prio-4")
 	// Steady (weight 2) outweighs prio-1's 20 more points.
 	s.waitDecided(ctx, t, ns, "steady", "prio-2")
+
+	// An expired score counts 0: only the scheduler's requeue at validUntil
+	// moves the placement.
+	until := metav1.NewTime(time.Now().Add(8 * time.Second).Truncate(time.Second))
+	s.scoreUntil(ctx, t, "prio-3", "expiring", "s", 90, &until)
+	s.score(ctx, t, "prio-4", "expiring", "s", 20)
+	s.createPlacement(ctx, t, newPlacement(ns, "expiring", exact(1, addOn("expiring", "s", 1))))
+	if time.Now().Before(until.Time) {
+		s.waitDecided(ctx, t, ns, "expiring", "prio-3")
+	}
+	s.waitDecided(ctx, t, ns, "expiring", "prio-4")
+	if time.Now().Before(until.Time) {
+		t.Errorf("the placement left prio-3 at %s, before its score expired at %s", time.Now(), until)
+	}
 }

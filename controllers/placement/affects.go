@@ -1,0 +1,87 @@
+package placement
+
+import (
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+)
+
+// clusterChange is what changed in a ManagedCluster update, as far as
+// scheduling is concerned.
+type clusterChange struct {
+	// all means every placement that may select the cluster is affected:
+	// taints or deletion changed.
+	all bool
+	// labels, claims and allocatable report changes read only by the
+	// placements configured to read them.
+	labels, claims, allocatable bool
+}
+
+// changeOf classifies the update of o to n.
+func changeOf(o, n *clusterv1.ManagedCluster) clusterChange {
+	return clusterChange{
+		all: !equality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints) ||
+			o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero(),
+		labels:      !equality.Semantic.DeepEqual(o.Labels, n.Labels),
+		claims:      !equality.Semantic.DeepEqual(o.Status.ClusterClaims, n.Status.ClusterClaims),
+		allocatable: !equality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable),
+	}
+}
+
+// affects reports whether the change can alter p's decisions, given that
+// the cluster's set membership did not change. A change of set membership,
+// taints or deletion affects every placement that may select the cluster;
+// labels matter only to label selectors, label topologies and decision
+// groups by label; claims likewise; allocatable resources only to the
+// ResourceAllocatable prioritizers; a CEL selector may read anything.
+func (c clusterChange) affects(p *clusterv1beta1.Placement) bool {
+	if c.all {
+		return true
+	}
+	spec := &p.Spec
+	for _, pred := range spec.Predicates {
+		sel := &pred.RequiredClusterSelector
+		if len(sel.CelSelector.CelExpressions) > 0 && (c.labels || c.claims || c.allocatable) {
+			return true
+		}
+		if c.labels && !isEmptySelector(&sel.LabelSelector) {
+			return true
+		}
+		if c.claims && len(sel.ClaimSelector.MatchExpressions) > 0 {
+			return true
+		}
+	}
+	for _, g := range spec.DecisionStrategy.GroupStrategy.DecisionGroups {
+		if c.labels && !isEmptySelector(&g.ClusterSelector.LabelSelector) {
+			return true
+		}
+		if c.claims && len(g.ClusterSelector.ClaimSelector.MatchExpressions) > 0 {
+			return true
+		}
+	}
+	for _, sc := range spec.SpreadPolicy.SpreadConstraints {
+		if (c.labels && sc.TopologyKeyType != clusterv1beta1.TopologyKeyTypeClaim) ||
+			(c.claims && sc.TopologyKeyType == clusterv1beta1.TopologyKeyTypeClaim) {
+			return true
+		}
+	}
+	if c.allocatable {
+		for _, pc := range spec.PrioritizerPolicy.Configurations {
+			if pc.ScoreCoordinate == nil || pc.ScoreCoordinate.Type == clusterv1beta1.ScoreCoordinateTypeAddOn {
+				continue
+			}
+			switch pc.ScoreCoordinate.BuiltIn {
+			case clusterv1beta1.PrioritizerResourceAllocatableCPU, clusterv1beta1.PrioritizerResourceAllocatableMemory:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isEmptySelector reports whether s selects every cluster.
+func isEmptySelector(s *metav1.LabelSelector) bool {
+	return len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0
+}
