@@ -56,6 +56,7 @@ func TestWorkAgent(t *testing.T) {
 	t.Run("credential rotation reconnects", func(t *testing.T) { s.testRotation(ctx, t) })
 	t.Run("isolation from other clusters", func(t *testing.T) { s.testIsolation(ctx, t) })
 	t.Run("status feedback", func(t *testing.T) { s.testFeedback(ctx, t) })
+	t.Run("feedback scrape types", func(t *testing.T) { s.testFeedbackScrapeTypes(ctx, t) })
 	t.Run("condition rules", func(t *testing.T) { s.testConditionRules(ctx, t) })
 	t.Run("drift", func(t *testing.T) { s.testDrift(ctx, t) })
 	t.Run("completed manifest is frozen", func(t *testing.T) { s.testFrozenManifest(ctx, t) })
