@@ -26,7 +26,10 @@ func Wait(ctx context.Context, out io.Writer, timeout time.Duration, what string
 	err := wait.PollUntilContextTimeout(ctx, DefaultPollInterval, timeout, true, func(ctx context.Context) (bool, error) {
 		done, state, err := check(ctx)
 		if err != nil {
-			lastErr = err
+			// A check cut short by the timeout says nothing new about the state.
+			if ctx.Err() == nil {
+				lastErr = err
+			}
 			return false, nil
 		}
 		lastErr = nil

@@ -109,7 +109,7 @@ func testWork(ctx context.Context, t *testing.T, k cli, c client.Client) {
 	t.Run("delete", func(t *testing.T) {
 		expectErr(t, k.run(ctx, "work", "delete", "web", "--replicaset", "-n", "apps", "--clusters", "c1"), "--clusters and --replicaset exclude each other")
 		// Nothing removes the work of c1 (no hub controller): --wait names what is left.
-		r := k.run(ctx, "work", "delete", "web", "--replicaset", "-n", "apps", "--wait", "--timeout", "1s")
+		r := k.run(ctx, "work", "delete", "web", "--replicaset", "-n", "apps", "--wait", "--timeout", "2s")
 		expectErr(t, r, "waiting for ManifestWorkReplicaSet apps/web and its works to be removed", "1 work(s) left")
 		if !strings.Contains(r.out, "ManifestWorkReplicaSet web deleted in namespace apps") {
 			t.Errorf("output lacks the deletion:\n%s", r.out)
