@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWait(t *testing.T) {
+	tests := []struct {
+		name    string
+		check   func() Check
+		wantErr string
+		wantOut string
+	}{
+		{"done", func() Check {
+			return func(context.Context) (bool, string, error) { return true, "ready", nil }
+		}, "", "Waiting for x: ready\n"},
+		{"last state survives a check cut short by the timeout", func() Check {
+			calls := 0
+			return func(ctx context.Context) (bool, string, error) {
+				calls++
+				if calls == 1 {
+					return false, "1 left", nil
+				}
+				<-ctx.Done()
+				return false, "", ctx.Err()
+			}
+		}, "timed out after 200ms waiting for x; last state: 1 left", "Waiting for x: 1 left\n"},
+		{"a persistent error is reported", func() Check {
+			return func(context.Context) (bool, string, error) { return false, "", errors.New("forbidden") }
+		}, "waiting for x: forbidden", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := Wait(context.Background(), &out, 200*time.Millisecond, "x", tt.check())
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+			}
+			if out.String() != tt.wantOut {
+				t.Errorf("progress = %q, want %q", out.String(), tt.wantOut)
+			}
+		})
+	}
+}
