@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The getting-started flow on the `make dev-env` clusters, each step shown as a
 # user would type it: install the hub, join cluster1 and cluster2, accept them,
-# and list them.
+# list them, deliver a ManifestWork to cluster1, then roll a workload out to
+# both clusters through a placement.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,5 +53,17 @@ step kubectl apply -f "$ROOT/examples/manifestwork-hello.yaml" --context hub
 step kubectl wait --for=condition=Applied manifestwork/mw-01 -n cluster1 --context hub --timeout=1m
 step kubectl ocm work status mw-01 --cluster cluster1 --context hub
 step kubectl get pod hello -n default --context cluster1
+
+# Roll a workload out to every cluster of the default set through a placement,
+# one cluster at a time.
+step kubectl create namespace demo --context hub
+step kubectl ocm clusterset bind default --namespace demo --context hub
+step kubectl ocm placement create all-clusters -n demo --context hub
+step kubectl wait --for=condition=PlacementSatisfied placement/all-clusters -n demo --context hub --timeout=1m
+step kubectl ocm placement decisions all-clusters -n demo --context hub
+step kubectl ocm work create hello-fleet -f "$ROOT/examples/rollout/configmap.yaml" --placement demo/all-clusters --rollout Progressive --max-concurrency 1 --context hub
+step kubectl wait --for=condition=PlacementRolledOut manifestworkreplicaset/hello-fleet -n demo --context hub --timeout=2m
+step kubectl ocm work get --replicaset hello-fleet -n demo --context hub
+step kubectl get configmap hello-fleet -n default --context cluster2
 
 printf '\nThe hub and two managed clusters are running. Stop everything with: make dev-env-down\n'
