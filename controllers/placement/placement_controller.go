@@ -42,6 +42,9 @@ type Reconciler struct {
 
 	decisions *decisionAggregate
 	own       *ownWrites
+	// stores, when set, serve the full lists of clusters and scores without
+	// copies; without them the lists come from Client.
+	stores *stores
 }
 
 // Reconcile schedules the placement req and writes its decisions and status.
@@ -132,22 +135,13 @@ func (r *Reconciler) input(ctx context.Context, p *clusterv1beta1.Placement, exi
 		in.ClusterSets = append(in.ClusterSets, &sets.Items[i])
 	}
 	if len(in.Bindings) > 0 {
-		clusters := &clusterv1.ManagedClusterList{}
-		if err := r.Client.List(ctx, clusters, client.UnsafeDisableDeepCopy); err != nil {
-			return in, fmt.Errorf("list ManagedClusters: %w", err)
-		}
-		in.Clusters = make([]*clusterv1.ManagedCluster, len(clusters.Items))
-		for i := range clusters.Items {
-			in.Clusters[i] = &clusters.Items[i]
+		var err error
+		if in.Clusters, err = r.listClusters(ctx); err != nil {
+			return in, err
 		}
 		if usesScores(p) {
-			scores := &clusterv1alpha1.AddOnPlacementScoreList{}
-			if err := r.Client.List(ctx, scores, client.UnsafeDisableDeepCopy); err != nil {
-				return in, fmt.Errorf("list AddOnPlacementScores: %w", err)
-			}
-			in.Scores = make([]*clusterv1alpha1.AddOnPlacementScore, len(scores.Items))
-			for i := range scores.Items {
-				in.Scores[i] = &scores.Items[i]
+			if in.Scores, err = r.listScores(ctx); err != nil {
+				return in, err
 			}
 		}
 	}
@@ -160,6 +154,38 @@ func (r *Reconciler) input(ctx context.Context, p *clusterv1beta1.Placement, exi
 	}
 	in.OtherDecisions = r.decisions.others(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
 	return in, nil
+}
+
+// listClusters returns every ManagedCluster of the cache, read-only.
+func (r *Reconciler) listClusters(ctx context.Context) ([]*clusterv1.ManagedCluster, error) {
+	if r.stores != nil {
+		return r.stores.listClusters(), nil
+	}
+	clusters := &clusterv1.ManagedClusterList{}
+	if err := r.Client.List(ctx, clusters, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("list ManagedClusters: %w", err)
+	}
+	out := make([]*clusterv1.ManagedCluster, len(clusters.Items))
+	for i := range clusters.Items {
+		out[i] = &clusters.Items[i]
+	}
+	return out, nil
+}
+
+// listScores returns every AddOnPlacementScore of the cache, read-only.
+func (r *Reconciler) listScores(ctx context.Context) ([]*clusterv1alpha1.AddOnPlacementScore, error) {
+	if r.stores != nil {
+		return r.stores.listScores(), nil
+	}
+	scores := &clusterv1alpha1.AddOnPlacementScoreList{}
+	if err := r.Client.List(ctx, scores, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("list AddOnPlacementScores: %w", err)
+	}
+	out := make([]*clusterv1alpha1.AddOnPlacementScore, len(scores.Items))
+	for i := range scores.Items {
+		out[i] = &scores.Items[i]
+	}
+	return out, nil
 }
 
 // usesScores reports whether scheduling p can read AddOnPlacementScores: an

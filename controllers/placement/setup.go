@@ -56,6 +56,9 @@ func SetupWithManager(mgr ctrl.Manager) error {
 		Scheduler: placement.NewScheduler(),
 		decisions: newDecisionAggregate(), own: newOwnWrites(),
 	}
+	if r.stores, err = newStores(ctx, mgr.GetCache()); err != nil {
+		return err
+	}
 	informer, err := mgr.GetCache().GetInformer(ctx, &clusterv1beta1.PlacementDecision{})
 	if err != nil {
 		return fmt.Errorf("get the PlacementDecision informer: %w", err)

@@ -12,10 +12,10 @@
 //     mode (the add-on score, ResourceAllocatableCPU and Balance, weight 1),
 //
 // each timed from the first placement created to every placement's
-// decisions written; the hub process's memory around it; and the latency
-// from one cluster label change to the updated decisions of the placement
-// that selects by that label, with every other placement of the hub
-// rescheduled by the same change.
+// decisions written; the hub process's memory and CPU time around it; and
+// the latency from one cluster label change (which reschedules only the
+// placement that selects by labels) and one taint change (which reschedules
+// every placement) to the updated decisions.
 //
 // The benchmarks print figures and assert nothing about speed. Everything
 // lives in _test.go files and runs only with -bench; the package is skipped

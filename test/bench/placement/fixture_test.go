@@ -60,12 +60,16 @@ func parallel(n int, fn func(i int) error) error {
 	return first
 }
 
-// createClusters creates -clusters ManagedClusters in benchSet as the hub
-// admin, each with an allocatable CPU in status, a namespace and an
-// AddOnPlacementScore, with values spread deterministically.
+// createClusters creates the exclusive set benchSet and -clusters
+// ManagedClusters in it as the hub admin, each with an allocatable CPU in
+// status, a namespace and an AddOnPlacementScore, with values spread
+// deterministically.
 func createClusters(ctx context.Context, b *testing.B, c client.Client) {
 	b.Helper()
 	start := time.Now()
+	if err := c.Create(ctx, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: benchSet}}); err != nil {
+		b.Fatalf("create ManagedClusterSet %s: %v", benchSet, err)
+	}
 	err := parallel(*clusterCount, func(i int) error {
 		name := clusterName(i)
 		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{

@@ -54,13 +54,17 @@ func BenchmarkSchedulePlacements(b *testing.B) {
 	settled := rss(b, f, pid, fmt.Sprintf("hub RSS, %d placements scheduled, idle", *smallCount+*placementCount), "OCM: 161 MB (registration + placement hub controllers)")
 	benchkit.Record(b, "hub peak RSS (VmHWM) over the benchmark", benchkit.MiB(settled.HWM), "")
 
-	lat := labelLatency(ctx, b, f, pid)
+	lat, taintLat := changeLatency(ctx, b, f, pid)
 	benchkit.Record(b, fmt.Sprintf("cluster label change → updated decisions, p50 of %d", len(lat)), fmt.Sprintf("%.2f s", benchkit.Quantile(lat, 0.5)),
-		fmt.Sprintf("each change reschedules all %d placements; %d clusters", *smallCount+*placementCount+1, *clusterCount))
+		fmt.Sprintf("%d clusters; only the placement reading labels is rescheduled", *clusterCount))
 	benchkit.Record(b, "cluster label change → updated decisions, all", benchkit.SecondsList(lat), "")
+	benchkit.Record(b, fmt.Sprintf("cluster taint change → updated decisions, p50 of %d", len(taintLat)), fmt.Sprintf("%.2f s", benchkit.Quantile(taintLat, 0.5)),
+		fmt.Sprintf("each change reschedules all %d placements", *smallCount+*placementCount+1))
+	benchkit.Record(b, "cluster taint change → updated decisions, all", benchkit.SecondsList(taintLat), "")
 	b.ReportMetric(large.Seconds(), "large-s")
 	b.ReportMetric(small.Seconds(), "small-s")
 	b.ReportMetric(benchkit.Quantile(lat, 0.5), "label-p50-s")
+	b.ReportMetric(benchkit.Quantile(taintLat, 0.5), "taint-p50-s")
 	b.ReportMetric(float64(settled.RSS)/(1<<20), "rss-MiB")
 	b.ReportMetric(0, "ns/op")
 }
@@ -75,6 +79,11 @@ func schedulePhase(ctx context.Context, b *testing.B, f *benchkit.Fleet, hubW cl
 	if err != nil {
 		b.Fatal(err)
 	}
+	pid := f.Pid("hub", config.HubNamespace, benchkit.HubController)
+	cpu0, err := benchkit.ProcCPU(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
 	start := time.Now()
 	created := createPlacements(ctx, b, f.HubClient, ns, "p", count, ocmSpec(n))
 	at, writes, err := dw.waitComplete(ctx, count, int(n), 10*time.Minute)
@@ -82,8 +91,14 @@ func schedulePhase(ctx context.Context, b *testing.B, f *benchkit.Fleet, hubW cl
 		b.Fatalf("%s: %v", ns, err)
 	}
 	took := at.Sub(start)
+	cpu1, err := benchkit.ProcCPU(pid)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Logf("%s: %d placements created in %s; all decided %d clusters after %s; %d PlacementDecision writes seen (at least %d)",
 		ns, count, benchkit.Seconds(created), n, benchkit.Seconds(took), writes, 2*count)
+	benchkit.Record(b, fmt.Sprintf("%s: hub CPU time (utime+stime) from first create to all decided", ns), benchkit.Seconds(cpu1-cpu0),
+		fmt.Sprintf("placements created in %s; %d PlacementDecision writes (minimum %d)", benchkit.Seconds(created), writes, 2*count))
 	return took
 }
 
@@ -102,12 +117,15 @@ func rss(b *testing.B, f *benchkit.Fleet, pid int, name, context string) benchki
 	return m
 }
 
-// labelLatency times -label-changes label changes: each labels one more
-// cluster with pickLabel, and is timed from just before the patch to the
-// picker placement (which selects by that label) deciding it. Each change
-// also reschedules every other placement of the hub's bound namespaces; the
-// controller is let go idle between changes.
-func labelLatency(ctx context.Context, b *testing.B, f *benchkit.Fleet, pid int) []float64 {
+// changeLatency times -label-changes cluster label changes, then as many
+// taint changes. Each label change labels one more cluster with pickLabel
+// and is timed from just before the patch to the picker placement (which
+// selects by that label) deciding it; no other placement reads labels, so
+// no other is rescheduled. Each taint change then taints one of those
+// clusters NoSelect and is timed to the picker dropping it; a taint change
+// reschedules every placement that may select the cluster, all of them
+// here. The controller is let go idle between changes.
+func changeLatency(ctx context.Context, b *testing.B, f *benchkit.Fleet, pid int) (labels, taints []float64) {
 	b.Helper()
 	const ns = "bench-large"
 	picker := &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "picker"}, Spec: clusterv1beta1.PlacementSpec{
@@ -135,26 +153,36 @@ func labelLatency(ctx context.Context, b *testing.B, f *benchkit.Fleet, pid int)
 		return err == nil, err
 	})
 	waitIdle(ctx, b, pid, 5*time.Minute)
-	var out []float64
-	for k := 0; k < *labelChanges; k++ {
-		name := clusterName(k * 97 % *clusterCount)
+	timeChange := func(what, name string, change func(*clusterv1.ManagedCluster), done func([]string) bool) float64 {
 		mc := &clusterv1.ManagedCluster{}
 		if err := f.HubClient.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 			b.Fatal(err)
 		}
 		base := mc.DeepCopy()
-		mc.Labels[pickLabel] = "true"
+		change(mc)
 		start := time.Now()
 		if err := f.HubClient.Patch(ctx, mc, client.MergeFrom(base)); err != nil {
 			b.Fatal(err)
 		}
-		at := benchkit.Poll(ctx, b, benchkit.FastPoll, 5*time.Minute, "the picker deciding "+name, func(ctx context.Context) (bool, error) {
+		at := benchkit.Poll(ctx, b, benchkit.FastPoll, 5*time.Minute, "the picker's decisions after the "+what+" of "+name, func(ctx context.Context) (bool, error) {
 			got, err := decided(ctx)
-			return slices.Contains(got, name), err
+			return err == nil && done(got), err
 		})
-		out = append(out, at.Sub(start).Seconds())
-		b.Logf("label change %d (%s): %s", k+1, name, benchkit.Seconds(at.Sub(start)))
+		b.Logf("%s change of %s: %s", what, name, benchkit.Seconds(at.Sub(start)))
 		waitIdle(ctx, b, pid, 5*time.Minute)
+		return at.Sub(start).Seconds()
 	}
-	return out
+	var picked []string
+	for k := 0; k < *labelChanges; k++ {
+		name := clusterName(k * 97 % *clusterCount)
+		picked = append(picked, name)
+		labels = append(labels, timeChange("label", name, func(mc *clusterv1.ManagedCluster) { mc.Labels[pickLabel] = "true" },
+			func(got []string) bool { return slices.Contains(got, name) }))
+	}
+	for _, name := range picked {
+		taints = append(taints, timeChange("taint", name, func(mc *clusterv1.ManagedCluster) {
+			mc.Spec.Taints = append(mc.Spec.Taints, clusterv1.Taint{Key: "bench.ocm.io/drain", Effect: clusterv1.TaintEffectNoSelect, TimeAdded: metav1.Now()})
+		}, func(got []string) bool { return !slices.Contains(got, name) }))
+	}
+	return labels, taints
 }
