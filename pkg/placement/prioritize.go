@@ -199,7 +199,7 @@ func (r *run) scoreAddOn(feasible []int, raw []int64, p prioritizer) {
 			continue
 		}
 		if vu := aps.Status.ValidUntil; vu != nil {
-			if !vu.Time.After(r.in.Now) {
+			if !vu.After(r.in.Now) {
 				continue
 			}
 			r.requeueAt(vu.Time)

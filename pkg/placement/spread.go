@@ -84,7 +84,7 @@ func (s *spreadState) excess(d string) int {
 }
 
 // pick selects up to n clusters (all when n < 0) from ranked, in score
-// order, honouring the spread constraints, and explains the clusters it
+// order, honoring the spread constraints, and explains the clusters it
 // leaves (StageSpread or StageRank).
 func (r *run) pick(ranked []int, n int, cons []spreadConstraint) []int {
 	if n < 0 || n > len(ranked) {

@@ -33,7 +33,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	err = c.Get(ctx, client.ObjectKeyFromObject(o.Placement), &clusterv1beta1.Placement{})
 	switch {
 	case err == nil && !o.Overwrite:
-		return fmt.Errorf("Placement %s already exists in namespace %s: add --overwrite to replace its spec, or choose another name", o.Name, o.Namespace)
+		return fmt.Errorf("placement %s already exists in namespace %s: add --overwrite to replace its spec, or choose another name", o.Name, o.Namespace)
 	case err == nil:
 		verb = "configured"
 	case !apierrors.IsNotFound(err):

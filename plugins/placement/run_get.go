@@ -198,7 +198,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 			if o.IgnoreNotFound {
 				return nil
 			}
-			return fmt.Errorf("Placement %s not found in namespace %s: list them with `kubectl ocm placement get -A`", o.Name, o.Namespace)
+			return fmt.Errorf("placement %s not found in namespace %s: list them with `kubectl ocm placement get -A`", o.Name, o.Namespace)
 		}
 		return fmt.Errorf("delete Placement %s/%s on %s: %w", o.Namespace, o.Name, cfg.Host, err)
 	}
@@ -221,7 +221,7 @@ func getPlacement(ctx context.Context, c client.Client, ns, name string) (*clust
 	p := &clusterv1beta1.Placement{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("Placement %s not found in namespace %s: list them with `kubectl ocm placement get -A`, or give the namespace with -n", name, ns)
+			return nil, fmt.Errorf("placement %s not found in namespace %s: list them with `kubectl ocm placement get -A`, or give the namespace with -n", name, ns)
 		}
 		return nil, fmt.Errorf("read Placement %s/%s: %w", ns, name, err)
 	}

@@ -176,7 +176,7 @@ func ClusterStatesTable(works []workv1.ManifestWork, decided map[string]string) 
 	for i := range works {
 		w := &works[i]
 		seen[w.Namespace] = true
-		state, message := WorkState(w)
+		state, message := workState(w)
 		placement := w.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey]
 		if placement == "" {
 			placement = decided[w.Namespace]
@@ -200,7 +200,7 @@ func ClusterStatesTable(works []workv1.ManifestWork, decided map[string]string) 
 // the message that explains it: Succeeded when Applied and Available are
 // True for its current generation, Failed when it is Degraded or could not be
 // applied, else Progressing.
-func WorkState(w *workv1.ManifestWork) (string, string) {
+func workState(w *workv1.ManifestWork) (string, string) {
 	conds := w.Status.Conditions
 	applied := meta.FindStatusCondition(conds, workv1.WorkApplied)
 	available := meta.FindStatusCondition(conds, workv1.WorkAvailable)

@@ -35,7 +35,7 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []Manifest)
 	placement := &clusterv1beta1.Placement{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: r.PlacementNamespace, Name: r.PlacementName}, placement); err != nil {
 		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("Placement %s not found in namespace %s: create it first with `kubectl ocm placement create %s -n %s`, or list them with `kubectl ocm placement get -A`",
+			return fmt.Errorf("placement %s not found in namespace %s: create it first with `kubectl ocm placement create %s -n %s`, or list them with `kubectl ocm placement get -A`",
 				r.PlacementName, r.PlacementNamespace, r.PlacementName, r.PlacementNamespace)
 		}
 		if !apierrors.IsForbidden(err) {

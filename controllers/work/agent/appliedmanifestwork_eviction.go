@@ -82,7 +82,7 @@ func (r *appliedWorkReconciler) reconcileEviction(ctx context.Context, amw *work
 	case exists && start == nil:
 		return ctrl.Result{}, nil
 	case exists:
-		log.Info("The ManifestWork is back on the hub; eviction cancelled", "manifestWork", amw.Spec.ManifestWorkName)
+		log.Info("The ManifestWork is back on the hub; eviction canceled", "manifestWork", amw.Spec.ManifestWorkName)
 		return ctrl.Result{}, r.setEvictionStart(ctx, amw, nil)
 	case start == nil:
 		now := metav1.NewTime(r.now())

@@ -49,7 +49,7 @@ func TestReconcileEviction(t *testing.T) {
 	}{
 		{name: "work present: nothing", amw: newAppliedWork("hub1", "a1", "w1"), workExists: true},
 		{name: "work gone: eviction starts", amw: newAppliedWork("hub1", "a1", "w1"), wantStart: &now, wantRequeue: grace},
-		{name: "work back: eviction cancelled", amw: newAppliedWork("hub1", "a1", "w1").evictingSince(now.Add(-time.Minute)), workExists: true},
+		{name: "work back: eviction canceled", amw: newAppliedWork("hub1", "a1", "w1").evictingSince(now.Add(-time.Minute)), workExists: true},
 		{name: "within the grace period: waits", amw: newAppliedWork("hub1", "a1", "w1").evictingSince(now.Add(-4 * time.Minute)),
 			wantStart: ptrTime(now.Add(-4 * time.Minute)), wantRequeue: 6 * time.Minute},
 		{name: "grace period over: deleted", amw: newAppliedWork("hub1", "a1", "w1").evictingSince(now.Add(-grace)), wantDeleted: true},

@@ -99,7 +99,7 @@ func testPlacement(ctx context.Context, t *testing.T, k cli, c client.Client) {
 		if after := getPlacement(ctx, t, c, "full"); after.ResourceVersion != before.ResourceVersion {
 			t.Errorf("placement full changed after refused overwrites")
 		}
-		expectErr(t, k.run(ctx, "placement", "create", "full", "-n", "apps"), "Placement full already exists in namespace apps", "--overwrite")
+		expectErr(t, k.run(ctx, "placement", "create", "full", "-n", "apps"), "placement full already exists in namespace apps", "--overwrite")
 	})
 	t.Run("dry runs store nothing", func(t *testing.T) {
 		expectOK(t, k.run(ctx, "placement", "create", "dry", "-n", "apps", "--count", "1", "--dry-run=client", "-o", "yaml"),
@@ -137,7 +137,7 @@ func testPlacement(ctx context.Context, t *testing.T, k cli, c client.Client) {
 			t.Errorf("-A -o wide lacks the namespace or the wide columns:\n%s", r.out)
 		}
 		expectOK(t, k.run(ctx, "placement", "get", "full", "-n", "apps", "-o", "json"), `"kind": "Placement"`, `"numberOfClusters": 2`)
-		expectErr(t, k.run(ctx, "placement", "get", "ghost", "-n", "apps"), "Placement ghost not found in namespace apps")
+		expectErr(t, k.run(ctx, "placement", "get", "ghost", "-n", "apps"), "placement ghost not found in namespace apps")
 	})
 	t.Run("decisions", func(t *testing.T) {
 		pd := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "full-decision-1", Labels: map[string]string{
@@ -161,7 +161,7 @@ func testPlacement(ctx context.Context, t *testing.T, k cli, c client.Client) {
 	t.Run("delete", func(t *testing.T) {
 		expectOK(t, k.run(ctx, "placement", "create", "gone", "-n", "apps"))
 		expectOK(t, k.run(ctx, "placement", "delete", "gone", "-n", "apps"), "Placement gone deleted")
-		expectErr(t, k.run(ctx, "placement", "delete", "gone", "-n", "apps"), "Placement gone not found in namespace apps")
+		expectErr(t, k.run(ctx, "placement", "delete", "gone", "-n", "apps"), "placement gone not found in namespace apps")
 		expectOK(t, k.run(ctx, "placement", "delete", "gone", "-n", "apps", "--ignore-not-found"))
 	})
 }

@@ -26,7 +26,7 @@ func testWork(ctx context.Context, t *testing.T, k cli, c client.Client) {
 	}
 	t.Run("refusals", func(t *testing.T) {
 		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu", "--clusters", "c1"), "--clusters and --placement exclude each other")
-		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/ghost"), "Placement ghost not found in namespace apps", "kubectl ocm placement create ghost -n apps")
+		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/ghost"), "placement ghost not found in namespace apps", "kubectl ocm placement create ghost -n apps")
 		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--clusters", "c1", "--rollout", "Progressive"), "--rollout needs --placement")
 		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu", "--max-concurrency", "2"), "--max-concurrency applies to --rollout Progressive only")
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "web"}, &workv1alpha1.ManifestWorkReplicaSet{}); !apierrors.IsNotFound(err) {
@@ -55,7 +55,7 @@ func testWork(ctx context.Context, t *testing.T, k cli, c client.Client) {
 		p := ref.RolloutStrategy.Progressive
 		if ref.Name != "eu" || ref.RolloutStrategy.Type != clusterv1alpha1.Progressive || p == nil ||
 			p.MaxConcurrency != intstr.FromString("25%") || p.MaxFailures != intstr.FromInt32(1) ||
-			p.MinSuccessTime.Duration.Seconds() != 30 || p.ProgressDeadline != "10m" {
+			p.MinSuccessTime.Seconds() != 30 || p.ProgressDeadline != "10m" {
 			t.Errorf("placementRef = %+v (progressive %+v), want eu with the flags' Progressive rollout", ref, p)
 		}
 		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu"), "ManifestWorkReplicaSet web already exists in namespace apps", "--overwrite")

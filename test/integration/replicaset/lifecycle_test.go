@@ -208,7 +208,7 @@ func (s *suite) testSeed(t *testing.T) {
 	must(t, "create with the seed's strategy", s.admin.Create(s.ctx, newMWRS(ns, name, "placement-aws", strategy, "v1")))
 	got := &workv1alpha1.ManifestWorkReplicaSet{}
 	must(t, "get", s.admin.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, got))
-	if p := got.Spec.PlacementRefs[0].RolloutStrategy.Progressive; p.MinSuccessTime.Duration.Minutes() != 5 || p.ProgressDeadline != "10m" || p.MaxFailures.IntValue() != 2 {
+	if p := got.Spec.PlacementRefs[0].RolloutStrategy.Progressive; p.MinSuccessTime.Minutes() != 5 || p.ProgressDeadline != "10m" || p.MaxFailures.IntValue() != 2 {
 		t.Errorf("stored strategy %+v", p)
 	}
 	s.waitWorks(t, ns, name, c1)

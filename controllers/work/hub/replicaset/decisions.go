@@ -23,15 +23,6 @@ type placementDecisions struct {
 	groups []rollout.Group
 }
 
-// clusters returns the decided clusters in group order.
-func (d placementDecisions) clusters() []string {
-	var out []string
-	for _, g := range d.groups {
-		out = append(out, g.Clusters...)
-	}
-	return out
-}
-
 // readDecisions reads the Placement namespace/name and its
 // PlacementDecisions (labeled cluster.open-cluster-management.io/placement),
 // grouped by their decision-group-index and -name labels.
