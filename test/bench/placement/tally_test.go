@@ -71,7 +71,7 @@ type decisionWatch struct {
 	mu   sync.Mutex
 	t    *tally
 	errs chan error
-	// changed is signalled after every event.
+	// changed is signaled after every event.
 	changed chan struct{}
 }
 
