@@ -30,6 +30,7 @@ func TestPlacementScheduler(t *testing.T) {
 		{"misconfigured CEL", testMisconfigured},
 		{"taints and tolerations", testTaints},
 		{"prioritizers", testPrioritizers},
+		{"prioritizer modes", testModes},
 		{"numberOfClusters and conditions", testCount},
 		{"decision groups", testGroups},
 		{"paging past 100", testPaging},

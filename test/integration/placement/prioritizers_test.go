@@ -79,3 +79,28 @@ func testPrioritizers(ctx context.Context, t *testing.T, s *suite) {
 		t.Errorf("the placement left prio-3 at %s, before its score expired at %s", time.Now(), until)
 	}
 }
+
+// testModes checks that Additive mode keeps the default Balance and Steady
+// weights while Exact mode uses only the configured prioritizers.
+func testModes(ctx context.Context, t *testing.T, s *suite) {
+	const ns = "modes"
+	s.fixture(ctx, t, ns)
+	s.createCluster(ctx, t, ns, clusterSpec{name: "mode-a"})
+	s.createCluster(ctx, t, ns, clusterSpec{name: "mode-b", labels: map[string]string{"pinned": "true"}})
+	s.score(ctx, t, "mode-a", "modes", "s", 50)
+	s.score(ctx, t, "mode-b", "modes", "s", 60)
+	s.createPlacement(ctx, t, newPlacement(ns, "pinned", clusterv1beta1.PlacementSpec{Predicates: []clusterv1beta1.ClusterPredicate{
+		labelSelector(map[string]string{"pinned": "true"}),
+	}}))
+	s.waitDecided(ctx, t, ns, "pinned", "mode-b")
+
+	// Exact: 60 beats 50.
+	s.createPlacement(ctx, t, newPlacement(ns, "exact", exact(1, addOn("modes", "s", 1))))
+	s.waitDecided(ctx, t, ns, "exact", "mode-b")
+	// Additive: Balance (weight 1) adds 100 to mode-a, in no other
+	// placement's decisions, and takes 100 from mode-b, in the most.
+	additive := exact(1, addOn("modes", "s", 1))
+	additive.PrioritizerPolicy.Mode = clusterv1beta1.PrioritizerPolicyModeAdditive
+	s.createPlacement(ctx, t, newPlacement(ns, "additive", additive))
+	s.waitDecided(ctx, t, ns, "additive", "mode-a")
+}
