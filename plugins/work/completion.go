@@ -2,7 +2,6 @@ package work
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -36,27 +35,8 @@ func completeClusters(getter genericclioptions.RESTClientGetter) cobra.Completio
 		for _, mc := range list.Items {
 			names = append(names, mc.Name)
 		}
-		return completeLast(names, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return cli.CompleteLast(names, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
-}
-
-// completeLast returns the candidates for the last element of a
-// comma-separated value: the names not already given, prefixed by the
-// elements before it.
-func completeLast(names []string, toComplete string) []string {
-	given := strings.Split(toComplete, ",")
-	prefix := strings.Join(given[:len(given)-1], ",")
-	if prefix != "" {
-		prefix += ","
-	}
-	last := given[len(given)-1]
-	var out []string
-	for _, n := range names {
-		if strings.HasPrefix(n, last) && !slices.Contains(given[:len(given)-1], n) {
-			out = append(out, prefix+n)
-		}
-	}
-	return out
 }
 
 // completeWorks completes the first argument with ManifestWork names: those

@@ -74,6 +74,23 @@ func testPaging(ctx context.Context, t *testing.T, s *suite) {
 	}
 
 	t.Log("a change in the last page rewrites only that page")
+	// The first decisions score Steady 0; the run that follows them scores
+	// every decided cluster Steady 100 and rewrites every page once. Only
+	// then are the decisions settled: Balance 100 + Steady 100.
+	poll(ctx, t, "the decisions to settle at score 200", func(ctx context.Context) (bool, error) {
+		var err error
+		if items, err = s.decisions(ctx, ns, "all"); err != nil || len(items) != 3 {
+			return false, err
+		}
+		for _, d := range items {
+			for _, c := range d.Status.Decisions {
+				if c.Score != 200 {
+					return false, fmt.Errorf("%s scores %d", c.ClusterName, c.Score)
+				}
+			}
+		}
+		return true, nil
+	})
 	rv1, rv2 := items[0].ResourceVersion, items[1].ResourceVersion
 	must(t, "delete page-250", s.admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "page-250"}}))
 	items = s.waitPages(ctx, t, ns, "all",

@@ -10,29 +10,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/placement"
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 const (
@@ -61,38 +52,8 @@ func setup(t *testing.T) (*suite, context.Context) {
 	s := &suite{admin: cluster.Client()}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	t.Cleanup(cancel)
-	objs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatalf("render hub objects: %v", err)
-	}
-	if err := apply.Apply(ctx, s.admin, objs, apply.Options{}); err != nil {
-		t.Fatalf("apply hub objects: %v", err)
-	}
-	cfg, err := cluster.ConfigForServiceAccount(ctx, config.HubNamespace, "ocm-hub-controller", time.Hour)
-	if err != nil {
-		t.Fatalf("hub controller credentials: %v", err)
-	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme: apis.Scheme, Cache: hub.CacheOptions(),
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Logger:     testr.NewWithOptions(t, testr.Options{Verbosity: 1}),
-		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatalf("create manager: %v", err)
-	}
-	if err := placement.SetupWithManager(mgr); err != nil {
-		t.Fatalf("set up the placement scheduler: %v", err)
-	}
-	mctx, stop := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("placement scheduler: %v", err)
-		}
-	})
+	hubtest.Install(ctx, t, s.admin)
+	hubtest.RunControllers(t, cluster, 1, placement.SetupWithManager)
 	return s, ctx
 }
 

@@ -1,6 +1,8 @@
 package placementcli
 
 import (
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+
 	"context"
 	"encoding/json"
 	"reflect"
@@ -29,9 +31,9 @@ func getPlacement(ctx context.Context, t *testing.T, c client.Client, name strin
 }
 
 // testPlacement creates, lists and deletes placements in namespace apps.
-func testPlacement(ctx context.Context, t *testing.T, k cli, c client.Client) {
+func testPlacement(ctx context.Context, t *testing.T, k clitest.CLI, c client.Client) {
 	t.Run("create with every flag", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "placement", "create", "full", "-n", "apps", "--clustersets", "prod",
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "create", "full", "-n", "apps", "--clustersets", "prod",
 			"--label-selectors", "env=prod,region in (eu,us)", "--label-selectors", "!canary",
 			"--claim-selectors", "platform.open-cluster-management.io in (AWS)",
 			"--cel", `managedCluster.metadata.name != "c9"`, "--cel", `managedCluster.metadata.labels["env"] == "prod"`,
@@ -90,7 +92,7 @@ func testPlacement(ctx context.Context, t *testing.T, k cli, c client.Client) {
 			{[]string{"--cel", "managedCluster.metadata.name ==== 1"}, []string{"the hub would mark this placement misconfigured", "correct --cel"}},
 		} {
 			for _, name := range []string{"bad", "full"} {
-				expectErr(t, k.run(ctx, append([]string{"placement", "create", name, "-n", "apps", "--overwrite"}, tc.args...)...), tc.want...)
+				clitest.ExpectErr(t, k.Run(ctx, append([]string{"placement", "create", name, "-n", "apps", "--overwrite"}, tc.args...)...), tc.want...)
 			}
 		}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "bad"}, &clusterv1beta1.Placement{}); !apierrors.IsNotFound(err) {
@@ -99,23 +101,23 @@ func testPlacement(ctx context.Context, t *testing.T, k cli, c client.Client) {
 		if after := getPlacement(ctx, t, c, "full"); after.ResourceVersion != before.ResourceVersion {
 			t.Errorf("placement full changed after refused overwrites")
 		}
-		expectErr(t, k.run(ctx, "placement", "create", "full", "-n", "apps"), "placement full already exists in namespace apps", "--overwrite")
+		clitest.ExpectErr(t, k.Run(ctx, "placement", "create", "full", "-n", "apps"), "placement full already exists in namespace apps", "--overwrite")
 	})
 	t.Run("dry runs store nothing", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "placement", "create", "dry", "-n", "apps", "--count", "1", "--dry-run=client", "-o", "yaml"),
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "create", "dry", "-n", "apps", "--count", "1", "--dry-run=client", "-o", "yaml"),
 			"kind: Placement", "numberOfClusters: 1")
-		expectOK(t, k.run(ctx, "placement", "create", "dry", "-n", "apps", "--count", "1", "--dry-run=server"), "created (server dry run)")
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "create", "dry", "-n", "apps", "--count", "1", "--dry-run=server"), "created (server dry run)")
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "dry"}, &clusterv1beta1.Placement{}); !apierrors.IsNotFound(err) {
 			t.Errorf("a dry run stored the placement: err = %v", err)
 		}
 	})
 	t.Run("unbound cluster sets warn", func(t *testing.T) {
-		r := k.run(ctx, "placement", "create", "other", "-n", "apps", "--clustersets", "prod,eu")
-		expectOK(t, r, "Placement other created")
-		if !strings.Contains(r.errOut, "cluster set(s) eu of --clustersets are not bound to namespace apps") {
-			t.Errorf("stderr lacks the unbound set warning:\n%s", r.errOut)
+		r := k.Run(ctx, "placement", "create", "other", "-n", "apps", "--clustersets", "prod,eu")
+		clitest.ExpectOK(t, r, "Placement other created")
+		if !strings.Contains(r.ErrOut, "cluster set(s) eu of --clustersets are not bound to namespace apps") {
+			t.Errorf("stderr lacks the unbound set warning:\n%s", r.ErrOut)
 		}
-		expectOK(t, k.run(ctx, "placement", "delete", "other", "-n", "apps"), "Placement other deleted in namespace apps")
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "delete", "other", "-n", "apps"), "Placement other deleted in namespace apps")
 	})
 	t.Run("get", func(t *testing.T) {
 		p := getPlacement(ctx, t, c, "full")
@@ -126,18 +128,18 @@ func testPlacement(ctx context.Context, t *testing.T, k cli, c client.Client) {
 		if err := c.Status().Update(ctx, p); err != nil {
 			t.Fatal(err)
 		}
-		r := k.run(ctx, "placement", "get", "-n", "apps")
-		expectOK(t, r)
-		if !hasRow(r.out, "full", "True", "AllDecisionsScheduled", "2") {
-			t.Errorf("table lacks full True AllDecisionsScheduled 2:\n%s", r.out)
+		r := k.Run(ctx, "placement", "get", "-n", "apps")
+		clitest.ExpectOK(t, r)
+		if !hasRow(r.Out, "full", "True", "AllDecisionsScheduled", "2") {
+			t.Errorf("table lacks full True AllDecisionsScheduled 2:\n%s", r.Out)
 		}
-		r = k.run(ctx, "placement", "get", "-A", "-o", "wide")
-		expectOK(t, r)
-		if !hasRow(r.out, "apps", "full", "True", "AllDecisionsScheduled", "2") || !strings.Contains(r.out, "CLUSTERSETS") {
-			t.Errorf("-A -o wide lacks the namespace or the wide columns:\n%s", r.out)
+		r = k.Run(ctx, "placement", "get", "-A", "-o", "wide")
+		clitest.ExpectOK(t, r)
+		if !hasRow(r.Out, "apps", "full", "True", "AllDecisionsScheduled", "2") || !strings.Contains(r.Out, "CLUSTERSETS") {
+			t.Errorf("-A -o wide lacks the namespace or the wide columns:\n%s", r.Out)
 		}
-		expectOK(t, k.run(ctx, "placement", "get", "full", "-n", "apps", "-o", "json"), `"kind": "Placement"`, `"numberOfClusters": 2`)
-		expectErr(t, k.run(ctx, "placement", "get", "ghost", "-n", "apps"), "placement ghost not found in namespace apps")
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "get", "full", "-n", "apps", "-o", "json"), `"kind": "Placement"`, `"numberOfClusters": 2`)
+		clitest.ExpectErr(t, k.Run(ctx, "placement", "get", "ghost", "-n", "apps"), "placement ghost not found in namespace apps")
 	})
 	t.Run("decisions", func(t *testing.T) {
 		pd := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "full-decision-1", Labels: map[string]string{
@@ -147,55 +149,55 @@ func testPlacement(ctx context.Context, t *testing.T, k cli, c client.Client) {
 		if err := c.Status().Update(ctx, pd); err != nil {
 			t.Fatal(err)
 		}
-		r := k.run(ctx, "placement", "decisions", "full", "-n", "apps")
-		expectOK(t, r)
-		if !hasRow(r.out, "c1", "0", "canary", "40", "full-decision-1") || !hasRow(r.out, "c2", "0", "canary", "30", "full-decision-1") {
-			t.Errorf("decisions table lacks c1 and c2:\n%s", r.out)
+		r := k.Run(ctx, "placement", "decisions", "full", "-n", "apps")
+		clitest.ExpectOK(t, r)
+		if !hasRow(r.Out, "c1", "0", "canary", "40", "full-decision-1") || !hasRow(r.Out, "c2", "0", "canary", "30", "full-decision-1") {
+			t.Errorf("decisions table lacks c1 and c2:\n%s", r.Out)
 		}
-		expectOK(t, k.run(ctx, "placement", "decisions", "full", "-n", "apps", "-o", "yaml"), "kind: PlacementDecisionList", "clusterName: c1")
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "decisions", "full", "-n", "apps", "-o", "yaml"), "kind: PlacementDecisionList", "clusterName: c1")
 	})
 	t.Run("completion", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "__complete", "placement", "explain", "-n", "apps", "f"), "full\n")
-		expectOK(t, k.run(ctx, "__complete", "work", "create", "w", "--placement", "apps/"), "apps/full\n")
+		clitest.ExpectOK(t, k.Run(ctx, "__complete", "placement", "explain", "-n", "apps", "f"), "full\n")
+		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "create", "w", "--placement", "apps/"), "apps/full\n")
 	})
 	t.Run("delete", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "placement", "create", "gone", "-n", "apps"))
-		expectOK(t, k.run(ctx, "placement", "delete", "gone", "-n", "apps"), "Placement gone deleted")
-		expectErr(t, k.run(ctx, "placement", "delete", "gone", "-n", "apps"), "placement gone not found in namespace apps")
-		expectOK(t, k.run(ctx, "placement", "delete", "gone", "-n", "apps", "--ignore-not-found"))
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "create", "gone", "-n", "apps"))
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "delete", "gone", "-n", "apps"), "Placement gone deleted")
+		clitest.ExpectErr(t, k.Run(ctx, "placement", "delete", "gone", "-n", "apps"), "placement gone not found in namespace apps")
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "delete", "gone", "-n", "apps", "--ignore-not-found"))
 	})
 }
 
 // testExplain explains placements over set prod (c1, c2, c3 tainted), with
 // c4 and c5 outside it; no scheduler runs, so the decisions lag.
-func testExplain(ctx context.Context, t *testing.T, k cli, c client.Client) {
-	expectOK(t, k.run(ctx, "clusterset", "set", "prod", "--clusters", "c4"))
-	expectOK(t, k.run(ctx, "placement", "create", "eu", "-n", "apps", "--label-selectors", "env=prod"))
+func testExplain(ctx context.Context, t *testing.T, k clitest.CLI, c client.Client) {
+	clitest.ExpectOK(t, k.Run(ctx, "clusterset", "set", "prod", "--clusters", "c4"))
+	clitest.ExpectOK(t, k.Run(ctx, "placement", "create", "eu", "-n", "apps", "--label-selectors", "env=prod"))
 	t.Run("table", func(t *testing.T) {
-		r := k.run(ctx, "placement", "explain", "eu", "-n", "apps")
-		expectOK(t, r, "Note: the written decisions (none) differ from what the scheduling rules select now (c1,c2)", "kubectl ocm hub status")
+		r := k.Run(ctx, "placement", "explain", "eu", "-n", "apps")
+		clitest.ExpectOK(t, r, "Note: the written decisions (none) differ from what the scheduling rules select now (c1,c2)", "kubectl ocm hub status")
 		for cluster, want := range map[string][]string{
 			"c1": {"c1", "yes", "Selected"}, "c2": {"c2", "yes", "Selected"}, "c3": {"c3", "no", "Taint"},
 			"c4": {"c4", "no", "Predicate"}, "c5": {"c5", "no", "ClusterSet"},
 		} {
-			if got := row(r.out, cluster); len(got) < 3 || strings.Join(got[:3], " ") != strings.Join(want, " ") {
-				t.Errorf("row of %s = %v, want it to start with %v\n%s", cluster, got, want, r.out)
+			if got := row(r.Out, cluster); len(got) < 3 || strings.Join(got[:3], " ") != strings.Join(want, " ") {
+				t.Errorf("row of %s = %v, want it to start with %v\n%s", cluster, got, want, r.Out)
 			}
 		}
-		if got := strings.Join(row(r.out, "c3"), " "); !strings.Contains(got, "gpu") {
+		if got := strings.Join(row(r.Out, "c3"), " "); !strings.Contains(got, "gpu") {
 			t.Errorf("the reason of c3 does not name taint gpu: %q", got)
 		}
-		if got := strings.Join(row(r.out, "c4"), " "); !strings.Contains(got, "env") {
+		if got := strings.Join(row(r.Out, "c4"), " "); !strings.Contains(got, "env") {
 			t.Errorf("the reason of c4 does not name label env: %q", got)
 		}
 	})
 	t.Run("toleration and json", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "placement", "create", "gpu", "-n", "apps", "--tolerate", "gpu=true:NoSelect", "--label-selectors", "env=prod"))
-		r := k.run(ctx, "placement", "explain", "gpu", "-n", "apps", "-o", "json")
-		expectOK(t, r)
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "create", "gpu", "-n", "apps", "--tolerate", "gpu=true:NoSelect", "--label-selectors", "env=prod"))
+		r := k.Run(ctx, "placement", "explain", "gpu", "-n", "apps", "-o", "json")
+		clitest.ExpectOK(t, r)
 		var report placement.Explanation
-		if err := json.Unmarshal([]byte(r.out), &report); err != nil {
-			t.Fatalf("decode %q: %v", r.out, err)
+		if err := json.Unmarshal([]byte(r.Out), &report); err != nil {
+			t.Fatalf("decode %q: %v", r.Out, err)
 		}
 		if !reflect.DeepEqual(report.Selected, []string{"c1", "c2", "c3"}) || report.Agrees {
 			t.Errorf("selected = %v (agrees %v), want c1,c2,c3 not agreeing with no decisions", report.Selected, report.Agrees)
@@ -211,13 +213,13 @@ func testExplain(ctx context.Context, t *testing.T, k cli, c client.Client) {
 				t.Fatal(err)
 			}
 		}
-		expectOK(t, k.run(ctx, "placement", "create", "scored", "-n", "apps", "--label-selectors", "env=prod", "--count", "1",
+		clitest.ExpectOK(t, k.Run(ctx, "placement", "create", "scored", "-n", "apps", "--label-selectors", "env=prod", "--count", "1",
 			"--prioritizers", "AddOn:demo:cpu:2", "--prioritizer-mode", "Exact"))
-		r := k.run(ctx, "placement", "explain", "scored", "-n", "apps")
-		expectOK(t, r, "ADDON:DEMO:CPU")
+		r := k.Run(ctx, "placement", "explain", "scored", "-n", "apps")
+		clitest.ExpectOK(t, r, "ADDON:DEMO:CPU")
 		for cluster, want := range map[string][]string{"c1": {"c1", "no", "Rank", "10", "20"}, "c2": {"c2", "yes", "Selected", "90", "180"}} {
-			if got := row(r.out, cluster); len(got) < 5 || strings.Join(got[:5], " ") != strings.Join(want, " ") {
-				t.Errorf("row of %s = %v, want it to start with %v\n%s", cluster, got, want, r.out)
+			if got := row(r.Out, cluster); len(got) < 5 || strings.Join(got[:5], " ") != strings.Join(want, " ") {
+				t.Errorf("row of %s = %v, want it to start with %v\n%s", cluster, got, want, r.Out)
 			}
 		}
 	})
@@ -229,10 +231,10 @@ func testExplain(ctx context.Context, t *testing.T, k cli, c client.Client) {
 		if err := c.Status().Update(ctx, pd); err != nil {
 			t.Fatal(err)
 		}
-		r := k.run(ctx, "placement", "explain", "eu", "-n", "apps")
-		expectOK(t, r, "2 cluster(s) selected by the scheduling rules, 2 in the written decisions")
-		if strings.Contains(r.out, "Note:") {
-			t.Errorf("explain notes a disagreement although the decisions match:\n%s", r.out)
+		r := k.Run(ctx, "placement", "explain", "eu", "-n", "apps")
+		clitest.ExpectOK(t, r, "2 cluster(s) selected by the scheduling rules, 2 in the written decisions")
+		if strings.Contains(r.Out, "Note:") {
+			t.Errorf("explain notes a disagreement although the decisions match:\n%s", r.Out)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
 
 // TestPlacementCLI runs the clusterset, placement and work --placement tests
@@ -14,7 +15,7 @@ func TestPlacementCLI(t *testing.T) {
 	framework.SkipIfShort(t)
 	ctx := context.Background()
 	env, c := setup(ctx, t)
-	k := cli{kubeconfig: env.Kubeconfig()}
+	k := clitest.CLI{Kubeconfig: env.Kubeconfig()}
 	t.Run("clusterset", func(t *testing.T) { testClusterSet(ctx, t, k, c) })
 	t.Run("placement", func(t *testing.T) { testPlacement(ctx, t, k, c) })
 	t.Run("explain", func(t *testing.T) { testExplain(ctx, t, k, c) })

@@ -12,13 +12,14 @@ import (
 
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
 
 // namespaceUser returns a cli for user alice, who may read the hub's
 // ManagedClusters and ManagedClusterSets and the placements, decisions and
 // bindings of namespace apps, and nothing else (no AddOnPlacementScores, no
 // decisions of other namespaces).
-func namespaceUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) cli {
+func namespaceUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) clitest.CLI {
 	t.Helper()
 	read := []string{"get", "list", "watch"}
 	mustCreate(ctx, t, c, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "alice-clusters"},
@@ -48,25 +49,25 @@ func namespaceUser(ctx context.Context, t *testing.T, env *framework.Environment
 		err = ac.List(ctx, &clusterv1beta1.PlacementList{}, client.InNamespace("apps"))
 		return err == nil, err
 	})
-	return cli{kubeconfig: path}
+	return clitest.CLI{Kubeconfig: path}
 }
 
 // testNamespaceUser explains placement apps/eu as a user limited to namespace apps.
 func testNamespaceUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) {
 	k := namespaceUser(ctx, t, env, c)
-	r := k.run(ctx, "placement", "explain", "eu", "-n", "apps")
-	expectOK(t, r)
-	if got := row(r.out, "c1"); len(got) < 3 || got[1] != "yes" {
-		t.Errorf("row of c1 = %v, want it selected\n%s", got, r.out)
+	r := k.Run(ctx, "placement", "explain", "eu", "-n", "apps")
+	clitest.ExpectOK(t, r)
+	if got := row(r.Out, "c1"); len(got) < 3 || got[1] != "yes" {
+		t.Errorf("row of c1 = %v, want it selected\n%s", got, r.Out)
 	}
 	for _, w := range []string{"cannot list AddOnPlacementScores", "Balance counts only the placements of namespace apps"} {
-		if !strings.Contains(r.errOut, w) {
-			t.Errorf("stderr lacks %q:\n%s", w, r.errOut)
+		if !strings.Contains(r.ErrOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.ErrOut)
 		}
 	}
-	r = k.run(ctx, "placement", "get", "-n", "apps")
-	expectOK(t, r)
-	if row(r.out, "eu") == nil {
-		t.Errorf("placement get lacks eu:\n%s", r.out)
+	r = k.Run(ctx, "placement", "get", "-n", "apps")
+	clitest.ExpectOK(t, r)
+	if row(r.Out, "eu") == nil {
+		t.Errorf("placement get lacks eu:\n%s", r.Out)
 	}
 }

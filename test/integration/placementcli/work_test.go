@@ -1,6 +1,8 @@
 package placementcli
 
 import (
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -19,27 +21,27 @@ import (
 )
 
 // testWork delivers a work through placement apps/eu (decided: c1, c2).
-func testWork(ctx context.Context, t *testing.T, k cli, c client.Client) {
+func testWork(ctx context.Context, t *testing.T, k clitest.CLI, c client.Client) {
 	file := filepath.Join(t.TempDir(), "app.yaml")
 	if err := os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\ndata: {k: v}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("refusals", func(t *testing.T) {
-		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu", "--clusters", "c1"), "--clusters and --placement exclude each other")
-		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/ghost"), "placement ghost not found in namespace apps", "kubectl ocm placement create ghost -n apps")
-		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--clusters", "c1", "--rollout", "Progressive"), "--rollout needs --placement")
-		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu", "--max-concurrency", "2"), "--max-concurrency applies to --rollout Progressive only")
+		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu", "--clusters", "c1"), "--clusters and --placement exclude each other")
+		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/ghost"), "placement ghost not found in namespace apps", "kubectl ocm placement create ghost -n apps")
+		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "web", "-f", file, "--clusters", "c1", "--rollout", "Progressive"), "--rollout needs --placement")
+		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu", "--max-concurrency", "2"), "--max-concurrency applies to --rollout Progressive only")
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "web"}, &workv1alpha1.ManifestWorkReplicaSet{}); !apierrors.IsNotFound(err) {
 			t.Errorf("a refused create wrote the ManifestWorkReplicaSet: err = %v", err)
 		}
 	})
 	t.Run("create", func(t *testing.T) {
-		r := k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu", "--replicaset",
+		r := k.Run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu", "--replicaset",
 			"--rollout", "Progressive", "--max-concurrency", "25%", "--max-failures", "1", "--min-success-time", "30s", "--progress-deadline", "10m")
-		expectOK(t, r, "ManifestWorkReplicaSet web created in namespace apps for placement eu (rollout Progressive)")
+		clitest.ExpectOK(t, r, "ManifestWorkReplicaSet web created in namespace apps for placement eu (rollout Progressive)")
 		// No scheduler wrote the placement's status.
-		if !strings.Contains(r.errOut, "placement eu selects no cluster yet") {
-			t.Errorf("stderr lacks the warning that the placement selects nothing:\n%s", r.errOut)
+		if !strings.Contains(r.ErrOut, "placement eu selects no cluster yet") {
+			t.Errorf("stderr lacks the warning that the placement selects nothing:\n%s", r.ErrOut)
 		}
 		mwrs := &workv1alpha1.ManifestWorkReplicaSet{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "web"}, mwrs); err != nil {
@@ -58,8 +60,8 @@ func testWork(ctx context.Context, t *testing.T, k cli, c client.Client) {
 			p.MinSuccessTime.Seconds() != 30 || p.ProgressDeadline != "10m" {
 			t.Errorf("placementRef = %+v (progressive %+v), want eu with the flags' Progressive rollout", ref, p)
 		}
-		expectErr(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu"), "ManifestWorkReplicaSet web already exists in namespace apps", "--overwrite")
-		expectOK(t, k.run(ctx, "work", "create", "web", "-f", file, "--placement", "eu", "-n", "apps", "--overwrite"), "ManifestWorkReplicaSet web configured")
+		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "web", "-f", file, "--placement", "apps/eu"), "ManifestWorkReplicaSet web already exists in namespace apps", "--overwrite")
+		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "web", "-f", file, "--placement", "eu", "-n", "apps", "--overwrite"), "ManifestWorkReplicaSet web configured")
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "web"}, mwrs); err != nil || mwrs.Spec.PlacementRefs[0].RolloutStrategy.Type != clusterv1alpha1.All {
 			t.Errorf("after --overwrite: err = %v, rollout %+v, want All", err, mwrs.Spec.PlacementRefs[0].RolloutStrategy)
 		}
@@ -89,35 +91,35 @@ func testWork(ctx context.Context, t *testing.T, k cli, c client.Client) {
 		if err := c.Status().Update(ctx, w); err != nil {
 			t.Fatal(err)
 		}
-		r := k.run(ctx, "work", "get", "--replicaset", "-n", "apps")
-		expectOK(t, r)
-		if !hasRow(r.out, "web", "eu(All)", "2", "1", "1", "0", "Progressing") {
-			t.Errorf("table lacks web eu(All) 2 1 1 0 Progressing:\n%s", r.out)
+		r := k.Run(ctx, "work", "get", "--replicaset", "-n", "apps")
+		clitest.ExpectOK(t, r)
+		if !hasRow(r.Out, "web", "eu(All)", "2", "1", "1", "0", "Progressing") {
+			t.Errorf("table lacks web eu(All) 2 1 1 0 Progressing:\n%s", r.Out)
 		}
-		r = k.run(ctx, "work", "get", "--replicaset", "-A")
-		expectOK(t, r)
-		if !hasRow(r.out, "apps", "web") {
-			t.Errorf("-A lacks the namespace column:\n%s", r.out)
+		r = k.Run(ctx, "work", "get", "--replicaset", "-A")
+		clitest.ExpectOK(t, r)
+		if !hasRow(r.Out, "apps", "web") {
+			t.Errorf("-A lacks the namespace column:\n%s", r.Out)
 		}
-		r = k.run(ctx, "work", "get", "web", "--replicaset", "-n", "apps")
-		expectOK(t, r)
-		if !hasRow(r.out, "c1", "eu", "True", "True", "Succeeded") || !hasRow(r.out, "c2", "eu", "ToApply") {
-			t.Errorf("per-cluster table lacks c1 Succeeded and c2 ToApply:\n%s", r.out)
+		r = k.Run(ctx, "work", "get", "web", "--replicaset", "-n", "apps")
+		clitest.ExpectOK(t, r)
+		if !hasRow(r.Out, "c1", "eu", "True", "True", "Succeeded") || !hasRow(r.Out, "c2", "eu", "ToApply") {
+			t.Errorf("per-cluster table lacks c1 Succeeded and c2 ToApply:\n%s", r.Out)
 		}
-		expectOK(t, k.run(ctx, "work", "get", "web", "--replicaset", "-n", "apps", "-o", "yaml"), "kind: ManifestWorkReplicaSet")
+		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "web", "--replicaset", "-n", "apps", "-o", "yaml"), "kind: ManifestWorkReplicaSet")
 	})
 	t.Run("delete", func(t *testing.T) {
-		expectErr(t, k.run(ctx, "work", "delete", "web", "--replicaset", "-n", "apps", "--clusters", "c1"), "--clusters and --replicaset exclude each other")
+		clitest.ExpectErr(t, k.Run(ctx, "work", "delete", "web", "--replicaset", "-n", "apps", "--clusters", "c1"), "--clusters and --replicaset exclude each other")
 		// Nothing removes the work of c1 (no hub controller): --wait names what is left.
-		r := k.run(ctx, "work", "delete", "web", "--replicaset", "-n", "apps", "--wait", "--timeout", "2s")
-		expectErr(t, r, "waiting for ManifestWorkReplicaSet apps/web and its works to be removed", "1 work(s) left")
-		if !strings.Contains(r.out, "ManifestWorkReplicaSet web deleted in namespace apps") {
-			t.Errorf("output lacks the deletion:\n%s", r.out)
+		r := k.Run(ctx, "work", "delete", "web", "--replicaset", "-n", "apps", "--wait", "--timeout", "2s")
+		clitest.ExpectErr(t, r, "waiting for ManifestWorkReplicaSet apps/web and its works to be removed", "1 work(s) left")
+		if !strings.Contains(r.Out, "ManifestWorkReplicaSet web deleted in namespace apps") {
+			t.Errorf("output lacks the deletion:\n%s", r.Out)
 		}
 		poll(ctx, t, "ManifestWorkReplicaSet apps/web to be gone", func(ctx context.Context) (bool, error) {
 			err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "web"}, &workv1alpha1.ManifestWorkReplicaSet{})
 			return apierrors.IsNotFound(err), err
 		})
-		expectErr(t, k.run(ctx, "work", "delete", "web", "--replicaset", "-n", "apps"), "ManifestWorkReplicaSet web not found in namespace apps")
+		clitest.ExpectErr(t, k.Run(ctx, "work", "delete", "web", "--replicaset", "-n", "apps"), "ManifestWorkReplicaSet web not found in namespace apps")
 	})
 }

@@ -12,31 +12,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/replicaset"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // pollTimeout bounds every wait for the controller.
@@ -57,56 +47,15 @@ func setup(t *testing.T) *suite {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	t.Cleanup(cancel)
 	s := &suite{ctx: ctx, admin: hubCluster.Client()}
-	objs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatalf("render hub objects: %v", err)
-	}
-	if err := apply.Apply(ctx, s.admin, objs, apply.Options{}); err != nil {
-		t.Fatalf("apply hub objects: %v", err)
-	}
-	cfg, err := hubCluster.ConfigForServiceAccount(ctx, config.HubNamespace, "ocm-hub-controller", time.Hour)
-	if err != nil {
-		t.Fatalf("hub controller credentials: %v", err)
-	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme: apis.Scheme, Cache: hub.CacheOptions(),
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Logger:     testr.NewWithOptions(t, testr.Options{Verbosity: 2}),
-		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatalf("create manager: %v", err)
-	}
-	if err := replicaset.SetupWithManager(mgr); err != nil {
-		t.Fatalf("set up the controller: %v", err)
-	}
-	mctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("controller: %v", err)
-		}
-	})
+	hubtest.Install(ctx, t, s.admin)
+	hubtest.RunControllers(t, hubCluster, 2, replicaset.SetupWithManager)
 	return s
 }
 
 // poll waits until cond holds, failing t with what when it never does.
 func (s *suite) poll(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(s.ctx, 100*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		if err != nil {
-			last = err
-			return false, nil
-		}
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (last error: %v)", what, err, last)
-	}
+	framework.Eventually(s.ctx, t, pollTimeout, what, cond)
 }
 
 // must fails t on err.

@@ -20,70 +20,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
-
-// result is the output of one kubectl-ocm invocation.
-type result struct {
-	out, errOut string
-	err         error
-}
-
-// cli runs kubectl-ocm commands as the hub admin.
-type cli struct {
-	kubeconfig string
-}
-
-// run runs `kubectl ocm ARGS --kubeconfig ... --context hub`.
-func (k cli) run(ctx context.Context, args ...string) result {
-	return k.runWith(ctx, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, args...)
-}
-
-// runWith runs kubectl-ocm with streams, the kubeconfig flags first (so
-// that `__complete ARGS` keeps the word to complete last).
-func (k cli) runWith(ctx context.Context, streams genericiooptions.IOStreams, args ...string) result {
-	cmd := root.NewCmdRoot(streams)
-	if len(args) > 0 && args[0] == "__complete" {
-		cmd.SetArgs(append([]string{"__complete", "--kubeconfig", k.kubeconfig, "--context", "hub"}, args[1:]...))
-	} else {
-		cmd.SetArgs(append(args, "--kubeconfig", k.kubeconfig, "--context", "hub"))
-	}
-	err := cmd.ExecuteContext(ctx)
-	return result{out: streams.Out.(*bytes.Buffer).String(), errOut: streams.ErrOut.(*bytes.Buffer).String(), err: err}
-}
-
-// expectOK fails t unless r succeeded and its output holds every want.
-func expectOK(t *testing.T, r result, want ...string) {
-	t.Helper()
-	if r.err != nil {
-		t.Fatalf("command failed: %v\nstderr: %s", r.err, r.errOut)
-	}
-	for _, w := range want {
-		if !strings.Contains(r.out, w) {
-			t.Errorf("output lacks %q:\n%s", w, r.out)
-		}
-	}
-}
-
-// expectErr fails t unless r failed with an error holding every want.
-func expectErr(t *testing.T, r result, want ...string) {
-	t.Helper()
-	if r.err == nil {
-		t.Fatalf("command succeeded; want an error containing %q\nstdout: %s", want, r.out)
-	}
-	for _, w := range want {
-		if !strings.Contains(r.err.Error(), w) {
-			t.Errorf("error lacks %q: %v", w, r.err)
-		}
-	}
-}
 
 // worksOnlyUser returns a cli for user bob, who may only manage
 // ManifestWorks in namespace cluster1 (no access to ManagedClusters or
 // Namespaces).
-func worksOnlyUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) cli {
+func worksOnlyUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) clitest.CLI {
 	t.Helper()
 	mustCreate(ctx, t, c, &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "works"},
@@ -111,7 +56,7 @@ func worksOnlyUser(ctx context.Context, t *testing.T, env *framework.Environment
 		err = bc.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace("cluster1"))
 		return err == nil, err
 	})
-	return cli{kubeconfig: path}
+	return clitest.CLI{Kubeconfig: path}
 }
 
 // hasRow reports whether a line of table starts with the fields want.
@@ -160,11 +105,11 @@ func getWork(ctx context.Context, t *testing.T, c client.Client, cluster, name s
 
 // testCLI drives create, get, status and delete through the cobra commands.
 func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) {
-	k := cli{kubeconfig: env.Kubeconfig()}
+	k := clitest.CLI{Kubeconfig: env.Kubeconfig()}
 	dir := manifestDir(t)
 
 	t.Run("create", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "work", "create", "web", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork web created in cluster cluster1\n")
+		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "web", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork web created in cluster cluster1\n")
 		w := getWork(ctx, t, c, "cluster1", "web")
 		if n := len(w.Spec.Workload.Manifests); n != 3 {
 			t.Errorf("work has %d manifests, want 3", n)
@@ -178,16 +123,16 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		}
 	})
 	t.Run("create without -R reads only the top directory", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "work", "create", "top", "-f", dir, "--clusters", "cluster1", "--dry-run=server", "-o", "json"), `"kind": "ManifestWork"`, `"name": "cm"`)
+		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "top", "-f", dir, "--clusters", "cluster1", "--dry-run=server", "-o", "json"), `"kind": "ManifestWork"`, `"name": "cm"`)
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "top"}, &workv1.ManifestWork{}); !apierrors.IsNotFound(err) {
 			t.Errorf("server dry run stored the work: err = %v", err)
 		}
 	})
 	t.Run("an existing work needs --overwrite", func(t *testing.T) {
-		expectErr(t, k.run(ctx, "work", "create", "web", "-f", dir, "--clusters", "cluster1"), "ManifestWork web already exists in cluster cluster1", "--overwrite")
+		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "web", "-f", dir, "--clusters", "cluster1"), "ManifestWork web already exists in cluster cluster1", "--overwrite")
 	})
 	t.Run("overwrite with an update strategy", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "work", "create", "web", "-f", dir, "-R", "--clusters", "cluster1", "--overwrite", "--update-strategy", "CreateOnly"),
+		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "web", "-f", dir, "-R", "--clusters", "cluster1", "--overwrite", "--update-strategy", "CreateOnly"),
 			"ManifestWork web configured in cluster cluster1\n")
 		w := getWork(ctx, t, c, "cluster1", "web")
 		if len(w.Spec.ManifestConfigs) != 3 {
@@ -205,15 +150,15 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		}
 	})
 	t.Run("clusters must exist and be accepted", func(t *testing.T) {
-		r := k.run(ctx, "work", "create", "other", "-f", dir, "--clusters", "cluster1,cluster2,cluster3")
-		expectErr(t, r, "managed cluster cluster2 is not accepted", "kubectl ocm accept --clusters cluster2", "managed cluster cluster3 does not exist on the hub")
+		r := k.Run(ctx, "work", "create", "other", "-f", dir, "--clusters", "cluster1,cluster2,cluster3")
+		clitest.ExpectErr(t, r, "managed cluster cluster2 is not accepted", "kubectl ocm accept --clusters cluster2", "managed cluster cluster3 does not exist on the hub")
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "other"}, &workv1.ManifestWork{}); !apierrors.IsNotFound(err) {
 			t.Errorf("work other was written to cluster1 although the command failed: err = %v", err)
 		}
 	})
 	t.Run("every update strategy is admitted", func(t *testing.T) {
 		for _, strategy := range []string{"Update", "CreateOnly", "ServerSideApply", "ReadOnly"} {
-			expectOK(t, k.run(ctx, "work", "create", "strategy", "-f", dir, "-R", "--clusters", "cluster1", "--update-strategy", strategy, "--dry-run=server"),
+			clitest.ExpectOK(t, k.Run(ctx, "work", "create", "strategy", "-f", dir, "-R", "--clusters", "cluster1", "--update-strategy", strategy, "--dry-run=server"),
 				"ManifestWork strategy created in cluster cluster1 (server dry run)\n")
 		}
 	})
@@ -223,16 +168,16 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		if err := os.WriteFile(f, []byte(big), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		expectErr(t, k.run(ctx, "work", "create", "big", "-f", f, "-f", dir, "--clusters", "cluster1"),
+		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "big", "-f", f, "-f", dir, "--clusters", "cluster1"),
 			"over the 512000-byte (500 KiB) limit of a ManifestWork", "ConfigMap app/big from "+f)
 	})
 	t.Run("a user who may only write works", func(t *testing.T) {
 		bob := worksOnlyUser(ctx, t, env, c)
-		expectOK(t, bob.run(ctx, "work", "create", "bobs", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork bobs created in cluster cluster1\n")
-		expectOK(t, bob.run(ctx, "work", "get", "--cluster", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
-		expectErr(t, bob.run(ctx, "work", "get"), "forbidden", "use --cluster NAME")
-		expectOK(t, bob.run(ctx, "work", "delete", "bobs", "--clusters", "cluster1", "--wait"), "ManifestWork bobs deleted in cluster cluster1\n")
-		expectErr(t, bob.run(ctx, "work", "create", "bobs", "-f", dir, "--clusters", "cluster2"), "cluster2", "forbidden")
+		clitest.ExpectOK(t, bob.Run(ctx, "work", "create", "bobs", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork bobs created in cluster cluster1\n")
+		clitest.ExpectOK(t, bob.Run(ctx, "work", "get", "--cluster", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
+		clitest.ExpectErr(t, bob.Run(ctx, "work", "get"), "forbidden", "use --cluster NAME")
+		clitest.ExpectOK(t, bob.Run(ctx, "work", "delete", "bobs", "--clusters", "cluster1", "--wait"), "ManifestWork bobs deleted in cluster cluster1\n")
+		clitest.ExpectErr(t, bob.Run(ctx, "work", "create", "bobs", "-f", dir, "--clusters", "cluster2"), "cluster2", "forbidden")
 	})
 	t.Run("manifests are checked before sending", func(t *testing.T) {
 		f := filepath.Join(t.TempDir(), "dup.yaml")
@@ -240,51 +185,51 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		if err := os.WriteFile(f, []byte(cm+"---\n"+cm+"---\napiVersion: v1\nkind: Secret\nmetadata: {generateName: s-}\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		expectErr(t, k.run(ctx, "work", "create", "bad", "-f", f, "--clusters", "cluster1"),
+		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "bad", "-f", f, "--clusters", "cluster1"),
 			f+" (document 2): ConfigMap app/cm is also defined in "+f+" (document 1)", f+" (document 3): Secret (no name) has no metadata.name")
 	})
 
 	t.Run("get", func(t *testing.T) {
-		r := k.run(ctx, "work", "get")
-		expectOK(t, r, "CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   AGE")
-		if !hasRow(r.out, "web", "cluster1", "3") {
-			t.Errorf("table lacks the row of web:\n%s", r.out)
+		r := k.Run(ctx, "work", "get")
+		clitest.ExpectOK(t, r, "CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   AGE")
+		if !hasRow(r.Out, "web", "cluster1", "3") {
+			t.Errorf("table lacks the row of web:\n%s", r.Out)
 		}
 		writeStatus(ctx, t, c)
-		if r = k.run(ctx, "work", "get", "web", "--cluster", "cluster1", "-o", "wide"); !hasRow(r.out, "web", "cluster1", "3", "True", "False", "1") {
-			t.Errorf("wide table lacks web applied, not available, one manifest drifted:\n%s", r.out)
+		if r = k.Run(ctx, "work", "get", "web", "--cluster", "cluster1", "-o", "wide"); !hasRow(r.Out, "web", "cluster1", "3", "True", "False", "1") {
+			t.Errorf("wide table lacks web applied, not available, one manifest drifted:\n%s", r.Out)
 		}
-		expectOK(t, k.run(ctx, "work", "get", "--cluster", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
-		expectOK(t, k.run(ctx, "work", "get", "web", "-A", "-o", "yaml"), "kind: ManifestWork", "name: web")
-		r = k.run(ctx, "work", "get", "nope", "--cluster", "cluster1")
-		if r.err != nil || !strings.Contains(r.errOut, "No work nope found in cluster cluster1.") {
-			t.Errorf("get nope: err %v, stderr %q", r.err, r.errOut)
+		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "--cluster", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
+		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "web", "-A", "-o", "yaml"), "kind: ManifestWork", "name: web")
+		r = k.Run(ctx, "work", "get", "nope", "--cluster", "cluster1")
+		if r.Err != nil || !strings.Contains(r.ErrOut, "No work nope found in cluster cluster1.") {
+			t.Errorf("get nope: err %v, stderr %q", r.Err, r.ErrOut)
 		}
 	})
 
 	t.Run("status", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "work", "status", "web", "--cluster", "cluster1"),
+		clitest.ExpectOK(t, k.Run(ctx, "work", "status", "web", "--cluster", "cluster1"),
 			"KIND              NAMESPACE/NAME   APPLIED   AVAILABLE   FEEDBACK          LAST DRIFT",
 			"Deployment.apps   app/web          True      True        ReadyReplicas=1   ", " ago (ResourceModified)   Drifted: spec.replicas differs",
 			"Drifted: spec.replicas differs",
 			"ConfigMap         app/cm           True      False", "Available: configmaps \"cm\" not found",
 			"Namespace         app              True      True")
-		r := k.run(ctx, "work", "status", "web", "--cluster", "cluster1", "-o", "json")
-		expectOK(t, r)
+		r := k.Run(ctx, "work", "status", "web", "--cluster", "cluster1", "-o", "json")
+		clitest.ExpectOK(t, r)
 		var report work.Report
-		if err := json.Unmarshal([]byte(r.out), &report); err != nil {
-			t.Fatalf("decode -o json: %v\n%s", err, r.out)
+		if err := json.Unmarshal([]byte(r.Out), &report); err != nil {
+			t.Fatalf("decode -o json: %v\n%s", err, r.Out)
 		}
 		if len(report.Manifests) != 3 || report.Manifests[2].Feedback["ReadyReplicas"] != float64(1) {
 			t.Errorf("report = %+v", report)
 		}
-		expectErr(t, k.run(ctx, "work", "status", "nope", "--cluster", "cluster1"), "ManifestWork nope not found in cluster cluster1", "kubectl ocm work get --cluster cluster1")
+		clitest.ExpectErr(t, k.Run(ctx, "work", "status", "nope", "--cluster", "cluster1"), "ManifestWork nope not found in cluster cluster1", "kubectl ocm work get --cluster cluster1")
 	})
 
 	t.Run("completion", func(t *testing.T) {
-		expectOK(t, k.run(ctx, "__complete", "work", "status", "web", "--cluster", ""), "cluster1\ncluster2\n")
-		expectOK(t, k.run(ctx, "__complete", "work", "create", "x", "--clusters", "cluster1,"), "cluster1,cluster2\n")
-		expectOK(t, k.run(ctx, "__complete", "work", "delete", "--clusters", "cluster1", ""), "web\n")
+		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "status", "web", "--cluster", ""), "cluster1\ncluster2\n")
+		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "create", "x", "--clusters", "cluster1,"), "cluster1,cluster2\n")
+		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "delete", "--clusters", "cluster1", ""), "web\n")
 	})
 
 	t.Run("delete --wait shows the agent's progress", func(t *testing.T) {
@@ -294,13 +239,10 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 			t.Fatal(err)
 		}
 		errOut := &syncBuffer{}
-		done := make(chan result, 1)
+		done := make(chan clitest.Result, 1)
 		go func() {
 			streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut}
-			cmd := root.NewCmdRoot(streams)
-			cmd.SetArgs([]string{"work", "delete", "web", "--clusters", "cluster1", "--wait", "--timeout", "30s", "--kubeconfig", env.Kubeconfig(), "--context", "hub"})
-			err := cmd.ExecuteContext(ctx)
-			done <- result{out: streams.Out.(*bytes.Buffer).String(), err: err}
+			done <- k.RunWith(ctx, streams, "work", "delete", "web", "--clusters", "cluster1", "--wait", "--timeout", "30s")
 		}()
 		poll(ctx, t, "the work to be deleting", func(ctx context.Context) (bool, error) {
 			w = getWork(ctx, t, c, "cluster1", "web")
@@ -321,12 +263,12 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		}
 		select {
 		case r := <-done:
-			expectOK(t, r, "ManifestWork web deleted in cluster cluster1\n")
+			clitest.ExpectOK(t, r, "ManifestWork web deleted in cluster cluster1\n")
 		case <-time.After(pollTimeout):
 			t.Fatal("work delete --wait did not return once the work was gone")
 		}
-		expectErr(t, k.run(ctx, "work", "delete", "web", "--clusters", "cluster1"), "ManifestWork web not found in cluster cluster1", "--ignore-not-found")
-		expectOK(t, k.run(ctx, "work", "delete", "web", "--clusters", "cluster1", "--ignore-not-found"))
+		clitest.ExpectErr(t, k.Run(ctx, "work", "delete", "web", "--clusters", "cluster1"), "ManifestWork web not found in cluster cluster1", "--ignore-not-found")
+		clitest.ExpectOK(t, k.Run(ctx, "work", "delete", "web", "--clusters", "cluster1", "--ignore-not-found"))
 	})
 }
 

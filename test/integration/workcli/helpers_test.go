@@ -11,14 +11,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 const (
@@ -35,13 +33,7 @@ func setup(ctx context.Context, t *testing.T) (*framework.Environment, client.Cl
 	t.Helper()
 	env := framework.StartForTest(t, "hub")
 	c := env.Cluster("hub").Client()
-	objs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	hubtest.Install(ctx, t, c)
 	for _, mc := range []*clusterv1.ManagedCluster{
 		{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}},
@@ -74,15 +66,7 @@ func mustDecode(t *testing.T, s string) *unstructured.Unstructured {
 // the last error cond returned.
 func poll(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, pollTimeout, true, func(ctx context.Context) (bool, error) {
-		done, err := cond(ctx)
-		last = err
-		return done, nil
-	})
-	if err != nil {
-		t.Fatalf("timed out waiting for %s: %v", what, last)
-	}
+	framework.Eventually(ctx, t, pollTimeout, what, cond)
 }
 
 // indent indents every line of s by n spaces.

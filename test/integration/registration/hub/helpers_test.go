@@ -17,21 +17,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 const (
@@ -46,52 +40,14 @@ const (
 // installHub applies everything `hub init` installs, as the admin.
 func installHub(ctx context.Context, t *testing.T, c client.Client) {
 	t.Helper()
-	objs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatalf("render hub objects: %v", err)
-	}
-	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
-		t.Fatalf("apply hub objects: %v", err)
-	}
+	hubtest.Install(ctx, t, c)
 }
 
 // startController runs the hub controllers in-process as the shipped
 // ServiceAccount and returns a function that stops them and waits.
 func startController(t *testing.T, cluster *framework.Cluster, opts hub.Options) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg, err := cluster.ConfigForServiceAccount(ctx, config.HubNamespace, "ocm-hub-controller", time.Hour)
-	if err != nil {
-		t.Fatalf("hub controller credentials: %v", err)
-	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme: apis.Scheme, Cache: hub.CacheOptions(),
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Logger: testLogger(t),
-		// A restarted controller registers the same names again.
-		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatalf("create manager: %v", err)
-	}
-	if err := hub.SetupWithManager(mgr, opts); err != nil {
-		t.Fatalf("set up hub controllers: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("hub controllers: %v", err)
-		}
-	}
-	t.Cleanup(stop)
-	return stop
+	return hubtest.RunControllers(t, cluster, 2, func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, opts) })
 }
 
 // clientFor returns a client with the project's scheme for cfg.
@@ -120,18 +76,7 @@ func agentUser(cluster string) string { return "system:open-cluster-management:"
 // poll waits until cond holds, failing t with what when it never does.
 func poll(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		if err != nil {
-			last = err
-			return false, nil
-		}
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (last error: %v)", what, err, last)
-	}
+	framework.Eventually(ctx, t, pollTimeout, what, cond)
 }
 
 // waitCluster waits until the ManagedCluster name satisfies ok and returns it.

@@ -1,0 +1,90 @@
+// Package hubtest prepares a hub for the integration tests of the hub
+// controllers and the CLI: it installs what `kubectl ocm hub init` installs
+// and runs hub controllers in-process as the shipped ocm-hub-controller
+// ServiceAccount, with the shipped RBAC and the hub's cache restrictions, so
+// a missing permission fails the tests as it would fail in a cluster.
+package hubtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// Install applies everything `kubectl ocm hub init` installs (CRDs, RBAC,
+// admission policies, the ClusterManager), as c's user.
+func Install(ctx context.Context, t testing.TB, c client.Client) {
+	t.Helper()
+	objs, err := config.HubObjects(config.HubValues{})
+	if err != nil {
+		t.Fatalf("render hub objects: %v", err)
+	}
+	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
+		t.Fatalf("apply hub objects: %v", err)
+	}
+}
+
+// Setup registers controllers with a manager.
+type Setup func(ctrl.Manager) error
+
+// RunControllers starts a manager on cluster authenticated as the
+// ocm-hub-controller ServiceAccount (Install must have run), registers the
+// controllers of setups with it and runs it until the returned stop is
+// called or the test ends. logVerbosity sets the controllers' log level in
+// the test log. stop waits for the manager to finish and may be called more
+// than once; a controller that can be restarted registers the same names
+// again, which the manager allows.
+func RunControllers(t *testing.T, cluster *framework.Cluster, logVerbosity int, setups ...Setup) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg, err := cluster.ConfigForServiceAccount(ctx, config.HubNamespace, "ocm-hub-controller", time.Hour)
+	if err != nil {
+		cancel()
+		t.Fatalf("hub controller credentials: %v", err)
+	}
+	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Scheme: apis.Scheme, Cache: hub.CacheOptions(),
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Logger:     testr.NewWithOptions(t, testr.Options{Verbosity: logVerbosity}),
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		cancel()
+		t.Fatalf("create manager: %v", err)
+	}
+	for _, setup := range setups {
+		if err := setup(mgr); err != nil {
+			cancel()
+			t.Fatalf("set up hub controllers: %v", err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("hub controllers: %v", err)
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
