@@ -15,12 +15,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
-const (
-	// pollTimeout bounds every wait of the tests.
-	pollTimeout = 30 * time.Second
-	// pollInterval is how often waits look again.
-	pollInterval = 100 * time.Millisecond
-)
+// pollTimeout bounds every wait of the tests.
+const pollTimeout = 30 * time.Second
 
 // setup starts a hub, installs the hub objects, and creates namespace apps
 // and the ManagedClusters:
