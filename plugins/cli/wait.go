@@ -19,8 +19,8 @@ type Check func(ctx context.Context) (done bool, state string, err error)
 
 // Wait polls check until it reports done, printing each new state to out as
 // a progress line. It fails after timeout with an error that names what was
-// awaited and the last state seen; an error from check is retried and, if it
-// persists, reported.
+// awaited, the last state seen and, if the last check failed, its error; an
+// error from check is retried.
 func Wait(ctx context.Context, out io.Writer, timeout time.Duration, what string, check Check) error {
 	last, lastErr := "", error(nil)
 	err := wait.PollUntilContextTimeout(ctx, DefaultPollInterval, timeout, true, func(ctx context.Context) (bool, error) {
@@ -43,6 +43,8 @@ func Wait(ctx context.Context, out io.Writer, timeout time.Duration, what string
 		return nil
 	}
 	switch {
+	case last != "" && lastErr != nil:
+		return fmt.Errorf("timed out after %s waiting for %s; last state: %s; last error: %w", timeout, what, last, lastErr)
 	case lastErr != nil:
 		return fmt.Errorf("timed out after %s waiting for %s: %w", timeout, what, lastErr)
 	case last != "":

@@ -15,10 +15,11 @@ func TestWait(t *testing.T) {
 		check   func() Check
 		wantErr string
 		wantOut string
+		timeout time.Duration
 	}{
 		{"done", func() Check {
 			return func(context.Context) (bool, string, error) { return true, "ready", nil }
-		}, "", "Waiting for x: ready\n"},
+		}, "", "Waiting for x: ready\n", 0},
 		{"last state survives a check cut short by the timeout", func() Check {
 			calls := 0
 			return func(ctx context.Context) (bool, string, error) {
@@ -29,15 +30,29 @@ func TestWait(t *testing.T) {
 				<-ctx.Done()
 				return false, "", ctx.Err()
 			}
-		}, "timed out after 200ms waiting for x; last state: 1 left", "Waiting for x: 1 left\n"},
+		}, "timed out after 200ms waiting for x; last state: 1 left", "Waiting for x: 1 left\n", 0},
+		{"an error that ends the wait is reported with the last state", func() Check {
+			calls := 0
+			return func(context.Context) (bool, string, error) {
+				calls++
+				if calls == 1 {
+					return false, "1 left", nil
+				}
+				return false, "", errors.New("rate: Wait(n=1) would exceed context deadline")
+			}
+		}, "last state: 1 left; last error: rate: Wait(n=1)", "Waiting for x: 1 left\n", 1200 * time.Millisecond},
 		{"a persistent error is reported", func() Check {
 			return func(context.Context) (bool, string, error) { return false, "", errors.New("forbidden") }
-		}, "waiting for x: forbidden", ""},
+		}, "waiting for x: forbidden", "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := Wait(context.Background(), &out, 200*time.Millisecond, "x", tt.check())
+			timeout := tt.timeout
+			if timeout == 0 {
+				timeout = 200 * time.Millisecond
+			}
+			err := Wait(context.Background(), &out, timeout, "x", tt.check())
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)

@@ -13,9 +13,9 @@ const PollInterval = 100 * time.Millisecond
 
 // Eventually calls cond every PollInterval until it returns true, and fails
 // t with what and the last error cond returned when timeout passes or ctx
-// ends first. An error from cond does not end the wait (and true ends it
-// even with an error, such as NotFound when waiting for deletion): it is
-// what the failure message reports if the condition never holds.
+// ends first. An error from cond means "not yet", whatever cond's boolean
+// (return client.IgnoreNotFound(err) when NotFound is the goal); the last
+// one is what the failure message reports if the condition never holds.
 func Eventually(ctx context.Context, t testing.TB, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
 	var last error
@@ -23,6 +23,7 @@ func Eventually(ctx context.Context, t testing.TB, timeout time.Duration, what s
 		ok, err := cond(ctx)
 		if err != nil {
 			last = err
+			return false, nil
 		}
 		return ok, nil
 	})

@@ -118,7 +118,7 @@ func testWork(ctx context.Context, t *testing.T, k clitest.CLI, c client.Client)
 		}
 		poll(ctx, t, "ManifestWorkReplicaSet apps/web to be gone", func(ctx context.Context) (bool, error) {
 			err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "web"}, &workv1alpha1.ManifestWorkReplicaSet{})
-			return apierrors.IsNotFound(err), err
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
 		clitest.ExpectErr(t, k.Run(ctx, "work", "delete", "web", "--replicaset", "-n", "apps"), "ManifestWorkReplicaSet web not found in namespace apps")
 	})

@@ -44,7 +44,10 @@ func testAdmission(ctx context.Context, t *testing.T, c client.Client) {
 			_ = c.Delete(ctx, mustDecode(t, manifestWork("probe", cm)))
 			return false, nil
 		}
-		return strings.Contains(err.Error(), "same object"), err
+		if strings.Contains(err.Error(), "same object") {
+			return true, nil
+		}
+		return false, err
 	})
 	tests := []struct {
 		name, obj            string

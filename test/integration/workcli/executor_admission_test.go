@@ -71,7 +71,10 @@ func TestExecutorAdmission(t *testing.T) {
 			_ = admin.Delete(ctx, mustDecode(t, executorWork("probe", "")))
 			return false, nil
 		}
-		return strings.Contains(err.Error(), "execute-as"), err
+		if strings.Contains(err.Error(), "execute-as") {
+			return true, nil
+		}
+		return false, err
 	})
 	wantDenied := func(t *testing.T, err error, executor string) {
 		t.Helper()
