@@ -6,6 +6,9 @@ import (
 	"io"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
 )
 
@@ -61,4 +64,26 @@ func PrintYAML(out io.Writer, v any) error {
 	}
 	_, err = out.Write(data)
 	return err
+}
+
+// PrintItems prints the items of list with printer after stamping each with
+// gvk (objects read with a typed client carry no kind): the whole list as one
+// object when asList (json or yaml of everything listed), else each item on
+// its own (-o name, or the one object a user named).
+func PrintItems[T any, PT interface {
+	*T
+	runtime.Object
+}](out io.Writer, printer printers.ResourcePrinter, list runtime.Object, items []T, gvk schema.GroupVersionKind, asList bool) error {
+	for i := range items {
+		PT(&items[i]).GetObjectKind().SetGroupVersionKind(gvk)
+	}
+	if asList {
+		return printer.PrintObj(list, out)
+	}
+	for i := range items {
+		if err := printer.PrintObj(PT(&items[i]), out); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -77,3 +77,11 @@ func ValidateDryRun(mode string) error {
 	}
 	return errors.New("--dry-run " + mode + " is not supported: use none, client or server")
 }
+
+// FirstArg returns args[0], or "" when there is no argument.
+func FirstArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}

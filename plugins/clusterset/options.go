@@ -42,7 +42,7 @@ func NewCreateOptions(getter genericclioptions.RESTClientGetter, streams generic
 
 // Complete records NAME and parses --cluster-selector.
 func (o *CreateOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Name = firstArg(args)
+	o.Name = cli.FirstArg(args)
 	if o.ClusterSelector != "" {
 		sel, err := metav1.ParseToLabelSelector(o.ClusterSelector)
 		if err != nil {
@@ -78,7 +78,7 @@ func NewDeleteOptions(getter genericclioptions.RESTClientGetter, streams generic
 
 // Complete records NAME.
 func (o *DeleteOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Name = firstArg(args)
+	o.Name = cli.FirstArg(args)
 	return nil
 }
 
@@ -111,7 +111,7 @@ func NewGetOptions(getter genericclioptions.RESTClientGetter, streams genericioo
 
 // Complete records NAME.
 func (o *GetOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Name = firstArg(args)
+	o.Name = cli.FirstArg(args)
 	return nil
 }
 
@@ -142,7 +142,7 @@ func NewSetOptions(getter genericclioptions.RESTClientGetter, streams genericioo
 
 // Complete records NAME.
 func (o *SetOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Name = firstArg(args)
+	o.Name = cli.FirstArg(args)
 	return nil
 }
 
@@ -188,7 +188,7 @@ func NewBindOptions(getter genericclioptions.RESTClientGetter, streams genericio
 
 // Complete records NAME and the namespace.
 func (o *BindOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Name = firstArg(args)
+	o.Name = cli.FirstArg(args)
 	ns, _, err := o.getter.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return fmt.Errorf("read the namespace from the kubeconfig: %w", err)
@@ -204,14 +204,6 @@ func (o *BindOptions) Validate() error {
 		errs = append(errs, fmt.Errorf("--namespace %q is invalid: %s", o.Namespace, strings.Join(msgs, "; ")))
 	}
 	return errors.Join(errs...)
-}
-
-// firstArg returns args[0], or "".
-func firstArg(args []string) string {
-	if len(args) == 0 {
-		return ""
-	}
-	return args[0]
 }
 
 // validateSetName checks a ManagedClusterSet name: it must be a valid label

@@ -141,18 +141,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for i := range list.Items {
-			list.Items[i].SetGroupVersionKind(clusterv1beta2.GroupVersion.WithKind("ManagedClusterSet"))
-		}
-		if o.Name != "" || format == "name" {
-			for i := range list.Items {
-				if err := printer.PrintObj(&list.Items[i], o.Out); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		return printer.PrintObj(list, o.Out)
+		return cli.PrintItems(o.Out, printer, list, list.Items, clusterv1beta2.GroupVersion.WithKind("ManagedClusterSet"), o.Name == "" && format != "name")
 	}
 	if len(list.Items) == 0 {
 		fmt.Fprintln(o.ErrOut, "No cluster sets found.")

@@ -43,18 +43,7 @@ func (o *ClustersOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i := range clusters.Items {
-		clusters.Items[i].SetGroupVersionKind(clusterv1.GroupVersion.WithKind("ManagedCluster"))
-	}
-	if format != "name" {
-		return printer.PrintObj(clusters, o.Out)
-	}
-	for i := range clusters.Items {
-		if err := printer.PrintObj(&clusters.Items[i], o.Out); err != nil {
-			return err
-		}
-	}
-	return nil
+	return cli.PrintItems(o.Out, printer, clusters, clusters.Items, clusterv1.GroupVersion.WithKind("ManagedCluster"), format != "name")
 }
 
 // list reads the clusters selected by names and --clusterset.

@@ -64,7 +64,7 @@ func NewCreateOptions(getter genericclioptions.RESTClientGetter, streams generic
 // Complete records NAME and the namespace and builds the Placement from the
 // flags; flag errors are kept for Validate.
 func (o *CreateOptions) Complete(cmd *cobra.Command, args []string) error {
-	o.Name = firstArg(args)
+	o.Name = cli.FirstArg(args)
 	ns, err := namespace(o.getter)
 	if err != nil {
 		return err
@@ -239,7 +239,7 @@ func NewGetOptions(getter genericclioptions.RESTClientGetter, streams genericioo
 
 // Complete records NAME and the namespace.
 func (o *GetOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Name = firstArg(args)
+	o.Name = cli.FirstArg(args)
 	ns, err := namespace(o.getter)
 	o.Namespace = ns
 	return err
@@ -278,7 +278,7 @@ func newNamedOptions(getter genericclioptions.RESTClientGetter, streams generici
 
 // Complete records NAME and the namespace.
 func (o *NamedOptions) Complete(_ *cobra.Command, args []string) error {
-	o.Name = firstArg(args)
+	o.Name = cli.FirstArg(args)
 	ns, err := namespace(o.getter)
 	o.Namespace = ns
 	return err
@@ -300,14 +300,6 @@ func namespace(getter genericclioptions.RESTClientGetter) (string, error) {
 		return "", fmt.Errorf("read the namespace from the kubeconfig: %w", err)
 	}
 	return ns, nil
-}
-
-// firstArg returns args[0], or "".
-func firstArg(args []string) string {
-	if len(args) == 0 {
-		return ""
-	}
-	return args[0]
 }
 
 // validateName checks a Placement name.

@@ -63,18 +63,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i := range list.Items {
-		list.Items[i].SetGroupVersionKind(clusterv1beta1.GroupVersion.WithKind("Placement"))
-	}
-	if o.Name == "" && format != "name" {
-		return printer.PrintObj(list, o.Out)
-	}
-	for i := range list.Items {
-		if err := printer.PrintObj(&list.Items[i], o.Out); err != nil {
-			return err
-		}
-	}
-	return nil
+	return cli.PrintItems(o.Out, printer, list, list.Items, clusterv1beta1.GroupVersion.WithKind("Placement"), o.Name == "" && format != "name")
 }
 
 // PlacementsTable renders placements as a kubectl table: NAME, SUCCEEDED

@@ -56,18 +56,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i := range list.Items {
-		list.Items[i].SetGroupVersionKind(workv1.GroupVersion.WithKind("ManifestWork"))
-	}
-	if format != "name" {
-		return printer.PrintObj(list, o.Out)
-	}
-	for i := range list.Items {
-		if err := printer.PrintObj(&list.Items[i], o.Out); err != nil {
-			return err
-		}
-	}
-	return nil
+	return cli.PrintItems(o.Out, printer, list, list.Items, workv1.GroupVersion.WithKind("ManifestWork"), format != "name")
 }
 
 // notFound is the message printed when no work matches.

@@ -69,18 +69,7 @@ func (o *GetOptions) runReplicaSets(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		for i := range list.Items {
-			list.Items[i].SetGroupVersionKind(workv1alpha1.GroupVersion.WithKind("ManifestWorkReplicaSet"))
-		}
-		if o.Name == "" && format != "name" {
-			return printer.PrintObj(list, o.Out)
-		}
-		for i := range list.Items {
-			if err := printer.PrintObj(&list.Items[i], o.Out); err != nil {
-				return err
-			}
-		}
-		return nil
+		return cli.PrintItems(o.Out, printer, list, list.Items, workv1alpha1.GroupVersion.WithKind("ManifestWorkReplicaSet"), o.Name == "" && format != "name")
 	}
 	if len(list.Items) == 0 {
 		fmt.Fprintf(o.ErrOut, "No ManifestWorkReplicaSets found%s.\n", map[bool]string{true: "", false: " in namespace " + o.Namespace}[o.AllClusters])
