@@ -174,7 +174,7 @@ func SetsTable(sets []clusterv1beta2.ManagedClusterSet, bound map[string][]strin
 	for i := range sets {
 		s := &sets[i]
 		count := int64(0)
-		if sel, err := Selector(s); err == nil {
+		if sel, err := s.Spec.ClusterSelector.Selector(s.Name); err == nil {
 			for j := range clusters {
 				if clusters[j].DeletionTimestamp == nil && sel.Matches(labels.Set(clusters[j].Labels)) {
 					count++
@@ -215,24 +215,9 @@ func selectorType(s *clusterv1beta2.ManagedClusterSet) string {
 	}
 }
 
-// Selector returns the label selector of the clusters set holds.
-func Selector(set *clusterv1beta2.ManagedClusterSet) (labels.Selector, error) {
-	if set.Spec.ClusterSelector.SelectorType != clusterv1beta2.LabelSelector {
-		return labels.SelectorFromSet(labels.Set{clusterv1beta2.ClusterSetLabel: set.Name}), nil
-	}
-	if set.Spec.ClusterSelector.LabelSelector == nil {
-		return labels.Nothing(), nil
-	}
-	sel, err := metav1.LabelSelectorAsSelector(set.Spec.ClusterSelector.LabelSelector)
-	if err != nil {
-		return nil, fmt.Errorf("ManagedClusterSet %s has an invalid label selector: %w", set.Name, err)
-	}
-	return sel, nil
-}
-
 // memberClusters returns the sorted names of the clusters set holds.
 func memberClusters(ctx context.Context, c client.Client, set *clusterv1beta2.ManagedClusterSet) ([]string, error) {
-	sel, err := Selector(set)
+	sel, err := set.Spec.ClusterSelector.Selector(set.Name)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -55,7 +54,7 @@ func (o *ClustersOptions) list(ctx context.Context, c client.Client) (*clusterv1
 		if err := c.Get(ctx, client.ObjectKey{Name: o.ClusterSet}, set); err != nil {
 			return nil, fmt.Errorf("get ManagedClusterSet %s: %w", o.ClusterSet, err)
 		}
-		sel, err := setSelector(set)
+		sel, err := set.Spec.ClusterSelector.Selector(set.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -68,21 +67,6 @@ func (o *ClustersOptions) list(ctx context.Context, c client.Client) (*clusterv1
 		list.Items = slices.DeleteFunc(list.Items, func(mc clusterv1.ManagedCluster) bool { return !slices.Contains(o.Names, mc.Name) })
 	}
 	return list, nil
-}
-
-// setSelector returns the label selector of the clusters set selects.
-func setSelector(set *clusterv1beta2.ManagedClusterSet) (labels.Selector, error) {
-	if set.Spec.ClusterSelector.SelectorType != clusterv1beta2.LabelSelector {
-		return labels.SelectorFromSet(labels.Set{clusterv1beta2.ClusterSetLabel: set.Name}), nil
-	}
-	if set.Spec.ClusterSelector.LabelSelector == nil {
-		return labels.Nothing(), nil
-	}
-	sel, err := metav1.LabelSelectorAsSelector(set.Spec.ClusterSelector.LabelSelector)
-	if err != nil {
-		return nil, fmt.Errorf("ManagedClusterSet %s has an invalid label selector: %w", set.Name, err)
-	}
-	return sel, nil
 }
 
 // ClustersTable renders clusters as a kubectl table: NAME, HUB ACCEPTED,

@@ -95,7 +95,7 @@ func (r *SetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 // updateStatus sets the ClusterSetEmpty condition.
 func (r *SetReconciler) updateStatus(ctx context.Context, set *clusterv1beta2.ManagedClusterSet) error {
 	base := set.DeepCopy()
-	sel, err := Selector(set)
+	sel, err := set.Spec.ClusterSelector.Selector(set.Name)
 	if err != nil {
 		return nil // an invalid selector is the user's to fix; CRD validation rejects most
 	}

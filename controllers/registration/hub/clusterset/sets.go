@@ -26,24 +26,6 @@ func DesiredSpec(name string) (clusterv1beta2.ManagedClusterSetSpec, bool) {
 	return clusterv1beta2.ManagedClusterSetSpec{}, false
 }
 
-// Selector returns the label selector of the clusters set selects.
-func Selector(set *clusterv1beta2.ManagedClusterSet) (labels.Selector, error) {
-	switch set.Spec.ClusterSelector.SelectorType {
-	case "", clusterv1beta2.ExclusiveClusterSetLabel, clusterv1beta2.LegacyClusterSetLabel:
-		return labels.SelectorFromSet(labels.Set{clusterv1beta2.ClusterSetLabel: set.Name}), nil
-	case clusterv1beta2.LabelSelector:
-		if set.Spec.ClusterSelector.LabelSelector == nil {
-			return labels.Nothing(), nil
-		}
-		sel, err := metav1.LabelSelectorAsSelector(set.Spec.ClusterSelector.LabelSelector)
-		if err != nil {
-			return nil, fmt.Errorf("invalid spec.clusterSelector.labelSelector: %w", err)
-		}
-		return sel, nil
-	}
-	return nil, fmt.Errorf("unknown selector type %q", set.Spec.ClusterSelector.SelectorType)
-}
-
 // CountMembers returns how many of clusters sel selects.
 func CountMembers(sel labels.Selector, clusters []clusterv1.ManagedCluster) int {
 	n := 0

@@ -32,7 +32,7 @@ func TestMembership(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sel, err := Selector(&tt.set)
+			sel, err := tt.set.Spec.ClusterSelector.Selector(tt.set.Name)
 			if err != nil {
 				t.Fatal(err)
 			}
