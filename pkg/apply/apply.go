@@ -16,9 +16,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
 // FieldManager is the server-side apply field manager of the kubectl-ocm CLI.
@@ -73,6 +75,26 @@ func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructur
 		return WaitForCRDs(ctx, c, crds, opts.CRDTimeout)
 	}
 	return nil
+}
+
+// ToUnstructured converts obj, a typed object of a kind scheme knows, into
+// the unstructured object a server-side apply sends: kind and apiVersion set,
+// status and metadata.creationTimestamp dropped, fields the type omits when
+// empty (omitempty) or zero (omitzero) left out.
+func ToUnstructured(obj client.Object, scheme *runtime.Scheme) (*unstructured.Unstructured, error) {
+	gvk, err := apiutil.GVKForObject(obj, scheme)
+	if err != nil {
+		return nil, fmt.Errorf("find the kind of %T %s: %w", obj, obj.GetName(), err)
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s %s: %w", gvk.Kind, obj.GetName(), err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetGroupVersionKind(gvk)
+	unstructured.RemoveNestedField(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u, nil
 }
 
 // WaitForCRDs polls until every named CustomResourceDefinition is Established,

@@ -1,9 +1,16 @@
 package apply
 
 import (
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 func obj(apiVersion, kind, name string) *unstructured.Unstructured {
@@ -53,5 +60,38 @@ func TestDescribe(t *testing.T) {
 	}
 	if got := Describe(obj("v1", "Namespace", "n")); got != "Namespace n" {
 		t.Errorf("Describe = %q", got)
+	}
+}
+
+func TestToUnstructured(t *testing.T) {
+	created := metav1.NewTime(time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
+	tests := []struct {
+		name    string
+		obj     client.Object
+		want    map[string]any
+		wantErr string
+	}{
+		{"kind set, status and creationTimestamp dropped", &corev1.Namespace{
+			ObjectMeta: metav1.ObjectMeta{Name: "apps", CreationTimestamp: created},
+			Status:     corev1.NamespaceStatus{Phase: corev1.NamespaceActive},
+		}, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "apps"}, "spec": map[string]any{}}, ""},
+		{"a kind the scheme does not know", &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, nil, "find the kind of"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u, err := ToUnstructured(tt.obj, clientgoscheme.Scheme)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(u.Object, tt.want) {
+				t.Errorf("ToUnstructured = %v, want %v", u.Object, tt.want)
+			}
+		})
 	}
 }

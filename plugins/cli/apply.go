@@ -5,31 +5,16 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 )
 
 // ToUnstructured converts a typed object of the project's scheme into the
-// unstructured object a server-side apply sends: kind and apiVersion set,
-// status, creationTimestamp and empty fields dropped.
+// unstructured object a server-side apply sends (see apply.ToUnstructured).
 func ToUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
-	gvk, err := apiutil.GVKForObject(obj, apis.Scheme)
-	if err != nil {
-		return nil, fmt.Errorf("find the kind of %T: %w", obj, err)
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, fmt.Errorf("convert %s %s: %w", gvk.Kind, obj.GetName(), err)
-	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetGroupVersionKind(gvk)
-	delete(u.Object, "status")
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	return u, nil
+	return apply.ToUnstructured(obj, apis.Scheme)
 }
 
 // Apply writes obj with server-side apply as field manager kubectl-ocm,

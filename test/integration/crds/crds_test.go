@@ -16,13 +16,14 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	ocmapply "github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -76,7 +77,7 @@ func installCRDs(ctx context.Context, t *testing.T, cluster *framework.Cluster, 
 	t.Helper()
 	c := cluster.Client()
 	for _, crd := range crds {
-		u, err := toUnstructured(crd)
+		u, err := ocmapply.ToUnstructured(crd, apis.Scheme)
 		if err != nil {
 			t.Fatalf("convert CRD %s: %v", crd.Name, err)
 		}
@@ -241,16 +242,4 @@ func mustDecode(t *testing.T, doc string) *unstructured.Unstructured {
 // apply server-side applies u with the test's field manager.
 func apply(ctx context.Context, c client.Client, u *unstructured.Unstructured) error {
 	return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(fieldOwner), client.ForceOwnership)
-}
-
-// toUnstructured converts a typed object with its TypeMeta set into an apply request.
-func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, err
-	}
-	// Status and server-set metadata have no place in an apply request.
-	unstructured.RemoveNestedField(m, "status")
-	unstructured.RemoveNestedField(m, "metadata", "creationTimestamp")
-	return &unstructured.Unstructured{Object: m}, nil
 }

@@ -12,12 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -162,30 +160,13 @@ func setAccepted(cluster *clusterv1.ManagedCluster, status metav1.ConditionStatu
 func (r *Reconciler) apply(ctx context.Context, objs ...client.Object) error {
 	us := make([]*unstructured.Unstructured, 0, len(objs))
 	for _, obj := range objs {
-		u, err := toUnstructured(obj, r.Client.Scheme())
+		u, err := apply.ToUnstructured(obj, r.Client.Scheme())
 		if err != nil {
 			return err
 		}
 		us = append(us, u)
 	}
 	return apply.Apply(ctx, r.Client, us, apply.Options{FieldManager: FieldManager})
-}
-
-// toUnstructured converts a typed object, with its kind set, for apply.
-func toUnstructured(obj client.Object, scheme *runtime.Scheme) (*unstructured.Unstructured, error) {
-	gvk, err := apiutil.GVKForObject(obj, scheme)
-	if err != nil {
-		return nil, fmt.Errorf("kind of %s: %w", obj.GetName(), err)
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, fmt.Errorf("convert %s: %w", obj.GetName(), err)
-	}
-	u := &unstructured.Unstructured{Object: m}
-	u.SetGroupVersionKind(gvk)
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	unstructured.RemoveNestedField(u.Object, "status")
-	return u, nil
 }
 
 // isGone reports whether err says the object does not exist.
