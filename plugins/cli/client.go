@@ -24,3 +24,14 @@ func NewClient(getter genericclioptions.RESTClientGetter) (client.Client, *rest.
 	}
 	return c, cfg, nil
 }
+
+// Namespace returns the namespace the kubectl flags in getter select: -n,
+// else the current context's, else "default". explicit says it was given
+// with -n (or --namespace).
+func Namespace(getter genericclioptions.RESTClientGetter) (ns string, explicit bool, err error) {
+	ns, explicit, err = getter.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", false, fmt.Errorf("read the namespace from the kubeconfig: %w", err)
+	}
+	return ns, explicit, nil
+}

@@ -65,7 +65,7 @@ func NewCreateOptions(getter genericclioptions.RESTClientGetter, streams generic
 // flags; flag errors are kept for Validate.
 func (o *CreateOptions) Complete(cmd *cobra.Command, args []string) error {
 	o.Name = cli.FirstArg(args)
-	ns, err := namespace(o.getter)
+	ns, _, err := cli.Namespace(o.getter)
 	if err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func NewGetOptions(getter genericclioptions.RESTClientGetter, streams genericioo
 // Complete records NAME and the namespace.
 func (o *GetOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = cli.FirstArg(args)
-	ns, err := namespace(o.getter)
+	ns, _, err := cli.Namespace(o.getter)
 	o.Namespace = ns
 	return err
 }
@@ -279,7 +279,7 @@ func newNamedOptions(getter genericclioptions.RESTClientGetter, streams generici
 // Complete records NAME and the namespace.
 func (o *NamedOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = cli.FirstArg(args)
-	ns, err := namespace(o.getter)
+	ns, _, err := cli.Namespace(o.getter)
 	o.Namespace = ns
 	return err
 }
@@ -291,15 +291,6 @@ func (o *NamedOptions) Validate() error {
 		errs = append(errs, fmt.Errorf("--output %q is not supported: use json or yaml", o.Output))
 	}
 	return errors.Join(errs...)
-}
-
-// namespace is the namespace of the kubectl flags: -n, else the context's.
-func namespace(getter genericclioptions.RESTClientGetter) (string, error) {
-	ns, _, err := getter.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return "", fmt.Errorf("read the namespace from the kubeconfig: %w", err)
-	}
-	return ns, nil
 }
 
 // validateName checks a Placement name.

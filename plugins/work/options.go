@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // Dry-run modes of --dry-run.
@@ -141,7 +142,7 @@ func (o *GetOptions) Complete(_ *cobra.Command, args []string) error {
 		o.Name = args[0]
 	}
 	if o.ReplicaSet {
-		ns, err := kubeNamespace(o.getter)
+		ns, _, err := cli.Namespace(o.getter)
 		o.Namespace = ns
 		return err
 	}
@@ -245,7 +246,7 @@ func (o *DeleteOptions) Complete(_ *cobra.Command, args []string) error {
 		o.Name = args[0]
 	}
 	if o.ReplicaSet {
-		ns, err := kubeNamespace(o.getter)
+		ns, _, err := cli.Namespace(o.getter)
 		o.Namespace = ns
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // rolloutTypes are the values of --rollout.
@@ -86,7 +87,7 @@ func (r *RolloutFlags) complete(cmd *cobra.Command, getter genericclioptions.RES
 	if getter == nil {
 		return nil
 	}
-	ns, err := kubeNamespace(getter)
+	ns, _, err := cli.Namespace(getter)
 	r.PlacementNamespace = ns
 	return err
 }
@@ -185,13 +186,4 @@ func (r *RolloutFlags) Strategy() clusterv1alpha1.RolloutStrategy {
 		}
 	}
 	return s
-}
-
-// kubeNamespace is the namespace of the kubectl flags: -n, else the context's.
-func kubeNamespace(getter genericclioptions.RESTClientGetter) (string, error) {
-	ns, _, err := getter.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return "", fmt.Errorf("read the namespace from the kubeconfig: %w", err)
-	}
-	return ns, nil
 }
