@@ -107,7 +107,7 @@ func TestSetsTable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := printers.NewTablePrinter(printers.PrintOptions{Wide: tt.wide}).PrintObj(SetsTable(sets, bound, clusters, tt.wide, now), &out); err != nil {
+			if err := printers.NewTablePrinter(printers.PrintOptions{Wide: tt.wide}).PrintObj(SetsTable(sets, bound, clusters, now), &out); err != nil {
 				t.Fatal(err)
 			}
 			var got []string

@@ -155,21 +155,21 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	if err := c.List(ctx, clusters); err != nil {
 		return fmt.Errorf("list ManagedClusters on %s: %w", cfg.Host, err)
 	}
-	table := SetsTable(list.Items, bound, clusters.Items, format == "wide", time.Now())
+	table := SetsTable(list.Items, bound, clusters.Items, time.Now())
 	return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(table, o.Out)
 }
 
 // SetsTable renders sets as a kubectl table: NAME, BOUND NAMESPACES,
-// CLUSTERS (member count), SELECTOR TYPE, AGE, and with wide EMPTY (the
-// ClusterSetEmpty condition) and MANAGED NAMESPACES. bound maps a set to
+// CLUSTERS (member count), SELECTOR TYPE, AGE, then EMPTY (the
+// ClusterSetEmpty condition) and MANAGED NAMESPACES at priority 1, which the
+// table printer shows only with -o wide. bound maps a set to
 // the namespaces it is bound to.
-func SetsTable(sets []clusterv1beta2.ManagedClusterSet, bound map[string][]string, clusters []clusterv1.ManagedCluster, wide bool, now time.Time) *metav1.Table {
+func SetsTable(sets []clusterv1beta2.ManagedClusterSet, bound map[string][]string, clusters []clusterv1.ManagedCluster, now time.Time) *metav1.Table {
 	cols := []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string"}, {Name: "Bound Namespaces", Type: "string"}, {Name: "Clusters", Type: "integer"},
 		{Name: "Selector Type", Type: "string"}, {Name: "Age", Type: "date"},
 		{Name: "Empty", Type: "string", Priority: 1}, {Name: "Managed Namespaces", Type: "string", Priority: 1},
 	}
-	const narrow = 5
 	table := &metav1.Table{ColumnDefinitions: cols}
 	for i := range sets {
 		s := &sets[i]
@@ -193,14 +193,8 @@ func SetsTable(sets []clusterv1beta2.ManagedClusterSet, bound map[string][]strin
 			s.Name, strings.Join(bound[s.Name], ","), count, selectorType(s),
 			duration.HumanDuration(now.Sub(s.CreationTimestamp.Time)), empty, strings.Join(managed, ","),
 		}}
-		if !wide {
-			row.Cells = row.Cells[:narrow]
-		}
 		row.Object = runtime.RawExtension{Object: s}
 		table.Rows = append(table.Rows, row)
-	}
-	if !wide {
-		table.ColumnDefinitions = cols[:narrow]
 	}
 	return table
 }

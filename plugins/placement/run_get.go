@@ -56,7 +56,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 			}
 			return nil
 		}
-		table := PlacementsTable(list.Items, format == "wide", time.Now())
+		table := PlacementsTable(list.Items, time.Now())
 		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide", WithNamespace: o.AllNamespaces}).PrintObj(table, o.Out)
 	}
 	printer, err := o.PrintFlags.ToPrinter()
@@ -67,17 +67,17 @@ func (o *GetOptions) Run(ctx context.Context) error {
 }
 
 // PlacementsTable renders placements as a kubectl table: NAME, SUCCEEDED
-// (PlacementSatisfied), REASON, SELECTED, AGE, and with wide MISCONFIGURED,
-// CLUSTERSETS and COUNT (numberOfClusters). Each row holds its Placement, so
+// (PlacementSatisfied), REASON, SELECTED, AGE, then MISCONFIGURED,
+// CLUSTERSETS and COUNT (numberOfClusters) at priority 1, which the table
+// printer shows only with -o wide. Each row holds its Placement, so
 // the table printer's WithNamespace option can prepend NAMESPACE.
-func PlacementsTable(items []clusterv1beta1.Placement, wide bool, now time.Time) *metav1.Table {
+func PlacementsTable(items []clusterv1beta1.Placement, now time.Time) *metav1.Table {
 	cols := []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string"}, {Name: "Succeeded", Type: "string"}, {Name: "Reason", Type: "string"},
 		{Name: "Selected", Type: "integer"}, {Name: "Age", Type: "date"},
 		{Name: "Misconfigured", Type: "string", Priority: 1}, {Name: "ClusterSets", Type: "string", Priority: 1},
 		{Name: "Count", Type: "string", Priority: 1},
 	}
-	const narrow = 5
 	table := &metav1.Table{ColumnDefinitions: cols}
 	for i := range items {
 		p := &items[i]
@@ -101,14 +101,8 @@ func PlacementsTable(items []clusterv1beta1.Placement, wide bool, now time.Time)
 			p.Name, status, reason, int64(p.Status.NumberOfSelectedClusters),
 			duration.HumanDuration(now.Sub(p.CreationTimestamp.Time)), misconfigured, sets, count,
 		}}
-		if !wide {
-			row.Cells = row.Cells[:narrow]
-		}
 		row.Object = runtime.RawExtension{Object: p}
 		table.Rows = append(table.Rows, row)
-	}
-	if !wide {
-		table.ColumnDefinitions = cols[:narrow]
 	}
 	return table
 }

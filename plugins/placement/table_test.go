@@ -59,14 +59,14 @@ func TestPlacementsTable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fields(render(t, PlacementsTable(items, tt.wide, now), printers.PrintOptions{Wide: tt.wide}))
+			got := fields(render(t, PlacementsTable(items, now), printers.PrintOptions{Wide: tt.wide}))
 			if strings.Join(flat(got), "|") != strings.Join(flat(tt.want), "|") {
 				t.Errorf("table = %v, want %v", got, tt.want)
 			}
 		})
 	}
 	t.Run("all namespaces", func(t *testing.T) {
-		out := render(t, PlacementsTable(items[:1], false, now), printers.PrintOptions{WithNamespace: true})
+		out := render(t, PlacementsTable(items[:1], now), printers.PrintOptions{WithNamespace: true})
 		if got := fields(out); got[0][0] != "NAMESPACE" || got[1][0] != "apps" {
 			t.Errorf("table lacks the namespace column:\n%s", out)
 		}

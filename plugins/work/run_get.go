@@ -49,7 +49,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 			fmt.Fprintln(o.ErrOut, o.notFound())
 			return nil
 		}
-		table := WorksTable(list.Items, format == "wide", time.Now())
+		table := WorksTable(list.Items, time.Now())
 		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(table, o.Out)
 	}
 	printer, err := o.PrintFlags.ToPrinter()
@@ -72,9 +72,10 @@ func (o *GetOptions) notFound() string {
 }
 
 // WorksTable renders works as a kubectl table: NAME, CLUSTER, MANIFESTS,
-// APPLIED, AVAILABLE, DRIFTED (how many manifests drifted), AGE, and with wide PROGRESSING, DEGRADED,
-// COMPLETE and DELETING.
-func WorksTable(works []workv1.ManifestWork, wide bool, now time.Time) *metav1.Table {
+// APPLIED, AVAILABLE, DRIFTED (how many manifests drifted), AGE, then
+// PROGRESSING, DEGRADED, COMPLETE and DELETING at priority 1, which the
+// table printer shows only with -o wide.
+func WorksTable(works []workv1.ManifestWork, now time.Time) *metav1.Table {
 	cols := []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string"}, {Name: "Cluster", Type: "string"}, {Name: "Manifests", Type: "integer"},
 		{Name: "Applied", Type: "string"}, {Name: "Available", Type: "string"}, {Name: "Drifted", Type: "string"},
@@ -82,7 +83,6 @@ func WorksTable(works []workv1.ManifestWork, wide bool, now time.Time) *metav1.T
 		{Name: "Progressing", Type: "string", Priority: 1}, {Name: "Degraded", Type: "string", Priority: 1},
 		{Name: "Complete", Type: "string", Priority: 1}, {Name: "Deleting", Type: "string", Priority: 1},
 	}
-	const narrow = 7
 	table := &metav1.Table{ColumnDefinitions: cols}
 	for i := range works {
 		w := &works[i]
@@ -94,14 +94,8 @@ func WorksTable(works []workv1.ManifestWork, wide bool, now time.Time) *metav1.T
 			conditionStatus(conds, workv1.WorkProgressing), conditionStatus(conds, workv1.WorkDegraded),
 			conditionStatus(conds, workv1.WorkComplete), conditionStatus(conds, workv1.WorkDeleting),
 		}}
-		if !wide {
-			row.Cells = row.Cells[:narrow]
-		}
 		row.Object = runtime.RawExtension{Object: w}
 		table.Rows = append(table.Rows, row)
-	}
-	if !wide {
-		table.ColumnDefinitions = cols[:narrow]
 	}
 	return table
 }

@@ -73,24 +73,28 @@ func TestWorksTable(t *testing.T) {
 	pending := workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: "new", Namespace: "cluster2", CreationTimestamp: metav1.NewTime(now.Add(-time.Minute))},
 		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{raw(`{}`)}}}}
 	tests := []struct {
-		name string
-		wide bool
-		want []string
+		name     string
+		wide     bool
+		want     []string
+		wantNone string
 	}{
 		{"default columns", false, []string{
-			"NAME   CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   AGE",
-			"web    cluster1   2           True      False       1         120m",
-			"new    cluster2   1                                           60s",
-		}},
-		{"wide", true, []string{"PROGRESSING   DEGRADED   COMPLETE   DELETING", "120m   True"}},
+			"NAME   CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   AGE\n",
+			"web    cluster1   2           True      False       1         120m\n",
+			"new    cluster2   1                                           60s\n",
+		}, "PROGRESSING"},
+		{"wide", true, []string{"PROGRESSING   DEGRADED   COMPLETE   DELETING", "120m   True"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := render(t, WorksTable([]workv1.ManifestWork{testWork(), pending}, tt.wide, now), tt.wide)
+			out := render(t, WorksTable([]workv1.ManifestWork{testWork(), pending}, now), tt.wide)
 			for _, line := range tt.want {
 				if !strings.Contains(out, line) {
 					t.Errorf("table lacks %q:\n%s", line, out)
 				}
+			}
+			if tt.wantNone != "" && strings.Contains(out, tt.wantNone) {
+				t.Errorf("table has %q without -o wide:\n%s", tt.wantNone, out)
 			}
 		})
 	}
