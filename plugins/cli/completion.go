@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 )
@@ -17,10 +18,26 @@ import (
 // CompletionTimeout bounds the hub requests of shell completion.
 const CompletionTimeout = 5 * time.Second
 
+// CompleteClusters completes the first argument, or a comma-separated flag
+// value such as --clusters a,b, with ManagedCluster names from the hub.
+func CompleteClusters(getter genericclioptions.RESTClientGetter) cobra.CompletionFunc {
+	return CompleteNames(getter, func(ctx context.Context, c client.Client, _ string) ([]string, error) {
+		list := &clusterv1.ManagedClusterList{}
+		if err := c.List(ctx, list); err != nil {
+			return nil, err
+		}
+		names := make([]string, 0, len(list.Items))
+		for _, mc := range list.Items {
+			names = append(names, mc.Name)
+		}
+		return names, nil
+	})
+}
+
 // CompleteClusterSets completes the first argument, or a comma-separated
 // flag value, with ManagedClusterSet names from the hub.
 func CompleteClusterSets(getter genericclioptions.RESTClientGetter) cobra.CompletionFunc {
-	return completeNames(getter, func(ctx context.Context, c client.Client, _ string) ([]string, error) {
+	return CompleteNames(getter, func(ctx context.Context, c client.Client, _ string) ([]string, error) {
 		list := &clusterv1beta2.ManagedClusterSetList{}
 		if err := c.List(ctx, list); err != nil {
 			return nil, err
@@ -36,7 +53,7 @@ func CompleteClusterSets(getter genericclioptions.RESTClientGetter) cobra.Comple
 // CompletePlacements completes the first argument with the names of the
 // Placements in the namespace of the kubectl flags (-n or the context's).
 func CompletePlacements(getter genericclioptions.RESTClientGetter) cobra.CompletionFunc {
-	return completeNames(getter, func(ctx context.Context, c client.Client, ns string) ([]string, error) {
+	return CompleteNames(getter, func(ctx context.Context, c client.Client, ns string) ([]string, error) {
 		list := &clusterv1beta1.PlacementList{}
 		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
 			return nil, err
@@ -52,7 +69,7 @@ func CompletePlacements(getter genericclioptions.RESTClientGetter) cobra.Complet
 // CompletePlacementRefs completes a NAMESPACE/NAME Placement reference with
 // every Placement of the hub.
 func CompletePlacementRefs(getter genericclioptions.RESTClientGetter) cobra.CompletionFunc {
-	return completeNames(getter, func(ctx context.Context, c client.Client, _ string) ([]string, error) {
+	return CompleteNames(getter, func(ctx context.Context, c client.Client, _ string) ([]string, error) {
 		list := &clusterv1beta1.PlacementList{}
 		if err := c.List(ctx, list); err != nil {
 			return nil, err
@@ -78,7 +95,7 @@ func FirstArgOnly(f cobra.CompletionFunc) cobra.CompletionFunc {
 
 // completeNames returns a completion function offering the names list
 // returns (given the namespace of the kubectl flags).
-func completeNames(getter genericclioptions.RESTClientGetter, list func(context.Context, client.Client, string) ([]string, error)) cobra.CompletionFunc {
+func CompleteNames(getter genericclioptions.RESTClientGetter, list func(context.Context, client.Client, string) ([]string, error)) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		c, _, err := NewClient(getter)
 		if err != nil {

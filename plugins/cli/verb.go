@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -76,6 +77,14 @@ func ValidateDryRun(mode string) error {
 		return nil
 	}
 	return errors.New("--dry-run " + mode + " is not supported: use none, client or server")
+}
+
+// ValidateTimeout fails unless the --timeout value d is positive.
+func ValidateTimeout(d time.Duration) error {
+	if d > 0 {
+		return nil
+	}
+	return fmt.Errorf("--timeout %s must be positive: give how long to wait, such as 2m", d)
 }
 
 // FirstArg returns args[0], or "" when there is no argument.

@@ -118,7 +118,7 @@ such set at a time, so this moves it out of its previous set (often default).`,
 	}
 	cmd.Flags().StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed clusters to move into the set, comma separated.")
 	_ = cmd.MarkFlagRequired("clusters")
-	_ = cmd.RegisterFlagCompletionFunc("clusters", completeClusters(getter))
+	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	return cmd
 }
 

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -126,25 +124,4 @@ func (o *BindOptions) unbind(ctx context.Context, c client.Client) error {
 	}
 	fmt.Fprintf(o.Out, "ManagedClusterSet %s unbound from namespace %s\n", o.Name, o.Namespace)
 	return nil
-}
-
-// completeClusters completes a comma-separated list of managed cluster names.
-func completeClusters(getter genericclioptions.RESTClientGetter) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		c, _, err := cli.NewClient(getter)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		ctx, cancel := context.WithTimeout(cmd.Context(), cli.CompletionTimeout)
-		defer cancel()
-		list := &clusterv1.ManagedClusterList{}
-		if err := c.List(ctx, list); err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		names := make([]string, 0, len(list.Items))
-		for _, mc := range list.Items {
-			names = append(names, mc.Name)
-		}
-		return cli.CompleteLast(names, toComplete), cobra.ShellCompDirectiveNoFileComp
-	}
 }
