@@ -51,7 +51,7 @@ step kubectl ocm get clusters --context hub -o wide
 # Deliver a workload to cluster1 through the hub.
 step kubectl apply -f "$ROOT/examples/manifestwork-hello.yaml" --context hub
 step kubectl wait --for=condition=Applied manifestwork/mw-01 -n cluster1 --context hub --timeout=1m
-step kubectl ocm work status mw-01 --cluster cluster1 --context hub
+step kubectl ocm work status mw-01 --clusters cluster1 --context hub
 step kubectl get pod hello -n default --context cluster1
 
 # Roll a workload out to every cluster of the default set through a placement,

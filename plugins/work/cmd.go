@@ -5,13 +5,14 @@
 package work
 
 import (
-	"context"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -24,28 +25,14 @@ func NewCmdWork(getter genericclioptions.RESTClientGetter, streams genericioopti
 		Short:   "Deliver manifests to managed clusters and follow them (ManifestWorks)",
 		Long: `Deliver Kubernetes manifests to managed clusters as ManifestWorks on the hub,
 one per cluster in the cluster's namespace, and follow what the work agent of
-each cluster reports: applied, available, status feedback, drift.`,
+each cluster reports: applied, available, status feedback, drift.
+
+Managed clusters are named with --clusters (or -n, a cluster's namespace on
+the hub); kubectl's --context and --cluster select the hub in the kubeconfig.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newCmdCreate(getter, streams), newCmdGet(getter, streams), newCmdStatus(getter, streams), newCmdDelete(getter, streams))
 	return cmd
-}
-
-// run is the RunE of every subcommand: Complete, Validate, Run.
-func run(o interface {
-	Complete(*cobra.Command, []string) error
-	Validate() error
-	Run(ctx context.Context) error
-}) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := o.Complete(cmd, args); err != nil {
-			return err
-		}
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		return o.Run(cmd.Context())
-	}
 }
 
 func newCmdCreate(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
@@ -53,12 +40,12 @@ func newCmdCreate(getter genericclioptions.RESTClientGetter, streams genericioop
 	cmd := &cobra.Command{
 		Use:   "create NAME -f FILE|DIR (--clusters CLUSTER[,CLUSTER...] | --placement NAMESPACE/NAME)",
 		Short: "Create a ManifestWork NAME in each cluster's namespace, or a ManifestWorkReplicaSet following a Placement",
-		Long: `Create a ManifestWork NAME in the namespace of each managed cluster given with
+		Long: fmt.Sprintf(`Create a ManifestWork NAME in the namespace of each managed cluster given with
 --clusters, holding the manifests read from -f: files of one or more YAML or
 JSON documents, and directories (-R for their subdirectories). The manifests are
 checked first as the hub does: each has metadata.name and no
 metadata.generateName, no object appears twice, and together they stay within
-500 KiB. Each cluster must exist and be accepted.
+%d KiB. Each cluster must exist and be accepted.
 
 The works are written with server-side apply (field manager kubectl-ocm);
 --overwrite replaces the manifests of existing works.
@@ -69,7 +56,7 @@ ManifestWork in every cluster the placement selects, follows its decisions as
 they change and rolls changes out with --rollout (All, Progressive with
 --max-concurrency, or ProgressivePerGroup, one decision group at a time).
 Following a placement is done only this way, so --placement implies
---replicaset (-r), which is accepted for clarity.`,
+--replicaset (-r), which is accepted for clarity.`, workv1.DefaultManifestsSizeLimit/1024),
 		Example: cli.Examples(`
 			# Deliver app.yaml to cluster1 and cluster2
 			kubectl ocm work create web -f app.yaml --clusters cluster1,cluster2
@@ -91,7 +78,7 @@ Following a placement is done only this way, so --placement implies
 			  --rollout ProgressivePerGroup --min-success-time 5m --max-failures 2 --progress-deadline 10m`),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: cobra.NoFileCompletions,
-		RunE:              run(o),
+		RunE:              cli.RunE(o),
 	}
 	o.PrintFlags.AddFlags(cmd)
 	f := cmd.Flags()
@@ -100,15 +87,13 @@ Following a placement is done only this way, so --placement implies
 	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed clusters that get the work, comma separated.")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "Replace the manifests of a ManifestWork NAME that already exists.")
 	f.StringVar(&o.UpdateStrategy, "update-strategy", "", "How the agent updates every manifest: Update (default), CreateOnly, ServerSideApply or ReadOnly.")
-	f.StringVar(&o.DryRun, "dry-run", dryRunNone, `"client" prints the works and sends nothing; "server" has the hub validate and admit them without storing them.`)
-	f.Lookup("dry-run").NoOptDefVal = dryRunClient
+	cli.AddDryRunFlag(cmd, &o.DryRun)
 	o.Rollout.addFlags(cmd)
 	_ = cmd.MarkFlagRequired("filename")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("placement", cli.CompletePlacementRefs(getter))
-	_ = cmd.RegisterFlagCompletionFunc("clusters", completeClusters(getter))
+	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	_ = cmd.RegisterFlagCompletionFunc("update-strategy", cobra.FixedCompletions(updateStrategies, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{dryRunNone, dryRunClient, dryRunServer}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -117,15 +102,19 @@ func newCmdGet(getter genericclioptions.RESTClientGetter, streams genericiooptio
 	cmd := &cobra.Command{
 		Use:   "get [NAME]",
 		Short: "List ManifestWorks: manifests, applied, available, drifted",
-		Long: `List the ManifestWorks of every managed cluster (or of one with --cluster):
-how many manifests each holds, whether the agent applied them, whether the
-objects are available and how many drifted from their manifests.`,
+		Long: `List the ManifestWorks of managed clusters: how many manifests each holds,
+whether the agent applied them, whether the objects are available and how many
+drifted from their manifests.
+
+A cluster's works live in its namespace on the hub, so --clusters a,b lists the
+works of those clusters, -n CLUSTER those of one cluster, and without either,
+or with -A (--all-namespaces), the works of every cluster.`,
 		Example: cli.Examples(`
 			# Every work of every cluster
 			kubectl ocm work get
 
-			# The works of cluster1, with the Progressing, Degraded and Deleting conditions
-			kubectl ocm work get --cluster cluster1 -o wide
+			# The works of cluster1, with the Progressing, Degraded, Complete and Deleting conditions
+			kubectl ocm work get --clusters cluster1 -o wide
 
 			# Work web on every cluster, as YAML
 			kubectl ocm work get web -A -o yaml
@@ -137,49 +126,52 @@ objects are available and how many drifted from their manifests.`,
 			kubectl ocm work get web --replicaset -n apps`),
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeWorks(getter),
-		RunE:              run(o),
+		RunE:              cli.RunE(o),
 	}
 	o.PrintFlags.AddFlags(cmd)
-	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "Only list the works of this managed cluster (here --cluster names a managed cluster, not a kubeconfig cluster: select the hub with --context).")
-	cmd.Flags().BoolVarP(&o.AllClusters, "all-clusters", "A", false, "List the works of every managed cluster (the default); with --replicaset, the ManifestWorkReplicaSets of every namespace.")
-	cmd.Flags().BoolVarP(&o.ReplicaSet, "replicaset", "r", false, "List ManifestWorkReplicaSets (of -n NAMESPACE, or -A); with NAME, also the rollout state per cluster.")
-	_ = cmd.RegisterFlagCompletionFunc("cluster", completeClusters(getter))
+	f := cmd.Flags()
+	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "Only list the works of these managed clusters, comma separated.")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List the works of every cluster namespace, whatever -n says; with --replicaset, the ManifestWorkReplicaSets of every namespace. --all-clusters is an alias.")
+	f.BoolVar(&o.AllNamespaces, "all-clusters", false, "Alias of --all-namespaces.")
+	_ = f.MarkHidden("all-clusters")
+	f.BoolVarP(&o.ReplicaSet, "replicaset", "r", false, "List ManifestWorkReplicaSets (of -n NAMESPACE, or -A); with NAME, also the rollout state per cluster.")
+	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	return cmd
 }
 
 func newCmdStatus(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewStatusOptions(getter, streams)
 	cmd := &cobra.Command{
-		Use:   "status NAME --cluster CLUSTER",
+		Use:   "status NAME (--clusters CLUSTER | -n CLUSTER)",
 		Short: "Show each manifest of a work on one cluster: applied, available, feedback, drift",
 		Long: `Show, for each manifest of ManifestWork NAME on one managed cluster, what its
 work agent reports: Applied, Available, the status feedback values, when the
 object last drifted from its manifest, and the message of any condition that is
-False.`,
+False. The cluster is given with --clusters, or with -n as the cluster's
+namespace on the hub.`,
 		Example: cli.Examples(`
 			# The manifests of work web on cluster1
-			kubectl ocm work status web --cluster cluster1
+			kubectl ocm work status web --clusters cluster1
 
 			# The same as JSON
-			kubectl ocm work status web --cluster cluster1 -o json`),
+			kubectl ocm work status web -n cluster1 -o json`),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeWorks(getter),
-		RunE:              run(o),
+		RunE:              cli.RunE(o),
 	}
-	cmd.Flags().StringVar(&o.Cluster, "cluster", "", "The managed cluster of the work (here --cluster names a managed cluster, not a kubeconfig cluster: select the hub with --context).")
+	cmd.Flags().StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed cluster of the work (one name).")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a table.")
-	_ = cmd.MarkFlagRequired("cluster")
-	_ = cmd.RegisterFlagCompletionFunc("cluster", completeClusters(getter))
+	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	return cmd
 }
 
 func newCmdDelete(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewDeleteOptions(getter, streams)
 	cmd := &cobra.Command{
-		Use:   "delete NAME (--clusters CLUSTER[,CLUSTER...] | --replicaset [-n NAMESPACE])",
+		Use:   "delete NAME (--clusters CLUSTER[,CLUSTER...] | -n CLUSTER | --replicaset [-n NAMESPACE])",
 		Short: "Delete a ManifestWork from clusters; its agent removes what it applied",
 		Long: `Delete ManifestWork NAME from the namespace of each cluster given with
---clusters. The work agent of each cluster then removes the objects the work
+--clusters (or of the one cluster whose namespace -n names). The work agent of each cluster then removes the objects the work
 applied (unless its delete option orphans them) and lets the ManifestWork go;
 --wait follows that until every work is gone.`,
 		Example: cli.Examples(`
@@ -193,7 +185,7 @@ applied (unless its delete option orphans them) and lets the ManifestWork go;
 			kubectl ocm work delete web --replicaset -n apps`),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeWorks(getter),
-		RunE:              run(o),
+		RunE:              cli.RunE(o),
 	}
 	f := cmd.Flags()
 	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed clusters whose work NAME is deleted, comma separated.")
@@ -201,6 +193,6 @@ applied (unless its delete option orphans them) and lets the ManifestWork go;
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the works are gone, showing the agents' progress.")
 	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits.")
 	f.BoolVarP(&o.ReplicaSet, "replicaset", "r", false, "Delete ManifestWorkReplicaSet NAME of -n NAMESPACE instead of ManifestWorks.")
-	_ = cmd.RegisterFlagCompletionFunc("clusters", completeClusters(getter))
+	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	return cmd
 }

@@ -17,13 +17,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
-// Dry-run modes of --dry-run.
-const (
-	dryRunNone   = "none"
-	dryRunClient = "client"
-	dryRunServer = "server"
-)
-
 // updateStrategies are the values of --update-strategy.
 var updateStrategies = []string{
 	string(workv1.UpdateStrategyTypeUpdate), string(workv1.UpdateStrategyTypeCreateOnly),
@@ -65,16 +58,14 @@ func NewCreateOptions(getter genericclioptions.RESTClientGetter, streams generic
 		IOStreams:  streams,
 		getter:     getter,
 		PrintFlags: genericclioptions.NewPrintFlags("created").WithTypeSetter(apis.Scheme),
-		DryRun:     dryRunNone,
+		DryRun:     cli.DryRunNone,
 		SizeLimit:  workv1.DefaultManifestsSizeLimit,
 	}
 }
 
 // Complete records NAME and, with --placement, the placement's namespace.
 func (o *CreateOptions) Complete(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		o.Name = args[0]
-	}
+	o.Name = cli.FirstArg(args)
 	return o.Rollout.complete(cmd, o.getter)
 }
 
@@ -98,12 +89,7 @@ func (o *CreateOptions) Validate() error {
 	if o.UpdateStrategy != "" && !slices.Contains(updateStrategies, o.UpdateStrategy) {
 		errs = append(errs, fmt.Errorf("--update-strategy %q is not supported: use one of %s", o.UpdateStrategy, strings.Join(updateStrategies, ", ")))
 	}
-	if !slices.Contains([]string{dryRunNone, dryRunClient, dryRunServer}, o.DryRun) {
-		errs = append(errs, fmt.Errorf("--dry-run %q is not supported: use none, client or server", o.DryRun))
-	}
-	if f := output(o.PrintFlags); f != "" && !slices.Contains([]string{"json", "yaml", "name"}, f) {
-		errs = append(errs, fmt.Errorf("--output %q is not supported: use json, yaml or name", f))
-	}
+	errs = append(errs, cli.ValidateDryRun(o.DryRun), cli.ValidateOutput(o.PrintFlags, "json", "yaml", "name"))
 	if o.SizeLimit <= 0 {
 		errs = append(errs, fmt.Errorf("the manifest size limit must be positive, not %d", o.SizeLimit))
 	}
@@ -119,11 +105,12 @@ type GetOptions struct {
 	PrintFlags *genericclioptions.PrintFlags
 	// Name, when set, restricts the list to the works of that name.
 	Name string
-	// Cluster restricts the list to the works of one managed cluster.
-	Cluster string
-	// AllClusters lists the works of every cluster (the default); with
-	// ReplicaSet, the ManifestWorkReplicaSets of every namespace.
-	AllClusters bool
+	// Clusters restrict the list to the works of these managed clusters
+	// (--clusters, else an explicit -n); empty lists those of every cluster.
+	Clusters []string
+	// AllNamespaces lists the works of every cluster namespace whatever -n
+	// says; with ReplicaSet, the ManifestWorkReplicaSets of every namespace.
+	AllNamespaces bool
 	// ReplicaSet lists ManifestWorkReplicaSets instead of ManifestWorks.
 	ReplicaSet bool
 	// Namespace is the namespace of the ManifestWorkReplicaSets (-n, else
@@ -136,41 +123,34 @@ func NewGetOptions(getter genericclioptions.RESTClientGetter, streams genericioo
 	return &GetOptions{IOStreams: streams, getter: getter, PrintFlags: genericclioptions.NewPrintFlags("").WithTypeSetter(apis.Scheme)}
 }
 
-// Complete records NAME and, with --replicaset, the namespace.
+// Complete records NAME, the namespace and, without --clusters, -A or
+// --replicaset, the cluster an explicit -n names.
 func (o *GetOptions) Complete(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		o.Name = args[0]
-	}
-	if o.ReplicaSet {
-		ns, _, err := cli.Namespace(o.getter)
-		o.Namespace = ns
-		return err
-	}
-	return nil
+	o.Name = cli.FirstArg(args)
+	var err error
+	o.Namespace, o.Clusters, err = namespaceClusters(o.getter, o.Clusters, !o.ReplicaSet && !o.AllNamespaces)
+	return err
 }
 
 // Validate checks the flags.
 func (o *GetOptions) Validate() error {
 	var errs []error
-	if o.ReplicaSet && o.Cluster != "" {
-		errs = append(errs, errors.New("--cluster does not apply to --replicaset: ManifestWorkReplicaSets are in placement namespaces, select them with -n NAMESPACE or -A"))
+	if o.ReplicaSet && len(o.Clusters) > 0 {
+		errs = append(errs, errors.New("--clusters does not apply to --replicaset: ManifestWorkReplicaSets are in placement namespaces, select them with -n NAMESPACE or -A"))
 	}
-	if o.ReplicaSet && o.Name != "" && o.AllClusters {
+	if o.ReplicaSet && o.Name != "" && o.AllNamespaces {
 		errs = append(errs, errors.New("NAME and --all-namespaces (-A) exclude each other with --replicaset: give -n NAMESPACE with NAME"))
 	}
-	if o.Cluster != "" && o.AllClusters {
-		errs = append(errs, errors.New("--cluster and --all-clusters (-A) exclude each other: give one"))
+	if len(o.Clusters) > 0 && o.AllNamespaces {
+		errs = append(errs, errors.New("--clusters and --all-namespaces (-A) exclude each other: give one"))
 	}
-	if o.Cluster != "" {
-		errs = append(errs, validateClusters([]string{o.Cluster}, "--cluster"))
+	if len(o.Clusters) > 0 {
+		errs = append(errs, validateClusters(o.Clusters, "--clusters"))
 	}
 	if o.Name != "" {
 		errs = append(errs, validateWorkName(o.Name))
 	}
-	if f := output(o.PrintFlags); f != "" && f != "wide" && !slices.Contains(o.PrintFlags.AllowedFormats(), f) {
-		errs = append(errs, fmt.Errorf("--output %q is not supported: use wide, %s", f, strings.Join(o.PrintFlags.AllowedFormats(), ", ")))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, cli.ValidateOutput(o.PrintFlags, append([]string{"wide"}, o.PrintFlags.AllowedFormats()...)...))...)
 }
 
 // StatusOptions are the flags and arguments of `kubectl ocm work status`.
@@ -180,8 +160,9 @@ type StatusOptions struct {
 
 	// Name is the ManifestWork.
 	Name string
-	// Cluster is the managed cluster (the work's namespace).
-	Cluster string
+	// Clusters holds the one managed cluster (the work's namespace):
+	// --clusters, else an explicit -n.
+	Clusters []string
 	// Output is json or yaml; empty prints the table.
 	Output string
 }
@@ -191,21 +172,24 @@ func NewStatusOptions(getter genericclioptions.RESTClientGetter, streams generic
 	return &StatusOptions{IOStreams: streams, getter: getter}
 }
 
-// Complete records NAME.
+// Complete records NAME and, without --clusters, the cluster an explicit -n names.
 func (o *StatusOptions) Complete(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		o.Name = args[0]
-	}
-	return nil
+	o.Name = cli.FirstArg(args)
+	var err error
+	_, o.Clusters, err = namespaceClusters(o.getter, o.Clusters, true)
+	return err
 }
 
 // Validate checks the flags.
 func (o *StatusOptions) Validate() error {
 	errs := []error{validateWorkName(o.Name)}
-	if o.Cluster == "" {
-		errs = append(errs, errors.New("no cluster given: use --cluster NAME (the managed cluster whose work to show)"))
-	} else {
-		errs = append(errs, validateClusters([]string{o.Cluster}, "--cluster"))
+	switch len(o.Clusters) {
+	case 0:
+		errs = append(errs, errors.New("no cluster given: use --clusters NAME (the managed cluster whose work to show), or -n NAME"))
+	case 1:
+		errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+	default:
+		errs = append(errs, fmt.Errorf("--clusters: work status shows one cluster at a time, not %d: give one name", len(o.Clusters)))
 	}
 	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
 		errs = append(errs, fmt.Errorf("--output %q is not supported: use json or yaml", o.Output))
@@ -220,7 +204,8 @@ type DeleteOptions struct {
 
 	// Name is the ManifestWork.
 	Name string
-	// Clusters are the managed clusters whose work NAME is deleted.
+	// Clusters are the managed clusters whose work NAME is deleted
+	// (--clusters, else an explicit -n).
 	Clusters []string
 	// IgnoreNotFound treats a missing work as deleted.
 	IgnoreNotFound bool
@@ -240,17 +225,13 @@ func NewDeleteOptions(getter genericclioptions.RESTClientGetter, streams generic
 	return &DeleteOptions{IOStreams: streams, getter: getter, Timeout: 5 * time.Minute}
 }
 
-// Complete records NAME and, with --replicaset, the namespace.
+// Complete records NAME, the namespace and, without --clusters or
+// --replicaset, the cluster an explicit -n names.
 func (o *DeleteOptions) Complete(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		o.Name = args[0]
-	}
-	if o.ReplicaSet {
-		ns, _, err := cli.Namespace(o.getter)
-		o.Namespace = ns
-		return err
-	}
-	return nil
+	o.Name = cli.FirstArg(args)
+	var err error
+	o.Namespace, o.Clusters, err = namespaceClusters(o.getter, o.Clusters, !o.ReplicaSet)
+	return err
 }
 
 // Validate checks the flags.
@@ -262,10 +243,7 @@ func (o *DeleteOptions) Validate() error {
 	case !o.ReplicaSet:
 		errs = append(errs, validateClusters(o.Clusters, "--clusters"))
 	}
-	if o.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("--timeout must be positive, not %s", o.Timeout))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, cli.ValidateTimeout(o.Timeout))...)
 }
 
 // validateWorkName checks a ManifestWork name.
@@ -298,10 +276,20 @@ func validateClusters(clusters []string, flag string) error {
 	return nil
 }
 
-// output is the -o value of flags.
-func output(flags *genericclioptions.PrintFlags) string {
-	if flags.OutputFormat == nil {
-		return ""
+// namespaceClusters returns the namespace of the kubectl flags (-n, else the
+// context's) and clusters, or, when clusters is empty, -n was given and
+// useNamespace, the managed cluster whose namespace -n names: a cluster's
+// works live in its namespace on the hub.
+func namespaceClusters(getter genericclioptions.RESTClientGetter, clusters []string, useNamespace bool) (string, []string, error) {
+	if getter == nil {
+		return "", clusters, nil
 	}
-	return *flags.OutputFormat
+	ns, explicit, err := cli.Namespace(getter)
+	if err != nil {
+		return "", nil, err
+	}
+	if explicit && useNamespace && len(clusters) == 0 {
+		clusters = []string{ns}
+	}
+	return ns, clusters, nil
 }

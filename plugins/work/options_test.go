@@ -1,12 +1,20 @@
 package work
 
 import (
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 func TestCreateValidate(t *testing.T) {
@@ -31,7 +39,7 @@ func TestCreateValidate(t *testing.T) {
 		{"update strategy", func(o *CreateOptions) { o.UpdateStrategy = "CreateOnly" }, ""},
 		{"bad update strategy", func(o *CreateOptions) { o.UpdateStrategy = "Replace" }, "use one of Update, CreateOnly, ServerSideApply, ReadOnly"},
 		{"dry run server", func(o *CreateOptions) { o.DryRun = "server" }, ""},
-		{"bad dry run", func(o *CreateOptions) { o.DryRun = "true" }, `--dry-run "true" is not supported`},
+		{"bad dry run", func(o *CreateOptions) { o.DryRun = "true" }, "--dry-run true is not supported: use none, client or server"},
 		{"output yaml", func(o *CreateOptions) { f := "yaml"; o.PrintFlags.OutputFormat = &f }, ""},
 		{"output wide", func(o *CreateOptions) { f := "wide"; o.PrintFlags.OutputFormat = &f }, `--output "wide" is not supported`},
 	}
@@ -46,14 +54,14 @@ func TestCreateValidate(t *testing.T) {
 
 func TestOtherValidate(t *testing.T) {
 	streams := genericiooptions.NewTestIOStreamsDiscard()
-	get := func(name, cluster string, all bool, out string) error {
+	get := func(name string, clusters []string, all bool, out string) error {
 		o := NewGetOptions(nil, streams)
-		o.Name, o.Cluster, o.AllClusters, o.PrintFlags.OutputFormat = name, cluster, all, &out
+		o.Name, o.Clusters, o.AllNamespaces, o.PrintFlags.OutputFormat = name, clusters, all, &out
 		return o.Validate()
 	}
-	status := func(name, cluster, out string) error {
+	status := func(name string, clusters []string, out string) error {
 		o := NewStatusOptions(nil, streams)
-		o.Name, o.Cluster, o.Output = name, cluster, out
+		o.Name, o.Clusters, o.Output = name, clusters, out
 		return o.Validate()
 	}
 	del := func(name string, clusters []string, timeout time.Duration) error {
@@ -66,17 +74,21 @@ func TestOtherValidate(t *testing.T) {
 		err     error
 		wantErr string
 	}{
-		{"get all", get("", "", false, ""), ""},
-		{"get one cluster wide", get("web", "cluster1", false, "wide"), ""},
-		{"get name output", get("", "", true, "name"), ""},
-		{"get cluster and -A", get("", "cluster1", true, ""), "exclude each other"},
-		{"get bad output", get("", "", false, "tree"), `--output "tree" is not supported`},
-		{"status", status("web", "cluster1", "json"), ""},
-		{"status without cluster", status("web", "", ""), "use --cluster NAME"},
-		{"status bad output", status("web", "cluster1", "wide"), "use json or yaml"},
+		{"get all", get("", nil, false, ""), ""},
+		{"get one cluster wide", get("web", []string{"cluster1"}, false, "wide"), ""},
+		{"get two clusters", get("", []string{"cluster1", "cluster2"}, false, ""), ""},
+		{"get name output", get("", nil, true, "name"), ""},
+		{"get jsonpath", get("", nil, false, "jsonpath"), ""},
+		{"get clusters and -A", get("", []string{"cluster1"}, true, ""), "--clusters and --all-namespaces (-A) exclude each other"},
+		{"get cluster twice", get("", []string{"c", "c"}, false, ""), "cluster c is given twice"},
+		{"get bad output", get("", nil, false, "tree"), `--output "tree" is not supported`},
+		{"status", status("web", []string{"cluster1"}, "json"), ""},
+		{"status without cluster", status("web", nil, ""), "use --clusters NAME"},
+		{"status two clusters", status("web", []string{"c1", "c2"}, ""), "one cluster at a time, not 2"},
+		{"status bad output", status("web", []string{"cluster1"}, "wide"), "use json or yaml"},
 		{"delete", del("web", []string{"cluster1"}, time.Minute), ""},
 		{"delete without clusters", del("web", nil, time.Minute), "use --clusters"},
-		{"delete bad timeout", del("web", []string{"c"}, 0), "--timeout must be positive"},
+		{"delete bad timeout", del("web", []string{"c"}, 0), "--timeout 0s must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkErr(t, tt.err, tt.wantErr) })
@@ -99,27 +111,47 @@ func checkErr(t *testing.T, err error, want string) {
 
 func TestBuildWork(t *testing.T) {
 	ms := manifestsFrom(t, cmYAML, deployJSON, "apiVersion: v1\nkind: Endpoints\nmetadata: {name: e}")
-	w := BuildWork("web", "cluster1", ms, "", nil)
-	if w.GetNamespace() != "cluster1" || w.GetName() != "web" || w.GetKind() != "ManifestWork" {
-		t.Errorf("work = %s %s/%s", w.GetKind(), w.GetNamespace(), w.GetName())
+	tests := []struct {
+		name           string
+		updateStrategy string
+		wantConfigs    []workv1.ManifestConfigOption
+	}{
+		{"no update strategy, no manifest configs", "", nil},
+		{"one manifest config per manifest", "CreateOnly", []workv1.ManifestConfigOption{
+			config("", "configmaps", "default", "cm", "CreateOnly"),
+			config("apps", "deployments", "default", "web", "CreateOnly"),
+			config("", "endpoints", "", "e", "CreateOnly"),
+		}},
 	}
-	if _, found := w.Object["spec"].(map[string]any)["manifestConfigs"]; found {
-		t.Error("manifestConfigs set without an update strategy")
-	}
-	w = BuildWork("web", "cluster1", ms, "CreateOnly", nil)
-	configs := w.Object["spec"].(map[string]any)["manifestConfigs"].([]any)
-	if len(configs) != 3 {
-		t.Fatalf("got %d manifest configs, want 3", len(configs))
-	}
-	id := configs[1].(map[string]any)["resourceIdentifier"].(map[string]any)
-	if id["group"] != "apps" || id["resource"] != "deployments" || id["name"] != "web" || id["namespace"] != "default" {
-		t.Errorf("resource identifier = %v", id)
-	}
-	if got := configs[1].(map[string]any)["updateStrategy"].(map[string]any)["type"]; got != "CreateOnly" {
-		t.Errorf("update strategy = %v", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := BuildWork("web", "cluster1", ms, tt.updateStrategy, nil)
+			if w.Namespace != "cluster1" || w.Name != "web" || len(w.Spec.Workload.Manifests) != 3 {
+				t.Errorf("work = %s/%s with %d manifests", w.Namespace, w.Name, len(w.Spec.Workload.Manifests))
+			}
+			if !reflect.DeepEqual(w.Spec.ManifestConfigs, tt.wantConfigs) {
+				t.Errorf("manifestConfigs = %+v, want %+v", w.Spec.ManifestConfigs, tt.wantConfigs)
+			}
+			u, err := cli.ToUnstructured(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			manifests, _, _ := unstructured.NestedSlice(u.Object, "spec", "workload", "manifests")
+			if u.GetKind() != "ManifestWork" || len(manifests) != 3 || manifests[1].(map[string]any)["kind"] != "Deployment" {
+				t.Errorf("applied object = %v", u.Object)
+			}
+		})
 	}
 	if got := resourceOf(schema.GroupVersionKind{Version: "v1", Kind: "NetworkPolicy"}, nil); got != "networkpolicies" {
 		t.Errorf("guessed resource = %s", got)
+	}
+}
+
+// config returns the manifest config of one object with an update strategy.
+func config(group, resource, namespace, name, strategy string) workv1.ManifestConfigOption {
+	return workv1.ManifestConfigOption{
+		ResourceIdentifier: workv1.ResourceIdentifier{Group: group, Resource: resource, Namespace: namespace, Name: name},
+		UpdateStrategy:     &workv1.UpdateStrategy{Type: workv1.UpdateStrategyType(strategy)},
 	}
 }
 
@@ -127,7 +159,7 @@ func TestCreateDryRunClient(t *testing.T) {
 	streams, in, out, _ := genericiooptions.NewTestIOStreams()
 	in.WriteString(cmYAML)
 	o := NewCreateOptions(nil, streams)
-	o.Name, o.Filenames, o.Clusters, o.DryRun = "web", []string{"-"}, []string{"cluster1", "cluster2"}, dryRunClient
+	o.Name, o.Filenames, o.Clusters, o.DryRun = "web", []string{"-"}, []string{"cluster1", "cluster2"}, cli.DryRunClient
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -149,5 +181,95 @@ func TestCreateDryRunClient(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("yaml output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// kubeconfigWithNamespace writes a kubeconfig whose current context has
+// namespace ctxns and returns kubectl flags reading it, with -n ns when ns
+// is not empty.
+func kubeconfigWithNamespace(t *testing.T, ns string) *genericclioptions.ConfigFlags {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: hub, cluster: {server: "https://127.0.0.1:1"}}]
+contexts: [{name: hub, context: {cluster: hub, namespace: ctxns}}]
+current-context: hub
+`
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flags := genericclioptions.NewConfigFlags(false)
+	flags.KubeConfig, flags.Namespace = &path, &ns
+	return flags
+}
+
+func TestCompleteClustersFromNamespace(t *testing.T) {
+	streams := genericiooptions.NewTestIOStreamsDiscard()
+	type result struct {
+		clusters  []string
+		namespace string
+	}
+	tests := []struct {
+		name string
+		run  func(getter genericclioptions.RESTClientGetter) (result, error)
+		ns   string
+		want result
+	}{
+		{"get: -n names the cluster", func(g genericclioptions.RESTClientGetter) (result, error) {
+			o := NewGetOptions(g, streams)
+			err := o.Complete(nil, nil)
+			return result{o.Clusters, o.Namespace}, err
+		}, "cluster1", result{[]string{"cluster1"}, "cluster1"}},
+		{"get: the context's namespace names no cluster", func(g genericclioptions.RESTClientGetter) (result, error) {
+			o := NewGetOptions(g, streams)
+			err := o.Complete(nil, nil)
+			return result{o.Clusters, o.Namespace}, err
+		}, "", result{nil, "ctxns"}},
+		{"get: -A wins over -n", func(g genericclioptions.RESTClientGetter) (result, error) {
+			o := NewGetOptions(g, streams)
+			o.AllNamespaces = true
+			err := o.Complete(nil, nil)
+			return result{o.Clusters, o.Namespace}, err
+		}, "cluster1", result{nil, "cluster1"}},
+		{"get: --clusters wins over -n", func(g genericclioptions.RESTClientGetter) (result, error) {
+			o := NewGetOptions(g, streams)
+			o.Clusters = []string{"cluster2"}
+			err := o.Complete(nil, nil)
+			return result{o.Clusters, o.Namespace}, err
+		}, "cluster1", result{[]string{"cluster2"}, "cluster1"}},
+		{"get --replicaset: -n is the namespace", func(g genericclioptions.RESTClientGetter) (result, error) {
+			o := NewGetOptions(g, streams)
+			o.ReplicaSet = true
+			err := o.Complete(nil, nil)
+			return result{o.Clusters, o.Namespace}, err
+		}, "apps", result{nil, "apps"}},
+		{"status: -n names the cluster", func(g genericclioptions.RESTClientGetter) (result, error) {
+			o := NewStatusOptions(g, streams)
+			err := o.Complete(nil, []string{"web"})
+			return result{o.Clusters, ""}, err
+		}, "cluster1", result{[]string{"cluster1"}, ""}},
+		{"delete: -n names the cluster", func(g genericclioptions.RESTClientGetter) (result, error) {
+			o := NewDeleteOptions(g, streams)
+			err := o.Complete(nil, []string{"web"})
+			return result{o.Clusters, o.Namespace}, err
+		}, "cluster1", result{[]string{"cluster1"}, "cluster1"}},
+		{"delete --replicaset: -n is the namespace", func(g genericclioptions.RESTClientGetter) (result, error) {
+			o := NewDeleteOptions(g, streams)
+			o.ReplicaSet = true
+			err := o.Complete(nil, []string{"web"})
+			return result{o.Clusters, o.Namespace}, err
+		}, "apps", result{nil, "apps"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.run(kubeconfigWithNamespace(t, tt.ns))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }

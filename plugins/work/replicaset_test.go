@@ -16,6 +16,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 func TestCreateValidatePlacement(t *testing.T) {
@@ -98,20 +99,44 @@ func TestRolloutStrategy(t *testing.T) {
 func TestBuildReplicaSet(t *testing.T) {
 	m := Manifest{Object: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "cm", "namespace": "default"}}}}
-	strategy := (&RolloutFlags{Type: "Progressive", MaxConcurrency: "2"}).Strategy()
-	mwrs := BuildReplicaSet("web", "apps", "prod", strategy, []Manifest{m}, "CreateOnly", nil)
-	if mwrs.GetKind() != "ManifestWorkReplicaSet" || mwrs.GetNamespace() != "apps" || mwrs.GetName() != "web" {
-		t.Errorf("object = %s %s/%s", mwrs.GetKind(), mwrs.GetNamespace(), mwrs.GetName())
+	// Unset rollout settings stay out of the applied object, so that the
+	// hub's defaults apply (maxConcurrency 0 would stall the rollout).
+	tests := []struct {
+		name    string
+		rollout RolloutFlags
+		want    map[string]any
+	}{
+		{"all", RolloutFlags{Type: "All"}, map[string]any{"type": "All"}},
+		{"progressive with max concurrency", RolloutFlags{Type: "Progressive", MaxConcurrency: "2"},
+			map[string]any{"type": "Progressive", "progressive": map[string]any{"maxConcurrency": int64(2)}}},
+		{"progressive without max concurrency", RolloutFlags{Type: "Progressive", MaxFailures: "10%"},
+			map[string]any{"type": "Progressive", "progressive": map[string]any{"maxFailures": "10%"}}},
+		{"per group with soak time", RolloutFlags{Type: "ProgressivePerGroup", MinSuccessTime: time.Minute, ProgressDeadline: "10m"},
+			map[string]any{"type": "ProgressivePerGroup", "progressivePerGroup": map[string]any{"minSuccessTime": "1m0s", "progressDeadline": "10m"}}},
 	}
-	refs, _, _ := unstructured.NestedSlice(mwrs.Object, "spec", "placementRefs")
-	want := []any{map[string]any{"name": "prod", "rolloutStrategy": map[string]any{"type": "Progressive", "progressive": map[string]any{"maxConcurrency": int64(2)}}}}
-	if !reflect.DeepEqual(refs, want) {
-		t.Errorf("placementRefs = %#v, want %#v", refs, want)
-	}
-	manifests, _, _ := unstructured.NestedSlice(mwrs.Object, "spec", "manifestWorkTemplate", "workload", "manifests")
-	configs, _, _ := unstructured.NestedSlice(mwrs.Object, "spec", "manifestWorkTemplate", "manifestConfigs")
-	if len(manifests) != 1 || len(configs) != 1 {
-		t.Errorf("template has %d manifests and %d configs, want 1 and 1", len(manifests), len(configs))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mwrs, err := cli.ToUnstructured(BuildReplicaSet("web", "apps", "prod", tt.rollout.Strategy(), []Manifest{m}, "CreateOnly", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mwrs.GetKind() != "ManifestWorkReplicaSet" || mwrs.GetNamespace() != "apps" || mwrs.GetName() != "web" {
+				t.Errorf("object = %s %s/%s", mwrs.GetKind(), mwrs.GetNamespace(), mwrs.GetName())
+			}
+			refs, _, _ := unstructured.NestedSlice(mwrs.Object, "spec", "placementRefs")
+			want := []any{map[string]any{"name": "prod", "rolloutStrategy": tt.want}}
+			if !reflect.DeepEqual(refs, want) {
+				t.Errorf("placementRefs = %#v, want %#v", refs, want)
+			}
+			manifests, _, _ := unstructured.NestedSlice(mwrs.Object, "spec", "manifestWorkTemplate", "workload", "manifests")
+			configs, _, _ := unstructured.NestedSlice(mwrs.Object, "spec", "manifestWorkTemplate", "manifestConfigs")
+			if len(manifests) != 1 || len(configs) != 1 {
+				t.Errorf("template has %d manifests and %d configs, want 1 and 1", len(manifests), len(configs))
+			}
+			if _, found := mwrs.Object["status"]; found {
+				t.Error("the applied object has a status")
+			}
+		})
 	}
 }
 
@@ -190,9 +215,9 @@ func TestGetDeleteValidateReplicaSet(t *testing.T) {
 		o       interface{ Validate() error }
 		wantErr string
 	}{
-		{"get all namespaces", &GetOptions{ReplicaSet: true, AllClusters: true, PrintFlags: NewGetOptions(nil, streams).PrintFlags}, ""},
-		{"get with --cluster", &GetOptions{ReplicaSet: true, Cluster: "c1", PrintFlags: NewGetOptions(nil, streams).PrintFlags}, "--cluster does not apply to --replicaset"},
-		{"get name with -A", &GetOptions{ReplicaSet: true, Name: "web", AllClusters: true, PrintFlags: NewGetOptions(nil, streams).PrintFlags}, "NAME and --all-namespaces (-A) exclude each other"},
+		{"get all namespaces", &GetOptions{ReplicaSet: true, AllNamespaces: true, PrintFlags: NewGetOptions(nil, streams).PrintFlags}, ""},
+		{"get with --clusters", &GetOptions{ReplicaSet: true, Clusters: []string{"c1"}, PrintFlags: NewGetOptions(nil, streams).PrintFlags}, "--clusters does not apply to --replicaset"},
+		{"get name with -A", &GetOptions{ReplicaSet: true, Name: "web", AllNamespaces: true, PrintFlags: NewGetOptions(nil, streams).PrintFlags}, "NAME and --all-namespaces (-A) exclude each other"},
 		{"delete", &DeleteOptions{ReplicaSet: true, Name: "web", Namespace: "apps", Timeout: time.Minute}, ""},
 		{"delete with clusters", &DeleteOptions{ReplicaSet: true, Name: "web", Clusters: []string{"c1"}, Timeout: time.Minute}, "--clusters and --replicaset exclude each other"},
 		{"delete works needs clusters", &DeleteOptions{Name: "web", Timeout: time.Minute}, "use --clusters a,b"},

@@ -8,13 +8,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -32,10 +33,14 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	if o.Rollout.Placement != "" {
 		return o.runReplicaSet(ctx, manifests)
 	}
-	if o.DryRun == dryRunClient {
+	if o.DryRun == cli.DryRunClient {
 		works := make([]*unstructured.Unstructured, 0, len(o.Clusters))
 		for _, cluster := range o.Clusters {
-			works = append(works, BuildWork(o.Name, cluster, manifests, o.UpdateStrategy, nil))
+			u, err := cli.ToUnstructured(BuildWork(o.Name, cluster, manifests, o.UpdateStrategy, nil))
+			if err != nil {
+				return err
+			}
+			works = append(works, u)
 		}
 		return o.print(works, "created (dry run)")
 	}
@@ -47,30 +52,19 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var mapper meta.RESTMapper
-	if o.UpdateStrategy != "" {
-		// Without a mapper the resource names are guessed from the kinds.
-		mapper, _ = o.getter.ToRESTMapper()
-	}
-	opts := []client.ApplyOption{client.FieldOwner(apply.FieldManager), client.ForceOwnership}
+	mapper := o.mapper()
 	suffix := ""
-	if o.DryRun == dryRunServer {
-		opts = append(opts, client.DryRunAll)
+	if o.DryRun == cli.DryRunServer {
 		suffix = " (server dry run)"
 	}
 	var written []*unstructured.Unstructured
 	for _, cluster := range o.Clusters {
-		work := BuildWork(o.Name, cluster, manifests, o.UpdateStrategy, mapper)
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(work.DeepCopy()), opts...); err != nil {
+		work, err := cli.Apply(ctx, c, BuildWork(o.Name, cluster, manifests, o.UpdateStrategy, mapper), o.DryRun == cli.DryRunServer)
+		if err != nil {
 			return fmt.Errorf("write ManifestWork %s to cluster %s on %s: %w", o.Name, cluster, cfg.Host, err)
 		}
-		if o.DryRun != dryRunServer {
-			if err := c.Get(ctx, client.ObjectKeyFromObject(work), work); err != nil {
-				return fmt.Errorf("read back ManifestWork %s in cluster %s: %w", o.Name, cluster, err)
-			}
-		}
 		written = append(written, work)
-		if output(o.PrintFlags) == "" {
+		if cli.Output(o.PrintFlags) == "" {
 			verb := "created"
 			if existing[cluster] {
 				verb = "configured"
@@ -78,10 +72,24 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 			fmt.Fprintf(o.Out, "ManifestWork %s %s in cluster %s%s\n", o.Name, verb, cluster, suffix)
 		}
 	}
-	if output(o.PrintFlags) == "" {
+	if cli.Output(o.PrintFlags) == "" {
 		return nil
 	}
 	return o.print(written, "")
+}
+
+// mapper returns the hub's REST mapper when --update-strategy needs the
+// resource of each manifest, else nil (resources are then guessed from the
+// kinds, also when the hub cannot be asked).
+func (o *CreateOptions) mapper() meta.RESTMapper {
+	if o.UpdateStrategy == "" {
+		return nil
+	}
+	mapper, err := o.getter.ToRESTMapper()
+	if err != nil {
+		return nil
+	}
+	return mapper
 }
 
 // precheck checks, before anything is written, that every cluster exists,
@@ -142,34 +150,34 @@ func checkCluster(ctx context.Context, c client.Client, cluster string) error {
 }
 
 // BuildWork returns ManifestWork name in cluster's namespace holding the
-// manifests. A non-empty updateStrategy becomes a manifest config per
-// manifest, whose resource is looked up with mapper when possible and
-// otherwise guessed from the kind.
-func BuildWork(name, cluster string, manifests []Manifest, updateStrategy string, mapper meta.RESTMapper) *unstructured.Unstructured {
-	items := make([]any, 0, len(manifests))
+// manifests (see buildSpec).
+func BuildWork(name, cluster string, manifests []Manifest, updateStrategy string, mapper meta.RESTMapper) *workv1.ManifestWork {
+	return &workv1.ManifestWork{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster},
+		Spec:       buildSpec(manifests, updateStrategy, mapper),
+	}
+}
+
+// buildSpec returns the spec of a ManifestWork holding the manifests. A
+// non-empty updateStrategy becomes a manifest config per manifest, whose
+// resource is looked up with mapper when possible and otherwise guessed from
+// the kind.
+func buildSpec(manifests []Manifest, updateStrategy string, mapper meta.RESTMapper) workv1.ManifestWorkSpec {
+	spec := workv1.ManifestWorkSpec{}
 	for _, m := range manifests {
-		items = append(items, m.Object.DeepCopy().Object)
-	}
-	spec := map[string]any{"workload": map[string]any{"manifests": items}}
-	if updateStrategy != "" {
-		configs := make([]any, 0, len(manifests))
-		for _, m := range manifests {
-			gvk := m.Object.GroupVersionKind()
-			configs = append(configs, map[string]any{
-				"resourceIdentifier": map[string]any{
-					"group": gvk.Group, "resource": resourceOf(gvk, mapper),
-					"namespace": m.Object.GetNamespace(), "name": m.Object.GetName(),
-				},
-				"updateStrategy": map[string]any{"type": updateStrategy},
-			})
+		spec.Workload.Manifests = append(spec.Workload.Manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Object: m.Object.DeepCopy()}})
+		if updateStrategy == "" {
+			continue
 		}
-		spec["manifestConfigs"] = configs
+		gvk := m.Object.GroupVersionKind()
+		spec.ManifestConfigs = append(spec.ManifestConfigs, workv1.ManifestConfigOption{
+			ResourceIdentifier: workv1.ResourceIdentifier{
+				Group: gvk.Group, Resource: resourceOf(gvk, mapper), Namespace: m.Object.GetNamespace(), Name: m.Object.GetName(),
+			},
+			UpdateStrategy: &workv1.UpdateStrategy{Type: workv1.UpdateStrategyType(updateStrategy)},
+		})
 	}
-	work := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	work.SetGroupVersionKind(workv1.GroupVersion.WithKind("ManifestWork"))
-	work.SetName(name)
-	work.SetNamespace(cluster)
-	return work
+	return spec
 }
 
 // resourceOf returns the resource of gvk: from mapper when it knows the
@@ -184,9 +192,11 @@ func resourceOf(gvk schema.GroupVersionKind, mapper meta.RESTMapper) string {
 	return plural.Resource
 }
 
-// print writes works with the -o printer; without -o, one line per work.
+// print writes works with the -o printer, several JSON works as one List;
+// without -o, one line per work.
 func (o *CreateOptions) print(works []*unstructured.Unstructured, verb string) error {
-	if output(o.PrintFlags) == "" {
+	format := cli.Output(o.PrintFlags)
+	if format == "" {
 		for _, w := range works {
 			fmt.Fprintf(o.Out, "ManifestWork %s %s in cluster %s\n", w.GetName(), verb, w.GetNamespace())
 		}
@@ -196,17 +206,9 @@ func (o *CreateOptions) print(works []*unstructured.Unstructured, verb string) e
 	if err != nil {
 		return err
 	}
-	if len(works) == 1 || output(o.PrintFlags) != "json" {
-		for _, w := range works {
-			if err := printer.PrintObj(w, o.Out); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": "v1", "kind": "List"}}
 	for _, w := range works {
 		list.Items = append(list.Items, *w)
 	}
-	return printer.PrintObj(list, o.Out)
+	return cli.PrintItems(o.Out, printer, list, list.Items, workv1.GroupVersion.WithKind("ManifestWork"), len(works) > 1 && format == "json")
 }

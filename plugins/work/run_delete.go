@@ -34,7 +34,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		switch {
 		case apierrors.IsNotFound(err) && o.IgnoreNotFound:
 		case apierrors.IsNotFound(err):
-			errs = append(errs, fmt.Errorf("ManifestWork %s not found in cluster %s: list the works with `kubectl ocm work get --cluster %s`, or add --ignore-not-found", o.Name, cluster, cluster))
+			errs = append(errs, fmt.Errorf("ManifestWork %s not found in cluster %s: list the works with `kubectl ocm work get --clusters %s`, or add --ignore-not-found", o.Name, cluster, cluster))
 		case err != nil:
 			errs = append(errs, fmt.Errorf("delete ManifestWork %s in cluster %s on %s: %w", o.Name, cluster, cfg.Host, err))
 		default:

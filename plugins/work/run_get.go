@@ -30,27 +30,34 @@ func (o *GetOptions) Run(ctx context.Context) error {
 		return err
 	}
 	list := &workv1.ManifestWorkList{}
-	opts := []client.ListOption{client.InNamespace(o.Cluster)}
-	if o.Name != "" {
-		opts = append(opts, client.MatchingFields{"metadata.name": o.Name})
+	namespaces := o.Clusters
+	if len(namespaces) == 0 {
+		namespaces = []string{metav1.NamespaceAll}
 	}
-	if err := c.List(ctx, list, opts...); err != nil {
-		if apierrors.IsForbidden(err) && o.Cluster == "" {
-			return fmt.Errorf("list ManifestWorks of every cluster on %s: %w; to list those of one cluster, use --cluster NAME", cfg.Host, err)
+	for _, ns := range namespaces {
+		part := &workv1.ManifestWorkList{}
+		opts := []client.ListOption{client.InNamespace(ns)}
+		if o.Name != "" {
+			opts = append(opts, client.MatchingFields{"metadata.name": o.Name})
 		}
-		return fmt.Errorf("list ManifestWorks on %s: %w", cfg.Host, err)
+		if err := c.List(ctx, part, opts...); err != nil {
+			if apierrors.IsForbidden(err) && ns == metav1.NamespaceAll {
+				return fmt.Errorf("list ManifestWorks of every cluster on %s: %w; to list those of some clusters, use --clusters NAME[,NAME...]", cfg.Host, err)
+			}
+			return fmt.Errorf("list ManifestWorks on %s: %w", cfg.Host, err)
+		}
+		list.Items = append(list.Items, part.Items...)
 	}
 	slices.SortFunc(list.Items, func(a, b workv1.ManifestWork) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
-	format := output(o.PrintFlags)
+	format := cli.Output(o.PrintFlags)
 	if format == "" || format == "wide" {
 		if len(list.Items) == 0 {
 			fmt.Fprintln(o.ErrOut, o.notFound())
 			return nil
 		}
-		table := WorksTable(list.Items, time.Now())
-		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(table, o.Out)
+		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(WorksTable(list.Items, time.Now()), o.Out)
 	}
 	printer, err := o.PrintFlags.ToPrinter()
 	if err != nil {
@@ -65,10 +72,13 @@ func (o *GetOptions) notFound() string {
 	if o.Name != "" {
 		what = "No work " + o.Name
 	}
-	if o.Cluster != "" {
-		return what + " found in cluster " + o.Cluster + "."
+	switch len(o.Clusters) {
+	case 0:
+		return what + " found."
+	case 1:
+		return what + " found in cluster " + o.Clusters[0] + "."
 	}
-	return what + " found."
+	return what + " found in clusters " + strings.Join(o.Clusters, ",") + "."
 }
 
 // WorksTable renders works as a kubectl table: NAME, CLUSTER, MANIFESTS,

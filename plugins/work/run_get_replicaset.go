@@ -53,7 +53,7 @@ func (o *GetOptions) runReplicaSets(ctx context.Context) error {
 		list.Items = append(list.Items, *mwrs)
 	} else {
 		ns := o.Namespace
-		if o.AllClusters {
+		if o.AllNamespaces {
 			ns = ""
 		}
 		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
@@ -63,7 +63,7 @@ func (o *GetOptions) runReplicaSets(ctx context.Context) error {
 	slices.SortFunc(list.Items, func(a, b workv1alpha1.ManifestWorkReplicaSet) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
-	format := output(o.PrintFlags)
+	format := cli.Output(o.PrintFlags)
 	if format != "" && format != "wide" {
 		printer, err := o.PrintFlags.ToPrinter()
 		if err != nil {
@@ -72,10 +72,10 @@ func (o *GetOptions) runReplicaSets(ctx context.Context) error {
 		return cli.PrintItems(o.Out, printer, list, list.Items, workv1alpha1.GroupVersion.WithKind("ManifestWorkReplicaSet"), o.Name == "" && format != "name")
 	}
 	if len(list.Items) == 0 {
-		fmt.Fprintf(o.ErrOut, "No ManifestWorkReplicaSets found%s.\n", map[bool]string{true: "", false: " in namespace " + o.Namespace}[o.AllClusters])
+		fmt.Fprintf(o.ErrOut, "No ManifestWorkReplicaSets found%s.\n", map[bool]string{true: "", false: " in namespace " + o.Namespace}[o.AllNamespaces])
 		return nil
 	}
-	tp := printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide", WithNamespace: o.AllClusters})
+	tp := printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide", WithNamespace: o.AllNamespaces})
 	if err := tp.PrintObj(ReplicaSetsTable(list.Items, time.Now()), o.Out); err != nil {
 		return err
 	}

@@ -6,14 +6,13 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -21,12 +20,16 @@ import (
 // the clusters of --placement, after checking that the placement exists.
 func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []Manifest) error {
 	r := &o.Rollout
-	if o.DryRun == dryRunClient && output(o.PrintFlags) == "" {
+	if o.DryRun == cli.DryRunClient && cli.Output(o.PrintFlags) == "" {
 		fmt.Fprintf(o.Out, "ManifestWorkReplicaSet %s created in namespace %s for placement %s (rollout %s) (dry run)\n", o.Name, r.PlacementNamespace, r.PlacementName, r.Type)
 		return nil
 	}
-	if o.DryRun == dryRunClient {
-		return o.print([]*unstructured.Unstructured{BuildReplicaSet(o.Name, r.PlacementNamespace, r.PlacementName, r.Strategy(), manifests, o.UpdateStrategy, nil)}, "created (dry run)")
+	if o.DryRun == cli.DryRunClient {
+		u, err := cli.ToUnstructured(BuildReplicaSet(o.Name, r.PlacementNamespace, r.PlacementName, r.Strategy(), manifests, o.UpdateStrategy, nil))
+		if err != nil {
+			return err
+		}
+		return o.print([]*unstructured.Unstructured{u}, "created (dry run)")
 	}
 	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
@@ -52,26 +55,16 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []Manifest)
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("read ManifestWorkReplicaSet %s/%s on %s: %w", r.PlacementNamespace, o.Name, cfg.Host, err)
 	}
-	var mapper meta.RESTMapper
-	if o.UpdateStrategy != "" {
-		mapper, _ = o.getter.ToRESTMapper()
-	}
-	mwrs := BuildReplicaSet(o.Name, r.PlacementNamespace, r.PlacementName, r.Strategy(), manifests, o.UpdateStrategy, mapper)
-	opts := []client.ApplyOption{client.FieldOwner(apply.FieldManager), client.ForceOwnership}
-	if o.DryRun == dryRunServer {
-		opts = append(opts, client.DryRunAll)
-		verb += " (server dry run)"
-	}
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(mwrs.DeepCopy()), opts...); err != nil {
+	mwrs := BuildReplicaSet(o.Name, r.PlacementNamespace, r.PlacementName, r.Strategy(), manifests, o.UpdateStrategy, o.mapper())
+	u, err := cli.Apply(ctx, c, mwrs, o.DryRun == cli.DryRunServer)
+	if err != nil {
 		return fmt.Errorf("write ManifestWorkReplicaSet %s/%s on %s: %w", r.PlacementNamespace, o.Name, cfg.Host, err)
 	}
-	if o.DryRun != dryRunServer {
-		if err := c.Get(ctx, client.ObjectKeyFromObject(mwrs), mwrs); err != nil {
-			return fmt.Errorf("read back ManifestWorkReplicaSet %s/%s: %w", r.PlacementNamespace, o.Name, err)
-		}
+	if cli.Output(o.PrintFlags) != "" {
+		return o.print([]*unstructured.Unstructured{u}, "")
 	}
-	if output(o.PrintFlags) != "" {
-		return o.print([]*unstructured.Unstructured{mwrs}, "")
+	if o.DryRun == cli.DryRunServer {
+		verb += " (server dry run)"
 	}
 	fmt.Fprintf(o.Out, "ManifestWorkReplicaSet %s %s in namespace %s for placement %s (rollout %s)\n", o.Name, verb, r.PlacementNamespace, r.PlacementName, r.Type)
 	if placement.Name != "" && placement.Status.NumberOfSelectedClusters == 0 {
@@ -82,31 +75,15 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []Manifest)
 }
 
 // BuildReplicaSet returns ManifestWorkReplicaSet name in namespace, whose
-// template holds the manifests (as BuildWork builds a work's spec) and whose
-// one placementRef names placement with strategy.
-func BuildReplicaSet(name, namespace, placement string, strategy clusterv1alpha1.RolloutStrategy, manifests []Manifest, updateStrategy string, mapper meta.RESTMapper) *unstructured.Unstructured {
-	template := BuildWork(name, namespace, manifests, updateStrategy, mapper).Object["spec"]
-	rollout, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&strategy)
-	if err != nil {
-		rollout = map[string]any{"type": string(strategy.Type)}
+// template holds the manifests (see buildSpec) and whose one placementRef
+// names placement with strategy. Unset rollout settings are left out of the
+// applied object (omitzero), so that the hub's defaults apply.
+func BuildReplicaSet(name, namespace, placement string, strategy clusterv1alpha1.RolloutStrategy, manifests []Manifest, updateStrategy string, mapper meta.RESTMapper) *workv1alpha1.ManifestWorkReplicaSet {
+	return &workv1alpha1.ManifestWorkReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: workv1alpha1.ManifestWorkReplicaSetSpec{
+			ManifestWorkTemplate: buildSpec(manifests, updateStrategy, mapper),
+			PlacementRefs:        []workv1alpha1.LocalPlacementReference{{Name: placement, RolloutStrategy: strategy}},
+		},
 	}
-	for _, key := range []string{"all", "progressive", "progressivePerGroup"} {
-		// Unset fields convert to zero values: drop them so that the hub's
-		// defaults apply (maxConcurrency 0 would mean no cluster at a time).
-		if cfg, ok := rollout[key].(map[string]any); ok {
-			for field, zero := range map[string]any{"minSuccessTime": "0s", "maxFailures": int64(0), "maxConcurrency": int64(0)} {
-				if v, ok := cfg[field]; ok && (v == zero || v == 0) {
-					delete(cfg, field)
-				}
-			}
-		}
-	}
-	mwrs := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
-		"manifestWorkTemplate": template,
-		"placementRefs":        []any{map[string]any{"name": placement, "rolloutStrategy": rollout}},
-	}}}
-	mwrs.SetGroupVersionKind(workv1alpha1.GroupVersion.WithKind("ManifestWorkReplicaSet"))
-	mwrs.SetName(name)
-	mwrs.SetNamespace(namespace)
-	return mwrs
 }

@@ -74,12 +74,13 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	cluster := o.Clusters[0]
 	work := &workv1.ManifestWork{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: o.Cluster, Name: o.Name}, work); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: cluster, Name: o.Name}, work); err != nil {
 		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("ManifestWork %s not found in cluster %s: list the works with `kubectl ocm work get --cluster %s`", o.Name, o.Cluster, o.Cluster)
+			return fmt.Errorf("ManifestWork %s not found in cluster %s: list the works with `kubectl ocm work get --clusters %s`", o.Name, cluster, cluster)
 		}
-		return fmt.Errorf("read ManifestWork %s in cluster %s on %s: %w", o.Name, o.Cluster, cfg.Host, err)
+		return fmt.Errorf("read ManifestWork %s in cluster %s on %s: %w", o.Name, cluster, cfg.Host, err)
 	}
 	status := NewReport(work)
 	switch o.Output {

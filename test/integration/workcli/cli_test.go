@@ -174,8 +174,9 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 	t.Run("a user who may only write works", func(t *testing.T) {
 		bob := worksOnlyUser(ctx, t, env, c)
 		clitest.ExpectOK(t, bob.Run(ctx, "work", "create", "bobs", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork bobs created in cluster cluster1\n")
-		clitest.ExpectOK(t, bob.Run(ctx, "work", "get", "--cluster", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
-		clitest.ExpectErr(t, bob.Run(ctx, "work", "get"), "forbidden", "use --cluster NAME")
+		clitest.ExpectOK(t, bob.Run(ctx, "work", "get", "--clusters", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
+		clitest.ExpectOK(t, bob.Run(ctx, "work", "get", "-n", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
+		clitest.ExpectErr(t, bob.Run(ctx, "work", "get"), "forbidden", "use --clusters NAME")
 		clitest.ExpectOK(t, bob.Run(ctx, "work", "delete", "bobs", "--clusters", "cluster1", "--wait"), "ManifestWork bobs deleted in cluster cluster1\n")
 		clitest.ExpectErr(t, bob.Run(ctx, "work", "create", "bobs", "-f", dir, "--clusters", "cluster2"), "cluster2", "forbidden")
 	})
@@ -196,25 +197,30 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 			t.Errorf("table lacks the row of web:\n%s", r.Out)
 		}
 		writeStatus(ctx, t, c)
-		if r = k.Run(ctx, "work", "get", "web", "--cluster", "cluster1", "-o", "wide"); !hasRow(r.Out, "web", "cluster1", "3", "True", "False", "1") {
+		if r = k.Run(ctx, "work", "get", "web", "--clusters", "cluster1", "-o", "wide"); !hasRow(r.Out, "web", "cluster1", "3", "True", "False", "1") {
 			t.Errorf("wide table lacks web applied, not available, one manifest drifted:\n%s", r.Out)
 		}
-		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "--cluster", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
+		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "--clusters", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
+		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "-n", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
 		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "web", "-A", "-o", "yaml"), "kind: ManifestWork", "name: web")
-		r = k.Run(ctx, "work", "get", "nope", "--cluster", "cluster1")
+		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "web", "-n", "default", "--all-namespaces", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
+		if r = k.Run(ctx, "work", "get", "-n", "cluster2"); r.Err != nil || !strings.Contains(r.ErrOut, "No works found in cluster cluster2.") {
+			t.Errorf("get -n cluster2: err %v, stderr %q", r.Err, r.ErrOut)
+		}
+		r = k.Run(ctx, "work", "get", "nope", "--clusters", "cluster1")
 		if r.Err != nil || !strings.Contains(r.ErrOut, "No work nope found in cluster cluster1.") {
 			t.Errorf("get nope: err %v, stderr %q", r.Err, r.ErrOut)
 		}
 	})
 
 	t.Run("status", func(t *testing.T) {
-		clitest.ExpectOK(t, k.Run(ctx, "work", "status", "web", "--cluster", "cluster1"),
+		clitest.ExpectOK(t, k.Run(ctx, "work", "status", "web", "--clusters", "cluster1"),
 			"KIND              NAMESPACE/NAME   APPLIED   AVAILABLE   FEEDBACK          LAST DRIFT",
 			"Deployment.apps   app/web          True      True        ReadyReplicas=1   ", " ago (ResourceModified)   Drifted: spec.replicas differs",
 			"Drifted: spec.replicas differs",
 			"ConfigMap         app/cm           True      False", "Available: configmaps \"cm\" not found",
 			"Namespace         app              True      True")
-		r := k.Run(ctx, "work", "status", "web", "--cluster", "cluster1", "-o", "json")
+		r := k.Run(ctx, "work", "status", "web", "-n", "cluster1", "-o", "json")
 		clitest.ExpectOK(t, r)
 		var report work.Report
 		if err := json.Unmarshal([]byte(r.Out), &report); err != nil {
@@ -223,11 +229,11 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		if len(report.Manifests) != 3 || report.Manifests[2].Feedback["ReadyReplicas"] != float64(1) {
 			t.Errorf("report = %+v", report)
 		}
-		clitest.ExpectErr(t, k.Run(ctx, "work", "status", "nope", "--cluster", "cluster1"), "ManifestWork nope not found in cluster cluster1", "kubectl ocm work get --cluster cluster1")
+		clitest.ExpectErr(t, k.Run(ctx, "work", "status", "nope", "--clusters", "cluster1"), "ManifestWork nope not found in cluster cluster1", "kubectl ocm work get --clusters cluster1")
 	})
 
 	t.Run("completion", func(t *testing.T) {
-		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "status", "web", "--cluster", ""), "cluster1\ncluster2\n")
+		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "status", "web", "--clusters", ""), "cluster1\ncluster2\n")
 		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "create", "x", "--clusters", "cluster1,"), "cluster1,cluster2\n")
 		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "delete", "--clusters", "cluster1", ""), "web\n")
 	})

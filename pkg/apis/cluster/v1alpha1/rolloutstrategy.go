@@ -59,7 +59,7 @@ type RolloutConfig struct {
 	// +kubebuilder:default="0"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^(0|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+)$`
-	MinSuccessTime metav1.Duration `json:"minSuccessTime,omitempty"`
+	MinSuccessTime metav1.Duration `json:"minSuccessTime,omitzero"`
 
 	// progressDeadline is how long to wait for a cluster to succeed before
 	// counting it as failed (timed out), as a number followed by h, m or s
@@ -78,7 +78,7 @@ type RolloutConfig struct {
 	// +kubebuilder:default=0
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:Pattern=`^((100|[0-9]{1,2})%|[0-9]+)$`
-	MaxFailures intstr.IntOrString `json:"maxFailures,omitempty"`
+	MaxFailures intstr.IntOrString `json:"maxFailures,omitzero"`
 }
 
 // MandatoryDecisionGroup names a decision group by name or index. The name is
@@ -128,5 +128,5 @@ type RolloutProgressive struct {
 	// +optional
 	// +kubebuilder:validation:XIntOrString
 	// +kubebuilder:validation:Pattern=`^((100|[0-9]{1,2})%|[0-9]+)$`
-	MaxConcurrency intstr.IntOrString `json:"maxConcurrency,omitempty"`
+	MaxConcurrency intstr.IntOrString `json:"maxConcurrency,omitzero"`
 }
