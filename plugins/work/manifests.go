@@ -13,8 +13,9 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
 
 // manifestExtensions are the file extensions read from directories, as kubectl does.
@@ -174,29 +175,18 @@ func newManifest(source string, obj *unstructured.Unstructured) (Manifest, error
 	return Manifest{Object: obj, Source: source, Size: len(data)}, nil
 }
 
-// manifestKey identifies the object of a manifest as the work agent does:
-// API group (not version), kind, namespace and name.
-type manifestKey struct {
-	group, kind, namespace, name string
-}
-
-// keyOf returns the key of obj.
-func keyOf(obj *unstructured.Unstructured) manifestKey {
-	gv, _ := schema.ParseGroupVersion(obj.GetAPIVersion())
-	return manifestKey{group: gv.Group, kind: obj.GetKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
-}
-
 // ValidateManifests applies the hub's ManifestWork rules to manifests before
 // they are sent: at least one manifest, each with metadata.name and without
-// metadata.generateName, no object twice (same group, kind, namespace and
-// name) and a total size of at most limit bytes. Every problem found is
+// metadata.generateName, no object twice (same workv1.ManifestKey: group,
+// kind, namespace and name) and a total size of at most limit bytes
+// (work create passes workv1.DefaultManifestsSizeLimit). Every problem found is
 // reported, each naming the file and the manifest.
 func ValidateManifests(manifests []Manifest, limit int) error {
 	if len(manifests) == 0 {
 		return errors.New("no manifests found: give -f with files or directories holding Kubernetes objects (use -R for subdirectories)")
 	}
 	var errs []error
-	seen := map[manifestKey]Manifest{}
+	seen := map[string]Manifest{}
 	total := 0
 	for _, m := range manifests {
 		total += m.Size
@@ -207,7 +197,7 @@ func ValidateManifests(manifests []Manifest, limit int) error {
 		if m.Object.GetGenerateName() != "" {
 			errs = append(errs, fmt.Errorf("%s: %s sets metadata.generateName: remove it, a ManifestWork manifest needs a fixed metadata.name", m.Source, m.Describe()))
 		}
-		key := keyOf(m.Object)
+		key := workv1.ManifestKey(m.Object.GetAPIVersion(), m.Object.GetKind(), m.Object.GetNamespace(), m.Object.GetName())
 		if first, dup := seen[key]; dup {
 			errs = append(errs, fmt.Errorf("%s: %s is also defined in %s: keep one of them", m.Source, m.Describe(), first.Source))
 			continue

@@ -46,8 +46,6 @@ type CreateOptions struct {
 	// DryRun is none, client (print only) or server (validated and admitted
 	// by the hub, not stored).
 	DryRun string
-	// SizeLimit is the largest total size of the manifests, in bytes.
-	SizeLimit int
 	// Rollout holds --placement, --replicaset and the rollout flags.
 	Rollout RolloutFlags
 }
@@ -59,7 +57,6 @@ func NewCreateOptions(getter genericclioptions.RESTClientGetter, streams generic
 		getter:     getter,
 		PrintFlags: genericclioptions.NewPrintFlags("created").WithTypeSetter(apis.Scheme),
 		DryRun:     cli.DryRunNone,
-		SizeLimit:  workv1.DefaultManifestsSizeLimit,
 	}
 }
 
@@ -90,9 +87,6 @@ func (o *CreateOptions) Validate() error {
 		errs = append(errs, fmt.Errorf("--update-strategy %q is not supported: use one of %s", o.UpdateStrategy, strings.Join(updateStrategies, ", ")))
 	}
 	errs = append(errs, cli.ValidateDryRun(o.DryRun), cli.ValidateOutput(o.PrintFlags, "json", "yaml", "name"))
-	if o.SizeLimit <= 0 {
-		errs = append(errs, fmt.Errorf("the manifest size limit must be positive, not %d", o.SizeLimit))
-	}
 	return errors.Join(errs...)
 }
 

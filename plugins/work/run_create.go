@@ -27,7 +27,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := ValidateManifests(manifests, o.SizeLimit); err != nil {
+	if err := ValidateManifests(manifests, workv1.DefaultManifestsSizeLimit); err != nil {
 		return err
 	}
 	if o.Rollout.Placement != "" {

@@ -110,7 +110,10 @@ const (
 // Limits enforced by the hub and the agent.
 const (
 	// DefaultManifestsSizeLimit is the largest total size, in bytes, of the
-	// manifests of one ManifestWork (500 KiB).
+	// JSON of the manifests of one ManifestWork (500 KiB), which
+	// `kubectl ocm work create` checks. The admission policies in config/hub
+	// and the description of spec.workload.manifests cannot import it and
+	// spell it out; a test in config keeps them equal.
 	DefaultManifestsSizeLimit = 500 * 1024
 	// DefaultMaxJSONRawLength is the largest length of a JsonRaw feedback value.
 	DefaultMaxJSONRawLength = 1024

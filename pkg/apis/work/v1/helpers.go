@@ -22,6 +22,23 @@ func ParseAppliedManifestWorkName(hubHash, name string) (workName string, ok boo
 	return strings.TrimPrefix(name, prefix), true
 }
 
+// ManifestKey identifies the object of a manifest as the hub does when it
+// refuses two manifests of one ManifestWork that name the same object:
+// Kind[.group] [namespace/]name. The API group comes from apiVersion and the
+// version does not count, as the work agent identifies the objects it
+// applies. The admission policies in config/hub compute the same key in CEL.
+func ManifestKey(apiVersion, kind, namespace, name string) string {
+	key := kind
+	if group, _, found := strings.Cut(apiVersion, "/"); found {
+		key += "." + group
+	}
+	key += " "
+	if namespace != "" {
+		key += namespace + "/"
+	}
+	return key + name
+}
+
 // Matches reports whether the identifier selects the manifest described by
 // meta. Group, resource, name and namespace must all be equal.
 func (r ResourceIdentifier) Matches(meta ManifestResourceMeta) bool {

@@ -91,3 +91,23 @@ func TestPropagationPolicy(t *testing.T) {
 		})
 	}
 }
+
+func TestManifestKey(t *testing.T) {
+	tests := []struct {
+		name                           string
+		apiVersion, kind, ns, manifest string
+		want                           string
+	}{
+		{"core, namespaced", "v1", "ConfigMap", "default", "cm", "ConfigMap default/cm"},
+		{"core, cluster-scoped", "v1", "Namespace", "", "app", "Namespace app"},
+		{"group", "apps/v1", "Deployment", "default", "web", "Deployment.apps default/web"},
+		{"the version does not count", "apps/v1beta2", "Deployment", "default", "web", "Deployment.apps default/web"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ManifestKey(tt.apiVersion, tt.kind, tt.ns, tt.manifest); got != tt.want {
+				t.Errorf("ManifestKey = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

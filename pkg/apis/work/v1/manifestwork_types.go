@@ -31,8 +31,9 @@ type ManifestWork struct {
 //
 // The manifests may not be empty. The webhook-era limits that a CRD cannot
 // express are left to the hub's admission policies: the total size of the
-// manifests (500 KiB) and the rule that no two manifests name the same object
-// (a pairwise comparison whose CEL cost is unbounded for an unbounded list).
+// manifests (DefaultManifestsSizeLimit) and the rule that no two manifests
+// name the same object (ManifestKey; a pairwise comparison whose CEL cost is
+// unbounded for an unbounded list).
 //
 // +kubebuilder:validation:XValidation:rule="has(self.workload) && has(self.workload.manifests) && size(self.workload.manifests) > 0",message="workload.manifests must not be empty",fieldPath=`.workload`
 type ManifestWorkSpec struct {
@@ -61,7 +62,9 @@ type ManifestWorkSpec struct {
 type ManifestsTemplate struct {
 	// manifests are the Kubernetes objects to apply on the managed cluster.
 	// Each needs apiVersion, kind and metadata.name, and may not use
-	// metadata.generateName.
+	// metadata.generateName. No two may name the same object (same API
+	// group, kind, namespace and name), and together they may total at most
+	// 500 KiB (512000 bytes) of JSON.
 	// +optional
 	Manifests []Manifest `json:"manifests,omitempty"`
 }
