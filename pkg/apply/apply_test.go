@@ -80,16 +80,12 @@ func TestToUnstructured(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			u, err := ToUnstructured(tt.obj, clientgoscheme.Scheme)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(u.Object, tt.want) {
+			switch {
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case err == nil && !reflect.DeepEqual(u.Object, tt.want):
 				t.Errorf("ToUnstructured = %v, want %v", u.Object, tt.want)
 			}
 		})

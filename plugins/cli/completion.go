@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -22,15 +24,7 @@ const CompletionTimeout = 5 * time.Second
 // value such as --clusters a,b, with ManagedCluster names from the hub.
 func CompleteClusters(getter genericclioptions.RESTClientGetter) cobra.CompletionFunc {
 	return CompleteNames(getter, func(ctx context.Context, c client.Client, _ string) ([]string, error) {
-		list := &clusterv1.ManagedClusterList{}
-		if err := c.List(ctx, list); err != nil {
-			return nil, err
-		}
-		names := make([]string, 0, len(list.Items))
-		for _, mc := range list.Items {
-			names = append(names, mc.Name)
-		}
-		return names, nil
+		return ListNames(ctx, c, &clusterv1.ManagedClusterList{})
 	})
 }
 
@@ -38,15 +32,7 @@ func CompleteClusters(getter genericclioptions.RESTClientGetter) cobra.Completio
 // flag value, with ManagedClusterSet names from the hub.
 func CompleteClusterSets(getter genericclioptions.RESTClientGetter) cobra.CompletionFunc {
 	return CompleteNames(getter, func(ctx context.Context, c client.Client, _ string) ([]string, error) {
-		list := &clusterv1beta2.ManagedClusterSetList{}
-		if err := c.List(ctx, list); err != nil {
-			return nil, err
-		}
-		names := make([]string, 0, len(list.Items))
-		for _, s := range list.Items {
-			names = append(names, s.Name)
-		}
-		return names, nil
+		return ListNames(ctx, c, &clusterv1beta2.ManagedClusterSetList{})
 	})
 }
 
@@ -54,16 +40,22 @@ func CompleteClusterSets(getter genericclioptions.RESTClientGetter) cobra.Comple
 // Placements in the namespace of the kubectl flags (-n or the context's).
 func CompletePlacements(getter genericclioptions.RESTClientGetter) cobra.CompletionFunc {
 	return CompleteNames(getter, func(ctx context.Context, c client.Client, ns string) ([]string, error) {
-		list := &clusterv1beta1.PlacementList{}
-		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return nil, err
-		}
-		names := make([]string, 0, len(list.Items))
-		for _, p := range list.Items {
-			names = append(names, p.Name)
-		}
-		return names, nil
+		return ListNames(ctx, c, &clusterv1beta1.PlacementList{}, client.InNamespace(ns))
 	})
+}
+
+// ListNames lists list from the hub with opts and returns the names of its
+// items.
+func ListNames(ctx context.Context, c client.Client, list client.ObjectList, opts ...client.ListOption) ([]string, error) {
+	if err := c.List(ctx, list, opts...); err != nil {
+		return nil, err
+	}
+	var names []string
+	err := meta.EachListItem(list, func(obj runtime.Object) error {
+		names = append(names, obj.(client.Object).GetName())
+		return nil
+	})
+	return names, err
 }
 
 // CompletePlacementRefs completes a NAMESPACE/NAME Placement reference with

@@ -1,8 +1,18 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 )
 
 func TestCompleteLast(t *testing.T) {
@@ -14,5 +24,36 @@ func TestCompleteLast(t *testing.T) {
 		if got := strings.Join(CompleteLast(names, tt.in), " "); got != tt.want {
 			t.Errorf("CompleteLast(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestListNames(t *testing.T) {
+	c := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(
+		&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}},
+		&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}},
+		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}},
+		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "mon"}},
+	).Build()
+	tests := []struct {
+		name string
+		list client.ObjectList
+		opts []client.ListOption
+		want []string
+	}{
+		{"cluster-scoped", &clusterv1.ManagedClusterList{}, nil, []string{"cluster1", "cluster2"}},
+		{"one namespace", &clusterv1beta1.PlacementList{}, []client.ListOption{client.InNamespace("ops")}, []string{"mon"}},
+		{"none", &clusterv1beta2.ManagedClusterSetList{}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ListNames(t.Context(), c, tt.list, tt.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("ListNames = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -23,14 +23,14 @@ func completeWorks(getter genericclioptions.RESTClientGetter) cobra.CompletionFu
 			seen := map[string]bool{}
 			var names []string
 			for _, ns := range namespaces {
-				list := &workv1.ManifestWorkList{}
-				if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+				found, err := cli.ListNames(ctx, c, &workv1.ManifestWorkList{}, client.InNamespace(ns))
+				if err != nil {
 					continue
 				}
-				for _, w := range list.Items {
-					if !seen[w.Name] {
-						seen[w.Name] = true
-						names = append(names, w.Name)
+				for _, n := range found {
+					if !seen[n] {
+						seen[n] = true
+						names = append(names, n)
 					}
 				}
 			}

@@ -206,69 +206,47 @@ current-context: hub
 
 func TestCompleteClustersFromNamespace(t *testing.T) {
 	streams := genericiooptions.NewTestIOStreamsDiscard()
-	type result struct {
-		clusters  []string
-		namespace string
-	}
 	tests := []struct {
-		name string
-		run  func(getter genericclioptions.RESTClientGetter) (result, error)
-		ns   string
-		want result
+		name, verb, ns  string
+		clusters        []string
+		all, replicaset bool
+		wantClusters    []string
+		wantNamespace   string
 	}{
-		{"get: -n names the cluster", func(g genericclioptions.RESTClientGetter) (result, error) {
-			o := NewGetOptions(g, streams)
-			err := o.Complete(nil, nil)
-			return result{o.Clusters, o.Namespace}, err
-		}, "cluster1", result{[]string{"cluster1"}, "cluster1"}},
-		{"get: the context's namespace names no cluster", func(g genericclioptions.RESTClientGetter) (result, error) {
-			o := NewGetOptions(g, streams)
-			err := o.Complete(nil, nil)
-			return result{o.Clusters, o.Namespace}, err
-		}, "", result{nil, "ctxns"}},
-		{"get: -A wins over -n", func(g genericclioptions.RESTClientGetter) (result, error) {
-			o := NewGetOptions(g, streams)
-			o.AllNamespaces = true
-			err := o.Complete(nil, nil)
-			return result{o.Clusters, o.Namespace}, err
-		}, "cluster1", result{nil, "cluster1"}},
-		{"get: --clusters wins over -n", func(g genericclioptions.RESTClientGetter) (result, error) {
-			o := NewGetOptions(g, streams)
-			o.Clusters = []string{"cluster2"}
-			err := o.Complete(nil, nil)
-			return result{o.Clusters, o.Namespace}, err
-		}, "cluster1", result{[]string{"cluster2"}, "cluster1"}},
-		{"get --replicaset: -n is the namespace", func(g genericclioptions.RESTClientGetter) (result, error) {
-			o := NewGetOptions(g, streams)
-			o.ReplicaSet = true
-			err := o.Complete(nil, nil)
-			return result{o.Clusters, o.Namespace}, err
-		}, "apps", result{nil, "apps"}},
-		{"status: -n names the cluster", func(g genericclioptions.RESTClientGetter) (result, error) {
-			o := NewStatusOptions(g, streams)
-			err := o.Complete(nil, []string{"web"})
-			return result{o.Clusters, ""}, err
-		}, "cluster1", result{[]string{"cluster1"}, ""}},
-		{"delete: -n names the cluster", func(g genericclioptions.RESTClientGetter) (result, error) {
-			o := NewDeleteOptions(g, streams)
-			err := o.Complete(nil, []string{"web"})
-			return result{o.Clusters, o.Namespace}, err
-		}, "cluster1", result{[]string{"cluster1"}, "cluster1"}},
-		{"delete --replicaset: -n is the namespace", func(g genericclioptions.RESTClientGetter) (result, error) {
-			o := NewDeleteOptions(g, streams)
-			o.ReplicaSet = true
-			err := o.Complete(nil, []string{"web"})
-			return result{o.Clusters, o.Namespace}, err
-		}, "apps", result{nil, "apps"}},
+		{name: "get: -n names the cluster", verb: "get", ns: "cluster1", wantClusters: []string{"cluster1"}, wantNamespace: "cluster1"},
+		{name: "get: the context's namespace names no cluster", verb: "get", wantNamespace: "ctxns"},
+		{name: "get: -A wins over -n", verb: "get", ns: "cluster1", all: true, wantNamespace: "cluster1"},
+		{name: "get: --clusters wins over -n", verb: "get", ns: "cluster1", clusters: []string{"cluster2"}, wantClusters: []string{"cluster2"}, wantNamespace: "cluster1"},
+		{name: "get --replicaset: -n is the namespace", verb: "get", ns: "apps", replicaset: true, wantNamespace: "apps"},
+		{name: "status: -n names the cluster", verb: "status", ns: "cluster1", wantClusters: []string{"cluster1"}},
+		{name: "delete: -n names the cluster", verb: "delete", ns: "cluster1", wantClusters: []string{"cluster1"}, wantNamespace: "cluster1"},
+		{name: "delete --replicaset: -n is the namespace", verb: "delete", ns: "apps", replicaset: true, wantNamespace: "apps"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.run(kubeconfigWithNamespace(t, tt.ns))
-			if err != nil {
+			getter := kubeconfigWithNamespace(t, tt.ns)
+			var clusters *[]string
+			namespace := new(string)
+			var o cli.Verb
+			switch tt.verb {
+			case "get":
+				g := NewGetOptions(getter, streams)
+				g.AllNamespaces, g.ReplicaSet = tt.all, tt.replicaset
+				o, clusters, namespace = g, &g.Clusters, &g.Namespace
+			case "status":
+				s := NewStatusOptions(getter, streams)
+				o, clusters = s, &s.Clusters
+			case "delete":
+				d := NewDeleteOptions(getter, streams)
+				d.ReplicaSet = tt.replicaset
+				o, clusters, namespace = d, &d.Clusters, &d.Namespace
+			}
+			*clusters = tt.clusters
+			if err := o.Complete(nil, []string{"web"}); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %+v, want %+v", got, tt.want)
+			if !reflect.DeepEqual(*clusters, tt.wantClusters) || *namespace != tt.wantNamespace {
+				t.Errorf("clusters %v, namespace %q; want %v, %q", *clusters, *namespace, tt.wantClusters, tt.wantNamespace)
 			}
 		})
 	}
