@@ -16,18 +16,21 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
-//go:embed hub/*.yaml agent/*.yaml agent-hosted/*.yaml
+//go:embed hub/*.yaml agent/*.yaml agent-hosted/*.yaml cluster-bootstrap/*.yaml
 var manifestFiles embed.FS
 
 // Default namespaces and names, as OCM has them.
 const (
 	// HubNamespace holds the hub controller.
 	HubNamespace = "open-cluster-management-hub"
-	// OperatorNamespace holds the bootstrap ServiceAccount on the hub.
-	OperatorNamespace = "open-cluster-management"
+	// OperatorNamespace holds the bootstrap ServiceAccounts on the hub.
+	OperatorNamespace = identity.BootstrapNamespace
 	// AgentNamespace holds the agent and its secrets on a managed cluster.
 	AgentNamespace = "open-cluster-management-agent"
 	// DefaultImage is the ocm-controller image the manifests run by default.
@@ -52,6 +55,14 @@ const (
 	PartOfLabelValue = "kubectl-ocm"
 )
 
+// ComponentLabelKey and ClusterBootstrapComponent mark the objects of the
+// cluster-bound bootstrap identities (config/cluster-bootstrap), which `hub
+// token --cluster-name` creates and `hub clean` removes.
+const (
+	ComponentLabelKey         = "app.kubernetes.io/component"
+	ClusterBootstrapComponent = "cluster-bootstrap"
+)
+
 // HubValues parameterise the hub manifests in config/hub.
 type HubValues struct {
 	// Image is the ocm-controller image of the hub controller.
@@ -64,6 +75,25 @@ type HubValues struct {
 	// approves without `kubectl ocm accept`.
 	AutoApproveUsers []string
 }
+
+// ClusterBootstrapUserPrefix starts the user names of the cluster-bound
+// bootstrap ServiceAccounts, which the admission policies restrict.
+func (HubValues) ClusterBootstrapUserPrefix() string { return identity.ClusterBootstrapUserPrefix }
+
+// ClusterBootstrapValues parameterise the manifests in
+// config/cluster-bootstrap: the bootstrap identity bound to one cluster.
+type ClusterBootstrapValues struct {
+	// ClusterName is the cluster the identity may register.
+	ClusterName string
+}
+
+// ServiceAccount names the cluster-bound bootstrap ServiceAccount.
+func (v ClusterBootstrapValues) ServiceAccount() string {
+	return identity.ClusterBootstrapServiceAccount(v.ClusterName)
+}
+
+// Namespace is where the bootstrap ServiceAccounts live.
+func (ClusterBootstrapValues) Namespace() string { return identity.BootstrapNamespace }
 
 // AgentValues parameterise the managed-cluster manifests in config/agent.
 type AgentValues struct {
@@ -162,6 +192,16 @@ func AgentObjects(v AgentValues) ([]*unstructured.Unstructured, error) {
 	return withCRDs(crds, manifests)
 }
 
+// ClusterBootstrapObjects returns what `kubectl ocm hub token --cluster-name`
+// installs on the hub: a bootstrap ServiceAccount bound to cluster and its
+// binding to the bootstrap role.
+func ClusterBootstrapObjects(cluster string) ([]*unstructured.Unstructured, error) {
+	if errs := validation.IsDNS1123Label(cluster); len(errs) > 0 {
+		return nil, fmt.Errorf("invalid cluster name %q: %s", cluster, strings.Join(errs, "; "))
+	}
+	return Render("cluster-bootstrap", ClusterBootstrapValues{ClusterName: cluster})
+}
+
 // HostedAgentObjects returns what `kubectl ocm join --mode hosted` installs:
 // on the hosting cluster the Klusterlet CRD, then the rendered
 // config/agent-hosted manifests (namespace klusterlet-<cluster>, Secrets,
@@ -227,7 +267,7 @@ var templateFuncs = template.FuncMap{
 }
 
 // Render executes every *.yaml template in the embedded directory dir ("hub",
-// "agent" or "agent-hosted"), in file-name order, with values, and decodes the resulting YAML
+// "agent", "agent-hosted" or "cluster-bootstrap"), in file-name order, with values, and decodes the resulting YAML
 // documents. Empty documents are skipped.
 func Render(dir string, values any) ([]*unstructured.Unstructured, error) {
 	entries, err := fs.ReadDir(manifestFiles, dir)

@@ -153,3 +153,44 @@ func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
 }
+
+func TestClusterBootstrapObjects(t *testing.T) {
+	if _, err := ClusterBootstrapObjects("Bad_Name"); err == nil || !strings.Contains(err.Error(), "invalid cluster name") {
+		t.Errorf("ClusterBootstrapObjects with an invalid name: err = %v", err)
+	}
+	objs, err := ClusterBootstrapObjects("c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName())
+		if o.GetLabels()["open-cluster-management.io/cluster-name"] != "c1" || o.GetLabels()[PartOfLabelKey] != PartOfLabelValue {
+			t.Errorf("%s %s lacks the cluster-name or part-of label: %v", o.GetKind(), o.GetName(), o.GetLabels())
+		}
+	}
+	want := []string{"ServiceAccount open-cluster-management/agent-registration-bootstrap-c1", "ClusterRoleBinding /open-cluster-management:bootstrap:c1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ClusterBootstrapObjects(c1) = %v, want %v", got, want)
+	}
+}
+
+// TestClusterBootstrapPolicyMatchesIdentity checks that the admission policy
+// restricts the user names identity.ClusterBootstrapUser gives.
+func TestClusterBootstrapPolicyMatchesIdentity(t *testing.T) {
+	objs, err := Render("hub", HubValues{}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetKind() != "ValidatingAdmissionPolicy" || o.GetName() != "cluster-bootstrap.open-cluster-management.io" {
+			continue
+		}
+		conds, _, _ := unstructured.NestedSlice(o.Object, "spec", "matchConditions")
+		if len(conds) != 1 || !strings.Contains(fmt.Sprint(conds[0]), "startsWith('system:serviceaccount:open-cluster-management:agent-registration-bootstrap-')") {
+			t.Errorf("matchConditions = %v", conds)
+		}
+		return
+	}
+	t.Fatal("hub objects lack the cluster-bootstrap admission policy")
+}

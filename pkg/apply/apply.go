@@ -65,6 +65,12 @@ func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructur
 		u.SetManagedFields(nil)
 		u.SetResourceVersion("")
 		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), applyOpts...); err != nil {
+			// A dry run creates no CRD and no namespace, so the server
+			// cannot check objects of the kinds, or in the namespaces, that
+			// this very set creates.
+			if opts.DryRun && dependsOnSet(err, obj, sorted) {
+				continue
+			}
 			return fmt.Errorf("apply %s: %w", Describe(obj), err)
 		}
 		if obj.GetKind() == "CustomResourceDefinition" {
@@ -95,6 +101,30 @@ func ToUnstructured(obj client.Object, scheme *runtime.Scheme) (*unstructured.Un
 	unstructured.RemoveNestedField(u.Object, "status")
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	return u, nil
+}
+
+// dependsOnSet reports whether err, from applying obj, says that obj's kind
+// or namespace does not exist yet while objs define it.
+func dependsOnSet(err error, obj *unstructured.Unstructured, objs []*unstructured.Unstructured) bool {
+	var status apierrors.APIStatus
+	missingNamespace := errors.As(err, &status) && apierrors.IsNotFound(err) &&
+		status.Status().Details != nil && status.Status().Details.Kind == "namespaces"
+	gk := obj.GroupVersionKind().GroupKind()
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "CustomResourceDefinition":
+			group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+			kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+			if meta.IsNoMatchError(err) && group == gk.Group && kind == gk.Kind {
+				return true
+			}
+		case "Namespace":
+			if missingNamespace && o.GetName() == obj.GetNamespace() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // WaitForCRDs polls until every named CustomResourceDefinition is Established,

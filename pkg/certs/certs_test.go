@@ -54,7 +54,7 @@ func TestCSRMatches(t *testing.T) {
 	}{
 		{"same key and subject", csr, key, AgentSubject("c1", "a"), true},
 		{"organizations in another order", csr, key, pkix.Name{CommonName: "system:open-cluster-management:c1:a",
-			Organization: []string{ManagedClustersGroup, "system:open-cluster-management:c1"}}, true},
+			Organization: []string{"system:open-cluster-management:managed-clusters", "system:open-cluster-management:c1"}}, true},
 		{"other key", csr, other, AgentSubject("c1", "a"), false},
 		{"other agent", csr, key, AgentSubject("c1", "b"), false},
 		{"garbage", []byte("x"), key, AgentSubject("c1", "a"), false},

@@ -9,25 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
-
-// Identity strings of managed-cluster agents, as OCM has them.
-const (
-	// IdentityPrefix starts every agent user and group name.
-	IdentityPrefix = "system:open-cluster-management:"
-	// ManagedClustersGroup is the group of every managed-cluster agent.
-	ManagedClustersGroup = "system:open-cluster-management:managed-clusters"
-)
-
-// AgentUserName returns the user name (certificate CN) of the agent agentID of
-// cluster: system:open-cluster-management:<cluster>:<agentID>.
-func AgentUserName(cluster, agentID string) string {
-	return IdentityPrefix + cluster + ":" + agentID
-}
-
-// ClusterGroup returns the group of every agent of cluster:
-// system:open-cluster-management:<cluster>.
-func ClusterGroup(cluster string) string { return IdentityPrefix + cluster }
 
 // AgentSubject returns the certificate subject of the agent agentID of cluster:
 // CN system:open-cluster-management:<cluster>:<agentID>, O
@@ -35,8 +19,8 @@ func ClusterGroup(cluster string) string { return IdentityPrefix + cluster }
 // system:open-cluster-management:managed-clusters.
 func AgentSubject(cluster, agentID string) pkix.Name {
 	return pkix.Name{
-		CommonName:   AgentUserName(cluster, agentID),
-		Organization: []string{ClusterGroup(cluster), ManagedClustersGroup},
+		CommonName:   identity.AgentUserName(cluster, agentID),
+		Organization: []string{identity.ClusterGroup(cluster), identity.ManagedClustersGroup},
 	}
 }
 

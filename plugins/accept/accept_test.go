@@ -33,28 +33,3 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
-
-func TestTrusted(t *testing.T) {
-	tests := []struct {
-		name       string
-		requester  string
-		skip       bool
-		requesters []string
-		want       bool
-	}{
-		{"bootstrap ServiceAccount", BootstrapServiceAccountUser, false, nil, true},
-		{"bootstrap token", "system:bootstrap:abcdef", false, nil, true},
-		{"someone else", "alice", false, nil, false},
-		{"someone else listed", "alice", false, []string{"alice"}, true},
-		{"someone else with --skip-approve-check", "alice", true, nil, true},
-		{"an agent identity", "system:open-cluster-management:c1:agent1", false, nil, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			o := &Options{SkipApproveCheck: tt.skip, Requesters: tt.requesters}
-			if got := o.trusted(tt.requester); got != tt.want {
-				t.Errorf("trusted(%q) = %v, want %v", tt.requester, got, tt.want)
-			}
-		})
-	}
-}

@@ -1,7 +1,7 @@
 // Package accept implements `kubectl ocm accept`, the hub administrator's half
 // of the double opt-in: it approves the first-join certificate requests of the
-// named clusters that come from the bootstrap identity and sets
-// spec.hubAcceptsClient on their ManagedClusters.
+// named clusters that the shared approval policy (pkg/registration/csr)
+// allows, and sets spec.hubAcceptsClient on their ManagedClusters.
 package accept
 
 import (
@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -21,10 +22,22 @@ func NewCmdAccept(getter genericclioptions.RESTClientGetter, streams genericioop
 		Use:   "accept --clusters NAME[,NAME...]",
 		Short: "Accept managed clusters that asked to join the hub",
 		Long: `Accept managed clusters on the hub of the current context: approve their pending
-certificate requests made by the bootstrap identity
-(system:serviceaccount:open-cluster-management:agent-registration-bootstrap or
-system:bootstrap:*) and set spec.hubAcceptsClient to true. Requests from any other
-requester are skipped unless listed with --requesters or --skip-approve-check.`,
+certificate requests and set spec.hubAcceptsClient to true.
+
+A request is approved only when it is an agent certificate request for the
+cluster it is labeled with: signer kubernetes.io/kube-apiserver-client, usages
+client auth (with digital signature and key encipherment at most), common name
+` + identity.AgentUserName("<cluster>", "<agent-id>") + `, organizations
+` + identity.ClusterGroup("<cluster>") + ` (and ` + identity.ManagedClustersGroup + `),
+no subject alternative names, and an ECDSA P-256+, RSA 2048+ or Ed25519 key. It
+must come from a bootstrap identity:
+` + identity.BootstrapUser + `,
+a bootstrap token (` + identity.BootstrapTokenUserPrefix + `*), or the cluster's own
+cluster-bound bootstrap identity (` + identity.ClusterBootstrapServiceAccountPrefix + `<cluster>, see
+'kubectl ocm hub token --cluster-name'). Requests from any other requester are
+skipped unless listed with --requesters or --skip-approve-check; requests that
+name another cluster, or that another cluster's identity made, are never
+approved. Every skipped request is named, with the reason.`,
 		Example: cli.Examples(`
 			# Accept cluster1 and cluster2
 			kubectl ocm accept --clusters cluster1,cluster2 --context hub
@@ -33,21 +46,13 @@ requester are skipped unless listed with --requesters or --skip-approve-check.`,
 			# until it has joined
 			kubectl ocm accept --clusters cluster1 --wait`),
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: cli.RunE(o),
 	}
 	f := cmd.Flags()
 	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "Names of the managed clusters to accept.")
 	f.BoolVar(&o.Wait, "wait", false, "Wait for each cluster's certificate request when none is pending yet, then until the cluster has joined.")
 	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits for each cluster.")
-	f.BoolVar(&o.SkipApproveCheck, "skip-approve-check", false, "Approve pending requests of the clusters whatever their requester.")
+	f.BoolVar(&o.SkipApproveCheck, "skip-approve-check", false, "Approve pending requests of the clusters whatever their requester (their content is still checked).")
 	f.StringSliceVar(&o.Requesters, "requesters", nil, "Further requester user names whose requests are approved.")
 	return cmd
 }

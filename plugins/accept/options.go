@@ -11,14 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 )
-
-// BootstrapServiceAccountUser is the user name of the hub's bootstrap
-// ServiceAccount.
-const BootstrapServiceAccountUser = "system:serviceaccount:open-cluster-management:agent-registration-bootstrap"
-
-// bootstrapTokenPrefix starts the user names of bootstrap tokens.
-const bootstrapTokenPrefix = "system:bootstrap:"
 
 // Options are the flags of `kubectl ocm accept`.
 type Options struct {
@@ -70,8 +65,8 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// trusted reports whether requests from requester may be approved.
-func (o *Options) trusted(requester string) bool {
-	return o.SkipApproveCheck || requester == BootstrapServiceAccountUser ||
-		strings.HasPrefix(requester, bootstrapTokenPrefix) || slices.Contains(o.Requesters, requester)
+// trust is whom the approval of a first join trusts besides the bootstrap
+// identities.
+func (o *Options) trust() csr.FirstJoinTrust {
+	return csr.FirstJoinTrust{Requesters: o.Requesters, AnyRequester: o.SkipApproveCheck}
 }

@@ -5,14 +5,12 @@ import (
 	"fmt"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -21,16 +19,12 @@ const ReasonApproved = "ApprovedByKubectlOCM"
 
 // Run accepts every cluster in turn.
 func (o *Options) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, _, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("create client for %s: %w", cfg.Host, err)
-	}
 	for _, name := range o.Clusters {
-		if err := o.accept(ctx, c, cs, name); err != nil {
+		if err := o.accept(ctx, c, name); err != nil {
 			return err
 		}
 	}
@@ -39,16 +33,21 @@ func (o *Options) Run(ctx context.Context) error {
 
 // accept approves the cluster's requests, sets hubAcceptsClient and, with
 // --wait, waits until the cluster has joined.
-func (o *Options) accept(ctx context.Context, c client.Client, cs kubernetes.Interface, name string) error {
-	approved, err := o.approveRequests(ctx, c, cs, name)
+func (o *Options) accept(ctx context.Context, c client.Client, name string) error {
+	skipped := map[string]bool{}
+	approved, err := o.approveRequests(ctx, c, name, skipped)
 	if err != nil {
 		return err
 	}
 	if approved == 0 && o.Wait {
 		what := fmt.Sprintf("a certificate request of managed cluster %s (run `kubectl ocm join` on it)", name)
 		err := cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
-			n, err := o.approveRequests(ctx, c, cs, name)
-			return n > 0, "no pending request from a trusted requester yet", err
+			n, err := o.approveRequests(ctx, c, name, skipped)
+			state := "no pending request that may be approved yet"
+			if len(skipped) > 0 {
+				state = fmt.Sprintf("%s; %d skipped, see above", state, len(skipped))
+			}
+			return n > 0, state, err
 		})
 		if err != nil {
 			return err
@@ -74,36 +73,42 @@ func (o *Options) accept(ctx context.Context, c client.Client, cs kubernetes.Int
 	return nil
 }
 
-// approveRequests approves the cluster's pending requests from trusted
-// requesters, reports the others, and returns how many it approved.
-func (o *Options) approveRequests(ctx context.Context, c client.Client, cs kubernetes.Interface, name string) (int, error) {
+// approveRequests approves the cluster's pending requests that the approval
+// policy allows, names each one it skips with the reason (once per request,
+// remembered in skipped), and returns how many it approved.
+func (o *Options) approveRequests(ctx context.Context, c client.Client, name string, skipped map[string]bool) (int, error) {
 	list := &certificatesv1.CertificateSigningRequestList{}
 	if err := c.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
 		return 0, fmt.Errorf("list certificate requests of cluster %s: %w", name, err)
 	}
 	n := 0
 	for i := range list.Items {
-		csr := &list.Items[i]
-		if decided(csr) {
+		obj := &list.Items[i]
+		if csr.Decided(obj) || skipped[obj.Name] {
 			continue
 		}
-		if !o.trusted(csr.Spec.Username) {
-			fmt.Fprintf(o.ErrOut, "CSR %s of cluster %s comes from unexpected requester %s: skipped; rerun with --requesters %s (or --skip-approve-check) to approve it\n",
-				csr.Name, name, csr.Spec.Username, csr.Spec.Username)
+		ok, why := o.decide(obj)
+		if !ok {
+			fmt.Fprintf(o.ErrOut, "CSR %s of cluster %s skipped: %s\n", obj.Name, name, why)
+			skipped[obj.Name] = true
 			continue
 		}
-		approved := csr.DeepCopy()
-		approved.Status.Conditions = append(approved.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-			Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
-			Reason: ReasonApproved, Message: "Approved by the hub administrator with kubectl ocm accept",
-		})
-		if _, err := cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, approved, metav1.UpdateOptions{}); err != nil {
-			return n, fmt.Errorf("approve CSR %s: %w", csr.Name, err)
+		if err := csr.ApproveRequest(ctx, c, obj, ReasonApproved, "Approved by the hub administrator with kubectl ocm accept: "+why); err != nil {
+			return n, err
 		}
-		fmt.Fprintf(o.Out, "CSR %s approved\n", csr.Name)
+		fmt.Fprintf(o.Out, "CSR %s approved\n", obj.Name)
 		n++
 	}
 	return n, nil
+}
+
+// decide applies the approval policy of a first join to obj.
+func (o *Options) decide(obj *certificatesv1.CertificateSigningRequest) (bool, string) {
+	req, err := csr.ParseRequest(obj)
+	if err != nil {
+		return false, err.Error()
+	}
+	return csr.DecideFirstJoin(req, o.trust())
 }
 
 // setAccepted sets spec.hubAcceptsClient, waiting for the ManagedCluster
@@ -125,8 +130,9 @@ func (o *Options) setAccepted(ctx context.Context, c client.Client, name string)
 		return fmt.Errorf("get ManagedCluster %s: %w", name, err)
 	}
 	if !mc.Spec.HubAcceptsClient {
-		patch := client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"hubAcceptsClient":true}}`))
-		if err := c.Patch(ctx, mc, patch); err != nil {
+		base := mc.DeepCopy()
+		mc.Spec.HubAcceptsClient = true
+		if err := c.Patch(ctx, mc, client.MergeFrom(base)); err != nil {
 			return fmt.Errorf("set hubAcceptsClient for managed cluster %s: %w", name, err)
 		}
 	}
@@ -142,14 +148,4 @@ func joinState(mc *clusterv1.ManagedCluster) string {
 		}
 	}
 	return "waiting for the hub to accept it"
-}
-
-// decided reports whether csr was approved or denied already.
-func decided(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
-			return true
-		}
-	}
-	return false
 }

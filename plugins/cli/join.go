@@ -6,18 +6,15 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
-)
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
-// Names of the hub's bootstrap identity, which `kubectl ocm join` uses.
-const (
-	// BootstrapNamespace holds the bootstrap ServiceAccount.
-	BootstrapNamespace = "open-cluster-management"
-	// BootstrapServiceAccount is the ServiceAccount whose tokens join clusters.
-	BootstrapServiceAccount = "agent-registration-bootstrap"
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
 // JoinInfo is what a managed cluster needs to join the hub.
@@ -28,27 +25,44 @@ type JoinInfo struct {
 	HubAPIServer string `json:"hubApiserver"`
 	// ExpirationTimestamp is when HubToken expires.
 	ExpirationTimestamp metav1.Time `json:"expirationTimestamp"`
+	// ClusterName is the only cluster HubToken may register; empty for the
+	// shared bootstrap token, which any cluster may use.
+	ClusterName string `json:"clusterName,omitempty"`
 }
 
 // Command returns the join command line for the managed cluster side.
 func (j JoinInfo) Command() string {
-	return fmt.Sprintf("kubectl ocm join --hub-token %s --hub-apiserver %s --cluster-name <cluster_name>", j.HubToken, j.HubAPIServer)
+	name := j.ClusterName
+	if name == "" {
+		name = "<cluster_name>"
+	}
+	return fmt.Sprintf("kubectl ocm join --hub-token %s --hub-apiserver %s --cluster-name %s", j.HubToken, j.HubAPIServer, name)
 }
 
 // NewJoinInfo requests a bootstrap token valid for duration from the hub
-// that cfg points at.
-func NewJoinInfo(ctx context.Context, cfg *rest.Config, duration time.Duration) (JoinInfo, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return JoinInfo{}, fmt.Errorf("create client for %s: %w", cfg.Host, err)
+// that cfg points at, with c. With a cluster name the token belongs to that
+// cluster's own bootstrap ServiceAccount, which NewJoinInfo creates (or
+// updates) first and which may register that cluster only; without one it
+// belongs to the shared bootstrap ServiceAccount.
+func NewJoinInfo(ctx context.Context, c client.Client, cfg *rest.Config, duration time.Duration, cluster string) (JoinInfo, error) {
+	sa := identity.BootstrapServiceAccount
+	if cluster != "" {
+		objs, err := config.ClusterBootstrapObjects(cluster)
+		if err != nil {
+			return JoinInfo{}, err
+		}
+		if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
+			return JoinInfo{}, fmt.Errorf("create the bootstrap identity of cluster %s on %s (is the hub installed? run `kubectl ocm hub init`): %w", cluster, cfg.Host, err)
+		}
+		sa = identity.ClusterBootstrapServiceAccount(cluster)
 	}
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
 		ExpirationSeconds: ptr.To(int64(duration / time.Second)),
 	}}
-	tr, err = cs.CoreV1().ServiceAccounts(BootstrapNamespace).CreateToken(ctx, BootstrapServiceAccount, tr, metav1.CreateOptions{})
-	if err != nil {
+	owner := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.BootstrapNamespace, Name: sa}}
+	if err := c.SubResource("token").Create(ctx, owner, tr); err != nil {
 		return JoinInfo{}, fmt.Errorf("request a token for ServiceAccount %s/%s (is the hub installed? run `kubectl ocm hub init`): %w",
-			BootstrapNamespace, BootstrapServiceAccount, err)
+			identity.BootstrapNamespace, sa, err)
 	}
-	return JoinInfo{HubToken: tr.Status.Token, HubAPIServer: cfg.Host, ExpirationTimestamp: tr.Status.ExpirationTimestamp}, nil
+	return JoinInfo{HubToken: tr.Status.Token, HubAPIServer: cfg.Host, ExpirationTimestamp: tr.Status.ExpirationTimestamp, ClusterName: cluster}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -26,23 +27,6 @@ context (--context).`,
 	}
 	cmd.AddCommand(newCmdInit(getter, streams), newCmdToken(getter, streams), newCmdStatus(getter, streams), newCmdClean(getter, streams))
 	return cmd
-}
-
-// run is the RunE of every subcommand: Complete, Validate, Run.
-func run(o interface {
-	Complete(*cobra.Command, []string) error
-	Validate() error
-	Run(cmd *cobra.Command) error
-}) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := o.Complete(cmd, args); err != nil {
-			return err
-		}
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		return o.Run(cmd)
-	}
 }
 
 func newCmdInit(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
@@ -64,19 +48,26 @@ against each cluster that should join.`,
 			kubectl ocm hub init --context hub --wait
 
 			# Print every manifest init would apply, without touching the cluster
-			kubectl ocm hub init --dry-run -o yaml
+			kubectl ocm hub init --dry-run=client -o yaml
+
+			# Have the hub validate and admit an upgrade without storing anything
+			kubectl ocm hub init --dry-run=server
+
+			# Print a join command whose token may register cluster1 only
+			kubectl ocm hub init --cluster-name cluster1
 
 			# Approve first-join requests of the bootstrap ServiceAccount automatically
-			kubectl ocm hub init --auto-approved-csr-identities system:serviceaccount:open-cluster-management:agent-registration-bootstrap`),
+			kubectl ocm hub init --auto-approved-csr-identities ` + identity.BootstrapUser),
 		Args: cobra.NoArgs,
-		RunE: run(o),
+		RunE: cli.RunE(o),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the hub controller Deployment is available.")
 	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits.")
 	f.StringVar(&o.Image, "image", "", "The ocm-controller image of the hub controller. Default: "+defaultImage())
-	f.BoolVar(&o.DryRun, "dry-run", false, "Print what would be applied and touch nothing.")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run: yaml or json (the manifests). Otherwise: json (hubToken and hubApiserver).")
+	cli.AddDryRunFlag(cmd, &o.DryRun)
+	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json or yaml (hubToken, hubApiserver, expirationTimestamp).")
+	f.StringVar(&o.ClusterName, "cluster-name", "", "Print a join command whose token may register only this cluster (see 'kubectl ocm hub token --help').")
 	f.StringSliceVar(&o.AutoApprovedCSRIdentities, "auto-approved-csr-identities", nil,
 		"Bootstrap identities whose first-join certificate requests the hub approves automatically (ClusterManager spec.registrationConfiguration.autoApproveUsers).")
 	f.DurationVar(&o.TokenDuration, "duration", 24*time.Hour, "How long the printed bootstrap token stays valid.")
@@ -88,17 +79,29 @@ func newCmdToken(getter genericclioptions.RESTClientGetter, streams genericioopt
 	cmd := &cobra.Command{
 		Use:   "token",
 		Short: "Print the join command with a fresh bootstrap token",
+		Long: `Print the 'kubectl ocm join' command with a fresh, time-limited bootstrap token
+of the hub of the current context.
+
+Without --cluster-name the token belongs to the shared bootstrap ServiceAccount
+` + identity.BootstrapNamespace + `/` + identity.BootstrapServiceAccount + `, as in OCM: any cluster may join
+with it, under any name. With --cluster-name the token belongs to a bootstrap
+ServiceAccount of that cluster alone (` + identity.ClusterBootstrapServiceAccountPrefix + `<cluster>,
+created on first use): the hub lets it create only that cluster's
+ManagedCluster and certificate requests, and 'kubectl ocm accept' approves its
+requests for that cluster only. A leaked cluster-bound token cannot register
+or impersonate any other cluster.`,
 		Example: cli.Examples(`
 			# Print the join command, valid for 24 hours
 			kubectl ocm hub token --context hub
 
-			# A token valid for one hour, as JSON
-			kubectl ocm hub token --duration 1h -o json`),
+			# A token that may register cluster1 only, valid for one hour, as JSON
+			kubectl ocm hub token --cluster-name cluster1 --duration 1h -o json`),
 		Args: cobra.NoArgs,
-		RunE: run(o),
+		RunE: cli.RunE(o),
 	}
 	cmd.Flags().DurationVar(&o.Duration, "duration", 24*time.Hour, "How long the bootstrap token stays valid.")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json. Empty prints the join command.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints the join command.")
+	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", "", "Issue a token that may register only this cluster.")
 	return cmd
 }
 
@@ -114,7 +117,7 @@ func newCmdStatus(getter genericclioptions.RESTClientGetter, streams genericioop
 			# The same as JSON
 			kubectl ocm hub status -o json`),
 		Args: cobra.NoArgs,
-		RunE: run(o),
+		RunE: cli.RunE(o),
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a summary.")
 	return cmd
@@ -136,7 +139,7 @@ deletes them and waits until the hub controller has cleaned up after each.`,
 			# Remove it even though clusters are still registered
 			kubectl ocm hub clean --force`),
 		Args: cobra.NoArgs,
-		RunE: run(o),
+		RunE: cli.RunE(o),
 	}
 	cmd.Flags().BoolVar(&o.Force, "force", false, "Delete registered ManagedClusters first instead of refusing.")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --force waits for ManagedClusters to be cleaned up.")

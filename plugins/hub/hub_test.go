@@ -20,10 +20,15 @@ func TestInitValidate(t *testing.T) {
 		wantErr string
 	}{
 		{"defaults", func(*InitOptions) {}, ""},
-		{"dry run yaml", func(o *InitOptions) { o.DryRun, o.Output = true, "yaml" }, ""},
-		{"yaml without dry run", func(o *InitOptions) { o.Output = "yaml" }, "--output"},
-		{"table with dry run", func(o *InitOptions) { o.DryRun, o.Output = true, "wide" }, "--output"},
-		{"wait with dry run", func(o *InitOptions) { o.DryRun, o.Wait = true, true }, "--wait"},
+		{"dry run yaml", func(o *InitOptions) { o.DryRun, o.Output = "client", "yaml" }, ""},
+		{"server dry run", func(o *InitOptions) { o.DryRun = "server" }, ""},
+		{"server dry run with output", func(o *InitOptions) { o.DryRun, o.Output = "server", "yaml" }, "--output"},
+		{"unknown dry run", func(o *InitOptions) { o.DryRun = "true" }, "--dry-run"},
+		{"bad cluster name", func(o *InitOptions) { o.ClusterName = "Bad_Name" }, "--cluster-name"},
+		{"join info as yaml", func(o *InitOptions) { o.Output = "yaml" }, ""},
+		{"table without dry run", func(o *InitOptions) { o.Output = "wide" }, "--output"},
+		{"table with dry run", func(o *InitOptions) { o.DryRun, o.Output = "client", "wide" }, "--output"},
+		{"wait with dry run", func(o *InitOptions) { o.DryRun, o.Wait = "client", true }, "--wait"},
 		{"short token", func(o *InitOptions) { o.TokenDuration = time.Minute }, "--duration"},
 	}
 	for _, tt := range tests {

@@ -1,14 +1,18 @@
 package hub
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // defaultImage is the image init deploys without --image.
@@ -25,19 +29,22 @@ type InitOptions struct {
 	Timeout time.Duration
 	// Image is the ocm-controller image; empty means the default.
 	Image string
-	// DryRun prints what would be applied and contacts no cluster.
-	DryRun bool
+	// DryRun is none, client (print, contact no cluster) or server (the hub
+	// validates and admits, stores nothing).
+	DryRun string
 	// Output is "", "yaml" or "json".
 	Output string
 	// AutoApprovedCSRIdentities become the ClusterManager's autoApproveUsers.
 	AutoApprovedCSRIdentities []string
 	// TokenDuration is the validity of the printed bootstrap token.
 	TokenDuration time.Duration
+	// ClusterName, when set, binds the printed token to that cluster.
+	ClusterName string
 }
 
 // NewInitOptions returns InitOptions for the hub getter selects.
 func NewInitOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *InitOptions {
-	return &InitOptions{IOStreams: streams, getter: getter}
+	return &InitOptions{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone}
 }
 
 // Complete has nothing to fill in; it exists for the Complete, Validate, Run
@@ -46,15 +53,23 @@ func (o *InitOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
 func (o *InitOptions) Validate() error {
+	if err := cli.ValidateDryRun(o.DryRun); err != nil {
+		return err
+	}
 	switch {
-	case o.DryRun && o.Output != "" && o.Output != "yaml" && o.Output != "json":
-		return fmt.Errorf("--output %q is not supported with --dry-run: use yaml or json", o.Output)
-	case !o.DryRun && o.Output != "" && o.Output != "json":
-		return fmt.Errorf("--output %q is not supported: use json (hubToken and hubApiserver), or yaml with --dry-run", o.Output)
-	case o.DryRun && o.Wait:
-		return fmt.Errorf("--wait cannot be combined with --dry-run: nothing is installed to wait for")
+	case o.DryRun == cli.DryRunClient && o.Output != "" && o.Output != "yaml" && o.Output != "json":
+		return fmt.Errorf("--output %q is not supported with --dry-run=client: use yaml or json (the manifests)", o.Output)
+	case o.DryRun == cli.DryRunServer && o.Output != "":
+		return errors.New("--output is not supported with --dry-run=server: it lists what the hub admitted")
+	case o.DryRun == cli.DryRunNone && o.Output != "" && o.Output != "json" && o.Output != "yaml":
+		return fmt.Errorf("--output %q is not supported: use json or yaml (hubToken, hubApiserver, expirationTimestamp)", o.Output)
+	case o.DryRun != cli.DryRunNone && o.Wait:
+		return errors.New("--wait cannot be combined with --dry-run: nothing is installed to wait for")
 	case o.Timeout <= 0:
 		return fmt.Errorf("--timeout %s must be positive", o.Timeout)
+	}
+	if err := validateClusterName(o.ClusterName); err != nil {
+		return err
 	}
 	return validateDuration(o.TokenDuration)
 }
@@ -66,8 +81,10 @@ type TokenOptions struct {
 
 	// Duration is the validity of the bootstrap token.
 	Duration time.Duration
-	// Output is "" or "json".
+	// Output is "", "json" or "yaml".
 	Output string
+	// ClusterName, when set, binds the token to that cluster.
+	ClusterName string
 }
 
 // NewTokenOptions returns TokenOptions for the hub getter selects.
@@ -80,8 +97,11 @@ func (o *TokenOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
 func (o *TokenOptions) Validate() error {
-	if o.Output != "" && o.Output != "json" {
-		return fmt.Errorf("--output %q is not supported: use json", o.Output)
+	if err := validateOutput(o.Output); err != nil {
+		return err
+	}
+	if err := validateClusterName(o.ClusterName); err != nil {
+		return err
 	}
 	return validateDuration(o.Duration)
 }
@@ -93,6 +113,27 @@ func validateDuration(d time.Duration) error {
 		return fmt.Errorf("--duration %s is too short: bootstrap tokens are valid for at least 10m", d)
 	}
 	return nil
+}
+
+// validateClusterName checks --cluster-name, which may be empty.
+func validateClusterName(name string) error {
+	if name == "" {
+		return nil
+	}
+	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+		return fmt.Errorf("invalid --cluster-name %q: %s", name, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// validateOutput checks an -o of a verb that prints a summary or its data as
+// json or yaml.
+func validateOutput(format string) error {
+	switch format {
+	case "", "json", "yaml":
+		return nil
+	}
+	return fmt.Errorf("--output %q is not supported: use json or yaml", format)
 }
 
 // StatusOptions are the flags of `kubectl ocm hub status`.
@@ -113,13 +154,7 @@ func NewStatusOptions(getter genericclioptions.RESTClientGetter, streams generic
 func (o *StatusOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
-func (o *StatusOptions) Validate() error {
-	switch o.Output {
-	case "", "json", "yaml":
-		return nil
-	}
-	return fmt.Errorf("--output %q is not supported: use json or yaml", o.Output)
-}
+func (o *StatusOptions) Validate() error { return validateOutput(o.Output) }
 
 // CleanOptions are the flags of `kubectl ocm hub clean`.
 type CleanOptions struct {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/spf13/cobra"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,13 +17,15 @@ import (
 )
 
 // Run removes the hub.
-func (o *CleanOptions) Run(cmd *cobra.Command) error {
-	ctx := cmd.Context()
+func (o *CleanOptions) Run(ctx context.Context) error {
 	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
 	if err := o.removeClusters(ctx, c); err != nil {
+		return err
+	}
+	if err := o.removeClusterBootstrapBindings(ctx, c); err != nil {
 		return err
 	}
 	objs, err := config.HubObjects(config.HubValues{})
@@ -88,4 +90,21 @@ func (o *CleanOptions) removeClusters(ctx context.Context, c client.Client) erro
 		}
 		return false, state, nil
 	})
+}
+
+// removeClusterBootstrapBindings deletes the ClusterRoleBindings of the
+// cluster-bound bootstrap identities (`hub token --cluster-name`); their
+// ServiceAccounts go with the bootstrap namespace.
+func (o *CleanOptions) removeClusterBootstrapBindings(ctx context.Context, c client.Client) error {
+	list := &rbacv1.ClusterRoleBindingList{}
+	if err := c.List(ctx, list, client.MatchingLabels{config.PartOfLabelKey: config.PartOfLabelValue, config.ComponentLabelKey: config.ClusterBootstrapComponent}); err != nil {
+		return fmt.Errorf("list the bindings of cluster-bound bootstrap identities: %w", err)
+	}
+	for i := range list.Items {
+		if err := c.Delete(ctx, &list.Items[i]); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("remove ClusterRoleBinding %s: %w", list.Items[i].Name, err)
+		}
+		fmt.Fprintf(o.Out, "Removed ClusterRoleBinding %s\n", list.Items[i].Name)
+	}
+	return nil
 }

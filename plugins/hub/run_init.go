@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -19,27 +19,26 @@ const ControllerDeployment = "ocm-hub-controller"
 
 // Run installs the hub, optionally waits for its controller, and prints the
 // join command.
-func (o *InitOptions) Run(cmd *cobra.Command) error {
-	ctx := cmd.Context()
+func (o *InitOptions) Run(ctx context.Context) error {
 	objs, err := config.HubObjects(config.HubValues{Image: o.Image, AutoApproveUsers: o.AutoApprovedCSRIdentities})
 	if err != nil {
 		return fmt.Errorf("render hub manifests: %w", err)
 	}
-	if o.DryRun {
-		if o.Output != "" {
-			return cli.PrintManifests(o.Out, apply.Sort(objs), o.Output)
-		}
-		for _, obj := range apply.Sort(objs) {
-			fmt.Fprintf(o.Out, "%s (dry run)\n", apply.Describe(obj))
-		}
-		return nil
+	if o.DryRun == cli.DryRunClient {
+		return o.printDryRun(objs)
 	}
 	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
-	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
+	if err := apply.Apply(ctx, c, objs, apply.Options{DryRun: o.DryRun == cli.DryRunServer}); err != nil {
 		return fmt.Errorf("install the hub on %s: %w", cfg.Host, err)
+	}
+	if o.DryRun == cli.DryRunServer {
+		for _, obj := range apply.Sort(objs) {
+			fmt.Fprintf(o.Out, "%s (server dry run)\n", apply.Describe(obj))
+		}
+		return nil
 	}
 	fmt.Fprintf(o.ErrOut, "Applied %d hub objects to %s.\n", len(objs), cfg.Host)
 	if o.Wait {
@@ -47,12 +46,16 @@ func (o *InitOptions) Run(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	join, err := cli.NewJoinInfo(ctx, cfg, o.TokenDuration)
+	join, err := cli.NewJoinInfo(ctx, c, cfg, o.TokenDuration, o.ClusterName)
 	if err != nil {
 		return err
 	}
-	if o.Output == "json" {
-		return cli.PrintJSON(o.Out, join)
+	if o.Output != "" {
+		return printData(o.Out, o.Output, join)
+	}
+	name := "Replace <cluster_name> with a name for the cluster."
+	if join.ClusterName != "" {
+		name = fmt.Sprintf("The token may register managed cluster %s only; 'kubectl ocm hub token --cluster-name NAME' prints one for another cluster.", join.ClusterName)
 	}
 	fmt.Fprintf(o.Out, `The multicluster hub control plane has been initialized successfully!
 
@@ -60,9 +63,28 @@ You can now register clusters to the hub by running on each of them:
 
     %s
 
-Replace <cluster_name> with a name for the cluster. The token expires at %s;
+%s The token expires at %s;
 'kubectl ocm hub token' prints a new one.
-`, join.Command(), join.ExpirationTimestamp.UTC().Format("2006-01-02T15:04:05Z"))
+`, join.Command(), name, join.ExpirationTimestamp.UTC().Format("2006-01-02T15:04:05Z"))
+	return nil
+}
+
+// printDryRun prints what init would apply, contacting no cluster: the hub
+// objects and, with --cluster-name, the cluster's bootstrap identity.
+func (o *InitOptions) printDryRun(objs []*unstructured.Unstructured) error {
+	if o.ClusterName != "" {
+		boot, err := config.ClusterBootstrapObjects(o.ClusterName)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, boot...)
+	}
+	if o.Output != "" {
+		return cli.PrintManifests(o.Out, apply.Sort(objs), o.Output)
+	}
+	for _, obj := range apply.Sort(objs) {
+		fmt.Fprintf(o.Out, "%s (dry run)\n", apply.Describe(obj))
+	}
 	return nil
 }
 

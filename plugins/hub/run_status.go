@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,20 +48,17 @@ type ClusterCounts struct {
 }
 
 // Run prints the hub's status.
-func (o *StatusOptions) Run(cmd *cobra.Command) error {
+func (o *StatusOptions) Run(ctx context.Context) error {
 	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
-	st, err := collectStatus(cmd.Context(), c)
+	st, err := collectStatus(ctx, c)
 	if err != nil {
 		return fmt.Errorf("read hub status from %s: %w", cfg.Host, err)
 	}
-	switch o.Output {
-	case "json":
-		return cli.PrintJSON(o.Out, st)
-	case "yaml":
-		return cli.PrintYAML(o.Out, st)
+	if o.Output != "" {
+		return printData(o.Out, o.Output, st)
 	}
 	printStatus(o.Out, st)
 	return nil

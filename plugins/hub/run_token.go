@@ -1,26 +1,37 @@
 package hub
 
 import (
+	"context"
 	"fmt"
-
-	"github.com/spf13/cobra"
+	"io"
 
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // Run prints the join command with a fresh bootstrap token.
-func (o *TokenOptions) Run(cmd *cobra.Command) error {
-	cfg, err := o.getter.ToRESTConfig()
-	if err != nil {
-		return fmt.Errorf("load kubeconfig: %w", err)
-	}
-	join, err := cli.NewJoinInfo(cmd.Context(), cfg, o.Duration)
+func (o *TokenOptions) Run(ctx context.Context) error {
+	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
-	if o.Output == "json" {
-		return cli.PrintJSON(o.Out, join)
+	join, err := cli.NewJoinInfo(ctx, c, cfg, o.Duration, o.ClusterName)
+	if err != nil {
+		return err
+	}
+	if o.Output != "" {
+		return printData(o.Out, o.Output, join)
 	}
 	fmt.Fprintf(o.Out, "token=%s\nPlease log on the cluster to register and run:\n    %s\n", join.HubToken, join.Command())
+	if join.ClusterName != "" {
+		fmt.Fprintf(o.Out, "The token may register managed cluster %s only.\n", join.ClusterName)
+	}
 	return nil
+}
+
+// printData writes v as json or yaml.
+func printData(out io.Writer, format string, v any) error {
+	if format == "yaml" {
+		return cli.PrintYAML(out, v)
+	}
+	return cli.PrintJSON(out, v)
 }

@@ -22,6 +22,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	regcsr "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
@@ -30,9 +32,7 @@ const (
 	// simBootstrapUser is the bootstrap identity the simulated agents join
 	// with: a client certificate in the bootstrap group, listed in the
 	// ClusterManager's autoApproveUsers so that the hub approves its requests.
-	simBootstrapUser = "system:bootstrap:bench-simulated-agents"
-	// bootstrapGroup is bound to the hub's bootstrap ClusterRole.
-	bootstrapGroup = "system:bootstrappers:managedcluster"
+	simBootstrapUser = identity.BootstrapTokenUserPrefix + "bench-simulated-agents"
 	// simAgentID is the agent ID in every simulated agent's certificate.
 	simAgentID = "bench"
 	// simConcurrency bounds the simulated agents registering at once.
@@ -68,7 +68,7 @@ type simAgent struct {
 // newSimHub prepares the shared parts of the simulated agents of f's hub.
 func newSimHub(b *testing.B, f *benchkit.Fleet) *simHub {
 	b.Helper()
-	cfg, err := f.Hub.ConfigForUser(simBootstrapUser, bootstrapGroup)
+	cfg, err := f.Hub.ConfigForUser(simBootstrapUser, identity.BootstrapTokenGroup)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func registerSimAgent(ctx context.Context, h *simHub, cluster string) (*simAgent
 		if err := h.bootstrap.Get(ctx, client.ObjectKey{Name: csr.Name}, got); err != nil {
 			return false, err
 		}
-		if benchkit.Decided(got) && !approved(got) {
+		if regcsr.Decided(got) && !approved(got) {
 			return false, fmt.Errorf("CSR %s was denied: %v", csr.Name, got.Status.Conditions)
 		}
 		certPEM = got.Status.Certificate

@@ -17,6 +17,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 )
 
 // Approval reason and events, as OCM has them.
@@ -28,7 +29,7 @@ const (
 	eventAutoApproved  = "ManagedClusterAutoApproved"
 )
 
-// Reconciler approves agent certificate requests per Decide.
+// Reconciler approves agent certificate requests per csr.Decide.
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
@@ -66,7 +67,7 @@ func (r *Reconciler) pendingRequests(ctx context.Context, sel client.ListOption)
 	}
 	var out []reconcile.Request
 	for i := range list.Items {
-		if !decided(&list.Items[i]) {
+		if !csr.Decided(&list.Items[i]) {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
 		}
 	}
@@ -76,14 +77,14 @@ func (r *Reconciler) pendingRequests(ctx context.Context, sel client.ListOption)
 // Reconcile approves one request when the policy allows it.
 func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
-	csr := &certificatesv1.CertificateSigningRequest{}
-	if err := r.Client.Get(ctx, key.NamespacedName, csr); err != nil {
+	obj := &certificatesv1.CertificateSigningRequest{}
+	if err := r.Client.Get(ctx, key.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if decided(csr) || csr.Labels[clusterv1.ClusterNameLabelKey] == "" {
+	if csr.Decided(obj) || obj.Labels[clusterv1.ClusterNameLabelKey] == "" {
 		return ctrl.Result{}, nil
 	}
-	req, err := ParseRequest(csr)
+	req, err := csr.ParseRequest(obj)
 	if err != nil {
 		log.V(2).Info("Leaving malformed request pending", "reason", err.Error())
 		return ctrl.Result{}, nil
@@ -92,28 +93,28 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	action, why := Decide(req, facts)
-	if action == ApproveIfAuthorized {
-		allowed, err := r.mayRenew(ctx, csr, req.Cluster)
+	action, why := csr.Decide(req, facts)
+	if action == csr.ApproveIfAuthorized {
+		allowed, err := r.mayRenew(ctx, obj, req.Cluster)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
 		if !allowed {
-			action, why = LeavePending, "the requester may not renew managedclusters/clientcertificates of cluster "+req.Cluster
+			action, why = csr.LeavePending, "the requester may not renew managedclusters/clientcertificates of cluster "+req.Cluster
 		}
 	}
-	if action == LeavePending {
+	if action == csr.LeavePending {
 		log.V(2).Info("Leaving request pending", "cluster", req.Cluster, "requester", req.Requester, "reason", why)
 		return ctrl.Result{}, nil
 	}
-	if action == Approve {
+	if action == csr.Approve {
 		// A first join by an auto-approved identity is the hub's half of
 		// the double opt-in: accept the cluster too, once.
 		if err := r.acceptOnce(ctx, req.Cluster); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{}, r.approve(ctx, csr, action, why)
+	return ctrl.Result{}, r.approve(ctx, obj, action, why)
 }
 
 // acceptOnce sets spec.hubAcceptsClient on a cluster whose first-join request
@@ -144,8 +145,8 @@ func (r *Reconciler) acceptOnce(ctx context.Context, cluster string) error {
 }
 
 // facts gathers what Decide needs to know about the hub for cluster.
-func (r *Reconciler) facts(ctx context.Context, cluster string) (Facts, error) {
-	facts := Facts{AutoApproveUsers: slices.Clone(r.AutoApproveUsers)}
+func (r *Reconciler) facts(ctx context.Context, cluster string) (csr.Facts, error) {
+	facts := csr.Facts{AutoApproveUsers: slices.Clone(r.AutoApproveUsers)}
 	mc := &clusterv1.ManagedCluster{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); client.IgnoreNotFound(err) != nil {
 		return facts, fmt.Errorf("get ManagedCluster %s: %w", cluster, err)
@@ -163,49 +164,34 @@ func (r *Reconciler) facts(ctx context.Context, cluster string) (Facts, error) {
 
 // mayRenew asks the authorizer whether the requester of csr may renew the
 // client certificates of cluster.
-func (r *Reconciler) mayRenew(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, cluster string) (bool, error) {
-	extra := make(map[string]authorizationv1.ExtraValue, len(csr.Spec.Extra))
-	for k, v := range csr.Spec.Extra {
+func (r *Reconciler) mayRenew(ctx context.Context, obj *certificatesv1.CertificateSigningRequest, cluster string) (bool, error) {
+	extra := make(map[string]authorizationv1.ExtraValue, len(obj.Spec.Extra))
+	for k, v := range obj.Spec.Extra {
 		extra[k] = authorizationv1.ExtraValue(v)
 	}
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: csr.Spec.Username, UID: csr.Spec.UID, Groups: csr.Spec.Groups, Extra: extra,
+		User: obj.Spec.Username, UID: obj.Spec.UID, Groups: obj.Spec.Groups, Extra: extra,
 		ResourceAttributes: &authorizationv1.ResourceAttributes{
 			Group: "register.open-cluster-management.io", Resource: "managedclusters",
 			Subresource: "clientcertificates", Verb: "renew", Name: cluster,
 		},
 	}}
 	if err := r.Client.Create(ctx, sar); err != nil {
-		return false, fmt.Errorf("review whether %s may renew certificates of cluster %s: %w", csr.Spec.Username, cluster, err)
+		return false, fmt.Errorf("review whether %s may renew certificates of cluster %s: %w", obj.Spec.Username, cluster, err)
 	}
 	return sar.Status.Allowed, nil
 }
 
-// approve adds the Approved condition to a copy of csr.
-func (r *Reconciler) approve(ctx context.Context, csr *certificatesv1.CertificateSigningRequest, action Action, why string) error {
-	approved := csr.DeepCopy()
-	approved.Status.Conditions = append(approved.Status.Conditions, certificatesv1.CertificateSigningRequestCondition{
-		Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue,
-		Reason: ReasonAutoApproved, Message: "Auto approving managed cluster agent certificate: " + why,
-	})
-	if err := r.Client.SubResource("approval").Update(ctx, approved); err != nil {
-		return fmt.Errorf("approve CertificateSigningRequest %s: %w", csr.Name, err)
+// approve approves obj and records an event.
+func (r *Reconciler) approve(ctx context.Context, obj *certificatesv1.CertificateSigningRequest, action csr.Action, why string) error {
+	if err := csr.ApproveRequest(ctx, r.Client, obj, ReasonAutoApproved, "Auto approving managed cluster agent certificate: "+why); err != nil {
+		return err
 	}
 	reason := eventRenewal
-	if action == Approve {
+	if action == csr.Approve {
 		reason = eventAutoApproved
 	}
-	ctrl.LoggerFrom(ctx).V(2).Info("Approved request", "requester", csr.Spec.Username, "reason", why)
-	r.Recorder.Eventf(csr, nil, corev1.EventTypeNormal, reason, "Approve", "approved: %s", why)
+	ctrl.LoggerFrom(ctx).V(2).Info("Approved request", "requester", obj.Spec.Username, "reason", why)
+	r.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, reason, "Approve", "approved: %s", why)
 	return nil
-}
-
-// decided reports whether csr was approved or denied already.
-func decided(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,7 @@
 // Package csr approves the client certificate requests of managed cluster
 // agents that the hub can vouch for, and leaves every other request pending
-// for `kubectl ocm accept`.
+// for `kubectl ocm accept`. What is approvable is decided by the shared
+// policy in pkg/registration/csr, which `kubectl ocm accept` applies too.
 //
 // Two kinds of request are approved automatically:
 //
@@ -11,6 +12,6 @@
 //     ClusterManager's spec.registrationConfiguration.autoApproveUsers or with
 //     --auto-approved-csr-users.
 //
-// No request whose subject names a cluster other than its cluster-name label
-// is ever approved.
+// No request whose subject names a cluster other than its cluster-name label,
+// or that a cluster-bound identity of another cluster made, is ever approved.
 package csr

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
 // Names of the RBAC objects the hub creates per cluster and of the common
@@ -39,14 +40,11 @@ func RegistrationRoleBindingName(cluster string) string {
 // namespace, that binds WorkClusterRole.
 func WorkRoleBindingName(cluster string) string { return ClusterRoleName(cluster) + ":work" }
 
-// AgentGroup returns the group every certificate of cluster's agents carries.
-func AgentGroup(cluster string) string { return "system:open-cluster-management:" + cluster }
-
 // subjects are the groups the per-cluster RBAC grants to: the agents'
 // certificate group and OCM's legacy group of the same cluster.
 func subjects(cluster string) []rbacv1.Subject {
 	return []rbacv1.Subject{
-		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: AgentGroup(cluster)},
+		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: identity.ClusterGroup(cluster)},
 		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "open-cluster-management:" + cluster},
 	}
 }
@@ -108,9 +106,9 @@ const maxOwnCSRs = 5
 // ownCSRNames returns the names of the newest certificate requests labeled
 // with cluster that its own agent identity made (renewals), newest first.
 func ownCSRNames(cluster string, csrs []certificatesv1.CertificateSigningRequest) []string {
-	prefix := "system:open-cluster-management:" + cluster + ":"
 	own := slices.DeleteFunc(slices.Clone(csrs), func(csr certificatesv1.CertificateSigningRequest) bool {
-		return csr.Labels[clusterv1.ClusterNameLabelKey] != cluster || !strings.HasPrefix(csr.Spec.Username, prefix)
+		requester, _, ok := identity.ParseAgentUserName(csr.Spec.Username)
+		return csr.Labels[clusterv1.ClusterNameLabelKey] != cluster || !ok || requester != cluster
 	})
 	slices.SortFunc(own, func(a, b certificatesv1.CertificateSigningRequest) int {
 		if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {

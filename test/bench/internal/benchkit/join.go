@@ -25,13 +25,10 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	regcsr "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
-
-// bootstrapUser is the user name of the hub's bootstrap ServiceAccount, whose
-// token `kubectl ocm join` gives the agent.
-const bootstrapUser = "system:serviceaccount:" + cli.BootstrapNamespace + ":" + cli.BootstrapServiceAccount
 
 // joinTimeout bounds one join, from the agent Deployment to Available.
 const joinTimeout = 2 * time.Minute
@@ -80,7 +77,7 @@ func (t JoinTimes) String() string {
 // Available. It returns the time of each stage.
 func JoinCluster(ctx context.Context, b *testing.B, f *Fleet, cluster string) JoinTimes {
 	b.Helper()
-	info, err := cli.NewJoinInfo(ctx, f.Hub.RESTConfig(), time.Hour)
+	info, err := cli.NewJoinInfo(ctx, f.HubClient, f.Hub.RESTConfig(), time.Hour, "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -191,7 +188,7 @@ func startAcceptor(ctx context.Context, b *testing.B, f *Fleet, cluster string) 
 				return false, nil
 			}
 			if res.csr == "" {
-				if csr.Spec.Username != bootstrapUser || Decided(csr) {
+				if regcsr.Decided(csr) || !firstJoinApprovable(csr) {
 					return false, nil
 				}
 				res.csr, res.seen = csr.Name, time.Now()
@@ -218,14 +215,15 @@ func startAcceptor(ctx context.Context, b *testing.B, f *Fleet, cluster string) 
 	return out
 }
 
-// Decided reports whether csr was approved or denied already.
-func Decided(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
-			return true
-		}
+// firstJoinApprovable reports whether `kubectl ocm accept` would approve
+// csr: the shared approval policy of a first join.
+func firstJoinApprovable(csr *certificatesv1.CertificateSigningRequest) bool {
+	req, err := regcsr.ParseRequest(csr)
+	if err != nil {
+		return false
 	}
-	return false
+	ok, _ := regcsr.DecideFirstJoin(req, regcsr.FirstJoinTrust{})
+	return ok
 }
 
 // approve approves csr as the hub admin, as `kubectl ocm accept` does,

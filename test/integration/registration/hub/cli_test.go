@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,6 +81,14 @@ func TestCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(must("hub", "token", "--duration", "1h", "-o", "json")), &join); err != nil || join.HubToken == "" {
 		t.Fatalf("hub token -o json: %v (%+v)", err, join)
 	}
+	// A token bound to c2 creates c2's bootstrap identity, which clean removes.
+	if out := must("hub", "token", "--cluster-name", "c2", "-o", "yaml"); !strings.Contains(out, "clusterName: c2") {
+		t.Errorf("hub token --cluster-name c2 -o yaml:\n%s", out)
+	}
+	boundBinding := client.ObjectKey{Name: "open-cluster-management:bootstrap:c2"}
+	if err := admin.Get(ctx, boundBinding, &rbacv1.ClusterRoleBinding{}); err != nil {
+		t.Errorf("hub token --cluster-name c2 created no binding: %v", err)
+	}
 	// The agent of c1 registers with the printed token.
 	bootCfg := hubCluster.RESTConfig()
 	bootCfg.CertData, bootCfg.KeyData = nil, nil
@@ -100,7 +109,7 @@ func TestCLI(t *testing.T) {
 			t.Errorf("accept output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errOut, "CSR "+stray+" of cluster c1 comes from unexpected requester") {
+	if !strings.Contains(errOut, "CSR "+stray+" of cluster c1 skipped: it comes from unexpected requester") {
 		t.Errorf("accept did not report the CSR from an unexpected requester:\n%s", errOut)
 	}
 	expectPending(ctx, t, admin, stray, "requested by the admin, not the bootstrap identity")
@@ -128,6 +137,12 @@ func TestCLI(t *testing.T) {
 	out = must("hub", "clean", "--force", "--timeout", "2m")
 	if !strings.Contains(out, "Deleted ManagedCluster c1") || !strings.Contains(out, "Removed Deployment open-cluster-management-hub/ocm-hub-controller") {
 		t.Errorf("hub clean --force output:\n%s", out)
+	}
+	if !strings.Contains(out, "Removed ClusterRoleBinding open-cluster-management:bootstrap:c2") {
+		t.Errorf("hub clean did not remove c2's bootstrap binding:\n%s", out)
+	}
+	if err := admin.Get(ctx, boundBinding, &rbacv1.ClusterRoleBinding{}); !apierrors.IsNotFound(err) {
+		t.Errorf("c2's bootstrap binding after hub clean: %v, want NotFound", err)
 	}
 	poll(ctx, t, "hub namespace gone", func(ctx context.Context) (bool, error) {
 		err := admin.Get(ctx, client.ObjectKey{Name: config.HubNamespace}, &corev1.Namespace{})

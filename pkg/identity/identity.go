@@ -1,0 +1,127 @@
+// Package identity names the users and groups of the registration protocol:
+// the identity a managed cluster's agent holds once it has joined, and the
+// bootstrap identities a cluster joins with. Everything that checks or
+// grants one of them (the CSR approval policy, `kubectl ocm accept`, the
+// shipped RBAC and admission policies, the agent's certificate subject)
+// spells it through this package.
+package identity
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+// Agent identities, as OCM has them.
+const (
+	// Prefix starts every agent user and group name.
+	Prefix = "system:open-cluster-management:"
+	// ManagedClustersGroup is the group of every managed-cluster agent.
+	ManagedClustersGroup = Prefix + "managed-clusters"
+)
+
+// Bootstrap identities on the hub.
+const (
+	// BootstrapNamespace holds the bootstrap ServiceAccounts on the hub.
+	BootstrapNamespace = "open-cluster-management"
+	// BootstrapServiceAccount is the shared ServiceAccount whose tokens any
+	// cluster may join with (OCM's).
+	BootstrapServiceAccount = "agent-registration-bootstrap"
+	// BootstrapUser is the user name of BootstrapServiceAccount.
+	BootstrapUser = serviceAccountUserPrefix + BootstrapNamespace + ":" + BootstrapServiceAccount
+	// BootstrapTokenUserPrefix starts the user names of bootstrap tokens
+	// (system:bootstrap:<token-id>).
+	BootstrapTokenUserPrefix = "system:bootstrap:"
+	// BootstrapTokenGroup is the group of the bootstrap tokens that the
+	// bootstrap role is bound to (OCM's).
+	BootstrapTokenGroup = "system:bootstrappers:managedcluster"
+	// ClusterBootstrapServiceAccountPrefix starts the names of the
+	// cluster-bound bootstrap ServiceAccounts: the one of cluster X is
+	// agent-registration-bootstrap-X, and the hub lets its tokens register
+	// X only.
+	ClusterBootstrapServiceAccountPrefix = BootstrapServiceAccount + "-"
+	// ClusterBootstrapUserPrefix starts the user names of the cluster-bound
+	// bootstrap ServiceAccounts.
+	ClusterBootstrapUserPrefix = serviceAccountUserPrefix + BootstrapNamespace + ":" + ClusterBootstrapServiceAccountPrefix
+
+	serviceAccountUserPrefix = "system:serviceaccount:"
+)
+
+// AgentUserName returns the user name (certificate CN) of the agent agentID
+// of cluster: system:open-cluster-management:<cluster>:<agentID>.
+func AgentUserName(cluster, agentID string) string {
+	return Prefix + cluster + ":" + agentID
+}
+
+// ClusterGroup returns the group of every agent of cluster:
+// system:open-cluster-management:<cluster>.
+func ClusterGroup(cluster string) string { return Prefix + cluster }
+
+// ParseAgentUserName splits an agent user name into its cluster and agent ID.
+// ok is false unless user is system:open-cluster-management:<cluster>:<agent>
+// with a cluster name that is a DNS-1123 label and an agent ID without colons.
+func ParseAgentUserName(user string) (cluster, agentID string, ok bool) {
+	rest, found := strings.CutPrefix(user, Prefix)
+	if !found {
+		return "", "", false
+	}
+	cluster, agentID, found = strings.Cut(rest, ":")
+	if !found || agentID == "" || strings.Contains(agentID, ":") || len(validation.IsDNS1123Label(cluster)) > 0 {
+		return "", "", false
+	}
+	return cluster, agentID, true
+}
+
+// ClusterBootstrapServiceAccount returns the name of the bootstrap
+// ServiceAccount bound to cluster: agent-registration-bootstrap-<cluster>.
+func ClusterBootstrapServiceAccount(cluster string) string {
+	return ClusterBootstrapServiceAccountPrefix + cluster
+}
+
+// ClusterBootstrapUser returns the user name of the bootstrap ServiceAccount
+// bound to cluster.
+func ClusterBootstrapUser(cluster string) string { return ClusterBootstrapUserPrefix + cluster }
+
+// Kind is the kind of identity that made a request.
+type Kind int
+
+// The kinds of requester.
+const (
+	// Other is any identity the registration protocol does not know.
+	Other Kind = iota
+	// Agent is a managed cluster's agent (its client certificate).
+	Agent
+	// SharedBootstrap is a bootstrap identity any cluster may join with: the
+	// shared bootstrap ServiceAccount or a bootstrap token.
+	SharedBootstrap
+	// ClusterBootstrap is a bootstrap ServiceAccount bound to one cluster.
+	ClusterBootstrap
+)
+
+// String names the kind in messages.
+func (k Kind) String() string {
+	return [...]string{"other identity", "agent identity", "shared bootstrap identity", "cluster-bound bootstrap identity"}[k]
+}
+
+// Requester is what the user name of a request says about who made it.
+type Requester struct {
+	// Kind is the kind of identity.
+	Kind Kind
+	// Cluster is the cluster an Agent or ClusterBootstrap identity belongs
+	// to; empty for the other kinds.
+	Cluster string
+}
+
+// Classify tells which registration identity user is.
+func Classify(user string) Requester {
+	if cluster, _, ok := ParseAgentUserName(user); ok {
+		return Requester{Kind: Agent, Cluster: cluster}
+	}
+	if user == BootstrapUser || (strings.HasPrefix(user, BootstrapTokenUserPrefix) && len(user) > len(BootstrapTokenUserPrefix)) {
+		return Requester{Kind: SharedBootstrap}
+	}
+	if cluster, ok := strings.CutPrefix(user, ClusterBootstrapUserPrefix); ok && len(validation.IsDNS1123Label(cluster)) == 0 {
+		return Requester{Kind: ClusterBootstrap, Cluster: cluster}
+	}
+	return Requester{}
+}

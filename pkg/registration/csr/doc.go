@@ -1,0 +1,21 @@
+// Package csr is the approval policy for the client certificate requests of
+// managed-cluster agents, in one place for both approvers: the hub
+// controller, which approves renewals and first joins from auto-approved
+// identities, and `kubectl ocm accept`, the administrator's approval of a
+// first join.
+//
+// A request is approvable only when it is an agent certificate request for
+// the cluster its open-cluster-management.io/cluster-name label names
+// (Validate): signer kubernetes.io/kube-apiserver-client; usages client auth
+// plus, optionally, digital signature and key encipherment; common name
+// system:open-cluster-management:<cluster>:<agent-id>; organizations exactly
+// system:open-cluster-management:<cluster>, optionally with
+// system:open-cluster-management:managed-clusters; no subject alternative
+// names; an ECDSA (P-256 or larger), RSA (2048 bits or more) or Ed25519 key
+// and a valid self-signature. On top of that the requester must be one that
+// may ask for that cluster (CheckRequester): a bootstrap identity, or a
+// cluster-bound bootstrap identity or agent identity of that same cluster.
+//
+// The functions here are pure: they look at a request and at facts the
+// caller gathered, and say what to do and why.
+package csr

@@ -1,0 +1,188 @@
+package csr
+
+import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"slices"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+)
+
+// Key sizes below which a request is refused.
+const (
+	// MinRSABits is the smallest RSA modulus accepted.
+	MinRSABits = 2048
+	// MinECDSABits is the smallest ECDSA curve accepted (P-256).
+	MinECDSABits = 256
+)
+
+// Request is what the policy looks at in one CertificateSigningRequest.
+type Request struct {
+	// Name is the request's name, for messages.
+	Name string
+	// Cluster is the value of the open-cluster-management.io/cluster-name label.
+	Cluster string
+	// Requester is spec.username, set by the API server from the creator's
+	// credentials.
+	Requester string
+	// SignerName is spec.signerName.
+	SignerName string
+	// Usages are spec.usages.
+	Usages []certificatesv1.KeyUsage
+	// CommonName and Organizations are the requested certificate subject.
+	CommonName    string
+	Organizations []string
+	// AltNames are the subject alternative names asked for (DNS names, IP
+	// addresses, e-mail addresses and URIs, as text).
+	AltNames []string
+	// PublicKey is the key the certificate would be issued for.
+	PublicKey any
+	// SignatureError is why the request's self-signature does not verify,
+	// nil when it does.
+	SignatureError error
+}
+
+// ParseRequest extracts the policy's view of csr. It fails only when
+// spec.request is not a PEM certificate request at all.
+func ParseRequest(csr *certificatesv1.CertificateSigningRequest) (Request, error) {
+	req := Request{
+		Name:       csr.Name,
+		Cluster:    csr.Labels[clusterv1.ClusterNameLabelKey],
+		Requester:  csr.Spec.Username,
+		SignerName: csr.Spec.SignerName,
+		Usages:     csr.Spec.Usages,
+	}
+	block, _ := pem.Decode(csr.Spec.Request)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return req, errors.New("spec.request is not a PEM CERTIFICATE REQUEST")
+	}
+	x, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		return req, fmt.Errorf("parse spec.request: %w", err)
+	}
+	req.CommonName = x.Subject.CommonName
+	req.Organizations = x.Subject.Organization
+	req.PublicKey = x.PublicKey
+	req.SignatureError = x.CheckSignature()
+	req.AltNames = append(req.AltNames, x.DNSNames...)
+	req.AltNames = append(req.AltNames, x.EmailAddresses...)
+	for _, ip := range x.IPAddresses {
+		req.AltNames = append(req.AltNames, ip.String())
+	}
+	for _, u := range x.URIs {
+		req.AltNames = append(req.AltNames, u.String())
+	}
+	return req, nil
+}
+
+// allowedUsages are the key usages an agent certificate may request;
+// requiredUsage is the one it must.
+var (
+	allowedUsages = []certificatesv1.KeyUsage{
+		certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth,
+	}
+	requiredUsage = certificatesv1.UsageClientAuth
+)
+
+// Validate checks that req is an agent certificate request for the cluster
+// its label names. The error says what is wrong; nil means the request may be
+// approved as far as its content goes (who asked is CheckRequester's part).
+func Validate(req Request) error {
+	if req.Cluster == "" {
+		return fmt.Errorf("no %s label", clusterv1.ClusterNameLabelKey)
+	}
+	if req.SignerName != certificatesv1.KubeAPIServerClientSignerName {
+		return fmt.Errorf("signer %s is not %s", req.SignerName, certificatesv1.KubeAPIServerClientSignerName)
+	}
+	for _, u := range req.Usages {
+		if !slices.Contains(allowedUsages, u) {
+			return fmt.Errorf("usage %q is not allowed for an agent certificate (allowed: %v)", u, allowedUsages)
+		}
+	}
+	if !slices.Contains(req.Usages, requiredUsage) {
+		return fmt.Errorf("usages %v lack %q", req.Usages, requiredUsage)
+	}
+	if cluster, _, ok := identity.ParseAgentUserName(req.CommonName); !ok || cluster != req.Cluster {
+		return fmt.Errorf("common name %q is not %s<agent-id> for the labeled cluster %s", req.CommonName, identity.AgentUserName(req.Cluster, ""), req.Cluster)
+	}
+	if err := validOrganizations(req.Cluster, req.Organizations); err != nil {
+		return err
+	}
+	if len(req.AltNames) > 0 {
+		return fmt.Errorf("subject alternative names %v are not allowed in an agent certificate", req.AltNames)
+	}
+	if err := validKey(req.PublicKey); err != nil {
+		return err
+	}
+	if req.SignatureError != nil {
+		return fmt.Errorf("the request's signature does not verify: %w", req.SignatureError)
+	}
+	return nil
+}
+
+// validOrganizations checks that orgs are exactly the cluster's group,
+// optionally with the managed-clusters group, each once.
+func validOrganizations(cluster string, orgs []string) error {
+	got := slices.Clone(orgs)
+	slices.Sort(got)
+	want := identity.ClusterGroup(cluster)
+	withGroup := []string{want, identity.ManagedClustersGroup}
+	slices.Sort(withGroup)
+	if !slices.Equal(got, []string{want}) && !slices.Equal(got, withGroup) {
+		return fmt.Errorf("organizations %v are not {%s} (optionally with %s)", orgs, want, identity.ManagedClustersGroup)
+	}
+	return nil
+}
+
+// validKey checks the type and size of the requested certificate's key.
+func validKey(key any) error {
+	switch k := key.(type) {
+	case *ecdsa.PublicKey:
+		if bits := k.Params().BitSize; bits < MinECDSABits {
+			return fmt.Errorf("ECDSA key on a %d-bit curve is too small: use P-256 or larger", bits)
+		}
+	case *rsa.PublicKey:
+		if bits := k.N.BitLen(); bits < MinRSABits {
+			return fmt.Errorf("RSA key of %d bits is too small: use %d bits or more", bits, MinRSABits)
+		}
+	case ed25519.PublicKey:
+	case nil:
+		return errors.New("the request holds no public key")
+	default:
+		return fmt.Errorf("key type %T is not allowed: use ECDSA, RSA or Ed25519", key)
+	}
+	return nil
+}
+
+// CheckRequester refuses a request whose requester is bound to a cluster
+// other than the one the request is for: another cluster's agent, or a
+// cluster-bound bootstrap identity of another cluster. No approver, not even
+// one told to trust any requester, approves such a request.
+func CheckRequester(req Request) error {
+	who := identity.Classify(req.Requester)
+	switch who.Kind {
+	case identity.Agent, identity.ClusterBootstrap:
+		if who.Cluster != req.Cluster {
+			return fmt.Errorf("requester %s is the %s of cluster %s, not of %s", req.Requester, who.Kind, who.Cluster, req.Cluster)
+		}
+	}
+	return nil
+}
+
+// Decided reports whether csr was approved or denied already.
+func Decided(csr *certificatesv1.CertificateSigningRequest) bool {
+	for _, c := range csr.Status.Conditions {
+		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,243 @@
+package hub
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"strings"
+	"testing"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+)
+
+// csrSpec describes a certificate request to file: agent1 of cluster, unless
+// a field says otherwise.
+type csrSpec struct {
+	label, cn string
+	orgs      []string
+	signer    string
+	usages    []certificatesv1.KeyUsage
+	key       crypto.Signer
+	dnsNames  []string
+}
+
+// agentCSR is the request a well-behaved agent of cluster files.
+func agentCSR(cluster string) csrSpec {
+	return csrSpec{
+		label: cluster, cn: identity.AgentUserName(cluster, "agent1"),
+		orgs:   []string{identity.ClusterGroup(cluster), identity.ManagedClustersGroup},
+		signer: certificatesv1.KubeAPIServerClientSignerName,
+		usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+	}
+}
+
+// fileCSR creates the request s as c's user and returns its name, or the
+// error of the create.
+func fileCSR(ctx context.Context, t *testing.T, c client.Client, s csrSpec) (string, error) {
+	t.Helper()
+	key := s.key
+	if key == nil {
+		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key = k
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{
+		Subject: pkix.Name{CommonName: s.cn, Organization: s.orgs}, DNSNames: s.dnsNames,
+	}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csr := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "forged-", Labels: map[string]string{}},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+			SignerName: s.signer, Usages: s.usages,
+		},
+	}
+	if s.label != "" {
+		csr.Labels[clusterv1.ClusterNameLabelKey] = s.label
+	}
+	err = c.Create(ctx, csr)
+	return csr.Name, err
+}
+
+// mustFileCSR is fileCSR failing t on error.
+func mustFileCSR(ctx context.Context, t *testing.T, c client.Client, s csrSpec) string {
+	t.Helper()
+	name, err := fileCSR(ctx, t, c, s)
+	if err != nil {
+		t.Fatalf("create CSR labeled %s for %s: %v", s.label, s.cn, err)
+	}
+	return name
+}
+
+// tokenClient returns a client of the hub authenticating with a bootstrap
+// token printed by `kubectl ocm hub token`.
+func tokenClient(t *testing.T, hubCluster *framework.Cluster, token string) client.Client {
+	t.Helper()
+	cfg := hubCluster.RESTConfig()
+	cfg.CertData, cfg.KeyData = nil, nil
+	cfg.BearerToken = token
+	return clientFor(t, cfg, nil)
+}
+
+// waitIssued waits until kube-controller-manager has issued the certificate
+// of the CSR name.
+func waitIssued(ctx context.Context, t *testing.T, c client.Client, name string) {
+	t.Helper()
+	poll(ctx, t, "certificate of CSR "+name+" issued", func(ctx context.Context) (bool, error) {
+		csr := &certificatesv1.CertificateSigningRequest{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, csr); err != nil {
+			return false, err
+		}
+		return len(csr.Status.Certificate) > 0, nil
+	})
+}
+
+// TestBootstrapSecurity files forged certificate requests with the shared
+// bootstrap identity and checks that neither `kubectl ocm accept` nor the
+// hub controller approves any of them, then checks that a cluster-bound
+// bootstrap token (`kubectl ocm hub token --cluster-name`) can register its
+// own cluster only while the shared token keeps working.
+func TestBootstrapSecurity(t *testing.T) {
+	framework.SkipIfShort(t)
+	env := framework.StartForTest(t, "hub")
+	hubCluster := env.Cluster("hub")
+	admin := hubCluster.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	installHub(ctx, t, admin)
+	stop := startController(t, hubCluster, hub.Options{LeaseGraceRatio: 1.5})
+	defer stop()
+	ocm := clitest.CLI{Kubeconfig: env.Kubeconfig()}
+	bootCfg, err := hubCluster.ConfigForServiceAccount(ctx, identity.BootstrapNamespace, identity.BootstrapServiceAccount, time.Hour)
+	boot := clientFor(t, bootCfg, err)
+	for _, name := range []string{"cluster-x", "cluster-y"} {
+		if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+			t.Fatalf("register %s with the shared bootstrap token: %v", name, err)
+		}
+	}
+
+	t.Run("accept refuses forged requests", func(t *testing.T) {
+		weak, err := rsa.GenerateKey(rand.Reader, 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forgeries := map[string]func(*csrSpec){
+			"common name of cluster-y": func(s *csrSpec) { s.cn = identity.AgentUserName("cluster-y", "agent1") },
+			"label cluster-x, subject of cluster-y": func(s *csrSpec) {
+				s.cn, s.orgs = identity.AgentUserName("cluster-y", "agent1"), []string{identity.ClusterGroup("cluster-y"), identity.ManagedClustersGroup}
+			},
+			"extra organization system:masters": func(s *csrSpec) { s.orgs = append(s.orgs, "system:masters") },
+			"organization of cluster-y":         func(s *csrSpec) { s.orgs = []string{identity.ClusterGroup("cluster-y")} },
+			"another signer":                    func(s *csrSpec) { s.signer = "example.com/not-the-apiserver" },
+			"extra usage server auth":           func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageServerAuth) },
+			"extra usage cert sign":             func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageCertSign) },
+			"RSA 1024 key":                      func(s *csrSpec) { s.key = weak },
+			"DNS subject alternative name":      func(s *csrSpec) { s.dnsNames = []string{"kubernetes.default.svc"} },
+		}
+		forged := map[string]string{} // CSR name → forgery
+		for what, edit := range forgeries {
+			s := agentCSR("cluster-x")
+			edit(&s)
+			forged[mustFileCSR(ctx, t, boot, s)] = what
+		}
+		real := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
+		stray := mustFileCSR(ctx, t, admin, agentCSR("cluster-x"))
+
+		r := ocm.Run(ctx, "accept", "--clusters", "cluster-x")
+		clitest.ExpectOK(t, r, "CSR "+real+" approved", "set hubAcceptsClient to true for managed cluster cluster-x")
+		for name, what := range forged {
+			if !strings.Contains(r.ErrOut, "CSR "+name+" of cluster cluster-x skipped: ") {
+				t.Errorf("accept did not name forged CSR %s (%s) as skipped:\n%s", name, what, r.ErrOut)
+			}
+		}
+		if !strings.Contains(r.ErrOut, "CSR "+stray+" of cluster cluster-x skipped: it comes from unexpected requester") {
+			t.Errorf("accept did not name the CSR of an unexpected requester:\n%s", r.ErrOut)
+		}
+		waitIssued(ctx, t, admin, real)
+
+		// Trusting any requester does not relax what a request may ask for.
+		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check")
+		clitest.ExpectOK(t, r, "CSR "+stray+" approved")
+		// The hub controller, told to trust the bootstrap identity, approves
+		// a later good request and still none of the forged ones.
+		setAutoApprove(ctx, t, admin, []string{identity.BootstrapUser})
+		defer setAutoApprove(ctx, t, admin, nil)
+		waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR("cluster-y")))
+		for name, what := range forged {
+			expectPending(ctx, t, admin, name, what)
+		}
+	})
+
+	t.Run("cluster-bound bootstrap token", func(t *testing.T) {
+		var join cli.JoinInfo
+		r := ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "--duration", "1h", "-o", "json")
+		clitest.ExpectOK(t, r)
+		if err := json.Unmarshal([]byte(r.Out), &join); err != nil || join.HubToken == "" || join.ClusterName != "cluster-b" {
+			t.Fatalf("hub token --cluster-name cluster-b -o json: %v (%s)", err, r.Out)
+		}
+		bound := tokenClient(t, hubCluster, join.HubToken)
+
+		err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}})
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "may register managed cluster cluster-b only") {
+			t.Errorf("cluster-b's token registers cluster-c: %v, want Forbidden naming cluster-b", err)
+		}
+		if _, err := fileCSR(ctx, t, bound, agentCSR("cluster-c")); !apierrors.IsForbidden(err) {
+			t.Errorf("cluster-b's token requests cluster-c's certificate: %v, want Forbidden", err)
+		}
+		unlabeled := agentCSR("cluster-b")
+		unlabeled.label = ""
+		if _, err := fileCSR(ctx, t, bound, unlabeled); !apierrors.IsForbidden(err) {
+			t.Errorf("cluster-b's token files an unlabeled request: %v, want Forbidden", err)
+		}
+		if err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-b"}}); err != nil {
+			t.Fatalf("cluster-b's token registers cluster-b: %v", err)
+		}
+		// Labeled for its own cluster, naming another: admitted, never approved.
+		foreign := agentCSR("cluster-b")
+		foreign.cn, foreign.orgs = identity.AgentUserName("cluster-c", "agent1"), []string{identity.ClusterGroup("cluster-c")}
+		foreignName := mustFileCSR(ctx, t, bound, foreign)
+		good := mustFileCSR(ctx, t, bound, agentCSR("cluster-b"))
+		r = ocm.Run(ctx, "accept", "--clusters", "cluster-b", "--skip-approve-check")
+		clitest.ExpectOK(t, r, "CSR "+good+" approved")
+		if !strings.Contains(r.ErrOut, "CSR "+foreignName+" of cluster cluster-b skipped: common name") {
+			t.Errorf("accept did not skip cluster-b's request naming cluster-c:\n%s", r.ErrOut)
+		}
+		waitIssued(ctx, t, admin, good)
+		expectPending(ctx, t, admin, foreignName, "labeled cluster-b, subject of cluster-c")
+
+		// The shared token keeps working for any cluster, as in OCM.
+		r = ocm.Run(ctx, "hub", "token", "-o", "json")
+		clitest.ExpectOK(t, r)
+		var shared cli.JoinInfo
+		if err := json.Unmarshal([]byte(r.Out), &shared); err != nil || shared.ClusterName != "" {
+			t.Fatalf("hub token -o json: %v (%s)", err, r.Out)
+		}
+		anyCluster := tokenClient(t, hubCluster, shared.HubToken)
+		if err := anyCluster.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}}); err != nil {
+			t.Errorf("the shared token registers cluster-c: %v", err)
+		}
+		mustFileCSR(ctx, t, anyCluster, agentCSR("cluster-c"))
+	})
+}
