@@ -25,9 +25,10 @@ fi
 # step prints a command as typed (with the token shortened) and runs it.
 step() {
 	local shown=$*
-	if [[ -n ${TOKEN:-} ]]; then
-		shown=${shown//$TOKEN/${TOKEN:0:12}...}
-	fi
+	local token
+	for token in ${TOKEN:-} ${BOUND_TOKEN:-}; do
+		shown=${shown//$token/${token:0:12}...}
+	done
 	printf '\n%s$ %s%s\n' "$bold" "$shown" "$reset"
 	"$@"
 }
@@ -40,9 +41,16 @@ if [[ -z $TOKEN || -z $HUB ]]; then
 	exit 1
 fi
 
-for cluster in cluster1 cluster2; do
-	step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --cluster-name "$cluster" --context "$cluster"
-done
+# cluster1 joins with the shared token hub init printed; cluster2 with a token
+# the hub lets register cluster2 only.
+step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --cluster-name cluster1 --context cluster1
+step kubectl ocm hub token --cluster-name cluster2 --context hub | tee "$DEV_ENV_DIR/hub-token.out"
+BOUND_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-token.out" | head -1 | cut -d' ' -f2)
+if [[ -z $BOUND_TOKEN ]]; then
+	echo "hub token --cluster-name cluster2 printed no join command" >&2
+	exit 1
+fi
+step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB" --cluster-name cluster2 --context cluster2
 
 step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
