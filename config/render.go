@@ -76,6 +76,13 @@ type HubValues struct {
 	AutoApproveUsers []string
 }
 
+// BootstrapServiceAccount names the shared bootstrap ServiceAccount.
+func (HubValues) BootstrapServiceAccount() string { return identity.BootstrapServiceAccount }
+
+// BootstrapTokenGroup is the group of the bootstrap tokens bound to the
+// bootstrap role.
+func (HubValues) BootstrapTokenGroup() string { return identity.BootstrapTokenGroup }
+
 // ClusterBootstrapUserPrefix starts the user names of the cluster-bound
 // bootstrap ServiceAccounts, which the admission policies restrict.
 func (HubValues) ClusterBootstrapUserPrefix() string { return identity.ClusterBootstrapUserPrefix }
