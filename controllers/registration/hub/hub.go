@@ -71,7 +71,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	rec := mgr.GetEventRecorder(ControllerName)
 	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{
 		&managedcluster.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: rec},
-		&csr.Reconciler{Client: c, Recorder: rec, ClusterManagerName: opts.ClusterManagerName, AutoApproveUsers: opts.AutoApprovedCSRUsers},
+		&csr.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: rec, ClusterManagerName: opts.ClusterManagerName, AutoApproveUsers: opts.AutoApprovedCSRUsers},
 		&lease.Reconciler{Client: c, Recorder: rec, GraceRatio: opts.LeaseGraceRatio},
 		&taint.Reconciler{Client: c, Recorder: rec},
 		&clusterset.SetReconciler{Client: c, Recorder: rec},

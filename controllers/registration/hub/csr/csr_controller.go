@@ -33,6 +33,10 @@ const (
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// APIReader reads from the API server directly: a first join is
+	// auto-accepted from the ManagedCluster as stored, which the cache may
+	// not hold yet when the agent created it a moment before its request.
+	APIReader client.Reader
 	// Recorder records events on the requests it approves.
 	Recorder events.EventRecorder
 	// ClusterManagerName names the ClusterManager whose
@@ -124,7 +128,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 // the agent creates its ManagedCluster before its first request.
 func (r *Reconciler) acceptOnce(ctx context.Context, cluster string) error {
 	mc := &clusterv1.ManagedCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	if _, done := mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey]; done || mc.Spec.HubAcceptsClient || !mc.DeletionTimestamp.IsZero() {

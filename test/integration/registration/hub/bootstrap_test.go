@@ -148,13 +148,14 @@ func TestBootstrapSecurity(t *testing.T) {
 			"label cluster-x, subject of cluster-y": func(s *csrSpec) {
 				s.cn, s.orgs = identity.AgentUserName("cluster-y", "agent1"), []string{identity.ClusterGroup("cluster-y"), identity.ManagedClustersGroup}
 			},
-			"extra organization system:masters": func(s *csrSpec) { s.orgs = append(s.orgs, "system:masters") },
-			"organization of cluster-y":         func(s *csrSpec) { s.orgs = []string{identity.ClusterGroup("cluster-y")} },
-			"another signer":                    func(s *csrSpec) { s.signer = "example.com/not-the-apiserver" },
-			"extra usage server auth":           func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageServerAuth) },
-			"extra usage cert sign":             func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageCertSign) },
-			"RSA 1024 key":                      func(s *csrSpec) { s.key = weak },
-			"DNS subject alternative name":      func(s *csrSpec) { s.dnsNames = []string{"kubernetes.default.svc"} },
+			"extra organization kubeadm:cluster-admins": func(s *csrSpec) { s.orgs = append(s.orgs, "kubeadm:cluster-admins") },
+			"extra group of cluster-y":                  func(s *csrSpec) { s.orgs = append(s.orgs, identity.ClusterGroup("cluster-y")) },
+			"organization of cluster-y":                 func(s *csrSpec) { s.orgs = []string{identity.ClusterGroup("cluster-y")} },
+			"another signer":                            func(s *csrSpec) { s.signer = "example.com/not-the-apiserver" },
+			"extra usage server auth":                   func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageServerAuth) },
+			"extra usage cert sign":                     func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageCertSign) },
+			"RSA 1024 key":                              func(s *csrSpec) { s.key = weak },
+			"DNS subject alternative name":              func(s *csrSpec) { s.dnsNames = []string{"kubernetes.default.svc"} },
 		}
 		forged := map[string]string{} // CSR name → forgery
 		for what, edit := range forgeries {
@@ -162,6 +163,15 @@ func TestBootstrapSecurity(t *testing.T) {
 			edit(&s)
 			forged[mustFileCSR(ctx, t, boot, s)] = what
 		}
+		// system:masters the API server itself refuses for this signer; with
+		// any other signer the policy refuses it.
+		masters := agentCSR("cluster-x")
+		masters.orgs = append(masters.orgs, "system:masters")
+		if _, err := fileCSR(ctx, t, boot, masters); !apierrors.IsForbidden(err) {
+			t.Errorf("a request for system:masters: %v, want the API server's Forbidden", err)
+		}
+		masters.signer = "example.com/not-the-apiserver"
+		forged[mustFileCSR(ctx, t, boot, masters)] = "system:masters with another signer"
 		real := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
 		stray := mustFileCSR(ctx, t, admin, agentCSR("cluster-x"))
 
