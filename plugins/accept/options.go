@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // Options are the flags of `kubectl ocm accept`.
@@ -59,10 +60,7 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("invalid cluster name %q: %s", n, strings.Join(errs, "; "))
 		}
 	}
-	if o.Timeout <= 0 {
-		return fmt.Errorf("--timeout %s must be positive", o.Timeout)
-	}
-	return nil
+	return cli.ValidateTimeout(o.Timeout)
 }
 
 // trust is whom the approval of a first join trusts besides the bootstrap

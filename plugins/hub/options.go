@@ -65,8 +65,9 @@ func (o *InitOptions) Validate() error {
 		return fmt.Errorf("--output %q is not supported: use json or yaml (hubToken, hubApiserver, expirationTimestamp)", o.Output)
 	case o.DryRun != cli.DryRunNone && o.Wait:
 		return errors.New("--wait cannot be combined with --dry-run: nothing is installed to wait for")
-	case o.Timeout <= 0:
-		return fmt.Errorf("--timeout %s must be positive", o.Timeout)
+	}
+	if err := cli.ValidateTimeout(o.Timeout); err != nil {
+		return err
 	}
 	if err := validateClusterName(o.ClusterName); err != nil {
 		return err
@@ -177,8 +178,5 @@ func (o *CleanOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
 func (o *CleanOptions) Validate() error {
-	if o.Timeout <= 0 {
-		return fmt.Errorf("--timeout %s must be positive", o.Timeout)
-	}
-	return nil
+	return cli.ValidateTimeout(o.Timeout)
 }
