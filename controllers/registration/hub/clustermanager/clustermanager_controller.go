@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // Reconciler reports Applied and HubRegistrationDegraded on the ClusterManager.
@@ -41,7 +41,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !cm.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	base := cm.DeepCopy()
+	h := patch.NewHelper(cm, r.Client)
 	cm.Status.ObservedGeneration = cm.Generation
 	meta.SetStatusCondition(&cm.Status.Conditions, metav1.Condition{
 		Type: operatorv1.ConditionClusterManagerApplied, Status: metav1.ConditionTrue,
@@ -53,6 +53,5 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Reason: operatorv1.ReasonRegistrationFunctional, Message: "The registration controller is running and holds leadership.",
 		ObservedGeneration: cm.Generation,
 	})
-	_, err := patch.Status(ctx, r.Client, base, cm, func(c *operatorv1.ClusterManager) any { return c.Status })
-	return ctrl.Result{}, err
+	return ctrl.Result{}, h.Patch(ctx, cm)
 }

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // BindingReconciler reports whether the set of each ManagedClusterSetBinding exists.
@@ -54,7 +54,7 @@ func (r *BindingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if err := r.Client.Get(ctx, req.NamespacedName, binding); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	base := binding.DeepCopy()
+	h := patch.NewHelper(binding, r.Client)
 	cond := metav1.Condition{
 		Type: clusterv1beta2.ClusterSetBindingBoundType, Status: metav1.ConditionTrue,
 		Reason: clusterv1beta2.ReasonClusterSetBound, Message: "",
@@ -72,6 +72,5 @@ func (r *BindingReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		cond.Message = fmt.Sprintf("ManagedClusterSet %s is bound to namespace %s", set.Name, binding.Namespace)
 	}
 	meta.SetStatusCondition(&binding.Status.Conditions, cond)
-	_, err = patch.Status(ctx, r.Client, base, binding, func(b *clusterv1beta2.ManagedClusterSetBinding) any { return b.Status })
-	return ctrl.Result{}, err
+	return ctrl.Result{}, h.Patch(ctx, binding)
 }

@@ -17,9 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // SetReconciler ensures the built-in sets and reports set membership.
@@ -82,9 +82,9 @@ func (r *SetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, nil
 	}
 	if builtIn && set.Annotations[clusterv1beta2.AutoUpdateAnnotation] != "false" && !equality.Semantic.DeepEqual(set.Spec, desired) {
-		base := set.DeepCopy()
+		h := patch.NewHelper(set, r.Client)
 		set.Spec = desired
-		if _, err := patch.Object(ctx, r.Client, base, set); err != nil {
+		if err := h.Patch(ctx, set); err != nil {
 			return ctrl.Result{}, err
 		}
 		r.Recorder.Eventf(set, nil, corev1.EventTypeNormal, rollbackEvent(set.Name), "Rollback", "spec of ManagedClusterSet %s rolled back", set.Name)
@@ -94,7 +94,7 @@ func (r *SetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 
 // updateStatus sets the ClusterSetEmpty condition.
 func (r *SetReconciler) updateStatus(ctx context.Context, set *clusterv1beta2.ManagedClusterSet) error {
-	base := set.DeepCopy()
+	h := patch.NewHelper(set, r.Client)
 	sel, err := set.Spec.ClusterSelector.Selector(set.Name)
 	if err != nil {
 		return nil // an invalid selector is the user's to fix; CRD validation rejects most
@@ -104,8 +104,7 @@ func (r *SetReconciler) updateStatus(ctx context.Context, set *clusterv1beta2.Ma
 		return fmt.Errorf("list ManagedClusters: %w", err)
 	}
 	meta.SetStatusCondition(&set.Status.Conditions, EmptyCondition(CountMembers(sel, clusters.Items), set.Generation))
-	_, err = patch.Status(ctx, r.Client, base, set, func(s *clusterv1beta2.ManagedClusterSet) any { return s.Status })
-	return err
+	return h.Patch(ctx, set)
 }
 
 // rollbackEvent is OCM's event reason for a rolled back built-in set.

@@ -6,9 +6,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // LabelReconciler puts every ManagedCluster that has no cluster set label
@@ -32,11 +32,10 @@ func (r *LabelReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	if _, ok := cluster.Labels[clusterv1beta2.ClusterSetLabel]; ok || !cluster.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	base := cluster.DeepCopy()
+	h := patch.NewHelper(cluster, r.Client)
 	if cluster.Labels == nil {
 		cluster.Labels = map[string]string{}
 	}
 	cluster.Labels[clusterv1beta2.ClusterSetLabel] = clusterv1beta2.DefaultClusterSetName
-	_, err := patch.Object(ctx, r.Client, base, cluster)
-	return ctrl.Result{}, err
+	return ctrl.Result{}, h.Patch(ctx, cluster)
 }

@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // eventAvailableUnknown is recorded when a cluster's lease goes stale.
@@ -70,13 +70,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	now := r.now()
 	duration := cluster.Spec.LeaseDuration()
 	expiry := Expiry(renewed, duration, r.graceRatio())
-	base := cluster.DeepCopy()
+	h := patch.NewHelper(cluster, r.Client)
 	if !now.Before(expiry) {
 		r.setUnknown(ctx, cluster)
 	} else {
 		setClockSynced(cluster, renewed, now, duration)
 	}
-	if _, err := patch.Status(ctx, r.Client, base, cluster, func(c *clusterv1.ManagedCluster) any { return c.Status }); err != nil {
+	if err := h.Patch(ctx, cluster); err != nil {
 		return ctrl.Result{}, err
 	}
 	if now.Before(expiry) {

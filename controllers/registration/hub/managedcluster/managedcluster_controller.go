@@ -20,9 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // FieldManager owns the fields the hub controller applies.
@@ -78,27 +78,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return r.reconcileDelete(ctx, cluster)
 	}
 	if !controllerutil.ContainsFinalizer(cluster, clusterv1.ManagedClusterFinalizer) {
-		base := cluster.DeepCopy()
+		h := patch.NewHelper(cluster, r.Client)
 		controllerutil.AddFinalizer(cluster, clusterv1.ManagedClusterFinalizer)
-		if _, err := patch.Object(ctx, r.Client, base, cluster); err != nil {
+		if err := h.Patch(ctx, cluster); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
 	}
-	base := cluster.DeepCopy()
+	h := patch.NewHelper(cluster, r.Client)
 	var err error
 	if cluster.Spec.HubAcceptsClient {
 		err = r.accept(ctx, cluster)
 	} else {
 		err = r.deny(ctx, cluster)
 	}
-	if _, perr := patch.Status(ctx, r.Client, base, cluster, statusOf); perr != nil {
+	if perr := h.Patch(ctx, cluster); perr != nil {
 		return ctrl.Result{}, perr
 	}
 	return ctrl.Result{}, err
 }
-
-// statusOf selects the status of a ManagedCluster for patch.Status.
-func statusOf(c *clusterv1.ManagedCluster) any { return c.Status }
 
 // accept creates the cluster namespace and grants the accepted cluster's
 // agent its permissions, then sets HubAcceptedManagedCluster True.

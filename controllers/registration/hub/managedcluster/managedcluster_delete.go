@@ -17,10 +17,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // cleanupPollInterval is how often a deletion in progress is checked again.
@@ -38,7 +38,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cluster *clusterv1.Man
 	if !controllerutil.ContainsFinalizer(cluster, clusterv1.ManagedClusterFinalizer) {
 		return ctrl.Result{}, nil
 	}
-	base := cluster.DeepCopy()
+	h := patch.NewHelper(cluster, r.Client)
 	remaining, err := r.cleanup(ctx, cluster)
 	switch {
 	case err != nil:
@@ -49,7 +49,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cluster *clusterv1.Man
 		setDeleting(cluster, metav1.ConditionTrue, clusterv1.ConditionDeletingReasonNoResource,
 			"The cluster namespace, its content, the cluster's permissions and certificate requests are removed.")
 	}
-	if _, perr := patch.Status(ctx, r.Client, base, cluster, statusOf); perr != nil {
+	if perr := h.Patch(ctx, cluster); perr != nil {
 		return ctrl.Result{}, perr
 	}
 	if err != nil {
@@ -59,9 +59,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, cluster *clusterv1.Man
 		ctrl.LoggerFrom(ctx).V(2).Info("Waiting for cluster cleanup", "remaining", remaining)
 		return ctrl.Result{RequeueAfter: cleanupPollInterval}, nil
 	}
-	base = cluster.DeepCopy()
+	h = patch.NewHelper(cluster, r.Client)
 	controllerutil.RemoveFinalizer(cluster, clusterv1.ManagedClusterFinalizer)
-	if _, err := patch.Object(ctx, r.Client, base, cluster); err != nil {
+	if err := h.Patch(ctx, cluster); err != nil {
 		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
 	}
 	return ctrl.Result{}, nil

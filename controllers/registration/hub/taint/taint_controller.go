@@ -9,8 +9,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/internal/patch"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // eventTaintsUpdated is recorded when the hub-managed taints change.
@@ -39,16 +39,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !cluster.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	base := cluster.DeepCopy()
+	h := patch.NewHelper(cluster, r.Client)
 	cluster.Spec.Taints = Desired(cluster.Spec.Taints, cluster.AvailableStatus(), metav1.Now())
-	changed, err := patch.Object(ctx, r.Client, base, cluster)
-	if err != nil {
+	changed, err := h.HasChanges(cluster)
+	if err != nil || !changed {
 		return ctrl.Result{}, err
 	}
-	if changed {
-		ctrl.LoggerFrom(ctx).V(2).Info("Updated hub-managed taints", "available", cluster.AvailableStatus())
-		r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventTaintsUpdated, "Taint",
-			"hub-managed taints of managed cluster %s updated: available is %s", cluster.Name, cluster.AvailableStatus())
+	if err := h.Patch(ctx, cluster); err != nil {
+		return ctrl.Result{}, err
 	}
+	ctrl.LoggerFrom(ctx).V(2).Info("Updated hub-managed taints", "available", cluster.AvailableStatus())
+	r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventTaintsUpdated, "Taint",
+		"hub-managed taints of managed cluster %s updated: available is %s", cluster.Name, cluster.AvailableStatus())
 	return ctrl.Result{}, nil
 }
