@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -18,6 +19,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement"
 )
 
@@ -73,15 +75,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return staleOr(ctx, err)
 	}
-	base := p.DeepCopy()
+	was := meta.FindStatusCondition(p.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured).DeepCopy()
+	h := patch.NewHelper(p, r.Writer)
 	setStatus(p, res, desired)
-	if err := r.patchStatus(ctx, base, p); err != nil {
+	if err := h.Patch(ctx, p); err != nil {
 		return staleOr(ctx, err)
 	}
 	if written > 0 {
 		log.V(2).Info("Wrote placement decisions", "placement", klog.KObj(p), "written", written, "selected", res.Selected)
 	}
-	r.recordMisconfigured(base, p)
+	r.recordMisconfigured(was, p)
 	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
 }
 
@@ -204,14 +207,15 @@ func usesScores(p *clusterv1beta1.Placement) bool {
 	return false
 }
 
-// recordMisconfigured records a Warning event when p became misconfigured
-// or its configuration error changed.
-func (r *Reconciler) recordMisconfigured(before, after *clusterv1beta1.Placement) {
+// recordMisconfigured records a Warning event when the placement became
+// misconfigured or its configuration error changed; was is its Misconfigured
+// condition before the reconcile.
+func (r *Reconciler) recordMisconfigured(was *metav1.Condition, after *clusterv1beta1.Placement) {
 	now := meta.FindStatusCondition(after.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured)
 	if r.Recorder == nil || now == nil || now.Status != "True" {
 		return
 	}
-	if was := meta.FindStatusCondition(before.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured); was != nil && was.Status == now.Status && was.Message == now.Message {
+	if was != nil && was.Status == now.Status && was.Message == now.Message {
 		return
 	}
 	r.Recorder.Eventf(after, nil, corev1.EventTypeWarning, eventMisconfigured, "Schedule", "placement %s is misconfigured: %s", after.Name, now.Message)

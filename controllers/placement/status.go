@@ -1,13 +1,8 @@
 package placement
 
 import (
-	"context"
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement"
@@ -53,17 +48,4 @@ func countScheduled(decisions []clusterv1beta1.ClusterDecision) int {
 		}
 	}
 	return n
-}
-
-// patchStatus patches the status of p from base when it changed, with
-// optimistic locking.
-func (r *Reconciler) patchStatus(ctx context.Context, base, p *clusterv1beta1.Placement) error {
-	if equality.Semantic.DeepEqual(base.Status, p.Status) {
-		return nil
-	}
-	patch := client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})
-	if err := r.Writer.Status().Patch(ctx, p, patch); err != nil {
-		return fmt.Errorf("patch status of Placement %s/%s: %w", p.Namespace, p.Name, err)
-	}
-	return nil
 }
