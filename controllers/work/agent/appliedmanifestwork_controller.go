@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // finalizeCheckInterval is how often a deleted AppliedManifestWork looks
@@ -94,9 +95,9 @@ func (r *appliedWorkReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		log.V(2).Info("Waiting for applied resources to be deleted", "remaining", waiting)
 		return ctrl.Result{RequeueAfter: finalizeCheckInterval}, nil
 	}
-	patch := client.MergeFromWithOptions(amw.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	h := patch.NewHelper(amw, r.client)
 	controllerutil.RemoveFinalizer(amw, workv1.AppliedManifestWorkFinalizer)
-	if err := r.client.Patch(ctx, amw, patch); client.IgnoreNotFound(err) != nil {
+	if err := h.Patch(ctx, amw); client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
 	}
 	log.V(2).Info("AppliedManifestWork finalized")

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 const (
@@ -108,9 +109,9 @@ func (r *appliedWorkReconciler) reconcileEviction(ctx context.Context, amw *work
 // setEvictionStart writes amw's status.evictionStartTime (nil clears it).
 func (r *appliedWorkReconciler) setEvictionStart(ctx context.Context, amw *workv1.AppliedManifestWork, t *metav1.Time) error {
 	amw = amw.DeepCopy()
-	patch := client.MergeFromWithOptions(amw.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	h := patch.NewHelper(amw, r.client)
 	amw.Status.EvictionStartTime = t
-	if err := r.client.Status().Patch(ctx, amw, patch); client.IgnoreNotFound(err) != nil {
+	if err := h.Patch(ctx, amw); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("set evictionStartTime: %w", err)
 	}
 	return nil

@@ -9,10 +9,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // updateAppliedResources records the applied objects in the
@@ -49,9 +49,9 @@ func (r *workReconciler) updateAppliedResources(ctx context.Context, work *workv
 	}
 	sortResources(next)
 	if !equality.Semantic.DeepEqual(next, amw.Status.AppliedResources) {
-		patch := client.MergeFrom(amw.DeepCopy())
+		h := patch.NewHelper(amw, r.spoke)
 		amw.Status.AppliedResources = next
-		if err := r.spoke.Status().Patch(ctx, amw, patch); err != nil {
+		if err := h.Patch(ctx, amw); err != nil {
 			errs = append(errs, fmt.Errorf("record applied resources in AppliedManifestWork %s: %w", amw.Name, err))
 		}
 	}

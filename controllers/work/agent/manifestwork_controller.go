@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // Retry delays of a ManifestWork whose manifests did not all apply, or
@@ -82,9 +82,9 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		return r.reconcileDelete(ctx, work)
 	}
 	if !controllerutil.ContainsFinalizer(work, workv1.ManifestWorkFinalizer) {
-		patch := client.MergeFromWithOptions(work.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		h := patch.NewHelper(work, r.hub)
 		controllerutil.AddFinalizer(work, workv1.ManifestWorkFinalizer)
-		if err := r.hub.Patch(ctx, work, patch); err != nil {
+		if err := h.Patch(ctx, work); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
 		}
 	}
@@ -92,9 +92,9 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		// A completed work is frozen (set by condition rules, a later feature).
 		return ctrl.Result{}, nil
 	}
-	base := work.DeepCopy()
+	h := patch.NewHelper(work, r.hub)
 	result, err := r.reconcileNormal(ctx, work)
-	if perr := r.patchStatus(ctx, base, work); perr != nil {
+	if perr := h.Patch(ctx, work); client.IgnoreNotFound(perr) != nil {
 		err = errors.Join(err, perr)
 	}
 	return result, err
@@ -219,25 +219,13 @@ func (r *workReconciler) ensureAppliedWork(ctx context.Context, work *workv1.Man
 		return nil, nil
 	}
 	if amw.Spec.AgentID != r.agentID && r.agentID != "" {
-		patch := client.MergeFrom(amw.DeepCopy())
+		h := patch.NewHelper(amw, r.spoke)
 		amw.Spec.AgentID = r.agentID
-		if err := r.spoke.Patch(ctx, amw, patch); err != nil {
+		if err := h.Patch(ctx, amw); err != nil {
 			return nil, fmt.Errorf("update agentID of AppliedManifestWork %s: %w", name, err)
 		}
 	}
 	return amw, nil
-}
-
-// patchStatus writes work's status to the hub when it differs from base's,
-// in one patch.
-func (r *workReconciler) patchStatus(ctx context.Context, base, work *workv1.ManifestWork) error {
-	if equality.Semantic.DeepEqual(base.Status, work.Status) {
-		return nil
-	}
-	if err := r.hub.Status().Patch(ctx, work, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("patch status: %w", err)
-	}
-	return nil
 }
 
 // anyFailed reports whether some manifest failed to apply for another

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // reconcileDelete removes what a deleted ManifestWork applied: it reports
@@ -26,12 +27,12 @@ func (r *workReconciler) reconcileDelete(ctx context.Context, work *workv1.Manif
 		return ctrl.Result{}, nil
 	}
 	log := ctrl.LoggerFrom(ctx)
-	base := work.DeepCopy()
+	h := patch.NewHelper(work, r.hub)
 	meta.SetStatusCondition(&work.Status.Conditions, metav1.Condition{
 		Type: workv1.WorkDeleting, Status: metav1.ConditionTrue, ObservedGeneration: work.Generation,
 		Reason: workv1.WorkDeletingReason, Message: msgWorkDeleting,
 	})
-	if err := r.patchStatus(ctx, base, work); err != nil {
+	if err := h.Patch(ctx, work); client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, err
 	}
 
@@ -53,9 +54,9 @@ func (r *workReconciler) reconcileDelete(ctx context.Context, work *workv1.Manif
 		return r.deleteAppliedWork(ctx, work, amw)
 	}
 
-	patch := client.MergeFromWithOptions(work.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	h = patch.NewHelper(work, r.hub)
 	controllerutil.RemoveFinalizer(work, workv1.ManifestWorkFinalizer)
-	if err := r.hub.Patch(ctx, work, patch); client.IgnoreNotFound(err) != nil {
+	if err := h.Patch(ctx, work); client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, fmt.Errorf("remove finalizer: %w", err)
 	}
 	r.failures.Forget(client.ObjectKeyFromObject(work))
