@@ -18,8 +18,8 @@ func configMap(ns, name, value string) workv1.Manifest {
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","namespace":"` + ns + `"},"data":{"v":"` + value + `"}}`)}}
 }
 
-// patch builds a ManifestPatch of the ConfigMap ns/name.
-func patch(id workv1alpha1.ManifestResourceIdentifier, mergePatch string) workv1alpha1.ManifestPatch {
+// manifestPatch builds a ManifestPatch of the ConfigMap ns/name.
+func manifestPatch(id workv1alpha1.ManifestResourceIdentifier, mergePatch string) workv1alpha1.ManifestPatch {
 	return workv1alpha1.ManifestPatch{ResourceIdentifier: id, MergePatch: runtime.RawExtension{Raw: []byte(mergePatch)}}
 }
 
@@ -52,36 +52,36 @@ func TestOverrides(t *testing.T) {
 	}{
 		{name: "no override", cluster: "c1", want: []string{"base", "base"}},
 		{name: "by name", cluster: "c1", overrides: []workv1alpha1.ManifestWorkOverride{
-			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{patch(cmID, `{"data":{"v":"one"}}`)}}},
+			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `{"data":{"v":"one"}}`)}}},
 			want: []string{"one", "base"}},
 		{name: "other cluster untouched", cluster: "c2", overrides: []workv1alpha1.ManifestWorkOverride{
-			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{patch(cmID, `{"data":{"v":"one"}}`)}}},
+			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `{"data":{"v":"one"}}`)}}},
 			want: []string{"base", "base"}},
 		{name: "by label, kind identifier", cluster: "c3", labels: map[string]string{"env": "prod"}, overrides: []workv1alpha1.ManifestWorkOverride{
-			{ClusterSelector: prod, Patches: []workv1alpha1.ManifestPatch{patch(workv1alpha1.ManifestResourceIdentifier{Kind: "ConfigMap", Namespace: "app", Name: "other"}, `{"data":{"v":"prod"}}`)}}},
+			{ClusterSelector: prod, Patches: []workv1alpha1.ManifestPatch{manifestPatch(workv1alpha1.ManifestResourceIdentifier{Kind: "ConfigMap", Namespace: "app", Name: "other"}, `{"data":{"v":"prod"}}`)}}},
 			want: []string{"base", "prod"}},
 		{name: "in order: later wins", cluster: "c1", labels: map[string]string{"env": "prod"}, overrides: []workv1alpha1.ManifestWorkOverride{
-			{ClusterSelector: prod, Patches: []workv1alpha1.ManifestPatch{patch(cmID, `{"data":{"v":"prod"}}`)}},
-			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{patch(cmID, `{"data":{"v":"one"}}`)}}},
+			{ClusterSelector: prod, Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `{"data":{"v":"prod"}}`)}},
+			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `{"data":{"v":"one"}}`)}}},
 			want: []string{"one", "base"}},
 		{name: "null removes", cluster: "c1", overrides: []workv1alpha1.ManifestWorkOverride{
-			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{patch(cmID, `{"data":{"v":null}}`)}}},
+			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `{"data":{"v":null}}`)}}},
 			want: []string{"", "base"}},
 		{name: "no manifest matches", cluster: "c9", overrides: []workv1alpha1.ManifestWorkOverride{
-			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{patch(workv1alpha1.ManifestResourceIdentifier{Resource: "secrets", Namespace: "app", Name: "cfg"}, `{}`)}}},
+			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{manifestPatch(workv1alpha1.ManifestResourceIdentifier{Resource: "secrets", Namespace: "app", Name: "cfg"}, `{}`)}}},
 			wantErr: "overrides[0].patches[0]: no manifest of the template matches core/secrets/app/cfg"},
 		{name: "not JSON", cluster: "c1", overrides: []workv1alpha1.ManifestWorkOverride{
-			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{patch(cmID, `{"data":`)}}},
+			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `{"data":`)}}},
 			wantErr: "overrides[0].patches[0].mergePatch must be a JSON object"},
 		{name: "not an object", cluster: "c1", overrides: []workv1alpha1.ManifestWorkOverride{
-			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{patch(cmID, `[1]`)}}},
+			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `[1]`)}}},
 			wantErr: "mergePatch must be a JSON object"},
 		{name: "identity change", cluster: "c1", overrides: []workv1alpha1.ManifestWorkOverride{
-			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{patch(cmID, `{"metadata":{"name":"x"}}`)}}},
+			{ClusterNames: []string{"c1"}, Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `{"metadata":{"name":"x"}}`)}}},
 			wantErr: "must not change the apiVersion, kind, name or namespace"},
 		{name: "bad selector", cluster: "c1", overrides: []workv1alpha1.ManifestWorkOverride{
 			{ClusterSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Near"}}},
-				Patches: []workv1alpha1.ManifestPatch{patch(cmID, `{}`)}}},
+				Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `{}`)}}},
 			wantErr: "overrides[0].clusterSelector"},
 	}
 	for _, tt := range tests {
@@ -113,7 +113,7 @@ func TestSpecHashDiffersPerOverride(t *testing.T) {
 	spec := &workv1alpha1.ManifestWorkReplicaSetSpec{
 		ManifestWorkTemplate: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{configMap("app", "cfg", "base")}}},
 		Overrides: []workv1alpha1.ManifestWorkOverride{{ClusterNames: []string{"c1"},
-			Patches: []workv1alpha1.ManifestPatch{patch(cmID, `{"data":{"v":"one"}}`)}}},
+			Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `{"data":{"v":"one"}}`)}}},
 	}
 	o, err := newOverrider(spec)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,6 +15,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
 )
 
@@ -74,19 +74,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return r.reconcileDelete(ctx, mwrs)
 	}
 	if !controllerutil.ContainsFinalizer(mwrs, workv1alpha1.ManifestWorkReplicaSetFinalizer) {
-		base := mwrs.DeepCopy()
+		h := patch.NewHelper(mwrs, r.Client)
 		controllerutil.AddFinalizer(mwrs, workv1alpha1.ManifestWorkReplicaSetFinalizer)
-		if err := r.Client.Patch(ctx, mwrs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		if err := h.Patch(ctx, mwrs); err != nil {
 			return ctrl.Result{}, fmt.Errorf("add finalizer to %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
 		}
 	}
-	base := mwrs.DeepCopy()
+	h := patch.NewHelper(mwrs, r.Client)
 	res, err := r.reconcileNormal(ctx, mwrs)
-	if equality.Semantic.DeepEqual(base.Status, mwrs.Status) {
-		return res, err
-	}
-	if perr := r.Client.Status().Patch(ctx, mwrs, client.MergeFrom(base)); perr != nil {
-		return ctrl.Result{}, fmt.Errorf("patch status of %s/%s: %w", mwrs.Namespace, mwrs.Name, perr)
+	if perr := h.Patch(ctx, mwrs); perr != nil {
+		return ctrl.Result{}, perr
 	}
 	return res, err
 }

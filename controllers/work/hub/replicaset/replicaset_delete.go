@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // reconcileDelete deletes the ManifestWorks of a ManifestWorkReplicaSet being
@@ -36,9 +37,9 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, mwrs *workv1alpha1.Man
 		ctrl.LoggerFrom(ctx).V(2).Info("Waiting for ManifestWorks to be deleted", "remaining", remaining)
 		return ctrl.Result{}, nil
 	}
-	base := mwrs.DeepCopy()
+	h := patch.NewHelper(mwrs, r.Client)
 	controllerutil.RemoveFinalizer(mwrs, workv1alpha1.ManifestWorkReplicaSetFinalizer)
-	if err := r.Client.Patch(ctx, mwrs, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); client.IgnoreNotFound(err) != nil {
+	if err := h.Patch(ctx, mwrs); client.IgnoreNotFound(err) != nil {
 		return ctrl.Result{}, fmt.Errorf("remove finalizer of %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
 	}
 	return ctrl.Result{}, nil
