@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // reportDegraded reports that the agent cannot connect to the hub yet.
@@ -52,15 +51,13 @@ func (a *Agent) setKlusterletConditions(ctx context.Context, conds ...metav1.Con
 		}
 		return
 	}
+	h := patch.NewHelper(k, a.mgmt)
 	desired := k.DeepCopy()
 	for _, c := range conds {
 		c.ObservedGeneration = k.Generation
 		meta.SetStatusCondition(&desired.Status.Conditions, c)
 	}
-	if equality.Semantic.DeepEqual(k.Status, desired.Status) {
-		return
-	}
-	if err := a.mgmt.Status().Patch(ctx, desired, client.MergeFrom(k)); err != nil {
+	if err := h.Patch(ctx, desired); err != nil {
 		log.Error(err, "Cannot update the Klusterlet's conditions", "klusterlet", a.opts.KlusterletName)
 		return
 	}
