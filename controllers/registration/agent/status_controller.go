@@ -21,6 +21,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
 // statusRequest is the one request of the status controller: every event
@@ -98,7 +99,7 @@ func (a *Agent) syncStatus(ctx context.Context) (ctrl.Result, error) {
 	desired := mc.DeepCopy()
 	a.applyStatus(ctx, conn, desired)
 	if !equality.Semantic.DeepEqual(mc.Status, desired.Status) {
-		err := conn.client.Status().Patch(ctx, desired, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{}))
+		err := patch.NewHelper(mc, conn.client).Patch(ctx, desired)
 		conn.noteError(err)
 		if err != nil {
 			return ctrl.Result{}, fmt.Errorf("update the status of ManagedCluster %s: %w", id.cluster, err)
