@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -153,9 +153,9 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 		return ctrl.Result{RequeueAfter: r.executorRetryInterval()}, nil
 	default:
 		r.failures.Forget(key)
-		next := jitter(r.resync, 0.5)
+		next := wait.Jitter(r.resync, 0.5)
 		if r.statusSync > 0 && pollsFeedback(work) {
-			next = min(next, jitter(r.statusSync, 0.1))
+			next = min(next, wait.Jitter(r.statusSync, 0.1))
 		}
 		return ctrl.Result{RequeueAfter: next}, nil
 	}
@@ -277,9 +277,4 @@ func retryDelay(backoff time.Duration, pending bool, results []apply.Result) tim
 		return min(backoff, retrySoonDelay)
 	}
 	return max(backoff, time.Second)
-}
-
-// jitter returns d plus up to factor×d.
-func jitter(d time.Duration, factor float64) time.Duration {
-	return d + time.Duration(rand.Float64()*factor*float64(d))
 }

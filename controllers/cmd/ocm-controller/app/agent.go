@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -91,7 +92,7 @@ func (o *agentOptions) run(ctx context.Context) error {
 	mgr, err := o.manager.NewManager(cfg, agentLeaderElectionID, func(mo *manager.Options) {
 		// Secrets are read directly: the agent may only read its own namespace.
 		mo.Client.Cache = &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
-		mo.GracefulShutdownTimeout = ptrDuration(10 * time.Second)
+		mo.GracefulShutdownTimeout = ptr.To(10 * time.Second)
 	})
 	if err != nil {
 		return err
@@ -138,5 +139,3 @@ func (o *agentOptions) run(ctx context.Context) error {
 	}
 	return nil
 }
-
-func ptrDuration(d time.Duration) *time.Duration { return &d }
