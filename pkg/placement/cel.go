@@ -15,38 +15,26 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/celprogram"
 )
 
 // CELVariable is the name under which a CEL selector sees the ManagedCluster,
 // as a JSON-like map (metadata, spec, status).
 const CELVariable = "managedCluster"
 
-// celCacheSize bounds the number of compiled expressions kept.
-const celCacheSize = 4096
-
 // clusterCacheSize bounds the number of clusters kept converted for CEL.
 const clusterCacheSize = 20000
 
-// celCostLimit bounds the cost of evaluating one expression for one cluster,
-// so a runaway comprehension cannot stall scheduling.
-const celCostLimit = 1_000_000
-
-// celCache compiles CEL selector expressions once and shares the programs.
-// It is safe for concurrent use.
+// celCache compiles CEL selector expressions once and shares the programs,
+// and keeps the clusters converted for CEL. It is safe for concurrent use.
 type celCache struct {
-	once    sync.Once
-	env     *cel.Env
-	envErr  error
-	mu      sync.RWMutex
-	entries map[string]celEntry
+	once     sync.Once
+	env      *cel.Env
+	envErr   error
+	programs *celprogram.Cache
+	mu       sync.RWMutex
 	// clusters are the clusters converted for CEL, by name.
 	clusters map[string]cachedCluster
-}
-
-// celEntry is the outcome of compiling one expression.
-type celEntry struct {
-	prg cel.Program
-	err error
 }
 
 // newCELEnv builds the environment of CEL selectors: the managedCluster
@@ -68,47 +56,24 @@ func newCELEnv() (*cel.Env, error) {
 	)
 }
 
-// program returns the compiled program of expr, compiling it on first use.
+// program returns the compiled program of expr, which must yield a bool,
+// compiling it on first use.
 func (c *celCache) program(expr string) (cel.Program, error) {
 	c.once.Do(func() {
 		c.env, c.envErr = newCELEnv()
-		c.entries = map[string]celEntry{}
+		c.programs = celprogram.NewCache(celprogram.DefaultSize)
 	})
 	if c.envErr != nil {
 		return nil, fmt.Errorf("building the CEL environment: %w", c.envErr)
 	}
-	c.mu.RLock()
-	e, ok := c.entries[expr]
-	c.mu.RUnlock()
-	if ok {
-		return e.prg, e.err
-	}
-	e = c.compile(expr)
-	c.mu.Lock()
-	if len(c.entries) >= celCacheSize {
-		// Expressions of edited or deleted placements are never looked up
-		// again: start over rather than grow without bound.
-		c.entries = map[string]celEntry{}
-	}
-	c.entries[expr] = e
-	c.mu.Unlock()
-	return e.prg, e.err
-}
-
-// compile type-checks expr, which must yield a bool, and plans its program.
-func (c *celCache) compile(expr string) celEntry {
-	ast, issues := c.env.Compile(expr)
-	if issues != nil && issues.Err() != nil {
-		return celEntry{err: fmt.Errorf("compilation failed: %s", issues.String())}
-	}
-	if out := ast.OutputType(); !out.IsExactType(cel.BoolType) && !out.IsExactType(cel.DynType) {
-		return celEntry{err: fmt.Errorf("compilation failed: expression must return a bool, not %s", ast.OutputType())}
-	}
-	prg, err := c.env.Program(ast, cel.CostLimit(celCostLimit))
+	prg, err := c.programs.Program(c.env, expr)
 	if err != nil {
-		return celEntry{err: fmt.Errorf("instantiation failed: %w", err)}
+		return nil, err
 	}
-	return celEntry{prg: prg}
+	if out := prg.OutputType; !out.IsExactType(cel.BoolType) && !out.IsExactType(cel.DynType) {
+		return nil, fmt.Errorf("compilation failed: expression must return a bool, not %s", out)
+	}
+	return prg.Program, nil
 }
 
 // clusterValue is the managedCluster variable: the cluster as a JSON-like map

@@ -85,7 +85,7 @@ func TestCELCacheConcurrent(t *testing.T) {
 			t.Errorf("run %d selected %v", k, got)
 		}
 	}
-	if n := len(s.cel.entries); n != 1 {
+	if n := s.cel.programs.Len(); n != 1 {
 		t.Errorf("%d cached programs, want 1", n)
 	}
 	p1, _ := s.cel.program(expr)

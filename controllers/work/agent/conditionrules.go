@@ -3,7 +3,6 @@ package agent
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -15,23 +14,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/celprogram"
 )
-
-// celCostLimit bounds the work one CEL expression may do on one object.
-const celCostLimit = 1_000_000
 
 // ruleEvaluator evaluates condition rules. CEL programs are compiled once
 // per expression and kept; it is safe for concurrent use.
 type ruleEvaluator struct {
 	env      *cel.Env
-	mu       sync.Mutex
-	programs map[string]compiled
-}
-
-// compiled is a compiled CEL expression, or why it does not compile.
-type compiled struct {
-	prg cel.Program
-	err error
+	programs *celprogram.Cache
 }
 
 // newRuleEvaluator returns an evaluator with the CEL environment of
@@ -50,7 +40,7 @@ func newRuleEvaluator() (*ruleEvaluator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create the CEL environment of condition rules: %w", err)
 	}
-	return &ruleEvaluator{env: env, programs: map[string]compiled{}}, nil
+	return &ruleEvaluator{env: env, programs: celprogram.NewCache(celprogram.DefaultSize)}, nil
 }
 
 // hasConditions is the CEL function hasConditions(object).
@@ -76,27 +66,6 @@ func hasConditions(v ref.Val) ref.Val {
 		return types.False
 	}
 	return types.Bool(l.Size().(types.Int) > 0)
-}
-
-// program returns the compiled expression.
-func (e *ruleEvaluator) program(expr string) (cel.Program, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if c, ok := e.programs[expr]; ok {
-		return c.prg, c.err
-	}
-	var c compiled
-	ast, iss := e.env.Compile(expr)
-	if iss.Err() != nil {
-		c.err = iss.Err()
-	} else {
-		c.prg, c.err = e.env.Program(ast, cel.CostLimit(celCostLimit))
-	}
-	if len(e.programs) > 4096 {
-		clear(e.programs)
-	}
-	e.programs[expr] = c
-	return c.prg, c.err
 }
 
 // evaluate computes the condition of one rule on the live object obj.
@@ -130,11 +99,11 @@ func (e *ruleEvaluator) evaluate(rule workv1.ConditionRule, obj *unstructured.Un
 		if expr == "" {
 			continue
 		}
-		prg, err := e.program(expr)
+		prg, err := e.programs.Program(e.env, expr)
 		if err != nil {
 			return fail(metav1.ConditionFalse, workv1.ConditionRuleReasonInvalid, "invalid expression %q: %v", expr, err)
 		}
-		prgs = append(prgs, prg)
+		prgs = append(prgs, prg.Program)
 	}
 	vars := map[string]any{"object": obj.Object}
 	result := true
