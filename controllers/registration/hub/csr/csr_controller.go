@@ -9,6 +9,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,6 +18,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 )
 
@@ -134,17 +136,14 @@ func (r *Reconciler) acceptOnce(ctx context.Context, cluster string) error {
 	if _, done := mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey]; done || mc.Spec.HubAcceptsClient || !mc.DeletionTimestamp.IsZero() {
 		return nil
 	}
-	accepted := mc.DeepCopy()
-	accepted.Spec.HubAcceptsClient = true
-	if accepted.Annotations == nil {
-		accepted.Annotations = map[string]string{}
-	}
-	accepted.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey] = time.Now().UTC().Format(time.RFC3339)
-	if err := r.Client.Patch(ctx, accepted, client.MergeFromWithOptions(mc, client.MergeFromWithOptimisticLock{})); err != nil {
+	h := patch.NewHelper(mc, r.Client)
+	mc.Spec.HubAcceptsClient = true
+	metav1.SetMetaDataAnnotation(&mc.ObjectMeta, clusterv1.AutomaticallyAcceptedOnAnnotationKey, time.Now().UTC().Format(time.RFC3339))
+	if err := h.Patch(ctx, mc); err != nil {
 		return fmt.Errorf("accept ManagedCluster %s: %w", cluster, err)
 	}
 	ctrl.LoggerFrom(ctx).V(2).Info("Accepted cluster whose first-join request was auto-approved", "cluster", cluster)
-	r.Recorder.Eventf(accepted, nil, corev1.EventTypeNormal, "ManagedClusterAccepted", "Accept", "accepted automatically: its agent's identity is in the auto-approve list")
+	r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, "ManagedClusterAccepted", "Accept", "accepted automatically: its agent's identity is in the auto-approve list")
 	return nil
 }
 
