@@ -85,7 +85,16 @@ func FirstArgOnly(f cobra.CompletionFunc) cobra.CompletionFunc {
 	}
 }
 
-// completeNames returns a completion function offering the names list
+// ExceptArgs wraps a completion function of a command taking several names
+// so that it does not offer the names already given as arguments.
+func ExceptArgs(f cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		names, directive := f(cmd, args, toComplete)
+		return slices.DeleteFunc(names, func(n string) bool { return slices.Contains(args, n) }), directive
+	}
+}
+
+// CompleteNames returns a completion function offering the names list
 // returns (given the namespace of the kubectl flags).
 func CompleteNames(getter genericclioptions.RESTClientGetter, list func(context.Context, client.Client, string) ([]string, error)) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -53,6 +54,26 @@ func TestListNames(t *testing.T) {
 			slices.Sort(got)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("ListNames = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestExceptArgs(t *testing.T) {
+	all := cobra.FixedCompletions([]string{"cluster1", "cluster2", "edge"}, cobra.ShellCompDirectiveNoFileComp)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no argument yet", nil, "cluster1 cluster2 edge"},
+		{"one given", []string{"cluster2"}, "cluster1 edge"},
+		{"every name given", []string{"edge", "cluster1", "cluster2"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, directive := ExceptArgs(all)(&cobra.Command{}, tt.args, "")
+			if strings.Join(got, " ") != tt.want || directive != cobra.ShellCompDirectiveNoFileComp {
+				t.Errorf("ExceptArgs(%v) = %q, %v; want %q, NoFileComp", tt.args, got, directive, tt.want)
 			}
 		})
 	}

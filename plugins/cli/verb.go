@@ -53,6 +53,23 @@ func ValidateOutput(flags *genericclioptions.PrintFlags, allowed ...string) erro
 	return fmt.Errorf("--output %q is not supported: use %s", f, strings.Join(allowed, ", "))
 }
 
+// ValidateListOutput fails unless the -o value of flags is empty (the
+// table), wide, or a format flags can print: json, yaml, name, or one of
+// kubectl's templates such as jsonpath=TEMPLATE, which is parsed here.
+func ValidateListOutput(flags *genericclioptions.PrintFlags) error {
+	f := Output(flags)
+	if f == "" || f == "wide" {
+		return nil
+	}
+	if _, err := flags.ToPrinter(); err != nil {
+		if genericclioptions.IsNoCompatiblePrinterError(err) {
+			return fmt.Errorf("--output %q is not supported: use wide, %s", f, strings.Join(flags.AllowedFormats(), ", "))
+		}
+		return fmt.Errorf("--output %q: %w", f, err)
+	}
+	return nil
+}
+
 // Dry-run modes of --dry-run.
 const (
 	// DryRunNone writes to the hub.

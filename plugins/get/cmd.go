@@ -14,7 +14,7 @@ import (
 func NewCmdGet(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "get",
-		Short: "List managed clusters and other hub objects",
+		Short: "List managed clusters",
 		Args:  cobra.NoArgs,
 	}
 	cmd.AddCommand(newCmdClusters(getter, streams))
@@ -36,17 +36,11 @@ func newCmdClusters(getter genericclioptions.RESTClientGetter, streams genericio
 
 			# The clusters of cluster set prod, as YAML
 			kubectl ocm get clusters --clusterset prod -o yaml`),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		ValidArgsFunction: cli.ExceptArgs(cli.CompleteClusters(getter)),
+		RunE:              cli.RunE(o),
 	}
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.ClusterSet, "clusterset", "", "Only list the clusters of this ManagedClusterSet.")
+	_ = cmd.RegisterFlagCompletionFunc("clusterset", cli.CompleteClusterSets(getter))
 	return cmd
 }

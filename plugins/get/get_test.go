@@ -33,30 +33,36 @@ func TestClustersTable(t *testing.T) {
 	}
 	pending := clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster2", CreationTimestamp: metav1.NewTime(now.Add(-time.Minute))}}
 	tests := []struct {
-		name string
-		wide bool
-		want []string
+		name    string
+		wide    bool
+		want    []string
+		notWant []string
 	}{
 		{"default columns", false, []string{
-			"NAME       HUB ACCEPTED   MANAGED CLUSTER URLS     JOINED   AVAILABLE   AGE",
-			"cluster1   true           https://127.0.0.1:6443   True     Unknown     3h",
-			"cluster2   false                                                        60s",
-		}},
+			"NAME       HUB ACCEPTED   MANAGED CLUSTER URLS     JOINED   AVAILABLE   AGE\n",
+			"cluster1   true           https://127.0.0.1:6443   True     Unknown     3h\n",
+			"cluster2   false                                                        60s\n",
+		}, []string{"VERSION", "v1.37.1", "platform.open-cluster-management.io=Other"}},
 		{"wide", true, []string{
 			"VERSION   CPU   MEMORY   CLUSTERSET   CLAIMS",
 			"v1.37.1   4              default      platform.open-cluster-management.io=Other",
-		}},
+		}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			streams, _, out, _ := genericiooptions.NewTestIOStreams()
-			table := ClustersTable([]clusterv1.ManagedCluster{mc, pending}, tt.wide, now)
+			table := ClustersTable([]clusterv1.ManagedCluster{mc, pending}, now)
 			if err := printers.NewTablePrinter(printers.PrintOptions{Wide: tt.wide}).PrintObj(table, streams.Out); err != nil {
 				t.Fatal(err)
 			}
 			for _, line := range tt.want {
 				if !strings.Contains(out.String(), line) {
 					t.Errorf("table lacks %q:\n%s", line, out.String())
+				}
+			}
+			for _, text := range tt.notWant {
+				if strings.Contains(out.String(), text) {
+					t.Errorf("table shows the wide-only %q:\n%s", text, out.String())
 				}
 			}
 		})
@@ -67,7 +73,7 @@ func TestClustersValidate(t *testing.T) {
 	for _, tt := range []struct {
 		output  string
 		wantErr bool
-	}{{"", false}, {"wide", false}, {"json", false}, {"yaml", false}, {"name", false}, {"tree", true}} {
+	}{{"", false}, {"wide", false}, {"json", false}, {"yaml", false}, {"name", false}, {"jsonpath={.items[*].metadata.name}", false}, {"jsonpath={.items[", true}, {"tree", true}} {
 		o := NewClustersOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
 		o.PrintFlags.OutputFormat = &tt.output
 		if err := o.Validate(); (err != nil) != tt.wantErr {

@@ -1,14 +1,12 @@
 package get
 
 import (
-	"fmt"
-	"slices"
-
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // ClustersOptions are the flags of `kubectl ocm get clusters`.
@@ -40,19 +38,7 @@ func (o *ClustersOptions) Complete(_ *cobra.Command, args []string) error {
 	return nil
 }
 
-// Validate checks -o.
+// Validate checks -o: wide or one of kubectl's machine formats.
 func (o *ClustersOptions) Validate() error {
-	format := o.output()
-	if format == "" || format == "wide" || slices.Contains(o.PrintFlags.AllowedFormats(), format) {
-		return nil
-	}
-	return fmt.Errorf("--output %q is not supported: use wide, %v", format, o.PrintFlags.AllowedFormats())
-}
-
-// output is the -o value.
-func (o *ClustersOptions) output() string {
-	if o.PrintFlags.OutputFormat == nil {
-		return ""
-	}
-	return *o.PrintFlags.OutputFormat
+	return cli.ValidateListOutput(o.PrintFlags)
 }

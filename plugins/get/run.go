@@ -29,14 +29,13 @@ func (o *ClustersOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list managed clusters on %s: %w", cfg.Host, err)
 	}
-	format := o.output()
+	format := cli.Output(o.PrintFlags)
 	if format == "" || format == "wide" {
 		if len(clusters.Items) == 0 {
 			fmt.Fprintln(o.ErrOut, "No managed clusters found.")
 			return nil
 		}
-		table := ClustersTable(clusters.Items, format == "wide", time.Now())
-		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(table, o.Out)
+		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(ClustersTable(clusters.Items, time.Now()), o.Out)
 	}
 	printer, err := o.PrintFlags.ToPrinter()
 	if err != nil {
@@ -70,18 +69,18 @@ func (o *ClustersOptions) list(ctx context.Context, c client.Client) (*clusterv1
 }
 
 // ClustersTable renders clusters as a kubectl table: NAME, HUB ACCEPTED,
-// MANAGED CLUSTER URLS, JOINED, AVAILABLE, AGE, and with wide VERSION, CPU,
+// MANAGED CLUSTER URLS, JOINED, AVAILABLE, AGE, and the wide-only columns
+// (priority 1, which the table printer shows only with -o wide) VERSION, CPU,
 // MEMORY, CLUSTERSET and CLAIMS.
-func ClustersTable(clusters []clusterv1.ManagedCluster, wide bool, now time.Time) *metav1.Table {
-	cols := []metav1.TableColumnDefinition{
+func ClustersTable(clusters []clusterv1.ManagedCluster, now time.Time) *metav1.Table {
+	table := &metav1.Table{ColumnDefinitions: []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string"}, {Name: "Hub Accepted", Type: "boolean"},
 		{Name: "Managed Cluster URLs", Type: "string"}, {Name: "Joined", Type: "string"},
 		{Name: "Available", Type: "string"}, {Name: "Age", Type: "date"},
 		{Name: "Version", Type: "string", Priority: 1}, {Name: "CPU", Type: "string", Priority: 1},
 		{Name: "Memory", Type: "string", Priority: 1}, {Name: "ClusterSet", Type: "string", Priority: 1},
 		{Name: "Claims", Type: "string", Priority: 1},
-	}
-	table := &metav1.Table{ColumnDefinitions: cols}
+	}}
 	for i := range clusters {
 		mc := &clusters[i]
 		var urls []string
@@ -95,15 +94,8 @@ func ClustersTable(clusters []clusterv1.ManagedCluster, wide bool, now time.Time
 			duration.HumanDuration(now.Sub(mc.CreationTimestamp.Time)),
 			mc.Status.Version.Kubernetes, quantity(mc, clusterv1.ResourceCPU), quantity(mc, clusterv1.ResourceMemory),
 			mc.Labels[clusterv1beta2.ClusterSetLabel], claims(mc),
-		}}
-		if !wide {
-			row.Cells = row.Cells[:6]
-		}
-		row.Object = runtime.RawExtension{Object: mc}
+		}, Object: runtime.RawExtension{Object: mc}}
 		table.Rows = append(table.Rows, row)
-	}
-	if !wide {
-		table.ColumnDefinitions = cols[:6]
 	}
 	return table
 }
