@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -150,7 +151,8 @@ func WaitForCRDs(ctx context.Context, c client.Client, names []string, timeout t
 		return len(pending) == 0, nil
 	})
 	if err != nil {
-		return fmt.Errorf("CustomResourceDefinitions not established after %s: %v: %w", timeout, pending, err)
+		// The wording of the CLI's waits (plugins/cli.Wait), which pkg/ cannot import.
+		return fmt.Errorf("timed out after %s waiting for CustomResourceDefinitions to be established; last state: not established: %s", timeout, strings.Join(pending, ", "))
 	}
 	return nil
 }

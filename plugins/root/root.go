@@ -33,7 +33,8 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Manage a fleet of Kubernetes clusters from one hub",
 		Long: `kubectl ocm installs and drives a fleet of Kubernetes clusters managed from one
 hub cluster with the Open Cluster Management (OCM) APIs: it sets up the hub,
-joins managed clusters, and creates and inspects works, placements and add-ons.`,
+joins and accepts managed clusters, groups them into cluster sets, and creates
+and inspects works and placements.`,
 		SilenceUsage:  true,
 		SilenceErrors: false,
 		Annotations: map[string]string{

@@ -6,7 +6,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
-func TestPlacementVerbs(t *testing.T) {
+func TestVerbGroupsAndCompletion(t *testing.T) {
 	cmd := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
 	tests := []struct {
 		path  []string
@@ -19,6 +19,7 @@ func TestPlacementVerbs(t *testing.T) {
 		{[]string{"placement", "decisions"}, groupPlacement}, {[]string{"placement", "explain"}, groupPlacement},
 		{[]string{"placement", "delete"}, groupPlacement},
 		{[]string{"work", "create"}, groupHub}, {[]string{"work", "get"}, groupHub}, {[]string{"work", "delete"}, groupHub},
+		{[]string{"get", "clusters"}, groupHub},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path[0]+" "+tt.path[1], func(t *testing.T) {
@@ -37,10 +38,19 @@ func TestPlacementVerbs(t *testing.T) {
 			}
 		})
 	}
-	for _, flag := range [][]string{{"placement", "create", "clustersets"}, {"work", "create", "placement"}, {"clusterset", "set", "clusters"}} {
-		sub, _, _ := cmd.Find(flag[:2])
-		if _, ok := sub.GetFlagCompletionFunc(flag[2]); !ok {
-			t.Errorf("%s %s --%s has no completion", flag[0], flag[1], flag[2])
+	for _, tt := range []struct {
+		path []string
+		flag string
+	}{
+		{[]string{"placement", "create"}, "clustersets"}, {[]string{"work", "create"}, "placement"},
+		{[]string{"clusterset", "set"}, "clusters"}, {[]string{"accept"}, "clusters"}, {[]string{"get", "clusters"}, "clusterset"},
+	} {
+		sub, _, err := cmd.Find(tt.path)
+		if err != nil {
+			t.Fatalf("find %v: %v", tt.path, err)
+		}
+		if _, ok := sub.GetFlagCompletionFunc(tt.flag); !ok {
+			t.Errorf("%v --%s has no completion", tt.path, tt.flag)
 		}
 	}
 }

@@ -89,7 +89,8 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		}
 	}
 	if meta.IsStatusConditionTrue(work.Status.Conditions, workv1.WorkComplete) {
-		// A completed work is frozen (set by condition rules, a later feature).
+		// A work whose manifests with a Complete condition rule all completed
+		// is frozen (aggregateRuleConditions sets Complete).
 		return ctrl.Result{}, nil
 	}
 	h := patch.NewHelper(work, r.hub)

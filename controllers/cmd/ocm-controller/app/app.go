@@ -1,6 +1,5 @@
 // Package app builds the ocm-controller command tree. It is the only package
-// that wires the controller domains (registration, work, placement, add-on)
-// together.
+// that wires the controller domains (registration, work, placement) together.
 package app
 
 import (
