@@ -1,6 +1,6 @@
 # kubectl-ocm build, test and development environment.
 #
-#   make build       build bin/kubectl-ocm and bin/ocm-controller
+#   make build       build bin/kubectl-ocm and bin/ocm-controller, with bin/kubectl_complete-ocm
 #   make test        build everything the tests need and run every test tier
 #   make dev-env     start a local hub, cluster1 and cluster2 in the background
 #   make verify      formatting, vet, lint, generated files, go mod tidy
@@ -37,13 +37,18 @@ export OCM_BIN_DIR  := $(BIN)
 ##@ Build
 
 .PHONY: build
-build: ## Build bin/kubectl-ocm and bin/ocm-controller.
+build: ## Build bin/kubectl-ocm and bin/ocm-controller; copy the completion script kubectl_complete-ocm beside them.
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-ocm ./plugins/kubectl-ocm
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ocm-controller ./controllers/cmd/ocm-controller
+	install -m 0755 kubectl_complete-ocm $(BIN)/kubectl_complete-ocm
+
+# Where `go install` puts kubectl-ocm: GOBIN, else the first GOPATH entry's bin.
+INSTALL_DIR = $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 
 .PHONY: install
-install: build ## Install kubectl-ocm into GOBIN (or GOPATH/bin) so kubectl finds it as a plugin.
+install: build ## Install kubectl-ocm and kubectl_complete-ocm into GOBIN (or GOPATH/bin): kubectl finds the plugin and its completion there.
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./plugins/kubectl-ocm
+	install -m 0755 kubectl_complete-ocm $(INSTALL_DIR)/kubectl_complete-ocm
 
 IMAGE ?= ocm-controller:$(VERSION)
 KIND_CLUSTERS ?= hub cluster1

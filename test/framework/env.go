@@ -120,6 +120,11 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 	return e, nil
 }
 
+// KubeBinDir returns the directory holding the Kubernetes binaries
+// ($KUBE_BIN_DIR, else bin/kube under the repository root), after checking
+// that the control-plane binaries are there.
+func KubeBinDir() (string, error) { return resolveBinDir("") }
+
 // resolveBinDir finds the directory holding the Kubernetes binaries and checks
 // that each one is there.
 func resolveBinDir(dir string) (string, error) {
