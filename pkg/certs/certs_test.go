@@ -3,13 +3,18 @@ package certs
 import (
 	"crypto"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/keyutil"
 )
 
 // selfSigned returns a PEM certificate for subject and key, valid from
@@ -41,7 +46,8 @@ func TestCSRMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	other, _, _ := NewPrivateKey()
-	csr, err := NewCSR(key, AgentSubject("c1", "a"))
+	subject := AgentSubject("c1", "a")
+	csr, err := certutil.MakeCSR(key, &subject, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,8 +91,8 @@ func TestValidateClientCertificate(t *testing.T) {
 		{name: "not yet valid", cert: selfSigned(t, key, subject, now.Add(time.Hour), now.Add(2*time.Hour)), key: keyPEM, subject: subject, wantErrContains: "not valid before"},
 		{name: "other subject", cert: valid, key: keyPEM, subject: AgentSubject("c2", "a"), wantErrContains: "not \"system:open-cluster-management:c2:a\""},
 		{name: "key mismatch", cert: valid, key: otherKeyPEM, subject: subject, wantErrContains: "does not match"},
-		{name: "garbage certificate", cert: []byte("garbage"), key: keyPEM, subject: subject, wantErrContains: "no PEM certificate"},
-		{name: "garbage key", cert: valid, key: []byte("garbage"), subject: subject, wantErrContains: "no PEM private key"},
+		{name: "garbage certificate", cert: []byte("garbage"), key: keyPEM, subject: subject, wantErrContains: "parse certificate"},
+		{name: "garbage key", cert: valid, key: []byte("garbage"), subject: subject, wantErrContains: "parse private key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,16 +140,47 @@ func TestRotation(t *testing.T) {
 	}
 }
 
-func TestParsePrivateKeyRoundTrip(t *testing.T) {
-	key, keyPEM, err := NewPrivateKey()
+func TestParsePrivateKey(t *testing.T) {
+	ecKey, ecPEM, err := NewPrivateKey()
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, err := ParsePrivateKey(keyPEM)
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !publicKeyEqual(key.Public(), parsed.Public()) {
-		t.Error("parsed key differs from the generated one")
+	rsaPEM, err := keyutil.MarshalPrivateKeyToPEM(rsaKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkcs8DER, err := x509.MarshalPKCS8PrivateKey(ecKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkcs8PEM := pem.EncodeToMemory(&pem.Block{Type: keyutil.PrivateKeyBlockType, Bytes: pkcs8DER})
+	certPEM := selfSigned(t, ecKey, AgentSubject("c1", "a"), time.Now(), time.Now().Add(time.Hour))
+	tests := []struct {
+		name    string
+		data    []byte
+		want    crypto.PublicKey
+		wantErr bool
+	}{
+		{name: "EC, as generated", data: ecPEM, want: ecKey.Public()},
+		{name: "PKCS#1 RSA", data: rsaPEM, want: rsaKey.Public()},
+		{name: "PKCS#8", data: pkcs8PEM, want: ecKey.Public()},
+		{name: "after a certificate", data: append(slices.Clone(certPEM), ecPEM...), want: ecKey.Public()},
+		{name: "certificate only", data: certPEM, wantErr: true},
+		{name: "garbage", data: []byte("garbage"), wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParsePrivateKey(tt.data)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("ParsePrivateKey() error = %v, wantErr %v", err, tt.wantErr)
+			}
+			if err == nil && !publicKeyEqual(got.Public(), tt.want) {
+				t.Error("ParsePrivateKey() returned another key")
+			}
+		})
 	}
 }

@@ -2,13 +2,14 @@ package certs
 
 import (
 	"crypto"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"slices"
+
+	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
@@ -24,20 +25,11 @@ func AgentSubject(cluster, agentID string) pkix.Name {
 	}
 }
 
-// NewCSR returns a PEM-encoded PKCS#10 certificate request for subject, signed
-// by key.
-func NewCSR(key crypto.Signer, subject pkix.Name) ([]byte, error) {
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: subject}, key)
-	if err != nil {
-		return nil, fmt.Errorf("create certificate request for %s: %w", subject.CommonName, err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}), nil
-}
-
-// ParseCSR decodes a PEM-encoded certificate request.
+// ParseCSR decodes a PEM-encoded certificate request, as made by
+// k8s.io/client-go/util/cert.MakeCSR.
 func ParseCSR(data []byte) (*x509.CertificateRequest, error) {
 	block, _ := pem.Decode(data)
-	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+	if block == nil || block.Type != certutil.CertificateRequestBlockType {
 		return nil, errors.New("no PEM certificate request found")
 	}
 	csr, err := x509.ParseCertificateRequest(block.Bytes)

@@ -3,11 +3,12 @@ package certs
 import (
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	certutil "k8s.io/client-go/util/cert"
 )
 
 // Rotation thresholds: a certificate is renewed once less than a random
@@ -19,32 +20,13 @@ const (
 	MaxRotationFraction = 0.25
 )
 
-// ParseCertificates decodes every PEM certificate in data, leaf first.
-func ParseCertificates(data []byte) ([]*x509.Certificate, error) {
-	var certs []*x509.Certificate
-	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		c, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("decode certificate: %w", err)
-		}
-		certs = append(certs, c)
-	}
-	if len(certs) == 0 {
-		return nil, errors.New("no PEM certificate found")
-	}
-	return certs, nil
-}
-
 // ValidateClientCertificate checks that the PEM certificate certPEM and the
 // PEM key keyPEM form a pair, that the certificate is valid at now, and that
 // its subject is subject. It returns the leaf certificate.
 func ValidateClientCertificate(certPEM, keyPEM []byte, subject pkix.Name, now time.Time) (*x509.Certificate, error) {
-	certs, err := ParseCertificates(certPEM)
+	certs, err := certutil.ParseCertsPEM(certPEM)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("parse certificate: %w", err)
 	}
 	leaf := certs[0]
 	key, err := ParsePrivateKey(keyPEM)

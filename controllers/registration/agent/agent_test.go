@@ -68,7 +68,7 @@ func TestCheckHubCredential(t *testing.T) {
 		{name: "no kubeconfig", data: without(KubeconfigKey), id: id, bootstrap: bootstrap, wantErrContains: "key kubeconfig is missing"},
 		{name: "no certificate", data: without(TLSCertKey), id: id, bootstrap: bootstrap, wantErrContains: "key tls.crt is missing"},
 		{name: "no key", data: without(TLSKeyKey), id: id, bootstrap: bootstrap, wantErrContains: "key tls.key is missing"},
-		{name: "corrupted certificate", data: corrupted, id: id, bootstrap: bootstrap, wantErrContains: "no PEM certificate"},
+		{name: "corrupted certificate", data: corrupted, id: id, bootstrap: bootstrap, wantErrContains: "parse certificate"},
 		{name: "expired", data: credentialData(t, id, "https://hub", testNow.Add(-time.Minute)), id: id, bootstrap: bootstrap, wantErrContains: "expired"},
 		{name: "other agent", data: valid, id: identity{cluster: "c1", agentID: "zzzzz"}, bootstrap: bootstrap, wantErrContains: "not \"system:open-cluster-management:c1:zzzzz\""},
 		{name: "other hub", data: credentialData(t, id, "https://old-hub", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap, wantErrContains: "points at https://old-hub"},

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -79,9 +80,10 @@ func (a *Agent) requestCertificate(ctx context.Context, hub client.Client, id id
 			return csrResult{}, false, fmt.Errorf("read CertificateSigningRequest %s on the hub: %w", p.csrName, err)
 		}
 	}
-	request, err := certs.NewCSR(p.key, id.subject())
+	subject := id.subject()
+	request, err := certutil.MakeCSR(p.key, &subject, nil, nil)
 	if err != nil {
-		return csrResult{}, false, err
+		return csrResult{}, false, fmt.Errorf("create a certificate request for %s: %w", subject.CommonName, err)
 	}
 	csr := newCSR(id, request, a.opts.ClientCertExpirationSeconds)
 	if err := hub.Create(ctx, csr); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	certutil "k8s.io/client-go/util/cert"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -75,7 +76,7 @@ func (a *Agent) rotateIfDue(ctx context.Context, id identity, conn *hubConnectio
 		log.Error(err, "Cannot delete the pending-request Secret")
 	}
 	expires := "unknown"
-	if issued, err := certs.ParseCertificates(res.certPEM); err == nil {
+	if issued, err := certutil.ParseCertsPEM(res.certPEM); err == nil {
 		expires = issued[0].NotAfter.UTC().Format(time.RFC3339)
 	}
 	log.Info("Client certificate rotated", "csr", res.name, "newCertificateExpires", expires)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
@@ -127,9 +128,10 @@ func registerSimAgent(ctx context.Context, h *simHub, cluster string) (*simAgent
 	if err != nil {
 		return nil, err
 	}
-	request, err := certs.NewCSR(key, certs.AgentSubject(cluster, simAgentID))
+	subject := certs.AgentSubject(cluster, simAgentID)
+	request, err := certutil.MakeCSR(key, &subject, nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("create a certificate request for %s: %w", subject.CommonName, err)
 	}
 	csr := &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: cluster + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster}},

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -330,7 +331,7 @@ func recoverCredential(ctx context.Context, t *testing.T, s *suite, oldCert stri
 		if err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
-		_, err = certs.ParseCertificates(sec.Data["tls.crt"])
+		_, err = certutil.ParseCertsPEM(sec.Data["tls.crt"])
 		return err == nil && string(sec.Data["tls.crt"]) != oldCert, nil
 	})
 	eventually(ctx, t, "Klusterlet Available", func(ctx context.Context) (bool, error) {
@@ -392,7 +393,7 @@ func testRotation(ctx context.Context, t *testing.T, s *suite) {
 		rot := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionCertificateRotated)
 		return rot != nil && rot.Status == metav1.ConditionTrue && rot.Reason == clusterv1.ReasonClientCertificateUpdated, nil
 	})
-	leaf, err := certs.ParseCertificates([]byte(rotatedTo))
+	leaf, err := certutil.ParseCertsPEM([]byte(rotatedTo))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -170,7 +171,7 @@ func issueClientCert(t *testing.T, cluster *framework.Cluster, pub crypto.Public
 	if err != nil {
 		t.Fatal(err)
 	}
-	caCerts, err := certs.ParseCertificates(caPEM)
+	caCerts, err := certutil.ParseCertsPEM(caPEM)
 	if err != nil {
 		t.Fatal(err)
 	}
