@@ -72,7 +72,10 @@ func TestCRDs(t *testing.T) {
 }
 
 // installCRDs applies crds to cluster, waits until each is established and
-// served, and returns a client of the cluster that knows them.
+// served, and returns a client of the cluster that knows them. The API
+// server validates each CRD on apply (structural schema, defaults, and the
+// compilation and estimated cost of every CEL rule), so a CRD it would reject
+// on install fails here.
 func installCRDs(ctx context.Context, t *testing.T, cluster *framework.Cluster, crds []*apiextensionsv1.CustomResourceDefinition) client.Client {
 	t.Helper()
 	c := cluster.Client()
