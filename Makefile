@@ -64,11 +64,18 @@ kube-bins: ## Build kube-apiserver, kube-controller-manager, kubectl and etcd in
 
 ##@ Code generation
 
+# Packages whose +kubebuilder:rbac markers make the hub controller's roles,
+# and the file in config/hub that holds them.
+HUB_RBAC_PATHS := ./controllers/cmd/...;./controllers/registration/hub/...;./controllers/placement/...;./controllers/work/hub/...
+HUB_RBAC_FILE  := 10-hub-controller-role.yaml
+
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/apis.
+generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/apis, and the controllers' roles from their RBAC markers.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./pkg/apis/...
 	rm -rf config/crd/bases && mkdir -p config/crd/bases
 	$(CONTROLLER_GEN) crd:crdVersions=v1 paths=./pkg/apis/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=open-cluster-management:hub-controller,fileName=$(HUB_RBAC_FILE),headerFile=hack/boilerplate.rbac.txt \
+		'paths=$(HUB_RBAC_PATHS)' output:rbac:dir=config/hub
 
 ##@ Test
 
@@ -119,11 +126,14 @@ verify-vet:
 verify-lint: $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
 
+# GENERATED are the paths make generate writes.
+GENERATED := pkg/apis config/crd config/hub/$(HUB_RBAC_FILE)
+
 .PHONY: verify-generated
 verify-generated: generate
-	@if [ -n "$$(git status --porcelain -- pkg/apis config/crd)" ]; then \
+	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then \
 		echo "generated files are stale: run 'make generate' and commit the result"; \
-		git status --porcelain -- pkg/apis config/crd; git diff --stat -- pkg/apis config/crd; exit 1; fi
+		git status --porcelain -- $(GENERATED); git diff --stat -- $(GENERATED); exit 1; fi
 
 .PHONY: verify-tidy
 verify-tidy:

@@ -35,6 +35,19 @@ const (
 	decisionPlacementIndex = "placementdecision.placement"
 )
 
+// The scheduler reads from the cache, patches Placement status, writes
+// PlacementDecisions and their status, and records events. A decision
+// carries a blocking owner reference to its Placement, which the
+// OwnerReferencesPermissionEnforcement admission plugin allows only with
+// update on placements/finalizers.
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements,verbs=list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements/status,verbs=patch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements/finalizers,verbs=update
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placementdecisions,verbs=list;watch;create;update;delete
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placementdecisions/status,verbs=update
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters;managedclustersets;managedclustersetbindings;addonplacementscores,verbs=list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
 // SetupWithManager registers the placement scheduler with mgr.
 func SetupWithManager(mgr ctrl.Manager) error {
 	ctx := context.Background()

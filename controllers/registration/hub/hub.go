@@ -61,6 +61,9 @@ func CacheOptions() cache.Options {
 	}}
 }
 
+// The events of the registration reconcilers.
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
 // SetupWithManager registers every hub registration reconciler with mgr.
 // mgr should be built with CacheOptions.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {

@@ -88,6 +88,11 @@ func (o *ManagerOptions) RESTConfig() (*rest.Config, error) {
 	return cfg, nil
 }
 
+// Leader election: the Lease and the events recorded on it, in the
+// controller's own namespace (config.Render fills it in).
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace="{{ .Namespace }}",resources=leases,verbs=get;create;update
+// +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=events,verbs=create;patch
+
 // NewManager returns a manager with the shared settings: the project's
 // scheme, metrics, health and readiness checks, and leader election under
 // leaderElectionID. customize may adjust the options (for example the cache)

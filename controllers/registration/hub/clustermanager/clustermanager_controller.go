@@ -22,6 +22,9 @@ type Reconciler struct {
 	Name string
 }
 
+// +kubebuilder:rbac:groups=operator.open-cluster-management.io,resources=clustermanagers,verbs=list;watch
+// +kubebuilder:rbac:groups=operator.open-cluster-management.io,resources=clustermanagers/status,verbs=patch
+
 // SetupWithManager registers the reconciler for the one ClusterManager Name.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == r.Name })

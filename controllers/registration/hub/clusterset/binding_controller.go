@@ -22,6 +22,10 @@ type BindingReconciler struct {
 	Client client.Client
 }
 
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclustersetbindings,verbs=list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclustersetbindings/status,verbs=patch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclustersets,verbs=list;watch
+
 // SetupWithManager registers the reconciler; a set change reconciles the
 // bindings of that set.
 func (r *BindingReconciler) SetupWithManager(mgr ctrl.Manager) error {

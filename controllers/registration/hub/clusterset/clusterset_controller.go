@@ -30,6 +30,12 @@ type SetReconciler struct {
 	Recorder events.EventRecorder
 }
 
+// The built-in sets are created and restored; each set's status counts its
+// clusters.
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclustersets,verbs=list;watch;create;patch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclustersets/status,verbs=patch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch
+
 // SetupWithManager registers the reconciler. It is triggered once for each
 // built-in set at start, for every set when a ManagedCluster changes, and for
 // a set when it changes.

@@ -18,6 +18,11 @@ type LabelReconciler struct {
 	Client client.Client
 }
 
+// Labeling a cluster with the default set passes the cluster set admission
+// policy only with create on managedclustersets/join for that set.
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclustersets/join,resourceNames=default,verbs=create
+
 // SetupWithManager registers the reconciler.
 func (r *LabelReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("clusterset-label").For(&clusterv1.ManagedCluster{}).Complete(r)

@@ -48,6 +48,18 @@ type Reconciler struct {
 	AutoApproveUsers []string
 }
 
+// Requests are approved for the kube-apiserver-client signer, renewals after
+// a SubjectAccessReview. Auto-approving a first join accepts the cluster,
+// which the accept admission policy allows only with update on
+// managedclusters/accept.
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=list;watch
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests/approval,verbs=update
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=signers,resourceNames=kubernetes.io/kube-apiserver-client,verbs=approve
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=register.open-cluster-management.io,resources=managedclusters/accept,verbs=update
+// +kubebuilder:rbac:groups=operator.open-cluster-management.io,resources=clustermanagers,verbs=list;watch
+
 // SetupWithManager registers the reconciler. Requests are reconsidered when
 // their cluster changes (for example when it is accepted) and when the
 // ClusterManager's auto-approve list changes.

@@ -38,6 +38,13 @@ type Reconciler struct {
 	Clock clock.PassiveClock
 }
 
+// Cluster leases: only those named managed-cluster-lease are watched (the
+// cache's field selector); a missing one is created on acceptance.
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,resourceNames=managed-cluster-lease,verbs=list;watch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=create
+
 // SetupWithManager registers the reconciler; a Lease change reconciles the
 // cluster named by its namespace.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {

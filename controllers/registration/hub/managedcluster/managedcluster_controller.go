@@ -45,6 +45,15 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 }
 
+// ManagedClusters: finalizer and status patches. The cluster namespace and
+// per-cluster RBAC: watched, server-side applied, RoleBindings deleted on
+// deny. Accepting lists the cluster's certificate requests.
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=list;watch;create;patch
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings;rolebindings,verbs=list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=list;watch
+
 // SetupWithManager registers the reconciler. Besides ManagedClusters it
 // watches the namespace and RBAC objects it creates (labeled with the
 // cluster name), so that it restores them when someone deletes or edits them.

@@ -26,6 +26,14 @@ import (
 // cleanupPollInterval is how often a deletion in progress is checked again.
 const cleanupPollInterval = 2 * time.Second
 
+// Cleanup of a deleted cluster: its ManifestWorks and add-ons, read from the
+// API server, deleted, and their finalizers dropped when the agent is gone;
+// its certificate requests and its namespace.
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=list;delete;patch
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=list;delete;patch
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=deletecollection
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;delete
+
 // reconcileDelete removes what the deleted cluster left on the hub, one
 // stage at a time, and reports the stage in the Deleting condition:
 //

@@ -63,6 +63,15 @@ func clusterNamespace(cluster string) *corev1.Namespace {
 	}
 }
 
+// RBAC lets the controller grant only what it holds itself: every rule of the
+// per-cluster ClusterRole, and bind on the two common ClusterRoles that the
+// per-cluster RoleBindings refer to.
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=create;get
+// +kubebuilder:rbac:groups=register.open-cluster-management.io,resources=managedclusters/clientcertificates,verbs=renew
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch;update
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=open-cluster-management:managedcluster:registration;open-cluster-management:managedcluster:work,verbs=bind
+
 // clusterRoleRules returns the rules of the per-cluster ClusterRole. An
 // accepted cluster's agent may request and renew certificates and update its
 // own ManagedCluster and its status; any other cluster's identity may only

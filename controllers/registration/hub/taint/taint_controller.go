@@ -24,6 +24,8 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 }
 
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch;patch
+
 // SetupWithManager registers the reconciler.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).Named("taint").For(&clusterv1.ManagedCluster{}).Complete(r)

@@ -21,6 +21,14 @@ import (
 // reference, as <namespace>/<placement>.
 const placementIndex = "spec.placementRefs.name"
 
+// The controller reads from the cache; it reads a ManifestWork from the API
+// server when its create finds one there already.
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworkreplicasets,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworkreplicasets/status,verbs=patch
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions;managedclusters,verbs=list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
 // SetupWithManager registers the ManifestWorkReplicaSet controller with mgr.
 func SetupWithManager(mgr ctrl.Manager) error {
 	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder("ocm-hub-controller")}

@@ -1,0 +1,75 @@
+package config
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestBindingsReferToRenderedRoles checks, for custom namespaces, that every
+// rendered binding refers to a role rendered with it (in its namespace for a
+// Role) and to a ServiceAccount rendered with it, and that every Role lives in
+// a rendered namespace: the roles generated from RBAC markers name the
+// namespace only through the values.
+func TestBindingsReferToRenderedRoles(t *testing.T) {
+	hosting, _, err := HostedAgentObjects(AgentValues{ClusterName: "c2", AgentNamespace: "hosted-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		objs func() ([]*unstructured.Unstructured, error)
+	}{
+		{"hub", func() ([]*unstructured.Unstructured, error) { return HubObjects(HubValues{HubNamespace: "hub-x"}) }},
+		{"agent", func() ([]*unstructured.Unstructured, error) {
+			return AgentObjects(AgentValues{ClusterName: "c1", AgentNamespace: "agent-x"})
+		}},
+		{"hosted agent", func() ([]*unstructured.Unstructured, error) { return hosting, nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := tt.objs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			have := map[string]bool{}
+			for _, o := range objs {
+				have[o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName()] = true
+			}
+			for _, o := range objs {
+				switch o.GetKind() {
+				case "Role":
+					if !have["Namespace /"+o.GetNamespace()] {
+						t.Errorf("Role %s is in namespace %q, which is not rendered", o.GetName(), o.GetNamespace())
+					}
+				case "RoleBinding", "ClusterRoleBinding":
+					checkBinding(t, o, have)
+				}
+			}
+		})
+	}
+}
+
+// checkBinding reports a binding whose role or ServiceAccount is not in have.
+func checkBinding(t *testing.T, binding *unstructured.Unstructured, have map[string]bool) {
+	t.Helper()
+	kind, _, _ := unstructured.NestedString(binding.Object, "roleRef", "kind")
+	name, _, _ := unstructured.NestedString(binding.Object, "roleRef", "name")
+	ns := ""
+	if kind == "Role" {
+		ns = binding.GetNamespace()
+	}
+	if !have[kind+" "+ns+"/"+name] {
+		t.Errorf("%s %s refers to %s %s/%s, which is not rendered", binding.GetKind(), binding.GetName(), kind, ns, name)
+	}
+	subjects, _, _ := unstructured.NestedSlice(binding.Object, "subjects")
+	for _, s := range subjects {
+		subject, _ := s.(map[string]any)
+		if subject["kind"] != "ServiceAccount" {
+			continue
+		}
+		if key := "ServiceAccount " + subject["namespace"].(string) + "/" + subject["name"].(string); !have[key] {
+			t.Errorf("%s %s binds %s, which is not rendered", binding.GetKind(), binding.GetName(), key)
+		}
+	}
+}
