@@ -64,18 +64,27 @@ kube-bins: ## Build kube-apiserver, kube-controller-manager, kubectl and etcd in
 
 ##@ Code generation
 
-# Packages whose +kubebuilder:rbac markers make the hub controller's roles,
-# and the file in config/hub that holds them.
-HUB_RBAC_PATHS := ./controllers/cmd/...;./controllers/registration/hub/...;./controllers/placement/...;./controllers/work/hub/...
-HUB_RBAC_FILE  := 10-hub-controller-role.yaml
+# Roles generated from the +kubebuilder:rbac markers: each file under config/
+# holds the ClusterRole (and the Role in the component's namespace) of one
+# role name, made from the markers of the packages listed with it.
+HUB_RBAC_FILE           := config/hub/10-hub-controller-role.yaml
+HUB_RBAC_PATHS          := ./controllers/cmd/...;./controllers/registration/hub/...;./controllers/placement/...;./controllers/work/hub/...
+REGISTRATION_RBAC_FILE  := config/agent/10-registration-role.yaml
+REGISTRATION_RBAC_PATHS := ./controllers/cmd/...;./controllers/registration/agent/...
+WORK_RBAC_FILE          := config/agent/15-work-role.yaml
+WORK_RBAC_PATHS         := ./controllers/work/agent/...
+# rbac-gen writes role $(1) to file $(2) from the markers of packages $(3).
+rbac-gen = $(CONTROLLER_GEN) rbac:roleName=$(1),fileName=$(notdir $(2)),headerFile=hack/boilerplate.rbac.txt \
+	'paths=$(3)' output:rbac:dir=$(dir $(2))
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/apis, and the controllers' roles from their RBAC markers.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./pkg/apis/...
 	rm -rf config/crd/bases && mkdir -p config/crd/bases
 	$(CONTROLLER_GEN) crd:crdVersions=v1 paths=./pkg/apis/... output:crd:artifacts:config=config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=open-cluster-management:hub-controller,fileName=$(HUB_RBAC_FILE),headerFile=hack/boilerplate.rbac.txt \
-		'paths=$(HUB_RBAC_PATHS)' output:rbac:dir=config/hub
+	$(call rbac-gen,open-cluster-management:hub-controller,$(HUB_RBAC_FILE),$(HUB_RBAC_PATHS))
+	$(call rbac-gen,open-cluster-management:klusterlet-agent:registration,$(REGISTRATION_RBAC_FILE),$(REGISTRATION_RBAC_PATHS))
+	$(call rbac-gen,open-cluster-management:klusterlet-agent:work,$(WORK_RBAC_FILE),$(WORK_RBAC_PATHS))
 
 ##@ Test
 
@@ -127,7 +136,7 @@ verify-lint: $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
 
 # GENERATED are the paths make generate writes.
-GENERATED := pkg/apis config/crd config/hub/$(HUB_RBAC_FILE)
+GENERATED := pkg/apis config/crd $(HUB_RBAC_FILE) $(REGISTRATION_RBAC_FILE) $(WORK_RBAC_FILE)
 
 .PHONY: verify-generated
 verify-generated: generate

@@ -39,6 +39,11 @@ func (a *Agent) reportJoined(ctx context.Context, id identity, server string) {
 	)
 }
 
+// The Klusterlet, from the cache, and its conditions. get: the agent command
+// reads the work agent's configuration from it at start.
+// +kubebuilder:rbac:groups=operator.open-cluster-management.io,resources=klusterlets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=operator.open-cluster-management.io,resources=klusterlets/status,verbs=patch
+
 // setKlusterletConditions sets conds on the Klusterlet's status with one
 // patch, only when something changed. A missing Klusterlet is not an error:
 // the agent can run without one.

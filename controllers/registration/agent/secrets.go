@@ -16,6 +16,11 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
+// The agent's Secrets, read directly (not cached) and written in its own
+// namespace: bootstrap kubeconfig, hub credential, pending request and, in
+// Hosted mode, the managed cluster's kubeconfig.
+// +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=secrets,verbs=get;create;update;delete
+
 // secretData returns the data of Secret name in the agent's namespace, nil
 // when it does not exist.
 func (a *Agent) secretData(ctx context.Context, name string) (map[string][]byte, error) {

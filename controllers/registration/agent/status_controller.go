@@ -39,6 +39,10 @@ const (
 // statusReconciler syncs the ManagedCluster status on the hub.
 type statusReconciler struct{ a *Agent }
 
+// The managed cluster's Nodes (capacity) and ClusterClaims, from the cache.
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=clusterclaims,verbs=list;watch
+
 // setupStatusController registers the status controller: it syncs on
 // changes of Nodes and ClusterClaims (on the managed cluster) and of the
 // Klusterlet (on the management cluster), when the agent connects, and every

@@ -139,6 +139,9 @@ func (a *Agent) notifyApplied(name string) {
 	}
 }
 
+// The hub credential Secret, watched in the agent's namespace.
+// +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=secrets,verbs=list;watch
+
 // Start watches the hub credential Secret until ctx ends and keeps one hub
 // session running with its current content.
 func (a *Agent) Start(ctx context.Context) error {

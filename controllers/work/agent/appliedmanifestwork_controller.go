@@ -42,6 +42,12 @@ type appliedWorkReconciler struct {
 	now   func() time.Time
 }
 
+// AppliedManifestWorks, the agent's records of what it applied: created and
+// read again from the API server by the ManifestWork controller, finalized,
+// evicted and deleted here.
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=appliedmanifestworks,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=appliedmanifestworks/status,verbs=patch
+
 // setupAppliedWorkController adds the AppliedManifestWork controller to mgr.
 // It watches the managed cluster's cache, which is mgr's own in Default mode.
 func (a *Agent) setupAppliedWorkController(mgr manager.Manager) error {

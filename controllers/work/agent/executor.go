@@ -30,6 +30,8 @@ const (
 // reviewFunc creates a SubjectAccessReview on the managed cluster.
 type reviewFunc func(ctx context.Context, sar *authorizationv1.SubjectAccessReview) (*authorizationv1.SubjectAccessReview, error)
 
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
 // kubeReview is the reviewFunc of a managed-cluster clientset.
 func kubeReview(kube kubernetes.Interface) reviewFunc {
 	return func(ctx context.Context, sar *authorizationv1.SubjectAccessReview) (*authorizationv1.SubjectAccessReview, error) {

@@ -30,6 +30,8 @@ var rbacResources = []string{"roles", "clusterroles", "rolebindings", "clusterro
 // error (nil when it would accept the write); update says whether obj exists.
 type dryRunFunc func(ctx context.Context, user string, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, update bool) error
 
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate
+
 // impersonatingDryRun returns a dryRunFunc that writes as the impersonated
 // user with clients made from cfg, one per user, kept for reuse. The agent
 // needs the impersonate verb on serviceaccounts; the API server adds the
