@@ -49,14 +49,14 @@ type Reconciler struct {
 }
 
 // Requests are approved for the kube-apiserver-client signer, renewals after
-// a SubjectAccessReview. Auto-approving a first join accepts the cluster,
-// which the accept admission policy allows only with update on
-// managedclusters/accept.
+// a SubjectAccessReview. Auto-approving a first join accepts the cluster, as
+// read from the API server, which the accept admission policy allows only
+// with update on managedclusters/accept.
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=list;watch
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests/approval,verbs=update
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=signers,resourceNames=kubernetes.io/kube-apiserver-client,verbs=approve
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
-// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=register.open-cluster-management.io,resources=managedclusters/accept,verbs=update
 // +kubebuilder:rbac:groups=operator.open-cluster-management.io,resources=clustermanagers,verbs=list;watch
 
