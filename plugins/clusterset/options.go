@@ -121,7 +121,7 @@ func (o *GetOptions) Validate() error {
 	if o.Name != "" {
 		errs = append(errs, validateSetName(o.Name))
 	}
-	return errors.Join(append(errs, cli.ValidateOutput(o.PrintFlags, "wide", "json", "yaml", "name"))...)
+	return errors.Join(append(errs, cli.ValidateListOutput(o.PrintFlags))...)
 }
 
 // SetOptions are the flags and arguments of `kubectl ocm clusterset set`.

@@ -254,7 +254,7 @@ func (o *GetOptions) Validate() error {
 			errs = append(errs, errors.New("NAME and --all-namespaces (-A) exclude each other: give -n NAMESPACE with NAME"))
 		}
 	}
-	return errors.Join(append(errs, cli.ValidateOutput(o.PrintFlags, "wide", "json", "yaml", "name"))...)
+	return errors.Join(append(errs, cli.ValidateListOutput(o.PrintFlags))...)
 }
 
 // NamedOptions are the flags and arguments of the placement verbs that take

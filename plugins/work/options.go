@@ -144,7 +144,7 @@ func (o *GetOptions) Validate() error {
 	if o.Name != "" {
 		errs = append(errs, validateWorkName(o.Name))
 	}
-	return errors.Join(append(errs, cli.ValidateOutput(o.PrintFlags, append([]string{"wide"}, o.PrintFlags.AllowedFormats()...)...))...)
+	return errors.Join(append(errs, cli.ValidateListOutput(o.PrintFlags))...)
 }
 
 // StatusOptions are the flags and arguments of `kubectl ocm work status`.
