@@ -3,34 +3,13 @@ package kubeconfig
 import (
 	"strings"
 	"testing"
-
-	"k8s.io/client-go/tools/clientcmd"
 )
 
-func TestForClientCertificate(t *testing.T) {
-	data, err := ForClientCertificate("https://hub:6443", []byte("CA"), []byte("CERT"), []byte("KEY"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := clientcmd.Load(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.CurrentContext != "default-context" || cfg.Contexts["default-context"].AuthInfo != "default-auth" {
-		t.Errorf("context %q / user %+v, want default-context / default-auth", cfg.CurrentContext, cfg.Contexts[cfg.CurrentContext])
-	}
-	info, err := Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Server != "https://hub:6443" || string(info.CAData) != "CA" || string(info.CertData) != "CERT" || string(info.KeyData) != "KEY" {
-		t.Errorf("Parse = %+v", info)
-	}
-}
-
-func TestParse(t *testing.T) {
+// TestFromSecretContext checks how FromSecret reads the current context;
+// TestFromSecret checks how it reads the files a kubeconfig names.
+func TestFromSecretContext(t *testing.T) {
 	token, _ := ForToken("https://hub:6443", []byte("CA"), "tok")
-	proxied, _ := WithProxy(token, "http://proxy:3128")
+	proxied, _ := forClientCertificate(&Info{Server: "https://hub:6443", ProxyURL: "http://proxy:3128"}, []byte("CERT"), []byte("KEY"))
 	tests := []struct {
 		name            string
 		data            string
@@ -41,25 +20,47 @@ func TestParse(t *testing.T) {
 		{name: "proxy", data: string(proxied), check: func(i *Info) bool { return i.ProxyURL == "http://proxy:3128" }},
 		{name: "garbage", data: "{", wantErrContains: "decode kubeconfig"},
 		{name: "no current context", data: "apiVersion: v1\nkind: Config\n", wantErrContains: "no current context"},
-		{name: "CA file", data: `apiVersion: v1
-kind: Config
-current-context: c
-contexts: [{name: c, context: {cluster: h, user: u}}]
-clusters: [{name: h, cluster: {server: "https://h", certificate-authority: /ca.crt}}]
-users: [{name: u, user: {token: t}}]
-`, wantErrContains: "CA file"},
+		{name: "no server", data: kubeconfigYAML(`{}`, `{token: t}`), wantErrContains: "names no cluster with a server"},
+		{name: "other contexts are not read", data: kubeconfigYAML(`{server: "https://h"}`, `{token: t}`), check: func(i *Info) bool { return i.Server == "https://h" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			info, err := Parse([]byte(tt.data))
-			if tt.wantErrContains != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErrContains) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErrContains)
-				}
+			info, err := FromSecret(map[string][]byte{KubeconfigKey: []byte(tt.data)})
+			if errorExpected(t, err, tt.wantErrContains) {
 				return
 			}
-			if err != nil || !tt.check(info) {
-				t.Errorf("Parse = %+v, %v", info, err)
+			if !tt.check(info) {
+				t.Errorf("FromSecret = %+v", info)
+			}
+		})
+	}
+}
+
+func TestRESTConfig(t *testing.T) {
+	parsed, err := FromSecret(map[string][]byte{KubeconfigKey: []byte(kubeconfigYAML(`{server: "https://h:6443", insecure-skip-tls-verify: true, tls-server-name: hub.example}`, `{token: t}`))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		info      *Info
+		wantHost  string
+		wantToken string
+		check     func(insecure bool, serverName string) bool
+	}{
+		{name: "parsed keeps every field of the kubeconfig", info: parsed, wantHost: "https://h:6443", wantToken: "t",
+			check: func(insecure bool, serverName string) bool { return insecure && serverName == "hub.example" }},
+		{name: "built by hand", info: &Info{Server: "https://hub", CAData: []byte("CA"), Token: "tok"}, wantHost: "https://hub", wantToken: "tok",
+			check: func(insecure bool, _ string) bool { return !insecure }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := tt.info.RESTConfig()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Host != tt.wantHost || cfg.BearerToken != tt.wantToken || !tt.check(cfg.Insecure, cfg.ServerName) {
+				t.Errorf("RESTConfig = host %q token %q insecure %v server name %q", cfg.Host, cfg.BearerToken, cfg.Insecure, cfg.ServerName)
 			}
 		})
 	}
@@ -84,4 +85,36 @@ func TestSameHub(t *testing.T) {
 			}
 		})
 	}
+}
+
+// errorExpected fails t unless err matches want, a part of the expected
+// error ("" when none is), and reports whether an error was expected.
+func errorExpected(t *testing.T, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("unexpected error: %v", err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("err = %v, want one containing %q", err, want)
+	}
+	return want != ""
+}
+
+// kubeconfigYAML is a kubeconfig whose current context c joins cluster h
+// (the YAML mapping cluster) to user u (the mapping user), plus a context
+// other whose files exist nowhere.
+func kubeconfigYAML(cluster, user string) string {
+	return `apiVersion: v1
+kind: Config
+current-context: c
+contexts:
+- {name: c, context: {cluster: h, user: u}}
+- {name: other, context: {cluster: o, user: o}}
+clusters:
+- {name: h, cluster: ` + cluster + `}
+- {name: o, cluster: {server: "https://o", certificate-authority: /nowhere/ca.crt}}
+users:
+- {name: u, user: ` + user + `}
+- {name: o, user: {client-certificate: /nowhere/o.crt, client-key: /nowhere/o.key}}
+`
 }

@@ -35,21 +35,28 @@ func TestManagedClusterConfig(t *testing.T) {
 		wantHost        string
 		wantErrContains string
 	}{
-		{name: "embedded credentials", data: map[string][]byte{ManagedKubeconfigKey: kubeconfigBytes(t, nil)}, wantHost: "https://127.0.0.1:6443"},
-		{name: "no key", data: map[string][]byte{"config": kubeconfigBytes(t, nil)}, wantErrContains: "has no key kubeconfig"},
-		{name: "empty Secret", data: nil, wantErrContains: "has no key kubeconfig"},
-		{name: "not a kubeconfig", data: map[string][]byte{ManagedKubeconfigKey: []byte("{{{")}, wantErrContains: "not a usable kubeconfig"},
-		{name: "no current context", data: map[string][]byte{ManagedKubeconfigKey: []byte("apiVersion: v1\nkind: Config\n")}, wantErrContains: "not a usable kubeconfig"},
+		{name: "embedded credentials", data: map[string][]byte{KubeconfigKey: kubeconfigBytes(t, nil)}, wantHost: "https://127.0.0.1:6443"},
+		{name: "no key", data: map[string][]byte{"config": kubeconfigBytes(t, nil)}, wantErrContains: "key kubeconfig is missing"},
+		{name: "empty Secret", data: nil, wantErrContains: "key kubeconfig is missing"},
+		{name: "not a kubeconfig", data: map[string][]byte{KubeconfigKey: []byte("{{{")}, wantErrContains: "decode kubeconfig"},
+		{name: "no current context", data: map[string][]byte{KubeconfigKey: []byte("apiVersion: v1\nkind: Config\n")}, wantErrContains: "no current context"},
+		{
+			name: "token file that is a key of the Secret",
+			data: map[string][]byte{"token": []byte("secret-token"), KubeconfigKey: kubeconfigBytes(t, func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo) {
+				u.Token, u.TokenFile = "", "/var/run/managed/token"
+			})},
+			wantHost: "https://127.0.0.1:6443",
+		},
 		{
 			name: "certificate file",
-			data: map[string][]byte{ManagedKubeconfigKey: kubeconfigBytes(t, func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo) {
+			data: map[string][]byte{KubeconfigKey: kubeconfigBytes(t, func(_ *clientcmdapi.Cluster, u *clientcmdapi.AuthInfo) {
 				u.Token, u.ClientCertificate, u.ClientKey = "", "/home/me/client.crt", "/home/me/client.key"
 			})},
-			wantErrContains: "embed their contents",
+			wantErrContains: "/home/me/client.crt (client-certificate), which is not a key of the Secret",
 		},
 		{
 			name: "CA file",
-			data: map[string][]byte{ManagedKubeconfigKey: kubeconfigBytes(t, func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) {
+			data: map[string][]byte{KubeconfigKey: kubeconfigBytes(t, func(c *clientcmdapi.Cluster, _ *clientcmdapi.AuthInfo) {
 				c.CertificateAuthorityData, c.CertificateAuthority = nil, "/etc/ca.crt"
 			})},
 			wantErrContains: "/etc/ca.crt",
@@ -57,18 +64,12 @@ func TestManagedClusterConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := ManagedClusterConfig(tt.data, "klusterlet-c1/external-managed-kubeconfig")
-			if tt.wantErrContains != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErrContains) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErrContains)
-				}
+			cfg, err := managedClusterConfig(tt.data, "klusterlet-c1/external-managed-kubeconfig")
+			if errorExpected(t, err, tt.wantErrContains) {
 				if !strings.Contains(err.Error(), "klusterlet-c1/external-managed-kubeconfig") {
 					t.Errorf("error %q does not name the Secret", err)
 				}
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if cfg.Host != tt.wantHost || cfg.BearerToken != "secret-token" {
 				t.Errorf("host %q token %q, want %q with the Secret's token", cfg.Host, cfg.BearerToken, tt.wantHost)

@@ -164,7 +164,7 @@ func (o *Options) hubServer(ctx context.Context, c client.Client, namespace stri
 	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: operatorv1.BootstrapHubKubeConfigSecret}, s); err != nil {
 		return ""
 	}
-	info, err := kubeconfig.Parse(s.Data["kubeconfig"])
+	info, err := kubeconfig.FromSecret(s.Data)
 	if err != nil {
 		return ""
 	}

@@ -55,7 +55,16 @@ func TestCheckHubCredential(t *testing.T) {
 		return d
 	}
 	corrupted := credentialData(t, id, "https://hub", testNow.Add(time.Hour))
-	corrupted[TLSCertKey] = []byte("garbage")
+	corrupted[kubeconfig.TLSCertKey] = []byte("garbage")
+	// OCM's agent writes a kubeconfig that names tls.crt and tls.key by file.
+	ocm := credentialData(t, id, "https://hub", testNow.Add(time.Hour))
+	ocm[kubeconfig.KubeconfigKey] = []byte(`apiVersion: v1
+kind: Config
+current-context: default-context
+contexts: [{name: default-context, context: {cluster: hub, user: default-auth}}]
+clusters: [{name: hub, cluster: {server: "https://hub", certificate-authority-data: Q0E=}}]
+users: [{name: default-auth, user: {client-certificate: tls.crt, client-key: tls.key}}]
+`)
 	tests := []struct {
 		name            string
 		data            map[string][]byte
@@ -65,9 +74,10 @@ func TestCheckHubCredential(t *testing.T) {
 	}{
 		{name: "valid", data: valid, id: id, bootstrap: bootstrap},
 		{name: "valid without a bootstrap kubeconfig", data: valid, id: id},
-		{name: "no kubeconfig", data: without(KubeconfigKey), id: id, bootstrap: bootstrap, wantErrContains: "key kubeconfig is missing"},
-		{name: "no certificate", data: without(TLSCertKey), id: id, bootstrap: bootstrap, wantErrContains: "key tls.crt is missing"},
-		{name: "no key", data: without(TLSKeyKey), id: id, bootstrap: bootstrap, wantErrContains: "key tls.key is missing"},
+		{name: "OCM's Secret", data: ocm, id: id, bootstrap: bootstrap},
+		{name: "no kubeconfig", data: without(kubeconfig.KubeconfigKey), id: id, bootstrap: bootstrap, wantErrContains: "key kubeconfig is missing"},
+		{name: "no certificate", data: without(kubeconfig.TLSCertKey), id: id, bootstrap: bootstrap, wantErrContains: "key tls.crt is missing"},
+		{name: "no key", data: without(kubeconfig.TLSKeyKey), id: id, bootstrap: bootstrap, wantErrContains: "key tls.key is missing"},
 		{name: "corrupted certificate", data: corrupted, id: id, bootstrap: bootstrap, wantErrContains: "parse certificate"},
 		{name: "expired", data: credentialData(t, id, "https://hub", testNow.Add(-time.Minute)), id: id, bootstrap: bootstrap, wantErrContains: "expired"},
 		{name: "other agent", data: valid, id: identity{cluster: "c1", agentID: "zzzzz"}, bootstrap: bootstrap, wantErrContains: "not \"system:open-cluster-management:c1:zzzzz\""},
@@ -92,13 +102,13 @@ func TestCheckHubCredential(t *testing.T) {
 
 func TestHubSecretDataKeys(t *testing.T) {
 	data := credentialData(t, identity{cluster: "c1", agentID: "a"}, "https://hub", testNow.Add(time.Hour))
-	for _, key := range []string{KubeconfigKey, TLSCertKey, TLSKeyKey, ClusterNameKey, AgentNameKey} {
+	for _, key := range []string{kubeconfig.KubeconfigKey, kubeconfig.TLSCertKey, kubeconfig.TLSKeyKey, kubeconfig.ClusterNameKey, kubeconfig.AgentNameKey} {
 		if len(data[key]) == 0 {
 			t.Errorf("hub Secret data lacks %s", key)
 		}
 	}
-	if string(data[ClusterNameKey]) != "c1" || string(data[AgentNameKey]) != "a" {
-		t.Errorf("cluster-name %q agent-name %q", data[ClusterNameKey], data[AgentNameKey])
+	if string(data[kubeconfig.ClusterNameKey]) != "c1" || string(data[kubeconfig.AgentNameKey]) != "a" {
+		t.Errorf("cluster-name %q agent-name %q", data[kubeconfig.ClusterNameKey], data[kubeconfig.AgentNameKey])
 	}
 }
 

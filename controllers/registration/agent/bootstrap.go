@@ -61,7 +61,7 @@ func (a *Agent) bootstrap(ctx context.Context, id identity, force bool) error {
 // credential was written, or how long to wait before the next step.
 func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Duration) {
 	log := ctrl.LoggerFrom(ctx)
-	raw, info, err := a.bootstrapKubeconfig(ctx)
+	info, err := a.bootstrapKubeconfig(ctx)
 	if err != nil {
 		reason := operatorv1.KlusterletReasonBootstrapSecretError
 		var be *bootstrapError
@@ -71,7 +71,7 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 		a.reportDegraded(ctx, reason, fmt.Sprintf("Cannot read the bootstrap kubeconfig: %v; run `kubectl ocm join` again on this cluster", err))
 		return false, bootstrapRetryInterval
 	}
-	hub, err := bootstrapClient(raw)
+	hub, err := bootstrapClient(info)
 	if err != nil {
 		a.reportDegraded(ctx, operatorv1.KlusterletReasonBootstrapSecretError, fmt.Sprintf("Cannot use the bootstrap kubeconfig: %v; run `kubectl ocm join` again on this cluster", err))
 		return false, bootstrapRetryInterval
@@ -149,8 +149,8 @@ func (p *quickPoller) next(key string) time.Duration {
 }
 
 // bootstrapClient returns a hub client from the bootstrap kubeconfig.
-func bootstrapClient(raw []byte) (client.Client, error) {
-	cfg, err := kubeconfig.RESTConfig(raw)
+func bootstrapClient(bootstrap *kubeconfig.Info) (client.Client, error) {
+	cfg, err := bootstrap.RESTConfig()
 	if err != nil {
 		return nil, err
 	}

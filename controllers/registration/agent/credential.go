@@ -3,7 +3,6 @@ package agent
 import (
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,22 +10,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
-)
-
-// Keys of the hub kubeconfig Secret (OCM's) and of the pending-request Secret.
-const (
-	// KubeconfigKey holds a kubeconfig, in both the bootstrap and the hub Secret.
-	KubeconfigKey = "kubeconfig"
-	// TLSCertKey holds the PEM client certificate.
-	TLSCertKey = "tls.crt"
-	// TLSKeyKey holds the PEM private key.
-	TLSKeyKey = "tls.key"
-	// ClusterNameKey holds the managed cluster's name.
-	ClusterNameKey = "cluster-name"
-	// AgentNameKey holds the agent ID.
-	AgentNameKey = "agent-name"
-	// CSRNameKey holds the name of the pending CertificateSigningRequest.
-	CSRNameKey = "csr-name"
 )
 
 // identity is the agent's identity on the hub.
@@ -50,55 +33,30 @@ type hubCredential struct {
 }
 
 // checkHubCredential decides whether the data of the hub kubeconfig Secret is
-// a usable credential of id for the hub that the bootstrap kubeconfig names:
-// it needs tls.crt, tls.key and kubeconfig; the certificate must be unexpired,
-// match the key and name id; the kubeconfig's server, proxy and CA must be the
-// bootstrap kubeconfig's. The error says what is wrong.
+// a usable credential of id (kubeconfig.HubCredential.Validate) for the hub
+// that the bootstrap kubeconfig names: the kubeconfig's server, proxy and CA
+// must be the bootstrap kubeconfig's. The error says what is wrong.
 func checkHubCredential(data map[string][]byte, id identity, bootstrap *kubeconfig.Info, now time.Time) (*hubCredential, error) {
-	for _, key := range []string{KubeconfigKey, TLSCertKey, TLSKeyKey} {
-		if len(data[key]) == 0 {
-			return nil, fmt.Errorf("key %s is missing", key)
-		}
-	}
-	cert, err := certs.ValidateClientCertificate(data[TLSCertKey], data[TLSKeyKey], id.subject(), now)
+	cred, err := kubeconfig.ReadHubCredential(data)
 	if err != nil {
 		return nil, err
 	}
-	info, err := kubeconfig.Parse(data[KubeconfigKey])
+	cert, err := cred.Validate(id.subject(), now)
 	if err != nil {
 		return nil, err
 	}
-	if bootstrap != nil && !kubeconfig.SameHub(info, bootstrap) {
-		return nil, fmt.Errorf("it points at %s, but the bootstrap kubeconfig points at %s (or another CA or proxy)", info.Server, bootstrap.Server)
+	if bootstrap != nil && !kubeconfig.SameHub(cred.Kubeconfig, bootstrap) {
+		return nil, fmt.Errorf("it points at %s, but the bootstrap kubeconfig points at %s (or another CA or proxy)", cred.Kubeconfig.Server, bootstrap.Server)
 	}
-	if string(info.CertData) != string(data[TLSCertKey]) || string(info.KeyData) != string(data[TLSKeyKey]) {
-		return nil, errors.New("its kubeconfig does not hold the certificate and key of tls.crt and tls.key")
-	}
-	cfg, err := kubeconfig.RESTConfig(data[KubeconfigKey])
+	cfg, err := cred.Kubeconfig.RESTConfig()
 	if err != nil {
 		return nil, err
 	}
-	return &hubCredential{config: cfg, cert: cert, certPEM: string(data[TLSCertKey]), hub: info}, nil
+	return &hubCredential{config: cfg, cert: cert, certPEM: string(cred.CertPEM), hub: cred.Kubeconfig}, nil
 }
 
 // hubSecretData returns the data of the hub kubeconfig Secret for id, with
 // the issued certificate certPEM and its key keyPEM, for the hub of bootstrap.
 func hubSecretData(id identity, bootstrap *kubeconfig.Info, certPEM, keyPEM []byte) (map[string][]byte, error) {
-	kc, err := kubeconfig.ForClientCertificate(bootstrap.Server, bootstrap.CAData, certPEM, keyPEM)
-	if err != nil {
-		return nil, err
-	}
-	if bootstrap.ProxyURL != "" {
-		// Keep the proxy: the hub is only reachable through it.
-		if kc, err = kubeconfig.WithProxy(kc, bootstrap.ProxyURL); err != nil {
-			return nil, err
-		}
-	}
-	return map[string][]byte{
-		KubeconfigKey:  kc,
-		TLSCertKey:     certPEM,
-		TLSKeyKey:      keyPEM,
-		ClusterNameKey: []byte(id.cluster),
-		AgentNameKey:   []byte(id.agentID),
-	}, nil
+	return kubeconfig.HubCredentialData(bootstrap, id.cluster, id.agentID, certPEM, keyPEM)
 }

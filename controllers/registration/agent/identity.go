@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
 // identityRetryInterval is how often the agent retries resolving its identity.
@@ -56,7 +57,7 @@ func (a *Agent) resolveIdentity(ctx context.Context) (identity, error) {
 		id.cluster = k.Spec.ClusterName
 	}
 	if id.cluster == "" {
-		id.cluster = string(hubData[ClusterNameKey])
+		id.cluster = string(hubData[kubeconfig.ClusterNameKey])
 	}
 	if id.cluster == "" {
 		return identity{}, errNoClusterName
@@ -64,16 +65,16 @@ func (a *Agent) resolveIdentity(ctx context.Context) (identity, error) {
 	if id.agentID != "" {
 		return id, nil
 	}
-	if string(hubData[ClusterNameKey]) == id.cluster && len(hubData[AgentNameKey]) > 0 {
-		id.agentID = string(hubData[AgentNameKey])
+	if string(hubData[kubeconfig.ClusterNameKey]) == id.cluster && len(hubData[kubeconfig.AgentNameKey]) > 0 {
+		id.agentID = string(hubData[kubeconfig.AgentNameKey])
 		return id, nil
 	}
 	pending, err := a.secretData(ctx, a.opts.pendingSecretName())
 	if err != nil {
 		return identity{}, err
 	}
-	if string(pending[ClusterNameKey]) == id.cluster && len(pending[AgentNameKey]) > 0 {
-		id.agentID = string(pending[AgentNameKey])
+	if string(pending[kubeconfig.ClusterNameKey]) == id.cluster && len(pending[kubeconfig.AgentNameKey]) > 0 {
+		id.agentID = string(pending[kubeconfig.AgentNameKey])
 		return id, nil
 	}
 	id.agentID = utilrand.String(5)

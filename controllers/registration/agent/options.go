@@ -55,10 +55,10 @@ type Options struct {
 	// runs on a hosting cluster. Empty: Default mode, the managed cluster is
 	// the cluster the agent runs on.
 	ManagedKubeconfigSecret string
-	// ManagedCluster, in Hosted mode, is the managed cluster already built
-	// from ManagedKubeconfigSecret and added to the manager, shared with the
-	// work agent so that both use one client and one cache; nil: New builds
-	// it from the Secret.
+	// ManagedCluster is the managed cluster already built by
+	// kubeconfig.ManagedCluster (in Hosted mode from ManagedKubeconfigSecret)
+	// and shared with the work agent, so that both use one client and one
+	// cache; nil: New builds it the same way.
 	ManagedCluster cluster.Cluster
 }
 

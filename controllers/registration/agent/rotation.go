@@ -57,7 +57,7 @@ func (a *Agent) rotateIfDue(ctx context.Context, id identity, conn *hubConnectio
 		}
 		return
 	}
-	_, bootstrap, err := a.bootstrapKubeconfig(ctx)
+	bootstrap, err := a.bootstrapKubeconfig(ctx)
 	if err != nil {
 		// Without the bootstrap kubeconfig, keep the hub the current credential points at.
 		bootstrap = conn.cred.hub

@@ -78,27 +78,22 @@ func (a *Agent) deleteSecret(ctx context.Context, name string) error {
 	return nil
 }
 
-// bootstrapKubeconfig reads the bootstrap kubeconfig. It returns the raw
-// kubeconfig, its parsed form, and an error naming the Secret when it is
-// missing or unusable.
-func (a *Agent) bootstrapKubeconfig(ctx context.Context) ([]byte, *kubeconfig.Info, error) {
+// bootstrapKubeconfig reads the bootstrap kubeconfig (kubeconfig.FromSecret).
+// It returns an error naming the Secret when it is missing or unusable.
+func (a *Agent) bootstrapKubeconfig(ctx context.Context) (*kubeconfig.Info, error) {
 	name := a.opts.BootstrapKubeconfigSecret
 	data, err := a.secretData(ctx, name)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if data == nil {
-		return nil, nil, &bootstrapError{missing: true, err: fmt.Errorf("secret %s/%s not found", a.opts.Namespace, name)}
+		return nil, &bootstrapError{missing: true, err: fmt.Errorf("secret %s/%s not found", a.opts.Namespace, name)}
 	}
-	raw := data[KubeconfigKey]
-	if len(raw) == 0 {
-		return nil, nil, &bootstrapError{err: fmt.Errorf("secret %s/%s has no key %s", a.opts.Namespace, name, KubeconfigKey)}
-	}
-	info, err := kubeconfig.Parse(raw)
+	info, err := kubeconfig.FromSecret(data)
 	if err != nil {
-		return nil, nil, &bootstrapError{err: fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, name, err)}
+		return nil, &bootstrapError{err: fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, name, err)}
 	}
-	return raw, info, nil
+	return info, nil
 }
 
 // bootstrapError is a missing or unusable bootstrap kubeconfig.
@@ -120,7 +115,7 @@ func (a *Agent) loadHubCredential(ctx context.Context, id identity) (*hubCredent
 	if data == nil {
 		return nil, fmt.Errorf("secret %s/%s not found", a.opts.Namespace, a.opts.HubKubeconfigSecret)
 	}
-	_, bootstrap, err := a.bootstrapKubeconfig(ctx)
+	bootstrap, err := a.bootstrapKubeconfig(ctx)
 	if err != nil {
 		bootstrap = nil
 	}
@@ -147,9 +142,9 @@ func (a *Agent) loadPending(ctx context.Context, id identity) (*pendingRequest, 
 	if err != nil {
 		return nil, err
 	}
-	if data != nil && string(data[ClusterNameKey]) == id.cluster && string(data[AgentNameKey]) == id.agentID {
-		if key, err := certs.ParsePrivateKey(data[TLSKeyKey]); err == nil {
-			return &pendingRequest{keyPEM: data[TLSKeyKey], key: key, csrName: string(data[CSRNameKey])}, nil
+	if data != nil && string(data[kubeconfig.ClusterNameKey]) == id.cluster && string(data[kubeconfig.AgentNameKey]) == id.agentID {
+		if key, err := certs.ParsePrivateKey(data[kubeconfig.TLSKeyKey]); err == nil {
+			return &pendingRequest{keyPEM: data[kubeconfig.TLSKeyKey], key: key, csrName: string(data[kubeconfig.CSRNameKey])}, nil
 		}
 	}
 	key, keyPEM, err := certs.NewPrivateKey()
@@ -162,11 +157,11 @@ func (a *Agent) loadPending(ctx context.Context, id identity) (*pendingRequest, 
 
 // savePending writes the pending request of id.
 func (a *Agent) savePending(ctx context.Context, id identity, p *pendingRequest) error {
-	data := map[string][]byte{ClusterNameKey: []byte(id.cluster), AgentNameKey: []byte(id.agentID)}
+	data := map[string][]byte{kubeconfig.ClusterNameKey: []byte(id.cluster), kubeconfig.AgentNameKey: []byte(id.agentID)}
 	if p != nil {
-		data[TLSKeyKey] = p.keyPEM
+		data[kubeconfig.TLSKeyKey] = p.keyPEM
 		if p.csrName != "" {
-			data[CSRNameKey] = []byte(p.csrName)
+			data[kubeconfig.CSRNameKey] = []byte(p.csrName)
 		}
 	}
 	return a.writeSecret(ctx, a.opts.pendingSecretName(), data)

@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -14,10 +12,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
-
-// managedKubeconfigReadTimeout bounds the read of the managed cluster's
-// kubeconfig Secret at start-up.
-const managedKubeconfigReadTimeout = 30 * time.Second
 
 // spokeClients are the agent's view of the managed cluster ("spoke"), as
 // opposed to the management cluster it runs on. In Default mode both are the
@@ -33,35 +27,23 @@ type spokeClients struct {
 	ca []byte
 }
 
-// newSpoke returns the managed cluster's clients. In Hosted mode it reads the
-// kubeconfig Secret from the management cluster and adds the new cluster (its
-// cache) to mgr, which starts it.
+// newSpoke returns the managed cluster's clients: those of
+// Options.ManagedCluster when set, else of kubeconfig.ManagedCluster.
 func newSpoke(mgr manager.Manager, opts Options) (*spokeClients, error) {
-	if opts.ManagedKubeconfigSecret == "" {
-		return spokeFor(mgr, mgr.GetConfig())
+	c := opts.ManagedCluster
+	if c == nil {
+		var err error
+		ref := types.NamespacedName{Namespace: opts.Namespace, Name: opts.ManagedKubeconfigSecret}
+		if c, err = kubeconfig.ManagedCluster(mgr, ref); err != nil {
+			return nil, err
+		}
 	}
-	if opts.ManagedCluster != nil {
-		return spokeFor(opts.ManagedCluster, opts.ManagedCluster.GetConfig())
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), managedKubeconfigReadTimeout)
-	defer cancel()
-	ref := types.NamespacedName{Namespace: opts.Namespace, Name: opts.ManagedKubeconfigSecret}
-	cfg, err := kubeconfig.ReadManagedCluster(ctx, mgr.GetAPIReader(), ref)
-	if err != nil {
-		return nil, err
-	}
-	c, err := cluster.New(cfg, func(o *cluster.Options) { o.Scheme = mgr.GetScheme() })
-	if err != nil {
-		return nil, fmt.Errorf("create the managed cluster's client from Secret %s: %w", ref, err)
-	}
-	if err := mgr.Add(c); err != nil {
-		return nil, fmt.Errorf("add the managed cluster's cache: %w", err)
-	}
-	return spokeFor(c, cfg)
+	return spokeFor(c)
 }
 
-// spokeFor builds the clients of the managed cluster c, reached with cfg.
-func spokeFor(c cluster.Cluster, cfg *rest.Config) (*spokeClients, error) {
+// spokeFor builds the clients of the managed cluster c.
+func spokeFor(c cluster.Cluster) (*spokeClients, error) {
+	cfg := c.GetConfig()
 	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("create managed-cluster clientset: %w", err)

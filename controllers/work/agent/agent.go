@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
 // sessionRetryDelay is how long the agent waits before it starts a new hub
@@ -35,8 +37,10 @@ const sessionRetryDelay = 5 * time.Second
 // at a time with the current credential.
 type Agent struct {
 	opts Options
-	// managed is the managed cluster (see managedCluster): the manager's
-	// cluster in Default mode, a cluster of its own in Hosted mode.
+	// managed is the cluster the agent applies to: the manager's cluster in
+	// Default mode, a cluster of its own in Hosted mode. Manifests,
+	// AppliedManifestWorks, watches and SubjectAccessReviews all go to it,
+	// while the hub credential Secret stays on the manager's cluster.
 	managed cluster.Cluster
 	// spoke writes to the managed cluster and reads AppliedManifestWorks
 	// from managed's cache; spokeReader reads around the cache.
@@ -77,9 +81,12 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create clientset: %w", err)
 	}
-	managed, err := managedCluster(mgr, opts)
-	if err != nil {
-		return nil, err
+	managed := opts.ManagedCluster
+	if managed == nil {
+		ref := types.NamespacedName{Namespace: opts.Namespace, Name: opts.ManagedKubeconfigSecret}
+		if managed, err = kubeconfig.ManagedCluster(mgr, ref); err != nil {
+			return nil, err
+		}
 	}
 	cfg := managed.GetConfig()
 	managedKube, err := kubernetes.NewForConfig(cfg)

@@ -32,10 +32,12 @@ func TestHubHash(t *testing.T) {
 }
 
 func TestParseCredential(t *testing.T) {
-	kc, err := kubeconfig.ForClientCertificate("https://hub.example:6443", []byte("ca"), []byte("cert"), []byte("key"))
+	hub := &kubeconfig.Info{Server: "https://hub.example:6443", CAData: []byte("ca")}
+	data, err := kubeconfig.HubCredentialData(hub, "c1", "a1", []byte("cert"), []byte("key"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	kc := data[kubeconfig.KubeconfigKey]
 	secret := func(data map[string]string) *corev1.Secret {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "agent", Name: "hub-kubeconfig-secret"}, Data: map[string][]byte{}}
 		for k, v := range data {
@@ -61,7 +63,8 @@ current-context: c
 		{name: "registration agent's Secret", data: map[string]string{"kubeconfig": string(kc), "cluster-name": "c1", "agent-name": "a1"}, wantCluster: "c1", wantCert: "cert"},
 		{name: "flag overrides cluster name", data: map[string]string{"kubeconfig": string(kc), "cluster-name": "c1"}, clusterName: "c2", wantCluster: "c2", wantCert: "cert"},
 		{name: "OCM-style file references", data: map[string]string{"kubeconfig": fileKC, "tls.crt": "filecert", "tls.key": "filekey", "cluster-name": "c1"}, wantCluster: "c1", wantCert: "filecert"},
-		{name: "no kubeconfig", data: map[string]string{"cluster-name": "c1"}, wantErr: "has no kubeconfig"},
+		{name: "file outside the Secret", data: map[string]string{"kubeconfig": fileKC, "tls.crt": "filecert", "cluster-name": "c1"}, wantErr: "names file /var/run/hub/tls.key (client-key), which is not a key of the Secret"},
+		{name: "no kubeconfig", data: map[string]string{"cluster-name": "c1"}, wantErr: "secret agent/hub-kubeconfig-secret: key kubeconfig is missing"},
 		{name: "no cluster name", data: map[string]string{"kubeconfig": string(kc)}, wantErr: "no cluster name"},
 		{name: "garbage", data: map[string]string{"kubeconfig": "{{", "cluster-name": "c1"}, wantErr: "kubeconfig"},
 	}

@@ -5,19 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-)
 
-// Keys of the hub credential Secret (the registration agent's contract, see
-// docs/design/registration.md).
-const (
-	kubeconfigKey  = "kubeconfig"
-	clusterNameKey = "cluster-name"
-	agentNameKey   = "agent-name"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
 // hubCredential is what one version of the hub credential Secret gives the
@@ -43,46 +35,33 @@ func HubHash(host string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// parseCredential reads the hub credential Secret. clusterName overrides the
-// Secret's cluster-name.
+// parseCredential reads the hub credential Secret (kubeconfig.HubCredential,
+// which also reads OCM's Secrets, whose kubeconfig names tls.crt and tls.key
+// by file). clusterName overrides the Secret's cluster-name.
 func parseCredential(s *corev1.Secret, clusterName string) (*hubCredential, error) {
-	data := s.Data[kubeconfigKey]
-	if len(data) == 0 {
-		return nil, fmt.Errorf("secret %s/%s has no %s", s.Namespace, s.Name, kubeconfigKey)
-	}
-	cfg, err := clientcmd.Load(data)
+	cred, err := kubeconfig.ReadHubCredential(s.Data)
 	if err != nil {
-		return nil, fmt.Errorf("secret %s/%s: decode kubeconfig: %w", s.Namespace, s.Name, err)
+		return nil, fmt.Errorf("secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
-	// OCM mounts the Secret and its kubeconfig may name the certificate and
-	// key by file (tls.crt, tls.key): take them from the Secret instead.
-	for _, auth := range cfg.AuthInfos {
-		if f := auth.ClientCertificate; f != "" && len(s.Data[path.Base(f)]) > 0 {
-			auth.ClientCertificate, auth.ClientCertificateData = "", s.Data[path.Base(f)]
-		}
-		if f := auth.ClientKey; f != "" && len(s.Data[path.Base(f)]) > 0 {
-			auth.ClientKey, auth.ClientKeyData = "", s.Data[path.Base(f)]
-		}
-	}
-	restCfg, err := clientcmd.NewDefaultClientConfig(*cfg, nil).ClientConfig()
+	restCfg, err := cred.Kubeconfig.RESTConfig()
 	if err != nil {
-		return nil, fmt.Errorf("secret %s/%s: kubeconfig: %w", s.Namespace, s.Name, err)
+		return nil, fmt.Errorf("secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
 	if clusterName == "" {
-		clusterName = string(s.Data[clusterNameKey])
+		clusterName = cred.ClusterName
 	}
 	if clusterName == "" {
-		return nil, errors.New("no cluster name: the Secret has no " + clusterNameKey + " and none was configured")
+		return nil, errors.New("no cluster name: the Secret has no " + kubeconfig.ClusterNameKey + " and none was configured")
 	}
 	fp := sha256.New()
-	for _, part := range [][]byte{data, restCfg.CertData, restCfg.KeyData, []byte(clusterName), s.Data[agentNameKey]} {
+	for _, part := range [][]byte{s.Data[kubeconfig.KubeconfigKey], restCfg.CertData, restCfg.KeyData, []byte(clusterName), []byte(cred.AgentName)} {
 		fp.Write(part)
 		fp.Write([]byte{0})
 	}
 	return &hubCredential{
 		config:      restCfg,
 		clusterName: clusterName,
-		agentID:     string(s.Data[agentNameKey]),
+		agentID:     cred.AgentName,
 		hubHash:     HubHash(restCfg.Host),
 		fingerprint: hex.EncodeToString(fp.Sum(nil)),
 	}, nil

@@ -59,7 +59,7 @@
 //
 // In Hosted mode (Options.ManagedKubeconfigSecret) the agent runs on a
 // hosting cluster and reaches the managed cluster with the kubeconfig in that
-// Secret (managed.go): manifests, AppliedManifestWorks and their finalizer
+// Secret (kubeconfig.ManagedCluster): manifests, AppliedManifestWorks and their finalizer
 // controller, the watches of applied objects and the executors'
 // SubjectAccessReviews all use it, as the identity the user provided; the
 // hub credential Secret, leader election and the Secret itself stay on the

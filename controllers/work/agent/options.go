@@ -44,9 +44,10 @@ type Options struct {
 	// it runs on. Empty (Default mode): the managed cluster is that cluster.
 	// The Secret is read once, at New.
 	ManagedKubeconfigSecret string
-	// ManagedCluster, in Hosted mode, is the managed cluster already built
-	// from ManagedKubeconfigSecret and added to the manager (shared with the
-	// registration agent: one client, one cache); nil: New builds it.
+	// ManagedCluster is the managed cluster already built by
+	// kubeconfig.ManagedCluster (in Hosted mode from ManagedKubeconfigSecret)
+	// and shared with the registration agent: one client, one cache; nil:
+	// New builds it the same way.
 	ManagedCluster cluster.Cluster
 	// ClusterName is the managed cluster's name on the hub; empty means the
 	// Secret's cluster-name.

@@ -108,16 +108,14 @@ func (s *suite) agentConfig(t *testing.T, cluster, agentID string) *rest.Config 
 func (s *suite) writeHubSecret(ctx context.Context, t *testing.T, agentID string) {
 	t.Helper()
 	cfg := s.agentConfig(t, clusterName, agentID)
-	kc, err := kubeconfig.ForClientCertificate(s.hub.Server(), s.hub.CAData(), cfg.CertData, cfg.KeyData)
+	hub := &kubeconfig.Info{Server: s.hub.Server(), CAData: s.hub.CAData()}
+	data, err := kubeconfig.HubCredentialData(hub, clusterName, agentID, cfg.CertData, cfg.KeyData)
 	if err != nil {
 		t.Fatal(err)
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: agentNS, Name: "hub-kubeconfig-secret"}}
 	_, err = ctrl.CreateOrUpdate(ctx, s.spokeC, secret, func() error {
-		secret.Data = map[string][]byte{
-			"kubeconfig": kc, "tls.crt": cfg.CertData, "tls.key": cfg.KeyData,
-			"cluster-name": []byte(clusterName), "agent-name": []byte(agentID),
-		}
+		secret.Data = data
 		return nil
 	})
 	if err != nil {

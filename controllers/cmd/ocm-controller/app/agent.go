@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,6 +17,7 @@ import (
 	registrationagent "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/agent"
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
 // agentLeaderElectionID names the agent's leader-election Lease in its namespace.
@@ -97,16 +99,15 @@ func (o *agentOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// In Hosted mode both agents share one client and one cache of the
-	// managed cluster.
-	if o.registration.ManagedKubeconfigSecret != "" {
-		managed, err := o.managedCluster(mgr)
-		if err != nil {
-			return err
-		}
-		o.registration.ManagedCluster = managed
-		o.work.ManagedCluster = managed
+	// Both agents share one client and one cache of the managed cluster:
+	// the manager's own in Default mode, one built from the kubeconfig
+	// Secret in Hosted mode.
+	managed, err := kubeconfig.ManagedCluster(mgr, types.NamespacedName{Namespace: o.manager.Namespace, Name: o.registration.ManagedKubeconfigSecret})
+	if err != nil {
+		return err
 	}
+	o.registration.ManagedCluster = managed
+	o.work.ManagedCluster = managed
 	agent, err := registrationagent.New(mgr, o.registration)
 	if err != nil {
 		return err

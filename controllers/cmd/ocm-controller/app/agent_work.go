@@ -9,12 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
 // Flags of the work agent that the Klusterlet's spec.workConfiguration may
@@ -68,33 +65,4 @@ func applyWorkConfiguration(wc *operatorv1.WorkAgentConfiguration, flagsSet map[
 	if d := wc.StatusSyncInterval; d != nil && d.Duration > 0 && !flagsSet[flagStatusSyncInterval] {
 		opts.StatusSyncInterval = d.Duration
 	}
-}
-
-// managedClusterReadTimeout bounds the read of the managed cluster's
-// kubeconfig Secret at start-up.
-const managedClusterReadTimeout = 30 * time.Second
-
-// managedCluster builds, in Hosted mode, the managed cluster from the
-// kubeconfig Secret and adds it to mgr, which starts its cache. The
-// registration and work agents both use it, so the managed cluster is
-// watched once.
-func (o *agentOptions) managedCluster(mgr manager.Manager) (cluster.Cluster, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), managedClusterReadTimeout)
-	defer cancel()
-	ref := types.NamespacedName{Namespace: o.manager.Namespace, Name: o.registration.ManagedKubeconfigSecret}
-	cfg, err := kubeconfig.ReadManagedCluster(ctx, mgr.GetAPIReader(), ref)
-	if err != nil {
-		return nil, err
-	}
-	c, err := cluster.New(cfg, func(co *cluster.Options) {
-		co.Scheme = mgr.GetScheme()
-		co.Logger = mgr.GetLogger().WithName("managed-cluster")
-	})
-	if err != nil {
-		return nil, fmt.Errorf("create the managed cluster's client from Secret %s: %w", ref, err)
-	}
-	if err := mgr.Add(c); err != nil {
-		return nil, fmt.Errorf("add the managed cluster's cache: %w", err)
-	}
-	return c, nil
 }

@@ -350,7 +350,7 @@ func testRotation(ctx context.Context, t *testing.T, s *suite) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentID := string(sec.Data["agent-name"])
+	agentID := string(sec.Data[kubeconfig.AgentNameKey])
 	key, keyPEM, err := certs.NewPrivateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -359,11 +359,10 @@ func testRotation(ctx context.Context, t *testing.T, s *suite) {
 	now := time.Now()
 	// 60 s of life, 10 s gone: rotation is due 45 to 48 s after now.
 	certPEM := issueClientCert(t, s.hub, key.Public(), subject.CommonName, subject.Organization, now.Add(-10*time.Second), now.Add(50*time.Second))
-	kc, err := kubeconfig.ForClientCertificate(s.hub.Server(), s.hub.CAData(), certPEM, keyPEM)
-	if err != nil {
+	hub := &kubeconfig.Info{Server: s.hub.Server(), CAData: s.hub.CAData()}
+	if sec.Data, err = kubeconfig.HubCredentialData(hub, clusterName, agentID, certPEM, keyPEM); err != nil {
 		t.Fatal(err)
 	}
-	sec.Data["kubeconfig"], sec.Data["tls.crt"], sec.Data["tls.key"] = kc, certPEM, keyPEM
 	if err := s.spokeC.Update(ctx, sec); err != nil {
 		t.Fatal(err)
 	}

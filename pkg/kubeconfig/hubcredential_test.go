@@ -1,0 +1,144 @@
+package kubeconfig
+
+import (
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+)
+
+var testNow = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// issue returns a PEM certificate for subject, valid until notAfter, and its
+// PEM private key.
+func issue(t *testing.T, subject pkix.Name, notAfter time.Time) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, keyPEM, err := certs.NewPrivateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: subject, NotBefore: testNow.Add(-time.Hour), NotAfter: notAfter}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), keyPEM
+}
+
+func TestHubCredentialData(t *testing.T) {
+	hub := &Info{Server: "https://hub:6443", CAData: []byte("CA"), ProxyURL: "http://proxy:3128", Token: "bootstrap-token"}
+	data, err := HubCredentialData(hub, "c1", "a1", []byte("CERT"), []byte("KEY"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{TLSCertKey: "CERT", TLSKeyKey: "KEY", ClusterNameKey: "c1", AgentNameKey: "a1"}
+	for key, value := range want {
+		if string(data[key]) != value {
+			t.Errorf("key %s = %q, want %q", key, data[key], value)
+		}
+	}
+	kc, err := clientcmd.Load(data[KubeconfigKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kc.CurrentContext != HubContextName || kc.Contexts[HubContextName].AuthInfo != HubUserName {
+		t.Errorf("context %q user %q, want OCM's %s and %s", kc.CurrentContext, kc.Contexts[kc.CurrentContext].AuthInfo, HubContextName, HubUserName)
+	}
+	cred, err := ReadHubCredential(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !SameHub(cred.Kubeconfig, hub) || cred.Kubeconfig.Token != "" || cred.ClusterName != "c1" || cred.AgentName != "a1" {
+		t.Errorf("ReadHubCredential = %+v, kubeconfig %+v; want the hub's server, CA and proxy without the bootstrap token", cred, cred.Kubeconfig)
+	}
+	if _, err := HubCredentialData(&Info{}, "c1", "a1", []byte("CERT"), []byte("KEY")); err == nil {
+		t.Error("HubCredentialData without a server succeeded")
+	}
+}
+
+func TestHubCredentialValidate(t *testing.T) {
+	subject := certs.AgentSubject("c1", "a1")
+	hub := &Info{Server: "https://hub:6443", CAData: []byte("CA")}
+	certPEM, keyPEM := issue(t, subject, testNow.Add(time.Hour))
+	otherCert, otherKey := issue(t, subject, testNow.Add(time.Hour))
+	expiredCert, expiredKey := issue(t, subject, testNow.Add(-time.Minute))
+	// data returns the Secret data of a credential, changed by change.
+	data := func(certPEM, keyPEM []byte, change func(map[string][]byte)) map[string][]byte {
+		d, err := HubCredentialData(hub, "c1", "a1", certPEM, keyPEM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if change != nil {
+			change(d)
+		}
+		return d
+	}
+	ocmKubeconfig := []byte(kubeconfigYAML(`{server: "https://hub:6443", certificate-authority-data: Q0E=}`, `{client-certificate: tls.crt, client-key: tls.key}`))
+	tests := []struct {
+		name            string
+		data            map[string][]byte
+		subject         pkix.Name
+		wantErrContains string
+	}{
+		{name: "valid", data: data(certPEM, keyPEM, nil), subject: subject},
+		{name: "OCM's kubeconfig naming tls.crt and tls.key", data: data(certPEM, keyPEM, func(d map[string][]byte) { d[KubeconfigKey] = ocmKubeconfig }), subject: subject},
+		{name: "no certificate", data: data(certPEM, keyPEM, func(d map[string][]byte) { delete(d, TLSCertKey) }), subject: subject, wantErrContains: "key tls.crt is missing"},
+		{name: "no key", data: data(certPEM, keyPEM, func(d map[string][]byte) { delete(d, TLSKeyKey) }), subject: subject, wantErrContains: "key tls.key is missing"},
+		{name: "corrupted certificate", data: data(certPEM, keyPEM, func(d map[string][]byte) { d[TLSCertKey] = []byte("garbage") }), subject: subject, wantErrContains: "parse certificate"},
+		{name: "expired", data: data(expiredCert, expiredKey, nil), subject: subject, wantErrContains: "expired"},
+		{name: "another identity", data: data(certPEM, keyPEM, nil), subject: certs.AgentSubject("c2", "a1"), wantErrContains: `not "system:open-cluster-management:c2:a1"`},
+		{name: "kubeconfig with another certificate", data: data(certPEM, keyPEM, func(d map[string][]byte) {
+			d[KubeconfigKey], _ = forClientCertificate(hub, otherCert, otherKey)
+		}), subject: subject, wantErrContains: "does not authenticate with the certificate and key of tls.crt and tls.key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cred, err := ReadHubCredential(tt.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cert, err := cred.Validate(tt.subject, testNow)
+			if errorExpected(t, err, tt.wantErrContains) {
+				return
+			}
+			if cert.Subject.CommonName != subject.CommonName {
+				t.Fatalf("Validate = %v, %v; want the certificate of %s", cert, err, subject.CommonName)
+			}
+		})
+	}
+}
+
+func TestReadHubCredential(t *testing.T) {
+	tests := []struct {
+		name            string
+		data            map[string][]byte
+		wantErrContains string
+	}{
+		{name: "no kubeconfig", data: map[string][]byte{TLSCertKey: []byte("CERT"), TLSKeyKey: []byte("KEY")}, wantErrContains: "key kubeconfig is missing"},
+		{name: "kubeconfig naming a file outside the Secret", data: map[string][]byte{
+			KubeconfigKey: []byte(kubeconfigYAML(`{server: "https://hub"}`, `{client-certificate: /home/me/me.crt, client-key: tls.key}`)),
+			TLSKeyKey:     []byte("KEY"),
+		}, wantErrContains: "names file /home/me/me.crt (client-certificate), which is not a key of the Secret"},
+		{name: "identity keys may be missing", data: map[string][]byte{
+			KubeconfigKey: []byte(kubeconfigYAML(`{server: "https://hub"}`, `{token: t}`)),
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cred, err := ReadHubCredential(tt.data)
+			if errorExpected(t, err, tt.wantErrContains) {
+				return
+			}
+			if cred.ClusterName != "" || cred.AgentName != "" || cred.Kubeconfig.Server != "https://hub" {
+				t.Fatalf("ReadHubCredential = %+v", cred)
+			}
+		})
+	}
+}
