@@ -24,7 +24,10 @@ var joinExample = cli.Examples(`
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster2 --mode hosted --managed-cluster-kubeconfig cluster2.kubeconfig --context hosting
 
 	# Print what would be installed, without installing it
-	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run -o yaml`)
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run=client -o yaml
+
+	# Have the cluster check what would be installed, without storing it
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run=server`)
 
 // NewCmdJoin returns the `kubectl ocm join` command. getter selects the
 // managed cluster (--kubeconfig, --context).
@@ -47,18 +50,17 @@ With --mode hosted, the cluster of --context is the hosting cluster: the agent,
 its Secrets and the Klusterlet klusterlet-NAME go to namespace klusterlet-NAME
 there, and the agent manages the cluster of --managed-cluster-kubeconfig, which
 gets only the ClusterClaim and AppliedManifestWork CRDs. join first checks that
-the file loads and that the managed cluster answers with it.`,
+the file loads and that the managed cluster answers with it.
+
+--dry-run=client runs the checks and prints what would be installed;
+--dry-run=server also has the cluster validate and admit it, storing nothing.
+--wait prints its progress on stderr.
+
+--singleton only records mode Singleton (SingletonHosted with --mode hosted) in
+the Klusterlet; the agent is the same one Deployment in every mode.`,
 		Example: joinExample,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:    cli.RunE(o),
 	}
 	o.AddFlags(cmd)
 	return cmd

@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // validOptions returns options that pass Validate.
@@ -45,10 +48,14 @@ func TestValidate(t *testing.T) {
 		}},
 		{name: "unknown mode", change: func(o *Options) { o.Mode = "x" }, wantErrContains: "not one of default, hosted"},
 		{name: "short certificate", change: func(o *Options) { o.ClientCertExpirationSeconds = 60 }, wantErrContains: "minimum of 600"},
-		{name: "output without dry-run", change: func(o *Options) { o.Output = "yaml" }, wantErrContains: "only applies with --dry-run"},
-		{name: "bad output", change: func(o *Options) { o.DryRun, o.Output = true, "xml" }, wantErrContains: "not one of yaml, json"},
-		{name: "wait and dry-run", change: func(o *Options) { o.DryRun, o.Wait = true, true }, wantErrContains: "exclude each other"},
+		{name: "client dry run as YAML", change: func(o *Options) { o.DryRun, o.PrintFlags.OutputFormat = cli.DryRunClient, ptr.To("yaml") }},
+		{name: "server dry run by name", change: func(o *Options) { o.DryRun, o.PrintFlags.OutputFormat = cli.DryRunServer, ptr.To("name") }},
+		{name: "output without dry-run", change: func(o *Options) { o.PrintFlags.OutputFormat = ptr.To("yaml") }, wantErrContains: "only applies with --dry-run"},
+		{name: "bad output", change: func(o *Options) { o.DryRun, o.PrintFlags.OutputFormat = cli.DryRunClient, ptr.To("wide") }, wantErrContains: `--output "wide" is not supported`},
+		{name: "bad dry-run", change: func(o *Options) { o.DryRun = "true" }, wantErrContains: "use none, client or server"},
+		{name: "wait and dry-run", change: func(o *Options) { o.DryRun, o.Wait = cli.DryRunServer, true }, wantErrContains: "exclude each other"},
 		{name: "external URL", change: func(o *Options) { o.ExternalServerURLs = []string{"ftp://x"} }, wantErrContains: "--external-server-urls"},
+		{name: "negative timeout", change: func(o *Options) { o.Timeout = -time.Second }, wantErrContains: "--timeout -1s must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,4 +197,69 @@ func toStrings(v any) []string {
 		}
 	}
 	return out
+}
+
+func TestDryRunFlag(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{args: nil, want: cli.DryRunNone},
+		{args: []string{"--dry-run"}, want: cli.DryRunClient},
+		{args: []string{"--dry-run=server"}, want: cli.DryRunServer},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			cmd := NewCmdJoin(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard())
+			if err := cmd.ParseFlags(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			if got := cmd.Flags().Lookup("dry-run").Value.String(); got != tt.want {
+				t.Errorf("--dry-run = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPrintObjects(t *testing.T) {
+	tests := []struct {
+		name   string
+		dryRun string
+		output string
+		want   []string
+	}{
+		{name: "client, no -o", dryRun: cli.DryRunClient, want: []string{
+			"namespace/open-cluster-management-agent applied (client dry run)\n",
+			"deployment.apps/klusterlet-agent applied (client dry run)\n",
+		}},
+		{name: "server, no -o", dryRun: cli.DryRunServer, want: []string{"klusterlet.operator.open-cluster-management.io/klusterlet applied (server dry run)\n"}},
+		{name: "-o name", dryRun: cli.DryRunClient, output: "name", want: []string{"namespace/open-cluster-management-agent\n"}},
+		{name: "-o yaml", dryRun: cli.DryRunClient, output: "yaml", want: []string{"kind: Namespace\n", "\n---\n", "kind: Klusterlet\n"}},
+		{name: "-o json", dryRun: cli.DryRunServer, output: "json", want: []string{`"kind": "List"`, `"kind": "Klusterlet"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			streams, _, out, _ := genericiooptions.NewTestIOStreams()
+			o := validOptions()
+			o.IOStreams, o.DryRun = streams, tt.dryRun
+			if tt.output != "" {
+				o.PrintFlags.OutputFormat = ptr.To(tt.output)
+			}
+			objs, _, err := o.objects("https://hub.example.com:6443", []byte("CA"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := o.printObjects(objs); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			if strings.Index(out.String(), "amespace") > strings.Index(out.String(), "lusterlet-agent") {
+				t.Errorf("objects are not printed in install order:\n%s", out)
+			}
+		})
+	}
 }

@@ -13,6 +13,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // Install modes of --mode.
@@ -52,7 +54,9 @@ type Options struct {
 	// ForceInternalEndpointLookup takes the hub's address from ConfigMap
 	// kube-public/cluster-info instead of --hub-apiserver (kind clusters).
 	ForceInternalEndpointLookup bool
-	// Singleton deploys the agent as one Deployment (the only layout here).
+	// Singleton records mode Singleton (SingletonHosted in hosted mode) in
+	// the Klusterlet's spec.deployOption.mode. The agent is the same one
+	// Deployment in every mode.
 	Singleton bool
 	// ClientCertExpirationSeconds is the requested client certificate lifetime.
 	ClientCertExpirationSeconds int32
@@ -60,10 +64,13 @@ type Options struct {
 	ExternalServerURLs []string
 	// Force joins even when a joined cluster of the same name exists on the hub.
 	Force bool
-	// DryRun prints the objects instead of installing them.
-	DryRun bool
-	// Output is the format of --dry-run: yaml or json.
-	Output string
+	// DryRun is --dry-run: none installs; client prints the objects and
+	// installs nothing; server has the cluster validate and admit them
+	// without storing them.
+	DryRun string
+	// PrintFlags holds -o, which prints the objects of a dry run: yaml or
+	// json (the manifests) or name.
+	PrintFlags *genericclioptions.PrintFlags
 
 	// hubCA is the hub's CA bundle from --ca-file, after Complete.
 	hubCA []byte
@@ -81,12 +88,13 @@ type Options struct {
 // NewOptions returns options with the defaults.
 func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
 	return &Options{
-		Mode:      ModeDefault,
-		Timeout:   5 * time.Minute,
-		Image:     config.DefaultImage,
-		Output:    "",
-		getter:    getter,
-		IOStreams: streams,
+		Mode:       ModeDefault,
+		Timeout:    5 * time.Minute,
+		Image:      config.DefaultImage,
+		DryRun:     cli.DryRunNone,
+		PrintFlags: genericclioptions.NewPrintFlags("").WithTypeSetter(apis.Scheme),
+		getter:     getter,
+		IOStreams:  streams,
 	}
 }
 
@@ -103,12 +111,14 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.StringVarP(&o.Mode, "mode", "m", o.Mode, "Install mode: default (the agent runs on this cluster) or hosted (the agent runs on this cluster, the hosting cluster, and manages the cluster of --managed-cluster-kubeconfig).")
 	fs.StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file whose current context reaches the managed cluster; it is stored on the hosting cluster as the agent's identity on the managed cluster.")
 	fs.BoolVar(&o.ForceInternalEndpointLookup, "force-internal-endpoint-lookup", o.ForceInternalEndpointLookup, "Use the hub address from ConfigMap kube-public/cluster-info on the hub instead of --hub-apiserver, for the agent (e.g. kind clusters).")
-	fs.BoolVar(&o.Singleton, "singleton", o.Singleton, "Record the agent as one Deployment (Klusterlet mode Singleton); the agent is always one Deployment.")
+	fs.BoolVar(&o.Singleton, "singleton", o.Singleton, "Only record mode Singleton (SingletonHosted with --mode hosted) in the Klusterlet's spec.deployOption.mode, for tools that read it. Nothing else changes: the agent is the same one Deployment, running registration and work, in every mode.")
 	fs.Int32Var(&o.ClientCertExpirationSeconds, "client-cert-expiration-seconds", o.ClientCertExpirationSeconds, "Requested lifetime of the agent's client certificate in seconds (at least 600). Default: the hub signer's.")
 	fs.StringSliceVar(&o.ExternalServerURLs, "external-server-urls", o.ExternalServerURLs, "This cluster's API server URLs for the hub (https).")
 	fs.BoolVar(&o.Force, "force", o.Force, "Join even if a joined, available cluster of the same name exists on the hub.")
-	fs.BoolVar(&o.DryRun, "dry-run", o.DryRun, "Check the hub and print the objects that would be installed, without installing them.")
-	fs.StringVarP(&o.Output, "output", "o", o.Output, "Output format of --dry-run: yaml (default) or json.")
+	cli.AddDryRunFlag(cmd, &o.DryRun)
+	fs.Lookup("dry-run").Usage = `Check the hub, then install nothing: "client" prints the objects that would be installed; "server" has the cluster of --context (and, in hosted mode, the managed cluster) validate and admit them without storing them.`
+	o.PrintFlags.AddFlags(cmd)
+	fs.Lookup("output").Usage = "With --dry-run: yaml or json print the manifests, name one line per object. Default: one line per object saying what would happen to it."
 }
 
 // Complete reads --ca-file and the managed cluster's context name.
@@ -170,19 +180,12 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--external-server-urls %q is not an https URL", u))
 		}
 	}
-	switch o.Output {
-	case "", "yaml", "json":
-		if o.Output != "" && !o.DryRun {
-			errs = append(errs, errors.New("-o/--output only applies with --dry-run"))
-		}
-	default:
-		errs = append(errs, fmt.Errorf("-o/--output %q is not one of yaml, json", o.Output))
+	errs = append(errs, cli.ValidateDryRun(o.DryRun), cli.ValidateOutput(o.PrintFlags, "yaml", "json", "name"))
+	if cli.Output(o.PrintFlags) != "" && o.DryRun == cli.DryRunNone {
+		errs = append(errs, errors.New("-o/--output only applies with --dry-run=client or --dry-run=server"))
 	}
-	if o.Wait && o.DryRun {
+	if o.Wait && o.DryRun != cli.DryRunNone {
 		errs = append(errs, errors.New("--wait and --dry-run exclude each other"))
 	}
-	if o.Timeout <= 0 {
-		errs = append(errs, errors.New("--timeout must be positive"))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, cli.ValidateTimeout(o.Timeout))...)
 }

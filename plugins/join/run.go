@@ -2,16 +2,13 @@ package join
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
@@ -20,8 +17,9 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
-// Run checks the hub, installs the agent (or prints it with --dry-run) and,
-// with --wait, waits until the cluster has joined.
+// Run checks the hub, installs the agent (or, with --dry-run, prints it or
+// has the cluster check it) and, with --wait, waits until the cluster has
+// joined.
 func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -54,19 +52,23 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.DryRun {
-		return printObjects(o.Out, append(managedObjs, objs...), o.Output)
+	if o.DryRun == cli.DryRunClient {
+		return o.printObjects(append(managedObjs, objs...))
 	}
+	opts := apply.Options{DryRun: o.DryRun == cli.DryRunServer}
 	if len(managedObjs) > 0 {
-		if err := apply.Apply(ctx, o.managed.client, managedObjs, apply.Options{}); err != nil {
+		if err := apply.Apply(ctx, o.managed.client, managedObjs, opts); err != nil {
 			return fmt.Errorf("install the CRDs on the managed cluster at %s: %w", o.managed.server, err)
 		}
 	}
-	if err := apply.Apply(ctx, spoke, objs, apply.Options{}); err != nil {
+	if err := apply.Apply(ctx, spoke, objs, opts); err != nil {
 		if o.hosted() {
 			return fmt.Errorf("install the agent on the hosting cluster: %w", err)
 		}
 		return fmt.Errorf("install the agent on the managed cluster: %w", err)
+	}
+	if o.DryRun == cli.DryRunServer {
+		return o.printObjects(append(managedObjs, objs...))
 	}
 	if o.hosted() {
 		fmt.Fprintf(o.Out, "Installed the agent of cluster %s in namespace %s of the hosting cluster %s; it manages the cluster at %s and joins hub %s as %s.\n",
@@ -124,7 +126,7 @@ func localClusterName(ctx context.Context, c client.Client, namespace string) st
 	if err := c.Get(ctx, key, s); err != nil {
 		return ""
 	}
-	return string(s.Data["cluster-name"])
+	return string(s.Data[kubeconfig.ClusterNameKey])
 }
 
 // internalEndpoint reads the hub's address from ConfigMap
@@ -146,26 +148,21 @@ func internalEndpoint(ctx context.Context, hub client.Client) (string, error) {
 	return "", fmt.Errorf("--force-internal-endpoint-lookup: ConfigMap kube-public/cluster-info names no server; drop the flag")
 }
 
-// printObjects writes objs as a YAML stream or a JSON List.
-func printObjects(out io.Writer, objs []*unstructured.Unstructured, format string) error {
-	if format == "json" {
-		items := make([]any, 0, len(objs))
-		for _, o := range objs {
-			items = append(items, o.Object)
-		}
-		data, err := json.MarshalIndent(map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode objects: %w", err)
-		}
-		_, err = fmt.Fprintln(out, string(data))
+// printObjects prints the objects of a dry run in install order: their
+// manifests with -o yaml or json, else one line per object naming it
+// (kubectl's -o name) and, without -o, what the dry run did.
+func (o *Options) printObjects(objs []*unstructured.Unstructured) error {
+	objs = apply.Sort(objs)
+	if format := cli.Output(o.PrintFlags); format == "yaml" || format == "json" {
+		return cli.PrintManifests(o.Out, objs, format)
+	}
+	o.PrintFlags.NamePrintFlags.Operation = "applied (" + o.DryRun + " dry run)"
+	printer, err := o.PrintFlags.ToPrinter()
+	if err != nil {
 		return err
 	}
-	for _, o := range apply.Sort(objs) {
-		data, err := yaml.Marshal(o.Object)
-		if err != nil {
-			return fmt.Errorf("encode %s: %w", apply.Describe(o), err)
-		}
-		if _, err := fmt.Fprintf(out, "---\n%s", data); err != nil {
+	for _, obj := range objs {
+		if err := printer.PrintObj(obj, o.Out); err != nil {
 			return err
 		}
 	}

@@ -2,27 +2,22 @@ package join
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
-
-// waitPollInterval is how often --wait looks at the cluster.
-const waitPollInterval = time.Second
 
 // joinState is what --wait has seen.
 type joinState struct {
-	// step is a short name of the current step, printed when it changes.
+	// step is a short name of the current step.
 	step string
 	// detail explains the step: the cause and the fix when stuck.
 	detail string
@@ -30,37 +25,31 @@ type joinState struct {
 	done bool
 }
 
-// wait prints each step until the cluster has joined and is available, or
-// fails naming the step it is stuck in.
+// wait shows each step on stderr until the cluster has joined and is
+// available, or fails naming the step it is stuck in.
 func (o *Options) wait(ctx context.Context, spoke, hub client.Client) error {
-	fmt.Fprintf(o.Out, "Waiting up to %s for cluster %s to join:\n", o.Timeout, o.ClusterName)
-	var last joinState
-	err := wait.PollUntilContextTimeout(ctx, waitPollInterval, o.Timeout, true, func(ctx context.Context) (bool, error) {
-		s := o.observe(ctx, spoke, hub)
-		if s.step != last.step || s.detail != last.detail {
-			fmt.Fprintf(o.Out, "  %s: %s\n", s.step, s.detail)
+	err := cli.Wait(ctx, o.ErrOut, o.Timeout, "cluster "+o.ClusterName+" to join the hub", func(ctx context.Context) (bool, string, error) {
+		s, err := o.observe(ctx, spoke, hub)
+		if err != nil {
+			return false, "", err
 		}
-		last = s
-		return s.done, nil
+		return s.done, s.step + ": " + s.detail, nil
 	})
-	if err == nil {
-		fmt.Fprintf(o.Out, "Cluster %s has joined the hub and is available.\n", o.ClusterName)
-		return nil
+	if err != nil {
+		return err
 	}
-	if errors.Is(err, context.DeadlineExceeded) || wait.Interrupted(err) {
-		return fmt.Errorf("timed out after %s waiting for cluster %s to join; stuck at %s: %s", o.Timeout, o.ClusterName, last.step, last.detail)
-	}
-	return err
+	fmt.Fprintf(o.Out, "Cluster %s has joined the hub and is available.\n", o.ClusterName)
+	return nil
 }
 
 // observe reads the agent Deployment, the Klusterlet conditions on the
-// managed cluster and, when the token may read it, the ManagedCluster on the
-// hub.
-func (o *Options) observe(ctx context.Context, spoke, hub client.Client) joinState {
+// cluster of --context and, when the token may read it, the ManagedCluster on
+// the hub.
+func (o *Options) observe(ctx context.Context, spoke, hub client.Client) (joinState, error) {
 	ns, name, klusterlet := o.agentNamespace(), o.agentDeployment(), o.klusterletName()
 	dep := &appsv1.Deployment{}
 	if err := spoke.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, dep); err != nil {
-		return joinState{step: "agent", detail: fmt.Sprintf("cannot read Deployment %s/%s: %v", ns, name, err)}
+		return joinState{}, fmt.Errorf("read Deployment %s/%s: %w", ns, name, err)
 	}
 	if dep.Status.AvailableReplicas == 0 {
 		detail := fmt.Sprintf("Deployment %s/%s has no running agent yet", ns, name)
@@ -69,25 +58,25 @@ func (o *Options) observe(ctx context.Context, spoke, hub client.Client) joinSta
 				detail += fmt.Sprintf(" (%s: %s)", c.Reason, c.Message)
 			}
 		}
-		return joinState{step: "agent starting", detail: detail + "; check its pod with `kubectl -n " + ns + " describe pods`"}
+		return joinState{step: "agent starting", detail: detail + "; check its pod with `kubectl -n " + ns + " describe pods`"}, nil
 	}
 	k := &operatorv1.Klusterlet{}
 	if err := spoke.Get(ctx, types.NamespacedName{Name: klusterlet}, k); err != nil {
-		return joinState{step: "agent", detail: fmt.Sprintf("cannot read Klusterlet %s: %v", klusterlet, err)}
+		return joinState{}, fmt.Errorf("read Klusterlet %s: %w", klusterlet, err)
 	}
 	state := klusterletState(k.Status.Conditions, o.ClusterName, klusterlet)
 	if !state.done {
-		return state
+		return state, nil
 	}
 	// The agent says it joined; confirm on the hub when the token allows.
 	mc := &clusterv1.ManagedCluster{}
 	if err := hub.Get(ctx, types.NamespacedName{Name: o.ClusterName}, mc); err != nil {
-		return state
+		return state, nil
 	}
 	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
-		return joinState{step: "joined", detail: fmt.Sprintf("ManagedCluster %s joined; waiting for the hub to report it available", o.ClusterName)}
+		return joinState{step: "joined", detail: fmt.Sprintf("ManagedCluster %s joined; waiting for the hub to report it available", o.ClusterName)}, nil
 	}
-	return state
+	return state, nil
 }
 
 // klusterletState interprets the agent's conditions on the Klusterlet.

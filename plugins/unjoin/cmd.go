@@ -35,18 +35,11 @@ prints how to remove them.
 With --mode hosted, the cluster of --context is the hosting cluster: unjoin
 removes namespace klusterlet-NAME with the agent and the Klusterlet
 klusterlet-NAME there, and, given --managed-cluster-kubeconfig, the unused
-CRDs from the managed cluster.`,
+CRDs from the managed cluster. It shows on stderr what it still waits to be
+removed.`,
 		Example: unjoinExample,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:    cli.RunE(o),
 	}
 	o.AddFlags(cmd)
 	return cmd

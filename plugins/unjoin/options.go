@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // Install modes of --mode, as `kubectl ocm join` has them.
@@ -68,8 +70,5 @@ func (o *Options) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("--mode %q is not one of default, hosted", o.Mode))
 	}
-	if o.Timeout <= 0 {
-		errs = append(errs, errors.New("--timeout must be positive"))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, cli.ValidateTimeout(o.Timeout))...)
 }

@@ -2,18 +2,15 @@ package unjoin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -24,9 +21,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
-
-// pollInterval is how often unjoin checks that the objects are gone.
-const pollInterval = time.Second
 
 // target is what unjoin removes from the cluster of --context.
 type target struct {
@@ -105,7 +99,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := apply.Delete(ctx, c, t.objs, client.PropagationPolicy("Foreground")); err != nil {
 		return fmt.Errorf("remove the agent: %w", err)
 	}
-	if err := o.waitGone(ctx, c, t.objs); err != nil {
+	if err := o.waitGone(ctx, c, "the agent of cluster "+o.ClusterName, t.objs); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Out, "Removed the agent of cluster %s: Deployment, Secrets, RBAC, Klusterlet %s and namespace %s.\n", o.ClusterName, t.klusterlet, t.namespace)
@@ -171,11 +165,11 @@ func (o *Options) hubServer(ctx context.Context, c client.Client, namespace stri
 	return info.Server
 }
 
-// waitGone polls until every object in objs is gone.
-func (o *Options) waitGone(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) error {
-	var remaining []string
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, o.Timeout, true, func(ctx context.Context) (bool, error) {
-		remaining = remaining[:0]
+// waitGone waits until every object in objs is gone, showing on stderr
+// those that remain; what names the objects in messages.
+func (o *Options) waitGone(ctx context.Context, c client.Client, what string, objs []*unstructured.Unstructured) error {
+	return cli.Wait(ctx, o.ErrOut, o.Timeout, "the removal of "+what, func(ctx context.Context) (bool, string, error) {
+		var remaining []string
 		for _, obj := range objs {
 			u := &unstructured.Unstructured{}
 			u.SetGroupVersionKind(obj.GroupVersionKind())
@@ -183,18 +177,14 @@ func (o *Options) waitGone(ctx context.Context, c client.Client, objs []*unstruc
 			if err == nil {
 				remaining = append(remaining, apply.Describe(obj))
 			} else if !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
-				return false, err
+				return false, "", fmt.Errorf("read %s: %w", apply.Describe(obj), err)
 			}
 		}
-		return len(remaining) == 0, nil
-	})
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || wait.Interrupted(err) {
-			return fmt.Errorf("timed out after %s waiting for the removal of %s; check their finalizers", o.Timeout, strings.Join(remaining, ", "))
+		if len(remaining) == 0 {
+			return true, "", nil
 		}
-		return fmt.Errorf("wait for the removal of the agent: %w", err)
-	}
-	return nil
+		return false, fmt.Sprintf("%d left (%s); if one stays, check its finalizers", len(remaining), strings.Join(remaining, ", ")), nil
+	})
 }
 
 // removeUnusedCRDs deletes each CRD that no object uses any more and returns
@@ -217,7 +207,7 @@ func (o *Options) removeUnusedCRDs(ctx context.Context, c client.Client, crds []
 	if err := apply.Delete(ctx, c, toDelete); err != nil {
 		return nil, fmt.Errorf("remove unused CRDs: %w", err)
 	}
-	if err := o.waitGone(ctx, c, toDelete); err != nil {
+	if err := o.waitGone(ctx, c, "the unused CRDs", toDelete); err != nil {
 		return nil, err
 	}
 	if len(unused) > 0 {

@@ -23,6 +23,7 @@ func TestValidate(t *testing.T) {
 		{name: "unknown mode", change: func(o *Options) { o.Mode = "x" }, wantErrContains: "not one of default, hosted"},
 		{name: "no cluster name", change: func(o *Options) { o.ClusterName = "" }, wantErrContains: "--cluster-name is required"},
 		{name: "bad cluster name", change: func(o *Options) { o.ClusterName = "C_1" }, wantErrContains: "not a valid DNS label"},
+		{name: "no timeout", change: func(o *Options) { o.Timeout = 0 }, wantErrContains: "--timeout 0s must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

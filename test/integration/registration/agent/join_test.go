@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -86,8 +87,28 @@ func TestJoinAndUnjoin(t *testing.T) {
 		}
 	})
 
+	t.Run("dry runs install nothing", func(t *testing.T) {
+		for _, mode := range []string{cli.DryRunClient, cli.DryRunServer} {
+			t.Run(mode, func(t *testing.T) {
+				streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+				o := join.NewOptions(flags, streams)
+				o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.DryRun = hub.Server(), token, clusterName, hubCA, mode
+				if err := runJoin(ctx, o); err != nil {
+					t.Fatalf("join --dry-run=%s: %v\n%s", mode, err, errOut)
+				}
+				if want := "deployment.apps/klusterlet-agent applied (" + mode + " dry run)"; !strings.Contains(out.String(), want) {
+					t.Errorf("join --dry-run=%s output lacks %q:\n%s", mode, want, out)
+				}
+				ns := &corev1.Namespace{}
+				if err := spoke.Client().Get(ctx, types.NamespacedName{Name: config.AgentNamespace}, ns); !apierrors.IsNotFound(err) {
+					t.Errorf("namespace %s exists after a dry run (err %v)", config.AgentNamespace, err)
+				}
+			})
+		}
+	})
+
 	t.Run("join --wait until accepted and available", func(t *testing.T) {
-		streams, _, out, _ := genericiooptions.NewTestIOStreams()
+		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 		o := join.NewOptions(flags, streams)
 		o.HubAPIServer, o.HubToken, o.ClusterName, o.Wait, o.Timeout = hub.Server(), token, clusterName, true, 2*time.Minute
 		o.Image = "example.com/ocm-controller:test"
@@ -132,11 +153,12 @@ func TestJoinAndUnjoin(t *testing.T) {
 				t.Errorf("join output lacks %q:\n%s", want, out)
 			}
 		}
-		// Progress shows the steps it saw, ending with "available"; which
-		// steps in between it sees depends on how fast the hub admin and the
-		// agent are (the step names are unit-tested in plugins/join).
-		if !strings.Contains(out.String(), "Waiting up to") || !strings.Contains(out.String(), "  available: ") {
-			t.Errorf("join --wait streamed no progress ending in the available step:\n%s", out)
+		// Progress, on stderr, shows the steps it saw, ending with
+		// "available"; which steps in between it sees depends on how fast the
+		// hub admin and the agent are (the step names are unit-tested in
+		// plugins/join).
+		if !strings.Contains(errOut.String(), "Waiting for cluster "+clusterName+" to join the hub: available: ") {
+			t.Errorf("join --wait streamed no progress ending in the available step:\n%s", errOut)
 		}
 	})
 
