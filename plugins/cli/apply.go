@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,9 +17,9 @@ func ToUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
 }
 
 // Apply writes obj with server-side apply as field manager kubectl-ocm,
-// forcing ownership, and, unless serverDryRun, returns the stored object.
-// With serverDryRun the hub validates and admits obj without storing it and
-// returns what it would store.
+// forcing ownership, and returns the hub's answer: the stored object or,
+// with serverDryRun, the object the hub validated and admitted and would
+// have stored (defaults filled in), without storing it.
 func Apply(ctx context.Context, c client.Client, obj client.Object, serverDryRun bool) (*unstructured.Unstructured, error) {
 	u, err := ToUnstructured(obj)
 	if err != nil {
@@ -30,14 +29,9 @@ func Apply(ctx context.Context, c client.Client, obj client.Object, serverDryRun
 	if serverDryRun {
 		opts = append(opts, client.DryRunAll)
 	}
+	// The client decodes the response into u.
 	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), opts...); err != nil {
 		return nil, err
-	}
-	if serverDryRun {
-		return u, nil
-	}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
-		return nil, fmt.Errorf("read back %s %s: %w", u.GetKind(), u.GetName(), err)
 	}
 	return u, nil
 }
