@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/yaml"
 )
@@ -86,4 +89,44 @@ func PrintItems[T any, PT interface {
 		}
 	}
 	return nil
+}
+
+// ListOutput says how PrintList prints what a get verb listed.
+type ListOutput struct {
+	// Empty is written to ErrOut instead of an empty table, as kubectl's
+	// "No resources found".
+	Empty string
+	// WithNamespace adds a NAMESPACE column to the table (-A).
+	WithNamespace bool
+	// Named is true when the user named the one object to print: json and
+	// yaml print that object rather than a List.
+	Named bool
+}
+
+// PrintList prints the items of list the way kubectl get does: with -o
+// json, yaml, name, jsonpath or a template through the printer of flags,
+// else as the table that table builds (called only then), wide columns
+// included with -o wide.
+func PrintList[T any, PT interface {
+	*T
+	runtime.Object
+}](streams genericiooptions.IOStreams, flags *genericclioptions.PrintFlags, list runtime.Object, items []T, gvk schema.GroupVersionKind,
+	table func() (*metav1.Table, error), opts ListOutput) error {
+	format := Output(flags)
+	if format != "" && format != "wide" {
+		printer, err := flags.ToPrinter()
+		if err != nil {
+			return err
+		}
+		return PrintItems[T, PT](streams.Out, printer, list, items, gvk, !opts.Named && format != "name")
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(streams.ErrOut, opts.Empty)
+		return nil
+	}
+	t, err := table()
+	if err != nil {
+		return err
+	}
+	return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide", WithNamespace: opts.WithNamespace}).PrintObj(t, streams.Out)
 }

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
-	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -135,28 +134,19 @@ func (o *GetOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("list ManagedClusterSets on %s: %w", cfg.Host, err)
 	}
 	slices.SortFunc(list.Items, func(a, b clusterv1beta2.ManagedClusterSet) int { return strings.Compare(a.Name, b.Name) })
-	format := cli.Output(o.PrintFlags)
-	if format != "" && format != "wide" {
-		printer, err := o.PrintFlags.ToPrinter()
-		if err != nil {
-			return err
-		}
-		return cli.PrintItems(o.Out, printer, list, list.Items, clusterv1beta2.GroupVersion.WithKind("ManagedClusterSet"), o.Name == "" && format != "name")
-	}
-	if len(list.Items) == 0 {
-		fmt.Fprintln(o.ErrOut, "No cluster sets found.")
-		return nil
-	}
-	bound, err := boundNamespaces(ctx, c)
-	if err != nil {
-		return err
-	}
-	clusters := &clusterv1.ManagedClusterList{}
-	if err := c.List(ctx, clusters); err != nil {
-		return fmt.Errorf("list ManagedClusters on %s: %w", cfg.Host, err)
-	}
-	table := SetsTable(list.Items, bound, clusters.Items, time.Now())
-	return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(table, o.Out)
+	return cli.PrintList(o.IOStreams, o.PrintFlags, list, list.Items, clusterv1beta2.GroupVersion.WithKind("ManagedClusterSet"),
+		func() (*metav1.Table, error) {
+			bound, err := boundNamespaces(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			clusters := &clusterv1.ManagedClusterList{}
+			if err := c.List(ctx, clusters); err != nil {
+				return nil, fmt.Errorf("list ManagedClusters on %s: %w", cfg.Host, err)
+			}
+			return SetsTable(list.Items, bound, clusters.Items, time.Now()), nil
+		},
+		cli.ListOutput{Empty: "No cluster sets found.", Named: o.Name != ""})
 }
 
 // SetsTable renders sets as a kubectl table: NAME, BOUND NAMESPACES,

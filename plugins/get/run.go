@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
-	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -29,19 +28,9 @@ func (o *ClustersOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list managed clusters on %s: %w", cfg.Host, err)
 	}
-	format := cli.Output(o.PrintFlags)
-	if format == "" || format == "wide" {
-		if len(clusters.Items) == 0 {
-			fmt.Fprintln(o.ErrOut, "No managed clusters found.")
-			return nil
-		}
-		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(ClustersTable(clusters.Items, time.Now()), o.Out)
-	}
-	printer, err := o.PrintFlags.ToPrinter()
-	if err != nil {
-		return err
-	}
-	return cli.PrintItems(o.Out, printer, clusters, clusters.Items, clusterv1.GroupVersion.WithKind("ManagedCluster"), format != "name")
+	return cli.PrintList(o.IOStreams, o.PrintFlags, clusters, clusters.Items, clusterv1.GroupVersion.WithKind("ManagedCluster"),
+		func() (*metav1.Table, error) { return ClustersTable(clusters.Items, time.Now()), nil },
+		cli.ListOutput{Empty: "No managed clusters found."})
 }
 
 // list reads the clusters selected by names and --clusterset.

@@ -46,24 +46,13 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	slices.SortFunc(list.Items, func(a, b clusterv1beta1.Placement) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
-	format := cli.Output(o.PrintFlags)
-	if format == "" || format == "wide" {
-		if len(list.Items) == 0 {
-			if o.AllNamespaces {
-				fmt.Fprintln(o.ErrOut, "No placements found.")
-			} else {
-				fmt.Fprintf(o.ErrOut, "No placements found in namespace %s.\n", o.Namespace)
-			}
-			return nil
-		}
-		table := PlacementsTable(list.Items, time.Now())
-		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide", WithNamespace: o.AllNamespaces}).PrintObj(table, o.Out)
+	empty := "No placements found in namespace " + o.Namespace + "."
+	if o.AllNamespaces {
+		empty = "No placements found."
 	}
-	printer, err := o.PrintFlags.ToPrinter()
-	if err != nil {
-		return err
-	}
-	return cli.PrintItems(o.Out, printer, list, list.Items, clusterv1beta1.GroupVersion.WithKind("Placement"), o.Name == "" && format != "name")
+	return cli.PrintList(o.IOStreams, o.PrintFlags, list, list.Items, clusterv1beta1.GroupVersion.WithKind("Placement"),
+		func() (*metav1.Table, error) { return PlacementsTable(list.Items, time.Now()), nil },
+		cli.ListOutput{Empty: empty, WithNamespace: o.AllNamespaces, Named: o.Name != ""})
 }
 
 // PlacementsTable renders placements as a kubectl table: NAME, SUCCEEDED

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
-	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -51,19 +50,9 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	slices.SortFunc(list.Items, func(a, b workv1.ManifestWork) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
-	format := cli.Output(o.PrintFlags)
-	if format == "" || format == "wide" {
-		if len(list.Items) == 0 {
-			fmt.Fprintln(o.ErrOut, o.notFound())
-			return nil
-		}
-		return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(WorksTable(list.Items, time.Now()), o.Out)
-	}
-	printer, err := o.PrintFlags.ToPrinter()
-	if err != nil {
-		return err
-	}
-	return cli.PrintItems(o.Out, printer, list, list.Items, workv1.GroupVersion.WithKind("ManifestWork"), format != "name")
+	return cli.PrintList(o.IOStreams, o.PrintFlags, list, list.Items, workv1.GroupVersion.WithKind("ManifestWork"),
+		func() (*metav1.Table, error) { return WorksTable(list.Items, time.Now()), nil },
+		cli.ListOutput{Empty: o.notFound()})
 }
 
 // notFound is the message printed when no work matches.

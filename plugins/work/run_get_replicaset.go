@@ -63,24 +63,16 @@ func (o *GetOptions) runReplicaSets(ctx context.Context) error {
 	slices.SortFunc(list.Items, func(a, b workv1alpha1.ManifestWorkReplicaSet) int {
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
-	format := cli.Output(o.PrintFlags)
-	if format != "" && format != "wide" {
-		printer, err := o.PrintFlags.ToPrinter()
-		if err != nil {
-			return err
-		}
-		return cli.PrintItems(o.Out, printer, list, list.Items, workv1alpha1.GroupVersion.WithKind("ManifestWorkReplicaSet"), o.Name == "" && format != "name")
+	empty := "No ManifestWorkReplicaSets found in namespace " + o.Namespace + "."
+	if o.AllNamespaces {
+		empty = "No ManifestWorkReplicaSets found."
 	}
-	if len(list.Items) == 0 {
-		fmt.Fprintf(o.ErrOut, "No ManifestWorkReplicaSets found%s.\n", map[bool]string{true: "", false: " in namespace " + o.Namespace}[o.AllNamespaces])
-		return nil
-	}
-	tp := printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide", WithNamespace: o.AllNamespaces})
-	if err := tp.PrintObj(ReplicaSetsTable(list.Items, time.Now()), o.Out); err != nil {
+	err = cli.PrintList(o.IOStreams, o.PrintFlags, list, list.Items, workv1alpha1.GroupVersion.WithKind("ManifestWorkReplicaSet"),
+		func() (*metav1.Table, error) { return ReplicaSetsTable(list.Items, time.Now()), nil },
+		cli.ListOutput{Empty: empty, WithNamespace: o.AllNamespaces, Named: o.Name != ""})
+	// A named replica set's table is followed by the state of each cluster.
+	if format := cli.Output(o.PrintFlags); err != nil || o.Name == "" || (format != "" && format != "wide") {
 		return err
-	}
-	if o.Name == "" {
-		return nil
 	}
 	states, err := clusterStates(ctx, c, &list.Items[0])
 	if err != nil {
