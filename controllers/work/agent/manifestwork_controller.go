@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -95,7 +96,11 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	}
 	h := patch.NewHelper(work, r.hub)
 	result, err := r.reconcileNormal(ctx, work)
-	if perr := h.Patch(ctx, work); client.IgnoreNotFound(perr) != nil {
+	perr := h.Patch(ctx, work)
+	if perr == nil {
+		r.drifts.written(work)
+	}
+	if client.IgnoreNotFound(perr) != nil {
 		err = errors.Join(err, perr)
 	}
 	return result, err
@@ -135,11 +140,14 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 
 	pending, denied, err := r.updateAppliedResources(ctx, work, amw, results)
 	r.watcher.Track(work.Name, results)
-	drifts := r.drifts.detect(work, prev, results, manifests, time.Now())
+	found := r.drifts.detect(work, prev, results, manifests, time.Now())
 	setWorkStatus(work, r.observe(ctx, results), r.rules)
-	r.recordDrifts(work, drifts)
-	for _, d := range drifts {
+	r.recordDrifts(work, r.drifts.carry(key, found))
+	for _, d := range found {
 		ctrl.LoggerFrom(ctx).Info("Applied resource drifted on the managed cluster", "reason", d.reason, "detail", d.message())
+		if r.recorder != nil {
+			r.recorder.Event(work, corev1.EventTypeWarning, d.reason, d.message())
+		}
 	}
 
 	switch {

@@ -2,11 +2,11 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -75,6 +75,11 @@ type driftDetector struct {
 	// seen are the fingerprints of the objects of CreateOnly and ReadOnly
 	// manifests at the previous look, by work, manifest and object UID.
 	seen map[driftKey]string
+	// unwritten are the drifts found but not yet in a status the hub
+	// stored, by work: a status patch that fails (a conflict, the hub
+	// unreachable) must not lose them, since the next apply finds the
+	// objects already restored.
+	unwritten map[types.NamespacedName][]drift
 }
 
 // driftKey identifies an object of one manifest of one work.
@@ -85,7 +90,57 @@ type driftKey struct {
 }
 
 // newDriftDetector returns an empty detector.
-func newDriftDetector() *driftDetector { return &driftDetector{seen: map[driftKey]string{}} }
+func newDriftDetector() *driftDetector {
+	return &driftDetector{seen: map[driftKey]string{}, unwritten: map[types.NamespacedName][]drift{}}
+}
+
+// carry returns the drifts of work to record in its status: those found now
+// and those found before whose record the hub has not stored yet (a drift
+// found now replaces an older one of the same manifest). Until written
+// confirms them, they are carried to the next reconcile.
+func (dd *driftDetector) carry(work types.NamespacedName, found []drift) []drift {
+	if dd == nil {
+		return found
+	}
+	dd.mu.Lock()
+	defer dd.mu.Unlock()
+	out := slices.Clone(found)
+	for _, old := range dd.unwritten[work] {
+		if !slices.ContainsFunc(found, func(d drift) bool { return d.meta == old.meta }) {
+			out = append(out, old)
+		}
+	}
+	if len(out) == 0 {
+		delete(dd.unwritten, work)
+	} else {
+		dd.unwritten[work] = out
+	}
+	return out
+}
+
+// written drops the carried drifts whose Drifted condition the stored
+// status of work holds.
+func (dd *driftDetector) written(work *workv1.ManifestWork) {
+	if dd == nil {
+		return
+	}
+	key := types.NamespacedName{Namespace: work.Namespace, Name: work.Name}
+	dd.mu.Lock()
+	defer dd.mu.Unlock()
+	left := slices.DeleteFunc(dd.unwritten[key], func(d drift) bool {
+		mc := findManifest(work.Status.ResourceStatus.Manifests, d.meta)
+		if mc == nil {
+			return false
+		}
+		c := meta.FindStatusCondition(mc.Conditions, workv1.ManifestDrifted)
+		return c != nil && c.Reason == d.reason && c.LastTransitionTime.Equal(&metav1.Time{Time: d.at.Truncate(time.Second)})
+	})
+	if len(left) == 0 {
+		delete(dd.unwritten, key)
+	} else {
+		dd.unwritten[key] = left
+	}
+}
 
 // detect returns the drifts of one reconcile. prev is the work's status
 // before it; only manifests that were applied, and whose object existed, at
@@ -162,6 +217,7 @@ func (dd *driftDetector) forget(work types.NamespacedName) {
 			delete(dd.seen, k)
 		}
 	}
+	delete(dd.unwritten, work)
 }
 
 // appliedAt reports whether the previous status says the manifest was
@@ -177,8 +233,7 @@ func appliedAt(prev []workv1.ManifestCondition, m workv1.ManifestResourceMeta, g
 }
 
 // recordDrifts sets the Drifted condition of each drifted manifest (its
-// last transition time is the time of the drift) and records each as a
-// Warning Event on the ManifestWork.
+// last transition time is the time of the drift).
 func (r *workReconciler) recordDrifts(work *workv1.ManifestWork, drifts []drift) {
 	for _, d := range drifts {
 		msg := d.message()
@@ -192,9 +247,6 @@ func (r *workReconciler) recordDrifts(work *workv1.ManifestWork, drifts []drift)
 				Type: workv1.ManifestDrifted, Status: metav1.ConditionTrue, ObservedGeneration: work.Generation,
 				Reason: d.reason, Message: msg, LastTransitionTime: metav1.NewTime(d.at),
 			})
-		}
-		if r.recorder != nil {
-			r.recorder.Event(work, corev1.EventTypeWarning, d.reason, msg)
 		}
 	}
 }

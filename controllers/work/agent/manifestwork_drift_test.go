@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -112,5 +113,49 @@ func TestRecordDrifts(t *testing.T) {
 	c := work.Status.ResourceStatus.Manifests[0].Conditions
 	if len(c) != 1 || c[0].Type != workv1.ManifestDrifted || c[0].Reason != workv1.DriftReasonDeleted || !c[0].LastTransitionTime.Time.Equal(at.Add(time.Minute)) {
 		t.Errorf("conditions = %+v, want the last drift", c)
+	}
+}
+
+// TestCarryDrifts checks that a drift whose record the hub has not stored is
+// recorded again by the next reconcile, which finds nothing new, and is
+// dropped once a stored status holds it.
+func TestCarryDrifts(t *testing.T) {
+	a := workv1.ManifestResourceMeta{Ordinal: 0, Kind: "ConfigMap", Name: "a"}
+	b := workv1.ManifestResourceMeta{Ordinal: 1, Kind: "ConfigMap", Name: "b"}
+	work := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "w"}}
+	work.Status.ResourceStatus.Manifests = []workv1.ManifestCondition{{ResourceMeta: a}, {ResourceMeta: b}}
+	key := types.NamespacedName{Namespace: "c1", Name: "w"}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 678, time.UTC)
+	dd := newDriftDetector()
+	r := &workReconciler{drifts: dd}
+
+	first := dd.carry(key, []drift{{meta: a, reason: workv1.DriftReasonModified, restored: true, at: at}})
+	if len(first) != 1 {
+		t.Fatalf("carry = %v, want the found drift", first)
+	}
+	// The status patch failed: the next reconcile finds nothing new.
+	again := dd.carry(key, nil)
+	if len(again) != 1 || again[0].meta != a {
+		t.Fatalf("carry after a failed patch = %v, want the unwritten drift of a", again)
+	}
+	// A newer drift of b joins it; a newer one of a replaces it.
+	both := dd.carry(key, []drift{{meta: b, reason: workv1.DriftReasonDeleted, restored: true, at: at}, {meta: a, reason: workv1.DriftReasonDeleted, restored: true, at: at.Add(time.Second)}})
+	if len(both) != 2 || both[1].reason != workv1.DriftReasonDeleted {
+		t.Fatalf("carry = %+v, want b and the newer drift of a", both)
+	}
+	// The stored status holds a's record only (second precision, as the API
+	// server stores times).
+	stored := work.DeepCopy()
+	r.recordDrifts(stored, both[1:])
+	stored.Status.ResourceStatus.Manifests[0].Conditions[0].LastTransitionTime = metav1.NewTime(at.Add(time.Second).Truncate(time.Second))
+	dd.written(stored)
+	if left := dd.carry(key, nil); len(left) != 1 || left[0].meta != b {
+		t.Fatalf("after a's record was stored, carry = %+v, want b only", left)
+	}
+	r.recordDrifts(stored, []drift{{meta: b, reason: workv1.DriftReasonDeleted, restored: true, at: at}})
+	stored.Status.ResourceStatus.Manifests[1].Conditions[0].LastTransitionTime = metav1.NewTime(at.Truncate(time.Second))
+	dd.written(stored)
+	if left := dd.carry(key, nil); len(left) != 0 {
+		t.Errorf("after every record was stored, carry = %+v, want none", left)
 	}
 }
