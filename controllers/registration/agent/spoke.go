@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig/managedcluster"
 )
 
 // spokeClients are the agent's view of the managed cluster ("spoke"), as
@@ -34,7 +34,7 @@ func newSpoke(mgr manager.Manager, opts Options) (*spokeClients, error) {
 	if c == nil {
 		var err error
 		ref := types.NamespacedName{Namespace: opts.Namespace, Name: opts.ManagedKubeconfigSecret}
-		if c, err = kubeconfig.ManagedCluster(mgr, ref); err != nil {
+		if c, err = managedcluster.Cluster(mgr, ref); err != nil {
 			return nil, err
 		}
 	}

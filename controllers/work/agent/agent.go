@@ -24,7 +24,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig/managedcluster"
 )
 
 // sessionRetryDelay is how long the agent waits before it starts a new hub
@@ -84,7 +84,7 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	managed := opts.ManagedCluster
 	if managed == nil {
 		ref := types.NamespacedName{Namespace: opts.Namespace, Name: opts.ManagedKubeconfigSecret}
-		if managed, err = kubeconfig.ManagedCluster(mgr, ref); err != nil {
+		if managed, err = managedcluster.Cluster(mgr, ref); err != nil {
 			return nil, err
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	registrationagent "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/agent"
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig/managedcluster"
 )
 
 // agentLeaderElectionID names the agent's leader-election Lease in its namespace.
@@ -102,7 +102,7 @@ func (o *agentOptions) run(ctx context.Context) error {
 	// Both agents share one client and one cache of the managed cluster:
 	// the manager's own in Default mode, one built from the kubeconfig
 	// Secret in Hosted mode.
-	managed, err := kubeconfig.ManagedCluster(mgr, types.NamespacedName{Namespace: o.manager.Namespace, Name: o.registration.ManagedKubeconfigSecret})
+	managed, err := managedcluster.Cluster(mgr, types.NamespacedName{Namespace: o.manager.Namespace, Name: o.registration.ManagedKubeconfigSecret})
 	if err != nil {
 		return err
 	}
