@@ -4,8 +4,12 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // KeepDirEnv names the environment variable that, when set to a directory,
@@ -20,6 +24,7 @@ const KeepDirEnv = "OCM_TEST_KEEP_DIR"
 // `go test -short` with SkipIfShort.
 func StartForTest(t testing.TB, clusters ...string) *Environment {
 	t.Helper()
+	quietControllerRuntime()
 	opts := Options{Clusters: clusters, Log: testWriter{t}}
 	if keep := os.Getenv(KeepDirEnv); keep != "" {
 		opts.Dir = keep + "/" + strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
@@ -59,3 +64,10 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+// quietControllerRuntime gives controller-runtime's global logger a sink
+// that drops everything, once: the clients and caches of tests and of the
+// component runner log through it, and without a sink it prints a warning
+// with a stack trace into the test log. Controllers under test log through
+// the loggers their managers are given.
+var quietControllerRuntime = sync.OnceFunc(func() { ctrllog.SetLogger(logr.Discard()) })

@@ -9,9 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -25,9 +23,6 @@ import (
 // does, through kubectl's own completion of plugins, and in-process.
 func TestCompletion(t *testing.T) {
 	framework.SkipIfShort(t)
-	// The clients log through controller-runtime, which warns when no logger
-	// was set by the time the make builds are done; they have nothing to say.
-	ctrllog.SetLogger(logr.Discard())
 	bin := installPlugin(t)
 	kubeBin, err := framework.KubeBinDir()
 	if err != nil {
