@@ -55,8 +55,12 @@ func TestRegistration(t *testing.T) {
 	// its agent, already accepted.
 	applySeed(t, hub, "004-managedcluster.yaml")
 
+	// cluster1 joins with the shared token, cluster2 with one the hub lets
+	// register cluster2 only.
+	tokens := map[string]string{"cluster1": token}
+	tokens["cluster2"], _ = joinArgs(t, f.ocm(t, "hub", "token", "--cluster-name", "cluster2", "--context", "hub"))
 	for _, c := range []string{"cluster1", "cluster2"} {
-		f.ocm(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", c, "--context", c)
+		f.ocm(t, "join", "--hub-token", tokens[c], "--hub-apiserver", apiserver, "--cluster-name", c, "--context", c)
 	}
 	f.ocm(t, "accept", "--clusters", "cluster1,cluster2", "--context", "hub", "--wait")
 
