@@ -125,3 +125,41 @@ func Classify(user string) Requester {
 	}
 	return Requester{}
 }
+
+// Add-on agent identities, as OCM has them: the hub credential an add-on
+// agent obtains through its registration.
+const (
+	// addonClusterPrefix starts the user and group names of an add-on agent
+	// of a cluster: system:open-cluster-management:cluster:<cluster>:addon:<addon>.
+	addonClusterPrefix = Prefix + "cluster:"
+	// addonPrefix starts the group of every agent of one add-on.
+	addonPrefix = Prefix + "addon:"
+	// AuthenticatedGroup is the group the API server gives every
+	// authenticated user; OCM lists it in an add-on's default subject.
+	AuthenticatedGroup = "system:authenticated"
+)
+
+// AddonClusterGroup returns the group of the agents of addon on cluster:
+// system:open-cluster-management:cluster:<cluster>:addon:<addon>.
+func AddonClusterGroup(cluster, addon string) string {
+	return addonClusterPrefix + cluster + ":addon:" + addon
+}
+
+// AddonGroup returns the group of the agents of addon on every cluster:
+// system:open-cluster-management:addon:<addon>.
+func AddonGroup(addon string) string { return addonPrefix + addon }
+
+// AddonUserName returns the default user name (certificate CN) of the agent
+// of addon on cluster:
+// system:open-cluster-management:cluster:<cluster>:addon:<addon>:agent:<agent>.
+// OCM names the agent after the add-on.
+func AddonUserName(cluster, addon, agent string) string {
+	return AddonClusterGroup(cluster, addon) + ":agent:" + agent
+}
+
+// AddonDefaultGroups returns the groups of an add-on agent's default
+// subject: the add-on's groups for cluster and for every cluster, and
+// system:authenticated.
+func AddonDefaultGroups(cluster, addon string) []string {
+	return []string{AddonClusterGroup(cluster, addon), AddonGroup(addon), AuthenticatedGroup}
+}

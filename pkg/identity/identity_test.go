@@ -46,3 +46,20 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+func TestAddonIdentity(t *testing.T) {
+	if got, want := AddonUserName("c1", "helloworld", "helloworld"), "system:open-cluster-management:cluster:c1:addon:helloworld:agent:helloworld"; got != want {
+		t.Errorf("AddonUserName = %q, want %q", got, want)
+	}
+	groups := AddonDefaultGroups("c1", "helloworld")
+	want := []string{"system:open-cluster-management:cluster:c1:addon:helloworld", "system:open-cluster-management:addon:helloworld", "system:authenticated"}
+	for i := range want {
+		if groups[i] != want[i] {
+			t.Errorf("AddonDefaultGroups[%d] = %q, want %q", i, groups[i], want[i])
+		}
+	}
+	// An add-on agent is not a cluster agent and not a bootstrap identity.
+	if r := Classify(AddonUserName("c1", "helloworld", "helloworld")); r.Kind != Other {
+		t.Errorf("Classify(add-on user) = %+v, want Other", r)
+	}
+}
