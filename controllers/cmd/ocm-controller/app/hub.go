@@ -9,6 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	addonhub "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/placement"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
@@ -82,6 +83,9 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	}
 	if err := replicaset.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ManifestWorkReplicaSet controller: %w", err)
+	}
+	if err := addonhub.SetupWithManager(mgr, addonhub.Options{}); err != nil {
+		return fmt.Errorf("set up the add-on manager: %w", err)
 	}
 	ctrl.Log.WithName("hub").Info("Starting hub controllers", "namespace", o.Namespace, "leaderElect", o.LeaderElect)
 	if err := mgr.Start(ctx); err != nil {
