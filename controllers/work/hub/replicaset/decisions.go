@@ -3,8 +3,6 @@ package replicaset
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,31 +38,6 @@ func readDecisions(ctx context.Context, c client.Reader, namespace, name string)
 		return d, fmt.Errorf("list PlacementDecisions of %s/%s: %w", namespace, name, err)
 	}
 	d.decisionObjects = len(list.Items)
-	byIndex := map[int32]*rollout.Group{}
-	for i := range list.Items {
-		pd := &list.Items[i]
-		index := int32(0)
-		if v, err := strconv.ParseInt(pd.Labels[clusterv1beta1.DecisionGroupIndexLabel], 10, 32); err == nil {
-			index = int32(v)
-		}
-		g := byIndex[index]
-		if g == nil {
-			g = &rollout.Group{Index: index}
-			byIndex[index] = g
-		}
-		if n := pd.Labels[clusterv1beta1.DecisionGroupNameLabel]; n != "" {
-			g.Name = n
-		}
-		for _, cd := range pd.Status.Decisions {
-			if cd.ClusterName != "" {
-				g.Clusters = append(g.Clusters, cd.ClusterName)
-			}
-		}
-	}
-	for _, g := range byIndex {
-		sort.Strings(g.Clusters)
-		d.groups = append(d.groups, *g)
-	}
-	sort.Slice(d.groups, func(i, j int) bool { return d.groups[i].Index < d.groups[j].Index })
+	d.groups = rollout.DecisionGroups(list.Items)
 	return d, nil
 }
