@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -66,6 +67,22 @@ func SpecHash(obj *unstructured.Unstructured) (string, error) {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// SpecHashOf returns the SpecHash of a configuration object read typed (an
+// AddOnDeploymentConfig or AddOnTemplate from the cache) or unstructured. A
+// typed object is hashed in the unstructured form runtime's converter gives
+// it, which may differ from the object as served (a struct field without
+// pointer appears empty): readers of a typed kind must all hash it typed.
+func SpecHashOf(obj runtime.Object) (string, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return SpecHash(u)
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return "", fmt.Errorf("convert %T to unstructured: %w", obj, err)
+	}
+	return SpecHash(&unstructured.Unstructured{Object: content})
 }
 
 // Resolved is one configuration of an add-on on a cluster.

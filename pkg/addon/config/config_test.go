@@ -3,7 +3,9 @@ package config
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 )
@@ -129,5 +131,32 @@ func TestHashesAnnotation(t *testing.T) {
 	}}})
 	if !desired.Equal(Hashes{"addondeploymentconfigs.addon.open-cluster-management.io/ns/d": "h"}) {
 		t.Errorf("Desired = %v", desired)
+	}
+}
+
+func TestSpecHashOf(t *testing.T) {
+	typed := &addonv1alpha1.AddOnDeploymentConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "deploy-config", Namespace: "open-cluster-management", ResourceVersion: "7"},
+		Spec:       addonv1alpha1.AddOnDeploymentConfigSpec{AgentInstallNamespace: "helloworld"},
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromTyped, err := SpecHashOf(typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromUnstructured, err := SpecHashOf(&unstructured.Unstructured{Object: content})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromTyped != fromUnstructured {
+		t.Errorf("typed and unstructured reads hash differently: %s %s", fromTyped, fromUnstructured)
+	}
+	other := typed.DeepCopy()
+	other.Spec.AgentInstallNamespace = "elsewhere"
+	if h, _ := SpecHashOf(other); h == fromTyped {
+		t.Error("different specs hash the same")
 	}
 }
