@@ -10,6 +10,10 @@ import (
 	"fmt"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/config"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/install"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/rollout"
 )
 
 // ControllerName names the add-on manager in logs and events.
@@ -24,7 +28,12 @@ type Options struct{}
 // SetupWithManager registers every add-on manager reconciler with mgr.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	_ = opts
-	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{}
+	c := mgr.GetClient()
+	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{
+		&install.Reconciler{Client: c},
+		&config.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(ControllerName)},
+		&rollout.Reconciler{Client: c},
+	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("set up %T: %w", r, err)

@@ -1,0 +1,141 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/internal/lookup"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+)
+
+// ControllerName names the controller in logs.
+const ControllerName = "addon-install"
+
+// staleRetry is how soon a reconcile that met a cache behind the API server
+// runs again.
+const staleRetry = 100 * time.Millisecond
+
+// Reconciler installs the add-on of one ClusterManagementAddOn: owner
+// references on its ManagedClusterAddOns, and the ManagedClusterAddOns of
+// the Placements install strategy.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+}
+
+// Reconcile follows the cluster-api skeleton without a finalizer: the
+// ManagedClusterAddOns of a deleted ClusterManagementAddOn are removed by
+// the garbage collector, through their owner references.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cma); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cma.DeletionTimestamp.IsZero() || !addonv1alpha1.ManagedByAddonManager(cma.Annotations) {
+		return ctrl.Result{}, nil
+	}
+	err := r.reconcileNormal(ctx, cma)
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+		ctrl.LoggerFrom(ctx).V(2).Info("Cache behind the API server, retrying", "error", err.Error())
+		return ctrl.Result{RequeueAfter: staleRetry}, nil
+	}
+	return ctrl.Result{}, err
+}
+
+// reconcileNormal owns, creates and deletes the add-on's ManagedClusterAddOns.
+func (r *Reconciler) reconcileNormal(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn) error {
+	log := ctrl.LoggerFrom(ctx)
+	mcas, err := lookup.MCAsOf(ctx, r.Client, cma.Name)
+	if err != nil {
+		return err
+	}
+	decided, err := r.decided(ctx, cma)
+	if err != nil {
+		return err
+	}
+	targets, err := r.targets(ctx, decided)
+	if err != nil {
+		return err
+	}
+	a := plan(cma, mcas, decided, targets)
+	for _, mca := range a.own {
+		h := patch.NewHelper(mca, r.Client)
+		owned := mca.DeepCopy()
+		owned.OwnerReferences = append(owned.OwnerReferences, ownerRef(cma, false))
+		if err := h.Patch(ctx, owned); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("add the owner reference of %s to its ManagedClusterAddOn in %s: %w", cma.Name, mca.Namespace, err)
+		}
+	}
+	for _, cluster := range a.create {
+		if err := r.Client.Create(ctx, newMCA(cma, targets[cluster].cluster)); err != nil {
+			return fmt.Errorf("create ManagedClusterAddOn %s/%s: %w", cluster, cma.Name, err)
+		}
+		log.V(2).Info("Installed add-on", "cluster", cluster)
+	}
+	for _, mca := range a.remove {
+		err := r.Client.Delete(ctx, mca, client.Preconditions{UID: &mca.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		if client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete ManagedClusterAddOn %s: %w", klog.KObj(mca), err)
+		}
+		log.V(2).Info("Removed add-on from a cluster no placement decides", "cluster", mca.Namespace)
+	}
+	for cluster, why := range a.waiting {
+		log.V(2).Info("Not installing the add-on yet", "cluster", cluster, "reason", why)
+	}
+	return nil
+}
+
+// decided returns the clusters the install strategy placements of cma
+// decide; none unless its install strategy is Placements. A placement that
+// does not exist decides nothing (the config controller reports it).
+func (r *Reconciler) decided(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn) (map[string]bool, error) {
+	out := map[string]bool{}
+	if cma.Spec.InstallStrategy.Type != addonv1alpha1.InstallStrategyPlacements {
+		return out, nil
+	}
+	for _, p := range cma.Spec.InstallStrategy.Placements {
+		d, err := lookup.ReadDecisions(ctx, r.Client, p.PlacementRef)
+		if err != nil {
+			return nil, err
+		}
+		if !d.Found {
+			ctrl.LoggerFrom(ctx).V(2).Info("Install placement not found, skipped", "placement", p.Namespace+"/"+p.Name)
+		}
+		for _, c := range d.Clusters() {
+			out[c] = true
+		}
+	}
+	return out, nil
+}
+
+// targets reads the ManagedCluster and namespace of every decided cluster
+// from the cache.
+func (r *Reconciler) targets(ctx context.Context, decided map[string]bool) (map[string]target, error) {
+	out := make(map[string]target, len(decided))
+	for name := range decided {
+		var t target
+		mc, ns := &clusterv1.ManagedCluster{}, &corev1.Namespace{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, mc); err == nil {
+			t.cluster = mc
+		} else if !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("get ManagedCluster %s: %w", name, err)
+		}
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, ns); err == nil {
+			t.namespace = ns
+		} else if !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("get namespace %s: %w", name, err)
+		}
+		out[name] = t
+	}
+	return out, nil
+}

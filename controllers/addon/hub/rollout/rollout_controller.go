@@ -1,0 +1,61 @@
+package rollout
+
+import (
+	"context"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+)
+
+// ControllerName names the controller in logs.
+const ControllerName = "addon-rollout"
+
+// staleRetry is how soon a reconcile whose status patch met a cache behind
+// the API server runs again.
+const staleRetry = 100 * time.Millisecond
+
+// Reconciler sets the Progressing condition and the lastAppliedConfigs of
+// one ManagedClusterAddOn.
+type Reconciler struct {
+	// Client reads from the manager's cache and writes to the API server.
+	Client client.Client
+}
+
+// Reconcile follows the cluster-api skeleton without a finalizer: get,
+// baseline, compute, one status patch when something changed.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	mca := &addonv1alpha1.ManagedClusterAddOn{}
+	if err := r.Client.Get(ctx, req.NamespacedName, mca); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !mca.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: mca.Name}, cma); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !addonv1alpha1.ManagedByAddonManager(cma.Annotations) {
+		return ctrl.Result{}, nil
+	}
+	works := &workv1.ManifestWorkList{}
+	if err := r.Client.List(ctx, works, client.InNamespace(mca.Namespace), client.MatchingLabels{addonv1alpha1.AddonLabelKey: mca.Name}); err != nil {
+		return ctrl.Result{}, err
+	}
+	h := patch.NewHelper(mca, r.Client)
+	progress(mca, cma, deployWorks(mca.Name, works.Items))
+	if err := h.Patch(ctx, mca); err != nil {
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			ctrl.LoggerFrom(ctx).V(2).Info("Cache behind the API server, retrying", "error", err.Error())
+			return ctrl.Result{RequeueAfter: staleRetry}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
+}
