@@ -312,7 +312,7 @@ func Render(dir string, values any) ([]*unstructured.Unstructured, error) {
 		if err := tmpl.Execute(&buf, values); err != nil {
 			return nil, fmt.Errorf("render %s: %w", file, err)
 		}
-		objs, err := decodeDocuments(buf.Bytes())
+		objs, err := DecodeDocuments(buf.Bytes())
 		if err != nil {
 			return nil, fmt.Errorf("decode rendered %s: %w", file, err)
 		}
@@ -329,8 +329,10 @@ func Render(dir string, values any) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// decodeDocuments decodes a multi-document YAML stream.
-func decodeDocuments(data []byte) ([]*unstructured.Unstructured, error) {
+// DecodeDocuments decodes a multi-document YAML (or JSON) stream into
+// objects, skipping empty documents; a document without apiVersion or kind
+// is an error.
+func DecodeDocuments(data []byte) ([]*unstructured.Unstructured, error) {
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	var out []*unstructured.Unstructured
 	for {

@@ -25,13 +25,12 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	ocmapply "github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/seeds"
 )
 
 const (
 	// fieldOwner is the server-side apply field manager of this test.
 	fieldOwner = "kubectl-ocm-crds-test"
-	// seedsDirEnv overrides where the seed examples are read from.
-	seedsDirEnv = "OCM_SEEDS_DIR"
 	// establishTimeout bounds the wait for CRDs to become established and served.
 	establishTimeout = 60 * time.Second
 )
@@ -129,7 +128,7 @@ func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
 
 // testSeeds applies every seed example unchanged and reads each one back.
 func testSeeds(ctx context.Context, t *testing.T, cs clusters) {
-	dir := seedsDir(t)
+	dir := seeds.Dir(t)
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no seed examples (*.yaml) in %s: %v", dir, err)
@@ -165,24 +164,6 @@ func testSeeds(ctx context.Context, t *testing.T, cs clusters) {
 			})
 		}
 	}
-}
-
-// seedsDir returns the directory of the seed examples: $OCM_SEEDS_DIR, or
-// ../shared/examples/seeds next to the repository root.
-func seedsDir(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv(seedsDirEnv); dir != "" {
-		return dir
-	}
-	root, err := framework.RepoRoot()
-	if err != nil {
-		t.Fatalf("find the repository root to locate the seed examples: %v (set %s)", err, seedsDirEnv)
-	}
-	dir := filepath.Join(root, "..", "shared", "examples", "seeds")
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Fatalf("seed examples not found at %s (expected ../shared/examples/seeds next to the repository root %s); set %s", dir, root, seedsDirEnv)
-	}
-	return dir
 }
 
 // splitYAML splits a multi-document YAML file on "---" separator lines and
