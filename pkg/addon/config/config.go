@@ -88,8 +88,7 @@ func SpecHashOf(obj runtime.Object) (string, error) {
 // Resolved is one configuration of an add-on on a cluster.
 type Resolved struct {
 	Key
-	// Supported reports whether the kind is in the ClusterManagementAddOn's
-	// supportedConfigs. An unsupported kind is kept, so that it can be
+	// Supported reports whether the add-on supports the kind (Supports). An unsupported kind is kept, so that it can be
 	// reported, but is never deployed.
 	Supported bool
 }
@@ -136,10 +135,36 @@ func Resolve(cma *addonv1alpha1.ClusterManagementAddOn, placements [][]addonv1al
 	return out
 }
 
-// Supports reports whether cma lists the configuration kind gr in its
-// supportedConfigs.
+// BuiltinKinds are the configuration kinds every add-on the hub deploys
+// supports, listed in its ClusterManagementAddOn's supportedConfigs or not,
+// as OCM's template add-ons support them: AddOnDeploymentConfig and
+// AddOnTemplate.
+var BuiltinKinds = []addonv1alpha1.ConfigGroupResource{
+	{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnDeploymentConfigResource},
+	{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnTemplateResource},
+}
+
+// Supports reports whether the add-on of cma supports the configuration
+// kind gr: a built-in kind, or one cma lists in its supportedConfigs.
 func Supports(cma *addonv1alpha1.ClusterManagementAddOn, gr addonv1alpha1.ConfigGroupResource) bool {
-	return slices.ContainsFunc(cma.Spec.SupportedConfigs, func(sc addonv1alpha1.ConfigMeta) bool { return sc.ConfigGroupResource == gr })
+	return slices.Contains(BuiltinKinds, gr) ||
+		slices.ContainsFunc(cma.Spec.SupportedConfigs, func(sc addonv1alpha1.ConfigMeta) bool { return sc.ConfigGroupResource == gr })
+}
+
+// SupportedKinds returns the configuration kinds the add-on of cma
+// supports: those of its supportedConfigs, then the built-in kinds it does
+// not list. It is what a ManagedClusterAddOn's status.supportedConfigs says.
+func SupportedKinds(cma *addonv1alpha1.ClusterManagementAddOn) []addonv1alpha1.ConfigGroupResource {
+	out := make([]addonv1alpha1.ConfigGroupResource, 0, len(cma.Spec.SupportedConfigs)+len(BuiltinKinds))
+	for _, sc := range cma.Spec.SupportedConfigs {
+		out = append(out, sc.ConfigGroupResource)
+	}
+	for _, gr := range BuiltinKinds {
+		if !slices.Contains(out, gr) {
+			out = append(out, gr)
+		}
+	}
+	return out
 }
 
 // Hashes maps config keys (Key.String) to spec hashes: what a deployed

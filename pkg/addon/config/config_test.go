@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,6 +93,26 @@ func TestResolve(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSupports(t *testing.T) {
+	cma := &addonv1alpha1.ClusterManagementAddOn{Spec: addonv1alpha1.ClusterManagementAddOnSpec{SupportedConfigs: []addonv1alpha1.ConfigMeta{
+		{ConfigGroupResource: ex}, {ConfigGroupResource: adc},
+	}}}
+	for _, tt := range []struct {
+		gr   addonv1alpha1.ConfigGroupResource
+		want bool
+	}{{adc, true}, {tmpl, true}, {ex, true}, {addonv1alpha1.ConfigGroupResource{Resource: "configmaps"}, false}} {
+		if got := Supports(cma, tt.gr); got != tt.want {
+			t.Errorf("Supports(%v) = %v, want %v", tt.gr, got, tt.want)
+		}
+	}
+	if got, want := SupportedKinds(cma), []addonv1alpha1.ConfigGroupResource{ex, adc, tmpl}; !slices.Equal(got, want) {
+		t.Errorf("SupportedKinds() = %v, want %v", got, want)
+	}
+	if got := SupportedKinds(&addonv1alpha1.ClusterManagementAddOn{}); !slices.Equal(got, BuiltinKinds) {
+		t.Errorf("SupportedKinds() of an add-on listing none = %v, want the built-in kinds", got)
 	}
 }
 

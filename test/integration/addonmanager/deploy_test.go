@@ -21,11 +21,16 @@ import (
 // ManagedClusterAddOn's desired configurations (the config-spec-hash
 // annotation, and a spec that changes with them, so the work's generation
 // moves) and reports its Applied condition as applied at that generation.
-// It writes only what differs, so it can run on every poll.
+// Like the deploy controller of a template add-on, it renders nothing before
+// the add-on has desired configurations. It writes only what differs, so it
+// can run on every poll.
 func (s *suite) deploy(ctx context.Context, cluster string, applied metav1.ConditionStatus) error {
 	m, err := s.mca(ctx, cluster)
 	if err != nil {
 		return err
+	}
+	if len(addonconfig.Desired(m)) == 0 {
+		return nil
 	}
 	hashes := addonconfig.Desired(m).Annotation()
 	w := &workv1.ManifestWork{}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/config"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/install"
@@ -64,6 +65,11 @@ func setup(t *testing.T) *suite {
 	t.Cleanup(cancel)
 	s := &suite{ctx: ctx, admin: hub.Client(), hub: hub}
 	hubtest.Install(ctx, t, s.admin)
+	t.Cleanup(func() {
+		if t.Failed() {
+			s.dump(t)
+		}
+	})
 	hubtest.RunControllers(t, hub, 2,
 		func(mgr ctrl.Manager) error { return registrationhub.SetupWithManager(mgr, registrationhub.Options{}) },
 		placement.SetupWithManager,
@@ -264,4 +270,24 @@ func desired(m *addonv1alpha1.ManagedClusterAddOn, resource, name string) (strin
 		}
 	}
 	return "", fmt.Errorf("no desired %s %s in %+v", resource, name, m.Status.ConfigReferences)
+}
+
+// clientKey is the key of the cluster-scoped object name.
+func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: name} }
+
+// dump logs the add-on's ClusterManagementAddOn and ManagedClusterAddOns, to
+// explain a failure.
+func (s *suite) dump(t *testing.T) {
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	if err := s.admin.Get(context.Background(), clientKey(addon), cma); err == nil {
+		data, _ := yaml.Marshal(cma)
+		t.Logf("ClusterManagementAddOn:\n%s", data)
+	}
+	list := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := s.admin.List(context.Background(), list); err == nil {
+		for i := range list.Items {
+			data, _ := yaml.Marshal(list.Items[i].Status)
+			t.Logf("ManagedClusterAddOn %s/%s status:\n%s", list.Items[i].Namespace, list.Items[i].Name, data)
+		}
+	}
 }

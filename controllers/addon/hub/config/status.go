@@ -34,11 +34,7 @@ const maxNamed = 5
 // writeMCAStatus sets the status fields the controller owns on mca (a copy
 // of cp.mca): supportedConfigs, configReferences and Configured.
 func writeMCAStatus(mca *addonv1alpha1.ManagedClusterAddOn, cma *addonv1alpha1.ClusterManagementAddOn, cp *clusterPlan, objects map[addonconfig.Key]object) {
-	supported := make([]addonv1alpha1.ConfigGroupResource, 0, len(cma.Spec.SupportedConfigs))
-	for _, sc := range cma.Spec.SupportedConfigs {
-		supported = append(supported, sc.ConfigGroupResource)
-	}
-	mca.Status.SupportedConfigs = supported
+	mca.Status.SupportedConfigs = addonconfig.SupportedKinds(cma)
 	mca.Status.ConfigReferences = mergeRefs(mca.Status.ConfigReferences, cp.target, cp.allowed)
 	cond := metav1.Condition{
 		Type: addonv1alpha1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue,
@@ -58,7 +54,7 @@ func problemsOf(cma *addonv1alpha1.ClusterManagementAddOn, resolved []addonconfi
 	for _, r := range resolved {
 		if !r.Supported && !seen[r.ConfigGroupResource] {
 			seen[r.ConfigGroupResource] = true
-			out = append(out, fmt.Sprintf("configuration kind %s is not in the supportedConfigs of ClusterManagementAddOn %s",
+			out = append(out, fmt.Sprintf("configuration kind %s is not supported: it is neither built in nor in the supportedConfigs of ClusterManagementAddOn %s",
 				lookup.KindName(r.ConfigGroupResource), cma.Name))
 		}
 		if p := objects[r.Key].problem; p != "" {

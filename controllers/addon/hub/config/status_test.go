@@ -30,7 +30,7 @@ func TestWriteMCAStatus(t *testing.T) {
 		{name: "missing object and unsupported kind", configs: []addonv1alpha1.AddOnConfig{ref(adc, "missing"), ref(ex, "e1")},
 			status: metav1.ConditionFalse, message: []string{
 				"ocm/missing not found",
-				"configuration kind exampleconfigs.example.open-cluster-management.io is not in the supportedConfigs of ClusterManagementAddOn helloworld",
+				"configuration kind exampleconfigs.example.open-cluster-management.io is not supported",
 			}},
 	}
 	for _, tt := range tests {
@@ -39,8 +39,8 @@ func TestWriteMCAStatus(t *testing.T) {
 			m.Spec.Configs = tt.configs
 			p := makePlan(input{cma: cma, mcas: []addonv1alpha1.ManagedClusterAddOn{m}, objects: objects, now: now})
 			writeMCAStatus(&m, cma, p.clusters[0], objects)
-			if len(m.Status.SupportedConfigs) != 1 || m.Status.SupportedConfigs[0] != adc {
-				t.Errorf("supportedConfigs = %v, want [%v]", m.Status.SupportedConfigs, adc)
+			if len(m.Status.SupportedConfigs) != 2 || m.Status.SupportedConfigs[0] != adc {
+				t.Errorf("supportedConfigs = %v, want the AddOnDeploymentConfigs and the other built-in kind", m.Status.SupportedConfigs)
 			}
 			if len(m.Status.ConfigReferences) != max(1, len(tt.configs)) {
 				t.Errorf("configReferences = %+v: every configuration must be listed", m.Status.ConfigReferences)
