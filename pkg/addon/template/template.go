@@ -1,0 +1,236 @@
+package template
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+)
+
+// Errors of bad input. Render and the other functions of the package wrap
+// them with the place and the cause; test them with errors.Is.
+var (
+	// ErrInvalidManifest: a manifest of the template is not a Kubernetes
+	// object once rendered (no apiVersion, kind or metadata.name, a field of
+	// the wrong type in a Deployment or DaemonSet), or two manifests name the
+	// same object.
+	ErrInvalidManifest = errors.New("invalid manifest")
+	// ErrManifestTooLarge: one rendered manifest alone is larger than a
+	// ManifestWork may hold.
+	ErrManifestTooLarge = errors.New("manifest too large")
+	// ErrInvalidHubPermission: a hub permission of the template's
+	// registrations lacks the settings of its type, or two of them would be
+	// bound by RoleBindings of the same name.
+	ErrInvalidHubPermission = errors.New("invalid hub permission")
+)
+
+// Names of the ManifestWorks of a template add-on, in its cluster's namespace.
+
+// DeployWorkNamePrefix returns the prefix of the names of the deploy works
+// of addon: addon-<addon>-deploy-.
+func DeployWorkNamePrefix(addon string) string { return "addon-" + addon + "-deploy-" }
+
+// DeployWorkName returns the name of deploy work i of addon: addon-<addon>-deploy-<i>.
+func DeployWorkName(addon string, i int) string {
+	return DeployWorkNamePrefix(addon) + strconv.Itoa(i)
+}
+
+// PreDeleteHookWorkName returns the name of the pre-delete hook work of
+// addon: addon-<addon>-pre-delete.
+func PreDeleteHookWorkName(addon string) string { return "addon-" + addon + "-pre-delete" }
+
+// HubKubeconfigSecretName returns the Secret holding the hub kubeconfig of
+// addon's agent on the managed cluster: <addon>-hub-kubeconfig.
+func HubKubeconfigSecretName(addon string) string { return addon + "-hub-kubeconfig" }
+
+// Input is what the agent of one add-on on one cluster is rendered from.
+type Input struct {
+	// Cluster is the managed cluster's name.
+	Cluster string
+	// AddonName is the add-on's name (of its ClusterManagementAddOn and
+	// ManagedClusterAddOn).
+	AddonName string
+	// InstallNamespace is the ManagedClusterAddOn's spec.installNamespace;
+	// empty when unset.
+	InstallNamespace string
+	// Template is the AddOnTemplate.
+	Template *addonv1alpha1.AddOnTemplate
+	// DeploymentConfigs are the AddOnDeploymentConfigs of the add-on on the
+	// cluster, in the order of its configurations: where two set the same
+	// field, the later one wins.
+	DeploymentConfigs []*addonv1alpha1.AddOnDeploymentConfig
+}
+
+// Agent is the rendered agent of one add-on on one cluster.
+type Agent struct {
+	// InstallNamespace is the namespace the agent is installed in: the
+	// AddOnDeploymentConfig's agentInstallNamespace, else the
+	// ManagedClusterAddOn's spec.installNamespace, else
+	// open-cluster-management-agent-addon.
+	InstallNamespace string
+	// Manifests are the manifests to deploy, in the template's order.
+	Manifests []workv1.Manifest
+	// ManifestConfigs are the manifest configs of the deploy works: status
+	// feedback of every Deployment (for health) merged with the template's
+	// own manifestConfigs.
+	ManifestConfigs []workv1.ManifestConfigOption
+	// DeleteOption orphans the manifests annotated
+	// addon.open-cluster-management.io/deletion-orphan; nil when none is.
+	DeleteOption *workv1.DeleteOption
+	// HookManifests are the pre-delete hook Jobs and Pods, labelled or
+	// annotated addon-pre-delete; empty when the template has none.
+	HookManifests []workv1.Manifest
+	// HookManifestConfigs ask for the status feedback that tells when each
+	// hook Job or Pod completed.
+	HookManifestConfigs []workv1.ManifestConfigOption
+	// UnknownVariables lists, sorted, the {{NAME}} placeholders that no
+	// variable defines; they were rendered as empty strings, as OCM does.
+	UnknownVariables []string
+}
+
+// Render renders in.Template for one cluster. An error wraps
+// ErrInvalidManifest when a manifest is not a valid object once rendered.
+func Render(in Input) (*Agent, error) {
+	cfg := mergeConfigs(in.DeploymentConfigs)
+	agent := &Agent{InstallNamespace: installNamespace(cfg, in.InstallNamespace)}
+	vars := newVariables(in, cfg, agent.InstallNamespace)
+	d := decorator{in: in, cfg: cfg, vars: vars, namespace: agent.InstallNamespace}
+
+	var objs []*unstructured.Unstructured
+	for i, m := range in.Template.Spec.AgentSpec.Workload.Manifests {
+		obj, err := renderManifest(m.Raw, vars)
+		if err != nil {
+			return nil, fmt.Errorf("%w: spec.agentSpec.workload.manifests[%d]: %w", ErrInvalidManifest, i, err)
+		}
+		if obj, err = d.decorate(obj); err != nil {
+			return nil, fmt.Errorf("%w: spec.agentSpec.workload.manifests[%d] (%s %s): %w",
+				ErrInvalidManifest, i, obj.GetKind(), obj.GetName(), err)
+		}
+		objs = append(objs, obj)
+	}
+	objs = append(objs, d.injected()...)
+	if err := checkDuplicates(objs); err != nil {
+		return nil, err
+	}
+	agent.UnknownVariables = vars.unknownNames()
+	return agent, agent.sort(objs, in.Template.Spec.AgentSpec.ManifestConfigs)
+}
+
+// renderManifest substitutes the variables in every string of a manifest
+// and checks that the result is an object with apiVersion, kind and name.
+func renderManifest(raw []byte, vars *variables) (*unstructured.Unstructured, error) {
+	var content any
+	if err := json.Unmarshal(raw, &content); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	m, ok := vars.substitute(content).(map[string]any)
+	if !ok {
+		return nil, errors.New("not a JSON object")
+	}
+	obj := &unstructured.Unstructured{Object: m}
+	switch {
+	case obj.GetAPIVersion() == "":
+		return nil, errors.New("apiVersion is empty")
+	case obj.GetKind() == "":
+		return nil, errors.New("kind is empty")
+	case obj.GetName() == "":
+		return nil, fmt.Errorf("%s has an empty metadata.name once rendered", obj.GetKind())
+	}
+	return obj, nil
+}
+
+// checkDuplicates refuses two manifests that name the same object, which
+// the hub's admission refuses in one ManifestWork.
+func checkDuplicates(objs []*unstructured.Unstructured) error {
+	seen := map[string]int{}
+	for i, obj := range objs {
+		key := workv1.ManifestKey(obj.GetAPIVersion(), obj.GetKind(), obj.GetNamespace(), obj.GetName())
+		if j, ok := seen[key]; ok {
+			return fmt.Errorf("%w: manifests %d and %d are the same object (%s) once rendered", ErrInvalidManifest, j, i, key)
+		}
+		seen[key] = i
+	}
+	return nil
+}
+
+// sort puts each rendered object among the deployed manifests or the hook
+// manifests and builds the manifest configs and delete option of each.
+func (a *Agent) sort(objs []*unstructured.Unstructured, userConfigs []workv1.ManifestConfigOption) error {
+	var generated []workv1.ManifestConfigOption
+	var orphans []workv1.OrphaningRule
+	for _, obj := range objs {
+		raw, err := obj.MarshalJSON()
+		if err != nil {
+			return fmt.Errorf("%w: encode %s %s: %w", ErrInvalidManifest, obj.GetKind(), obj.GetName(), err)
+		}
+		m := workv1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}}
+		if id, ok := hookIdentifier(obj); ok {
+			a.HookManifests = append(a.HookManifests, m)
+			a.HookManifestConfigs = append(a.HookManifestConfigs, wellKnownStatus(id))
+			continue
+		}
+		a.Manifests = append(a.Manifests, m)
+		if id, ok := deploymentIdentifier(obj); ok {
+			generated = append(generated, wellKnownStatus(id))
+		}
+		if _, ok := obj.GetAnnotations()[addonv1alpha1.DeletionOrphanAnnotationKey]; ok {
+			orphans = append(orphans, workv1.OrphaningRule(identifier(obj)))
+		}
+	}
+	a.ManifestConfigs = mergeManifestConfigs(generated, userConfigs)
+	if len(orphans) > 0 {
+		a.DeleteOption = &workv1.DeleteOption{
+			PropagationPolicy: workv1.DeletePropagationPolicyTypeSelectivelyOrphan,
+			SelectivelyOrphan: &workv1.SelectivelyOrphan{OrphaningRules: orphans},
+		}
+	}
+	return nil
+}
+
+// DeployWorks returns the specs of the deploy works: the manifests in the
+// template's order, a new work begun whenever the next manifest would take
+// the total size of a work's manifests over limit bytes. Each spec carries
+// the manifest configs and delete option (rules for objects a work does not
+// hold are ignored by the agent). An error wraps ErrManifestTooLarge when a
+// single manifest is larger than limit.
+func (a *Agent) DeployWorks(limit int) ([]workv1.ManifestWorkSpec, error) {
+	var specs []workv1.ManifestWorkSpec
+	size := 0
+	for i, m := range a.Manifests {
+		n := len(m.Raw)
+		if n > limit {
+			return nil, fmt.Errorf("%w: manifest %d is %d bytes once rendered, over the %d-byte limit of a ManifestWork",
+				ErrManifestTooLarge, i, n, limit)
+		}
+		if len(specs) == 0 || size+n > limit {
+			specs = append(specs, workv1.ManifestWorkSpec{
+				ManifestConfigs: cloneConfigs(a.ManifestConfigs),
+				DeleteOption:    a.DeleteOption.DeepCopy(),
+			})
+			size = 0
+		}
+		last := &specs[len(specs)-1]
+		last.Workload.Manifests = append(last.Workload.Manifests, m)
+		size += n
+	}
+	return specs, nil
+}
+
+// HookWork returns the spec of the pre-delete hook work, or nil when the
+// template has no hook manifest.
+func (a *Agent) HookWork() *workv1.ManifestWorkSpec {
+	if len(a.HookManifests) == 0 {
+		return nil
+	}
+	return &workv1.ManifestWorkSpec{
+		Workload:        workv1.ManifestsTemplate{Manifests: slices.Clone(a.HookManifests)},
+		ManifestConfigs: cloneConfigs(a.HookManifestConfigs),
+	}
+}
