@@ -54,27 +54,37 @@ func (d decorator) decorate(obj *unstructured.Unstructured) (*unstructured.Unstr
 	}
 }
 
-// moveToNamespace applies an AddOnDeploymentConfig's agentInstallNamespace
-// as OCM does: every namespaced object moves to it, the ServiceAccount
-// subjects of (Cluster)RoleBindings follow, and a Namespace object is
-// renamed to it. Without that field the manifests keep their namespaces
-// (use {{INSTALL_NAMESPACE}} to follow spec.installNamespace).
+// moveToNamespace puts obj in the install namespace. With an
+// AddOnDeploymentConfig's agentInstallNamespace it does what OCM does: every
+// namespaced object moves there, a Namespace object is renamed to it, and
+// the ServiceAccount subjects of (Cluster)RoleBindings follow. Without one,
+// only what the template puts in the default install namespace
+// (open-cluster-management-agent-addon: objects, the Namespace object,
+// ServiceAccount subjects) follows the ManagedClusterAddOn's
+// spec.installNamespace, as OCM's add-ons that template their namespace
+// do; the CRD of AddOnTemplate refuses {{INSTALL_NAMESPACE}} in
+// metadata.namespace.
 func (d decorator) moveToNamespace(obj *unstructured.Unstructured) {
-	ns := d.cfg.installNamespace
-	if ns == "" {
+	all := d.cfg.installNamespace != ""
+	if !all && d.namespace == addonv1alpha1.DefaultAddonInstallNamespace {
 		return
 	}
-	if obj.GetNamespace() != "" {
-		obj.SetNamespace(ns)
+	follows := func(ns string) bool { return ns != "" && (all || ns == addonv1alpha1.DefaultAddonInstallNamespace) }
+	if follows(obj.GetNamespace()) {
+		obj.SetNamespace(d.namespace)
 	}
 	switch {
 	case isKind(obj, "", "Namespace"):
-		obj.SetName(ns)
+		if follows(obj.GetName()) {
+			obj.SetName(d.namespace)
+		}
 	case isKind(obj, "rbac.authorization.k8s.io", "RoleBinding"), isKind(obj, "rbac.authorization.k8s.io", "ClusterRoleBinding"):
 		subjects, _ := obj.Object["subjects"].([]any)
 		for _, s := range subjects {
 			if m, ok := s.(map[string]any); ok && m["kind"] == "ServiceAccount" {
-				m["namespace"] = ns
+				if ns, _ := m["namespace"].(string); follows(ns) {
+					m["namespace"] = d.namespace
+				}
 			}
 		}
 	}

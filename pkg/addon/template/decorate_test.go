@@ -160,6 +160,8 @@ func TestAgentInstallNamespace(t *testing.T) {
 	proxy := addonv1alpha1.ProxyConfig{CABundle: []byte("PEM")}
 	cases := []struct {
 		name     string
+		mcaNS    string
+		extra    string // more manifests
 		configs  []*addonv1alpha1.AddOnDeploymentConfig
 		wantNS   string
 		wantObjs []string // kind/namespace/name in order
@@ -169,6 +171,15 @@ func TestAgentInstallNamespace(t *testing.T) {
 		wantNS:   addonv1alpha1.DefaultAddonInstallNamespace,
 		wantObjs: []string{"DaemonSet/fixed/hello-ds", "Namespace//fixed", "RoleBinding/fixed/hello", "ClusterRole//hello"},
 		wantSA:   "fixed",
+	}, {
+		name:  "the MCA's install namespace takes what is in the default install namespace",
+		mcaNS: "default",
+		extra: "\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: open-cluster-management-agent-addon}\n---\n" +
+			"apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: agent, namespace: open-cluster-management-agent-addon}",
+		wantNS: "default",
+		wantObjs: []string{"DaemonSet/fixed/hello-ds", "Namespace//fixed", "RoleBinding/fixed/hello", "ClusterRole//hello",
+			"Namespace//default", "ServiceAccount/default/agent"},
+		wantSA: "fixed",
 	}, {
 		name:     "agentInstallNamespace moves namespaced objects, renames the Namespace, follows ServiceAccount subjects",
 		configs:  []*addonv1alpha1.AddOnDeploymentConfig{adc(addonv1alpha1.AddOnDeploymentConfigSpec{AgentInstallNamespace: "agents"})},
@@ -189,10 +200,12 @@ func TestAgentInstallNamespace(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newTemplate(t, daemonSet)
-			for _, doc := range splitYAML(namespaceObjects) {
+			for _, doc := range splitYAML(namespaceObjects + tc.extra) {
 				b.t.Spec.AgentSpec.Workload.Manifests = append(b.t.Spec.AgentSpec.Workload.Manifests, newTemplate(t, doc).t.Spec.AgentSpec.Workload.Manifests...)
 			}
-			a := mustRender(t, b.input(tc.configs...))
+			in := b.input(tc.configs...)
+			in.InstallNamespace = tc.mcaNS
+			a := mustRender(t, in)
 			if a.InstallNamespace != tc.wantNS {
 				t.Errorf("InstallNamespace %q, want %q", a.InstallNamespace, tc.wantNS)
 			}

@@ -21,7 +21,7 @@ apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: hello-agent
-  namespace: "{{INSTALL_NAMESPACE}}"
+  namespace: open-cluster-management-agent-addon
 spec:
   selector: {matchLabels: {app: hello}}
   template:

@@ -54,6 +54,7 @@ func wellKnownStatus(id workv1.ResourceIdentifier) workv1.ManifestConfigOption {
 	return workv1.ManifestConfigOption{
 		ResourceIdentifier: id,
 		FeedbackRules:      []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}},
+		FeedbackScrapeType: workv1.FeedbackPollType, // the API server's default, so that a written work reads back equal
 	}
 }
 

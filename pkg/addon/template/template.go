@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -40,6 +41,33 @@ func DeployWorkNamePrefix(addon string) string { return "addon-" + addon + "-dep
 // DeployWorkName returns the name of deploy work i of addon: addon-<addon>-deploy-<i>.
 func DeployWorkName(addon string, i int) string {
 	return DeployWorkNamePrefix(addon) + strconv.Itoa(i)
+}
+
+// DeployWorkIndex returns i when name is DeployWorkName(addon, i).
+func DeployWorkIndex(addon, name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, DeployWorkNamePrefix(addon))
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(rest)
+	return i, err == nil && i >= 0 && strconv.Itoa(i) == rest
+}
+
+// SelectDeployWorks returns the deploy works of addon among works, in
+// index order.
+func SelectDeployWorks(addon string, works []*workv1.ManifestWork) []*workv1.ManifestWork {
+	var out []*workv1.ManifestWork
+	for _, w := range works {
+		if _, ok := DeployWorkIndex(addon, w.Name); ok {
+			out = append(out, w)
+		}
+	}
+	slices.SortFunc(out, func(a, b *workv1.ManifestWork) int {
+		i, _ := DeployWorkIndex(addon, a.Name)
+		j, _ := DeployWorkIndex(addon, b.Name)
+		return i - j
+	})
+	return out
 }
 
 // PreDeleteHookWorkName returns the name of the pre-delete hook work of

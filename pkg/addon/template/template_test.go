@@ -16,9 +16,10 @@ apiVersion: v1
 kind: ConfigMap
 metadata:
   name: "{{ADDON_NAME}}-{{CLUSTER_NAME}}"
-  namespace: "{{INSTALL_NAMESPACE}}"
+  namespace: open-cluster-management-agent-addon
   labels: {"{{ADDON_NAME}}/cluster": "{{CLUSTER_NAME}}"}
 data:
+  namespace: "{{INSTALL_NAMESPACE}}"
   value: "{{VALUE}}"
   kubeconfig: "{{HUB_KUBECONFIG}}"
   gotemplate: "{{ .Values.x }} and {{LOG_LEVEL}}"
@@ -45,13 +46,13 @@ func TestVariables(t *testing.T) {
 	}{{
 		name:     "built-ins without registration or configuration",
 		wantName: "hello-cluster1", wantNS: addonv1alpha1.DefaultAddonInstallNamespace, wantLabel: "cluster1",
-		wantData:    map[string]string{"value": "", "kubeconfig": "", "gotemplate": "{{ .Values.x }} and "},
+		wantData:    map[string]string{"namespace": addonv1alpha1.DefaultAddonInstallNamespace, "value": "", "kubeconfig": "", "gotemplate": "{{ .Values.x }} and "},
 		wantUnknown: []string{"HUB_KUBECONFIG", "LOG_LEVEL", "VALUE"},
 	}, {
 		name:       "a registration defines HUB_KUBECONFIG; the MCA's install namespace",
 		registered: true, mcaNS: "default",
 		wantName: "hello-cluster1", wantNS: "default", wantLabel: "cluster1",
-		wantData:    map[string]string{"value": "", "kubeconfig": HubKubeconfigPath, "gotemplate": "{{ .Values.x }} and "},
+		wantData:    map[string]string{"namespace": "default", "value": "", "kubeconfig": HubKubeconfigPath, "gotemplate": "{{ .Values.x }} and "},
 		wantUnknown: []string{"LOG_LEVEL", "VALUE"},
 	}, {
 		name:       "customized variables; a later config wins; built-ins cannot be overridden, HUB_KUBECONFIG can",
@@ -61,13 +62,13 @@ func TestVariables(t *testing.T) {
 			vars("VALUE", "second", "CLUSTER_NAME", "evil", "ADDON_NAME", "evil", "INSTALL_NAMESPACE", "evil", "HUB_KUBECONFIG", "/my/kubeconfig"),
 		},
 		wantName: "hello-cluster1", wantNS: "default", wantLabel: "cluster1",
-		wantData: map[string]string{"value": "second", "kubeconfig": "/my/kubeconfig", "gotemplate": "{{ .Values.x }} and 4"},
+		wantData: map[string]string{"namespace": "default", "value": "second", "kubeconfig": "/my/kubeconfig", "gotemplate": "{{ .Values.x }} and 4"},
 	}, {
 		name:     "agentInstallNamespace wins over the MCA's",
 		mcaNS:    "default",
 		configs:  []*addonv1alpha1.AddOnDeploymentConfig{adc(addonv1alpha1.AddOnDeploymentConfigSpec{AgentInstallNamespace: "agents"})},
 		wantName: "hello-cluster1", wantNS: "agents", wantLabel: "cluster1",
-		wantData:    map[string]string{"value": "", "kubeconfig": "", "gotemplate": "{{ .Values.x }} and "},
+		wantData:    map[string]string{"namespace": "agents", "value": "", "kubeconfig": "", "gotemplate": "{{ .Values.x }} and "},
 		wantUnknown: []string{"HUB_KUBECONFIG", "LOG_LEVEL", "VALUE"},
 	}}
 	for _, tc := range cases {
@@ -201,6 +202,7 @@ func TestHooksAndManifestConfigs(t *testing.T) {
 	}
 	merged := user.DeepCopy()
 	merged.FeedbackRules = []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}, user.FeedbackRules[1]}
+	merged.FeedbackScrapeType = workv1.FeedbackPollType
 	if want := []workv1.ManifestConfigOption{*merged, other}; !reflect.DeepEqual(a.ManifestConfigs, want) {
 		t.Errorf("ManifestConfigs = %s\nwant %s", toJSON(a.ManifestConfigs), toJSON(want))
 	}
