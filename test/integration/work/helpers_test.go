@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,28 +15,21 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 )
 
 const (
 	clusterName = "cluster1"
 	otherName   = "cluster2"
 	agentNS     = config.AgentNamespace
-	agentSA     = "klusterlet-agent"
 	// pollTimeout bounds every wait of the tests.
 	pollTimeout = 60 * time.Second
 	// pollInterval is how often waits look again.
@@ -77,11 +68,7 @@ func setup(ctx context.Context, t *testing.T) *suite {
 	mustApply(ctx, t, s.hubC, hubObjs)
 	for _, c := range []string{clusterName, otherName} {
 		mustCreate(ctx, t, s.hubC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c}})
-		mustCreate(ctx, t, s.hubC, &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Namespace: c, Name: "open-cluster-management:managedcluster:" + c + ":work"},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "open-cluster-management:managedcluster:work"},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:open-cluster-management:" + c}},
-		})
+		agenttest.GrantWork(ctx, t, s.hubC, c)
 	}
 	agentObjs, err := config.AgentObjects(config.AgentValues{ClusterName: clusterName, BootstrapKubeconfig: []byte("unused")})
 	if err != nil {
@@ -94,12 +81,7 @@ func setup(ctx context.Context, t *testing.T) *suite {
 // agentConfig returns a hub client configuration for agent agentID of cluster.
 func (s *suite) agentConfig(t *testing.T, cluster, agentID string) *rest.Config {
 	t.Helper()
-	cfg, err := s.hub.ConfigForUser("system:open-cluster-management:"+cluster+":"+agentID,
-		"system:open-cluster-management:"+cluster, "system:open-cluster-management:managed-clusters")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return agenttest.AgentConfig(t, s.hub, cluster, agentID)
 }
 
 // writeHubSecret writes the hub credential Secret of agent agentID on the
@@ -107,67 +89,17 @@ func (s *suite) agentConfig(t *testing.T, cluster, agentID string) *rest.Config 
 // issued (and again on every rotation).
 func (s *suite) writeHubSecret(ctx context.Context, t *testing.T, agentID string) {
 	t.Helper()
-	cfg := s.agentConfig(t, clusterName, agentID)
-	hub := &kubeconfig.Info{Server: s.hub.Server(), CAData: s.hub.CAData()}
-	data, err := kubeconfig.HubCredentialData(hub, clusterName, agentID, cfg.CertData, cfg.KeyData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: agentNS, Name: "hub-kubeconfig-secret"}}
-	_, err = ctrl.CreateOrUpdate(ctx, s.spokeC, secret, func() error {
-		secret.Data = data
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	agenttest.WriteHubCredential(ctx, t, s.hub, s.spoke, clusterName, agentID)
 }
 
 // startAgent runs the work agent in-process as the klusterlet-agent
 // ServiceAccount of the managed cluster until s.stop or the end of the
-// top-level test.
+// top-level test. Executor denials are retried after 2 s instead of 60 s,
+// and records of works gone from the hub are evicted after evictionGrace.
 func (s *suite) startAgent() {
-	t := s.root
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg, err := s.spoke.ConfigForServiceAccount(ctx, agentNS, agentSA, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme:  apis.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Logger:     testr.NewWithOptions(t, testr.Options{Verbosity: 1}),
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
-		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Executor denials are retried after 2 s instead of 60 s, and records
-	// of works gone from the hub are evicted after evictionGrace.
-	agent, err := workagent.New(mgr, workagent.Options{Namespace: agentNS, ExecutorRetryInterval: 2 * time.Second,
-		EvictionGracePeriod: evictionGrace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := agent.SetupWithManager(mgr); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	stopped := false
-	s.stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("work agent: %v", err)
-		}
-	}
-	t.Cleanup(s.stop)
+	s.root.Helper()
+	s.stop = agenttest.StartWorkAgent(s.root, s.spoke, workagent.Options{Namespace: agentNS,
+		ExecutorRetryInterval: 2 * time.Second, EvictionGracePeriod: evictionGrace})
 }
 
 // mustApply applies objs as the admin.

@@ -1,0 +1,129 @@
+// Package agenttest runs a managed cluster's work agent in-process for the
+// integration tests: as the klusterlet-agent ServiceAccount of the managed
+// cluster, with the shipped agent RBAC, reaching the hub with a client
+// certificate of the cluster's agent identity, written to the hub
+// credential Secret as the registration agent would. Every permission
+// decision is the API servers'.
+package agenttest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// AgentServiceAccount is the ServiceAccount the agent runs as, in
+// config.AgentNamespace of the managed cluster.
+const AgentServiceAccount = "klusterlet-agent"
+
+// GrantWork binds the work role of the hub to the agent identity of cluster
+// in its namespace, as the hub's registration controller does on accept.
+func GrantWork(ctx context.Context, t testing.TB, hub client.Client, cluster string) {
+	t.Helper()
+	rb := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "open-cluster-management:managedcluster:" + cluster + ":work"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "open-cluster-management:managedcluster:work"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: identity.ClusterGroup(cluster)}},
+	}
+	if err := hub.Create(ctx, rb); err != nil {
+		t.Fatalf("grant the work role to cluster %s: %v", cluster, err)
+	}
+}
+
+// AgentConfig returns a hub client configuration of agent agentID of cluster.
+func AgentConfig(t testing.TB, hub *framework.Cluster, cluster, agentID string) *rest.Config {
+	t.Helper()
+	cfg, err := hub.ConfigForUser(identity.AgentUserName(cluster, agentID), identity.ClusterGroup(cluster), identity.ManagedClustersGroup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// WriteHubCredential writes (or rewrites, as a rotation does) the hub
+// credential Secret of agent agentID of cluster on the managed cluster spoke.
+func WriteHubCredential(ctx context.Context, t testing.TB, hub, spoke *framework.Cluster, cluster, agentID string) {
+	t.Helper()
+	cfg := AgentConfig(t, hub, cluster, agentID)
+	data, err := kubeconfig.HubCredentialData(&kubeconfig.Info{Server: hub.Server(), CAData: hub.CAData()}, cluster, agentID, cfg.CertData, cfg.KeyData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: config.AgentNamespace, Name: operatorv1.HubKubeConfigSecret}}
+	if _, err := ctrl.CreateOrUpdate(ctx, spoke.Client(), secret, func() error {
+		secret.Data = data
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// StartWorkAgent runs the work agent of spoke with opts (Namespace defaults
+// to config.AgentNamespace) until the returned stop is called or t ends;
+// stop waits for the agent to finish and may be called more than once.
+func StartWorkAgent(t *testing.T, spoke *framework.Cluster, opts workagent.Options) (stop func()) {
+	t.Helper()
+	if opts.Namespace == "" {
+		opts.Namespace = config.AgentNamespace
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg, err := spoke.ConfigForServiceAccount(ctx, opts.Namespace, AgentServiceAccount, time.Hour)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Scheme:  apis.Scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Logger:     testr.NewWithOptions(t, testr.Options{Verbosity: 1}),
+		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	agent, err := workagent.New(mgr, opts)
+	if err == nil {
+		err = agent.SetupWithManager(mgr)
+	}
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("work agent: %v", err)
+		}
+	}
+	t.Cleanup(stop)
+	return stop
+}
