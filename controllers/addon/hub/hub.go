@@ -12,6 +12,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/config"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/deploy"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/health"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/install"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/rollout"
 )
@@ -33,6 +35,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		&install.Reconciler{Client: c},
 		&config.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(ControllerName)},
 		&rollout.Reconciler{Client: c},
+		&deploy.Reconciler{},
+		&health.Reconciler{},
 	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr); err != nil {

@@ -95,6 +95,19 @@ const (
 	// RegistrationAppliedReasonPermissionConfigPending: the permissions wait
 	// for their configuration.
 	RegistrationAppliedReasonPermissionConfigPending = "PermissionConfigPending"
+
+	// ManifestAppliedReasonManifestsApplied: the add-on's ManifestWorks are applied.
+	ManifestAppliedReasonManifestsApplied = "AddonManifestApplied"
+	// ManifestAppliedReasonManifestsApplyFailed: a ManifestWork of the add-on
+	// is not applied on the managed cluster.
+	ManifestAppliedReasonManifestsApplyFailed = "AddonManifestAppliedFailed"
+	// ManifestAppliedReasonWorkApplyFailed: the hub could not write a
+	// ManifestWork of the add-on.
+	ManifestAppliedReasonWorkApplyFailed = "ManifestWorkApplyFailed"
+	// ManifestAppliedReasonRenderFailed: the add-on's manifests could not be
+	// rendered from its AddOnTemplate and AddOnDeploymentConfigs; the
+	// ManifestWorks are left as they were.
+	ManifestAppliedReasonRenderFailed = "AddonManifestRenderFailed"
 )
 
 // Labels and annotations of add-on objects.
