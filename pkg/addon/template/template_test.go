@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
@@ -305,5 +307,20 @@ func TestNames(t *testing.T) {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
+	}
+}
+
+func TestSelectDeployWorks(t *testing.T) {
+	var works []*workv1.ManifestWork
+	for _, name := range []string{"addon-hello-deploy-10", "addon-hello-pre-delete", "addon-hello-deploy-2", "addon-hello-deploy-x",
+		"addon-hello-deploy-01", "addon-other-deploy-0", "addon-hello-deploy-0", "addon-hello-deploy--1"} {
+		works = append(works, &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	}
+	var got []string
+	for _, w := range SelectDeployWorks("hello", works) {
+		got = append(got, w.Name)
+	}
+	if want := []string{"addon-hello-deploy-0", "addon-hello-deploy-2", "addon-hello-deploy-10"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("SelectDeployWorks = %v, want %v", got, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -85,22 +86,13 @@ func (s *suite) testPreDeleteHook(t *testing.T) {
 		}
 	})
 	s.poll(t, "the add-on, its works and its agent gone once the hook completed", func(ctx context.Context) (bool, error) {
-		for _, obj := range []struct {
-			c   client.Client
-			key client.ObjectKey
-			obj client.Object
-		}{
-			{s.hubC, client.ObjectKey{Namespace: clusterName, Name: "farewell"}, &addonv1alpha1.ManagedClusterAddOn{}},
-			{s.hubC, client.ObjectKey{Namespace: clusterName, Name: "addon-farewell-deploy-0"}, &workv1.ManifestWork{}},
-			{s.hubC, client.ObjectKey{Namespace: clusterName, Name: "addon-farewell-pre-delete"}, &workv1.ManifestWork{}},
-			{s.spokeC, agentCM, &corev1.ConfigMap{}},
-			{s.spokeC, jobKey, &batchv1.Job{}},
-		} {
-			if err := obj.c.Get(ctx, obj.key, obj.obj); !apierrors.IsNotFound(err) {
-				return false, err
-			}
-		}
-		return true, nil
+		return gone(ctx,
+			objectRef{s.hubC, client.ObjectKey{Namespace: clusterName, Name: "farewell"}, &addonv1alpha1.ManagedClusterAddOn{}},
+			objectRef{s.hubC, client.ObjectKey{Namespace: clusterName, Name: "addon-farewell-deploy-0"}, &workv1.ManifestWork{}},
+			objectRef{s.hubC, client.ObjectKey{Namespace: clusterName, Name: "addon-farewell-pre-delete"}, &workv1.ManifestWork{}},
+			objectRef{s.spokeC, agentCM, &corev1.ConfigMap{}},
+			objectRef{s.spokeC, jobKey, &batchv1.Job{}},
+		)
 	})
 }
 
@@ -145,4 +137,34 @@ spec:
 	if m.Status.Namespace != "default" || len(m.Status.Registrations) != 1 {
 		t.Errorf("status.namespace %q registrations %+v", m.Status.Namespace, m.Status.Registrations)
 	}
+}
+
+func (s *suite) testDelete(t *testing.T) {
+	must(t, "delete add-on hello", s.hubC.Delete(s.ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "hello"}}))
+	s.poll(t, "hello's works, hub permissions and agent gone", func(ctx context.Context) (bool, error) {
+		return gone(ctx,
+			objectRef{s.hubC, client.ObjectKey{Namespace: clusterName, Name: "addon-hello-deploy-0"}, &workv1.ManifestWork{}},
+			objectRef{s.hubC, client.ObjectKey{Namespace: clusterName, Name: "open-cluster-management:hello:clusterrole:agent"}, &rbacv1.RoleBinding{}},
+			objectRef{s.hubC, client.ObjectKey{Namespace: "hello-shared", Name: "open-cluster-management:hello:role:agent"}, &rbacv1.RoleBinding{}},
+			objectRef{s.spokeC, client.ObjectKey{Namespace: "hello-agents", Name: "hello-agent"}, &appsv1.Deployment{}},
+		)
+	})
+	s.waitLabel(t, "hello", "")
+}
+
+// objectRef is an object on the hub or the managed cluster.
+type objectRef struct {
+	c   client.Client
+	key client.ObjectKey
+	obj client.Object
+}
+
+// gone reports whether none of refs exists any more.
+func gone(ctx context.Context, refs ...objectRef) (bool, error) {
+	for _, r := range refs {
+		if err := r.c.Get(ctx, r.key, r.obj); !apierrors.IsNotFound(err) {
+			return false, err
+		}
+	}
+	return true, nil
 }
