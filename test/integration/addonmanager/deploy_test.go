@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/rollout"
 	addonconfig "github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
@@ -34,11 +34,11 @@ func (s *suite) deploy(ctx context.Context, cluster string, applied metav1.Condi
 	}
 	hashes := addonconfig.Desired(m).Annotation()
 	w := &workv1.ManifestWork{}
-	err = s.admin.Get(ctx, client.ObjectKey{Namespace: cluster, Name: rollout.DeployWorkPrefix(addon) + "0"}, w)
+	err = s.admin.Get(ctx, client.ObjectKey{Namespace: cluster, Name: template.DeployWorkName(addon, 0)}, w)
 	switch {
 	case apierrors.IsNotFound(err):
 		w = &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{
-			Namespace: cluster, Name: rollout.DeployWorkPrefix(addon) + "0",
+			Namespace: cluster, Name: template.DeployWorkName(addon, 0),
 			Labels: map[string]string{addonv1alpha1.AddonLabelKey: addon},
 		}}
 		render(w, hashes)

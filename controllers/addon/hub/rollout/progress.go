@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	addonconfig "github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
@@ -20,10 +21,6 @@ const (
 	msgNotReady                  = "progressing... work is not ready"
 	msgCompleted                 = "completed with no errors."
 )
-
-// DeployWorkPrefix is the name prefix of the deploy ManifestWorks of the
-// add-on name: addon-<name>-deploy-<i>.
-func DeployWorkPrefix(name string) string { return "addon-" + name + "-deploy-" }
 
 // progress sets the Progressing condition of mca, an add-on of cma whose
 // deploy works are works, and, when it completed, its lastAppliedConfigs:
@@ -106,7 +103,7 @@ func hasEmpty(h addonconfig.Hashes) bool {
 func deployWorks(name string, works []workv1.ManifestWork) []workv1.ManifestWork {
 	var out []workv1.ManifestWork
 	for i := range works {
-		if strings.HasPrefix(works[i].Name, DeployWorkPrefix(name)) {
+		if strings.HasPrefix(works[i].Name, template.DeployWorkNamePrefix(name)) {
 			out = append(out, works[i])
 		}
 	}
