@@ -11,6 +11,7 @@ import (
 
 	certutil "k8s.io/client-go/util/cert"
 
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
@@ -49,14 +50,37 @@ func CSRMatches(data []byte, key crypto.Signer, subject pkix.Name) bool {
 	return publicKeyEqual(key.Public(), csr.PublicKey) && SubjectEqual(csr.Subject, subject)
 }
 
-// SubjectEqual reports whether two subjects have the same common name and the
-// same organizations, in any order.
-func SubjectEqual(a, b pkix.Name) bool {
-	if a.CommonName != b.CommonName {
-		return false
+// AddonSubject returns the certificate subject of the agent of addon on
+// cluster for one of the add-on's registrations: CN subject.user, O
+// subject.groups and OU subject.organizationUnit, or, when subject names no
+// user, OCM's default subject (identity.AddonUserName with the add-on's name
+// as agent name, in identity.AddonDefaultGroups).
+func AddonSubject(cluster, addon string, subject addonv1alpha1.Subject) pkix.Name {
+	if subject.User == "" {
+		return pkix.Name{
+			CommonName:   identity.AddonUserName(cluster, addon, addon),
+			Organization: identity.AddonDefaultGroups(cluster, addon),
+		}
 	}
-	oa, ob := slices.Clone(a.Organization), slices.Clone(b.Organization)
-	slices.Sort(oa)
-	slices.Sort(ob)
-	return slices.Equal(oa, ob)
+	return pkix.Name{
+		CommonName:         subject.User,
+		Organization:       slices.Clone(subject.Groups),
+		OrganizationalUnit: slices.Clone(subject.OrganizationUnits),
+	}
+}
+
+// SubjectEqual reports whether two subjects have the same common name, the
+// same organizations and the same organizational units, each in any order.
+func SubjectEqual(a, b pkix.Name) bool {
+	return a.CommonName == b.CommonName &&
+		sameSet(a.Organization, b.Organization) &&
+		sameSet(a.OrganizationalUnit, b.OrganizationalUnit)
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	sa, sb := slices.Clone(a), slices.Clone(b)
+	slices.Sort(sa)
+	slices.Sort(sb)
+	return slices.Equal(sa, sb)
 }

@@ -13,10 +13,10 @@ import (
 // HubCredential is the content of a hub-credential Secret: a client
 // certificate issued to an agent identity on the hub and the kubeconfig that
 // connects with it. The registration agent's Secret hub-kubeconfig-secret
-// holds one for the cluster's agent identity; an add-on agent's Secret
-// <addon>-hub-kubeconfig holds one for the add-on's identity. The Secret's
-// keys are KubeconfigKey, TLSCertKey, TLSKeyKey, ClusterNameKey and
-// AgentNameKey.
+// holds one for the cluster's agent identity (HubCredentialData); an add-on
+// agent's Secret <addon>-hub-kubeconfig holds one for the add-on's identity
+// (AddonCredentialData). The Secret's keys are KubeconfigKey, TLSCertKey,
+// TLSKeyKey, ClusterNameKey and AgentNameKey, and for an add-on AddonNameKey.
 type HubCredential struct {
 	// Kubeconfig is the Secret's kubeconfig: the hub's server, CA and proxy
 	// and the credential it authenticates with. Kubeconfig.RESTConfig()
@@ -49,6 +49,51 @@ func HubCredentialData(hub *Info, clusterName, agentName string, certPEM, keyPEM
 		ClusterNameKey: []byte(clusterName),
 		AgentNameKey:   []byte(agentName),
 	}, nil
+}
+
+// AddonCredentialData returns the data of the hub-credential Secret
+// <addon>-hub-kubeconfig of the agent of addon on cluster: that of
+// HubCredentialData, with the add-on's name as agent name (OCM names an
+// add-on's agent after the add-on), and the add-on's name under
+// AddonNameKey.
+func AddonCredentialData(hub *Info, cluster, addon string, certPEM, keyPEM []byte) (map[string][]byte, error) {
+	data, err := HubCredentialData(hub, cluster, addon, certPEM, keyPEM)
+	if err != nil {
+		return nil, err
+	}
+	data[AddonNameKey] = []byte(addon)
+	return data, nil
+}
+
+// PendingRequestData returns the data of the Secret that keeps the pending
+// request p of the agent agentName of cluster: its private key under
+// TLSKeyKey, the request's name under CSRNameKey once filed, and
+// ClusterNameKey and AgentNameKey, so that a request kept for another
+// identity is never reused. A nil p keeps only the identity.
+func PendingRequestData(cluster, agentName string, p *certs.PendingRequest) map[string][]byte {
+	data := map[string][]byte{ClusterNameKey: []byte(cluster), AgentNameKey: []byte(agentName)}
+	if p != nil {
+		data[TLSKeyKey] = p.KeyPEM
+		if p.CSRName != "" {
+			data[CSRNameKey] = []byte(p.CSRName)
+		}
+	}
+	return data
+}
+
+// ReadPendingRequest reads the pending request of the agent agentName of
+// cluster from data, written by PendingRequestData. It returns nil when data
+// is nil, was kept for another identity or holds no usable key: the caller
+// then starts over with certs.NewPendingRequest.
+func ReadPendingRequest(data map[string][]byte, cluster, agentName string) *certs.PendingRequest {
+	if data == nil || string(data[ClusterNameKey]) != cluster || string(data[AgentNameKey]) != agentName {
+		return nil
+	}
+	key, err := certs.ParsePrivateKey(data[TLSKeyKey])
+	if err != nil {
+		return nil
+	}
+	return &certs.PendingRequest{KeyPEM: data[TLSKeyKey], Key: key, CSRName: string(data[CSRNameKey])}
 }
 
 // ReadHubCredential reads the data of a hub-credential Secret. It needs a

@@ -1,6 +1,7 @@
 package kubeconfig
 
 import (
+	"crypto"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -11,6 +12,7 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 )
 
@@ -138,6 +140,62 @@ func TestReadHubCredential(t *testing.T) {
 			}
 			if cred.ClusterName != "" || cred.AgentName != "" || cred.Kubeconfig.Server != "https://hub" {
 				t.Fatalf("ReadHubCredential = %+v", cred)
+			}
+		})
+	}
+}
+
+func TestAddonCredentialData(t *testing.T) {
+	hub := &Info{Server: "https://hub:6443", CAData: []byte("CA")}
+	subject := certs.AddonSubject("c1", "helloworld", addonv1alpha1.Subject{})
+	certPEM, keyPEM := issue(t, subject, testNow.Add(time.Hour))
+	data, err := AddonCredentialData(hub, "c1", "helloworld", certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data[AddonNameKey]) != "helloworld" || string(data[ClusterNameKey]) != "c1" {
+		t.Errorf("add-on and cluster keys = %q, %q", data[AddonNameKey], data[ClusterNameKey])
+	}
+	cred, err := ReadHubCredential(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cred.Validate(subject, testNow); err != nil || !SameHub(cred.Kubeconfig, hub) {
+		t.Errorf("the add-on credential is not usable for its subject on the hub: %v", err)
+	}
+}
+
+func TestPendingRequestData(t *testing.T) {
+	p, err := certs.NewPendingRequest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.CSRName = "csr-1"
+	data := PendingRequestData("c1", "a1", p)
+	tests := []struct {
+		name           string
+		data           map[string][]byte
+		cluster, agent string
+		wantCSR        string
+		wantNil        bool
+	}{
+		{name: "same identity", data: data, cluster: "c1", agent: "a1", wantCSR: "csr-1"},
+		{name: "another agent", data: data, cluster: "c1", agent: "a2", wantNil: true},
+		{name: "another cluster", data: data, cluster: "c2", agent: "a1", wantNil: true},
+		{name: "no Secret", cluster: "c1", agent: "a1", wantNil: true},
+		{name: "identity only", data: PendingRequestData("c1", "a1", nil), cluster: "c1", agent: "a1", wantNil: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ReadPendingRequest(tt.data, tt.cluster, tt.agent)
+			if tt.wantNil {
+				if got != nil {
+					t.Errorf("ReadPendingRequest = %+v, want nil", got)
+				}
+				return
+			}
+			if got == nil || got.CSRName != tt.wantCSR || !got.Key.Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(p.Key.Public()) {
+				t.Errorf("ReadPendingRequest = %+v, want the saved key and request %s", got, tt.wantCSR)
 			}
 		})
 	}

@@ -11,8 +11,9 @@ import (
 
 // Keys of the Secrets that hold an agent's kubeconfigs and credentials, as
 // OCM names them. A hub-credential Secret (see HubCredential) holds all of
-// KubeconfigKey, TLSCertKey, TLSKeyKey, ClusterNameKey and AgentNameKey; the
-// bootstrap and the managed cluster's kubeconfig Secrets hold KubeconfigKey.
+// KubeconfigKey, TLSCertKey, TLSKeyKey, ClusterNameKey and AgentNameKey, and
+// an add-on's also AddonNameKey; the bootstrap and the managed cluster's
+// kubeconfig Secrets hold KubeconfigKey.
 const (
 	// KubeconfigKey holds a kubeconfig.
 	KubeconfigKey = "kubeconfig"
@@ -24,6 +25,9 @@ const (
 	ClusterNameKey = "cluster-name"
 	// AgentNameKey holds the agent ID, the last part of the agent's identity.
 	AgentNameKey = "agent-name"
+	// AddonNameKey holds the add-on's name in an add-on agent's
+	// hub-credential Secret <addon>-hub-kubeconfig.
+	AddonNameKey = "addon-name"
 	// CSRNameKey is a key of the Secret that keeps a credential still being
 	// requested, next to its private key (TLSKeyKey), ClusterNameKey and
 	// AgentNameKey: the name of the pending CertificateSigningRequest, so that

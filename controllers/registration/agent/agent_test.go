@@ -224,32 +224,6 @@ func TestRenewInterval(t *testing.T) {
 	}
 }
 
-func TestCSRState(t *testing.T) {
-	cond := func(typ certificatesv1.RequestConditionType) certificatesv1.CertificateSigningRequestCondition {
-		return certificatesv1.CertificateSigningRequestCondition{Type: typ, Status: corev1.ConditionTrue, Reason: "R"}
-	}
-	tests := []struct {
-		name  string
-		conds []certificatesv1.CertificateSigningRequestCondition
-		cert  []byte
-		want  csrPhase
-	}{
-		{"new", nil, nil, csrPending},
-		{"approved, not signed yet", []certificatesv1.CertificateSigningRequestCondition{cond(certificatesv1.CertificateApproved)}, nil, csrPending},
-		{"issued", []certificatesv1.CertificateSigningRequestCondition{cond(certificatesv1.CertificateApproved)}, []byte("CERT"), csrIssued},
-		{"denied", []certificatesv1.CertificateSigningRequestCondition{cond(certificatesv1.CertificateDenied)}, nil, csrDenied},
-		{"failed", []certificatesv1.CertificateSigningRequestCondition{cond(certificatesv1.CertificateApproved), cond(certificatesv1.CertificateFailed)}, nil, csrDenied},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			csr := &certificatesv1.CertificateSigningRequest{Status: certificatesv1.CertificateSigningRequestStatus{Conditions: tt.conds, Certificate: tt.cert}}
-			if got := csrState(csr).phase; got != tt.want {
-				t.Errorf("phase = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
 func TestNewCSR(t *testing.T) {
 	csr := newCSR(identity{cluster: "c1", agentID: "a"}, []byte("REQ"), 3600)
 	if csr.GenerateName != "c1-" || csr.Labels[clusterv1.ClusterNameLabelKey] != "c1" ||

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
@@ -101,9 +102,9 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 			log.Error(err, "Cannot record the pending CertificateSigningRequest")
 		}
 	}
-	switch res.phase {
-	case csrIssued:
-		data, err := hubSecretData(id, info, res.certPEM, p.keyPEM)
+	switch res.Phase {
+	case certs.RequestIssued:
+		data, err := hubSecretData(id, info, res.CertPEM, p.KeyPEM)
 		if err == nil {
 			err = a.writeSecret(ctx, a.opts.HubKubeconfigSecret, data)
 		}
@@ -115,10 +116,10 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 			log.Error(err, "Cannot delete the pending-request Secret")
 		}
 		return true, 0
-	case csrDenied:
-		log.Info("The CertificateSigningRequest was denied; a new one follows", "csr", res.name, "reason", res.message)
-		a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRDenied, fmt.Sprintf("The hub denied CertificateSigningRequest %s (%s); a new request follows in %s", res.name, res.message, deniedRetryInterval))
-		p.csrName = ""
+	case certs.RequestDenied:
+		log.Info("The CertificateSigningRequest was denied; a new one follows", "csr", res.Name, "reason", res.Message)
+		a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRDenied, fmt.Sprintf("The hub denied CertificateSigningRequest %s (%s); a new request follows in %s", res.Name, res.Message, deniedRetryInterval))
+		p.CSRName = ""
 		if err := a.savePending(ctx, id, p); err != nil {
 			log.Error(err, "Cannot record the pending CertificateSigningRequest")
 		}
@@ -126,8 +127,8 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 	}
 	a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRPending, fmt.Sprintf(
 		"CertificateSigningRequest %s is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub",
-		res.name, id.cluster, id.cluster))
-	return false, a.csrPoll.next(res.name)
+		res.Name, id.cluster, id.cluster))
+	return false, a.csrPoll.next(res.Name)
 }
 
 // quickPoller spaces the checks of one awaited change, keyed by what is

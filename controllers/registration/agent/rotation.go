@@ -40,18 +40,18 @@ func (a *Agent) rotateIfDue(ctx context.Context, id identity, conn *hubConnectio
 		return
 	}
 	if created {
-		log.Info("Certificate rotation started", "csr", res.name)
+		log.Info("Certificate rotation started", "csr", res.Name)
 		if err := a.savePending(ctx, id, p); err != nil {
 			log.Error(err, "Cannot record the pending CertificateSigningRequest")
 		}
 	}
-	switch res.phase {
-	case csrPending:
+	switch res.Phase {
+	case certs.RequestPending:
 		return
-	case csrDenied:
+	case certs.RequestDenied:
 		a.setRotation(metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed,
-			fmt.Sprintf("The hub denied the renewal request %s: %s", res.name, res.message))
-		p.csrName = ""
+			fmt.Sprintf("The hub denied the renewal request %s: %s", res.Name, res.Message))
+		p.CSRName = ""
 		if err := a.savePending(ctx, id, p); err != nil {
 			log.Error(err, "Cannot record the pending CertificateSigningRequest")
 		}
@@ -62,7 +62,7 @@ func (a *Agent) rotateIfDue(ctx context.Context, id identity, conn *hubConnectio
 		// Without the bootstrap kubeconfig, keep the hub the current credential points at.
 		bootstrap = conn.cred.hub
 	}
-	data, err := hubSecretData(id, bootstrap, res.certPEM, p.keyPEM)
+	data, err := hubSecretData(id, bootstrap, res.CertPEM, p.KeyPEM)
 	if err == nil {
 		err = a.writeSecret(ctx, a.opts.HubKubeconfigSecret, data)
 	}
@@ -76,12 +76,12 @@ func (a *Agent) rotateIfDue(ctx context.Context, id identity, conn *hubConnectio
 		log.Error(err, "Cannot delete the pending-request Secret")
 	}
 	expires := "unknown"
-	if issued, err := certutil.ParseCertsPEM(res.certPEM); err == nil {
+	if issued, err := certutil.ParseCertsPEM(res.CertPEM); err == nil {
 		expires = issued[0].NotAfter.UTC().Format(time.RFC3339)
 	}
-	log.Info("Client certificate rotated", "csr", res.name, "newCertificateExpires", expires)
+	log.Info("Client certificate rotated", "csr", res.Name, "newCertificateExpires", expires)
 	a.setRotation(metav1.ConditionTrue, clusterv1.ReasonClientCertificateUpdated,
-		fmt.Sprintf("Client certificate rotated through CertificateSigningRequest %s; valid until %s", res.name, expires))
+		fmt.Sprintf("Client certificate rotated through CertificateSigningRequest %s; valid until %s", res.Name, expires))
 }
 
 // setRotation records the outcome of a rotation for the next status sync.

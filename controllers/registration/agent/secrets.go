@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto"
 	"fmt"
 	"maps"
 
@@ -126,43 +125,24 @@ func (a *Agent) loadHubCredential(ctx context.Context, id identity) (*hubCredent
 	return cred, nil
 }
 
-// pendingRequest is the private key and, once created, the name of the
-// certificate signing request the agent waits for. It lives in the pending
-// Secret so that a restarted agent reuses both.
-type pendingRequest struct {
-	keyPEM  []byte
-	key     crypto.Signer
-	csrName string
-}
-
-// loadPending returns the pending request of id, creating a new private key
-// when there is none.
-func (a *Agent) loadPending(ctx context.Context, id identity) (*pendingRequest, error) {
+// loadPending returns the pending request of id (kubeconfig.ReadPendingRequest),
+// starting a new one with a new private key when there is none.
+func (a *Agent) loadPending(ctx context.Context, id identity) (*certs.PendingRequest, error) {
 	data, err := a.secretData(ctx, a.opts.pendingSecretName())
 	if err != nil {
 		return nil, err
 	}
-	if data != nil && string(data[kubeconfig.ClusterNameKey]) == id.cluster && string(data[kubeconfig.AgentNameKey]) == id.agentID {
-		if key, err := certs.ParsePrivateKey(data[kubeconfig.TLSKeyKey]); err == nil {
-			return &pendingRequest{keyPEM: data[kubeconfig.TLSKeyKey], key: key, csrName: string(data[kubeconfig.CSRNameKey])}, nil
-		}
+	if p := kubeconfig.ReadPendingRequest(data, id.cluster, id.agentID); p != nil {
+		return p, nil
 	}
-	key, keyPEM, err := certs.NewPrivateKey()
+	p, err := certs.NewPendingRequest()
 	if err != nil {
 		return nil, err
 	}
-	p := &pendingRequest{keyPEM: keyPEM, key: key}
 	return p, a.savePending(ctx, id, p)
 }
 
-// savePending writes the pending request of id.
-func (a *Agent) savePending(ctx context.Context, id identity, p *pendingRequest) error {
-	data := map[string][]byte{kubeconfig.ClusterNameKey: []byte(id.cluster), kubeconfig.AgentNameKey: []byte(id.agentID)}
-	if p != nil {
-		data[kubeconfig.TLSKeyKey] = p.keyPEM
-		if p.csrName != "" {
-			data[kubeconfig.CSRNameKey] = []byte(p.csrName)
-		}
-	}
-	return a.writeSecret(ctx, a.opts.pendingSecretName(), data)
+// savePending writes the pending request of id; a nil p records only id.
+func (a *Agent) savePending(ctx context.Context, id identity, p *certs.PendingRequest) error {
+	return a.writeSecret(ctx, a.opts.pendingSecretName(), kubeconfig.PendingRequestData(id.cluster, id.agentID, p))
 }
