@@ -16,6 +16,13 @@
 // may ask for that cluster (CheckRequester): a bootstrap identity, or a
 // cluster-bound bootstrap identity or agent identity of that same cluster.
 //
+// Add-on agents' requests (labeled open-cluster-management.io/addon-name)
+// follow their own rule (ValidateAddon, DecideAddon): the same signer,
+// usages, key and signature rules, a subject within the identities of the
+// labeled add-on on the labeled cluster that equals the subject of one of
+// the registrations of its ManagedClusterAddOn, and the cluster's own agent
+// identity as requester.
+//
 // The functions here are pure: they look at a request and at facts the
 // caller gathered, and say what to do and why.
 package csr

@@ -12,6 +12,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
@@ -30,6 +31,9 @@ type Request struct {
 	Name string
 	// Cluster is the value of the open-cluster-management.io/cluster-name label.
 	Cluster string
+	// Addon is the value of the open-cluster-management.io/addon-name label,
+	// which only add-on requests carry.
+	Addon string
 	// Requester is spec.username, set by the API server from the creator's
 	// credentials.
 	Requester string
@@ -37,9 +41,11 @@ type Request struct {
 	SignerName string
 	// Usages are spec.usages.
 	Usages []certificatesv1.KeyUsage
-	// CommonName and Organizations are the requested certificate subject.
-	CommonName    string
-	Organizations []string
+	// CommonName, Organizations and OrganizationalUnits are the requested
+	// certificate subject.
+	CommonName          string
+	Organizations       []string
+	OrganizationalUnits []string
 	// AltNames are the subject alternative names asked for (DNS names, IP
 	// addresses, e-mail addresses and URIs, as text).
 	AltNames []string
@@ -56,6 +62,7 @@ func ParseRequest(csr *certificatesv1.CertificateSigningRequest) (Request, error
 	req := Request{
 		Name:       csr.Name,
 		Cluster:    csr.Labels[clusterv1.ClusterNameLabelKey],
+		Addon:      csr.Labels[addonv1alpha1.AddonLabelKey],
 		Requester:  csr.Spec.Username,
 		SignerName: csr.Spec.SignerName,
 		Usages:     csr.Spec.Usages,
@@ -70,6 +77,7 @@ func ParseRequest(csr *certificatesv1.CertificateSigningRequest) (Request, error
 	}
 	req.CommonName = x.Subject.CommonName
 	req.Organizations = x.Subject.Organization
+	req.OrganizationalUnits = x.Subject.OrganizationalUnit
 	req.PublicKey = x.PublicKey
 	req.SignatureError = x.CheckSignature()
 	req.AltNames = append(req.AltNames, x.DNSNames...)
@@ -99,6 +107,22 @@ func Validate(req Request) error {
 	if req.Cluster == "" {
 		return fmt.Errorf("no %s label", clusterv1.ClusterNameLabelKey)
 	}
+	if err := validSignerAndUsages(req); err != nil {
+		return err
+	}
+	if cluster, _, ok := identity.ParseAgentUserName(req.CommonName); !ok || cluster != req.Cluster {
+		return fmt.Errorf("common name %q is not %s<agent-id> for the labeled cluster %s", req.CommonName, identity.AgentUserName(req.Cluster, ""), req.Cluster)
+	}
+	if err := validOrganizations(req.Cluster, req.Organizations); err != nil {
+		return err
+	}
+	return validKeyAndSignature(req)
+}
+
+// validSignerAndUsages checks that req asks the kube-apiserver-client signer
+// for a client certificate: client auth, optionally with digital signature
+// and key encipherment, and nothing else.
+func validSignerAndUsages(req Request) error {
 	if req.SignerName != certificatesv1.KubeAPIServerClientSignerName {
 		return fmt.Errorf("signer %s is not %s", req.SignerName, certificatesv1.KubeAPIServerClientSignerName)
 	}
@@ -110,12 +134,12 @@ func Validate(req Request) error {
 	if !slices.Contains(req.Usages, requiredUsage) {
 		return fmt.Errorf("usages %v lack %q", req.Usages, requiredUsage)
 	}
-	if cluster, _, ok := identity.ParseAgentUserName(req.CommonName); !ok || cluster != req.Cluster {
-		return fmt.Errorf("common name %q is not %s<agent-id> for the labeled cluster %s", req.CommonName, identity.AgentUserName(req.Cluster, ""), req.Cluster)
-	}
-	if err := validOrganizations(req.Cluster, req.Organizations); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validKeyAndSignature checks that req names no subject alternative names,
+// holds a key of an allowed type and size, and verifies with it.
+func validKeyAndSignature(req Request) error {
 	if len(req.AltNames) > 0 {
 		return fmt.Errorf("subject alternative names %v are not allowed in an agent certificate", req.AltNames)
 	}
