@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/config"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/deploy"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/health"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/install"
@@ -28,15 +29,16 @@ type Options struct{}
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // SetupWithManager registers every add-on manager reconciler with mgr.
-func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	_ = opts
+func SetupWithManager(mgr ctrl.Manager, _ Options) error {
 	c := mgr.GetClient()
+	rec := mgr.GetEventRecorder(ControllerName)
 	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{
 		&install.Reconciler{Client: c},
-		&config.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: mgr.GetEventRecorder(ControllerName)},
+		&config.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: rec},
 		&rollout.Reconciler{Client: c},
 		&deploy.Reconciler{},
 		&health.Reconciler{},
+		&csr.Reconciler{Client: c, Recorder: rec},
 	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr); err != nil {

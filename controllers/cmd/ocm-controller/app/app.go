@@ -1,5 +1,6 @@
 // Package app builds the ocm-controller command tree. It is the only package
-// that wires the controller domains (registration, work, placement) together.
+// that wires the controller domains (registration, work, placement, add-on)
+// together.
 package app
 
 import (

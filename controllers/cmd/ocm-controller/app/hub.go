@@ -32,7 +32,7 @@ func NewHubCommand() *cobra.Command {
 	o := &HubOptions{}
 	cmd := &cobra.Command{
 		Use:   "hub",
-		Short: "Run the hub controllers: registration, cluster health, placement scheduling, ManifestWorkReplicaSets",
+		Short: "Run the hub controllers: registration, cluster health, placement scheduling, ManifestWorkReplicaSets, add-ons",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Complete(); err != nil {

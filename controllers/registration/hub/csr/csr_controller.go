@@ -12,8 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -66,7 +68,10 @@ type Reconciler struct {
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("csr").
-		For(&certificatesv1.CertificateSigningRequest{}).
+		// Add-on agents' requests are the add-on approver's.
+		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
+			return !csr.IsAddonRequest(obj.(*certificatesv1.CertificateSigningRequest))
+		}))).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 			return r.pendingRequests(ctx, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()})
 		})).
@@ -76,7 +81,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// pendingRequests lists the requests selected by sel that nobody decided on yet.
+// pendingRequests lists the cluster requests selected by sel that nobody
+// decided on yet.
 func (r *Reconciler) pendingRequests(ctx context.Context, sel client.ListOption) []reconcile.Request {
 	list := &certificatesv1.CertificateSigningRequestList{}
 	if err := r.Client.List(ctx, list, sel); err != nil {
@@ -85,7 +91,7 @@ func (r *Reconciler) pendingRequests(ctx context.Context, sel client.ListOption)
 	}
 	var out []reconcile.Request
 	for i := range list.Items {
-		if !csr.Decided(&list.Items[i]) {
+		if !csr.Decided(&list.Items[i]) && !csr.IsAddonRequest(&list.Items[i]) {
 			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
 		}
 	}
@@ -99,7 +105,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, key.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if csr.Decided(obj) || obj.Labels[clusterv1.ClusterNameLabelKey] == "" {
+	if csr.Decided(obj) || obj.Labels[clusterv1.ClusterNameLabelKey] == "" || csr.IsAddonRequest(obj) {
 		return ctrl.Result{}, nil
 	}
 	req, err := csr.ParseRequest(obj)

@@ -14,4 +14,7 @@
 //
 // No request whose subject names a cluster other than its cluster-name label,
 // or that a cluster-bound identity of another cluster made, is ever approved.
+// Add-on agents' requests (labeled open-cluster-management.io/addon-name) are
+// not looked at: the add-on approver (controllers/addon/hub/csr) decides on
+// them.
 package csr

@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
@@ -79,9 +80,9 @@ func clusterNamespace(cluster string) *corev1.Namespace {
 //
 // A certificate request cannot be created under a name chosen in advance, so
 // RBAC cannot limit creation to one cluster; reading is limited instead: the
-// agent may get only the requests it made itself (ownCSRs, see ownCSRNames),
-// never another cluster's. (OCM grants every agent list and watch on all
-// requests.)
+// agent may get only the requests it made itself, for the cluster and for
+// its add-ons (ownCSRs, see ownCSRNames), never another cluster's. (OCM
+// grants every agent list and watch on all requests.)
 func clusterRoleRules(cluster string, accepted bool, ownCSRs []string) []rbacv1.PolicyRule {
 	if !accepted {
 		return []rbacv1.PolicyRule{{
@@ -107,13 +108,26 @@ func clusterRoleRules(cluster string, accepted bool, ownCSRs []string) []rbacv1.
 	)
 }
 
-// maxOwnCSRs bounds how many of a cluster's own certificate requests its
-// agent may read: the newest ones, enough for a renewal in flight and a few
-// retries.
-const maxOwnCSRs = 5
+// Bounds of the certificate requests a cluster's agent may read. Its own
+// renewals and each add-on's requests are counted apart, so that add-ons
+// filing requests never push the cluster's renewal out of the role, nor one
+// add-on another's.
+const (
+	// maxOwnCSRs bounds the cluster's own requests: the newest ones, enough
+	// for a renewal in flight and a few retries.
+	maxOwnCSRs = 5
+	// maxAddonCSRs bounds the requests of each add-on.
+	maxAddonCSRs = 3
+	// maxAddonCSRsTotal bounds the requests of all add-ons together (the
+	// newest), so that the role stays small whatever labels the agent puts
+	// on its requests.
+	maxAddonCSRsTotal = 100
+)
 
-// ownCSRNames returns the names of the newest certificate requests labeled
-// with cluster that its own agent identity made (renewals), newest first.
+// ownCSRNames returns the names of the certificate requests labeled with
+// cluster that its own agent identity made: the newest maxOwnCSRs renewals,
+// then, newest first, up to maxAddonCSRs requests of each add-on (labeled
+// open-cluster-management.io/addon-name), maxAddonCSRsTotal in all.
 func ownCSRNames(cluster string, csrs []certificatesv1.CertificateSigningRequest) []string {
 	own := slices.DeleteFunc(slices.Clone(csrs), func(csr certificatesv1.CertificateSigningRequest) bool {
 		requester, _, ok := identity.ParseAgentUserName(csr.Spec.Username)
@@ -125,11 +139,19 @@ func ownCSRNames(cluster string, csrs []certificatesv1.CertificateSigningRequest
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	names := make([]string, 0, min(len(own), maxOwnCSRs))
-	for _, csr := range own[:min(len(own), maxOwnCSRs)] {
-		names = append(names, csr.Name)
+	var renewals, addons []string
+	perAddon := map[string]int{}
+	for _, csr := range own {
+		addon, isAddon := csr.Labels[addonv1alpha1.AddonLabelKey]
+		switch {
+		case !isAddon && len(renewals) < maxOwnCSRs:
+			renewals = append(renewals, csr.Name)
+		case isAddon && perAddon[addon] < maxAddonCSRs && len(addons) < maxAddonCSRsTotal:
+			perAddon[addon]++
+			addons = append(addons, csr.Name)
+		}
 	}
-	return names
+	return append(renewals, addons...)
 }
 
 // clusterRole renders the per-cluster ClusterRole.

@@ -61,22 +61,74 @@ func TestOwnCSRNames(t *testing.T) {
 			Spec:       certificatesv1.CertificateSigningRequestSpec{Username: user},
 		}
 	}
+	addonCSR := func(name, addon, user string, created metav1.Time) certificatesv1.CertificateSigningRequest {
+		c := csr(name, "c1", user, created)
+		c.Labels["open-cluster-management.io/addon-name"] = addon
+		return c
+	}
 	own := "system:open-cluster-management:c1:agent1"
-	csrs := []certificatesv1.CertificateSigningRequest{
+	renewals := func(n, from int) []certificatesv1.CertificateSigningRequest {
+		var out []certificatesv1.CertificateSigningRequest
+		for i := range n {
+			out = append(out, csr(fmt.Sprintf("c1-%d", i), "c1", own, at(from+i)))
+		}
+		return out
+	}
+	addonCSRs := func(addon string, n, from int) []certificatesv1.CertificateSigningRequest {
+		var out []certificatesv1.CertificateSigningRequest
+		for i := range n {
+			out = append(out, addonCSR(fmt.Sprintf("addon-c1-%s-%d", addon, i), addon, own, at(from+i)))
+		}
+		return out
+	}
+	others := []certificatesv1.CertificateSigningRequest{
 		csr("c1-boot", "c1", "system:serviceaccount:open-cluster-management:agent-registration-bootstrap", at(0)),
-		csr("c1-old", "c1", own, at(1)),
-		csr("c1-new", "c1", own, at(9)),
-		csr("c1-foreign", "c1", "system:open-cluster-management:c2:agent2", at(5)),
-		csr("c2-x", "c2", "system:open-cluster-management:c1:agent1", at(5)),
-		csr("c1-prefix", "c1", "system:open-cluster-management:c10:agent", at(5)),
+		csr("c1-foreign", "c1", "system:open-cluster-management:c2:agent2", at(50)),
+		csr("c2-x", "c2", "system:open-cluster-management:c1:agent1", at(50)),
+		csr("c1-prefix", "c1", "system:open-cluster-management:c10:agent", at(50)),
+		addonCSR("addon-c1-foreign", "a", "system:open-cluster-management:c2:agent2", at(50)),
 	}
-	for i := range 6 {
-		csrs = append(csrs, csr(fmt.Sprintf("c1-%d", i), "c1", own, at(2+i)))
+	manyAddons := func() []certificatesv1.CertificateSigningRequest {
+		var out []certificatesv1.CertificateSigningRequest
+		for i := range 60 {
+			out = append(out, addonCSRs(fmt.Sprintf("x%02d", i), 2, 100+2*i)...)
+		}
+		return out
 	}
-	got := ownCSRNames("c1", csrs)
-	want := []string{"c1-new", "c1-5", "c1-4", "c1-3", "c1-2"}
-	if !slices.Equal(got, want) {
-		t.Errorf("ownCSRNames = %v, want %v (newest own renewals, at most %d)", got, want, maxOwnCSRs)
+	tests := []struct {
+		name string
+		csrs []certificatesv1.CertificateSigningRequest
+		want func(got []string) error
+	}{
+		{"newest own renewals, at most five", slices.Concat(others, renewals(6, 2), []certificatesv1.CertificateSigningRequest{csr("c1-new", "c1", own, at(9))}),
+			wantNames("c1-new", "c1-5", "c1-4", "c1-3", "c1-2")},
+		{"add-on requests do not push renewals out", slices.Concat(renewals(2, 1), addonCSRs("a", 10, 20), addonCSRs("b", 1, 40)),
+			wantNames("c1-1", "c1-0", "addon-c1-b-0", "addon-c1-a-9", "addon-c1-a-8", "addon-c1-a-7")},
+		{"one add-on does not push another out", slices.Concat(addonCSRs("a", 1, 1), addonCSRs("b", 20, 10)),
+			wantNames("addon-c1-b-19", "addon-c1-b-18", "addon-c1-b-17", "addon-c1-a-0")},
+		{"add-on requests are bounded in all", slices.Concat(renewals(1, 1), manyAddons()), func(got []string) error {
+			if len(got) != 1+maxAddonCSRsTotal || got[0] != "c1-0" {
+				return fmt.Errorf("got %d names starting with %v, want the renewal and %d add-on requests", len(got), got[:1], maxAddonCSRsTotal)
+			}
+			return nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.want(ownCSRNames("c1", tt.csrs)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// wantNames checks that ownCSRNames returned exactly names, in order.
+func wantNames(names ...string) func([]string) error {
+	return func(got []string) error {
+		if !slices.Equal(got, names) {
+			return fmt.Errorf("ownCSRNames = %v, want %v", got, names)
+		}
+		return nil
 	}
 }
 
