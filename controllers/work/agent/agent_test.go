@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
 func TestHubHash(t *testing.T) {
@@ -28,69 +26,6 @@ func TestHubHash(t *testing.T) {
 	}
 	if got != sha256Hex("https://127.0.0.1:6443") {
 		t.Errorf("HubHash = %s, want the hex SHA-256 of the URL", got)
-	}
-}
-
-func TestParseCredential(t *testing.T) {
-	hub := &kubeconfig.Info{Server: "https://hub.example:6443", CAData: []byte("ca")}
-	data, err := kubeconfig.HubCredentialData(hub, "c1", "a1", []byte("cert"), []byte("key"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc := data[kubeconfig.KubeconfigKey]
-	secret := func(data map[string]string) *corev1.Secret {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "agent", Name: "hub-kubeconfig-secret"}, Data: map[string][]byte{}}
-		for k, v := range data {
-			s.Data[k] = []byte(v)
-		}
-		return s
-	}
-	fileKC := `apiVersion: v1
-kind: Config
-clusters: [{name: hub, cluster: {server: "https://hub.example:6443", insecure-skip-tls-verify: true}}]
-users: [{name: u, user: {client-certificate: /var/run/hub/tls.crt, client-key: /var/run/hub/tls.key}}]
-contexts: [{name: c, context: {cluster: hub, user: u}}]
-current-context: c
-`
-	tests := []struct {
-		name        string
-		data        map[string]string
-		clusterName string
-		wantCluster string
-		wantCert    string
-		wantErr     string
-	}{
-		{name: "registration agent's Secret", data: map[string]string{"kubeconfig": string(kc), "cluster-name": "c1", "agent-name": "a1"}, wantCluster: "c1", wantCert: "cert"},
-		{name: "flag overrides cluster name", data: map[string]string{"kubeconfig": string(kc), "cluster-name": "c1"}, clusterName: "c2", wantCluster: "c2", wantCert: "cert"},
-		{name: "OCM-style file references", data: map[string]string{"kubeconfig": fileKC, "tls.crt": "filecert", "tls.key": "filekey", "cluster-name": "c1"}, wantCluster: "c1", wantCert: "filecert"},
-		{name: "file outside the Secret", data: map[string]string{"kubeconfig": fileKC, "tls.crt": "filecert", "cluster-name": "c1"}, wantErr: "names file /var/run/hub/tls.key (client-key), which is not a key of the Secret"},
-		{name: "no kubeconfig", data: map[string]string{"cluster-name": "c1"}, wantErr: "secret agent/hub-kubeconfig-secret: key kubeconfig is missing"},
-		{name: "no cluster name", data: map[string]string{"kubeconfig": string(kc)}, wantErr: "no cluster name"},
-		{name: "garbage", data: map[string]string{"kubeconfig": "{{", "cluster-name": "c1"}, wantErr: "kubeconfig"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cred, err := parseCredential(secret(tt.data), tt.clusterName)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cred.clusterName != tt.wantCluster || string(cred.config.CertData) != tt.wantCert || cred.hubHash != HubHash("https://hub.example:6443") {
-				t.Errorf("credential = cluster %q cert %q hash %q", cred.clusterName, cred.config.CertData, cred.hubHash)
-			}
-		})
-	}
-
-	a, _ := parseCredential(secret(map[string]string{"kubeconfig": string(kc), "cluster-name": "c1", "agent-name": "a1"}), "")
-	b, _ := parseCredential(secret(map[string]string{"kubeconfig": string(kc), "cluster-name": "c1", "agent-name": "a2"}), "")
-	c, _ := parseCredential(secret(map[string]string{"kubeconfig": string(kc), "cluster-name": "c1", "agent-name": "a1"}), "")
-	if a.fingerprint == b.fingerprint || a.fingerprint != c.fingerprint {
-		t.Error("fingerprint does not follow the Secret's content")
 	}
 }
 

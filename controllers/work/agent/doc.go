@@ -4,7 +4,8 @@
 // removes it again as each ManifestWork's deleteOption says.
 //
 // The agent meets the registration agent only through the hub credential
-// Secret (hub-kubeconfig-secret in its namespace): it waits until the Secret
+// Secret (hub-kubeconfig-secret in its namespace, watched by pkg/hubsession,
+// as the add-on agent does): it waits until the Secret
 // exists, then runs a hub session (a cache of the ManifestWorks in the cluster
 // namespace and the ManifestWork controller) with that credential, and
 // replaces the session whenever the Secret changes, as it does when the

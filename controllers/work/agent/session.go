@@ -31,6 +31,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubsession"
 )
 
 // workControllerName names the ManifestWork controller (logs, metrics).
@@ -38,9 +39,11 @@ const workControllerName = "manifestwork-agent"
 
 // runSession connects to the hub with cred and runs the ManifestWork
 // controller until ctx ends or the connection cannot be set up.
-func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
-	log := ctrl.LoggerFrom(ctx)
-	cfg := rest.CopyConfig(cred.config)
+func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) error {
+	hubHash := HubHash(cred.Config.Host)
+	log := ctrl.LoggerFrom(ctx).WithValues("hubHash", hubHash)
+	ctx = ctrl.LoggerInto(ctx, log)
+	cfg := rest.CopyConfig(cred.Config)
 	cfg.QPS, cfg.Burst = a.opts.HubQPS, a.opts.HubBurst
 	cfg.UserAgent = rest.DefaultKubernetesUserAgent() + " work-agent"
 	hub, err := cluster.New(cfg, func(o *cluster.Options) {
@@ -49,7 +52,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 		// The agent may read only its own cluster namespace, and needs only
 		// ManifestWorks there.
 		o.Cache = cache.Options{
-			DefaultNamespaces: map[string]cache.Config{cred.clusterName: {}},
+			DefaultNamespaces: map[string]cache.Config{cred.ClusterName: {}},
 			DefaultTransform:  cache.TransformStripManagedFields(),
 		}
 	})
@@ -61,9 +64,9 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 		spoke:         a.spoke,
 		spokeReader:   a.spokeReader,
 		applier:       a.applier,
-		cluster:       cred.clusterName,
-		agentID:       cred.agentID,
-		hubHash:       cred.hubHash,
+		cluster:       cred.ClusterName,
+		agentID:       cred.AgentID,
+		hubHash:       hubHash,
 		resync:        a.opts.ResyncInterval,
 		statusSync:    a.opts.StatusSyncInterval,
 		failures:      workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](failureBaseDelay, failureMaxDelay),
@@ -80,8 +83,8 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 	// namespace where the agent may create them.
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	defer broadcaster.Shutdown()
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: hubKube.CoreV1().Events(cred.clusterName)})
-	r.recorder = broadcaster.NewRecorder(apis.Scheme, corev1.EventSource{Component: "work-agent", Host: cred.clusterName})
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: hubKube.CoreV1().Events(cred.ClusterName)})
+	r.recorder = broadcaster.NewRecorder(apis.Scheme, corev1.EventSource{Component: "work-agent", Host: cred.ClusterName})
 	c, err := controller.NewTypedUnmanaged(workControllerName, controller.TypedOptions[reconcile.Request]{
 		Reconciler:              r,
 		MaxConcurrentReconciles: a.opts.Workers,
@@ -103,11 +106,11 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 	}
 	if err := c.Watch(source.Channel(a.appliedEvents, handler.EnqueueRequestsFromMapFunc(
 		func(_ context.Context, obj client.Object) []reconcile.Request {
-			name, ok := workv1.ParseAppliedManifestWorkName(cred.hubHash, obj.GetName())
+			name, ok := workv1.ParseAppliedManifestWorkName(hubHash, obj.GetName())
 			if !ok {
 				return nil
 			}
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: cred.clusterName, Name: name}}}
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: cred.ClusterName, Name: name}}}
 		}))); err != nil {
 		return fmt.Errorf("watch AppliedManifestWorks: %w", err)
 	}
@@ -118,9 +121,9 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 	// changes bring the work back through the controller's queue.
 	var queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
 	pace := newPacer(watchCoalesceDelay, watchRate, watchBurst)
-	r.watcher = newResourceWatcher(ctx, log.WithName("watcher"), a.dyn, cred.hubHash, func(work string) {
+	r.watcher = newResourceWatcher(ctx, log.WithName("watcher"), a.dyn, hubHash, func(work string) {
 		if q := queue.Load(); q != nil {
-			(*q).AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cred.clusterName, Name: work}}, pace.delay(work))
+			(*q).AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cred.ClusterName, Name: work}}, pace.delay(work))
 		}
 	})
 	if err := c.Watch(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
@@ -135,8 +138,8 @@ func (a *Agent) runSession(ctx context.Context, cred *hubCredential) error {
 	wg.Go(func() { errs <- c.Start(ctx) })
 	wg.Go(func() {
 		// Eviction needs the hub's full list of works.
-		if err := a.connectEviction(ctx, hub.GetCache(), &hubView{works: hub.GetClient(), cluster: cred.clusterName,
-			hubHash: cred.hubHash, agentID: cred.agentID}); err != nil {
+		if err := a.connectEviction(ctx, hub.GetCache(), &hubView{works: hub.GetClient(), cluster: cred.ClusterName,
+			hubHash: hubHash, agentID: cred.AgentID}); err != nil {
 			errs <- err
 		}
 	})
