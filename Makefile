@@ -73,6 +73,8 @@ REGISTRATION_RBAC_FILE  := config/agent/10-registration-role.yaml
 REGISTRATION_RBAC_PATHS := ./controllers/cmd/...;./controllers/registration/agent/...
 WORK_RBAC_FILE          := config/agent/15-work-role.yaml
 WORK_RBAC_PATHS         := ./controllers/work/agent/...
+ADDON_RBAC_FILE         := config/agent/17-addon-role.yaml
+ADDON_RBAC_PATHS        := ./controllers/addon/agent/...
 # rbac-gen writes role $(1) to file $(2) from the markers of packages $(3).
 rbac-gen = $(CONTROLLER_GEN) rbac:roleName=$(1),fileName=$(notdir $(2)),headerFile=hack/boilerplate.rbac.txt \
 	'paths=$(3)' output:rbac:dir=$(dir $(2))
@@ -85,6 +87,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/a
 	$(call rbac-gen,open-cluster-management:hub-controller,$(HUB_RBAC_FILE),$(HUB_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:registration,$(REGISTRATION_RBAC_FILE),$(REGISTRATION_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:work,$(WORK_RBAC_FILE),$(WORK_RBAC_PATHS))
+	$(call rbac-gen,open-cluster-management:klusterlet-agent:addon,$(ADDON_RBAC_FILE),$(ADDON_RBAC_PATHS))
 
 ##@ Test
 
@@ -136,7 +139,7 @@ verify-lint: $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
 
 # GENERATED are the paths make generate writes.
-GENERATED := pkg/apis config/crd $(HUB_RBAC_FILE) $(REGISTRATION_RBAC_FILE) $(WORK_RBAC_FILE)
+GENERATED := pkg/apis config/crd $(HUB_RBAC_FILE) $(REGISTRATION_RBAC_FILE) $(WORK_RBAC_FILE) $(ADDON_RBAC_FILE)
 
 .PHONY: verify-generated
 verify-generated: generate

@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	addonagent "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/agent"
+	addonlease "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/agent/lease"
 	registrationagent "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/agent"
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
@@ -33,6 +35,9 @@ type agentOptions struct {
 	// workFlagsSet are the work agent flags given on the command line; the
 	// others may come from the Klusterlet's spec.workConfiguration.
 	workFlagsSet map[string]bool
+	// addon holds the add-on agent's own flags; the rest of its options come
+	// from registration's.
+	addon addonagent.Options
 }
 
 // NewAgentCommand returns `ocm-controller agent`, which registers a managed
@@ -41,12 +46,13 @@ func NewAgentCommand() *cobra.Command {
 	o := &agentOptions{}
 	cmd := &cobra.Command{
 		Use:   "agent",
-		Short: "Run the managed-cluster agent (registration, work) against the managed cluster",
+		Short: "Run the managed-cluster agent (registration, work, add-ons) against the managed cluster",
 		Long: `Run the agent of a managed cluster. It talks to the managed cluster with the
 kubeconfig from $KUBECONFIG (or in-cluster), reads the bootstrap kubeconfig from
 Secret bootstrap-hub-kubeconfig in its namespace, joins the hub and keeps the
 cluster's lease, status and client certificate current. Once the hub credential
-exists it applies the cluster's ManifestWorks and reports their status.`,
+exists it applies the cluster's ManifestWorks and reports their status, and
+serves the cluster's add-ons: their hub credentials and their lease health.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := o.manager.Complete(); err != nil {
@@ -82,6 +88,7 @@ exists it applies the cluster's ManifestWorks and reports their status.`,
 	fs.DurationVar(&w.StatusSyncInterval, flagStatusSyncInterval, workagent.DefaultStatusSyncInterval, "How often works with Poll feedback rules are read again, besides the watches of the applied objects. Default: the Klusterlet's spec.workConfiguration.statusSyncInterval, else 60s.")
 	fs.Float32Var(&w.HubQPS, flagHubQPS, workagent.DefaultHubQPS, "Requests per second of the work agent to the hub. Default: the Klusterlet's spec.workConfiguration.hubKubeAPIQPS, else 50.")
 	fs.IntVar(&w.HubBurst, flagHubBurst, workagent.DefaultHubBurst, "Request burst of the work agent to the hub. Default: the Klusterlet's spec.workConfiguration.hubKubeAPIBurst, else 100.")
+	fs.Float64Var(&o.addon.LeaseGraceRatio, "addon-lease-grace-ratio", addonlease.DefaultGraceRatio, "An add-on in Lease mode becomes unavailable this many lease durations (the Lease's leaseDurationSeconds, else 60 s) after its agent's last renewal.")
 	return cmd
 }
 
@@ -132,6 +139,20 @@ func (o *agentOptions) run(ctx context.Context) error {
 		return err
 	}
 	if err := work.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	// The add-on agent, like the work agent, meets registration only
+	// through the hub credential Secret.
+	addonOpts := o.addon
+	addonOpts.Namespace = o.manager.Namespace
+	addonOpts.HubKubeconfigSecret = o.registration.HubKubeconfigSecret
+	addonOpts.ManagedCluster = o.registration.ManagedCluster
+	addonOpts.ClusterName = o.registration.ClusterName
+	addons, err := addonagent.New(mgr, addonOpts)
+	if err != nil {
+		return err
+	}
+	if err := addons.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	ctrl.Log.WithName("agent").Info("Starting the managed-cluster agent", "namespace", o.manager.Namespace, "cluster", o.registration.ClusterName)

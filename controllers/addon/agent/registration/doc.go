@@ -1,0 +1,33 @@
+// Package registration obtains the hub credentials of add-on agents: for
+// each ManagedClusterAddOn of the cluster whose status.registrations name
+// the kubernetes.io/kube-apiserver-client signer, it files a certificate
+// signing request on the hub for the registration's subject (OCM's default
+// add-on identity when the subject names no user), with the cluster agent's
+// own hub credential (generateName addon-<cluster>-<addon>-, labels
+// open-cluster-management.io/cluster-name and
+// open-cluster-management.io/addon-name), waits until the hub's add-on
+// approver approves it and the signer issues it, and writes the certificate
+// as Secret <addon>-hub-kubeconfig in the add-on's install namespace on the
+// managed cluster, by pkg/kubeconfig's hub-credential contract
+// (kubeconfig.AddonCredentialData): the kubeconfig's server, CA and proxy
+// are those of the agent's own hub credential.
+//
+// The private key and the name of a pending request are kept in Secret
+// <addon>-hub-kubeconfig-pending in the agent's namespace, as the
+// registration agent keeps its own (certs.PendingRequest), so that a
+// restarted agent waits for the same request. The credential is renewed
+// once 20-25 % of its lifetime remains (certs.RotationFractionOf); the old
+// one stays in the Secret until the new one is issued.
+//
+// The Secrets the reconciler writes carry both labels; it never overwrites
+// a Secret without them, and it deletes them (and a pending request) when
+// the registration, or the ManagedClusterAddOn, goes away, or when the
+// install namespace moves. It reports on the ManagedClusterAddOn's
+// ClusterCertificateRotated condition: True (ClientCertificateUpdated) with
+// a valid credential, False (ClientCertificateUpdateFailed) when the hub
+// denied a request or the credential cannot be written.
+//
+// Registrations with other signers, and the token driver
+// (status.kubeClientDriver token), are not served yet: the condition and the
+// log say so.
+package registration

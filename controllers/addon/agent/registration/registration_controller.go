@@ -1,0 +1,250 @@
+package registration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+)
+
+// controllerName names the controller in logs and metrics.
+const controllerName = "addon-registration"
+
+// Timing of the reconciler.
+const (
+	// ResyncInterval is how often a registration with a valid credential is
+	// checked again, so that a deleted or damaged Secret is written again.
+	ResyncInterval = 10 * time.Minute
+	// firstPollInterval is the first wait for a filed request; the wait
+	// doubles up to maxPollInterval while it stays pending.
+	firstPollInterval = 250 * time.Millisecond
+	maxPollInterval   = 5 * time.Second
+	// deniedRetryInterval is the wait after a denied request before a new one.
+	deniedRetryInterval = 30 * time.Second
+)
+
+// SecretSuffix and PendingSecretSuffix name the add-on's Secrets: the hub
+// credential <addon>-hub-kubeconfig in the install namespace, and the
+// pending request <addon>-hub-kubeconfig-pending in the agent's namespace.
+const (
+	SecretSuffix        = "-hub-kubeconfig"
+	PendingSecretSuffix = SecretSuffix + "-pending"
+)
+
+// Reconciler obtains the hub credentials of one cluster's add-ons.
+type Reconciler struct {
+	// Hub reads the cluster's ManagedClusterAddOns from the hub session's
+	// cache and patches their status.
+	Hub client.Client
+	// HubDirect files and reads certificate signing requests on the hub,
+	// around any cache: the agent may get its requests only by name.
+	HubDirect client.Client
+	// HubInfo is the agent's own hub kubeconfig, whose server, CA and proxy
+	// the add-on kubeconfigs use.
+	HubInfo *kubeconfig.Info
+	// Cluster is the managed cluster's name, its namespace on the hub.
+	Cluster string
+	// Managed writes the add-on Secrets on the managed cluster and
+	// ManagedReader reads them, around any cache.
+	Managed       client.Client
+	ManagedReader client.Reader
+	// Agent writes the pending requests in Namespace, on the cluster the
+	// agent runs on, and AgentReader reads them.
+	Agent       client.Client
+	AgentReader client.Reader
+	Namespace   string
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+
+	mu sync.Mutex
+	// polls holds the current wait of each pending request.
+	polls map[string]time.Duration
+	// reported holds the unsupported registrations already logged.
+	reported map[string]bool
+}
+
+// NewController returns the registration controller of r, watching the
+// cluster's ManagedClusterAddOns in hub (the hub session's cache); the
+// caller starts it. At start it also visits every add-on that has a Secret
+// of this agent, so that Secrets of add-ons removed while the agent was not
+// running are deleted.
+func (r *Reconciler) NewController(hub cache.Cache, log logr.Logger) (controller.Controller, error) {
+	c, err := controller.NewUnmanaged(controllerName, controller.Options{
+		Reconciler:         r,
+		SkipNameValidation: ptr.To(true),
+		LogConstructor: func(req *reconcile.Request) logr.Logger {
+			if req == nil {
+				return log.WithValues("controller", controllerName)
+			}
+			return log.WithValues("controller", controllerName, "addon", req.Name)
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create the add-on registration controller: %w", err)
+	}
+	if err := c.Watch(source.Kind(hub, &addonv1alpha1.ManagedClusterAddOn{},
+		&handler.TypedEnqueueRequestForObject[*addonv1alpha1.ManagedClusterAddOn]{}, registrationChanged())); err != nil {
+		return nil, fmt.Errorf("watch ManagedClusterAddOns: %w", err)
+	}
+	if err := c.Watch(source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		addons, err := r.addonsWithSecrets(ctx)
+		if err != nil {
+			log.Error(err, "Cannot list the add-on Secrets to clean up")
+		}
+		for _, a := range addons {
+			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: r.Cluster, Name: a}})
+		}
+		return nil
+	})); err != nil {
+		return nil, fmt.Errorf("watch add-on Secrets: %w", err)
+	}
+	return c, nil
+}
+
+// registrationChanged lets through the ManagedClusterAddOn events the
+// reconciler acts on: creates, deletes, and updates of the registrations,
+// the install namespace, the kube client driver or the deletion. The
+// status conditions the agent and the hub write do not wake it up.
+func registrationChanged() predicate.TypedPredicate[*addonv1alpha1.ManagedClusterAddOn] {
+	return predicate.TypedFuncs[*addonv1alpha1.ManagedClusterAddOn]{
+		UpdateFunc: func(e event.TypedUpdateEvent[*addonv1alpha1.ManagedClusterAddOn]) bool {
+			o, n := e.ObjectOld, e.ObjectNew
+			return !equality.Semantic.DeepEqual(o.Status.Registrations, n.Status.Registrations) ||
+				o.AgentInstallNamespace() != n.AgentInstallNamespace() ||
+				o.Status.KubeClientDriver != n.Status.KubeClientDriver ||
+				!n.DeletionTimestamp.Equal(o.DeletionTimestamp)
+		},
+	}
+}
+
+// On the hub the agent files and reads its requests with the cluster's
+// agent identity (the per-cluster ClusterRole names its requests). On the
+// managed cluster it writes the add-on Secrets in the add-ons' install
+// namespaces and lists its own to clean them up; the pending requests live
+// in its own namespace.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;create;update;delete
+
+// Reconcile brings the hub credential Secret of one add-on in line with its
+// registrations.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	addon := req.Name
+	mca := &addonv1alpha1.ManagedClusterAddOn{}
+	if err := r.Hub.Get(ctx, req.NamespacedName, mca); err != nil {
+		if client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, r.cleanup(ctx, addon, nil)
+	}
+	reg, unsupported := kubeClientRegistration(mca)
+	r.reportUnsupported(ctx, addon, unsupported)
+	if reg == nil {
+		if err := r.cleanup(ctx, addon, nil); err != nil {
+			return ctrl.Result{}, err
+		}
+		if len(unsupported) > 0 {
+			return ctrl.Result{}, r.setRotated(ctx, mca, metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed,
+				"No hub credential is written: "+strings.Join(unsupported, "; ")+".")
+		}
+		return ctrl.Result{}, nil
+	}
+	return r.reconcileCredential(ctx, mca, *reg)
+}
+
+// kubeClientRegistration returns the registration of mca with the
+// kube-apiserver-client signer that the reconciler serves (the first, as
+// they all share one Secret), nil when there is none, and a description of
+// each registration it does not serve.
+func kubeClientRegistration(mca *addonv1alpha1.ManagedClusterAddOn) (*addonv1alpha1.RegistrationConfig, []string) {
+	var reg *addonv1alpha1.RegistrationConfig
+	var unsupported []string
+	for i, rc := range mca.Status.Registrations {
+		switch {
+		case rc.SignerName != certificatesv1.KubeAPIServerClientSignerName:
+			unsupported = append(unsupported, fmt.Sprintf("registrations with signer %s are not served by this agent yet, only %s", rc.SignerName, certificatesv1.KubeAPIServerClientSignerName))
+		case mca.Status.KubeClientDriver == addonv1alpha1.KubeClientDriverToken:
+			unsupported = append(unsupported, fmt.Sprintf("kubeClientDriver %s is not served by this agent yet, only %s", addonv1alpha1.KubeClientDriverToken, addonv1alpha1.KubeClientDriverCSR))
+		case reg == nil:
+			reg = &mca.Status.Registrations[i]
+		}
+	}
+	return reg, slices.Compact(unsupported)
+}
+
+// reportUnsupported logs each unsupported registration of addon once.
+func (r *Reconciler) reportUnsupported(ctx context.Context, addon string, unsupported []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reported == nil {
+		r.reported = map[string]bool{}
+	}
+	for _, u := range unsupported {
+		if key := addon + "\x00" + u; !r.reported[key] {
+			r.reported[key] = true
+			ctrl.LoggerFrom(ctx).Info("Skipping an add-on registration", "reason", u)
+		}
+	}
+}
+
+// setRotated sets the ClusterCertificateRotated condition of mca.
+func (r *Reconciler) setRotated(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, status metav1.ConditionStatus, reason, message string) error {
+	h := patch.NewHelper(mca, r.Hub)
+	meta.SetStatusCondition(&mca.Status.Conditions, metav1.Condition{
+		Type: addonv1alpha1.ManagedClusterAddOnCertificateRotated, Status: status, Reason: reason,
+		Message: message, ObservedGeneration: mca.Generation,
+	})
+	return h.Patch(ctx, mca)
+}
+
+// pollAfter returns the wait before csr is checked again: firstPollInterval
+// at first, doubling up to maxPollInterval.
+func (r *Reconciler) pollAfter(csr string) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.polls == nil {
+		r.polls = map[string]time.Duration{}
+	}
+	d := r.polls[csr]
+	d = max(firstPollInterval, min(2*d, maxPollInterval))
+	r.polls[csr] = d
+	return d
+}
+
+// donePolling forgets the waits of csr.
+func (r *Reconciler) donePolling(csr string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.polls, csr)
+}
+
+// now reads the clock.
+func (r *Reconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
