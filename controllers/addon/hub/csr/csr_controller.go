@@ -6,10 +6,12 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -45,9 +47,9 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
 
 // SetupWithManager registers the reconciler. Pending add-on requests are
-// reconsidered when their ManagedClusterAddOn changes (for example when the
-// hub writes its registrations) and when their cluster changes (for example
-// when it is accepted).
+// reconsidered when their ManagedClusterAddOn comes, goes or changes its
+// registrations, and when their cluster comes, goes, or is accepted or
+// denied.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-csr").
@@ -57,10 +59,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}))).
 		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 			return r.pendingRequests(ctx, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetNamespace(), addonv1alpha1.AddonLabelKey: obj.GetName()})
-		})).
+		}), builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			o, n := e.ObjectOld.(*addonv1alpha1.ManagedClusterAddOn), e.ObjectNew.(*addonv1alpha1.ManagedClusterAddOn)
+			return !equality.Semantic.DeepEqual(o.Status.Registrations, n.Status.Registrations)
+		}})).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 			return r.pendingRequests(ctx, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()}, client.HasLabels{addonv1alpha1.AddonLabelKey})
-		})).
+		}), builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			return clusterAccepted(e.ObjectOld.(*clusterv1.ManagedCluster)) != clusterAccepted(e.ObjectNew.(*clusterv1.ManagedCluster))
+		}})).
 		Complete(r)
 }
 
@@ -123,7 +130,7 @@ func (r *Reconciler) facts(ctx context.Context, req csr.Request) (csr.AddonFacts
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: req.Cluster}, mc); client.IgnoreNotFound(err) != nil {
 		return facts, fmt.Errorf("get ManagedCluster %s: %w", req.Cluster, err)
 	} else if err == nil {
-		facts.ClusterAccepted = mc.Spec.HubAcceptsClient && mc.IsAccepted() && mc.DeletionTimestamp.IsZero()
+		facts.ClusterAccepted = clusterAccepted(mc)
 	}
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: req.Cluster, Name: req.Addon}, mca); client.IgnoreNotFound(err) != nil {
@@ -133,4 +140,11 @@ func (r *Reconciler) facts(ctx context.Context, req csr.Request) (csr.AddonFacts
 		facts.Subjects = csr.RegistrationSubjects(req.Cluster, req.Addon, mca.Status.Registrations)
 	}
 	return facts, nil
+}
+
+// clusterAccepted reports whether the hub accepts mc's agents: accepted by
+// an administrator, with HubAcceptedManagedCluster True, and not being
+// deleted.
+func clusterAccepted(mc *clusterv1.ManagedCluster) bool {
+	return mc.Spec.HubAcceptsClient && mc.IsAccepted() && mc.DeletionTimestamp.IsZero()
 }

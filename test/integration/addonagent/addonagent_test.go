@@ -1,0 +1,20 @@
+package addonagent
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestAddonAgent runs the add-on agent and the hub's add-on approver on one
+// hub and one managed cluster: lease health, registration from request to
+// working credential and back, and forged requests.
+func TestAddonAgent(t *testing.T) {
+	framework.SkipIfShort(t)
+	ctx := context.Background()
+	s := setup(ctx, t)
+	t.Run("lease health", func(t *testing.T) { s.testLease(ctx, t) })
+	t.Run("registration", func(t *testing.T) { s.testRegistration(ctx, t) })
+	t.Run("forged requests", func(t *testing.T) { s.testForgedRequests(ctx, t) })
+}

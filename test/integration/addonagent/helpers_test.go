@@ -1,0 +1,214 @@
+package addonagent
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonagent "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/agent"
+	addonhub "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub"
+	registrationhub "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+)
+
+const (
+	clusterName = "cluster1"
+	otherName   = "cluster2"
+	agentID     = "agent1"
+	agentNS     = config.AgentNamespace
+	agentSA     = "klusterlet-agent"
+	// pollTimeout bounds every wait of the tests.
+	pollTimeout = 60 * time.Second
+)
+
+// suite is the shared state of the ordered subtests.
+type suite struct {
+	hub, spoke   *framework.Cluster
+	hubC, spokeC client.Client
+}
+
+// setup starts a hub and cluster1, installs what `hub init` and `join`
+// install, runs the registration and add-on hub controllers, accepts
+// cluster1 and cluster2 on the hub, writes cluster1's hub credential Secret
+// and starts the add-on agent.
+func setup(ctx context.Context, t *testing.T) *suite {
+	t.Helper()
+	env := framework.StartForTest(t, "hub", clusterName)
+	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName)}
+	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
+	hubtest.Install(ctx, t, s.hubC)
+	hubtest.RunControllers(t, s.hub, 2,
+		func(mgr ctrl.Manager) error { return registrationhub.SetupWithManager(mgr, registrationhub.Options{}) },
+		func(mgr ctrl.Manager) error { return addonhub.SetupWithManager(mgr, addonhub.Options{}) })
+	for _, c := range []string{clusterName, otherName} {
+		mustCreate(ctx, t, s.hubC, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: c}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})
+	}
+	for _, c := range []string{clusterName, otherName} {
+		eventually(ctx, t, "cluster "+c+" accepted", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := s.hubC.Get(ctx, types.NamespacedName{Name: c}, mc); err != nil {
+				return false, err
+			}
+			return mc.IsAccepted(), nil
+		})
+	}
+	agentObjs, err := config.AgentObjects(config.AgentValues{ClusterName: clusterName, BootstrapKubeconfig: []byte("unused")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := apply.Apply(ctx, s.spokeC, agentObjs, apply.Options{FieldManager: "addon-agent-test"}); err != nil {
+		t.Fatal(err)
+	}
+	s.writeHubSecret(ctx, t)
+	s.startAgent(t)
+	return s
+}
+
+// agentConfig returns a hub client configuration of cluster's agent.
+func (s *suite) agentConfig(t *testing.T, cluster string) *rest.Config {
+	t.Helper()
+	cfg, err := s.hub.ConfigForUser(identity.AgentUserName(cluster, agentID), identity.ClusterGroup(cluster), identity.ManagedClustersGroup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// agentClient returns a hub client of cluster's agent.
+func (s *suite) agentClient(t *testing.T, cluster string) client.Client {
+	t.Helper()
+	c, err := client.New(s.agentConfig(t, cluster), client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// writeHubSecret writes cluster1's hub credential Secret on the managed
+// cluster, as the registration agent does once its certificate is issued.
+func (s *suite) writeHubSecret(ctx context.Context, t *testing.T) {
+	t.Helper()
+	cfg := s.agentConfig(t, clusterName)
+	hub := &kubeconfig.Info{Server: s.hub.Server(), CAData: s.hub.CAData()}
+	data, err := kubeconfig.HubCredentialData(hub, clusterName, agentID, cfg.CertData, cfg.KeyData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(ctx, t, s.spokeC, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: agentNS, Name: "hub-kubeconfig-secret"}, Data: data})
+}
+
+// startAgent runs the add-on agent in-process as the klusterlet-agent
+// ServiceAccount of the managed cluster until the test ends.
+func (s *suite) startAgent(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg, err := s.spoke.ConfigForServiceAccount(ctx, agentNS, agentSA, time.Hour)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Scheme:  apis.Scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Logger:     testr.NewWithOptions(t, testr.Options{Verbosity: 2}),
+		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	agent, err := addonagent.New(mgr, addonagent.Options{Namespace: agentNS})
+	if err == nil {
+		err = agent.SetupWithManager(mgr)
+	}
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("add-on agent: %v", err)
+		}
+	})
+}
+
+// createAddon creates the ManagedClusterAddOn name in cluster's namespace
+// and, playing the hub's deploy controller, writes status (registrations,
+// namespace, health check) when not nil.
+func (s *suite) createAddon(ctx context.Context, t *testing.T, cluster, name string, status *addonv1alpha1.ManagedClusterAddOnStatus) {
+	t.Helper()
+	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
+	mustCreate(ctx, t, s.hubC, mca)
+	if status != nil {
+		s.setStatus(ctx, t, cluster, name, func(st *addonv1alpha1.ManagedClusterAddOnStatus) { *st = *status })
+	}
+}
+
+// setStatus changes the status of a ManagedClusterAddOn as the admin.
+func (s *suite) setStatus(ctx context.Context, t *testing.T, cluster, name string, edit func(*addonv1alpha1.ManagedClusterAddOnStatus)) {
+	t.Helper()
+	eventually(ctx, t, "status of ManagedClusterAddOn "+name+" written", func(ctx context.Context) (bool, error) {
+		mca := &addonv1alpha1.ManagedClusterAddOn{}
+		if err := s.hubC.Get(ctx, types.NamespacedName{Namespace: cluster, Name: name}, mca); err != nil {
+			return false, err
+		}
+		edit(&mca.Status)
+		return true, s.hubC.Status().Update(ctx, mca)
+	})
+}
+
+// waitCondition waits until condition typ of ManagedClusterAddOn name of
+// cluster1 has status and reason, and returns it.
+func (s *suite) waitCondition(ctx context.Context, t *testing.T, name, typ string, status metav1.ConditionStatus, reason string) *metav1.Condition {
+	t.Helper()
+	var c *metav1.Condition
+	eventually(ctx, t, "ManagedClusterAddOn "+name+" "+typ+"="+string(status)+" ("+reason+")", func(ctx context.Context) (bool, error) {
+		mca := &addonv1alpha1.ManagedClusterAddOn{}
+		if err := s.hubC.Get(ctx, types.NamespacedName{Namespace: clusterName, Name: name}, mca); err != nil {
+			return false, err
+		}
+		c = meta.FindStatusCondition(mca.Status.Conditions, typ)
+		return c != nil && c.Status == status && c.Reason == reason, nil
+	})
+	return c
+}
+
+// mustCreate creates obj.
+func mustCreate(ctx context.Context, t *testing.T, c client.Client, obj client.Object) {
+	t.Helper()
+	if err := c.Create(ctx, obj); err != nil {
+		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// eventually polls cond until it holds, failing t with what after
+// pollTimeout.
+func eventually(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	framework.Eventually(ctx, t, pollTimeout, what, cond)
+}
