@@ -78,9 +78,9 @@ func Parse(s *corev1.Secret, clusterName string) (*Credential, error) {
 
 // Options say where the hub credential Secret is.
 type Options struct {
-	// Kube reaches the cluster that holds the Secret: the cluster the agent
-	// runs on (the hosting cluster in Hosted mode).
-	Kube kubernetes.Interface
+	// Config reaches the cluster that holds the Secret: the cluster the
+	// agent runs on (the hosting cluster in Hosted mode).
+	Config *rest.Config
 	// Namespace and Secret name the Secret.
 	Namespace, Secret string
 	// ClusterName, when not empty, overrides the Secret's cluster-name.
@@ -107,6 +107,10 @@ func Run(ctx context.Context, opts Options, session Session) error {
 		opts.RetryDelay = DefaultRetryDelay
 	}
 	ref := opts.Namespace + "/" + opts.Secret
+	kube, err := kubernetes.NewForConfig(opts.Config)
+	if err != nil {
+		return fmt.Errorf("create a client to watch Secret %s: %w", ref, err)
+	}
 	changed := make(chan struct{}, 1)
 	signal := func(any) {
 		select {
@@ -114,7 +118,7 @@ func Run(ctx context.Context, opts Options, session Session) error {
 		default:
 		}
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(opts.Kube, 0,
+	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
 		informers.WithNamespace(opts.Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", opts.Secret).String()

@@ -9,7 +9,6 @@ import (
 	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -32,8 +31,9 @@ const nodeLeaseNamespace = "kube-node-lease"
 // (the lease and registration controllers) at a time.
 type Agent struct {
 	opts Options
-	// kube watches the hub credential Secret on the manager's cluster.
-	kube kubernetes.Interface
+	// config reaches the manager's cluster, where the hub credential Secret
+	// is watched.
+	config *rest.Config
 	// agent reads and writes the pending requests on the manager's cluster,
 	// in the agent's namespace.
 	agent       client.Client
@@ -53,10 +53,6 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
-	if err != nil {
-		return nil, fmt.Errorf("create clientset: %w", err)
-	}
 	managed := opts.ManagedCluster
 	if managed == nil {
 		managed = mgr
@@ -75,7 +71,7 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		return nil, fmt.Errorf("add the managed cluster's Lease cache: %w", err)
 	}
 	return &Agent{
-		opts: opts, kube: kube,
+		opts: opts, config: mgr.GetConfig(),
 		agent: mgr.GetClient(), agentReader: mgr.GetAPIReader(),
 		managed: managed, leases: leases,
 		log: mgr.GetLogger().WithName("addon-agent"),
@@ -101,7 +97,7 @@ func (a *Agent) NeedLeaderElection() bool { return true }
 func (a *Agent) Start(ctx context.Context) error {
 	ctx = ctrl.LoggerInto(ctx, a.log)
 	return hubsession.Run(ctx, hubsession.Options{
-		Kube: a.kube, Namespace: a.opts.Namespace, Secret: a.opts.HubKubeconfigSecret, ClusterName: a.opts.ClusterName,
+		Config: a.config, Namespace: a.opts.Namespace, Secret: a.opts.HubKubeconfigSecret, ClusterName: a.opts.ClusterName,
 	}, a.runSession)
 }
 
@@ -111,18 +107,9 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 	log := ctrl.LoggerFrom(ctx)
 	cfg := rest.CopyConfig(cred.Config)
 	cfg.UserAgent = rest.DefaultKubernetesUserAgent() + " addon-agent"
-	hub, err := cluster.New(cfg, func(o *cluster.Options) {
-		o.Scheme = apis.Scheme
-		o.Logger = log
-		// The agent may read only its own cluster namespace, and needs only
-		// the ManagedClusterAddOns there.
-		o.Cache = cache.Options{
-			DefaultNamespaces: map[string]cache.Config{cred.ClusterName: {}},
-			DefaultTransform:  cache.TransformStripManagedFields(),
-		}
-	})
+	hub, err := hubsession.NewCluster(cfg, cred.ClusterName, log)
 	if err != nil {
-		return fmt.Errorf("create hub client: %w", err)
+		return err
 	}
 	direct, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -37,9 +38,9 @@ type Agent struct {
 	// from managed's cache; spokeReader reads around the cache.
 	spoke       client.Client
 	spokeReader client.Reader
-	// kube watches the hub credential Secret on the manager's cluster (the
-	// hosting cluster in Hosted mode).
-	kube kubernetes.Interface
+	// config reaches the manager's cluster (the hosting cluster in Hosted
+	// mode), where the hub credential Secret is watched.
+	config *rest.Config
 	// applier applies manifests with a dynamic client; dyn is that client,
 	// also used to watch the applied objects.
 	applier *apply.Applier
@@ -68,12 +69,9 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	kube, err := kubernetes.NewForConfig(mgr.GetConfig())
-	if err != nil {
-		return nil, fmt.Errorf("create clientset: %w", err)
-	}
 	managed := opts.ManagedCluster
 	if managed == nil {
+		var err error
 		ref := types.NamespacedName{Namespace: opts.Namespace, Name: opts.ManagedKubeconfigSecret}
 		if managed, err = managedcluster.Cluster(mgr, ref); err != nil {
 			return nil, err
@@ -103,7 +101,7 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		managed:       managed,
 		spoke:         managed.GetClient(),
 		spokeReader:   managed.GetAPIReader(),
-		kube:          kube,
+		config:        mgr.GetConfig(),
 		applier:       apply.NewApplier(dyn, apply.NewMapper(dc)),
 		dyn:           dyn,
 		appliedEvents: make(chan event.GenericEvent, 1024),
@@ -145,7 +143,7 @@ func (a *Agent) notifyApplied(name string) {
 func (a *Agent) Start(ctx context.Context) error {
 	ctx = ctrl.LoggerInto(ctx, a.log)
 	return hubsession.Run(ctx, hubsession.Options{
-		Kube: a.kube, Namespace: a.opts.Namespace, Secret: a.opts.HubKubeconfigSecret,
+		Config: a.config, Namespace: a.opts.Namespace, Secret: a.opts.HubKubeconfigSecret,
 		ClusterName: a.opts.ClusterName,
 	}, a.runSession)
 }

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -17,12 +16,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/cluster"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -46,18 +42,9 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 	cfg := rest.CopyConfig(cred.Config)
 	cfg.QPS, cfg.Burst = a.opts.HubQPS, a.opts.HubBurst
 	cfg.UserAgent = rest.DefaultKubernetesUserAgent() + " work-agent"
-	hub, err := cluster.New(cfg, func(o *cluster.Options) {
-		o.Scheme = apis.Scheme
-		o.Logger = log
-		// The agent may read only its own cluster namespace, and needs only
-		// ManifestWorks there.
-		o.Cache = cache.Options{
-			DefaultNamespaces: map[string]cache.Config{cred.ClusterName: {}},
-			DefaultTransform:  cache.TransformStripManagedFields(),
-		}
-	})
+	hub, err := hubsession.NewCluster(cfg, cred.ClusterName, log)
 	if err != nil {
-		return fmt.Errorf("create hub client: %w", err)
+		return err
 	}
 	r := &workReconciler{
 		hub:           hub.GetClient(),
@@ -85,20 +72,9 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 	defer broadcaster.Shutdown()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: hubKube.CoreV1().Events(cred.ClusterName)})
 	r.recorder = broadcaster.NewRecorder(apis.Scheme, corev1.EventSource{Component: "work-agent", Host: cred.ClusterName})
-	c, err := controller.NewTypedUnmanaged(workControllerName, controller.TypedOptions[reconcile.Request]{
-		Reconciler:              r,
-		MaxConcurrentReconciles: a.opts.Workers,
-		// Every session builds the controller again under the same name.
-		SkipNameValidation: ptr.To(true),
-		LogConstructor: func(req *reconcile.Request) logr.Logger {
-			if req == nil {
-				return log.WithValues("controller", workControllerName)
-			}
-			return log.WithValues("controller", workControllerName, "manifestWork", req.Name)
-		},
-	})
+	c, err := hubsession.NewController(workControllerName, r, a.opts.Workers, log, "manifestWork")
 	if err != nil {
-		return fmt.Errorf("create ManifestWork controller: %w", err)
+		return err
 	}
 	if err := c.Watch(source.Kind(hub.GetCache(), &workv1.ManifestWork{},
 		&handler.TypedEnqueueRequestForObject[*workv1.ManifestWork]{}, workChanged())); err != nil {

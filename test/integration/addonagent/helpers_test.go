@@ -5,18 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonagent "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/agent"
@@ -26,9 +19,8 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
@@ -37,7 +29,6 @@ const (
 	otherName   = "cluster2"
 	agentID     = "agent1"
 	agentNS     = config.AgentNamespace
-	agentSA     = "klusterlet-agent"
 	// pollTimeout bounds every wait of the tests.
 	pollTimeout = 60 * time.Second
 )
@@ -51,7 +42,7 @@ type suite struct {
 // setup starts a hub and cluster1, installs what `hub init` and `join`
 // install, runs the registration and add-on hub controllers, accepts
 // cluster1 and cluster2 on the hub, writes cluster1's hub credential Secret
-// and starts the add-on agent.
+// and starts the add-on agent until the test ends.
 func setup(ctx context.Context, t *testing.T) *suite {
 	t.Helper()
 	env := framework.StartForTest(t, "hub", clusterName)
@@ -80,81 +71,25 @@ func setup(ctx context.Context, t *testing.T) *suite {
 	if err := apply.Apply(ctx, s.spokeC, agentObjs, apply.Options{FieldManager: "addon-agent-test"}); err != nil {
 		t.Fatal(err)
 	}
-	s.writeHubSecret(ctx, t)
-	s.startAgent(t)
+	agenttest.WriteHubCredential(ctx, t, s.hub, s.spoke, clusterName, agentID)
+	agenttest.Run(t, s.spoke, 2, func(mgr ctrl.Manager) error {
+		agent, err := addonagent.New(mgr, addonagent.Options{Namespace: config.AgentNamespace})
+		if err != nil {
+			return err
+		}
+		return agent.SetupWithManager(mgr)
+	})
 	return s
-}
-
-// agentConfig returns a hub client configuration of cluster's agent.
-func (s *suite) agentConfig(t *testing.T, cluster string) *rest.Config {
-	t.Helper()
-	cfg, err := s.hub.ConfigForUser(identity.AgentUserName(cluster, agentID), identity.ClusterGroup(cluster), identity.ManagedClustersGroup)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
 }
 
 // agentClient returns a hub client of cluster's agent.
 func (s *suite) agentClient(t *testing.T, cluster string) client.Client {
 	t.Helper()
-	c, err := client.New(s.agentConfig(t, cluster), client.Options{Scheme: apis.Scheme})
+	c, err := client.New(agenttest.AgentConfig(t, s.hub, cluster, agentID), client.Options{Scheme: apis.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// writeHubSecret writes cluster1's hub credential Secret on the managed
-// cluster, as the registration agent does once its certificate is issued.
-func (s *suite) writeHubSecret(ctx context.Context, t *testing.T) {
-	t.Helper()
-	cfg := s.agentConfig(t, clusterName)
-	hub := &kubeconfig.Info{Server: s.hub.Server(), CAData: s.hub.CAData()}
-	data, err := kubeconfig.HubCredentialData(hub, clusterName, agentID, cfg.CertData, cfg.KeyData)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustCreate(ctx, t, s.spokeC, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: agentNS, Name: "hub-kubeconfig-secret"}, Data: data})
-}
-
-// startAgent runs the add-on agent in-process as the klusterlet-agent
-// ServiceAccount of the managed cluster until the test ends.
-func (s *suite) startAgent(t *testing.T) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg, err := s.spoke.ConfigForServiceAccount(ctx, agentNS, agentSA, time.Hour)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme:  apis.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Logger:     testr.NewWithOptions(t, testr.Options{Verbosity: 2}),
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
-		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	agent, err := addonagent.New(mgr, addonagent.Options{Namespace: agentNS})
-	if err == nil {
-		err = agent.SetupWithManager(mgr)
-	}
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("add-on agent: %v", err)
-		}
-	})
 }
 
 // createAddon creates the ManagedClusterAddOn name in cluster's namespace

@@ -215,4 +215,3 @@ func (s *suite) exampleConfig(t *testing.T, name, color string) string {
 	must(t, "hash ExampleConfig "+name, err)
 	return hash
 }
-

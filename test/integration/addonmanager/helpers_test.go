@@ -73,12 +73,16 @@ func setup(t *testing.T) *suite {
 	hubtest.RunControllers(t, hub, 2,
 		func(mgr ctrl.Manager) error { return registrationhub.SetupWithManager(mgr, registrationhub.Options{}) },
 		placement.SetupWithManager,
-		func(mgr ctrl.Manager) error { return (&install.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr) },
+		func(mgr ctrl.Manager) error {
+			return (&install.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+		},
 		func(mgr ctrl.Manager) error {
 			return (&config.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 				Recorder: mgr.GetEventRecorder(config.ControllerName)}).SetupWithManager(mgr)
 		},
-		func(mgr ctrl.Manager) error { return (&rollout.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr) },
+		func(mgr ctrl.Manager) error {
+			return (&rollout.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+		},
 	)
 	if err := s.admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: configNamespace}}); !apierrors.IsAlreadyExists(err) {
 		must(t, "create namespace "+configNamespace, err)

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubsession"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
@@ -62,18 +62,9 @@ type Reconciler struct {
 // leases (the managed cluster's); the caller starts it. Every call builds
 // the controller again under the same name, once per hub session.
 func (r *Reconciler) NewController(hub, leases cache.Cache, log logr.Logger) (controller.Controller, error) {
-	c, err := controller.NewUnmanaged(controllerName, controller.Options{
-		Reconciler:         r,
-		SkipNameValidation: ptr.To(true),
-		LogConstructor: func(req *reconcile.Request) logr.Logger {
-			if req == nil {
-				return log.WithValues("controller", controllerName)
-			}
-			return log.WithValues("controller", controllerName, "addon", req.Name)
-		},
-	})
+	c, err := hubsession.NewController(controllerName, r, 1, log, "addon")
 	if err != nil {
-		return nil, fmt.Errorf("create the add-on lease controller: %w", err)
+		return nil, err
 	}
 	if err := c.Watch(source.Kind(hub, &addonv1alpha1.ManagedClusterAddOn{}, &handler.TypedEnqueueRequestForObject[*addonv1alpha1.ManagedClusterAddOn]{})); err != nil {
 		return nil, fmt.Errorf("watch ManagedClusterAddOns: %w", err)

@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,6 +27,7 @@ import (
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubsession"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
@@ -94,18 +94,9 @@ type Reconciler struct {
 // of this agent, so that Secrets of add-ons removed while the agent was not
 // running are deleted.
 func (r *Reconciler) NewController(hub cache.Cache, log logr.Logger) (controller.Controller, error) {
-	c, err := controller.NewUnmanaged(controllerName, controller.Options{
-		Reconciler:         r,
-		SkipNameValidation: ptr.To(true),
-		LogConstructor: func(req *reconcile.Request) logr.Logger {
-			if req == nil {
-				return log.WithValues("controller", controllerName)
-			}
-			return log.WithValues("controller", controllerName, "addon", req.Name)
-		},
-	})
+	c, err := hubsession.NewController(controllerName, r, 1, log, "addon")
 	if err != nil {
-		return nil, fmt.Errorf("create the add-on registration controller: %w", err)
+		return nil, err
 	}
 	if err := c.Watch(source.Kind(hub, &addonv1alpha1.ManagedClusterAddOn{},
 		&handler.TypedEnqueueRequestForObject[*addonv1alpha1.ManagedClusterAddOn]{}, registrationChanged())); err != nil {

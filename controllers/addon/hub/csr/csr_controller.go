@@ -58,34 +58,17 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return csr.IsAddonRequest(req) && !csr.Decided(req)
 		}))).
 		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-			return r.pendingRequests(ctx, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetNamespace(), addonv1alpha1.AddonLabelKey: obj.GetName()})
+			return csr.PendingRequests(ctx, r.Client, true, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetNamespace(), addonv1alpha1.AddonLabelKey: obj.GetName()})
 		}), builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 			o, n := e.ObjectOld.(*addonv1alpha1.ManagedClusterAddOn), e.ObjectNew.(*addonv1alpha1.ManagedClusterAddOn)
 			return !equality.Semantic.DeepEqual(o.Status.Registrations, n.Status.Registrations)
 		}})).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-			return r.pendingRequests(ctx, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()}, client.HasLabels{addonv1alpha1.AddonLabelKey})
+			return csr.PendingRequests(ctx, r.Client, true, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()}, client.HasLabels{addonv1alpha1.AddonLabelKey})
 		}), builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 			return clusterAccepted(e.ObjectOld.(*clusterv1.ManagedCluster)) != clusterAccepted(e.ObjectNew.(*clusterv1.ManagedCluster))
 		}})).
 		Complete(r)
-}
-
-// pendingRequests lists the add-on requests selected by opts that nobody
-// decided on yet.
-func (r *Reconciler) pendingRequests(ctx context.Context, opts ...client.ListOption) []reconcile.Request {
-	list := &certificatesv1.CertificateSigningRequestList{}
-	if err := r.Client.List(ctx, list, opts...); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "List add-on CertificateSigningRequests")
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		if csr.IsAddonRequest(&list.Items[i]) && !csr.Decided(&list.Items[i]) {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return out
 }
 
 // Reconcile approves one add-on request when the policy allows it.

@@ -73,29 +73,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return !csr.IsAddonRequest(obj.(*certificatesv1.CertificateSigningRequest))
 		}))).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-			return r.pendingRequests(ctx, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()})
+			return csr.PendingRequests(ctx, r.Client, false, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()})
 		})).
 		Watches(&operatorv1.ClusterManager{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
-			return r.pendingRequests(ctx, client.HasLabels{clusterv1.ClusterNameLabelKey})
+			return csr.PendingRequests(ctx, r.Client, false, client.HasLabels{clusterv1.ClusterNameLabelKey})
 		})).
 		Complete(r)
-}
-
-// pendingRequests lists the cluster requests selected by sel that nobody
-// decided on yet.
-func (r *Reconciler) pendingRequests(ctx context.Context, sel client.ListOption) []reconcile.Request {
-	list := &certificatesv1.CertificateSigningRequestList{}
-	if err := r.Client.List(ctx, list, sel); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "List CertificateSigningRequests")
-		return nil
-	}
-	var out []reconcile.Request
-	for i := range list.Items {
-		if !csr.Decided(&list.Items[i]) && !csr.IsAddonRequest(&list.Items[i]) {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-	}
-	return out
 }
 
 // Reconcile approves one request when the policy allows it.

@@ -78,38 +78,39 @@ func WriteHubCredential(ctx context.Context, t testing.TB, hub, spoke *framework
 	}
 }
 
-// StartWorkAgent runs the work agent of spoke with opts (Namespace defaults
-// to config.AgentNamespace) until the returned stop is called or t ends;
-// stop waits for the agent to finish and may be called more than once.
-func StartWorkAgent(t *testing.T, spoke *framework.Cluster, opts workagent.Options) (stop func()) {
+// Setup registers agents with a manager.
+type Setup func(ctrl.Manager) error
+
+// Run starts a manager on the managed cluster spoke authenticated as the
+// klusterlet-agent ServiceAccount (the agent objects of `join` must be
+// installed), as ocm-controller agent builds it, registers the agents of
+// setup with it and runs it until the returned stop is called or t ends.
+// logVerbosity sets the agents' log level in the test log. stop waits for
+// the manager to finish and may be called more than once; setup may
+// register the same agents again after a stop.
+func Run(t *testing.T, spoke *framework.Cluster, logVerbosity int, setup Setup) (stop func()) {
 	t.Helper()
-	if opts.Namespace == "" {
-		opts.Namespace = config.AgentNamespace
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cfg, err := spoke.ConfigForServiceAccount(ctx, opts.Namespace, AgentServiceAccount, time.Hour)
+	cfg, err := spoke.ConfigForServiceAccount(ctx, config.AgentNamespace, AgentServiceAccount, time.Hour)
 	if err != nil {
 		cancel()
-		t.Fatal(err)
+		t.Fatalf("agent credentials: %v", err)
 	}
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
 		Scheme:  apis.Scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Logger:     testr.NewWithOptions(t, testr.Options{Verbosity: 1}),
+		Logger: testr.NewWithOptions(t, testr.Options{Verbosity: logVerbosity}),
+		// Secrets are read directly: the agent may only read its own namespace.
 		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
 		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		cancel()
-		t.Fatal(err)
+		t.Fatalf("create manager: %v", err)
 	}
-	agent, err := workagent.New(mgr, opts)
-	if err == nil {
-		err = agent.SetupWithManager(mgr)
-	}
-	if err != nil {
+	if err := setup(mgr); err != nil {
 		cancel()
-		t.Fatal(err)
+		t.Fatalf("set up agents: %v", err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
@@ -121,9 +122,26 @@ func StartWorkAgent(t *testing.T, spoke *framework.Cluster, opts workagent.Optio
 		stopped = true
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("work agent: %v", err)
+			t.Errorf("agents: %v", err)
 		}
 	}
 	t.Cleanup(stop)
 	return stop
+}
+
+// StartWorkAgent runs the work agent of spoke with opts (Namespace defaults
+// to config.AgentNamespace) until the returned stop is called or t ends;
+// stop waits for the agent to finish and may be called more than once.
+func StartWorkAgent(t *testing.T, spoke *framework.Cluster, opts workagent.Options) (stop func()) {
+	t.Helper()
+	if opts.Namespace == "" {
+		opts.Namespace = config.AgentNamespace
+	}
+	return Run(t, spoke, 1, func(mgr ctrl.Manager) error {
+		agent, err := workagent.New(mgr, opts)
+		if err != nil {
+			return err
+		}
+		return agent.SetupWithManager(mgr)
+	})
 }
