@@ -1,6 +1,6 @@
 # kubectl-ocm build, test and development environment.
 #
-#   make build       build bin/kubectl-ocm and bin/ocm-controller, with bin/kubectl_complete-ocm
+#   make build       build bin/kubectl-ocm, bin/ocm-controller and bin/helloworld-addon, with bin/kubectl_complete-ocm
 #   make test        build everything the tests need and run every test tier
 #   make dev-env     start a local hub, cluster1 and cluster2 in the background
 #   make verify      formatting, vet, lint, generated files, go mod tidy
@@ -37,9 +37,10 @@ export OCM_BIN_DIR  := $(BIN)
 ##@ Build
 
 .PHONY: build
-build: ## Build bin/kubectl-ocm and bin/ocm-controller; copy the completion script kubectl_complete-ocm beside them.
+build: ## Build bin/kubectl-ocm, bin/ocm-controller and the example add-on's agent bin/helloworld-addon; copy the completion script kubectl_complete-ocm beside them.
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-ocm ./plugins/kubectl-ocm
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ocm-controller ./controllers/cmd/ocm-controller
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/helloworld-addon ./examples/addons/helloworld/agent
 	install -m 0755 kubectl_complete-ocm $(BIN)/kubectl_complete-ocm
 
 # Where `go install` puts kubectl-ocm: GOBIN, else the first GOPATH entry's bin.
@@ -164,7 +165,7 @@ $(GOLANGCI_LINT):
 
 .PHONY: clean
 clean: ## Remove built binaries (keeps bin/kube, which is slow to rebuild).
-	rm -f $(BIN)/kubectl-ocm $(BIN)/ocm-controller $(BIN)/dev-env
+	rm -f $(BIN)/kubectl-ocm $(BIN)/ocm-controller $(BIN)/helloworld-addon $(BIN)/dev-env
 
 .PHONY: help
 help: ## Show this help.
