@@ -16,9 +16,21 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// DefaultRunnerSelector selects the Deployments the component Runner runs by
-// default: every Deployment of the project's own components.
-const DefaultRunnerSelector = "app.kubernetes.io/part-of=kubectl-ocm"
+// Which Deployments the Runner runs by default: those whose label
+// app.kubernetes.io/part-of says they belong to the project.
+const (
+	// ProductPartOf is the app.kubernetes.io/part-of value of every Deployment
+	// the product ships (ocm-controller on the hub and the managed clusters).
+	ProductPartOf = "kubectl-ocm"
+	// ExamplesPartOf is the app.kubernetes.io/part-of value of the Deployments
+	// of the repository's examples, such as the agent of the helloworld
+	// add-on (examples/addons/helloworld), which the hub deploys to managed
+	// clusters. Their images map to binaries `make build` also builds.
+	ExamplesPartOf = "kubectl-ocm-examples"
+	// DefaultRunnerSelector selects the Deployments the component Runner runs
+	// by default: those of the product and of its examples.
+	DefaultRunnerSelector = "app.kubernetes.io/part-of in (" + ProductPartOf + "," + ExamplesPartOf + ")"
+)
 
 // RunnerOptions configure a component Runner.
 type RunnerOptions struct {
@@ -50,6 +62,11 @@ type RunnerOptions struct {
 // Runner watches the Deployments matching its selector in each cluster and runs
 // one local process per Deployment whose spec.replicas is not 0:
 //
+//   - The Deployments are those labeled app.kubernetes.io/part-of=kubectl-ocm
+//     (the product's) or app.kubernetes.io/part-of=kubectl-ocm-examples (the
+//     examples', such as an example add-on's agent that the hub deploys),
+//     unless RunnerOptions.Selector says otherwise. Any other Deployment is
+//     left alone: it gets no process and no status.
 //   - The binary is the one mapped from the first container's image (see
 //     RunnerOptions.Binaries); a Deployment whose image maps to no binary gets
 //     a False Progressing condition with reason ImageNotMapped.
@@ -150,13 +167,9 @@ func (r *Runner) Start(ctx context.Context) (err error) {
 	if r.opts.Dir == "" {
 		return errors.New("component runner: RunnerOptions.Dir is required")
 	}
-	sel := r.opts.Selector
-	if sel == "" {
-		sel = DefaultRunnerSelector
-	}
-	selector, err := labels.Parse(sel)
+	sel, selector, err := parseSelector(r.opts.Selector)
 	if err != nil {
-		return fmt.Errorf("component runner: parse selector %q: %w", sel, err)
+		return fmt.Errorf("component runner: %w", err)
 	}
 	r.selector = selector
 	r.started = true
@@ -243,6 +256,19 @@ func StartRunnerForTest(t testing.TB, binaries map[string]string, clusters ...*C
 		t.Fatalf("start component runner: %v", err)
 	}
 	return r
+}
+
+// parseSelector returns the selector the Runner uses for RunnerOptions.Selector
+// sel, as written (DefaultRunnerSelector when sel is empty) and parsed.
+func parseSelector(sel string) (string, labels.Selector, error) {
+	if sel == "" {
+		sel = DefaultRunnerSelector
+	}
+	selector, err := labels.Parse(sel)
+	if err != nil {
+		return "", nil, fmt.Errorf("parse selector %q: %w", sel, err)
+	}
+	return sel, selector, nil
 }
 
 // binaryFor returns the local binary for image, or an error naming the image

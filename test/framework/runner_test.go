@@ -132,8 +132,9 @@ func TestRunner(t *testing.T) {
 		require.NoError(t, cs.AppsV1().Deployments(runnerTestNS).Delete(ctx, "crasher", metav1.DeleteOptions{}))
 	})
 
-	t.Run("waits for its ServiceAccount and Secret volume", func(t *testing.T) {
+	t.Run("runs an example's Deployment, waiting for its ServiceAccount and Secret volume", func(t *testing.T) {
 		dep := whoamiDeployment("late", "late-sa", "late-report")
+		dep.Labels["app.kubernetes.io/part-of"] = ExamplesPartOf // as an example add-on's agent
 		pod := &dep.Spec.Template.Spec
 		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "hub-kubeconfig", VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: "late-secret"}}})

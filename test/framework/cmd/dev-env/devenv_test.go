@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,11 @@ func TestUpDown(t *testing.T) {
 	root, err := framework.RepoRoot()
 	require.NoError(t, err)
 	bin := t.TempDir()
-	for pkg, name := range map[string]string{"./test/framework/cmd/dev-env": "dev-env", "./controllers/cmd/ocm-controller": "ocm-controller"} {
+	for pkg, name := range map[string]string{
+		"./test/framework/cmd/dev-env":       "dev-env",
+		"./controllers/cmd/ocm-controller":   "ocm-controller",
+		"./examples/addons/helloworld/agent": "helloworld-addon",
+	} {
 		build := exec.Command("go", "build", "-o", filepath.Join(bin, name), pkg)
 		build.Dir = root
 		out, err := build.CombinedOutput()
@@ -66,6 +71,17 @@ func TestUpDown(t *testing.T) {
 		assert.ErrorIs(t, syscall.Kill(p, 0), syscall.ESRCH, "process %d is still running after down", p)
 	}
 	assert.Contains(t, run("down"), "not running")
+}
+
+// TestStartRunnerNeedsBinaries checks that the environment refuses to start
+// its component runner without every binary it runs, naming the missing one.
+func TestStartRunnerNeedsBinaries(t *testing.T) {
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "ocm-controller"), nil, 0o755))
+	o := &options{binDir: bin, dir: t.TempDir()}
+	_, err := o.startRunner(t.Context(), nil, io.Discard)
+	require.Error(t, err)
+	assert.Equal(t, "helloworld-addon not found at "+filepath.Join(bin, "helloworld-addon")+": run 'make build' first", err.Error())
 }
 
 // childPIDs returns the PIDs whose parent is pid, from /proc.

@@ -46,7 +46,7 @@ func newCommand() *cobra.Command {
 		RunE:   func(cmd *cobra.Command, _ []string) error { return o.serve(cmd.Context(), cmd.OutOrStdout()) },
 	}
 	for _, c := range []*cobra.Command{up, serve} {
-		c.Flags().StringVar(&o.binDir, "bin-dir", "bin", "Directory holding ocm-controller")
+		c.Flags().StringVar(&o.binDir, "bin-dir", "bin", "Directory holding ocm-controller and helloworld-addon (make build)")
 		c.Flags().StringVar(&o.kubeBinDir, "kube-bin-dir", "bin/kube", "Directory holding etcd, kube-apiserver and kube-controller-manager")
 		c.Flags().StringSliceVar(&o.clusters, "clusters", []string{"hub", "cluster1", "cluster2"}, "Clusters to start; the first is the hub")
 	}
