@@ -26,6 +26,9 @@ import (
 var bins struct {
 	kubectlOCM    string
 	ocmController string
+	// helloworldAddon is the agent of the example add-on
+	// (examples/addons/helloworld), which the hub deploys to managed clusters.
+	helloworldAddon string
 }
 
 func TestMain(m *testing.M) {
@@ -53,10 +56,18 @@ func run(m *testing.M) int {
 	}
 	bins.kubectlOCM = filepath.Join(dir, "kubectl-ocm")
 	bins.ocmController = filepath.Join(dir, "ocm-controller")
+	bins.helloworldAddon = filepath.Join(dir, "helloworld-addon")
 	build := exec.Command("go", "build", "-o", dir+"/", "./plugins/kubectl-ocm", "./controllers/cmd/ocm-controller")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build the binaries under test: %v\n%s", err, out)
+		return 1
+	}
+	// The agent's package is named for its directory; its binary for its image.
+	build = exec.Command("go", "build", "-o", bins.helloworldAddon, "./examples/addons/helloworld/agent")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the example add-on's agent: %v\n%s", err, out)
 		return 1
 	}
 	return m.Run()
@@ -69,12 +80,16 @@ type fleet struct {
 	runner *framework.Runner
 }
 
-// startFleet starts the named clusters (the first is the hub) and the runner.
+// startFleet starts the named clusters (the first is the hub) and the runner,
+// which runs the product's Deployments and the example add-on's agent.
 func startFleet(t *testing.T, clusters ...string) *fleet {
 	t.Helper()
 	framework.SkipIfShort(t)
 	env := framework.StartForTest(t, clusters...)
-	runner := framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bins.ocmController}, env.Clusters()...)
+	runner := framework.StartRunnerForTest(t, map[string]string{
+		"ocm-controller":   bins.ocmController,
+		"helloworld-addon": bins.helloworldAddon,
+	}, env.Clusters()...)
 	return &fleet{env: env, runner: runner}
 }
 
