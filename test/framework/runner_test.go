@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,7 +34,7 @@ func TestRunner(t *testing.T) {
 	SkipIfShort(t)
 	env := StartForTest(t, "hub")
 	hub := env.Cluster("hub")
-	bin := buildWhoami(t)
+	bin := BuildForTest(t, "./test/framework/internal/whoami", "whoami")
 	runner := StartRunnerForTest(t, map[string]string{"example.com/whoami": bin}, hub)
 	cs := hub.Clientset()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -212,7 +211,7 @@ func TestRunnerStopStopsEverything(t *testing.T) {
 	SkipIfShort(t)
 	env := StartForTest(t, "hub")
 	hub := env.Cluster("hub")
-	bin := buildWhoami(t)
+	bin := BuildForTest(t, "./test/framework/internal/whoami", "whoami")
 	runner := StartRunnerForTest(t, map[string]string{"whoami": bin}, hub)
 	cs := hub.Clientset()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -232,16 +231,6 @@ func TestRunnerStopStopsEverything(t *testing.T) {
 		assert.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "pid %d still runs after Stop", pid)
 	}
 	require.NoError(t, runner.Stop(), "Stop is idempotent")
-}
-
-// buildWhoami builds test/framework/internal/whoami into a temporary directory.
-func buildWhoami(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "whoami")
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/whoami")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build whoami: %s", out)
-	return bin
 }
 
 // createRunnerTestObjects creates the test namespace, the whoami

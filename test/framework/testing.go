@@ -3,6 +3,8 @@ package framework
 import (
 	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +48,25 @@ func StartForTest(t testing.TB, clusters ...string) *Environment {
 		}
 	})
 	return env
+}
+
+// BuildForTest builds the main package pkg, a path relative to the
+// repository root such as "./controllers/cmd/ocm-controller", into a
+// temporary directory of t as name, and returns the binary's path. It fails t
+// with the compiler's output if the build fails.
+func BuildForTest(t testing.TB, pkg, name string) string {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
 }
 
 // SkipIfShort skips t under `go test -short`, the fast tier that starts no

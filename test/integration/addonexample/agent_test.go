@@ -53,7 +53,7 @@ func TestAgent(t *testing.T) {
 	env := framework.StartForTest(t, "hub", "cluster1")
 	f := &fleet{hub: env.Cluster("hub"), spoke: env.Cluster("cluster1")}
 	f.hubC, f.spokeC = f.hub.Client(), f.spoke.Client()
-	f.runner = framework.StartRunnerForTest(t, map[string]string{"helloworld-addon": buildAgent(t)}, f.spoke)
+	f.runner = framework.StartRunnerForTest(t, map[string]string{"helloworld-addon": framework.BuildForTest(t, "./examples/addons/helloworld/agent", "helloworld-addon")}, f.spoke)
 
 	// The hub: what `hub init` installs, the example as its README applies
 	// it, and the namespaces of two clusters.
@@ -71,7 +71,7 @@ func TestAgent(t *testing.T) {
 	require.NoError(t, f.spokeC.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "local", Namespace: ns}, Data: map[string]string{"owner": "someone else"}}))
 
 	t.Run("runs as deployed", func(t *testing.T) {
-		poll(ctx, t, "the agent Deployment Available", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "the agent Deployment Available", func(ctx context.Context) (bool, error) {
 			dep := &appsv1.Deployment{}
 			err := f.spokeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: agentDeployment}, dep)
 			return err == nil && dep.Status.AvailableReplicas == 1, err
@@ -107,7 +107,7 @@ func TestAgent(t *testing.T) {
 
 	t.Run("propagates a deletion", func(t *testing.T) {
 		require.NoError(t, f.hubC.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "helloworld", Namespace: "cluster1"}}))
-		poll(ctx, t, "the copy deleted", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "the copy deleted", func(ctx context.Context) (bool, error) {
 			err := f.spokeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: "helloworld"}, &corev1.ConfigMap{})
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
@@ -173,7 +173,7 @@ func (f *fleet) deploy(ctx context.Context, t *testing.T, cluster, ns string) {
 func (f *fleet) waitCopy(ctx context.Context, t *testing.T, ns, name string, ok func(*corev1.ConfigMap) bool) *corev1.ConfigMap {
 	t.Helper()
 	cm := &corev1.ConfigMap{}
-	poll(ctx, t, "ConfigMap "+ns+"/"+name+" on cluster1", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "ConfigMap "+ns+"/"+name+" on cluster1", func(ctx context.Context) (bool, error) {
 		err := f.spokeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cm)
 		return err == nil && ok(cm), err
 	})
@@ -184,7 +184,7 @@ func (f *fleet) waitCopy(ctx context.Context, t *testing.T, ns, name string, ok 
 func (f *fleet) waitLease(ctx context.Context, t *testing.T, ns string, after time.Time) *coordinationv1.Lease {
 	t.Helper()
 	lease := &coordinationv1.Lease{}
-	poll(ctx, t, "Lease "+ns+"/helloworld renewed after "+after.String(), func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "Lease "+ns+"/helloworld renewed after "+after.String(), func(ctx context.Context) (bool, error) {
 		err := f.spokeC.Get(ctx, client.ObjectKey{Namespace: ns, Name: addonName}, lease)
 		return err == nil && lease.Spec.RenewTime != nil && lease.Spec.RenewTime.After(after), err
 	})
@@ -195,7 +195,7 @@ func (f *fleet) waitLease(ctx context.Context, t *testing.T, ns string, after ti
 func (f *fleet) waitLog(ctx context.Context, t *testing.T, ns string, parts ...string) {
 	t.Helper()
 	path := f.runner.LogPath("cluster1", ns, agentDeployment)
-	poll(ctx, t, fmt.Sprintf("a line of the log of the agent in %s with %q", ns, parts), func(context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("a line of the log of the agent in %s with %q", ns, parts), func(context.Context) (bool, error) {
 		log, err := os.ReadFile(path)
 		for line := range strings.Lines(string(log)) {
 			if !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(line, p) }) {

@@ -2,10 +2,8 @@ package addonexample
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,7 +12,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
@@ -137,38 +134,6 @@ func find(t *testing.T, objs []*unstructured.Unstructured, kind, name string) *u
 	}
 	t.Fatalf("the template renders no %s %s", kind, name)
 	return nil
-}
-
-// buildAgent builds the agent into a temporary directory as helloworld-addon.
-func buildAgent(t *testing.T) string {
-	t.Helper()
-	root, err := framework.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "helloworld-addon")
-	cmd := exec.Command("go", "build", "-o", bin, "./examples/addons/helloworld/agent")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build the agent: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// poll waits until cond holds, failing t with what after pollTimeout.
-func poll(ctx context.Context, t *testing.T, what string, cond func(context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, pollTimeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		if err != nil {
-			last = err
-		}
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("timed out waiting for %s (last error: %v)", what, last)
-	}
 }
 
 // deployment returns the rendered agent Deployment, typed.

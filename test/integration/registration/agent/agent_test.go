@@ -43,7 +43,7 @@ type suite struct {
 // recovery from a lost or corrupted credential, and certificate rotation.
 func TestAgentRegistration(t *testing.T) {
 	framework.SkipIfShort(t)
-	bin := buildController(t)
+	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
 	env := framework.StartForTest(t, "hub", clusterName)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

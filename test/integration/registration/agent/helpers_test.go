@@ -9,7 +9,6 @@ import (
 	"encoding/pem"
 	"math/big"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -41,23 +40,6 @@ const (
 	// pollInterval is how often waits look again.
 	pollInterval = 200 * time.Millisecond
 )
-
-// buildController builds ocm-controller from this source tree into a
-// temporary directory.
-func buildController(t *testing.T) string {
-	t.Helper()
-	root, err := framework.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "ocm-controller")
-	cmd := exec.Command("go", "build", "-o", bin, "./controllers/cmd/ocm-controller")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build ocm-controller: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // eventually polls cond until it returns true, failing t with what after
 // pollTimeout. cond's error is reported but does not stop the polling.

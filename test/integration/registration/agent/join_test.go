@@ -32,7 +32,7 @@ import (
 // until the hub admin accepts the cluster; unjoin leaves nothing behind.
 func TestJoinAndUnjoin(t *testing.T) {
 	framework.SkipIfShort(t)
-	bin := buildController(t)
+	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
 	env := framework.StartForTest(t, "hub", clusterName)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -1,11 +1,8 @@
 package hub
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +35,7 @@ func TestCLI(t *testing.T) {
 	admin := hubCluster.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": buildController(t)}, hubCluster)
+	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")}, hubCluster)
 	kubectl := func(args ...string) (string, string, error) {
 		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 		cmd := root.NewCmdRoot(streams)
@@ -148,22 +145,4 @@ func TestCLI(t *testing.T) {
 		err := admin.Get(ctx, client.ObjectKey{Name: config.HubNamespace}, &corev1.Namespace{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
-}
-
-// buildController builds ocm-controller into a temporary directory.
-func buildController(t *testing.T) string {
-	t.Helper()
-	repo, err := framework.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "ocm-controller")
-	cmd := exec.Command("go", "build", "-o", bin, "./controllers/cmd/ocm-controller")
-	cmd.Dir = repo
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("build ocm-controller: %v\n%s", err, stderr.String())
-	}
-	return bin
 }
