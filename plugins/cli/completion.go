@@ -12,6 +12,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
@@ -33,6 +34,15 @@ func CompleteClusters(getter genericclioptions.RESTClientGetter) cobra.Completio
 func CompleteClusterSets(getter genericclioptions.RESTClientGetter) cobra.CompletionFunc {
 	return CompleteNames(getter, func(ctx context.Context, c client.Client, _ string) ([]string, error) {
 		return ListNames(ctx, c, &clusterv1beta2.ManagedClusterSetList{})
+	})
+}
+
+// CompleteAddons completes the first argument, or a comma-separated flag
+// value such as --names a,b, with add-on names: those of the hub's
+// ClusterManagementAddOns.
+func CompleteAddons(getter genericclioptions.RESTClientGetter) cobra.CompletionFunc {
+	return CompleteNames(getter, func(ctx context.Context, c client.Client, _ string) ([]string, error) {
+		return ListNames(ctx, c, &addonv1alpha1.ClusterManagementAddOnList{})
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
@@ -34,6 +35,7 @@ func TestListNames(t *testing.T) {
 		&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}},
 		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}},
 		&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "mon"}},
+		&addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "helloworld"}},
 	).Build()
 	tests := []struct {
 		name string
@@ -43,6 +45,7 @@ func TestListNames(t *testing.T) {
 	}{
 		{"cluster-scoped", &clusterv1.ManagedClusterList{}, nil, []string{"cluster1", "cluster2"}},
 		{"one namespace", &clusterv1beta1.PlacementList{}, []client.ListOption{client.InNamespace("ops")}, []string{"mon"}},
+		{"add-ons", &addonv1alpha1.ClusterManagementAddOnList{}, nil, []string{"helloworld"}},
 		{"none", &clusterv1beta2.ManagedClusterSetList{}, nil, nil},
 	}
 	for _, tt := range tests {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/addon"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/clusterset"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/get"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
@@ -33,8 +34,8 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Manage a fleet of Kubernetes clusters from one hub",
 		Long: `kubectl ocm installs and drives a fleet of Kubernetes clusters managed from one
 hub cluster with the Open Cluster Management (OCM) APIs: it sets up the hub,
-joins and accepts managed clusters, groups them into cluster sets, and creates
-and inspects works and placements.`,
+joins and accepts managed clusters, groups them into cluster sets, creates
+and inspects works and placements, and creates, enables and inspects add-ons.`,
 		SilenceUsage:  true,
 		SilenceErrors: false,
 		Annotations: map[string]string{
@@ -47,7 +48,7 @@ and inspects works and placements.`,
 	configFlags.AddFlags(cmd.PersistentFlags())
 
 	cmd.AddGroup(&cobra.Group{ID: groupHub, Title: "Hub Commands:"})
-	for _, verb := range []*cobra.Command{hub.NewCmdHub(configFlags, streams), accept.NewCmdAccept(configFlags, streams), get.NewCmdGet(configFlags, streams), work.NewCmdWork(configFlags, streams)} {
+	for _, verb := range []*cobra.Command{hub.NewCmdHub(configFlags, streams), accept.NewCmdAccept(configFlags, streams), get.NewCmdGet(configFlags, streams), work.NewCmdWork(configFlags, streams), addon.NewCmdAddon(configFlags, streams)} {
 		verb.GroupID = groupHub
 		cmd.AddCommand(verb)
 	}

@@ -20,6 +20,8 @@ func TestVerbGroupsAndCompletion(t *testing.T) {
 		{[]string{"placement", "delete"}, groupPlacement},
 		{[]string{"work", "create"}, groupHub}, {[]string{"work", "get"}, groupHub}, {[]string{"work", "delete"}, groupHub},
 		{[]string{"get", "clusters"}, groupHub},
+		{[]string{"addon", "enable"}, groupHub}, {[]string{"addon", "disable"}, groupHub}, {[]string{"addon", "list"}, groupHub},
+		{[]string{"addon", "get"}, groupHub}, {[]string{"addon", "create"}, groupHub},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path[0]+" "+tt.path[1], func(t *testing.T) {
@@ -44,6 +46,8 @@ func TestVerbGroupsAndCompletion(t *testing.T) {
 	}{
 		{[]string{"placement", "create"}, "clustersets"}, {[]string{"work", "create"}, "placement"},
 		{[]string{"clusterset", "set"}, "clusters"}, {[]string{"accept"}, "clusters"}, {[]string{"get", "clusters"}, "clusterset"},
+		{[]string{"addon", "enable"}, "names"}, {[]string{"addon", "enable"}, "clusters"}, {[]string{"addon", "disable"}, "names"},
+		{[]string{"addon", "disable"}, "clusters"}, {[]string{"addon", "get"}, "clusters"}, {[]string{"addon", "create"}, "placement"},
 	} {
 		sub, _, err := cmd.Find(tt.path)
 		if err != nil {
