@@ -200,7 +200,8 @@ func newCmdCreate(getter genericclioptions.RESTClientGetter, streams genericioop
 files of one or more YAML or JSON documents, and directories (-R for their
 subdirectories). No code is needed: the hub's add-on manager deploys the
 manifests to every cluster the add-on is enabled on, replacing {{CLUSTER_NAME}},
-{{INSTALL_NAMESPACE}}, {{HUB_KUBECONFIG}} and {{ADDON_NAME}} in them.
+{{INSTALL_NAMESPACE}}, {{HUB_KUBECONFIG}} and {{ADDON_NAME}} in them (not in
+metadata.namespace, which the hub requires to be a namespace name).
 
 It writes AddOnTemplate NAME-VERSION (--version) holding the manifests, and
 ClusterManagementAddOn NAME whose default configuration is that template and

@@ -114,6 +114,22 @@ func placementRef(s string) (addonv1alpha1.PlacementRef, error) {
 	return addonv1alpha1.PlacementRef{Namespace: ns, Name: name}, nil
 }
 
+// ValidateTemplateNamespaces checks the metadata.namespace of every manifest
+// as the hub checks the embedded objects of an AddOnTemplate: it must be a
+// namespace name, so a variable such as {{INSTALL_NAMESPACE}} cannot stand
+// there.
+func ValidateTemplateNamespaces(manifests []work.Manifest) error {
+	var errs []error
+	for _, m := range manifests {
+		ns := m.Object.GetNamespace()
+		if msgs := validation.IsDNS1123Label(ns); ns != "" && len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("%s: %s: metadata.namespace %q is not a namespace name, which the hub requires of template manifests (variables cannot stand there): write the namespace itself, such as %s",
+				m.Source, m.Describe(), ns, addonv1alpha1.DefaultAddonInstallNamespace))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // TemplateName is the name of version of add-on name's AddOnTemplate.
 func TemplateName(name, version string) string {
 	return name + "-" + version

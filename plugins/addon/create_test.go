@@ -215,3 +215,26 @@ func expectContains(t *testing.T, out *bytes.Buffer, want ...string) {
 		}
 	}
 }
+
+func TestValidateTemplateNamespaces(t *testing.T) {
+	withNamespace := func(ns string) work.Manifest {
+		m := configMap("a")
+		m.Object.SetNamespace(ns)
+		m.Source = "agent.yaml (document 1)"
+		return m
+	}
+	tests := []struct {
+		name    string
+		ns      string
+		wantErr string
+	}{
+		{"namespace name", "open-cluster-management-agent-addon", ""},
+		{"cluster-scoped", "", ""},
+		{"variable", "{{INSTALL_NAMESPACE}}", `agent.yaml (document 1): ConfigMap {{INSTALL_NAMESPACE}}/a: metadata.namespace "{{INSTALL_NAMESPACE}}" is not a namespace name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkErr(t, ValidateTemplateNamespaces([]work.Manifest{withNamespace(tt.ns)}), tt.wantErr)
+		})
+	}
+}

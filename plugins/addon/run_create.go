@@ -25,7 +25,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := work.ValidateManifests(manifests, workv1.DefaultManifestsSizeLimit); err != nil {
+	if err := errors.Join(work.ValidateManifests(manifests, workv1.DefaultManifestsSizeLimit), ValidateTemplateNamespaces(manifests)); err != nil {
 		return fmt.Errorf("the manifests of add-on %s: %w", o.Name, err)
 	}
 	var placement *addonv1alpha1.PlacementRef
