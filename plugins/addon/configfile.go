@@ -28,7 +28,7 @@ type ConfigFile struct {
 }
 
 // ReadConfigFile reads and decodes a ConfigFile from path, rejecting fields
-// it does not know (a misspelt key would otherwise be dropped silently).
+// it does not know (a misspelled key would otherwise be dropped silently).
 func ReadConfigFile(path string) ([]addonv1alpha1.AddOnConfig, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -49,7 +49,7 @@ func ReadConfigFile(path string) ([]addonv1alpha1.AddOnConfig, error) {
 // and no configuration listed twice.
 func ValidateConfigs(configs []addonv1alpha1.AddOnConfig) error {
 	if len(configs) == 0 {
-		return errors.New("no configs listed: give at least one entry under configs:")
+		return errors.New("no configs listed: give at least one entry in the configs list")
 	}
 	var errs []error
 	seen := map[addonv1alpha1.AddOnConfig]int{}

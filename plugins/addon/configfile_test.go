@@ -33,7 +33,7 @@ func TestReadConfigFile(t *testing.T) {
 `, []addonv1alpha1.AddOnConfig{adc("cluster1", "proxy"), adc("cluster1", "nodes")}, ""},
 		{"cluster-scoped, core group", "configs:\n- {resource: configmaps, name: x}\n",
 			[]addonv1alpha1.AddOnConfig{{ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Resource: "configmaps"}, ConfigReferent: addonv1alpha1.ConfigReferent{Name: "x"}}}, ""},
-		{"misspelt key", "configs:\n- {resource: addondeploymentconfigs, nmae: x}\n", nil, `unknown field "nmae"`},
+		{"misspelled key", "configs:\n- {resource: addondeploymentconfigs, namespaces: x}\n", nil, `unknown field "namespaces"`},
 		{"not YAML", "configs: [", nil, "write a list of configs"},
 		{"empty", "configs: []\n", nil, "no configs listed"},
 		{"no resource", "configs:\n- {name: x}\n", nil, "configs[0]: resource is required"},

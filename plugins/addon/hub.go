@@ -34,6 +34,17 @@ func connect(getter genericclioptions.RESTClientGetter) (hub, error) {
 	return hub{Client: c, host: cfg.Host}, nil
 }
 
+// connectAddons connects to the hub getter selects and reads its
+// ClusterManagementAddOns (see addons).
+func connectAddons(ctx context.Context, getter genericclioptions.RESTClientGetter) (hub, map[string]*addonv1alpha1.ClusterManagementAddOn, error) {
+	h, err := connect(getter)
+	if err != nil {
+		return hub{}, nil, err
+	}
+	cmas, err := h.addons(ctx)
+	return h, cmas, err
+}
+
 // addons returns the hub's ClusterManagementAddOns by name.
 func (h hub) addons(ctx context.Context) (map[string]*addonv1alpha1.ClusterManagementAddOn, error) {
 	list := &addonv1alpha1.ClusterManagementAddOnList{}

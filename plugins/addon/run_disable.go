@@ -25,11 +25,11 @@ type target struct {
 // enabled on a named cluster, deletes them and, with --wait, waits until
 // they are gone.
 func (o *DisableOptions) Run(ctx context.Context) error {
-	h, err := connect(o.getter)
+	h, cmas, err := connectAddons(ctx, o.getter)
 	if err != nil {
 		return err
 	}
-	targets, err := o.targets(ctx, h)
+	targets, err := o.targets(ctx, h, cmas)
 	if err != nil {
 		return err
 	}
@@ -63,12 +63,8 @@ func (o *DisableOptions) Run(ctx context.Context) error {
 // on the named clusters, or with --all-clusters on every cluster. An add-on
 // without a ClusterManagementAddOn is unknown unless a ManagedClusterAddOn
 // of it is found; an add-on not enabled on a named cluster is an error
-// unless --ignore-not-found.
-func (o *DisableOptions) targets(ctx context.Context, h hub) ([]target, error) {
-	cmas, err := h.addons(ctx)
-	if err != nil {
-		return nil, err
-	}
+// unless --ignore-not-found. cmas are the hub's ClusterManagementAddOns.
+func (o *DisableOptions) targets(ctx context.Context, h hub, cmas map[string]*addonv1alpha1.ClusterManagementAddOn) ([]target, error) {
 	if !o.AllClusters {
 		if err := h.checkClusters(ctx, o.Clusters, false); err != nil {
 			return nil, err

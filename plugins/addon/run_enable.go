@@ -36,11 +36,7 @@ func (o *EnableOptions) Run(ctx context.Context) error {
 		}
 		return o.print(objs)
 	}
-	h, err := connect(o.getter)
-	if err != nil {
-		return err
-	}
-	cmas, err := h.addons(ctx)
+	h, cmas, err := connectAddons(ctx, o.getter)
 	if err != nil {
 		return err
 	}
@@ -84,10 +80,12 @@ func (o *EnableOptions) managedClusterAddOn(name, cluster string) *addonv1alpha1
 // of cluster, installing the agent in installNamespace with configs, and
 // carrying annotations and labels.
 func NewManagedClusterAddOn(name, cluster, installNamespace string, configs []addonv1alpha1.AddOnConfig, annotations, labels map[string]string) *addonv1alpha1.ManagedClusterAddOn {
-	return &addonv1alpha1.ManagedClusterAddOn{
+	mca := &addonv1alpha1.ManagedClusterAddOn{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster, Annotations: annotations, Labels: labels},
-		Spec:       addonv1alpha1.ManagedClusterAddOnSpec{InstallNamespace: installNamespace, Configs: slices.Clone(configs)},
+		Spec:       addonv1alpha1.ManagedClusterAddOnSpec{Configs: slices.Clone(configs)},
 	}
+	mca.Spec.InstallNamespace = installNamespace //nolint:staticcheck // -n sets the v1alpha1 field, as clusteradm does; the add-on manager still honors it
+	return mca
 }
 
 // report prints clusteradm's line for one ManagedClusterAddOn written,

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/duration"
-	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
@@ -20,11 +19,7 @@ import (
 // Run shows the add-on on each cluster it is enabled on and, in the table
 // output, the install progressions of its ClusterManagementAddOn.
 func (o *GetOptions) Run(ctx context.Context) error {
-	h, err := connect(o.getter)
-	if err != nil {
-		return err
-	}
-	cmas, err := h.addons(ctx)
+	h, cmas, err := connectAddons(ctx, o.getter)
 	if err != nil {
 		return err
 	}
@@ -56,7 +51,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	fmt.Fprintf(o.Out, "\nInstall progressions of %s (%s):\n", o.Name, installStrategy(cma))
-	return printers.NewTablePrinter(printers.PrintOptions{Wide: format == "wide"}).PrintObj(ProgressionsTable(cma.Status.InstallProgressions), o.Out)
+	return cli.PrintTable(o.Out, ProgressionsTable(cma.Status.InstallProgressions), format == "wide")
 }
 
 // notEnabled is the message printed when the add-on is on no cluster asked for.

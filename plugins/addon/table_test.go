@@ -1,15 +1,14 @@
 package addon
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/printers"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 var now = time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
@@ -35,8 +34,8 @@ func mca(cluster, name string, conds ...metav1.Condition) addonv1alpha1.ManagedC
 // render prints table and returns its text.
 func render(t *testing.T, table *metav1.Table, wide bool) string {
 	t.Helper()
-	var out bytes.Buffer
-	if err := printers.NewTablePrinter(printers.PrintOptions{Wide: wide}).PrintObj(table, &out); err != nil {
+	var out strings.Builder
+	if err := cli.PrintTable(&out, table, wide); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()
@@ -96,7 +95,7 @@ func TestClustersTable(t *testing.T) {
 	}
 	rolling := mca("cluster2", "hello", cond("Available", "False", "ManagedClusterAddOnLeaseUpdateStopped", "the lease is 5m old"),
 		cond("Progressing", "True", "Progressing", "applying 2 configs"))
-	rolling.Spec.InstallNamespace = "custom"
+	rolling.Status.Namespace = "custom"
 	rolling.Status.ConfigReferences = []addonv1alpha1.ConfigReference{
 		{ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Resource: "addontemplates"}, DesiredConfig: hash("", "hello-0.0.2", "99998888"), LastAppliedConfig: hash("", "hello-0.0.1", "1a2b3c4d")},
 		{ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Resource: "addondeploymentconfigs"}, DesiredConfig: hash("cluster2", "proxy", "77776666")},

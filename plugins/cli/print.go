@@ -91,6 +91,12 @@ func PrintItems[T any, PT interface {
 	return nil
 }
 
+// PrintTable prints table as kubectl get prints its tables, with the
+// columns of priority 1 only when wide.
+func PrintTable(out io.Writer, table *metav1.Table, wide bool) error {
+	return printers.NewTablePrinter(printers.PrintOptions{Wide: wide}).PrintObj(table, out)
+}
+
 // ListOutput says how PrintList prints what a get verb listed.
 type ListOutput struct {
 	// Empty is written to ErrOut instead of an empty table, as kubectl's

@@ -30,7 +30,7 @@ func testEnable(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clien
 				"Deploying hello add-on to namespaces agents of managed cluster: cluster2.\n")
 		for _, cluster := range []string{"cluster1", "cluster2"} {
 			mca := getMCA(ctx, t, c, cluster, "hello")
-			if mca.Spec.InstallNamespace != "agents" || mca.Annotations["owner"] != "ops" || mca.Labels["tier"] != "edge" ||
+			if mca.AgentInstallNamespace() != "agents" || mca.Annotations["owner"] != "ops" || mca.Labels["tier"] != "edge" ||
 				len(mca.Spec.Configs) != 1 || mca.Spec.Configs[0].Name != "proxy" || mca.Spec.Configs[0].Resource != addonv1alpha1.AddOnDeploymentConfigResource {
 				t.Errorf("ManagedClusterAddOn %s/hello: %+v %+v", cluster, mca.ObjectMeta, mca.Spec)
 			}
@@ -41,7 +41,7 @@ func testEnable(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clien
 		clitest.ExpectOK(t, k.Run(ctx, "addon", "enable", "--names", "hello", "--clusters", "cluster2", "-o", "name"),
 			"managedclusteraddon.addon.open-cluster-management.io/hello\n")
 		mca := getMCA(ctx, t, c, "cluster2", "hello")
-		if mca.Spec.InstallNamespace != addonv1alpha1.DefaultAddonInstallNamespace || len(mca.Spec.Configs) != 0 || mca.Labels["tier"] != "" {
+		if mca.AgentInstallNamespace() != addonv1alpha1.DefaultAddonInstallNamespace || len(mca.Spec.Configs) != 0 || mca.Labels["tier"] != "" {
 			t.Errorf("ManagedClusterAddOn cluster2/hello after a second enable: %+v %+v", mca.ObjectMeta, mca.Spec)
 		}
 	})

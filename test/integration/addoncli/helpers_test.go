@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,15 +57,13 @@ func mustCreate(ctx context.Context, t *testing.T, c client.Client, obj client.O
 // returns the directory.
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
+	fsys := fstest.MapFS{}
 	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		fsys[name] = &fstest.MapFile{Data: []byte(content), Mode: 0o600}
+	}
+	dir := filepath.Join(t.TempDir(), "files")
+	if err := os.CopyFS(dir, fsys); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
@@ -175,23 +174,20 @@ func condition(typ string, status metav1.ConditionStatus, reason, message string
 	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: message, LastTransitionTime: metav1.Now()}
 }
 
-// hasRow reports whether a line of table starts with the fields want.
-func hasRow(table string, want ...string) bool {
-	for _, line := range strings.Split(table, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= len(want) && slices.Equal(f[:len(want)], want) {
-			return true
-		}
-	}
-	return false
+// hasRow reports whether a line of table, its columns joined by single
+// spaces, starts with the whole fields of row.
+func hasRow(table, row string) bool {
+	return slices.ContainsFunc(strings.Split(table, "\n"), func(line string) bool {
+		return strings.HasPrefix(strings.Join(strings.Fields(line), " ")+" ", row+" ")
+	})
 }
 
 // expectRows fails t unless table has a row starting with each of rows
-// (fields separated by spaces).
+// (fields separated by single spaces).
 func expectRows(t *testing.T, table string, rows ...string) {
 	t.Helper()
 	for _, row := range rows {
-		if !hasRow(table, strings.Fields(row)...) {
+		if !hasRow(table, row) {
 			t.Errorf("no row %q in:\n%s", row, table)
 		}
 	}
