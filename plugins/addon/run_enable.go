@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -131,17 +132,18 @@ func printObjects(out io.Writer, flags *genericclioptions.PrintFlags, objs []*un
 // its supportedConfigs: the add-on manager keeps them, and the
 // ManagedClusterAddOn reports Configured False.
 func warnUnsupported(out io.Writer, cma *addonv1alpha1.ClusterManagementAddOn, configs []addonv1alpha1.AddOnConfig) {
-	supported := make([]string, 0, len(cma.Spec.SupportedConfigs))
-	for _, s := range cma.Spec.SupportedConfigs {
-		supported = append(supported, kindString(s.ConfigGroupResource))
+	supported := "none"
+	if len(cma.Spec.SupportedConfigs) > 0 {
+		kinds := make([]string, 0, len(cma.Spec.SupportedConfigs))
+		for _, s := range cma.Spec.SupportedConfigs {
+			kinds = append(kinds, kindString(s.ConfigGroupResource))
+		}
+		supported = strings.Join(kinds, ", ")
 	}
 	for _, c := range configs {
-		if kind := kindString(c.ConfigGroupResource); !slices.Contains(supported, kind) {
-			list := "none"
-			if len(supported) > 0 {
-				list = strings.Join(supported, ", ")
-			}
-			fmt.Fprintf(out, "Warning: add-on %s does not support configs of kind %s (it supports %s): its ManagedClusterAddOns will report Configured False\n", cma.Name, kind, list)
+		if !config.Supports(cma, c.ConfigGroupResource) {
+			fmt.Fprintf(out, "Warning: add-on %s does not support configs of kind %s (it supports %s): its ManagedClusterAddOns will report Configured False\n",
+				cma.Name, kindString(c.ConfigGroupResource), supported)
 		}
 	}
 }
