@@ -114,7 +114,7 @@ dev-env: build kube-bins ## Start hub, cluster1 and cluster2 in the background a
 	$(BIN)/dev-env up --dir $(DEV_ENV_DIR) --bin-dir $(BIN) --kube-bin-dir $(KUBE_BIN)
 
 .PHONY: demo
-demo: dev-env ## The getting-started flow on the dev-env clusters: hub init, join cluster1 and cluster2, accept, get clusters.
+demo: dev-env ## The getting-started flow on the dev-env clusters: hub init, join and accept cluster1 and cluster2, a ManifestWork, a placement rollout, the example add-on.
 	DEV_ENV_DIR=$(DEV_ENV_DIR) hack/demo.sh
 
 .PHONY: dev-env-down

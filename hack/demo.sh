@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The getting-started flow on the `make dev-env` clusters, each step shown as a
 # user would type it: install the hub, join cluster1 and cluster2, accept them,
-# list them, deliver a ManifestWork to cluster1, then roll a workload out to
-# both clusters through a placement.
+# list them, deliver a ManifestWork to cluster1, roll a workload out to both
+# clusters through a placement, then install the example add-on on both.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -73,5 +73,16 @@ step kubectl ocm work create hello-fleet -f "$ROOT/examples/rollout/configmap.ya
 step kubectl wait --for=condition=PlacementRolledOut manifestworkreplicaset/hello-fleet -n demo --context hub --timeout=2m
 step kubectl ocm work get --replicaset hello-fleet -n demo --context hub
 step kubectl get configmap hello-fleet -n default --context cluster2
+
+# Register the example add-on (an AddOnTemplate: no controller of its own) and
+# enable it on both clusters: the hub's add-on manager deploys its agent, which
+# gets a hub credential of its own and copies its cluster's ConfigMaps.
+ADDON_NS=open-cluster-management-agent-addon
+step kubectl apply -f "$ROOT/examples/addons/helloworld/" --context hub
+step kubectl ocm addon enable --names helloworld --clusters cluster1,cluster2 --context hub --wait
+step kubectl ocm addon get helloworld --context hub
+step kubectl create configmap greeting -n cluster1 --from-literal=value=hello-from-the-hub --context hub
+step kubectl wait --for=create configmap/greeting -n "$ADDON_NS" --context cluster1 --timeout=1m
+step kubectl get configmap greeting -n "$ADDON_NS" --context cluster1 -o jsonpath='{.data.value}{"\n"}'
 
 printf '\nThe hub and two managed clusters are running. Stop everything with: make dev-env-down\n'
