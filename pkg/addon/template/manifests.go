@@ -23,16 +23,16 @@ func isKind(obj *unstructured.Unstructured, group, kind string) bool {
 }
 
 // hookIdentifier reports whether obj is a pre-delete hook, as OCM has them:
-// a Job or Pod labelled open-cluster-management.io/addon-pre-delete or
+// a Job or Pod labeled open-cluster-management.io/addon-pre-delete or
 // annotated addon.open-cluster-management.io/addon-pre-delete. Other kinds
 // so marked are deployed like any manifest.
 func hookIdentifier(obj *unstructured.Unstructured) (workv1.ResourceIdentifier, bool) {
 	if !isKind(obj, "batch", "Job") && !isKind(obj, "", "Pod") {
 		return workv1.ResourceIdentifier{}, false
 	}
-	_, labelled := obj.GetLabels()[addonv1alpha1.AddonPreDeleteHookLabelKey]
+	_, labeled := obj.GetLabels()[addonv1alpha1.AddonPreDeleteHookLabelKey]
 	_, annotated := obj.GetAnnotations()[addonv1alpha1.AddonPreDeleteHookAnnotationKey]
-	if !labelled && !annotated {
+	if !labeled && !annotated {
 		return workv1.ResourceIdentifier{}, false
 	}
 	return identifier(obj), true

@@ -112,7 +112,7 @@ type Agent struct {
 	// DeleteOption orphans the manifests annotated
 	// addon.open-cluster-management.io/deletion-orphan; nil when none is.
 	DeleteOption *workv1.DeleteOption
-	// HookManifests are the pre-delete hook Jobs and Pods, labelled or
+	// HookManifests are the pre-delete hook Jobs and Pods, labeled or
 	// annotated addon-pre-delete; empty when the template has none.
 	HookManifests []workv1.Manifest
 	// HookManifestConfigs ask for the status feedback that tells when each

@@ -166,7 +166,7 @@ func TestHooksAndManifestConfigs(t *testing.T) {
 		"labels": {"open-cluster-management.io/addon-pre-delete": ""}}, "spec": {"template": {"spec": {"containers": []}}}}`
 	hookPod := `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "goodbye", "namespace": "ns",
 		"annotations": {"addon.open-cluster-management.io/addon-pre-delete": ""}}, "spec": {"containers": []}}`
-	labelledCM := `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "marked", "namespace": "ns",
+	labeledCM := `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "marked", "namespace": "ns",
 		"labels": {"open-cluster-management.io/addon-pre-delete": ""}}}`
 	orphan := `{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "keep", "namespace": "ns",
 		"annotations": {"addon.open-cluster-management.io/deletion-orphan": ""}}}`
@@ -180,7 +180,7 @@ func TestHooksAndManifestConfigs(t *testing.T) {
 	other := workv1.ManifestConfigOption{ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: "ns", Name: "marked"},
 		UpdateStrategy: &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeCreateOnly}}
 
-	a := mustRender(t, newTemplate(t, agentDeployment, hookJob, labelledCM, hookPod, orphan).configs(user, other).input())
+	a := mustRender(t, newTemplate(t, agentDeployment, hookJob, labeledCM, hookPod, orphan).configs(user, other).input())
 
 	var deployed, hooks []string
 	for _, o := range objects(t, a.Manifests) {

@@ -136,7 +136,7 @@ func (s *suite) testPrinterColumns(t *testing.T) {
 	}
 	for name, cols := range want {
 		for col, value := range cols {
-			if got, ok := rows[name][col]; !ok || (got != value && !(value == "" && got == "<none>")) {
+			if got, ok := rows[name][col]; !ok || (got != value && (value != "" || got != "<none>")) {
 				t.Errorf("kubectl get mca: %s %s = %q, want %q\n%s", name, col, got, value, out)
 			}
 		}

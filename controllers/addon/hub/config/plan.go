@@ -153,7 +153,7 @@ func targetRefs(resolved []addonconfig.Resolved, objects map[addonconfig.Key]obj
 		out = append(out, addonv1alpha1.ConfigReference{
 			ConfigGroupResource:    r.ConfigGroupResource,
 			ConfigReferent:         r.ConfigReferent,
-			LastObservedGeneration: o.generation,
+			LastObservedGeneration: o.generation, //nolint:staticcheck // OCM still writes the deprecated field for readers of v1alpha1.
 			DesiredConfig:          &addonv1alpha1.ConfigSpecHash{ConfigReferent: r.ConfigReferent, SpecHash: o.hash},
 		})
 	}

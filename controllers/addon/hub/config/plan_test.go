@@ -60,7 +60,7 @@ func TestMergeRefs(t *testing.T) {
 		t.Errorf("not allowed: got %+v, want the current references", held)
 	}
 	got := mergeRefs(current, target, true)
-	if len(got) != 2 || !reflect.DeepEqual(got[0].DesiredConfig, hashed("v2", "h2")) || got[0].LastObservedGeneration != 3 {
+	if len(got) != 2 || !reflect.DeepEqual(got[0].DesiredConfig, hashed("v2", "h2")) || got[0].LastObservedGeneration != 3 { //nolint:staticcheck // the deprecated field is still written
 		t.Fatalf("allowed: got %+v, want the target", got)
 	}
 	if !reflect.DeepEqual(got[0].LastAppliedConfig, hashed("v1", "h1")) {

@@ -39,7 +39,7 @@ type Reconciler struct {
 	// unstructured objects, from the manager's cache.
 	Configs client.Reader
 	// APIReader reads from the API server: a RoleBinding the cache does
-	// not hold (it caches only RoleBindings labelled with a cluster name).
+	// not hold (it caches only RoleBindings labeled with a cluster name).
 	APIReader client.Reader
 	// Recorder records events on ManagedClusterAddOns.
 	Recorder events.EventRecorder

@@ -4,7 +4,7 @@
 // renders the template with pkg/addon/template and writes the result.
 //
 //   - ManifestWorks addon-<name>-deploy-<i> in the cluster's namespace,
-//     controlled by the ManagedClusterAddOn, labelled with the add-on and
+//     controlled by the ManagedClusterAddOn, labeled with the add-on and
 //     template names and annotated with the spec hashes of the configurations
 //     rendered from. Works are written only from configurations whose current
 //     spec hash equals the desired one; until then the existing works stay as

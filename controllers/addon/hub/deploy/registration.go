@@ -74,7 +74,7 @@ func (r *Reconciler) writeBinding(ctx context.Context, rb *rbacv1.RoleBinding) e
 	current := &rbacv1.RoleBinding{}
 	err := r.Client.Get(ctx, client.ObjectKeyFromObject(rb), current)
 	if apierrors.IsNotFound(err) {
-		// The cache holds only labelled RoleBindings: look for an unlabelled one.
+		// The cache holds only labeled RoleBindings: look for an unlabeled one.
 		err = r.APIReader.Get(ctx, client.ObjectKeyFromObject(rb), current)
 	}
 	switch {

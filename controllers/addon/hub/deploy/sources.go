@@ -52,6 +52,7 @@ type source struct {
 
 // input returns the template package's input for mca.
 func (s *source) input(mca *addonv1alpha1.ManagedClusterAddOn) template.Input {
+	//nolint:staticcheck // OCM honors the deprecated v1alpha1 field; an AddOnDeploymentConfig's agentInstallNamespace overrides it.
 	return template.Input{Cluster: mca.Namespace, AddonName: mca.Name, InstallNamespace: mca.Spec.InstallNamespace,
 		Template: s.template, DeploymentConfigs: s.configs}
 }

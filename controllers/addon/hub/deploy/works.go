@@ -15,7 +15,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
-// listWorks returns the ManifestWorks labelled with the add-on in its
+// listWorks returns the ManifestWorks labeled with the add-on in its
 // cluster's namespace, by name.
 func (r *Reconciler) listWorks(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn) (map[string]*workv1.ManifestWork, error) {
 	list := &workv1.ManifestWorkList{}

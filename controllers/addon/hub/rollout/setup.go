@@ -22,7 +22,7 @@ import (
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=list;watch
 
 // SetupWithManager registers r with mgr: it watches ManagedClusterAddOns,
-// the ManifestWorks labelled with an add-on name, and
+// the ManifestWorks labeled with an add-on name, and
 // ClusterManagementAddOns (their supported configurations and ownership).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := lookup.Register(context.Background(), mgr); err != nil {

@@ -188,7 +188,7 @@ func (d Decisions) Clusters() []string {
 }
 
 // ReadDecisions reads the Placement ref and groups the clusters of its
-// PlacementDecisions (labelled cluster.open-cluster-management.io/placement).
+// PlacementDecisions (labeled cluster.open-cluster-management.io/placement).
 func ReadDecisions(ctx context.Context, c client.Reader, ref addonv1alpha1.PlacementRef) (Decisions, error) {
 	err := c.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, &clusterv1beta1.Placement{})
 	if apierrors.IsNotFound(err) {
