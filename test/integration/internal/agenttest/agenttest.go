@@ -11,25 +11,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // AgentServiceAccount is the ServiceAccount the agent runs as, in
@@ -79,7 +75,7 @@ func WriteHubCredential(ctx context.Context, t testing.TB, hub, spoke *framework
 }
 
 // Setup registers agents with a manager.
-type Setup func(ctrl.Manager) error
+type Setup = hubtest.Setup
 
 // Run starts a manager on the managed cluster spoke authenticated as the
 // klusterlet-agent ServiceAccount (the agent objects of `join` must be
@@ -96,37 +92,10 @@ func Run(t *testing.T, spoke *framework.Cluster, logVerbosity int, setup Setup) 
 		cancel()
 		t.Fatalf("agent credentials: %v", err)
 	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme:  apis.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Logger: testr.NewWithOptions(t, testr.Options{Verbosity: logVerbosity}),
-		// Secrets are read directly: the agent may only read its own namespace.
-		Client:     client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
-		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		cancel()
-		t.Fatalf("create manager: %v", err)
-	}
-	if err := setup(mgr); err != nil {
-		cancel()
-		t.Fatalf("set up agents: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("agents: %v", err)
-		}
-	}
-	t.Cleanup(stop)
-	return stop
+	// Secrets are read directly: the agent may only read its own namespace.
+	return hubtest.RunManager(ctx, t, cancel, cfg, manager.Options{
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}},
+	}, logVerbosity, "agents", setup)
 }
 
 // StartWorkAgent runs the work agent of spoke with opts (Namespace defaults

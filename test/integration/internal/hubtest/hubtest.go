@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,20 +57,31 @@ func RunControllers(t *testing.T, cluster *framework.Cluster, logVerbosity int, 
 		cancel()
 		t.Fatalf("hub controller credentials: %v", err)
 	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme: apis.Scheme, Cache: hub.CacheOptions(),
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Logger:     testr.NewWithOptions(t, testr.Options{Verbosity: logVerbosity}),
-		Controller: ctrlconfig.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	return RunManager(ctx, t, cancel, cfg, manager.Options{Cache: hub.CacheOptions()}, logVerbosity, "hub controllers", setups...)
+}
+
+// RunManager creates a manager for cfg with opts, completed with the
+// project's scheme, no metrics or health endpoints, logs to the test log at
+// logVerbosity and controller names that may be registered again, registers
+// setups with it and runs it under ctx until the returned stop (which calls
+// cancel, waits for the manager and may be called more than once) or the end
+// of the test. what names the manager in failures.
+func RunManager(ctx context.Context, t *testing.T, cancel context.CancelFunc, cfg *rest.Config, opts manager.Options, logVerbosity int, what string, setups ...Setup) (stop func()) {
+	t.Helper()
+	opts.Scheme = apis.Scheme
+	opts.Metrics = metricsserver.Options{BindAddress: "0"}
+	opts.HealthProbeBindAddress = "0"
+	opts.Logger = testr.NewWithOptions(t, testr.Options{Verbosity: logVerbosity})
+	opts.Controller = ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}
+	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		cancel()
-		t.Fatalf("create manager: %v", err)
+		t.Fatalf("create the manager of the %s: %v", what, err)
 	}
 	for _, setup := range setups {
 		if err := setup(mgr); err != nil {
 			cancel()
-			t.Fatalf("set up hub controllers: %v", err)
+			t.Fatalf("set up the %s: %v", what, err)
 		}
 	}
 	done := make(chan error, 1)
@@ -82,7 +94,7 @@ func RunControllers(t *testing.T, cluster *framework.Cluster, logVerbosity int, 
 		stopped = true
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("hub controllers: %v", err)
+			t.Errorf("%s: %v", what, err)
 		}
 	}
 	t.Cleanup(stop)
