@@ -71,18 +71,18 @@ func TestAddon(t *testing.T) {
 	assert.Contains(t, get, "cluster1")
 	assert.Contains(t, get, "cluster2")
 
-	// The agent copies the ConfigMaps of its own cluster's namespace only.
+	// The agent copies the ConfigMaps of its own cluster's namespace only:
+	// the add-on document's ConfigMap in namespace cluster1 on the hub.
 	spoke1, spoke2 := f.env.Cluster("cluster1").Client(), f.env.Cluster("cluster2").Client()
-	require.NoError(t, hub.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "greeting"},
-		Data: map[string]string{"value": "hello cluster1"}}))
-	eventually(t, 2*time.Minute, "the greeting copied to cluster1", func(ctx context.Context) (bool, error) {
+	applySeed(t, hub, "003-helloworld-configmap.yaml")
+	eventually(t, 2*time.Minute, "ConfigMap helloworld copied to cluster1", func(ctx context.Context) (bool, error) {
 		cm := &corev1.ConfigMap{}
-		if err := spoke1.Get(ctx, client.ObjectKey{Namespace: ns, Name: "greeting"}, cm); err != nil {
+		if err := spoke1.Get(ctx, client.ObjectKey{Namespace: ns, Name: "helloworld"}, cm); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
-		return cm.Data["value"] == "hello cluster1" && cm.Labels[copyLabel] == "cluster1", nil
+		return cm.Data["value"] == "helloworld" && cm.Labels[copyLabel] == "cluster1", nil
 	})
-	err = spoke2.Get(ctx, client.ObjectKey{Namespace: ns, Name: "greeting"}, &corev1.ConfigMap{})
+	err = spoke2.Get(ctx, client.ObjectKey{Namespace: ns, Name: "helloworld"}, &corev1.ConfigMap{})
 	assert.True(t, apierrors.IsNotFound(err), "cluster2 must not get cluster1's ConfigMap: %v", err)
 
 	// Disabled on cluster2: its agent goes, cluster1's stays.
