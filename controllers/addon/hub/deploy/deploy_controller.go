@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/internal/lookup"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -65,7 +66,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if templateRef(mca) == nil {
 		return ctrl.Result{}, nil // not a template add-on
 	}
-	managed, err := r.managed(ctx, mca.Name)
+	managed, err := lookup.Managed(ctx, r.Client, mca.Name)
 	if err != nil || !managed {
 		return ctrl.Result{}, err
 	}
@@ -75,16 +76,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, errors.Join(err, perr)
 	}
 	return ctrl.Result{}, err
-}
-
-// managed reports whether the add-on's ClusterManagementAddOn exists and
-// leaves its lifecycle to the hub's add-on manager.
-func (r *Reconciler) managed(ctx context.Context, addon string) (bool, error) {
-	cma := &addonv1alpha1.ClusterManagementAddOn{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: addon}, cma); err != nil {
-		return false, client.IgnoreNotFound(err)
-	}
-	return addonv1alpha1.ManagedByAddonManager(cma.Annotations), nil
 }
 
 // reconcileNormal renders the add-on from its desired configurations and

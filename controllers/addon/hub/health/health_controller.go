@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/internal/lookup"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -92,7 +93,7 @@ func (r *Reconciler) reconcileAddon(ctx context.Context, cluster *clusterv1.Mana
 		want = &metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: metav1.ConditionUnknown,
 			Reason: clusterAvailable.Reason, Message: clusterAvailable.Message}
 	case isTemplateAddon(mca):
-		managed, err := r.managed(ctx, mca.Name)
+		managed, err := lookup.Managed(ctx, r.Client, mca.Name)
 		if err != nil || !managed {
 			return err
 		}
@@ -128,16 +129,6 @@ func isTemplateAddon(mca *addonv1alpha1.ManagedClusterAddOn) bool {
 		}
 	}
 	return false
-}
-
-// managed reports whether the add-on's ClusterManagementAddOn exists and
-// leaves its lifecycle to the hub's add-on manager.
-func (r *Reconciler) managed(ctx context.Context, addon string) (bool, error) {
-	cma := &addonv1alpha1.ClusterManagementAddOn{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: addon}, cma); err != nil {
-		return false, client.IgnoreNotFound(err)
-	}
-	return addonv1alpha1.ManagedByAddonManager(cma.Annotations), nil
 }
 
 // reconcileLabels sets the feature label of each add-on of the cluster and

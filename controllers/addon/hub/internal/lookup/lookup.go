@@ -118,6 +118,16 @@ func KindName(gr addonv1alpha1.ConfigGroupResource) string {
 	return gr.Resource + "." + gr.Group
 }
 
+// Managed reports whether the ClusterManagementAddOn of the add-on addon
+// exists and leaves the add-on's lifecycle to the hub's add-on manager.
+func Managed(ctx context.Context, c client.Reader, addon string) (bool, error) {
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	if err := c.Get(ctx, client.ObjectKey{Name: addon}, cma); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	return addonv1alpha1.ManagedByAddonManager(cma.Annotations), nil
+}
+
 // MCAsOf returns the ManagedClusterAddOns named name, in every cluster
 // namespace, sorted by namespace.
 func MCAsOf(ctx context.Context, c client.Reader, name string) ([]addonv1alpha1.ManagedClusterAddOn, error) {
