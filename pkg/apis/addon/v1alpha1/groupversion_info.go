@@ -3,9 +3,10 @@
 // enables it on one managed cluster, AddOnDeploymentConfig configures its
 // deployment, and AddOnTemplate describes a template-based add-on.
 //
-// Only v1alpha1 is served for now. It is the version clusteradm writes; its
+// v1alpha1 is the version clusteradm writes and the storage version; its
 // field names and JSON spellings (including status.defaultconfigReferences)
-// are OCM's.
+// are OCM's. Every kind converts to and from v1beta1, the conversion hub,
+// without losing a field (see ConvertTo and ConvertFrom).
 //
 // +kubebuilder:object:generate=true
 // +groupName=addon.open-cluster-management.io
