@@ -99,10 +99,13 @@ func installCRDs(ctx context.Context, t *testing.T, cluster *framework.Cluster, 
 			t.Fatalf("CRD %s on %s not established within %v: %v", crd.Name, cluster.Name, establishTimeout, err)
 		}
 	}
-	// A fresh client discovers the new kinds; poll until each one is served.
+	// A fresh client discovers the new kinds; poll until each served version is served.
 	c = cluster.Client()
 	for _, crd := range crds {
 		for _, v := range crd.Spec.Versions {
+			if !v.Served {
+				continue
+			}
 			list := &unstructured.UnstructuredList{}
 			list.SetGroupVersionKind(schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.ListKind})
 			err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
