@@ -9,13 +9,13 @@ import (
 
 // ConvertTo converts this AddOnDeploymentConfig to the v1beta1 hub version;
 // both versions hold the same fields.
-func (src *AddOnDeploymentConfig) ConvertTo(dstRaw conversion.Hub) error {
+func (adc *AddOnDeploymentConfig) ConvertTo(dstRaw conversion.Hub) error {
 	dst, ok := dstRaw.(*v1beta1.AddOnDeploymentConfig)
 	if !ok {
 		return hubTypeError(dst, dstRaw)
 	}
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	in := src.Spec
+	dst.ObjectMeta = copyMeta(&adc.ObjectMeta)
+	in := adc.Spec
 	dst.Spec = v1beta1.AddOnDeploymentConfigSpec{
 		CustomizedVariables: mapSlice(in.CustomizedVariables, func(v CustomizedVariable) v1beta1.CustomizedVariable {
 			return v1beta1.CustomizedVariable{Name: v.Name, Value: v.Value}
@@ -41,14 +41,14 @@ func (src *AddOnDeploymentConfig) ConvertTo(dstRaw conversion.Hub) error {
 }
 
 // ConvertFrom sets this AddOnDeploymentConfig from the v1beta1 hub version.
-func (dst *AddOnDeploymentConfig) ConvertFrom(srcRaw conversion.Hub) error {
+func (adc *AddOnDeploymentConfig) ConvertFrom(srcRaw conversion.Hub) error {
 	src, ok := srcRaw.(*v1beta1.AddOnDeploymentConfig)
 	if !ok {
 		return hubTypeError(src, srcRaw)
 	}
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
+	adc.ObjectMeta = copyMeta(&src.ObjectMeta)
 	in := src.Spec
-	dst.Spec = AddOnDeploymentConfigSpec{
+	adc.Spec = AddOnDeploymentConfigSpec{
 		CustomizedVariables: mapSlice(in.CustomizedVariables, func(v v1beta1.CustomizedVariable) CustomizedVariable {
 			return CustomizedVariable{Name: v.Name, Value: v.Value}
 		}),

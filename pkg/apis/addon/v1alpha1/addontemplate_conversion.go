@@ -8,28 +8,28 @@ import (
 
 // ConvertTo converts this AddOnTemplate to the v1beta1 hub version; both
 // versions hold the same fields.
-func (src *AddOnTemplate) ConvertTo(dstRaw conversion.Hub) error {
+func (tmpl *AddOnTemplate) ConvertTo(dstRaw conversion.Hub) error {
 	dst, ok := dstRaw.(*v1beta1.AddOnTemplate)
 	if !ok {
 		return hubTypeError(dst, dstRaw)
 	}
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
+	dst.ObjectMeta = copyMeta(&tmpl.ObjectMeta)
 	dst.Spec = v1beta1.AddOnTemplateSpec{
-		AddonName:    src.Spec.AddonName,
-		AgentSpec:    *src.Spec.AgentSpec.DeepCopy(),
-		Registration: mapSlice(src.Spec.Registration, templateRegistrationToV1beta1),
+		AddonName:    tmpl.Spec.AddonName,
+		AgentSpec:    *tmpl.Spec.AgentSpec.DeepCopy(),
+		Registration: mapSlice(tmpl.Spec.Registration, templateRegistrationToV1beta1),
 	}
 	return nil
 }
 
 // ConvertFrom sets this AddOnTemplate from the v1beta1 hub version.
-func (dst *AddOnTemplate) ConvertFrom(srcRaw conversion.Hub) error {
+func (tmpl *AddOnTemplate) ConvertFrom(srcRaw conversion.Hub) error {
 	src, ok := srcRaw.(*v1beta1.AddOnTemplate)
 	if !ok {
 		return hubTypeError(src, srcRaw)
 	}
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	dst.Spec = AddOnTemplateSpec{
+	tmpl.ObjectMeta = copyMeta(&src.ObjectMeta)
+	tmpl.Spec = AddOnTemplateSpec{
 		AddonName:    src.Spec.AddonName,
 		AgentSpec:    *src.Spec.AgentSpec.DeepCopy(),
 		Registration: mapSlice(src.Spec.Registration, templateRegistrationFromV1beta1),

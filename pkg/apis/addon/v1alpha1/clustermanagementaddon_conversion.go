@@ -16,39 +16,39 @@ type cmaV1alpha1Fields struct {
 // ConvertTo converts this ClusterManagementAddOn to the v1beta1 hub version.
 // spec.supportedConfigs become spec.defaultConfigs, and
 // spec.addOnConfiguration moves into an annotation.
-func (src *ClusterManagementAddOn) ConvertTo(dstRaw conversion.Hub) error {
+func (cma *ClusterManagementAddOn) ConvertTo(dstRaw conversion.Hub) error {
 	dst, ok := dstRaw.(*v1beta1.ClusterManagementAddOn)
 	if !ok {
 		return hubTypeError(dst, dstRaw)
 	}
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
-	dst.Spec = cmaSpecToV1beta1(src.Spec)
-	dst.Status = cmaStatusToV1beta1(src.Status)
+	dst.ObjectMeta = copyMeta(&cma.ObjectMeta)
+	dst.Spec = cmaSpecToV1beta1(cma.Spec)
+	dst.Status = cmaStatusToV1beta1(cma.Status)
 
 	var extra cmaV1alpha1Fields
-	if src.Spec.AddOnConfiguration != (ConfigCoordinates{}) {
-		extra.AddOnConfiguration = &src.Spec.AddOnConfiguration
+	if cma.Spec.AddOnConfiguration != (ConfigCoordinates{}) {
+		extra.AddOnConfiguration = &cma.Spec.AddOnConfiguration
 	}
 	return putAnnotationJSON(&dst.ObjectMeta, v1beta1.V1alpha1FieldsAnnotation, extra)
 }
 
 // ConvertFrom sets this ClusterManagementAddOn from the v1beta1 hub version,
 // restoring what ConvertTo kept in annotations.
-func (dst *ClusterManagementAddOn) ConvertFrom(srcRaw conversion.Hub) error {
+func (cma *ClusterManagementAddOn) ConvertFrom(srcRaw conversion.Hub) error {
 	src, ok := srcRaw.(*v1beta1.ClusterManagementAddOn)
 	if !ok {
 		return hubTypeError(src, srcRaw)
 	}
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
+	cma.ObjectMeta = copyMeta(&src.ObjectMeta)
 	var extra cmaV1alpha1Fields
-	if err := takeAnnotationJSON(&dst.ObjectMeta, v1beta1.V1alpha1FieldsAnnotation, &extra); err != nil {
+	if err := takeAnnotationJSON(&cma.ObjectMeta, v1beta1.V1alpha1FieldsAnnotation, &extra); err != nil {
 		return err
 	}
-	dst.Spec = cmaSpecFromV1beta1(src.Spec)
+	cma.Spec = cmaSpecFromV1beta1(src.Spec)
 	if extra.AddOnConfiguration != nil {
-		dst.Spec.AddOnConfiguration = *extra.AddOnConfiguration
+		cma.Spec.AddOnConfiguration = *extra.AddOnConfiguration
 	}
-	dst.Status = cmaStatusFromV1beta1(src.Status)
+	cma.Status = cmaStatusFromV1beta1(src.Status)
 	return nil
 }
 

@@ -37,45 +37,45 @@ type mcaV1beta1Fields struct {
 // spec.installNamespace moves into the annotation
 // v1beta1.InstallNamespaceAnnotation, as in OCM; status.kubeClientDriver
 // becomes the driver of each kubeClient registration.
-func (src *ManagedClusterAddOn) ConvertTo(dstRaw conversion.Hub) error {
+func (mca *ManagedClusterAddOn) ConvertTo(dstRaw conversion.Hub) error {
 	dst, ok := dstRaw.(*v1beta1.ManagedClusterAddOn)
 	if !ok {
 		return hubTypeError(dst, dstRaw)
 	}
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
+	dst.ObjectMeta = copyMeta(&mca.ObjectMeta)
 	var restore mcaV1beta1Fields
 	if err := takeAnnotationJSON(&dst.ObjectMeta, v1beta1.V1beta1FieldsAnnotation, &restore); err != nil {
 		return err
 	}
-	if src.Spec.InstallNamespace != "" {
-		setAnnotation(&dst.ObjectMeta, v1beta1.InstallNamespaceAnnotation, src.Spec.InstallNamespace)
+	if mca.Spec.InstallNamespace != "" {
+		setAnnotation(&dst.ObjectMeta, v1beta1.InstallNamespaceAnnotation, mca.Spec.InstallNamespace)
 	}
-	dst.Spec = v1beta1.ManagedClusterAddOnSpec{Configs: mapSlice(src.Spec.Configs, addOnConfigToV1beta1)}
+	dst.Spec = v1beta1.ManagedClusterAddOnSpec{Configs: mapSlice(mca.Spec.Configs, addOnConfigToV1beta1)}
 	var keep mcaV1alpha1Fields
-	dst.Status = mcaStatusToV1beta1(src.Status, restore, &keep)
+	dst.Status = mcaStatusToV1beta1(mca.Status, restore, &keep)
 	return putAnnotationJSON(&dst.ObjectMeta, v1beta1.V1alpha1FieldsAnnotation, keep)
 }
 
 // ConvertFrom sets this ManagedClusterAddOn from the v1beta1 hub version,
 // restoring what ConvertTo kept in annotations.
-func (dst *ManagedClusterAddOn) ConvertFrom(srcRaw conversion.Hub) error {
+func (mca *ManagedClusterAddOn) ConvertFrom(srcRaw conversion.Hub) error {
 	src, ok := srcRaw.(*v1beta1.ManagedClusterAddOn)
 	if !ok {
 		return hubTypeError(src, srcRaw)
 	}
-	dst.ObjectMeta = copyMeta(&src.ObjectMeta)
+	mca.ObjectMeta = copyMeta(&src.ObjectMeta)
 	var restore mcaV1alpha1Fields
-	if err := takeAnnotationJSON(&dst.ObjectMeta, v1beta1.V1alpha1FieldsAnnotation, &restore); err != nil {
+	if err := takeAnnotationJSON(&mca.ObjectMeta, v1beta1.V1alpha1FieldsAnnotation, &restore); err != nil {
 		return err
 	}
-	dst.Spec = ManagedClusterAddOnSpec{Configs: mapSlice(src.Spec.Configs, addOnConfigFromV1beta1)}
-	if ns := dst.Annotations[v1beta1.InstallNamespaceAnnotation]; ns != "" {
-		dst.Spec.InstallNamespace = ns
-		deleteAnnotation(&dst.ObjectMeta, v1beta1.InstallNamespaceAnnotation)
+	mca.Spec = ManagedClusterAddOnSpec{Configs: mapSlice(src.Spec.Configs, addOnConfigFromV1beta1)}
+	if ns := mca.Annotations[v1beta1.InstallNamespaceAnnotation]; ns != "" {
+		mca.Spec.InstallNamespace = ns
+		deleteAnnotation(&mca.ObjectMeta, v1beta1.InstallNamespaceAnnotation)
 	}
 	var keep mcaV1beta1Fields
-	dst.Status = mcaStatusFromV1beta1(src.Status, restore, &keep)
-	return putAnnotationJSON(&dst.ObjectMeta, v1beta1.V1beta1FieldsAnnotation, keep)
+	mca.Status = mcaStatusFromV1beta1(src.Status, restore, &keep)
+	return putAnnotationJSON(&mca.ObjectMeta, v1beta1.V1beta1FieldsAnnotation, keep)
 }
 
 // mcaStatusToV1beta1 maps the status of a ManagedClusterAddOn, using restore

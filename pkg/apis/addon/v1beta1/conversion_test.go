@@ -160,7 +160,7 @@ func TestClusterManagementAddOnConversion(t *testing.T) {
 		name: "addOnConfiguration is kept in an annotation",
 		alpha: &v1alpha1.ClusterManagementAddOn{
 			ObjectMeta: meta("", "legacy", "keep", "me"),
-			Spec:       v1alpha1.ClusterManagementAddOnSpec{AddOnConfiguration: v1alpha1.ConfigCoordinates{CRDName: "c.example.com", CRName: "c", LastObservedGeneration: 3}},
+			Spec:       v1alpha1.ClusterManagementAddOnSpec{AddOnConfiguration: v1alpha1.ConfigCoordinates{CRDName: "c.example.com", CRName: "c", LastObservedGeneration: 3}}, //nolint:staticcheck // the deprecated field converts too
 		},
 		beta: &v1beta1.ClusterManagementAddOn{
 			ObjectMeta: meta("", "legacy", "keep", "me", v1beta1.V1alpha1FieldsAnnotation,

@@ -39,7 +39,7 @@ func TestManagedClusterAddOnConversion(t *testing.T) {
 		alpha: &v1alpha1.ManagedClusterAddOn{
 			ObjectMeta: meta("cluster1", "hello", "keep", "me"),
 			Spec: v1alpha1.ManagedClusterAddOnSpec{
-				InstallNamespace: "agents",
+				InstallNamespace: "agents", //nolint:staticcheck // the deprecated field converts too
 				Configs:          []v1alpha1.AddOnConfig{{ConfigGroupResource: adcGR, ConfigReferent: v1alpha1.ConfigReferent{Namespace: "ns", Name: "c"}}},
 			},
 			Status: v1alpha1.ManagedClusterAddOnStatus{
@@ -84,7 +84,7 @@ func TestManagedClusterAddOnConversion(t *testing.T) {
 		alpha: &v1alpha1.ManagedClusterAddOn{
 			ObjectMeta: meta("cluster1", "hello"),
 			Status: v1alpha1.ManagedClusterAddOnStatus{
-				AddOnConfiguration: v1alpha1.ConfigCoordinates{CRDName: "c.example.com", CRName: "c"},
+				AddOnConfiguration: v1alpha1.ConfigCoordinates{CRDName: "c.example.com", CRName: "c"}, //nolint:staticcheck // the deprecated field converts too
 				ConfigReferences: []v1alpha1.ConfigReference{
 					{ConfigGroupResource: adcGR, ConfigReferent: v1alpha1.ConfigReferent{Namespace: "ns", Name: "old"}, DesiredConfig: hashA("ns", "new", "h")},
 					{ConfigGroupResource: cmGR, ConfigReferent: v1alpha1.ConfigReferent{Name: "only"}},
