@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
@@ -74,6 +75,13 @@ type HubValues struct {
 	// AutoApproveUsers are bootstrap identities whose first-join CSRs the hub
 	// approves without `kubectl ocm accept`.
 	AutoApproveUsers []string
+	// ConversionWebhookURL, when set, is where the API server reaches the
+	// hub controller's conversion webhook (https://<host>:<port>/convert),
+	// instead of through the Service in front of it: for hubs whose API
+	// server cannot reach Services, such as the local test environment. The
+	// controller then listens on that port (on that host when it is a
+	// loopback address) and its serving certificate names that host.
+	ConversionWebhookURL string
 }
 
 // BootstrapServiceAccount names the shared bootstrap ServiceAccount.
@@ -179,11 +187,20 @@ func cmpOr(s, def string) string {
 // HubObjects returns everything `kubectl ocm hub init` installs on the hub:
 // the hub CRDs, then the rendered config/hub manifests.
 func HubObjects(v HubValues) ([]*unstructured.Unstructured, error) {
+	if err := ValidateConversionWebhookURL(v.ConversionWebhookURL); err != nil {
+		return nil, err
+	}
+	v = v.withDefaults()
 	crds, err := HubCRDs()
 	if err != nil {
 		return nil, err
 	}
-	manifests, err := Render("hub", v.withDefaults())
+	for _, crd := range crds {
+		if conversion.IsConverted(crd.Name) {
+			crd.Spec.Conversion = conversion.WebhookConversion(v.HubNamespace, v.ConversionWebhookURL)
+		}
+	}
+	manifests, err := Render("hub", v)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -39,7 +41,9 @@ Management CRDs, the namespaces open-cluster-management and
 open-cluster-management-hub, the bootstrap identity managed clusters join with,
 the admission policies, the ClusterManager record and the ocm-hub-controller
 Deployment. The manifests are applied with server-side apply (field manager
-kubectl-ocm), so running init again upgrades the hub.
+kubectl-ocm), so running init again upgrades the hub. An upgrade from a hub that
+stored add-on objects at an earlier version migrates them to the storage version
+once the hub controller's conversion webhook answers.
 
 It then prints the 'kubectl ocm join' command, with a fresh bootstrap token, to run
 against each cluster that should join.`,
@@ -63,7 +67,9 @@ against each cluster that should join.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the hub controller Deployment is available.")
-	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits.")
+	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits, and how long an upgrade waits for the conversion webhook before migrating stored add-on objects.")
+	f.StringVar(&o.ConversionWebhookURL, "conversion-webhook-url", "",
+		"Have the API server call the hub controller's add-on conversion webhook at this https URL (ending in "+conversion.Path+") instead of through Service "+config.HubNamespace+"/"+conversion.ServiceName+", for hubs whose API server cannot reach Services, such as the local test environment (make dev-env). The controller listens on the URL's port.")
 	f.StringVar(&o.Image, "image", "", "The ocm-controller image of the hub controller. Default: "+defaultImage())
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json or yaml (hubToken, hubApiserver, expirationTimestamp).")

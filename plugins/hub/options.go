@@ -40,6 +40,9 @@ type InitOptions struct {
 	TokenDuration time.Duration
 	// ClusterName, when set, binds the printed token to that cluster.
 	ClusterName string
+	// ConversionWebhookURL, when set, is where the API server calls the
+	// add-on conversion webhook instead of through its Service.
+	ConversionWebhookURL string
 }
 
 // NewInitOptions returns InitOptions for the hub getter selects.
@@ -71,6 +74,9 @@ func (o *InitOptions) Validate() error {
 	}
 	if err := validateClusterName(o.ClusterName); err != nil {
 		return err
+	}
+	if err := config.ValidateConversionWebhookURL(o.ConversionWebhookURL); err != nil {
+		return fmt.Errorf("--conversion-webhook-url: %w", err)
 	}
 	return validateDuration(o.TokenDuration)
 }

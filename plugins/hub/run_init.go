@@ -5,10 +5,12 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -20,7 +22,7 @@ const ControllerDeployment = "ocm-hub-controller"
 // Run installs the hub, optionally waits for its controller, and prints the
 // join command.
 func (o *InitOptions) Run(ctx context.Context) error {
-	objs, err := config.HubObjects(config.HubValues{Image: o.Image, AutoApproveUsers: o.AutoApprovedCSRIdentities})
+	objs, err := config.HubObjects(config.HubValues{Image: o.Image, AutoApproveUsers: o.AutoApprovedCSRIdentities, ConversionWebhookURL: o.ConversionWebhookURL})
 	if err != nil {
 		return fmt.Errorf("render hub manifests: %w", err)
 	}
@@ -45,6 +47,9 @@ func (o *InitOptions) Run(ctx context.Context) error {
 		if err := waitForController(ctx, o, c); err != nil {
 			return err
 		}
+	}
+	if err := migrateStoredVersions(ctx, o, c); err != nil {
+		return err
 	}
 	join, err := cli.NewJoinInfo(ctx, c, cfg, o.TokenDuration, o.ClusterName)
 	if err != nil {
@@ -119,4 +124,40 @@ func deploymentState(dep *appsv1.Deployment) (bool, string) {
 		}
 	}
 	return available && dep.Status.AvailableReplicas >= want && dep.Status.ObservedGeneration >= dep.Generation, state
+}
+
+// migrateStoredVersions brings add-on objects a previous version of the hub
+// stored at another version to the storage version: when a converted CRD's
+// status.storedVersions says so, it waits for the conversion webhook, which
+// the upgraded hub controller serves, then rewrites them.
+func migrateStoredVersions(ctx context.Context, o *InitOptions, c client.Client) error {
+	pending := false
+	for _, name := range conversion.CRDNames {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			return fmt.Errorf("read CustomResourceDefinition %s: %w", name, err)
+		}
+		pending = pending || conversion.NeedsMigration(crd)
+	}
+	if !pending {
+		return nil
+	}
+	what := "the add-on conversion webhook of the hub controller, to migrate stored add-on objects"
+	err := cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
+		if err := conversion.Probe(ctx, c); err != nil {
+			return false, err.Error(), nil
+		}
+		return true, "", nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w; the add-on objects stay at their earlier version: check the hub controller (kubectl ocm hub status) and run 'kubectl ocm hub init' again", err)
+	}
+	migrated, err := conversion.MigrateStoredVersions(ctx, c)
+	for _, m := range migrated {
+		fmt.Fprintf(o.ErrOut, "Migrated %d %ss from %v to %s.\n", m.Objects, m.Kind, m.From, m.To)
+	}
+	if err != nil {
+		return fmt.Errorf("%w; run 'kubectl ocm hub init' again to finish the migration", err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -27,6 +29,8 @@ type Status struct {
 	Clusters ClusterCounts `json:"clusters"`
 	// CRDs are the hub CRDs, each with whether it is installed.
 	CRDs map[string]bool `json:"crds"`
+	// Conversion is the health of the add-on API's conversion webhook.
+	Conversion *conversion.Health `json:"conversion,omitempty"`
 }
 
 // ControllerStatus describes the hub controller Deployment.
@@ -89,6 +93,9 @@ func collectStatus(ctx context.Context, c client.Client) (*Status, error) {
 	if !st.CRDs["managedclusters.cluster.open-cluster-management.io"] {
 		return st, nil
 	}
+	if st.Conversion, err = conversion.Check(ctx, c, config.HubNamespace, time.Now()); err != nil {
+		return nil, err
+	}
 	cm := &operatorv1.ClusterManager{}
 	if err := c.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm); client.IgnoreNotFound(err) != nil {
 		return nil, err
@@ -143,5 +150,32 @@ func printStatus(out io.Writer, st *Status) {
 	fmt.Fprintf(out, "CRDs:            %d/%d installed\n", installed, len(st.CRDs))
 	if len(missing) > 0 {
 		fmt.Fprintf(out, "Missing CRDs:    %v (run `kubectl ocm hub init`)\n", missing)
+	}
+	if st.Conversion != nil {
+		printConversion(out, st.Conversion)
+	}
+}
+
+// printConversion writes the conversion webhook's health: one line when it
+// works, then each problem with its cause and fix.
+func printConversion(out io.Writer, h *conversion.Health) {
+	current := 0
+	for _, crd := range h.CRDs {
+		if crd.CABundle == conversion.CABundleCurrent {
+			current++
+		}
+	}
+	state := map[bool]string{true: "working", false: "not working"}[len(h.Problems) == 0]
+	reach := map[bool]string{true: "webhook reachable", false: "webhook not reachable"}[h.Reachable]
+	line := fmt.Sprintf("%s (%s; CA bundle current on %d/%d CRDs", state, reach, current, len(h.CRDs))
+	if h.ServingNotAfter != nil {
+		line += "; serving certificate expires " + h.ServingNotAfter.UTC().Format(time.RFC3339)
+	}
+	if h.CANotAfter != nil {
+		line += ", CA " + h.CANotAfter.UTC().Format(time.RFC3339)
+	}
+	fmt.Fprintf(out, "Conversion:      %s)\n", line)
+	for _, p := range h.Problems {
+		fmt.Fprintf(out, "  - %s\n", p)
 	}
 }

@@ -26,11 +26,11 @@ const ServiceClusterIPRange = "10.0.0.0/24"
 
 // startEtcd starts the environment's etcd and waits until it is healthy.
 func (e *Environment) startEtcd(ctx context.Context) error {
-	clientPort, err := freePort()
+	clientPort, err := FreePort()
 	if err != nil {
 		return err
 	}
-	peerPort, err := freePort()
+	peerPort, err := FreePort()
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 // between choosing and binding it is retried with another port.
 func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFiles) error {
 	for attempt := 1; ; attempt++ {
-		port, err := freePort()
+		port, err := FreePort()
 		if err != nil {
 			return err
 		}
@@ -244,7 +244,7 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 	if err := WriteKubeconfig(f.kcmKubeconfig, c.Name, kcmCfg); err != nil {
 		return err
 	}
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return err
 	}

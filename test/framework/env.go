@@ -222,8 +222,10 @@ func (e *Environment) writeKubeconfig() error {
 	return clientcmd.WriteToFile(*cfg, e.kubeconfig)
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago, for a
+// listener a test or the local environment starts (tests that run side by
+// side need distinct ports).
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"net"
 	"path"
 	"sort"
 	"strconv"
@@ -329,7 +330,9 @@ func isPathChar(c byte) bool {
 
 // rewriteBindAddresses replaces the value of every --<name>-bind-address flag,
 // given as "--flag=value" or "--flag value", with 127.0.0.1:<free port>, unless
-// the value is "0" or empty (the listener is disabled).
+// the value is "0" or empty (the listener is disabled) or already a loopback
+// address with a port, which a Deployment written for the local environment
+// chose (a URL elsewhere names that port).
 func rewriteBindAddresses(args []string, freePort func() (int, error)) ([]string, error) {
 	out := append([]string(nil), args...)
 	addr := func() (string, error) {
@@ -356,7 +359,7 @@ func rewriteBindAddresses(args []string, freePort func() (int, error)) ([]string
 			target, value = i+1, out[i+1]
 			i++
 		}
-		if value == "0" || value == "" {
+		if value == "0" || value == "" || isLoopbackAddress(value) {
 			continue
 		}
 		a2, err := addr()
@@ -370,4 +373,15 @@ func rewriteBindAddresses(args []string, freePort func() (int, error)) ([]string
 		}
 	}
 	return out, nil
+}
+
+// isLoopbackAddress reports whether addr is host:port with a loopback IP host
+// and a port other than 0.
+func isLoopbackAddress(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" || port == "0" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

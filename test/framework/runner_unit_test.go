@@ -215,6 +215,7 @@ func TestRewriteBindAddresses(t *testing.T) {
 		{name: "disabled stays", in: []string{"--metrics-bind-address=0", "--health-probe-bind-address", "0"}, want: []string{"--metrics-bind-address=0", "--health-probe-bind-address", "0"}},
 		{name: "single dash and two flags", in: []string{"-metrics-bind-address=:1", "--pprof-bind-address=:2"}, want: []string{"-metrics-bind-address=127.0.0.1:40001", "--pprof-bind-address=127.0.0.1:40002"}},
 		{name: "other flags untouched", in: []string{"--bind-address=0.0.0.0", "--address-bind=:1"}, want: []string{"--bind-address=0.0.0.0", "--address-bind=:1"}},
+		{name: "explicit loopback port stays", in: []string{"--webhook-bind-address=127.0.0.1:9555", "--metrics-bind-address=127.0.0.1:0"}, want: []string{"--webhook-bind-address=127.0.0.1:9555", "--metrics-bind-address=127.0.0.1:40001"}},
 		{name: "flag without value at the end", in: []string{"--metrics-bind-address"}, want: []string{"--metrics-bind-address"}},
 	}
 	for _, tt := range tests {

@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	addonhub "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub"
+	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/placement"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/replicaset"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
 
@@ -24,6 +27,8 @@ const hubLeaderElectionID = "ocm-hub-controller.open-cluster-management.io"
 type HubOptions struct {
 	ManagerOptions
 	hub.Options
+	// Webhook configures the add-on API's conversion webhook.
+	Webhook addonconversion.Options
 }
 
 // NewHubCommand returns `ocm-controller hub`, which runs every hub controller
@@ -47,6 +52,8 @@ func NewHubCommand() *cobra.Command {
 	o.AddFlags(cmd.Flags(), true)
 	cmd.Flags().StringVar(&o.ClusterManagerName, "cluster-manager-name", operatorv1.ClusterManagerName, "The ClusterManager the controller reports on and reads autoApproveUsers from.")
 	cmd.Flags().Float64Var(&o.LeaseGraceRatio, "lease-grace-ratio", lease.DefaultGraceRatio, "A cluster's availability becomes Unknown this many lease periods after its agent's last lease renewal.")
+	cmd.Flags().StringVar(&o.Webhook.BindAddress, "webhook-bind-address", ":"+strconv.Itoa(conversion.Port), "Address the add-on API's conversion webhook ("+conversion.Path+") binds to.")
+	cmd.Flags().StringSliceVar(&o.Webhook.Hosts, "webhook-hosts", nil, "DNS names or IP addresses the conversion webhook's serving certificate holds besides those of its Service, such as the host of `hub init --conversion-webhook-url`.")
 	cmd.Flags().StringSliceVar(&o.AutoApprovedCSRUsers, "auto-approved-csr-users", nil, "Bootstrap identities whose first-join CSRs are approved automatically, merged with the ClusterManager's spec.registrationConfiguration.autoApproveUsers.")
 	return cmd
 }
@@ -62,6 +69,9 @@ func (o *HubOptions) Validate() error {
 	if o.ClusterManagerName == "" {
 		return errors.New("--cluster-manager-name must not be empty")
 	}
+	if o.Namespace == "" {
+		return errors.New("the conversion webhook keeps its certificate in the controller's namespace: set $" + PodNamespaceEnv + " or --namespace")
+	}
 	return nil
 }
 
@@ -71,8 +81,19 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	mgr, err := o.NewManager(cfg, hubLeaderElectionID, func(mo *manager.Options) { mo.Cache = hub.CacheOptions() })
+	o.Webhook.Namespace = o.Namespace
+	webhook, err := addonconversion.New(nil, nil, o.Webhook, ctrl.Log.WithName("conversion-webhook"))
 	if err != nil {
+		return err
+	}
+	mgr, err := o.NewManager(cfg, hubLeaderElectionID, func(mo *manager.Options) {
+		mo.Cache = hub.CacheOptions()
+		mo.WebhookServer = webhook.Server
+	})
+	if err != nil {
+		return err
+	}
+	if err := webhook.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := hub.SetupWithManager(mgr, o.Options); err != nil {

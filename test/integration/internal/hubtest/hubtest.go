@@ -7,10 +7,13 @@ package hubtest
 
 import (
 	"context"
+	"net"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,23 +23,66 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // Install applies everything `kubectl ocm hub init` installs (CRDs, RBAC,
-// admission policies, the ClusterManager), as c's user.
+// admission policies, the ClusterManager), as c's user, and runs the hub
+// controller's conversion webhook in-process (StartConversionWebhook) at the
+// URL the converted CRDs name, so that the add-on API answers at every
+// version it serves.
 func Install(ctx context.Context, t testing.TB, c client.Client) {
 	t.Helper()
-	objs, err := config.HubObjects(config.HubValues{})
+	port, err := framework.FreePort()
+	if err != nil {
+		t.Fatalf("find a port for the conversion webhook: %v", err)
+	}
+	bind := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	objs, err := config.HubObjects(config.HubValues{ConversionWebhookURL: "https://" + bind + conversion.Path})
 	if err != nil {
 		t.Fatalf("render hub objects: %v", err)
 	}
 	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
 		t.Fatalf("apply hub objects: %v", err)
 	}
+	StartConversionWebhook(ctx, t, c, addonconversion.Options{BindAddress: bind})
+}
+
+// StartConversionWebhook runs the hub controller's conversion webhook with
+// opts (Namespace defaults to the hub namespace) in-process as c's user until
+// the test ends, and waits until the API server converts through it.
+func StartConversionWebhook(ctx context.Context, t testing.TB, c client.Client, opts addonconversion.Options) *addonconversion.Webhook {
+	t.Helper()
+	if opts.Namespace == "" {
+		opts.Namespace = config.HubNamespace
+	}
+	w, err := addonconversion.New(c, c, opts, testr.NewWithInterface(t, testr.Options{}))
+	if err != nil {
+		t.Fatalf("conversion webhook: %v", err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Start(runCtx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("conversion webhook: %v", err)
+		}
+	})
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		last = conversion.Probe(ctx, c)
+		return last == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("the API server does not convert add-on objects through the webhook at %s: %v", opts.BindAddress, last)
+	}
+	return w
 }
 
 // Setup registers controllers with a manager.
