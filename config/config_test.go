@@ -15,10 +15,10 @@ import (
 // wantCRDs is every CRD the project ships, with the versions it serves, the
 // storage version first.
 var wantCRDs = map[string][]string{
-	"addondeploymentconfigs.addon.open-cluster-management.io":      {"v1alpha1"},
-	"addontemplates.addon.open-cluster-management.io":              {"v1alpha1"},
-	"clustermanagementaddons.addon.open-cluster-management.io":     {"v1alpha1"},
-	"managedclusteraddons.addon.open-cluster-management.io":        {"v1alpha1"},
+	"addondeploymentconfigs.addon.open-cluster-management.io":      {"v1beta1", "v1alpha1"},
+	"addontemplates.addon.open-cluster-management.io":              {"v1beta1", "v1alpha1"},
+	"clustermanagementaddons.addon.open-cluster-management.io":     {"v1beta1", "v1alpha1"},
+	"managedclusteraddons.addon.open-cluster-management.io":        {"v1beta1", "v1alpha1"},
 	"addonplacementscores.cluster.open-cluster-management.io":      {"v1alpha1"},
 	"clusterclaims.cluster.open-cluster-management.io":             {"v1alpha1"},
 	"managedclusters.cluster.open-cluster-management.io":           {"v1"},

@@ -188,7 +188,7 @@ func newCA(opts Options, now time.Time) (*x509.Certificate, []byte, crypto.Signe
 	}
 	tmpl := &x509.Certificate{
 		Subject:               pkix.Name{CommonName: fmt.Sprintf("%s-ca@%d", opts.CommonName, now.Unix())},
-		NotBefore:             now.Add(-time.Minute),
+		NotBefore:             now.Add(-skew(opts.CAValidity)),
 		NotAfter:              now.Add(opts.CAValidity),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		BasicConstraintsValid: true,
@@ -213,7 +213,7 @@ func newServing(opts Options, ca *x509.Certificate, caKey crypto.Signer, now tim
 	}
 	tmpl := &x509.Certificate{
 		Subject:     pkix.Name{CommonName: opts.CommonName},
-		NotBefore:   now.Add(-time.Minute),
+		NotBefore:   now.Add(-skew(opts.ServingValidity)),
 		NotAfter:    notAfter,
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
@@ -230,6 +230,12 @@ func newServing(opts Options, ca *x509.Certificate, caKey crypto.Signer, now tim
 		return nil, nil, fmt.Errorf("create the serving certificate: %w", err)
 	}
 	return encodeCerts([]*x509.Certificate{cert}), keyPEM, nil
+}
+
+// skew is how far before now a certificate of lifetime validity starts, for
+// clocks behind this one: a minute, or a tenth of a shorter lifetime.
+func skew(validity time.Duration) time.Duration {
+	return min(time.Minute, validity/10)
 }
 
 // sign creates tmpl with a random serial number, signed by parent's key.

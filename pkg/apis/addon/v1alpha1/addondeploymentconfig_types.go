@@ -12,7 +12,6 @@ import (
 // addon.open-cluster-management.io, resource addondeploymentconfigs.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:storageversion
 // +kubebuilder:resource:scope=Namespaced
 type AddOnDeploymentConfig struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -14,7 +14,6 @@ import (
 // each enabled cluster with a ManifestWork. It is cluster-scoped.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:storageversion
 // +kubebuilder:resource:scope=Cluster
 // +kubebuilder:printcolumn:name="ADDON NAME",type=string,JSONPath=`.spec.addonName`
 type AddOnTemplate struct {

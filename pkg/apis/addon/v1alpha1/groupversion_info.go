@@ -3,7 +3,7 @@
 // enables it on one managed cluster, AddOnDeploymentConfig configures its
 // deployment, and AddOnTemplate describes a template-based add-on.
 //
-// v1alpha1 is the version clusteradm writes and the storage version; its
+// v1alpha1 is the version clusteradm writes; v1beta1 is stored. Its
 // field names and JSON spellings (including status.defaultconfigReferences)
 // are OCM's. Every kind converts to and from v1beta1, the conversion hub,
 // without losing a field (see ConvertTo and ConvertFrom).

@@ -12,7 +12,7 @@ import (
 // addondeploymentconfigs.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:unservedversion
+// +kubebuilder:storageversion
 // +kubebuilder:resource:scope=Namespaced
 type AddOnDeploymentConfig struct {
 	metav1.TypeMeta   `json:",inline"`

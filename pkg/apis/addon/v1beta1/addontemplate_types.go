@@ -14,7 +14,7 @@ import (
 // each enabled cluster in a ManifestWork. It is cluster-scoped.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:unservedversion
+// +kubebuilder:storageversion
 // +kubebuilder:resource:scope=Cluster
 // +kubebuilder:printcolumn:name="ADDON NAME",type=string,JSONPath=`.spec.addonName`
 type AddOnTemplate struct {

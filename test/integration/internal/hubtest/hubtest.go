@@ -50,13 +50,14 @@ func Install(ctx context.Context, t testing.TB, c client.Client) {
 	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
 		t.Fatalf("apply hub objects: %v", err)
 	}
-	StartConversionWebhook(ctx, t, c, addonconversion.Options{BindAddress: bind})
+	StartConversionWebhook(ctx, t, c, c, addonconversion.Options{BindAddress: bind})
 }
 
 // StartConversionWebhook runs the hub controller's conversion webhook with
 // opts (Namespace defaults to the hub namespace) in-process as c's user until
-// the test ends, and waits until the API server converts through it.
-func StartConversionWebhook(ctx context.Context, t testing.TB, c client.Client, opts addonconversion.Options) *addonconversion.Webhook {
+// the test ends, and waits until the API server converts through it, which
+// admin checks (conversion.Probe).
+func StartConversionWebhook(ctx context.Context, t testing.TB, c, admin client.Client, opts addonconversion.Options) *addonconversion.Webhook {
 	t.Helper()
 	if opts.Namespace == "" {
 		opts.Namespace = config.HubNamespace
@@ -76,8 +77,11 @@ func StartConversionWebhook(ctx context.Context, t testing.TB, c client.Client, 
 	})
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		last = conversion.Probe(ctx, c)
-		return last == nil, nil
+		err := conversion.Probe(ctx, admin)
+		if ctx.Err() == nil {
+			last = err
+		}
+		return err == nil, nil
 	})
 	if err != nil {
 		t.Fatalf("the API server does not convert add-on objects through the webhook at %s: %v", opts.BindAddress, last)
