@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -118,4 +121,14 @@ func (s *suite) read(t *testing.T, obj *unstructured.Unstructured, version strin
 		t.Fatalf("read %s %s at %s: %v", obj.GetKind(), client.ObjectKeyFromObject(obj), version, err)
 	}
 	return out
+}
+
+// createNamespaces creates the namespaces the seeds' objects live in.
+func (s *suite) createNamespaces(t *testing.T, names ...string) {
+	t.Helper()
+	for _, ns := range names {
+		if err := s.admin.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
 }

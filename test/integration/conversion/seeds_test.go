@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrlconversion "sigs.k8s.io/controller-runtime/pkg/conversion"
@@ -30,11 +27,7 @@ func TestSeedsRoundTrip(t *testing.T) {
 	s := newSuite(t)
 	s.install(t)
 	s.startWebhook(t, addonconversion.Options{})
-	for _, ns := range []string{"cluster1", "open-cluster-management"} {
-		if err := s.admin.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-	}
+	s.createNamespaces(t, "cluster1", "open-cluster-management")
 	files := append(glob(t, "001-*.yaml"), glob(t, "003-*.yaml")...)
 	checked := 0
 	for _, file := range files {
