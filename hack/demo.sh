@@ -33,7 +33,9 @@ step() {
 	"$@"
 }
 
-step kubectl ocm hub init --context hub --wait | tee "$DEV_ENV_DIR/hub-init.out"
+# The dev-env hub's API server reaches no Service: the hub controller's add-on
+# conversion webhook is called at the loopback URL dev-env chose.
+step kubectl ocm hub init --context hub --conversion-webhook-url "$(cat "$DEV_ENV_DIR/conversion-webhook-url")" --wait | tee "$DEV_ENV_DIR/hub-init.out"
 TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 HUB=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 if [[ -z $TOKEN || -z $HUB ]]; then

@@ -35,7 +35,7 @@ func TestHostedMode(t *testing.T) {
 	ctx := t.Context()
 	ns := config.HostedKlusterletName("cluster2")
 
-	token, apiserver := joinArgs(t, f.ocm(t, "hub", "init", "--context", "hub", "--wait"))
+	token, apiserver := joinArgs(t, f.hubInit(t))
 	join := func(kubeconfig string) (string, error) {
 		return f.tryOCM(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", "cluster2",
 			"--mode", "hosted", "--managed-cluster-kubeconfig", kubeconfig, "--context", "cluster1")

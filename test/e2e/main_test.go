@@ -136,11 +136,24 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx 
 	}
 }
 
+// hubInit runs `kubectl ocm hub init --context hub --wait` and returns its
+// output. The local API server reaches no Service, so the hub controller's
+// conversion webhook is called at a free loopback port instead
+// (--conversion-webhook-url), which the runner leaves to the controller.
+func (f *fleet) hubInit(t *testing.T) string {
+	t.Helper()
+	port, err := framework.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.ocm(t, "hub", "init", "--context", "hub", "--wait", "--conversion-webhook-url", fmt.Sprintf("https://127.0.0.1:%d/convert", port))
+}
+
 // joinAll installs the hub, joins the named clusters and accepts them, all
 // through kubectl-ocm, and waits until each is Available.
 func (f *fleet) joinAll(t *testing.T, clusters ...string) {
 	t.Helper()
-	token, apiserver := joinArgs(t, f.ocm(t, "hub", "init", "--context", "hub", "--wait"))
+	token, apiserver := joinArgs(t, f.hubInit(t))
 	for _, c := range clusters {
 		f.ocm(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", c, "--context", c)
 	}

@@ -48,7 +48,7 @@ func TestRegistration(t *testing.T) {
 	hub := f.env.Cluster("hub").Client()
 	ctx := t.Context()
 
-	token, apiserver := joinArgs(t, f.ocm(t, "hub", "init", "--context", "hub", "--wait"))
+	token, apiserver := joinArgs(t, f.hubInit(t))
 	assert.Equal(t, f.env.Cluster("hub").Server(), apiserver)
 
 	// The ManagedCluster example: a hub admin may create the cluster ahead of

@@ -82,11 +82,19 @@ func New(c client.Client, reader client.Reader, opts Options, log logr.Logger) (
 	return &Webhook{Keeper: k, Server: srv}, nil
 }
 
-// SetupWithManager adds the keeper to mgr, whose webhook server must be
-// w.Server (manager.Options.WebhookServer). Without clients of its own, the
-// keeper writes with the manager's client and reads with its API reader
-// (not its cache, which would watch every Secret of the hub).
+// SetupWithManager adds the keeper and the server to mgr, whose webhook
+// server must be w.Server (manager.Options.WebhookServer), and makes the
+// manager ready only once the server answers TLS with a certificate. Without
+// clients of its own, the keeper writes with the manager's client and reads
+// with its API reader (not its cache, which would watch every Secret of the
+// hub).
 func (w *Webhook) SetupWithManager(mgr manager.Manager) error {
+	if mgr.GetWebhookServer() != w.Server {
+		return errors.New("the manager's webhook server is not the conversion webhook's: build it with manager.Options.WebhookServer")
+	}
+	if err := mgr.AddReadyzCheck("conversion-webhook", w.Server.StartedChecker()); err != nil {
+		return fmt.Errorf("add the conversion webhook's readiness check: %w", err)
+	}
 	if w.Keeper.Client == nil {
 		w.Keeper.Client = mgr.GetClient()
 	}

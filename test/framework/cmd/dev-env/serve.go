@@ -24,7 +24,9 @@ import (
 const (
 	pidFile   = "dev-env.pid"
 	readyFile = "ready"
-	logFile   = "dev-env.log"
+	// webhookURLFile holds the URL `hub init --conversion-webhook-url` takes.
+	webhookURLFile = "conversion-webhook-url"
+	logFile        = "dev-env.log"
 )
 
 func (o *options) path(name string) string { return filepath.Join(o.dir, name) }
@@ -116,9 +118,23 @@ Use them:
   kubectl config get-contexts          # kubectl is also in bin/kube/kubectl
   kubectl --context %s get namespaces
 
+Install the hub; its API server reaches no Service, so the add-on conversion
+webhook of the hub controller is called at a loopback URL:
+  kubectl ocm hub init --context %s --conversion-webhook-url %s --wait
+
 Stop them, and every process they started:
   make dev-env-down
-`, strings.Join(o.clusters, ", "), o.path("components"), kubeconfig, o.clusters[0])
+`, strings.Join(o.clusters, ", "), o.path("components"), kubeconfig, o.clusters[0], o.clusters[0], o.webhookURL())
+}
+
+// webhookURL is the URL the hub's conversion webhook is reached at, which
+// serve chose.
+func (o *options) webhookURL() string {
+	b, err := os.ReadFile(o.path(webhookURLFile))
+	if err != nil {
+		return "https://127.0.0.1:<port>/convert"
+	}
+	return string(b)
 }
 
 // serve runs the environment until SIGTERM or SIGINT.
@@ -156,6 +172,15 @@ func (o *options) serve(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	if err := os.WriteFile(o.path("kubeconfig"), kubeconfig, 0o600); err != nil {
+		return err
+	}
+	// The hub's API server reaches no Service: `hub init` points the add-on
+	// conversion webhook at a loopback port instead (printUsage, hack/demo.sh).
+	port, err := framework.FreePort()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.path(webhookURLFile), []byte(fmt.Sprintf("https://127.0.0.1:%d/convert", port)), 0o644); err != nil {
 		return err
 	}
 	if err := os.WriteFile(o.path(readyFile), []byte(o.path("kubeconfig")), 0o644); err != nil {
