@@ -22,9 +22,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	ocmapply "github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/seeds"
 )
 
@@ -56,10 +59,22 @@ func TestCRDs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("decode managed-cluster CRDs: %v", err)
 	}
+	// The add-on CRDs convert through the hub controller's webhook, run
+	// in-process at a loopback URL.
+	bind, url := hubtest.ConversionWebhookAddress(t)
+	for _, crd := range hubCRDs {
+		if conversion.IsConverted(crd.Name) {
+			crd.Spec.Conversion = conversion.WebhookConversion(config.HubNamespace, url)
+		}
+	}
 	cs := clusters{
 		hub:      installCRDs(ctx, t, env.Cluster("hub"), hubCRDs),
 		cluster1: installCRDs(ctx, t, env.Cluster("cluster1"), managedCRDs),
 	}
+	if err := cs.hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: config.HubNamespace}}); err != nil {
+		t.Fatalf("create namespace %s on the hub: %v", config.HubNamespace, err)
+	}
+	hubtest.StartConversionWebhook(ctx, t, cs.hub, cs.hub, addonconversion.Options{BindAddress: bind})
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}}
 	if err := cs.hub.Create(ctx, ns); err != nil {
 		t.Fatalf("create namespace cluster1 on the hub: %v", err)

@@ -38,12 +38,8 @@ import (
 // version it serves.
 func Install(ctx context.Context, t testing.TB, c client.Client) {
 	t.Helper()
-	port, err := framework.FreePort()
-	if err != nil {
-		t.Fatalf("find a port for the conversion webhook: %v", err)
-	}
-	bind := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	objs, err := config.HubObjects(config.HubValues{ConversionWebhookURL: "https://" + bind + conversion.Path})
+	bind, url := ConversionWebhookAddress(t)
+	objs, err := config.HubObjects(config.HubValues{ConversionWebhookURL: url})
 	if err != nil {
 		t.Fatalf("render hub objects: %v", err)
 	}
@@ -51,6 +47,18 @@ func Install(ctx context.Context, t testing.TB, c client.Client) {
 		t.Fatalf("apply hub objects: %v", err)
 	}
 	StartConversionWebhook(ctx, t, c, c, addonconversion.Options{BindAddress: bind})
+}
+
+// ConversionWebhookAddress picks a free loopback port for the conversion
+// webhook and returns the address to bind and the URL the CRDs name.
+func ConversionWebhookAddress(t testing.TB) (bind, url string) {
+	t.Helper()
+	port, err := framework.FreePort()
+	if err != nil {
+		t.Fatalf("find a port for the conversion webhook: %v", err)
+	}
+	bind = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	return bind, "https://" + bind + conversion.Path
 }
 
 // StartConversionWebhook runs the hub controller's conversion webhook with
