@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
@@ -213,20 +214,25 @@ func approved(csr *certificatesv1.CertificateSigningRequest) bool {
 // reportStatus sets Joined and Available True and a version in the
 // ManagedCluster's status, as the agent's status sync does.
 func (a *SimAgent) reportStatus(ctx context.Context) error {
-	mc := &clusterv1.ManagedCluster{}
-	if err := a.hub.Get(ctx, client.ObjectKey{Name: a.cluster}, mc); err != nil {
-		return err
-	}
-	base := mc.DeepCopy()
-	for _, c := range []metav1.Condition{
-		{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: clusterv1.ReasonManagedClusterJoined, Message: "Managed cluster joined"},
-		{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: clusterv1.ReasonManagedClusterAvailable, Message: "Managed cluster is available"},
-	} {
-		c.ObservedGeneration = mc.Generation
-		meta.SetStatusCondition(&mc.Status.Conditions, c)
-	}
-	mc.Status.Version.Kubernetes = "v1.36.0"
-	if err := a.hub.Status().Patch(ctx, mc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	// The hub's controllers write the ManagedCluster too: read it again
+	// after a conflict.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mc := &clusterv1.ManagedCluster{}
+		if err := a.hub.Get(ctx, client.ObjectKey{Name: a.cluster}, mc); err != nil {
+			return err
+		}
+		base := mc.DeepCopy()
+		for _, c := range []metav1.Condition{
+			{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: clusterv1.ReasonManagedClusterJoined, Message: "Managed cluster joined"},
+			{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: clusterv1.ReasonManagedClusterAvailable, Message: "Managed cluster is available"},
+		} {
+			c.ObservedGeneration = mc.Generation
+			meta.SetStatusCondition(&mc.Status.Conditions, c)
+		}
+		mc.Status.Version.Kubernetes = "v1.36.0"
+		return a.hub.Status().Patch(ctx, mc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	})
+	if err != nil {
 		return fmt.Errorf("report the status of %s: %w", a.cluster, err)
 	}
 	return nil
