@@ -130,6 +130,19 @@ func (af *addonFleet) enable(ctx context.Context, b *testing.B) {
 		addonName, len(af.clusters), first, strings.Count(out.String(), "\n"))
 }
 
+// enableAll enables the add-on on every cluster (enable) and waits until
+// every ManagedClusterAddOn is Available. It returns when the command
+// started, how long it ran, and what the watch saw.
+func (af *addonFleet) enableAll(ctx context.Context, b *testing.B) (start time.Time, cli time.Duration, t addonTimes) {
+	b.Helper()
+	res := af.watchAddons(ctx, b, available)
+	start = time.Now()
+	af.enable(ctx, b)
+	cli = time.Since(start)
+	t = af.wait(ctx, b, fmt.Sprintf("the %s add-on Available on %d clusters", addonName, len(af.clusters)), res)
+	return start, cli, t
+}
+
 // addonTimes is what a watch of the add-on's ManagedClusterAddOns saw, per
 // cluster: when each first arrived, and when each first met the condition.
 type addonTimes struct {

@@ -10,8 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
@@ -119,27 +119,14 @@ func equalStatus(a, b workv1.ManifestWorkStatus) bool {
 func AckWorkStatus(w *workv1.ManifestWork) (workv1.ManifestWorkStatus, error) {
 	out := workv1.ManifestWorkStatus{Conditions: append([]metav1.Condition(nil), w.Status.Conditions...)}
 	for i, m := range w.Spec.Workload.Manifests {
-		var obj struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Metadata   struct {
-				Name      string `json:"name"`
-				Namespace string `json:"namespace"`
-			} `json:"metadata"`
-			Spec struct {
-				Replicas *int64 `json:"replicas"`
-			} `json:"spec"`
-		}
-		if err := json.Unmarshal(m.Raw, &obj); err != nil {
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(m.Raw); err != nil {
 			return out, fmt.Errorf("manifest %d of ManifestWork %s/%s: %w", i, w.Namespace, w.Name, err)
 		}
-		gv, err := schema.ParseGroupVersion(obj.APIVersion)
-		if err != nil {
-			return out, fmt.Errorf("manifest %d of ManifestWork %s/%s: %w", i, w.Namespace, w.Name, err)
-		}
-		plural, _ := meta.UnsafeGuessKindToResource(gv.WithKind(obj.Kind))
-		rm := workv1.ManifestResourceMeta{Ordinal: int32(i), Group: gv.Group, Version: gv.Version, Kind: obj.Kind,
-			Resource: plural.Resource, Name: obj.Metadata.Name, Namespace: obj.Metadata.Namespace}
+		gv := obj.GroupVersionKind().GroupVersion()
+		plural, _ := meta.UnsafeGuessKindToResource(obj.GroupVersionKind())
+		rm := workv1.ManifestResourceMeta{Ordinal: int32(i), Group: gv.Group, Version: gv.Version, Kind: obj.GetKind(),
+			Resource: plural.Resource, Name: obj.GetName(), Namespace: obj.GetNamespace()}
 		mc := workv1.ManifestCondition{ResourceMeta: rm}
 		if prev := findManifest(w.Status.ResourceStatus.Manifests, rm); prev != nil {
 			mc.Conditions = append(mc.Conditions, prev.Conditions...)
@@ -148,10 +135,13 @@ func AckWorkStatus(w *workv1.ManifestWork) (workv1.ManifestWorkStatus, error) {
 			Reason: workv1.ManifestAppliedReasonComplete, Message: "Apply manifest complete"})
 		meta.SetStatusCondition(&mc.Conditions, metav1.Condition{Type: workv1.ManifestAvailable, Status: metav1.ConditionTrue,
 			Reason: workv1.ManifestAvailableReasonAvailable, Message: "Resource is available"})
-		if obj.Kind == "Deployment" && gv.Group == "apps" && wantsWellKnownStatus(w.Spec.FindManifestConfig(rm)) {
-			replicas := int64(1)
-			if obj.Spec.Replicas != nil {
-				replicas = *obj.Spec.Replicas
+		if rm.Kind == "Deployment" && rm.Group == "apps" && wantsWellKnownStatus(w.Spec.FindManifestConfig(rm)) {
+			replicas, found, err := unstructured.NestedInt64(obj.Object, "spec", "replicas")
+			if err != nil {
+				return out, fmt.Errorf("manifest %d of ManifestWork %s/%s: %w", i, w.Namespace, w.Name, err)
+			}
+			if !found {
+				replicas = 1
 			}
 			for _, name := range []string{"ReadyReplicas", "Replicas", "AvailableReplicas"} {
 				mc.StatusFeedbacks.Values = append(mc.StatusFeedbacks.Values, workv1.FeedbackValue{Name: name,
