@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
