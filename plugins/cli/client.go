@@ -10,13 +10,27 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 )
 
+// Client-side rate limits of the commands: a fleet command makes a few
+// requests per cluster, and client-go's defaults (5 per second, bursts of
+// 10) would make one over hundreds of clusters wait on the client for
+// minutes. The API server's priority and fairness still protects the hub.
+const (
+	clientQPS   = 50
+	clientBurst = 100
+)
+
 // NewClient returns a controller-runtime client, using the project's scheme,
 // and its REST configuration, for the cluster the kubectl flags in getter
-// select (--kubeconfig, --context, --as, ...).
+// select (--kubeconfig, --context, --as, ...), with the commands' rate
+// limits unless the configuration sets its own.
 func NewClient(getter genericclioptions.RESTClientGetter) (client.Client, *rest.Config, error) {
 	cfg, err := getter.ToRESTConfig()
 	if err != nil {
 		return nil, nil, fmt.Errorf("load kubeconfig: %w", err)
+	}
+	if cfg.QPS == 0 && cfg.RateLimiter == nil {
+		cfg = rest.CopyConfig(cfg)
+		cfg.QPS, cfg.Burst = clientQPS, clientBurst
 	}
 	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
 	if err != nil {

@@ -21,14 +21,14 @@ const ocmHubMemory = "OCM: 161 MB (registration + placement hub controllers); ta
 // BenchmarkHubMemory reads the resident memory (VmRSS of /proc/<pid>/status)
 // of the ocm-controller hub process with 2 registered clusters, joined by real
 // agents, and with -clusters registered clusters, the others joined by
-// simulated agents (see simAgent). Each count is read as soon as the hub has
+// simulated agents (see benchkit.SimAgent). Each count is read as soon as the hub has
 // reconciled every cluster and again after the fixed -settle period.
 func BenchmarkHubMemory(b *testing.B) {
 	realClusters := []string{"cluster1", "cluster2"}
 	if *clusterCount < len(realClusters) {
 		b.Fatalf("-clusters %d: need at least %d", *clusterCount, len(realClusters))
 	}
-	f := benchkit.StartFleet(b, config.HubValues{AutoApproveUsers: []string{simBootstrapUser}}, realClusters...)
+	f := benchkit.StartFleet(b, config.HubValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}}, realClusters...)
 	ctx := b.Context()
 	info, _ := f.Runner.Process("hub", config.HubNamespace, benchkit.HubController)
 	b.Logf("hub controller: pid %d, %s %s", info.Pid, info.Binary, strings.Join(info.Args, " "))
@@ -49,14 +49,14 @@ func BenchmarkHubMemory(b *testing.B) {
 		simulated[i] = fmt.Sprintf("sim-%03d", i+1)
 	}
 	start := time.Now()
-	startSimAgents(ctx, b, newSimHub(b, f), simulated)
+	benchkit.StartSimAgents(ctx, b, benchkit.NewSimHub(b, f), simulated)
 	all := append(append([]string(nil), realClusters...), simulated...)
 	waitRegistered(ctx, b, f, all)
 	took := time.Since(start)
 	m100 := hubMemory(b, f, info.Pid)
 	n := len(all)
 	benchkit.Record(b, fmt.Sprintf("%d simulated agents joined → all %d accepted, namespaces, Available", len(simulated), n), benchkit.Seconds(took),
-		fmt.Sprintf("%d registering at once", simConcurrency))
+		fmt.Sprintf("%d registering at once", benchkit.SimConcurrency))
 	benchkit.Record(b, fmt.Sprintf("hub RSS, %d clusters, all reconciled", n), benchkit.MiB(m100.RSS), "")
 	settle(ctx, b)
 	m100s := hubMemory(b, f, info.Pid)

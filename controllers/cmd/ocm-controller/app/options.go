@@ -38,9 +38,23 @@ type ManagerOptions struct {
 	// Kubeconfig is an explicit kubeconfig file; empty means $KUBECONFIG, the
 	// in-cluster configuration or ~/.kube/config, as controller-runtime reads it.
 	Kubeconfig string
+	// KubeAPIQPS and KubeAPIBurst are the manager's client-side rate limits
+	// towards the cluster it runs against.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
 
 	zap zap.Options
 }
+
+// The default client-side rate limits of the managers: a hub controller
+// writes several objects per managed cluster and add-on, and
+// controller-runtime's defaults (20 per second, bursts of 30) would make it
+// fall behind a fleet of hundreds. The API server's priority and fairness
+// still bounds what it serves.
+const (
+	DefaultKubeAPIQPS   = 50
+	DefaultKubeAPIBurst = 100
+)
 
 // AddFlags registers the shared flags on fs. leaderElect is the mode's
 // default for --leader-elect.
@@ -50,6 +64,8 @@ func (o *ManagerOptions) AddFlags(fs *pflag.FlagSet, leaderElect bool) {
 	fs.BoolVar(&o.LeaderElect, "leader-elect", leaderElect, "Elect a leader through a Lease in the controller's namespace, so that only one replica acts.")
 	fs.StringVar(&o.Namespace, "namespace", "", "The controller's own namespace (leader election, secrets). Default: $"+PodNamespaceEnv+".")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Default: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", DefaultKubeAPIQPS, "Requests per second of the manager to the cluster it runs against.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", DefaultKubeAPIBurst, "Request burst of the manager to the cluster it runs against.")
 	gofs := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.zap.BindFlags(gofs)
 	fs.AddGoFlagSet(gofs)
@@ -69,22 +85,25 @@ func (o *ManagerOptions) Validate() error {
 	if o.LeaderElect && o.Namespace == "" {
 		return errors.New("leader election needs the controller's namespace: set $" + PodNamespaceEnv + " or --namespace, or pass --leader-elect=false")
 	}
+	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {
+		return fmt.Errorf("--kube-api-qps %v and --kube-api-burst %d must be positive", o.KubeAPIQPS, o.KubeAPIBurst)
+	}
 	return nil
 }
 
-// RESTConfig returns the client configuration the manager uses.
+// RESTConfig returns the client configuration the manager uses,
+// with --kube-api-qps and --kube-api-burst.
 func (o *ManagerOptions) RESTConfig() (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
 	if o.Kubeconfig != "" {
-		cfg, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
-		if err != nil {
+		if cfg, err = clientcmd.BuildConfigFromFlags("", o.Kubeconfig); err != nil {
 			return nil, fmt.Errorf("load --kubeconfig %s: %w", o.Kubeconfig, err)
 		}
-		return cfg, nil
-	}
-	cfg, err := ctrl.GetConfig()
-	if err != nil {
+	} else if cfg, err = ctrl.GetConfig(); err != nil {
 		return nil, fmt.Errorf("load kubeconfig: %w", err)
 	}
+	cfg.QPS, cfg.Burst = o.KubeAPIQPS, o.KubeAPIBurst
 	return cfg, nil
 }
 

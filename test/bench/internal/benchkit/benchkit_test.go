@@ -5,6 +5,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
 
 // The unit tests cover the harness's own arithmetic and parsing; they start
@@ -97,5 +103,68 @@ func TestFlagValue(t *testing.T) {
 		if got := FlagValue(args, name); got != want {
 			t.Errorf("FlagValue(%s) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+func TestAckWorkStatus(t *testing.T) {
+	deployment := func(replicas string) workv1.Manifest {
+		spec := ""
+		if replicas != "" {
+			spec = `,"spec":{"replicas":` + replicas + `}`
+		}
+		return workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(
+			`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"agent","namespace":"ns"}` + spec + `}`)}}
+	}
+	configMap := workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","namespace":"ns"}}`)}}
+	wellKnown := []workv1.ManifestConfigOption{{
+		ResourceIdentifier: workv1.ResourceIdentifier{Group: "apps", Resource: "deployments", Namespace: "ns", Name: "agent"},
+		FeedbackRules:      []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}},
+	}}
+	tests := []struct {
+		name      string
+		manifests []workv1.Manifest
+		configs   []workv1.ManifestConfigOption
+		// wantReady is the ReadyReplicas feedback of manifest 0, -1 for none.
+		wantReady int64
+	}{
+		{name: "deployment with the well-known status rule, default replicas", manifests: []workv1.Manifest{deployment("")}, configs: wellKnown, wantReady: 1},
+		{name: "deployment with three replicas", manifests: []workv1.Manifest{deployment("3"), configMap}, configs: wellKnown, wantReady: 3},
+		{name: "deployment without a feedback rule", manifests: []workv1.Manifest{deployment("")}, wantReady: -1},
+		{name: "config map only", manifests: []workv1.Manifest{configMap}, configs: wellKnown, wantReady: -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &workv1.ManifestWork{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "c1", Name: "w", Generation: 4},
+				Spec:       workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: tt.manifests}, ManifestConfigs: tt.configs},
+			}
+			st, err := AckWorkStatus(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, typ := range []string{workv1.WorkApplied, workv1.WorkAvailable} {
+				c := meta.FindStatusCondition(st.Conditions, typ)
+				if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != 4 {
+					t.Errorf("%s = %+v, want True at generation 4", typ, c)
+				}
+			}
+			if len(st.ResourceStatus.Manifests) != len(tt.manifests) {
+				t.Fatalf("%d manifest statuses, want %d", len(st.ResourceStatus.Manifests), len(tt.manifests))
+			}
+			ready := int64(-1)
+			for _, v := range st.ResourceStatus.Manifests[0].StatusFeedbacks.Values {
+				if v.Name == "ReadyReplicas" {
+					ready = *v.Value.Integer
+				}
+			}
+			if ready != tt.wantReady {
+				t.Errorf("ReadyReplicas = %d, want %d", ready, tt.wantReady)
+			}
+			w.Status = st
+			again, err := AckWorkStatus(w)
+			if err != nil || !equalStatus(again, st) {
+				t.Errorf("acknowledging an acknowledged work changes its status (err %v)", err)
+			}
+		})
 	}
 }

@@ -54,47 +54,49 @@ func Main(m *testing.M, name string) int {
 	ctrllog.SetLogger(logr.Discard())
 	start := time.Now()
 	code := m.Run()
-	if controller.dir != "" {
-		_ = os.RemoveAll(controller.dir)
+	if builds.dir != "" {
+		_ = os.RemoveAll(builds.dir)
 	}
 	printSummary(os.Stdout, time.Since(start))
 	return code
 }
 
-// controller is the ocm-controller binary under test, built once per run the
-// first time a benchmark needs it (never under plain `go test`).
-var controller struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
+// builds are the binaries built for the run (never under plain `go test`),
+// in one temporary directory, by name.
+var builds struct {
+	mu    sync.Mutex
+	dir   string
+	paths map[string]string
 }
 
-// controllerBinary builds ocm-controller from this source tree into a
-// temporary directory and returns its path.
-func controllerBinary(b *testing.B) string {
+// Binary builds the main package pkg (a path relative to the repository
+// root, such as "./controllers/cmd/ocm-controller") of this source tree as
+// name, once per run, and returns its path.
+func Binary(b *testing.B, name, pkg string) string {
 	b.Helper()
-	controller.once.Do(func() {
-		root, err := framework.RepoRoot()
-		if err != nil {
-			controller.err = err
-			return
-		}
-		if controller.dir, err = os.MkdirTemp("", "ocm-bench-bin-"); err != nil {
-			controller.err = err
-			return
-		}
-		controller.path = filepath.Join(controller.dir, "ocm-controller")
-		cmd := exec.Command("go", "build", "-o", controller.path, "./controllers/cmd/ocm-controller")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			controller.err = fmt.Errorf("build ocm-controller: %w\n%s", err, out)
-		}
-	})
-	if controller.err != nil {
-		b.Fatal(controller.err)
+	builds.mu.Lock()
+	defer builds.mu.Unlock()
+	if p, ok := builds.paths[name]; ok {
+		return p
 	}
-	return controller.path
+	root, err := framework.RepoRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if builds.dir == "" {
+		if builds.dir, err = os.MkdirTemp("", "ocm-bench-bin-"); err != nil {
+			b.Fatal(err)
+		}
+		builds.paths = map[string]string{}
+	}
+	path := filepath.Join(builds.dir, name)
+	cmd := exec.Command("go", "build", "-o", path, pkg)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build %s from %s: %v\n%s", name, pkg, err, out)
+	}
+	builds.paths[name] = path
+	return path
 }
 
 // Fleet is one benchmark's environment: the hub and managed control planes,
@@ -117,10 +119,22 @@ type Fleet struct {
 // skips b under -short.
 func StartFleet(b *testing.B, values config.HubValues, managed ...string) *Fleet {
 	b.Helper()
+	return StartFleetWithBinaries(b, values, nil, managed...)
+}
+
+// StartFleetWithBinaries is StartFleet with the component runner also
+// running the Deployments of the images named in binaries (image name
+// without registry and tag → binary path, see Binary), such as an add-on's
+// agent.
+func StartFleetWithBinaries(b *testing.B, values config.HubValues, binaries map[string]string, managed ...string) *Fleet {
+	b.Helper()
 	framework.SkipIfShort(b)
-	bin := controllerBinary(b)
+	images := map[string]string{"ocm-controller": Binary(b, "ocm-controller", "./controllers/cmd/ocm-controller")}
+	for image, path := range binaries {
+		images[image] = path
+	}
 	env := framework.StartForTest(b, append([]string{"hub"}, managed...)...)
-	runner := framework.StartRunnerForTest(b, map[string]string{"ocm-controller": bin}, env.Clusters()...)
+	runner := framework.StartRunnerForTest(b, images, env.Clusters()...)
 	f := &Fleet{Env: env, Runner: runner, Hub: env.Cluster("hub")}
 	f.HubClient = f.Hub.Client()
 

@@ -1,4 +1,4 @@
-package registration
+package benchkit
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
@@ -25,26 +26,29 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	regcsr "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
-	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 // Identities of the simulated agents.
 const (
-	// simBootstrapUser is the bootstrap identity the simulated agents join
+	// SimBootstrapUser is the bootstrap identity the simulated agents join
 	// with: a client certificate in the bootstrap group, listed in the
 	// ClusterManager's autoApproveUsers so that the hub approves its requests.
-	simBootstrapUser = identity.BootstrapTokenUserPrefix + "bench-simulated-agents"
+	SimBootstrapUser = identity.BootstrapTokenUserPrefix + "bench-simulated-agents"
 	// simAgentID is the agent ID in every simulated agent's certificate.
 	simAgentID = "bench"
-	// simConcurrency bounds the simulated agents registering at once.
-	simConcurrency = 16
+	// SimConcurrency bounds the simulated agents registering at once.
+	SimConcurrency = 16
 	// simTimeout bounds each step of one simulated registration.
 	simTimeout = 3 * time.Minute
 )
 
-// simHub is what every simulated agent shares: the hub's address, CA and
+// SimHub is what every simulated agent shares: the hub's address, CA and
 // REST mapping, a bootstrap client and the hub admin (who accepts clusters).
-type simHub struct {
+type SimHub struct {
+	// ServeWorks, when set before StartSimAgents, makes every agent also act
+	// as its cluster's work agent (see SimAgent.serveWorks).
+	ServeWorks bool
+
 	server    string
 	ca        []byte
 	mapper    meta.RESTMapper
@@ -52,38 +56,43 @@ type simHub struct {
 	admin     client.Client
 	// renewals and failures count lease renewals after registration.
 	renewals, failures atomic.Int64
+	// works and workFailures count the work status writes of ServeWorks.
+	works, workFailures atomic.Int64
 }
 
-// simAgent is a lightweight stand-in for one cluster's registration agent
+// SimAgent is a lightweight stand-in for one cluster's registration agent
 // that speaks the real protocol to the hub, without a managed cluster: it
 // creates its ManagedCluster and a CSR as the bootstrap identity, gets the
 // certificate the hub approves and kube-controller-manager signs, and with
 // that certificate waits for the hub's acceptance and lease, reports Joined
-// and Available, and renews the lease every quarter lease duration.
-type simAgent struct {
+// and Available, and renews the lease every quarter lease duration. With
+// SimHub.ServeWorks it also acknowledges the ManifestWorks of its cluster
+// namespace as a work agent would.
+type SimAgent struct {
 	cluster string
 	// hub acts as the agent's own certificate identity.
-	hub client.Client
+	hub client.WithWatch
 }
 
-// newSimHub prepares the shared parts of the simulated agents of f's hub.
-func newSimHub(b *testing.B, f *benchkit.Fleet) *simHub {
+// NewSimHub prepares the shared parts of the simulated agents of f's hub.
+func NewSimHub(b *testing.B, f *Fleet) *SimHub {
 	b.Helper()
-	cfg, err := f.Hub.ConfigForUser(simBootstrapUser, identity.BootstrapTokenGroup)
+	cfg, err := f.Hub.ConfigForUser(SimBootstrapUser, identity.BootstrapTokenGroup)
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := &simHub{server: f.Hub.Server(), ca: f.Hub.CAData(), mapper: f.HubClient.RESTMapper(), admin: f.HubClient}
+	h := &SimHub{server: f.Hub.Server(), ca: f.Hub.CAData(), mapper: f.HubClient.RESTMapper(), admin: f.HubClient}
 	if h.bootstrap, err = client.New(cfg, client.Options{Scheme: apis.Scheme, Mapper: h.mapper}); err != nil {
 		b.Fatal(err)
 	}
 	return h
 }
 
-// startSimAgents registers clusters with simulated agents, simConcurrency at
-// a time, and keeps each one renewing its lease until b ends. It returns once
-// every agent has reported Joined and Available, failing b if any cannot.
-func startSimAgents(ctx context.Context, b *testing.B, h *simHub, clusters []string) {
+// StartSimAgents registers clusters with simulated agents, SimConcurrency at
+// a time, and keeps each one renewing its lease (and, with h.ServeWorks,
+// acknowledging its works) until b ends. It returns once every agent has
+// reported Joined and Available, failing b if any cannot.
+func StartSimAgents(ctx context.Context, b *testing.B, h *SimHub, clusters []string) {
 	b.Helper()
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var loops sync.WaitGroup
@@ -91,8 +100,11 @@ func startSimAgents(ctx context.Context, b *testing.B, h *simHub, clusters []str
 		cancel()
 		loops.Wait()
 		b.Logf("simulated agents: %d lease renewals, %d failed", h.renewals.Load(), h.failures.Load())
+		if h.ServeWorks {
+			b.Logf("simulated agents: %d work status writes, %d failed", h.works.Load(), h.workFailures.Load())
+		}
 	})
-	sem := make(chan struct{}, simConcurrency)
+	sem := make(chan struct{}, SimConcurrency)
 	errs := make([]error, len(clusters))
 	var reg sync.WaitGroup
 	for i, cluster := range clusters {
@@ -105,6 +117,11 @@ func startSimAgents(ctx context.Context, b *testing.B, h *simHub, clusters []str
 				return
 			}
 			loops.Go(func() { a.renewLoop(runCtx, h) })
+			if h.ServeWorks {
+				if err := a.serveWorks(runCtx, h, &loops); err != nil {
+					errs[i] = fmt.Errorf("simulated work agent of %s: %w", cluster, err)
+				}
+			}
 		})
 	}
 	reg.Wait()
@@ -115,13 +132,13 @@ func startSimAgents(ctx context.Context, b *testing.B, h *simHub, clusters []str
 
 // registerSimAgent runs the first join of cluster and returns its agent once
 // it has reported Joined and Available.
-func registerSimAgent(ctx context.Context, h *simHub, cluster string) (*simAgent, error) {
+func registerSimAgent(ctx context.Context, h *SimHub, cluster string) (*SimAgent, error) {
 	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}
 	if err := h.bootstrap.Create(ctx, mc); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("create ManagedCluster as the bootstrap identity: %w", err)
 	}
 	// The hub admin accepts the cluster, as `kubectl ocm accept` would.
-	if err := benchkit.AcceptCluster(ctx, h.admin, cluster); err != nil {
+	if err := AcceptCluster(ctx, h.admin, cluster); err != nil {
 		return nil, err
 	}
 	key, keyPEM, err := certs.NewPrivateKey()
@@ -144,7 +161,7 @@ func registerSimAgent(ctx context.Context, h *simHub, cluster string) (*simAgent
 		return nil, fmt.Errorf("create CSR as the bootstrap identity: %w", err)
 	}
 	var certPEM []byte
-	_, err = benchkit.PollErr(ctx, benchkit.SlowPoll, simTimeout, "the certificate of CSR "+csr.Name, func(ctx context.Context) (bool, error) {
+	_, err = PollErr(ctx, SlowPoll, simTimeout, "the certificate of CSR "+csr.Name, func(ctx context.Context) (bool, error) {
 		got := &certificatesv1.CertificateSigningRequest{}
 		if err := h.bootstrap.Get(ctx, client.ObjectKey{Name: csr.Name}, got); err != nil {
 			return false, err
@@ -160,13 +177,13 @@ func registerSimAgent(ctx context.Context, h *simHub, cluster string) (*simAgent
 	}
 	cfg := &rest.Config{Host: h.server, QPS: 5, Burst: 10,
 		TLSClientConfig: rest.TLSClientConfig{CAData: h.ca, CertData: certPEM, KeyData: keyPEM}}
-	a := &simAgent{cluster: cluster}
-	if a.hub, err = client.New(cfg, client.Options{Scheme: apis.Scheme, Mapper: h.mapper}); err != nil {
+	a := &SimAgent{cluster: cluster}
+	if a.hub, err = client.NewWithWatch(cfg, client.Options{Scheme: apis.Scheme, Mapper: h.mapper}); err != nil {
 		return nil, err
 	}
 	// The hub grants the agent access once it has accepted the cluster and
 	// creates the lease; until then reads are forbidden or find nothing.
-	_, err = benchkit.PollErr(ctx, benchkit.SlowPoll, simTimeout, "the hub to accept "+cluster+" and create its lease", func(ctx context.Context) (bool, error) {
+	_, err = PollErr(ctx, SlowPoll, simTimeout, "the hub to accept "+cluster+" and create its lease", func(ctx context.Context) (bool, error) {
 		if err := a.hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 			return false, err
 		}
@@ -196,21 +213,26 @@ func approved(csr *certificatesv1.CertificateSigningRequest) bool {
 
 // reportStatus sets Joined and Available True and a version in the
 // ManagedCluster's status, as the agent's status sync does.
-func (a *simAgent) reportStatus(ctx context.Context) error {
-	mc := &clusterv1.ManagedCluster{}
-	if err := a.hub.Get(ctx, client.ObjectKey{Name: a.cluster}, mc); err != nil {
-		return err
-	}
-	base := mc.DeepCopy()
-	for _, c := range []metav1.Condition{
-		{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: clusterv1.ReasonManagedClusterJoined, Message: "Managed cluster joined"},
-		{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: clusterv1.ReasonManagedClusterAvailable, Message: "Managed cluster is available"},
-	} {
-		c.ObservedGeneration = mc.Generation
-		meta.SetStatusCondition(&mc.Status.Conditions, c)
-	}
-	mc.Status.Version.Kubernetes = "v1.36.0"
-	if err := a.hub.Status().Patch(ctx, mc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+func (a *SimAgent) reportStatus(ctx context.Context) error {
+	// The hub's controllers write the ManagedCluster too: read it again
+	// after a conflict.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mc := &clusterv1.ManagedCluster{}
+		if err := a.hub.Get(ctx, client.ObjectKey{Name: a.cluster}, mc); err != nil {
+			return err
+		}
+		base := mc.DeepCopy()
+		for _, c := range []metav1.Condition{
+			{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: clusterv1.ReasonManagedClusterJoined, Message: "Managed cluster joined"},
+			{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue, Reason: clusterv1.ReasonManagedClusterAvailable, Message: "Managed cluster is available"},
+		} {
+			c.ObservedGeneration = mc.Generation
+			meta.SetStatusCondition(&mc.Status.Conditions, c)
+		}
+		mc.Status.Version.Kubernetes = "v1.36.0"
+		return a.hub.Status().Patch(ctx, mc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	})
+	if err != nil {
 		return fmt.Errorf("report the status of %s: %w", a.cluster, err)
 	}
 	return nil
@@ -218,7 +240,7 @@ func (a *simAgent) reportStatus(ctx context.Context) error {
 
 // renewLease sets the lease's renew time to now and returns the cluster's
 // lease duration.
-func (a *simAgent) renewLease(ctx context.Context) (time.Duration, error) {
+func (a *SimAgent) renewLease(ctx context.Context) (time.Duration, error) {
 	mc := &clusterv1.ManagedCluster{}
 	if err := a.hub.Get(ctx, client.ObjectKey{Name: a.cluster}, mc); err != nil {
 		return 0, err
@@ -237,7 +259,7 @@ func (a *simAgent) renewLease(ctx context.Context) (time.Duration, error) {
 
 // renewLoop renews the lease every quarter lease duration (with at most 10 %
 // jitter, as the real agent does) until ctx ends, counting the outcomes in h.
-func (a *simAgent) renewLoop(ctx context.Context, h *simHub) {
+func (a *SimAgent) renewLoop(ctx context.Context, h *SimHub) {
 	duration := time.Duration(clusterv1.DefaultLeaseDurationSeconds) * time.Second
 	for {
 		t := time.NewTimer(wait.Jitter(duration/4, 0.1))
