@@ -73,7 +73,7 @@ func TestHubInitKeepsCABundle(t *testing.T) {
 		crd := s.crd(t, name)
 		managers := map[string]bool{}
 		for _, f := range crd.ManagedFields {
-			if strings.Contains(string(f.FieldsV1.Raw), `"f:caBundle"`) {
+			if strings.Contains(f.FieldsV1.GetRawString(), `"f:caBundle"`) {
 				managers[f.Manager] = true
 			}
 		}
