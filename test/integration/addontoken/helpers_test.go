@@ -109,8 +109,9 @@ func (s *suite) createAddon(t *testing.T, name, role, ns string) {
 			{Type: addonv1alpha1.HubPermissionsBindingCurrentCluster, CurrentCluster: &addonv1alpha1.CurrentClusterBindingConfig{ClusterRoleName: role}},
 		}}}}
 	s.create(t, s.hubC, tpl)
-	s.create(t, s.hubC, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: name},
-		Spec: addonv1alpha1.ManagedClusterAddOnSpec{InstallNamespace: ns}})
+	enabled := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: name}}
+	enabled.Spec.InstallNamespace = ns //nolint:staticcheck // as `addon enable -n` writes it; the add-on manager still honors it
+	s.create(t, s.hubC, enabled)
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(addonv1alpha1.GroupVersion.WithKind("AddOnTemplate"))
 	must(t, "read the template", s.hubC.Get(s.ctx, client.ObjectKey{Name: tpl.Name}, u))

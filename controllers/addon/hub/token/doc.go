@@ -8,7 +8,7 @@
 // (identity.ClusterGroup), as OCM's add-on manager does. They carry OCM's
 // labels addon.open-cluster-management.io/name and
 // addon.open-cluster-management.io/token-infrastructure, and
-// open-cluster-management.io/cluster-name (the hub caches only labelled
+// open-cluster-management.io/cluster-name (the hub caches only labeled
 // RBAC), and are owned by the ManagedClusterAddOn, so they go with it.
 //
 // It reports on the ManagedClusterAddOn's TokenInfrastructureReady

@@ -48,7 +48,7 @@ type Reconciler struct {
 
 // SetupWithManager registers the reconciler with mgr, filling in the
 // fields left empty from it. Besides ManagedClusterAddOns it watches the
-// ServiceAccounts, Roles and RoleBindings it labelled, so that one changed
+// ServiceAccounts, Roles and RoleBindings it labeled, so that one changed
 // or deleted by hand is written again.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
@@ -60,7 +60,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toAddon := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: o.GetLabels()[addonv1alpha1.AddonNameLabelKey]}}}
 	})
-	labelled := builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
+	labeled := builder.WithPredicates(predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return o.GetLabels()[addonv1alpha1.TokenInfrastructureLabelKey] == "true" && o.GetLabels()[addonv1alpha1.AddonNameLabelKey] != ""
 	}))
 	return ctrl.NewControllerManagedBy(mgr).
@@ -69,9 +69,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			mca := o.(*addonv1alpha1.ManagedClusterAddOn)
 			return registration.UsesToken(mca) || meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnTokenInfrastructureReady) != nil
 		}))).
-		Watches(&corev1.ServiceAccount{}, toAddon, labelled).
-		Watches(&rbacv1.Role{}, toAddon, labelled).
-		Watches(&rbacv1.RoleBinding{}, toAddon, labelled).
+		Watches(&corev1.ServiceAccount{}, toAddon, labeled).
+		Watches(&rbacv1.Role{}, toAddon, labeled).
+		Watches(&rbacv1.RoleBinding{}, toAddon, labeled).
 		Complete(r)
 }
 
