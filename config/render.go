@@ -131,6 +131,15 @@ type AgentValues struct {
 	// ClientCertExpirationSeconds is the requested lifetime of the agent's
 	// client certificates; 0 leaves it to the hub's signer.
 	ClientCertExpirationSeconds int32
+	// AddonKubeClientRegistrationAuth is how add-on agents obtain their hub
+	// credential for the hub's API server: csr or token (the Klusterlet's
+	// spec.registrationConfiguration.addOnKubeClientRegistrationDriver.authType
+	// and the agent's --addon-kubeclient-registration-auth); empty leaves
+	// the agent's default, csr.
+	AddonKubeClientRegistrationAuth string
+	// AddonTokenExpirationSeconds is the requested lifetime of add-on
+	// tokens with the token driver; 0 leaves the agent's default, a year.
+	AddonTokenExpirationSeconds int64
 	// KlusterletName names the Klusterlet; Hosted mode only, where it is
 	// HostedKlusterletName(ClusterName) by default.
 	KlusterletName string

@@ -163,3 +163,21 @@ func AddonUserName(cluster, addon, agent string) string {
 func AddonDefaultGroups(cluster, addon string) []string {
 	return []string{AddonClusterGroup(cluster, addon), AddonGroup(addon), AuthenticatedGroup}
 }
+
+// ServiceAccountUserName returns the user name the API server gives the
+// tokens of ServiceAccount name in namespace:
+// system:serviceaccount:<namespace>:<name>.
+func ServiceAccountUserName(namespace, name string) string {
+	return serviceAccountUserPrefix + namespace + ":" + name
+}
+
+// AddonServiceAccount returns the name of the hub ServiceAccount whose
+// tokens the agents of addon hold with the token driver: <addon>-agent, in
+// the cluster namespace, as OCM names it.
+func AddonServiceAccount(addon string) string { return addon + "-agent" }
+
+// AddonTokenUserName returns the user name of the agent of addon on cluster
+// with the token driver: system:serviceaccount:<cluster>:<addon>-agent.
+func AddonTokenUserName(cluster, addon string) string {
+	return ServiceAccountUserName(cluster, AddonServiceAccount(addon))
+}

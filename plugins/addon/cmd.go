@@ -169,7 +169,16 @@ ManagedClusterAddOns: Available, Degraded, Progressing with its reason, how its
 health is checked (Lease or Customized), and each configuration desired with
 the short hash of its spec and whether the agent has applied it. -o wide adds
 the install namespace, Configured and the message that says why a cluster is
-not yet fine. The install progressions of the add-on's Placements follow.
+not yet fine.
+
+When the add-on's agents have hub credentials (status.registrations), the
+registration of each cluster follows: the driver its agent reports (csr: a
+client certificate; token: a token of ServiceAccount <addon>-agent on the hub),
+whether the agent reports Secret <addon>-hub-kubeconfig written, when the
+certificate or token expires and when a token is refreshed, and the add-on's
+newest CertificateSigningRequest on the cluster with its state and, when it is
+pending or denied, why. The install progressions of the add-on's Placements
+follow.
 
 -o json or yaml prints the ManagedClusterAddOns.`,
 		Example: cli.Examples(`

@@ -17,7 +17,9 @@ import (
 )
 
 // Run shows the add-on on each cluster it is enabled on and, in the table
-// output, the install progressions of its ClusterManagementAddOn.
+// output, the registration of its agents on each cluster (see
+// RegistrationTable) and the install progressions of its
+// ClusterManagementAddOn.
 func (o *GetOptions) Run(ctx context.Context) error {
 	h, cmas, err := connectAddons(ctx, o.getter)
 	if err != nil {
@@ -46,8 +48,21 @@ func (o *GetOptions) Run(ctx context.Context) error {
 		return err
 	}
 	format := cli.Output(o.PrintFlags)
+	if format != "" && format != "wide" {
+		return nil
+	}
+	if slices.ContainsFunc(list.Items, func(m addonv1alpha1.ManagedClusterAddOn) bool { return len(m.Status.Registrations) > 0 }) {
+		csrs, err := h.addonCSRs(ctx, o.Name)
+		if err != nil {
+			fmt.Fprintf(o.ErrOut, "Warning: %v; the LAST CSR column is unknown\n", err)
+		}
+		fmt.Fprintf(o.Out, "\nRegistration of %s (hub credentials of its agents):\n", o.Name)
+		if err := cli.PrintTable(o.Out, RegistrationTable(list.Items, csrs, time.Now()), format == "wide"); err != nil {
+			return err
+		}
+	}
 	cma := cmas[o.Name]
-	if (format != "" && format != "wide") || len(cma.Status.InstallProgressions) == 0 {
+	if len(cma.Status.InstallProgressions) == 0 {
 		return nil
 	}
 	fmt.Fprintf(o.Out, "\nInstall progressions of %s (%s):\n", o.Name, installStrategy(cma))

@@ -23,6 +23,9 @@ var joinExample = cli.Examples(`
 	# hosting; it manages cluster2 through the kubeconfig file
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster2 --mode hosted --managed-cluster-kubeconfig cluster2.kubeconfig --context hosting
 
+	# Add-on agents get ServiceAccount tokens of the hub instead of certificates
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --addon-kubeclient-registration-auth token
+
 	# Print what would be installed, without installing it
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run=client -o yaml
 
@@ -57,7 +60,14 @@ the file loads and that the managed cluster answers with it.
 --wait prints its progress on stderr.
 
 --singleton only records mode Singleton (SingletonHosted with --mode hosted) in
-the Klusterlet; the agent is the same one Deployment in every mode.`,
+the Klusterlet; the agent is the same one Deployment in every mode.
+
+--addon-kubeclient-registration-auth chooses how add-on agents get their hub
+credential: csr (the default: the agent files a certificate request per add-on,
+which the hub approves) or token (the hub's add-on manager creates
+ServiceAccount <addon>-agent in the cluster's namespace, and the agent requests
+its tokens and refreshes them). It is recorded in the Klusterlet's
+spec.registrationConfiguration.addOnKubeClientRegistrationDriver.`,
 		Example: joinExample,
 		Args:    cobra.NoArgs,
 		RunE:    cli.RunE(o),

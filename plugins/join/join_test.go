@@ -55,6 +55,10 @@ func TestValidate(t *testing.T) {
 		{name: "bad dry-run", change: func(o *Options) { o.DryRun = "true" }, wantErrContains: "use none, client or server"},
 		{name: "wait and dry-run", change: func(o *Options) { o.DryRun, o.Wait = cli.DryRunServer, true }, wantErrContains: "exclude each other"},
 		{name: "external URL", change: func(o *Options) { o.ExternalServerURLs = []string{"ftp://x"} }, wantErrContains: "--external-server-urls"},
+		{name: "token driver", change: func(o *Options) { o.AddonKubeClientRegistrationAuth, o.AddonTokenExpirationSeconds = "token", 3600 }},
+		{name: "unknown add-on driver", change: func(o *Options) { o.AddonKubeClientRegistrationAuth = "x509" }, wantErrContains: "not one of csr, token"},
+		{name: "token lifetime with csr", change: func(o *Options) { o.AddonTokenExpirationSeconds = 3600 }, wantErrContains: "only applies with --addon-kubeclient-registration-auth token"},
+		{name: "short token", change: func(o *Options) { o.AddonKubeClientRegistrationAuth, o.AddonTokenExpirationSeconds = "token", 60 }, wantErrContains: "TokenRequest minimum of 600"},
 		{name: "negative timeout", change: func(o *Options) { o.Timeout = -time.Second }, wantErrContains: "--timeout -1s must be positive"},
 	}
 	for _, tt := range tests {
@@ -148,6 +152,7 @@ func TestKlusterletState(t *testing.T) {
 func TestObjects(t *testing.T) {
 	o := validOptions()
 	o.Singleton, o.ClientCertExpirationSeconds, o.Image = true, 3600, "example.com/ocm-controller:v1"
+	o.AddonKubeClientRegistrationAuth, o.AddonTokenExpirationSeconds = "token", 7200
 	objs, managed, err := o.objects("https://hub.example.com:6443", []byte("CA"))
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +176,8 @@ func TestObjects(t *testing.T) {
 	ctrs, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "containers")
 	ctr := ctrs[0].(map[string]any)
 	args := strings.Join(toStrings(ctr["args"]), " ")
-	if ctr["image"] != o.Image || !strings.Contains(args, "agent --cluster-name=cluster1") || !strings.Contains(args, "--client-cert-expiration-seconds=3600") {
+	if ctr["image"] != o.Image || !strings.Contains(args, "agent --cluster-name=cluster1") || !strings.Contains(args, "--client-cert-expiration-seconds=3600") ||
+		!strings.Contains(args, "--addon-kubeclient-registration-auth=token") || !strings.Contains(args, "--addon-token-expiration-seconds=7200") {
 		t.Errorf("agent container image %v args %q", ctr["image"], args)
 	}
 	if env := fmt.Sprint(ctr["env"]); !strings.Contains(env, "POD_NAMESPACE") || !strings.Contains(env, "metadata.namespace") {
@@ -180,6 +186,10 @@ func TestObjects(t *testing.T) {
 	k := find("Klusterlet", "klusterlet")
 	if mode, _, _ := unstructured.NestedString(k.Object, "spec", "deployOption", "mode"); mode != "Singleton" {
 		t.Errorf("Klusterlet mode %q, want Singleton", mode)
+	}
+	driver, _, _ := unstructured.NestedMap(k.Object, "spec", "registrationConfiguration", "addOnKubeClientRegistrationDriver")
+	if fmt.Sprint(driver) != "map[authType:token token:map[expirationSeconds:7200]]" {
+		t.Errorf("Klusterlet addOnKubeClientRegistrationDriver %v, want authType token with expirationSeconds 7200", driver)
 	}
 	secret := find("Secret", "bootstrap-hub-kubeconfig")
 	if kc, _, _ := unstructured.NestedString(secret.Object, "data", "kubeconfig"); kc == "" {

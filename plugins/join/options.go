@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -60,6 +61,13 @@ type Options struct {
 	Singleton bool
 	// ClientCertExpirationSeconds is the requested client certificate lifetime.
 	ClientCertExpirationSeconds int32
+	// AddonKubeClientRegistrationAuth is how add-on agents obtain their
+	// credential for the hub's API server: csr (client certificates, the
+	// default) or token (ServiceAccount tokens).
+	AddonKubeClientRegistrationAuth string
+	// AddonTokenExpirationSeconds is the requested lifetime of add-on
+	// tokens; 0 leaves the agent's default, a year.
+	AddonTokenExpirationSeconds int64
 	// ExternalServerURLs are the managed cluster's API server URLs for the hub.
 	ExternalServerURLs []string
 	// Force joins even when a joined cluster of the same name exists on the hub.
@@ -88,13 +96,14 @@ type Options struct {
 // NewOptions returns options with the defaults.
 func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
 	return &Options{
-		Mode:       ModeDefault,
-		Timeout:    5 * time.Minute,
-		Image:      config.DefaultImage,
-		DryRun:     cli.DryRunNone,
-		PrintFlags: genericclioptions.NewPrintFlags("").WithTypeSetter(apis.Scheme),
-		getter:     getter,
-		IOStreams:  streams,
+		Mode:                            ModeDefault,
+		AddonKubeClientRegistrationAuth: addonv1alpha1.KubeClientDriverCSR,
+		Timeout:                         5 * time.Minute,
+		Image:                           config.DefaultImage,
+		DryRun:                          cli.DryRunNone,
+		PrintFlags:                      genericclioptions.NewPrintFlags("").WithTypeSetter(apis.Scheme),
+		getter:                          getter,
+		IOStreams:                       streams,
 	}
 }
 
@@ -113,6 +122,8 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.ForceInternalEndpointLookup, "force-internal-endpoint-lookup", o.ForceInternalEndpointLookup, "Use the hub address from ConfigMap kube-public/cluster-info on the hub instead of --hub-apiserver, for the agent (e.g. kind clusters).")
 	fs.BoolVar(&o.Singleton, "singleton", o.Singleton, "Only record mode Singleton (SingletonHosted with --mode hosted) in the Klusterlet's spec.deployOption.mode, for tools that read it. Nothing else changes: the agent is the same one Deployment, running registration and work, in every mode.")
 	fs.Int32Var(&o.ClientCertExpirationSeconds, "client-cert-expiration-seconds", o.ClientCertExpirationSeconds, "Requested lifetime of the agent's client certificate in seconds (at least 600). Default: the hub signer's.")
+	fs.StringVar(&o.AddonKubeClientRegistrationAuth, "addon-kubeclient-registration-auth", o.AddonKubeClientRegistrationAuth, "How add-on agents obtain their credential for the hub's API server: csr (client certificates approved by the hub) or token (tokens of ServiceAccount <addon>-agent in the cluster's namespace on the hub, refreshed by the agent). Recorded in the Klusterlet's spec.registrationConfiguration.addOnKubeClientRegistrationDriver.")
+	fs.Int64Var(&o.AddonTokenExpirationSeconds, "addon-token-expiration-seconds", o.AddonTokenExpirationSeconds, "With --addon-kubeclient-registration-auth token: the requested lifetime of add-on tokens in seconds (at least 600). Default: a year.")
 	fs.StringSliceVar(&o.ExternalServerURLs, "external-server-urls", o.ExternalServerURLs, "This cluster's API server URLs for the hub (https).")
 	fs.BoolVar(&o.Force, "force", o.Force, "Join even if a joined, available cluster of the same name exists on the hub.")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
@@ -174,6 +185,19 @@ func (o *Options) Validate() error {
 	}
 	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < 600 {
 		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the Kubernetes minimum of 600", o.ClientCertExpirationSeconds))
+	}
+	switch o.AddonKubeClientRegistrationAuth {
+	case addonv1alpha1.KubeClientDriverCSR, addonv1alpha1.KubeClientDriverToken:
+	default:
+		errs = append(errs, fmt.Errorf("--addon-kubeclient-registration-auth %q is not one of csr, token", o.AddonKubeClientRegistrationAuth))
+	}
+	if o.AddonTokenExpirationSeconds != 0 {
+		if o.AddonKubeClientRegistrationAuth != addonv1alpha1.KubeClientDriverToken {
+			errs = append(errs, errors.New("--addon-token-expiration-seconds only applies with --addon-kubeclient-registration-auth token"))
+		}
+		if o.AddonTokenExpirationSeconds < 600 {
+			errs = append(errs, fmt.Errorf("--addon-token-expiration-seconds %d is below the TokenRequest minimum of 600", o.AddonTokenExpirationSeconds))
+		}
 	}
 	for _, u := range o.ExternalServerURLs {
 		if p, err := url.Parse(u); err != nil || p.Scheme != "https" || p.Host == "" {

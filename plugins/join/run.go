@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
@@ -99,6 +100,11 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		BootstrapKubeconfig:         bootstrap,
 		ExternalServerURLs:          o.ExternalServerURLs,
 		ClientCertExpirationSeconds: o.ClientCertExpirationSeconds,
+	}
+	if o.AddonKubeClientRegistrationAuth != addonv1alpha1.KubeClientDriverCSR {
+		// csr is the agent's default: the Klusterlet records only a change.
+		v.AddonKubeClientRegistrationAuth = o.AddonKubeClientRegistrationAuth
+		v.AddonTokenExpirationSeconds = o.AddonTokenExpirationSeconds
 	}
 	if o.hosted() {
 		v.Mode = string(operatorv1.InstallModeHosted)

@@ -124,6 +124,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 		Hub: hub.GetClient(), HubDirect: direct, HubInfo: cred.Hub, Cluster: cred.ClusterName,
 		Managed: a.managed.GetClient(), ManagedReader: a.managed.GetAPIReader(),
 		Agent: a.agent, AgentReader: a.agentReader, Namespace: a.opts.Namespace,
+		Driver: a.opts.KubeClientDriver, TokenExpirationSeconds: a.opts.TokenExpirationSeconds,
 	}
 	rc, err := rr.NewController(hub.GetCache(), log)
 	if err != nil {

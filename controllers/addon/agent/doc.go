@@ -6,8 +6,9 @@
 //     add-on agent renews in its install namespace, reported as the
 //     ManagedClusterAddOn's Available condition;
 //   - registration: the add-ons' hub credentials, obtained through
-//     certificate signing requests and written as Secret
-//     <addon>-hub-kubeconfig in the install namespace.
+//     certificate signing requests or, with the token driver, the
+//     TokenRequest API, and written as Secret <addon>-hub-kubeconfig in the
+//     install namespace.
 //
 // Like the work agent, it meets the registration agent only through the hub
 // credential Secret (hub-kubeconfig-secret in its namespace, pkg/hubsession):

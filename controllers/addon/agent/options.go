@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/agent/lease"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
 
@@ -29,7 +30,24 @@ type Options struct {
 	// LeaseGraceRatio multiplies an add-on lease's duration to give the age
 	// at which it is stale (default lease.DefaultGraceRatio, 1.5).
 	LeaseGraceRatio float64
+	// KubeClientDriver is how the add-ons' kube-apiserver credentials are
+	// obtained: csr (client certificates, the default) or token
+	// (ServiceAccount tokens of the hub). The agent reports it on each
+	// ManagedClusterAddOn with such a registration (status.kubeClientDriver).
+	KubeClientDriver string
+	// TokenExpirationSeconds is the requested lifetime of the tokens of the
+	// token driver (default DefaultTokenExpirationSeconds, one year, as in
+	// OCM; the hub's API server may shorten it).
+	TokenExpirationSeconds int64
 }
+
+// DefaultTokenExpirationSeconds is the default lifetime of an add-on's
+// token: one year, as OCM's.
+const DefaultTokenExpirationSeconds = 365 * 24 * 60 * 60
+
+// minTokenExpirationSeconds is the shortest token lifetime the TokenRequest
+// API accepts.
+const minTokenExpirationSeconds = 600
 
 // Default fills unset options.
 func (o *Options) Default() {
@@ -38,6 +56,12 @@ func (o *Options) Default() {
 	}
 	if o.LeaseGraceRatio == 0 {
 		o.LeaseGraceRatio = lease.DefaultGraceRatio
+	}
+	if o.KubeClientDriver == "" {
+		o.KubeClientDriver = addonv1alpha1.KubeClientDriverCSR
+	}
+	if o.TokenExpirationSeconds == 0 {
+		o.TokenExpirationSeconds = DefaultTokenExpirationSeconds
 	}
 }
 
@@ -48,6 +72,12 @@ func (o *Options) Validate() error {
 	}
 	if o.LeaseGraceRatio < 1 {
 		return fmt.Errorf("--addon-lease-grace-ratio %v must be at least 1: an add-on must get one full lease duration to renew", o.LeaseGraceRatio)
+	}
+	if o.KubeClientDriver != addonv1alpha1.KubeClientDriverCSR && o.KubeClientDriver != addonv1alpha1.KubeClientDriverToken {
+		return fmt.Errorf("--addon-kubeclient-registration-auth %q is not a driver: use %s or %s", o.KubeClientDriver, addonv1alpha1.KubeClientDriverCSR, addonv1alpha1.KubeClientDriverToken)
+	}
+	if o.TokenExpirationSeconds < minTokenExpirationSeconds {
+		return fmt.Errorf("--addon-token-expiration-seconds %d is below the TokenRequest minimum of %d", o.TokenExpirationSeconds, minTokenExpirationSeconds)
 	}
 	return nil
 }

@@ -1,7 +1,8 @@
 // Package hub is the hub's add-on manager: it installs add-ons on the
 // clusters their ClusterManagementAddOns select, resolves and rolls out their
 // configurations, deploys template add-ons through ManifestWorks, approves
-// their agents' certificate requests and reports their health. Each concern
+// their agents' certificate requests, keeps the ServiceAccounts of the
+// token driver and reports their health. Each concern
 // is one reconciler in a subpackage; docs/design/addon.md fixes which fields
 // each one writes.
 package hub
@@ -17,6 +18,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/health"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/install"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/rollout"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/token"
 )
 
 // ControllerName names the add-on manager in logs and events.
@@ -39,6 +41,7 @@ func SetupWithManager(mgr ctrl.Manager, _ Options) error {
 		&deploy.Reconciler{},
 		&health.Reconciler{},
 		&csr.Reconciler{Client: c, Recorder: rec},
+		&token.Reconciler{},
 	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr); err != nil {

@@ -43,8 +43,9 @@ type Options struct {
 
 // CacheOptions restricts the manager's cache to what the hub controllers
 // read: the objects the hub creates per cluster (labeled with the cluster
-// name), agent CSRs and cluster leases, instead of every namespace, RBAC
-// object and lease of the hub.
+// name, such as the add-on manager's token ServiceAccounts and Roles),
+// agent CSRs and cluster leases, instead of every namespace, RBAC object,
+// ServiceAccount and lease of the hub.
 func CacheOptions() cache.Options {
 	hasCluster, err := labels.NewRequirement(clusterv1.ClusterNameLabelKey, selection.Exists, nil)
 	if err != nil {
@@ -56,6 +57,8 @@ func CacheOptions() cache.Options {
 		&rbacv1.ClusterRole{}:                       byCluster,
 		&rbacv1.ClusterRoleBinding{}:                byCluster,
 		&rbacv1.RoleBinding{}:                       byCluster,
+		&rbacv1.Role{}:                              byCluster,
+		&corev1.ServiceAccount{}:                    byCluster,
 		&certificatesv1.CertificateSigningRequest{}: byCluster,
 		&coordinationv1.Lease{}:                     {Field: fields.OneTermEqualSelector("metadata.name", clusterv1.LeaseName)},
 	}}

@@ -7,6 +7,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
@@ -19,9 +20,12 @@ func AgentName(addon string) string { return addon + "-agent" }
 // Registrations returns the status.registrations of the add-on on cluster
 // for the template's registrations, as OCM computes them: one
 // kube-apiserver-client registration for the KubeClient registrations, with
-// the default subject, and one per custom signer, with its subject or the
-// default one.
-func Registrations(cluster, addon string, t *addonv1alpha1.AddOnTemplate) []addonv1alpha1.RegistrationConfig {
+// the default subject, or the token driver's subject
+// (registration.TokenSubject) when the agent reports kubeClientDriver
+// token; and one per custom signer, with its subject or the default one.
+// The token subject is computed, not copied from the status the agent
+// writes, so that the agent cannot name another identity.
+func Registrations(cluster, addon, kubeClientDriver string, t *addonv1alpha1.AddOnTemplate) []addonv1alpha1.RegistrationConfig {
 	defaultSubject := func() addonv1alpha1.Subject {
 		return addonv1alpha1.Subject{
 			User:   identity.AddonUserName(cluster, addon, AgentName(addon)),
@@ -35,6 +39,9 @@ func Registrations(cluster, addon string, t *addonv1alpha1.AddOnTemplate) []addo
 		switch {
 		case r.Type == addonv1alpha1.RegistrationTypeKubeClient:
 			rc = addonv1alpha1.RegistrationConfig{SignerName: addonv1alpha1.KubeAPIServerClientSignerName, Subject: defaultSubject()}
+			if kubeClientDriver == addonv1alpha1.KubeClientDriverToken {
+				rc.Subject = registration.TokenSubject(cluster, addon)
+			}
 		case r.Type == addonv1alpha1.RegistrationTypeCustomSigner && r.CustomSigner != nil:
 			rc = addonv1alpha1.RegistrationConfig{SignerName: r.CustomSigner.SignerName, Subject: defaultSubject()}
 			if r.CustomSigner.Subject != nil {
@@ -62,7 +69,10 @@ func PermissionBindingName(addon, roleKind string) string {
 // template's KubeClient registrations for the add-on on cluster: a
 // CurrentCluster permission binds its ClusterRole in the cluster's
 // namespace, a SingleNamespace permission binds its roleRef in its
-// namespace; the subject is the add-on's group on the cluster. They carry
+// namespace; the subjects are the add-on's group on the cluster (its
+// certificates) and its ServiceAccount in the cluster's namespace (its
+// tokens, identity.AddonServiceAccount), so that the grant holds whichever
+// driver the agent uses. They carry
 // the labels open-cluster-management.io/addon-name,
 // open-cluster-management.io/addon-template-name and
 // open-cluster-management.io/cluster-name, and no owner: the caller adds
@@ -92,9 +102,10 @@ func PermissionBindings(cluster, addon string, t *addonv1alpha1.AddOnTemplate) (
 					},
 				},
 				RoleRef: roleRef,
-				Subjects: []rbacv1.Subject{{
-					APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: identity.AddonClusterGroup(cluster, addon),
-				}},
+				Subjects: []rbacv1.Subject{
+					{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: identity.AddonClusterGroup(cluster, addon)},
+					{Kind: rbacv1.ServiceAccountKind, Namespace: cluster, Name: identity.AddonServiceAccount(addon)},
+				},
 			}
 			key := rb.Namespace + "/" + rb.Name
 			if other, ok := where[key]; ok {

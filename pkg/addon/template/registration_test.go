@@ -28,9 +28,10 @@ func TestRegistrations(t *testing.T) {
 	groups := []string{"system:open-cluster-management:cluster:cluster1:addon:hello", "system:open-cluster-management:addon:hello", "system:authenticated"}
 	custom := &addonv1alpha1.Subject{User: "me", Groups: []string{"us"}}
 	cases := []struct {
-		name string
-		b    func(templateBuilder) templateBuilder
-		want []addonv1alpha1.RegistrationConfig
+		name   string
+		driver string
+		b      func(templateBuilder) templateBuilder
+		want   []addonv1alpha1.RegistrationConfig
 	}{
 		{name: "none", b: func(b templateBuilder) templateBuilder { return b }, want: []addonv1alpha1.RegistrationConfig{}},
 		{name: "KubeClient, once however often listed", b: func(b templateBuilder) templateBuilder { return b.kubeClient().kubeClient() },
@@ -45,10 +46,16 @@ func TestRegistrations(t *testing.T) {
 				{SignerName: "example.com/b", Subject: *custom},
 				{SignerName: addonv1alpha1.KubeAPIServerClientSignerName, Subject: addonv1alpha1.Subject{User: user, Groups: groups}},
 			}},
+		{name: "token driver: the ServiceAccount's user for KubeClient only", driver: addonv1alpha1.KubeClientDriverToken,
+			b: func(b templateBuilder) templateBuilder { return b.customSigner("example.com/a", nil).kubeClient() },
+			want: []addonv1alpha1.RegistrationConfig{
+				{SignerName: "example.com/a", Subject: addonv1alpha1.Subject{User: user, Groups: groups}},
+				{SignerName: addonv1alpha1.KubeAPIServerClientSignerName, Subject: addonv1alpha1.Subject{User: "system:serviceaccount:cluster1:hello-agent"}},
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Registrations("cluster1", "hello", tc.b(newTemplate(t, agentDeployment)).t)
+			got := Registrations("cluster1", "hello", tc.driver, tc.b(newTemplate(t, agentDeployment)).t)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("Registrations = %s\nwant %s", toJSON(got), toJSON(tc.want))
 			}
@@ -57,7 +64,10 @@ func TestRegistrations(t *testing.T) {
 }
 
 func TestPermissionBindings(t *testing.T) {
-	subject := []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:open-cluster-management:cluster:cluster1:addon:hello"}}
+	subject := []rbacv1.Subject{
+		{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:open-cluster-management:cluster:cluster1:addon:hello"},
+		{Kind: rbacv1.ServiceAccountKind, Namespace: "cluster1", Name: "hello-agent"},
+	}
 	labels := map[string]string{"open-cluster-management.io/addon-name": "hello",
 		"open-cluster-management.io/addon-template-name": "hello-template", "open-cluster-management.io/cluster-name": "cluster1"}
 	type binding struct {

@@ -9,16 +9,19 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 )
 
 // addonNS is the test add-on's install namespace (status.namespace).
@@ -53,6 +56,7 @@ func (s *suite) testRegistration(ctx context.Context, t *testing.T) {
 		t.Errorf("cluster-name %q, addon-name %q", secret.Data[kubeconfig.ClusterNameKey], secret.Data[kubeconfig.AddonNameKey])
 	}
 	s.checkIdentity(ctx, t, secret)
+	s.checkIsolation(ctx, t, secret)
 
 	csrs := s.addonCSRs(ctx, t, "helloworld")
 	if len(csrs) != 1 {
@@ -125,6 +129,32 @@ func (s *suite) checkIdentity(ctx context.Context, t *testing.T, secret *corev1.
 	if user.Username != kubeClientRegistration.Subject.User || !slices.Contains(user.Groups, identity.AddonClusterGroup(clusterName, "helloworld")) {
 		t.Errorf("the hub sees %s in %v, want %s in %s", user.Username, user.Groups, kubeClientRegistration.Subject.User, identity.AddonClusterGroup(clusterName, "helloworld"))
 	}
+}
+
+// checkIsolation grants another add-on of cluster1 read on the Secrets of
+// cluster1's namespace, as its registration would, and checks with the
+// credential of the add-on's Secret that the hub refuses it what is not
+// its own.
+func (s *suite) checkIsolation(ctx context.Context, t *testing.T, secret *corev1.Secret) {
+	t.Helper()
+	mustCreate(ctx, t, s.hubC, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "other-secret-reader"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list"}}}})
+	mustCreate(ctx, t, s.hubC, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "other-secret-reader"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "other-secret-reader"},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: identity.AddonClusterGroup(clusterName, "other")}}})
+	info, err := kubeconfig.FromSecret(secret.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := info.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agenttest.CheckAddonIsolation(ctx, t, c, agenttest.Isolation{Cluster: clusterName, Other: otherName, OtherAddon: "other"})
 }
 
 // addonCSRs lists the requests of addon of cluster1 on the hub.

@@ -200,8 +200,11 @@ func (s *suite) checkBindings(t *testing.T, mca *addonv1alpha1.ManagedClusterAdd
 		rb := &rbacv1.RoleBinding{}
 		must(t, "get RoleBinding "+want.name, s.hubC.Get(s.ctx, client.ObjectKey{Namespace: want.namespace, Name: want.name}, rb))
 		owned := len(rb.OwnerReferences) == 1 && rb.OwnerReferences[0].UID == mca.UID
-		if rb.RoleRef.Kind != want.roleKind || rb.RoleRef.Name != want.role || len(rb.Subjects) != 1 ||
-			rb.Subjects[0].Kind != rbacv1.GroupKind || rb.Subjects[0].Name != group || owned != want.owned {
+		// The add-on's certificate group and its token driver's ServiceAccount.
+		if rb.RoleRef.Kind != want.roleKind || rb.RoleRef.Name != want.role || len(rb.Subjects) != 2 ||
+			rb.Subjects[0].Kind != rbacv1.GroupKind || rb.Subjects[0].Name != group ||
+			rb.Subjects[1].Kind != rbacv1.ServiceAccountKind || rb.Subjects[1].Namespace != clusterName || rb.Subjects[1].Name != "hello-agent" ||
+			owned != want.owned {
 			t.Errorf("RoleBinding %s/%s: roleRef %v subjects %v owners %v", want.namespace, want.name, rb.RoleRef, rb.Subjects, rb.OwnerReferences)
 		}
 	}

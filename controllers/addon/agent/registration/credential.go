@@ -32,21 +32,16 @@ import (
 func (r *Reconciler) reconcileCredential(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, reg addonv1alpha1.RegistrationConfig) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	addon := mca.Name
-	target := types.NamespacedName{Namespace: mca.AgentInstallNamespace(), Name: addon + SecretSuffix}
+	target := secretKey(mca)
 	subject := certs.AddonSubject(r.Cluster, addon, reg.Subject)
 	now := r.now()
 
-	current := &corev1.Secret{}
-	err := r.ManagedReader.Get(ctx, target, current)
-	switch {
-	case apierrors.IsNotFound(err):
-		current = nil
-	case err != nil:
-		return ctrl.Result{}, fmt.Errorf("read Secret %s: %w", target, err)
-	case !r.owns(current, addon):
-		return ctrl.Result{}, r.setRotated(ctx, mca, metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed, fmt.Sprintf(
-			"Secret %s exists and was not written by the agent (it lacks the labels %s=%s and %s=%s); delete it to let the agent write the add-on's hub credential",
-			target, clusterv1.ClusterNameLabelKey, r.Cluster, addonv1alpha1.AddonLabelKey, addon))
+	current, foreign, err := r.readSecret(ctx, target, addon)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if foreign != "" {
+		return ctrl.Result{}, r.setRotated(ctx, mca, metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed, foreign)
 	}
 	var cert *x509.Certificate
 	if current != nil {
@@ -69,6 +64,30 @@ func (r *Reconciler) reconcileCredential(ctx context.Context, mca *addonv1alpha1
 		log.Info("Rotating the add-on's hub credential", "secret", target, "certificateExpires", cert.NotAfter)
 	}
 	return r.request(ctx, mca, subject, target)
+}
+
+// secretKey names the hub credential Secret of mca:
+// <addon>-hub-kubeconfig in its install namespace.
+func secretKey(mca *addonv1alpha1.ManagedClusterAddOn) types.NamespacedName {
+	return types.NamespacedName{Namespace: mca.AgentInstallNamespace(), Name: mca.Name + SecretSuffix}
+}
+
+// readSecret reads the add-on Secret target of addon: nil when there is
+// none. When it exists and the agent did not write it, foreign says so,
+// for a condition's message, and the caller must leave it alone.
+func (r *Reconciler) readSecret(ctx context.Context, target types.NamespacedName, addon string) (s *corev1.Secret, foreign string, err error) {
+	s = &corev1.Secret{}
+	err = r.ManagedReader.Get(ctx, target, s)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, "", nil
+	case err != nil:
+		return nil, "", fmt.Errorf("read Secret %s: %w", target, err)
+	case !r.owns(s, addon):
+		return nil, fmt.Sprintf("Secret %s exists and was not written by the agent (it lacks the labels %s=%s and %s=%s); delete it to let the agent write the add-on's hub credential",
+			target, clusterv1.ClusterNameLabelKey, r.Cluster, addonv1alpha1.AddonLabelKey, addon), nil
+	}
+	return s, "", nil
 }
 
 // validCredential returns the certificate of the add-on Secret s when it is

@@ -27,7 +27,17 @@
 // a valid credential, False (ClientCertificateUpdateFailed) when the hub
 // denied a request or the credential cannot be written.
 //
-// Registrations with other signers, and the token driver
-// (status.kubeClientDriver token), are not served yet: the condition and the
-// log say so.
+// With the token driver (Reconciler.Driver token, which the reconciler
+// reports as status.kubeClientDriver), the reconciler sets the
+// registration's subject to the user of ServiceAccount <addon>-agent in the
+// cluster's namespace on the hub, waits until the hub reports
+// TokenInfrastructureReady True, requests a token of that ServiceAccount
+// with the TokenRequest API as the cluster's agent identity and writes it
+// to the same Secret (kubeconfig.AddonTokenCredentialData). It refreshes
+// the token after 80 % of its lifetime, or at once when the token names
+// another ServiceAccount UID than the condition, and reports on the
+// TokenRefreshed condition.
+//
+// Registrations with other signers are not served yet: the condition and
+// the log say so.
 package registration

@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubsession"
@@ -78,6 +79,13 @@ type Reconciler struct {
 	Agent       client.Client
 	AgentReader client.Reader
 	Namespace   string
+	// Driver is how kube-apiserver credentials are obtained: csr (the
+	// default when empty) or token. The reconciler reports it on each
+	// ManagedClusterAddOn with such a registration.
+	Driver string
+	// TokenExpirationSeconds is the requested lifetime of the token
+	// driver's tokens.
+	TokenExpirationSeconds int64
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 
@@ -119,8 +127,9 @@ func (r *Reconciler) NewController(hub cache.Cache, log logr.Logger) (controller
 
 // registrationChanged lets through the ManagedClusterAddOn events the
 // reconciler acts on: creates, deletes, and updates of the registrations,
-// the install namespace, the kube client driver or the deletion. The
-// status conditions the agent and the hub write do not wake it up.
+// the install namespace, the kube client driver, the hub's
+// TokenInfrastructureReady condition or the deletion. The other status
+// conditions the agent and the hub write do not wake it up.
 func registrationChanged() predicate.TypedPredicate[*addonv1alpha1.ManagedClusterAddOn] {
 	return predicate.TypedFuncs[*addonv1alpha1.ManagedClusterAddOn]{
 		UpdateFunc: func(e event.TypedUpdateEvent[*addonv1alpha1.ManagedClusterAddOn]) bool {
@@ -128,6 +137,7 @@ func registrationChanged() predicate.TypedPredicate[*addonv1alpha1.ManagedCluste
 			return !equality.Semantic.DeepEqual(o.Status.Registrations, n.Status.Registrations) ||
 				o.AgentInstallNamespace() != n.AgentInstallNamespace() ||
 				o.Status.KubeClientDriver != n.Status.KubeClientDriver ||
+				!equality.Semantic.DeepEqual(tokenInfrastructure(o), tokenInfrastructure(n)) ||
 				!n.DeletionTimestamp.Equal(o.DeletionTimestamp)
 		},
 	}
@@ -151,6 +161,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, r.cleanup(ctx, addon, nil)
 	}
+	if declared, err := r.declareDriver(ctx, mca); err != nil || declared {
+		// The status change comes back as an event.
+		return ctrl.Result{}, err
+	}
 	reg, unsupported := kubeClientRegistration(mca)
 	r.reportUnsupported(ctx, addon, unsupported)
 	if reg == nil {
@@ -158,18 +172,67 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 		if len(unsupported) > 0 {
-			return ctrl.Result{}, r.setRotated(ctx, mca, metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed,
-				"No hub credential is written: "+strings.Join(unsupported, "; ")+".")
+			return ctrl.Result{}, r.setCondition(ctx, mca, addonv1alpha1.ManagedClusterAddOnCertificateRotated, metav1.ConditionFalse,
+				clusterv1.ReasonClientCertificateUpdateFailed, "No hub credential is written: "+strings.Join(unsupported, "; ")+".")
 		}
 		return ctrl.Result{}, nil
+	}
+	if r.driver() == addonv1alpha1.KubeClientDriverToken {
+		return r.reconcileToken(ctx, mca)
 	}
 	return r.reconcileCredential(ctx, mca, *reg)
 }
 
+// driver returns the driver of kube-apiserver credentials.
+func (r *Reconciler) driver() string {
+	if r.Driver == "" {
+		return addonv1alpha1.KubeClientDriverCSR
+	}
+	return r.Driver
+}
+
+// declareDriver reports the agent's driver on mca, as OCM's agent does:
+// status.kubeClientDriver is the driver when mca has a kube-apiserver-client
+// registration and empty otherwise; with the token driver that
+// registration's subject is the ServiceAccount's user
+// (registration.TokenSubject), which the hub binds. It reports whether it
+// changed the status.
+func (r *Reconciler) declareDriver(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn) (bool, error) {
+	h := patch.NewHelper(mca, r.Hub)
+	i := registration.KubeClient(mca.Status.Registrations)
+	mca.Status.KubeClientDriver = ""
+	if i >= 0 {
+		mca.Status.KubeClientDriver = r.driver()
+		if r.driver() == addonv1alpha1.KubeClientDriverToken {
+			mca.Status.Registrations[i].Subject = registration.TokenSubject(r.Cluster, mca.Name)
+		}
+	}
+	if changed, err := h.HasChanges(mca); err != nil || !changed {
+		return false, err
+	}
+	if err := h.Patch(ctx, mca); err != nil {
+		return false, fmt.Errorf("report kubeClientDriver %q: %w", mca.Status.KubeClientDriver, err)
+	}
+	ctrl.LoggerFrom(ctx).V(2).Info("Reported the add-on's kube client driver", "driver", mca.Status.KubeClientDriver)
+	return true, nil
+}
+
+// tokenInfrastructure returns the TokenInfrastructureReady condition of mca
+// without its timestamps, nil when absent.
+func tokenInfrastructure(mca *addonv1alpha1.ManagedClusterAddOn) *metav1.Condition {
+	c := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnTokenInfrastructureReady)
+	if c == nil {
+		return nil
+	}
+	out := *c
+	out.LastTransitionTime = metav1.Time{}
+	return &out
+}
+
 // kubeClientRegistration returns the registration of mca with the
 // kube-apiserver-client signer that the reconciler serves (the first, as
-// they all share one Secret), nil when there is none, and a description of
-// each registration it does not serve.
+// they all share one Secret), with either driver, nil when there is none,
+// and a description of each registration it does not serve.
 func kubeClientRegistration(mca *addonv1alpha1.ManagedClusterAddOn) (*addonv1alpha1.RegistrationConfig, []string) {
 	var reg *addonv1alpha1.RegistrationConfig
 	var unsupported []string
@@ -177,8 +240,6 @@ func kubeClientRegistration(mca *addonv1alpha1.ManagedClusterAddOn) (*addonv1alp
 		switch {
 		case rc.SignerName != certificatesv1.KubeAPIServerClientSignerName:
 			unsupported = append(unsupported, fmt.Sprintf("registrations with signer %s are not served by this agent yet, only %s", rc.SignerName, certificatesv1.KubeAPIServerClientSignerName))
-		case mca.Status.KubeClientDriver == addonv1alpha1.KubeClientDriverToken:
-			unsupported = append(unsupported, fmt.Sprintf("kubeClientDriver %s is not served by this agent yet, only %s", addonv1alpha1.KubeClientDriverToken, addonv1alpha1.KubeClientDriverCSR))
 		case reg == nil:
 			reg = &mca.Status.Registrations[i]
 		}
@@ -203,9 +264,14 @@ func (r *Reconciler) reportUnsupported(ctx context.Context, addon string, unsupp
 
 // setRotated sets the ClusterCertificateRotated condition of mca.
 func (r *Reconciler) setRotated(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, status metav1.ConditionStatus, reason, message string) error {
+	return r.setCondition(ctx, mca, addonv1alpha1.ManagedClusterAddOnCertificateRotated, status, reason, message)
+}
+
+// setCondition sets condition typ of mca.
+func (r *Reconciler) setCondition(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, typ string, status metav1.ConditionStatus, reason, message string) error {
 	h := patch.NewHelper(mca, r.Hub)
 	meta.SetStatusCondition(&mca.Status.Conditions, metav1.Condition{
-		Type: addonv1alpha1.ManagedClusterAddOnCertificateRotated, Status: status, Reason: reason,
+		Type: typ, Status: status, Reason: reason,
 		Message: message, ObservedGeneration: mca.Generation,
 	})
 	return h.Patch(ctx, mca)

@@ -47,7 +47,7 @@ func TestKubeClientRegistration(t *testing.T) {
 		{"csr driver", mca(addonv1alpha1.KubeClientDriverCSR, kubeClient), true, nil},
 		{"custom signer only", mca("", custom), false, []string{"signer example.com/custom"}},
 		{"kube client and custom signer", mca("", custom, kubeClient), true, []string{"signer example.com/custom"}},
-		{"token driver", mca(addonv1alpha1.KubeClientDriverToken, kubeClient, kubeClient), false, []string{"kubeClientDriver token"}},
+		{"token driver", mca(addonv1alpha1.KubeClientDriverToken, kubeClient, kubeClient), true, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,7 +178,7 @@ func TestReconcileWithoutKubeClientRegistration(t *testing.T) {
 }
 
 func TestReconcileLeavesForeignSecret(t *testing.T) {
-	m := mca("", kubeClient)
+	m := mca(addonv1alpha1.KubeClientDriverCSR, kubeClient)
 	m.Status.Namespace = "ns2"
 	spoke := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(secret("ns2", "helloworld-hub-kubeconfig", false)).Build()
 	hub := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(m).WithStatusSubresource(m).Build()

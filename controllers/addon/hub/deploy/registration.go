@@ -27,7 +27,7 @@ const msgRegistrationConfigured = "Registration of the addon agent is configured
 // are written regardless, as in OCM, where registration is its own
 // controller.
 func (r *Reconciler) reconcileRegistration(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, t *addonv1alpha1.AddOnTemplate) {
-	mca.Status.Registrations = template.Registrations(mca.Namespace, mca.Name, t)
+	mca.Status.Registrations = template.Registrations(mca.Namespace, mca.Name, mca.Status.KubeClientDriver, t)
 	bindings, err := template.PermissionBindings(mca.Namespace, mca.Name, t)
 	if err == nil {
 		err = r.writeBindings(ctx, mca, bindings)

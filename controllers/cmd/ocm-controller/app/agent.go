@@ -18,6 +18,7 @@ import (
 	addonlease "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/agent/lease"
 	registrationagent "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/agent"
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig/managedcluster"
 )
@@ -88,6 +89,8 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 	fs.DurationVar(&w.StatusSyncInterval, flagStatusSyncInterval, workagent.DefaultStatusSyncInterval, "How often works with Poll feedback rules are read again, besides the watches of the applied objects. Default: the Klusterlet's spec.workConfiguration.statusSyncInterval, else 60s.")
 	fs.Float32Var(&w.HubQPS, flagHubQPS, workagent.DefaultHubQPS, "Requests per second of the work agent to the hub. Default: the Klusterlet's spec.workConfiguration.hubKubeAPIQPS, else 50.")
 	fs.IntVar(&w.HubBurst, flagHubBurst, workagent.DefaultHubBurst, "Request burst of the work agent to the hub. Default: the Klusterlet's spec.workConfiguration.hubKubeAPIBurst, else 100.")
+	fs.StringVar(&o.addon.KubeClientDriver, "addon-kubeclient-registration-auth", addonv1alpha1.KubeClientDriverCSR, "How add-on agents obtain their hub credential for the hub's API server: csr (client certificates) or token (tokens of ServiceAccount <addon>-agent in the cluster's namespace on the hub). Default: the Klusterlet's spec.registrationConfiguration.addOnKubeClientRegistrationDriver.authType as join writes it here, else csr.")
+	fs.Int64Var(&o.addon.TokenExpirationSeconds, "addon-token-expiration-seconds", addonagent.DefaultTokenExpirationSeconds, "Requested lifetime in seconds (at least 600) of the add-on tokens of --addon-kubeclient-registration-auth token; they are refreshed after 80 % of it.")
 	fs.Float64Var(&o.addon.LeaseGraceRatio, "addon-lease-grace-ratio", addonlease.DefaultGraceRatio, "An add-on in Lease mode becomes unavailable this many lease durations (the Lease's leaseDurationSeconds, else 60 s) after its agent's last renewal.")
 	return cmd
 }

@@ -35,6 +35,9 @@ const (
 	// ManagedClusterAddOnTokenInfrastructureReady reports whether the hub
 	// created the ServiceAccount and RBAC for the token driver.
 	ManagedClusterAddOnTokenInfrastructureReady = "TokenInfrastructureReady"
+	// ManagedClusterAddOnTokenRefreshed reports the agent's last token
+	// refresh for the token driver.
+	ManagedClusterAddOnTokenRefreshed = "TokenRefreshed"
 )
 
 // Reasons of the ManagedClusterAddOn conditions.
@@ -96,6 +99,17 @@ const (
 	// for their configuration.
 	RegistrationAppliedReasonPermissionConfigPending = "PermissionConfigPending"
 
+	// TokenInfrastructureReasonReady: the hub created the ServiceAccount and
+	// RBAC of the token driver; the message names the ServiceAccount's UID as
+	// "ServiceAccount <cluster>/<name> (UID: <uid>) is ready".
+	TokenInfrastructureReasonReady = "TokenInfrastructureReady"
+	// TokenInfrastructureReasonApplyFailed: the hub could not write them.
+	TokenInfrastructureReasonApplyFailed = "TokenInfrastructureApplyFailed"
+	// TokenRefreshedReasonRefreshed: the agent wrote a new token.
+	TokenRefreshedReasonRefreshed = "AddonTokenRefreshed"
+	// TokenRefreshedReasonFailed: the agent could not obtain or write a token.
+	TokenRefreshedReasonFailed = "TokenCreationFailed"
+
 	// ManifestAppliedReasonManifestsApplied: the add-on's ManifestWorks are applied.
 	ManifestAppliedReasonManifestsApplied = "AddonManifestApplied"
 	// ManifestAppliedReasonManifestsApplyFailed: a ManifestWork of the add-on
@@ -127,6 +141,8 @@ const (
 	// TokenInfrastructureLabelKey labels the ServiceAccount and RBAC created
 	// for the token driver.
 	TokenInfrastructureLabelKey = "addon.open-cluster-management.io/token-infrastructure"
+	// AddonNameLabelKey names the add-on of its token ServiceAccount and RBAC.
+	AddonNameLabelKey = "addon.open-cluster-management.io/name"
 
 	// AddonLifecycleAnnotationKey on a ClusterManagementAddOn says who manages
 	// the add-on's lifecycle: AddonLifecycleAddonManagerAnnotationValue (the
