@@ -55,9 +55,28 @@ type addonFleet struct {
 	hubW client.WithWatch
 }
 
+// fleetOptions are what a benchmark changes of the fleet.
+type fleetOptions struct {
+	// driver is the add-on kube client driver of the real agents (csr or
+	// token); empty leaves the agent's default, csr.
+	driver string
+	// simRegistrations makes the simulated agents file their add-ons'
+	// certificate requests (benchkit.SimHub.ServeAddonRegistrations).
+	simRegistrations bool
+}
+
 // startAddonFleet starts the fleet of -clusters managed clusters and
 // registers the example add-on on the hub as its README says.
 func startAddonFleet(b *testing.B) *addonFleet {
+	b.Helper()
+	af := newAddonFleet(b, fleetOptions{})
+	af.registerExample(b.Context(), b)
+	return af
+}
+
+// newAddonFleet starts the fleet of -clusters managed clusters, the real
+// ones joined by their agents with opts, no add-on registered.
+func newAddonFleet(b *testing.B, opts fleetOptions) *addonFleet {
 	b.Helper()
 	if *clusterCount < len(realClusters) {
 		b.Fatalf("-clusters %d: need at least %d (the real clusters)", *clusterCount, len(realClusters))
@@ -72,7 +91,7 @@ func startAddonFleet(b *testing.B) *addonFleet {
 		b.Fatal(err)
 	}
 	for _, c := range realClusters {
-		t := benchkit.JoinCluster(ctx, b, f, c)
+		t := benchkit.JoinCluster(ctx, b, f, c, func(v *config.AgentValues) { v.AddonKubeClientRegistrationAuth = opts.driver })
 		b.Logf("joined %s: %s", c, t)
 	}
 	simulated := make([]string, *clusterCount-len(realClusters))
@@ -81,11 +100,11 @@ func startAddonFleet(b *testing.B) *addonFleet {
 	}
 	h := benchkit.NewSimHub(b, f)
 	h.ServeWorks = true
+	h.ServeAddonRegistrations = opts.simRegistrations
 	start := time.Now()
 	benchkit.StartSimAgents(ctx, b, h, simulated)
 	b.Logf("%d simulated clusters registered, accepted and Available in %s", len(simulated), time.Since(start).Round(time.Millisecond))
 	af.clusters = append(af.clusters, simulated...)
-	af.registerExample(ctx, b)
 	return af
 }
 
@@ -112,22 +131,22 @@ func (af *addonFleet) registerExample(ctx context.Context, b *testing.B) {
 	}
 }
 
-// enable runs `kubectl ocm addon enable --names helloworld --clusters ...`
-// on every cluster, in process through the plugin's root command, without
+// enable runs `kubectl ocm addon enable --names <names> --clusters ...` on
+// every cluster, in process through the plugin's root command, without
 // --wait (the benchmark watches for itself).
-func (af *addonFleet) enable(ctx context.Context, b *testing.B) {
+func (af *addonFleet) enable(ctx context.Context, b *testing.B, names ...string) {
 	b.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	cmd := root.NewCmdRoot(streams)
-	args := []string{"addon", "enable", "--names", addonName, "--clusters", strings.Join(af.clusters, ","),
+	args := []string{"addon", "enable", "--names", strings.Join(names, ","), "--clusters", strings.Join(af.clusters, ","),
 		"--kubeconfig", af.Env.Kubeconfig(), "--context", "hub"}
 	cmd.SetArgs(args)
 	if err := cmd.ExecuteContext(ctx); err != nil {
 		b.Fatalf("kubectl ocm %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
 	}
 	first, _, _ := strings.Cut(out.String(), "\n")
-	b.Logf("$ kubectl ocm addon enable --names %s --clusters <%d clusters> --context hub\n%s\n… %d lines in all",
-		addonName, len(af.clusters), first, strings.Count(out.String(), "\n"))
+	b.Logf("$ kubectl ocm addon enable --names <%d add-ons> --clusters <%d clusters> --context hub\n%s\n… %d lines in all",
+		len(names), len(af.clusters), first, strings.Count(out.String(), "\n"))
 }
 
 // enableAll enables the add-on on every cluster (enable) and waits until
@@ -137,7 +156,7 @@ func (af *addonFleet) enableAll(ctx context.Context, b *testing.B) (start time.T
 	b.Helper()
 	res := af.watchAddons(ctx, b, available)
 	start = time.Now()
-	af.enable(ctx, b)
+	af.enable(ctx, b, addonName)
 	cli = time.Since(start)
 	t = af.wait(ctx, b, fmt.Sprintf("the %s add-on Available on %d clusters", addonName, len(af.clusters)), res)
 	return start, cli, t

@@ -1,12 +1,20 @@
 package addon
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // The unit tests cover the benchmark's own predicates; they start no control
@@ -59,4 +67,41 @@ func TestRolledOut(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestExampleCopy(t *testing.T) {
+	root, err := framework.RepoRoot()
+	require.NoError(t, err)
+	var example []string
+	for _, file := range []string{"addontemplate.yaml", "clustermanagementaddon.yaml"} {
+		data, err := os.ReadFile(filepath.Join(root, "examples", "addons", addonName, file))
+		require.NoError(t, err)
+		example = append(example, string(data))
+	}
+	objs, err := exampleCopy(strings.Join(example, "\n---\n"), "helloworld-7")
+	require.NoError(t, err)
+	require.Len(t, objs, 2)
+
+	tmpl := &addonv1alpha1.AddOnTemplate{}
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(objs[0].Object, tmpl))
+	assert.Equal(t, "helloworld-7-0.1.0", tmpl.Name)
+	assert.Equal(t, "helloworld-7", tmpl.Spec.AddonName)
+	var deployments int
+	for _, m := range tmpl.Spec.AgentSpec.Workload.Manifests {
+		raw := string(m.Raw)
+		assert.NotContains(t, raw, `"helloworld-agent"`, "every agent object is renamed")
+		if strings.Contains(raw, `"kind":"Deployment"`) {
+			deployments++
+			assert.Contains(t, raw, `"secretName":"helloworld-7-hub-kubeconfig"`)
+			assert.Contains(t, raw, `"app.kubernetes.io/name":"helloworld-7-addon"`)
+			assert.Contains(t, raw, "/"+agentImage+":", "the image still maps to the example's agent")
+		}
+	}
+	assert.Equal(t, 1, deployments)
+
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(objs[1].Object, cma))
+	assert.Equal(t, "helloworld-7", cma.Name)
+	require.NotEmpty(t, cma.Spec.SupportedConfigs)
+	assert.Equal(t, "helloworld-7-0.1.0", cma.Spec.SupportedConfigs[0].DefaultConfig.Name)
 }

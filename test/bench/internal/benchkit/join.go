@@ -74,8 +74,10 @@ func (t JoinTimes) String() string {
 // JoinCluster installs the agent on cluster as `kubectl ocm join` does (a
 // fresh bootstrap token, config/agent applied with server-side apply), with an
 // acceptor playing the hub admin, and waits until the ManagedCluster is
-// Available. It returns the time of each stage.
-func JoinCluster(ctx context.Context, b *testing.B, f *Fleet, cluster string) JoinTimes {
+// Available. It returns the time of each stage. Each of with may change the
+// agent's values before they are rendered (such as its add-on kube client
+// driver).
+func JoinCluster(ctx context.Context, b *testing.B, f *Fleet, cluster string, with ...func(*config.AgentValues)) JoinTimes {
 	b.Helper()
 	info, err := cli.NewJoinInfo(ctx, f.HubClient, f.Hub.RESTConfig(), time.Hour, "")
 	if err != nil {
@@ -85,7 +87,11 @@ func JoinCluster(ctx context.Context, b *testing.B, f *Fleet, cluster string) Jo
 	if err != nil {
 		b.Fatal(err)
 	}
-	objs, err := config.AgentObjects(config.AgentValues{ClusterName: cluster, HubAPIServer: info.HubAPIServer, BootstrapKubeconfig: boot})
+	values := config.AgentValues{ClusterName: cluster, HubAPIServer: info.HubAPIServer, BootstrapKubeconfig: boot}
+	for _, w := range with {
+		w(&values)
+	}
+	objs, err := config.AgentObjects(values)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -114,7 +114,9 @@ type Fleet struct {
 }
 
 // StartFleet starts "hub" and the named managed clusters with the component
-// runner, installs the hub with values (as `kubectl ocm hub init` does) and
+// runner, installs the hub with values (as `kubectl ocm hub init` does, its
+// conversion webhook called at a free loopback port unless values name
+// another URL) and
 // waits until the hub controller is ready. Everything stops when b ends. It
 // skips b under -short.
 func StartFleet(b *testing.B, values config.HubValues, managed ...string) *Fleet {
@@ -140,6 +142,16 @@ func StartFleetWithBinaries(b *testing.B, values config.HubValues, binaries map[
 
 	ctx, cancel := context.WithTimeout(b.Context(), 3*time.Minute)
 	defer cancel()
+	if values.ConversionWebhookURL == "" {
+		// The local API server reaches no Service: it calls the hub
+		// controller's conversion webhook at a free loopback port, as
+		// `kubectl ocm hub init --conversion-webhook-url` sets it up.
+		port, err := framework.FreePort()
+		if err != nil {
+			b.Fatal(err)
+		}
+		values.ConversionWebhookURL = fmt.Sprintf("https://127.0.0.1:%d/convert", port)
+	}
 	objs, err := config.HubObjects(values)
 	if err != nil {
 		b.Fatalf("render hub objects: %v", err)

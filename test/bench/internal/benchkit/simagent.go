@@ -48,6 +48,10 @@ type SimHub struct {
 	// ServeWorks, when set before StartSimAgents, makes every agent also act
 	// as its cluster's work agent (see SimAgent.serveWorks).
 	ServeWorks bool
+	// ServeAddonRegistrations, when set before StartSimAgents, makes every
+	// agent also obtain its add-ons' hub certificates (see
+	// SimAgent.serveAddonRegistrations).
+	ServeAddonRegistrations bool
 
 	server    string
 	ca        []byte
@@ -58,6 +62,9 @@ type SimHub struct {
 	renewals, failures atomic.Int64
 	// works and workFailures count the work status writes of ServeWorks.
 	works, workFailures atomic.Int64
+	// addonCerts and addonFailures count the add-on certificates of
+	// ServeAddonRegistrations issued and given up on.
+	addonCerts, addonFailures atomic.Int64
 }
 
 // SimAgent is a lightweight stand-in for one cluster's registration agent
@@ -67,7 +74,9 @@ type SimHub struct {
 // that certificate waits for the hub's acceptance and lease, reports Joined
 // and Available, and renews the lease every quarter lease duration. With
 // SimHub.ServeWorks it also acknowledges the ManifestWorks of its cluster
-// namespace as a work agent would.
+// namespace as a work agent would, and with SimHub.ServeAddonRegistrations
+// it files the certificate requests of its add-ons as the add-on
+// registration agent does.
 type SimAgent struct {
 	cluster string
 	// hub acts as the agent's own certificate identity.
@@ -90,7 +99,8 @@ func NewSimHub(b *testing.B, f *Fleet) *SimHub {
 
 // StartSimAgents registers clusters with simulated agents, SimConcurrency at
 // a time, and keeps each one renewing its lease (and, with h.ServeWorks,
-// acknowledging its works) until b ends. It returns once every agent has
+// acknowledging its works, with h.ServeAddonRegistrations obtaining its
+// add-ons' certificates) until b ends. It returns once every agent has
 // reported Joined and Available, failing b if any cannot.
 func StartSimAgents(ctx context.Context, b *testing.B, h *SimHub, clusters []string) {
 	b.Helper()
@@ -102,6 +112,9 @@ func StartSimAgents(ctx context.Context, b *testing.B, h *SimHub, clusters []str
 		b.Logf("simulated agents: %d lease renewals, %d failed", h.renewals.Load(), h.failures.Load())
 		if h.ServeWorks {
 			b.Logf("simulated agents: %d work status writes, %d failed", h.works.Load(), h.workFailures.Load())
+		}
+		if h.ServeAddonRegistrations {
+			b.Logf("simulated agents: %d add-on certificates issued, %d requests given up", h.addonCerts.Load(), h.addonFailures.Load())
 		}
 	})
 	sem := make(chan struct{}, SimConcurrency)
@@ -120,6 +133,12 @@ func StartSimAgents(ctx context.Context, b *testing.B, h *SimHub, clusters []str
 			if h.ServeWorks {
 				if err := a.serveWorks(runCtx, h, &loops); err != nil {
 					errs[i] = fmt.Errorf("simulated work agent of %s: %w", cluster, err)
+					return
+				}
+			}
+			if h.ServeAddonRegistrations {
+				if err := a.serveAddonRegistrations(runCtx, h, &loops); err != nil {
+					errs[i] = fmt.Errorf("simulated add-on registration of %s: %w", cluster, err)
 				}
 			}
 		})

@@ -1,0 +1,127 @@
+package benchkit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+)
+
+// addonRequestBackoff is how a simulated agent waits for an add-on request,
+// as the add-on registration agent does: 250 ms at first, doubling up to 5 s.
+var addonRequestBackoff = wait.Backoff{Duration: 250 * time.Millisecond, Factor: 2, Steps: math.MaxInt32, Cap: 5 * time.Second}
+
+// serveAddonRegistrations starts a's add-on registration agent: an informer
+// on the ManagedClusterAddOns of its cluster namespace, with the agent's own
+// certificate identity, that files one certificate signing request for the
+// first kube-apiserver-client registration of each add-on (the subject of
+// certs.AddonSubject, the add-on agent's name and labels) and waits, with
+// the agent's backoff, until the hub approves it and the signer issues it.
+// There is no managed cluster to write the credential to: the certificate
+// is dropped. Each add-on is served once. It returns once the informer has
+// synced; the informer and the requests run in loops until ctx ends.
+func (a *SimAgent) serveAddonRegistrations(ctx context.Context, h *SimHub, loops *sync.WaitGroup) error {
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			l := &addonv1alpha1.ManagedClusterAddOnList{}
+			return l, a.hub.List(ctx, l, client.InNamespace(a.cluster), &client.ListOptions{Raw: &opts})
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return a.hub.Watch(ctx, &addonv1alpha1.ManagedClusterAddOnList{}, client.InNamespace(a.cluster), &client.ListOptions{Raw: &opts})
+		},
+	}
+	var mu sync.Mutex
+	served := map[string]bool{}
+	serve := func(obj any) {
+		mca, ok := obj.(*addonv1alpha1.ManagedClusterAddOn)
+		if !ok || !mca.DeletionTimestamp.IsZero() {
+			return
+		}
+		var reg *addonv1alpha1.RegistrationConfig
+		for i, r := range mca.Status.Registrations {
+			if r.SignerName == certificatesv1.KubeAPIServerClientSignerName {
+				reg = &mca.Status.Registrations[i]
+				break
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if reg == nil || served[mca.Name] {
+			return
+		}
+		served[mca.Name] = true
+		addon, subject := mca.Name, *reg.Subject.DeepCopy()
+		loops.Go(func() {
+			switch err := a.requestAddonCertificate(ctx, addon, subject); {
+			case err == nil:
+				h.addonCerts.Add(1)
+			case ctx.Err() == nil:
+				h.addonFailures.Add(1)
+			}
+		})
+	}
+	_, informer := cache.NewInformerWithOptions(cache.InformerOptions{
+		ListerWatcher: lw,
+		ObjectType:    &addonv1alpha1.ManagedClusterAddOn{},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    serve,
+			UpdateFunc: func(_, obj any) { serve(obj) },
+		},
+	})
+	loops.Go(func() { informer.RunWithContext(ctx) })
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		return fmt.Errorf("the ManagedClusterAddOn informer of %s did not sync: %w", a.cluster, ctx.Err())
+	}
+	return nil
+}
+
+// requestAddonCertificate files the certificate signing request of addon's
+// registration subject with a new key and waits until it is issued; a
+// denied request is filed again.
+func (a *SimAgent) requestAddonCertificate(ctx context.Context, addon string, subject addonv1alpha1.Subject) error {
+	p, err := certs.NewPendingRequest()
+	if err != nil {
+		return err
+	}
+	template := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: "addon-" + a.cluster + "-" + addon + "-",
+			Labels:       map[string]string{clusterv1.ClusterNameLabelKey: a.cluster, addonv1alpha1.AddonLabelKey: addon},
+		},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		},
+	}
+	ctx, cancel := context.WithTimeout(ctx, simTimeout)
+	defer cancel()
+	var last error
+	err = wait.ExponentialBackoffWithContext(ctx, addonRequestBackoff, func(ctx context.Context) (bool, error) {
+		st, _, err := certs.Request(ctx, a.hub, p, certs.AddonSubject(a.cluster, addon, subject), template)
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		if st.Phase == certs.RequestDenied {
+			p.CSRName = ""
+		}
+		return st.Phase == certs.RequestIssued, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the certificate of add-on %s on %s: %w (last error: %v)", addon, a.cluster, err, last)
+	}
+	return nil
+}
