@@ -16,6 +16,10 @@
 //   - BenchmarkAddonConfigRollout: a change of the add-on's default
 //     AddOnDeploymentConfig → rolled out to every cluster (Progressing
 //     Completed, lastAppliedConfig = desiredConfig).
+//   - BenchmarkAddonRegistration: N copies of the example add-on enabled on
+//     every cluster → each add-on × cluster through its hub registration
+//     (registrations, CSR, approval, certificate or token infrastructure,
+//     hub-kubeconfig Secret) to Available.
 //
 // Everything lives in _test.go files and runs only with -bench; the package is
 // skipped under -short. test/bench/README.md shows how to run it.

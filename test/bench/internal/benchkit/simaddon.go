@@ -3,14 +3,12 @@ package benchkit
 import (
 	"context"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,9 +18,12 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 )
 
-// addonRequestBackoff is how a simulated agent waits for an add-on request,
-// as the add-on registration agent does: 250 ms at first, doubling up to 5 s.
-var addonRequestBackoff = wait.Backoff{Duration: 250 * time.Millisecond, Factor: 2, Steps: math.MaxInt32, Cap: 5 * time.Second}
+// How a simulated agent waits for an add-on request, as the add-on
+// registration agent does: 250 ms at first, doubling up to 5 s.
+const (
+	addonRequestFirstPoll = 250 * time.Millisecond
+	addonRequestMaxPoll   = 5 * time.Second
+)
 
 // serveAddonRegistrations starts a's add-on registration agent: an informer
 // on the ManagedClusterAddOns of its cluster namespace, with the agent's own
@@ -90,7 +91,7 @@ func (a *SimAgent) serveAddonRegistrations(ctx context.Context, h *SimHub, loops
 
 // requestAddonCertificate files the certificate signing request of addon's
 // registration subject with a new key and waits until it is issued; a
-// denied request is filed again.
+// denied request is filed again. It gives up after simTimeout.
 func (a *SimAgent) requestAddonCertificate(ctx context.Context, addon string, subject addonv1alpha1.Subject) error {
 	p, err := certs.NewPendingRequest()
 	if err != nil {
@@ -109,19 +110,22 @@ func (a *SimAgent) requestAddonCertificate(ctx context.Context, addon string, su
 	ctx, cancel := context.WithTimeout(ctx, simTimeout)
 	defer cancel()
 	var last error
-	err = wait.ExponentialBackoffWithContext(ctx, addonRequestBackoff, func(ctx context.Context) (bool, error) {
+	for wait := addonRequestFirstPoll; ; wait = min(2*wait, addonRequestMaxPoll) {
 		st, _, err := certs.Request(ctx, a.hub, p, certs.AddonSubject(a.cluster, addon, subject), template)
-		if err != nil {
+		switch {
+		case err != nil:
 			last = err
-			return false, nil
-		}
-		if st.Phase == certs.RequestDenied {
+		case st.Phase == certs.RequestIssued:
+			return nil
+		case st.Phase == certs.RequestDenied:
 			p.CSRName = ""
 		}
-		return st.Phase == certs.RequestIssued, nil
-	})
-	if err != nil {
-		return fmt.Errorf("the certificate of add-on %s on %s: %w (last error: %v)", addon, a.cluster, err, last)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("the certificate of add-on %s on %s: %w (last error: %v)", addon, a.cluster, ctx.Err(), last)
+		case <-t.C:
+		}
 	}
-	return nil
 }
