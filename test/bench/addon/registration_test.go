@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,8 +75,10 @@ func BenchmarkAddonRegistration(b *testing.B) {
 
 	st := &stageTimes{}
 	watchCtx, stop := context.WithCancel(ctx)
+	var watches sync.WaitGroup
+	defer watches.Wait()
 	defer stop()
-	af.watchStages(watchCtx, b, st)
+	af.watchStages(watchCtx, b, &watches, st)
 	start := time.Now()
 	af.enable(ctx, b, names...)
 	cli := time.Since(start)

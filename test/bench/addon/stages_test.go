@@ -13,14 +13,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonregistration "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/agent/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 // stage is one step of an add-on's registration on one cluster, as a watch
@@ -166,60 +164,36 @@ func (st *stageTimes) observeSecret(at time.Time, cluster string, s *corev1.Secr
 	}
 }
 
-// watchStages starts informers until ctx ends on the hub's
+// watchStages starts informers, in loops until ctx ends, on the hub's
 // ManagedClusterAddOns and add-on certificate signing requests and on the
 // add-on Secrets in the install namespace of each real cluster, recording
 // into st, and returns once all have synced. Objects present at the sync
 // count as arriving then.
-func (af *addonFleet) watchStages(ctx context.Context, b *testing.B, st *stageTimes) {
+func (af *addonFleet) watchStages(ctx context.Context, b *testing.B, loops *sync.WaitGroup, st *stageTimes) {
 	b.Helper()
-	addonLW := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			l := &addonv1alpha1.ManagedClusterAddOnList{}
-			return l, af.hubW.List(ctx, l, &client.ListOptions{Raw: &opts})
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			return af.hubW.Watch(ctx, &addonv1alpha1.ManagedClusterAddOnList{}, &client.ListOptions{Raw: &opts})
-		},
-	}
 	hasAddon := func(o *metav1.ListOptions) { o.LabelSelector = addonv1alpha1.AddonLabelKey }
 	csrLW := cache.NewFilteredListWatchFromClient(af.Hub.Clientset().CertificatesV1().RESTClient(), "certificatesigningrequests", metav1.NamespaceAll, hasAddon)
 	synced := []cache.InformerSynced{
-		runInformer(ctx, addonLW, &addonv1alpha1.ManagedClusterAddOn{}, func(at time.Time, o any) {
+		benchkit.RunInformer(ctx, loops, benchkit.ListWatch(af.hubW, &addonv1alpha1.ManagedClusterAddOnList{}), &addonv1alpha1.ManagedClusterAddOn{}, func(o any) {
 			if mca, ok := o.(*addonv1alpha1.ManagedClusterAddOn); ok {
-				st.observeAddon(at, mca)
+				st.observeAddon(time.Now(), mca)
 			}
 		}),
-		runInformer(ctx, csrLW, &certificatesv1.CertificateSigningRequest{}, func(at time.Time, o any) {
+		benchkit.RunInformer(ctx, loops, csrLW, &certificatesv1.CertificateSigningRequest{}, func(o any) {
 			if csr, ok := o.(*certificatesv1.CertificateSigningRequest); ok {
-				st.observeCSR(at, csr)
+				st.observeCSR(time.Now(), csr)
 			}
 		}),
 	}
 	for _, c := range realClusters {
 		lw := cache.NewFilteredListWatchFromClient(af.Env.Cluster(c).Clientset().CoreV1().RESTClient(), "secrets", addonv1alpha1.DefaultAddonInstallNamespace, hasAddon)
-		synced = append(synced, runInformer(ctx, lw, &corev1.Secret{}, func(at time.Time, o any) {
+		synced = append(synced, benchkit.RunInformer(ctx, loops, lw, &corev1.Secret{}, func(o any) {
 			if s, ok := o.(*corev1.Secret); ok {
-				st.observeSecret(at, c, s)
+				st.observeSecret(time.Now(), c, s)
 			}
 		}))
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
 		b.Fatalf("the watches of the add-on registrations did not sync: %v", ctx.Err())
 	}
-}
-
-// runInformer runs an informer of lw until ctx ends, calling observe with
-// the time of every add and update, and returns its HasSynced.
-func runInformer(ctx context.Context, lw cache.ListerWatcher, obj runtime.Object, observe func(time.Time, any)) cache.InformerSynced {
-	_, informer := cache.NewInformerWithOptions(cache.InformerOptions{
-		ListerWatcher: lw,
-		ObjectType:    obj,
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(o any) { observe(time.Now(), o) },
-			UpdateFunc: func(_, o any) { observe(time.Now(), o) },
-		},
-	})
-	go informer.RunWithContext(ctx)
-	return informer.HasSynced
 }

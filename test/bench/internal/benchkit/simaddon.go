@@ -8,8 +8,6 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -35,15 +33,6 @@ const (
 // is dropped. Each add-on is served once. It returns once the informer has
 // synced; the informer and the requests run in loops until ctx ends.
 func (a *SimAgent) serveAddonRegistrations(ctx context.Context, h *SimHub, loops *sync.WaitGroup) error {
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			l := &addonv1alpha1.ManagedClusterAddOnList{}
-			return l, a.hub.List(ctx, l, client.InNamespace(a.cluster), &client.ListOptions{Raw: &opts})
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			return a.hub.Watch(ctx, &addonv1alpha1.ManagedClusterAddOnList{}, client.InNamespace(a.cluster), &client.ListOptions{Raw: &opts})
-		},
-	}
 	var mu sync.Mutex
 	served := map[string]bool{}
 	serve := func(obj any) {
@@ -74,16 +63,9 @@ func (a *SimAgent) serveAddonRegistrations(ctx context.Context, h *SimHub, loops
 			}
 		})
 	}
-	_, informer := cache.NewInformerWithOptions(cache.InformerOptions{
-		ListerWatcher: lw,
-		ObjectType:    &addonv1alpha1.ManagedClusterAddOn{},
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    serve,
-			UpdateFunc: func(_, obj any) { serve(obj) },
-		},
-	})
-	loops.Go(func() { informer.RunWithContext(ctx) })
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+	lw := ListWatch(a.hub, &addonv1alpha1.ManagedClusterAddOnList{}, client.InNamespace(a.cluster))
+	synced := RunInformer(ctx, loops, lw, &addonv1alpha1.ManagedClusterAddOn{}, serve)
+	if !cache.WaitForCacheSync(ctx.Done(), synced) {
 		return fmt.Errorf("the ManagedClusterAddOn informer of %s did not sync: %w", a.cluster, ctx.Err())
 	}
 	return nil

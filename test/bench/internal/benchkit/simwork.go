@@ -11,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,15 +24,6 @@ import (
 // available (see AckWorkStatus). It returns once the informer has synced;
 // the informer runs in loops until ctx ends.
 func (a *SimAgent) serveWorks(ctx context.Context, h *SimHub, loops *sync.WaitGroup) error {
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			l := &workv1.ManifestWorkList{}
-			return l, a.hub.List(ctx, l, client.InNamespace(a.cluster), &client.ListOptions{Raw: &opts})
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			return a.hub.Watch(ctx, &workv1.ManifestWorkList{}, client.InNamespace(a.cluster), &client.ListOptions{Raw: &opts})
-		},
-	}
 	ack := func(obj any) {
 		w, ok := obj.(*workv1.ManifestWork)
 		if !ok {
@@ -47,16 +36,9 @@ func (a *SimAgent) serveWorks(ctx context.Context, h *SimHub, loops *sync.WaitGr
 			h.workFailures.Add(1)
 		}
 	}
-	_, informer := cache.NewInformerWithOptions(cache.InformerOptions{
-		ListerWatcher: lw,
-		ObjectType:    &workv1.ManifestWork{},
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc:    ack,
-			UpdateFunc: func(_, obj any) { ack(obj) },
-		},
-	})
-	loops.Go(func() { informer.RunWithContext(ctx) })
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+	lw := ListWatch(a.hub, &workv1.ManifestWorkList{}, client.InNamespace(a.cluster))
+	synced := RunInformer(ctx, loops, lw, &workv1.ManifestWork{}, ack)
+	if !cache.WaitForCacheSync(ctx.Done(), synced) {
 		return fmt.Errorf("the ManifestWork informer of %s did not sync: %w", a.cluster, ctx.Err())
 	}
 	return nil
