@@ -17,8 +17,6 @@ import (
 	registrationhub "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
@@ -52,33 +50,9 @@ func setup(ctx context.Context, t *testing.T) *suite {
 	hubtest.RunControllers(t, s.hub, 2,
 		func(mgr ctrl.Manager) error { return registrationhub.SetupWithManager(mgr, registrationhub.Options{}) },
 		func(mgr ctrl.Manager) error { return addonhub.SetupWithManager(mgr, addonhub.Options{}) })
-	for _, c := range []string{clusterName, otherName} {
-		mustCreate(ctx, t, s.hubC, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: c}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})
-	}
-	for _, c := range []string{clusterName, otherName} {
-		eventually(ctx, t, "cluster "+c+" accepted", func(ctx context.Context) (bool, error) {
-			mc := &clusterv1.ManagedCluster{}
-			if err := s.hubC.Get(ctx, types.NamespacedName{Name: c}, mc); err != nil {
-				return false, err
-			}
-			return mc.IsAccepted(), nil
-		})
-	}
-	agentObjs, err := config.AgentObjects(config.AgentValues{ClusterName: clusterName, BootstrapKubeconfig: []byte("unused")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := apply.Apply(ctx, s.spokeC, agentObjs, apply.Options{FieldManager: "addon-agent-test"}); err != nil {
-		t.Fatal(err)
-	}
-	agenttest.WriteHubCredential(ctx, t, s.hub, s.spoke, clusterName, agentID)
-	agenttest.Run(t, s.spoke, 2, func(mgr ctrl.Manager) error {
-		agent, err := addonagent.New(mgr, addonagent.Options{Namespace: config.AgentNamespace})
-		if err != nil {
-			return err
-		}
-		return agent.SetupWithManager(mgr)
-	})
+	hubtest.AcceptClusters(ctx, t, s.hubC, clusterName, otherName)
+	agenttest.Join(ctx, t, s.hub, s.spoke, config.AgentValues{ClusterName: clusterName}, agentID)
+	agenttest.StartAddonAgent(t, s.spoke, addonagent.Options{})
 	return s
 }
 

@@ -55,14 +55,9 @@ type suite struct {
 // the work agent and the deploy and health controllers.
 func setup(t *testing.T) *suite {
 	t.Helper()
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub", clusterName)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	t.Cleanup(cancel)
+	ctx, env := hubtest.Start(t, 15*time.Minute, clusterName)
 	s := &suite{ctx: ctx, env: env, hub: env.Cluster("hub"), spoke: env.Cluster(clusterName)}
 	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
-
-	hubtest.Install(ctx, t, s.hubC)
 	s.create(t, s.hubC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterName}})
 	agenttest.GrantWork(ctx, t, s.hubC, clusterName)
 	s.create(t, s.hubC, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: clusterName},

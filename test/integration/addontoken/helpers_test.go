@@ -23,9 +23,7 @@ import (
 	registrationhub "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	addonconfig "github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
@@ -50,39 +48,16 @@ type suite struct {
 // cluster1's add-on agent with the token driver.
 func setup(t *testing.T) *suite {
 	t.Helper()
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub", clusterName)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	t.Cleanup(cancel)
+	ctx, env := hubtest.Start(t, 10*time.Minute, clusterName)
 	s := &suite{ctx: ctx, hub: env.Cluster("hub"), spoke: env.Cluster(clusterName)}
 	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
-
-	hubtest.Install(ctx, t, s.hubC)
 	hubtest.RunControllers(t, s.hub, 2,
 		func(mgr ctrl.Manager) error { return registrationhub.SetupWithManager(mgr, registrationhub.Options{}) },
 		(&deploy.Reconciler{}).SetupWithManager, (&token.Reconciler{}).SetupWithManager)
-	for _, c := range []string{clusterName, otherName} {
-		s.create(t, s.hubC, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: c}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})
-	}
-	for _, c := range []string{clusterName, otherName} {
-		s.poll(t, "cluster "+c+" accepted", func(ctx context.Context) (bool, error) {
-			mc := &clusterv1.ManagedCluster{}
-			err := s.hubC.Get(ctx, client.ObjectKey{Name: c}, mc)
-			return err == nil && mc.IsAccepted(), err
-		})
-	}
-	agentObjs, err := config.AgentObjects(config.AgentValues{ClusterName: clusterName, BootstrapKubeconfig: []byte("unused"),
-		AddonKubeClientRegistrationAuth: addonv1alpha1.KubeClientDriverToken})
-	must(t, "render agent objects", err)
-	must(t, "apply agent objects", apply.Apply(ctx, s.spokeC, agentObjs, apply.Options{FieldManager: "addontoken-test"}))
-	agenttest.WriteHubCredential(ctx, t, s.hub, s.spoke, clusterName, "agent1")
-	agenttest.Run(t, s.spoke, 2, func(mgr ctrl.Manager) error {
-		agent, err := addonagent.New(mgr, addonagent.Options{Namespace: config.AgentNamespace, KubeClientDriver: addonv1alpha1.KubeClientDriverToken})
-		if err != nil {
-			return err
-		}
-		return agent.SetupWithManager(mgr)
-	})
+	hubtest.AcceptClusters(ctx, t, s.hubC, clusterName, otherName)
+	agenttest.Join(ctx, t, s.hub, s.spoke, config.AgentValues{ClusterName: clusterName,
+		AddonKubeClientRegistrationAuth: addonv1alpha1.KubeClientDriverToken}, "agent1")
+	agenttest.StartAddonAgent(t, s.spoke, addonagent.Options{KubeClientDriver: addonv1alpha1.KubeClientDriverToken})
 	return s
 }
 

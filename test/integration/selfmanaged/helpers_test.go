@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -16,8 +17,6 @@ import (
 	registrationhub "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
@@ -32,63 +31,46 @@ const (
 	pollTimeout = 60 * time.Second
 )
 
-// suite is the environment shared by the steps.
-type suite struct {
+// selfRun is the environment of the steps and what each passes on.
+type selfRun struct {
 	ctx          context.Context
 	hub, spoke   *framework.Cluster
 	hubC, spokeC client.Client
+	// m is the add-on's manager.
+	m *manager
+	// cmaUID is the UID of the manager's ClusterManagementAddOn.
+	cmaUID string
+	// secret is the add-on's hub credential Secret on cluster1.
+	secret *corev1.Secret
 }
 
 // setup starts the hub and cluster1, installs what `hub init` and `join`
 // install, runs the registration and add-on hub controllers, accepts
 // cluster1 and cluster2, and runs cluster1's work and add-on agents.
-func setup(t *testing.T) *suite {
+func setup(t *testing.T) *selfRun {
 	t.Helper()
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub", clusterName)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	t.Cleanup(cancel)
-	s := &suite{ctx: ctx, hub: env.Cluster("hub"), spoke: env.Cluster(clusterName)}
-	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
-
-	hubtest.Install(ctx, t, s.hubC)
-	hubtest.RunControllers(t, s.hub, 2,
+	ctx, env := hubtest.Start(t, 10*time.Minute, clusterName)
+	r := &selfRun{ctx: ctx, hub: env.Cluster("hub"), spoke: env.Cluster(clusterName)}
+	r.hubC, r.spokeC = r.hub.Client(), r.spoke.Client()
+	hubtest.RunControllers(t, r.hub, 2,
 		func(mgr ctrl.Manager) error { return registrationhub.SetupWithManager(mgr, registrationhub.Options{}) },
 		func(mgr ctrl.Manager) error { return addonhub.SetupWithManager(mgr, addonhub.Options{}) })
-	for _, c := range []string{clusterName, otherName} {
-		s.create(t, s.hubC, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: c}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})
-	}
-	for _, c := range []string{clusterName, otherName} {
-		s.poll(t, "cluster "+c+" accepted", func(ctx context.Context) (bool, error) {
-			mc := &clusterv1.ManagedCluster{}
-			err := s.hubC.Get(ctx, client.ObjectKey{Name: c}, mc)
-			return err == nil && mc.IsAccepted(), err
-		})
-	}
-	agentObjs, err := config.AgentObjects(config.AgentValues{ClusterName: clusterName, BootstrapKubeconfig: []byte("unused")})
-	must(t, "render agent objects", err)
-	must(t, "apply agent objects", apply.Apply(ctx, s.spokeC, agentObjs, apply.Options{FieldManager: "selfmanaged-test"}))
-	agenttest.WriteHubCredential(ctx, t, s.hub, s.spoke, clusterName, "agent1")
-	agenttest.StartWorkAgent(t, s.spoke, workagent.Options{StatusSyncInterval: time.Second})
-	agenttest.Run(t, s.spoke, 2, func(mgr ctrl.Manager) error {
-		agent, err := addonagent.New(mgr, addonagent.Options{Namespace: config.AgentNamespace})
-		if err != nil {
-			return err
-		}
-		return agent.SetupWithManager(mgr)
-	})
-	return s
+	hubtest.AcceptClusters(ctx, t, r.hubC, clusterName, otherName)
+	agenttest.Join(ctx, t, r.hub, r.spoke, config.AgentValues{ClusterName: clusterName}, "agent1")
+	agenttest.StartWorkAgent(t, r.spoke, workagent.Options{StatusSyncInterval: time.Second})
+	agenttest.StartAddonAgent(t, r.spoke, addonagent.Options{})
+	return r
 }
 
 // waitCondition waits until condition typ of the add-on's
 // ManagedClusterAddOn on cluster1, read through the project's v1alpha1
 // types, is status with reason, and returns it.
-func (s *suite) waitCondition(t *testing.T, typ string, status metav1.ConditionStatus, reason string) *metav1.Condition {
+func (r *selfRun) waitCondition(t *testing.T, typ string, status metav1.ConditionStatus, reason string) *metav1.Condition {
 	t.Helper()
 	var c *metav1.Condition
-	s.poll(t, "ManagedClusterAddOn "+addonName+" "+typ+"="+string(status)+" ("+reason+")", func(ctx context.Context) (bool, error) {
+	r.poll(t, "ManagedClusterAddOn "+addonName+" "+typ+"="+string(status)+" ("+reason+")", func(ctx context.Context) (bool, error) {
 		mca := &addonv1alpha1.ManagedClusterAddOn{}
-		if err := s.hubC.Get(ctx, client.ObjectKey{Namespace: clusterName, Name: addonName}, mca); err != nil {
+		if err := r.hubC.Get(ctx, client.ObjectKey{Namespace: clusterName, Name: addonName}, mca); err != nil {
 			return false, err
 		}
 		c = meta.FindStatusCondition(mca.Status.Conditions, typ)
@@ -98,15 +80,15 @@ func (s *suite) waitCondition(t *testing.T, typ string, status metav1.ConditionS
 }
 
 // create creates obj with c.
-func (s *suite) create(t *testing.T, c client.Client, obj client.Object) {
+func (r *selfRun) create(t *testing.T, c client.Client, obj client.Object) {
 	t.Helper()
-	must(t, "create "+obj.GetObjectKind().GroupVersionKind().Kind+" "+obj.GetNamespace()+"/"+obj.GetName(), c.Create(s.ctx, obj))
+	must(t, "create "+obj.GetObjectKind().GroupVersionKind().Kind+" "+obj.GetNamespace()+"/"+obj.GetName(), c.Create(r.ctx, obj))
 }
 
 // poll waits until cond holds.
-func (s *suite) poll(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+func (r *selfRun) poll(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	framework.Eventually(s.ctx, t, pollTimeout, what, cond)
+	framework.Eventually(r.ctx, t, pollTimeout, what, cond)
 }
 
 // must fails t when err is set.

@@ -102,21 +102,21 @@ type manager struct {
 // exist) with its ClusterRole, as the add-on's installation does, and
 // returns a manager authenticated as it. It waits until the manager can list and watch
 // everything its informers hold.
-func (s *suite) newManager(t *testing.T) *manager {
+func (r *selfRun) newManager(t *testing.T) *manager {
 	t.Helper()
-	s.create(t, s.hubC, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: managerNS, Name: managerSA}})
-	s.create(t, s.hubC, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: managerAgent}, Rules: managerRules})
-	s.create(t, s.hubC, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: managerAgent},
+	r.create(t, r.hubC, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: managerNS, Name: managerSA}})
+	r.create(t, r.hubC, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: managerAgent}, Rules: managerRules})
+	r.create(t, r.hubC, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: managerAgent},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: managerAgent},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: managerNS, Name: managerSA}}})
-	cfg, err := s.hub.ConfigForServiceAccount(s.ctx, managerNS, managerSA, time.Hour)
+	cfg, err := r.hub.ConfigForServiceAccount(r.ctx, managerNS, managerSA, time.Hour)
 	must(t, "credentials of the add-on manager", err)
 	cfg.UserAgent = managerAgent
 	c, err := client.NewWithWatch(cfg, client.Options{Scheme: apis.Scheme})
 	must(t, "client of the add-on manager", err)
 	m := &manager{c: c}
 	for _, gvk := range watched {
-		s.poll(t, "the add-on manager lists and watches "+gvk.String(), func(ctx context.Context) (bool, error) {
+		r.poll(t, "the add-on manager lists and watches "+gvk.String(), func(ctx context.Context) (bool, error) {
 			list := &unstructured.UnstructuredList{}
 			list.SetGroupVersionKind(gvk)
 			if err := c.List(ctx, list); err != nil {

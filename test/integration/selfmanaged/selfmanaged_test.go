@@ -22,24 +22,14 @@ import (
 // hub's add-on manager has seen the Placement and the self-managed add-on.
 const witnessName = "witness"
 
-// selfRun is the state the steps of one self-managed add-on pass on.
-type selfRun struct {
-	*suite
-	m *manager
-	// cmaUID is the UID of the manager's ClusterManagementAddOn.
-	cmaUID string
-	// secret is the add-on's hub credential Secret on cluster1.
-	secret *corev1.Secret
-}
-
 // TestSelfManagedAddon follows an add-on whose manager runs on the hub, as
 // addon-framework's managers do, from its ClusterManagementAddOn at v1beta1
 // to an agent that authenticates to the hub with the credential our agent
 // obtains for it and is reported Available through its Lease, and back.
 func TestSelfManagedAddon(t *testing.T) {
-	s := setup(t)
-	s.createPlacement(t)
-	r := &selfRun{suite: s, m: s.newManager(t)}
+	r := setup(t)
+	r.createPlacement(t)
+	r.m = r.newManager(t)
 	steps := []struct {
 		name string
 		run  func(t *testing.T)
@@ -65,23 +55,23 @@ func TestSelfManagedAddon(t *testing.T) {
 // createPlacement creates, as the admin, namespace managerNS, the AddOnDeploymentConfig of the
 // add-on's defaultConfigs and its install Placement deciding cluster1, with
 // the PlacementDecision the placement controller would write.
-func (s *suite) createPlacement(t *testing.T) {
+func (r *selfRun) createPlacement(t *testing.T) {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: managerNS}}
-	if err := s.hubC.Create(s.ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := r.hubC.Create(r.ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("create namespace %s: %v", managerNS, err)
 	}
-	s.create(t, s.hubC, object(t, `
+	r.create(t, r.hubC, object(t, `
 apiVersion: addon.open-cluster-management.io/v1beta1
 kind: AddOnDeploymentConfig
 metadata: {namespace: %s, name: %s}
 spec: {}`, managerNS, configName))
-	s.create(t, s.hubC, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: managerNS, Name: placementName}})
+	r.create(t, r.hubC, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: managerNS, Name: placementName}})
 	decision := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: managerNS, Name: placementName + "-decision-0",
 		Labels: map[string]string{clusterv1beta1.PlacementLabel: placementName, clusterv1beta1.DecisionGroupIndexLabel: "0"}}}
-	s.create(t, s.hubC, decision)
+	r.create(t, r.hubC, decision)
 	decision.Status.Decisions = []clusterv1beta1.ClusterDecision{{ClusterName: clusterName}}
-	must(t, "write the decisions of "+placementName, s.hubC.Status().Update(s.ctx, decision))
+	must(t, "write the decisions of "+placementName, r.hubC.Status().Update(r.ctx, decision))
 }
 
 // testClusterManagementAddOn: the manager creates its ClusterManagementAddOn
@@ -190,8 +180,8 @@ spec: {}`, clusterName, addonName, addonName, r.cmaUID))
 
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
 	must(t, "read the ManagedClusterAddOn at v1alpha1", r.hubC.Get(r.ctx, client.ObjectKey{Namespace: clusterName, Name: addonName}, mca))
-	if owner := metav1.GetControllerOf(mca); owner == nil || string(owner.UID) != r.cmaUID || mca.Spec.InstallNamespace != "" {
-		t.Errorf("at v1alpha1: controller %+v, installNamespace %q; want the ClusterManagementAddOn, none", owner, mca.Spec.InstallNamespace)
+	if owner := metav1.GetControllerOf(mca); owner == nil || string(owner.UID) != r.cmaUID || mca.AgentInstallNamespace() != installNS {
+		t.Errorf("at v1alpha1: controller %+v, install namespace %s; want the ClusterManagementAddOn, %s", owner, mca.AgentInstallNamespace(), installNS)
 	}
 }
 

@@ -20,8 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonagent "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/agent"
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -74,6 +76,25 @@ func WriteHubCredential(ctx context.Context, t testing.TB, hub, spoke *framework
 	}
 }
 
+// Join installs on the managed cluster spoke what `join` installs for
+// values (a placeholder bootstrap kubeconfig when values has none) and
+// writes the hub credential Secret of agent agentID of values.ClusterName,
+// as the registration agent would once the hub accepted it.
+func Join(ctx context.Context, t testing.TB, hub, spoke *framework.Cluster, values config.AgentValues, agentID string) {
+	t.Helper()
+	if len(values.BootstrapKubeconfig) == 0 {
+		values.BootstrapKubeconfig = []byte("unused")
+	}
+	objs, err := config.AgentObjects(values)
+	if err != nil {
+		t.Fatalf("render the agent objects of %s: %v", values.ClusterName, err)
+	}
+	if err := apply.Apply(ctx, spoke.Client(), objs, apply.Options{FieldManager: "agenttest"}); err != nil {
+		t.Fatalf("apply the agent objects of %s: %v", values.ClusterName, err)
+	}
+	WriteHubCredential(ctx, t, hub, spoke, values.ClusterName, agentID)
+}
+
 // Setup registers agents with a manager.
 type Setup = hubtest.Setup
 
@@ -108,6 +129,23 @@ func StartWorkAgent(t *testing.T, spoke *framework.Cluster, opts workagent.Optio
 	}
 	return Run(t, spoke, 1, func(mgr ctrl.Manager) error {
 		agent, err := workagent.New(mgr, opts)
+		if err != nil {
+			return err
+		}
+		return agent.SetupWithManager(mgr)
+	})
+}
+
+// StartAddonAgent runs the add-on agent of spoke with opts (Namespace
+// defaults to config.AgentNamespace) until the returned stop is called or t
+// ends; stop waits for the agent to finish and may be called more than once.
+func StartAddonAgent(t *testing.T, spoke *framework.Cluster, opts addonagent.Options) (stop func()) {
+	t.Helper()
+	if opts.Namespace == "" {
+		opts.Namespace = config.AgentNamespace
+	}
+	return Run(t, spoke, 2, func(mgr ctrl.Manager) error {
+		agent, err := addonagent.New(mgr, opts)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -27,9 +28,24 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
+
+// Start starts, unless the tests run with -short, a hub named "hub" and
+// the managed clusters named for t, installs on the hub what `hub init`
+// installs (Install), and returns the environment and a context that ends
+// after timeout or with t.
+func Start(t *testing.T, timeout time.Duration, clusters ...string) (context.Context, *framework.Environment) {
+	t.Helper()
+	framework.SkipIfShort(t)
+	env := framework.StartForTest(t, append([]string{"hub"}, clusters...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	Install(ctx, t, env.Cluster("hub").Client())
+	return ctx, env
+}
 
 // Install applies everything `kubectl ocm hub init` installs (CRDs, RBAC,
 // admission policies, the ClusterManager), as c's user, and runs the hub
@@ -95,6 +111,26 @@ func StartConversionWebhook(ctx context.Context, t testing.TB, c, admin client.C
 		t.Fatalf("the API server does not convert add-on objects through the webhook at %s: %v", opts.BindAddress, last)
 	}
 	return w
+}
+
+// AcceptClusters creates, as c's user, the ManagedClusters names with
+// hubAcceptsClient set, and waits until the hub's registration controller
+// (run by RunControllers) has accepted each one.
+func AcceptClusters(ctx context.Context, t testing.TB, c client.Client, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+		if err := c.Create(ctx, mc); err != nil {
+			t.Fatalf("create ManagedCluster %s: %v", name, err)
+		}
+	}
+	for _, name := range names {
+		framework.Eventually(ctx, t, time.Minute, "cluster "+name+" accepted", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			err := c.Get(ctx, client.ObjectKey{Name: name}, mc)
+			return err == nil && mc.IsAccepted(), err
+		})
+	}
 }
 
 // Setup registers controllers with a manager.
