@@ -100,8 +100,8 @@ type manager struct {
 
 // newManager creates the manager's ServiceAccount in managerNS (which must
 // exist) with its ClusterRole, as the add-on's installation does, and
-// returns a manager authenticated as it. It waits until the manager can list and watch
-// everything its informers hold.
+// returns a manager authenticated as it. It waits until the manager can
+// list and watch everything its informers hold.
 func (r *selfRun) newManager(t *testing.T) *manager {
 	t.Helper()
 	r.create(t, r.hubC, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: managerNS, Name: managerSA}})
