@@ -64,3 +64,22 @@ func ServiceAccountUID(message string) (uid string, ok bool) {
 	}
 	return uid, true
 }
+
+// kubernetesSignerPrefix starts the names of the signers Kubernetes itself
+// serves (kube-controller-manager signs them).
+const kubernetesSignerPrefix = "kubernetes.io/"
+
+// IsCustomSigner reports whether signer is a custom signer: one outside
+// kubernetes.io/, which no Kubernetes component signs. The hub's add-on
+// manager signs the requests of template add-ons for such signers with the
+// CA their AddOnTemplate names (customSigner.signingCA).
+func IsCustomSigner(signer string) bool {
+	return !strings.HasPrefix(signer, kubernetesSignerPrefix)
+}
+
+// CustomSignerSecretName returns the Secret holding the client certificate
+// of addon's agent from a custom signer, as OCM names it:
+// <addon>-<signer with / replaced by ->-client-cert.
+func CustomSignerSecretName(addon, signer string) string {
+	return fmt.Sprintf("%s-%s-client-cert", addon, strings.ReplaceAll(signer, "/", "-"))
+}

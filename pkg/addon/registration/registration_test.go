@@ -58,3 +58,26 @@ func TestTokenSubject(t *testing.T) {
 		t.Errorf("TokenSubject = %+v", got)
 	}
 }
+
+func TestCustomSigners(t *testing.T) {
+	tests := []struct {
+		signer     string
+		custom     bool
+		secretName string
+	}{
+		{"example.com/s1", true, "hello-example.com-s1-client-cert"},
+		{"open-cluster-management.io/a/b", true, "hello-open-cluster-management.io-a-b-client-cert"},
+		{addonv1alpha1.KubeAPIServerClientSignerName, false, "hello-kubernetes.io-kube-apiserver-client-client-cert"},
+		{"kubernetes.io/kubelet-serving", false, "hello-kubernetes.io-kubelet-serving-client-cert"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.signer, func(t *testing.T) {
+			if got := IsCustomSigner(tt.signer); got != tt.custom {
+				t.Errorf("IsCustomSigner = %v, want %v", got, tt.custom)
+			}
+			if got := CustomSignerSecretName("hello", tt.signer); got != tt.secretName {
+				t.Errorf("CustomSignerSecretName = %q, want %q", got, tt.secretName)
+			}
+		})
+	}
+}

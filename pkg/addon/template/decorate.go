@@ -1,7 +1,6 @@
 package template
 
 import (
-	"fmt"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -10,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 )
 
@@ -181,7 +181,7 @@ func (d decorator) volumes() ([]corev1.VolumeMount, []corev1.Volume) {
 			add(hubKubeconfigVolume, HubKubeconfigMountPath, secret(HubKubeconfigSecretName(addon)))
 		case r.Type == addonv1alpha1.RegistrationTypeCustomSigner && r.CustomSigner != nil:
 			signer := strings.ReplaceAll(r.CustomSigner.SignerName, "/", "-")
-			add("cert-"+strings.ReplaceAll(signer, ".", "-"), "/managed/"+signer, secret(CustomSignerSecretName(addon, r.CustomSigner.SignerName)))
+			add("cert-"+strings.ReplaceAll(signer, ".", "-"), "/managed/"+signer, secret(registration.CustomSignerSecretName(addon, r.CustomSigner.SignerName)))
 		}
 	}
 	if len(d.cfg.proxy.CABundle) > 0 {
@@ -190,12 +190,6 @@ func (d decorator) volumes() ([]corev1.VolumeMount, []corev1.Volume) {
 		}})
 	}
 	return mounts, volumes
-}
-
-// CustomSignerSecretName returns the Secret holding the certificate of
-// addon's agent from signer: <addon>-<signer with / as ->-client-cert.
-func CustomSignerSecretName(addon, signer string) string {
-	return fmt.Sprintf("%s-%s-client-cert", addon, strings.ReplaceAll(signer, "/", "-"))
 }
 
 // resources returns the resource requirements of container in the

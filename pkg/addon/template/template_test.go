@@ -295,14 +295,13 @@ func TestBadInput(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	for got, want := range map[string]string{
-		DeployWorkName("hello", 0):                        "addon-hello-deploy-0",
-		DeployWorkName("hello", 12):                       "addon-hello-deploy-12",
-		PreDeleteHookWorkName("hello"):                    "addon-hello-pre-delete",
-		HubKubeconfigSecretName("hello"):                  "hello-hub-kubeconfig",
-		PermissionBindingName("hello", "ClusterRole"):     "open-cluster-management:hello:clusterrole:agent",
-		CustomSignerSecretName("hello", "example.com/s1"): "hello-example.com-s1-client-cert",
-		ProxyCAConfigMapName("hello"):                     "hello-proxy-ca",
-		AgentName("hello"):                                "hello-agent",
+		DeployWorkName("hello", 0):                    "addon-hello-deploy-0",
+		DeployWorkName("hello", 12):                   "addon-hello-deploy-12",
+		PreDeleteHookWorkName("hello"):                "addon-hello-pre-delete",
+		HubKubeconfigSecretName("hello"):              "hello-hub-kubeconfig",
+		PermissionBindingName("hello", "ClusterRole"): "open-cluster-management:hello:clusterrole:agent",
+		ProxyCAConfigMapName("hello"):                 "hello-proxy-ca",
+		AgentName("hello"):                            "hello-agent",
 	} {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)

@@ -8,6 +8,7 @@ import (
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
@@ -22,22 +23,36 @@ func IsAddonRequest(csr *certificatesv1.CertificateSigningRequest) bool {
 	return ok
 }
 
-// ValidateAddon checks that req is an add-on agent's request for a hub
-// client certificate within the identities of its labeled add-on on its
-// labeled cluster: both labels; the signer, usages, key and signature rules
-// of an agent certificate (Validate); a common name
+// ValidateAddon checks that req is an add-on agent's request for a client
+// certificate the hub may approve, by its signer.
+//
+// For the kube-apiserver-client signer it must be within the identities of
+// its labeled add-on on its labeled cluster: both labels; the signer,
+// usages, key and signature rules of an agent certificate (Validate); a
+// common name
 // system:open-cluster-management:cluster:<cluster>:addon:<addon>:agent:<agent>;
 // organizations among the add-on's groups on that cluster and on every
 // cluster and system:authenticated. A registration whose subject lies
 // outside these identities is left to the add-on's own approver: the hub
 // never issues, on the word of a ManagedClusterAddOn's status, a
 // certificate for another add-on, another cluster or any other user.
+//
+// For a custom signer (registration.IsCustomSigner) the subject is the one
+// the add-on's AddOnTemplate names, which DecideAddon compares; the labels,
+// usages, key and signature rules are the same. Other kubernetes.io/
+// signers are never approved.
 func ValidateAddon(req Request) error {
 	if req.Cluster == "" {
 		return fmt.Errorf("no %s label", clusterv1.ClusterNameLabelKey)
 	}
 	if req.Addon == "" {
 		return fmt.Errorf("no %s label", addonv1alpha1.AddonLabelKey)
+	}
+	if registration.IsCustomSigner(req.SignerName) {
+		if err := validUsages(req); err != nil {
+			return err
+		}
+		return validKeyAndSignature(req)
 	}
 	if err := validSignerAndUsages(req); err != nil {
 		return err
@@ -65,18 +80,24 @@ type AddonFacts struct {
 	// add-on label exists in the labeled cluster's namespace.
 	AddonExists bool
 	// Subjects are the certificate subjects of that ManagedClusterAddOn's
-	// registrations with the kube-apiserver-client signer
-	// (RegistrationSubjects).
+	// registrations with the request's signer (RegistrationSubjects).
 	Subjects []pkix.Name
+	// SignedSubjects, for a custom signer only, are the subjects the hub
+	// signs for that signer: those of the registrations of the add-on's
+	// AddOnTemplate that name the signer and its signingCA, computed from
+	// the template and never read from the status. Empty when no template
+	// registration names the signer: the hub leaves the request to the
+	// add-on's own signer.
+	SignedSubjects []pkix.Name
 }
 
 // RegistrationSubjects returns the certificate subjects of the
 // registrations of the add-on addon on cluster (status.registrations) with
-// the kube-apiserver-client signer, defaults filled in (certs.AddonSubject).
-func RegistrationSubjects(cluster, addon string, regs []addonv1alpha1.RegistrationConfig) []pkix.Name {
+// signer, defaults filled in (certs.AddonSubject).
+func RegistrationSubjects(cluster, addon, signer string, regs []addonv1alpha1.RegistrationConfig) []pkix.Name {
 	var out []pkix.Name
 	for _, r := range regs {
-		if r.SignerName == certificatesv1.KubeAPIServerClientSignerName {
+		if r.SignerName == signer {
 			out = append(out, certs.AddonSubject(cluster, addon, r.Subject))
 		}
 	}
@@ -89,7 +110,8 @@ func RegistrationSubjects(cluster, addon string, regs []addonv1alpha1.Registrati
 // cluster's own credential), the cluster must be accepted, the
 // ManagedClusterAddOn of the labeled add-on must exist in the cluster's
 // namespace, and the requested subject must equal the subject of one of its
-// registrations.
+// registrations with the request's signer. For a custom signer the subject
+// must also be one the hub signs for it (AddonFacts.SignedSubjects).
 func DecideAddon(req Request, facts AddonFacts) (bool, string) {
 	if err := ValidateAddon(req); err != nil {
 		return false, err.Error()
@@ -104,9 +126,20 @@ func DecideAddon(req Request, facts AddonFacts) (bool, string) {
 		return false, fmt.Sprintf("ManagedClusterAddOn %s does not exist in namespace %s", req.Addon, req.Cluster)
 	}
 	subject := pkix.Name{CommonName: req.CommonName, Organization: req.Organizations, OrganizationalUnit: req.OrganizationalUnits}
-	if !slices.ContainsFunc(facts.Subjects, func(s pkix.Name) bool { return certs.SubjectEqual(s, subject) }) {
-		return false, fmt.Sprintf("subject %q (groups %v) is not the subject of a registration of ManagedClusterAddOn %s/%s",
-			req.CommonName, req.Organizations, req.Cluster, req.Addon)
+	equal := func(s pkix.Name) bool { return certs.SubjectEqual(s, subject) }
+	if !slices.ContainsFunc(facts.Subjects, equal) {
+		return false, fmt.Sprintf("subject %q (groups %v) is not the subject of a registration of ManagedClusterAddOn %s/%s with signer %s",
+			req.CommonName, req.Organizations, req.Cluster, req.Addon, req.SignerName)
 	}
-	return true, fmt.Sprintf("registration of add-on %s on cluster %s, requested by its agent %s", req.Addon, req.Cluster, req.Requester)
+	if registration.IsCustomSigner(req.SignerName) {
+		if len(facts.SignedSubjects) == 0 {
+			return false, fmt.Sprintf("no registration of the AddOnTemplate of add-on %s names signer %s with a signingCA, so the hub does not sign it; the add-on's own signer may",
+				req.Addon, req.SignerName)
+		}
+		if !slices.ContainsFunc(facts.SignedSubjects, equal) {
+			return false, fmt.Sprintf("subject %q (groups %v) is not the subject the AddOnTemplate of add-on %s names for signer %s",
+				req.CommonName, req.Organizations, req.Addon, req.SignerName)
+		}
+	}
+	return true, fmt.Sprintf("registration of add-on %s on cluster %s with signer %s, requested by its agent %s", req.Addon, req.Cluster, req.SignerName, req.Requester)
 }

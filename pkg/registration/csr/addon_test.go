@@ -42,7 +42,15 @@ func TestValidateAddon(t *testing.T) {
 		{"organizational units", with(good, func(r *Request) { r.OrganizationalUnits = []string{"team-a"} }), ""},
 		{"no cluster label", with(good, func(r *Request) { r.Cluster = "" }), "no open-cluster-management.io/cluster-name label"},
 		{"no add-on label", with(good, func(r *Request) { r.Addon = "" }), "no open-cluster-management.io/addon-name label"},
-		{"other signer", with(good, func(r *Request) { r.SignerName = "example.com/custom" }), "signer example.com/custom"},
+		{"another kubernetes.io signer", with(good, func(r *Request) { r.SignerName = "kubernetes.io/kubelet-serving" }), "signer kubernetes.io/kubelet-serving"},
+		{"custom signer, any subject", with(good, func(r *Request) {
+			r.SignerName, r.CommonName, r.Organizations = "example.com/custom", "anyone", []string{"any-group"}
+		}), ""},
+		{"custom signer, server auth", with(good, func(r *Request) {
+			r.SignerName, r.Usages = "example.com/custom", append(r.Usages, certificatesv1.UsageServerAuth)
+		}), `usage "server auth"`},
+		{"custom signer, DNS name", with(good, func(r *Request) { r.SignerName, r.AltNames = "example.com/custom", []string{"a.example"} }), "subject alternative names"},
+		{"custom signer, no add-on label", with(good, func(r *Request) { r.SignerName, r.Addon = "example.com/custom", "" }), "no open-cluster-management.io/addon-name label"},
 		{"server auth", with(good, func(r *Request) { r.Usages = append(r.Usages, certificatesv1.UsageServerAuth) }), `usage "server auth"`},
 		{"subject of another cluster", addonRequest("cluster1", "helloworld", "cluster2", agent1), "common name"},
 		{"subject of another add-on", with(good, func(r *Request) { r.CommonName = identity.AddonUserName("cluster1", "other", "other") }), "common name"},
@@ -80,6 +88,12 @@ func TestDecideAddon(t *testing.T) {
 		Organization: []string{identity.AddonClusterGroup("cluster1", "helloworld")}, OrganizationalUnit: []string{"ou"}}
 	facts := AddonFacts{ClusterAccepted: true, AddonExists: true, Subjects: []pkix.Name{def}}
 	good := addonRequest("cluster1", "helloworld", "cluster1", agent1)
+	// A custom signer's request, and the facts of a template naming its subject.
+	signed := pkix.Name{CommonName: "addon-user", Organization: []string{"addon-group"}}
+	signer := with(good, func(r *Request) {
+		r.SignerName, r.CommonName, r.Organizations = "example.com/custom", signed.CommonName, signed.Organization
+	})
+	signerFacts := AddonFacts{ClusterAccepted: true, AddonExists: true, Subjects: []pkix.Name{signed}, SignedSubjects: []pkix.Name{signed}}
 	tests := []struct {
 		name  string
 		req   Request
@@ -109,6 +123,15 @@ func TestDecideAddon(t *testing.T) {
 		{"administrator registered in the status", with(good, func(r *Request) {
 			r.CommonName, r.Organizations = "kubernetes-admin", []string{"system:masters"}
 		}), AddonFacts{ClusterAccepted: true, AddonExists: true, Subjects: []pkix.Name{{CommonName: "kubernetes-admin", Organization: []string{"system:masters"}}}}, false, "common name"},
+		{"custom signer: template registration", signer, signerFacts, true, "with signer example.com/custom"},
+		{"custom signer: no signingCA", signer, AddonFacts{ClusterAccepted: true, AddonExists: true, Subjects: signerFacts.Subjects},
+			false, "names signer example.com/custom with a signingCA"},
+		{"custom signer: status subject differs from the template's", signer, AddonFacts{ClusterAccepted: true, AddonExists: true,
+			Subjects: signerFacts.Subjects, SignedSubjects: []pkix.Name{{CommonName: "other"}}}, false, "not the subject the AddOnTemplate"},
+		{"custom signer: subject not registered", with(signer, func(r *Request) { r.CommonName = "other" }), signerFacts, false, "not the subject of a registration"},
+		{"custom signer: another cluster's agent", with(signer, func(r *Request) { r.Requester = agent2 }), signerFacts, false, "not an agent identity of cluster cluster1"},
+		{"custom signer: the bootstrap identity", with(signer, func(r *Request) { r.Requester = bootstrap }), signerFacts, false, "not an agent identity"},
+		{"custom signer: cluster not accepted", signer, AddonFacts{AddonExists: true, Subjects: signerFacts.Subjects, SignedSubjects: signerFacts.SignedSubjects}, false, "not accepted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,7 +149,10 @@ func TestRegistrationSubjects(t *testing.T) {
 		{SignerName: "example.com/custom", Subject: addonv1alpha1.Subject{User: "custom"}},
 		{SignerName: certificatesv1.KubeAPIServerClientSignerName, Subject: addonv1alpha1.Subject{User: "u", Groups: []string{"g"}, OrganizationUnits: []string{"ou"}}},
 	}
-	got := RegistrationSubjects("c1", "a1", regs)
+	if got := RegistrationSubjects("c1", "a1", "example.com/custom", regs); len(got) != 1 || got[0].CommonName != "custom" {
+		t.Errorf("RegistrationSubjects of the custom signer = %v, want the custom subject", got)
+	}
+	got := RegistrationSubjects("c1", "a1", certificatesv1.KubeAPIServerClientSignerName, regs)
 	want := []pkix.Name{
 		{CommonName: identity.AddonUserName("c1", "a1", "a1"), Organization: identity.AddonDefaultGroups("c1", "a1")},
 		{CommonName: "u", Organization: []string{"g"}, OrganizationalUnit: []string{"ou"}},

@@ -126,6 +126,12 @@ func validSignerAndUsages(req Request) error {
 	if req.SignerName != certificatesv1.KubeAPIServerClientSignerName {
 		return fmt.Errorf("signer %s is not %s", req.SignerName, certificatesv1.KubeAPIServerClientSignerName)
 	}
+	return validUsages(req)
+}
+
+// validUsages checks that req asks for a client certificate: client auth,
+// optionally with digital signature and key encipherment, and nothing else.
+func validUsages(req Request) error {
 	for _, u := range req.Usages {
 		if !slices.Contains(allowedUsages, u) {
 			return fmt.Errorf("usage %q is not allowed for an agent certificate (allowed: %v)", u, allowedUsages)

@@ -2,7 +2,6 @@ package csr
 
 import (
 	"context"
-	"fmt"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/internal/lookup"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
@@ -27,6 +28,7 @@ const (
 	// this controller approves.
 	ReasonAutoApproved = "AutoApprovedByHubCSRApprovingController"
 	eventApproved      = "AddonCSRAutoApproved"
+	eventPending       = "AddonCSRPending"
 )
 
 // Reconciler approves add-on agents' certificate requests per
@@ -38,12 +40,17 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 }
 
-// Requests are approved for the kube-apiserver-client signer after reading
-// the add-on's ManagedClusterAddOn and its cluster.
+// Requests are approved after reading the add-on's ManagedClusterAddOn, its
+// cluster and, for a custom signer, its AddOnTemplate. Approving a request
+// needs approve on its signer: kubernetes.io/kube-apiserver-client, and
+// every custom signer, whose names only the AddOnTemplates know, so the
+// approve rule names no signer (as OCM's add-on manager has it); the
+// reconciler itself never approves another kubernetes.io/ signer.
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=list;watch
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests/approval,verbs=update
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=signers,resourceNames=kubernetes.io/kube-apiserver-client,verbs=approve
-// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons,verbs=get;list;watch
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=signers,verbs=approve
+// +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons;addontemplates,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
 
 // SetupWithManager registers the reconciler. Pending add-on requests are
@@ -66,7 +73,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 			return csr.PendingRequests(ctx, r.Client, true, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()}, client.HasLabels{addonv1alpha1.AddonLabelKey})
 		}), builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-			return clusterAccepted(e.ObjectOld.(*clusterv1.ManagedCluster)) != clusterAccepted(e.ObjectNew.(*clusterv1.ManagedCluster))
+			return lookup.ClusterAccepted(e.ObjectOld.(*clusterv1.ManagedCluster)) != lookup.ClusterAccepted(e.ObjectNew.(*clusterv1.ManagedCluster))
 		}})).
 		Complete(r)
 }
@@ -86,13 +93,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 		log.V(2).Info("Leaving malformed add-on request pending", "reason", err.Error())
 		return ctrl.Result{}, nil
 	}
-	facts, err := r.facts(ctx, req)
+	facts, _, err := lookup.AddonRequestFacts(ctx, r.Client, req)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	approve, why := csr.DecideAddon(req, facts)
 	if !approve {
-		log.V(2).Info("Leaving add-on request pending", "cluster", req.Cluster, "addon", req.Addon, "requester", req.Requester, "reason", why)
+		log.V(2).Info("Leaving add-on request pending", "cluster", req.Cluster, "addon", req.Addon, "signer", req.SignerName, "requester", req.Requester, "reason", why)
+		if registration.IsCustomSigner(req.SignerName) && facts.AddonExists {
+			// No condition says why a request waits: an Event does, once
+			// per change of what the decision depends on.
+			r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, eventPending, "Approve", "left pending: %s", why)
+		}
 		return ctrl.Result{}, nil
 	}
 	if err := csr.ApproveRequest(ctx, r.Client, obj, ReasonAutoApproved, "Auto approving addon agent certificate: "+why); err != nil {
@@ -101,33 +113,4 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 	log.V(2).Info("Approved add-on request", "cluster", req.Cluster, "addon", req.Addon, "reason", why)
 	r.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, eventApproved, "Approve", "approved: %s", why)
 	return ctrl.Result{}, nil
-}
-
-// facts gathers what DecideAddon needs to know about the hub for req.
-func (r *Reconciler) facts(ctx context.Context, req csr.Request) (csr.AddonFacts, error) {
-	var facts csr.AddonFacts
-	if req.Cluster == "" || req.Addon == "" {
-		return facts, nil // ValidateAddon refuses it
-	}
-	mc := &clusterv1.ManagedCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: req.Cluster}, mc); client.IgnoreNotFound(err) != nil {
-		return facts, fmt.Errorf("get ManagedCluster %s: %w", req.Cluster, err)
-	} else if err == nil {
-		facts.ClusterAccepted = clusterAccepted(mc)
-	}
-	mca := &addonv1alpha1.ManagedClusterAddOn{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: req.Cluster, Name: req.Addon}, mca); client.IgnoreNotFound(err) != nil {
-		return facts, fmt.Errorf("get ManagedClusterAddOn %s/%s: %w", req.Cluster, req.Addon, err)
-	} else if err == nil {
-		facts.AddonExists = true
-		facts.Subjects = csr.RegistrationSubjects(req.Cluster, req.Addon, mca.Status.Registrations)
-	}
-	return facts, nil
-}
-
-// clusterAccepted reports whether the hub accepts mc's agents: accepted by
-// an administrator, with HubAcceptedManagedCluster True, and not being
-// deleted.
-func clusterAccepted(mc *clusterv1.ManagedCluster) bool {
-	return mc.Spec.HubAcceptsClient && mc.IsAccepted() && mc.DeletionTimestamp.IsZero()
 }

@@ -105,7 +105,7 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	if err := replicaset.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ManifestWorkReplicaSet controller: %w", err)
 	}
-	if err := addonhub.SetupWithManager(mgr, addonhub.Options{}); err != nil {
+	if err := addonhub.SetupWithManager(mgr, addonhub.Options{Namespace: o.Namespace}); err != nil {
 		return fmt.Errorf("set up the add-on manager: %w", err)
 	}
 	ctrl.Log.WithName("hub").Info("Starting hub controllers", "namespace", o.Namespace, "leaderElect", o.LeaderElect)
