@@ -126,11 +126,15 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 		Agent: a.agent, AgentReader: a.agentReader, Namespace: a.opts.Namespace,
 		Driver: a.opts.KubeClientDriver, TokenExpirationSeconds: a.opts.TokenExpirationSeconds,
 	}
-	rc, err := rr.NewController(hub.GetCache(), log)
+	secrets, err := registration.NewSecretCache(a.managed.GetConfig(), cred.ClusterName)
 	if err != nil {
 		return err
 	}
-	return runAll(ctx, hub.Start, lc.Start, rc.Start)
+	rc, err := rr.NewController(hub.GetCache(), secrets, log)
+	if err != nil {
+		return err
+	}
+	return runAll(ctx, hub.Start, secrets.Start, lc.Start, rc.Start)
 }
 
 // runAll runs each of fns until ctx ends or one of them returns, then stops

@@ -3,16 +3,16 @@ package registration
 import (
 	"context"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	certutil "k8s.io/client-go/util/cert"
@@ -25,45 +25,37 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
-// reconcileCredential keeps a valid credential for reg in the add-on's
-// Secret: it leaves a valid one alone until its rotation is due, and
-// otherwise files (or waits for) a request and writes the issued
-// certificate.
-func (r *Reconciler) reconcileCredential(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, reg addonv1alpha1.RegistrationConfig) (ctrl.Result, error) {
+// reconcileCredential keeps a valid certificate for reg in its Secret: it
+// leaves a valid one alone until its rotation is due, and otherwise files
+// (or waits for) a request and writes the issued certificate. It returns
+// what the ClusterCertificateRotated condition should say of reg, nil while
+// a request is pending.
+func (r *Reconciler) reconcileCredential(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, reg certRegistration) (ctrl.Result, *rotation, error) {
 	log := ctrl.LoggerFrom(ctx)
-	addon := mca.Name
-	target := secretKey(mca)
-	subject := certs.AddonSubject(r.Cluster, addon, reg.Subject)
 	now := r.now()
-
-	current, foreign, err := r.readSecret(ctx, target, addon)
+	current, foreign, err := r.readSecret(ctx, reg.target, mca.Name)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, nil, err
 	}
 	if foreign != "" {
-		return ctrl.Result{}, r.setRotated(ctx, mca, metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed, foreign)
+		return ctrl.Result{}, failed(foreign), nil
 	}
 	var cert *x509.Certificate
 	if current != nil {
-		cert, err = r.validCredential(current, subject, now)
+		cert, err = r.validCertificate(current, reg, now)
 		if err != nil {
-			log.Info("The add-on's hub credential is not usable; requesting a new one", "secret", target, "reason", err.Error())
+			log.Info("The add-on's credential is not usable; requesting a new one", "secret", reg.target, "signer", reg.signer, "reason", err.Error())
 		}
 	}
 	if cert != nil {
 		rotateAt := certs.RotationTime(cert, certs.RotationFractionOf(cert))
 		if now.Before(rotateAt) {
-			if c := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnCertificateRotated); c == nil || c.Status != metav1.ConditionTrue {
-				msg := fmt.Sprintf("The client certificate in Secret %s is valid until %s", target, cert.NotAfter.UTC().Format(time.RFC3339))
-				if err := r.setRotated(ctx, mca, metav1.ConditionTrue, clusterv1.ReasonClientCertificateUpdated, msg); err != nil {
-					return ctrl.Result{}, err
-				}
-			}
-			return ctrl.Result{RequeueAfter: min(rotateAt.Sub(now), ResyncInterval)}, nil
+			msg := fmt.Sprintf("The client certificate in Secret %s is valid until %s", reg.target, cert.NotAfter.UTC().Format(time.RFC3339))
+			return ctrl.Result{RequeueAfter: min(rotateAt.Sub(now), ResyncInterval)}, &rotation{ok: true, message: msg}, nil
 		}
-		log.Info("Rotating the add-on's hub credential", "secret", target, "certificateExpires", cert.NotAfter)
+		log.Info("Rotating the add-on's credential", "secret", reg.target, "signer", reg.signer, "certificateExpires", cert.NotAfter)
 	}
-	return r.request(ctx, mca, subject, target)
+	return r.request(ctx, mca, reg)
 }
 
 // secretKey names the hub credential Secret of mca:
@@ -90,14 +82,19 @@ func (r *Reconciler) readSecret(ctx context.Context, target types.NamespacedName
 	return s, "", nil
 }
 
-// validCredential returns the certificate of the add-on Secret s when it is
-// a usable credential of subject at now for the agent's hub.
-func (r *Reconciler) validCredential(s *corev1.Secret, subject pkix.Name, now time.Time) (*x509.Certificate, error) {
+// validCertificate returns the certificate of the add-on Secret s when it
+// is a usable credential of reg at now: for the kube-apiserver-client
+// signer, a hub credential of reg's subject for the agent's hub; for a
+// custom signer, a certificate of reg's subject and its key.
+func (r *Reconciler) validCertificate(s *corev1.Secret, reg certRegistration, now time.Time) (*x509.Certificate, error) {
+	if reg.custom() {
+		return certs.ValidateClientCertificate(s.Data[corev1.TLSCertKey], s.Data[corev1.TLSPrivateKeyKey], reg.subject, now)
+	}
 	cred, err := kubeconfig.ReadHubCredential(s.Data)
 	if err != nil {
 		return nil, err
 	}
-	cert, err := cred.Validate(subject, now)
+	cert, err := cred.Validate(reg.subject, now)
 	if err != nil {
 		return nil, err
 	}
@@ -107,38 +104,37 @@ func (r *Reconciler) validCredential(s *corev1.Secret, subject pkix.Name, now ti
 	return cert, nil
 }
 
-// request files, or waits for, the request of subject and writes the
-// issued certificate to target.
-func (r *Reconciler) request(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, subject pkix.Name, target types.NamespacedName) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
+// request files, or waits for, the request of reg and writes the issued
+// certificate to its Secret.
+func (r *Reconciler) request(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, reg certRegistration) (ctrl.Result, *rotation, error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("signer", reg.signer)
 	addon := mca.Name
-	p, err := r.loadPending(ctx, addon)
+	p, err := r.loadPending(ctx, addon, reg.pending)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, nil, err
 	}
-	st, created, err := certs.Request(ctx, r.HubDirect, p, subject, r.csrTemplate(addon))
+	st, created, err := certs.Request(ctx, r.HubDirect, p, reg.subject, r.csrTemplate(addon, reg.signer))
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, nil, err
 	}
 	if created {
-		log.Info("Created CertificateSigningRequest for the add-on", "csr", st.Name, "user", subject.CommonName)
-		if err := r.savePending(ctx, addon, p); err != nil {
-			return ctrl.Result{}, err
+		log.Info("Created CertificateSigningRequest for the add-on", "csr", st.Name, "user", reg.subject.CommonName)
+		if err := r.savePending(ctx, addon, reg.pending, p); err != nil {
+			return ctrl.Result{}, nil, err
 		}
 	}
 	switch st.Phase {
 	case certs.RequestPending:
-		return ctrl.Result{RequeueAfter: r.pollAfter(st.Name)}, nil
+		return ctrl.Result{RequeueAfter: r.pollAfter(st.Name)}, nil, nil
 	case certs.RequestDenied:
 		r.donePolling(st.Name)
 		p.CSRName = ""
-		if err := r.savePending(ctx, addon, p); err != nil {
-			return ctrl.Result{}, err
+		if err := r.savePending(ctx, addon, reg.pending, p); err != nil {
+			return ctrl.Result{}, nil, err
 		}
 		log.Info("The add-on's CertificateSigningRequest was denied; a new one follows", "csr", st.Name, "reason", st.Message, "after", deniedRetryInterval)
-		err := r.setRotated(ctx, mca, metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed,
-			fmt.Sprintf("The hub denied CertificateSigningRequest %s (%s); a new request follows in %s", st.Name, st.Message, deniedRetryInterval))
-		return ctrl.Result{RequeueAfter: deniedRetryInterval}, err
+		return ctrl.Result{RequeueAfter: deniedRetryInterval},
+			failed(fmt.Sprintf("The hub denied CertificateSigningRequest %s (%s); a new request follows in %s", st.Name, st.Message, deniedRetryInterval)), nil
 	}
 	r.donePolling(st.Name)
 	issued, err := certutil.ParseCertsPEM(st.CertPEM)
@@ -147,39 +143,36 @@ func (r *Reconciler) request(ctx context.Context, mca *addonv1alpha1.ManagedClus
 		// cleaned up): file a new one.
 		log.Info("The add-on's issued CertificateSigningRequest is too old to use; filing a new one", "csr", st.Name)
 		p.CSRName = ""
-		return ctrl.Result{RequeueAfter: firstPollInterval}, r.savePending(ctx, addon, p)
+		return ctrl.Result{RequeueAfter: firstPollInterval}, nil, r.savePending(ctx, addon, reg.pending, p)
 	}
 	expires := issued[0].NotAfter.UTC().Format(time.RFC3339)
-	data, err := kubeconfig.AddonCredentialData(r.HubInfo, r.Cluster, addon, st.CertPEM, p.KeyPEM)
+	data, err := r.credentialData(addon, reg, st.CertPEM, p.KeyPEM)
 	if err == nil {
-		err = r.writeSecret(ctx, r.Managed, r.ManagedReader, target, addon, data)
+		err = r.writeSecret(ctx, r.Managed, r.ManagedReader, reg.target, addon, data)
 	}
 	if err != nil {
-		msg := fmt.Sprintf("Cannot write the client certificate of CertificateSigningRequest %s to Secret %s: %v", st.Name, target, err)
-		return ctrl.Result{}, errors.Join(err, r.setRotated(ctx, mca, metav1.ConditionFalse, clusterv1.ReasonClientCertificateUpdateFailed, msg))
+		msg := fmt.Sprintf("Cannot write the client certificate of CertificateSigningRequest %s to Secret %s: %v", st.Name, reg.target, err)
+		return ctrl.Result{}, failed(msg), err
 	}
-	log.Info("Wrote the add-on's hub credential", "secret", target, "csr", st.Name, "certificateExpires", expires)
-	if err := r.cleanup(ctx, addon, &target); err != nil {
-		return ctrl.Result{}, err
-	}
-	if err := r.setRotated(ctx, mca, metav1.ConditionTrue, clusterv1.ReasonClientCertificateUpdated,
-		fmt.Sprintf("Client certificate rotated through CertificateSigningRequest %s; Secret %s is valid until %s", st.Name, target, expires)); err != nil {
-		return ctrl.Result{}, err
+	log.Info("Wrote the add-on's credential", "secret", reg.target, "csr", st.Name, "certificateExpires", expires)
+	if err := r.deletePending(ctx, reg.pending); err != nil {
+		return ctrl.Result{}, nil, err
 	}
 	// Come back to schedule the rotation of the new certificate.
-	return ctrl.Result{RequeueAfter: firstPollInterval}, nil
+	return ctrl.Result{RequeueAfter: firstPollInterval}, &rotation{ok: true, wrote: true,
+		message: fmt.Sprintf("Client certificate rotated through CertificateSigningRequest %s; Secret %s is valid until %s", st.Name, reg.target, expires)}, nil
 }
 
-// csrTemplate returns the request of addon without its PEM request: OCM's
-// name and labels, the kube-apiserver-client signer and client usages.
-func (r *Reconciler) csrTemplate(addon string) *certificatesv1.CertificateSigningRequest {
+// csrTemplate returns the request of addon to signer without its PEM
+// request: OCM's name and labels and client usages.
+func (r *Reconciler) csrTemplate(addon, signer string) *certificatesv1.CertificateSigningRequest {
 	return &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: "addon-" + r.Cluster + "-" + addon + "-",
 			Labels:       r.labels(addon),
 		},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
-			SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			SignerName: signer,
 			Usages: []certificatesv1.KeyUsage{
 				certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth,
 			},
@@ -197,15 +190,9 @@ func (r *Reconciler) owns(s *corev1.Secret, addon string) bool {
 	return s.Labels[clusterv1.ClusterNameLabelKey] == r.Cluster && s.Labels[addonv1alpha1.AddonLabelKey] == addon
 }
 
-// pendingKey names the pending-request Secret of addon.
-func (r *Reconciler) pendingKey(addon string) types.NamespacedName {
-	return types.NamespacedName{Namespace: r.Namespace, Name: addon + PendingSecretSuffix}
-}
-
-// loadPending returns the pending request of addon, starting a new one with
-// a new private key when there is none.
-func (r *Reconciler) loadPending(ctx context.Context, addon string) (*certs.PendingRequest, error) {
-	key := r.pendingKey(addon)
+// loadPending returns the pending request of addon kept in Secret key,
+// starting a new one with a new private key when there is none.
+func (r *Reconciler) loadPending(ctx context.Context, addon string, key types.NamespacedName) (*certs.PendingRequest, error) {
 	s := &corev1.Secret{}
 	switch err := r.AgentReader.Get(ctx, key, s); {
 	case err == nil && r.owns(s, addon):
@@ -219,12 +206,21 @@ func (r *Reconciler) loadPending(ctx context.Context, addon string) (*certs.Pend
 	if err != nil {
 		return nil, err
 	}
-	return p, r.savePending(ctx, addon, p)
+	return p, r.savePending(ctx, addon, key, p)
 }
 
-// savePending writes the pending request p of addon.
-func (r *Reconciler) savePending(ctx context.Context, addon string, p *certs.PendingRequest) error {
-	return r.writeSecret(ctx, r.Agent, r.AgentReader, r.pendingKey(addon), addon, kubeconfig.PendingRequestData(r.Cluster, addon, p))
+// savePending writes the pending request p of addon to Secret key.
+func (r *Reconciler) savePending(ctx context.Context, addon string, key types.NamespacedName, p *certs.PendingRequest) error {
+	return r.writeSecret(ctx, r.Agent, r.AgentReader, key, addon, kubeconfig.PendingRequestData(r.Cluster, addon, p))
+}
+
+// deletePending deletes the pending-request Secret key.
+func (r *Reconciler) deletePending(ctx context.Context, key types.NamespacedName) error {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+	if err := r.Agent.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete Secret %s: %w", key, err)
+	}
+	return nil
 }
 
 // writeSecret creates Secret key with data and the labels of addon, or
@@ -258,30 +254,42 @@ func (r *Reconciler) writeSecret(ctx context.Context, w client.Client, rd client
 	return nil
 }
 
-// cleanup deletes the Secrets the agent wrote for addon on the managed
-// cluster, except keep, and its pending request.
-func (r *Reconciler) cleanup(ctx context.Context, addon string, keep *types.NamespacedName) error {
-	list := &corev1.SecretList{}
-	if err := r.ManagedReader.List(ctx, list, client.MatchingLabels(r.labels(addon))); err != nil {
+// cleanup deletes the Secrets the agent wrote for addon, on the managed
+// cluster and its pending requests, except those in keep.
+func (r *Reconciler) cleanup(ctx context.Context, addon string, keep ...types.NamespacedName) error {
+	managed, pending := &corev1.SecretList{}, &corev1.SecretList{}
+	if err := r.ManagedReader.List(ctx, managed, client.MatchingLabels(r.labels(addon))); err != nil {
 		return fmt.Errorf("list the Secrets of add-on %s: %w", addon, err)
 	}
-	pending := r.pendingKey(addon)
-	for i := range list.Items {
-		s := &list.Items[i]
-		key := client.ObjectKeyFromObject(s)
-		if (keep != nil && key == *keep) || key == pending {
-			continue
-		}
-		if err := r.Managed.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete Secret %s: %w", key, err)
-		}
-		ctrl.LoggerFrom(ctx).Info("Deleted the add-on's hub credential", "secret", key)
+	if err := r.AgentReader.List(ctx, pending, client.MatchingLabels(r.labels(addon)), client.InNamespace(r.Namespace)); err != nil {
+		return fmt.Errorf("list the pending requests of add-on %s: %w", addon, err)
 	}
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: pending.Namespace, Name: pending.Name}}
-	if err := r.Agent.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("delete Secret %s: %w", pending, err)
+	for _, list := range []struct {
+		items   []corev1.Secret
+		pending bool
+		c       client.Client
+	}{{managed.Items, false, r.Managed}, {pending.Items, true, r.Agent}} {
+		for i := range list.items {
+			s := &list.items[i]
+			key := client.ObjectKeyFromObject(s)
+			if slices.Contains(keep, key) || r.isPending(s) != list.pending {
+				continue
+			}
+			if err := list.c.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("delete Secret %s: %w", key, err)
+			}
+			if !list.pending {
+				ctrl.LoggerFrom(ctx).Info("Deleted the add-on's credential", "secret", key)
+			}
+		}
 	}
 	return nil
+}
+
+// isPending reports whether s is a pending-request Secret: in the agent's
+// namespace, named <credential Secret>-pending.
+func (r *Reconciler) isPending(s *corev1.Secret) bool {
+	return s.Namespace == r.Namespace && strings.HasSuffix(s.Name, pendingSuffix)
 }
 
 // addonsWithSecrets lists the add-ons the agent holds Secrets of: hub

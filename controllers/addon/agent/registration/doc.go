@@ -38,6 +38,17 @@
 // another ServiceAccount UID than the condition, and reports on the
 // TokenRefreshed condition.
 //
-// Registrations with other signers are not served yet: the condition and
-// the log say so.
+// For each registration with another signer (the first of each signer),
+// it files a request the same way with that signer and the registration's
+// subject, and writes the issued certificate as OCM lays it out: Secret
+// <addon>-<signer with / replaced by ->-client-cert in the install
+// namespace with tls.crt, tls.key and cluster-name; its pending request is
+// kept in <that Secret>-pending in the agent's namespace. It renews, reports
+// and cleans up as for the hub credential; ClusterCertificateRotated names
+// every certificate, and is False while one of them fails.
+//
+// The credential Secrets are watched (NewSecretCache: the agent's own, by
+// label, metadata only), so that a deleted or overwritten one is written
+// again within seconds; a valid credential is otherwise checked again at
+// ResyncInterval.
 package registration

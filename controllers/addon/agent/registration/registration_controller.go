@@ -2,14 +2,12 @@ package registration
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
-	certificatesv1 "k8s.io/api/certificates/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,7 +25,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubsession"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
@@ -39,7 +36,7 @@ const controllerName = "addon-registration"
 // Timing of the reconciler.
 const (
 	// ResyncInterval is how often a registration with a valid credential is
-	// checked again, so that a deleted or damaged Secret is written again.
+	// checked again; a deleted or written Secret is noticed at once.
 	ResyncInterval = 10 * time.Minute
 	// firstPollInterval is the first wait for a filed request; the wait
 	// doubles up to maxPollInterval while it stays pending.
@@ -92,16 +89,15 @@ type Reconciler struct {
 	mu sync.Mutex
 	// polls holds the current wait of each pending request.
 	polls map[string]time.Duration
-	// reported holds the unsupported registrations already logged.
-	reported map[string]bool
 }
 
 // NewController returns the registration controller of r, watching the
-// cluster's ManagedClusterAddOns in hub (the hub session's cache); the
-// caller starts it. At start it also visits every add-on that has a Secret
+// cluster's ManagedClusterAddOns in hub (the hub session's cache) and the
+// agent's credential Secrets in secrets (NewSecretCache); the caller starts
+// it and the caches. At start it also visits every add-on that has a Secret
 // of this agent, so that Secrets of add-ons removed while the agent was not
 // running are deleted.
-func (r *Reconciler) NewController(hub cache.Cache, log logr.Logger) (controller.Controller, error) {
+func (r *Reconciler) NewController(hub, secrets cache.Cache, log logr.Logger) (controller.Controller, error) {
 	c, err := hubsession.NewController(controllerName, r, 1, log, "addon")
 	if err != nil {
 		return nil, err
@@ -109,6 +105,9 @@ func (r *Reconciler) NewController(hub cache.Cache, log logr.Logger) (controller
 	if err := c.Watch(source.Kind(hub, &addonv1alpha1.ManagedClusterAddOn{},
 		&handler.TypedEnqueueRequestForObject[*addonv1alpha1.ManagedClusterAddOn]{}, registrationChanged())); err != nil {
 		return nil, fmt.Errorf("watch ManagedClusterAddOns: %w", err)
+	}
+	if err := r.watchSecrets(c, secrets); err != nil {
+		return nil, err
 	}
 	if err := c.Watch(source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 		addons, err := r.addonsWithSecrets(ctx)
@@ -159,28 +158,47 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, err
 		}
-		return ctrl.Result{}, r.cleanup(ctx, addon, nil)
+		return ctrl.Result{}, r.cleanup(ctx, addon)
 	}
 	if declared, err := r.declareDriver(ctx, mca); err != nil || declared {
 		// The status change comes back as an event.
 		return ctrl.Result{}, err
 	}
-	reg, unsupported := kubeClientRegistration(mca)
-	r.reportUnsupported(ctx, addon, unsupported)
-	if reg == nil {
-		if err := r.cleanup(ctx, addon, nil); err != nil {
-			return ctrl.Result{}, err
-		}
-		if len(unsupported) > 0 {
-			return ctrl.Result{}, r.setCondition(ctx, mca, addonv1alpha1.ManagedClusterAddOnCertificateRotated, metav1.ConditionFalse,
-				clusterv1.ReasonClientCertificateUpdateFailed, "No hub credential is written: "+strings.Join(unsupported, "; ")+".")
-		}
-		return ctrl.Result{}, nil
+	regs := r.certRegistrations(mca)
+	var keep []types.NamespacedName
+	for _, reg := range regs {
+		keep = append(keep, reg.target, reg.pending)
 	}
-	if r.driver() == addonv1alpha1.KubeClientDriverToken {
-		return r.reconcileToken(ctx, mca)
+	token := r.driver() == addonv1alpha1.KubeClientDriverToken && registration.KubeClient(mca.Status.Registrations) >= 0
+	if token {
+		keep = append(keep, secretKey(mca))
 	}
-	return r.reconcileCredential(ctx, mca, *reg)
+	// Credentials of registrations that are gone, or of another install
+	// namespace, go.
+	if err := r.cleanup(ctx, addon, keep...); err != nil {
+		return ctrl.Result{}, err
+	}
+	var result ctrl.Result
+	var errs []error
+	merge := func(res ctrl.Result, err error) {
+		if res.RequeueAfter > 0 && (result.RequeueAfter == 0 || res.RequeueAfter < result.RequeueAfter) {
+			result.RequeueAfter = res.RequeueAfter
+		}
+		errs = append(errs, err)
+	}
+	if token {
+		merge(r.reconcileToken(ctx, mca))
+	}
+	rotations := make([]*rotation, 0, len(regs))
+	for _, reg := range regs {
+		res, rot, err := r.reconcileCredential(ctx, mca, reg)
+		merge(res, err)
+		rotations = append(rotations, rot)
+	}
+	if len(regs) > 0 {
+		errs = append(errs, r.reportRotation(ctx, mca, rotations))
+	}
+	return result, errors.Join(errs...)
 }
 
 // driver returns the driver of kube-apiserver credentials.
@@ -227,39 +245,6 @@ func tokenInfrastructure(mca *addonv1alpha1.ManagedClusterAddOn) *metav1.Conditi
 	out := *c
 	out.LastTransitionTime = metav1.Time{}
 	return &out
-}
-
-// kubeClientRegistration returns the registration of mca with the
-// kube-apiserver-client signer that the reconciler serves (the first, as
-// they all share one Secret), with either driver, nil when there is none,
-// and a description of each registration it does not serve.
-func kubeClientRegistration(mca *addonv1alpha1.ManagedClusterAddOn) (*addonv1alpha1.RegistrationConfig, []string) {
-	var reg *addonv1alpha1.RegistrationConfig
-	var unsupported []string
-	for i, rc := range mca.Status.Registrations {
-		switch {
-		case rc.SignerName != certificatesv1.KubeAPIServerClientSignerName:
-			unsupported = append(unsupported, fmt.Sprintf("registrations with signer %s are not served by this agent yet, only %s", rc.SignerName, certificatesv1.KubeAPIServerClientSignerName))
-		case reg == nil:
-			reg = &mca.Status.Registrations[i]
-		}
-	}
-	return reg, slices.Compact(unsupported)
-}
-
-// reportUnsupported logs each unsupported registration of addon once.
-func (r *Reconciler) reportUnsupported(ctx context.Context, addon string, unsupported []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.reported == nil {
-		r.reported = map[string]bool{}
-	}
-	for _, u := range unsupported {
-		if key := addon + "\x00" + u; !r.reported[key] {
-			r.reported[key] = true
-			ctrl.LoggerFrom(ctx).Info("Skipping an add-on registration", "reason", u)
-		}
-	}
 }
 
 // setRotated sets the ClusterCertificateRotated condition of mca.

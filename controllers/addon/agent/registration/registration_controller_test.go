@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
 // mca builds the ManagedClusterAddOn helloworld of c1 with regs.
@@ -35,30 +36,75 @@ var (
 	custom     = addonv1alpha1.RegistrationConfig{SignerName: "example.com/custom"}
 )
 
-func TestKubeClientRegistration(t *testing.T) {
+func TestCertRegistrations(t *testing.T) {
+	custom2 := addonv1alpha1.RegistrationConfig{SignerName: "example.com/custom", Subject: addonv1alpha1.Subject{User: "second"}}
 	tests := []struct {
-		name            string
-		mca             *addonv1alpha1.ManagedClusterAddOn
-		wantServed      bool
-		wantUnsupported []string
+		name   string
+		driver string
+		mca    *addonv1alpha1.ManagedClusterAddOn
+		want   []string // signer target pending
 	}{
-		{"no registration", mca(""), false, nil},
-		{"kube client", mca("", kubeClient), true, nil},
-		{"csr driver", mca(addonv1alpha1.KubeClientDriverCSR, kubeClient), true, nil},
-		{"custom signer only", mca("", custom), false, []string{"signer example.com/custom"}},
-		{"kube client and custom signer", mca("", custom, kubeClient), true, []string{"signer example.com/custom"}},
-		{"token driver", mca(addonv1alpha1.KubeClientDriverToken, kubeClient, kubeClient), true, nil},
+		{"no registration", "", mca(""), nil},
+		{"kube client", "", mca("", kubeClient), []string{
+			"kubernetes.io/kube-apiserver-client ns/helloworld-hub-kubeconfig agent/helloworld-hub-kubeconfig-pending"}},
+		{"custom signer, first of each signer", "", mca("", custom, kubeClient, custom2), []string{
+			"example.com/custom ns/helloworld-example.com-custom-client-cert agent/helloworld-example.com-custom-client-cert-pending",
+			"kubernetes.io/kube-apiserver-client ns/helloworld-hub-kubeconfig agent/helloworld-hub-kubeconfig-pending"}},
+		{"token driver serves the kube client", addonv1alpha1.KubeClientDriverToken, mca("", kubeClient, custom), []string{
+			"example.com/custom ns/helloworld-example.com-custom-client-cert agent/helloworld-example.com-custom-client-cert-pending"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reg, unsupported := kubeClientRegistration(tt.mca)
-			if (reg != nil) != tt.wantServed || len(unsupported) != len(tt.wantUnsupported) {
-				t.Fatalf("kubeClientRegistration = %v, %v; want served %v, unsupported %v", reg, unsupported, tt.wantServed, tt.wantUnsupported)
-			}
-			for i, want := range tt.wantUnsupported {
-				if !strings.Contains(unsupported[i], want) {
-					t.Errorf("unsupported[%d] = %q, want it to name %q", i, unsupported[i], want)
+			tt.mca.Status.Namespace = "ns"
+			r := &Reconciler{Cluster: "c1", Namespace: "agent", Driver: tt.driver}
+			var got []string
+			for _, reg := range r.certRegistrations(tt.mca) {
+				got = append(got, reg.signer+" "+reg.target.String()+" "+reg.pending.String())
+				if reg.signer == custom.SignerName && reg.subject.CommonName != identity.AddonUserName("c1", "helloworld", "helloworld") {
+					t.Errorf("custom signer subject = %v, want the default one of its first registration", reg.subject)
 				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("certRegistrations = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReportRotation(t *testing.T) {
+	ok, wrote := &rotation{ok: true, message: "a valid"}, &rotation{ok: true, wrote: true, message: "b written"}
+	tests := []struct {
+		name       string
+		current    metav1.ConditionStatus
+		rotations  []*rotation
+		wantStatus metav1.ConditionStatus
+		wantText   string
+	}{
+		{"all valid, first report", "", []*rotation{ok, ok}, metav1.ConditionTrue, "a valid; a valid"},
+		{"all valid, already True", metav1.ConditionTrue, []*rotation{ok}, metav1.ConditionTrue, "before"},
+		{"one just written", metav1.ConditionTrue, []*rotation{ok, wrote}, metav1.ConditionTrue, "a valid; b written"},
+		{"one failed", metav1.ConditionTrue, []*rotation{ok, failed("c failed"), nil}, metav1.ConditionFalse, "c failed"},
+		{"one waiting", metav1.ConditionFalse, []*rotation{ok, nil}, metav1.ConditionFalse, "before"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := mca("", kubeClient)
+			if tt.current != "" {
+				meta.SetStatusCondition(&m.Status.Conditions, metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnCertificateRotated,
+					Status: tt.current, Reason: "R", Message: "before"})
+			}
+			hub := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(m).WithStatusSubresource(m).Build()
+			r := &Reconciler{Hub: hub, Cluster: "c1"}
+			if err := r.reportRotation(context.Background(), m, tt.rotations); err != nil {
+				t.Fatal(err)
+			}
+			got := &addonv1alpha1.ManagedClusterAddOn{}
+			if err := hub.Get(context.Background(), client.ObjectKeyFromObject(m), got); err != nil {
+				t.Fatal(err)
+			}
+			c := meta.FindStatusCondition(got.Status.Conditions, addonv1alpha1.ManagedClusterAddOnCertificateRotated)
+			if c == nil || c.Status != tt.wantStatus || c.Message != tt.wantText {
+				t.Errorf("ClusterCertificateRotated = %+v, want %s %q", c, tt.wantStatus, tt.wantText)
 			}
 		})
 	}
@@ -119,16 +165,17 @@ func secret(ns, name string, ours bool) *corev1.Secret {
 	return s
 }
 
-func TestReconcileWithoutKubeClientRegistration(t *testing.T) {
+func TestReconcileCleansUp(t *testing.T) {
 	tests := []struct {
 		name        string
 		mca         *addonv1alpha1.ManagedClusterAddOn
 		wantSecrets []string
-		wantReason  string
+		wantCSR     string
 	}{
 		{"ManagedClusterAddOn gone", nil, []string{"addon-ns/other", "ns2/helloworld-hub-kubeconfig"}, ""},
 		{"registration removed", mca(""), []string{"addon-ns/other", "ns2/helloworld-hub-kubeconfig"}, ""},
-		{"only a custom signer", mca("", custom), []string{"addon-ns/other", "ns2/helloworld-hub-kubeconfig"}, clusterv1.ReasonClientCertificateUpdateFailed},
+		{"only a custom signer", mca("", custom), []string{"addon-ns/other", "agent/helloworld-example.com-custom-client-cert-pending",
+			"ns2/helloworld-hub-kubeconfig"}, "example.com/custom"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,7 +192,7 @@ func TestReconcileWithoutKubeClientRegistration(t *testing.T) {
 			}
 			spoke := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(objs...).Build()
 			hub := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(hubObjs...).WithStatusSubresource(&addonv1alpha1.ManagedClusterAddOn{}).Build()
-			r := &Reconciler{Hub: hub, Cluster: "c1", Managed: spoke, ManagedReader: spoke, Agent: spoke, AgentReader: spoke, Namespace: "agent"}
+			r := &Reconciler{Hub: hub, HubDirect: hub, Cluster: "c1", Managed: spoke, ManagedReader: spoke, Agent: spoke, AgentReader: spoke, Namespace: "agent"}
 			ctx := ctrl.LoggerInto(context.Background(), ctrl.Log)
 			if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "c1", Name: "helloworld"}}); err != nil {
 				t.Fatal(err)
@@ -162,16 +209,16 @@ func TestReconcileWithoutKubeClientRegistration(t *testing.T) {
 			if !slices.Equal(got, tt.wantSecrets) {
 				t.Errorf("Secrets left = %v, want %v (the agent's own deleted, others kept)", got, tt.wantSecrets)
 			}
-			if tt.mca == nil {
-				return
-			}
-			m := &addonv1alpha1.ManagedClusterAddOn{}
-			if err := hub.Get(ctx, client.ObjectKeyFromObject(tt.mca), m); err != nil {
+			csrs := &certificatesv1.CertificateSigningRequestList{}
+			if err := hub.List(ctx, csrs); err != nil {
 				t.Fatal(err)
 			}
-			c := meta.FindStatusCondition(m.Status.Conditions, addonv1alpha1.ManagedClusterAddOnCertificateRotated)
-			if (c == nil) != (tt.wantReason == "") || (c != nil && (c.Reason != tt.wantReason || !strings.Contains(c.Message, "example.com/custom"))) {
-				t.Errorf("ClusterCertificateRotated = %+v, want reason %q naming the signer", c, tt.wantReason)
+			var signers []string
+			for _, c := range csrs.Items {
+				signers = append(signers, c.Spec.SignerName)
+			}
+			if want := strings.Fields(tt.wantCSR); !slices.Equal(signers, want) {
+				t.Errorf("requests filed with signers %v, want %v", signers, want)
 			}
 		})
 	}

@@ -70,9 +70,6 @@ func (r *Reconciler) reconcileToken(ctx context.Context, mca *addonv1alpha1.Mana
 		return ctrl.Result{}, errors.Join(err, r.setTokenRefreshed(ctx, mca, metav1.ConditionFalse, addonv1alpha1.TokenRefreshedReasonFailed, msg))
 	}
 	log.Info("Wrote the add-on's hub token", "secret", target, "tokenExpires", tok.Expiry)
-	if err := r.cleanup(ctx, addon, &target); err != nil {
-		return ctrl.Result{}, err
-	}
 	if err := r.setTokenRefreshed(ctx, mca, metav1.ConditionTrue, addonv1alpha1.TokenRefreshedReasonRefreshed, refreshedMessage(tok)); err != nil {
 		return ctrl.Result{}, err
 	}
