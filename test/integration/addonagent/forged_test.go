@@ -33,11 +33,11 @@ func (s *suite) testForgedRequests(ctx context.Context, t *testing.T) {
 		return certs.AddonSubject(cluster, addon, addonv1alpha1.Subject{})
 	}
 	forged := map[string]string{
-		"ghost":                                 s.fileRequest(ctx, t, agent1, clusterName, "ghost", def(clusterName, "ghost")),
-		"subject of another add-on":             s.fileRequest(ctx, t, agent1, clusterName, "target", def(clusterName, "other")),
-		"subject of another cluster":            s.fileRequest(ctx, t, agent1, clusterName, "target", def(otherName, "target")),
-		"another cluster's add-on":              s.fileRequest(ctx, t, agent1, otherName, "target", def(otherName, "target")),
-		"the cluster's agent with add-on label": s.fileRequest(ctx, t, agent1, clusterName, "target", certs.AgentSubject(clusterName, "x")),
+		"ghost":                                 s.fileRequest(ctx, t, agent1, clusterName, "ghost", def(clusterName, "ghost"), certificatesv1.KubeAPIServerClientSignerName),
+		"subject of another add-on":             s.fileRequest(ctx, t, agent1, clusterName, "target", def(clusterName, "other"), certificatesv1.KubeAPIServerClientSignerName),
+		"subject of another cluster":            s.fileRequest(ctx, t, agent1, clusterName, "target", def(otherName, "target"), certificatesv1.KubeAPIServerClientSignerName),
+		"another cluster's add-on":              s.fileRequest(ctx, t, agent1, otherName, "target", def(otherName, "target"), certificatesv1.KubeAPIServerClientSignerName),
+		"the cluster's agent with add-on label": s.fileRequest(ctx, t, agent1, clusterName, "target", certs.AgentSubject(clusterName, "x"), certificatesv1.KubeAPIServerClientSignerName),
 	}
 
 	s.createAddon(ctx, t, clusterName, "target", reg(clusterName, "target"))
@@ -64,9 +64,9 @@ func (s *suite) testForgedRequests(ctx context.Context, t *testing.T) {
 	}
 }
 
-// fileRequest files, with c, a request labeled for addon of cluster for
-// subject, and returns its name.
-func (s *suite) fileRequest(ctx context.Context, t *testing.T, c client.Client, cluster, addon string, subject pkix.Name) string {
+// fileRequest files, with c, a request to signer labeled for addon of
+// cluster for subject, and returns its name.
+func (s *suite) fileRequest(ctx context.Context, t *testing.T, c client.Client, cluster, addon string, subject pkix.Name, signer string) string {
 	t.Helper()
 	p, err := certs.NewPendingRequest()
 	if err != nil {
@@ -80,7 +80,7 @@ func (s *suite) fileRequest(ctx context.Context, t *testing.T, c client.Client, 
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "forged-", Labels: map[string]string{
 			clusterv1.ClusterNameLabelKey: cluster, addonv1alpha1.AddonLabelKey: addon}},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request: data, SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Request: data, SignerName: signer,
 			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
 		},
 	}

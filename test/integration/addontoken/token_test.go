@@ -49,6 +49,7 @@ func TestTokenDriver(t *testing.T) {
 		{"registration declares the driver and the hub builds the infrastructure", s.testInfrastructure},
 		{"the token authenticates as the ServiceAccount with the registration's permissions", s.testIdentity},
 		{"refresh when the ServiceAccount is recreated", s.testRefresh},
+		{"a deleted Secret is written again", s.testSecretDeleted},
 		{"deleting the add-on removes its Secret", s.testDelete},
 	} {
 		if !t.Run(step.name, step.run) {
@@ -170,6 +171,14 @@ func (s *suite) testRefresh(t *testing.T) {
 		_, err = kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 		return err == nil, nil
 	})
+}
+
+// testSecretDeleted deletes beta's Secret on cluster1 and waits until the
+// agent, which watches it, writes a new one.
+func (s *suite) testSecretDeleted(t *testing.T) {
+	old := s.waitSecret(t, "beta", betaNS, hasToken)
+	must(t, "delete Secret beta-hub-kubeconfig", s.spokeC.Delete(s.ctx, old))
+	s.waitSecret(t, "beta", betaNS, func(sec *corev1.Secret) bool { return hasToken(sec) && sec.UID != old.UID })
 }
 
 // testDelete deletes alpha and waits until its Secret is gone from
