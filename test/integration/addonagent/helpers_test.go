@@ -49,7 +49,9 @@ func setup(ctx context.Context, t *testing.T) *suite {
 	hubtest.Install(ctx, t, s.hubC)
 	hubtest.RunControllers(t, s.hub, 2,
 		func(mgr ctrl.Manager) error { return registrationhub.SetupWithManager(mgr, registrationhub.Options{}) },
-		func(mgr ctrl.Manager) error { return addonhub.SetupWithManager(mgr, addonhub.Options{Namespace: config.HubNamespace}) })
+		func(mgr ctrl.Manager) error {
+			return addonhub.SetupWithManager(mgr, addonhub.Options{Namespace: config.HubNamespace})
+		})
 	hubtest.AcceptClusters(ctx, t, s.hubC, clusterName, otherName)
 	agenttest.Join(ctx, t, s.hub, s.spoke, config.AgentValues{ClusterName: clusterName}, agentID)
 	agenttest.StartAddonAgent(t, s.spoke, addonagent.Options{})

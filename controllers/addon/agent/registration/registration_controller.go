@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -198,7 +199,31 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if len(regs) > 0 {
 		errs = append(errs, r.reportRotation(ctx, mca, rotations))
 	}
-	return result, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil && !onlyConflicts(errs) {
+		return result, err
+	} else if err != nil {
+		// Another writer changed the status since it was read: reconcile
+		// again on fresh data soon. An error would be retried with a
+		// growing backoff that drops the pending requests' poll.
+		ctrl.LoggerFrom(ctx).V(2).Info("Status changed by another writer, reconciling again", "error", err.Error())
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+	}
+	return result, nil
+}
+
+// conflictRetry is how soon a reconcile whose status patch met another
+// writer's change runs again.
+const conflictRetry = 100 * time.Millisecond
+
+// onlyConflicts reports whether every non-nil error of errs is a conflict
+// with another writer.
+func onlyConflicts(errs []error) bool {
+	for _, err := range errs {
+		if err != nil && !apierrors.IsConflict(err) {
+			return false
+		}
+	}
+	return true
 }
 
 // driver returns the driver of kube-apiserver credentials.
