@@ -24,8 +24,30 @@ import (
 // send traffic to it: there is no proxy, and the range is not on this machine.
 const ServiceClusterIPRange = "10.0.0.0/24"
 
-// startEtcd starts the environment's etcd and waits until it is healthy.
+// etcdStartAttempts bounds how often startEtcd tries to start etcd.
+const etcdStartAttempts = 3
+
+// startEtcd starts the environment's etcd and waits until it is healthy. A
+// port FreePort found free may be taken by another process before etcd
+// binds it, when tests start environments in parallel; an etcd that exits
+// while starting is started again on other ports.
 func (e *Environment) startEtcd(ctx context.Context) error {
+	var err error
+	for attempt := 1; attempt <= etcdStartAttempts; attempt++ {
+		err = e.startEtcdOnce(ctx)
+		if err == nil || ctx.Err() != nil || e.etcd == nil {
+			return err
+		}
+		if exited, _ := e.etcd.Exited(); !exited {
+			return err
+		}
+		e.logf("etcd exited while starting (attempt %d of %d): %v", attempt, etcdStartAttempts, err)
+	}
+	return err
+}
+
+// startEtcdOnce starts etcd on two free ports and waits until it is healthy.
+func (e *Environment) startEtcdOnce(ctx context.Context) error {
 	clientPort, err := FreePort()
 	if err != nil {
 		return err
