@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -216,7 +215,7 @@ func (c *clusterRunner) prepare(ctx context.Context, dep *appsv1.Deployment, ins
 	spec, err := buildLaunch(launchInput{
 		binary: binary, container: ctr, env: env,
 		mounts:     append(mounts, pathMapping{from: inClusterServiceAccountDir, to: inst.saDir()}),
-		kubeconfig: filepath.Join(inst.dir, "kubeconfig"), home: home, freePort: runnerFreePort,
+		kubeconfig: filepath.Join(inst.dir, "kubeconfig"), home: home, freePort: FreePort,
 	})
 	if err != nil {
 		return nil, blockedBy(RunnerReasonCreateContainerConfigError, false, err)
@@ -328,14 +327,4 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// runnerFreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func runnerFreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
