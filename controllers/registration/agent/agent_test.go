@@ -126,6 +126,7 @@ func TestSelectClaims(t *testing.T) {
 		name          string
 		claims        []clusterv1alpha1.ClusterClaim
 		max           int
+		synthesized   []string
 		want          []string
 		wantTruncated int
 	}{
@@ -136,14 +137,24 @@ func TestSelectClaims(t *testing.T) {
 		{name: "custom truncated, reserved kept", claims: []clusterv1alpha1.ClusterClaim{claim("c", false), claim("b", false), claim("a", false), claim("id.k8s.io", false)},
 			max: 2, want: []string{"id.k8s.io", "a", "b"}, wantTruncated: 1},
 		{name: "zero custom", claims: []clusterv1alpha1.ClusterClaim{claim("a", false), claim("id.k8s.io", false)}, max: 0, want: []string{"id.k8s.io"}, wantTruncated: 1},
+		{name: "synthesized reserved, not counted, replacing a ClusterClaim", claims: []clusterv1alpha1.ClusterClaim{claim("b", false), claim("a", false), claim("id.k8s.io", false), claim("agentversion.kubectl-ocm.io", false)},
+			max: 1, synthesized: []string{"agentversion.kubectl-ocm.io"}, want: []string{"agentversion.kubectl-ocm.io", "id.k8s.io", "a"}, wantTruncated: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, truncated := selectClaims(tt.claims, tt.max)
+			var synthesized []clusterv1.ManagedClusterClaim
+			for _, name := range tt.synthesized {
+				synthesized = append(synthesized, clusterv1.ManagedClusterClaim{Name: name, Value: "s-" + name})
+			}
+			got, truncated := selectClaims(tt.claims, tt.max, synthesized...)
 			var names []string
 			for _, c := range got {
 				names = append(names, c.Name)
-				if c.Value != "v-"+c.Name {
+				want := "v-" + c.Name
+				if slices.Contains(tt.synthesized, c.Name) {
+					want = "s-" + c.Name
+				}
+				if c.Value != want {
 					t.Errorf("claim %s has value %q", c.Name, c.Value)
 				}
 			}

@@ -18,6 +18,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
 const (
@@ -122,8 +123,9 @@ func sumResources(nodes []corev1.Node) (capacity, allocatable clusterv1.Resource
 	return capacity, allocatable
 }
 
-// applyClaims sets status.clusterClaims from the ClusterClaims, and records a
-// hub event when custom claims are left out.
+// applyClaims sets status.clusterClaims from the ClusterClaims and the
+// agent's own version claim (version.AgentVersionClaim), and records a hub
+// event when custom claims are left out.
 func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *clusterv1.ManagedCluster) error {
 	claims := &clusterv1alpha1.ClusterClaimList{}
 	if err := a.spoke.List(ctx, claims); err != nil {
@@ -136,7 +138,7 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 			limit = int(rc.ClusterClaimConfiguration.MaxCustomClusterClaims)
 		}
 	}
-	selected, truncated := selectClaims(claims.Items, limit)
+	selected, truncated := selectClaims(claims.Items, limit, version.AgentClaim(version.Version))
 	mc.Status.ClusterClaims = selected
 	a.mu.Lock()
 	changed := truncated != a.truncatedClaims
@@ -152,13 +154,18 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 
 // selectClaims returns the claims to report: without those labeled
 // spoke-only, reserved names first, then custom ones, each sorted by name,
-// custom ones truncated to maxCustom. It also returns how many custom claims
-// were left out.
-func selectClaims(claims []clusterv1alpha1.ClusterClaim, maxCustom int) ([]clusterv1.ManagedClusterClaim, int) {
-	var reserved, custom []clusterv1.ManagedClusterClaim
+// custom ones truncated to maxCustom. The agent's synthesized claims count
+// as reserved and replace ClusterClaims of the same name. It also returns how
+// many custom claims were left out.
+func selectClaims(claims []clusterv1alpha1.ClusterClaim, maxCustom int, synthesized ...clusterv1.ManagedClusterClaim) ([]clusterv1.ManagedClusterClaim, int) {
+	reserved := slices.Clone(synthesized)
+	var custom []clusterv1.ManagedClusterClaim
 	for i := range claims {
 		c := &claims[i]
 		if _, hidden := c.Labels[clusterv1alpha1.ClusterClaimSpokeOnlyLabel]; hidden {
+			continue
+		}
+		if slices.ContainsFunc(synthesized, func(s clusterv1.ManagedClusterClaim) bool { return s.Name == c.Name }) {
 			continue
 		}
 		mcc := clusterv1.ManagedClusterClaim{Name: c.Name, Value: c.Spec.Value}

@@ -12,9 +12,11 @@ import (
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
-// Reconciler reports Applied and HubRegistrationDegraded on the ClusterManager.
+// Reconciler reports Applied, HubRegistrationDegraded and the running hub
+// controller's version (HubControllerVersion) on the ClusterManager.
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
@@ -34,8 +36,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// Reconcile records that the hub manifests are applied and that this
-// registration controller, the elected leader, is serving.
+// Reconcile records that the hub manifests are applied, that this
+// registration controller, the elected leader, is serving, and its build
+// version. The patch helper writes only when something changed, so an
+// upgraded controller writes its new version once.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cm := &operatorv1.ClusterManager{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cm); err != nil {
@@ -56,5 +60,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		Reason: operatorv1.ReasonRegistrationFunctional, Message: "The registration controller is running and holds leadership.",
 		ObservedGeneration: cm.Generation,
 	})
+	meta.SetStatusCondition(&cm.Status.Conditions, version.HubControllerCondition(version.Version, cm.Generation))
 	return ctrl.Result{}, h.Patch(ctx, cm)
 }

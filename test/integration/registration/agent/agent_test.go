@@ -27,6 +27,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -275,7 +276,8 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 			t.Fatal(err)
 		}
 	}
-	wantClaims := []string{"id.k8s.io", "app", "region"}
+	// The agent's own version claim is reserved: custom claims do not push it out.
+	wantClaims := []string{version.AgentVersionClaim, "id.k8s.io", "app", "region"}
 	eventually(ctx, t, "version, capacity, allocatable and claims on the ManagedCluster", func(ctx context.Context) (bool, error) {
 		mc, err := managedCluster(ctx, s.hubC)
 		if err != nil {
@@ -288,9 +290,9 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 		cpu, alloc := mc.Status.Capacity[clusterv1.ResourceCPU], mc.Status.Allocatable[clusterv1.ResourceCPU]
 		mem := mc.Status.Capacity[clusterv1.ResourceMemory]
 		if mc.Status.Version.Kubernetes == "" || cpu.Cmp(resource.MustParse("6")) != 0 || alloc.Cmp(resource.MustParse("4")) != 0 ||
-			mem.Cmp(resource.MustParse("12Gi")) != 0 || !slices.Equal(got, wantClaims) {
-			return false, fmt.Errorf("version %q, cpu %s/%s, memory %s, claims %v; want 6/4 CPUs, 12Gi, claims %v",
-				mc.Status.Version.Kubernetes, cpu.String(), alloc.String(), mem.String(), got, wantClaims)
+			mem.Cmp(resource.MustParse("12Gi")) != 0 || !slices.Equal(got, wantClaims) || version.AgentVersion(mc) != version.Version {
+			return false, fmt.Errorf("version %q, cpu %s/%s, memory %s, claims %v, agent version %q; want 6/4 CPUs, 12Gi, claims %v, agent version %s",
+				mc.Status.Version.Kubernetes, cpu.String(), alloc.String(), mem.String(), got, version.AgentVersion(mc), wantClaims, version.Version)
 		}
 		return true, nil
 	})
