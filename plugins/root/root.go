@@ -63,7 +63,7 @@ and inspects works and placements, and creates, enables and inspects add-ons.`,
 		cmd.AddCommand(verb)
 	}
 	cmd.AddGroup(&cobra.Group{ID: groupOther, Title: "Other Commands:"})
-	versionCmd := version.NewCmdVersion(streams)
+	versionCmd := version.NewCmdVersion(configFlags, streams)
 	versionCmd.GroupID = groupOther
 	cmd.AddCommand(versionCmd)
 	return cmd

@@ -1,35 +1,50 @@
-// Package version implements `kubectl ocm version`.
+// Package version implements `kubectl ocm version`: the plugin's version and,
+// from a reachable hub, the versions of the hub controller and of every
+// managed cluster's agent, judged against the supported version skew
+// (pkg/version).
 package version
 
 import (
 	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 var versionExample = cli.Examples(`
-	# Print the plugin version
-	kubectl ocm version
+	# The plugin's version, the hub controller's and every agent's, with skew warnings
+	kubectl ocm version --context hub
 
-	# Print it as JSON
+	# The plugin's version only, without asking a hub
+	kubectl ocm version --client
+
+	# Everything as JSON, for scripts (the warnings are in .warnings)
 	kubectl ocm version -o json`)
 
-// NewCmdVersion returns the `version` command.
-func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
-	o := NewOptions(streams)
+// NewCmdVersion returns the `version` command. getter selects the hub.
+func NewCmdVersion(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewOptions(getter, streams)
 	cmd := &cobra.Command{
-		Use:     "version",
-		Short:   "Print the kubectl-ocm version",
+		Use:   "version",
+		Short: "Print the versions of kubectl-ocm, the hub controller and the agents",
+		Long: `Print the version of kubectl-ocm and, when the hub of the current context (or
+--context) is reachable, the version of its hub controller and of the agent of
+every managed cluster, as the running components report them: the hub
+controller in the ClusterManager's HubControllerVersion condition, each agent
+in the agentversion.kubectl-ocm.io claim of its ManagedCluster.
+
+It warns on stderr when a version is outside the supported skew: an agent may
+be up to 2 minor versions older than the hub controller and never newer, and
+kubectl-ocm within 1 minor version of the hub controller either way.
+Development builds are shown but not judged. An unreachable hub is a warning,
+not a failure.`,
 		Example: versionExample,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run()
-		},
+		RunE:    cli.RunE(o),
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints one line.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints text and a table of the managed clusters.")
+	cmd.Flags().BoolVar(&o.ClientOnly, "client", false, "Print the plugin's version only, without asking the hub.")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

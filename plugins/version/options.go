@@ -3,22 +3,29 @@ package version
 import (
 	"fmt"
 
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-
-	pkgversion "github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
 // Options holds the flags of `kubectl ocm version`.
 type Options struct {
 	genericiooptions.IOStreams
+	getter genericclioptions.RESTClientGetter
+
 	// Output is the output format: "", "json" or "yaml".
 	Output string
+	// ClientOnly skips the hub (--client).
+	ClientOnly bool
 }
 
-// NewOptions returns Options writing to streams.
-func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{IOStreams: streams}
+// NewOptions returns Options for the hub getter selects, writing to streams.
+func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
+	return &Options{IOStreams: streams, getter: getter}
 }
+
+// Complete has nothing to fill in.
+func (o *Options) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
@@ -27,9 +34,4 @@ func (o *Options) Validate() error {
 		return nil
 	}
 	return fmt.Errorf("--output %q is not supported: use json or yaml", o.Output)
-}
-
-// Run prints the version.
-func (o *Options) Run() error {
-	return pkgversion.Print(o.Out, "kubectl-ocm", o.Output)
 }
