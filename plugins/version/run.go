@@ -150,7 +150,7 @@ func clusterVersions(items []clusterv1.ManagedCluster, hubVersion string) []Clus
 }
 
 // agentSkewWarning names the clusters whose agents are outside the supported
-// skew and how to fix them, "" when there are none.
+// skew, one a line, and how to fix them; "" when there are none.
 func agentSkewWarning(clusters []ClusterVersion, hubVersion string) string {
 	var outside []string
 	newer := false
@@ -158,7 +158,7 @@ func agentSkewWarning(clusters []ClusterVersion, hubVersion string) string {
 		if cv.Skew.Verdict != pkgversion.Unsupported {
 			continue
 		}
-		outside = append(outside, fmt.Sprintf("%s (agent %s: %s)", cv.Name, cv.AgentVersion, cv.Skew.Reason))
+		outside = append(outside, fmt.Sprintf("  %s: agent %s, %s", cv.Name, cv.AgentVersion, cv.Skew.Reason))
 		if v, ok := pkgversion.Release(cv.AgentVersion); ok {
 			if h, ok := pkgversion.Release(hubVersion); ok && v.GreaterThan(h) {
 				newer = true
@@ -168,10 +168,14 @@ func agentSkewWarning(clusters []ClusterVersion, hubVersion string) string {
 	if len(outside) == 0 {
 		return ""
 	}
-	fix := fmt.Sprintf("upgrade each agent to the hub's version by running `kubectl ocm join` for that cluster again with `--image` set to the ocm-controller image of %s (a token from `kubectl ocm hub token --cluster-name <cluster>`)", hubVersion)
+	what := "the agent of 1 managed cluster is"
+	if len(outside) > 1 {
+		what = fmt.Sprintf("the agents of %d managed clusters are", len(outside))
+	}
+	fix := fmt.Sprintf("upgrade each agent by running `kubectl ocm join` for its cluster again with --image set to the ocm-controller image of %s (and a token from `kubectl ocm hub token --cluster-name <cluster>`)", hubVersion)
 	if newer {
 		fix += "; where an agent is newer than the hub controller, upgrade the hub first with `kubectl ocm hub init --image`"
 	}
-	return fmt.Sprintf("the agents of %d managed cluster(s) are outside the supported version skew (at most %d minor versions older than the hub controller, never newer): %s. Fix: %s",
-		len(outside), pkgversion.MaxAgentMinorSkew, strings.Join(outside, ", "), fix)
+	return fmt.Sprintf("%s outside the supported version skew (at most %d minor versions older than the hub controller, never newer):\n%s\nFix: %s",
+		what, pkgversion.MaxAgentMinorSkew, strings.Join(outside, "\n"), fix)
 }

@@ -50,8 +50,14 @@ func TestClusterVersionsAndWarning(t *testing.T) {
 				"ocm    True        <unknown>       v1.37.1              -",
 				"old    True        v0.4.2          v1.37.1              unsupported: 3 minor versions older",
 			},
-			warning: []string{"the agents of 2 managed cluster(s)", "new (agent v0.8.0: newer than the hub controller v0.7.1)",
-				"old (agent v0.4.2: 3 minor versions older than the hub controller v0.7.1", "`kubectl ocm join`", "--image", "upgrade the hub first"},
+			warning: []string{"the agents of 2 managed clusters are outside", "\n  new: agent v0.8.0, newer than the hub controller v0.7.1\n",
+				"\n  old: agent v0.4.2, 3 minor versions older than the hub controller v0.7.1", "\nFix: ", "`kubectl ocm join`", "--image", "upgrade the hub first"},
+		},
+		{
+			name: "one older agent", hub: "v1.4.0",
+			clusters: []clusterv1.ManagedCluster{cluster("a", "v1.1.0")},
+			rows:     []string{"a      True        v1.1.0          v1.37.1              unsupported: 3 minor versions older"},
+			warning:  []string{"the agent of 1 managed cluster is outside", "\n  a: agent v1.1.0, 3 minor versions older than the hub controller v1.4.0 (at most 2 are supported)\n"},
 		},
 		{
 			name: "a development hub judges nothing", hub: "v0.0.0-dev",

@@ -53,15 +53,16 @@ func StartForTest(t testing.TB, clusters ...string) *Environment {
 // BuildForTest builds the main package pkg, a path relative to the
 // repository root such as "./controllers/cmd/ocm-controller", into a
 // temporary directory of t as name, and returns the binary's path. It fails t
-// with the compiler's output if the build fails.
-func BuildForTest(t testing.TB, pkg, name string) string {
+// with the compiler's output if the build fails. buildFlags go to `go build`
+// before the package, such as "-ldflags", "-X ...=v0.7.1" to stamp a version.
+func BuildForTest(t testing.TB, pkg, name string, buildFlags ...string) string {
 	t.Helper()
 	root, err := RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd := exec.Command("go", append(append([]string{"build", "-o", bin}, buildFlags...), pkg)...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
