@@ -5,10 +5,13 @@
 package version
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	pkgversion "github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -28,17 +31,17 @@ func NewCmdVersion(getter genericclioptions.RESTClientGetter, streams genericioo
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the versions of kubectl-ocm, the hub controller and the agents",
-		Long: `Print the version of kubectl-ocm and, when the hub of the current context (or
+		Long: fmt.Sprintf(`Print the version of kubectl-ocm and, when the hub of the current context (or
 --context) is reachable, the version of its hub controller and of the agent of
 every managed cluster, as the running components report them: the hub
-controller in the ClusterManager's HubControllerVersion condition, each agent
-in the agentversion.kubectl-ocm.io claim of its ManagedCluster.
+controller in the ClusterManager's %s condition, each agent
+in the %s claim of its ManagedCluster.
 
 It warns on stderr when a version is outside the supported skew: an agent may
-be up to 2 minor versions older than the hub controller and never newer, and
-kubectl-ocm within 1 minor version of the hub controller either way.
+be up to %d minor versions older than the hub controller and never newer, and
+kubectl-ocm within %d minor version of the hub controller either way.
 Development builds are shown but not judged. An unreachable hub is a warning,
-not a failure.`,
+not a failure.`, pkgversion.ConditionHubControllerVersion, pkgversion.AgentVersionClaim, pkgversion.MaxAgentMinorSkew, pkgversion.MaxClientMinorSkew),
 		Example: versionExample,
 		Args:    cobra.NoArgs,
 		RunE:    cli.RunE(o),
