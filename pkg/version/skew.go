@@ -57,38 +57,35 @@ func Release(v string) (*utilversion.Version, bool) {
 // version hub: the agent may be up to MaxAgentMinorSkew minor versions
 // older, of the same major version, and never newer.
 func CheckAgent(hub, agent string) Judgement {
-	h, a, j, ok := releases(hub, "hub controller", agent, "agent")
-	if !ok {
-		return j
-	}
-	behind := minorsBehind(h, a)
-	switch {
-	case a.Major() != h.Major():
-		return Judgement{Unsupported, fmt.Sprintf("another major version than the hub controller %s", hub)}
-	case behind < 0:
-		return Judgement{Unsupported, fmt.Sprintf("newer than the hub controller %s", hub)}
-	case behind > MaxAgentMinorSkew:
-		return Judgement{Unsupported, fmt.Sprintf("%d minor versions older than the hub controller %s (at most %d are supported)", behind, hub, MaxAgentMinorSkew)}
-	}
-	return Judgement{Verdict: Supported}
+	return check(hub, agent, "agent", MaxAgentMinorSkew, 0)
 }
 
 // CheckClient judges the plugin at version client against the hub controller
 // at version hub: within MaxClientMinorSkew minor versions either way, of the
 // same major version.
 func CheckClient(client, hub string) Judgement {
-	h, c, j, ok := releases(hub, "hub controller", client, "kubectl-ocm")
+	return check(hub, client, "kubectl-ocm", MaxClientMinorSkew, MaxClientMinorSkew)
+}
+
+// check judges the version other of a component named otherName against
+// the hub controller at version hub: of the same major version, at most
+// maxOlder minor versions older and maxNewer newer.
+func check(hub, other, otherName string, maxOlder, maxNewer int) Judgement {
+	h, o, j, ok := releases(hub, "hub controller", other, otherName)
 	if !ok {
 		return j
 	}
-	behind := minorsBehind(h, c)
-	switch {
-	case c.Major() != h.Major():
+	if o.Major() != h.Major() {
 		return Judgement{Unsupported, fmt.Sprintf("another major version than the hub controller %s", hub)}
-	case behind > MaxClientMinorSkew:
-		return Judgement{Unsupported, fmt.Sprintf("%d minor versions older than the hub controller %s (at most %d are supported)", behind, hub, MaxClientMinorSkew)}
-	case -behind > MaxClientMinorSkew:
-		return Judgement{Unsupported, fmt.Sprintf("%d minor versions newer than the hub controller %s (at most %d are supported)", -behind, hub, MaxClientMinorSkew)}
+	}
+	behind := int(h.Minor()) - int(o.Minor())
+	switch {
+	case behind > maxOlder:
+		return Judgement{Unsupported, fmt.Sprintf("%d minor versions older than the hub controller %s (the policy allows %d)", behind, hub, maxOlder)}
+	case -behind > maxNewer && maxNewer == 0:
+		return Judgement{Unsupported, fmt.Sprintf("newer than the hub controller %s", hub)}
+	case -behind > maxNewer:
+		return Judgement{Unsupported, fmt.Sprintf("%d minor versions newer than the hub controller %s (the policy allows %d)", -behind, hub, maxNewer)}
 	}
 	return Judgement{Verdict: Supported}
 }
@@ -107,13 +104,4 @@ func releases(hub, hubName, other, otherName string) (h, o *utilversion.Version,
 	h, _ = Release(hub)
 	o, _ = Release(other)
 	return h, o, Judgement{}, true
-}
-
-// minorsBehind returns how many minor versions older b is than a (negative
-// when b is newer), within one major version.
-func minorsBehind(a, b *utilversion.Version) int {
-	if a.Major() != b.Major() {
-		return 0
-	}
-	return int(a.Minor()) - int(b.Minor())
 }

@@ -32,56 +32,43 @@ func TestRelease(t *testing.T) {
 	}
 }
 
-func TestCheckAgent(t *testing.T) {
+func TestCheck(t *testing.T) {
+	agent := func(hub, v string) Judgement { return CheckAgent(hub, v) }
+	plugin := func(hub, v string) Judgement { return CheckClient(v, hub) }
 	tests := []struct {
-		name, hub, agent string
-		want             Verdict
-		reason           string
+		name   string
+		check  func(hub, v string) Judgement
+		hub, v string
+		want   Verdict
+		reason string
 	}{
-		{"same version", "v0.7.1", "v0.7.1", Supported, ""},
-		{"older patch", "v0.7.1", "v0.7.0", Supported, ""},
-		{"newer patch", "v0.7.1", "v0.7.3", Supported, ""},
-		{"two minors older", "v0.7.1", "v0.5.9", Supported, ""},
-		{"three minors older", "v0.7.1", "v0.4.0", Unsupported, "3 minor versions older than the hub controller v0.7.1"},
-		{"one minor newer", "v0.7.1", "v0.8.0", Unsupported, "newer than the hub controller v0.7.1"},
-		{"older major", "v1.1.0", "v0.9.0", Unsupported, "another major version"},
-		{"newer major", "v1.1.0", "v2.0.0", Unsupported, "another major version"},
-		{"git describe of a release", "v0.7.1-4-gabc1234", "v0.7.0", Supported, ""},
-		{"development agent", "v0.7.1", "v0.0.0-dev", NotJudged, "the agent v0.0.0-dev is a development build"},
-		{"development hub", "cf34dfa", "v0.7.1", NotJudged, "the hub controller cf34dfa is a development build"},
-		{"agent reports nothing", "v0.7.1", "", NotJudged, "the agent reports no version"},
-		{"hub reports nothing", "", "v0.7.1", NotJudged, "the hub controller reports no version"},
+		{"agent: same version", agent, "v0.7.1", "v0.7.1", Supported, ""},
+		{"agent: older patch", agent, "v0.7.1", "v0.7.0", Supported, ""},
+		{"agent: newer patch", agent, "v0.7.1", "v0.7.3", Supported, ""},
+		{"agent: two minors older", agent, "v0.7.1", "v0.5.9", Supported, ""},
+		{"agent: three minors older", agent, "v0.7.1", "v0.4.0", Unsupported, "3 minor versions older than the hub controller v0.7.1 (the policy allows 2)"},
+		{"agent: one minor newer", agent, "v0.7.1", "v0.8.0", Unsupported, "newer than the hub controller v0.7.1"},
+		{"agent: older major", agent, "v1.1.0", "v0.9.0", Unsupported, "another major version"},
+		{"agent: newer major", agent, "v1.1.0", "v2.0.0", Unsupported, "another major version"},
+		{"agent: git describe of a release", agent, "v0.7.1-4-gabc1234", "v0.7.0", Supported, ""},
+		{"agent: development agent", agent, "v0.7.1", "v0.0.0-dev", NotJudged, "the agent v0.0.0-dev is a development build"},
+		{"agent: development hub", agent, "cf34dfa", "v0.7.1", NotJudged, "the hub controller cf34dfa is a development build"},
+		{"agent: reports nothing", agent, "v0.7.1", "", NotJudged, "the agent reports no version"},
+		{"agent: hub reports nothing", agent, "", "v0.7.1", NotJudged, "the hub controller reports no version"},
+		{"plugin: same minor", plugin, "v0.7.1", "v0.7.0", Supported, ""},
+		{"plugin: one minor older", plugin, "v0.7.1", "v0.6.2", Supported, ""},
+		{"plugin: one minor newer", plugin, "v0.7.1", "v0.8.0", Supported, ""},
+		{"plugin: two minors older", plugin, "v0.7.1", "v0.5.0", Unsupported, "2 minor versions older than the hub controller v0.7.1 (the policy allows 1)"},
+		{"plugin: two minors newer", plugin, "v0.7.1", "v0.9.0", Unsupported, "2 minor versions newer than the hub controller v0.7.1 (the policy allows 1)"},
+		{"plugin: another major", plugin, "v0.9.0", "v1.0.0", Unsupported, "another major version"},
+		{"plugin: development plugin", plugin, "v0.7.1", "v0.0.0-dev", NotJudged, "the kubectl-ocm v0.0.0-dev is a development build"},
+		{"plugin: development hub", plugin, "v0.0.0-dev", "v0.7.1", NotJudged, "the hub controller v0.0.0-dev is a development build"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := CheckAgent(tt.hub, tt.agent)
+			got := tt.check(tt.hub, tt.v)
 			if got.Verdict != tt.want || !strings.Contains(got.Reason, tt.reason) {
-				t.Errorf("CheckAgent(%q, %q) = %+v, want %s with a reason containing %q", tt.hub, tt.agent, got, tt.want, tt.reason)
-			}
-		})
-	}
-}
-
-func TestCheckClient(t *testing.T) {
-	tests := []struct {
-		name, client, hub string
-		want              Verdict
-		reason            string
-	}{
-		{"same minor", "v0.7.0", "v0.7.1", Supported, ""},
-		{"one minor older", "v0.6.2", "v0.7.1", Supported, ""},
-		{"one minor newer", "v0.8.0", "v0.7.1", Supported, ""},
-		{"two minors older", "v0.5.0", "v0.7.1", Unsupported, "2 minor versions older than the hub controller v0.7.1"},
-		{"two minors newer", "v0.9.0", "v0.7.1", Unsupported, "2 minor versions newer than the hub controller v0.7.1"},
-		{"another major", "v1.0.0", "v0.9.0", Unsupported, "another major version"},
-		{"development plugin", "v0.0.0-dev", "v0.7.1", NotJudged, "the kubectl-ocm v0.0.0-dev is a development build"},
-		{"development hub", "v0.7.1", "v0.0.0-dev", NotJudged, "development build"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := CheckClient(tt.client, tt.hub)
-			if got.Verdict != tt.want || !strings.Contains(got.Reason, tt.reason) {
-				t.Errorf("CheckClient(%q, %q) = %+v, want %s with a reason containing %q", tt.client, tt.hub, got, tt.want, tt.reason)
+				t.Errorf("hub %q, %q: %+v, want %s with a reason containing %q", tt.hub, tt.v, got, tt.want, tt.reason)
 			}
 		})
 	}

@@ -57,7 +57,7 @@ func TestClusterVersionsAndWarning(t *testing.T) {
 			name: "one older agent", hub: "v1.4.0",
 			clusters: []clusterv1.ManagedCluster{cluster("a", "v1.1.0")},
 			rows:     []string{"a      True        v1.1.0          v1.37.1              unsupported: 3 minor versions older"},
-			warning:  []string{"the agent of 1 managed cluster is outside", "\n  a: agent v1.1.0, 3 minor versions older than the hub controller v1.4.0 (at most 2 are supported)\n"},
+			warning:  []string{"the agent of 1 managed cluster is outside", "\n  a: agent v1.1.0, 3 minor versions older than the hub controller v1.4.0 (the policy allows 2)\n"},
 		},
 		{
 			name: "a development hub judges nothing", hub: "v0.0.0-dev",
