@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"embed"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -82,6 +81,8 @@ type HubValues struct {
 	// controller then listens on that port (on that host when it is a
 	// loopback address) and its serving certificate names that host.
 	ConversionWebhookURL string
+	// Scheduling places the hub controller's Pod and sizes its container.
+	Scheduling
 }
 
 // BootstrapServiceAccount names the shared bootstrap ServiceAccount.
@@ -151,6 +152,8 @@ type AgentValues struct {
 	// reads at start); 0 leaves the agent's defaults, 50 and 100.
 	HubKubeAPIQPS   int32
 	HubKubeAPIBurst int32
+	// Scheduling places the agent's Pod and sizes its container.
+	Scheduling
 }
 
 // Namespace is the hub controller's own namespace, HubNamespace. The roles
@@ -291,20 +294,6 @@ func withCRDs(crds []*apiextensionsv1.CustomResourceDefinition, objs []*unstruct
 		out = append(out, u)
 	}
 	return append(out, objs...), nil
-}
-
-// templateFuncs are the functions manifest templates may call.
-var templateFuncs = template.FuncMap{
-	"b64enc": func(b any) string {
-		switch v := b.(type) {
-		case []byte:
-			return base64.StdEncoding.EncodeToString(v)
-		case string:
-			return base64.StdEncoding.EncodeToString([]byte(v))
-		}
-		panic(fmt.Sprintf("b64enc: unsupported type %T", b))
-	},
-	"quote": func(s string) string { return fmt.Sprintf("%q", s) },
 }
 
 // Render executes every *.yaml template in the embedded directory dir ("hub",
