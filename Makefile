@@ -81,7 +81,7 @@ rbac-gen = $(CONTROLLER_GEN) rbac:roleName=$(1),fileName=$(notdir $(2)),headerFi
 	'paths=$(3)' output:rbac:dir=$(dir $(2))
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/apis, and the controllers' roles from their RBAC markers.
+generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/apis, the controllers' roles from their RBAC markers, and the Helm charts' templates from config/.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./pkg/apis/...
 	rm -rf config/crd/bases && mkdir -p config/crd/bases
 	$(CONTROLLER_GEN) crd:crdVersions=v1 paths=./pkg/apis/... output:crd:artifacts:config=config/crd/bases
@@ -89,12 +89,14 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/a
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:registration,$(REGISTRATION_RBAC_FILE),$(REGISTRATION_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:work,$(WORK_RBAC_FILE),$(WORK_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:addon,$(ADDON_RBAC_FILE),$(ADDON_RBAC_PATHS))
+	$(GO) run ./hack/chartgen
 
 ##@ Test
 
 .PHONY: test
-test: build kube-bins ## Run every test: unit, framework, integration and end-to-end.
+test: build kube-bins ## Run every test: unit, framework, integration and end-to-end, and the Helm charts' test (module test/helm).
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./...
+	cd test/helm && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./...
 
 .PHONY: test-short
 test-short: ## Run the fast unit tests only (no control planes).
@@ -134,13 +136,14 @@ verify-fmt:
 verify-vet:
 	$(GO) vet ./...
 	cd test/kube && $(GO) vet ./...
+	cd test/helm && $(GO) vet ./...
 
 .PHONY: verify-lint
 verify-lint: $(GOLANGCI_LINT)
 	$(GOLANGCI_LINT) run ./...
 
 # GENERATED are the paths make generate writes.
-GENERATED := pkg/apis config/crd $(HUB_RBAC_FILE) $(REGISTRATION_RBAC_FILE) $(WORK_RBAC_FILE) $(ADDON_RBAC_FILE)
+GENERATED := pkg/apis config/crd config/charts $(HUB_RBAC_FILE) $(REGISTRATION_RBAC_FILE) $(WORK_RBAC_FILE) $(ADDON_RBAC_FILE)
 
 .PHONY: verify-generated
 verify-generated: generate
@@ -152,6 +155,7 @@ verify-generated: generate
 verify-tidy:
 	$(GO) mod tidy -diff
 	cd test/kube && $(GO) mod tidy -diff
+	cd test/helm && $(GO) mod tidy -diff
 
 ##@ Tools
 

@@ -1,0 +1,46 @@
+{{/*
+kubectl-ocm.image is the ocm-controller image: <registry>/ocm-controller:<tag>.
+*/}}
+{{- define "kubectl-ocm.image" -}}
+{{- printf "%s/ocm-controller:%s" (required "images.registry is required" .Values.images.registry) (required "images.tag is required" .Values.images.tag) -}}
+{{- end }}
+
+{{/*
+kubectl-ocm.klusterlet.values fills the dict (index . 1) with the fields and
+methods of config.AgentValues, from the chart's values (index . 0): the
+generated templates execute the manifests of config/agent with it.
+*/}}
+{{- define "kubectl-ocm.klusterlet.values" -}}
+{{- $root := index . 0 -}}
+{{- $v := index . 1 -}}
+{{- $values := $root.Values -}}
+{{- $k := $values.klusterlet -}}
+{{- $namespace := required "klusterlet.namespace is required" $k.namespace -}}
+{{- $mode := $k.mode | default "Default" -}}
+{{- if not (has $mode (list "Default" "Singleton")) -}}
+{{- fail (printf "klusterlet.mode %q: this chart installs the agent in mode Default or Singleton; for Hosted mode use kubectl ocm join --mode hosted" $mode) -}}
+{{- end -}}
+{{- $urls := list -}}
+{{- range $k.externalServerURLs -}}
+{{- $urls = append $urls (required "each of klusterlet.externalServerURLs needs a url" .url) -}}
+{{- end -}}
+{{- $reg := $k.registrationConfiguration | default dict -}}
+{{- $driver := $reg.addOnKubeClientRegistrationDriver | default dict -}}
+{{- $token := $driver.token | default dict -}}
+{{- $work := $k.workConfiguration | default dict -}}
+{{- $_ := set $v "ClusterName" (required "klusterlet.clusterName is required" $k.clusterName) -}}
+{{- $_ := set $v "Image" (include "kubectl-ocm.image" $root) -}}
+{{- $_ := set $v "AgentNamespace" $namespace -}}
+{{- $_ := set $v "Namespace" $namespace -}}
+{{- $_ := set $v "BootstrapKubeconfig" (required "bootstrapHubKubeConfig is required: --set-file bootstrapHubKubeConfig=<kubeconfig>" $values.bootstrapHubKubeConfig) -}}
+{{- $_ := set $v "Mode" $mode -}}
+{{- $_ := set $v "ExternalServerURLs" $urls -}}
+{{- $_ := set $v "ClientCertExpirationSeconds" (int64 ($reg.clientCertExpirationSeconds | default 0)) -}}
+{{- $_ := set $v "AddonKubeClientRegistrationAuth" ($driver.authType | default "") -}}
+{{- $_ := set $v "AddonTokenExpirationSeconds" (int64 ($token.expirationSeconds | default 0)) -}}
+{{- $_ := set $v "HubKubeAPIQPS" (int64 ($work.hubKubeAPIQPS | default 0)) -}}
+{{- $_ := set $v "HubKubeAPIBurst" (int64 ($work.hubKubeAPIBurst | default 0)) -}}
+{{- $_ := set $v "NodeSelector" $values.nodeSelector -}}
+{{- $_ := set $v "Tolerations" $values.tolerations -}}
+{{- $_ := set $v "Resources" $values.resources -}}
+{{- end }}

@@ -1,0 +1,108 @@
+package helm
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
+)
+
+// hubInit runs `kubectl ocm hub init --dry-run -o yaml` with args, with no
+// cluster, and returns the objects it prints.
+func hubInit(t *testing.T, args ...string) []*unstructured.Unstructured {
+	t.Helper()
+	streams, _, out, _ := genericiooptions.NewTestIOStreams()
+	flags := genericclioptions.NewConfigFlags(false)
+	nowhere := "/nonexistent/kubeconfig"
+	flags.KubeConfig = &nowhere
+	cmd := hub.NewCmdHub(flags, streams)
+	cmd.SetArgs(append([]string{"init", "--dry-run", "-o", "yaml"}, args...))
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("hub init --dry-run %v: %v", args, err)
+	}
+	objs, err := config.DecodeDocuments(out.Bytes())
+	if err != nil {
+		t.Fatalf("decode hub init output: %v", err)
+	}
+	return objs
+}
+
+// TestHubChart checks that the hub chart renders what `hub init` installs.
+func TestHubChart(t *testing.T) {
+	tests := []struct {
+		name   string
+		values map[string]any
+		want   func(t *testing.T) []*unstructured.Unstructured
+	}{{
+		name: "default values, no flags",
+		want: func(t *testing.T) []*unstructured.Unstructured { return hubInit(t) },
+	}, {
+		name: "image, auto-approved identities and conversion webhook URL",
+		values: map[string]any{
+			"images":               map[string]any{"registry": "registry.example.com/ocm", "tag": "v1.2.3"},
+			"clusterManager":       map[string]any{"registrationConfiguration": map[string]any{"autoApproveUsers": []string{"system:bootstrap:abc", "alice"}}},
+			"conversionWebhookURL": "https://127.0.0.1:9555/convert",
+		},
+		want: func(t *testing.T) []*unstructured.Unstructured {
+			return hubInit(t, "--image", "registry.example.com/ocm/ocm-controller:v1.2.3",
+				"--auto-approved-csr-identities", "system:bootstrap:abc,alice",
+				"--conversion-webhook-url", "https://127.0.0.1:9555/convert")
+		},
+	}, {
+		name: "namespaces, a conversion webhook host and scheduling",
+		values: map[string]any{
+			"hubNamespace":         "ocm-hub",
+			"operatorNamespace":    "ocm-bootstrap",
+			"conversionWebhookURL": "https://hub.example.com/convert",
+			"nodeSelector":         map[string]string{"node-role.kubernetes.io/control-plane": ""},
+			"tolerations":          []map[string]any{{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}},
+			"resources":            map[string]any{"requests": map[string]string{"cpu": "100m", "memory": "256Mi"}, "limits": map[string]string{"memory": "1Gi"}},
+		},
+		want: func(t *testing.T) []*unstructured.Unstructured {
+			objs, err := config.HubObjects(config.HubValues{
+				HubNamespace: "ocm-hub", OperatorNamespace: "ocm-bootstrap",
+				ConversionWebhookURL: "https://hub.example.com/convert",
+				Scheduling:           testScheduling(),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return objs
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := helmTemplate(t, "hub", tt.values, nil)
+			if err != nil {
+				t.Fatalf("helm template: %v\n%s", err, out)
+			}
+			compare(t, out, tt.want(t))
+		})
+	}
+}
+
+// TestHubChartRejects checks that the chart refuses what hub init refuses.
+func TestHubChartRejects(t *testing.T) {
+	_, err := helmTemplate(t, "hub", map[string]any{"conversionWebhookURL": "http://hub.example.com/convert"}, nil)
+	wantError(t, err, "conversionWebhookURL", "https://")
+}
+
+// testScheduling places a Pod on control-plane nodes and sizes its
+// container, as the tests' chart values do.
+func testScheduling() config.Scheduling {
+	return config.Scheduling{
+		NodeSelector: map[string]string{"node-role.kubernetes.io/control-plane": ""},
+		Tolerations:  []corev1.Toleration{{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+		Resources: &corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+		},
+	}
+}

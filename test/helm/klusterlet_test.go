@@ -1,0 +1,90 @@
+package helm
+
+import (
+	"testing"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+)
+
+// TestKlusterletChart checks that the klusterlet chart renders the agent
+// manifests `kubectl ocm join` installs: config.AgentObjects with the values
+// join passes for its flags, and the bootstrap kubeconfig join writes.
+func TestKlusterletChart(t *testing.T) {
+	bootstrap, err := kubeconfig.ForToken("https://hub.example.com:6443", []byte("CA"), "token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		values map[string]any
+		want   config.AgentValues
+	}{{
+		name:   "default values",
+		values: map[string]any{"klusterlet": map[string]any{"clusterName": "cluster1"}},
+		want:   config.AgentValues{ClusterName: "cluster1", BootstrapKubeconfig: bootstrap},
+	}, {
+		name: "every value",
+		values: map[string]any{
+			"images": map[string]any{"registry": "registry.example.com/ocm", "tag": "v1.2.3"},
+			"klusterlet": map[string]any{
+				"clusterName":        "edge-7",
+				"namespace":          "ocm-agent",
+				"mode":               "Singleton",
+				"externalServerURLs": []map[string]string{{"url": "https://edge-7.example.com:6443"}, {"url": "https://10.0.0.7:6443"}},
+				"registrationConfiguration": map[string]any{
+					"clientCertExpirationSeconds":       31536000,
+					"addOnKubeClientRegistrationDriver": map[string]any{"authType": "token", "token": map[string]any{"expirationSeconds": 7200}},
+				},
+				"workConfiguration": map[string]any{"hubKubeAPIQPS": 20, "hubKubeAPIBurst": 40},
+			},
+			"nodeSelector": map[string]string{"node-role.kubernetes.io/control-plane": ""},
+			"tolerations":  []map[string]any{{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}},
+			"resources":    map[string]any{"requests": map[string]string{"cpu": "100m", "memory": "256Mi"}, "limits": map[string]string{"memory": "1Gi"}},
+		},
+		want: config.AgentValues{
+			ClusterName: "edge-7", Image: "registry.example.com/ocm/ocm-controller:v1.2.3", AgentNamespace: "ocm-agent",
+			BootstrapKubeconfig: bootstrap, Mode: "Singleton",
+			ExternalServerURLs:              []string{"https://edge-7.example.com:6443", "https://10.0.0.7:6443"},
+			ClientCertExpirationSeconds:     31536000,
+			AddonKubeClientRegistrationAuth: "token", AddonTokenExpirationSeconds: 7200,
+			HubKubeAPIQPS: 20, HubKubeAPIBurst: 40,
+			Scheduling: testScheduling(),
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := helmTemplate(t, "klusterlet", tt.values, map[string]string{"bootstrapHubKubeConfig": string(bootstrap)})
+			if err != nil {
+				t.Fatalf("helm template: %v\n%s", err, out)
+			}
+			want, err := config.AgentObjects(tt.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compare(t, out, want)
+		})
+	}
+}
+
+// TestKlusterletChartRejects checks that the chart names what it lacks or
+// does not support.
+func TestKlusterletChartRejects(t *testing.T) {
+	kubeconfigFile := map[string]string{"bootstrapHubKubeConfig": "apiVersion: v1\nkind: Config\n"}
+	tests := []struct {
+		name   string
+		values map[string]any
+		files  map[string]string
+		want   []string
+	}{
+		{name: "no cluster name", files: kubeconfigFile, want: []string{"klusterlet.clusterName"}},
+		{name: "no bootstrap kubeconfig", values: map[string]any{"klusterlet": map[string]any{"clusterName": "cluster1"}}, want: []string{"bootstrapHubKubeConfig"}},
+		{name: "hosted mode", values: map[string]any{"klusterlet": map[string]any{"clusterName": "cluster1", "mode": "Hosted"}}, files: kubeconfigFile, want: []string{"Hosted", "join --mode hosted"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := helmTemplate(t, "klusterlet", tt.values, tt.files)
+			wantError(t, err, tt.want...)
+		})
+	}
+}
