@@ -22,6 +22,24 @@ import (
 // chartDir is the directory of chart name in this source tree.
 func chartDir(name string) string { return filepath.Join("..", "..", "config", "charts", name) }
 
+// defaultImage is the image chart name runs with its default values: its
+// appVersion is the tag, which a release sets to its version, as the verbs'
+// default --image is the image of their own version.
+func defaultImage(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(chartDir(name), "Chart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		AppVersion string `json:"appVersion"`
+	}
+	if err := yaml.Unmarshal(data, &meta); err != nil || meta.AppVersion == "" {
+		t.Fatalf("chart %s: no appVersion in Chart.yaml (%v)", name, err)
+	}
+	return "quay.io/kubectl-ocm/ocm-controller:" + meta.AppVersion
+}
+
 // helmTemplate runs `helm template ocm <chart> -f <values> [--set-file ...]`
 // with Helm's own command and returns what it prints.
 func helmTemplate(t *testing.T, chart string, values map[string]any, files map[string]string) (string, error) {

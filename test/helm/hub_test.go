@@ -41,8 +41,8 @@ func TestHubChart(t *testing.T) {
 		values map[string]any
 		want   func(t *testing.T) []*unstructured.Unstructured
 	}{{
-		name: "default values, no flags",
-		want: func(t *testing.T) []*unstructured.Unstructured { return hubInit(t) },
+		name: "default values, no flags but the image",
+		want: func(t *testing.T) []*unstructured.Unstructured { return hubInit(t, "--image", defaultImage(t, "hub")) },
 	}, {
 		name: "image, auto-approved identities and conversion webhook URL",
 		values: map[string]any{

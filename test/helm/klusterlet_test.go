@@ -22,7 +22,7 @@ func TestKlusterletChart(t *testing.T) {
 	}{{
 		name:   "default values",
 		values: map[string]any{"klusterlet": map[string]any{"clusterName": "cluster1"}},
-		want:   config.AgentValues{ClusterName: "cluster1", BootstrapKubeconfig: bootstrap},
+		want:   config.AgentValues{ClusterName: "cluster1", BootstrapKubeconfig: bootstrap, Image: defaultImage(t, "klusterlet")},
 	}, {
 		name: "every value",
 		values: map[string]any{

@@ -1,8 +1,9 @@
 {{/*
-kubectl-ocm.image is the ocm-controller image: <registry>/ocm-controller:<tag>.
+kubectl-ocm.image is the ocm-controller image: <registry>/ocm-controller:<tag>,
+the tag by default the chart's appVersion.
 */}}
 {{- define "kubectl-ocm.image" -}}
-{{- printf "%s/ocm-controller:%s" (required "images.registry is required" .Values.images.registry) (required "images.tag is required" .Values.images.tag) -}}
+{{- printf "%s/ocm-controller:%s" (required "images.registry is required" .Values.images.registry) (.Values.images.tag | default .Chart.AppVersion) -}}
 {{- end }}
 
 {{/*
