@@ -291,6 +291,10 @@ func withCRDs(crds []*apiextensionsv1.CustomResourceDefinition, objs []*unstruct
 		u.SetAPIVersion(apiextensionsv1.SchemeGroupVersion.String())
 		u.SetKind("CustomResourceDefinition")
 		unstructured.RemoveNestedField(u.Object, "status")
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+		// As on every rendered object; it also lets `kubectl wait -l` find
+		// the CRDs before objects of their kinds are applied.
+		u.SetLabels(map[string]string{PartOfLabelKey: PartOfLabelValue})
 		out = append(out, u)
 	}
 	return append(out, objs...), nil

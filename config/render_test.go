@@ -119,7 +119,7 @@ func TestHostedAgentObjects(t *testing.T) {
 		}
 	}
 	for _, o := range hosting {
-		if o.GetKind() != "CustomResourceDefinition" && o.GetLabels()[PartOfLabelKey] != PartOfLabelValue {
+		if o.GetLabels()[PartOfLabelKey] != PartOfLabelValue {
 			t.Errorf("%s %s lacks label %s=%s", o.GetKind(), o.GetName(), PartOfLabelKey, PartOfLabelValue)
 		}
 		switch o.GetKind() {

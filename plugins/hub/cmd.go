@@ -46,13 +46,23 @@ stored add-on objects at an earlier version migrates them to the storage version
 once the hub controller's conversion webhook answers.
 
 It then prints the 'kubectl ocm join' command, with a fresh bootstrap token, to run
-against each cluster that should join.`,
+against each cluster that should join.
+
+--dry-run=client -o yaml (or -o json, a v1 List) contacts no cluster and prints
+every object init applies, in the order it applies them, for 'kubectl apply' or
+a GitOps tool; with --cluster-name it adds that cluster's bootstrap identity.
+Applying them installs the same hub; what they leave out is the join token
+('kubectl ocm hub token') and, on an upgrade, the migration of stored add-on
+objects, which only init does.`,
 		Example: cli.Examples(`
 			# Install the hub on context hub and wait until its controller is available
 			kubectl ocm hub init --context hub --wait
 
-			# Print every manifest init would apply, without touching the cluster
-			kubectl ocm hub init --dry-run=client -o yaml
+			# Print every manifest init would apply, without touching the cluster,
+			# and apply them with kubectl (twice on a new hub: the ClusterManager
+			# needs its CRD established first)
+			kubectl ocm hub init --dry-run=client -o yaml > hub.yaml
+			kubectl apply --server-side -f hub.yaml
 
 			# Have the hub validate and admit an upgrade without storing anything
 			kubectl ocm hub init --dry-run=server

@@ -26,8 +26,10 @@ var joinExample = cli.Examples(`
 	# Add-on agents get ServiceAccount tokens of the hub instead of certificates
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --addon-kubeclient-registration-auth token
 
-	# Print what would be installed, without installing it
-	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run=client -o yaml
+	# Print what would be installed, without installing it, and apply it with
+	# kubectl (twice on a new cluster: the Klusterlet needs its CRD established first)
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run=client -o yaml > cluster1.yaml
+	kubectl apply --server-side -f cluster1.yaml
 
 	# Have the cluster check what would be installed, without storing it
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run=server`)
@@ -57,6 +59,11 @@ the file loads and that the managed cluster answers with it.
 
 --dry-run=client runs the checks and prints what would be installed;
 --dry-run=server also has the cluster validate and admit it, storing nothing.
+With -o yaml (or -o json, a v1 List) the dry run prints the objects, in install
+order, for 'kubectl apply' or a GitOps tool: applied to the cluster of --context
+they install the same agent. They hold the bootstrap token (Secret
+bootstrap-hub-kubeconfig): keep the file secret. In hosted mode the output also
+holds the CRDs that belong on the managed cluster; use the verb there.
 --wait prints its progress on stderr.
 
 --singleton only records mode Singleton (SingletonHosted with --mode hosted) in

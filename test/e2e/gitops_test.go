@@ -1,0 +1,224 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestGitOps installs the hub and cluster1's agent from the manifests that
+// `--dry-run=client -o yaml` prints, applied with plain kubectl as the README
+// says (the hub with server-side apply, cluster1 with client-side apply), and
+// cluster2's agent with `kubectl ocm join`. Both clusters must join, become
+// Available and apply a ManifestWork; the agent objects of both clusters must
+// be the same but for the cluster name; and `hub init` run over the GitOps
+// hub must change none of its objects nor restart its controller.
+func TestGitOps(t *testing.T) {
+	f := startFleet(t, "hub", "cluster1", "cluster2")
+	hub := f.env.Cluster("hub").Client()
+	port, err := framework.FreePort()
+	require.NoError(t, err)
+	webhook := fmt.Sprintf("--conversion-webhook-url=https://127.0.0.1:%d/convert", port)
+
+	hubYAML := f.ocmStdout(t, "hub", "init", "--dry-run=client", "-o", "yaml", webhook)
+	f.kubectlApply(t, "hub", hubYAML, "--server-side")
+	waitDeploymentAvailable(t, hub, config.HubNamespace, "ocm-hub-controller")
+
+	token, apiserver := joinArgs(t, f.ocm(t, "hub", "token", "--context", "hub"))
+	joinFlags := func(cluster string) []string {
+		return []string{"join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", cluster, "--context", cluster}
+	}
+	agentYAML := f.ocmStdout(t, append(joinFlags("cluster1"), "--dry-run=client", "-o", "yaml")...)
+	f.kubectlApply(t, "cluster1", agentYAML)
+	f.ocm(t, joinFlags("cluster2")...)
+	f.ocm(t, "accept", "--clusters", "cluster1,cluster2", "--context", "hub", "--wait")
+
+	for _, c := range []string{"cluster1", "cluster2"} {
+		waitDeploymentAvailable(t, f.env.Cluster(c).Client(), config.AgentNamespace, "klusterlet-agent")
+		f.agentPID(t, c)
+		eventually(t, 2*time.Minute, c+" Joined and Available", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: c}, mc); err != nil {
+				return false, err
+			}
+			return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
+				meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
+		})
+		applyWork(t, hub, f.env.Cluster(c).Client(), c)
+	}
+
+	t.Run("the agent objects of both clusters are the same but for the cluster name", func(t *testing.T) {
+		objs, err := config.DecodeDocuments([]byte(agentYAML))
+		require.NoError(t, err)
+		gitops := liveObjects(t, f.env.Cluster("cluster1").Client(), objs)
+		verb := liveObjects(t, f.env.Cluster("cluster2").Client(), objs)
+		for key, want := range gitops {
+			want = strings.ReplaceAll(want, "cluster1", "cluster2")
+			assert.JSONEq(t, want, verb[key], "%s installed by kubectl apply (cluster1) and by kubectl ocm join (cluster2)", key)
+		}
+	})
+
+	t.Run("hub init over the GitOps hub changes nothing", func(t *testing.T) {
+		objs, err := config.DecodeDocuments([]byte(hubYAML))
+		require.NoError(t, err)
+		before := liveObjects(t, hub, objs)
+		pid := f.runner.Process
+		info, _ := pid("hub", config.HubNamespace, "ocm-hub-controller")
+		f.ocm(t, "hub", "init", "--context", "hub", "--dry-run=server", webhook)
+		f.ocm(t, "hub", "init", "--context", "hub", "--wait", webhook)
+		after := liveObjects(t, hub, objs)
+		for key := range before {
+			assert.JSONEq(t, before[key], after[key], "%s after hub init", key)
+		}
+		again, _ := pid("hub", config.HubNamespace, "ocm-hub-controller")
+		assert.Equal(t, info.Pid, again.Pid, "hub init restarted the hub controller")
+		assert.Zero(t, again.Restarts, "the hub controller restarted")
+	})
+}
+
+// ocmStdout runs `kubectl ocm args...` like ocm but returns its standard
+// output alone, the manifests of a dry run.
+func (f *fleet) ocmStdout(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bins.kubectlOCM, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+f.env.Kubeconfig())
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	t.Logf("$ kubectl ocm %s > manifests (%d bytes)\n%s", strings.Join(args, " "), out.Len(), errOut.String())
+	require.NoError(t, err, "kubectl ocm %s", strings.Join(args, " "))
+	return out.String()
+}
+
+// kubectlApply applies manifests to the named cluster with kubectl, the way
+// the README's GitOps section does: kubectl resolves the kind of every object
+// before applying any, so on a cluster without the product's CRDs the first
+// apply reports the custom resources as unknown; once the CRDs are
+// Established a second apply creates them.
+func (f *fleet) kubectlApply(t *testing.T, cluster, manifests string, args ...string) {
+	t.Helper()
+	apply := append([]string{"apply", "-f", "-"}, args...)
+	out, err := f.kubectl(t, cluster, manifests, apply...)
+	if err == nil {
+		return
+	}
+	require.Contains(t, out, "ensure CRDs are installed first", "kubectl apply failed for another reason than a CRD it creates")
+	require.NotContains(t, out, "Error from server", "kubectl apply")
+	out, err = f.kubectl(t, cluster, "", "wait", "--for=condition=Established", "crd", "-l", config.PartOfLabelKey+"="+config.PartOfLabelValue, "--timeout=60s")
+	require.NoError(t, err, "kubectl wait: %s", out)
+	out, err = f.kubectl(t, cluster, manifests, apply...)
+	require.NoError(t, err, "second kubectl apply: %s", out)
+}
+
+// kubectl runs the test environment's kubectl against the named cluster with
+// stdin as its input and returns its combined output.
+func (f *fleet) kubectl(t *testing.T, cluster, stdin string, args ...string) (string, error) {
+	t.Helper()
+	dir, err := framework.KubeBinDir()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	args = append([]string{"--kubeconfig", f.env.Kubeconfig(), "--context", cluster}, args...)
+	cmd := exec.CommandContext(ctx, filepath.Join(dir, "kubectl"), args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	t.Logf("$ kubectl %s\n%s", strings.Join(args[2:], " "), out.String())
+	return out.String(), err
+}
+
+// waitDeploymentAvailable waits until the component runner has made
+// Deployment namespace/name Available.
+func waitDeploymentAvailable(t *testing.T, c client.Client, namespace, name string) {
+	t.Helper()
+	eventually(t, 2*time.Minute, "Deployment "+namespace+"/"+name+" Available", func(ctx context.Context) (bool, error) {
+		d := &appsv1.Deployment{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, d); err != nil {
+			return false, err
+		}
+		for _, cond := range d.Status.Conditions {
+			if cond.Type == appsv1.DeploymentAvailable && cond.Status == corev1.ConditionTrue {
+				return d.Status.AvailableReplicas > 0, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// applyWork creates a ManifestWork holding a ConfigMap for cluster and waits
+// until it is Applied and the ConfigMap exists on the managed cluster.
+func applyWork(t *testing.T, hub, managed client.Client, cluster string) {
+	t.Helper()
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "gitops"},
+		Data:       map[string]string{"installed-by": cluster},
+	}
+	raw, err := json.Marshal(cm)
+	require.NoError(t, err)
+	mw := &workv1.ManifestWork{
+		ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "gitops"},
+		Spec:       workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}}},
+	}
+	require.NoError(t, hub.Create(t.Context(), mw))
+	eventually(t, time.Minute, "ManifestWork "+cluster+"/gitops Applied", func(ctx context.Context) (bool, error) {
+		if err := hub.Get(ctx, client.ObjectKeyFromObject(mw), mw); err != nil {
+			return false, err
+		}
+		return meta.IsStatusConditionTrue(mw.Status.Conditions, workv1.WorkApplied), nil
+	})
+	got := &corev1.ConfigMap{}
+	require.NoError(t, managed.Get(t.Context(), client.ObjectKeyFromObject(cm), got), "the work's ConfigMap on %s", cluster)
+	assert.Equal(t, cluster, got.Data["installed-by"])
+}
+
+// liveObjects reads each of objs from the cluster and returns them as JSON,
+// keyed by kind, namespace and name, without what the API server or the
+// apply method records (status, managed fields, versions, UIDs, timestamps,
+// kubectl's last-applied annotation).
+func liveObjects(t *testing.T, c client.Client, objs []*unstructured.Unstructured) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, obj := range objs {
+		live := &unstructured.Unstructured{}
+		live.SetGroupVersionKind(obj.GroupVersionKind())
+		require.NoError(t, c.Get(t.Context(), client.ObjectKeyFromObject(obj), live), "read %s %s", obj.GetKind(), obj.GetName())
+		unstructured.RemoveNestedField(live.Object, "status")
+		for _, f := range []string{"managedFields", "resourceVersion", "uid", "creationTimestamp", "generation"} {
+			unstructured.RemoveNestedField(live.Object, "metadata", f)
+		}
+		unstructured.RemoveNestedField(live.Object, "metadata", "annotations", corev1.LastAppliedConfigAnnotation)
+		if len(live.GetAnnotations()) == 0 {
+			unstructured.RemoveNestedField(live.Object, "metadata", "annotations")
+		}
+		data, err := json.Marshal(live.Object)
+		require.NoError(t, err)
+		out[obj.GetKind()+" "+client.ObjectKeyFromObject(obj).String()] = string(data)
+	}
+	return out
+}
