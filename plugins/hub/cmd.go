@@ -43,7 +43,8 @@ the admission policies, the ClusterManager record and the ocm-hub-controller
 Deployment. The manifests are applied with server-side apply (field manager
 kubectl-ocm), so running init again upgrades the hub. An upgrade from a hub that
 stored add-on objects at an earlier version migrates them to the storage version
-once the hub controller's conversion webhook answers.
+once the hub controller's conversion webhook answers (the hub controller does the
+same on its own, so applying the manifests by other means upgrades too).
 
 It then prints the 'kubectl ocm join' command, with a fresh bootstrap token, to run
 against each cluster that should join.
@@ -51,9 +52,8 @@ against each cluster that should join.
 --dry-run=client -o yaml (or -o json, a v1 List) contacts no cluster and prints
 every object init applies, in the order it applies them, for 'kubectl apply' or
 a GitOps tool; with --cluster-name it adds that cluster's bootstrap identity.
-Applying them installs the same hub; what they leave out is the join token
-('kubectl ocm hub token') and, on an upgrade, the migration of stored add-on
-objects, which only init does.`,
+Applying them installs the same hub; only the join token is left out ('kubectl
+ocm hub token' prints it).`,
 		Example: cli.Examples(`
 			# Install the hub on context hub and wait until its controller is available
 			kubectl ocm hub init --context hub --wait

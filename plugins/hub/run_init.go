@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -131,19 +130,12 @@ func deploymentState(dep *appsv1.Deployment) (bool, string) {
 // status.storedVersions says so, it waits for the conversion webhook, which
 // the upgraded hub controller serves, then rewrites them.
 func migrateStoredVersions(ctx context.Context, o *InitOptions, c client.Client) error {
-	pending := false
-	for _, name := range conversion.CRDNames {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return fmt.Errorf("read CustomResourceDefinition %s: %w", name, err)
-		}
-		pending = pending || conversion.NeedsMigration(crd)
-	}
-	if !pending {
-		return nil
+	pending, err := conversion.MigrationPending(ctx, c)
+	if err != nil || !pending {
+		return err
 	}
 	what := "the add-on conversion webhook of the hub controller, to migrate stored add-on objects"
-	err := cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
+	err = cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		if err := conversion.Probe(ctx, c); err != nil {
 			return false, err.Error(), nil
 		}

@@ -29,8 +29,9 @@ import (
 )
 
 // TestGitOps installs the hub and cluster1's agent from the manifests that
-// `--dry-run=client -o yaml` prints, applied with plain kubectl as the README
-// says (the hub with server-side apply, cluster1 with client-side apply), and
+// `--dry-run=client` prints, applied with plain kubectl as the README says
+// (the hub's as a JSON List with server-side apply, cluster1's as YAML with
+// client-side apply), and
 // cluster2's agent with `kubectl ocm join`. Both clusters must join, become
 // Available and apply a ManifestWork; the agent objects of both clusters must
 // be the same but for the cluster name; and `hub init` run over the GitOps
@@ -42,8 +43,8 @@ func TestGitOps(t *testing.T) {
 	require.NoError(t, err)
 	webhook := fmt.Sprintf("--conversion-webhook-url=https://127.0.0.1:%d/convert", port)
 
-	hubYAML := f.ocmStdout(t, "hub", "init", "--dry-run=client", "-o", "yaml", webhook)
-	f.kubectlApply(t, "hub", hubYAML, "--server-side")
+	hubJSON := f.ocmStdout(t, "hub", "init", "--dry-run=client", "-o", "json", webhook)
+	f.kubectlApply(t, "hub", hubJSON, "--server-side")
 	waitDeploymentAvailable(t, hub, config.HubNamespace, "ocm-hub-controller")
 
 	token, apiserver := joinArgs(t, f.ocm(t, "hub", "token", "--context", "hub"))
@@ -70,8 +71,7 @@ func TestGitOps(t *testing.T) {
 	}
 
 	t.Run("the agent objects of both clusters are the same but for the cluster name", func(t *testing.T) {
-		objs, err := config.DecodeDocuments([]byte(agentYAML))
-		require.NoError(t, err)
+		objs := decodeManifests(t, agentYAML)
 		gitops := liveObjects(t, f.env.Cluster("cluster1").Client(), objs)
 		verb := liveObjects(t, f.env.Cluster("cluster2").Client(), objs)
 		for key, want := range gitops {
@@ -81,8 +81,7 @@ func TestGitOps(t *testing.T) {
 	})
 
 	t.Run("hub init over the GitOps hub changes nothing", func(t *testing.T) {
-		objs, err := config.DecodeDocuments([]byte(hubYAML))
-		require.NoError(t, err)
+		objs := decodeManifests(t, hubJSON)
 		before := liveObjects(t, hub, objs)
 		pid := f.runner.Process
 		info, _ := pid("hub", config.HubNamespace, "ocm-hub-controller")
@@ -126,7 +125,7 @@ func (f *fleet) kubectlApply(t *testing.T, cluster, manifests string, args ...st
 	if err == nil {
 		return
 	}
-	require.Contains(t, out, "ensure CRDs are installed first", "kubectl apply failed for another reason than a CRD it creates")
+	require.Contains(t, out, "no matches for kind", "kubectl apply failed for another reason than a CRD it creates")
 	require.NotContains(t, out, "Error from server", "kubectl apply")
 	out, err = f.kubectl(t, cluster, "", "wait", "--for=condition=Established", "crd", "-l", config.PartOfLabelKey+"="+config.PartOfLabelValue, "--timeout=60s")
 	require.NoError(t, err, "kubectl wait: %s", out)
@@ -195,6 +194,24 @@ func applyWork(t *testing.T, hub, managed client.Client, cluster string) {
 	got := &corev1.ConfigMap{}
 	require.NoError(t, managed.Get(t.Context(), client.ObjectKeyFromObject(cm), got), "the work's ConfigMap on %s", cluster)
 	assert.Equal(t, cluster, got.Data["installed-by"])
+}
+
+// decodeManifests decodes the manifests of a dry run: YAML documents, or a
+// JSON v1 List whose items it returns.
+func decodeManifests(t *testing.T, manifests string) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := config.DecodeDocuments([]byte(manifests))
+	require.NoError(t, err)
+	if len(objs) != 1 || !objs[0].IsList() {
+		return objs
+	}
+	list, err := objs[0].ToList()
+	require.NoError(t, err)
+	out := make([]*unstructured.Unstructured, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, &list.Items[i])
+	}
+	return out
 }
 
 // liveObjects reads each of objs from the cluster and returns them as JSON,

@@ -118,7 +118,7 @@ func checkCRD(ctx context.Context, c client.Client, name, namespace string, cert
 	ch.Installed = true
 	ch.StoredVersions, ch.StorageVersion = crd.Status.StoredVersions, StorageVersion(crd)
 	if NeedsMigration(crd) {
-		ch.problems = append(ch.problems, fmt.Sprintf("CustomResourceDefinition %s may still store objects at %v, not only at %s: re-run `kubectl ocm hub init`, which migrates them", name, crd.Status.StoredVersions, ch.StorageVersion))
+		ch.problems = append(ch.problems, fmt.Sprintf("CustomResourceDefinition %s may still store objects at %v, not only at %s: the hub controller migrates them once the API server reaches its conversion webhook; re-run `kubectl ocm hub init` to wait for it", name, crd.Status.StoredVersions, ch.StorageVersion))
 	}
 	conv := crd.Spec.Conversion
 	if conv == nil || conv.Strategy != apiextensionsv1.WebhookConverter || conv.Webhook == nil || conv.Webhook.ClientConfig == nil {

@@ -62,6 +62,25 @@ func MigrateStoredVersions(ctx context.Context, c client.Client) ([]Migrated, er
 	return out, nil
 }
 
+// MigrationPending reports whether any converted CRD on the hub may still
+// store objects at a version other than its storage version (NeedsMigration);
+// CRDs not installed are skipped.
+func MigrationPending(ctx context.Context, c client.Reader) (bool, error) {
+	for _, name := range CRDNames {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return false, fmt.Errorf("read CustomResourceDefinition %s: %w", name, err)
+		}
+		if NeedsMigration(crd) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // rewriteAll writes every object of gvk back unchanged, page by page, and
 // returns how many it wrote. An object deleted meanwhile is skipped; one
 // changed meanwhile is read again.

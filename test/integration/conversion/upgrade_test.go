@@ -1,17 +1,21 @@
 package conversion
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/testr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
@@ -25,6 +29,56 @@ import (
 // status.storedVersions is [v1beta1].
 func TestUpgradeMigratesStoredVersions(t *testing.T) {
 	s := newSuite(t)
+	written := s.installV1alpha1Hub(t)
+
+	s.startWebhook(t, addonconversion.Options{Resync: time.Second})
+	r := s.cli.Run(s.ctx, "hub", "init", "--conversion-webhook-url", s.url)
+	clitest.ExpectOK(t, r, "kubectl ocm join")
+	if want := "ClusterManagementAddOns from [v1alpha1 v1beta1] to v1beta1."; !strings.Contains(r.ErrOut, want) {
+		t.Errorf("hub init did not report the migration (%q):\n%s", want, r.ErrOut)
+	}
+	s.expectMigrated(t, written)
+}
+
+// TestControllerMigratesStoredVersions upgrades the same v1alpha1 hub by
+// applying the new manifests alone, as kubectl apply or a GitOps tool does,
+// and leaves the migration to the hub controller's Migrator, run as the
+// ocm-hub-controller ServiceAccount with the RBAC the hub ships.
+func TestControllerMigratesStoredVersions(t *testing.T) {
+	s := newSuite(t)
+	written := s.installV1alpha1Hub(t)
+	s.install(t)
+	s.startWebhook(t, addonconversion.Options{Resync: time.Second})
+
+	cfg, err := s.hub.ConfigForServiceAccount(s.ctx, config.HubNamespace, "ocm-hub-controller", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &addonconversion.Migrator{Client: sa, Resync: time.Second, Log: testr.New(t)}
+	ctx, cancel := context.WithCancel(s.ctx)
+	done := make(chan error, 1)
+	go func() { done <- m.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("migrator: %v", err)
+		}
+	})
+	s.poll(t, time.Minute, "the converted CRDs to store v1beta1 only", func(ctx context.Context) (bool, error) {
+		pending, err := conversion.MigrationPending(ctx, s.admin)
+		return !pending, err
+	})
+	s.expectMigrated(t, written)
+}
+
+// installV1alpha1Hub installs a hub whose add-on CRDs serve and store
+// v1alpha1 only and writes the seeds' add-on objects, which it returns.
+func (s *suite) installV1alpha1Hub(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
 	objs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
 		t.Fatal(err)
@@ -51,13 +105,13 @@ func TestUpgradeMigratesStoredVersions(t *testing.T) {
 			written = append(written, obj)
 		}
 	}
+	return written
+}
 
-	s.startWebhook(t, addonconversion.Options{Resync: time.Second})
-	r := s.cli.Run(s.ctx, "hub", "init", "--conversion-webhook-url", s.url)
-	clitest.ExpectOK(t, r, "kubectl ocm join")
-	if want := "ClusterManagementAddOns from [v1alpha1 v1beta1] to v1beta1."; !strings.Contains(r.ErrOut, want) {
-		t.Errorf("hub init did not report the migration (%q):\n%s", want, r.ErrOut)
-	}
+// expectMigrated checks that every converted CRD stores v1beta1 only and
+// that each of written is readable at both versions with its spec.
+func (s *suite) expectMigrated(t *testing.T, written []*unstructured.Unstructured) {
+	t.Helper()
 	for _, name := range conversion.CRDNames {
 		if got := s.crd(t, name).Status.StoredVersions; !slices.Equal(got, []string{"v1beta1"}) {
 			t.Errorf("%s: storedVersions %v, want [v1beta1]", name, got)

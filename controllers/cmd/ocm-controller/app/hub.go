@@ -96,6 +96,13 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	if err := webhook.SetupWithManager(mgr); err != nil {
 		return err
 	}
+	migrator, err := addonconversion.NewMigrator(mgr, ctrl.Log.WithName("stored-version-migration"))
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(migrator); err != nil {
+		return fmt.Errorf("add the stored-version migration of the add-on API: %w", err)
+	}
 	if err := hub.SetupWithManager(mgr, o.Options); err != nil {
 		return err
 	}
