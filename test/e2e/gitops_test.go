@@ -23,7 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
-	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
@@ -34,8 +33,8 @@ import (
 // client-side apply), and
 // cluster2's agent with `kubectl ocm join`. Both clusters must join, become
 // Available and apply a ManifestWork; the agent objects of both clusters must
-// be the same but for the cluster name; and `hub init` run over the GitOps
-// hub must change none of its objects nor restart its controller.
+// be the same but for the cluster name; and `join` and `hub init` run over
+// what kubectl applied must change none of its objects nor restart a process.
 func TestGitOps(t *testing.T) {
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hub := f.env.Cluster("hub").Client()
@@ -59,14 +58,7 @@ func TestGitOps(t *testing.T) {
 	for _, c := range []string{"cluster1", "cluster2"} {
 		waitDeploymentAvailable(t, f.env.Cluster(c).Client(), config.AgentNamespace, "klusterlet-agent")
 		f.agentPID(t, c)
-		eventually(t, 2*time.Minute, c+" Joined and Available", func(ctx context.Context) (bool, error) {
-			mc := &clusterv1.ManagedCluster{}
-			if err := hub.Get(ctx, client.ObjectKey{Name: c}, mc); err != nil {
-				return false, err
-			}
-			return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
-				meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
-		})
+		waitJoinedAvailable(t, hub, c)
 		applyWork(t, hub, f.env.Cluster(c).Client(), c)
 	}
 
@@ -80,21 +72,37 @@ func TestGitOps(t *testing.T) {
 		}
 	})
 
-	t.Run("hub init over the GitOps hub changes nothing", func(t *testing.T) {
-		objs := decodeManifests(t, hubJSON)
-		before := liveObjects(t, hub, objs)
-		pid := f.runner.Process
-		info, _ := pid("hub", config.HubNamespace, "ocm-hub-controller")
-		f.ocm(t, "hub", "init", "--context", "hub", "--dry-run=server", webhook)
-		f.ocm(t, "hub", "init", "--context", "hub", "--wait", webhook)
-		after := liveObjects(t, hub, objs)
-		for key := range before {
-			assert.JSONEq(t, before[key], after[key], "%s after hub init", key)
-		}
-		again, _ := pid("hub", config.HubNamespace, "ocm-hub-controller")
-		assert.Equal(t, info.Pid, again.Pid, "hub init restarted the hub controller")
-		assert.Zero(t, again.Restarts, "the hub controller restarted")
+	t.Run("join over the GitOps agent changes nothing", func(t *testing.T) {
+		f.unchangedBy(t, "cluster1", config.AgentNamespace, "klusterlet-agent", decodeManifests(t, agentYAML), func() {
+			f.ocm(t, append(joinFlags("cluster1"), "--dry-run=server")...)
+			f.ocm(t, append(joinFlags("cluster1"), "--wait")...)
+		})
 	})
+
+	t.Run("hub init over the GitOps hub changes nothing", func(t *testing.T) {
+		f.unchangedBy(t, "hub", config.HubNamespace, "ocm-hub-controller", decodeManifests(t, hubJSON), func() {
+			f.ocm(t, "hub", "init", "--context", "hub", "--dry-run=server", webhook)
+			f.ocm(t, "hub", "init", "--context", "hub", "--wait", webhook)
+		})
+	})
+}
+
+// unchangedBy checks that run, which installs objs again on the named
+// cluster, changes none of them and does not restart the process of
+// Deployment namespace/name.
+func (f *fleet) unchangedBy(t *testing.T, cluster, namespace, name string, objs []*unstructured.Unstructured, run func()) {
+	t.Helper()
+	c := f.env.Cluster(cluster).Client()
+	before := liveObjects(t, c, objs)
+	info, _ := f.runner.Process(cluster, namespace, name)
+	run()
+	after := liveObjects(t, c, objs)
+	for key := range before {
+		assert.JSONEq(t, before[key], after[key], "%s on %s", key, cluster)
+	}
+	again, _ := f.runner.Process(cluster, namespace, name)
+	assert.Equal(t, info.Pid, again.Pid, "the process of Deployment %s/%s on %s was restarted", namespace, name, cluster)
+	assert.Zero(t, again.Restarts, "the process of Deployment %s/%s on %s restarted", namespace, name, cluster)
 }
 
 // ocmStdout runs `kubectl ocm args...` like ocm but returns its standard

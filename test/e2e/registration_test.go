@@ -65,14 +65,7 @@ func TestRegistration(t *testing.T) {
 	f.ocm(t, "accept", "--clusters", "cluster1,cluster2", "--context", "hub", "--wait")
 
 	for _, c := range []string{"cluster1", "cluster2"} {
-		eventually(t, 2*time.Minute, c+" Joined and Available", func(ctx context.Context) (bool, error) {
-			mc := &clusterv1.ManagedCluster{}
-			if err := hub.Get(ctx, client.ObjectKey{Name: c}, mc); err != nil {
-				return false, err
-			}
-			return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
-				meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
-		})
+		waitJoinedAvailable(t, hub, c)
 	}
 	out := f.ocm(t, "get", "clusters", "--context", "hub")
 	for _, c := range []string{"cluster1", "cluster2"} {
@@ -151,6 +144,20 @@ func TestRegistration(t *testing.T) {
 		c2 := f.env.Cluster("cluster2").Clientset()
 		_, err := c2.CoreV1().Namespaces().Get(ctx, "open-cluster-management-agent", metav1.GetOptions{})
 		assert.True(t, apierrors.IsNotFound(err), "agent namespace still on cluster2: %v", err)
+	})
+}
+
+// waitJoinedAvailable waits until the hub reports ManagedCluster cluster
+// Joined and Available.
+func waitJoinedAvailable(t *testing.T, hub client.Client, cluster string) {
+	t.Helper()
+	eventually(t, 2*time.Minute, cluster+" Joined and Available", func(ctx context.Context) (bool, error) {
+		mc := &clusterv1.ManagedCluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			return false, err
+		}
+		return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) &&
+			meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
 	})
 }
 

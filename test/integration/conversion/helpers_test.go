@@ -74,6 +74,14 @@ func (s *suite) install(t *testing.T) {
 // through it.
 func (s *suite) startWebhook(t *testing.T, opts addonconversion.Options) {
 	t.Helper()
+	opts.BindAddress = s.bind
+	s.webhook = hubtest.StartConversionWebhook(s.ctx, t, s.controllerClient(t), s.admin, opts)
+}
+
+// controllerClient returns a client of the ocm-hub-controller ServiceAccount,
+// which has the RBAC the hub ships.
+func (s *suite) controllerClient(t *testing.T) client.Client {
+	t.Helper()
 	cfg, err := s.hub.ConfigForServiceAccount(s.ctx, config.HubNamespace, "ocm-hub-controller", time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +90,7 @@ func (s *suite) startWebhook(t *testing.T, opts addonconversion.Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.BindAddress = s.bind
-	s.webhook = hubtest.StartConversionWebhook(s.ctx, t, sa, s.admin, opts)
+	return sa
 }
 
 // poll polls cond every 200ms for at most timeout.

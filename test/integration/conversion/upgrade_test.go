@@ -10,12 +10,10 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
@@ -50,15 +48,7 @@ func TestControllerMigratesStoredVersions(t *testing.T) {
 	s.install(t)
 	s.startWebhook(t, addonconversion.Options{Resync: time.Second})
 
-	cfg, err := s.hub.ConfigForServiceAccount(s.ctx, config.HubNamespace, "ocm-hub-controller", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sa, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &addonconversion.Migrator{Client: sa, Resync: time.Second, Log: testr.New(t)}
+	m := &addonconversion.Migrator{Client: s.controllerClient(t), Resync: time.Second, Log: testr.New(t)}
 	ctx, cancel := context.WithCancel(s.ctx)
 	done := make(chan error, 1)
 	go func() { done <- m.Start(ctx) }()

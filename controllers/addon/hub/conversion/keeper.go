@@ -76,21 +76,29 @@ func (k *Keeper) Start(ctx context.Context) error {
 	if resync <= 0 {
 		resync = DefaultResync
 	}
-	for {
-		wait := resync
+	repeat(ctx, func(ctx context.Context) time.Duration {
 		next, err := k.Sync(ctx)
 		switch {
 		case err != nil:
 			k.Log.Error(err, "Keeping the conversion webhook's certificate")
-			wait = min(wait, retryInterval)
-		case time.Until(next) < wait:
-			wait = max(time.Until(next), 0)
+			return min(resync, retryInterval)
+		case time.Until(next) < resync:
+			return max(time.Until(next), 0)
 		}
-		timer := time.NewTimer(wait)
+		return resync
+	})
+	return nil
+}
+
+// repeat calls check until ctx ends, waiting after each call for the
+// duration it returns.
+func repeat(ctx context.Context, check func(context.Context) time.Duration) {
+	for {
+		timer := time.NewTimer(check(ctx))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return nil
+			return
 		case <-timer.C:
 		}
 	}

@@ -55,23 +55,17 @@ func (m *Migrator) Start(ctx context.Context) error {
 	if resync <= 0 {
 		resync = DefaultResync
 	}
-	for {
-		wait := resync
+	repeat(ctx, func(ctx context.Context) time.Duration {
 		pending, err := m.Sync(ctx)
 		if err != nil {
 			m.Log.Error(err, "Migrating stored add-on objects")
 		}
 		if pending || err != nil {
-			wait = retryInterval
+			return retryInterval
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil
-		case <-timer.C:
-		}
-	}
+		return resync
+	})
+	return nil
 }
 
 // Sync migrates once, when a converted CRD may store objects at another
