@@ -63,7 +63,8 @@ With -o yaml (or -o json, a v1 List) the dry run prints the objects, in install
 order, for 'kubectl apply' or a GitOps tool: applied to the cluster of --context
 they install the same agent. They hold the bootstrap token (Secret
 bootstrap-hub-kubeconfig): keep the file secret. In hosted mode the output also
-holds the CRDs that belong on the managed cluster; use the verb there.
+holds the CRDs that belong on the managed cluster, named on stderr; split the
+file, or use the verb.
 --wait prints its progress on stderr.
 
 --singleton only records mode Singleton (SingletonHosted with --mode hosted) in

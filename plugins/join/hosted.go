@@ -3,9 +3,11 @@ package join
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -14,6 +16,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // managedCheck is what the hosted-mode preflight learned about the managed
@@ -90,6 +94,20 @@ func (o *Options) preflightManaged(ctx context.Context) (*managedCheck, error) {
 		return nil, fmt.Errorf("the identity of --managed-cluster-kubeconfig %s may not create CustomResourceDefinitions on the managed cluster at %s; use a kubeconfig with cluster-admin rights there", o.ManagedClusterKubeconfig, cfg.Host)
 	}
 	return &managedCheck{kubeconfig: data, server: cfg.Host, client: c}, nil
+}
+
+// noteManagedObjects says on stderr which printed objects belong on the
+// managed cluster when a dry run prints the manifests of both clusters of
+// hosted mode as one stream, which kubectl would apply to one cluster.
+func (o *Options) noteManagedObjects(managed []*unstructured.Unstructured) {
+	if format := cli.Output(o.PrintFlags); len(managed) == 0 || (format != "yaml" && format != "json") {
+		return
+	}
+	names := make([]string, 0, len(managed))
+	for _, m := range managed {
+		names = append(names, apply.Describe(m))
+	}
+	fmt.Fprintf(o.ErrOut, "These objects belong on the managed cluster, the others on the hosting cluster %s: %s.\n", o.contextName, strings.Join(names, ", "))
 }
 
 // hosted reports whether the agent runs on a hosting cluster.

@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 )
@@ -128,6 +130,19 @@ func TestHostedObjects(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a dry run's manifests say which belong on the managed cluster", func(t *testing.T) {
+		streams, _, _, errOut := genericiooptions.NewTestIOStreams()
+		o.IOStreams = streams
+		o.PrintFlags.OutputFormat = ptr.To("yaml")
+		_, managed, err := o.objects("https://hub.example.com:6443", []byte("CA"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.noteManagedObjects(managed)
+		if got := errOut.String(); !strings.Contains(got, config.ClusterClaimsCRDName) || strings.Contains(got, config.KlusterletsCRDName) {
+			t.Errorf("note = %q, want the ClusterClaim and AppliedManifestWork CRDs only", got)
+		}
+	})
 	if o.agentNamespace() != "klusterlet-cluster2" || o.agentDeployment() != "klusterlet-cluster2-agent" || o.klusterletName() != "klusterlet-cluster2" {
 		t.Errorf("hosted names: namespace %s, deployment %s, klusterlet %s", o.agentNamespace(), o.agentDeployment(), o.klusterletName())
 	}

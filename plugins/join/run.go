@@ -54,6 +54,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	if o.DryRun == cli.DryRunClient {
+		o.noteManagedObjects(managedObjs)
 		return o.printObjects(append(managedObjs, objs...))
 	}
 	opts := apply.Options{DryRun: o.DryRun == cli.DryRunServer}
