@@ -103,8 +103,9 @@ func wrap(name, src, body string) string {
 `, filepath.ToSlash(src), name, body)
 }
 
-// writeCRD copies the CRD file of name into dir; for a CRD the hub converts,
-// it adds the conversion stanza of conversion.WebhookConversion.
+// writeCRD copies the CRD file of name into dir with the part-of label, as
+// config.HubObjects and config.AgentObjects give it; for a CRD the hub
+// converts, it adds the conversion stanza of conversion.WebhookConversion.
 func writeCRD(root, dir, chartName, name, group string) error {
 	plural, _, _ := strings.Cut(name, ".")
 	file := group + "_" + plural + ".yaml"
@@ -116,6 +117,7 @@ func writeCRD(root, dir, chartName, name, group string) error {
 	if strings.Contains(text, "{{") || strings.Contains(text, "}}") {
 		return fmt.Errorf("CRD file %s holds template delimiters {{ or }}, which a chart template cannot copy as they are", file)
 	}
+	text = withPartOfLabel(text)
 	if conversion.IsConverted(name) {
 		stanza, err := conversionStanza()
 		if err != nil {
