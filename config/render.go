@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
 //go:embed hub/*.yaml agent/*.yaml agent-hosted/*.yaml cluster-bootstrap/*.yaml
@@ -33,12 +34,27 @@ const (
 	OperatorNamespace = identity.BootstrapNamespace
 	// AgentNamespace holds the agent and its secrets on a managed cluster.
 	AgentNamespace = "open-cluster-management-agent"
-	// DefaultImage is the ocm-controller image the manifests run by default.
-	DefaultImage = "quay.io/kubectl-ocm/ocm-controller:latest"
+	// DefaultImageRegistry is the registry and organisation the
+	// ocm-controller image is pulled from by default.
+	DefaultImageRegistry = "quay.io/kubectl-ocm"
+	// ControllerImageName is the repository name of the ocm-controller
+	// image within its registry.
+	ControllerImageName = "ocm-controller"
 	// ManagedKubeconfigSecret is the Secret (key kubeconfig) holding the
 	// managed cluster's kubeconfig next to a hosted agent (OCM's name).
 	ManagedKubeconfigSecret = "external-managed-kubeconfig"
 )
+
+// ControllerImage returns the ocm-controller image of this build's version
+// in registry: <registry>/ocm-controller:<version>, the tag being
+// version.ImageTag of the stamped version, never latest.
+func ControllerImage(registry string) string {
+	return strings.TrimSuffix(registry, "/") + "/" + ControllerImageName + ":" + version.ImageTag(version.Version)
+}
+
+// DefaultImage is the ocm-controller image the manifests run when no image is
+// given: ControllerImage(DefaultImageRegistry).
+func DefaultImage() string { return ControllerImage(DefaultImageRegistry) }
 
 // HostedKlusterletName is the name of the Klusterlet of a managed cluster
 // whose agent runs on a hosting cluster (Hosted mode): klusterlet-<cluster>.
@@ -166,7 +182,7 @@ func (v AgentValues) Namespace() string { return v.AgentNamespace }
 
 // withDefaults fills empty fields.
 func (v HubValues) withDefaults() HubValues {
-	v.Image = cmpOr(v.Image, DefaultImage)
+	v.Image = cmpOr(v.Image, DefaultImage())
 	v.HubNamespace = cmpOr(v.HubNamespace, HubNamespace)
 	v.OperatorNamespace = cmpOr(v.OperatorNamespace, OperatorNamespace)
 	return v
@@ -174,7 +190,7 @@ func (v HubValues) withDefaults() HubValues {
 
 // withDefaults fills empty fields.
 func (v AgentValues) withDefaults() AgentValues {
-	v.Image = cmpOr(v.Image, DefaultImage)
+	v.Image = cmpOr(v.Image, DefaultImage())
 	v.AgentNamespace = cmpOr(v.AgentNamespace, AgentNamespace)
 	v.Mode = cmpOr(v.Mode, "Default")
 	return v
@@ -182,7 +198,7 @@ func (v AgentValues) withDefaults() AgentValues {
 
 // withHostedDefaults fills empty fields for Hosted mode.
 func (v AgentValues) withHostedDefaults() AgentValues {
-	v.Image = cmpOr(v.Image, DefaultImage)
+	v.Image = cmpOr(v.Image, DefaultImage())
 	v.KlusterletName = cmpOr(v.KlusterletName, HostedKlusterletName(v.ClusterName))
 	v.AgentNamespace = cmpOr(v.AgentNamespace, v.KlusterletName)
 	v.Mode = cmpOr(v.Mode, "Hosted")

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
 func TestHubObjects(t *testing.T) {
@@ -193,4 +195,30 @@ func TestClusterBootstrapPolicyMatchesIdentity(t *testing.T) {
 		return
 	}
 	t.Fatal("hub objects lack the cluster-bootstrap admission policy")
+}
+
+// TestControllerImage checks that the default image is the one of the
+// build's version, never latest, for release and development versions.
+func TestControllerImage(t *testing.T) {
+	saved := version.Version
+	t.Cleanup(func() { version.Version = saved })
+	tests := []struct {
+		version, registry, want string
+	}{
+		{"v0.1.0", DefaultImageRegistry, "quay.io/kubectl-ocm/ocm-controller:v0.1.0"},
+		{"v0.1.0-3-gabc1234-dirty", "localhost:5000/", "localhost:5000/ocm-controller:v0.1.0-3-gabc1234-dirty"},
+		{"v0.2.0+meta", "registry.example.com/mirror", "registry.example.com/mirror/ocm-controller:v0.2.0-meta"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			version.Version = tt.version
+			if got := ControllerImage(tt.registry); got != tt.want {
+				t.Errorf("ControllerImage(%q) = %q, want %q", tt.registry, got, tt.want)
+			}
+		})
+	}
+	version.Version = "v0.1.0"
+	if got, want := DefaultImage(), "quay.io/kubectl-ocm/ocm-controller:v0.1.0"; got != want {
+		t.Errorf("DefaultImage() = %q, want %q", got, want)
+	}
 }

@@ -76,3 +76,33 @@ func Print(w io.Writer, prefix, format string) error {
 		return fmt.Errorf("unknown output format %q: use one of json, yaml", format)
 	}
 }
+
+// maxImageTag is the longest tag an image reference may carry.
+const maxImageTag = 128
+
+// ImageTag returns the image tag of version v: v itself when it is a valid
+// tag, as release versions (v0.1.0) and git describe output
+// (v0.1.0-3-gabc1234-dirty) are; otherwise v with every character a tag may
+// not hold (such as the + of semver build metadata) replaced by -, a leading
+// . or - replaced by _, and cut to 128 characters. An empty v gives the tag
+// of the default Version.
+func ImageTag(v string) string {
+	if v == "" {
+		v = "v0.0.0-dev"
+	}
+	b := []byte(v)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '_':
+		case (c == '.' || c == '-') && i > 0:
+		case c == '.' || c == '-':
+			b[i] = '_'
+		default:
+			b[i] = '-'
+		}
+	}
+	if len(b) > maxImageTag {
+		b = b[:maxImageTag]
+	}
+	return string(b)
+}

@@ -67,6 +67,9 @@ ocm hub token' prints it).`,
 			# Have the hub validate and admit an upgrade without storing anything
 			kubectl ocm hub init --dry-run=server
 
+			# Run the hub controller image of this version from a mirror
+			kubectl ocm hub init --image-registry registry.example.com/mirror
+
 			# Print a join command whose token may register cluster1 only
 			kubectl ocm hub init --cluster-name cluster1
 
@@ -80,7 +83,7 @@ ocm hub token' prints it).`,
 	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits, and how long an upgrade waits for the conversion webhook before migrating stored add-on objects.")
 	f.StringVar(&o.ConversionWebhookURL, "conversion-webhook-url", "",
 		"Have the API server call the hub controller's add-on conversion webhook at this https URL (ending in "+conversion.Path+") instead of through Service "+config.HubNamespace+"/"+conversion.ServiceName+", for hubs whose API server cannot reach Services, such as the local test environment (make dev-env). The controller listens on the URL's port.")
-	f.StringVar(&o.Image, "image", "", "The ocm-controller image of the hub controller. Default: "+defaultImage())
+	cli.AddImageFlags(f, &o.Image, &o.ImageRegistry, "the hub controller")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json or yaml (hubToken, hubApiserver, expirationTimestamp).")
 	f.StringVar(&o.ClusterName, "cluster-name", "", "Print a join command whose token may register only this cluster (see 'kubectl ocm hub token --help').")

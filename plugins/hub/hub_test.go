@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
 func TestInitValidate(t *testing.T) {
@@ -30,6 +31,10 @@ func TestInitValidate(t *testing.T) {
 		{"table with dry run", func(o *InitOptions) { o.DryRun, o.Output = "client", "wide" }, "--output"},
 		{"wait with dry run", func(o *InitOptions) { o.DryRun, o.Wait = "client", true }, "--wait"},
 		{"short token", func(o *InitOptions) { o.TokenDuration = time.Minute }, "--duration"},
+		{"image", func(o *InitOptions) { o.Image = "example.com/ocm-controller:v1" }, ""},
+		{"image registry", func(o *InitOptions) { o.ImageRegistry = "registry.example.com/mirror" }, ""},
+		{"invalid image", func(o *InitOptions) { o.Image = "example.com/OCM:v1" }, "--image"},
+		{"invalid image registry", func(o *InitOptions) { o.ImageRegistry = "quay.io/org:v1" }, "--image-registry"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,6 +44,40 @@ func TestInitValidate(t *testing.T) {
 			err := o.Validate()
 			if (err != nil) != (tt.wantErr != "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("Validate() = %v, want error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestInitImage checks which image init deploys: the image of its own
+// version in --image-registry, unless --image names one.
+func TestInitImage(t *testing.T) {
+	tag := version.ImageTag(version.Version)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"default", nil, config.DefaultImageRegistry + "/ocm-controller:" + tag},
+		{"registry", []string{"--image-registry", "registry.example.com/mirror"}, "registry.example.com/mirror/ocm-controller:" + tag},
+		{"image wins", []string{"--image-registry", "registry.example.com/mirror", "--image", "example.com/ocm-controller:v1"}, "example.com/ocm-controller:v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			streams, _, out, _ := genericiooptions.NewTestIOStreams()
+			flags := genericclioptions.NewConfigFlags(false)
+			nowhere := "/nonexistent/kubeconfig"
+			flags.KubeConfig = &nowhere
+			cmd := NewCmdHub(flags, streams)
+			cmd.SetArgs(append([]string{"init", "--dry-run", "-o", "yaml"}, tt.args...))
+			if err := cmd.ExecuteContext(context.Background()); err != nil {
+				t.Fatalf("hub init --dry-run: %v", err)
+			}
+			if got := strings.Count(out.String(), "image: "+tt.want+"\n"); got != 1 {
+				t.Errorf("image %s appears %d times in the manifests, want once", tt.want, got)
+			}
+			if strings.Contains(out.String(), ":latest") {
+				t.Error("the manifests name a latest tag")
 			}
 		})
 	}

@@ -15,9 +15,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
-// defaultImage is the image init deploys without --image.
-func defaultImage() string { return config.DefaultImage }
-
 // InitOptions are the flags of `kubectl ocm hub init`.
 type InitOptions struct {
 	genericiooptions.IOStreams
@@ -27,8 +24,11 @@ type InitOptions struct {
 	Wait bool
 	// Timeout bounds Wait.
 	Timeout time.Duration
-	// Image is the ocm-controller image; empty means the default.
+	// Image is the ocm-controller image; empty means the image of this
+	// version in ImageRegistry. Validate sets it to the image init deploys.
 	Image string
+	// ImageRegistry is the registry and organisation of the default image.
+	ImageRegistry string
 	// DryRun is none, client (print, contact no cluster) or server (the hub
 	// validates and admits, stores nothing).
 	DryRun string
@@ -47,18 +47,23 @@ type InitOptions struct {
 
 // NewInitOptions returns InitOptions for the hub getter selects.
 func NewInitOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *InitOptions {
-	return &InitOptions{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone}
+	return &InitOptions{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone, ImageRegistry: config.DefaultImageRegistry}
 }
 
 // Complete has nothing to fill in; it exists for the Complete, Validate, Run
 // sequence every verb follows.
 func (o *InitOptions) Complete(*cobra.Command, []string) error { return nil }
 
-// Validate checks the flags.
+// Validate checks the flags and resolves the image init deploys.
 func (o *InitOptions) Validate() error {
 	if err := cli.ValidateDryRun(o.DryRun); err != nil {
 		return err
 	}
+	image, err := cli.ResolveImage(o.Image, o.ImageRegistry)
+	if err != nil {
+		return err
+	}
+	o.Image = image
 	switch {
 	case o.DryRun == cli.DryRunClient && o.Output != "" && o.Output != "yaml" && o.Output != "json":
 		return fmt.Errorf("--output %q is not supported with --dry-run=client: use yaml or json (the manifests)", o.Output)

@@ -26,6 +26,9 @@ var joinExample = cli.Examples(`
 	# Add-on agents get ServiceAccount tokens of the hub instead of certificates
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --addon-kubeclient-registration-auth token
 
+	# Pull the agent image of this version from a mirror
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --image-registry registry.example.com/mirror
+
 	# Print what would be installed, without installing it, and apply it with
 	# kubectl (twice on a new cluster: the Klusterlet needs its CRD established first)
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run=client -o yaml > cluster1.yaml

@@ -59,6 +59,10 @@ func TestValidate(t *testing.T) {
 		{name: "unknown add-on driver", change: func(o *Options) { o.AddonKubeClientRegistrationAuth = "x509" }, wantErrContains: "not one of csr, token"},
 		{name: "token lifetime with csr", change: func(o *Options) { o.AddonTokenExpirationSeconds = 3600 }, wantErrContains: "only applies with --addon-kubeclient-registration-auth token"},
 		{name: "short token", change: func(o *Options) { o.AddonKubeClientRegistrationAuth, o.AddonTokenExpirationSeconds = "token", 60 }, wantErrContains: "TokenRequest minimum of 600"},
+		{name: "image", change: func(o *Options) { o.Image = "example.com/ocm-controller:v1" }},
+		{name: "image registry", change: func(o *Options) { o.ImageRegistry = "registry.example.com/mirror" }},
+		{name: "invalid image", change: func(o *Options) { o.Image = "example.com/OCM:v1" }, wantErrContains: `--image "example.com/OCM:v1" is not a valid image reference`},
+		{name: "invalid image registry", change: func(o *Options) { o.ImageRegistry = "quay.io/org:v1" }, wantErrContains: `--image-registry "quay.io/org:v1"`},
 		{name: "negative timeout", change: func(o *Options) { o.Timeout = -time.Second }, wantErrContains: "--timeout -1s must be positive"},
 	}
 	for _, tt := range tests {

@@ -42,8 +42,12 @@ type Options struct {
 	Wait bool
 	// Timeout bounds the wait.
 	Timeout time.Duration
-	// Image is the ocm-controller image of the agent.
+	// Image is the ocm-controller image of the agent; empty means the image
+	// of this version in ImageRegistry. Validate sets it to the image join
+	// deploys.
 	Image string
+	// ImageRegistry is the registry and organisation of the default image.
+	ImageRegistry string
 	// Mode is the install mode: default (the agent runs on the managed
 	// cluster) or hosted (the agent runs on the cluster of --context, the
 	// hosting cluster, and reaches the managed cluster with
@@ -99,7 +103,7 @@ func NewOptions(getter genericclioptions.RESTClientGetter, streams genericioopti
 		Mode:                            ModeDefault,
 		AddonKubeClientRegistrationAuth: addonv1alpha1.KubeClientDriverCSR,
 		Timeout:                         5 * time.Minute,
-		Image:                           config.DefaultImage,
+		ImageRegistry:                   config.DefaultImageRegistry,
 		DryRun:                          cli.DryRunNone,
 		PrintFlags:                      genericclioptions.NewPrintFlags("").WithTypeSetter(apis.Scheme),
 		getter:                          getter,
@@ -116,7 +120,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.CAFile, "ca-file", o.CAFile, "A file with the hub's CA bundle. Default: read ConfigMap kube-public/kube-root-ca.crt from the hub and verify the hub with it.")
 	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the hub has accepted the cluster and it is available, showing progress.")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
-	fs.StringVar(&o.Image, "image", o.Image, "The ocm-controller image of the agent.")
+	cli.AddImageFlags(fs, &o.Image, &o.ImageRegistry, "the agent")
 	fs.StringVarP(&o.Mode, "mode", "m", o.Mode, "Install mode: default (the agent runs on this cluster) or hosted (the agent runs on this cluster, the hosting cluster, and manages the cluster of --managed-cluster-kubeconfig).")
 	fs.StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file whose current context reaches the managed cluster; it is stored on the hosting cluster as the agent's identity on the managed cluster.")
 	fs.BoolVar(&o.ForceInternalEndpointLookup, "force-internal-endpoint-lookup", o.ForceInternalEndpointLookup, "Use the hub address from ConfigMap kube-public/cluster-info on the hub instead of --hub-apiserver, for the agent (e.g. kind clusters).")
@@ -198,6 +202,11 @@ func (o *Options) Validate() error {
 		if o.AddonTokenExpirationSeconds < 600 {
 			errs = append(errs, fmt.Errorf("--addon-token-expiration-seconds %d is below the TokenRequest minimum of 600", o.AddonTokenExpirationSeconds))
 		}
+	}
+	if image, err := cli.ResolveImage(o.Image, o.ImageRegistry); err != nil {
+		errs = append(errs, err)
+	} else {
+		o.Image = image
 	}
 	for _, u := range o.ExternalServerURLs {
 		if p, err := url.Parse(u); err != nil || p.Scheme != "https" || p.Host == "" {
