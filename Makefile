@@ -1,6 +1,7 @@
 # kubectl-ocm build, test and development environment.
 #
 #   make build       build bin/kubectl-ocm, bin/ocm-controller and bin/helloworld-addon, with bin/kubectl_complete-ocm
+#   make image       build the ocm-controller image (linux/amd64, linux/arm64) into dist/image, no container daemon needed
 #   make test        build everything the tests need and run every test tier
 #   make dev-env     start a local hub, cluster1 and cluster2 in the background
 #   make verify      formatting, vet, lint, generated files, go mod tidy
@@ -19,7 +20,7 @@ MODULE    := github.com/kubectl-ocm/kubectl-ocm
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
 GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-LDFLAGS    := -s -w \
+LDFLAGS     = -s -w \
 	-X $(MODULE)/pkg/version.Version=$(VERSION) \
 	-X $(MODULE)/pkg/version.GitCommit=$(GIT_COMMIT) \
 	-X $(MODULE)/pkg/version.BuildDate=$(BUILD_DATE)
@@ -51,13 +52,27 @@ install: build ## Install kubectl-ocm and kubectl_complete-ocm into GOBIN (or GO
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./plugins/kubectl-ocm
 	install -m 0755 kubectl_complete-ocm $(INSTALL_DIR)/kubectl_complete-ocm
 
-IMAGE ?= ocm-controller:$(VERSION)
-KIND_CLUSTERS ?= hub cluster1
+# The ocm-controller image. Its creation time, its files' times and the build
+# date stamped in it come from SOURCE_DATE_EPOCH (default: the commit's time),
+# so the same commit gives the same image. REGISTRY is where image-push pushes
+# it (<REGISTRY>/ocm-controller:<version>) and what the archive for kind is
+# tagged with; `hub init` and `join` take the same value as --image-registry.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+IMAGE_DIR         ?= $(ROOT)/dist/image
+IMAGE_PLATFORMS   ?= linux/amd64,linux/arm64
+IMAGE_ARGS         = --out $(IMAGE_DIR) --version $(VERSION) $(if $(REGISTRY),--registry $(REGISTRY))
 
 .PHONY: image
-image: ## Build the ocm-controller image with Docker and load it into the kind clusters in KIND_CLUSTERS.
-	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
-	for c in $(KIND_CLUSTERS); do kind load docker-image $(IMAGE) --name $$c; done
+image: BUILD_DATE = $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r $(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+image: ## Build the ocm-controller image for IMAGE_PLATFORMS without Docker: an OCI layout in dist/image/layout and, for this machine's architecture, an archive for kind or docker load.
+	$(GO) run ./hack/image build $(IMAGE_ARGS) --platforms $(IMAGE_PLATFORMS) \
+		--revision $(GIT_COMMIT) --source-date-epoch $(SOURCE_DATE_EPOCH) --ldflags '$(LDFLAGS)'
+
+.PHONY: image-push
+image-push: ## Push the image of dist/image as $(REGISTRY)/ocm-controller:<version>, with the credentials of docker login (builds it first).
+	@if [ -z "$(REGISTRY)" ]; then echo "image-push needs REGISTRY, the registry and organisation to push to: make image-push REGISTRY=quay.io/<org>" >&2; exit 1; fi
+	$(MAKE) image
+	$(GO) run ./hack/image push $(IMAGE_ARGS)
 
 .PHONY: kube-bins
 kube-bins: ## Build kube-apiserver, kube-controller-manager, kubectl and etcd into bin/kube (skipped when current).

@@ -45,16 +45,16 @@ const (
 	ManagedKubeconfigSecret = "external-managed-kubeconfig"
 )
 
-// ControllerImage returns the ocm-controller image of this build's version
-// in registry: <registry>/ocm-controller:<version>, the tag being
-// version.ImageTag of the stamped version, never latest.
-func ControllerImage(registry string) string {
-	return strings.TrimSuffix(registry, "/") + "/" + ControllerImageName + ":" + version.ImageTag(version.Version)
+// ControllerImage returns the ocm-controller image of version ver in
+// registry: <registry>/ocm-controller:<tag>, the tag being
+// version.ImageTag(ver), never latest.
+func ControllerImage(registry, ver string) string {
+	return strings.TrimSuffix(registry, "/") + "/" + ControllerImageName + ":" + version.ImageTag(ver)
 }
 
 // DefaultImage is the ocm-controller image the manifests run when no image is
-// given: ControllerImage(DefaultImageRegistry).
-func DefaultImage() string { return ControllerImage(DefaultImageRegistry) }
+// given: the image of this build's version in DefaultImageRegistry.
+func DefaultImage() string { return ControllerImage(DefaultImageRegistry, version.Version) }
 
 // HostedKlusterletName is the name of the Klusterlet of a managed cluster
 // whose agent runs on a hosting cluster (Hosted mode): klusterlet-<cluster>.

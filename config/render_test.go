@@ -200,8 +200,6 @@ func TestClusterBootstrapPolicyMatchesIdentity(t *testing.T) {
 // TestControllerImage checks that the default image is the one of the
 // build's version, never latest, for release and development versions.
 func TestControllerImage(t *testing.T) {
-	saved := version.Version
-	t.Cleanup(func() { version.Version = saved })
 	tests := []struct {
 		version, registry, want string
 	}{
@@ -211,14 +209,12 @@ func TestControllerImage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {
-			version.Version = tt.version
-			if got := ControllerImage(tt.registry); got != tt.want {
+			if got := ControllerImage(tt.registry, tt.version); got != tt.want {
 				t.Errorf("ControllerImage(%q) = %q, want %q", tt.registry, got, tt.want)
 			}
 		})
 	}
-	version.Version = "v0.1.0"
-	if got, want := DefaultImage(), "quay.io/kubectl-ocm/ocm-controller:v0.1.0"; got != want {
+	if got, want := DefaultImage(), "quay.io/kubectl-ocm/ocm-controller:"+version.ImageTag(version.Version); got != want {
 		t.Errorf("DefaultImage() = %q, want %q", got, want)
 	}
 }

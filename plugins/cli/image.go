@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
 // AddImageFlags registers --image and --image-registry, which choose the
@@ -23,7 +24,7 @@ func AddImageFlags(fs *pflag.FlagSet, image, registry *string, what string) {
 }
 
 // ResolveImage returns the ocm-controller image a verb deploys: image when it
-// is set, else config.ControllerImage(registry). The result must be a valid
+// is set, else config.ControllerImage(registry, version.Version). The result must be a valid
 // image reference; the error names the flag it came from and what is wrong.
 func ResolveImage(image, registry string) (string, error) {
 	if image != "" {
@@ -35,7 +36,7 @@ func ResolveImage(image, registry string) (string, error) {
 	if registry == "" {
 		return "", fmt.Errorf("--image-registry is empty: give a registry such as %s, or the whole image with --image", config.DefaultImageRegistry)
 	}
-	image = config.ControllerImage(registry)
+	image = config.ControllerImage(registry, version.Version)
 	if _, err := reference.ParseNormalizedNamed(image); err != nil {
 		return "", fmt.Errorf("--image-registry %q does not make a valid image reference %q: give a registry and organisation such as %s, without tag: %w",
 			registry, image, config.DefaultImageRegistry, err)
