@@ -54,9 +54,10 @@ install: build ## Install kubectl-ocm and kubectl_complete-ocm into GOBIN (or GO
 
 # The ocm-controller image. Its creation time, its files' times and the build
 # date stamped in it come from SOURCE_DATE_EPOCH (default: the commit's time),
-# so the same commit gives the same image. REGISTRY is where image-push pushes
-# it (<REGISTRY>/ocm-controller:<version>) and what the archive for kind is
-# tagged with; `hub init` and `join` take the same value as --image-registry.
+# so the same commit gives the same image. REGISTRY is the registry and
+# organisation image-push pushes to (<REGISTRY>/ocm-controller:<version>) and
+# the archive for kind is tagged in (default quay.io/kubectl-ocm), as
+# --image-registry of `hub init` and `join`.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 IMAGE_DIR         ?= $(ROOT)/dist/image
 IMAGE_PLATFORMS   ?= linux/amd64,linux/arm64

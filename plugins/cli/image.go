@@ -24,8 +24,9 @@ func AddImageFlags(fs *pflag.FlagSet, image, registry *string, what string) {
 }
 
 // ResolveImage returns the ocm-controller image a verb deploys: image when it
-// is set, else config.ControllerImage(registry, version.Version). The result must be a valid
-// image reference; the error names the flag it came from and what is wrong.
+// is set, else the image of this build's version in registry
+// (config.ControllerImage). The result must be a valid image reference; the
+// error names the flag it came from and what is wrong.
 func ResolveImage(image, registry string) (string, error) {
 	if image != "" {
 		if _, err := reference.ParseNormalizedNamed(image); err != nil {

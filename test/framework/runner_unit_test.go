@@ -46,6 +46,8 @@ func TestImageName(t *testing.T) {
 		{"localhost:5000/ocm-controller", "ocm-controller"},
 		{"localhost:5000/a/b/ocm-controller:latest@sha256:abcd", "ocm-controller"},
 		{"example.com/whoami@sha256:0123", "whoami"},
+		{"quay.io/kubectl-ocm/ocm-controller:v0.1.0-3-gabc1234-dirty", "ocm-controller"},
+		{"registry.example.com:5000/mirror/ocm-controller:v0.0.0-dev", "ocm-controller"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.image, func(t *testing.T) {
