@@ -61,6 +61,30 @@ func fakeImages(t *testing.T, cfg buildConfig) []v1.Image {
 	return images
 }
 
+// readTar returns the headers of the tar r, with the content of the entry
+// named want.
+func readTar(t *testing.T, r io.Reader, want string) ([]*tar.Header, []byte) {
+	t.Helper()
+	var hdrs []*tar.Header
+	var content []byte
+	tr := tar.NewReader(r)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return hdrs, content
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		hdrs = append(hdrs, hdr)
+		if hdr.Name == want {
+			if content, err = io.ReadAll(tr); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 // layerEntries reads every entry of every layer of img, with the content
 // of the entry named want.
 func layerEntries(t *testing.T, img v1.Image, want string) ([]*tar.Header, []byte) {
@@ -76,23 +100,12 @@ func layerEntries(t *testing.T, img v1.Image, want string) ([]*tar.Header, []byt
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := tar.NewReader(rc)
-		for {
-			hdr, err := tr.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			hdrs = append(hdrs, hdr)
-			if hdr.Name == want {
-				if content, err = io.ReadAll(tr); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
+		h, c := readTar(t, rc, want)
 		_ = rc.Close()
+		hdrs = append(hdrs, h...)
+		if c != nil {
+			content = c
+		}
 	}
 	return hdrs, content
 }
@@ -152,16 +165,9 @@ func TestLayerReproducible(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Error("the same files in another order give another layer")
 	}
-	tr := tar.NewReader(bytes.NewReader(a))
+	hdrs, _ := readTar(t, bytes.NewReader(a), "")
 	prev := ""
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, hdr := range hdrs {
 		if hdr.Name < prev || !hdr.ModTime.Equal(mtime) {
 			t.Errorf("entry %s (after %s) has mtime %s, want sorted entries with mtime %s", hdr.Name, prev, hdr.ModTime, mtime)
 		}
