@@ -10,6 +10,7 @@ require (
 require (
 	github.com/Masterminds/vcs v1.13.3 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
+	github.com/distribution/reference v0.6.0 // indirect
 )
 
 require (
