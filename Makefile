@@ -55,7 +55,7 @@ install: build ## Install kubectl-ocm and kubectl_complete-ocm into GOBIN (or GO
 # The ocm-controller image. Its creation time, its files' times and the build
 # date stamped in it come from SOURCE_DATE_EPOCH (default: the commit's time),
 # so the same commit gives the same image. REGISTRY is the registry and
-# organisation image-push pushes to (<REGISTRY>/ocm-controller:<version>) and
+# organization image-push pushes to (<REGISTRY>/ocm-controller:<version>) and
 # the archive for kind is tagged in (default quay.io/kubectl-ocm), as
 # --image-registry of `hub init` and `join`.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
@@ -71,7 +71,7 @@ image: ## Build the ocm-controller image for IMAGE_PLATFORMS without Docker: an 
 
 .PHONY: image-push
 image-push: ## Push the image of dist/image as $(REGISTRY)/ocm-controller:<version>, with the credentials of docker login (builds it first).
-	@if [ -z "$(REGISTRY)" ]; then echo "image-push needs REGISTRY, the registry and organisation to push to: make image-push REGISTRY=quay.io/<org>" >&2; exit 1; fi
+	@if [ -z "$(REGISTRY)" ]; then echo "image-push needs REGISTRY, the registry and organization to push to: make image-push REGISTRY=quay.io/<org>" >&2; exit 1; fi
 	$(MAKE) image
 	$(GO) run ./hack/image push $(IMAGE_ARGS)
 

@@ -34,7 +34,7 @@ const (
 	OperatorNamespace = identity.BootstrapNamespace
 	// AgentNamespace holds the agent and its secrets on a managed cluster.
 	AgentNamespace = "open-cluster-management-agent"
-	// DefaultImageRegistry is the registry and organisation the
+	// DefaultImageRegistry is the registry and organization the
 	// ocm-controller image is pulled from by default.
 	DefaultImageRegistry = "quay.io/kubectl-ocm"
 	// ControllerImageName is the repository name of the ocm-controller

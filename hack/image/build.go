@@ -45,7 +45,7 @@ type buildConfig struct {
 	Revision string
 	// Source is the URL of the source repository.
 	Source string
-	// Licenses is the SPDX expression of the licence.
+	// Licenses is the SPDX expression of the license.
 	Licenses string
 	// Created is the image's creation time and every layer entry's
 	// modification time (SOURCE_DATE_EPOCH).

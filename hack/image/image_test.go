@@ -129,7 +129,7 @@ func checkImage(t *testing.T, img v1.Image, p v1.Platform, ver string) {
 		t.Errorf("user %q is not a numeric non-root uid", cf.Config.User)
 	}
 	if cf.Config.Labels[labelVersion] != ver || cf.Config.Labels[labelLicenses] != "Apache-2.0" || cf.Config.Labels[labelRevision] == "" || cf.Config.Labels[labelSource] == "" {
-		t.Errorf("labels %v lack the version, licence, revision or source", cf.Config.Labels)
+		t.Errorf("labels %v lack the version, license, revision or source", cf.Config.Labels)
 	}
 	hdrs, bin := layerEntries(t, img, "ocm-controller")
 	for _, h := range hdrs {

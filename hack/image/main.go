@@ -71,7 +71,7 @@ type options struct {
 func (o *options) register(fs *flag.FlagSet, defaultRegistry string) {
 	fs.StringVar(&o.out, "out", "dist/image", "Output directory: the OCI layout is <out>/layout.")
 	fs.StringVar(&o.version, "version", version.Version, "The version the binary is stamped with; the image tag is made from it.")
-	fs.StringVar(&o.registry, "registry", defaultRegistry, "The registry and organisation of the image: <registry>/ocm-controller:<tag>.")
+	fs.StringVar(&o.registry, "registry", defaultRegistry, "The registry and organization of the image: <registry>/ocm-controller:<tag>.")
 }
 
 // runBuild parses the flags of build and builds the image.

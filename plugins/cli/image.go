@@ -20,7 +20,7 @@ func AddImageFlags(fs *pflag.FlagSet, image, registry *string, what string) {
 		"The ocm-controller image of %s; takes precedence over --image-registry. Default: the image of this kubectl-ocm's version in --image-registry, %s.",
 		what, config.DefaultImage()))
 	fs.StringVar(registry, "image-registry", *registry,
-		"The registry and organisation the ocm-controller image is pulled from, such as a mirror: the image is <image-registry>/"+config.ControllerImageName+":<version>.")
+		"The registry and organization the ocm-controller image is pulled from, such as a mirror: the image is <image-registry>/"+config.ControllerImageName+":<version>.")
 }
 
 // ResolveImage returns the ocm-controller image a verb deploys: image when it
@@ -39,7 +39,7 @@ func ResolveImage(image, registry string) (string, error) {
 	}
 	image = config.ControllerImage(registry, version.Version)
 	if _, err := reference.ParseNormalizedNamed(image); err != nil {
-		return "", fmt.Errorf("--image-registry %q does not make a valid image reference %q: give a registry and organisation such as %s, without tag: %w",
+		return "", fmt.Errorf("--image-registry %q does not make a valid image reference %q: give a registry and organization such as %s, without tag: %w",
 			registry, image, config.DefaultImageRegistry, err)
 	}
 	return image, nil

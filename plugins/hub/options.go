@@ -27,7 +27,7 @@ type InitOptions struct {
 	// Image is the ocm-controller image; empty means the image of this
 	// version in ImageRegistry. Validate sets it to the image init deploys.
 	Image string
-	// ImageRegistry is the registry and organisation of the default image.
+	// ImageRegistry is the registry and organization of the default image.
 	ImageRegistry string
 	// DryRun is none, client (print, contact no cluster) or server (the hub
 	// validates and admits, stores nothing).

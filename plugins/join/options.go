@@ -46,7 +46,7 @@ type Options struct {
 	// of this version in ImageRegistry. Validate sets it to the image join
 	// deploys.
 	Image string
-	// ImageRegistry is the registry and organisation of the default image.
+	// ImageRegistry is the registry and organization of the default image.
 	ImageRegistry string
 	// Mode is the install mode: default (the agent runs on the managed
 	// cluster) or hosted (the agent runs on the cluster of --context, the
