@@ -67,6 +67,7 @@ func TestHubChart(t *testing.T) {
 		},
 		want: func(t *testing.T) []*unstructured.Unstructured {
 			objs, err := config.HubObjects(config.HubValues{
+				Image:        defaultImage(t, "hub"),
 				HubNamespace: "ocm-hub", OperatorNamespace: "ocm-bootstrap",
 				ConversionWebhookURL: "https://hub.example.com/convert",
 				Scheduling:           testScheduling(),
