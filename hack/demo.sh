@@ -57,6 +57,7 @@ step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB" --cluste
 step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
 step kubectl ocm get clusters --context hub -o wide
+step kubectl ocm version --context hub
 
 # Deliver a workload to cluster1 through the hub.
 step kubectl apply -f "$ROOT/examples/manifestwork-hello.yaml" --context hub
