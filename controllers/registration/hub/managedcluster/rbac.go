@@ -109,14 +109,17 @@ func clusterRoleRules(cluster string, accepted bool, ownCSRs []string) []rbacv1.
 }
 
 // Bounds of the certificate requests a cluster's agent may read. Its own
-// renewals and each add-on's requests are counted apart, so that add-ons
-// filing requests never push the cluster's renewal out of the role, nor one
-// add-on another's.
+// renewals and each add-on registration's requests (one add-on, one signer)
+// are counted apart, so that add-ons filing requests never push the
+// cluster's renewal out of the role, nor one add-on another's, nor one
+// registration of an add-on another of the same add-on filed in the same
+// second.
 const (
 	// maxOwnCSRs bounds the cluster's own requests: the newest ones, enough
 	// for a renewal in flight and a few retries.
 	maxOwnCSRs = 5
-	// maxAddonCSRs bounds the requests of each add-on.
+	// maxAddonCSRs bounds the requests of each add-on registration: of one
+	// add-on to one signer.
 	maxAddonCSRs = 3
 	// maxAddonCSRsTotal bounds the requests of all add-ons together (the
 	// newest), so that the role stays small whatever labels the agent puts
@@ -127,7 +130,10 @@ const (
 // ownCSRNames returns the names of the certificate requests labeled with
 // cluster that its own agent identity made: the newest maxOwnCSRs renewals,
 // then, newest first, up to maxAddonCSRs requests of each add-on (labeled
-// open-cluster-management.io/addon-name), maxAddonCSRsTotal in all.
+// open-cluster-management.io/addon-name) to each signer, maxAddonCSRsTotal
+// in all. Creation times have a granularity of one second, so requests of
+// one second are ordered by name: counting per signer keeps an add-on's
+// requests to its several signers, filed together, all readable.
 func ownCSRNames(cluster string, csrs []certificatesv1.CertificateSigningRequest) []string {
 	own := slices.DeleteFunc(slices.Clone(csrs), func(csr certificatesv1.CertificateSigningRequest) bool {
 		requester, _, ok := identity.ParseAgentUserName(csr.Spec.Username)
@@ -140,14 +146,15 @@ func ownCSRNames(cluster string, csrs []certificatesv1.CertificateSigningRequest
 		return strings.Compare(a.Name, b.Name)
 	})
 	var renewals, addons []string
-	perAddon := map[string]int{}
+	perRegistration := map[[2]string]int{}
 	for _, csr := range own {
 		addon, isAddon := csr.Labels[addonv1alpha1.AddonLabelKey]
+		registration := [2]string{addon, csr.Spec.SignerName}
 		switch {
 		case !isAddon && len(renewals) < maxOwnCSRs:
 			renewals = append(renewals, csr.Name)
-		case isAddon && perAddon[addon] < maxAddonCSRs && len(addons) < maxAddonCSRsTotal:
-			perAddon[addon]++
+		case isAddon && perRegistration[registration] < maxAddonCSRs && len(addons) < maxAddonCSRsTotal:
+			perRegistration[registration]++
 			addons = append(addons, csr.Name)
 		}
 	}

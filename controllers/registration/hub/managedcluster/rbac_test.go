@@ -95,6 +95,19 @@ func TestOwnCSRNames(t *testing.T) {
 		}
 		return out
 	}
+	// twoSigners is an add-on with a kube-apiserver-client and a custom
+	// signer registration that filed two rounds of requests in one second.
+	twoSigners := func() []certificatesv1.CertificateSigningRequest {
+		var out []certificatesv1.CertificateSigningRequest
+		for round := range 2 {
+			for _, signer := range []string{"client", "custom"} {
+				c := addonCSR(fmt.Sprintf("addon-c1-s-%s-%d", signer, round), "s", own, at(5))
+				c.Spec.SignerName = "example.com/" + signer
+				out = append(out, c)
+			}
+		}
+		return out
+	}
 	tests := []struct {
 		name string
 		csrs []certificatesv1.CertificateSigningRequest
@@ -106,6 +119,8 @@ func TestOwnCSRNames(t *testing.T) {
 			wantNames("c1-1", "c1-0", "addon-c1-b-0", "addon-c1-a-9", "addon-c1-a-8", "addon-c1-a-7")},
 		{"one add-on does not push another out", slices.Concat(addonCSRs("a", 1, 1), addonCSRs("b", 20, 10)),
 			wantNames("addon-c1-b-19", "addon-c1-b-18", "addon-c1-b-17", "addon-c1-a-0")},
+		{"requests to two signers filed in one second all stay", twoSigners(),
+			wantNames("addon-c1-s-client-0", "addon-c1-s-client-1", "addon-c1-s-custom-0", "addon-c1-s-custom-1")},
 		{"add-on requests are bounded in all", slices.Concat(renewals(1, 1), manyAddons()), func(got []string) error {
 			if len(got) != 1+maxAddonCSRsTotal || got[0] != "c1-0" {
 				return fmt.Errorf("got %d names starting with %v, want the renewal and %d add-on requests", len(got), got[:1], maxAddonCSRsTotal)
