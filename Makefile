@@ -5,6 +5,7 @@
 #   make test        build everything the tests need and run every test tier
 #   make dev-env     start a local hub, cluster1 and cluster2 in the background
 #   make verify      formatting, vet, lint, generated files, go mod tidy
+#   make release VERSION=vX.Y.Z   release archives, checksums and the krew manifest, checked with krew
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
@@ -78,6 +79,25 @@ image-push: ## Push the image of dist/image as $(REGISTRY)/ocm-controller:<versi
 .PHONY: kube-bins
 kube-bins: ## Build kube-apiserver, kube-controller-manager, kubectl and etcd into bin/kube (skipped when current).
 	hack/kube-bins.sh $(KUBE_BIN)
+
+##@ Release
+
+DIST ?= $(ROOT)/dist
+# RELEASE_FLAGS adds flags of hack/release, e.g. -allow-dirty for a trial run
+# or -platforms linux/amd64.
+RELEASE_FLAGS ?=
+
+# RELEASE_PARTS are the parts of a release, each a target of its own that
+# reads VERSION; `make release` makes them all. Add a part here (for example
+# an image target) to release it with the rest.
+RELEASE_PARTS := release-archives
+
+.PHONY: release
+release: $(RELEASE_PARTS) ## Make release VERSION=vX.Y.Z: every part in RELEASE_PARTS.
+
+.PHONY: release-archives
+release-archives: kube-bins ## Cross-build kubectl-ocm into dist/ (archives, checksums.txt), write krew-index/plugins/ocm.yaml and .krew.yaml, check them with krew's tools.
+	$(GO) run ./hack/release -version '$(VERSION)' -dist $(DIST) -kubectl $(KUBE_BIN)/kubectl $(RELEASE_FLAGS)
 
 ##@ Code generation
 
@@ -172,6 +192,7 @@ verify-tidy:
 	$(GO) mod tidy -diff
 	cd test/kube && $(GO) mod tidy -diff
 	cd test/helm && $(GO) mod tidy -diff
+	cd hack/tools/krew && $(GO) mod tidy -diff
 
 ##@ Tools
 
