@@ -91,7 +91,7 @@ func checkVersion(v string) error {
 		return fmt.Errorf("version %q is not a release version: give a semantic version with a leading v, e.g. make release VERSION=v0.1.0", v)
 	}
 	if _, err := version.ParseSemantic(v); err != nil {
-		return fmt.Errorf("version %q is not a semantic version (%w): give one like v0.1.0, e.g. make release VERSION=v0.1.0", v, err)
+		return fmt.Errorf("version %q is not a semantic version (%w): give one like make release VERSION=v0.1.0", v, err)
 	}
 	return nil
 }

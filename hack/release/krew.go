@@ -24,6 +24,9 @@ const krewTools = "hack/tools/krew"
 // system directories only, so nothing else installed on the machine is found.
 const systemPath = "/usr/bin:/bin"
 
+// clientVersionPrefix opens the plugin's version in `kubectl ocm version --client`.
+const clientVersionPrefix = "Client Version: "
+
 // completedVerbs are verbs `kubectl ocm <TAB>` must offer.
 var completedVerbs = []string{"accept", "get", "hub", "join", "version", "work"}
 
@@ -182,7 +185,8 @@ func linkCommands(dir string, links map[string]string) error {
 }
 
 // installCheck installs the plugin with `krew install --manifest --archive`
-// under a new KREW_ROOT (with an empty local index), runs `kubectl ocm version` through kubectl with
+// under a new KREW_ROOT (with an empty local index), runs
+// `kubectl ocm version --client` through kubectl with
 // PATH holding only KREW_ROOT/bin and system directories and expects
 // version v, follows the manifest's caveats to set up completion and
 // expects `kubectl __complete ocm ""` to offer the verbs, then removes the
@@ -218,11 +222,11 @@ func installCheck(krew, kubectl, manifest, archive, v, tmp string) error {
 	if _, err := run(krew, "install", "--manifest="+manifest, "--archive="+archive); err != nil {
 		return err
 	}
-	out, err := run(kubectl, "ocm", "version")
+	out, err := run(kubectl, "ocm", "version", "--client")
 	if err != nil {
 		return err
 	}
-	if !strings.Contains(out, "kubectl-ocm "+v+" ") {
+	if !strings.Contains(out, clientVersionPrefix+v+" ") {
 		return fmt.Errorf("kubectl ocm version printed %q, not version %s", out, v)
 	}
 	if _, err := run("/bin/sh", "-c", completionInstall(v)); err != nil {

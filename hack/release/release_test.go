@@ -174,7 +174,7 @@ func TestRelease(t *testing.T) {
 		if out, err := untar.CombinedOutput(); err != nil {
 			t.Fatalf("tar: %v\n%s", err, out)
 		}
-		expectVersion(t, kubectl, bin, "kubectl-ocm "+v+" ")
+		expectVersion(t, kubectl, bin, clientVersionPrefix+v+" ")
 	})
 	t.Run("go install", func(t *testing.T) {
 		gobin := t.TempDir()
@@ -184,15 +184,15 @@ func TestRelease(t *testing.T) {
 		if out, err := install.CombinedOutput(); err != nil {
 			t.Fatalf("go install: %v\n%s", err, out)
 		}
-		expectVersion(t, kubectl, gobin, "kubectl-ocm ")
+		expectVersion(t, kubectl, gobin, clientVersionPrefix)
 	})
 }
 
-// expectVersion runs `kubectl ocm version` with PATH holding only bin and
+// expectVersion runs `kubectl ocm version --client` with PATH holding only bin and
 // system directories and expects want in its output.
 func expectVersion(t *testing.T, kubectl, bin, want string) {
 	t.Helper()
-	cmd := exec.Command(kubectl, "ocm", "version")
+	cmd := exec.Command(kubectl, "ocm", "version", "--client")
 	home := t.TempDir()
 	cmd.Env = []string{"PATH=" + bin + ":" + systemPath, "HOME=" + home, "KUBECONFIG=" + filepath.Join(home, "none")}
 	out, err := cmd.CombinedOutput()
