@@ -39,10 +39,10 @@ export OCM_BIN_DIR  := $(BIN)
 ##@ Build
 
 .PHONY: build
-build: ## Build bin/kubectl-ocm, bin/ocm-controller and the example add-on's agent bin/helloworld-addon; copy the completion script kubectl_complete-ocm beside them.
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-ocm ./plugins/kubectl-ocm
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ocm-controller ./controllers/cmd/ocm-controller
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/helloworld-addon ./examples/addons/helloworld/agent
+build: ## Build static (CGO_ENABLED=0) bin/kubectl-ocm, bin/ocm-controller and the example add-on's agent bin/helloworld-addon; copy the completion script kubectl_complete-ocm beside them.
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-ocm ./plugins/kubectl-ocm
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ocm-controller ./controllers/cmd/ocm-controller
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/helloworld-addon ./examples/addons/helloworld/agent
 	install -m 0755 kubectl_complete-ocm $(BIN)/kubectl_complete-ocm
 
 # Where `go install` puts kubectl-ocm: GOBIN, else the first GOPATH entry's bin.
@@ -90,7 +90,7 @@ RELEASE_FLAGS ?=
 # RELEASE_PARTS are the parts of a release, each a target of its own that
 # reads VERSION; `make release` makes them all. Add a part here (for example
 # an image target) to release it with the rest.
-RELEASE_PARTS := release-archives
+RELEASE_PARTS := release-archives image
 
 .PHONY: release
 release: $(RELEASE_PARTS) ## Make release VERSION=vX.Y.Z: every part in RELEASE_PARTS.

@@ -51,8 +51,9 @@ func kubectlBin(t *testing.T) string {
 //     accepts it (without -short);
 //   - when the working tree's sources are those of the recorded commit (only
 //     krew-index/ and .krew.yaml differ, as on the commit that checks the
-//     manifest in after `make release`): rebuilding every archive gives the
-//     recorded sums exactly (without -short).
+//     manifest in after `make release`): rebuilding this machine's archive
+//     gives the recorded sum exactly (without -short; `make release` itself
+//     rebuilds and checks every platform).
 func TestCheckedInManifest(t *testing.T) {
 	root := repoRoot(t)
 	path := filepath.Join(root, "krew-index", "plugins", "ocm.yaml")
@@ -95,14 +96,18 @@ func TestCheckedInManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums, err := packageAll(root, t.TempDir(), platforms, s)
+	host := platform{runtime.GOOS, runtime.GOARCH}
+	if !slices.Contains(platforms, host) {
+		t.Logf("%s is not a release platform: the sha256 sums are checked by make release", host)
+		return
+	}
+	sums, err := packageAll(root, t.TempDir(), []platform{host}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, sum := range m.Sums {
-		if sums[name] != sum {
-			t.Errorf("%s rebuilt from %s has sha256 %s, the manifest says %s", name, m.Commit, sums[name], sum)
-		}
+	name := host.archive(m.Spec.Version)
+	if sums[name] != m.Sums[name] {
+		t.Errorf("%s rebuilt from %s has sha256 %s, the manifest says %s", name, m.Commit, sums[name], m.Sums[name])
 	}
 }
 
@@ -178,9 +183,11 @@ func TestRelease(t *testing.T) {
 	})
 	t.Run("go install", func(t *testing.T) {
 		gobin := t.TempDir()
-		install := exec.Command("go", "install", "./plugins/kubectl-ocm")
+		// -trimpath and CGO_ENABLED=0, as make build: the packages
+		// compiled for the other binaries are reused.
+		install := exec.Command("go", "install", "-trimpath", "./plugins/kubectl-ocm")
 		install.Dir = root
-		install.Env = append(os.Environ(), "GOBIN="+gobin)
+		install.Env = append(os.Environ(), "GOBIN="+gobin, "CGO_ENABLED=0")
 		if out, err := install.CombinedOutput(); err != nil {
 			t.Fatalf("go install: %v\n%s", err, out)
 		}
