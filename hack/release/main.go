@@ -3,7 +3,8 @@
 // Windows) holding the binary, LICENSE and kubectl_complete-ocm, their
 // checksums.txt, the krew plugin manifest krew-index/plugins/ocm.yaml made
 // from the archives' sha256 sums, and .krew.yaml, the same manifest as a
-// template for krew-release-bot. It then checks the manifest and every
+// template for krew-release-bot; and it sets the version of the Helm charts
+// under config/charts (their appVersion is the image tag they deploy). It then checks the manifest and every
 // archive with krew's own tools (see checkRelease).
 //
 // `make release VERSION=vX.Y.Z` runs it from the repository root. The same
@@ -102,7 +103,10 @@ func run(o options) error {
 			return err
 		}
 	}
-	fmt.Printf("wrote %s and %s\n", o.manifest, filepath.Join(o.dist, checksumsFile))
+	if err := setChartVersions(root, s.Version); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s, %s and the Helm charts' versions\n", o.manifest, filepath.Join(o.dist, checksumsFile))
 	if !o.check {
 		return nil
 	}

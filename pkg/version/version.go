@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 
 	"sigs.k8s.io/yaml"
 )
@@ -14,12 +15,32 @@ import (
 // These are set by the linker (see the Makefile's LDFLAGS).
 var (
 	// Version is the release version, for example v0.1.0, or a git describe string.
-	Version = "v0.0.0-dev"
+	Version = unstamped
 	// GitCommit is the full commit hash the binary was built from.
 	GitCommit = "unknown"
 	// BuildDate is the UTC build time in RFC 3339 form.
 	BuildDate = "unknown"
 )
+
+// unstamped is Version in a binary the linker did not stamp.
+const unstamped = "v0.0.0-dev"
+
+func init() {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		Version = moduleVersion(Version, bi.Main.Version)
+	}
+}
+
+// moduleVersion returns the version of a binary stamped with stamped whose
+// main module has version module in its build information: stamped, unless
+// the linker did not stamp it and the module has a version, as a binary
+// built by `go install <module>/plugins/kubectl-ocm@v0.1.0` has.
+func moduleVersion(stamped, module string) string {
+	if stamped != unstamped || module == "" || module == "(devel)" {
+		return stamped
+	}
+	return module
+}
 
 // Info is the structured build identity printed by the `version` subcommands.
 type Info struct {
@@ -88,7 +109,7 @@ const maxImageTag = 128
 // of the default Version.
 func ImageTag(v string) string {
 	if v == "" {
-		v = "v0.0.0-dev"
+		v = unstamped
 	}
 	b := []byte(v)
 	for i, c := range b {

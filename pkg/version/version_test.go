@@ -36,3 +36,22 @@ func TestImageTag(t *testing.T) {
 		})
 	}
 }
+
+func TestModuleVersion(t *testing.T) {
+	tests := []struct {
+		name, stamped, module, want string
+	}{
+		{"stamped by the linker", "v0.2.0", "v0.1.0", "v0.2.0"},
+		{"go install of a version", unstamped, "v0.1.0", "v0.1.0"},
+		{"go install of a commit", unstamped, "v0.1.1-0.20261122000000-abcdef123456", "v0.1.1-0.20261122000000-abcdef123456"},
+		{"built in the source tree", unstamped, "(devel)", unstamped},
+		{"no build information", unstamped, "", unstamped},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := moduleVersion(tt.stamped, tt.module); got != tt.want {
+				t.Errorf("moduleVersion(%q, %q) = %q, want %q", tt.stamped, tt.module, got, tt.want)
+			}
+		})
+	}
+}
