@@ -9,14 +9,28 @@ import (
 	"strings"
 )
 
-// chartFiles are the Chart.yaml files of the Helm charts under config/charts,
-// whose version and appVersion (the default image tag) a release sets.
-func chartFiles(root string) ([]string, error) {
+// chart is the Chart.yaml of one Helm chart under config/charts, whose
+// version and appVersion (the default image tag) a release sets.
+type chart struct {
+	path string
+	data []byte
+}
+
+// readCharts reads the Chart.yaml of every chart under config/charts.
+func readCharts(root string) ([]chart, error) {
 	files, err := filepath.Glob(filepath.Join(root, "config", "charts", "*", "Chart.yaml"))
 	if err != nil || len(files) == 0 {
 		return nil, fmt.Errorf("no Helm chart under config/charts (%v)", err)
 	}
-	return files, nil
+	charts := make([]chart, 0, len(files))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f, err)
+		}
+		charts = append(charts, chart{f, b})
+	}
+	return charts, nil
 }
 
 // chartVersionLine matches a chart's top-level version or appVersion line.
@@ -40,25 +54,21 @@ func chartVersions(b []byte) (version, appVersion string) {
 // without its leading v (Helm's chart versions are semantic versions without
 // it). The rest of each file is kept as it is.
 func setChartVersions(root, v string) error {
-	files, err := chartFiles(root)
+	charts, err := readCharts(root)
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", f, err)
+	for _, c := range charts {
+		if version, app := chartVersions(c.data); version == "" || app == "" {
+			return fmt.Errorf("%s has no version or appVersion line to set", c.path)
 		}
-		if version, app := chartVersions(b); version == "" || app == "" {
-			return fmt.Errorf("%s has no version or appVersion line to set", f)
-		}
-		out := chartVersionLine.ReplaceAllFunc(b, func(line []byte) []byte {
+		out := chartVersionLine.ReplaceAllFunc(c.data, func(line []byte) []byte {
 			if bytes.HasPrefix(line, []byte("appVersion:")) {
 				return []byte("appVersion: " + v)
 			}
 			return []byte("version: " + strings.TrimPrefix(v, "v"))
 		})
-		if err := writeFile(f, out); err != nil {
+		if err := writeFile(c.path, out); err != nil {
 			return err
 		}
 	}
@@ -68,17 +78,13 @@ func setChartVersions(root, v string) error {
 // checkChartVersions reports a chart under config/charts whose version or
 // appVersion is not the release version v.
 func checkChartVersions(root, v string) error {
-	files, err := chartFiles(root)
+	charts, err := readCharts(root)
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", f, err)
-		}
-		if version, app := chartVersions(b); version != strings.TrimPrefix(v, "v") || app != v {
-			return fmt.Errorf("%s has version %q and appVersion %q, not release %s: run make release VERSION=%s", f, version, app, v, v)
+	for _, c := range charts {
+		if version, app := chartVersions(c.data); version != strings.TrimPrefix(v, "v") || app != v {
+			return fmt.Errorf("%s has version %q and appVersion %q, not release %s: run make release VERSION=%s", c.path, version, app, v, v)
 		}
 	}
 	return nil
