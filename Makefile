@@ -5,7 +5,7 @@
 #   make test        build everything the tests need and run every test tier
 #   make dev-env     start a local hub, cluster1 and cluster2 in the background
 #   make verify      formatting, vet, lint, generated files, go mod tidy
-#   make release VERSION=vX.Y.Z   release archives, checksums and the krew manifest, checked with krew
+#   make release VERSION=vX.Y.Z   release archives, checksums, the krew manifest (checked with krew), chart versions and the image
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
