@@ -31,6 +31,7 @@ var wantCRDs = map[string][]string{
 	"appliedmanifestworks.work.open-cluster-management.io":         {"v1"},
 	"manifestworkreplicasets.work.open-cluster-management.io":      {"v1alpha1"},
 	"manifestworks.work.open-cluster-management.io":                {"v1"},
+	"clusterprofiles.multicluster.x-k8s.io":                        {"v1alpha1"},
 }
 
 func TestCRDsDecodeEveryFile(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package apis holds the one runtime.Scheme of kubectl-ocm: Kubernetes' built-in
-// types, CustomResourceDefinitions and every Open Cluster Management API group
-// this project serves. Every client and manager in the project uses it.
+// types, CustomResourceDefinitions, every Open Cluster Management API group
+// this project serves and the Cluster Inventory API's ClusterProfile. Every
+// client and manager in the project uses it.
 package apis
 
 import (
@@ -15,6 +16,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	multiclusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/multicluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
@@ -36,6 +38,7 @@ var addToSchemeFuncs = []func(*runtime.Scheme) error{
 	addonv1alpha1.AddToScheme,
 	addonv1beta1.AddToScheme,
 	operatorv1.AddToScheme,
+	multiclusterv1alpha1.AddToScheme,
 }
 
 // AddToScheme adds every type the project uses to s.

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clustermanager"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clusterprofile"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clusterset"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
@@ -84,6 +85,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		&clusterset.LabelReconciler{Client: c},
 		&clusterset.BindingReconciler{Client: c},
 		&clustermanager.Reconciler{Client: c, Name: opts.ClusterManagerName},
+		&clusterprofile.Reconciler{Client: c},
 	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr); err != nil {
