@@ -83,7 +83,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, cma *addonv1alpha1.Clu
 		log.V(2).Info("Installed add-on", "cluster", cluster)
 	}
 	for _, mca := range a.remove {
-		err := r.Client.Delete(ctx, mca, client.Preconditions{UID: &mca.UID}, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		// Only the version judged: one changed since the cache saw it (its
+		// automatic installation disabled, say) is a conflict, and judged
+		// again.
+		err := r.Client.Delete(ctx, mca, client.Preconditions{UID: &mca.UID, ResourceVersion: &mca.ResourceVersion},
+			client.PropagationPolicy(metav1.DeletePropagationBackground))
 		if client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("delete ManagedClusterAddOn %s: %w", klog.KObj(mca), err)
 		}
