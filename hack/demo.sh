@@ -72,6 +72,8 @@ step kubectl ocm clusterset bind default --namespace demo --context hub
 step kubectl ocm placement create all-clusters -n demo --context hub
 step kubectl wait --for=condition=PlacementSatisfied placement/all-clusters -n demo --context hub --timeout=1m
 step kubectl ocm placement decisions all-clusters -n demo --context hub
+step kubectl wait --for=create clusterprofile/cluster1 clusterprofile/cluster2 -n demo --context hub --timeout=1m
+step kubectl get clusterprofiles -n demo --context hub -L multicluster.x-k8s.io/clusterset
 step kubectl ocm work create hello-fleet -f "$ROOT/examples/rollout/configmap.yaml" --placement demo/all-clusters --rollout Progressive --max-concurrency 1 --context hub
 step kubectl wait --for=condition=PlacementRolledOut manifestworkreplicaset/hello-fleet -n demo --context hub --timeout=2m
 step kubectl ocm work get --replicaset hello-fleet -n demo --context hub
