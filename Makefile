@@ -138,6 +138,10 @@ test: build kube-bins ## Run every test: unit, framework, integration and end-to
 test-short: ## Run the fast unit tests only (no control planes).
 	$(GO) test -short -count=1 $(GOFLAGS_TEST) ./...
 
+.PHONY: fuzz
+fuzz: ## Run every fuzz target (test/fuzz/targets) for FUZZTIME (default 1000000x) and add what it finds to the checked-in corpus.
+	hack/fuzz.sh
+
 .PHONY: bench
 bench: kube-bins ## Run the benchmarks in test/bench once; they print figures (see test/bench/README.md).
 	$(GO) test ./test/bench/... -run XXX -bench . -benchtime 1x -v -timeout 60m

@@ -45,6 +45,8 @@ const (
 // key of the same Secret is read from that key, wherever the Secret would be
 // mounted. Any other file is an error naming it: it does not exist where an
 // agent reads the Secret. Writers embed the data instead (HubCredentialData).
+// An exec credential plugin or an auth provider is an error too: the agent
+// runs nothing a Secret names.
 func FromSecret(data map[string][]byte) (*Info, error) {
 	raw := data[KubeconfigKey]
 	if len(raw) == 0 {
@@ -84,6 +86,15 @@ func parse(raw []byte, secret map[string][]byte) (*Info, error) {
 		auth = a.DeepCopy()
 	}
 	kc.AuthInfos[ctx.AuthInfo] = auth
+	// The agent runs no command and no provider a Secret names: an exec
+	// plugin would run whatever the Secret's writer chose in the agent's
+	// container, with its credentials.
+	switch {
+	case auth.Exec != nil:
+		return nil, fmt.Errorf("kubeconfig user %q runs the exec credential plugin %q, which the agent does not run; use a client certificate or a token embedded in the Secret", ctx.AuthInfo, auth.Exec.Command)
+	case auth.AuthProvider != nil:
+		return nil, fmt.Errorf("kubeconfig user %q uses the auth provider %q, which the agent does not run; use a client certificate or a token embedded in the Secret", ctx.AuthInfo, auth.AuthProvider.Name)
+	}
 
 	r := resolver{secret: secret}
 	r.embed("certificate-authority", &cluster.CertificateAuthority, &cluster.CertificateAuthorityData)
