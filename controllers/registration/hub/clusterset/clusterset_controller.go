@@ -98,12 +98,20 @@ func (r *SetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	return ctrl.Result{}, r.updateStatus(ctx, set)
 }
 
-// updateStatus sets the ClusterSetEmpty condition.
+// updateStatus sets the ClusterSetEmpty condition. A selector that cannot be
+// evaluated selects nothing and is reported by the condition and a Warning
+// event; it is the user's to fix, so it is not retried.
 func (r *SetReconciler) updateStatus(ctx context.Context, set *clusterv1beta2.ManagedClusterSet) error {
 	h := patch.NewHelper(set, r.Client)
 	sel, err := set.Spec.ClusterSelector.Selector(set.Name)
 	if err != nil {
-		return nil // an invalid selector is the user's to fix; CRD validation rejects most
+		prev := meta.FindStatusCondition(set.Status.Conditions, clusterv1beta2.ManagedClusterSetConditionEmpty)
+		cond := InvalidSelectorCondition(err, set.Generation)
+		if prev == nil || prev.Reason != cond.Reason || prev.Message != cond.Message {
+			r.Recorder.Eventf(set, nil, corev1.EventTypeWarning, cond.Reason, "Select", "%s", cond.Message)
+		}
+		meta.SetStatusCondition(&set.Status.Conditions, cond)
+		return h.Patch(ctx, set)
 	}
 	clusters := &clusterv1.ManagedClusterList{}
 	if err := r.Client.List(ctx, clusters); err != nil {

@@ -50,3 +50,14 @@ func EmptyCondition(n int, generation int64) metav1.Condition {
 		Reason: clusterv1beta2.ReasonClustersSelected, Message: fmt.Sprintf("%d ManagedClusters selected", n), ObservedGeneration: generation,
 	}
 }
+
+// InvalidSelectorCondition returns the ClusterSetEmpty condition of a set whose
+// selector cannot be evaluated: such a set selects no cluster.
+func InvalidSelectorCondition(err error, generation int64) metav1.Condition {
+	return metav1.Condition{
+		Type: clusterv1beta2.ManagedClusterSetConditionEmpty, Status: metav1.ConditionTrue,
+		Reason:             clusterv1beta2.ReasonInvalidClusterSelector,
+		Message:            fmt.Sprintf("%v; fix spec.clusterSelector", err),
+		ObservedGeneration: generation,
+	}
+}

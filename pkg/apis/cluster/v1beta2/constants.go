@@ -28,6 +28,9 @@ const (
 	ReasonNoClusterMatched = "NoClusterMatched"
 	// ReasonClustersSelected is the ClusterSetEmpty=False reason.
 	ReasonClustersSelected = "ClustersSelected"
+	// ReasonInvalidClusterSelector is the ClusterSetEmpty=True reason when
+	// spec.clusterSelector cannot be evaluated; the message names the error.
+	ReasonInvalidClusterSelector = "InvalidClusterSelector"
 
 	// ClusterSetBindingBoundType is True when the bound ManagedClusterSet exists.
 	ClusterSetBindingBoundType = "Bound"

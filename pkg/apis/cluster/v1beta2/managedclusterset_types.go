@@ -81,7 +81,13 @@ type ManagedClusterSelector struct {
 
 	// labelSelector selects the member clusters when selectorType is
 	// LabelSelector. An empty selector selects every cluster (the global set).
+	// Operators are In, NotIn, Exists and DoesNotExist; In and NotIn need
+	// values, Exists and DoesNotExist take none. A selector the API server
+	// cannot reject (an invalid label key or value) is reported by condition
+	// ClusterSetEmpty with reason InvalidClusterSelector.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.matchExpressions) || self.matchExpressions.all(e, e.operator in ['In', 'NotIn', 'Exists', 'DoesNotExist'])",message="labelSelector.matchExpressions: operator must be one of In, NotIn, Exists, DoesNotExist"
+	// +kubebuilder:validation:XValidation:rule="!has(self.matchExpressions) || self.matchExpressions.all(e, (e.operator in ['In', 'NotIn']) == (has(e.values) && size(e.values) > 0))",message="labelSelector.matchExpressions: In and NotIn need values, Exists and DoesNotExist take none"
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
 }
 

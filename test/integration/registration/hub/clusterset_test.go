@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -60,6 +61,8 @@ func testClusterSets(ctx context.Context, t *testing.T, admin client.Client) {
 	}
 	waitSet("empty", "ClusterSetEmpty True", emptyIs(metav1.ConditionTrue, clusterv1beta2.ReasonNoClusterMatched))
 
+	t.Run("invalid selectors", func(t *testing.T) { testInvalidSelectors(ctx, t, admin, waitSet) })
+
 	if err := admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -89,4 +92,55 @@ func testClusterSets(ctx context.Context, t *testing.T, admin client.Client) {
 		t.Fatal(err)
 	}
 	waitBinding("missing", metav1.ConditionTrue, clusterv1beta2.ReasonClusterSetBound)
+}
+
+// testInvalidSelectors checks that admission rejects a label selector with an
+// unknown operator or misplaced values, and that a selector only the
+// controller can find invalid (a bad label key) is reported on the set.
+func testInvalidSelectors(ctx context.Context, t *testing.T, admin client.Client,
+	waitSet func(name, what string, ok func(*clusterv1beta2.ManagedClusterSet) bool)) {
+	t.Helper()
+	labelSet := func(name string, sel *metav1.LabelSelector) *clusterv1beta2.ManagedClusterSet {
+		return &clusterv1beta2.ManagedClusterSet{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: clusterv1beta2.ManagedClusterSetSpec{ClusterSelector: clusterv1beta2.ManagedClusterSelector{
+				SelectorType: clusterv1beta2.LabelSelector, LabelSelector: sel,
+			}},
+		}
+	}
+	rejected := []struct {
+		name string
+		req  metav1.LabelSelectorRequirement
+		want string
+	}{
+		{name: "bad-operator", req: metav1.LabelSelectorRequirement{Key: "env", Operator: "Bogus"}, want: "operator must be one of"},
+		{name: "in-without-values", req: metav1.LabelSelectorRequirement{Key: "env", Operator: metav1.LabelSelectorOpIn}, want: "In and NotIn need values"},
+		{name: "exists-with-values", req: metav1.LabelSelectorRequirement{Key: "env", Operator: metav1.LabelSelectorOpExists, Values: []string{"x"}}, want: "take none"},
+	}
+	for _, tt := range rejected {
+		sel := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{tt.req}}
+		err := admin.Create(ctx, labelSet(tt.name, sel))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("create set %s: got %v, want an error containing %q", tt.name, err, tt.want)
+		}
+	}
+
+	bad := labelSet("bad-key", &metav1.LabelSelector{MatchLabels: map[string]string{"not a key!": "x"}})
+	if err := admin.Create(ctx, bad); err != nil {
+		t.Fatalf("create set with a bad label key: %v", err)
+	}
+	waitSet("bad-key", "ClusterSetEmpty True InvalidClusterSelector", func(s *clusterv1beta2.ManagedClusterSet) bool {
+		c := meta.FindStatusCondition(s.Status.Conditions, clusterv1beta2.ManagedClusterSetConditionEmpty)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == clusterv1beta2.ReasonInvalidClusterSelector &&
+			strings.Contains(c.Message, "not a key!") && c.ObservedGeneration == s.Generation
+	})
+	base := bad.DeepCopy()
+	bad.Spec.ClusterSelector.LabelSelector = &metav1.LabelSelector{}
+	if err := admin.Patch(ctx, bad, client.MergeFrom(base)); err != nil {
+		t.Fatalf("fix set selector: %v", err)
+	}
+	waitSet("bad-key", "fixed selector selects clusters", func(s *clusterv1beta2.ManagedClusterSet) bool {
+		c := meta.FindStatusCondition(s.Status.Conditions, clusterv1beta2.ManagedClusterSetConditionEmpty)
+		return c != nil && c.Reason == clusterv1beta2.ReasonClustersSelected
+	})
 }
