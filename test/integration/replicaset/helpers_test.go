@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/replicaset"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/workttl"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
@@ -48,7 +49,7 @@ func setup(t *testing.T) *suite {
 	t.Cleanup(cancel)
 	s := &suite{ctx: ctx, admin: hubCluster.Client()}
 	hubtest.Install(ctx, t, s.admin)
-	hubtest.RunControllers(t, hubCluster, 2, replicaset.SetupWithManager)
+	hubtest.RunControllers(t, hubCluster, 2, replicaset.SetupWithManager, workttl.SetupWithManager)
 	return s
 }
 

@@ -70,6 +70,7 @@ func TestReplicaSet(t *testing.T) {
 	t.Run("a same-named work of someone else is left alone", s.testForeign)
 	t.Run("cascade deletion Background and Foreground", s.testCascade)
 	t.Run("seed 001-rolloutstrategy-progressive", s.testSeed)
+	t.Run("ttlSecondsAfterFinished deletes completed works", s.testTTL)
 }
 
 func (s *suite) testAll(t *testing.T) {

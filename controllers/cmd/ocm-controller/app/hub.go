@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/replicaset"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/workttl"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
@@ -111,6 +112,9 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	}
 	if err := replicaset.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ManifestWorkReplicaSet controller: %w", err)
+	}
+	if err := workttl.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the ManifestWork TTL controller: %w", err)
 	}
 	if err := addonhub.SetupWithManager(mgr, addonhub.Options{Namespace: o.Namespace}); err != nil {
 		return fmt.Errorf("set up the add-on manager: %w", err)

@@ -115,8 +115,11 @@ type DeleteOption struct {
 
 	// ttlSecondsAfterFinished, when set, makes the hub delete the ManifestWork
 	// this many seconds after its Complete condition became True (0: at once).
-	// Unset keeps completed ManifestWorks.
+	// Unset keeps completed ManifestWorks. ManifestWorks created by a
+	// ManifestWorkReplicaSet are never deleted this way: their replica set
+	// owns them.
 	// +optional
+	// +kubebuilder:validation:Minimum=0
 	TTLSecondsAfterFinished *int64 `json:"ttlSecondsAfterFinished,omitempty"`
 }
 
