@@ -87,8 +87,12 @@ func findManifest(prev []workv1.ManifestCondition, meta workv1.ManifestResourceM
 // manifestApplied is a manifest's Applied condition.
 func manifestApplied(o manifestObservation, gen int64) metav1.Condition {
 	if o.Err != nil {
+		reason := workv1.ManifestAppliedReasonFailed
+		if apply.IsIgnoreFieldError(o.Err) {
+			reason = workv1.ManifestAppliedReasonSSAIgnoreFieldError
+		}
 		return metav1.Condition{Type: workv1.ManifestApplied, Status: metav1.ConditionFalse, ObservedGeneration: gen,
-			Reason: workv1.ManifestAppliedReasonFailed, Message: fmt.Sprintf("Failed to apply manifest: %v", o.Err)}
+			Reason: reason, Message: fmt.Sprintf("Failed to apply manifest: %v", o.Err)}
 	}
 	return metav1.Condition{Type: workv1.ManifestApplied, Status: metav1.ConditionTrue, ObservedGeneration: gen,
 		Reason: workv1.ManifestAppliedReasonComplete, Message: msgManifestApplied}

@@ -59,6 +59,7 @@ func TestWorkAgent(t *testing.T) {
 	t.Run("feedback scrape types", func(t *testing.T) { s.testFeedbackScrapeTypes(ctx, t) })
 	t.Run("condition rules", func(t *testing.T) { s.testConditionRules(ctx, t) })
 	t.Run("drift", func(t *testing.T) { s.testDrift(ctx, t) })
+	t.Run("serverSideApply ignoreFields", func(t *testing.T) { s.testIgnoreFields(ctx, t) })
 	t.Run("completed manifest is frozen", func(t *testing.T) { s.testFrozenManifest(ctx, t) })
 	t.Run("executor", func(t *testing.T) { s.testExecutor(ctx, t) })
 	t.Run("executor RBAC escalation", func(t *testing.T) { s.testExecutorEscalation(ctx, t) })

@@ -229,7 +229,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	case workv1.UpdateStrategyTypeCreateOnly:
 		res.Object, res.Err = createOnly(ctx, ri, existing, required, req.Owner, d.Owned)
 	case workv1.UpdateStrategyTypeServerSideApply:
-		res.Object, res.Err = serverSideApply(ctx, ri, required, req.Owner, d.Owned, d.Strategy.ServerSideApply)
+		res.Object, res.Err = serverSideApply(ctx, ri, existing, required, req.Owner, d.Owned, d.Strategy.ServerSideApply)
 	case workv1.UpdateStrategyTypeUpdate:
 		res.Object, res.Err = update(ctx, ri, existing, required, req.Owner, d.Owned)
 	default:
@@ -365,8 +365,9 @@ func patchOwners(ctx context.Context, ri dynamic.ResourceInterface, existing *un
 
 // serverSideApply is the ServerSideApply strategy: apply the manifest with
 // the configured field manager (default work-agent), forcing conflicts only
-// when the config says so. A conflict fails the manifest.
-func serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, required *unstructured.Unstructured, owner metav1.OwnerReference, owned bool, cfg *workv1.ServerSideApplyConfig) (*unstructured.Unstructured, error) {
+// when the config says so. A conflict fails the manifest. The ignoreFields
+// of the config keep their live values (see keepIgnoredFields).
+func serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, existing, required *unstructured.Unstructured, owner metav1.OwnerReference, owned bool, cfg *workv1.ServerSideApplyConfig) (*unstructured.Unstructured, error) {
 	opts := metav1.ApplyOptions{FieldManager: workv1.DefaultFieldManager}
 	if cfg != nil {
 		opts.Force = cfg.Force
@@ -378,5 +379,21 @@ func serverSideApply(ctx context.Context, ri dynamic.ResourceInterface, required
 	// removes it again when the object becomes orphaned.
 	refs, _ := withOwner(required.GetOwnerReferences(), owner, owned)
 	required.SetOwnerReferences(refs)
+	if cfg != nil && len(cfg.IgnoreFields) > 0 {
+		hash, unchanged, err := keepIgnoredFields(required, existing, cfg.IgnoreFields)
+		if err != nil {
+			return nil, err
+		}
+		annotations := required.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[workv1.ConfigSpecHashAnnotationKey] = hash
+		required.SetAnnotations(annotations)
+		if unchanged && holds(existing, required) && IsOwnedBy(existing.GetOwnerReferences(), owner.UID) == IsOwnedBy(refs, owner.UID) {
+			// Only ignored fields differ: applying would take them over.
+			return existing, nil
+		}
+	}
 	return ri.Apply(ctx, required.GetName(), required, opts)
 }

@@ -47,6 +47,15 @@ func sameContent(required, existing *unstructured.Unstructured) bool {
 	return true
 }
 
+// holds reports whether existing already holds required: its content, its
+// labels and annotations, and its owner references.
+func holds(existing, required *unstructured.Unstructured) bool {
+	_, labelsChanged := mergeMap(existing.GetLabels(), required.GetLabels())
+	_, annotationsChanged := mergeMap(existing.GetAnnotations(), required.GetAnnotations())
+	_, refsChanged := mergeOwners(existing.GetOwnerReferences(), required.GetOwnerReferences())
+	return !labelsChanged && !annotationsChanged && !refsChanged && sameContent(required, existing)
+}
+
 // isSubset reports whether want is contained in got (see sameContent).
 func isSubset(want, got any) bool {
 	switch w := want.(type) {
