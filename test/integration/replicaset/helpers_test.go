@@ -37,6 +37,7 @@ const pollTimeout = 60 * time.Second
 type suite struct {
 	ctx   context.Context
 	admin client.Client
+	hub   *framework.Cluster
 }
 
 // setup starts a hub, installs the shipped manifests and runs the
@@ -47,7 +48,7 @@ func setup(t *testing.T) *suite {
 	hubCluster := env.Cluster("hub")
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	t.Cleanup(cancel)
-	s := &suite{ctx: ctx, admin: hubCluster.Client()}
+	s := &suite{ctx: ctx, admin: hubCluster.Client(), hub: hubCluster}
 	hubtest.Install(ctx, t, s.admin)
 	hubtest.RunControllers(t, hubCluster, 2, replicaset.SetupWithManager, workttl.SetupWithManager)
 	return s

@@ -71,6 +71,7 @@ func TestReplicaSet(t *testing.T) {
 	t.Run("cascade deletion Background and Foreground", s.testCascade)
 	t.Run("seed 001-rolloutstrategy-progressive", s.testSeed)
 	t.Run("ttlSecondsAfterFinished deletes completed works", s.testTTL)
+	t.Run("executor: execute-as at admission, denied works reported", s.testExecutor)
 }
 
 func (s *suite) testAll(t *testing.T) {

@@ -76,6 +76,17 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 	return mw, nil
 }
 
+// deniedRetry is how often the controller tries again to write a
+// ManifestWork the API server refused: a grant or a policy change that would
+// let it through triggers no event.
+const deniedRetry = time.Minute
+
+// isDenied reports whether err is the API server refusing a ManifestWork
+// write: an admission policy or RBAC (Forbidden) or validation (Invalid).
+func isDenied(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsInvalid(err)
+}
+
 // errStale means the cache was behind the API server: the ManifestWork was
 // created or changed since it was read; the next reconcile sees it.
 var errStale = errors.New("the ManifestWork changed since it was read")

@@ -130,7 +130,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	}
 
 	now := r.now()
-	var foreign []string
+	var foreign, denied []string
 	var requeue time.Duration
 	stale := false
 	for _, p := range plans {
@@ -151,6 +151,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 					foreign = append(foreign, err.Error())
 				case errors.Is(err, errStale):
 					stale = true
+				case isDenied(err):
+					denied = append(denied, err.Error())
 				default:
 					return ctrl.Result{}, err
 				}
@@ -171,9 +173,21 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	if stale && (requeue == 0 || requeue > staleRetry) {
 		requeue = staleRetry
 	}
+	if len(denied) > 0 && (requeue == 0 || requeue > deniedRetry) {
+		requeue = deniedRetry
+	}
+	deniedMsg := joinLimited(denied)
+	reportDenied := len(denied) > 0 &&
+		!hasCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, workv1alpha1.ReasonManifestWorkDenied, deniedMsg)
 	writeStatus(mwrs, plans, works, want)
 	if len(foreign) > 0 {
 		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonNotAsExpected, joinLimited(foreign))
+	}
+	if reportDenied {
+		r.Recorder.Eventf(mwrs, nil, corev1.EventTypeWarning, workv1alpha1.ReasonManifestWorkDenied, "Reconcile", "%s", deniedMsg)
+	}
+	if len(denied) > 0 {
+		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonManifestWorkDenied, deniedMsg)
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
 }

@@ -26,6 +26,11 @@ const placementIndex = "spec.placementRefs.name"
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworkreplicasets,verbs=list;watch;patch
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworkreplicasets/status,verbs=patch
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;delete
+// The controller creates ManifestWorks with the executor of their
+// ManifestWorkReplicaSet's template; admission checks execute-as for that
+// executor against whoever writes the ManifestWorkReplicaSet
+// (config/hub/35-work-admission.yaml).
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=execute-as
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions;managedclusters,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 

@@ -264,7 +264,8 @@ const (
 	ManifestWorkReplicaSetConditionPlacementRolledOut = "PlacementRolledOut"
 	// ManifestWorkReplicaSetConditionManifestworkApplied reports whether a
 	// ManifestWork exists for every decided cluster. Reasons: AsExpected,
-	// NotAsExpected, Processing, InvalidManifestWorkName.
+	// NotAsExpected, Processing, InvalidManifestWorkName, InvalidOverride,
+	// ManifestWorkDenied.
 	ManifestWorkReplicaSetConditionManifestworkApplied = "ManifestworkApplied"
 )
 
@@ -297,6 +298,11 @@ const (
 	// cannot be interpreted (for example a progressDeadline that is not a
 	// duration). Not an OCM reason.
 	ReasonInvalidRolloutStrategy = "InvalidRolloutStrategy"
+	// ReasonManifestWorkDenied means the hub API server refused to create or
+	// update a ManifestWork of the ManifestWorkReplicaSet (an admission policy
+	// or RBAC denied it); the message names the clusters and the API server's
+	// reason. The controller retries periodically. Not an OCM reason.
+	ReasonManifestWorkDenied = "ManifestWorkDenied"
 )
 
 // Labels and finalizers.
