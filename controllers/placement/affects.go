@@ -17,6 +17,9 @@ type clusterChange struct {
 	// labels, claims and allocatable report changes read only by the
 	// placements configured to read them.
 	labels, claims, allocatable bool
+	// anything reports any change a CEL selector can read: the whole
+	// cluster but its resourceVersion and managedFields.
+	anything bool
 }
 
 // changeOf classifies the update of o to n.
@@ -27,7 +30,17 @@ func changeOf(o, n *clusterv1.ManagedCluster) clusterChange {
 		labels:      !equality.Semantic.DeepEqual(o.Labels, n.Labels),
 		claims:      !equality.Semantic.DeepEqual(o.Status.ClusterClaims, n.Status.ClusterClaims),
 		allocatable: !equality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable),
+		anything:    !equality.Semantic.DeepEqual(celVisible(o), celVisible(n)),
 	}
+}
+
+// celVisible returns what a CEL selector can read of mc: everything but the
+// fields every write changes.
+func celVisible(mc *clusterv1.ManagedCluster) *clusterv1.ManagedCluster {
+	out := mc.DeepCopy()
+	out.ResourceVersion = ""
+	out.ManagedFields = nil
+	return out
 }
 
 // affects reports whether the change can alter p's decisions, given that
@@ -35,7 +48,8 @@ func changeOf(o, n *clusterv1.ManagedCluster) clusterChange {
 // taints or deletion affects every placement that may select the cluster;
 // labels matter only to label selectors, label topologies and decision
 // groups by label; claims likewise; allocatable resources only to the
-// ResourceAllocatable prioritizers; a CEL selector may read anything.
+// ResourceAllocatable prioritizers; a CEL selector reads the whole cluster
+// (status.version, annotations, conditions...), so any change affects it.
 func (c clusterChange) affects(p *clusterv1beta1.Placement) bool {
 	if c.all {
 		return true
@@ -43,7 +57,7 @@ func (c clusterChange) affects(p *clusterv1beta1.Placement) bool {
 	spec := &p.Spec
 	for _, pred := range spec.Predicates {
 		sel := &pred.RequiredClusterSelector
-		if len(sel.CelSelector.CelExpressions) > 0 && (c.labels || c.claims || c.allocatable) {
+		if len(sel.CelSelector.CelExpressions) > 0 && c.anything {
 			return true
 		}
 		if c.labels && !isEmptySelector(&sel.LabelSelector) {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
@@ -160,7 +161,7 @@ func TestOwnWrites(t *testing.T) {
 	}
 }
 
-func TestSchedulingFieldsDiffer(t *testing.T) {
+func TestClusterChangedPredicate(t *testing.T) {
 	base := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c", Labels: map[string]string{"a": "1"}}}
 	tests := []struct {
 		name   string
@@ -168,10 +169,15 @@ func TestSchedulingFieldsDiffer(t *testing.T) {
 		want   bool
 	}{
 		{"nothing", func(*clusterv1.ManagedCluster) {}, false},
-		{"heartbeat condition", func(c *clusterv1.ManagedCluster) {
-			c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue}}
+		{"resourceVersion and managedFields", func(c *clusterv1.ManagedCluster) {
+			c.ResourceVersion = "2"
+			c.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m"}}
 		}, false},
-		{"version", func(c *clusterv1.ManagedCluster) { c.Status.Version.Kubernetes = "v1.30" }, false},
+		{"heartbeat condition (a CEL selector may read it)", func(c *clusterv1.ManagedCluster) {
+			c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue}}
+		}, true},
+		{"version", func(c *clusterv1.ManagedCluster) { c.Status.Version.Kubernetes = "v1.30" }, true},
+		{"annotation", func(c *clusterv1.ManagedCluster) { c.Annotations = map[string]string{"k": "v"} }, true},
 		{"label", func(c *clusterv1.ManagedCluster) { c.Labels["a"] = "2" }, true},
 		{"claim", func(c *clusterv1.ManagedCluster) {
 			c.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: "platform.open-cluster-management.io", Value: "AWS"}}
@@ -188,8 +194,8 @@ func TestSchedulingFieldsDiffer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			n := base.DeepCopy()
 			tt.modify(n)
-			if got := schedulingFieldsDiffer(base, n); got != tt.want {
-				t.Errorf("schedulingFieldsDiffer = %v, want %v", got, tt.want)
+			if got := clusterChanged().Update(event.UpdateEvent{ObjectOld: base, ObjectNew: n}); got != tt.want {
+				t.Errorf("clusterChanged passes the update = %v, want %v", got, tt.want)
 			}
 		})
 	}
@@ -223,7 +229,7 @@ func TestClusterChangeAffects(t *testing.T) {
 		{"label affects a label selector", clusterChange{labels: true}, byLabel, true},
 		{"label does not affect a claim selector", clusterChange{labels: true}, byClaim, false},
 		{"claim affects a claim selector", clusterChange{claims: true}, byClaim, true},
-		{"claim affects CEL", clusterChange{claims: true}, byCEL, true},
+		{"claim affects CEL", clusterChange{claims: true, anything: true}, byCEL, true},
 		{"allocatable affects ResourceAllocatableCPU", clusterChange{allocatable: true}, cpu, true},
 		{"allocatable does not affect a label selector", clusterChange{allocatable: true}, byLabel, false},
 		{"label affects a label topology", clusterChange{labels: true}, spreadZone, true},
@@ -233,6 +239,45 @@ func TestClusterChangeAffects(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.change.affects(tt.p); got != tt.want {
 				t.Errorf("affects = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestClusterChangeCEL(t *testing.T) {
+	byCEL := &clusterv1beta1.Placement{Spec: clusterv1beta1.PlacementSpec{Predicates: []clusterv1beta1.ClusterPredicate{{
+		RequiredClusterSelector: clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{"true"}}},
+	}}}}
+	byLabel := &clusterv1beta1.Placement{Spec: clusterv1beta1.PlacementSpec{Predicates: []clusterv1beta1.ClusterPredicate{{
+		RequiredClusterSelector: clusterv1beta1.ClusterSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"a": "1"}}},
+	}}}}
+	base := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c", ResourceVersion: "1", Labels: map[string]string{"a": "1"}}}
+	tests := []struct {
+		name             string
+		change           func(*clusterv1.ManagedCluster)
+		wantCEL, wantLbl bool
+	}{
+		{name: "annotation", change: func(mc *clusterv1.ManagedCluster) { mc.Annotations = map[string]string{"tier": "gold"} }, wantCEL: true},
+		{name: "status.version", change: func(mc *clusterv1.ManagedCluster) { mc.Status.Version.Kubernetes = "v1.37.1" }, wantCEL: true},
+		{name: "condition", change: func(mc *clusterv1.ManagedCluster) {
+			mc.Status.Conditions = []metav1.Condition{{Type: clusterv1.ManagedClusterConditionAvailable, Status: metav1.ConditionTrue}}
+		}, wantCEL: true},
+		{name: "label", change: func(mc *clusterv1.ManagedCluster) { mc.Labels["a"] = "2" }, wantCEL: true, wantLbl: true},
+		{name: "resourceVersion and managedFields only", change: func(mc *clusterv1.ManagedCluster) {
+			mc.ResourceVersion = "2"
+			mc.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "x"}}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := base.DeepCopy()
+			tt.change(n)
+			c := changeOf(base, n)
+			if got := c.affects(byCEL); got != tt.wantCEL {
+				t.Errorf("affects CEL selector = %v, want %v", got, tt.wantCEL)
+			}
+			if got := c.affects(byLabel); got != tt.wantLbl {
+				t.Errorf("affects label selector = %v, want %v", got, tt.wantLbl)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -22,9 +21,10 @@ import (
 )
 
 // clusterChanged passes the ManagedCluster events that can change a
-// scheduling result: creation, deletion, and updates of labels, claims,
-// taints, allocatable resources or the deletion timestamp. Heartbeats and
-// condition changes are ignored: the hub turns availability into taints.
+// scheduling result: creation, deletion, and every update a CEL selector can
+// read (all but resourceVersion and managedFields). clusterHandler then
+// enqueues only the placements the change can affect: a heartbeat or an
+// annotation reschedules the placements with CEL selectors alone.
 func clusterChanged() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		o, ok1 := e.ObjectOld.(*clusterv1.ManagedCluster)
@@ -32,18 +32,9 @@ func clusterChanged() predicate.Predicate {
 		if !ok1 || !ok2 {
 			return true
 		}
-		return schedulingFieldsDiffer(o, n)
+		c := changeOf(o, n)
+		return c.all || c.anything
 	}}
-}
-
-// schedulingFieldsDiffer reports whether the fields of a ManagedCluster the
-// scheduler reads differ between o and n.
-func schedulingFieldsDiffer(o, n *clusterv1.ManagedCluster) bool {
-	return !equality.Semantic.DeepEqual(o.Labels, n.Labels) ||
-		!equality.Semantic.DeepEqual(o.Spec.Taints, n.Spec.Taints) ||
-		!equality.Semantic.DeepEqual(o.Status.ClusterClaims, n.Status.ClusterClaims) ||
-		!equality.Semantic.DeepEqual(o.Status.Allocatable, n.Status.Allocatable) ||
-		o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero()
 }
 
 // clusterHandler enqueues the placements that may select a changed cluster,

@@ -36,6 +36,7 @@ func TestPlacementScheduler(t *testing.T) {
 		{"paging past 100", testPaging},
 		{"spread", testSpread},
 		{"rescheduling", testReschedule},
+		{"CEL selectors reschedule on what they read", testCELReschedule},
 		{"scheduling disabled", testDisabled},
 		{"seed 001-installstrategy-placements", testSeed},
 	} {

@@ -104,3 +104,38 @@ func testDisabled(ctx context.Context, t *testing.T, s *suite) {
 	s.updatePlacement(ctx, t, ns, "off", func(p *clusterv1beta1.Placement) { delete(p.Annotations, clusterv1beta1.PlacementDisableAnnotation) })
 	s.waitDecided(ctx, t, ns, "off", "dis-1")
 }
+
+// testCELReschedule checks that a CEL selector reading fields other than
+// labels, claims and allocatable (an annotation, status.version) is
+// re-evaluated when they change, both ways.
+func testCELReschedule(ctx context.Context, t *testing.T, s *suite) {
+	const ns = "cel-reschedule"
+	s.fixture(ctx, t, ns)
+	s.createCluster(ctx, t, ns, clusterSpec{name: "cel-1"})
+	s.createCluster(ctx, t, ns, clusterSpec{name: "cel-2"})
+	cel := func(name, expr string) {
+		s.createPlacement(ctx, t, newPlacement(ns, name, clusterv1beta1.PlacementSpec{Predicates: []clusterv1beta1.ClusterPredicate{
+			{RequiredClusterSelector: clusterv1beta1.ClusterSelector{CelSelector: clusterv1beta1.ClusterCelSelector{CelExpressions: []string{expr}}}},
+		}}))
+	}
+	cel("by-annotation", `has(managedCluster.metadata.annotations) && "tier" in managedCluster.metadata.annotations && `+
+		`managedCluster.metadata.annotations["tier"] == "gold"`)
+	cel("by-version", `has(managedCluster.status) && has(managedCluster.status.version) && `+
+		`has(managedCluster.status.version.kubernetes) && managedCluster.status.version.kubernetes.startsWith("v1.37.")`)
+	for _, p := range []string{"by-annotation", "by-version"} {
+		s.waitCondition(ctx, t, ns, p, clusterv1beta1.PlacementConditionSatisfied, metav1.ConditionFalse, clusterv1beta1.ReasonNoManagedClusterMatched)
+		s.waitDecided(ctx, t, ns, p)
+	}
+
+	t.Log("annotation added")
+	s.updateCluster(ctx, t, "cel-1", func(mc *clusterv1.ManagedCluster) { mc.Annotations = map[string]string{"tier": "gold"} })
+	s.waitDecided(ctx, t, ns, "by-annotation", "cel-1")
+	t.Log("status.version reported")
+	s.updateCluster(ctx, t, "cel-2", func(mc *clusterv1.ManagedCluster) { mc.Status.Version.Kubernetes = "v1.37.1" })
+	s.waitDecided(ctx, t, ns, "by-version", "cel-2")
+	t.Log("annotation changed, version upgraded")
+	s.updateCluster(ctx, t, "cel-1", func(mc *clusterv1.ManagedCluster) { mc.Annotations["tier"] = "silver" })
+	s.updateCluster(ctx, t, "cel-2", func(mc *clusterv1.ManagedCluster) { mc.Status.Version.Kubernetes = "v1.38.0" })
+	s.waitDecided(ctx, t, ns, "by-annotation")
+	s.waitDecided(ctx, t, ns, "by-version")
+}
