@@ -91,7 +91,9 @@ type ServerSideApplyConfig struct {
 	// +kubebuilder:validation:Pattern=`^work-agent`
 	FieldManager string `json:"fieldManager,omitempty"`
 
-	// ignoreFields are fields of the object the agent leaves alone.
+	// ignoreFields are fields of the object the agent leaves alone: it
+	// applies the object with their live values, so it never takes them over
+	// and never undoes changes made to them on the managed cluster.
 	// +optional
 	IgnoreFields []IgnoreField `json:"ignoreFields,omitempty"`
 }
@@ -125,7 +127,9 @@ type IgnoreField struct {
 	// +optional
 	JSONPointers []string `json:"jsonPointers,omitempty"`
 
-	// jqPathExpressions are jq path expressions of the fields.
+	// jqPathExpressions are jq path expressions of the fields. The agent does
+	// not evaluate jq: a manifest that sets them fails with reason
+	// AppliedManifestSSAIgnoreFieldError.
 	// +optional
 	JQPathExpressions []string `json:"jqPathExpressions,omitempty"`
 }
