@@ -83,8 +83,9 @@ func TestInitImage(t *testing.T) {
 	}
 }
 
-// TestInitDryRun checks that `hub init --dry-run -o yaml` prints every hub
-// object, each labeled part-of kubectl-ocm, without any cluster: the
+// TestInitDryRun checks that `hub init --dry-run -o yaml` prints the
+// ClusterManager operator and the ClusterManager, every
+// object labeled part-of kubectl-ocm, without any cluster: the
 // kubeconfig points nowhere.
 func TestInitDryRun(t *testing.T) {
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
@@ -96,7 +97,7 @@ func TestInitDryRun(t *testing.T) {
 	if err := cmd.ExecuteContext(context.Background()); err != nil {
 		t.Fatalf("hub init --dry-run: %v", err)
 	}
-	want, err := config.HubObjects(config.HubValues{})
+	want, err := config.HubOperatorObjects(config.HubOperatorValues{})
 	if err != nil {
 		t.Fatal(err)
 	}

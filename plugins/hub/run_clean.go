@@ -2,21 +2,28 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
-	rbacv1 "k8s.io/api/rbac/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubclean"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
-// Run removes the hub.
+// Run removes the hub: the ManagedClusters (with --force), then the
+// ClusterManager, whose operator removes what it installed, then the
+// operator itself.
 func (o *CleanOptions) Run(ctx context.Context) error {
 	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
@@ -25,26 +32,21 @@ func (o *CleanOptions) Run(ctx context.Context) error {
 	if err := o.removeClusters(ctx, c); err != nil {
 		return err
 	}
-	if err := o.removeClusterBootstrapBindings(ctx, c); err != nil {
-		return err
+	removed := 0
+	report := func(obj client.Object) {
+		fmt.Fprintf(o.Out, "Removed %s\n", apply.Describe(obj))
+		removed++
 	}
-	objs, err := config.HubObjects(config.HubValues{})
+	own, err := config.HubOperatorObjects(config.HubOperatorValues{})
 	if err != nil {
 		return fmt.Errorf("render hub manifests: %w", err)
 	}
-	sorted := apply.Sort(objs)
-	slices.Reverse(sorted)
-	removed := 0
-	for _, obj := range sorted {
-		err := c.Delete(ctx, obj.DeepCopy())
-		switch {
-		case err == nil:
-			fmt.Fprintf(o.Out, "Removed %s\n", apply.Describe(obj))
-			removed++
-		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-		default:
-			return fmt.Errorf("remove %s from %s: %w", apply.Describe(obj), cfg.Host, err)
-		}
+	if err := o.removeClusterManager(ctx, c, own, report); err != nil {
+		return fmt.Errorf("remove the hub from %s: %w", cfg.Host, err)
+	}
+	own = slices.DeleteFunc(own, func(u *unstructured.Unstructured) bool { return u.GetKind() == "ClusterManager" })
+	if err := hubclean.Remove(ctx, c, own, report); err != nil {
+		return fmt.Errorf("remove the ClusterManager operator from %s: %w", cfg.Host, err)
 	}
 	fmt.Fprintf(o.Out, "Removed %d hub objects from %s.\n", removed, cfg.Host)
 	return nil
@@ -53,58 +55,80 @@ func (o *CleanOptions) Run(ctx context.Context) error {
 // removeClusters refuses while ManagedClusters exist, unless --force: then it
 // deletes them and waits until the hub controller has cleaned up after each.
 func (o *CleanOptions) removeClusters(ctx context.Context, c client.Client) error {
-	clusters := &clusterv1.ManagedClusterList{}
-	if err := c.List(ctx, clusters); err != nil {
-		if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
-			return nil // CRDs already gone
-		}
-		return fmt.Errorf("list ManagedClusters: %w", err)
-	}
-	if len(clusters.Items) == 0 {
-		return nil
-	}
-	names := make([]string, 0, len(clusters.Items))
-	for _, mc := range clusters.Items {
-		names = append(names, mc.Name)
+	clusters, err := hubclean.Clusters(ctx, c)
+	if err != nil || len(clusters) == 0 {
+		return err
 	}
 	if !o.Force {
-		return fmt.Errorf("%d managed clusters are still registered (%v): unjoin them (`kubectl ocm unjoin` on each), or rerun with --force to delete them", len(names), names)
+		return errors.New(hubclean.RefusalMessage(clusters, "rerun with --force"))
 	}
-	for i := range clusters.Items {
-		if err := c.Delete(ctx, &clusters.Items[i]); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete ManagedCluster %s: %w", clusters.Items[i].Name, err)
-		}
-		fmt.Fprintf(o.Out, "Deleted ManagedCluster %s\n", clusters.Items[i].Name)
+	if err := hubclean.DeleteClusters(ctx, c, clusters, func(name string) { fmt.Fprintf(o.Out, "Deleted ManagedCluster %s\n", name) }); err != nil {
+		return err
 	}
 	return cli.Wait(ctx, o.ErrOut, o.Timeout, "the hub controller to clean up deleted ManagedClusters", func(ctx context.Context) (bool, string, error) {
-		left := &clusterv1.ManagedClusterList{}
-		if err := c.List(ctx, left); err != nil {
-			return false, "", err
+		left, err := hubclean.Clusters(ctx, c)
+		if err != nil || len(left) == 0 {
+			return err == nil, "", err
 		}
-		if len(left.Items) == 0 {
-			return true, "", nil
-		}
-		state := fmt.Sprintf("%d left", len(left.Items))
-		if cond := meta.FindStatusCondition(left.Items[0].Status.Conditions, clusterv1.ManagedClusterConditionDeleting); cond != nil {
-			state += fmt.Sprintf("; %s: %s", left.Items[0].Name, cond.Message)
+		state := fmt.Sprintf("%d left", len(left))
+		if cond := meta.FindStatusCondition(left[0].Status.Conditions, clusterv1.ManagedClusterConditionDeleting); cond != nil {
+			state += fmt.Sprintf("; %s: %s", left[0].Name, cond.Message)
 		}
 		return false, state, nil
 	})
 }
 
-// removeClusterBootstrapBindings deletes the ClusterRoleBindings of the
-// cluster-bound bootstrap identities (`hub token --cluster-name`); their
-// ServiceAccounts go with the bootstrap namespace.
-func (o *CleanOptions) removeClusterBootstrapBindings(ctx context.Context, c client.Client) error {
-	list := &rbacv1.ClusterRoleBindingList{}
-	if err := c.List(ctx, list, client.MatchingLabels{config.PartOfLabelKey: config.PartOfLabelValue, config.ComponentLabelKey: config.ClusterBootstrapComponent}); err != nil {
-		return fmt.Errorf("list the bindings of cluster-bound bootstrap identities: %w", err)
+// removeClusterManager deletes the ClusterManager and waits until its
+// operator has removed the hub and let it go. When no operator runs (a hub
+// installed without it), it removes the hub by the same rule itself.
+func (o *CleanOptions) removeClusterManager(ctx context.Context, c client.Client, own []*unstructured.Unstructured, report func(client.Object)) error {
+	cm := &operatorv1.ClusterManager{}
+	err := c.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm)
+	if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+		return o.removeHubObjects(ctx, c, own, report)
+	} else if err != nil {
+		return fmt.Errorf("get ClusterManager %s: %w", operatorv1.ClusterManagerName, err)
 	}
-	for i := range list.Items {
-		if err := c.Delete(ctx, &list.Items[i]); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("remove ClusterRoleBinding %s: %w", list.Items[i].Name, err)
+	operator := &appsv1.Deployment{}
+	err = c.Get(ctx, client.ObjectKey{Namespace: config.OperatorNamespace, Name: config.HubOperatorDeployment}, operator)
+	if apierrors.IsNotFound(err) {
+		if err := o.removeHubObjects(ctx, c, own, report); err != nil {
+			return err
 		}
-		fmt.Fprintf(o.Out, "Removed ClusterRoleBinding %s\n", list.Items[i].Name)
+		if controllerutil.RemoveFinalizer(cm, operatorv1.CleanupFinalizer) {
+			if err := c.Update(ctx, cm); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("remove the finalizer of ClusterManager %s: %w", cm.Name, err)
+			}
+		}
+	} else if err != nil {
+		return fmt.Errorf("get the ClusterManager operator: %w", err)
 	}
-	return nil
+	if err := c.Delete(ctx, cm); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete ClusterManager %s: %w", cm.Name, err)
+	}
+	cm.SetGroupVersionKind(operatorv1.GroupVersion.WithKind("ClusterManager"))
+	report(cm)
+	what := fmt.Sprintf("the ClusterManager operator to remove the hub of ClusterManager %s", cm.Name)
+	return cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
+		err := c.Get(ctx, client.ObjectKeyFromObject(cm), cm)
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return true, "", nil
+		} else if err != nil {
+			return false, "", err
+		}
+		if applied := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionClusterManagerApplied); applied != nil && applied.Status == "False" {
+			return false, applied.Reason + ": " + applied.Message, nil
+		}
+		return false, "removing", nil
+	})
+}
+
+// removeHubObjects removes what the operator installs, less its own
+// install, as the operator does.
+func (o *CleanOptions) removeHubObjects(ctx context.Context, c client.Client, own []*unstructured.Unstructured, report func(client.Object)) error {
+	objs, err := config.HubObjects(config.HubValues{})
+	if err != nil {
+		return fmt.Errorf("render hub manifests: %w", err)
+	}
+	return hubclean.Remove(ctx, c, hubclean.Without(objs, own), report)
 }

@@ -3,25 +3,33 @@ package hub
 import (
 	"context"
 	"fmt"
+	"io"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // ControllerDeployment is the name of the hub controller Deployment in
 // config.HubNamespace.
-const ControllerDeployment = "ocm-hub-controller"
+const ControllerDeployment = config.HubControllerDeployment
 
-// Run installs the hub, optionally waits for its controller, and prints the
-// join command.
+// Run writes the ClusterManager operator and the ClusterManager, optionally
+// waits until the ClusterManager is Available, and prints the join command.
 func (o *InitOptions) Run(ctx context.Context) error {
-	objs, err := config.HubObjects(config.HubValues{Image: o.Image, AutoApproveUsers: o.AutoApprovedCSRIdentities, ConversionWebhookURL: o.ConversionWebhookURL})
+	objs, err := config.HubOperatorObjects(config.HubOperatorValues{Image: o.Image, AutoApproveUsers: o.AutoApprovedCSRIdentities, ConversionWebhookURL: o.ConversionWebhookURL})
 	if err != nil {
 		return fmt.Errorf("render hub manifests: %w", err)
 	}
@@ -41,11 +49,13 @@ func (o *InitOptions) Run(ctx context.Context) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(o.ErrOut, "Applied %d hub objects to %s.\n", len(objs), cfg.Host)
+	fmt.Fprintf(o.ErrOut, "Applied %d hub objects to %s; the ClusterManager operator installs the rest.\n", len(objs), cfg.Host)
 	if o.Wait {
-		if err := waitForController(ctx, o, c); err != nil {
+		if err := WaitForClusterManager(ctx, c, o.ErrOut, o.Timeout, operatorv1.ClusterManagerName); err != nil {
 			return err
 		}
+	} else if err := waitForBootstrapIdentity(ctx, o, c); err != nil {
+		return err
 	}
 	if err := migrateStoredVersions(ctx, o, c); err != nil {
 		return err
@@ -92,16 +102,60 @@ func (o *InitOptions) printDryRun(objs []*unstructured.Unstructured) error {
 	return nil
 }
 
-// waitForController waits until the hub controller Deployment is available.
-func waitForController(ctx context.Context, o *InitOptions, c client.Client) error {
-	what := fmt.Sprintf("Deployment %s/%s to be available", config.HubNamespace, ControllerDeployment)
-	return cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
-		dep := &appsv1.Deployment{}
-		if err := c.Get(ctx, client.ObjectKey{Namespace: config.HubNamespace, Name: ControllerDeployment}, dep); err != nil {
+// WaitForClusterManager waits until the ClusterManager name is Available
+// at its current generation, writing its progress to out. It stops at once,
+// with the cause, when the operator rejects the ClusterManager's spec.
+func WaitForClusterManager(ctx context.Context, c client.Client, out io.Writer, timeout time.Duration, name string) error {
+	var rejected error
+	what := fmt.Sprintf("ClusterManager %s to be available", name)
+	err := cli.Wait(ctx, out, timeout, what, func(ctx context.Context) (bool, string, error) {
+		cm := &operatorv1.ClusterManager{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, cm); err != nil {
 			return false, "", err
 		}
-		ok, state := deploymentState(dep)
-		return ok, state, nil
+		done, state, err := clusterManagerState(cm)
+		rejected = err
+		return done || err != nil, state, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w; the ClusterManager operator runs as Deployment %s/%s ('kubectl ocm hub status' reports both)", err, config.OperatorNamespace, config.HubOperatorDeployment)
+	}
+	return rejected
+}
+
+// clusterManagerState reports whether cm is Available at its current
+// generation and describes its state; the error is the operator's
+// rejection of its spec (Applied False for a field that cannot take effect).
+func clusterManagerState(cm *operatorv1.ClusterManager) (bool, string, error) {
+	if cm.Status.ObservedGeneration != cm.Generation {
+		return false, fmt.Sprintf("generation %d not yet observed by the ClusterManager operator", cm.Generation), nil
+	}
+	applied := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionClusterManagerApplied)
+	if applied != nil && applied.ObservedGeneration == cm.Generation && applied.Status == metav1.ConditionFalse &&
+		applied.Reason != operatorv1.ReasonRuntimeResourceApplyFailed {
+		return false, "", fmt.Errorf("the ClusterManager operator rejected ClusterManager %s: %s: %s", cm.Name, applied.Reason, applied.Message)
+	}
+	available := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionClusterManagerAvailable)
+	switch {
+	case available == nil || available.ObservedGeneration != cm.Generation:
+		return false, "no Available condition at the current generation yet", nil
+	case available.Status == metav1.ConditionTrue:
+		return true, "", nil
+	}
+	return false, available.Message, nil
+}
+
+// waitForBootstrapIdentity waits until the operator has created the
+// bootstrap ServiceAccount, whose token the join command carries.
+func waitForBootstrapIdentity(ctx context.Context, o *InitOptions, c client.Client) error {
+	key := client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.BootstrapServiceAccount}
+	what := fmt.Sprintf("the ClusterManager operator to create ServiceAccount %s/%s", key.Namespace, key.Name)
+	return cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
+		err := c.Get(ctx, key, &corev1.ServiceAccount{})
+		if apierrors.IsNotFound(err) {
+			return false, "not created yet", nil
+		}
+		return err == nil, "", err
 	})
 }
 

@@ -21,9 +21,14 @@ import (
 
 // Status is what `hub status` reports.
 type Status struct {
+	// Operator describes the ClusterManager operator Deployment.
+	Operator ControllerStatus `json:"operator"`
 	// Controller describes the hub controller Deployment.
 	Controller ControllerStatus `json:"controller"`
-	// Conditions are the ClusterManager's conditions.
+	// Conditions are the ClusterManager's conditions, which its operator
+	// computes from what runs (Applied, Available, Progressing,
+	// HubRegistrationDegraded, HubPlacementDegraded) and the hub controller
+	// adds its version to (HubControllerVersion).
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// Clusters counts the ManagedClusters.
 	Clusters ClusterCounts `json:"clusters"`
@@ -71,12 +76,11 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 // collectStatus reads the hub's state.
 func collectStatus(ctx context.Context, c client.Client) (*Status, error) {
 	st := &Status{CRDs: map[string]bool{}}
-	dep := &appsv1.Deployment{}
-	switch err := c.Get(ctx, client.ObjectKey{Namespace: config.HubNamespace, Name: ControllerDeployment}, dep); {
-	case err == nil:
-		st.Controller.Installed = true
-		st.Controller.Available, st.Controller.State = deploymentState(dep)
-	case !apierrors.IsNotFound(err):
+	var err error
+	if st.Operator, err = readDeployment(ctx, c, config.OperatorNamespace, config.HubOperatorDeployment); err != nil {
+		return nil, err
+	}
+	if st.Controller, err = readDeployment(ctx, c, config.HubNamespace, ControllerDeployment); err != nil {
 		return nil, err
 	}
 	crds, err := config.HubCRDs()
@@ -109,6 +113,20 @@ func collectStatus(ctx context.Context, c client.Client) (*Status, error) {
 	return st, nil
 }
 
+// readDeployment describes Deployment namespace/name.
+func readDeployment(ctx context.Context, c client.Client, namespace, name string) (ControllerStatus, error) {
+	var st ControllerStatus
+	dep := &appsv1.Deployment{}
+	switch err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, dep); {
+	case err == nil:
+		st.Installed = true
+		st.Available, st.State = deploymentState(dep)
+	case !apierrors.IsNotFound(err):
+		return st, err
+	}
+	return st, nil
+}
+
 // countClusters counts clusters by state.
 func countClusters(items []clusterv1.ManagedCluster) ClusterCounts {
 	n := ClusterCounts{Total: len(items)}
@@ -129,11 +147,8 @@ func countClusters(items []clusterv1.ManagedCluster) ClusterCounts {
 
 // printStatus writes the human-readable summary.
 func printStatus(out io.Writer, st *Status) {
-	ctrl := "not installed (run `kubectl ocm hub init`)"
-	if st.Controller.Installed {
-		ctrl = map[bool]string{true: "available", false: "not available"}[st.Controller.Available] + " (" + st.Controller.State + ")"
-	}
-	fmt.Fprintf(out, "Hub controller:  %s\n", ctrl)
+	fmt.Fprintf(out, "Operator:        %s\n", describeDeployment(st.Operator))
+	fmt.Fprintf(out, "Hub controller:  %s\n", describeDeployment(st.Controller))
 	for _, c := range st.Conditions {
 		fmt.Fprintf(out, "ClusterManager:  %s=%s (%s) %s\n", c.Type, c.Status, c.Reason, c.Message)
 	}
@@ -154,6 +169,14 @@ func printStatus(out io.Writer, st *Status) {
 	if st.Conversion != nil {
 		printConversion(out, st.Conversion)
 	}
+}
+
+// describeDeployment says whether a Deployment is installed and available.
+func describeDeployment(st ControllerStatus) string {
+	if !st.Installed {
+		return "not installed (run `kubectl ocm hub init`)"
+	}
+	return map[bool]string{true: "available", false: "not available"}[st.Available] + " (" + st.State + ")"
 }
 
 // printConversion writes the conversion webhook's health: one line when it

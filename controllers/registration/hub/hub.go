@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/taint"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
 )
 
 // ControllerName names the hub registration controller in events.
@@ -40,6 +41,20 @@ type Options struct {
 	// AutoApprovedCSRUsers are bootstrap identities whose first-join CSRs are
 	// approved automatically, in addition to the ClusterManager's list.
 	AutoApprovedCSRUsers []string
+	// Features are the hub feature gates (featuregate.Hub); nil means every
+	// gate at its default. DefaultClusterSet off leaves the built-in sets
+	// and set membership alone, ClusterProfile off exports no
+	// ClusterProfiles, ManagedClusterAutoApproval off ignores the
+	// ClusterManager's autoApproveUsers.
+	Features *featuregate.Set
+}
+
+// enabled reports whether the hub feature gate feature is on.
+func (o Options) enabled(feature string) bool {
+	if o.Features == nil {
+		return featuregate.Defaults(featuregate.Hub).Enabled(feature)
+	}
+	return o.Features.Enabled(feature)
 }
 
 // CacheOptions restricts the manager's cache to what the hub controllers
@@ -78,14 +93,19 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	rec := mgr.GetEventRecorder(ControllerName)
 	reconcilers := []interface{ SetupWithManager(ctrl.Manager) error }{
 		&managedcluster.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: rec},
-		&csr.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: rec, ClusterManagerName: opts.ClusterManagerName, AutoApproveUsers: opts.AutoApprovedCSRUsers},
+		&csr.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: rec, ClusterManagerName: opts.ClusterManagerName, AutoApproveUsers: opts.AutoApprovedCSRUsers,
+			IgnoreClusterManagerUsers: !opts.enabled(featuregate.ManagedClusterAutoApproval)},
 		&lease.Reconciler{Client: c, Recorder: rec, GraceRatio: opts.LeaseGraceRatio},
 		&taint.Reconciler{Client: c, Recorder: rec},
-		&clusterset.SetReconciler{Client: c, Recorder: rec},
-		&clusterset.LabelReconciler{Client: c},
+		&clusterset.SetReconciler{Client: c, Recorder: rec, NoBuiltInSets: !opts.enabled(featuregate.DefaultClusterSet)},
 		&clusterset.BindingReconciler{Client: c},
 		&clustermanager.Reconciler{Client: c, Name: opts.ClusterManagerName},
-		&clusterprofile.Reconciler{Client: c},
+	}
+	if opts.enabled(featuregate.DefaultClusterSet) {
+		reconcilers = append(reconcilers, &clusterset.LabelReconciler{Client: c})
+	}
+	if opts.enabled(featuregate.ClusterProfile) {
+		reconcilers = append(reconcilers, &clusterprofile.Reconciler{Client: c})
 	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr); err != nil {

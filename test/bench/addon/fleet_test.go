@@ -82,7 +82,7 @@ func newAddonFleet(b *testing.B, opts fleetOptions) *addonFleet {
 		b.Fatalf("-clusters %d: need at least %d (the real clusters)", *clusterCount, len(realClusters))
 	}
 	agent := benchkit.Binary(b, agentImage, "./examples/addons/helloworld/agent")
-	f := benchkit.StartFleetWithBinaries(b, config.HubValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}},
+	f := benchkit.StartFleetWithBinaries(b, config.HubOperatorValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}},
 		map[string]string{agentImage: agent}, realClusters...)
 	ctx := b.Context()
 	af := &addonFleet{Fleet: f, clusters: append([]string(nil), realClusters...)}

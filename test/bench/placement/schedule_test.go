@@ -30,7 +30,7 @@ const (
 // placements of 1 cluster, -placements placements of 10 clusters, the hub's
 // memory around them, and -label-changes timed cluster label changes.
 func BenchmarkSchedulePlacements(b *testing.B) {
-	f := benchkit.StartFleet(b, config.HubValues{})
+	f := benchkit.StartFleet(b, config.HubOperatorValues{})
 	ctx := b.Context()
 	pid := f.Pid("hub", config.HubNamespace, benchkit.HubController)
 	hubW, err := client.NewWithWatch(f.Hub.RESTConfig(), client.Options{Scheme: apis.Scheme, Mapper: f.HubClient.RESTMapper()})

@@ -25,7 +25,7 @@ import (
 // Between joins cluster1 is unjoined and its ManagedCluster deleted.
 func BenchmarkJoinToAvailable(b *testing.B) {
 	const cluster = "cluster1"
-	f := benchkit.StartFleet(b, config.HubValues{}, cluster)
+	f := benchkit.StartFleet(b, config.HubOperatorValues{}, cluster)
 	ctx := b.Context()
 	var runs []benchkit.JoinTimes
 	for i := range *joinRuns {

@@ -30,7 +30,7 @@ const graceRatio = 1.5
 // back to 1 and measures the seconds until Available is True again.
 func BenchmarkLeaseExpiry(b *testing.B) {
 	const cluster = "cluster1"
-	f := benchkit.StartFleet(b, config.HubValues{}, cluster)
+	f := benchkit.StartFleet(b, config.HubOperatorValues{}, cluster)
 	ctx := b.Context()
 	benchkit.JoinCluster(ctx, b, f, cluster)
 

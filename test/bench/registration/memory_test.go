@@ -28,7 +28,7 @@ func BenchmarkHubMemory(b *testing.B) {
 	if *clusterCount < len(realClusters) {
 		b.Fatalf("-clusters %d: need at least %d", *clusterCount, len(realClusters))
 	}
-	f := benchkit.StartFleet(b, config.HubValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}}, realClusters...)
+	f := benchkit.StartFleet(b, config.HubOperatorValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}}, realClusters...)
 	ctx := b.Context()
 	info, _ := f.Runner.Process("hub", config.HubNamespace, benchkit.HubController)
 	b.Logf("hub controller: pid %d, %s %s", info.Pid, info.Binary, strings.Join(info.Args, " "))

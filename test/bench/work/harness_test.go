@@ -51,7 +51,7 @@ func startWorkFleet(b *testing.B) *workFleet {
 		b.Fatalf("-clusters %d: must be 1 or 2", *clusterCount)
 	}
 	clusters := []string{"cluster1", "cluster2"}[:*clusterCount]
-	f := benchkit.StartFleet(b, config.HubValues{}, clusters...)
+	f := benchkit.StartFleet(b, config.HubOperatorValues{}, clusters...)
 	ctx := b.Context()
 	wf := &workFleet{Fleet: f, clusters: clusters, spokes: map[string]client.Client{}}
 	var err error

@@ -19,7 +19,7 @@ func NewCommand(out io.Writer) *cobra.Command {
 		SilenceUsage: true,
 	}
 	cmd.SetOut(out)
-	cmd.AddCommand(newVersionCommand(out), NewHubCommand(), NewAgentCommand())
+	cmd.AddCommand(newVersionCommand(out), NewHubCommand(), NewAgentCommand(), NewOperatorCommand())
 	return cmd
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/workttl"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
 )
 
 // hubLeaderElectionID names the hub controller's leader election Lease.
@@ -30,6 +31,9 @@ type HubOptions struct {
 	hub.Options
 	// Webhook configures the add-on API's conversion webhook.
 	Webhook addonconversion.Options
+	// FeatureGates is the --feature-gates value; Validate parses it into
+	// Options.Features.
+	FeatureGates string
 }
 
 // NewHubCommand returns `ocm-controller hub`, which runs every hub controller
@@ -55,6 +59,7 @@ func NewHubCommand() *cobra.Command {
 	cmd.Flags().Float64Var(&o.LeaseGraceRatio, "lease-grace-ratio", lease.DefaultGraceRatio, "A cluster's availability becomes Unknown this many lease periods after its agent's last lease renewal.")
 	cmd.Flags().StringVar(&o.Webhook.BindAddress, "webhook-bind-address", ":"+strconv.Itoa(conversion.Port), "Address the add-on API's conversion webhook ("+conversion.Path+") binds to.")
 	cmd.Flags().StringSliceVar(&o.Webhook.Hosts, "webhook-hosts", nil, "DNS names or IP addresses the conversion webhook's serving certificate holds besides those of its Service, such as the host of `hub init --conversion-webhook-url`.")
+	cmd.Flags().StringVar(&o.FeatureGates, "feature-gates", "", featuregate.Usage(featuregate.Hub))
 	cmd.Flags().StringSliceVar(&o.AutoApprovedCSRUsers, "auto-approved-csr-users", nil, "Bootstrap identities whose first-join CSRs are approved automatically, merged with the ClusterManager's spec.registrationConfiguration.autoApproveUsers.")
 	return cmd
 }
@@ -70,6 +75,11 @@ func (o *HubOptions) Validate() error {
 	if o.ClusterManagerName == "" {
 		return errors.New("--cluster-manager-name must not be empty")
 	}
+	features, err := featuregate.Parse(featuregate.Hub, o.FeatureGates)
+	if err != nil {
+		return fmt.Errorf("--feature-gates: %w", err)
+	}
+	o.Features = &features
 	if o.Namespace == "" {
 		return errors.New("the conversion webhook keeps its certificate in the controller's namespace: set $" + PodNamespaceEnv + " or --namespace")
 	}
@@ -110,16 +120,20 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	if err := placement.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the placement scheduler: %w", err)
 	}
-	if err := replicaset.SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("set up the ManifestWorkReplicaSet controller: %w", err)
+	if o.Features.Enabled(featuregate.ManifestWorkReplicaSet) {
+		if err := replicaset.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up the ManifestWorkReplicaSet controller: %w", err)
+		}
 	}
 	if err := workttl.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ManifestWork TTL controller: %w", err)
 	}
-	if err := addonhub.SetupWithManager(mgr, addonhub.Options{Namespace: o.Namespace}); err != nil {
-		return fmt.Errorf("set up the add-on manager: %w", err)
+	if o.Features.Enabled(featuregate.AddonManagement) {
+		if err := addonhub.SetupWithManager(mgr, addonhub.Options{Namespace: o.Namespace}); err != nil {
+			return fmt.Errorf("set up the add-on manager: %w", err)
+		}
 	}
-	ctrl.Log.WithName("hub").Info("Starting hub controllers", "namespace", o.Namespace, "leaderElect", o.LeaderElect)
+	ctrl.Log.WithName("hub").Info("Starting hub controllers", "namespace", o.Namespace, "leaderElect", o.LeaderElect, "featureGates", o.FeatureGates)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("run hub controllers: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,8 +14,10 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
-// Reconciler reports Applied, HubRegistrationDegraded and the running hub
-// controller's version (HubControllerVersion) on the ClusterManager.
+// Reconciler reports the running hub controller's version
+// (HubControllerVersion) on the ClusterManager. The other conditions are
+// the ClusterManager operator's, computed from the hub controller
+// Deployment; this reconciler writes none of them.
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
@@ -36,10 +37,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// Reconcile records that the hub manifests are applied, that this
-// registration controller, the elected leader, is serving, and its build
-// version. The patch helper writes only when something changed, so an
-// upgraded controller writes its new version once.
+// Reconcile records the build version of this hub controller, the elected
+// leader. The patch helper writes only when something changed, so an
+// upgraded controller writes its new version once, and it keeps the
+// conditions the operator wrote meanwhile.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	cm := &operatorv1.ClusterManager{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cm); err != nil {
@@ -49,17 +50,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	h := patch.NewHelper(cm, r.Client)
-	cm.Status.ObservedGeneration = cm.Generation
-	meta.SetStatusCondition(&cm.Status.Conditions, metav1.Condition{
-		Type: operatorv1.ConditionClusterManagerApplied, Status: metav1.ConditionTrue,
-		Reason: operatorv1.ReasonClusterManagerApplied, Message: "Hub components are applied and the hub controller is running.",
-		ObservedGeneration: cm.Generation,
-	})
-	meta.SetStatusCondition(&cm.Status.Conditions, metav1.Condition{
-		Type: operatorv1.ConditionHubRegistrationDegraded, Status: metav1.ConditionFalse,
-		Reason: operatorv1.ReasonRegistrationFunctional, Message: "The registration controller is running and holds leadership.",
-		ObservedGeneration: cm.Generation,
-	})
 	meta.SetStatusCondition(&cm.Status.Conditions, version.HubControllerCondition(version.Version, cm.Generation))
 	return ctrl.Result{}, h.Patch(ctx, cm)
 }

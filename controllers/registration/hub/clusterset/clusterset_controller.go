@@ -28,6 +28,9 @@ type SetReconciler struct {
 	Client client.Client
 	// Recorder records events on ManagedClusterSets.
 	Recorder events.EventRecorder
+	// NoBuiltInSets leaves the sets default and global alone: neither
+	// created nor restored (feature gate DefaultClusterSet off).
+	NoBuiltInSets bool
 }
 
 // The built-in sets are created and restored; each set's status counts its
@@ -75,6 +78,7 @@ func (r *SetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	set := &clusterv1beta2.ManagedClusterSet{}
 	err := r.Client.Get(ctx, req.NamespacedName, set)
 	desired, builtIn := DesiredSpec(req.Name)
+	builtIn = builtIn && !r.NoBuiltInSets
 	switch {
 	case apierrors.IsNotFound(err) && builtIn:
 		set = &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: req.Name}, Spec: desired}

@@ -48,6 +48,9 @@ type Reconciler struct {
 	ClusterManagerName string
 	// AutoApproveUsers are auto-approved in addition (--auto-approved-csr-users).
 	AutoApproveUsers []string
+	// IgnoreClusterManagerUsers leaves the ClusterManager's autoApproveUsers
+	// out (feature gate ManagedClusterAutoApproval off).
+	IgnoreClusterManagerUsers bool
 }
 
 // Requests are approved for the kube-apiserver-client signer, renewals after
@@ -160,7 +163,7 @@ func (r *Reconciler) facts(ctx context.Context, cluster string) (csr.Facts, erro
 	cm := &operatorv1.ClusterManager{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: r.ClusterManagerName}, cm); client.IgnoreNotFound(err) != nil {
 		return facts, fmt.Errorf("get ClusterManager %s: %w", r.ClusterManagerName, err)
-	} else if err == nil && cm.Spec.RegistrationConfiguration != nil {
+	} else if err == nil && cm.Spec.RegistrationConfiguration != nil && !r.IgnoreClusterManagerUsers {
 		facts.AutoApproveUsers = append(facts.AutoApproveUsers, cm.Spec.RegistrationConfiguration.AutoApproveUsers...)
 	}
 	return facts, nil

@@ -11,6 +11,9 @@ const (
 	ConditionHubPlacementDegraded = "HubPlacementDegraded"
 	// ConditionProgressing is True while the hub components are rolling out.
 	ConditionProgressing = "Progressing"
+	// ConditionClusterManagerAvailable is True when the hub controller
+	// Deployment is available at its current pod template.
+	ConditionClusterManagerAvailable = "Available"
 	// ConditionMigrationSucceeded reports the storage version migration of the hub APIs.
 	ConditionMigrationSucceeded = "MigrationSucceeded"
 
@@ -46,6 +49,17 @@ const (
 	ReasonUnavailablePlacementPod = "UnavailablePlacementPod"
 	// ReasonPlacementFunctional is the HubPlacementDegraded=False reason.
 	ReasonPlacementFunctional = "PlacementFunctional"
+	// ReasonHubControllerAvailable is the Available=True reason.
+	ReasonHubControllerAvailable = "HubControllerAvailable"
+	// ReasonHubControllerUnavailable is the Available=False reason; the
+	// message is the hub controller Deployment's cause.
+	ReasonHubControllerUnavailable = "HubControllerUnavailable"
+	// ReasonManagedClustersExist is the Applied=False reason of a deleted
+	// ClusterManager whose removal waits for the ManagedClusters to leave.
+	ReasonManagedClustersExist = "ManagedClustersExist"
+	// ReasonDeletingManagedClusters is the Applied=False reason of a deleted
+	// ClusterManager, forced, whose ManagedClusters are being deleted.
+	ReasonDeletingManagedClusters = "DeletingManagedClusters"
 )
 
 // Condition types and reasons of a Klusterlet.
@@ -105,6 +119,13 @@ const (
 
 // Names, namespaces and annotation prefixes of an installation.
 const (
+	// CleanupFinalizer holds a ClusterManager or Klusterlet until its
+	// operator has removed what it installed.
+	CleanupFinalizer = "operator.open-cluster-management.io/cleanup"
+	// ForceCleanAnnotation, "true" on a ClusterManager, lets its deletion
+	// delete the remaining ManagedClusters instead of waiting for them.
+	ForceCleanAnnotation = "operator.open-cluster-management.io/force-clean"
+
 	// ClusterManagerName is the name of the hub's ClusterManager.
 	ClusterManagerName = "cluster-manager"
 	// KlusterletName is the name of a managed cluster's Klusterlet.

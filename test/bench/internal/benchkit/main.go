@@ -119,7 +119,7 @@ type Fleet struct {
 // another URL) and
 // waits until the hub controller is ready. Everything stops when b ends. It
 // skips b under -short.
-func StartFleet(b *testing.B, values config.HubValues, managed ...string) *Fleet {
+func StartFleet(b *testing.B, values config.HubOperatorValues, managed ...string) *Fleet {
 	b.Helper()
 	return StartFleetWithBinaries(b, values, nil, managed...)
 }
@@ -128,7 +128,7 @@ func StartFleet(b *testing.B, values config.HubValues, managed ...string) *Fleet
 // running the Deployments of the images named in binaries (image name
 // without registry and tag → binary path, see Binary), such as an add-on's
 // agent.
-func StartFleetWithBinaries(b *testing.B, values config.HubValues, binaries map[string]string, managed ...string) *Fleet {
+func StartFleetWithBinaries(b *testing.B, values config.HubOperatorValues, binaries map[string]string, managed ...string) *Fleet {
 	b.Helper()
 	framework.SkipIfShort(b)
 	images := map[string]string{"ocm-controller": Binary(b, "ocm-controller", "./controllers/cmd/ocm-controller")}
@@ -152,7 +152,7 @@ func StartFleetWithBinaries(b *testing.B, values config.HubValues, binaries map[
 		}
 		values.ConversionWebhookURL = fmt.Sprintf("https://127.0.0.1:%d/convert", port)
 	}
-	objs, err := config.HubObjects(values)
+	objs, err := config.HubOperatorObjects(values)
 	if err != nil {
 		b.Fatalf("render hub objects: %v", err)
 	}

@@ -47,17 +47,27 @@ func Start(t *testing.T, timeout time.Duration, clusters ...string) (context.Con
 	return ctx, env
 }
 
-// Install applies everything `kubectl ocm hub init` installs (CRDs, RBAC,
-// admission policies, the ClusterManager), as c's user, and runs the hub
-// controller's conversion webhook in-process (StartConversionWebhook) at the
-// URL the converted CRDs name, so that the add-on API answers at every
-// version it serves.
+// Install applies what the ClusterManager operator installs (CRDs, RBAC,
+// admission policies, the hub controller) and the ClusterManager, as c's
+// user, without the operator itself, and runs the hub controller's
+// conversion webhook in-process (StartConversionWebhook) at the URL the
+// converted CRDs name, so that the add-on API answers at every version it
+// serves.
 func Install(ctx context.Context, t testing.TB, c client.Client) {
 	t.Helper()
 	bind, url := ConversionWebhookAddress(t)
 	objs, err := config.HubObjects(config.HubValues{ConversionWebhookURL: url})
 	if err != nil {
 		t.Fatalf("render hub objects: %v", err)
+	}
+	operatorObjs, err := config.HubOperatorObjects(config.HubOperatorValues{})
+	if err != nil {
+		t.Fatalf("render the ClusterManager: %v", err)
+	}
+	for _, u := range operatorObjs {
+		if u.GetKind() == "ClusterManager" {
+			objs = append(objs, u)
+		}
 	}
 	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
 		t.Fatalf("apply hub objects: %v", err)

@@ -1,0 +1,177 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+)
+
+// ClusterManagersCRDName is the CRD of the ClusterManager, which the
+// operator's own install (HubOperatorObjects) brings, not the operator.
+const ClusterManagersCRDName = "clustermanagers.operator.open-cluster-management.io"
+
+// HubOperatorDeployment names the Deployment of the ClusterManager operator
+// in OperatorNamespace, and its ServiceAccount, ClusterRole and
+// ClusterRoleBinding.
+const HubOperatorDeployment = "cluster-manager"
+
+// HubControllerDeployment names the hub controller Deployment in
+// HubNamespace, which the operator renders and watches.
+const HubControllerDeployment = "ocm-hub-controller"
+
+// HubOperatorValues parameterise the manifests in config/hub-operator: the
+// operator and the ClusterManager, what `kubectl ocm hub init` writes.
+type HubOperatorValues struct {
+	// Image is the ocm-controller image of the operator and of every hub
+	// component (the ClusterManager's four *ImagePullSpec).
+	Image string
+	// ClusterManagerName names the ClusterManager. Default: cluster-manager.
+	ClusterManagerName string
+	// AutoApproveUsers become the ClusterManager's
+	// spec.registrationConfiguration.autoApproveUsers.
+	AutoApproveUsers []string
+	// ConversionWebhookURL becomes the operator's --conversion-webhook-url,
+	// which it passes into HubValues.ConversionWebhookURL.
+	ConversionWebhookURL string
+}
+
+// Namespace is the operator's namespace, OperatorNamespace.
+func (HubOperatorValues) Namespace() string { return OperatorNamespace }
+
+// HubOperatorObjects returns what `kubectl ocm hub init` writes: the
+// ClusterManager CRD, the operator's namespace, identity and Deployment,
+// and the ClusterManager.
+func HubOperatorObjects(v HubOperatorValues) ([]*unstructured.Unstructured, error) {
+	if err := ValidateConversionWebhookURL(v.ConversionWebhookURL); err != nil {
+		return nil, err
+	}
+	v.Image = cmpOr(v.Image, DefaultImage())
+	v.ClusterManagerName = cmpOr(v.ClusterManagerName, operatorv1.ClusterManagerName)
+	crd, err := CRD(ClusterManagersCRDName)
+	if err != nil {
+		return nil, err
+	}
+	manifests, err := Render("hub-operator", v)
+	if err != nil {
+		return nil, err
+	}
+	return withCRDs([]*apiextensionsv1.CustomResourceDefinition{crd}, manifests)
+}
+
+// Reasons of a ClusterManager the operator cannot apply, on its Applied
+// condition; each names the field.
+const (
+	ReasonImagePullSpecsDiffer          = "ImagePullSpecsDiffer"
+	ReasonRegistrationDriverUnsupported = "RegistrationDriverUnsupported"
+	ReasonWorkDriverUnsupported         = "WorkDriverUnsupported"
+	ReasonDeployModeUnsupported         = "DeployModeUnsupported"
+)
+
+// FieldError is a field of a ClusterManager (or Klusterlet) that cannot take
+// effect: Reason names the field, Message says why and how to fix it.
+type FieldError struct {
+	Reason  string
+	Message string
+}
+
+func (e *FieldError) Error() string { return e.Message }
+
+// HubValuesFromClusterManager returns the HubValues the operator renders for
+// cm: the image of its *ImagePullSpec, its feature gates as the hub
+// controller's --feature-gates, its nodePlacement and resourceRequirement as
+// the hub controller's scheduling and resources. It also returns the
+// feature gates it does not know, which are ignored. A field that cannot
+// take effect is an error wrapping a *FieldError per field.
+func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []string, error) {
+	spec := &cm.Spec
+	v := HubValues{ClusterManagerName: cm.Name}
+	var errs []error
+	image, err := hubImage(spec)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	v.Image = image
+	if spec.DeployOption.Mode != "" && spec.DeployOption.Mode != operatorv1.InstallModeDefault {
+		errs = append(errs, &FieldError{Reason: ReasonDeployModeUnsupported, Message: fmt.Sprintf(
+			"spec.deployOption.mode %s is not supported: the hub controller runs on the hub itself; set mode Default", spec.DeployOption.Mode)})
+	}
+	var gates [][]operatorv1.FeatureGate
+	if rc := spec.RegistrationConfiguration; rc != nil {
+		gates = append(gates, rc.FeatureGates)
+		for _, d := range rc.RegistrationDrivers {
+			if d.AuthType != "" && d.AuthType != operatorv1.CSRAuthType {
+				errs = append(errs, &FieldError{Reason: ReasonRegistrationDriverUnsupported, Message: fmt.Sprintf(
+					"spec.registrationConfiguration.registrationDrivers authType %s is not supported: the hub registers clusters through certificate signing requests only; remove it or use authType csr", d.AuthType)})
+			}
+		}
+	}
+	if wc := spec.WorkConfiguration; wc != nil {
+		gates = append(gates, wc.FeatureGates)
+		if wc.WorkDriver != "" && wc.WorkDriver != operatorv1.WorkDriverTypeKube {
+			errs = append(errs, &FieldError{Reason: ReasonWorkDriverUnsupported, Message: fmt.Sprintf(
+				"spec.workConfiguration.workDriver %s is not supported: ManifestWorks travel through the hub's API server only; set workDriver kube", wc.WorkDriver)})
+		}
+	}
+	if ac := spec.AddOnManagerConfiguration; ac != nil {
+		gates = append(gates, ac.FeatureGates)
+	}
+	if pc := spec.PlacementConfiguration; pc != nil {
+		gates = append(gates, pc.FeatureGates)
+	}
+	set, unknown := featuregate.FromSpec(featuregate.Hub, gates...)
+	v.FeatureGates = set.Flag()
+	v.NodeSelector = spec.NodePlacement.NodeSelector
+	v.Tolerations = spec.NodePlacement.Tolerations
+	v.Resources = resources(spec.ResourceRequirement)
+	return v, unknown, errors.Join(errs...)
+}
+
+// hubImage returns the one image the ClusterManager's *ImagePullSpec name
+// (the default image when none is set), or a *FieldError naming those that
+// differ.
+func hubImage(spec *operatorv1.ClusterManagerSpec) (string, error) {
+	fields := []struct{ name, image string }{
+		{"registrationImagePullSpec", spec.RegistrationImagePullSpec},
+		{"workImagePullSpec", spec.WorkImagePullSpec},
+		{"placementImagePullSpec", spec.PlacementImagePullSpec},
+		{"addOnManagerImagePullSpec", spec.AddOnManagerImagePullSpec},
+	}
+	image := ""
+	var named []string
+	differ := false
+	for _, f := range fields {
+		if f.image == "" {
+			continue
+		}
+		named = append(named, fmt.Sprintf("%s %s", f.name, f.image))
+		if image != "" && f.image != image {
+			differ = true
+		}
+		image = cmpOr(image, f.image)
+	}
+	if differ {
+		return "", &FieldError{Reason: ReasonImagePullSpecsDiffer, Message: fmt.Sprintf(
+			"the image pull specs name different images (%s): one ocm-controller image runs every hub controller; set them to the same image", strings.Join(named, ", "))}
+	}
+	return cmpOr(image, DefaultImage()), nil
+}
+
+// resources returns the hub controller container's resources for rr: nil
+// (the manifest's own) for Default, none for BestEffort, rr's own for
+// ResourceRequirement.
+func resources(rr *operatorv1.ResourceRequirement) *corev1.ResourceRequirements {
+	switch {
+	case rr == nil || rr.Type == "" || rr.Type == operatorv1.ResourceQosClassDefault:
+		return nil
+	case rr.Type == operatorv1.ResourceQosClassResourceRequirement && rr.ResourceRequirements != nil:
+		return rr.ResourceRequirements.DeepCopy()
+	}
+	return &corev1.ResourceRequirements{}
+}

@@ -1,0 +1,234 @@
+package clustermanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+)
+
+// FieldManager is the server-side apply field manager of the operator.
+const FieldManager = "cluster-manager"
+
+// Resync is how often the operator re-applies the hub when nothing it
+// watches changed, so that an object edited or deleted by hand returns.
+const Resync = 5 * time.Minute
+
+// Reconciler is the ClusterManager operator.
+type Reconciler struct {
+	// Client reads the ClusterManager and the hub controller Deployment from
+	// the manager's cache (CacheOptions) and writes their status.
+	Client client.Client
+	// Writer applies, reads and deletes the hub's objects without a cache.
+	Writer client.Client
+	// Name is the ClusterManager the operator acts on (--cluster-manager-name).
+	Name string
+	// ConversionWebhookURL is passed into config.HubValues
+	// (--conversion-webhook-url).
+	ConversionWebhookURL string
+
+	// mu guards applied.
+	mu sync.Mutex
+	// applied is the generation of the ClusterManager last applied in full,
+	// and when: a status change of the hub controller Deployment within
+	// Resync then only updates the ClusterManager's status.
+	applied struct {
+		generation int64
+		at         time.Time
+	}
+}
+
+// CacheOptions restricts the manager's cache to what the operator watches:
+// the Deployments of the product in the hub namespace.
+func CacheOptions() cache.Options {
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&appsv1.Deployment{}: {
+			Namespaces: map[string]cache.Config{config.HubNamespace: {}},
+			Label:      labels.SelectorFromSet(labels.Set{config.PartOfLabelKey: config.PartOfLabelValue}),
+		},
+	}}
+}
+
+// SetupWithManager registers the operator for the ClusterManager Name and
+// the Deployments it rendered.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == r.Name })
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("clustermanager-operator").
+		For(&operatorv1.ClusterManager{}, builder.WithPredicates(named)).
+		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: r.Name}}}
+		})).
+		Complete(r)
+}
+
+// Reconcile applies the hub as the ClusterManager says and reports its
+// state, or removes the hub once the ClusterManager is deleted.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	cm := &operatorv1.ClusterManager{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cm); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cm.DeletionTimestamp.IsZero() {
+		return r.cleanup(ctx, cm)
+	}
+	if !controllerutil.ContainsFinalizer(cm, operatorv1.CleanupFinalizer) {
+		h := patch.NewHelper(cm, r.Client)
+		controllerutil.AddFinalizer(cm, operatorv1.CleanupFinalizer)
+		if err := h.Patch(ctx, cm); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	h := patch.NewHelper(cm, r.Client)
+	dep := &appsv1.Deployment{}
+	key := client.ObjectKey{Namespace: config.HubNamespace, Name: config.HubControllerDeployment}
+	var applyErr error
+	if r.stale(cm) || r.Writer.Get(ctx, key, dep) != nil {
+		if applyErr = r.apply(ctx, cm); applyErr == nil {
+			r.mu.Lock()
+			r.applied.generation, r.applied.at = cm.Generation, time.Now()
+			r.mu.Unlock()
+		}
+	}
+	// Read after applying, from the API server, so that the state judged
+	// is that of the pod template just applied.
+	depErr := r.Writer.Get(ctx, key, dep)
+	if depErr != nil {
+		dep = nil
+	}
+	setDeploymentConditions(cm, dep, depErr)
+	cm.Status.ObservedGeneration = cm.Generation
+	if err := h.Patch(ctx, cm); err != nil {
+		return ctrl.Result{}, errors.Join(applyErr, err)
+	}
+	if applyErr != nil {
+		return ctrl.Result{}, applyErr
+	}
+	return ctrl.Result{RequeueAfter: Resync}, nil
+}
+
+// stale reports whether the hub must be applied for cm: its generation was
+// not applied in full by this process within Resync, or not successfully.
+func (r *Reconciler) stale(cm *operatorv1.ClusterManager) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.applied.generation != cm.Generation || time.Since(r.applied.at) >= Resync ||
+		!meta.IsStatusConditionTrue(cm.Status.Conditions, operatorv1.ConditionClusterManagerApplied)
+}
+
+// apply renders and applies the hub for cm, deletes what it applied before
+// and no longer renders, and sets Applied, relatedResources and
+// generations. A spec that cannot take effect changes nothing: Applied is
+// False, naming the field. The error is one worth retrying.
+func (r *Reconciler) apply(ctx context.Context, cm *operatorv1.ClusterManager) error {
+	values, unknown, err := config.HubValuesFromClusterManager(cm)
+	if err != nil {
+		reason := "InvalidSpec"
+		if fe := (*config.FieldError)(nil); errors.As(err, &fe) {
+			reason = fe.Reason
+		}
+		setCondition(cm, operatorv1.ConditionClusterManagerApplied, false, reason, "Nothing was changed: "+err.Error())
+		return nil
+	}
+	values.ConversionWebhookURL = r.ConversionWebhookURL
+	objs, err := config.HubObjects(values)
+	if err != nil {
+		setCondition(cm, operatorv1.ConditionClusterManagerApplied, false, operatorv1.ReasonRuntimeResourceApplyFailed, fmt.Sprintf("render the hub: %v", err))
+		return nil
+	}
+	if err := apply.Apply(ctx, r.Writer, objs, apply.Options{FieldManager: FieldManager}); err != nil {
+		setCondition(cm, operatorv1.ConditionClusterManagerApplied, false, operatorv1.ReasonRuntimeResourceApplyFailed, err.Error())
+		return err
+	}
+	related, err := r.related(objs)
+	if err != nil {
+		setCondition(cm, operatorv1.ConditionClusterManagerApplied, false, operatorv1.ReasonRuntimeResourceApplyFailed, err.Error())
+		return err
+	}
+	if err := r.prune(ctx, cm.Status.RelatedResources, related); err != nil {
+		setCondition(cm, operatorv1.ConditionClusterManagerApplied, false, operatorv1.ReasonRuntimeResourceApplyFailed, err.Error())
+		return err
+	}
+	cm.Status.RelatedResources = related
+	msg := fmt.Sprintf("%d hub objects applied.", len(objs))
+	if len(unknown) > 0 {
+		msg += fmt.Sprintf(" Unknown feature gates are ignored: %v.", unknown)
+	}
+	setCondition(cm, operatorv1.ConditionClusterManagerApplied, true, operatorv1.ReasonClusterManagerApplied, msg)
+	return nil
+}
+
+// related returns the relatedResources entries of objs.
+func (r *Reconciler) related(objs []*unstructured.Unstructured) ([]operatorv1.RelatedResourceMeta, error) {
+	out := make([]operatorv1.RelatedResourceMeta, 0, len(objs))
+	for _, obj := range objs {
+		gvk := obj.GroupVersionKind()
+		m, err := r.Writer.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return nil, fmt.Errorf("find the resource of %s: %w", apply.Describe(obj), err)
+		}
+		out = append(out, operatorv1.RelatedResourceMeta{
+			Group: gvk.Group, Version: gvk.Version, Resource: m.Resource.Resource,
+			Namespace: obj.GetNamespace(), Name: obj.GetName(),
+		})
+	}
+	return out, nil
+}
+
+// prune deletes, in reverse install order, the objects of before that now
+// is without: what the operator applied earlier and no longer renders.
+func (r *Reconciler) prune(ctx context.Context, before, now []operatorv1.RelatedResourceMeta) error {
+	keep := sets.New(now...)
+	var gone []*unstructured.Unstructured
+	for _, rr := range before {
+		if keep.Has(rr) {
+			continue
+		}
+		gvk, err := r.Writer.RESTMapper().KindFor(schema.GroupVersionResource{Group: rr.Group, Version: rr.Version, Resource: rr.Resource})
+		if err != nil {
+			if meta.IsNoMatchError(err) {
+				continue // its kind is gone, and it with it
+			}
+			return fmt.Errorf("find the kind of %s %s: %w", rr.Resource, rr.Name, err)
+		}
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		u.SetNamespace(rr.Namespace)
+		u.SetName(rr.Name)
+		gone = append(gone, u)
+	}
+	return apply.Delete(ctx, r.Writer, gone)
+}
+
+// setCondition sets the condition typ of cm at cm's generation.
+func setCondition(cm *operatorv1.ClusterManager, typ string, status bool, reason, message string) {
+	s := metav1.ConditionFalse
+	if status {
+		s = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&cm.Status.Conditions, metav1.Condition{
+		Type: typ, Status: s, Reason: reason, Message: message, ObservedGeneration: cm.Generation,
+	})
+}

@@ -1,0 +1,112 @@
+// Package hubclean is the one rule by which a hub is removed, shared by the
+// ClusterManager operator (deleting the ClusterManager) and `kubectl ocm hub
+// clean`: refuse while ManagedClusters remain unless forced, then delete
+// them, then remove the cluster-bound bootstrap identities and the installed
+// objects in reverse install order.
+package hubclean
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+)
+
+// Clusters returns the ManagedClusters on the hub, sorted by name; none
+// when their CRD is already gone.
+func Clusters(ctx context.Context, c client.Reader) ([]clusterv1.ManagedCluster, error) {
+	list := &clusterv1.ManagedClusterList{}
+	if err := c.List(ctx, list); err != nil {
+		if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list ManagedClusters: %w", err)
+	}
+	slices.SortFunc(list.Items, func(a, b clusterv1.ManagedCluster) int { return strings.Compare(a.Name, b.Name) })
+	return list.Items, nil
+}
+
+// Names returns the names of clusters.
+func Names(clusters []clusterv1.ManagedCluster) []string {
+	names := make([]string, 0, len(clusters))
+	for i := range clusters {
+		names = append(names, clusters[i].Name)
+	}
+	return names
+}
+
+// RefusalMessage says why the hub is not removed while clusters remain;
+// force says how to remove it anyway.
+func RefusalMessage(clusters []clusterv1.ManagedCluster, force string) string {
+	names := Names(clusters)
+	return fmt.Sprintf("%d managed clusters are still registered (%v): unjoin them (`kubectl ocm unjoin` on each), or %s to delete them", len(names), names, force)
+}
+
+// DeleteClusters deletes clusters, except those already being deleted,
+// calling deleted for each. The hub controller then cleans up after each
+// (its namespace, RBAC, works) and lets it go.
+func DeleteClusters(ctx context.Context, c client.Client, clusters []clusterv1.ManagedCluster, deleted func(name string)) error {
+	for i := range clusters {
+		if !clusters[i].DeletionTimestamp.IsZero() {
+			continue
+		}
+		if err := c.Delete(ctx, &clusters[i]); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("delete ManagedCluster %s: %w", clusters[i].Name, err)
+		}
+		deleted(clusters[i].Name)
+	}
+	return nil
+}
+
+// Remove deletes the ClusterRoleBindings of the cluster-bound bootstrap
+// identities (`hub token --cluster-name`; their ServiceAccounts go with the
+// bootstrap namespace), then objs in reverse install order, calling removed
+// for each object it deleted. Objects already gone and kinds the hub no
+// longer serves are skipped.
+func Remove(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, removed func(client.Object)) error {
+	list := &rbacv1.ClusterRoleBindingList{}
+	if err := c.List(ctx, list, client.MatchingLabels{config.PartOfLabelKey: config.PartOfLabelValue, config.ComponentLabelKey: config.ClusterBootstrapComponent}); err != nil {
+		return fmt.Errorf("list the bindings of cluster-bound bootstrap identities: %w", err)
+	}
+	for i := range list.Items {
+		b := &list.Items[i]
+		if err := c.Delete(ctx, b); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("remove ClusterRoleBinding %s: %w", b.Name, err)
+		}
+		b.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"))
+		removed(b)
+	}
+	sorted := apply.Sort(objs)
+	slices.Reverse(sorted)
+	for _, obj := range sorted {
+		err := c.Delete(ctx, obj.DeepCopy())
+		switch {
+		case err == nil:
+			removed(obj)
+		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+		default:
+			return fmt.Errorf("remove %s: %w", apply.Describe(obj), err)
+		}
+	}
+	return nil
+}
+
+// Without returns objs without those also in others (same kind, namespace
+// and name): what the operator installed, less what installs the operator.
+func Without(objs, others []*unstructured.Unstructured) []*unstructured.Unstructured {
+	return slices.DeleteFunc(slices.Clone(objs), func(o *unstructured.Unstructured) bool {
+		return slices.ContainsFunc(others, func(x *unstructured.Unstructured) bool {
+			return x.GroupVersionKind().GroupKind() == o.GroupVersionKind().GroupKind() && x.GetNamespace() == o.GetNamespace() && x.GetName() == o.GetName()
+		})
+	})
+}

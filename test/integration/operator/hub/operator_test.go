@@ -1,0 +1,256 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestClusterManagerOperator installs a hub by applying only the operator
+// and the ClusterManager, edits the ClusterManager live, one field per
+// subtest, stops the hub controller, and deletes the ClusterManager.
+func TestClusterManagerOperator(t *testing.T) {
+	s := newSuite(t)
+	s.waitAvailable(t, 1)
+	cm, err := s.clusterManager(s.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.Status.RelatedResources) < 10 || len(cm.Status.Generations) != 1 || cm.Status.Generations[0].Name != config.HubControllerDeployment {
+		t.Errorf("relatedResources %d, generations %+v: want every rendered object and the hub controller Deployment", len(cm.Status.RelatedResources), cm.Status.Generations)
+	}
+	if !slices.Contains(cm.Finalizers, operatorv1.CleanupFinalizer) {
+		t.Errorf("finalizers %v lack %s", cm.Finalizers, operatorv1.CleanupFinalizer)
+	}
+	image := cm.Spec.RegistrationImagePullSpec
+
+	t.Run("featureGates", func(t *testing.T) {
+		gen := s.edit(t, func(cm *operatorv1.ClusterManager) {
+			cm.Spec.WorkConfiguration.FeatureGates = []operatorv1.FeatureGate{{Feature: "ManifestWorkReplicaSet", Mode: operatorv1.FeatureGateModeTypeDisable}}
+			cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{FeatureGates: []operatorv1.FeatureGate{
+				{Feature: "ClusterProfile", Mode: operatorv1.FeatureGateModeTypeDisable}, {Feature: "NoSuchFeature", Mode: operatorv1.FeatureGateModeTypeEnable}}}
+		})
+		s.waitAvailable(t, gen)
+		s.process(t, "--feature-gates=ClusterProfile=false,ManifestWorkReplicaSet=false")
+		applied := s.waitCondition(t, gen, operatorv1.ConditionClusterManagerApplied, metav1.ConditionTrue)
+		if !strings.Contains(applied.Message, "NoSuchFeature") {
+			t.Errorf("Applied message %q does not name the unknown feature gate", applied.Message)
+		}
+		gen = s.edit(t, func(cm *operatorv1.ClusterManager) {
+			cm.Spec.WorkConfiguration.FeatureGates, cm.Spec.RegistrationConfiguration = nil, nil
+		})
+		s.waitAvailable(t, gen)
+		s.waitController(t, "no --feature-gates", func(dep *appsv1.Deployment) error {
+			if args := dep.Spec.Template.Spec.Containers[0].Args; slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--feature-gates") }) {
+				return fmt.Errorf("args %v", args)
+			}
+			return nil
+		})
+	})
+
+	t.Run("autoApproveUsers", func(t *testing.T) {
+		bootCfg, err := s.hub.ConfigForServiceAccount(s.ctx, identity.BootstrapNamespace, identity.BootstrapServiceAccount, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		boot, err := client.New(bootCfg, client.Options{Scheme: s.admin.Scheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.edit(t, func(cm *operatorv1.ClusterManager) {
+			cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{AutoApproveUsers: []string{identity.BootstrapUser}}
+		})
+		if err := boot.Create(s.ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}); err != nil {
+			t.Fatalf("register c1 as the bootstrap identity: %v", err)
+		}
+		name := fileAgentCSR(s.ctx, t, boot, "c1")
+		framework.Eventually(s.ctx, t, wait, "c1's first-join request approved and c1 accepted", func(ctx context.Context) (bool, error) {
+			csr := &certificatesv1.CertificateSigningRequest{}
+			mc := &clusterv1.ManagedCluster{}
+			if err := s.admin.Get(ctx, client.ObjectKey{Name: name}, csr); err != nil {
+				return false, err
+			}
+			if err := s.admin.Get(ctx, client.ObjectKey{Name: "c1"}, mc); err != nil {
+				return false, err
+			}
+			return certs.StateOf(csr).Phase == certs.RequestIssued && mc.Spec.HubAcceptsClient, nil
+		})
+	})
+
+	t.Run("nodePlacement", func(t *testing.T) {
+		placement := operatorv1.NodePlacement{
+			NodeSelector: map[string]string{"node-role.kubernetes.io/control-plane": ""},
+			Tolerations:  []corev1.Toleration{{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+		}
+		gen := s.edit(t, func(cm *operatorv1.ClusterManager) { cm.Spec.NodePlacement = placement })
+		s.waitController(t, "the node selector and tolerations", func(dep *appsv1.Deployment) error {
+			pod := dep.Spec.Template.Spec
+			if !reflect.DeepEqual(pod.NodeSelector, placement.NodeSelector) || !reflect.DeepEqual(pod.Tolerations, placement.Tolerations) {
+				return fmt.Errorf("nodeSelector %v, tolerations %v", pod.NodeSelector, pod.Tolerations)
+			}
+			return nil
+		})
+		s.waitAvailable(t, gen)
+		s.waitAvailable(t, s.edit(t, func(cm *operatorv1.ClusterManager) { cm.Spec.NodePlacement = operatorv1.NodePlacement{} }))
+	})
+
+	t.Run("resourceRequirement", func(t *testing.T) {
+		want := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("20m"), corev1.ResourceMemory: resource.MustParse("64Mi")}}
+		gen := s.edit(t, func(cm *operatorv1.ClusterManager) {
+			cm.Spec.ResourceRequirement = &operatorv1.ResourceRequirement{Type: operatorv1.ResourceQosClassResourceRequirement, ResourceRequirements: &want}
+		})
+		s.waitController(t, "the resources", func(dep *appsv1.Deployment) error {
+			if got := dep.Spec.Template.Spec.Containers[0].Resources; !reflect.DeepEqual(got.Requests, want.Requests) || got.Limits != nil {
+				return fmt.Errorf("resources %v", got)
+			}
+			return nil
+		})
+		s.waitAvailable(t, gen)
+		s.waitAvailable(t, s.edit(t, func(cm *operatorv1.ClusterManager) { cm.Spec.ResourceRequirement = nil }))
+	})
+
+	t.Run("image", func(t *testing.T) {
+		before := s.process(t, "--leader-elect=true")
+		mirror := "registry.example.com/mirror/ocm-controller:v9.9.9"
+		gen := s.edit(t, func(cm *operatorv1.ClusterManager) { setImages(cm, mirror) })
+		s.waitController(t, "image "+mirror, func(dep *appsv1.Deployment) error {
+			if got := dep.Spec.Template.Spec.Containers[0].Image; got != mirror {
+				return fmt.Errorf("image %s", got)
+			}
+			return nil
+		})
+		s.waitAvailable(t, gen)
+		if after := s.process(t, "--leader-elect=true"); after.Pid == before.Pid {
+			t.Errorf("the hub controller process %d was not restarted with the new image", after.Pid)
+		}
+		s.waitAvailable(t, s.edit(t, func(cm *operatorv1.ClusterManager) { setImages(cm, image) }))
+	})
+
+	t.Run("registrationDrivers awsirsa is rejected", func(t *testing.T) {
+		dep, err := s.controller(s.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen := s.edit(t, func(cm *operatorv1.ClusterManager) {
+			cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{RegistrationDrivers: []operatorv1.RegistrationDriverHub{{AuthType: operatorv1.AwsIrsaAuthType}}}
+		})
+		applied := s.waitCondition(t, gen, operatorv1.ConditionClusterManagerApplied, metav1.ConditionFalse)
+		if applied.Reason != config.ReasonRegistrationDriverUnsupported || !strings.Contains(applied.Message, "awsirsa") {
+			t.Errorf("Applied = %s: %s, want reason %s naming awsirsa", applied.Reason, applied.Message, config.ReasonRegistrationDriverUnsupported)
+		}
+		s.waitCondition(t, gen, operatorv1.ConditionClusterManagerAvailable, metav1.ConditionTrue)
+		if now, err := s.controller(s.ctx); err != nil || now.Generation != dep.Generation {
+			t.Errorf("the hub controller Deployment changed: generation %d, was %d (%v)", now.Generation, dep.Generation, err)
+		}
+		s.waitAvailable(t, s.edit(t, func(cm *operatorv1.ClusterManager) { cm.Spec.RegistrationConfiguration = nil }))
+	})
+
+	t.Run("a stopped hub controller turns the conditions false", func(t *testing.T) {
+		gen := s.edit(t, func(cm *operatorv1.ClusterManager) { setImages(cm, "registry.example.com/mirror/no-such-binary:v1") })
+		available := s.waitCondition(t, gen, operatorv1.ConditionClusterManagerAvailable, metav1.ConditionFalse)
+		degraded := s.waitCondition(t, gen, operatorv1.ConditionHubRegistrationDegraded, metav1.ConditionTrue)
+		for _, c := range []metav1.Condition{available, degraded} {
+			if !strings.Contains(c.Message, framework.RunnerReasonImageNotMapped) {
+				t.Errorf("%s message %q lacks the cause %s", c.Type, c.Message, framework.RunnerReasonImageNotMapped)
+			}
+		}
+		s.waitAvailable(t, s.edit(t, func(cm *operatorv1.ClusterManager) { setImages(cm, image) }))
+	})
+
+	t.Run("deletion", func(t *testing.T) { testDeletion(t, s) })
+}
+
+// testDeletion deletes the ClusterManager while cluster c1 is registered:
+// refused, then forced; the hub goes, the operator's own install stays.
+func testDeletion(t *testing.T, s *suite) {
+	cm, err := s.clusterManager(s.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.admin.Delete(s.ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	refused := s.waitCondition(t, 0, operatorv1.ConditionClusterManagerApplied, metav1.ConditionFalse)
+	if refused.Reason != operatorv1.ReasonManagedClustersExist || !strings.Contains(refused.Message, "c1") {
+		t.Errorf("Applied = %s: %s, want %s naming c1", refused.Reason, refused.Message, operatorv1.ReasonManagedClustersExist)
+	}
+	if _, err := s.controller(s.ctx); err != nil {
+		t.Errorf("the hub controller Deployment while refusing: %v", err)
+	}
+	s.edit(t, func(cm *operatorv1.ClusterManager) {
+		metav1.SetMetaDataAnnotation(&cm.ObjectMeta, operatorv1.ForceCleanAnnotation, "true")
+	})
+	framework.Eventually(s.ctx, t, wait, "the ClusterManager removed", func(ctx context.Context) (bool, error) {
+		_, err := s.clusterManager(ctx)
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+	gone := map[string]client.Object{
+		"ManagedCluster c1":                &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}},
+		"the hub controller Deployment":    &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: config.HubNamespace, Name: config.HubControllerDeployment}},
+		"the ManagedCluster CRD":           &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "managedclusters.cluster.open-cluster-management.io"}},
+		"the hub controller's ClusterRole": &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:hub-controller"}},
+	}
+	for what, obj := range gone {
+		err := s.admin.Get(s.ctx, client.ObjectKeyFromObject(obj), obj)
+		if !apierrors.IsNotFound(err) && !errors.Is(err, context.Canceled) {
+			t.Errorf("%s after the ClusterManager was removed: %v, want NotFound", what, err)
+		}
+	}
+	for _, obj := range []client.Object{
+		&apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: config.ClusterManagersCRDName}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: config.OperatorNamespace, Name: config.HubOperatorDeployment}},
+	} {
+		if err := s.admin.Get(s.ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			t.Errorf("the operator's own install: %v", err)
+		}
+	}
+}
+
+// setImages sets the ClusterManager's four image pull specs to image.
+func setImages(cm *operatorv1.ClusterManager, image string) {
+	cm.Spec.RegistrationImagePullSpec, cm.Spec.WorkImagePullSpec = image, image
+	cm.Spec.PlacementImagePullSpec, cm.Spec.AddOnManagerImagePullSpec = image, image
+}
+
+// fileAgentCSR files, as c's user, the first-join certificate request of
+// cluster's agent, as the agent does, and returns its name.
+func fileAgentCSR(ctx context.Context, t *testing.T, c client.Client, cluster string) string {
+	t.Helper()
+	p, err := certs.NewPendingRequest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	template := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: cluster + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster}},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		},
+	}
+	if _, _, err := certs.Request(ctx, c, p, certs.AgentSubject(cluster, "agent1"), template); err != nil {
+		t.Fatal(err)
+	}
+	return p.CSRName
+}
