@@ -3,9 +3,11 @@
 // the verbs install the same objects from one source (make generate runs
 // it; make verify fails when its output is stale).
 //
-// Each manifest of config/hub (chart hub) or config/agent (chart klusterlet)
-// becomes a chart template that builds, in the chart's _helpers.tpl, the
-// values the Go renderer passes (HubValues, AgentValues) from .Values and
+// Each manifest of config/hub-operator (chart hub: the ClusterManager
+// operator and the ClusterManager, what `hub init` writes) or config/agent
+// (chart klusterlet) becomes a chart template that builds, in the chart's
+// _helpers.tpl, the values the Go renderer passes (HubOperatorValues,
+// AgentValues) from .Values and
 // executes the manifest with them; the part-of label, which the Go renderer
 // adds to every object, is written into each object's metadata. The chart's
 // CRDs are the files of config/crd/bases, the add-on CRDs with the
@@ -35,8 +37,18 @@ type chart struct {
 }
 
 var charts = []chart{
-	{name: "hub", manifest: "hub", crds: config.HubCRDs},
+	{name: "hub", manifest: "hub-operator", crds: clusterManagerCRD},
 	{name: "klusterlet", manifest: "agent", crds: config.ManagedClusterCRDs},
+}
+
+// clusterManagerCRD returns the ClusterManager CRD, the one CRD of the hub
+// chart: the operator installs the others.
+func clusterManagerCRD() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	crd, err := config.CRD(config.ClusterManagersCRDName)
+	if err != nil {
+		return nil, err
+	}
+	return []*apiextensionsv1.CustomResourceDefinition{crd}, nil
 }
 
 func main() {

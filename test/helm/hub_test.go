@@ -55,28 +55,6 @@ func TestHubChart(t *testing.T) {
 				"--auto-approved-csr-identities", "system:bootstrap:abc,alice",
 				"--conversion-webhook-url", "https://127.0.0.1:9555/convert")
 		},
-	}, {
-		name: "namespaces, a conversion webhook host and scheduling",
-		values: map[string]any{
-			"hubNamespace":         "ocm-hub",
-			"operatorNamespace":    "ocm-bootstrap",
-			"conversionWebhookURL": "https://hub.example.com/convert",
-			"nodeSelector":         map[string]string{"node-role.kubernetes.io/control-plane": ""},
-			"tolerations":          []map[string]any{{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}},
-			"resources":            map[string]any{"requests": map[string]string{"cpu": "100m", "memory": "256Mi"}, "limits": map[string]string{"memory": "1Gi"}},
-		},
-		want: func(t *testing.T) []*unstructured.Unstructured {
-			objs, err := config.HubObjects(config.HubValues{
-				Image:        defaultImage(t, "hub"),
-				HubNamespace: "ocm-hub", OperatorNamespace: "ocm-bootstrap",
-				ConversionWebhookURL: "https://hub.example.com/convert",
-				Scheduling:           testScheduling(),
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return objs
-		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -105,12 +105,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	dep := &appsv1.Deployment{}
 	key := client.ObjectKey{Namespace: config.HubNamespace, Name: config.HubControllerDeployment}
 	var applyErr error
-	if r.stale(cm) || r.Writer.Get(ctx, key, dep) != nil {
-		if applyErr = r.apply(ctx, cm); applyErr == nil {
-			r.mu.Lock()
-			r.applied.generation, r.applied.at = cm.Generation, time.Now()
-			r.mu.Unlock()
-		}
+	applied := r.stale(cm) || r.Writer.Get(ctx, key, dep) != nil
+	if applied {
+		applyErr = r.apply(ctx, cm)
 	}
 	// Read after applying, from the API server, so that the state judged
 	// is that of the pod template just applied.
@@ -126,16 +123,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if applyErr != nil {
 		return ctrl.Result{}, applyErr
 	}
+	if applied {
+		r.mu.Lock()
+		r.applied.generation, r.applied.at = cm.Generation, time.Now()
+		r.mu.Unlock()
+	}
 	return ctrl.Result{RequeueAfter: Resync}, nil
 }
 
-// stale reports whether the hub must be applied for cm: its generation was
-// not applied in full by this process within Resync, or not successfully.
+// stale reports whether the hub must be applied for cm: this process did
+// not apply its generation and record the outcome within Resync, or the
+// ClusterManager does not say it was applied at that generation.
 func (r *Reconciler) stale(cm *operatorv1.ClusterManager) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	c := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionClusterManagerApplied)
 	return r.applied.generation != cm.Generation || time.Since(r.applied.at) >= Resync ||
-		!meta.IsStatusConditionTrue(cm.Status.Conditions, operatorv1.ConditionClusterManagerApplied)
+		c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != cm.Generation
 }
 
 // apply renders and applies the hub for cm, deletes what it applied before

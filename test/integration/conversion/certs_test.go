@@ -13,7 +13,9 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/operator/clustermanager"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
@@ -56,9 +58,10 @@ func TestCABundleRotation(t *testing.T) {
 	})
 }
 
-// TestHubInitKeepsCABundle re-runs `hub init`, whose server-side apply of the
-// CRDs holds no caBundle: the caBundle the hub controller set stays, under
-// its own field manager, and conversions keep working.
+// TestHubInitKeepsCABundle re-runs `hub init`, then applies the hub as the
+// ClusterManager operator does, whose server-side apply of the CRDs holds no
+// caBundle: the caBundle the hub controller set stays, under its own field
+// manager, and conversions keep working.
 func TestHubInitKeepsCABundle(t *testing.T) {
 	s := newSuite(t)
 	s.install(t)
@@ -68,6 +71,13 @@ func TestHubInitKeepsCABundle(t *testing.T) {
 
 	r := s.cli.Run(s.ctx, "hub", "init", "--conversion-webhook-url", s.url)
 	clitest.ExpectOK(t, r, "kubectl ocm join")
+	objs, err := config.HubObjects(config.HubValues{ConversionWebhookURL: s.url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := apply.Apply(s.ctx, s.admin, objs, apply.Options{FieldManager: clustermanager.FieldManager}); err != nil {
+		t.Fatal(err)
+	}
 	s.expectCABundles(t, bundle)
 	for _, name := range conversion.CRDNames {
 		crd := s.crd(t, name)

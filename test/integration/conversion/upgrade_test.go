@@ -22,13 +22,15 @@ import (
 
 // TestUpgradeMigratesStoredVersions installs a hub whose add-on CRDs serve
 // and store v1alpha1 only, as before v1beta1, writes the seeds' add-on
-// objects, then re-runs `hub init` with the hub controller's webhook
-// running: every object stays, readable at both versions, and each CRD's
+// objects, applies the new hub as the ClusterManager operator does, then
+// re-runs `hub init` with the hub controller's webhook running: every
+// object stays, readable at both versions, and each CRD's
 // status.storedVersions is [v1beta1].
 func TestUpgradeMigratesStoredVersions(t *testing.T) {
 	s := newSuite(t)
 	written := s.installV1alpha1Hub(t)
 
+	s.install(t)
 	s.startWebhook(t, addonconversion.Options{Resync: time.Second})
 	r := s.cli.Run(s.ctx, "hub", "init", "--conversion-webhook-url", s.url)
 	clitest.ExpectOK(t, r, "kubectl ocm join")

@@ -104,7 +104,10 @@ func (s *suite) waitCondition(t *testing.T, generation int64, typ string, status
 		if generation != 0 && (c.ObservedGeneration != generation || cm.Status.ObservedGeneration != generation) {
 			return false, fmt.Errorf("condition %s at generation %d: %s", typ, c.ObservedGeneration, c.Message)
 		}
-		return c.Status == status, fmt.Errorf("%s=%s %s: %s", typ, c.Status, c.Reason, c.Message)
+		if c.Status != status {
+			return false, fmt.Errorf("%s=%s %s: %s", typ, c.Status, c.Reason, c.Message)
+		}
+		return true, nil
 	})
 	return got
 }
@@ -137,7 +140,8 @@ func (s *suite) waitController(t *testing.T, what string, ok func(*appsv1.Deploy
 			return false, err
 		}
 		dep = d
-		return ok(d) == nil, ok(d)
+		err = ok(d)
+		return err == nil, err
 	})
 	return dep
 }

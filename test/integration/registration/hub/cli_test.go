@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -53,7 +54,7 @@ func TestCLI(t *testing.T) {
 	}
 
 	out := must("hub", "init", "--dry-run", "-o", "yaml")
-	for _, want := range []string{"kind: CustomResourceDefinition", "kind: Deployment", "name: ocm-hub-controller", "kind: ValidatingAdmissionPolicy"} {
+	for _, want := range []string{"kind: CustomResourceDefinition", "kind: Deployment", "name: cluster-manager", "kind: ClusterManager"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("hub init --dry-run -o yaml lacks %q", want)
 		}
@@ -132,11 +133,13 @@ func TestCLI(t *testing.T) {
 		t.Errorf("hub clean with a registered cluster: %v, want a refusal naming --force", err)
 	}
 	out = must("hub", "clean", "--force", "--timeout", "2m")
-	if !strings.Contains(out, "Deleted ManagedCluster c1") || !strings.Contains(out, "Removed Deployment open-cluster-management-hub/ocm-hub-controller") {
-		t.Errorf("hub clean --force output:\n%s", out)
+	for _, want := range []string{"Deleted ManagedCluster c1", "Removed ClusterManager cluster-manager", "Removed Deployment open-cluster-management/cluster-manager"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("hub clean --force output lacks %q:\n%s", want, out)
+		}
 	}
-	if !strings.Contains(out, "Removed ClusterRoleBinding open-cluster-management:bootstrap:c2") {
-		t.Errorf("hub clean did not remove c2's bootstrap binding:\n%s", out)
+	if err := admin.Get(ctx, client.ObjectKey{Namespace: config.HubNamespace, Name: "ocm-hub-controller"}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the hub controller Deployment after hub clean: %v, want NotFound", err)
 	}
 	if err := admin.Get(ctx, boundBinding, &rbacv1.ClusterRoleBinding{}); !apierrors.IsNotFound(err) {
 		t.Errorf("c2's bootstrap binding after hub clean: %v, want NotFound", err)

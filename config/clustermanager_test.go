@@ -1,0 +1,143 @@
+package config
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+// TestHubValuesFromClusterManager checks what the operator renders for a
+// ClusterManager, and the fields it rejects.
+func TestHubValuesFromClusterManager(t *testing.T) {
+	image := "registry.example.com/ocm-controller:v1"
+	limits := &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
+	disable := func(feature string) operatorv1.FeatureGate {
+		return operatorv1.FeatureGate{Feature: feature, Mode: operatorv1.FeatureGateModeTypeDisable}
+	}
+	tests := []struct {
+		name        string
+		spec        operatorv1.ClusterManagerSpec
+		want        HubValues
+		wantUnknown []string
+		wantReasons []string
+	}{{
+		name: "empty spec: the default image and nothing else",
+		want: HubValues{ClusterManagerName: "cm", Image: DefaultImage()},
+	}, {
+		name: "one image in every field",
+		spec: operatorv1.ClusterManagerSpec{RegistrationImagePullSpec: image, WorkImagePullSpec: image, PlacementImagePullSpec: image, AddOnManagerImagePullSpec: image},
+		want: HubValues{ClusterManagerName: "cm", Image: image},
+	}, {
+		name: "one image in some fields",
+		spec: operatorv1.ClusterManagerSpec{PlacementImagePullSpec: image},
+		want: HubValues{ClusterManagerName: "cm", Image: image},
+	}, {
+		name:        "different images",
+		spec:        operatorv1.ClusterManagerSpec{RegistrationImagePullSpec: image, WorkImagePullSpec: "other:v2"},
+		want:        HubValues{ClusterManagerName: "cm"},
+		wantReasons: []string{ReasonImagePullSpecsDiffer},
+	}, {
+		name: "feature gates of every section, unknown ones returned",
+		spec: operatorv1.ClusterManagerSpec{
+			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{FeatureGates: []operatorv1.FeatureGate{disable("ManagedClusterAutoApproval"), {Feature: "Foo", Mode: operatorv1.FeatureGateModeTypeEnable}}},
+			WorkConfiguration:         &operatorv1.WorkConfiguration{WorkDriver: operatorv1.WorkDriverTypeKube, FeatureGates: []operatorv1.FeatureGate{disable("ManifestWorkReplicaSet")}},
+			AddOnManagerConfiguration: &operatorv1.AddOnManagerConfiguration{FeatureGates: []operatorv1.FeatureGate{disable("AddonManagement")}},
+		},
+		want:        HubValues{ClusterManagerName: "cm", Image: DefaultImage(), FeatureGates: "AddonManagement=false,ManagedClusterAutoApproval=false,ManifestWorkReplicaSet=false"},
+		wantUnknown: []string{"Foo"},
+	}, {
+		name: "node placement and resources",
+		spec: operatorv1.ClusterManagerSpec{
+			NodePlacement:       operatorv1.NodePlacement{NodeSelector: map[string]string{"a": "b"}, Tolerations: []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}},
+			ResourceRequirement: &operatorv1.ResourceRequirement{Type: operatorv1.ResourceQosClassResourceRequirement, ResourceRequirements: limits},
+		},
+		want: HubValues{ClusterManagerName: "cm", Image: DefaultImage(), Scheduling: Scheduling{
+			NodeSelector: map[string]string{"a": "b"}, Tolerations: []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}, Resources: limits}},
+	}, {
+		name: "best effort: no resources",
+		spec: operatorv1.ClusterManagerSpec{ResourceRequirement: &operatorv1.ResourceRequirement{Type: operatorv1.ResourceQosClassBestEffort}},
+		want: HubValues{ClusterManagerName: "cm", Image: DefaultImage(), Scheduling: Scheduling{Resources: &corev1.ResourceRequirements{}}},
+	}, {
+		name: "default resources",
+		spec: operatorv1.ClusterManagerSpec{ResourceRequirement: &operatorv1.ResourceRequirement{Type: operatorv1.ResourceQosClassDefault}},
+		want: HubValues{ClusterManagerName: "cm", Image: DefaultImage()},
+	}, {
+		name: "csr registration driver",
+		spec: operatorv1.ClusterManagerSpec{RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{RegistrationDrivers: []operatorv1.RegistrationDriverHub{{AuthType: operatorv1.CSRAuthType}}}},
+		want: HubValues{ClusterManagerName: "cm", Image: DefaultImage()},
+	}, {
+		name: "rejected: awsirsa driver, mqtt work driver, Hosted mode",
+		spec: operatorv1.ClusterManagerSpec{
+			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{RegistrationDrivers: []operatorv1.RegistrationDriverHub{{AuthType: operatorv1.AwsIrsaAuthType}}},
+			WorkConfiguration:         &operatorv1.WorkConfiguration{WorkDriver: operatorv1.WorkDriverTypeMqtt},
+			DeployOption:              operatorv1.ClusterManagerDeployOption{Mode: operatorv1.InstallModeHosted},
+		},
+		want:        HubValues{ClusterManagerName: "cm", Image: DefaultImage()},
+		wantReasons: []string{ReasonDeployModeUnsupported, ReasonRegistrationDriverUnsupported, ReasonWorkDriverUnsupported},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cm := &operatorv1.ClusterManager{ObjectMeta: metav1.ObjectMeta{Name: "cm"}, Spec: tt.spec}
+			got, unknown, err := HubValuesFromClusterManager(cm)
+			var reasons []string
+			for _, e := range unwrap(err) {
+				var fe *FieldError
+				if !errors.As(e, &fe) {
+					t.Fatalf("error %v is not a *FieldError", e)
+				}
+				if !strings.Contains(fe.Message, "spec.") && !strings.Contains(fe.Message, "ImagePullSpec") {
+					t.Errorf("message %q names no field", fe.Message)
+				}
+				reasons = append(reasons, fe.Reason)
+			}
+			if !reflect.DeepEqual(reasons, tt.wantReasons) {
+				t.Errorf("reasons = %v, want %v (%v)", reasons, tt.wantReasons, err)
+			}
+			if !reflect.DeepEqual(unknown, tt.wantUnknown) {
+				t.Errorf("unknown = %v, want %v", unknown, tt.wantUnknown)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("values = %+v\nwant     %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// unwrap returns the errors errors.Join joined in err.
+func unwrap(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// TestHubOperatorObjects checks what `hub init` writes: the ClusterManager
+// CRD, the operator and the ClusterManager, nothing the operator renders.
+func TestHubOperatorObjects(t *testing.T) {
+	objs, err := HubOperatorObjects(HubOperatorValues{Image: "example.com/ocm-controller:v1", AutoApproveUsers: []string{"alice"}, ConversionWebhookURL: "https://127.0.0.1:9443/convert"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range objs {
+		got = append(got, o.GetKind()+" "+o.GetName())
+	}
+	want := []string{"CustomResourceDefinition " + ClusterManagersCRDName, "Namespace open-cluster-management", "ServiceAccount cluster-manager",
+		"ClusterRole cluster-manager", "ClusterRoleBinding cluster-manager", "Deployment cluster-manager", "ClusterManager cluster-manager"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("objects = %v, want %v", got, want)
+	}
+	if _, err := HubOperatorObjects(HubOperatorValues{ConversionWebhookURL: "http://x"}); err == nil {
+		t.Error("an http conversion webhook URL was accepted")
+	}
+}
