@@ -44,15 +44,7 @@ func NewHubCommand() *cobra.Command {
 		Use:   "hub",
 		Short: "Run the hub controllers: registration, cluster health, placement scheduling, ManifestWorkReplicaSets, add-ons",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(ctrl.SetupSignalHandler())
-		},
+		RunE:  runMode(o),
 	}
 	o.AddFlags(cmd.Flags(), true)
 	cmd.Flags().StringVar(&o.ClusterManagerName, "cluster-manager-name", operatorv1.ClusterManagerName, "The ClusterManager the controller reports on and reads autoApproveUsers from.")

@@ -36,15 +36,7 @@ func NewOperatorHubCommand() *cobra.Command {
 		Use:   "hub",
 		Short: "Install the hub as the ClusterManager says, keep it so and report its state",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if err := o.Complete(); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(ctrl.SetupSignalHandler())
-		},
+		RunE:  runMode(o),
 	}
 	o.AddFlags(cmd.Flags(), true)
 	cmd.Flags().StringVar(&o.ClusterManagerName, "cluster-manager-name", operatorv1.ClusterManagerName, "The ClusterManager the operator installs the hub from.")
