@@ -37,6 +37,7 @@ var templateFuncs = template.FuncMap{
 		panic(fmt.Sprintf("b64enc: unsupported type %T", b))
 	},
 	"quote":  func(s string) string { return fmt.Sprintf("%q", s) },
+	"join":   func(sep string, items []string) string { return strings.Join(items, sep) },
 	"toYaml": toYaml,
 	"nindent": func(n int, s string) string {
 		pad := strings.Repeat(" ", n)

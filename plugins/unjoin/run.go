@@ -190,19 +190,9 @@ func (o *Options) waitGone(ctx context.Context, c client.Client, what string, ob
 // removeUnusedCRDs deletes each CRD that no object uses any more and returns
 // the names of those kept.
 func (o *Options) removeUnusedCRDs(ctx context.Context, c client.Client, crds []*unstructured.Unstructured) ([]string, error) {
-	var kept, unused []string
-	var toDelete []*unstructured.Unstructured
-	for _, crd := range crds {
-		inUse, err := crdInUse(ctx, c, crd)
-		if err != nil {
-			return nil, err
-		}
-		if inUse {
-			kept = append(kept, crd.GetName())
-			continue
-		}
-		unused = append(unused, crd.GetName())
-		toDelete = append(toDelete, crd)
+	toDelete, inUse, err := apply.UnusedCRDs(ctx, c, crds)
+	if err != nil {
+		return nil, err
 	}
 	if err := apply.Delete(ctx, c, toDelete); err != nil {
 		return nil, fmt.Errorf("remove unused CRDs: %w", err)
@@ -210,32 +200,13 @@ func (o *Options) removeUnusedCRDs(ctx context.Context, c client.Client, crds []
 	if err := o.waitGone(ctx, c, "the unused CRDs", toDelete); err != nil {
 		return nil, err
 	}
-	if len(unused) > 0 {
-		fmt.Fprintf(o.Out, "Removed unused CRDs: %s.\n", strings.Join(unused, ", "))
+	if len(toDelete) > 0 {
+		fmt.Fprintf(o.Out, "Removed unused CRDs: %s.\n", crdNames(toDelete))
+	}
+	kept := make([]string, 0, len(inUse))
+	for _, crd := range inUse {
+		kept = append(kept, crd.GetName())
 	}
 	slices.Sort(kept)
 	return kept, nil
-}
-
-// crdInUse reports whether any object of the CRD's kind exists.
-func crdInUse(ctx context.Context, c client.Client, crd *unstructured.Unstructured) (bool, error) {
-	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
-	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	version := ""
-	for _, v := range versions {
-		if m, ok := v.(map[string]any); ok && m["storage"] == true {
-			version, _ = m["name"].(string)
-		}
-	}
-	list := &unstructured.UnstructuredList{}
-	list.SetAPIVersion(group + "/" + version)
-	list.SetKind(kind + "List")
-	if err := c.List(ctx, list, client.Limit(1)); err != nil {
-		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("check whether CRD %s is in use: %w", crd.GetName(), err)
-	}
-	return len(list.Items) > 0, nil
 }

@@ -17,9 +17,7 @@ import (
 // reportDegraded reports that the agent cannot connect to the hub yet.
 func (a *Agent) reportDegraded(ctx context.Context, reason, message string) {
 	a.setKlusterletConditions(ctx,
-		metav1.Condition{Type: operatorv1.ConditionHubConnectionDegraded, Status: metav1.ConditionTrue, Reason: reason, Message: message},
-		metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionFalse, Reason: operatorv1.KlusterletReasonNotJoined, Message: message},
-	)
+		metav1.Condition{Type: operatorv1.ConditionHubConnectionDegraded, Status: metav1.ConditionTrue, Reason: reason, Message: message})
 }
 
 // reportUnauthorized reports that the hub rejects the hub credential.
@@ -33,18 +31,16 @@ func (a *Agent) reportUnauthorized(ctx context.Context) {
 func (a *Agent) reportJoined(ctx context.Context, id identity, server string) {
 	msg := fmt.Sprintf("Cluster %s joined hub %s as %s", id.cluster, server, id.subject().CommonName)
 	a.setKlusterletConditions(ctx,
-		metav1.Condition{Type: operatorv1.ConditionHubConnectionDegraded, Status: metav1.ConditionFalse, Reason: operatorv1.ReasonHubConnectionFunctional, Message: msg},
-		metav1.Condition{Type: operatorv1.ConditionRegistrationDesiredDegraded, Status: metav1.ConditionFalse, Reason: operatorv1.KlusterletReasonRegistrationFunctional, Message: msg},
-		metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionTrue, Reason: operatorv1.ReasonKlusterletAvailable, Message: msg},
-	)
+		metav1.Condition{Type: operatorv1.ConditionHubConnectionDegraded, Status: metav1.ConditionFalse, Reason: operatorv1.ReasonHubConnectionFunctional, Message: msg})
 }
 
-// The Klusterlet, from the cache, and its conditions. get: the agent command
-// reads the work agent's configuration from it at start.
+// The Klusterlet, from the cache, and its conditions. The agent writes only
+// HubConnectionDegraded (it alone knows whether the hub accepts its
+// credential); the Klusterlet operator writes the others, from what runs.
 // +kubebuilder:rbac:groups=operator.open-cluster-management.io,resources=klusterlets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=operator.open-cluster-management.io,resources=klusterlets/status,verbs=patch
 
-// setKlusterletConditions sets conds on the Klusterlet's status with one
+// setKlusterletConditions sets conds, of the agent's own types, on the Klusterlet's status with one
 // patch, only when something changed. A missing Klusterlet is not an error:
 // the agent can run without one.
 func (a *Agent) setKlusterletConditions(ctx context.Context, conds ...metav1.Condition) {

@@ -50,6 +50,9 @@ type Options struct {
 	ClientCertExpirationSeconds int32
 	// ClusterHealthCheckPeriod is how often the cluster's status is reported.
 	ClusterHealthCheckPeriod time.Duration
+	// DisableClusterClaims turns the ClusterClaim feature off: the agent
+	// neither watches ClusterClaims nor reports any claim.
+	DisableClusterClaims bool
 	// ManagedKubeconfigSecret names a Secret in Namespace (key kubeconfig)
 	// holding the managed cluster's kubeconfig: Hosted mode, where the agent
 	// runs on a hosting cluster. Empty: Default mode, the managed cluster is

@@ -51,13 +51,14 @@ func (a *Agent) setupStatusController(mgr manager.Manager) error {
 	toStatus := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{statusRequest}
 	})
-	err := ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-status").
 		WatchesRawSource(source.Channel(a.triggers, toStatus)).
-		WatchesRawSource(source.Kind(a.spokeCache, client.Object(&corev1.Node{}), toStatus)).
-		WatchesRawSource(source.Kind(a.spokeCache, client.Object(&clusterv1alpha1.ClusterClaim{}), toStatus)).
-		Watches(&operatorv1.Klusterlet{}, toStatus).
-		Complete(&statusReconciler{a: a})
+		WatchesRawSource(source.Kind(a.spokeCache, client.Object(&corev1.Node{}), toStatus))
+	if !a.opts.DisableClusterClaims {
+		b = b.WatchesRawSource(source.Kind(a.spokeCache, client.Object(&clusterv1alpha1.ClusterClaim{}), toStatus))
+	}
+	err := b.Watches(&operatorv1.Klusterlet{}, toStatus).Complete(&statusReconciler{a: a})
 	if err != nil {
 		return fmt.Errorf("set up the ManagedCluster status controller: %w", err)
 	}

@@ -125,8 +125,13 @@ func sumResources(nodes []corev1.Node) (capacity, allocatable clusterv1.Resource
 
 // applyClaims sets status.clusterClaims from the ClusterClaims and the
 // agent's own version claim (version.AgentVersionClaim), and records a hub
-// event when custom claims are left out.
+// event when custom claims are left out. With the ClusterClaim feature off
+// it reports no claim.
 func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *clusterv1.ManagedCluster) error {
+	if a.opts.DisableClusterClaims {
+		mc.Status.ClusterClaims = nil
+		return nil
+	}
 	claims := &clusterv1alpha1.ClusterClaimList{}
 	if err := a.spoke.List(ctx, claims); err != nil {
 		return fmt.Errorf("list ClusterClaims: %w", err)

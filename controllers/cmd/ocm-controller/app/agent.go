@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -20,6 +19,7 @@ import (
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig/managedcluster"
 )
 
@@ -33,9 +33,9 @@ type agentOptions struct {
 	// work holds the work agent's own flags; the rest of its options come
 	// from registration's.
 	work workagent.Options
-	// workFlagsSet are the work agent flags given on the command line; the
-	// others may come from the Klusterlet's spec.workConfiguration.
-	workFlagsSet map[string]bool
+	// featureGates is --feature-gates, parsed in RunE.
+	featureGates string
+	features     featuregate.Set
 	// addon holds the add-on agent's own flags; the rest of its options come
 	// from registration's.
 	addon addonagent.Options
@@ -55,7 +55,7 @@ cluster's lease, status and client certificate current. Once the hub credential
 exists it applies the cluster's ManifestWorks and reports their status, and
 serves the cluster's add-ons: their hub credentials and their lease health.`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
+		RunE: func(*cobra.Command, []string) error {
 			if err := o.manager.Complete(); err != nil {
 				return err
 			}
@@ -67,8 +67,12 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 			if err := o.registration.Validate(); err != nil {
 				return err
 			}
-			o.workFlagsSet = map[string]bool{}
-			c.Flags().Visit(func(f *pflag.Flag) { o.workFlagsSet[f.Name] = true })
+			features, err := featuregate.Parse(featuregate.Agent, o.featureGates)
+			if err != nil {
+				return fmt.Errorf("--feature-gates: %w", err)
+			}
+			o.features = features
+			o.registration.DisableClusterClaims = !features.Enabled(featuregate.ClusterClaim)
 			return o.run(ctrl.SetupSignalHandler())
 		},
 	}
@@ -85,10 +89,11 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 	fs.DurationVar(&r.ClusterHealthCheckPeriod, "cluster-healthcheck-period", registrationagent.DefaultClusterHealthCheckPeriod, "How often the cluster's status is reported to the hub.")
 	fs.StringVar(&r.ManagedKubeconfigSecret, "managed-kubeconfig-secret", "", "Hosted mode: Secret in the agent's namespace whose key kubeconfig reaches the managed cluster; the agent then runs on a hosting cluster. Empty: the managed cluster is the one the agent runs on.")
 	w := &o.work
-	fs.DurationVar(&w.EvictionGracePeriod, flagEvictionGracePeriod, workagent.DefaultEvictionGracePeriod, "How long an AppliedManifestWork whose ManifestWork is gone from the hub is kept before it and the objects it owns are deleted; 100 years or more never evicts. Default: the Klusterlet's spec.workConfiguration.appliedManifestWorkEvictionGracePeriod, else 60m.")
-	fs.DurationVar(&w.StatusSyncInterval, flagStatusSyncInterval, workagent.DefaultStatusSyncInterval, "How often works with Poll feedback rules are read again, besides the watches of the applied objects. Default: the Klusterlet's spec.workConfiguration.statusSyncInterval, else 60s.")
-	fs.Float32Var(&w.HubQPS, flagHubQPS, workagent.DefaultHubQPS, "Requests per second of the work agent to the hub. Default: the Klusterlet's spec.workConfiguration.hubKubeAPIQPS, else 50.")
-	fs.IntVar(&w.HubBurst, flagHubBurst, workagent.DefaultHubBurst, "Request burst of the work agent to the hub. Default: the Klusterlet's spec.workConfiguration.hubKubeAPIBurst, else 100.")
+	fs.DurationVar(&w.EvictionGracePeriod, "appliedmanifestwork-eviction-grace-period", workagent.DefaultEvictionGracePeriod, "How long an AppliedManifestWork whose ManifestWork is gone from the hub is kept before it and the objects it owns are deleted; 100 years or more never evicts. The Klusterlet operator sets it from spec.workConfiguration.appliedManifestWorkEvictionGracePeriod.")
+	fs.DurationVar(&w.StatusSyncInterval, "status-sync-interval", workagent.DefaultStatusSyncInterval, "How often works with Poll feedback rules are read again, besides the watches of the applied objects. The Klusterlet operator sets it from spec.workConfiguration.statusSyncInterval.")
+	fs.Float32Var(&w.HubQPS, "hub-kube-api-qps", workagent.DefaultHubQPS, "Requests per second of the work agent to the hub. The Klusterlet operator sets it from spec.workConfiguration.hubKubeAPIQPS.")
+	fs.IntVar(&w.HubBurst, "hub-kube-api-burst", workagent.DefaultHubBurst, "Request burst of the work agent to the hub. The Klusterlet operator sets it from spec.workConfiguration.hubKubeAPIBurst.")
+	fs.StringVar(&o.featureGates, "feature-gates", "", featuregate.Usage(featuregate.Agent)+" The Klusterlet operator sets it from the featureGates of spec.registrationConfiguration and spec.workConfiguration.")
 	fs.StringVar(&o.addon.KubeClientDriver, "addon-kubeclient-registration-auth", addonv1alpha1.KubeClientDriverCSR, "How add-on agents obtain their hub credential for the hub's API server: csr (client certificates) or token (tokens of ServiceAccount <addon>-agent in the cluster's namespace on the hub). Default: the Klusterlet's spec.registrationConfiguration.addOnKubeClientRegistrationDriver.authType as join writes it here, else csr.")
 	fs.Int64Var(&o.addon.TokenExpirationSeconds, "addon-token-expiration-seconds", addonagent.DefaultTokenExpirationSeconds, "Requested lifetime in seconds (at least 600) of the add-on tokens of --addon-kubeclient-registration-auth token; they are refreshed after 80 % of it.")
 	fs.Float64Var(&o.addon.LeaseGraceRatio, "addon-lease-grace-ratio", addonlease.DefaultGraceRatio, "An add-on in Lease mode becomes unavailable this many lease durations (the Lease's leaseDurationSeconds, else 60 s) after its agent's last renewal.")
@@ -134,9 +139,6 @@ func (o *agentOptions) run(ctx context.Context) error {
 	workOpts.ManagedKubeconfigSecret = o.registration.ManagedKubeconfigSecret
 	workOpts.ManagedCluster = o.registration.ManagedCluster
 	workOpts.ClusterName = o.registration.ClusterName
-	if err := o.workConfigFromKlusterlet(ctx, mgr.GetAPIReader(), &workOpts); err != nil {
-		return err
-	}
 	work, err := workagent.New(mgr, workOpts)
 	if err != nil {
 		return err
@@ -144,6 +146,20 @@ func (o *agentOptions) run(ctx context.Context) error {
 	if err := work.SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if o.features.Enabled(featuregate.AddonManagement) {
+		if err := o.setupAddons(mgr); err != nil {
+			return err
+		}
+	}
+	ctrl.Log.WithName("agent").Info("Starting the managed-cluster agent", "namespace", o.manager.Namespace, "cluster", o.registration.ClusterName, "featureGates", o.featureGates)
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("run the agent: %w", err)
+	}
+	return nil
+}
+
+// setupAddons registers the add-on agent (feature AddonManagement).
+func (o *agentOptions) setupAddons(mgr manager.Manager) error {
 	// The add-on agent, like the work agent, meets registration only
 	// through the hub credential Secret.
 	addonOpts := o.addon
@@ -155,12 +171,5 @@ func (o *agentOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := addons.SetupWithManager(mgr); err != nil {
-		return err
-	}
-	ctrl.Log.WithName("agent").Info("Starting the managed-cluster agent", "namespace", o.manager.Namespace, "cluster", o.registration.ClusterName)
-	if err := mgr.Start(ctx); err != nil {
-		return fmt.Errorf("run the agent: %w", err)
-	}
-	return nil
+	return addons.SetupWithManager(mgr)
 }

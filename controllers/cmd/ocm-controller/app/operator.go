@@ -15,7 +15,7 @@ func NewOperatorCommand() *cobra.Command {
 		Short: "Run an operator that installs the hub or the agent from its custom resource",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(NewOperatorHubCommand())
+	cmd.AddCommand(NewOperatorHubCommand(), NewKlusterletOperatorCommand())
 	return cmd
 }
 

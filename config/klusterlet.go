@@ -1,0 +1,187 @@
+package config
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+)
+
+// KlusterletOwnerLabel marks every object the Klusterlet operator applied
+// with the name of the Klusterlet it applied it for; the operator finds what
+// it no longer renders, and what to remove when the Klusterlet is deleted,
+// by this label.
+const KlusterletOwnerLabel = "operator.open-cluster-management.io/klusterlet"
+
+// KlusterletOperatorName names the Klusterlet operator's Deployment,
+// ServiceAccount, ClusterRole and ClusterRoleBinding, in
+// operatorv1.OperatorNamespace.
+const KlusterletOperatorName = "klusterlet"
+
+// AgentDeployment names the agent's Deployment in Default and Singleton mode.
+const AgentDeployment = "klusterlet-agent"
+
+// AgentValuesFromKlusterlet returns the values that render the agent of k,
+// with bootstrap as the bootstrap kubeconfig (the content of Secret
+// bootstrap-hub-kubeconfig, which the manifests only carry through). It also
+// returns the feature gates k names that the agent does not know, which are
+// ignored. A field the agent cannot honour is a *FieldError.
+func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (AgentValues, []string, error) {
+	s := &k.Spec
+	v := AgentValues{
+		ClusterName:         s.ClusterName,
+		Image:               s.ImagePullSpec,
+		AgentNamespace:      k.AgentNamespace(),
+		BootstrapKubeconfig: bootstrap,
+		Mode:                string(k.Mode()),
+		PriorityClassName:   s.PriorityClassName,
+		Scheduling: Scheduling{
+			NodeSelector: s.NodePlacement.NodeSelector,
+			Tolerations:  s.NodePlacement.Tolerations,
+		},
+	}
+	if s.ClusterName == "" {
+		return v, nil, &FieldError{Reason: "ClusterNameMissing", Message: "spec.clusterName" + ": " + "set it to the name this cluster registers as on the hub"}
+	}
+	if msgs := validation.IsDNS1123Label(s.ClusterName); len(msgs) > 0 {
+		return v, nil, &FieldError{Reason: "ClusterNameInvalid", Message: "spec.clusterName" + ": " + fmt.Sprintf("%q is not a DNS label (%s); set a valid one", s.ClusterName, msgs[0])}
+	}
+	if err := sameImage(s); err != nil {
+		return v, nil, err
+	}
+	if k.Mode().IsHosted() {
+		v.KlusterletName = k.Name
+	}
+	for _, u := range s.ExternalServerURLs {
+		v.ExternalServerURLs = append(v.ExternalServerURLs, u.URL)
+	}
+	if a := s.HubApiServerHostAlias; a != nil {
+		v.HostAliases = []corev1.HostAlias{{IP: a.IP, Hostnames: []string{a.Hostname}}}
+	}
+	if r := s.ResourceRequirement; r != nil {
+		switch r.Type {
+		case operatorv1.ResourceQosClassBestEffort:
+			v.Resources = &corev1.ResourceRequirements{}
+		case operatorv1.ResourceQosClassResourceRequirement:
+			if r.ResourceRequirements == nil {
+				return v, nil, &FieldError{Reason: "ResourceRequirementMissing", Message: "spec.resourceRequirement.resourceRequirements" + ": " + "type ResourceRequirement needs resourceRequirements; set them or choose type Default"}
+			}
+			v.Resources = r.ResourceRequirements.DeepCopy()
+		}
+	}
+	var regGates, workGates []operatorv1.FeatureGate
+	if rc := s.RegistrationConfiguration; rc != nil {
+		if err := registrationValues(rc, &v); err != nil {
+			return v, nil, err
+		}
+		regGates = rc.FeatureGates
+	}
+	if wc := s.WorkConfiguration; wc != nil {
+		workGates = wc.FeatureGates
+		v.HubKubeAPIQPS, v.HubKubeAPIBurst = wc.HubKubeAPIQPS, wc.HubKubeAPIBurst
+		if d := wc.StatusSyncInterval; d != nil && d.Duration > 0 {
+			v.StatusSyncInterval = d.Duration.String()
+		}
+		if d := wc.AppliedManifestWorkEvictionGracePeriod; d != nil && d.Duration > 0 {
+			v.EvictionGracePeriod = d.Duration.String()
+		}
+	}
+	gates, unknown := featuregate.FromSpec(featuregate.Agent, regGates, workGates)
+	v.FeatureGates = gates.Flag()
+	return v, unknown, nil
+}
+
+// sameImage checks that the component images, when set, equal imagePullSpec:
+// one image runs registration and work.
+func sameImage(s *operatorv1.KlusterletSpec) error {
+	for field, img := range map[string]string{"registrationImagePullSpec": s.RegistrationImagePullSpec, "workImagePullSpec": s.WorkImagePullSpec} {
+		if img != "" && img != s.ImagePullSpec {
+			return &FieldError{Reason: "ImagePullSpecMismatch", Message: "spec." + field + ": " + fmt.Sprintf(
+				"%s differs from imagePullSpec %q, but one ocm-controller image runs registration and work; remove it or set it equal to imagePullSpec", img, s.ImagePullSpec)}
+		}
+	}
+	return nil
+}
+
+// registrationValues fills v from spec.registrationConfiguration.
+func registrationValues(rc *operatorv1.RegistrationConfiguration, v *AgentValues) error {
+	const path = "spec.registrationConfiguration."
+	if len(rc.ClusterAnnotations) > 0 || len(rc.ClusterLabels) > 0 {
+		return &FieldError{Reason: "ClusterMetadataUnsupported", Message: path + "clusterAnnotations/clusterLabels" + ": " + "the agent does not set ManagedCluster labels or annotations; remove them and label the ManagedCluster on the hub"}
+	}
+	if t := rc.RegistrationDriver.AuthType; t != "" && t != "csr" {
+		return &FieldError{Reason: "RegistrationDriverUnsupported", Message: path + "registrationDriver.authType" + ": " + fmt.Sprintf("%q is not supported: the agent registers with certificate signing requests; remove it or set csr", t)}
+	}
+	if b := rc.BootstrapKubeConfigs; b.Type == operatorv1.LocalSecrets {
+		if b.LocalSecrets == nil || len(b.LocalSecrets.KubeConfigSecrets) != 1 {
+			return &FieldError{Reason: "BootstrapKubeConfigsUnsupported", Message: path + "bootstrapKubeConfigs.localSecretsConfig.kubeConfigSecrets" + ": " + "the agent bootstraps from exactly one Secret; name one Secret in its namespace"}
+		}
+		if name := b.LocalSecrets.KubeConfigSecrets[0].Name; name != operatorv1.BootstrapHubKubeConfigSecret {
+			v.BootstrapKubeconfigSecret = name
+		}
+	}
+	v.ClientCertExpirationSeconds = rc.ClientCertExpirationSeconds
+	v.KubeAPIQPS, v.KubeAPIBurst = rc.KubeAPIQPS, rc.KubeAPIBurst
+	if d := rc.AddOnKubeClientRegistrationDriver; d != nil && d.AuthType != "" && d.AuthType != "csr" {
+		v.AddonKubeClientRegistrationAuth = d.AuthType
+		if d.Token != nil {
+			v.AddonTokenExpirationSeconds = d.Token.ExpirationSeconds
+		}
+	}
+	return nil
+}
+
+// BootstrapSecretName is the Secret in the agent's namespace that holds the
+// bootstrap kubeconfig: bootstrap-hub-kubeconfig unless v names another.
+func (v AgentValues) BootstrapSecretName() string {
+	return cmpOr(v.BootstrapKubeconfigSecret, operatorv1.BootstrapHubKubeConfigSecret)
+}
+
+// KlusterletOperatorValues parameterise the manifests of the Klusterlet
+// operator in config/klusterlet-operator.
+type KlusterletOperatorValues struct {
+	// Image is the ocm-controller image of the operator.
+	Image string
+	// Scheduling places the operator's Pod and sizes its container.
+	Scheduling
+}
+
+// Namespace is the operator's namespace, open-cluster-management.
+func (KlusterletOperatorValues) Namespace() string { return operatorv1.OperatorNamespace }
+
+// KlusterletOperatorObjects returns the Klusterlet operator: the Klusterlet
+// CRD, then the rendered config/klusterlet-operator manifests (namespace
+// open-cluster-management, its identity and rights, its Deployment).
+func KlusterletOperatorObjects(v KlusterletOperatorValues) ([]*unstructured.Unstructured, error) {
+	v.Image = cmpOr(v.Image, DefaultImage())
+	crd, err := CRD(KlusterletsCRDName)
+	if err != nil {
+		return nil, err
+	}
+	manifests, err := Render("klusterlet-operator", v)
+	if err != nil {
+		return nil, err
+	}
+	return withCRDs([]*apiextensionsv1.CustomResourceDefinition{crd}, manifests)
+}
+
+// IsUserOwned reports whether obj, rendered from the agent manifests, is one
+// the user (or `kubectl ocm join`) writes rather than the operator: the
+// Klusterlet, its CRD, the bootstrap kubeconfig Secret and, in Hosted mode,
+// the managed cluster's kubeconfig Secret.
+func IsUserOwned(obj *unstructured.Unstructured) bool {
+	switch obj.GetKind() {
+	case "Klusterlet":
+		return true
+	case "CustomResourceDefinition":
+		return obj.GetName() == KlusterletsCRDName
+	case "Secret":
+		return obj.GetName() == operatorv1.BootstrapHubKubeConfigSecret || obj.GetName() == ManagedKubeconfigSecret
+	}
+	return false
+}

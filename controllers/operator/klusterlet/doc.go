@@ -1,0 +1,22 @@
+// Package klusterlet is the Klusterlet operator (`ocm-controller operator
+// klusterlet`): for every Klusterlet it renders the agent from the embedded
+// templates of package config (config.AgentValuesFromKlusterlet, then
+// config.AgentObjects or config.HostedAgentObjects), applies it with
+// server-side apply under field manager klusterlet, deletes what it applied
+// before and no longer renders, and reports on the Klusterlet's status what
+// runs: Applied, ReadyToApply, Available, Progressing,
+// RegistrationDesiredDegraded and WorkDesiredDegraded, observedGeneration,
+// generations and relatedResources. The agent itself adds only
+// HubConnectionDegraded.
+//
+// The Klusterlet and its bootstrap kubeconfig Secret belong to the user (or
+// `kubectl ocm join`); the operator never writes them, except the
+// Klusterlet's finalizer and status. Deleting a Klusterlet unjoins: the
+// operator removes the agent and the managed-cluster CRDs no object uses any
+// more (pkg/apply.UnusedCRDs, the rule `kubectl ocm unjoin` follows), then
+// the finalizer.
+//
+// To stay small the operator caches only Klusterlets and the Deployments it
+// rendered (by the label config.KlusterletOwnerLabel); everything else,
+// Secrets included, it reads directly.
+package klusterlet

@@ -1,0 +1,206 @@
+package klusterlet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+)
+
+// FieldManager is the server-side apply field manager of the operator.
+const FieldManager = "klusterlet"
+
+// Finalizer holds a Klusterlet until the operator has removed its agent.
+const Finalizer = "operator.open-cluster-management.io/cleanup"
+
+// recheckPeriod is how often a Klusterlet waiting for something the operator
+// does not watch (its bootstrap Secret, the removal of its objects) is
+// reconciled again.
+const recheckPeriod = 5 * time.Second
+
+// Reconciler reconciles Klusterlets.
+type Reconciler struct {
+	// Client reads Klusterlets and the rendered Deployments from the cache
+	// and writes the Klusterlets' finalizer and status.
+	Client client.Client
+	// Direct reads and writes everything else without a cache: the agent
+	// objects, Secrets, CRDs.
+	Direct client.Client
+}
+
+// CacheSelector is the label selector of the Deployments the operator's
+// cache holds: those it rendered.
+func CacheSelector() string { return config.KlusterletOwnerLabel }
+
+// SetupWithManager registers the controller: it reconciles a Klusterlet when
+// it changes and when a Deployment rendered for it changes.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	toOwner := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+		if name := obj.GetLabels()[config.KlusterletOwnerLabel]; name != "" {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
+		}
+		return nil
+	})
+	err := ctrl.NewControllerManagedBy(mgr).
+		Named("klusterlet-operator").
+		For(&operatorv1.Klusterlet{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{},
+			predicate.AnnotationChangedPredicate{}, deletionPredicate()))).
+		Watches(&appsv1.Deployment{}, toOwner).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("set up the Klusterlet operator: %w", err)
+	}
+	return nil
+}
+
+// deletionPredicate passes updates that set the deletion timestamp or
+// change the finalizers, which do not change the generation.
+func deletionPredicate() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		return e.ObjectNew.GetDeletionTimestamp() != nil || len(e.ObjectNew.GetFinalizers()) != len(e.ObjectOld.GetFinalizers())
+	}}
+}
+
+// Reconcile renders, applies and prunes the agent of one Klusterlet and
+// reports its status, or removes the agent of a deleted Klusterlet.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	k := &operatorv1.Klusterlet{}
+	if err := r.Client.Get(ctx, req.NamespacedName, k); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !k.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, k)
+	}
+	h := patch.NewHelper(k, r.Client)
+	k = k.DeepCopy()
+	if controllerutil.AddFinalizer(k, Finalizer) {
+		// Persist the finalizer before anything is installed, so that a
+		// deletion always finds it.
+		return ctrl.Result{}, h.Patch(ctx, k)
+	}
+	result, err := r.reconcileNormal(ctx, k)
+	if perr := h.Patch(ctx, k); perr != nil {
+		if apierrors.IsConflict(perr) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, errors.Join(err, perr)
+	}
+	if err != nil {
+		log.Error(err, "Cannot install the agent", "klusterlet", klog.KObj(k))
+	}
+	return result, nil
+}
+
+// reconcileNormal installs the agent of k and sets k's status. Errors are
+// reported on the status; the returned error only asks for a retry.
+func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterlet) (ctrl.Result, error) {
+	k.Status.ObservedGeneration = k.Generation
+	if k.Mode().IsHosted() && k.Name == operatorv1.KlusterletName {
+		setApplied(k, &config.FieldError{Reason: "HostedKlusterletName", Message: "metadata.name" + ": " + "a Klusterlet in mode " + string(k.Mode()) + " must be named klusterlet-<cluster>, its namespace on this hosting cluster; create it under that name"}, nil, 0)
+		return ctrl.Result{}, nil
+	}
+	namespace := agentNamespace(k)
+	previous, err := r.previousNamespace(ctx, k, namespace)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	bootstrap, ready := r.readyToApply(ctx, k, namespace, previous)
+	values, unknown, err := config.AgentValuesFromKlusterlet(k, bootstrap)
+	if err != nil {
+		setApplied(k, err, nil, 0)
+		return ctrl.Result{}, nil
+	}
+	objs, err := render(k, values)
+	if err != nil {
+		setApplied(k, err, nil, 0)
+		return ctrl.Result{}, err
+	}
+	if previous != "" {
+		if err := r.copySecrets(ctx, previous, namespace, values.BootstrapSecretName()); err != nil {
+			setApplied(k, err, nil, 0)
+			return ctrl.Result{}, err
+		}
+	}
+	if err := apply.Apply(ctx, r.Direct, objs, apply.Options{FieldManager: FieldManager}); err != nil {
+		setApplied(k, err, unknown, 0)
+		return ctrl.Result{}, err
+	}
+	if err := r.prune(ctx, k.Name, objs); err != nil {
+		setApplied(k, err, unknown, 0)
+		return ctrl.Result{}, err
+	}
+	setApplied(k, nil, unknown, len(objs))
+	k.Status.RelatedResources = r.relatedResources(objs)
+	if err := r.setDeploymentStatus(ctx, k, namespace, agentDeployment(k)); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !ready {
+		return ctrl.Result{RequeueAfter: recheckPeriod}, nil
+	}
+	return ctrl.Result{}, nil
+}
+
+// render returns the agent objects of k that the operator applies: every
+// rendered object except those the user owns, each labeled with k's name.
+func render(k *operatorv1.Klusterlet, v config.AgentValues) ([]*unstructured.Unstructured, error) {
+	var all []*unstructured.Unstructured
+	var err error
+	if k.Mode().IsHosted() {
+		// The managed cluster's CRDs are written by whoever wrote the
+		// managed cluster's kubeconfig (`kubectl ocm join --mode hosted`).
+		all, _, err = config.HostedAgentObjects(v)
+	} else {
+		all, err = config.AgentObjects(v)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("render the agent: %w", err)
+	}
+	out := make([]*unstructured.Unstructured, 0, len(all))
+	for _, obj := range all {
+		if config.IsUserOwned(obj) {
+			continue
+		}
+		labels := obj.GetLabels()
+		labels[config.KlusterletOwnerLabel] = k.Name
+		obj.SetLabels(labels)
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+// agentNamespace is where the agent of k runs on this cluster: spec.namespace
+// in Default and Singleton mode, the Klusterlet's name in the Hosted modes.
+func agentNamespace(k *operatorv1.Klusterlet) string {
+	if k.Mode().IsHosted() {
+		return k.Name
+	}
+	return k.AgentNamespace()
+}
+
+// agentDeployment names the agent Deployment of k.
+func agentDeployment(k *operatorv1.Klusterlet) string {
+	if k.Mode().IsHosted() {
+		return k.Name + "-agent"
+	}
+	return config.AgentDeployment
+}
