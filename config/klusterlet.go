@@ -18,6 +18,10 @@ import (
 // by this label.
 const KlusterletOwnerLabel = "operator.open-cluster-management.io/klusterlet"
 
+// KlusterletCleanupFinalizer holds a Klusterlet until the Klusterlet
+// operator has removed its agent.
+const KlusterletCleanupFinalizer = "operator.open-cluster-management.io/cleanup"
+
 // KlusterletOperatorName names the Klusterlet operator's Deployment,
 // ServiceAccount, ClusterRole and ClusterRoleBinding, in
 // operatorv1.OperatorNamespace.
@@ -184,4 +188,32 @@ func IsUserOwned(obj *unstructured.Unstructured) bool {
 		return obj.GetName() == operatorv1.BootstrapHubKubeConfigSecret || obj.GetName() == ManagedKubeconfigSecret
 	}
 	return false
+}
+
+// KlusterletInstallObjects returns what `kubectl ocm join` writes, and a
+// GitOps repository holds, for the agent of v: the Klusterlet operator
+// (KlusterletOperatorObjects with op), then, rendered from the agent
+// manifests, the agent's namespace, the Secrets the user owns (bootstrap
+// kubeconfig; in Hosted mode also the managed cluster's kubeconfig) and the
+// Klusterlet. The operator renders everything else from the Klusterlet. In
+// Hosted mode it also returns the CRDs that belong on the managed cluster.
+func KlusterletInstallObjects(op KlusterletOperatorValues, v AgentValues, hosted bool) (objs, managed []*unstructured.Unstructured, err error) {
+	if objs, err = KlusterletOperatorObjects(op); err != nil {
+		return nil, nil, err
+	}
+	var agent []*unstructured.Unstructured
+	if hosted {
+		agent, managed, err = HostedAgentObjects(v)
+	} else {
+		agent, err = AgentObjects(v)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, obj := range agent {
+		if obj.GetKind() != "CustomResourceDefinition" && (obj.GetKind() == "Namespace" || IsUserOwned(obj)) {
+			objs = append(objs, obj)
+		}
+	}
+	return objs, managed, nil
 }

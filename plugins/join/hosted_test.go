@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
 
 // writeKubeconfig writes a one-context kubeconfig to dir/name; change edits
@@ -118,8 +119,8 @@ func TestHostedObjects(t *testing.T) {
 				if obj.GetKind() == "Klusterlet" {
 					k = obj
 				}
-				if ns := obj.GetNamespace(); ns != "" && ns != "klusterlet-cluster2" {
-					t.Errorf("%s %s is in namespace %s, want klusterlet-cluster2", obj.GetKind(), obj.GetName(), ns)
+				if ns := obj.GetNamespace(); ns != "" && ns != "klusterlet-cluster2" && ns != operatorv1.OperatorNamespace {
+					t.Errorf("%s %s is in namespace %s, want klusterlet-cluster2 (the agent's) or %s (the operator's)", obj.GetKind(), obj.GetName(), ns, operatorv1.OperatorNamespace)
 				}
 			}
 			if k == nil || k.GetName() != "klusterlet-cluster2" {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -128,6 +129,7 @@ func TestKlusterletState(t *testing.T) {
 	cond := func(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
 		return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg}
 	}
+	running := cond(operatorv1.ConditionKlusterletAvailable, metav1.ConditionTrue, "KlusterletAvailable", "Deployment available")
 	tests := []struct {
 		name       string
 		conds      []metav1.Condition
@@ -135,12 +137,16 @@ func TestKlusterletState(t *testing.T) {
 		wantDetail string
 		wantDone   bool
 	}{
-		{name: "nothing yet", wantStep: "registering"},
-		{name: "CSR pending", conds: []metav1.Condition{cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionTrue, "CSRPending", "waiting")},
+		{name: "nothing yet", wantStep: "installing"},
+		{name: "agent not running", conds: []metav1.Condition{cond(operatorv1.ConditionKlusterletAvailable, metav1.ConditionFalse, "NoAvailablePods", "ImageNotMapped")},
+			wantStep: "agent starting", wantDetail: "ImageNotMapped"},
+		{name: "agent runs, no report yet", conds: []metav1.Condition{running},
+			wantStep: "registering"},
+		{name: "CSR pending", conds: []metav1.Condition{running, cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionTrue, "CSRPending", "waiting")},
 			wantStep: "CSR pending", wantDetail: "kubectl ocm accept --clusters cluster1"},
-		{name: "bootstrap token rejected", conds: []metav1.Condition{cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionTrue, "BootstrapUnauthorized", "token expired")},
+		{name: "bootstrap token rejected", conds: []metav1.Condition{running, cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionTrue, "BootstrapUnauthorized", "token expired")},
 			wantStep: "BootstrapUnauthorized", wantDetail: "token expired"},
-		{name: "available", conds: []metav1.Condition{cond(operatorv1.ConditionKlusterletAvailable, metav1.ConditionTrue, "KlusterletAvailable", "joined")},
+		{name: "available", conds: []metav1.Condition{running, cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionFalse, "HubConnectionFunctional", "joined")},
 			wantStep: "available", wantDone: true},
 	}
 	for _, tt := range tests {
@@ -173,19 +179,29 @@ func TestObjects(t *testing.T) {
 		t.Fatalf("no %s %s among the objects", kind, name)
 		return nil
 	}
-	dep := find("Deployment", "klusterlet-agent")
+	// What a GitOps repository holds: the operator, the agent's namespace,
+	// the bootstrap Secret and the Klusterlet; the operator renders the rest.
+	var got []string
+	for _, obj := range objs {
+		got = append(got, obj.GetKind()+" "+obj.GetName())
+	}
+	want := []string{"CustomResourceDefinition " + config.KlusterletsCRDName, "Namespace open-cluster-management", "ServiceAccount klusterlet",
+		"ClusterRole open-cluster-management:klusterlet", "ClusterRoleBinding open-cluster-management:klusterlet", "Deployment klusterlet",
+		"Namespace open-cluster-management-agent", "Secret bootstrap-hub-kubeconfig", "Klusterlet klusterlet"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("join writes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	dep := find("Deployment", "klusterlet")
 	if dep.GetLabels()["app.kubernetes.io/part-of"] != "kubectl-ocm" {
-		t.Error("the agent Deployment lacks the part-of label")
+		t.Error("the operator Deployment lacks the part-of label")
 	}
 	ctrs, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "containers")
 	ctr := ctrs[0].(map[string]any)
-	args := strings.Join(toStrings(ctr["args"]), " ")
-	if ctr["image"] != o.Image || !strings.Contains(args, "agent --cluster-name=cluster1") || !strings.Contains(args, "--client-cert-expiration-seconds=3600") ||
-		!strings.Contains(args, "--addon-kubeclient-registration-auth=token") || !strings.Contains(args, "--addon-token-expiration-seconds=7200") {
-		t.Errorf("agent container image %v args %q", ctr["image"], args)
+	if args := strings.Join(toStrings(ctr["args"]), " "); ctr["image"] != o.Image || !strings.HasPrefix(args, "operator klusterlet") {
+		t.Errorf("operator container image %v args %q", ctr["image"], args)
 	}
 	if env := fmt.Sprint(ctr["env"]); !strings.Contains(env, "POD_NAMESPACE") || !strings.Contains(env, "metadata.namespace") {
-		t.Errorf("agent container lacks the POD_NAMESPACE fieldRef: %v", ctr["env"])
+		t.Errorf("operator container lacks the POD_NAMESPACE fieldRef: %v", ctr["env"])
 	}
 	k := find("Klusterlet", "klusterlet")
 	if mode, _, _ := unstructured.NestedString(k.Object, "spec", "deployOption", "mode"); mode != "Singleton" {
@@ -199,8 +215,14 @@ func TestObjects(t *testing.T) {
 	if kc, _, _ := unstructured.NestedString(secret.Object, "data", "kubeconfig"); kc == "" {
 		t.Error("the bootstrap Secret has no kubeconfig")
 	}
-	find("ServiceAccount", "klusterlet-agent")
-	find("Namespace", "open-cluster-management-agent")
+	for field, want := range map[string]any{"clusterName": "cluster1", "imagePullSpec": o.Image} {
+		if got, _, _ := unstructured.NestedFieldNoCopy(k.Object, "spec", field); got != want {
+			t.Errorf("Klusterlet spec.%s = %v, want %v", field, got, want)
+		}
+	}
+	if got, _, _ := unstructured.NestedFieldNoCopy(k.Object, "spec", "registrationConfiguration", "clientCertExpirationSeconds"); fmt.Sprint(got) != "3600" {
+		t.Errorf("Klusterlet clientCertExpirationSeconds = %v, want 3600", got)
+	}
 }
 
 func toStrings(v any) []string {
@@ -244,7 +266,7 @@ func TestPrintObjects(t *testing.T) {
 	}{
 		{name: "client, no -o", dryRun: cli.DryRunClient, want: []string{
 			"namespace/open-cluster-management-agent applied (client dry run)\n",
-			"deployment.apps/klusterlet-agent applied (client dry run)\n",
+			"deployment.apps/klusterlet applied (client dry run)\n",
 		}},
 		{name: "server, no -o", dryRun: cli.DryRunServer, want: []string{"klusterlet.operator.open-cluster-management.io/klusterlet applied (server dry run)\n"}},
 		{name: "-o name", dryRun: cli.DryRunClient, output: "name", want: []string{"namespace/open-cluster-management-agent\n"}},
@@ -271,7 +293,8 @@ func TestPrintObjects(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", want, out)
 				}
 			}
-			if strings.Index(out.String(), "amespace") > strings.Index(out.String(), "lusterlet-agent") {
+			klusterlet := strings.LastIndex(out.String(), "lusterlet")
+			if i := strings.Index(out.String(), "amespace"); i < 0 || i > klusterlet {
 				t.Errorf("objects are not printed in install order:\n%s", out)
 			}
 		})

@@ -73,10 +73,10 @@ func (o *Options) Run(ctx context.Context) error {
 		return o.printObjects(append(managedObjs, objs...))
 	}
 	if o.hosted() {
-		fmt.Fprintf(o.Out, "Installed the agent of cluster %s in namespace %s of the hosting cluster %s; it manages the cluster at %s and joins hub %s as %s.\n",
+		fmt.Fprintf(o.Out, "Installed the Klusterlet operator and the Klusterlet of cluster %s, whose agent runs in namespace %s of the hosting cluster %s; it manages the cluster at %s and joins hub %s as %s.\n",
 			o.ClusterName, o.agentNamespace(), o.contextName, o.managed.server, o.HubAPIServer, hub.user)
 	} else {
-		fmt.Fprintf(o.Out, "Installed the agent of cluster %s in namespace %s; it joins hub %s as %s.\n",
+		fmt.Fprintf(o.Out, "Installed the Klusterlet operator and the Klusterlet of cluster %s, whose agent runs in namespace %s; it joins hub %s as %s.\n",
 			o.ClusterName, config.AgentNamespace, o.HubAPIServer, hub.user)
 	}
 	fmt.Fprintf(o.Out, "On the hub, accept the cluster with:\n\n    kubectl ocm accept --clusters %s\n\n", o.ClusterName)
@@ -86,9 +86,10 @@ func (o *Options) Run(ctx context.Context) error {
 	return o.wait(ctx, spoke, hub.client)
 }
 
-// objects renders the agent manifests for a hub at server with CA ca: those
-// for the cluster of --context and, in hosted mode, those for the managed
-// cluster.
+// objects renders what join writes for a hub at server with CA ca: on the
+// cluster of --context the Klusterlet operator, the agent's namespace, its
+// Secrets and the Klusterlet, from which the operator installs the agent;
+// in hosted mode also the CRDs for the managed cluster.
 func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructured.Unstructured, err error) {
 	bootstrap, err := kubeconfig.ForToken(server, ca, o.HubToken)
 	if err != nil {
@@ -107,6 +108,7 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		v.AddonKubeClientRegistrationAuth = o.AddonKubeClientRegistrationAuth
 		v.AddonTokenExpirationSeconds = o.AddonTokenExpirationSeconds
 	}
+	op := config.KlusterletOperatorValues{Image: o.Image}
 	if o.hosted() {
 		v.Mode = string(operatorv1.InstallModeHosted)
 		if o.Singleton {
@@ -115,14 +117,13 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		if o.managed != nil {
 			v.ManagedKubeconfig = o.managed.kubeconfig
 		}
-		return config.HostedAgentObjects(v)
+		return config.KlusterletInstallObjects(op, v, true)
 	}
 	v.Mode = string(operatorv1.InstallModeDefault)
 	if o.Singleton {
 		v.Mode = string(operatorv1.InstallModeSingleton)
 	}
-	objs, err = config.AgentObjects(v)
-	return objs, nil, err
+	return config.KlusterletInstallObjects(op, v, false)
 }
 
 // localClusterName returns the cluster name of the hub credential in

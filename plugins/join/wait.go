@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -42,29 +43,30 @@ func (o *Options) wait(ctx context.Context, spoke, hub client.Client) error {
 	return nil
 }
 
-// observe reads the agent Deployment, the Klusterlet conditions on the
-// cluster of --context and, when the token may read it, the ManagedCluster on
-// the hub.
+// observe reads, on the cluster of --context, the Klusterlet operator's
+// Deployment and the Klusterlet's conditions (the operator's and the
+// agent's) and, when the token may read it, the ManagedCluster on the hub.
+// A Klusterlet field the operator cannot honour ends the wait with its cause.
 func (o *Options) observe(ctx context.Context, spoke, hub client.Client) (joinState, error) {
-	ns, name, klusterlet := o.agentNamespace(), o.agentDeployment(), o.klusterletName()
-	dep := &appsv1.Deployment{}
-	if err := spoke.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, dep); err != nil {
-		return joinState{}, fmt.Errorf("read Deployment %s/%s: %w", ns, name, err)
+	op := &appsv1.Deployment{}
+	key := types.NamespacedName{Namespace: operatorv1.OperatorNamespace, Name: config.KlusterletOperatorName}
+	if err := spoke.Get(ctx, key, op); err != nil {
+		return joinState{}, fmt.Errorf("read Deployment %s: %w", key, err)
 	}
-	if dep.Status.AvailableReplicas == 0 {
-		detail := fmt.Sprintf("Deployment %s/%s has no running agent yet", ns, name)
-		for _, c := range dep.Status.Conditions {
-			if c.Status != "True" && c.Message != "" {
-				detail += fmt.Sprintf(" (%s: %s)", c.Reason, c.Message)
-			}
-		}
-		return joinState{step: "agent starting", detail: detail + "; check its pod with `kubectl -n " + ns + " describe pods`"}, nil
+	if op.Status.AvailableReplicas == 0 {
+		return joinState{step: "operator starting", detail: fmt.Sprintf("Deployment %s has no running Klusterlet operator yet%s; check its pod with `kubectl -n %s describe pods`",
+			key, deploymentCauses(op), key.Namespace)}, nil
 	}
+	name := o.klusterletName()
 	k := &operatorv1.Klusterlet{}
-	if err := spoke.Get(ctx, types.NamespacedName{Name: klusterlet}, k); err != nil {
-		return joinState{}, fmt.Errorf("read Klusterlet %s: %w", klusterlet, err)
+	if err := spoke.Get(ctx, types.NamespacedName{Name: name}, k); err != nil {
+		return joinState{}, fmt.Errorf("read Klusterlet %s: %w", name, err)
 	}
-	state := klusterletState(k.Status.Conditions, o.ClusterName, klusterlet)
+	if c := meta.FindStatusCondition(k.Status.Conditions, operatorv1.ConditionKlusterletApplied); c != nil && c.Status == metav1.ConditionFalse &&
+		c.Reason != operatorv1.ReasonKlusterletApplyFailed && c.ObservedGeneration == k.Generation {
+		return joinState{}, fmt.Errorf("the Klusterlet operator cannot install Klusterlet %s (%s): %s", name, c.Reason, c.Message)
+	}
+	state := klusterletState(k.Status.Conditions, o.ClusterName, name)
 	if !state.done {
 		return state, nil
 	}
@@ -79,19 +81,40 @@ func (o *Options) observe(ctx context.Context, spoke, hub client.Client) (joinSt
 	return state, nil
 }
 
-// klusterletState interprets the agent's conditions on the Klusterlet.
+// deploymentCauses returns the messages of dep's conditions that are not
+// True, as " (reason: message)", for progress lines.
+func deploymentCauses(dep *appsv1.Deployment) string {
+	var out string
+	for _, c := range dep.Status.Conditions {
+		if c.Status != "True" && c.Message != "" {
+			out += fmt.Sprintf(" (%s: %s)", c.Reason, c.Message)
+		}
+	}
+	return out
+}
+
+// klusterletState interprets the Klusterlet's conditions: the operator's
+// Applied and Available (the agent Deployment runs), then the agent's
+// HubConnectionDegraded. The cluster has joined when the agent is available
+// and its hub connection is functional.
 func klusterletState(conds []metav1.Condition, cluster, klusterlet string) joinState {
-	if c := meta.FindStatusCondition(conds, operatorv1.ConditionKlusterletAvailable); c != nil && c.Status == metav1.ConditionTrue {
-		return joinState{step: "available", detail: c.Message, done: true}
+	avail := meta.FindStatusCondition(conds, operatorv1.ConditionKlusterletAvailable)
+	if avail == nil {
+		return joinState{step: "installing", detail: "waiting for the Klusterlet operator to install the agent of Klusterlet " + klusterlet}
+	}
+	if avail.Status != metav1.ConditionTrue {
+		return joinState{step: "agent starting", detail: avail.Message}
 	}
 	c := meta.FindStatusCondition(conds, operatorv1.ConditionHubConnectionDegraded)
 	if c == nil {
 		return joinState{step: "registering", detail: "waiting for the agent to report its progress on Klusterlet " + klusterlet}
 	}
-	switch c.Reason {
-	case operatorv1.KlusterletReasonCSRPending:
+	switch {
+	case c.Status == metav1.ConditionFalse:
+		return joinState{step: "available", detail: c.Message, done: true}
+	case c.Reason == operatorv1.KlusterletReasonCSRPending:
 		return joinState{step: "CSR pending", detail: fmt.Sprintf("%s (on the hub: `kubectl ocm accept --clusters %s`)", c.Message, cluster)}
-	case operatorv1.KlusterletReasonHubAcceptancePending:
+	case c.Reason == operatorv1.KlusterletReasonHubAcceptancePending:
 		return joinState{step: "certificate issued", detail: c.Message}
 	}
 	return joinState{step: c.Reason, detail: c.Message}

@@ -95,6 +95,13 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	hubServer := o.hubServer(ctx, c, t.namespace)
 
+	// The Klusterlet operator unjoins a deleted Klusterlet; without a running
+	// operator (an agent installed directly), unjoin removes the agent below.
+	if err == nil {
+		if err := o.deleteKlusterlet(ctx, c, k); err != nil {
+			return err
+		}
+	}
 	// Secrets the agent created itself live in the namespace and go with it.
 	if err := apply.Delete(ctx, c, t.objs, client.PropagationPolicy("Foreground")); err != nil {
 		return fmt.Errorf("remove the agent: %w", err)
@@ -103,6 +110,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(o.Out, "Removed the agent of cluster %s: Deployment, Secrets, RBAC, Klusterlet %s and namespace %s.\n", o.ClusterName, t.klusterlet, t.namespace)
+	if err := o.removeOperator(ctx, c); err != nil {
+		return err
+	}
 
 	kept, err := o.removeUnusedCRDs(ctx, c, t.crds)
 	if err != nil {

@@ -30,7 +30,7 @@ import (
 const FieldManager = "klusterlet"
 
 // Finalizer holds a Klusterlet until the operator has removed its agent.
-const Finalizer = "operator.open-cluster-management.io/cleanup"
+const Finalizer = config.KlusterletCleanupFinalizer
 
 // recheckPeriod is how often a Klusterlet waiting for something the operator
 // does not watch (its bootstrap Secret, the removal of its objects) is

@@ -224,10 +224,11 @@ func testAccept(ctx context.Context, t *testing.T, s *suite) {
 		}
 		return l.Spec.RenewTime.After(first.Time), nil
 	})
-	eventually(ctx, t, "Klusterlet Available and HubConnectionDegraded False", func(ctx context.Context) (bool, error) {
-		a, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionKlusterletAvailable)
-		d, _ := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
-		return a != nil && a.Status == metav1.ConditionTrue && d != nil && d.Status == metav1.ConditionFalse, err
+	// The agent writes only HubConnectionDegraded; Available is the
+	// Klusterlet operator's, from the agent Deployment.
+	eventually(ctx, t, "Klusterlet HubConnectionDegraded False", func(ctx context.Context) (bool, error) {
+		d, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
+		return d != nil && d.Status == metav1.ConditionFalse, err
 	})
 }
 
@@ -336,9 +337,9 @@ func recoverCredential(ctx context.Context, t *testing.T, s *suite, oldCert stri
 		_, err = certutil.ParseCertsPEM(sec.Data["tls.crt"])
 		return err == nil && string(sec.Data["tls.crt"]) != oldCert, nil
 	})
-	eventually(ctx, t, "Klusterlet Available", func(ctx context.Context) (bool, error) {
-		a, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionKlusterletAvailable)
-		return a != nil && a.Status == metav1.ConditionTrue, err
+	eventually(ctx, t, "Klusterlet HubConnectionDegraded False", func(ctx context.Context) (bool, error) {
+		d, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
+		return d != nil && d.Status == metav1.ConditionFalse, err
 	})
 	for _, typ := range []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
 		eventually(ctx, t, "ManagedCluster condition "+typ, func(ctx context.Context) (bool, error) {

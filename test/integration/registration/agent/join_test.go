@@ -96,7 +96,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 				if err := runJoin(ctx, o); err != nil {
 					t.Fatalf("join --dry-run=%s: %v\n%s", mode, err, errOut)
 				}
-				if want := "deployment.apps/klusterlet-agent applied (" + mode + " dry run)"; !strings.Contains(out.String(), want) {
+				if want := "deployment.apps/klusterlet applied (" + mode + " dry run)"; !strings.Contains(out.String(), want) {
 					t.Errorf("join --dry-run=%s output lacks %q:\n%s", mode, want, out)
 				}
 				ns := &corev1.Namespace{}
@@ -178,10 +178,11 @@ func TestJoinAndUnjoin(t *testing.T) {
 		c := spoke.Client()
 		checks := []client.Object{
 			&corev1.Namespace{}, &operatorv1.Klusterlet{}, &rbacv1.ClusterRole{}, &rbacv1.ClusterRoleBinding{},
-			&apiextensionsv1.CustomResourceDefinition{},
+			&apiextensionsv1.CustomResourceDefinition{}, &corev1.Namespace{}, &rbacv1.ClusterRole{},
 		}
 		names := []string{config.AgentNamespace, operatorv1.KlusterletName, "open-cluster-management:klusterlet-agent:registration",
-			"open-cluster-management:klusterlet-agent:registration", config.KlusterletsCRDName}
+			"open-cluster-management:klusterlet-agent:registration", config.KlusterletsCRDName, operatorv1.OperatorNamespace,
+			"open-cluster-management:klusterlet"}
 		for i, obj := range checks {
 			if err := c.Get(ctx, types.NamespacedName{Name: names[i]}, obj); !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
 				t.Errorf("%T %s remains after unjoin (err %v)", obj, names[i], err)
