@@ -14,10 +14,10 @@ import (
 func NewCmdGet(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "get",
-		Short: "List managed clusters",
+		Short: "List managed clusters, or show the Klusterlet of a managed cluster",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdClusters(getter, streams))
+	cmd.AddCommand(newCmdClusters(getter, streams), newCmdKlusterlet(getter, streams))
 	return cmd
 }
 

@@ -1,0 +1,40 @@
+package get
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+)
+
+func TestPrintKlusterlet(t *testing.T) {
+	k := &operatorv1.Klusterlet{
+		ObjectMeta: metav1.ObjectMeta{Name: "klusterlet", Generation: 3},
+		Spec:       operatorv1.KlusterletSpec{ClusterName: "cluster1", ImagePullSpec: "quay.io/kubectl-ocm/ocm-controller:v0.2.0"},
+		Status: operatorv1.KlusterletStatus{
+			ObservedGeneration: 3,
+			Conditions: []metav1.Condition{
+				{Type: "Available", Status: metav1.ConditionFalse, Reason: "NoAvailablePods", Message: "Deployment open-cluster-management-agent/klusterlet-agent: ImageNotMapped"},
+			},
+			Generations:      []operatorv1.GenerationStatus{{Group: "apps", Version: "v1", Resource: "deployments", Namespace: "open-cluster-management-agent", Name: "klusterlet-agent", LastGeneration: 4}},
+			RelatedResources: []operatorv1.RelatedResourceMeta{{Version: "v1", Resource: "namespaces", Name: "open-cluster-management-agent"}},
+		},
+	}
+	var out bytes.Buffer
+	if err := PrintKlusterlet(&out, k); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Cluster:     cluster1\n", "Namespace:   open-cluster-management-agent\n", "Mode:        Default\n",
+		"Image:       quay.io/kubectl-ocm/ocm-controller:v0.2.0\n", "Generation:  3 (observed 3)\n",
+		"  Available  False   NoAvailablePods  Deployment open-cluster-management-agent/klusterlet-agent: ImageNotMapped\n",
+		"  deployments.apps open-cluster-management-agent/klusterlet-agent: 4\n", "  namespaces open-cluster-management-agent\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
