@@ -19,6 +19,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
 
 // testLiveEdits edits one field of the Klusterlet per subtest and checks
@@ -108,6 +109,21 @@ func (s *suite) testLiveEdits(t *testing.T) {
 			}
 		}
 		s.waitJoined(t, clusterName)
+	})
+
+	t.Run("edit clusterName: the agent registers the new name", func(t *testing.T) {
+		const renamed = "cluster1-renamed"
+		before := s.waitAvailable(t, "the agent before the edit", "open-cluster-management-moved")
+		s.edit(t, func(k *operatorv1.Klusterlet) { k.Spec.ClusterName = renamed })
+		dep := s.waitRolled(t, "open-cluster-management-moved", before)
+		if args := s.processArgs(t, "open-cluster-management-moved", dep); !slices.Contains(args, "--cluster-name="+renamed) {
+			t.Errorf("the agent runs with %q, not as %s", args, renamed)
+		}
+		framework.Eventually(s.ctx, t, wait, "ManagedCluster "+renamed+" registered", func(ctx context.Context) (bool, error) {
+			return true, s.hub.Get(ctx, types.NamespacedName{Name: renamed}, &clusterv1.ManagedCluster{})
+		})
+		clitest.ExpectOK(t, s.onHub.Run(s.ctx, "accept", "--clusters", renamed, "--wait", "--timeout", "2m"))
+		s.waitJoined(t, renamed)
 	})
 }
 
