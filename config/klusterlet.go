@@ -59,7 +59,9 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 		return v, nil, err
 	}
 	if k.Mode().IsHosted() {
-		v.KlusterletName = k.Name
+		// The agent runs on the hosting cluster in the namespace named for
+		// the Klusterlet; spec.namespace is the one on the managed cluster.
+		v.KlusterletName, v.AgentNamespace = k.Name, k.Name
 	}
 	for _, u := range s.ExternalServerURLs {
 		v.ExternalServerURLs = append(v.ExternalServerURLs, u.URL)
