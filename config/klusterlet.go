@@ -34,7 +34,7 @@ const AgentDeployment = "klusterlet-agent"
 // with bootstrap as the bootstrap kubeconfig (the content of Secret
 // bootstrap-hub-kubeconfig, which the manifests only carry through). It also
 // returns the feature gates k names that the agent does not know, which are
-// ignored. A field the agent cannot honour is a *FieldError.
+// ignored. A field the agent cannot honor is a *FieldError.
 func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (AgentValues, []string, error) {
 	s := &k.Spec
 	v := AgentValues{

@@ -72,7 +72,9 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 			k := klusterlet(func(s *operatorv1.KlusterletSpec) { s.DeployOption.Mode = operatorv1.InstallModeHosted })
 			k.Name = "klusterlet-cluster1"
 			return k
-		}(), want: func(v *AgentValues) { v.Mode, v.KlusterletName, v.AgentNamespace = "Hosted", "klusterlet-cluster1", "klusterlet-cluster1" },
+		}(), want: func(v *AgentValues) {
+			v.Mode, v.KlusterletName, v.AgentNamespace = "Hosted", "klusterlet-cluster1", "klusterlet-cluster1"
+		},
 			wantArgs: []string{"--klusterlet-name=klusterlet-cluster1", "--managed-kubeconfig-secret=external-managed-kubeconfig"}},
 		{name: "no cluster name", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.ClusterName = "" }), wantReason: "ClusterNameMissing"},
 		{name: "two images", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.WorkImagePullSpec = "example.com/work:v1" }), wantReason: "ImagePullSpecMismatch"},

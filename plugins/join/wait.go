@@ -46,7 +46,7 @@ func (o *Options) wait(ctx context.Context, spoke, hub client.Client) error {
 // observe reads, on the cluster of --context, the Klusterlet operator's
 // Deployment and the Klusterlet's conditions (the operator's and the
 // agent's) and, when the token may read it, the ManagedCluster on the hub.
-// A Klusterlet field the operator cannot honour ends the wait with its cause.
+// A Klusterlet field the operator cannot honor ends the wait with its cause.
 func (o *Options) observe(ctx context.Context, spoke, hub client.Client) (joinState, error) {
 	op := &appsv1.Deployment{}
 	key := types.NamespacedName{Namespace: operatorv1.OperatorNamespace, Name: config.KlusterletOperatorName}

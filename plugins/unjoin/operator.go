@@ -19,14 +19,14 @@ import (
 )
 
 // deleteKlusterlet deletes k and waits until it is gone. When no Klusterlet
-// operator runs to honour its finalizer, the finalizer is dropped and unjoin
+// operator runs to honor its finalizer, the finalizer is dropped and unjoin
 // removes the agent itself.
 func (o *Options) deleteKlusterlet(ctx context.Context, c client.Client, k *operatorv1.Klusterlet) error {
 	if slices.Contains(k.Finalizers, config.KlusterletCleanupFinalizer) && !operatorRuns(ctx, c) {
 		base := k.DeepCopy()
 		k.Finalizers = slices.DeleteFunc(k.Finalizers, func(f string) bool { return f == config.KlusterletCleanupFinalizer })
 		if err := c.Patch(ctx, k, client.MergeFrom(base)); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("remove the finalizer of Klusterlet %s, which no running Klusterlet operator honours: %w", k.Name, err)
+			return fmt.Errorf("remove the finalizer of Klusterlet %s, which no running Klusterlet operator honors: %w", k.Name, err)
 		}
 	}
 	if err := c.Delete(ctx, k); err != nil && !apierrors.IsNotFound(err) {

@@ -101,7 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	result, err := r.reconcileNormal(ctx, k)
 	if perr := h.Patch(ctx, k); perr != nil {
 		if apierrors.IsConflict(perr) {
-			return ctrl.Result{Requeue: true}, nil
+			return ctrl.Result{RequeueAfter: time.Second}, nil
 		}
 		return ctrl.Result{}, errors.Join(err, perr)
 	}

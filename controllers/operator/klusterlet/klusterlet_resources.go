@@ -161,7 +161,7 @@ func (r *Reconciler) secretData(ctx context.Context, namespace, name string) (ma
 	s := &corev1.Secret{}
 	if err := r.Direct.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, s); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("Secret %s/%s does not exist", namespace, name)
+			return nil, fmt.Errorf("the Secret %s/%s does not exist", namespace, name)
 		}
 		return nil, fmt.Errorf("read Secret %s/%s: %w", namespace, name, err)
 	}

@@ -40,7 +40,7 @@ func setApplied(k *operatorv1.Klusterlet, err error, unknown []string, applied i
 	var fieldErr *config.FieldError
 	switch {
 	case errors.As(err, &fieldErr):
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, fieldErr.Reason, "Cannot honour "+fieldErr.Error()
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, fieldErr.Reason, "Cannot honor "+fieldErr.Error()
 	case err != nil:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, operatorv1.ReasonKlusterletApplyFailed, err.Error()
 	}
