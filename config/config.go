@@ -44,25 +44,7 @@ var managedClusterCRDNames = []string{ClusterClaimsCRDName, AppliedManifestWorks
 // CRDs decodes and returns every embedded CustomResourceDefinition, sorted by
 // name. Each call returns new objects that the caller may modify.
 func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	entries, err := fs.ReadDir(crdFiles, crdDir)
-	if err != nil {
-		return nil, fmt.Errorf("read embedded CRDs: %w", err)
-	}
-	crds := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(entries))
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
-			continue
-		}
-		crd, err := decodeCRD(path.Join(crdDir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		crds = append(crds, crd)
-	}
-	slices.SortFunc(crds, func(a, b *apiextensionsv1.CustomResourceDefinition) int {
-		return strings.Compare(a.Name, b.Name)
-	})
-	return crds, nil
+	return filterCRDs(func(string) bool { return true })
 }
 
 // HubCRDs returns the CRDs installed on the hub: every CRD except those of
@@ -90,15 +72,32 @@ func CRD(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
 	return crds[0], nil
 }
 
-// filterCRDs returns the CRDs whose name keep accepts.
+// filterCRDs returns the CRDs whose name keep accepts, sorted by name. It
+// decodes only their files, named <group>_<plural>.yaml by controller-gen,
+// so that a caller that needs a few small CRDs does not decode them all.
 func filterCRDs(keep func(name string) bool) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	all, err := CRDs()
+	entries, err := fs.ReadDir(crdFiles, crdDir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read embedded CRDs: %w", err)
 	}
-	return slices.DeleteFunc(all, func(crd *apiextensionsv1.CustomResourceDefinition) bool {
-		return !keep(crd.Name)
-	}), nil
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, e := range entries {
+		group, plural, ok := strings.Cut(strings.TrimSuffix(e.Name(), ".yaml"), "_")
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") || (ok && !keep(plural+"."+group)) {
+			continue
+		}
+		crd, err := decodeCRD(path.Join(crdDir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if keep(crd.Name) {
+			crds = append(crds, crd)
+		}
+	}
+	slices.SortFunc(crds, func(a, b *apiextensionsv1.CustomResourceDefinition) int {
+		return strings.Compare(a.Name, b.Name)
+	})
+	return crds, nil
 }
 
 // decodeCRD decodes one embedded file, which must hold exactly one

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,9 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
@@ -182,14 +185,25 @@ func applySeed(t *testing.T, c client.Client, name string) {
 	}
 }
 
-// scaleAgent sets the replicas of the agent Deployment on a managed cluster.
+// scaleAgent sets the replicas of the agent Deployment on a managed cluster,
+// and of the Klusterlet operator, which would otherwise scale the agent back
+// to the Klusterlet's one replica: stopped first, started last.
 func scaleAgent(t *testing.T, c client.Client, replicas int32) {
 	t.Helper()
-	d := &appsv1.Deployment{}
-	require.NoError(t, c.Get(t.Context(), client.ObjectKey{Namespace: "open-cluster-management-agent", Name: "klusterlet-agent"}, d))
-	base := d.DeepCopy()
-	d.Spec.Replicas = &replicas
-	require.NoError(t, c.Patch(t.Context(), d, client.MergeFrom(base)))
+	deployments := []client.ObjectKey{
+		{Namespace: operatorv1.OperatorNamespace, Name: config.KlusterletOperatorName},
+		{Namespace: config.AgentNamespace, Name: config.AgentDeployment},
+	}
+	if replicas > 0 {
+		slices.Reverse(deployments)
+	}
+	for _, key := range deployments {
+		d := &appsv1.Deployment{}
+		require.NoError(t, c.Get(t.Context(), key, d))
+		base := d.DeepCopy()
+		d.Spec.Replicas = &replicas
+		require.NoError(t, c.Patch(t.Context(), d, client.MergeFrom(base)))
+	}
 }
 
 // hasTaint reports whether the cluster has a taint with key.
