@@ -72,7 +72,7 @@ func TestCompletion(t *testing.T) {
 		subset bool
 	}{
 		{"verbs", []string{""}, []string{"accept", "clusterset", "get", "hub", "join", "placement", "unjoin", "version", "work"}, true},
-		{"get", []string{"get", ""}, []string{"clusters"}, false},
+		{"get", []string{"get", ""}, []string{"clusters", "klusterlet"}, false},
 		{"accept --clusters", []string{"accept", "--clusters", ""}, []string{"edge1", "edge2"}, false},
 		{"accept --clusters after a comma", []string{"accept", "--clusters", "edge1,"}, []string{"edge1,edge2"}, false},
 		{"get clusters", []string{"get", "clusters", ""}, []string{"edge1", "edge2"}, false},
