@@ -16,7 +16,7 @@ const agentSideTarget = "target ≤ 60 MB for the agent side (Klusterlet operato
 // operator and of the agent it installed once the cluster is Available and
 // again after the -settle period.
 func BenchmarkAgentSideMemory(b *testing.B) {
-	f := benchkit.StartFleet(b, config.HubValues{}, "cluster1")
+	f := benchkit.StartFleet(b, config.HubOperatorValues{}, "cluster1")
 	ctx := b.Context()
 	benchkit.JoinClusterWithOperator(ctx, b, f, "cluster1")
 	read := func(when string) (op, agent uint64) {
