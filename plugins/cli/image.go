@@ -28,6 +28,12 @@ func AddImageFlags(fs *pflag.FlagSet, image, registry *string, what string) {
 // (config.ControllerImage). The result must be a valid image reference; the
 // error names the flag it came from and what is wrong.
 func ResolveImage(image, registry string) (string, error) {
+	return ResolveVersionImage(image, registry, version.Version)
+}
+
+// ResolveVersionImage is ResolveImage for the image of version ver, rather
+// than this build's, in registry.
+func ResolveVersionImage(image, registry, ver string) (string, error) {
 	if image != "" {
 		if _, err := reference.ParseNormalizedNamed(image); err != nil {
 			return "", fmt.Errorf("--image %q is not a valid image reference (such as quay.io/org/ocm-controller:v0.1.0): %w", image, err)
@@ -37,7 +43,7 @@ func ResolveImage(image, registry string) (string, error) {
 	if registry == "" {
 		return "", fmt.Errorf("--image-registry is empty: give a registry such as %s, or the whole image with --image", config.DefaultImageRegistry)
 	}
-	image = config.ControllerImage(registry, version.Version)
+	image = config.ControllerImage(registry, ver)
 	if _, err := reference.ParseNormalizedNamed(image); err != nil {
 		return "", fmt.Errorf("--image-registry %q does not make a valid image reference %q: give a registry and organization such as %s, without tag: %w",
 			registry, image, config.DefaultImageRegistry, err)

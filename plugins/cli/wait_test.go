@@ -41,6 +41,11 @@ func TestWait(t *testing.T) {
 				return false, "", errors.New("rate: Wait(n=1) would exceed context deadline")
 			}
 		}, "last state: 1 left; last error: rate: Wait(n=1)", "Waiting for x: 1 left\n", 1200 * time.Millisecond},
+		{"an error made with Stop ends the wait at once", func() Check {
+			return func(context.Context) (bool, string, error) {
+				return false, "", Stop(errors.New("rollout failed"))
+			}
+		}, "rollout failed", "", time.Hour},
 		{"a persistent error is reported", func() Check {
 			return func(context.Context) (bool, string, error) { return false, "", errors.New("forbidden") }
 		}, "waiting for x: forbidden", "", 0},

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/placement"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/upgrade"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/version"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
 )
@@ -34,8 +35,9 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Manage a fleet of Kubernetes clusters from one hub",
 		Long: `kubectl ocm installs and drives a fleet of Kubernetes clusters managed from one
 hub cluster with the Open Cluster Management (OCM) APIs: it sets up the hub,
-joins and accepts managed clusters, groups them into cluster sets, creates
-and inspects works and placements, and creates, enables and inspects add-ons.`,
+joins and accepts managed clusters, upgrades the hub and the agents, groups
+the clusters into cluster sets, creates and inspects works and placements, and
+creates, enables and inspects add-ons.`,
 		SilenceUsage:  true,
 		SilenceErrors: false,
 		Annotations: map[string]string{
@@ -48,7 +50,7 @@ and inspects works and placements, and creates, enables and inspects add-ons.`,
 	configFlags.AddFlags(cmd.PersistentFlags())
 
 	cmd.AddGroup(&cobra.Group{ID: groupHub, Title: "Hub Commands:"})
-	for _, verb := range []*cobra.Command{hub.NewCmdHub(configFlags, streams), accept.NewCmdAccept(configFlags, streams), get.NewCmdGet(configFlags, streams), work.NewCmdWork(configFlags, streams), addon.NewCmdAddon(configFlags, streams)} {
+	for _, verb := range []*cobra.Command{hub.NewCmdHub(configFlags, streams), accept.NewCmdAccept(configFlags, streams), get.NewCmdGet(configFlags, streams), work.NewCmdWork(configFlags, streams), addon.NewCmdAddon(configFlags, streams), upgrade.NewCmdUpgrade(configFlags, streams)} {
 		verb.GroupID = groupHub
 		cmd.AddCommand(verb)
 	}

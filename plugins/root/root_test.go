@@ -22,6 +22,7 @@ func TestVerbGroupsAndCompletion(t *testing.T) {
 		{[]string{"get", "clusters"}, groupHub},
 		{[]string{"addon", "enable"}, groupHub}, {[]string{"addon", "disable"}, groupHub}, {[]string{"addon", "list"}, groupHub},
 		{[]string{"addon", "get"}, groupHub}, {[]string{"addon", "create"}, groupHub},
+		{[]string{"upgrade", "hub"}, groupHub}, {[]string{"upgrade", "klusterlet"}, groupHub},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path[0]+" "+tt.path[1], func(t *testing.T) {
