@@ -108,7 +108,7 @@ func (o *Options) hubVersions(ctx context.Context, clientVersion string) (*HubVe
 	}
 	hub.ClientSkew = pkgversion.CheckClient(clientVersion, hub.ControllerVersion)
 	if hub.ClientSkew.Verdict == pkgversion.Unsupported {
-		warnings = append(warnings, fmt.Sprintf("kubectl-ocm %s is outside the supported version skew: %s; use a kubectl-ocm of the hub's minor version (kubectl krew upgrade ocm), or upgrade the hub with `kubectl ocm hub init` from the kubectl-ocm of the version you want",
+		warnings = append(warnings, fmt.Sprintf("kubectl-ocm %s is outside the supported version skew: %s; use a kubectl-ocm of the hub's minor version (kubectl krew upgrade ocm), or upgrade the hub with `kubectl ocm upgrade hub --bundle-version <version>`",
 			clientVersion, hub.ClientSkew.Reason))
 	}
 	clusters := &clusterv1.ManagedClusterList{}
@@ -172,9 +172,9 @@ func agentSkewWarning(clusters []ClusterVersion, hubVersion string) string {
 	if len(outside) > 1 {
 		what = fmt.Sprintf("the agents of %d managed clusters are", len(outside))
 	}
-	fix := fmt.Sprintf("upgrade each agent by running `kubectl ocm join` for its cluster again with --image set to the ocm-controller image of %s (and a token from `kubectl ocm hub token --cluster-name <cluster>`)", hubVersion)
+	fix := fmt.Sprintf("upgrade each agent with `kubectl ocm upgrade klusterlet --bundle-version %s --context <cluster>`", hubVersion)
 	if newer {
-		fix += "; where an agent is newer than the hub controller, upgrade the hub first with `kubectl ocm hub init --image`"
+		fix += "; where an agent is newer than the hub controller, upgrade the hub first with `kubectl ocm upgrade hub`"
 	}
 	return fmt.Sprintf("%s outside the supported version skew (at most %d minor versions older than the hub controller, never newer):\n%s\nFix: %s",
 		what, pkgversion.MaxAgentMinorSkew, strings.Join(outside, "\n"), fix)

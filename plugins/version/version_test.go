@@ -51,7 +51,7 @@ func TestClusterVersionsAndWarning(t *testing.T) {
 				"old    True        v0.4.2          v1.37.1              unsupported: 3 minor versions older",
 			},
 			warning: []string{"the agents of 2 managed clusters are outside", "\n  new: agent v0.8.0, newer than the hub controller v0.7.1\n",
-				"\n  old: agent v0.4.2, 3 minor versions older than the hub controller v0.7.1", "\nFix: ", "`kubectl ocm join`", "--image", "upgrade the hub first"},
+				"\n  old: agent v0.4.2, 3 minor versions older than the hub controller v0.7.1", "\nFix: ", "`kubectl ocm upgrade klusterlet --bundle-version v0.7.1 --context <cluster>`", "upgrade the hub first with `kubectl ocm upgrade hub`"},
 		},
 		{
 			name: "one older agent", hub: "v1.4.0",
