@@ -81,16 +81,17 @@ func imagePatch(obj client.Object, image string) ([]byte, error) {
 }
 
 // operatorPatch returns the strategic merge patch that moves the containers
-// of the operator Deployment dep that run an ocm-controller image to image,
-// or nil when they run it already (or dep is nil: there is no operator
+// of the operator Deployment dep that run an ocm-controller image, or one of
+// previous (the images the resource named, which may be of another name), to
+// image; nil when they run it already (or dep is nil: there is no operator
 // Deployment, as on an installation by other means).
-func operatorPatch(dep *appsv1.Deployment, image string) ([]byte, error) {
+func operatorPatch(dep *appsv1.Deployment, image string, previous []string) ([]byte, error) {
 	if dep == nil {
 		return nil, nil
 	}
 	var containers []map[string]string
 	for _, c := range dep.Spec.Template.Spec.Containers {
-		if c.Image != image && isControllerImage(c) {
+		if c.Image != image && (isControllerImage(c) || slices.Contains(previous, c.Image)) {
 			containers = append(containers, map[string]string{"name": c.Name, "image": image})
 		}
 	}

@@ -67,7 +67,7 @@ func (o *Options) run(ctx context.Context, c client.Client, host string) error {
 	if err != nil {
 		return err
 	}
-	opPatch, err := operatorPatch(opDep, o.Image)
+	opPatch, err := operatorPatch(opDep, o.Image, res.PreviousImages)
 	if err != nil {
 		return err
 	}

@@ -106,10 +106,12 @@ func TestOperatorPatch(t *testing.T) {
 			`{"spec":{"template":{"spec":{"containers":[{"name":"operator","image":"` + newImage + `"}]}}}}`},
 		{"at the image already", []corev1.Container{{Name: "operator", Image: newImage}}, ""},
 		{"no ocm-controller container", []corev1.Container{{Name: "other", Image: "example.com/other:v1"}}, ""},
+		{"back from an image of another name the resource named", []corev1.Container{{Name: "operator", Image: "example.com/renamed:v1"}},
+			`{"spec":{"template":{"spec":{"containers":[{"name":"operator","image":"` + newImage + `"}]}}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := operatorPatch(deployment("op", newImage, func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers = tt.containers }), newImage)
+			got, err := operatorPatch(deployment("op", newImage, func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers = tt.containers }), newImage, []string{"example.com/renamed:v1"})
 			require.NoError(t, err)
 			if tt.want == "" {
 				assert.Nil(t, got)
@@ -118,7 +120,7 @@ func TestOperatorPatch(t *testing.T) {
 			assert.JSONEq(t, tt.want, string(got))
 		})
 	}
-	got, err := operatorPatch(nil, newImage)
+	got, err := operatorPatch(nil, newImage, nil)
 	assert.NoError(t, err)
 	assert.Nil(t, got, "no operator Deployment")
 }
