@@ -14,7 +14,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -163,18 +162,7 @@ func (f *fleet) kubectl(t *testing.T, cluster, stdin string, args ...string) (st
 // Deployment namespace/name Available.
 func waitDeploymentAvailable(t *testing.T, c client.Client, namespace, name string) {
 	t.Helper()
-	eventually(t, 2*time.Minute, "Deployment "+namespace+"/"+name+" Available", func(ctx context.Context) (bool, error) {
-		d := &appsv1.Deployment{}
-		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, d); err != nil {
-			return false, err
-		}
-		for _, cond := range d.Status.Conditions {
-			if cond.Type == appsv1.DeploymentAvailable && cond.Status == corev1.ConditionTrue {
-				return d.Status.AvailableReplicas > 0, nil
-			}
-		}
-		return false, nil
-	})
+	waitDeploymentImage(t, c, namespace, name, "")
 }
 
 // applyWork creates a ManifestWork holding a ConfigMap for cluster and waits

@@ -173,9 +173,5 @@ func (f *fleet) joinAll(t *testing.T, clusters ...string) {
 // agentPID returns the PID of the agent process of a managed cluster.
 func (f *fleet) agentPID(t *testing.T, cluster string) int {
 	t.Helper()
-	info, ok := f.runner.Process(cluster, "open-cluster-management-agent", "klusterlet-agent")
-	if !ok || info.Pid == 0 {
-		t.Fatalf("the agent of %s is not running", cluster)
-	}
-	return info.Pid
+	return f.pid(t, cluster, "open-cluster-management-agent", "klusterlet-agent")
 }
