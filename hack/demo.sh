@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The getting-started flow on the `make dev-env` clusters, each step shown as a
 # user would type it: install the hub, join cluster1 and cluster2, accept them,
-# list them, deliver a ManifestWork to cluster1, roll a workload out to both
-# clusters through a placement, then install the example add-on on both.
+# list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
+# cluster1, roll a workload out to both clusters through a placement, then
+# install the example add-on on both.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -58,6 +59,13 @@ step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
 step kubectl ocm get clusters --context hub -o wide
 step kubectl ocm version --context hub
+
+# Upgrade the hub, then cluster1's agent, to another tag of the controller
+# image and wait until it runs everywhere (the dev-env's component runner runs
+# the local ocm-controller binary for every tag of that image).
+UPGRADE_IMAGE=quay.io/kubectl-ocm/ocm-controller:demo-upgrade
+step kubectl ocm upgrade hub --image "$UPGRADE_IMAGE" --context hub
+step kubectl ocm upgrade klusterlet --image "$UPGRADE_IMAGE" --context cluster1 --hub-context hub
 
 # Deliver a workload to cluster1 through the hub.
 step kubectl apply -f "$ROOT/examples/manifestwork-hello.yaml" --context hub
