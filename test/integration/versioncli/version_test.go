@@ -100,7 +100,7 @@ func TestVersion(t *testing.T) {
 		for _, want := range []string{
 			"Warning: the agents of 2 managed clusters are outside the supported version skew",
 			"\n  newer: agent v0.8.0, newer than the hub controller " + componentVersion + "\n",
-			"\n  old: agent v0.4.3, 3 minor versions older", "`kubectl ocm join`", "upgrade the hub first",
+			"\n  old: agent v0.4.3, 3 minor versions older", "`kubectl ocm upgrade klusterlet --bundle-version " + componentVersion + " --context <cluster>`", "`kubectl ocm upgrade hub`", "upgrade the hub first",
 		} {
 			if !strings.Contains(r.ErrOut, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, r.ErrOut)
