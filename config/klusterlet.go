@@ -213,9 +213,18 @@ func KlusterletInstallObjects(op KlusterletOperatorValues, v AgentValues, hosted
 		return nil, nil, err
 	}
 	for _, obj := range agent {
-		if obj.GetKind() != "CustomResourceDefinition" && (obj.GetKind() == "Namespace" || IsUserOwned(obj)) {
+		if IsKlusterletInstallObject(obj) {
 			objs = append(objs, obj)
 		}
 	}
 	return objs, managed, nil
+}
+
+// IsKlusterletInstallObject reports whether obj, rendered from the agent
+// manifests, is one KlusterletInstallObjects returns next to the operator:
+// the agent's namespace or an object the user owns (IsUserOwned) other than
+// a CRD, which the operator's objects carry. The klusterlet Helm chart holds
+// the same objects.
+func IsKlusterletInstallObject(obj *unstructured.Unstructured) bool {
+	return obj.GetKind() != "CustomResourceDefinition" && (obj.GetKind() == "Namespace" || IsUserOwned(obj))
 }

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
@@ -172,5 +174,41 @@ func TestKlusterletInstallObjects(t *testing.T) {
 		"Namespace open-cluster-management-agent, Secret bootstrap-hub-kubeconfig, Klusterlet klusterlet"
 	if strings.Join(got, ", ") != want {
 		t.Errorf("objects:\n%s\nwant\n%s", strings.Join(got, ", "), want)
+	}
+}
+
+// TestKlusterletSchedulingRoundTrip checks that the Pod placement and
+// resources of the agent values reach the written Klusterlet's nodePlacement
+// and resourceRequirement, from which the operator renders the agent with
+// the same values.
+func TestKlusterletSchedulingRoundTrip(t *testing.T) {
+	for _, s := range []Scheduling{{}, {
+		NodeSelector: map[string]string{"node-role.kubernetes.io/control-plane": ""},
+		Tolerations:  []corev1.Toleration{{Key: "node-role.kubernetes.io/control-plane", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+		Resources: &corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+		},
+	}} {
+		objs, _, err := KlusterletInstallObjects(KlusterletOperatorValues{},
+			AgentValues{ClusterName: "cluster1", BootstrapKubeconfig: []byte("kubeconfig"), Scheduling: s}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := &operatorv1.Klusterlet{}
+		for _, obj := range objs {
+			if obj.GetKind() == "Klusterlet" {
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(obj.Object, k, true); err != nil {
+					t.Fatalf("decode the Klusterlet: %v", err)
+				}
+			}
+		}
+		v, _, err := AgentValuesFromKlusterlet(k, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equality.Semantic.DeepEqual(v.Scheduling, s) {
+			t.Errorf("scheduling %+v came back from the Klusterlet as %+v", s, v.Scheduling)
+		}
 	}
 }

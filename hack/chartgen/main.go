@@ -3,21 +3,25 @@
 // the verbs install the same objects from one source (make generate runs
 // it; make verify fails when its output is stale).
 //
-// Each manifest of config/hub-operator (chart hub: the ClusterManager
-// operator and the ClusterManager, what `hub init` writes) or config/agent
-// (chart klusterlet) becomes a chart template that builds, in the chart's
-// _helpers.tpl, the values the Go renderer passes (HubOperatorValues,
-// AgentValues) from .Values and
-// executes the manifest with them; the part-of label, which the Go renderer
-// adds to every object, is written into each object's metadata. The chart's
-// CRDs are the files of config/crd/bases, the add-on CRDs with the
-// conversion stanza the verbs add.
+// Chart hub holds what `hub init` writes: the manifests of
+// config/hub-operator (the ClusterManager operator and the ClusterManager).
+// Chart klusterlet holds what `join` writes: the manifests of
+// config/klusterlet-operator (the Klusterlet operator) and those of
+// config/agent that join writes next to it (the agent's namespace, the
+// bootstrap kubeconfig Secret and the Klusterlet). Each manifest becomes a
+// chart template that builds, in the chart's _helpers.tpl, the values the Go
+// renderer passes (HubOperatorValues, KlusterletOperatorValues, AgentValues)
+// from .Values and executes the manifest with them; the part-of label, which
+// the Go renderer adds to every object, is written into each object's
+// metadata. A chart's CRD is the one of its resource, from config/crd/bases;
+// the operator installs the others.
 package main
 
 import (
 	"bytes"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,26 +33,61 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 )
 
-// chart is one chart: the directory of its manifests and its CRDs.
+// chart is one chart: the manifests its templates are made of and its CRDs.
 type chart struct {
-	name     string
-	manifest string
-	crds     func() ([]*apiextensionsv1.CustomResourceDefinition, error)
+	name    string
+	sources []source
+	crds    func() ([]*apiextensionsv1.CustomResourceDefinition, error)
+}
+
+// source is one directory of config whose manifests become templates of a
+// chart, executed with the values the chart's helper
+// "kubectl-ocm.<values>.values" builds; keep, when set, picks the files.
+type source struct {
+	dir    string
+	values string
+	keep   func(file string) (bool, error)
 }
 
 var charts = []chart{
-	{name: "hub", manifest: "hub-operator", crds: clusterManagerCRD},
-	{name: "klusterlet", manifest: "agent", crds: config.ManagedClusterCRDs},
+	{name: "hub", sources: []source{{dir: "hub-operator", values: "hub"}}, crds: oneCRD(config.ClusterManagersCRDName)},
+	{name: "klusterlet", sources: []source{
+		{dir: "klusterlet-operator", values: "klusterlet.operator"},
+		{dir: "agent", values: "klusterlet", keep: klusterletInstallFile},
+	}, crds: oneCRD(config.KlusterletsCRDName)},
 }
 
-// clusterManagerCRD returns the ClusterManager CRD, the one CRD of the hub
-// chart: the operator installs the others.
-func clusterManagerCRD() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	crd, err := config.CRD(config.ClusterManagersCRDName)
-	if err != nil {
-		return nil, err
+// oneCRD returns the CRDs of a chart whose operator installs every other
+// CRD: the one of its own resource.
+func oneCRD(name string) func() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	return func() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+		crd, err := config.CRD(name)
+		if err != nil {
+			return nil, err
+		}
+		return []*apiextensionsv1.CustomResourceDefinition{crd}, nil
 	}
-	return []*apiextensionsv1.CustomResourceDefinition{crd}, nil
+}
+
+// klusterletInstallFile reports whether the agent manifest file holds what
+// `kubectl ocm join` writes next to the Klusterlet operator
+// (config.IsKlusterletInstallObject): rendered with sample values, each of
+// its objects is one, or none is; a file mixing both is an error.
+func klusterletInstallFile(file string) (bool, error) {
+	objs, err := config.RenderFile(file, config.AgentValues{ClusterName: "cluster1", BootstrapKubeconfig: []byte("kubeconfig")})
+	if err != nil {
+		return false, err
+	}
+	n := 0
+	for _, obj := range objs {
+		if config.IsKlusterletInstallObject(obj) {
+			n++
+		}
+	}
+	if n != 0 && n != len(objs) {
+		return false, fmt.Errorf("%s mixes objects the user writes with objects the operator renders; split it", file)
+	}
+	return n > 0, nil
 }
 
 func main() {
@@ -78,18 +117,34 @@ func generate(root string, c chart) error {
 	if err := os.MkdirAll(filepath.Join(dir, "crds"), 0o755); err != nil {
 		return err
 	}
-	manifests, err := filepath.Glob(filepath.Join(root, c.manifest, "*.yaml"))
-	if err != nil {
-		return err
-	}
-	for _, src := range manifests {
-		raw, err := os.ReadFile(src)
+	for _, src := range c.sources {
+		manifests, err := filepath.Glob(filepath.Join(root, src.dir, "*.yaml"))
 		if err != nil {
 			return err
 		}
-		out := wrap(c.name, src, withPartOfLabel(string(raw)))
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)), []byte(out), 0o644); err != nil {
-			return err
+		for _, file := range manifests {
+			if src.keep != nil {
+				ok, err := src.keep(path.Join(src.dir, filepath.Base(file)))
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+			}
+			raw, err := os.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			// Two sources may hold files of the same name.
+			name := filepath.Base(file)
+			if len(c.sources) > 1 {
+				name = src.dir + "-" + name
+			}
+			out := wrap(src.values, file, withPartOfLabel(string(raw)))
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(out), 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	crds, err := c.crds()

@@ -7,9 +7,11 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
-// TestKlusterletChart checks that the klusterlet chart renders the agent
-// manifests `kubectl ocm join` installs: config.AgentObjects with the values
-// join passes for its flags, and the bootstrap kubeconfig join writes.
+// TestKlusterletChart checks that the klusterlet chart renders what
+// `kubectl ocm join` writes: the Klusterlet operator, the agent's namespace,
+// the bootstrap kubeconfig Secret and the Klusterlet
+// (config.KlusterletInstallObjects), with the values join passes for its
+// flags and the bootstrap kubeconfig join writes.
 func TestKlusterletChart(t *testing.T) {
 	bootstrap, err := kubeconfig.ForToken("https://hub.example.com:6443", []byte("CA"), "token")
 	if err != nil {
@@ -18,10 +20,12 @@ func TestKlusterletChart(t *testing.T) {
 	tests := []struct {
 		name   string
 		values map[string]any
+		op     config.KlusterletOperatorValues
 		want   config.AgentValues
 	}{{
 		name:   "default values",
 		values: map[string]any{"klusterlet": map[string]any{"clusterName": "cluster1"}},
+		op:     config.KlusterletOperatorValues{Image: defaultImage(t, "klusterlet")},
 		want:   config.AgentValues{ClusterName: "cluster1", BootstrapKubeconfig: bootstrap, Image: defaultImage(t, "klusterlet")},
 	}, {
 		name: "every value",
@@ -41,7 +45,13 @@ func TestKlusterletChart(t *testing.T) {
 			"nodeSelector": map[string]string{"node-role.kubernetes.io/control-plane": ""},
 			"tolerations":  []map[string]any{{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}},
 			"resources":    map[string]any{"requests": map[string]string{"cpu": "100m", "memory": "256Mi"}, "limits": map[string]string{"memory": "1Gi"}},
+			"operator": map[string]any{
+				"nodeSelector": map[string]string{"node-role.kubernetes.io/control-plane": ""},
+				"tolerations":  []map[string]any{{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}},
+				"resources":    map[string]any{"requests": map[string]string{"cpu": "100m", "memory": "256Mi"}, "limits": map[string]string{"memory": "1Gi"}},
+			},
 		},
+		op: config.KlusterletOperatorValues{Image: "registry.example.com/ocm/ocm-controller:v1.2.3", Scheduling: testScheduling()},
 		want: config.AgentValues{
 			ClusterName: "edge-7", Image: "registry.example.com/ocm/ocm-controller:v1.2.3", AgentNamespace: "ocm-agent",
 			BootstrapKubeconfig: bootstrap, Mode: "Singleton",
@@ -58,7 +68,7 @@ func TestKlusterletChart(t *testing.T) {
 			if err != nil {
 				t.Fatalf("helm template: %v\n%s", err, out)
 			}
-			want, err := config.AgentObjects(tt.want)
+			want, _, err := config.KlusterletInstallObjects(tt.op, tt.want, false)
 			if err != nil {
 				t.Fatal(err)
 			}
