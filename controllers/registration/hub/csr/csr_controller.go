@@ -49,7 +49,8 @@ type Reconciler struct {
 	// AutoApproveUsers are auto-approved in addition (--auto-approved-csr-users).
 	AutoApproveUsers []string
 	// IgnoreClusterManagerUsers leaves the ClusterManager's autoApproveUsers
-	// out (feature gate ManagedClusterAutoApproval off).
+	// and the csr registration driver's autoApprovedIdentities out (feature
+	// gate ManagedClusterAutoApproval off).
 	IgnoreClusterManagerUsers bool
 }
 
@@ -163,8 +164,8 @@ func (r *Reconciler) facts(ctx context.Context, cluster string) (csr.Facts, erro
 	cm := &operatorv1.ClusterManager{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: r.ClusterManagerName}, cm); client.IgnoreNotFound(err) != nil {
 		return facts, fmt.Errorf("get ClusterManager %s: %w", r.ClusterManagerName, err)
-	} else if err == nil && cm.Spec.RegistrationConfiguration != nil && !r.IgnoreClusterManagerUsers {
-		facts.AutoApproveUsers = append(facts.AutoApproveUsers, cm.Spec.RegistrationConfiguration.AutoApproveUsers...)
+	} else if err == nil && !r.IgnoreClusterManagerUsers {
+		facts.AutoApproveUsers = append(facts.AutoApproveUsers, cm.Spec.RegistrationConfiguration.AutoApprovedIdentities()...)
 	}
 	return facts, nil
 }

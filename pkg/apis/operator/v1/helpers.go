@@ -1,5 +1,7 @@
 package v1
 
+import "slices"
+
 // AgentNamespace returns the namespace the agent runs in on the managed
 // cluster: spec.namespace, or open-cluster-management-agent when unset.
 func (k *Klusterlet) AgentNamespace() string {
@@ -38,4 +40,23 @@ func FeatureGateEnabled(gates []FeatureGate, feature string) (enabled, set bool)
 		}
 	}
 	return enabled, set
+}
+
+// AutoApprovedIdentities returns the bootstrap identities whose first-join
+// requests the hub approves, and whose clusters it accepts, automatically
+// (feature ManagedClusterAutoApproval): autoApproveUsers, then the
+// autoApprovedIdentities of the csr registration driver, each once. A nil
+// configuration names none.
+func (c *RegistrationHubConfiguration) AutoApprovedIdentities() []string {
+	if c == nil {
+		return nil
+	}
+	ids := slices.Clone(c.AutoApproveUsers)
+	for _, d := range c.RegistrationDrivers {
+		if (d.AuthType == "" || d.AuthType == CSRAuthType) && d.CSR != nil {
+			ids = append(ids, d.CSR.AutoApprovedIdentities...)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }

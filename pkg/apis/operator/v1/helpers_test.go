@@ -1,6 +1,9 @@
 package v1
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestKlusterletNamespacesAndMode(t *testing.T) {
 	tests := []struct {
@@ -66,6 +69,28 @@ func TestFeatureGateEnabled(t *testing.T) {
 			enabled, set := FeatureGateEnabled(gates, tt.feature)
 			if enabled != tt.wantEnabled || set != tt.wantSet {
 				t.Errorf("FeatureGateEnabled(%q) = %v, %v; want %v, %v", tt.feature, enabled, set, tt.wantEnabled, tt.wantSet)
+			}
+		})
+	}
+}
+
+func TestAutoApprovedIdentities(t *testing.T) {
+	tests := []struct {
+		name string
+		c    *RegistrationHubConfiguration
+		want []string
+	}{
+		{name: "none", c: nil},
+		{name: "autoApproveUsers", c: &RegistrationHubConfiguration{AutoApproveUsers: []string{"b", "a"}}, want: []string{"a", "b"}},
+		{name: "csr driver, once each", c: &RegistrationHubConfiguration{AutoApproveUsers: []string{"a"}, RegistrationDrivers: []RegistrationDriverHub{
+			{AuthType: CSRAuthType, CSR: &CSRConfig{AutoApprovedIdentities: []string{"c", "a"}}},
+			{AuthType: AwsIrsaAuthType, AwsIrsa: &AwsIrsaConfig{AutoApprovedIdentities: []string{"arn:aws:iam::*"}}},
+		}}, want: []string{"a", "c"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.c.AutoApprovedIdentities(); !slices.Equal(got, tt.want) {
+				t.Errorf("AutoApprovedIdentities() = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -7,14 +7,17 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -165,4 +168,21 @@ func (s *suite) process(t *testing.T, want string) framework.ProcessInfo {
 		return false, fmt.Errorf("args %v", p.Args)
 	})
 	return info
+}
+
+// waitApprovedAndAccepted waits until the hub controller approved the
+// request name, the certificate is issued, and cluster is accepted.
+func (s *suite) waitApprovedAndAccepted(t *testing.T, name, cluster string) {
+	t.Helper()
+	framework.Eventually(s.ctx, t, wait, cluster+"'s first-join request approved and "+cluster+" accepted", func(ctx context.Context) (bool, error) {
+		csr := &certificatesv1.CertificateSigningRequest{}
+		mc := &clusterv1.ManagedCluster{}
+		if err := s.admin.Get(ctx, client.ObjectKey{Name: name}, csr); err != nil {
+			return false, err
+		}
+		if err := s.admin.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			return false, err
+		}
+		return certs.StateOf(csr).Phase == certs.RequestIssued && mc.Spec.HubAcceptsClient, nil
+	})
 }

@@ -79,23 +79,53 @@ func TestClusterManagerOperator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// register files cluster's first-join request as the bootstrap
+		// identity and returns the request's name.
+		register := func(t *testing.T, cluster string) string {
+			if err := boot.Create(s.ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}); err != nil {
+				t.Fatalf("register %s as the bootstrap identity: %v", cluster, err)
+			}
+			return fileAgentCSR(s.ctx, t, boot, cluster)
+		}
 		s.edit(t, func(cm *operatorv1.ClusterManager) {
 			cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{AutoApproveUsers: []string{identity.BootstrapUser}}
 		})
-		if err := boot.Create(s.ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}); err != nil {
-			t.Fatalf("register c1 as the bootstrap identity: %v", err)
-		}
-		name := fileAgentCSR(s.ctx, t, boot, "c1")
-		framework.Eventually(s.ctx, t, wait, "c1's first-join request approved and c1 accepted", func(ctx context.Context) (bool, error) {
-			csr := &certificatesv1.CertificateSigningRequest{}
-			mc := &clusterv1.ManagedCluster{}
-			if err := s.admin.Get(ctx, client.ObjectKey{Name: name}, csr); err != nil {
-				return false, err
-			}
-			if err := s.admin.Get(ctx, client.ObjectKey{Name: "c1"}, mc); err != nil {
-				return false, err
-			}
-			return certs.StateOf(csr).Phase == certs.RequestIssued && mc.Spec.HubAcceptsClient, nil
+		s.waitApprovedAndAccepted(t, register(t, "c1"), "c1")
+
+		t.Run("the csr registration driver's autoApprovedIdentities", func(t *testing.T) {
+			s.edit(t, func(cm *operatorv1.ClusterManager) {
+				cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{RegistrationDrivers: []operatorv1.RegistrationDriverHub{{
+					AuthType: operatorv1.CSRAuthType, CSR: &operatorv1.CSRConfig{AutoApprovedIdentities: []string{identity.BootstrapUser}}}}}
+			})
+			s.waitApprovedAndAccepted(t, register(t, "c2"), "c2")
+		})
+
+		t.Run("ManagedClusterAutoApproval off", func(t *testing.T) {
+			gen := s.edit(t, func(cm *operatorv1.ClusterManager) {
+				cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{AutoApproveUsers: []string{identity.BootstrapUser},
+					FeatureGates: []operatorv1.FeatureGate{{Feature: "ManagedClusterAutoApproval", Mode: operatorv1.FeatureGateModeTypeDisable}}}
+			})
+			s.waitAvailable(t, gen)
+			off := s.process(t, "--feature-gates=ManagedClusterAutoApproval=false")
+			name := register(t, "c3")
+			// A hub controller that approved would do so within a second;
+			// this one leaves the request pending.
+			framework.Consistently(s.ctx, t, 5*time.Second, "c3's first-join request pending with ManagedClusterAutoApproval off", func(ctx context.Context) (bool, error) {
+				csr := &certificatesv1.CertificateSigningRequest{}
+				if err := s.admin.Get(ctx, client.ObjectKey{Name: name}, csr); err != nil {
+					return false, err
+				}
+				return certs.StateOf(csr).Phase == certs.RequestPending, nil
+			})
+			// Turned back on, the same request is approved.
+			s.waitAvailable(t, s.edit(t, func(cm *operatorv1.ClusterManager) {
+				cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{AutoApproveUsers: []string{identity.BootstrapUser}}
+			}))
+			framework.Eventually(s.ctx, t, wait, "a new hub controller process", func(context.Context) (bool, error) {
+				p, ok := s.runner.Process("hub", config.HubNamespace, config.HubControllerDeployment)
+				return ok && p.Pid != 0 && p.Pid != off.Pid, nil
+			})
+			s.waitApprovedAndAccepted(t, name, "c3")
 		})
 	})
 
