@@ -1,47 +1,186 @@
 package registration
 
 import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 // agentSideTarget is the target to read the agent side's memory by.
 const agentSideTarget = "target ≤ 60 MB for the agent side (Klusterlet operator + agent)"
 
+// agentWorkSteps is -agent-works: the ManifestWork counts of the readings
+// after the idle one.
+var agentWorkSteps = flag.String("agent-works", "20,500", "BenchmarkAgentSideMemory: ManifestWork counts (one ConfigMap each) of the readings after the idle one")
+
+// agentWorkNamespace is the managed cluster's namespace the works' ConfigMaps go to.
+const agentWorkNamespace = "bench-agent-works"
+
+// agentSideProcess is one process of the agent side.
+type agentSideProcess struct{ label, namespace, name string }
+
+// agentSide are the processes the agent side runs on a managed cluster.
+var agentSide = []agentSideProcess{
+	{"Klusterlet operator", operatorv1.OperatorNamespace, config.KlusterletOperatorName},
+	{"agent", config.AgentNamespace, config.AgentDeployment},
+}
+
 // BenchmarkAgentSideMemory joins cluster1 through the Klusterlet operator, as
-// `kubectl ocm join` installs it, and reads the resident memory (VmRSS) of the
-// operator and of the agent it installed once the cluster is Available and
-// again after the -settle period.
+// `kubectl ocm join` installs it, and reads the memory of the operator and of
+// the agent it installed after the -settle period: idle, then with each
+// count of -agent-works ManifestWorks Applied.
 func BenchmarkAgentSideMemory(b *testing.B) {
+	steps, err := parseCounts(*agentWorkSteps)
+	if err != nil {
+		b.Fatalf("-agent-works: %v", err)
+	}
 	f := benchkit.StartFleet(b, config.HubOperatorValues{}, "cluster1")
 	ctx := b.Context()
 	benchkit.JoinClusterWithOperator(ctx, b, f, "cluster1")
-	read := func(when string) (op, agent uint64) {
-		for _, p := range []struct {
-			namespace, name string
-			into            *uint64
-		}{
-			{operatorv1.OperatorNamespace, config.KlusterletOperatorName, &op},
-			{config.AgentNamespace, config.AgentDeployment, &agent},
-		} {
-			m, err := benchkit.ReadProcMemory(f.Pid("cluster1", p.namespace, p.name))
-			if err != nil {
-				b.Fatalf("read the memory of Deployment %s/%s: %v", p.namespace, p.name, err)
-			}
-			*p.into = m.RSS
-		}
-		benchkit.Record(b, "Klusterlet operator RSS, "+when, benchkit.MiB(op), "")
-		benchkit.Record(b, "agent RSS, "+when, benchkit.MiB(agent), "")
-		return op, agent
+	spoke := f.Env.Cluster("cluster1").Client()
+	if err := spoke.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: agentWorkNamespace}}); err != nil {
+		b.Fatal(err)
 	}
-	read("cluster joined")
 	settle(ctx, b)
-	op, agent := read("after " + settlePeriod.String() + " settle")
-	benchkit.Record(b, "agent side (operator + agent) RSS, settled", benchkit.MiB(op+agent), agentSideTarget)
-	b.ReportMetric(float64(op)/(1<<20), "operator-rss-MiB")
-	b.ReportMetric(float64(op+agent)/(1<<20), "agent-side-rss-MiB")
+	readAgentSide(ctx, b, f, "idle")
+	created := 0
+	for _, n := range steps {
+		start := time.Now()
+		createWorks(ctx, b, f.HubClient, "cluster1", created, n)
+		created = max(created, n)
+		waitWorksApplied(ctx, b, f.HubClient, "cluster1", created)
+		b.Logf("%d works Applied %s after the first create of the step", created, time.Since(start).Round(time.Millisecond))
+		settle(ctx, b)
+		readAgentSide(ctx, b, f, fmt.Sprintf("%d works", created))
+	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// readAgentSide records the memory of each agent-side process of cluster1
+// and of the whole agent side: by RSS (the binary's shared pages counted per
+// process), by PSS and by unique resident pages (counted once).
+func readAgentSide(ctx context.Context, b *testing.B, f *benchkit.Fleet, when string) {
+	b.Helper()
+	var rss, pss uint64
+	var pids []int
+	for _, p := range agentSide {
+		pid := f.Pid("cluster1", p.namespace, p.name)
+		m, err := benchkit.ReadProcMemory(pid)
+		if err != nil {
+			b.Fatalf("read the memory of Deployment %s/%s: %v", p.namespace, p.name, err)
+		}
+		heap := "no /metrics"
+		if info, ok := f.Runner.Process("cluster1", p.namespace, p.name); ok {
+			if v, err := heapInuse(ctx, benchkit.FlagValue(info.Args, "--metrics-bind-address")); err == nil {
+				heap = benchkit.MiB(v)
+			}
+		}
+		benchkit.Record(b, fmt.Sprintf("%s, %s: RSS (anon + file) / PSS / Go heap in use", p.label, when),
+			fmt.Sprintf("%s (%s + %s) / %s / %s", benchkit.MiB(m.RSS), benchkit.MiB(m.RSSAnon), benchkit.MiB(m.RSSFile), benchkit.MiB(m.PSS), heap), "")
+		rss += m.RSS
+		pss += m.PSS
+		pids = append(pids, pid)
+	}
+	benchkit.Record(b, "agent side (operator + agent), "+when+": sum of RSS", benchkit.MiB(rss), "")
+	benchkit.Record(b, "agent side (operator + agent), "+when+": sum of PSS", benchkit.MiB(pss), "the hub controller maps the same binary in this run")
+	if u, ok, err := benchkit.UniqueResident(pids...); err != nil {
+		b.Fatalf("read the resident pages of the agent side: %v", err)
+	} else if ok {
+		benchkit.Record(b, "agent side (operator + agent), "+when+": unique resident pages", benchkit.MiB(u), agentSideTarget)
+	}
+}
+
+// heapInuse reads go_memstats_heap_inuse_bytes from the /metrics endpoint
+// at addr.
+func heapInuse(ctx context.Context, addr string) (uint64, error) {
+	if addr == "" || addr == "0" {
+		return 0, fmt.Errorf("metrics not served")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_inuse_bytes "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return uint64(f), err
+		}
+	}
+	return 0, fmt.Errorf("no go_memstats_heap_inuse_bytes in %s/metrics", addr)
+}
+
+// createWorks creates ManifestWorks from index from up to to (excluded) for
+// cluster, each with one ConfigMap in agentWorkNamespace.
+func createWorks(ctx context.Context, b *testing.B, hub client.Client, cluster string, from, to int) {
+	b.Helper()
+	for i := from; i < to; i++ {
+		name := fmt.Sprintf("agent-mem-%04d", i)
+		cm := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"namespace":%q},"data":{"a":"b"}}`, name, agentWorkNamespace)
+		w := &workv1.ManifestWork{
+			ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name},
+			Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{
+				{RawExtension: runtime.RawExtension{Raw: []byte(cm)}},
+			}}},
+		}
+		if err := hub.Create(ctx, w); err != nil {
+			b.Fatalf("create ManifestWork %s/%s: %v", cluster, name, err)
+		}
+	}
+}
+
+// waitWorksApplied waits until want ManifestWorks of cluster are Applied.
+func waitWorksApplied(ctx context.Context, b *testing.B, hub client.Client, cluster string, want int) {
+	b.Helper()
+	benchkit.Poll(ctx, b, benchkit.SlowPoll, 5*time.Minute, fmt.Sprintf("%d works of %s Applied", want, cluster), func(ctx context.Context) (bool, error) {
+		l := &workv1.ManifestWorkList{}
+		if err := hub.List(ctx, l, client.InNamespace(cluster)); err != nil {
+			return false, err
+		}
+		n := 0
+		for i := range l.Items {
+			if c := meta.FindStatusCondition(l.Items[i].Status.Conditions, workv1.WorkApplied); c != nil && c.Status == metav1.ConditionTrue {
+				n++
+			}
+		}
+		return n >= want, nil
+	})
+}
+
+// parseCounts parses a comma-separated list of positive counts.
+func parseCounts(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive count", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

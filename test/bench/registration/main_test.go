@@ -14,7 +14,7 @@ var (
 	joinRuns     = flag.Int("joins", 5, "BenchmarkJoinToAvailable: number of fresh joins of cluster1")
 	leaseSeconds = flag.Int("lease-seconds", 10, "BenchmarkLeaseExpiry: spec.leaseDurationSeconds set on cluster1")
 	clusterCount = flag.Int("clusters", 100, "BenchmarkHubMemory: registered clusters in the second reading (2 real agents, the rest simulated)")
-	settlePeriod = flag.Duration("settle", 30*time.Second, "BenchmarkHubMemory: fixed settle period before each settled memory reading")
+	settlePeriod = flag.Duration("settle", 30*time.Second, "BenchmarkHubMemory, BenchmarkAgentSideMemory: fixed settle period before each settled memory reading")
 )
 
 // TestMain runs the tests and benchmarks through benchkit.Main, which prints

@@ -71,7 +71,9 @@ var builds struct {
 
 // Binary builds the main package pkg (a path relative to the repository
 // root, such as "./controllers/cmd/ocm-controller") of this source tree as
-// name, once per run, and returns its path.
+// name, once per run, and returns its path. It builds as the image does
+// (hack/image): static (CGO_ENABLED=0), -trimpath, without symbol table and
+// DWARF (-s -w), so the memory figures are those of the shipped binary.
 func Binary(b *testing.B, name, pkg string) string {
 	b.Helper()
 	builds.mu.Lock()
@@ -90,8 +92,9 @@ func Binary(b *testing.B, name, pkg string) string {
 		builds.paths = map[string]string{}
 	}
 	path := filepath.Join(builds.dir, name)
-	cmd := exec.Command("go", "build", "-o", path, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", path, pkg)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("build %s from %s: %v\n%s", name, pkg, err, out)
 	}

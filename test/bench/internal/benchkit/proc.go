@@ -2,38 +2,78 @@ package benchkit
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// ProcMemory is a process's memory as /proc/<pid>/status reports it, in bytes.
+// ProcMemory is a process's memory as /proc/<pid>/status and
+// /proc/<pid>/smaps_rollup report it, in bytes.
 type ProcMemory struct {
-	RSS uint64 // VmRSS: resident now
-	HWM uint64 // VmHWM: peak resident
+	RSS     uint64 // VmRSS: resident now
+	HWM     uint64 // VmHWM: peak resident
+	RSSAnon uint64 // RssAnon: resident anonymous pages (heap, stacks, runtime)
+	RSSFile uint64 // RssFile: resident pages of mapped files (the binary)
+	// PSS is the proportional set size: each resident page divided by the
+	// number of processes mapping it, so the PSS of processes sharing one
+	// binary file counts its shared pages once in their sum. Zero when
+	// smaps_rollup cannot be read.
+	PSS     uint64
+	PSSAnon uint64 // Pss_Anon
+	PSSFile uint64 // Pss_File
 }
 
-// ReadProcMemory reads VmRSS and VmHWM from /proc/<pid>/status.
+// ReadProcMemory reads VmRSS, VmHWM, RssAnon and RssFile from
+// /proc/<pid>/status and Pss, Pss_Anon and Pss_File from
+// /proc/<pid>/smaps_rollup (left zero when the kernel has no smaps_rollup).
 func ReadProcMemory(pid int) (ProcMemory, error) {
+	var m ProcMemory
 	file, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return ProcMemory{}, err
+		return m, err
 	}
 	defer file.Close()
-	m, err := ParseProcStatus(file)
-	if err != nil {
+	if m, err = ParseProcStatus(file); err != nil {
 		return m, fmt.Errorf("/proc/%d/status: %w", pid, err)
+	}
+	rollup, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if errors.Is(err, os.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return m, err
+	}
+	defer rollup.Close()
+	if err := parseKB(rollup, map[string]*uint64{"Pss:": &m.PSS, "Pss_Anon:": &m.PSSAnon, "Pss_File:": &m.PSSFile}, 1); err != nil {
+		return m, fmt.Errorf("/proc/%d/smaps_rollup: %w", pid, err)
 	}
 	return m, nil
 }
 
-// ParseProcStatus reads VmRSS and VmHWM from the text of /proc/<pid>/status.
+// ParseProcStatus reads VmRSS, VmHWM, RssAnon and RssFile from the text of
+// /proc/<pid>/status; VmRSS and VmHWM must be there.
 func ParseProcStatus(r io.Reader) (ProcMemory, error) {
 	var m ProcMemory
-	fields := map[string]*uint64{"VmRSS:": &m.RSS, "VmHWM:": &m.HWM}
+	fields := map[string]*uint64{"VmRSS:": &m.RSS, "VmHWM:": &m.HWM, "RssAnon:": &m.RSSAnon, "RssFile:": &m.RSSFile}
+	if err := parseKB(r, fields, 0); err != nil {
+		return m, err
+	}
+	if m.RSS == 0 && m.HWM == 0 {
+		return m, fmt.Errorf("no VmRSS or VmHWM line")
+	}
+	return m, nil
+}
+
+// parseKB fills fields (line label → destination) from "<label> <n> kB"
+// lines of r, such as those of /proc/<pid>/status. It fails when fewer than
+// atLeast of the labels are found, or a label's line is garbled.
+func parseKB(r io.Reader, fields map[string]*uint64, atLeast int) error {
 	found := 0
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
@@ -46,22 +86,22 @@ func ParseProcStatus(r io.Reader) (ProcMemory, error) {
 			continue
 		}
 		if len(parts) != 3 || parts[2] != "kB" {
-			return m, fmt.Errorf("unexpected line %q", sc.Text())
+			return fmt.Errorf("unexpected line %q", sc.Text())
 		}
 		kb, err := strconv.ParseUint(parts[1], 10, 64)
 		if err != nil {
-			return m, fmt.Errorf("line %q: %w", sc.Text(), err)
+			return fmt.Errorf("line %q: %w", sc.Text(), err)
 		}
 		*dst = kb << 10
 		found++
 	}
 	if err := sc.Err(); err != nil {
-		return m, err
+		return err
 	}
-	if found != len(fields) {
-		return m, fmt.Errorf("no VmRSS or VmHWM line")
+	if found < atLeast {
+		return fmt.Errorf("found %d of the lines %v", found, slices.Sorted(maps.Keys(fields)))
 	}
-	return m, nil
+	return nil
 }
 
 // ProcCPU is a process's CPU time (utime + stime) from /proc/<pid>/stat.
