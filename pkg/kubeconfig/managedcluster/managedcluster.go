@@ -25,8 +25,8 @@ const managedReadTimeout = 30 * time.Second
 // With ref.Name empty (Default mode) that is mgr's own cluster. Otherwise
 // (Hosted mode) ref is the Secret, on mgr's cluster (the hosting cluster),
 // whose key kubeconfig reaches the managed cluster: Cluster reads it,
-// builds the managed cluster with mgr's scheme and adds it to mgr, which
-// starts its cache. The agents of one process call it once and share the
+// builds the managed cluster with mgr's scheme and the transforms of
+// TrimCache and adds it to mgr, which starts its cache. The agents of one process call it once and share the
 // result, so that the managed cluster is watched once.
 func Cluster(mgr manager.Manager, ref types.NamespacedName) (cluster.Cluster, error) {
 	if ref.Name == "" {
@@ -41,6 +41,7 @@ func Cluster(mgr manager.Manager, ref types.NamespacedName) (cluster.Cluster, er
 	c, err := cluster.New(cfg, func(o *cluster.Options) {
 		o.Scheme = mgr.GetScheme()
 		o.Logger = mgr.GetLogger().WithName("managed-cluster")
+		TrimCache(&o.Cache)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create the managed cluster's client from Secret %s: %w", ref, err)

@@ -86,14 +86,15 @@ func readAgentSide(ctx context.Context, b *testing.B, f *benchkit.Fleet, when st
 		if err != nil {
 			b.Fatalf("read the memory of Deployment %s/%s: %v", p.namespace, p.name, err)
 		}
-		heap := "no /metrics"
+		runtimeMem := "no /metrics"
 		if info, ok := f.Runner.Process("cluster1", p.namespace, p.name); ok {
-			if v, err := heapInuse(ctx, benchkit.FlagValue(info.Args, "--metrics-bind-address")); err == nil {
-				heap = benchkit.MiB(v)
+			if g, err := readGoMemory(ctx, benchkit.FlagValue(info.Args, "--metrics-bind-address")); err == nil {
+				runtimeMem = g.String()
 			}
 		}
-		benchkit.Record(b, fmt.Sprintf("%s, %s: RSS (anon + file) / PSS / Go heap in use", p.label, when),
-			fmt.Sprintf("%s (%s + %s) / %s / %s", benchkit.MiB(m.RSS), benchkit.MiB(m.RSSAnon), benchkit.MiB(m.RSSFile), benchkit.MiB(m.PSS), heap), "")
+		benchkit.Record(b, fmt.Sprintf("%s, %s: RSS (anon + file) / PSS", p.label, when),
+			fmt.Sprintf("%s (%s + %s) / %s", benchkit.MiB(m.RSS), benchkit.MiB(m.RSSAnon), benchkit.MiB(m.RSSFile), benchkit.MiB(m.PSS)), "")
+		benchkit.Record(b, fmt.Sprintf("%s, %s: Go runtime", p.label, when), runtimeMem, "")
 		rss += m.RSS
 		pss += m.PSS
 		pids = append(pids, pid)
@@ -107,29 +108,60 @@ func readAgentSide(ctx context.Context, b *testing.B, f *benchkit.Fleet, when st
 	}
 }
 
-// heapInuse reads go_memstats_heap_inuse_bytes from the /metrics endpoint
+// goMemory is the Go runtime's view of a process's memory, from the
+// go_memstats_* metrics of its /metrics endpoint, in bytes.
+type goMemory struct {
+	heapInuse, heapIdle, heapReleased, stackInuse, sys, heapSys, stackSys float64
+}
+
+// String is the breakdown the benchmark records.
+func (g goMemory) String() string {
+	mib := func(v float64) string { return benchkit.MiB(uint64(v)) }
+	return fmt.Sprintf("heap in use %s, heap free kept %s, stacks %s, runtime other %s",
+		mib(g.heapInuse), mib(g.heapIdle-g.heapReleased), mib(g.stackInuse), mib(g.sys-g.heapSys-g.stackSys))
+}
+
+// readGoMemory reads the go_memstats_* metrics from the /metrics endpoint
 // at addr.
-func heapInuse(ctx context.Context, addr string) (uint64, error) {
+func readGoMemory(ctx context.Context, addr string) (goMemory, error) {
+	var g goMemory
 	if addr == "" || addr == "0" {
-		return 0, fmt.Errorf("metrics not served")
+		return g, fmt.Errorf("metrics not served")
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
 	if err != nil {
-		return 0, err
+		return g, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// Uncompressed: a gzip writer of the metrics handler would be counted in
+	// the process's heap.
+	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableCompression: true}}
+	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, err
+		return g, err
 	}
 	defer resp.Body.Close()
+	fields := map[string]*float64{
+		"go_memstats_heap_inuse_bytes": &g.heapInuse, "go_memstats_heap_idle_bytes": &g.heapIdle,
+		"go_memstats_heap_released_bytes": &g.heapReleased, "go_memstats_stack_inuse_bytes": &g.stackInuse,
+		"go_memstats_sys_bytes": &g.sys, "go_memstats_heap_sys_bytes": &g.heapSys, "go_memstats_stack_sys_bytes": &g.stackSys,
+	}
+	found := 0
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_inuse_bytes "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			return uint64(f), err
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		dst, known := fields[name]
+		if !ok || !known {
+			continue
 		}
+		if *dst, err = strconv.ParseFloat(value, 64); err != nil {
+			return g, fmt.Errorf("%s/metrics: %s: %w", addr, name, err)
+		}
+		found++
 	}
-	return 0, fmt.Errorf("no go_memstats_heap_inuse_bytes in %s/metrics", addr)
+	if found != len(fields) {
+		return g, fmt.Errorf("%s/metrics: found %d of the go_memstats metrics %d", addr, found, len(fields))
+	}
+	return g, sc.Err()
 }
 
 // createWorks creates ManifestWorks from index from up to to (excluded) for

@@ -73,6 +73,7 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 			}
 			o.features = features
 			o.registration.DisableClusterClaims = !features.Enabled(featuregate.ClusterClaim)
+			defaultGCPercent(agentSideGCPercent)
 			return o.run(ctrl.SetupSignalHandler())
 		},
 	}
@@ -109,6 +110,9 @@ func (o *agentOptions) run(ctx context.Context) error {
 	mgr, err := o.manager.NewManager(cfg, agentLeaderElectionID, func(mo *manager.Options) {
 		// Secrets are read directly: the agent may only read its own namespace.
 		mo.Client.Cache = &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}}}
+		// The cache keeps only what the agents read (in Default mode the
+		// managed cluster's Nodes are in it too).
+		managedcluster.TrimCache(&mo.Cache)
 		mo.GracefulShutdownTimeout = ptr.To(10 * time.Second)
 	})
 	if err != nil {

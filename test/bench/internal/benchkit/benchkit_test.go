@@ -2,6 +2,7 @@ package benchkit
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,11 @@ func TestParseProcStatus(t *testing.T) {
 			want:   ProcMemory{RSS: 40 << 20, HWM: 60 << 20},
 		},
 		{
+			name:   "with anonymous and file pages",
+			status: "Name:\tocm-controller\nVmHWM:\t   61440 kB\nVmRSS:\t   40960 kB\nRssAnon:\t   10240 kB\nRssFile:\t   30720 kB\nRssShmem:\t       0 kB\n",
+			want:   ProcMemory{RSS: 40 << 20, HWM: 60 << 20, RSSAnon: 10 << 20, RSSFile: 30 << 20},
+		},
+		{
 			name:   "only the memory lines",
 			status: "Name:\tocm-controller\nVmHWM:\t   61440 kB\nVmRSS:\t   40960 kB\n",
 			want:   ProcMemory{RSS: 40 << 20, HWM: 60 << 20},
@@ -73,6 +79,62 @@ func TestParseProcStatus(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseKB(t *testing.T) {
+	rollup := "55708da5d000-7ffe8b26a000 ---p 00000000 00:00 0   [rollup]\nRss:   1784 kB\nPss:   269 kB\nPss_Anon:   116 kB\nPss_File:   153 kB\n"
+	var pss, anon, file uint64
+	if err := parseKB(strings.NewReader(rollup), map[string]*uint64{"Pss:": &pss, "Pss_Anon:": &anon, "Pss_File:": &file}, 3); err != nil {
+		t.Fatal(err)
+	}
+	if pss != 269<<10 || anon != 116<<10 || file != 153<<10 {
+		t.Errorf("Pss %d, Pss_Anon %d, Pss_File %d", pss, anon, file)
+	}
+	if err := parseKB(strings.NewReader("Rss: 1 kB\n"), map[string]*uint64{"Pss:": &pss}, 1); err == nil {
+		t.Error("no error for a missing line")
+	}
+}
+
+func TestParseMapsRange(t *testing.T) {
+	tests := []struct {
+		line       string
+		start, end uint64
+		wantErr    bool
+	}{
+		{line: "00400000-021e2000 r-xp 00000000 fd:00 1234   /usr/local/bin/ocm-controller", start: 0x400000, end: 0x21e2000},
+		{line: "7ffd1c3a1000-7ffd1c3c2000 rw-p 00000000 00:00 0   [stack]", start: 0x7ffd1c3a1000, end: 0x7ffd1c3c2000},
+		{line: "garbage", wantErr: true},
+		{line: "zz-10 r-xp", wantErr: true},
+	}
+	for _, tt := range tests {
+		start, end, err := parseMapsRange(tt.line)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("parseMapsRange(%q): err %v, wantErr %v", tt.line, err, tt.wantErr)
+			continue
+		}
+		if start != tt.start || end != tt.end {
+			t.Errorf("parseMapsRange(%q) = %#x-%#x, want %#x-%#x", tt.line, start, end, tt.start, tt.end)
+		}
+	}
+}
+
+func TestUniqueResidentOfThisProcess(t *testing.T) {
+	got, ok, err := UniqueResident(os.Getpid(), os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skip("page frame numbers are hidden from this user")
+	}
+	m, err := ReadProcMemory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same process twice counts its pages once; the two readings are
+	// moments apart, so allow for a few MiB of change.
+	if diff := math.Abs(float64(got) - float64(m.RSS)); diff > 8<<20 {
+		t.Errorf("UniqueResident of this process twice = %s, its VmRSS %s", MiB(got), MiB(m.RSS))
 	}
 }
 
