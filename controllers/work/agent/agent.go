@@ -8,7 +8,6 @@ import (
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -86,23 +85,21 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create managed-cluster dynamic client: %w", err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("create managed-cluster discovery client: %w", err)
-	}
 	rules, err := newRuleEvaluator()
 	if err != nil {
 		return nil, err
 	}
 	return &Agent{
-		rules:         rules,
-		executor:      newExecutorChecker(kubeReview(managedKube), impersonatingDryRun(cfg), min(executorCacheTTL, opts.ExecutorRetryInterval)),
-		opts:          opts,
-		managed:       managed,
-		spoke:         managed.GetClient(),
-		spokeReader:   managed.GetAPIReader(),
-		config:        mgr.GetConfig(),
-		applier:       apply.NewApplier(dyn, apply.NewMapper(dc)),
+		rules:       rules,
+		executor:    newExecutorChecker(kubeReview(managedKube), impersonatingDryRun(cfg), min(executorCacheTTL, opts.ExecutorRetryInterval)),
+		opts:        opts,
+		managed:     managed,
+		spoke:       managed.GetClient(),
+		spokeReader: managed.GetAPIReader(),
+		config:      mgr.GetConfig(),
+		// The managed cluster's mapper, shared with its cache, finds new
+		// kinds by looking up their group again on a miss.
+		applier:       apply.NewApplier(dyn, managed.GetRESTMapper()),
 		dyn:           dyn,
 		appliedEvents: make(chan event.GenericEvent, 1024),
 		evictEvents:   make(chan event.GenericEvent, 1024),

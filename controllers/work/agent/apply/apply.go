@@ -23,11 +23,15 @@ const hashAnnotation = workv1.ObjectSpecHashAnnotationKey
 // Applier applies manifests to the managed cluster with a dynamic client.
 type Applier struct {
 	dyn    dynamic.Interface
-	mapper *Mapper
+	mapper meta.RESTMapper
 }
 
-// NewApplier returns an Applier that writes with dyn and maps kinds with mapper.
-func NewApplier(dyn dynamic.Interface, mapper *Mapper) *Applier {
+// NewApplier returns an Applier that writes with dyn and maps kinds with
+// mapper. The mapper must look its API server up again on a miss, as the
+// managers' mappers (controller-runtime's apiutil.NewDynamicRESTMapper) do,
+// so that a CustomResourceDefinition applied a moment earlier, by the same
+// ManifestWork or another, is found.
+func NewApplier(dyn dynamic.Interface, mapper meta.RESTMapper) *Applier {
 	return &Applier{dyn: dyn, mapper: mapper}
 }
 
@@ -177,7 +181,7 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 	}
 	required := prepare(m.Object)
 	gvk := required.GroupVersionKind()
-	mapping, err := a.mapper.RESTMapping(gvk)
+	mapping, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		res.Meta.Namespace = required.GetNamespace()
 		res.Err = err

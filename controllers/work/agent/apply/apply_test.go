@@ -187,7 +187,7 @@ func fakeApplier(objs ...runtime.Object) (*Applier, *dynamicfake.FakeDynamicClie
 		map[schema.GroupVersionResource]string{gvr: "ConfigMapList"}, objs...)
 	m := meta.NewDefaultRESTMapper(nil)
 	m.Add(schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, meta.RESTScopeNamespace)
-	return &Applier{dyn: dyn, mapper: &Mapper{static: m}}, dyn
+	return &Applier{dyn: dyn, mapper: m}, dyn
 }
 
 // writes counts the create, update and patch actions of a fake client.
