@@ -73,7 +73,7 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 			}
 			o.features = features
 			o.registration.DisableClusterClaims = !features.Enabled(featuregate.ClusterClaim)
-			defaultGCPercent(agentSideGCPercent)
+			defaultGCPercent(agentGCPercent)
 			return o.run(ctrl.SetupSignalHandler())
 		},
 	}

@@ -42,7 +42,7 @@ Deleting a Klusterlet removes its agent as 'kubectl ocm unjoin' does.`,
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			defaultGCPercent(agentSideGCPercent)
+			defaultGCPercent(klusterletOperatorGCPercent)
 			return runKlusterletOperator(&o)
 		},
 	}
