@@ -57,8 +57,12 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	if managed == nil {
 		managed = mgr
 	}
+	// The cache shares the managed cluster's HTTP client and REST mapper
+	// rather than discovering the whole API again.
 	leases, err := cache.New(managed.GetConfig(), cache.Options{
-		Scheme: mgr.GetScheme(),
+		Scheme:     mgr.GetScheme(),
+		HTTPClient: managed.GetHTTPClient(),
+		Mapper:     managed.GetRESTMapper(),
 		ByObject: map[client.Object]cache.ByObject{
 			&coordinationv1.Lease{}: {Field: fields.OneTermNotEqualSelector("metadata.namespace", nodeLeaseNamespace)},
 		},
@@ -126,7 +130,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 		Agent: a.agent, AgentReader: a.agentReader, Namespace: a.opts.Namespace,
 		Driver: a.opts.KubeClientDriver, TokenExpirationSeconds: a.opts.TokenExpirationSeconds,
 	}
-	secrets, err := registration.NewSecretCache(a.managed.GetConfig(), cred.ClusterName)
+	secrets, err := registration.NewSecretCache(a.managed, cred.ClusterName)
 	if err != nil {
 		return err
 	}

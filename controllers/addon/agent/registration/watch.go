@@ -7,9 +7,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -21,19 +21,22 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 )
 
-// NewSecretCache returns a cache, on the managed cluster of cfg, of the
-// credential Secrets the agent of cluster writes in every namespace (labeled
-// open-cluster-management.io/cluster-name=<cluster> and with an
+// NewSecretCache returns a cache, on the managed cluster managed, of the
+// credential Secrets the agent of clusterName writes in every namespace (labeled
+// open-cluster-management.io/cluster-name=<clusterName> and with an
 // open-cluster-management.io/addon-name label), holding their metadata
 // only: the registration controller watches them so that a deleted or
-// changed credential is written again at once. The caller starts it.
-func NewSecretCache(cfg *rest.Config, cluster string) (cache.Cache, error) {
-	sel, err := labels.Parse(clusterv1.ClusterNameLabelKey + "=" + cluster + "," + addonv1alpha1.AddonLabelKey)
+// changed credential is written again at once. It shares managed's HTTP
+// client and REST mapper. The caller starts it.
+func NewSecretCache(managed cluster.Cluster, clusterName string) (cache.Cache, error) {
+	sel, err := labels.Parse(clusterv1.ClusterNameLabelKey + "=" + clusterName + "," + addonv1alpha1.AddonLabelKey)
 	if err != nil {
-		return nil, fmt.Errorf("select the add-on Secrets of cluster %q: %w", cluster, err)
+		return nil, fmt.Errorf("select the add-on Secrets of cluster %q: %w", clusterName, err)
 	}
-	c, err := cache.New(cfg, cache.Options{
-		Scheme: apis.Scheme,
+	c, err := cache.New(managed.GetConfig(), cache.Options{
+		Scheme:     apis.Scheme,
+		HTTPClient: managed.GetHTTPClient(),
+		Mapper:     managed.GetRESTMapper(),
 		ByObject: map[client.Object]cache.ByObject{&corev1.Secret{}: {Label: sel, Transform: func(obj any) (any, error) {
 			if s, ok := obj.(*corev1.Secret); ok {
 				s.Data, s.StringData, s.ManagedFields = nil, nil, nil
