@@ -58,8 +58,7 @@ func BenchmarkAddonConfigRollout(b *testing.B) {
 			if err := af.HubClient.Get(ctx, client.ObjectKeyFromObject(next), cur); err != nil {
 				return err
 			}
-			cur.Spec = next.Spec
-			return af.HubClient.Update(ctx, cur)
+			return benchkit.Update(ctx, af.HubClient, cur, func() { cur.Spec = next.Spec })
 		})
 		totals = append(totals, r.total.Seconds())
 		benchkit.Record(b, fmt.Sprintf("change %d/%d: AddOnDeploymentConfig nodeSelector → rolled out to %d clusters", i+1, *configChanges, n),
@@ -127,13 +126,19 @@ func (af *addonFleet) setDefaultConfig(ctx context.Context) error {
 	if err := af.HubClient.Get(ctx, client.ObjectKey{Name: addonName}, cma); err != nil {
 		return err
 	}
-	base := cma.DeepCopy()
-	for i := range cma.Spec.SupportedConfigs {
-		sc := &cma.Spec.SupportedConfigs[i]
-		if sc.Group == addonv1alpha1.GroupVersion.Group && sc.Resource == addonv1alpha1.AddOnDeploymentConfigResource {
-			sc.DefaultConfig = &addonv1alpha1.ConfigReferent{Namespace: configNamespace, Name: configName}
-			return af.HubClient.Patch(ctx, cma, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	found := false
+	// The add-on manager writes the ClusterManagementAddOn's status too.
+	err := benchkit.Update(ctx, af.HubClient, cma, func() {
+		for i := range cma.Spec.SupportedConfigs {
+			sc := &cma.Spec.SupportedConfigs[i]
+			if sc.Group == addonv1alpha1.GroupVersion.Group && sc.Resource == addonv1alpha1.AddOnDeploymentConfigResource {
+				sc.DefaultConfig = &addonv1alpha1.ConfigReferent{Namespace: configNamespace, Name: configName}
+				found = true
+			}
 		}
+	})
+	if err != nil || found {
+		return err
 	}
 	return fmt.Errorf("ClusterManagementAddOn %s does not list %s among its supportedConfigs", addonName, addonv1alpha1.AddOnDeploymentConfigResource)
 }

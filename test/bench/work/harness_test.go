@@ -108,9 +108,12 @@ func (wf *workFleet) setHubQPS(ctx context.Context, b *testing.B, cluster string
 		b.Fatal(err)
 	}
 	old := wf.Pid(cluster, config.AgentNamespace, benchkit.AgentDeployment)
-	ct := &d.Spec.Template.Spec.Containers[0]
-	ct.Args = append(ct.Args, fmt.Sprintf("--hub-kube-api-qps=%d", qps), fmt.Sprintf("--hub-kube-api-burst=%d", 2*qps))
-	if err := spoke.Update(ctx, d); err != nil {
+	// The component runner reports the Deployment's status meanwhile.
+	err := benchkit.Update(ctx, spoke, d, func() {
+		ct := &d.Spec.Template.Spec.Containers[0]
+		ct.Args = append(ct.Args, fmt.Sprintf("--hub-kube-api-qps=%d", qps), fmt.Sprintf("--hub-kube-api-burst=%d", 2*qps))
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
 	benchkit.Poll(ctx, b, benchkit.SlowPoll, 2*time.Minute, "the agent of "+cluster+" restarted", func(context.Context) (bool, error) {
