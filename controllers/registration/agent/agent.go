@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -57,6 +59,8 @@ type Agent struct {
 	now func() time.Time
 	// triggers asks the status controller for an immediate sync.
 	triggers chan event.GenericEvent
+	// leaseWake asks the lease loop for an immediate renewal.
+	leaseWake chan struct{}
 	// csrPoll spaces the checks of a pending bootstrap request; only the
 	// bootstrap loop uses it.
 	csrPoll quickPoller
@@ -81,8 +85,11 @@ type Agent struct {
 
 // hubConnection is a hub client built from one hub credential.
 type hubConnection struct {
+	// client makes requests bounded by hubRequestTimeout.
 	client client.Client
-	cred   *hubCredential
+	// watcher lists and watches, without that bound on a watch's length.
+	watcher client.WithWatch
+	cred    *hubCredential
 	// rotationFraction is this certificate's random rotation threshold.
 	rotationFraction float64
 	// unauthorized counts consecutive 401 answers from the hub.
@@ -122,6 +129,7 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		spokeCA:    sp.ca,
 		now:        time.Now,
 		triggers:   make(chan event.GenericEvent, 1),
+		leaseWake:  make(chan struct{}, 1),
 		csrPoll:    quickPoller{first: csrFirstPollInterval, max: csrPollInterval},
 		acceptPoll: quickPoller{first: acceptanceFirstPollInterval, max: acceptancePollInterval},
 	}, nil
@@ -198,6 +206,7 @@ func (a *Agent) runConnected(ctx context.Context, id identity, cred *hubCredenti
 	leaseCtx, stopLease := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { a.renewLease(leaseCtx) })
+	wg.Go(func() { a.watchCluster(leaseCtx, id) })
 	defer wg.Wait()
 	defer stopLease()
 
@@ -233,15 +242,30 @@ func (a *Agent) runConnected(ctx context.Context, id identity, cred *hubCredenti
 	}
 }
 
-// connect builds a hub connection from cred.
+// connect builds a hub connection from cred: two clients sharing one
+// transport and REST mapper, one whose requests (and discovery) time out
+// after hubRequestTimeout and one for watches, which last longer.
 func (a *Agent) connect(cred *hubCredential) (*hubConnection, error) {
 	cfg := rest.CopyConfig(cred.config)
-	cfg.Timeout = hubRequestTimeout
-	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	cfg.Timeout = 0
+	unbounded, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create hub HTTP client: %w", err)
+	}
+	bounded := &http.Client{Transport: unbounded.Transport, Timeout: hubRequestTimeout}
+	mapper, err := apiutil.NewDynamicRESTMapper(cfg, bounded)
+	if err != nil {
+		return nil, fmt.Errorf("create hub REST mapper: %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme, HTTPClient: bounded, Mapper: mapper})
 	if err != nil {
 		return nil, fmt.Errorf("create hub client: %w", err)
 	}
-	return &hubConnection{client: c, cred: cred, rotationFraction: certs.RotationFraction()}, nil
+	w, err := client.NewWithWatch(cfg, client.Options{Scheme: apis.Scheme, HTTPClient: unbounded, Mapper: mapper})
+	if err != nil {
+		return nil, fmt.Errorf("create hub watch client: %w", err)
+	}
+	return &hubConnection{client: c, watcher: w, cred: cred, rotationFraction: certs.RotationFraction()}, nil
 }
 
 // setConn publishes the current hub connection and asks for a status sync.

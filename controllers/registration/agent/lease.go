@@ -25,7 +25,8 @@ const (
 
 // renewLease renews the cluster's lease on the hub every
 // leaseDurationSeconds/4 (with at most 10 % jitter) while the hub accepts the
-// cluster, until ctx ends.
+// cluster, until ctx ends; at once when woken (wakeLease: the hub accepted
+// the cluster or its spec changed).
 func (a *Agent) renewLease(ctx context.Context) {
 	log := ctrl.LoggerFrom(ctx).WithValues("lease", clusterv1.LeaseName)
 	ctx = ctrl.LoggerInto(ctx, log)
@@ -36,9 +37,15 @@ func (a *Agent) renewLease(ctx context.Context) {
 			renewing = ok
 			log.V(2).Info("Lease renewal state changed", "renewing", ok, "interval", next)
 		}
-		if sleep(ctx, next) != nil {
+		t := time.NewTimer(next)
+		select {
+		case <-ctx.Done():
+			t.Stop()
 			return
+		case <-a.leaseWake:
+		case <-t.C:
 		}
+		t.Stop()
 	}
 }
 

@@ -46,7 +46,8 @@ type statusReconciler struct{ a *Agent }
 // setupStatusController registers the status controller: it syncs on
 // changes of Nodes and ClusterClaims (on the managed cluster) and of the
 // Klusterlet (on the management cluster), when the agent connects, and every
-// ClusterHealthCheckPeriod.
+// ClusterHealthCheckPeriod. It starts without waiting for any informer
+// (lateSource).
 func (a *Agent) setupStatusController(mgr manager.Manager) error {
 	toStatus := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{statusRequest}
@@ -54,11 +55,12 @@ func (a *Agent) setupStatusController(mgr manager.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("managedcluster-status").
 		WatchesRawSource(source.Channel(a.triggers, toStatus)).
-		WatchesRawSource(source.Kind(a.spokeCache, client.Object(&corev1.Node{}), toStatus))
+		WatchesRawSource(lateSource(a.spokeCache, &corev1.Node{})).
+		WatchesRawSource(lateSource(mgr.GetCache(), &operatorv1.Klusterlet{}))
 	if !a.opts.DisableClusterClaims {
-		b = b.WatchesRawSource(source.Kind(a.spokeCache, client.Object(&clusterv1alpha1.ClusterClaim{}), toStatus))
+		b = b.WatchesRawSource(lateSource(a.spokeCache, &clusterv1alpha1.ClusterClaim{}))
 	}
-	err := b.Watches(&operatorv1.Klusterlet{}, toStatus).Complete(&statusReconciler{a: a})
+	err := b.Complete(&statusReconciler{a: a})
 	if err != nil {
 		return fmt.Errorf("set up the ManagedCluster status controller: %w", err)
 	}

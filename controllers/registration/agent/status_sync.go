@@ -126,10 +126,15 @@ func sumResources(nodes []corev1.Node) (capacity, allocatable clusterv1.Resource
 // applyClaims sets status.clusterClaims from the ClusterClaims and the
 // agent's own version claim (version.AgentVersionClaim), and records a hub
 // event when custom claims are left out. With the ClusterClaim feature off
-// it reports no claim.
+// it reports no claim. Until the ClusterClaim informer has synced it keeps
+// the reported claims: the sync that follows the informer's sync reports them.
 func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *clusterv1.ManagedCluster) error {
 	if a.opts.DisableClusterClaims {
 		mc.Status.ClusterClaims = nil
+		return nil
+	}
+	if !informerSynced(ctx, a.spokeCache, &clusterv1alpha1.ClusterClaim{}) {
+		ctrl.LoggerFrom(ctx).V(1).Info("ClusterClaims not read yet; reporting them in a later sync")
 		return nil
 	}
 	claims := &clusterv1alpha1.ClusterClaimList{}

@@ -1,0 +1,90 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+)
+
+// errNotConnected is returned by the hub watch while the agent has no hub
+// connection; the informer retries.
+var errNotConnected = errors.New("not connected to the hub")
+
+// watchCluster watches the cluster's own ManagedCluster on the hub, through
+// the current hub connection, until ctx ends (the agent's cluster role lets
+// it list and watch that one object). It asks for a status sync when it first
+// sees the cluster, and for a status sync and a lease renewal at once when the
+// hub accepts the cluster or its spec changes (a new generation, such as a new
+// spec.leaseDurationSeconds): an agent waiting for acceptance joins the moment
+// the hub accepts it, and renews on a new lease duration from then on.
+func (a *Agent) watchCluster(ctx context.Context, id identity) {
+	byName := fields.OneTermEqualSelector("metadata.name", id.cluster).String()
+	lw := &toolscache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			conn, _ := a.current()
+			if conn == nil {
+				return nil, errNotConnected
+			}
+			opts.FieldSelector = byName
+			list := &clusterv1.ManagedClusterList{}
+			err := conn.watcher.List(ctx, list, &client.ListOptions{Raw: &opts})
+			conn.noteError(err)
+			return list, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			conn, _ := a.current()
+			if conn == nil {
+				return nil, errNotConnected
+			}
+			opts.FieldSelector = byName
+			return conn.watcher.Watch(ctx, &clusterv1.ManagedClusterList{}, &client.ListOptions{Raw: &opts})
+		},
+	}
+	inf := toolscache.NewSharedIndexInformer(lw, &clusterv1.ManagedCluster{}, 0, toolscache.Indexers{})
+	_, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { a.trigger() },
+		UpdateFunc: func(old, obj any) {
+			before, ok1 := old.(*clusterv1.ManagedCluster)
+			after, ok2 := obj.(*clusterv1.ManagedCluster)
+			if ok1 && ok2 && needsAction(before, after) {
+				a.trigger()
+				a.wakeLease()
+			}
+		},
+	})
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Cannot watch the ManagedCluster on the hub")
+		return
+	}
+	inf.RunWithContext(ctx)
+}
+
+// needsAction reports whether a change of the ManagedCluster from before to
+// after asks the agent to act at once: the hub accepted it (or stopped), or
+// its spec changed.
+func needsAction(before, after *clusterv1.ManagedCluster) bool {
+	return before.Generation != after.Generation || accepted(before) != accepted(after)
+}
+
+// accepted reports whether the hub reports the cluster accepted.
+func accepted(mc *clusterv1.ManagedCluster) bool {
+	return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
+}
+
+// wakeLease asks the lease loop to renew now, without blocking.
+func (a *Agent) wakeLease() {
+	select {
+	case a.leaseWake <- struct{}{}:
+	default:
+	}
+}
