@@ -228,7 +228,7 @@ func TestRenewInterval(t *testing.T) {
 	for _, tt := range []struct {
 		seconds int32
 		want    time.Duration
-	}{{0, 15 * time.Second}, {60, 15 * time.Second}, {8, 2 * time.Second}} {
+	}{{0, 60 * time.Second}, {60, 60 * time.Second}, {8, 8 * time.Second}} {
 		if got := renewInterval(tt.seconds); got != tt.want {
 			t.Errorf("renewInterval(%d) = %s, want %s", tt.seconds, got, tt.want)
 		}

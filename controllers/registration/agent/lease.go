@@ -23,10 +23,12 @@ const (
 	leaseRetryInterval = time.Second
 )
 
-// renewLease renews the cluster's lease on the hub every
-// leaseDurationSeconds/4 (with at most 10 % jitter) while the hub accepts the
-// cluster, until ctx ends; at once when woken (wakeLease: the hub accepted
-// the cluster or its spec changed).
+// renewLease renews the cluster's lease on the hub once per
+// leaseDurationSeconds (plus at most 10 % jitter, so never more often than
+// OCM's klusterlet) while the hub accepts the cluster, until ctx ends; at
+// once when woken (wakeLease: the hub accepted the cluster or its spec
+// changed). The hub marks the cluster Unknown two lease durations after the
+// last renewal, which leaves a slow or retried renewal 0.9 lease durations.
 func (a *Agent) renewLease(ctx context.Context) {
 	log := ctrl.LoggerFrom(ctx).WithValues("lease", clusterv1.LeaseName)
 	ctx = ctrl.LoggerInto(ctx, log)
@@ -93,10 +95,10 @@ func (a *Agent) renewLeaseOnce(ctx context.Context) (time.Duration, bool) {
 	return wait.Jitter(renewInterval(mc.Spec.LeaseDurationSeconds), leaseJitter), true
 }
 
-// renewInterval returns a quarter of the lease duration (0 means 60 s).
+// renewInterval returns the lease duration (0 means 60 s).
 func renewInterval(leaseDurationSeconds int32) time.Duration {
 	if leaseDurationSeconds <= 0 {
 		leaseDurationSeconds = clusterv1.DefaultLeaseDurationSeconds
 	}
-	return time.Duration(leaseDurationSeconds) * time.Second / 4
+	return time.Duration(leaseDurationSeconds) * time.Second
 }

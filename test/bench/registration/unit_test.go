@@ -13,13 +13,31 @@ func TestExpectedDetection(t *testing.T) {
 		lease                  time.Duration
 		wantEarliest, wantLast time.Duration
 	}{
-		{lease: 10 * time.Second, wantEarliest: 12250 * time.Millisecond, wantLast: 15 * time.Second},
-		{lease: 60 * time.Second, wantEarliest: 73500 * time.Millisecond, wantLast: 90 * time.Second},
+		{lease: 10 * time.Second, wantEarliest: 9 * time.Second, wantLast: 20 * time.Second},
+		{lease: 60 * time.Second, wantEarliest: 54 * time.Second, wantLast: 120 * time.Second},
 	}
 	for _, tt := range tests {
 		earliest, latest := expectedDetection(tt.lease)
 		if earliest != tt.wantEarliest || latest != tt.wantLast {
 			t.Errorf("expectedDetection(%s) = %s, %s; want %s, %s", tt.lease, earliest, latest, tt.wantEarliest, tt.wantLast)
 		}
+	}
+}
+
+func TestDescribeWrites(t *testing.T) {
+	tests := []struct {
+		name   string
+		counts map[string]int
+		want   string
+	}{
+		{"none", nil, "none"},
+		{"sorted by resource", map[string]int{"managedclusters": 1, "leases": 6}, "leases 3.00/min, managedclusters 0.50/min"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := describeWrites(tt.counts, 2*time.Minute); got != tt.want {
+				t.Errorf("describeWrites = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

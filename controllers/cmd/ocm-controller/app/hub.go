@@ -61,8 +61,8 @@ func (o *HubOptions) Validate() error {
 	if err := o.ManagerOptions.Validate(); err != nil {
 		return err
 	}
-	if o.LeaseGraceRatio < 1 {
-		return fmt.Errorf("--lease-grace-ratio %v must be at least 1: a cluster must get one full lease period to renew", o.LeaseGraceRatio)
+	if o.LeaseGraceRatio < lease.MinGraceRatio {
+		return fmt.Errorf("--lease-grace-ratio %v must be at least %v: agents renew once per lease period plus up to 10 %% jitter, and a smaller ratio marks clusters Unknown between two timely renewals", o.LeaseGraceRatio, lease.MinGraceRatio)
 	}
 	if o.ClusterManagerName == "" {
 		return errors.New("--cluster-manager-name must not be empty")

@@ -3,8 +3,17 @@ package lease
 import "time"
 
 // DefaultGraceRatio is the default of --lease-grace-ratio: a lease is stale
-// once 1.5 lease periods have passed since its last renewal.
-const DefaultGraceRatio = 1.5
+// once 2 lease periods have passed since its last renewal. The agent renews
+// once per period plus at most 10 % jitter, so a renewal may be late by 0.9
+// periods (a slow hub, a retried request, clock skew) before the cluster
+// shows Unknown, and a stopped agent shows Unknown between 0.9 and 2 periods
+// after it stopped.
+const DefaultGraceRatio = 2
+
+// MinGraceRatio is the smallest --lease-grace-ratio: an agent renews up to
+// 1.1 periods apart, and a smaller ratio would leave its renewals too little
+// room to be late.
+const MinGraceRatio = 1.5
 
 // ClockSkewFactor bounds the tolerated clock skew between hub and agent, in
 // lease periods, as OCM has it.

@@ -15,7 +15,7 @@ func TestExpiry(t *testing.T) {
 	}{
 		{"default 60s with 1.5", 60 * time.Second, 1.5, 90 * time.Second},
 		{"2s with 1.5", 2 * time.Second, 1.5, 3 * time.Second},
-		{"ratio 2 is the latest the contract allows", 60 * time.Second, 2, 120 * time.Second},
+		{"default ratio 2: the latest the contract allows", 60 * time.Second, DefaultGraceRatio, 120 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

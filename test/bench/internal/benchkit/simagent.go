@@ -72,7 +72,7 @@ type SimHub struct {
 // creates its ManagedCluster and a CSR as the bootstrap identity, gets the
 // certificate the hub approves and kube-controller-manager signs, and with
 // that certificate waits for the hub's acceptance and lease, reports Joined
-// and Available, and renews the lease every quarter lease duration. With
+// and Available, and renews the lease once per lease duration. With
 // SimHub.ServeWorks it also acknowledges the ManifestWorks of its cluster
 // namespace as a work agent would, and with SimHub.ServeAddonRegistrations
 // it files the certificate requests of its add-ons as the add-on
@@ -276,12 +276,12 @@ func (a *SimAgent) renewLease(ctx context.Context) (time.Duration, error) {
 	return mc.Spec.LeaseDuration(), nil
 }
 
-// renewLoop renews the lease every quarter lease duration (with at most 10 %
+// renewLoop renews the lease once per lease duration (with at most 10 %
 // jitter, as the real agent does) until ctx ends, counting the outcomes in h.
 func (a *SimAgent) renewLoop(ctx context.Context, h *SimHub) {
 	duration := time.Duration(clusterv1.DefaultLeaseDurationSeconds) * time.Second
 	for {
-		t := time.NewTimer(wait.Jitter(duration/4, 0.1))
+		t := time.NewTimer(wait.Jitter(duration, 0.1))
 		select {
 		case <-ctx.Done():
 			t.Stop()

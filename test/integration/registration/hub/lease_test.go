@@ -11,13 +11,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	hublease "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // testLeaseHealth plays the registration agent of cluster3 (lease period 2 s):
 // while it renews the lease and reports Available, the cluster carries no
-// hub taint; once it stops, the hub reports Unknown and taints it unreachable.
+// hub taint; once it stops, the hub reports Unknown, 2 lease periods after the
+// last renewal (the default --lease-grace-ratio), and taints it unreachable.
 func testLeaseHealth(ctx context.Context, t *testing.T, hubCluster *framework.Cluster, admin client.Client) {
 	createCluster(ctx, t, admin, "cluster3", true, 2)
 	waitCluster(ctx, t, admin, "cluster3", "accepted", hasCondition(
@@ -56,11 +58,22 @@ func testLeaseHealth(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 
 	stopAgent()
 	wg.Wait()
+	last := &coordinationv1.Lease{}
+	if err := admin.Get(ctx, client.ObjectKey{Namespace: "cluster3", Name: clusterv1.LeaseName}, last); err != nil {
+		t.Fatal(err)
+	}
 	mc = waitCluster(ctx, t, admin, "cluster3", "Unknown and unreachable after the agent stops", func(mc *clusterv1.ManagedCluster) bool {
 		c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
 		return c != nil && c.Status == metav1.ConditionUnknown && c.Reason == clusterv1.ReasonManagedClusterLeaseUpdateStopped &&
 			mc.Spec.FindTaint(clusterv1.ManagedClusterTaintUnreachable) != nil
 	})
+	// The condition's transition time has a resolution of one second.
+	unknownAt := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable).LastTransitionTime.Time
+	want := last.Spec.RenewTime.Add(time.Duration(hublease.DefaultGraceRatio * float64(mc.Spec.LeaseDuration())))
+	if unknownAt.Before(want.Truncate(time.Second)) || unknownAt.After(want.Add(2*time.Second)) {
+		t.Errorf("Available Unknown at %s, want at the last renewal %s + %v lease periods = %s",
+			unknownAt.Format(time.RFC3339), last.Spec.RenewTime.Format(time.RFC3339Nano), hublease.DefaultGraceRatio, want.Format(time.RFC3339Nano))
+	}
 	taint := mc.Spec.FindTaint(clusterv1.ManagedClusterTaintUnreachable)
 	if taint.Effect != clusterv1.TaintEffectNoSelect || taint.TimeAdded.IsZero() {
 		t.Errorf("unreachable taint %+v: want effect NoSelect and timeAdded set", taint)

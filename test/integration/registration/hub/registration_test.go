@@ -32,11 +32,11 @@ func TestHubRegistration(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	installHub(ctx, t, admin)
-	stop := startController(t, hubCluster, hub.Options{LeaseGraceRatio: 1.5})
+	stop := startController(t, hubCluster, hub.Options{})
 	// restart replaces the controller by a new one that lives as long as t.
 	restart := func() {
 		stop()
-		stop = startController(t, hubCluster, hub.Options{LeaseGraceRatio: 1.5})
+		stop = startController(t, hubCluster, hub.Options{})
 	}
 
 	createCluster(ctx, t, admin, "cluster1", false, 0)
