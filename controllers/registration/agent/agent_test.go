@@ -282,3 +282,29 @@ func TestQuickPoller(t *testing.T) {
 		t.Errorf("a new key starts at %v, want %v", d, csrFirstPollInterval)
 	}
 }
+
+func TestDenied(t *testing.T) {
+	withCondition := func(typ certificatesv1.RequestConditionType) *certificatesv1.CertificateSigningRequest {
+		csr := &certificatesv1.CertificateSigningRequest{}
+		if typ != "" {
+			csr.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: typ, Status: corev1.ConditionTrue}}
+		}
+		return csr
+	}
+	for _, tt := range []struct {
+		name string
+		csr  *certificatesv1.CertificateSigningRequest
+		want bool
+	}{
+		{"pending", withCondition(""), false},
+		{"approved, not issued yet", withCondition(certificatesv1.CertificateApproved), false},
+		{"denied", withCondition(certificatesv1.CertificateDenied), true},
+		{"signing failed", withCondition(certificatesv1.CertificateFailed), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := denied(tt.csr); got != tt.want {
+				t.Errorf("denied = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -32,6 +33,9 @@ const (
 	bootstrapRetryInterval = 5 * time.Second
 	// deniedRetryInterval is the wait after a denied request before a new one.
 	deniedRetryInterval = 30 * time.Second
+	// csrWatchTimeout bounds one watch of a pending request, after which
+	// the agent reads the request again.
+	csrWatchTimeout = 10 * time.Second
 )
 
 // bootstrap obtains a hub credential for id with the bootstrap kubeconfig and
@@ -128,7 +132,49 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 	a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRPending, fmt.Sprintf(
 		"CertificateSigningRequest %s is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub",
 		res.Name, id.cluster, id.cluster))
-	return false, a.csrPoll.next(res.Name)
+	return false, awaitCSR(ctx, hub, res.Name, a.csrPoll.next(res.Name))
+}
+
+// awaitCSR watches the pending request name until the hub issues its
+// certificate or denies it, at most csrWatchTimeout, and returns the wait
+// before the next bootstrap step: none, or fallback (the poll interval) when
+// the watch cannot be used.
+func awaitCSR(ctx context.Context, hub client.WithWatch, name string, fallback time.Duration) time.Duration {
+	ctx, cancel := context.WithTimeout(ctx, csrWatchTimeout)
+	defer cancel()
+	w, err := hub.Watch(ctx, &certificatesv1.CertificateSigningRequestList{}, client.MatchingFields{"metadata.name": name})
+	if err != nil {
+		ctrl.LoggerFrom(ctx).V(1).Info("Cannot watch the CertificateSigningRequest; polling it", "csr", name, "error", err.Error())
+		return fallback
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return 0
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return fallback
+			}
+			csr, isCSR := ev.Object.(*certificatesv1.CertificateSigningRequest)
+			if !isCSR {
+				return fallback
+			}
+			if len(csr.Status.Certificate) > 0 || denied(csr) {
+				return 0
+			}
+		}
+	}
+}
+
+// denied reports whether the hub denied csr or failed to sign it.
+func denied(csr *certificatesv1.CertificateSigningRequest) bool {
+	for _, c := range csr.Status.Conditions {
+		if c.Type == certificatesv1.CertificateDenied || c.Type == certificatesv1.CertificateFailed {
+			return true
+		}
+	}
+	return false
 }
 
 // quickPoller spaces the checks of one awaited change, keyed by what is
@@ -149,14 +195,15 @@ func (p *quickPoller) next(key string) time.Duration {
 	return p.wait
 }
 
-// bootstrapClient returns a hub client from the bootstrap kubeconfig.
-func bootstrapClient(bootstrap *kubeconfig.Info) (client.Client, error) {
+// bootstrapClient returns a hub client from the bootstrap kubeconfig. Its
+// watches, of a pending request, are shorter than its requests' timeout.
+func bootstrapClient(bootstrap *kubeconfig.Info) (client.WithWatch, error) {
 	cfg, err := bootstrap.RESTConfig()
 	if err != nil {
 		return nil, err
 	}
 	cfg.Timeout = hubRequestTimeout
-	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: apis.Scheme})
 	if err != nil {
 		return nil, fmt.Errorf("create hub client: %w", err)
 	}
