@@ -91,6 +91,11 @@ func (a *Agent) syncStatus(ctx context.Context) (ctrl.Result, error) {
 		a.reportDegraded(ctx, operatorv1.KlusterletReasonManagedClusterMissing, fmt.Sprintf(
 			"ManagedCluster %s is not on the hub (or not readable by %s); it was deleted or denied: run `kubectl ocm join` again to re-register",
 			id.cluster, id.subject().CommonName))
+		if apierrors.IsForbidden(err) {
+			// Right after the first join the hub may not have granted the
+			// new identity its role yet: look again soon.
+			return ctrl.Result{RequeueAfter: min(a.acceptPoll.next(conn.cred.certPEM), period.RequeueAfter)}, nil
+		}
 		return period, nil
 	case err != nil:
 		return ctrl.Result{}, fmt.Errorf("read ManagedCluster %s on the hub: %w", id.cluster, err)
@@ -100,7 +105,7 @@ func (a *Agent) syncStatus(ctx context.Context) (ctrl.Result, error) {
 			"Waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub", id.cluster, id.cluster))
 		// Keyed by the credential: a new one (after a re-bootstrap) polls
 		// quickly again.
-		return ctrl.Result{RequeueAfter: min(a.acceptPoll.next(conn.cred.certPEM), a.opts.ClusterHealthCheckPeriod)}, nil
+		return ctrl.Result{RequeueAfter: min(a.acceptPoll.next(conn.cred.certPEM), period.RequeueAfter)}, nil
 	}
 
 	desired := mc.DeepCopy()
