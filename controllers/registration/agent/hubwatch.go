@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
@@ -51,7 +52,20 @@ func (a *Agent) watchCluster(ctx context.Context, id identity) {
 		},
 	}
 	inf := toolscache.NewSharedIndexInformer(lw, &clusterv1.ManagedCluster{}, 0, toolscache.Indexers{})
-	_, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+	// Right after the first join the hub may not have granted the new
+	// identity its role yet; the informer retries, and the status sync
+	// polls meanwhile: not an error worth logging.
+	err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *toolscache.Reflector, err error) {
+		if apierrors.IsForbidden(err) || errors.Is(err, errNotConnected) {
+			ctrl.LoggerFrom(ctx).V(1).Info("Cannot watch the ManagedCluster on the hub yet", "error", err.Error())
+			return
+		}
+		toolscache.DefaultWatchErrorHandler(ctx, r, err)
+	})
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Cannot set the ManagedCluster watch's error handler")
+	}
+	_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc: func(any) { a.trigger() },
 		UpdateFunc: func(old, obj any) {
 			before, ok1 := old.(*clusterv1.ManagedCluster)
