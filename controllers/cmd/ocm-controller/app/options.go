@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -34,6 +36,12 @@ type ManagerOptions struct {
 	HealthProbeBindAddress string
 	// LeaderElect turns leader election on; the lock is a Lease in Namespace.
 	LeaderElect bool
+	// LeaseDuration is how long a standby waits after the last renewal it
+	// saw before it takes the Lease; RenewDeadline is how long the leader
+	// keeps trying to renew before it gives up leadership; RetryPeriod is the
+	// interval between attempts. They bound the time a standby takes over
+	// after the leader dies.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Namespace is the controller's own namespace (default: $POD_NAMESPACE).
 	Namespace string
 	// Kubeconfig is an explicit kubeconfig file; empty means $KUBECONFIG, the
@@ -57,12 +65,23 @@ const (
 	DefaultKubeAPIBurst = 100
 )
 
+// The default leader election timings, those of controller-runtime: a
+// standby takes over at most 15 seconds after the leader's last renewal.
+const (
+	DefaultLeaseDuration = 15 * time.Second
+	DefaultRenewDeadline = 10 * time.Second
+	DefaultRetryPeriod   = 2 * time.Second
+)
+
 // AddFlags registers the shared flags on fs. leaderElect is the mode's
 // default for --leader-elect.
 func (o *ManagerOptions) AddFlags(fs *pflag.FlagSet, leaderElect bool) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8080", `Address the Prometheus /metrics endpoint binds to; "0" disables it.`)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `Address the /healthz and /readyz endpoints bind to; "0" disables them.`)
 	fs.BoolVar(&o.LeaderElect, "leader-elect", leaderElect, "Elect a leader through a Lease in the controller's namespace, so that only one replica acts.")
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", DefaultLeaseDuration, "How long a standby replica waits after the leader's last renewal before it takes over.")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", DefaultRenewDeadline, "How long the leader keeps trying to renew its Lease before it stops acting; shorter than --leader-elect-lease-duration.")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", DefaultRetryPeriod, "How often the replicas try to acquire or renew the Lease; shorter than --leader-elect-renew-deadline.")
 	fs.StringVar(&o.Namespace, "namespace", "", "The controller's own namespace (leader election, secrets). Default: $"+PodNamespaceEnv+".")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Default: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", DefaultKubeAPIQPS, "Requests per second of the manager to the cluster it runs against.")
@@ -106,8 +125,38 @@ func (o *ManagerOptions) Validate() error {
 	if o.LeaderElect && o.Namespace == "" {
 		return errors.New("leader election needs the controller's namespace: set $" + PodNamespaceEnv + " or --namespace, or pass --leader-elect=false")
 	}
+	if err := validateLeaderElection(o.leaderElectionTimings()); err != nil {
+		return err
+	}
 	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {
 		return fmt.Errorf("--kube-api-qps %v and --kube-api-burst %d must be positive", o.KubeAPIQPS, o.KubeAPIBurst)
+	}
+	return nil
+}
+
+// leaderElectionTimings returns the lease duration, renew deadline and retry
+// period, each defaulted when unset.
+func (o *ManagerOptions) leaderElectionTimings() (lease, renew, retry time.Duration) {
+	orDefault := func(d, def time.Duration) time.Duration {
+		if d == 0 {
+			return def
+		}
+		return d
+	}
+	return orDefault(o.LeaseDuration, DefaultLeaseDuration), orDefault(o.RenewDeadline, DefaultRenewDeadline), orDefault(o.RetryPeriod, DefaultRetryPeriod)
+}
+
+// validateLeaderElection checks the leader election timings the way
+// client-go's leader elector does, so that a bad combination is a flag error
+// rather than a failure after start.
+func validateLeaderElection(lease, renew, retry time.Duration) error {
+	switch {
+	case retry <= 0:
+		return fmt.Errorf("--leader-elect-retry-period %v must be positive", retry)
+	case renew <= time.Duration(leaderelection.JitterFactor*float64(retry)):
+		return fmt.Errorf("--leader-elect-renew-deadline %v must be longer than %v times --leader-elect-retry-period %v", renew, leaderelection.JitterFactor, retry)
+	case lease <= renew:
+		return fmt.Errorf("--leader-elect-lease-duration %v must be longer than --leader-elect-renew-deadline %v", lease, renew)
 	}
 	return nil
 }
@@ -138,6 +187,7 @@ func (o *ManagerOptions) RESTConfig() (*rest.Config, error) {
 // leaderElectionID. customize may adjust the options (for example the cache)
 // before the manager is built.
 func (o *ManagerOptions) NewManager(cfg *rest.Config, leaderElectionID string, customize func(*manager.Options)) (manager.Manager, error) {
+	lease, renew, retry := o.leaderElectionTimings()
 	opts := manager.Options{
 		Scheme:                  apis.Scheme,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
@@ -145,6 +195,9 @@ func (o *ManagerOptions) NewManager(cfg *rest.Config, leaderElectionID string, c
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        leaderElectionID,
 		LeaderElectionNamespace: o.Namespace,
+		LeaseDuration:           &lease,
+		RenewDeadline:           &renew,
+		RetryPeriod:             &retry,
 		// Give the lock up on shutdown so a restarted replica takes over at once.
 		LeaderElectionReleaseOnCancel: true,
 	}

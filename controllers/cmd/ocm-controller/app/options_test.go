@@ -1,0 +1,51 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// TestLeaderElectionFlags checks the leader election timings: the defaults
+// are controller-runtime's, short settings are accepted, and combinations
+// the leader elector would refuse are flag errors naming the flag.
+func TestLeaderElectionFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    [3]time.Duration
+		wantErr string
+	}{
+		{name: "defaults", want: [3]time.Duration{15 * time.Second, 10 * time.Second, 2 * time.Second}},
+		{name: "short", args: []string{"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=500ms"},
+			want: [3]time.Duration{4 * time.Second, 3 * time.Second, 500 * time.Millisecond}},
+		{name: "lease not longer than renew", args: []string{"--leader-elect-lease-duration=10s"}, wantErr: "--leader-elect-lease-duration"},
+		{name: "renew too close to retry", args: []string{"--leader-elect-retry-period=9s"}, wantErr: "--leader-elect-renew-deadline"},
+		{name: "retry not positive", args: []string{"--leader-elect-retry-period=-1s"}, wantErr: "--leader-elect-retry-period"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &ManagerOptions{}
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			o.AddFlags(fs, true)
+			if err := fs.Parse(append(tc.args, "--namespace=ns")); err != nil {
+				t.Fatal(err)
+			}
+			err := o.Validate()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Validate() = %v, want an error naming %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Validate() = %v", err)
+			}
+			lease, renew, retry := o.leaderElectionTimings()
+			if got := [3]time.Duration{lease, renew, retry}; got != tc.want {
+				t.Fatalf("timings %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
