@@ -286,6 +286,9 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 		"--leader-elect=false",
 		"--profiling=false",
 	}
+	if e.signingDuration > 0 {
+		args = append(args, "--cluster-signing-duration="+e.signingDuration.String())
+	}
 	proc, err := startProcess(c.Name+"/kube-controller-manager", filepath.Join(e.binDir, "kube-controller-manager"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
 	if err != nil {
 		return err

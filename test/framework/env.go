@@ -32,6 +32,12 @@ type Options struct {
 	Log io.Writer
 	// StartTimeout bounds the whole startup. Default: 3 minutes.
 	StartTimeout time.Duration
+	// ClusterSigningDuration is the longest lifetime of the certificates the
+	// clusters' controller managers sign for CertificateSigningRequests
+	// (kube-controller-manager --cluster-signing-duration), also for
+	// requests that ask for less than the API's 600-second minimum of
+	// spec.expirationSeconds. Default: kube-controller-manager's, one year.
+	ClusterSigningDuration time.Duration
 }
 
 // Environment is a set of running clusters sharing one etcd.
@@ -41,11 +47,13 @@ type Environment struct {
 	kubeconfig string
 	binDir     string
 	log        io.Writer
-	etcd       *process
-	etcdURL    string
-	clusters   []*Cluster
-	stopOnce   sync.Once
-	stopErr    error
+	// signingDuration is Options.ClusterSigningDuration.
+	signingDuration time.Duration
+	etcd            *process
+	etcdURL         string
+	clusters        []*Cluster
+	stopOnce        sync.Once
+	stopErr         error
 }
 
 // clusterNameRE is what a cluster name must look like: a DNS label, since it
@@ -76,7 +84,10 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Environment{dir: opts.Dir, binDir: binDir, log: opts.Log}
+	if opts.ClusterSigningDuration < 0 {
+		return nil, fmt.Errorf("ClusterSigningDuration %v must not be negative", opts.ClusterSigningDuration)
+	}
+	e := &Environment{dir: opts.Dir, binDir: binDir, log: opts.Log, signingDuration: opts.ClusterSigningDuration}
 	if e.log == nil {
 		e.log = io.Discard
 	}

@@ -87,11 +87,31 @@ func TestEnvironment(t *testing.T) {
 
 func testCSRSigning(t *testing.T, c *Cluster) {
 	ctx := t.Context()
+	const user = "system:open-cluster-management:cluster1:agent1"
+	groups := []string{"system:open-cluster-management:cluster1", "system:open-cluster-management:managed-clusters"}
+	leaf, certPEM, keyPEM := signClientCSR(t, c, user, groups...)
+	assert.Equal(t, user, leaf.Subject.CommonName)
+	assert.ElementsMatch(t, groups, leaf.Subject.Organization)
+	_, err := leaf.Verify(x509.VerifyOptions{Roots: c.ca.pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	require.NoError(t, err, "signed certificate does not chain to the cluster CA")
+
+	// The issued certificate authenticates as the identity it names.
+	cfg := c.configWith(rest.TLSClientConfig{CertData: certPEM, KeyData: keyPEM})
+	info, err := whoAmI(ctx, cfg)
+	require.NoError(t, err)
+	assert.Equal(t, user, info.Username)
+	assert.Subset(t, info.Groups, groups)
+}
+
+// signClientCSR files a kube-apiserver-client CertificateSigningRequest for
+// user and groups on c, approves it, waits for the controller manager to
+// sign it, and returns the certificate, parsed and PEM, and its key.
+func signClientCSR(t *testing.T, c *Cluster, user string, groups ...string) (leaf *x509.Certificate, certPEM, keyPEM []byte) {
+	t.Helper()
+	ctx := t.Context()
 	cs := c.Clientset()
 	key, keyPEM, err := newKey()
 	require.NoError(t, err)
-	const user = "system:open-cluster-management:cluster1:agent1"
-	groups := []string{"system:open-cluster-management:cluster1", "system:open-cluster-management:managed-clusters"}
 	csrPEM, err := certutil.MakeCSR(key, &pkix.Name{CommonName: user, Organization: groups}, nil, nil)
 	require.NoError(t, err)
 	csr := &certificatesv1.CertificateSigningRequest{
@@ -111,7 +131,6 @@ func testCSRSigning(t *testing.T, c *Cluster) {
 	_, err = cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{})
 	require.NoError(t, err)
 
-	var certPEM []byte
 	poll(t, 30*time.Second, "CSR "+csr.Name+" to be signed", func(ctx context.Context) (bool, error) {
 		got, err := cs.CertificatesV1().CertificateSigningRequests().Get(ctx, csr.Name, metav1.GetOptions{})
 		if err != nil {
@@ -122,19 +141,9 @@ func testCSRSigning(t *testing.T, c *Cluster) {
 	})
 	block, _ := pem.Decode(certPEM)
 	require.NotNil(t, block, "status.certificate is not PEM")
-	leaf, err := x509.ParseCertificate(block.Bytes)
+	leaf, err = x509.ParseCertificate(block.Bytes)
 	require.NoError(t, err)
-	assert.Equal(t, user, leaf.Subject.CommonName)
-	assert.ElementsMatch(t, groups, leaf.Subject.Organization)
-	_, err = leaf.Verify(x509.VerifyOptions{Roots: c.ca.pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
-	require.NoError(t, err, "signed certificate does not chain to the cluster CA")
-
-	// The issued certificate authenticates as the identity it names.
-	cfg := c.configWith(rest.TLSClientConfig{CertData: certPEM, KeyData: keyPEM})
-	info, err := whoAmI(ctx, cfg)
-	require.NoError(t, err)
-	assert.Equal(t, user, info.Username)
-	assert.Subset(t, info.Groups, groups)
+	return leaf, certPEM, keyPEM
 }
 
 func testNamespaceDeletion(t *testing.T, c *Cluster) {

@@ -26,8 +26,15 @@ const KeepDirEnv = "OCM_TEST_KEEP_DIR"
 // `go test -short` with SkipIfShort.
 func StartForTest(t testing.TB, clusters ...string) *Environment {
 	t.Helper()
+	return StartForTestWith(t, Options{Clusters: clusters})
+}
+
+// StartForTestWith is StartForTest with the clusters and settings of opts;
+// it sets opts.Log and opts.Dir itself.
+func StartForTestWith(t testing.TB, opts Options) *Environment {
+	t.Helper()
 	quietControllerRuntime()
-	opts := Options{Clusters: clusters, Log: testWriter{t}}
+	opts.Log = testWriter{t}
 	if keep := os.Getenv(KeepDirEnv); keep != "" {
 		opts.Dir = keep + "/" + strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
 	} else {
