@@ -52,6 +52,7 @@ func TestWorkAgent(t *testing.T) {
 	t.Run("removed manifest is deleted", func(t *testing.T) { s.testRemoveManifest(ctx, t) })
 	t.Run("delete options", func(t *testing.T) { s.testDeleteOptions(ctx, t) })
 	t.Run("bad manifests fail alone", func(t *testing.T) { s.testBadManifests(ctx, t) })
+	t.Run("bad input table", func(t *testing.T) { s.testBadInput(ctx, t) })
 	t.Run("restart converges", func(t *testing.T) { s.testRestart(ctx, t) })
 	t.Run("credential rotation reconnects", func(t *testing.T) { s.testRotation(ctx, t) })
 	t.Run("isolation from other clusters", func(t *testing.T) { s.testIsolation(ctx, t) })
