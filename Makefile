@@ -36,13 +36,25 @@ TEST_TIMEOUT ?= 30m
 export KUBE_BIN_DIR := $(KUBE_BIN)
 export OCM_BIN_DIR  := $(BIN)
 
+# RACE=1 builds the binaries with the race detector (which needs cgo), as
+# make test-race does for the controllers the integration tests launch.
+ifeq ($(RACE),1)
+BUILD_ENV   := CGO_ENABLED=1
+BUILD_FLAGS := -race
+else
+BUILD_ENV   := CGO_ENABLED=0
+BUILD_FLAGS :=
+endif
+# RACE_LOG_DIR receives the race reports of make test-race (GORACE log_path).
+RACE_LOG_DIR := $(ROOT)/_output/race
+
 ##@ Build
 
 .PHONY: build
-build: ## Build static (CGO_ENABLED=0) bin/kubectl-ocm, bin/ocm-controller and the example add-on's agent bin/helloworld-addon; copy the completion script kubectl_complete-ocm beside them.
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-ocm ./plugins/kubectl-ocm
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ocm-controller ./controllers/cmd/ocm-controller
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/helloworld-addon ./examples/addons/helloworld/agent
+build: ## Build static (CGO_ENABLED=0) bin/kubectl-ocm, bin/ocm-controller and the example add-on's agent bin/helloworld-addon; copy the completion script kubectl_complete-ocm beside them. RACE=1 builds them with the race detector instead.
+	$(BUILD_ENV) $(GO) build $(BUILD_FLAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-ocm ./plugins/kubectl-ocm
+	$(BUILD_ENV) $(GO) build $(BUILD_FLAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ocm-controller ./controllers/cmd/ocm-controller
+	$(BUILD_ENV) $(GO) build $(BUILD_FLAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/helloworld-addon ./examples/addons/helloworld/agent
 	install -m 0755 kubectl_complete-ocm $(BIN)/kubectl_complete-ocm
 
 # Where `go install` puts kubectl-ocm: GOBIN, else the first GOPATH entry's bin.
@@ -137,6 +149,24 @@ test: build kube-bins ## Run every test: unit, framework, integration and end-to
 .PHONY: test-short
 test-short: ## Run the fast unit tests only (no control planes).
 	$(GO) test -short -count=1 $(GOFLAGS_TEST) ./...
+
+.PHONY: test-race-unit
+test-race-unit: ## Run the fast unit tests with the race detector (go test -race -short).
+	$(GO) test -race -short -count=1 $(GOFLAGS_TEST) ./...
+
+# The integration tests run most controllers in the test binary; those that
+# launch bin/ocm-controller get one built with -race (make build RACE=1), whose
+# reports land in RACE_LOG_DIR with the test binaries' and fail the target.
+.PHONY: test-race
+test-race: kube-bins ## Run the unit tier and the controller integration tests (test/integration) with the race detector, bin/ocm-controller built with -race; any race fails it.
+	$(MAKE) build RACE=1
+	rm -rf $(RACE_LOG_DIR) && mkdir -p $(RACE_LOG_DIR)
+	export GORACE=log_path=$(RACE_LOG_DIR)/race; \
+	status=0; \
+	$(GO) test -race -short -count=1 $(GOFLAGS_TEST) ./... || status=1; \
+	$(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./test/integration/... || status=1; \
+	if compgen -G '$(RACE_LOG_DIR)/race.*' >/dev/null; then cat $(RACE_LOG_DIR)/race.*; echo "data races reported: $(RACE_LOG_DIR)" >&2; status=1; fi; \
+	exit $$status
 
 .PHONY: fuzz
 fuzz: ## Run every fuzz target (test/fuzz/targets) for FUZZTIME (default 1000000x) and add what it finds to the checked-in corpus.

@@ -63,11 +63,14 @@ func startProcess(name, path string, args, env []string, workDir, logPath string
 
 // baseEnv is the environment every child starts from: enough to run, and
 // nothing that points a client at a non-loopback address (no KUBERNETES_SERVICE_*,
-// no proxies, no ambient KUBECONFIG).
+// no proxies, no ambient KUBECONFIG). GORACE passes through, so binaries
+// built with -race report where make test-race collects races.
 func baseEnv() []string {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	if v, ok := os.LookupEnv("TMPDIR"); ok {
-		env = append(env, "TMPDIR="+v)
+	for _, name := range []string{"TMPDIR", "GORACE"} {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
 	}
 	return env
 }
