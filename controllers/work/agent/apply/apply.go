@@ -132,12 +132,14 @@ const (
 	ChangeUpdated Change = "Updated"
 )
 
-// changeOf tells what happened between before and after.
+// changeOf tells what happened between before and after. An object of
+// another UID than before was created: the one read was deleted before the
+// write, which (a server-side apply patch) created it again.
 func changeOf(before, after *unstructured.Unstructured) Change {
 	switch {
 	case after == nil:
 		return ChangeNone
-	case before == nil:
+	case before == nil, before.GetUID() != after.GetUID():
 		return ChangeCreated
 	case before.GetResourceVersion() != after.GetResourceVersion():
 		return ChangeUpdated
