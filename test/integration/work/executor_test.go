@@ -113,14 +113,9 @@ func (s *suite) testExecutor(ctx context.Context, t *testing.T) {
 	})
 
 	t.Run("removed manifest is deleted only with the right to delete", func(t *testing.T) {
-		w, err := s.getWork(ctx, "executor")
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Spec.Workload.Manifests = w.Spec.Workload.Manifests[1:]
-		if err := s.hubC.Update(ctx, w); err != nil {
-			t.Fatal(err)
-		}
+		s.updateWork(ctx, t, "executor", func(w *workv1.ManifestWork) {
+			w.Spec.Workload.Manifests = w.Spec.Workload.Manifests[1:]
+		})
 		s.waitWorkCondition(ctx, t, "executor", workv1.WorkApplied, metav1.ConditionTrue)
 		// The work was applied at its new generation: the removal was tried
 		// and refused, so the object and its record stay.

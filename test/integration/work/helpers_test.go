@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -164,6 +165,23 @@ func configMap(namespace, name, value string) string {
 func (s *suite) getWork(ctx context.Context, name string) (*workv1.ManifestWork, error) {
 	w := &workv1.ManifestWork{}
 	return w, s.hubC.Get(ctx, types.NamespacedName{Namespace: clusterName, Name: name}, w)
+}
+
+// updateWork changes work name on the hub with change, read afresh and
+// retried on a conflict: the agent writes the work's status meanwhile.
+func (s *suite) updateWork(ctx context.Context, t *testing.T, name string, change func(w *workv1.ManifestWork)) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		w, err := s.getWork(ctx, name)
+		if err != nil {
+			return err
+		}
+		change(w)
+		return s.hubC.Update(ctx, w)
+	})
+	if err != nil {
+		t.Fatalf("update ManifestWork %s: %v", name, err)
+	}
 }
 
 // waitWorkCondition waits until condition typ of work name has status

@@ -78,14 +78,7 @@ func (s *suite) testIgnoreFields(ctx context.Context, t *testing.T) {
 	})
 
 	t.Run("a manifest change applies to OnSpokeChange fields, not to OnSpokePresent ones", func(t *testing.T) {
-		w, err := s.getWork(ctx, "ignore")
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Spec = ignoreWork(t, "2").Spec
-		if err := s.hubC.Update(ctx, w); err != nil {
-			t.Fatal(err)
-		}
+		s.updateWork(ctx, t, "ignore", func(w *workv1.ManifestWork) { w.Spec = ignoreWork(t, "2").Spec })
 		s.waitWorkCondition(ctx, t, "ignore", workv1.WorkApplied, metav1.ConditionTrue)
 		eventually(ctx, t, "ign-change data a=2 b=2", func(ctx context.Context) (bool, error) {
 			cm, err := s.configMap(ctx, "default", "ign-change")

@@ -168,15 +168,10 @@ func (s *suite) testStrategies(ctx context.Context, t *testing.T) {
 	if err := s.spokeC.Update(ctx, upd); err != nil {
 		t.Fatal(err)
 	}
-	w, err := s.getWork(ctx, "strategies")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Spec.Workload.Manifests = toManifests(t,
-		configMap(ns, "upd", "2"), configMap(ns, "co", "2"), configMap(ns, "ssa", "2"), configMap("default", "ro", "hub2"), nsManifest)
-	if err := s.hubC.Update(ctx, w); err != nil {
-		t.Fatal(err)
-	}
+	s.updateWork(ctx, t, "strategies", func(w *workv1.ManifestWork) {
+		w.Spec.Workload.Manifests = toManifests(t,
+			configMap(ns, "upd", "2"), configMap(ns, "co", "2"), configMap(ns, "ssa", "2"), configMap("default", "ro", "hub2"), nsManifest)
+	})
 	s.waitWorkCondition(ctx, t, "strategies", workv1.WorkApplied, metav1.ConditionTrue)
 	eventually(ctx, t, "the Update and ServerSideApply ConfigMaps to change", func(ctx context.Context) (bool, error) {
 		upd, err := s.configMap(ctx, ns, "upd")
@@ -198,7 +193,7 @@ func (s *suite) testStrategies(ctx context.Context, t *testing.T) {
 	if roNow.Data["a"] != "spoke" {
 		t.Errorf("ReadOnly ConfigMap was updated: %v", roNow.Data)
 	}
-	w = s.waitWorkCondition(ctx, t, "strategies", workv1.WorkAvailable, metav1.ConditionTrue)
+	w := s.waitWorkCondition(ctx, t, "strategies", workv1.WorkAvailable, metav1.ConditionTrue)
 	if len(w.Status.ResourceStatus.Manifests) != 5 {
 		t.Errorf("manifests = %+v", w.Status.ResourceStatus.Manifests)
 	}
@@ -243,14 +238,7 @@ func (s *suite) testRemoveManifest(ctx context.Context, t *testing.T) {
 	if _, err := s.configMap(ctx, "default", "drop-b"); err != nil {
 		t.Fatal(err)
 	}
-	w, err := s.getWork(ctx, "remove")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Spec.Workload.Manifests = w.Spec.Workload.Manifests[:1]
-	if err := s.hubC.Update(ctx, w); err != nil {
-		t.Fatal(err)
-	}
+	s.updateWork(ctx, t, "remove", func(w *workv1.ManifestWork) { w.Spec.Workload.Manifests = w.Spec.Workload.Manifests[:1] })
 	waitGone(ctx, t, s.spokeC, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "drop-b"}})
 	eventually(ctx, t, "appliedResources without drop-b", func(ctx context.Context) (bool, error) {
 		amw, err := s.appliedWork(ctx, "remove")
