@@ -46,6 +46,20 @@ func (e *Environment) startEtcd(ctx context.Context) error {
 	return err
 }
 
+// RestartEtcd kills the environment's etcd, as a crash would, and starts it
+// again with the same data directory and ports, then waits until it is
+// healthy. Every API server loses its storage in between and reconnects on
+// its own; nothing written before the kill is lost.
+func (e *Environment) RestartEtcd(ctx context.Context) error {
+	if err := e.etcd.Stop(0); err != nil {
+		return fmt.Errorf("stop etcd: %w", err)
+	}
+	if err := e.runEtcd(ctx); err != nil {
+		return fmt.Errorf("restart etcd on %s: %w", e.etcdURL, err)
+	}
+	return nil
+}
+
 // startEtcdOnce starts etcd on two free ports and waits until it is healthy.
 func (e *Environment) startEtcdOnce(ctx context.Context) error {
 	clientPort, err := FreePort()
@@ -78,8 +92,16 @@ func (e *Environment) startEtcdOnce(ctx context.Context) error {
 		"--unsafe-no-fsync",
 		"--log-level=warn",
 	}
+	e.etcdArgs = args
 	e.logf("starting etcd on %s", e.etcdURL)
-	e.etcd, err = startProcess("etcd", filepath.Join(e.binDir, "etcd"), args, nil, e.dir, filepath.Join(e.dir, "logs", "etcd.log"))
+	return e.runEtcd(ctx)
+}
+
+// runEtcd starts etcd with the recorded arguments and waits until it is
+// healthy.
+func (e *Environment) runEtcd(ctx context.Context) error {
+	var err error
+	e.etcd, err = startProcess("etcd", filepath.Join(e.binDir, "etcd"), e.etcdArgs, nil, e.dir, filepath.Join(e.dir, "logs", "etcd.log"))
 	if err != nil {
 		return err
 	}

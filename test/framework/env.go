@@ -51,6 +51,7 @@ type Environment struct {
 	signingDuration time.Duration
 	etcd            *process
 	etcdURL         string
+	etcdArgs        []string
 	clusters        []*Cluster
 	stopOnce        sync.Once
 	stopErr         error
