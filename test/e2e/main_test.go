@@ -153,9 +153,17 @@ func (f *fleet) hubInit(t *testing.T) string {
 // through kubectl-ocm, and waits until each is Available.
 func (f *fleet) joinAll(t *testing.T, clusters ...string) {
 	t.Helper()
+	f.joinAllVia(t, func(hub string) string { return hub }, clusters...)
+}
+
+// joinAllVia is joinAll with the agents given via(hub) as the hub API
+// server's URL, where hub is the URL hub init printed: a proxy in front of
+// the hub, for example.
+func (f *fleet) joinAllVia(t *testing.T, via func(hub string) string, clusters ...string) {
+	t.Helper()
 	token, apiserver := joinArgs(t, f.hubInit(t))
 	for _, c := range clusters {
-		f.ocm(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", c, "--context", c)
+		f.ocm(t, "join", "--hub-token", token, "--hub-apiserver", via(apiserver), "--cluster-name", c, "--context", c)
 	}
 	f.ocm(t, "accept", "--clusters", strings.Join(clusters, ","), "--context", "hub", "--wait")
 	hub := f.env.Cluster("hub").Client()
