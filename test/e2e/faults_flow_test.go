@@ -183,7 +183,8 @@ func (fl *flow) setVersion(t *testing.T, name, version string) {
 		}
 		base := mw.DeepCopy()
 		mw.Spec.Workload = configMapWork("cluster1", name, len(mw.Spec.Workload.Manifests), version).Spec.Workload
-		return true, fl.hubc.Patch(ctx, mw, client.MergeFrom(base))
+		err := fl.hubc.Patch(ctx, mw, client.MergeFrom(base))
+		return err == nil, err
 	})
 }
 

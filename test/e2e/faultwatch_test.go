@@ -289,7 +289,8 @@ func (fl *flow) components(t *testing.T) map[string]framework.ProcessInfo {
 	for c, cl := range map[string]client.Client{"hub": fl.hubc, "cluster1": fl.c1c} {
 		list := &appsv1.DeploymentList{}
 		eventually(t, time.Minute, "the Deployments of "+c, func(ctx context.Context) (bool, error) {
-			return true, cl.List(ctx, list)
+			err := cl.List(ctx, list)
+			return err == nil, err
 		})
 		for _, d := range list.Items {
 			if info, ok := fl.runner.Process(c, d.Namespace, d.Name); ok && info.Pid != 0 {
