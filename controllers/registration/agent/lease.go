@@ -29,6 +29,7 @@ const (
 // once when woken (wakeLease: the hub accepted the cluster or its spec
 // changed). The hub marks the cluster Unknown two lease durations after the
 // last renewal, which leaves a slow or retried renewal 0.9 lease durations.
+// When renewals succeed again after failing, it asks for a status sync.
 func (a *Agent) renewLease(ctx context.Context) {
 	log := ctrl.LoggerFrom(ctx).WithValues("lease", clusterv1.LeaseName)
 	ctx = ctrl.LoggerInto(ctx, log)
@@ -38,6 +39,12 @@ func (a *Agent) renewLease(ctx context.Context) {
 		if ok != renewing {
 			renewing = ok
 			log.V(2).Info("Lease renewal state changed", "renewing", ok, "interval", next)
+			// While renewals failed the hub may have marked the cluster
+			// Unknown; report the status now rather than after the status
+			// controller's back-off, which grows with the outage.
+			if ok {
+				a.trigger()
+			}
 		}
 		t := time.NewTimer(next)
 		select {
