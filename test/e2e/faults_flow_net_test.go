@@ -129,8 +129,8 @@ func (fl *flow) restarts(t *testing.T) {
 // partition cuts cluster1's agent off the hub for longer than the lease,
 // with a work changed three times and a new work created meanwhile. The hub
 // marks the cluster Unknown within the lease contract; after the path is
-// back the agent applies the last spec of each work, never an older one
-// after a newer.
+// back the cluster turns Available at once and the agent applies the last
+// spec of each work, never an older one after a newer.
 func (fl *flow) partition(t *testing.T) {
 	ctx := t.Context()
 	const lease = 10 // seconds
@@ -181,6 +181,9 @@ func (fl *flow) partition(t *testing.T) {
 		lease*time.Second*3/2, lease*time.Second*2, available.Round(100*time.Millisecond), converge.Round(100*time.Millisecond), cmUpdated, fl.cms.valuesOf(target)[seen:])
 	assert.LessOrEqual(t, afterRenew, 2*lease*time.Second+time.Second, "cluster1 turned Unknown later than twice the lease after its last renewal")
 	assert.GreaterOrEqual(t, afterRenew, lease*time.Second, "cluster1 turned Unknown before its lease ran out")
+	// The agent retries its lease every second and reports its status on
+	// the first renewal that succeeds.
+	assert.Less(t, available, lease*time.Second/2, "cluster1 Available again after the path came back")
 	assertInOrder(t, fl.cms.valuesOf(target)[seen:], []string{"p1", "p2", "p3"})
 	assert.Empty(t, fl.restartedSince(t, procs), "components restarted by the partition")
 	for i, at := range fl.cms.timesOf(target)[seen:] {
