@@ -13,10 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
-func TestRestartEtcd(t *testing.T) {
-	SkipIfShort(t)
+// startWithKept starts an environment of one cluster, stopped when t ends,
+// holding a Namespace "kept" that a restart must not lose.
+func startWithKept(t *testing.T) (*Environment, *Cluster, kubernetes.Interface) {
+	t.Helper()
 	env, err := Start(t.Context(), Options{Clusters: []string{"one"}, Log: testWriter{t}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = env.Stop() })
@@ -24,6 +27,12 @@ func TestRestartEtcd(t *testing.T) {
 	cs := c.Clientset()
 	_, err = cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kept"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
+	return env, c, cs
+}
+
+func TestRestartEtcd(t *testing.T) {
+	SkipIfShort(t)
+	env, c, cs := startWithKept(t)
 	etcdBefore, apiserver, url := env.etcd.Pid(), c.apiserver.Pid(), env.etcdURL
 
 	require.NoError(t, env.RestartEtcd(t.Context()))
@@ -34,7 +43,7 @@ func TestRestartEtcd(t *testing.T) {
 		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "after"}}, metav1.CreateOptions{})
 		return err == nil, nil
 	})
-	_, err = cs.CoreV1().Namespaces().Get(t.Context(), "kept", metav1.GetOptions{})
+	_, err := cs.CoreV1().Namespaces().Get(t.Context(), "kept", metav1.GetOptions{})
 	require.NoError(t, err, "an object written before the restart is gone")
 	assert.Equal(t, apiserver, c.apiserver.Pid(), "the API server was restarted")
 	exited, _ := c.apiserver.Exited()

@@ -270,20 +270,14 @@ func TestStartRejectsBadInput(t *testing.T) {
 
 func TestRestartAPIServer(t *testing.T) {
 	SkipIfShort(t)
-	env, err := Start(t.Context(), Options{Clusters: []string{"one"}, Log: testWriter{t}})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = env.Stop() })
-	c := env.Cluster("one")
-	cs := c.Clientset()
-	_, err = cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kept"}}, metav1.CreateOptions{})
-	require.NoError(t, err)
+	env, c, cs := startWithKept(t)
 	before := c.apiserver.Pid()
 	server := c.Server()
 
 	require.NoError(t, c.RestartAPIServer(t.Context()))
 	assert.ErrorIs(t, syscall.Kill(before, 0), syscall.ESRCH, "the old API server still runs")
 	assert.Equal(t, server, c.Server(), "the API server moved")
-	_, err = cs.CoreV1().Namespaces().Get(t.Context(), "kept", metav1.GetOptions{})
+	_, err := cs.CoreV1().Namespaces().Get(t.Context(), "kept", metav1.GetOptions{})
 	require.NoError(t, err, "an object written before the restart is gone, or the old client cannot reach the new server")
 
 	after := c.apiserver.Pid()
