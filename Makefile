@@ -173,8 +173,21 @@ fuzz: ## Run every fuzz target (test/fuzz/targets) for FUZZTIME (default 1000000
 	hack/fuzz.sh
 
 .PHONY: bench
-bench: kube-bins ## Run the benchmarks in test/bench once; they print figures (see test/bench/README.md).
-	$(GO) test ./test/bench/... -run XXX -bench . -benchtime 1x -v -timeout 60m
+bench: kube-bins ## Run the benchmarks in test/bench once, but the scale harness (make bench-scale); they print figures (see test/bench/README.md).
+	$(GO) test $$($(GO) list ./test/bench/... | grep -v '/test/bench/scale$$') -run XXX -bench . -benchtime 1x -v -timeout 60m
+
+# The scale harness: SCALE_STEPS are the cluster counts it grows the hub to,
+# SCALE_OUT where it writes results.json, results.csv and the SVG plots, and
+# SCALE_ARGS its other flags (-settle, -idle, -probe-lease-seconds,
+# -op-timeout; see test/bench/README.md).
+SCALE_STEPS ?= 10,100,500,1000,2000,5000
+SCALE_OUT   ?= $(ROOT)/_output/bench-scale
+SCALE_ARGS  ?=
+
+.PHONY: bench-scale
+bench-scale: kube-bins ## Grow one hub through SCALE_STEPS clusters (simulated agents plus 2 real ones) and measure each step; figures, results and plots in SCALE_OUT.
+	$(GO) test ./test/bench/scale -run XXX -bench Scale -benchtime 1x -v -timeout 10h \
+		-args -steps $(SCALE_STEPS) -out $(SCALE_OUT) $(SCALE_ARGS)
 
 ##@ Development environment
 

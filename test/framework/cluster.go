@@ -113,3 +113,12 @@ func (c *Cluster) configWith(tls rest.TLSClientConfig) *rest.Config {
 
 // loopback is the only address the framework listens on or talks to.
 var loopback = net.ParseIP("127.0.0.1")
+
+// APIServerPid returns the process ID of the cluster's kube-apiserver, 0 when
+// none runs: what a benchmark reads the API server's memory and CPU from.
+func (c *Cluster) APIServerPid() int {
+	if c.apiserver == nil {
+		return 0
+	}
+	return c.apiserver.Pid()
+}

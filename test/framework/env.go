@@ -263,3 +263,16 @@ func WriteKubeconfig(path, name string, cfg *rest.Config) error {
 	}
 	return clientcmd.WriteToFile(*kc, path)
 }
+
+// EtcdPid returns the process ID of the etcd every cluster shares, 0 when
+// none runs.
+func (e *Environment) EtcdPid() int {
+	if e.etcd == nil {
+		return 0
+	}
+	return e.etcd.Pid()
+}
+
+// EtcdURL returns the client URL of the shared etcd (plain HTTP on
+// loopback), whose /metrics report its database size.
+func (e *Environment) EtcdURL() string { return e.etcdURL }

@@ -81,6 +81,8 @@ type SimAgent struct {
 	cluster string
 	// hub acts as the agent's own certificate identity.
 	hub client.WithWatch
+	// leaseDuration is the cluster's lease duration as of the last renewal.
+	leaseDuration time.Duration
 }
 
 // NewSimHub prepares the shared parts of the simulated agents of f's hub.
@@ -104,9 +106,46 @@ func NewSimHub(b *testing.B, f *Fleet) *SimHub {
 // reported Joined and Available, failing b if any cannot.
 func StartSimAgents(ctx context.Context, b *testing.B, h *SimHub, clusters []string) {
 	b.Helper()
+	runCtx, loops := h.runUntilCleanup(ctx, b)
+	sem := make(chan struct{}, SimConcurrency)
+	errs := make([]error, len(clusters))
+	var reg sync.WaitGroup
+	for i, cluster := range clusters {
+		reg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			errs[i] = h.start(runCtx, cluster, SlowPoll, loops)
+		})
+	}
+	reg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// StartSimAgent registers one cluster with a simulated agent as
+// StartSimAgents does, polling its CSR and acceptance every FastPoll so
+// that the time it takes is a join's, and returns once the cluster is
+// Joined and Available. stop ends that agent alone, as a stopped agent: its
+// lease is no longer renewed and its works no longer acknowledged.
+func StartSimAgent(ctx context.Context, b *testing.B, h *SimHub, cluster string) (stop func()) {
+	b.Helper()
+	runCtx, loops := h.runUntilCleanup(ctx, b)
+	agentCtx, cancel := context.WithCancel(runCtx)
+	if err := h.start(agentCtx, cluster, FastPoll, loops); err != nil {
+		cancel()
+		b.Fatal(err)
+	}
+	return cancel
+}
+
+// runUntilCleanup returns the context the loops of agents started now run
+// in and the group that tracks them; both end when b does, before the
+// runner and the control planes stop, and the agents' counts are logged.
+func (h *SimHub) runUntilCleanup(ctx context.Context, b *testing.B) (context.Context, *sync.WaitGroup) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	var loops sync.WaitGroup
-	b.Cleanup(func() { // before the runner and the control planes stop
+	loops := &sync.WaitGroup{}
+	b.Cleanup(func() {
 		cancel()
 		loops.Wait()
 		b.Logf("simulated agents: %d lease renewals, %d failed", h.renewals.Load(), h.failures.Load())
@@ -117,41 +156,33 @@ func StartSimAgents(ctx context.Context, b *testing.B, h *SimHub, clusters []str
 			b.Logf("simulated agents: %d add-on certificates issued, %d requests given up", h.addonCerts.Load(), h.addonFailures.Load())
 		}
 	})
-	sem := make(chan struct{}, SimConcurrency)
-	errs := make([]error, len(clusters))
-	var reg sync.WaitGroup
-	for i, cluster := range clusters {
-		reg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			a, err := registerSimAgent(runCtx, h, cluster)
-			if err != nil {
-				errs[i] = fmt.Errorf("simulated agent of %s: %w", cluster, err)
-				return
-			}
-			loops.Go(func() { a.renewLoop(runCtx, h) })
-			if h.ServeWorks {
-				if err := a.serveWorks(runCtx, h, &loops); err != nil {
-					errs[i] = fmt.Errorf("simulated work agent of %s: %w", cluster, err)
-					return
-				}
-			}
-			if h.ServeAddonRegistrations {
-				if err := a.serveAddonRegistrations(runCtx, h, &loops); err != nil {
-					errs[i] = fmt.Errorf("simulated add-on registration of %s: %w", cluster, err)
-				}
-			}
-		})
-	}
-	reg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		b.Fatal(err)
-	}
+	return runCtx, loops
 }
 
-// registerSimAgent runs the first join of cluster and returns its agent once
-// it has reported Joined and Available.
-func registerSimAgent(ctx context.Context, h *SimHub, cluster string) (*SimAgent, error) {
+// start registers cluster, polling every interval, and starts its agent's
+// loops in loops until ctx ends.
+func (h *SimHub) start(ctx context.Context, cluster string, interval time.Duration, loops *sync.WaitGroup) error {
+	a, err := registerSimAgent(ctx, h, cluster, interval)
+	if err != nil {
+		return fmt.Errorf("simulated agent of %s: %w", cluster, err)
+	}
+	loops.Go(func() { a.renewLoop(ctx, h) })
+	if h.ServeWorks {
+		if err := a.serveWorks(ctx, h, loops); err != nil {
+			return fmt.Errorf("simulated work agent of %s: %w", cluster, err)
+		}
+	}
+	if h.ServeAddonRegistrations {
+		if err := a.serveAddonRegistrations(ctx, h, loops); err != nil {
+			return fmt.Errorf("simulated add-on registration of %s: %w", cluster, err)
+		}
+	}
+	return nil
+}
+
+// registerSimAgent runs the first join of cluster, polling every interval,
+// and returns its agent once it has reported Joined and Available.
+func registerSimAgent(ctx context.Context, h *SimHub, cluster string, interval time.Duration) (*SimAgent, error) {
 	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}
 	if err := h.bootstrap.Create(ctx, mc); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("create ManagedCluster as the bootstrap identity: %w", err)
@@ -180,7 +211,7 @@ func registerSimAgent(ctx context.Context, h *SimHub, cluster string) (*SimAgent
 		return nil, fmt.Errorf("create CSR as the bootstrap identity: %w", err)
 	}
 	var certPEM []byte
-	_, err = PollErr(ctx, SlowPoll, simTimeout, "the certificate of CSR "+csr.Name, func(ctx context.Context) (bool, error) {
+	_, err = PollErr(ctx, interval, simTimeout, "the certificate of CSR "+csr.Name, func(ctx context.Context) (bool, error) {
 		got := &certificatesv1.CertificateSigningRequest{}
 		if err := h.bootstrap.Get(ctx, client.ObjectKey{Name: csr.Name}, got); err != nil {
 			return false, err
@@ -202,7 +233,7 @@ func registerSimAgent(ctx context.Context, h *SimHub, cluster string) (*SimAgent
 	}
 	// The hub grants the agent access once it has accepted the cluster and
 	// creates the lease; until then reads are forbidden or find nothing.
-	_, err = PollErr(ctx, SlowPoll, simTimeout, "the hub to accept "+cluster+" and create its lease", func(ctx context.Context) (bool, error) {
+	_, err = PollErr(ctx, interval, simTimeout, "the hub to accept "+cluster+" and create its lease", func(ctx context.Context) (bool, error) {
 		if err := a.hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 			return false, err
 		}
@@ -214,7 +245,7 @@ func registerSimAgent(ctx context.Context, h *SimHub, cluster string) (*SimAgent
 	if err != nil {
 		return nil, err
 	}
-	if _, err := a.renewLease(ctx); err != nil {
+	if a.leaseDuration, err = a.renewLease(ctx); err != nil {
 		return nil, err
 	}
 	return a, a.reportStatus(ctx)
@@ -279,7 +310,7 @@ func (a *SimAgent) renewLease(ctx context.Context) (time.Duration, error) {
 // renewLoop renews the lease once per lease duration (with at most 10 %
 // jitter, as the real agent does) until ctx ends, counting the outcomes in h.
 func (a *SimAgent) renewLoop(ctx context.Context, h *SimHub) {
-	duration := time.Duration(clusterv1.DefaultLeaseDurationSeconds) * time.Second
+	duration := a.leaseDuration
 	for {
 		t := time.NewTimer(wait.Jitter(duration, 0.1))
 		select {

@@ -1,0 +1,94 @@
+package scale
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseSteps(t *testing.T) {
+	for _, tt := range []struct {
+		in      string
+		want    []int
+		wantErr string
+	}{
+		{in: "100,500, 1000", want: []int{100, 500, 1000}},
+		{in: "2", want: []int{2}},
+		{in: "", wantErr: "no steps"},
+		{in: "100,50", wantErr: "must increase"},
+		{in: "1", wantErr: "at least the 2 clusters"},
+		{in: "100,x", wantErr: `"x" is not a cluster count`},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseSteps(tt.in, 2)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// sampleResults are two steps of made-up figures.
+func sampleResults() *Results {
+	step := func(n int, rss float64) Step {
+		return Step{
+			Clusters: n, Added: n, RegisterSeconds: float64(n) / 10, IdleSeconds: 120,
+			Processes: map[string]Process{
+				ProcHubController: {RSSMiB: rss, PeakMiB: rss + 5, IdleCPUCores: 0.01},
+				ProcAPIServer:     {RSSMiB: 3 * rss, IdleCPUCores: 0.1},
+				ProcEtcd:          {RSSMiB: rss / 2},
+			},
+			IdleRequestsPerSecond: float64(n) / 30, IdleWritesPerSecond: float64(n) / 55, IdleLeaseWritesPerSecond: float64(n) / 60,
+			IdleRequests: map[string]float64{"UPDATE leases": float64(n) / 60},
+			Ops:          map[string]Op{OpJoin: {Seconds: 0.6}, OpRolloutAll: {Seconds: float64(n) / 40, RequestsPerSecond: 90}},
+		}
+	}
+	return &Results{Machine: "2 CPUs", Steps: []Step{step(100, 60), step(500, 110)}}
+}
+
+func TestWriteAndPlot(t *testing.T) {
+	dir := t.TempDir()
+	r := sampleResults()
+	require.NoError(t, r.Write(dir))
+
+	back, err := ReadResults(dir)
+	require.NoError(t, err)
+	require.Equal(t, r, back)
+
+	csv, err := os.ReadFile(filepath.Join(dir, "results.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	require.Len(t, lines, 3, "a header and one row per step")
+	require.True(t, strings.HasPrefix(lines[0], "clusters,register_s,hub_controller_rss_mib"), lines[0])
+	// 500 clusters: 110 MiB is 0.22 MiB per cluster, 500/55 writes per
+	// second are 1.091 per cluster per minute, and the rollout took 12.5 s;
+	// operations not run are empty.
+	require.Contains(t, lines[2], "500,50.000,110.000,0.220,")
+	// Between the steps the idle writes grew by 500/55 − 100/55 per
+	// second for 400 more clusters: 1.091 per cluster per minute.
+	require.Contains(t, lines[2], ",8.333,1.091,1.091,1.000,0.600,,12.500,,,")
+	require.Contains(t, lines[1], ",1.667,1.091,,1.000,0.600,", "no slope at the first step")
+
+	require.NoError(t, Plot(r, dir))
+	for file, want := range map[string]string{
+		PlotMemory:   "kube-apiserver",
+		PlotRequests: "OCM lease writes",
+		PlotOps:      OpRolloutAll,
+	} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		require.NoError(t, err)
+		require.Contains(t, string(data), "<svg", file)
+		require.Contains(t, string(data), want, file)
+	}
+}
+
+func TestTopRequests(t *testing.T) {
+	got := TopRequests(map[string]float64{"GET leases": 1, "UPDATE leases": 3, "LIST pods": 1, "WATCH x": 0.5}, 3)
+	require.Equal(t, []string{"UPDATE leases 3.00", "GET leases 1.00", "LIST pods 1.00"}, got)
+}
