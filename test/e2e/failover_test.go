@@ -90,7 +90,7 @@ func TestHubFailover(t *testing.T) {
 	decided := time.Since(killed)
 	after := waitSetWorks(t, hub, ns, "after", len(clusters))
 	worked := time.Since(killed)
-	isLeader, err := metricSum(ctx, standby.metrics, "leader_election_master_status")
+	isLeader, err := metricSum(ctx, standby.metrics, "leader_election_master_status", nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, isLeader, "the standby is not the one that took over")
 	// The same metric counts the new leader's writes, so the zero above was
@@ -146,7 +146,7 @@ type standbyReplica struct {
 func (s *standbyReplica) writes(ctx context.Context) (float64, error) {
 	var sum float64
 	for _, m := range []string{"POST", "PUT", "PATCH", "DELETE"} {
-		n, err := metricSum(ctx, s.metrics, "rest_client_requests_total", `method="`+m+`"`)
+		n, err := metricSum(ctx, s.metrics, "rest_client_requests_total", map[string]string{"method": m})
 		if err != nil {
 			return 0, err
 		}

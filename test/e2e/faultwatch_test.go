@@ -1,14 +1,10 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"maps"
 	"net/http"
 	"net/url"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
@@ -248,36 +243,20 @@ func (c writeCounts) since(before writeCounts) (created, updated, deleted int, n
 	return created, updated, deleted, written
 }
 
-// requestMetricRE matches a line of apiserver_request_total or
-// apiserver_longrunning_requests, and its verb.
-var requestMetricRE = regexp.MustCompile(`^(apiserver_request_total|apiserver_longrunning_requests)\{.*\bverb="([A-Z]+)".*\} ([0-9.e+]+)$`)
-
 // requestsByVerb returns the requests the API server at cfg has served since
 // it started, per verb (LIST, WATCH, GET, CREATE, UPDATE, PATCH, APPLY, ...),
 // from its metrics, and under "open WATCH" the watches open now.
 func requestsByVerb(t *testing.T, cfg *rest.Config) map[string]int {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(cfg)
-	require.NoError(t, err)
-	var body []byte
+	var m framework.Metrics
 	eventually(t, time.Minute, "the metrics of "+cfg.Host, func(ctx context.Context) (bool, error) {
-		body, err = cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+		var err error
+		m, err = framework.ScrapeAPIServer(ctx, cfg)
 		return err == nil, err
 	})
 	out := map[string]int{}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if m := requestMetricRE.FindStringSubmatch(sc.Text()); m != nil {
-			v, err := strconv.ParseFloat(m[3], 64)
-			require.NoError(t, err)
-			key := m[2]
-			if m[1] == "apiserver_longrunning_requests" {
-				key = "open " + key
-			}
-			out[key] += int(v)
-		}
-	}
+	m.Each("apiserver_request_total", func(l map[string]string, v float64) { out[l["verb"]] += int(v) })
+	m.Each("apiserver_longrunning_requests", func(l map[string]string, v float64) { out["open "+l["verb"]] += int(v) })
 	return out
 }
 

@@ -1,14 +1,12 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -180,37 +178,11 @@ func decisionClusters(d *clusterv1beta1.PlacementDecision) []string {
 }
 
 // metricSum scrapes the Prometheus text at url and sums the samples of
-// metric whose labels contain every one of labels (`name="value"`).
-func metricSum(ctx context.Context, url, metric string, labels ...string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// metric whose labels include every pair of match (nil matches all).
+func metricSum(ctx context.Context, url, metric string, match map[string]string) (float64, error) {
+	m, err := framework.ScrapeMetrics(ctx, http.DefaultClient, url)
 	if err != nil {
 		return 0, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, fmt.Errorf("scrape %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	var sum float64
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, metric+"{") && !strings.HasPrefix(line, metric+" ") {
-			continue
-		}
-		ok := true
-		for _, l := range labels {
-			ok = ok && strings.Contains(line, l)
-		}
-		if !ok {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			return 0, fmt.Errorf("parse %q: %w", line, err)
-		}
-		sum += v
-	}
-	return sum, sc.Err()
+	return m.Sum(metric, match), nil
 }

@@ -1,7 +1,6 @@
 package registration
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // agentSideTarget is the target to read the agent side's memory by.
@@ -128,40 +128,24 @@ func readGoMemory(ctx context.Context, addr string) (goMemory, error) {
 	if addr == "" || addr == "0" {
 		return g, fmt.Errorf("metrics not served")
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
-	if err != nil {
-		return g, err
-	}
 	// Uncompressed: a gzip writer of the metrics handler would be counted in
 	// the process's heap.
 	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableCompression: true}}
-	resp, err := hc.Do(req)
+	m, err := framework.ScrapeMetrics(ctx, hc, "http://"+addr+"/metrics")
 	if err != nil {
 		return g, err
 	}
-	defer resp.Body.Close()
-	fields := map[string]*float64{
+	for name, dst := range map[string]*float64{
 		"go_memstats_heap_inuse_bytes": &g.heapInuse, "go_memstats_heap_idle_bytes": &g.heapIdle,
 		"go_memstats_heap_released_bytes": &g.heapReleased, "go_memstats_stack_inuse_bytes": &g.stackInuse,
 		"go_memstats_sys_bytes": &g.sys, "go_memstats_heap_sys_bytes": &g.heapSys, "go_memstats_stack_sys_bytes": &g.stackSys,
-	}
-	found := 0
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		dst, known := fields[name]
-		if !ok || !known {
-			continue
+	} {
+		if _, ok := m[name]; !ok {
+			return g, fmt.Errorf("%s/metrics: no %s", addr, name)
 		}
-		if *dst, err = strconv.ParseFloat(value, 64); err != nil {
-			return g, fmt.Errorf("%s/metrics: %s: %w", addr, name, err)
-		}
-		found++
+		*dst = m.Sum(name, nil)
 	}
-	if found != len(fields) {
-		return g, fmt.Errorf("%s/metrics: found %d of the go_memstats metrics %d", addr, found, len(fields))
-	}
-	return g, sc.Err()
+	return g, nil
 }
 
 // createWorks creates ManifestWorks from index from up to to (excluded) for
