@@ -79,7 +79,16 @@ func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, 
 	if err := o.c.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: probe}}); err != nil {
 		b.Fatal(err)
 	}
-	timed(OpHubRestart, func() (time.Duration, string) { return restartHub(ctx, b, o, n) })
+	var relist time.Duration
+	timed(OpHubRestart, func() (time.Duration, string) {
+		var took time.Duration
+		var detail string
+		took, relist, detail = restartHub(ctx, b, o, n)
+		return took, detail
+	})
+	restart := step.Ops[OpHubRestart]
+	step.Ops[OpHubRelist] = Op{Seconds: relist.Seconds(), Detail: "from the lead to every work queue drained, at least one reconcile per cluster",
+		RequestsPerSecond: restart.RequestsPerSecond, WritesPerSecond: restart.WritesPerSecond}
 }
 
 // joinProbe joins cluster with a simulated agent polling at join speed and
@@ -195,8 +204,9 @@ func stopAndWaitUnknown(ctx context.Context, b *testing.B, c client.Client, clus
 // restartHub kills the hub controller (SIGKILL, so it cannot hand its
 // leader lease over) and waits until its successor is ready, leads, and has
 // drained every work queue with at least one reconcile per cluster. It
-// returns the time from the kill to that and the stages in the detail.
-func restartHub(ctx context.Context, b *testing.B, o *observer, clusters int) (time.Duration, string) {
+// returns the time from the kill to that, the part of it after the
+// successor took the lead, and the stages in the detail.
+func restartHub(ctx context.Context, b *testing.B, o *observer, clusters int) (took, relist time.Duration, detail string) {
 	b.Helper()
 	f := o.f
 	old := f.Pid("hub", config.HubNamespace, benchkit.HubController)
@@ -237,7 +247,7 @@ func restartHub(ctx context.Context, b *testing.B, o *observer, clusters int) (t
 		quiet++
 		return quiet >= 3, nil
 	})
-	took := time.Since(killed)
-	return took, fmt.Sprintf("ready %.2f s, leading %.2f s (the killed leader's lease ran out), reconciled %.2f s after leading",
+	took = time.Since(killed)
+	return took, took - leading, fmt.Sprintf("ready %.2f s, leading %.2f s (the killed leader's lease ran out), reconciled %.2f s after leading",
 		ready.Seconds(), leading.Seconds(), (took - leading).Seconds())
 }

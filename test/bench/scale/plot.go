@@ -2,6 +2,7 @@ package scale
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -66,12 +67,14 @@ func Plot(r *Results, dir string) error {
 	for _, p := range []struct {
 		file, title, y string
 		lines          []series
+		logY           bool
 	}{
-		{PlotMemory, "Resident memory, idle", "RSS (MiB)", memory},
-		{PlotRequests, "Hub API requests, idle", "requests per second", requests},
-		{PlotOps, "Operations over the whole fleet", "seconds", ops},
+		{PlotMemory, "Resident memory, idle", "RSS (MiB)", memory, false},
+		{PlotRequests, "Hub API requests, idle", "requests per second", requests, false},
+		// The operations take from a tenth of a second to minutes.
+		{PlotOps, "Operations over the whole fleet", "seconds (log scale)", ops, true},
 	} {
-		if err := draw(filepath.Join(dir, p.file), p.title, p.y, p.lines); err != nil {
+		if err := draw(filepath.Join(dir, p.file), p.title, p.y, p.lines, p.logY); err != nil {
 			return fmt.Errorf("plot %s: %w", p.file, err)
 		}
 	}
@@ -79,24 +82,42 @@ func Plot(r *Results, dir string) error {
 }
 
 // draw writes one line plot of lines to path (its extension picks the
-// format).
-func draw(path, title, yLabel string, lines []series) error {
+// format), the cluster counts on a logarithmic axis, as the steps grow
+// geometrically, the values on one too with logY, and headroom above the
+// lines for the legend.
+func draw(path, title, yLabel string, lines []series, logY bool) error {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "managed clusters"
+	p.X.Label.Text = "managed clusters (log scale)"
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Y.Label.Text = yLabel
-	p.Y.Min = 0
 	p.Legend.Top = true
 	p.Legend.Left = true
 	p.Add(plotter.NewGrid())
 	var args []any
+	top, bottom := 0.0, math.Inf(1)
 	for _, l := range lines {
-		if len(l.xys) > 0 {
-			args = append(args, l.name, l.xys)
+		if len(l.xys) == 0 {
+			continue
+		}
+		args = append(args, l.name, l.xys)
+		for _, xy := range l.xys {
+			top, bottom = max(top, xy.Y), min(bottom, xy.Y)
 		}
 	}
 	if err := plotutil.AddLinePoints(p, args...); err != nil {
 		return err
+	}
+	legend := float64(len(args) / 2)
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Min = max(1e-3, bottom/2)
+		p.Y.Max = max(p.Y.Min*10, top) * math.Pow(2, legend/2)
+	} else {
+		p.Y.Min = 0
+		p.Y.Max = max(1, top) * (1 + 0.09*legend)
 	}
 	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
 }

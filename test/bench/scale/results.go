@@ -31,6 +31,10 @@ const (
 	// leads and has drained every work queue: everything re-listed and
 	// reconciled again.
 	OpHubRestart = "hub-restart-reconciled"
+	// OpHubRelist is the part of OpHubRestart from the successor taking
+	// the lead to its queues drained: the re-list and the reconcile of
+	// everything, without the wait for the killed leader's lease.
+	OpHubRelist = "hub-relist-reconcile"
 )
 
 // OCM's figures the plots draw beside ours.
@@ -183,7 +187,7 @@ func ReadResults(dir string) (*Results, error) {
 }
 
 // allOps are the operations in the order of the table's columns.
-var allOps = []string{OpJoin, OpPlacement, OpRolloutAll, OpRolloutProgressive, OpUnknown, OpHubRestart}
+var allOps = []string{OpJoin, OpPlacement, OpRolloutAll, OpRolloutProgressive, OpUnknown, OpHubRestart, OpHubRelist}
 
 // table is r as rows of the CSV file and the sizing table: a header, then
 // one row per step.

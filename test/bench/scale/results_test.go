@@ -72,7 +72,7 @@ func TestWriteAndPlot(t *testing.T) {
 	require.Contains(t, lines[2], "500,50.000,110.000,0.220,")
 	// Between the steps the idle writes grew by 500/55 − 100/55 per
 	// second for 400 more clusters: 1.091 per cluster per minute.
-	require.Contains(t, lines[2], ",8.333,1.091,1.091,1.000,0.600,,12.500,,,")
+	require.Contains(t, lines[2], ",8.333,1.091,1.091,1.000,0.600,,12.500,,,,")
 	require.Contains(t, lines[1], ",1.667,1.091,,1.000,0.600,", "no slope at the first step")
 
 	require.NoError(t, Plot(r, dir))
