@@ -11,9 +11,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -40,8 +42,10 @@ type SetReconciler struct {
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch
 
 // SetupWithManager registers the reconciler. It is triggered once for each
-// built-in set at start, for every set when a ManagedCluster changes, and for
-// a set when it changes.
+// built-in set at start, for every set when a ManagedCluster is created or
+// deleted or its labels change (membership depends on nothing else: a
+// status write, the most frequent change of a fleet, recounts nothing), and
+// for a set when it changes.
 func (r *SetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	start := make(chan event.GenericEvent, 2)
 	for _, name := range []string{clusterv1beta2.DefaultClusterSetName, clusterv1beta2.GlobalClusterSetName} {
@@ -50,7 +54,7 @@ func (r *SetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("clusterset").
 		For(&clusterv1beta2.ManagedClusterSet{}).
-		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSets)).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.allSets), builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		WatchesRawSource(source.Channel(start, &handler.EnqueueRequestForObject{})).
 		Complete(r)
 }
@@ -117,8 +121,10 @@ func (r *SetReconciler) updateStatus(ctx context.Context, set *clusterv1beta2.Ma
 		meta.SetStatusCondition(&set.Status.Conditions, cond)
 		return h.Patch(ctx, set)
 	}
+	// Counting reads only the labels: the cache's objects are not copied
+	// (thousands of clusters per recount).
 	clusters := &clusterv1.ManagedClusterList{}
-	if err := r.Client.List(ctx, clusters); err != nil {
+	if err := r.Client.List(ctx, clusters, client.UnsafeDisableDeepCopy); err != nil {
 		return fmt.Errorf("list ManagedClusters: %w", err)
 	}
 	meta.SetStatusCondition(&set.Status.Conditions, EmptyCondition(CountMembers(sel, clusters.Items), set.Generation))
