@@ -81,6 +81,8 @@ type Agent struct {
 	failingSince time.Time
 	// truncatedClaims is the number of custom claims last left out.
 	truncatedClaims int
+	// watch is the hub watch of the cluster's ManagedCluster while it runs.
+	watch *clusterWatch
 }
 
 // hubConnection is a hub client built from one hub credential.

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,13 +22,22 @@ import (
 // connection; the informer retries.
 var errNotConnected = errors.New("not connected to the hub")
 
+// clusterWatch is the hub watch of one identity's ManagedCluster.
+type clusterWatch struct {
+	id       identity
+	informer toolscache.SharedIndexInformer
+}
+
 // watchCluster watches the cluster's own ManagedCluster on the hub, through
 // the current hub connection, until ctx ends (the agent's cluster role lets
 // it list and watch that one object). It asks for a status sync when it first
 // sees the cluster, and for a status sync and a lease renewal at once when the
 // hub accepts the cluster or its spec changes (a new generation, such as a new
 // spec.leaseDurationSeconds): an agent waiting for acceptance joins the moment
-// the hub accepts it, and renews on a new lease duration from then on.
+// the hub accepts it, and renews on a new lease duration from then on. The
+// status sync and the lease renewal read the cluster from this watch
+// (readCluster), so an idle agent's only requests to the hub are its lease
+// renewals.
 func (a *Agent) watchCluster(ctx context.Context, id identity) {
 	byName := fields.OneTermEqualSelector("metadata.name", id.cluster).String()
 	lw := &toolscache.ListWatch{
@@ -80,7 +90,38 @@ func (a *Agent) watchCluster(ctx context.Context, id identity) {
 		ctrl.LoggerFrom(ctx).Error(err, "Cannot watch the ManagedCluster on the hub")
 		return
 	}
+	w := &clusterWatch{id: id, informer: inf}
+	a.mu.Lock()
+	a.watch = w
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		if a.watch == w {
+			a.watch = nil
+		}
+		a.mu.Unlock()
+	}()
 	inf.RunWithContext(ctx)
+}
+
+// readCluster returns the ManagedCluster of id: a copy of what the hub watch
+// last delivered, or, while the watch has not synced or does not hold it
+// (right after the join, before the hub grants the agent its role; after the
+// cluster was deleted), what a read from the hub returns.
+func (a *Agent) readCluster(ctx context.Context, conn *hubConnection, id identity) (*clusterv1.ManagedCluster, error) {
+	a.mu.Lock()
+	w := a.watch
+	a.mu.Unlock()
+	if w != nil && w.id == id && w.informer.HasSynced() {
+		obj, exists, err := w.informer.GetStore().GetByKey(id.cluster)
+		if mc, ok := obj.(*clusterv1.ManagedCluster); err == nil && exists && ok {
+			return mc.DeepCopy(), nil
+		}
+	}
+	mc := &clusterv1.ManagedCluster{}
+	err := conn.client.Get(ctx, types.NamespacedName{Name: id.cluster}, mc)
+	conn.noteError(err)
+	return mc, err
 }
 
 // needsAction reports whether a change of the ManagedCluster from before to

@@ -66,9 +66,7 @@ func (a *Agent) renewLeaseOnce(ctx context.Context) (time.Duration, bool) {
 	if conn == nil {
 		return leaseRetryInterval, false
 	}
-	mc := &clusterv1.ManagedCluster{}
-	err := conn.client.Get(ctx, types.NamespacedName{Name: id.cluster}, mc)
-	conn.noteError(err)
+	mc, err := a.readCluster(ctx, conn, id)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.V(1).Info("Cannot read the ManagedCluster", "error", err.Error())

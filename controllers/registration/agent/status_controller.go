@@ -83,9 +83,7 @@ func (a *Agent) syncStatus(ctx context.Context) (ctrl.Result, error) {
 	ctx = ctrl.LoggerInto(ctx, log)
 	period := ctrl.Result{RequeueAfter: a.opts.ClusterHealthCheckPeriod}
 
-	mc := &clusterv1.ManagedCluster{}
-	err := conn.client.Get(ctx, types.NamespacedName{Name: id.cluster}, mc)
-	conn.noteError(err)
+	mc, err := a.readCluster(ctx, conn, id)
 	switch {
 	case apierrors.IsNotFound(err) || apierrors.IsForbidden(err):
 		a.reportDegraded(ctx, operatorv1.KlusterletReasonManagedClusterMissing, fmt.Sprintf(
