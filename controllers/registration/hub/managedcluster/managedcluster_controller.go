@@ -162,15 +162,25 @@ func setAccepted(cluster *clusterv1.ManagedCluster, status metav1.ConditionStatu
 	})
 }
 
-// apply server-side-applies objs as the hub controller.
+// apply server-side-applies objs as the hub controller, but those the cache
+// shows as they would be after the apply: a restarted hub controller
+// reconciles every cluster again, and five applies per cluster would be
+// thousands of requests (throttled by the controller's client rate limit)
+// that change nothing.
 func (r *Reconciler) apply(ctx context.Context, objs ...client.Object) error {
 	us := make([]*unstructured.Unstructured, 0, len(objs))
 	for _, obj := range objs {
+		if apply.UpToDate(ctx, r.Client, obj) {
+			continue
+		}
 		u, err := apply.ToUnstructured(obj, r.Client.Scheme())
 		if err != nil {
 			return err
 		}
 		us = append(us, u)
+	}
+	if len(us) == 0 {
+		return nil
 	}
 	return apply.Apply(ctx, r.Client, us, apply.Options{FieldManager: FieldManager})
 }
