@@ -2,7 +2,6 @@ package clusterprofile
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -21,8 +20,12 @@ import (
 )
 
 // Reconciler keeps the ClusterProfiles of each namespace equal to the
-// members of the ManagedClusterSets bound to it. Its requests name a
-// namespace (request.Name); it touches only the profiles labeled with
+// members of the ManagedClusterSets bound to it. A request names one
+// profile: the namespace it is in and the cluster it is of. A cluster's
+// change reconciles its profiles alone, one per namespace with a binding,
+// so the cost of an event does not grow with the fleet; only a binding or a
+// set change reconciles every cluster's profile of the namespaces it
+// concerns. It touches only the profiles labeled with
 // x-k8s.io/cluster-manager=open-cluster-management.
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
@@ -35,41 +38,120 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclustersets,verbs=list;watch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch
 
-// SetupWithManager registers the reconciler: a binding or a profile
-// reconciles its namespace, a set the namespaces it is bound to, a cluster
-// every namespace with a binding.
+// SetupWithManager registers the reconciler: a profile reconciles itself, a
+// cluster its profile in every namespace with a binding, a binding every
+// profile of its namespace, a set every profile of the namespaces it is
+// bound to.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("clusterprofile").
-		Watches(&clusterv1beta2.ManagedClusterSetBinding{}, handler.EnqueueRequestsFromMapFunc(namespaceOf)).
-		Watches(&multiclusterv1alpha1.ClusterProfile{}, handler.EnqueueRequestsFromMapFunc(namespaceOf)).
-		Watches(&clusterv1beta2.ManagedClusterSet{}, handler.EnqueueRequestsFromMapFunc(r.boundNamespaces)).
-		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.boundNamespaces)).
+		Watches(&multiclusterv1alpha1.ClusterProfile{}, &handler.EnqueueRequestForObject{}).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.profilesOfCluster)).
+		Watches(&clusterv1beta2.ManagedClusterSetBinding{}, handler.EnqueueRequestsFromMapFunc(r.profilesOfBinding)).
+		Watches(&clusterv1beta2.ManagedClusterSet{}, handler.EnqueueRequestsFromMapFunc(r.profilesOfSet)).
 		Complete(r)
 }
 
-// namespaceOf enqueues the namespace of obj.
-func namespaceOf(_ context.Context, obj client.Object) []reconcile.Request {
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: obj.GetNamespace()}}}
-}
-
-// boundNamespaces enqueues every namespace holding a binding. A set change
-// could narrow this to the set's bindings, but a cluster's relabeling moves
-// it between any sets, so both use the one mapping.
-func (r *Reconciler) boundNamespaces(ctx context.Context, _ client.Object) []reconcile.Request {
+// boundNamespaces returns the namespaces holding a binding, of set only
+// when set is not empty.
+func (r *Reconciler) boundNamespaces(ctx context.Context, set string) []string {
 	list := &clusterv1beta2.ManagedClusterSetBindingList{}
-	if err := r.Client.List(ctx, list); err != nil {
+	if err := r.Client.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "List ManagedClusterSetBindings")
 		return nil
 	}
-	var out []reconcile.Request
+	var out []string
 	for i := range list.Items {
-		req := reconcile.Request{NamespacedName: types.NamespacedName{Name: list.Items[i].Namespace}}
-		if !slices.Contains(out, req) {
-			out = append(out, req)
+		b := &list.Items[i]
+		if (set == "" || b.Spec.ClusterSet == set) && !slices.Contains(out, b.Namespace) {
+			out = append(out, b.Namespace)
 		}
 	}
 	return out
+}
+
+// profilesOfCluster enqueues the cluster's profile in every namespace with
+// a binding (the cluster may have joined or left any set).
+func (r *Reconciler) profilesOfCluster(ctx context.Context, cluster client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	for _, ns := range r.boundNamespaces(ctx, "") {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: cluster.GetName()}})
+	}
+	return out
+}
+
+// profilesOfBinding enqueues every profile its namespace may have.
+func (r *Reconciler) profilesOfBinding(ctx context.Context, binding client.Object) []reconcile.Request {
+	return r.profilesIn(ctx, binding.GetNamespace())
+}
+
+// profilesOfSet enqueues every profile of the namespaces set is bound to.
+func (r *Reconciler) profilesOfSet(ctx context.Context, set client.Object) []reconcile.Request {
+	var out []reconcile.Request
+	for _, ns := range r.boundNamespaces(ctx, set.GetName()) {
+		out = append(out, r.profilesIn(ctx, ns)...)
+	}
+	return out
+}
+
+// profilesIn returns a request for every cluster's profile in ns and for
+// every profile there (that of a cluster gone, to delete).
+func (r *Reconciler) profilesIn(ctx context.Context, ns string) []reconcile.Request {
+	names := map[string]bool{}
+	clusters := &clusterv1.ManagedClusterList{}
+	if err := r.Client.List(ctx, clusters, client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List ManagedClusters")
+	}
+	for i := range clusters.Items {
+		names[clusters.Items[i].Name] = true
+	}
+	profiles := &multiclusterv1alpha1.ClusterProfileList{}
+	if err := r.Client.List(ctx, profiles, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List ClusterProfiles", "namespace", ns)
+	}
+	for i := range profiles.Items {
+		names[profiles.Items[i].Name] = true
+	}
+	out := make([]reconcile.Request, 0, len(names))
+	for name := range names {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
+	}
+	return out
+}
+
+// Reconcile creates, updates or deletes the profile of cluster req.Name in
+// namespace req.Namespace.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	ns, name := req.Namespace, req.Name
+	cluster, set, err := r.exportedThrough(ctx, ns, name)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	p := &multiclusterv1alpha1.ClusterProfile{}
+	err = r.Client.Get(ctx, req.NamespacedName, p)
+	exists := err == nil
+	if err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, fmt.Errorf("get ClusterProfile %s/%s: %w", ns, name, err)
+	}
+	switch {
+	case exists && !IsManaged(p):
+		if cluster != nil {
+			ctrl.LoggerFrom(ctx).V(1).Info("Leaving a ClusterProfile of another cluster manager alone", "namespace", ns, "name", name)
+		}
+		return ctrl.Result{}, nil
+	case cluster == nil:
+		if exists && p.DeletionTimestamp.IsZero() {
+			if err := r.Client.Delete(ctx, p); client.IgnoreNotFound(err) != nil {
+				return ctrl.Result{}, fmt.Errorf("delete ClusterProfile %s/%s: %w", ns, name, err)
+			}
+		}
+		return ctrl.Result{}, nil
+	case !exists:
+		if p, err = r.create(ctx, ns, member{cluster: cluster, set: set}); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	return ctrl.Result{}, r.update(ctx, p, member{cluster: cluster, set: set})
 }
 
 // member is a cluster exported to a namespace, and the set it is exported
@@ -79,54 +161,24 @@ type member struct {
 	set     string
 }
 
-// Reconcile creates, updates and deletes the profiles of namespace req.Name.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	ns := req.Name
-	want, err := r.members(ctx, ns)
-	if err != nil {
-		return ctrl.Result{}, err
+// exportedThrough returns the cluster named name and the set it is exported
+// to ns through, or a nil cluster when it is not exported there (it does
+// not exist, is being deleted, or no set bound to ns selects it). A cluster
+// in several bound sets is exported through the first set in name order.
+func (r *Reconciler) exportedThrough(ctx context.Context, ns, name string) (*clusterv1.ManagedCluster, string, error) {
+	cluster := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, types.NamespacedName{Name: name}, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, "", nil
+		}
+		return nil, "", fmt.Errorf("get ManagedCluster %s: %w", name, err)
 	}
-	profiles := &multiclusterv1alpha1.ClusterProfileList{}
-	if err := r.Client.List(ctx, profiles, client.InNamespace(ns)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("list ClusterProfiles in %s: %w", ns, err)
+	if !cluster.DeletionTimestamp.IsZero() {
+		return nil, "", nil
 	}
-	var errs []error
-	existing := map[string]*multiclusterv1alpha1.ClusterProfile{}
-	for i := range profiles.Items {
-		p := &profiles.Items[i]
-		existing[p.Name] = p
-		if _, ok := want[p.Name]; ok || !IsManaged(p) || !p.DeletionTimestamp.IsZero() {
-			continue
-		}
-		if err := r.Client.Delete(ctx, p); client.IgnoreNotFound(err) != nil {
-			errs = append(errs, fmt.Errorf("delete ClusterProfile %s/%s: %w", ns, p.Name, err))
-		}
-	}
-	for name, m := range want {
-		p, ok := existing[name]
-		if ok && !IsManaged(p) {
-			ctrl.LoggerFrom(ctx).V(1).Info("Leaving a ClusterProfile of another cluster manager alone", "namespace", ns, "name", name)
-			continue
-		}
-		if !ok {
-			if p, err = r.create(ctx, ns, m); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-		}
-		if err := r.update(ctx, p, m); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return ctrl.Result{}, errors.Join(errs...)
-}
-
-// members returns the clusters exported to ns by name. A cluster in several
-// bound sets is exported through the first set in name order.
-func (r *Reconciler) members(ctx context.Context, ns string) (map[string]member, error) {
 	bindings := &clusterv1beta2.ManagedClusterSetBindingList{}
 	if err := r.Client.List(ctx, bindings, client.InNamespace(ns)); err != nil {
-		return nil, fmt.Errorf("list ManagedClusterSetBindings in %s: %w", ns, err)
+		return nil, "", fmt.Errorf("list ManagedClusterSetBindings in %s: %w", ns, err)
 	}
 	sets := make([]string, 0, len(bindings.Items))
 	for i := range bindings.Items {
@@ -135,28 +187,16 @@ func (r *Reconciler) members(ctx context.Context, ns string) (map[string]member,
 		}
 	}
 	slices.Sort(sets)
-	out := map[string]member{}
-	if len(sets) == 0 {
-		return out, nil
-	}
-	clusters := &clusterv1.ManagedClusterList{}
-	if err := r.Client.List(ctx, clusters); err != nil {
-		return nil, fmt.Errorf("list ManagedClusters: %w", err)
-	}
-	for _, name := range slices.Compact(sets) {
-		sel, err := r.selector(ctx, name)
+	for _, set := range slices.Compact(sets) {
+		sel, err := r.selector(ctx, set)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		for i := range clusters.Items {
-			c := &clusters.Items[i]
-			if _, done := out[c.Name]; done || !c.DeletionTimestamp.IsZero() || !sel.Matches(labels.Set(c.Labels)) {
-				continue
-			}
-			out[c.Name] = member{cluster: c, set: name}
+		if sel.Matches(labels.Set(cluster.Labels)) {
+			return cluster, set, nil
 		}
 	}
-	return out, nil
+	return nil, "", nil
 }
 
 // selector returns the selector of the members of set name, or one that
