@@ -288,12 +288,18 @@ func (a *SimAgent) reportStatus(ctx context.Context) error {
 	return nil
 }
 
-// renewLease sets the lease's renew time to now and returns the cluster's
-// lease duration.
+// renewLease sets the lease's renew time to now, with a read of the lease
+// and an update, as the real agent does; it reads the cluster's lease
+// duration from its ManagedCluster only at registration (the real agent
+// has it from its watch of the ManagedCluster, which costs no request), and
+// returns it.
 func (a *SimAgent) renewLease(ctx context.Context) (time.Duration, error) {
-	mc := &clusterv1.ManagedCluster{}
-	if err := a.hub.Get(ctx, client.ObjectKey{Name: a.cluster}, mc); err != nil {
-		return 0, err
+	if a.leaseDuration == 0 {
+		mc := &clusterv1.ManagedCluster{}
+		if err := a.hub.Get(ctx, client.ObjectKey{Name: a.cluster}, mc); err != nil {
+			return 0, err
+		}
+		a.leaseDuration = mc.Spec.LeaseDuration()
 	}
 	lease := &coordinationv1.Lease{}
 	key := types.NamespacedName{Namespace: a.cluster, Name: clusterv1.LeaseName}
@@ -304,7 +310,7 @@ func (a *SimAgent) renewLease(ctx context.Context) (time.Duration, error) {
 	if err := a.hub.Update(ctx, lease); err != nil {
 		return 0, fmt.Errorf("renew the lease of %s: %w", a.cluster, err)
 	}
-	return mc.Spec.LeaseDuration(), nil
+	return a.leaseDuration, nil
 }
 
 // renewLoop renews the lease once per lease duration (with at most 10 %
