@@ -25,6 +25,14 @@
 // is frozen (neither applied nor read again), and a work whose manifests
 // with a Complete rule all completed gets Complete and is left alone.
 //
+// A new work costs three round trips in sequence: the hub finalizer and the
+// AppliedManifestWork (whose UID every owned object references) are written
+// at once; each object the AppliedManifestWork does not list yet is created
+// without a read first (a create that finds it existing falls back to read
+// and update); then the work's status on the hub and the
+// AppliedManifestWork's record of the applied objects are written at once.
+// Nothing is applied before the finalizer is on the hub.
+//
 // The same events restore drift (manifestwork_drift.go): an object of an
 // Update or ServerSideApply manifest edited or deleted on the managed cluster
 // is applied again at once, and the drift is recorded as a Warning Event on

@@ -15,12 +15,13 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
-// updateAppliedResources records the applied objects in the
-// AppliedManifestWork's status and removes the objects of manifests that
-// left the work. pending is true while some of them are still being deleted;
-// denied is true when the work's executor may not delete some of them (they
-// stay recorded and are tried again later).
-func (r *workReconciler) updateAppliedResources(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork, results []apply.Result) (pending, denied bool, err error) {
+// updateAppliedResources removes the objects of manifests that left the
+// work and returns record, which writes the applied objects to the
+// AppliedManifestWork's status (nil when it holds them already). pending is
+// true while some removed objects are still being deleted; denied is true
+// when the work's executor may not delete some of them (they stay recorded
+// and are tried again later).
+func (r *workReconciler) updateAppliedResources(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork, results []apply.Result) (pending, denied bool, record func(context.Context) error, err error) {
 	log := ctrl.LoggerFrom(ctx)
 	next, stale := plannedResources(amw.Status.AppliedResources, results)
 	var errs []error
@@ -49,13 +50,16 @@ func (r *workReconciler) updateAppliedResources(ctx context.Context, work *workv
 	}
 	sortResources(next)
 	if !equality.Semantic.DeepEqual(next, amw.Status.AppliedResources) {
-		h := patch.NewHelper(amw, r.spoke)
-		amw.Status.AppliedResources = next
-		if err := h.Patch(ctx, amw); err != nil {
-			errs = append(errs, fmt.Errorf("record applied resources in AppliedManifestWork %s: %w", amw.Name, err))
+		record = func(ctx context.Context) error {
+			h := patch.NewHelper(amw, r.spoke)
+			amw.Status.AppliedResources = next
+			if err := h.Patch(ctx, amw); err != nil {
+				return fmt.Errorf("record applied resources in AppliedManifestWork %s: %w", amw.Name, err)
+			}
+			return nil
 		}
 	}
-	return pending, denied, errors.Join(errs...)
+	return pending, denied, record, errors.Join(errs...)
 }
 
 // plannedResources computes the AppliedManifestWork's next applied

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -82,49 +83,80 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	if !work.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, work)
 	}
-	if !controllerutil.ContainsFinalizer(work, workv1.ManifestWorkFinalizer) {
-		h := patch.NewHelper(work, r.hub)
-		controllerutil.AddFinalizer(work, workv1.ManifestWorkFinalizer)
-		if err := h.Patch(ctx, work); err != nil {
-			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
-		}
-	}
 	if meta.IsStatusConditionTrue(work.Status.Conditions, workv1.WorkComplete) {
 		// A work whose manifests with a Complete condition rule all completed
 		// is frozen (aggregateRuleConditions sets Complete).
-		return ctrl.Result{}, nil
+		return ctrl.Result{}, r.ensureFinalizer(ctx, work)
 	}
+	// The work's finalizer and its AppliedManifestWork are written at once
+	// (one round trip each, to the hub and to the managed cluster); nothing
+	// is applied before both are in place.
+	var amw *workv1.AppliedManifestWork
+	var amwErr error
+	var wg sync.WaitGroup
+	name, labels := work.Name, work.Labels // ensureFinalizer replaces *work
+	wg.Go(func() { amw, amwErr = r.ensureAppliedWork(ctx, name, labels) })
+	finErr := r.ensureFinalizer(ctx, work)
+	wg.Wait()
+	if err := errors.Join(finErr, amwErr); err != nil || amw == nil {
+		// nil: the old record is still being finalized; its deletion
+		// event brings the work back.
+		return ctrl.Result{}, err
+	}
+
 	h := patch.NewHelper(work, r.hub)
-	result, err := r.reconcileNormal(ctx, work)
+	result, record, err := r.reconcileNormal(ctx, work, amw)
+	// The AppliedManifestWork's record of the applied objects and the
+	// work's status are written at once too.
+	var recordErr error
+	if record != nil {
+		wg.Go(func() { recordErr = record(ctx) })
+	}
 	perr := h.Patch(ctx, work)
+	wg.Wait()
 	if perr == nil {
 		r.drifts.written(work)
 	}
 	if client.IgnoreNotFound(perr) != nil {
 		err = errors.Join(err, perr)
 	}
-	return result, err
+	return result, errors.Join(err, recordErr)
 }
 
-// reconcileNormal applies the manifests, records them in the
-// AppliedManifestWork, removes the objects of manifests that left the work
-// and sets work.Status.
-func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.ManifestWork) (ctrl.Result, error) {
-	key := client.ObjectKeyFromObject(work)
-	amw, err := r.ensureAppliedWork(ctx, work)
-	if err != nil || amw == nil {
-		// nil: the old record is still being finalized; its deletion
-		// event brings the work back.
-		return ctrl.Result{}, err
+// ensureFinalizer adds the ManifestWork finalizer to work on the hub when it
+// is missing. It patches a copy, so that work may be read meanwhile, and
+// copies the hub's answer into work once the patch returns.
+func (r *workReconciler) ensureFinalizer(ctx context.Context, work *workv1.ManifestWork) error {
+	if controllerutil.ContainsFinalizer(work, workv1.ManifestWorkFinalizer) {
+		return nil
 	}
+	patched := work.DeepCopy()
+	h := patch.NewHelper(patched, r.hub)
+	controllerutil.AddFinalizer(patched, workv1.ManifestWorkFinalizer)
+	if err := h.Patch(ctx, patched); err != nil {
+		return fmt.Errorf("add finalizer: %w", err)
+	}
+	*work = *patched
+	return nil
+}
+
+// reconcileNormal applies the manifests, removes the objects of manifests
+// that left the work and sets work.Status. record, when not nil, writes the
+// applied objects to the AppliedManifestWork; the caller runs it.
+func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork) (_ ctrl.Result, record func(context.Context) error, _ error) {
+	key := client.ObjectKeyFromObject(work)
 
 	manifests := apply.ParseManifests(&work.Spec)
 	results := make([]apply.Result, len(manifests))
 	owner := apply.OwnerReference(amw)
 	prev := work.Status.ResourceStatus.Manifests
+	recorded := map[workv1.ResourceIdentifier]bool{}
+	for _, res := range amw.Status.AppliedResources {
+		recorded[res.ResourceIdentifier] = true
+	}
 	decide := func(m workv1.ManifestResourceMeta) apply.Decision {
 		id := workv1.ResourceIdentifier{Group: m.Group, Resource: m.Resource, Name: m.Name, Namespace: m.Namespace}
-		d := apply.Decision{Owned: apply.OwnedByTheWork(id, work.Spec.DeleteOption)}
+		d := apply.Decision{Owned: apply.OwnedByTheWork(id, work.Spec.DeleteOption), New: !recorded[id]}
 		if old := findManifest(prev, m); old != nil && meta.IsStatusConditionTrue(old.Conditions, workv1.ManifestComplete) {
 			d.Frozen = true
 		}
@@ -138,7 +170,7 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 		results[m.Ordinal] = r.applier.Apply(ctx, apply.Request{Manifest: m, Owner: owner, Decide: decide, Authorize: authorize})
 	}
 
-	pending, denied, err := r.updateAppliedResources(ctx, work, amw, results)
+	pending, denied, record, err := r.updateAppliedResources(ctx, work, amw, results)
 	r.watcher.Track(work.Name, results)
 	found := r.drifts.detect(work, prev, results, manifests, time.Now())
 	setWorkStatus(work, r.observe(ctx, results), r.rules)
@@ -152,21 +184,21 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 
 	switch {
 	case err != nil:
-		return ctrl.Result{}, err
+		return ctrl.Result{}, record, err
 	case pending || anyFailed(results):
-		return ctrl.Result{RequeueAfter: retryDelay(r.failures.When(key), pending, results)}, nil
+		return ctrl.Result{RequeueAfter: retryDelay(r.failures.When(key), pending, results)}, record, nil
 	case denied || anyDenied(results):
 		// The executor's rights change on the managed cluster, not through
 		// the work: look again later without counting it as a failure.
 		r.failures.Forget(key)
-		return ctrl.Result{RequeueAfter: r.executorRetryInterval()}, nil
+		return ctrl.Result{RequeueAfter: r.executorRetryInterval()}, record, nil
 	default:
 		r.failures.Forget(key)
 		next := wait.Jitter(r.resync, 0.5)
 		if r.statusSync > 0 && pollsFeedback(work) {
 			next = min(next, wait.Jitter(r.statusSync, 0.1))
 		}
-		return ctrl.Result{RequeueAfter: next}, nil
+		return ctrl.Result{RequeueAfter: next}, record, nil
 	}
 }
 
@@ -201,18 +233,18 @@ func (r *workReconciler) observe(ctx context.Context, results []apply.Result) []
 // ensureAppliedWork returns the work's AppliedManifestWork, creating it with
 // its finalizer when missing. It returns nil while an old record of the same
 // name is being deleted.
-func (r *workReconciler) ensureAppliedWork(ctx context.Context, work *workv1.ManifestWork) (*workv1.AppliedManifestWork, error) {
-	name := workv1.AppliedManifestWorkName(r.hubHash, work.Name)
+func (r *workReconciler) ensureAppliedWork(ctx context.Context, workName string, labels map[string]string) (*workv1.AppliedManifestWork, error) {
+	name := workv1.AppliedManifestWorkName(r.hubHash, workName)
 	amw := &workv1.AppliedManifestWork{}
 	err := r.spoke.Get(ctx, types.NamespacedName{Name: name}, amw)
 	if apierrors.IsNotFound(err) {
 		amw = &workv1.AppliedManifestWork{
 			ObjectMeta: metav1.ObjectMeta{
 				Name:       name,
-				Labels:     work.Labels,
+				Labels:     labels,
 				Finalizers: []string{workv1.AppliedManifestWorkFinalizer},
 			},
-			Spec: workv1.AppliedManifestWorkSpec{HubHash: r.hubHash, AgentID: r.agentID, ManifestWorkName: work.Name},
+			Spec: workv1.AppliedManifestWorkSpec{HubHash: r.hubHash, AgentID: r.agentID, ManifestWorkName: workName},
 		}
 		err = r.spoke.Create(ctx, amw)
 		if apierrors.IsAlreadyExists(err) {

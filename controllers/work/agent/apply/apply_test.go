@@ -406,3 +406,57 @@ func TestApplyAuthorize(t *testing.T) {
 		})
 	}
 }
+
+// A manifest the work has not applied before is created without a read; one
+// whose object exists already is then read and applied as usual, and an
+// Authorize request always reads first.
+func TestApplyNewCreatesFirst(t *testing.T) {
+	ctx := context.Background()
+	owner := metav1.OwnerReference{Name: "amw", UID: "u1"}
+	isNew := func(workv1.ManifestResourceMeta) Decision { return Decision{Owned: true, New: true} }
+	verbs := func(dyn *dynamicfake.FakeDynamicClient) []string {
+		var out []string
+		for _, a := range dyn.Actions() {
+			out = append(out, a.GetVerb())
+		}
+		return out
+	}
+
+	a, dyn := fakeApplier()
+	res := a.Apply(ctx, Request{Manifest: configMapManifest("1"), Owner: owner, Decide: isNew})
+	if res.Err != nil || res.Change != ChangeCreated || res.Before != nil {
+		t.Fatalf("new object: %+v", res)
+	}
+	if got := verbs(dyn); len(got) != 1 || got[0] != "create" {
+		t.Errorf("new object: requests %v, want one create", got)
+	}
+	if res.Object.GetAnnotations()[hashAnnotation] == "" || !IsOwnedBy(res.Object.GetOwnerReferences(), "u1") {
+		t.Errorf("created object metadata = %+v", res.Object.Object["metadata"])
+	}
+
+	existing := configMapManifest("spoke").Object
+	existing.SetLabels(map[string]string{"spoke": "keep"})
+	a, dyn = fakeApplier(existing)
+	res = a.Apply(ctx, Request{Manifest: configMapManifest("hub"), Owner: owner, Decide: isNew})
+	if res.Err != nil || res.Before == nil {
+		t.Fatalf("existing object: %+v", res)
+	}
+	data, _, _ := unstructured.NestedString(res.Object.Object, "data", "a")
+	if data != "hub" || res.Object.GetLabels()["spoke"] != "keep" || res.Object.GetLabels()["hub"] != "yes" {
+		t.Errorf("existing object after apply = %+v", res.Object.Object)
+	}
+	if got := verbs(dyn); len(got) != 3 || got[0] != "create" || got[1] != "get" || got[2] != "update" {
+		t.Errorf("existing object: requests %v, want create, get, update", got)
+	}
+
+	a, dyn = fakeApplier()
+	var asked []string
+	res = a.Apply(ctx, Request{Manifest: configMapManifest("1"), Owner: owner, Decide: isNew,
+		Authorize: func(_ context.Context, acc Access) error { asked = acc.Verbs; return nil }})
+	if res.Err != nil || len(asked) != 2 || asked[1] != "create" {
+		t.Fatalf("authorized new object: %+v, asked %v", res, asked)
+	}
+	if got := verbs(dyn); len(got) != 2 || got[0] != "get" || got[1] != "create" {
+		t.Errorf("authorized new object: requests %v, want get, create", got)
+	}
+}
