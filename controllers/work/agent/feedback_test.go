@@ -194,16 +194,16 @@ func toYAML(v any) string {
 }
 
 func TestPacer(t *testing.T) {
-	p := newPacer(5*time.Millisecond, 10, 3)
+	p := newPacer(10, 3)
 	for i := range 3 {
-		if d := p.delay("w"); d != 5*time.Millisecond {
-			t.Errorf("event %d: delay %v, want the coalescing delay", i, d)
+		if d := p.delay("w"); d != 0 {
+			t.Errorf("event %d: delay %v, want none within the burst", i, d)
 		}
 	}
 	if d := p.delay("w"); d < 50*time.Millisecond {
 		t.Errorf("event beyond the burst: delay %v, want about 100ms", d)
 	}
-	if d := p.delay("other"); d != 5*time.Millisecond {
+	if d := p.delay("other"); d != 0 {
 		t.Errorf("another work: delay %v", d)
 	}
 }

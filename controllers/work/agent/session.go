@@ -96,7 +96,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 	// The applied objects are watched for this session's works: their
 	// changes bring the work back through the controller's queue.
 	var queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
-	pace := newPacer(watchCoalesceDelay, watchRate, watchBurst)
+	pace := newPacer(watchRate, watchBurst)
 	r.watcher = newResourceWatcher(ctx, log.WithName("watcher"), a.dyn, hubHash, func(work string) {
 		if q := queue.Load(); q != nil {
 			(*q).AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cred.ClusterName, Name: work}}, pace.delay(work))

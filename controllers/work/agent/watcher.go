@@ -305,33 +305,33 @@ func metadataOnly(obj any) (any, error) {
 	return out, nil
 }
 
-// Pacing of the reconciles that watch events bring: events of one work
-// within watchCoalesceDelay become one reconcile, and each work has a token
+// Pacing of the reconciles that watch events bring: each work has a token
 // bucket of watchBurst reconciles refilled at watchRate per second, so that
 // occasional changes are reported at once while a work whose objects keep
 // changing (a Deployment rolling out) is reconciled at most watchRate times
-// a second and does not flood the hub with status patches.
+// a second and does not flood the hub with status patches. Events that
+// arrive while the work waits in the queue or is being reconciled become
+// one reconcile (the queue holds a work once).
 const (
-	watchCoalesceDelay = 5 * time.Millisecond
-	watchRate          = 10
-	watchBurst         = 5
+	watchRate  = 10
+	watchBurst = 5
 )
 
 // pacer computes the delay of a work's next watch-triggered reconcile.
 type pacer struct {
-	coalesce time.Duration
 	limit    rate.Limit
 	burst    int
 	mu       sync.Mutex
 	limiters map[string]*rate.Limiter
 }
 
-// newPacer returns a pacer with the given coalescing delay and per-work rate.
-func newPacer(coalesce time.Duration, limit rate.Limit, burst int) *pacer {
-	return &pacer{coalesce: coalesce, limit: limit, burst: burst, limiters: map[string]*rate.Limiter{}}
+// newPacer returns a pacer with the given per-work rate and burst.
+func newPacer(limit rate.Limit, burst int) *pacer {
+	return &pacer{limit: limit, burst: burst, limiters: map[string]*rate.Limiter{}}
 }
 
-// delay returns how long to wait before reconciling work for an event now.
+// delay returns how long to wait before reconciling work for an event now:
+// 0 while the work's bucket holds a token.
 func (p *pacer) delay(work string) time.Duration {
 	now := time.Now()
 	p.mu.Lock()
@@ -349,5 +349,5 @@ func (p *pacer) delay(work string) time.Duration {
 		l = rate.NewLimiter(p.limit, p.burst)
 		p.limiters[work] = l
 	}
-	return max(p.coalesce, l.ReserveN(now, 1).DelayFrom(now))
+	return l.ReserveN(now, 1).DelayFrom(now)
 }

@@ -42,14 +42,22 @@ func BenchmarkSchedulePlacements(b *testing.B) {
 	waitIdle(ctx, b, pid, 5*time.Minute)
 	rss(b, f, pid, fmt.Sprintf("hub RSS, %d clusters with scores, no placement", *clusterCount), "")
 
+	installBoundCRDs(ctx, b, f.HubClient)
+
 	small := schedulePhase(ctx, b, f, hubW, "bench-small", *smallCount, 1)
 	benchkit.Record(b, fmt.Sprintf("%d placements × 1 cluster: first create → all decisions written", *smallCount), benchkit.Seconds(small), ocmSmall)
+	waitIdle(ctx, b, pid, 5*time.Minute)
+	smallBound := rawBound(ctx, b, f.HubClient, "bound-small", *smallCount, 1)
+	benchkit.Record(b, fmt.Sprintf("%d placements × 1 cluster: raw-client lower bound (the same writes)", *smallCount), benchkit.Seconds(smallBound), ratio(small, smallBound))
 	waitIdle(ctx, b, pid, 5*time.Minute)
 
 	large := schedulePhase(ctx, b, f, hubW, "bench-large", *placementCount, 10)
 	benchkit.Record(b, fmt.Sprintf("%d placements × 10 clusters (Exact: AddOn, CPU, Balance): first create → all decisions written", *placementCount),
 		benchkit.Seconds(large), ocmLarge)
 	rss(b, f, pid, "hub RSS right after", "")
+	waitIdle(ctx, b, pid, 5*time.Minute)
+	largeBound := rawBound(ctx, b, f.HubClient, "bound-large", *placementCount, 10)
+	benchkit.Record(b, fmt.Sprintf("%d placements × 10 clusters: raw-client lower bound (the same writes)", *placementCount), benchkit.Seconds(largeBound), ratio(large, largeBound))
 	waitIdle(ctx, b, pid, 5*time.Minute)
 	settled := rss(b, f, pid, fmt.Sprintf("hub RSS, %d placements scheduled, idle", *smallCount+*placementCount), "OCM: 161 MB (registration + placement hub controllers)")
 	benchkit.Record(b, "hub peak RSS (VmHWM) over the benchmark", benchkit.MiB(settled.HWM), "")
@@ -63,6 +71,7 @@ func BenchmarkSchedulePlacements(b *testing.B) {
 	benchkit.Record(b, "cluster taint change → updated decisions, all", benchkit.SecondsList(taintLat), "")
 	b.ReportMetric(large.Seconds(), "large-s")
 	b.ReportMetric(small.Seconds(), "small-s")
+	b.ReportMetric(large.Seconds()/largeBound.Seconds(), "large-bound-ratio")
 	b.ReportMetric(benchkit.Quantile(lat, 0.5), "label-p50-s")
 	b.ReportMetric(benchkit.Quantile(taintLat, 0.5), "taint-p50-s")
 	b.ReportMetric(float64(settled.RSS)/(1<<20), "rss-MiB")

@@ -17,8 +17,8 @@ var (
 	clusterCount  = flag.Int("clusters", 2, "managed clusters joined with real agents (1 or 2); works are spread over them")
 	feedbackSizes = flag.String("feedback-works", "100,1000", "BenchmarkWorkFeedback: numbers of works (one Deployment each, spread over the clusters) whose status is changed all at once, comma-separated; empty for none")
 	hubQPS        = flag.Int("hub-qps", 0, "both: when set, the agents run with --hub-kube-api-qps of this value and --hub-kube-api-burst of twice it (default: the agent's 50 / 100)")
-	changeRuns    = flag.Int("changes", 20, "BenchmarkWorkFeedback: status changes of the Deployment measured")
-	changeGap     = flag.Duration("change-gap", 250*time.Millisecond, "BenchmarkWorkFeedback: pause between one change reaching the hub and the next write")
+	changeRuns    = flag.Int("changes", 20, "BenchmarkWorkFeedback and BenchmarkWorkDrift: status changes of the Deployment, edits of the ConfigMap measured")
+	changeGap     = flag.Duration("change-gap", 250*time.Millisecond, "BenchmarkWorkFeedback and BenchmarkWorkDrift: pause between one change being measured and the next write")
 	settlePeriod  = flag.Duration("settle", 30*time.Second, "BenchmarkWorkApplied: fixed settle period before the settled agent memory reading")
 )
 
