@@ -12,7 +12,9 @@
 //     mode (the add-on score, ResourceAllocatableCPU and Balance, weight 1),
 //
 // each timed from the first placement created to every placement's
-// decisions written; the hub process's memory and CPU time around it; and
+// decisions written, next to a raw-client lower bound (the same writes by
+// the benchmark itself, on copies of the CRDs no controller watches); the
+// hub process's memory and CPU time around it; and
 // the latency from one cluster label change (which reschedules only the
 // placement that selects by labels) and one taint change (which reschedules
 // every placement) to the updated decisions.

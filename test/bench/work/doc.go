@@ -13,6 +13,9 @@
 //   - BenchmarkWorkFeedback: from a Deployment status write on the managed
 //     cluster to a hub watch delivering the new value in the ManifestWork's
 //     statusFeedback.
+//   - BenchmarkWorkDrift: from an edit of an applied ConfigMap on the managed
+//     cluster to a watch of that cluster delivering it restored, next to the
+//     lower bound of a raw client that watches and writes it back.
 //
 // Everything lives in _test.go files and runs only with -bench; the package is
 // skipped under -short. test/bench/README.md shows how to run it.
