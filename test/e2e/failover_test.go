@@ -155,10 +155,21 @@ func (s *standbyReplica) writes(ctx context.Context) (float64, error) {
 	return sum, nil
 }
 
+// standbyLeaseArgs are shortLeaseArgs with a retry period of 200ms.
+var standbyLeaseArgs = []string{"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=200ms"}
+
 // startStandby starts a second replica of the process the runner runs as
 // leader: the same binary and arguments, its kubeconfig and namespace, and
 // fresh loopback ports for every listener. It waits until the replica is
 // ready and campaigns for the Lease, and kills it when t ends.
+//
+// The standby runs with standbyLeaseArgs: the leader's lease timings but a
+// retry period of 200ms. The runner restarts a killed leader after a second,
+// and that new replica competes for the Lease too: it counts the lease
+// duration from its own first look, a second or more after the kill, while
+// a standby that looks every 200ms counts it from the last renewal and wins.
+// With the leader's 1s retry period (jittered up to 2.2s) the standby could
+// have seen the last renewal as late as the restarted replica does.
 func startStandby(t *testing.T, leader framework.ProcessInfo) *standbyReplica {
 	t.Helper()
 	s := &standbyReplica{}
@@ -185,7 +196,9 @@ func startStandby(t *testing.T, leader framework.ProcessInfo) *standbyReplica {
 	logPath := filepath.Join(dir, "standby.log")
 	logFile, err := os.Create(logPath)
 	require.NoError(t, err)
-	cmd := exec.Command(leader.Binary, args...)
+	// leader.Binary is the wrapper that appends shortLeaseArgs; the standby
+	// runs the binary itself with its own.
+	cmd := exec.Command(bins.ocmController, append(args, standbyLeaseArgs...)...)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "POD_NAMESPACE=" + hubNamespace,
 		"KUBECONFIG=" + filepath.Join(leader.Dir, "kubeconfig")}
