@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -81,10 +82,16 @@ func TestHubControllerKilledMidRollout(t *testing.T) {
 	pid := f.hubControllerPID()
 	require.NotZero(t, pid, "the hub controller is not running")
 	for _, c := range late {
-		mc := &clusterv1.ManagedCluster{}
-		require.NoError(t, hub.Get(ctx, client.ObjectKey{Name: c}, mc))
-		mc.Labels["fleet"] = "yes"
-		require.NoError(t, hub.Update(ctx, mc))
+		// The hub controller writes the same ManagedCluster (finalizer,
+		// taints): read again and retry on a conflict.
+		require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: c}, mc); err != nil {
+				return err
+			}
+			mc.Labels["fleet"] = "yes"
+			return hub.Update(ctx, mc)
+		}))
 	}
 	killed := time.Now()
 	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))

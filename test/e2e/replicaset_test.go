@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
@@ -64,11 +65,17 @@ func TestPlacementRollout(t *testing.T) {
 	t.Run("a failing cluster stops a progressive rollout", func(t *testing.T) {
 		// The new version adds a ConfigMap in a namespace no cluster has yet,
 		// so the first cluster to get it fails to apply it.
-		latest := &workv1alpha1.ManifestWorkReplicaSet{}
-		require.NoError(t, hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, latest))
-		latest.Spec.ManifestWorkTemplate.Workload.Manifests = append(latest.Spec.ManifestWorkTemplate.Workload.Manifests,
-			manifest(configMap("gate", "web-gate", map[string]string{"version": "v2"})))
-		require.NoError(t, hub.Update(ctx, latest))
+		// The hub controller writes the set's status: read again and retry
+		// on a conflict.
+		require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			latest := &workv1alpha1.ManifestWorkReplicaSet{}
+			if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, latest); err != nil {
+				return err
+			}
+			latest.Spec.ManifestWorkTemplate.Workload.Manifests = append(latest.Spec.ManifestWorkTemplate.Workload.Manifests,
+				manifest(configMap("gate", "web-gate", map[string]string{"version": "v2"})))
+			return hub.Update(ctx, latest)
+		}))
 
 		var failed string
 		eventually(t, 2*time.Minute, "one cluster's work to fail with the new version", func(ctx context.Context) (bool, error) {
