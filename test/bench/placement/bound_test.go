@@ -3,12 +3,10 @@ package placement
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,7 +16,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 )
 
 // boundGroup is the API group of the lower bound's copies of the Placement
@@ -41,18 +39,9 @@ func installBoundCRDs(ctx context.Context, b *testing.B, c client.Client) {
 		if err := c.Create(ctx, crd); err != nil {
 			b.Fatalf("create CRD %s: %v", crd.Name, err)
 		}
-		framework.Eventually(ctx, b, 30*time.Second, "CRD "+crd.Name+" established", func(ctx context.Context) (bool, error) {
-			got := &apiextensionsv1.CustomResourceDefinition{}
-			if err := c.Get(ctx, client.ObjectKeyFromObject(crd), got); err != nil {
-				return false, err
-			}
-			for _, cond := range got.Status.Conditions {
-				if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
+		if err := apply.WaitForCRDs(ctx, c, []string{crd.Name}, 30*time.Second); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -161,5 +150,5 @@ func toList(b *testing.B, decisions []clusterv1beta1.ClusterDecision) []any {
 
 // ratio formats ours / bound.
 func ratio(ours, bound time.Duration) string {
-	return strings.TrimSpace(fmt.Sprintf("ratio %.2f×", ours.Seconds()/bound.Seconds()))
+	return fmt.Sprintf("ratio %.2f×", ours.Seconds()/bound.Seconds())
 }

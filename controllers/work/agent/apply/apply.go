@@ -217,21 +217,12 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 		return res
 	}
 	if d.New && req.Authorize == nil && (res.Strategy == workv1.UpdateStrategyTypeUpdate || res.Strategy == workv1.UpdateStrategyTypeCreateOnly) {
-		var created *unstructured.Unstructured
-		if res.Strategy == workv1.UpdateStrategyTypeUpdate {
-			created, err = update(ctx, ri, nil, required.DeepCopy(), req.Owner, d.Owned)
-		} else {
-			created, err = create(ctx, ri, required.DeepCopy(), req.Owner, d.Owned)
-		}
-		if !apierrors.IsAlreadyExists(err) {
-			res.Object, res.Err = created, err
-			if err != nil {
-				res.Object = nil
-			}
-			res.Change = changeOf(nil, res.Object)
+		write(ctx, ri, &res, mapping.Resource.GroupResource(), nil, required.DeepCopy(), req.Owner, d)
+		if !apierrors.IsAlreadyExists(res.Err) {
 			return res
 		}
 		// It exists: read it and apply as to any existing object.
+		res.Err = nil
 	}
 	existing, err := ri.Get(ctx, required.GetName(), metav1.GetOptions{})
 	switch {
@@ -249,18 +240,25 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 			return res
 		}
 	}
+	write(ctx, ri, &res, mapping.Resource.GroupResource(), existing, required, req.Owner, d)
+	return res
+}
+
+// write applies required over existing (nil when the object is missing)
+// with res.Strategy, and sets res.Object, res.Err and res.Change.
+func write(ctx context.Context, ri dynamic.ResourceInterface, res *Result, gr schema.GroupResource, existing, required *unstructured.Unstructured, owner metav1.OwnerReference, d Decision) {
 	switch res.Strategy {
 	case workv1.UpdateStrategyTypeReadOnly:
 		res.Object = existing
 		if existing == nil {
-			res.Err = apierrors.NewNotFound(mapping.Resource.GroupResource(), required.GetName())
+			res.Err = apierrors.NewNotFound(gr, required.GetName())
 		}
 	case workv1.UpdateStrategyTypeCreateOnly:
-		res.Object, res.Err = createOnly(ctx, ri, existing, required, req.Owner, d.Owned)
+		res.Object, res.Err = createOnly(ctx, ri, existing, required, owner, d.Owned)
 	case workv1.UpdateStrategyTypeServerSideApply:
-		res.Object, res.Err = serverSideApply(ctx, ri, existing, required, req.Owner, d.Owned, d.Strategy.ServerSideApply)
+		res.Object, res.Err = serverSideApply(ctx, ri, existing, required, owner, d.Owned, d.Strategy.ServerSideApply)
 	case workv1.UpdateStrategyTypeUpdate:
-		res.Object, res.Err = update(ctx, ri, existing, required, req.Owner, d.Owned)
+		res.Object, res.Err = update(ctx, ri, existing, required, owner, d.Owned)
 	default:
 		res.Err = fmt.Errorf("unknown update strategy %q", res.Strategy)
 	}
@@ -268,7 +266,6 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 		res.Object = nil
 	}
 	res.Change = changeOf(res.Before, res.Object)
-	return res
 }
 
 // Verbs returns the verbs an apply with strategy needs on an object that
