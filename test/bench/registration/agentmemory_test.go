@@ -58,6 +58,7 @@ func BenchmarkAgentSideMemory(b *testing.B) {
 	if err := spoke.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: agentWorkNamespace}}); err != nil {
 		b.Fatal(err)
 	}
+	clearReferenced(b, f)
 	settle(ctx, b)
 	readAgentSide(ctx, b, f, "idle")
 	created := 0
@@ -67,18 +68,32 @@ func BenchmarkAgentSideMemory(b *testing.B) {
 		created = max(created, n)
 		waitWorksApplied(ctx, b, f.HubClient, "cluster1", created)
 		b.Logf("%d works Applied %s after the first create of the step", created, time.Since(start).Round(time.Millisecond))
+		clearReferenced(b, f)
 		settle(ctx, b)
 		readAgentSide(ctx, b, f, fmt.Sprintf("%d works", created))
 	}
 	b.ReportMetric(0, "ns/op")
 }
 
+// clearReferenced clears the accessed bits of the agent side's pages, so
+// that the next readAgentSide counts the binary's pages touched from now on.
+func clearReferenced(b *testing.B, f *benchkit.Fleet) {
+	b.Helper()
+	for _, p := range agentSide {
+		if err := benchkit.ClearReferenced(f.Pid("cluster1", p.namespace, p.name)); err != nil {
+			b.Fatalf("clear the referenced pages of Deployment %s/%s: %v", p.namespace, p.name, err)
+		}
+	}
+}
+
 // readAgentSide records the memory of each agent-side process of cluster1
 // and of the whole agent side: by RSS (the binary's shared pages counted per
-// process), by PSS and by unique resident pages (counted once).
+// process), by PSS, by unique resident pages (counted once) and by working
+// set (anonymous pages and the binary's pages referenced since
+// clearReferenced).
 func readAgentSide(ctx context.Context, b *testing.B, f *benchkit.Fleet, when string) {
 	b.Helper()
-	var rss, pss uint64
+	var rss, pss, working uint64
 	var pids []int
 	for _, p := range agentSide {
 		pid := f.Pid("cluster1", p.namespace, p.name)
@@ -86,6 +101,14 @@ func readAgentSide(ctx context.Context, b *testing.B, f *benchkit.Fleet, when st
 		if err != nil {
 			b.Fatalf("read the memory of Deployment %s/%s: %v", p.namespace, p.name, err)
 		}
+		w, err := benchkit.ReadWorkingSet(pid)
+		if err != nil {
+			b.Fatalf("read the working set of Deployment %s/%s: %v", p.namespace, p.name, err)
+		}
+		benchkit.Record(b, fmt.Sprintf("%s, %s: working set (anon + file referenced of resident)", p.label, when),
+			fmt.Sprintf("%s (%s + %s of %s)", benchkit.MiB(w.Total()), benchkit.MiB(w.Anon), benchkit.MiB(w.FileReferenced), benchkit.MiB(w.FileResident)),
+			"file pages referenced during the settle period")
+		working += w.Total()
 		runtimeMem := "no /metrics"
 		if info, ok := f.Runner.Process("cluster1", p.namespace, p.name); ok {
 			if g, err := readGoMemory(ctx, benchkit.FlagValue(info.Args, "--metrics-bind-address")); err == nil {
@@ -106,6 +129,8 @@ func readAgentSide(ctx context.Context, b *testing.B, f *benchkit.Fleet, when st
 	} else if ok {
 		benchkit.Record(b, "agent side (operator + agent), "+when+": unique resident pages", benchkit.MiB(u), agentSideTarget)
 	}
+	benchkit.Record(b, "agent side (operator + agent), "+when+": sum of working sets", benchkit.MiB(working),
+		"the binary's pages both use counted twice; "+agentSideTarget)
 }
 
 // goMemory is the Go runtime's view of a process's memory, from the

@@ -230,3 +230,76 @@ func TestAckWorkStatus(t *testing.T) {
 		})
 	}
 }
+
+func TestParseSmapsWorkingSet(t *testing.T) {
+	const smaps = `00400000-021e2000 r-xp 00000000 fe:00 9994988                            /usr/bin/ocm-controller
+Size:              30600 kB
+Rss:               20000 kB
+Referenced:         5000 kB
+Anonymous:             0 kB
+0476b000-04817000 rw-p 0436b000 fe:00 9994988                            /usr/bin/ocm-controller
+Rss:                 688 kB
+Referenced:          400 kB
+Anonymous:           300 kB
+1f1d45000000-1f1d46400000 rw-p 00000000 00:00 0 
+Rss:               14000 kB
+Referenced:        10000 kB
+Anonymous:         14000 kB
+7ffd1000-7ffd2000 r-xp 00000000 00:00 0                                  [vdso]
+Rss:                   4 kB
+Referenced:            4 kB
+Anonymous:             0 kB
+`
+	got, err := ParseSmapsWorkingSet(strings.NewReader(smaps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := WorkingSet{Anon: 14300 << 10, FileResident: (20000 + 388) << 10, FileReferenced: (5000 + 100) << 10}
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if got.Total() != (14300+5100)<<10 {
+		t.Errorf("Total() = %d", got.Total())
+	}
+	for name, bad := range map[string]string{
+		"empty":         "",
+		"no Referenced": "00400000-021e2000 r-xp 00000000 fe:00 1 /bin/x\nRss: 4 kB\n",
+		"garbled value": "00400000-021e2000 r-xp 00000000 fe:00 1 /bin/x\nRss: four kB\nReferenced: 4 kB\n",
+		"no inode":      "00400000-021e2000 r-xp 00000000\nRss: 4 kB\nReferenced: 4 kB\n",
+	} {
+		if _, err := ParseSmapsWorkingSet(strings.NewReader(bad)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestWorkingSetOfThisProcess(t *testing.T) {
+	if err := ClearReferenced(os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	// Touch a heap buffer after the clear: its pages are anonymous, and the
+	// code that runs now is referenced file pages of the test binary.
+	buf := make([]byte, 4<<20)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	w, err := ReadWorkingSet(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadProcMemory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.FileReferenced == 0 || w.FileReferenced > w.FileResident {
+		t.Errorf("referenced file pages %s, resident %s: want some, at most the resident", MiB(w.FileReferenced), MiB(w.FileResident))
+	}
+	if w.Anon < uint64(len(buf)) {
+		t.Errorf("anonymous pages %s, less than the %s buffer just written", MiB(w.Anon), MiB(uint64(len(buf))))
+	}
+	// smaps and status are read moments apart; allow a few MiB of change.
+	if diff := math.Abs(float64(w.Anon+w.FileResident) - float64(m.RSS)); diff > 8<<20 {
+		t.Errorf("anonymous %s + file %s from smaps, VmRSS %s", MiB(w.Anon), MiB(w.FileResident), MiB(m.RSS))
+	}
+	buf[0]++
+}

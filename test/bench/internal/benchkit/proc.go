@@ -85,14 +85,11 @@ func parseKB(r io.Reader, fields map[string]*uint64, atLeast int) error {
 		if !ok {
 			continue
 		}
-		if len(parts) != 3 || parts[2] != "kB" {
-			return fmt.Errorf("unexpected line %q", sc.Text())
-		}
-		kb, err := strconv.ParseUint(parts[1], 10, 64)
+		v, err := kbValue(parts, sc.Text())
 		if err != nil {
-			return fmt.Errorf("line %q: %w", sc.Text(), err)
+			return err
 		}
-		*dst = kb << 10
+		*dst = v
 		found++
 	}
 	if err := sc.Err(); err != nil {
@@ -102,6 +99,18 @@ func parseKB(r io.Reader, fields map[string]*uint64, atLeast int) error {
 		return fmt.Errorf("found %d of the lines %v", found, slices.Sorted(maps.Keys(fields)))
 	}
 	return nil
+}
+
+// kbValue is the value in bytes of line, "<label> <n> kB", split into parts.
+func kbValue(parts []string, line string) (uint64, error) {
+	if len(parts) != 3 || parts[2] != "kB" {
+		return 0, fmt.Errorf("unexpected line %q", line)
+	}
+	kb, err := strconv.ParseUint(parts[1], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("line %q: %w", line, err)
+	}
+	return kb << 10, nil
 }
 
 // ProcCPU is a process's CPU time (utime + stime) from /proc/<pid>/stat.
