@@ -30,6 +30,10 @@ const agentSideTarget = "target ≤ 60 MB for the agent side (Klusterlet operato
 // after the idle one.
 var agentWorkSteps = flag.String("agent-works", "20,500", "BenchmarkAgentSideMemory: ManifestWork counts (one ConfigMap each) of the readings after the idle one")
 
+// workingSetWindows is -working-set-windows: the longer periods, after the
+// idle reading, over which the idle working set is read again.
+var workingSetWindows = flag.String("working-set-windows", "", "BenchmarkAgentSideMemory: longer periods than -settle (such as 2m,5m), each counted from the start of the idle settle period, over which the idle agent side's working set is read again")
+
 // agentWorkNamespace is the managed cluster's namespace the works' ConfigMaps go to.
 const agentWorkNamespace = "bench-agent-works"
 
@@ -51,6 +55,10 @@ func BenchmarkAgentSideMemory(b *testing.B) {
 	if err != nil {
 		b.Fatalf("-agent-works: %v", err)
 	}
+	windows, err := parseDurations(*workingSetWindows)
+	if err != nil {
+		b.Fatalf("-working-set-windows: %v", err)
+	}
 	f := benchkit.StartFleet(b, config.HubOperatorValues{}, "cluster1")
 	ctx := b.Context()
 	benchkit.JoinClusterWithOperator(ctx, b, f, "cluster1")
@@ -58,9 +66,14 @@ func BenchmarkAgentSideMemory(b *testing.B) {
 	if err := spoke.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: agentWorkNamespace}}); err != nil {
 		b.Fatal(err)
 	}
-	clearReferenced(b, f)
+	cleared := clearReferenced(b, f)
 	settle(ctx, b)
 	readAgentSide(ctx, b, f, "idle")
+	for _, w := range windows {
+		b.Logf("idle until %s after the referenced pages were cleared", w)
+		wait(ctx, b, time.Until(cleared.Add(w)))
+		readWorkingSets(b, f, fmt.Sprintf("idle, referenced over %s", w))
+	}
 	created := 0
 	for _, n := range steps {
 		start := time.Now()
@@ -76,14 +89,35 @@ func BenchmarkAgentSideMemory(b *testing.B) {
 }
 
 // clearReferenced clears the accessed bits of the agent side's pages, so
-// that the next readAgentSide counts the binary's pages touched from now on.
-func clearReferenced(b *testing.B, f *benchkit.Fleet) {
+// that the next readAgentSide counts the binary's pages touched from now on,
+// and returns when.
+func clearReferenced(b *testing.B, f *benchkit.Fleet) time.Time {
 	b.Helper()
 	for _, p := range agentSide {
 		if err := benchkit.ClearReferenced(f.Pid("cluster1", p.namespace, p.name)); err != nil {
 			b.Fatalf("clear the referenced pages of Deployment %s/%s: %v", p.namespace, p.name, err)
 		}
 	}
+	return time.Now()
+}
+
+// readWorkingSets records the agent side's working sets: each process's and
+// their sum.
+func readWorkingSets(b *testing.B, f *benchkit.Fleet, when string) uint64 {
+	b.Helper()
+	var sum uint64
+	for _, p := range agentSide {
+		w, err := benchkit.ReadWorkingSet(f.Pid("cluster1", p.namespace, p.name))
+		if err != nil {
+			b.Fatalf("read the working set of Deployment %s/%s: %v", p.namespace, p.name, err)
+		}
+		benchkit.Record(b, fmt.Sprintf("%s, %s: working set (anon + file referenced of resident)", p.label, when),
+			fmt.Sprintf("%s (%s + %s of %s)", benchkit.MiB(w.Total()), benchkit.MiB(w.Anon), benchkit.MiB(w.FileReferenced), benchkit.MiB(w.FileResident)), "")
+		sum += w.Total()
+	}
+	benchkit.Record(b, "agent side (operator + agent), "+when+": sum of working sets", benchkit.MiB(sum),
+		"the binary's pages both use counted twice; "+agentSideTarget)
+	return sum
 }
 
 // readAgentSide records the memory of each agent-side process of cluster1
@@ -93,7 +127,7 @@ func clearReferenced(b *testing.B, f *benchkit.Fleet) {
 // clearReferenced).
 func readAgentSide(ctx context.Context, b *testing.B, f *benchkit.Fleet, when string) {
 	b.Helper()
-	var rss, pss, working uint64
+	var rss, pss uint64
 	var pids []int
 	for _, p := range agentSide {
 		pid := f.Pid("cluster1", p.namespace, p.name)
@@ -101,14 +135,6 @@ func readAgentSide(ctx context.Context, b *testing.B, f *benchkit.Fleet, when st
 		if err != nil {
 			b.Fatalf("read the memory of Deployment %s/%s: %v", p.namespace, p.name, err)
 		}
-		w, err := benchkit.ReadWorkingSet(pid)
-		if err != nil {
-			b.Fatalf("read the working set of Deployment %s/%s: %v", p.namespace, p.name, err)
-		}
-		benchkit.Record(b, fmt.Sprintf("%s, %s: working set (anon + file referenced of resident)", p.label, when),
-			fmt.Sprintf("%s (%s + %s of %s)", benchkit.MiB(w.Total()), benchkit.MiB(w.Anon), benchkit.MiB(w.FileReferenced), benchkit.MiB(w.FileResident)),
-			"file pages referenced during the settle period")
-		working += w.Total()
 		runtimeMem := "no /metrics"
 		if info, ok := f.Runner.Process("cluster1", p.namespace, p.name); ok {
 			if g, err := readGoMemory(ctx, benchkit.FlagValue(info.Args, "--metrics-bind-address")); err == nil {
@@ -129,8 +155,7 @@ func readAgentSide(ctx context.Context, b *testing.B, f *benchkit.Fleet, when st
 	} else if ok {
 		benchkit.Record(b, "agent side (operator + agent), "+when+": unique resident pages", benchkit.MiB(u), agentSideTarget)
 	}
-	benchkit.Record(b, "agent side (operator + agent), "+when+": sum of working sets", benchkit.MiB(working),
-		"the binary's pages both use counted twice; "+agentSideTarget)
+	readWorkingSets(b, f, when+", referenced over the settle period")
 }
 
 // goMemory is the Go runtime's view of a process's memory, from the
@@ -208,6 +233,22 @@ func waitWorksApplied(ctx context.Context, b *testing.B, hub client.Client, clus
 		}
 		return n >= want, nil
 	})
+}
+
+// parseDurations parses a comma-separated list of positive durations.
+func parseDurations(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		d, err := time.ParseDuration(f)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%q is not a positive duration", f)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // parseCounts parses a comma-separated list of positive counts.

@@ -108,7 +108,13 @@ func waitRegistered(ctx context.Context, b *testing.B, f *benchkit.Fleet, cluste
 func settle(ctx context.Context, b *testing.B) {
 	b.Helper()
 	b.Logf("settling for %s before the next memory reading", *settlePeriod)
-	t := time.NewTimer(*settlePeriod)
+	wait(ctx, b, *settlePeriod)
+}
+
+// wait waits d, a measurement period, failing b if ctx ends first.
+func wait(ctx context.Context, b *testing.B, d time.Duration) {
+	b.Helper()
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
