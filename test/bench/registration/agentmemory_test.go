@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -237,32 +236,22 @@ func waitWorksApplied(ctx context.Context, b *testing.B, hub client.Client, clus
 
 // parseDurations parses a comma-separated list of positive durations.
 func parseDurations(s string) ([]time.Duration, error) {
-	var out []time.Duration
-	for f := range strings.SplitSeq(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
+	return benchkit.ParseList(s, func(f string) (time.Duration, error) {
 		d, err := time.ParseDuration(f)
 		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("%q is not a positive duration", f)
+			return 0, fmt.Errorf("%q is not a positive duration", f)
 		}
-		out = append(out, d)
-	}
-	return out, nil
+		return d, nil
+	})
 }
 
 // parseCounts parses a comma-separated list of positive counts.
 func parseCounts(s string) ([]int, error) {
-	var out []int
-	for f := range strings.SplitSeq(s, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
+	return benchkit.ParseList(s, func(f string) (int, error) {
 		n, err := strconv.Atoi(f)
 		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("%q is not a positive count", f)
+			return 0, fmt.Errorf("%q is not a positive count", f)
 		}
-		out = append(out, n)
-	}
-	return out, nil
+		return n, nil
+	})
 }

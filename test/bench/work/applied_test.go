@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -267,17 +266,15 @@ func runConcurrently(n, conc int, fn func(i int) error) error {
 
 // parseSizes parses "20,100,1000" into ascending sizes.
 func parseSizes(s string) ([]int, error) {
-	var out []int
-	for f := range strings.SplitSeq(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
+	out, err := benchkit.ParseList(s, func(f string) (int, error) {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
-			return nil, fmt.Errorf("bad size %q", f)
+			return 0, fmt.Errorf("bad size %q", f)
 		}
-		out = append(out, n)
+		return n, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil

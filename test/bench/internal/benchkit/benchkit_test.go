@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -305,4 +306,20 @@ func TestWorkingSetOfThisProcess(t *testing.T) {
 		t.Errorf("anonymous %s + file %s from smaps, VmRSS %s", MiB(w.Anon), MiB(w.FileResident), MiB(m.RSS))
 	}
 	buf[0]++
+}
+
+func TestParseList(t *testing.T) {
+	got, err := ParseList(" 1m, ,2m,", time.ParseDuration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{time.Minute, 2 * time.Minute}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if _, err := ParseList("1m,soon", time.ParseDuration); err == nil || !strings.Contains(err.Error(), "soon") {
+		t.Errorf("an item that does not parse: error %v, want one naming it", err)
+	}
+	if got, err := ParseList("", time.ParseDuration); err != nil || len(got) != 0 {
+		t.Errorf("empty: %v, %v; want nothing", got, err)
+	}
 }

@@ -16,12 +16,12 @@ func ClearReferenced(pid int) error {
 	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("1"), 0)
 }
 
-// WorkingSet is the part of a process's memory it keeps using: its
+// WorkingSet is the part of a process's memory it used over a period: its
 // anonymous pages, which a node without swap cannot reclaim, and the pages
 // of mapped files (its binary) it referenced since ClearReferenced. The other
-// resident file pages are clean pages it has not touched in that period, such
-// as the code and data that only start-up used; the kernel reclaims them
-// under memory pressure and reads them back if they are touched again.
+// resident file pages are clean pages it has not touched in that period; the
+// kernel may reclaim them under memory pressure and reads them back when they
+// are touched again. The longer the period, the more of them it touches.
 type WorkingSet struct {
 	Anon           uint64 // resident anonymous pages (RssAnon)
 	FileResident   uint64 // resident pages of mapped files
