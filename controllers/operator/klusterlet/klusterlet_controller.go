@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
@@ -175,6 +176,9 @@ func render(k *operatorv1.Klusterlet, v config.AgentValues) ([]*unstructured.Uns
 	if err != nil {
 		return nil, fmt.Errorf("render the agent: %w", err)
 	}
+	if !k.Mode().IsHosted() {
+		all = append(all, addonNamespace())
+	}
 	out := make([]*unstructured.Unstructured, 0, len(all))
 	for _, obj := range all {
 		if config.IsUserOwned(obj) {
@@ -186,6 +190,21 @@ func render(k *operatorv1.Klusterlet, v config.AgentValues) ([]*unstructured.Uns
 		out = append(out, obj)
 	}
 	return out, nil
+}
+
+// addonNamespace is the namespace add-on agents are installed in unless
+// they are told otherwise (open-cluster-management-agent-addon). OCM's
+// Klusterlet operator creates it on the managed cluster, and add-on
+// managers built with addon-framework deploy their agents there without a
+// Namespace manifest of their own; it goes with the agent when the
+// Klusterlet is deleted, as in OCM.
+func addonNamespace() *unstructured.Unstructured {
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName(addonv1alpha1.DefaultAddonInstallNamespace)
+	ns.SetLabels(map[string]string{"app.kubernetes.io/part-of": "kubectl-ocm"})
+	return ns
 }
 
 // agentNamespace is where the agent of k runs on this cluster: spec.namespace

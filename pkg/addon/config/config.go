@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -46,20 +46,18 @@ func KeyOf(c addonv1alpha1.AddOnConfig) Key {
 	return Key{ConfigGroupResource: c.ConfigGroupResource, ConfigReferent: c.ConfigReferent}
 }
 
-// SpecHash returns the hex SHA-256 of the JSON of obj's spec, or, for a kind
-// without a spec, of the object without apiVersion, kind, metadata and status.
-// Two objects have the same hash exactly when a deployed agent would be
-// configured the same by them.
+// SpecHash returns OCM's spec hash of a configuration object: the hex
+// SHA-256 of the JSON of the object without apiVersion, kind, metadata and
+// status (for most kinds {"spec": ...}), as addon-framework's GetSpecHash
+// computes it. obj must be the object as served at the version OCM reads
+// it (HashedVersion), unchanged: OCM's add-on managers write the same hash
+// into the same status fields, and a different one would make the two
+// writers undo each other. Two objects have the same hash exactly when a
+// deployed agent would be configured the same by them.
 func SpecHash(obj *unstructured.Unstructured) (string, error) {
-	var content any
-	if spec, ok := obj.Object["spec"]; ok {
-		content = spec
-	} else {
-		rest := maps.Clone(obj.Object)
-		for _, k := range []string{"apiVersion", "kind", "metadata", "status"} {
-			delete(rest, k)
-		}
-		content = rest
+	content := maps.Clone(obj.Object)
+	for _, k := range []string{"apiVersion", "kind", "metadata", "status"} {
+		delete(content, k)
 	}
 	data, err := json.Marshal(content) // map keys are sorted: the hash is stable
 	if err != nil {
@@ -69,20 +67,22 @@ func SpecHash(obj *unstructured.Unstructured) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// SpecHashOf returns the SpecHash of a configuration object read typed (an
-// AddOnDeploymentConfig or AddOnTemplate from the cache) or unstructured. A
-// typed object is hashed in the unstructured form runtime's converter gives
-// it, which may differ from the object as served (a struct field without
-// pointer appears empty): readers of a typed kind must all hash it typed.
-func SpecHashOf(obj runtime.Object) (string, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return SpecHash(u)
-	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return "", fmt.Errorf("convert %T to unstructured: %w", obj, err)
-	}
-	return SpecHash(&unstructured.Unstructured{Object: content})
+// hashedVersions are the versions at which OCM reads the built-in
+// configuration kinds to hash them: addon-framework watches
+// AddOnDeploymentConfigs at v1beta1 and AddOnTemplates at v1alpha1.
+var hashedVersions = map[addonv1alpha1.ConfigGroupResource]schema.GroupVersionKind{
+	{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnDeploymentConfigResource}: {
+		Group: addonv1alpha1.GroupVersion.Group, Version: "v1beta1", Kind: "AddOnDeploymentConfig"},
+	{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnTemplateResource}: {
+		Group: addonv1alpha1.GroupVersion.Group, Version: "v1alpha1", Kind: "AddOnTemplate"},
+}
+
+// HashedVersion returns the group, version and kind at which configurations
+// of kind gr are read to be hashed, for the built-in kinds; ok is false for
+// other kinds, which are read at the version the API server prefers.
+func HashedVersion(gr addonv1alpha1.ConfigGroupResource) (gvk schema.GroupVersionKind, ok bool) {
+	gvk, ok = hashedVersions[gr]
+	return gvk, ok
 }
 
 // Resolved is one configuration of an add-on on a cluster.

@@ -4,9 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 )
@@ -155,29 +153,25 @@ func TestHashesAnnotation(t *testing.T) {
 	}
 }
 
-func TestSpecHashOf(t *testing.T) {
-	typed := &addonv1alpha1.AddOnDeploymentConfig{
-		ObjectMeta: metav1.ObjectMeta{Name: "deploy-config", Namespace: "open-cluster-management", ResourceVersion: "7"},
-		Spec:       addonv1alpha1.AddOnDeploymentConfigSpec{AgentInstallNamespace: "helloworld"},
-	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+// TestSpecHashIsOCMs pins the hash addon-framework writes for an
+// AddOnDeploymentConfig as served at v1beta1: {"spec": ...} hashed whole.
+func TestSpecHashIsOCMs(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "addon.open-cluster-management.io/v1beta1", "kind": "AddOnDeploymentConfig",
+		"metadata": map[string]any{"name": "global", "namespace": "open-cluster-management", "generation": int64(1)},
+		"spec":     map[string]any{"agentInstallNamespace": "open-cluster-management-agent-addon", "proxyConfig": map[string]any{}},
+	}}
+	got, err := SpecHash(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromTyped, err := SpecHashOf(typed)
-	if err != nil {
-		t.Fatal(err)
+	if want := "609cd38f2a3758971cab4e17106f5040c4c76eeafa834b67f30f6a984af04c12"; got != want {
+		t.Errorf("SpecHash = %s, want addon-framework's %s", got, want)
 	}
-	fromUnstructured, err := SpecHashOf(&unstructured.Unstructured{Object: content})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fromTyped != fromUnstructured {
-		t.Errorf("typed and unstructured reads hash differently: %s %s", fromTyped, fromUnstructured)
-	}
-	other := typed.DeepCopy()
-	other.Spec.AgentInstallNamespace = "elsewhere"
-	if h, _ := SpecHashOf(other); h == fromTyped {
-		t.Error("different specs hash the same")
+	for gr, version := range map[addonv1alpha1.ConfigGroupResource]string{adc: "v1beta1", tmpl: "v1alpha1", ex: ""} {
+		gvk, ok := HashedVersion(gr)
+		if gvk.Version != version || ok != (version != "") {
+			t.Errorf("HashedVersion(%s) = %v, %v; want version %q", gr.Resource, gvk, ok, version)
+		}
 	}
 }

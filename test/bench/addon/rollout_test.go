@@ -9,10 +9,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonconfig "github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	addonv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
@@ -104,15 +107,27 @@ func (af *addonFleet) rollout(ctx context.Context, b *testing.B, cfg *addonv1alp
 }
 
 // serverSpecHash returns the spec hash of cfg as the hub serves it, with the
-// API server's defaults: the hash of a dry-run create of a copy.
+// API server's defaults: the hash of a dry-run create of a copy, at the
+// version the hub hashes AddOnDeploymentConfigs.
 func serverSpecHash(ctx context.Context, b *testing.B, hub client.Client, cfg *addonv1alpha1.AddOnDeploymentConfig) string {
 	b.Helper()
-	probe := cfg.DeepCopy()
-	probe.Name += "-dry-run"
+	beta := &addonv1beta1.AddOnDeploymentConfig{}
+	if err := cfg.ConvertTo(beta); err != nil {
+		b.Fatal(err)
+	}
+	beta.Name += "-dry-run"
+	beta.ResourceVersion = ""
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(beta)
+	if err != nil {
+		b.Fatal(err)
+	}
+	probe := &unstructured.Unstructured{Object: content}
+	probe.SetAPIVersion(addonv1beta1.GroupVersion.String())
+	probe.SetKind("AddOnDeploymentConfig")
 	if err := hub.Create(ctx, probe, client.DryRunAll); err != nil {
 		b.Fatalf("dry-run create of an AddOnDeploymentConfig: %v", err)
 	}
-	hash, err := addonconfig.SpecHashOf(probe)
+	hash, err := addonconfig.SpecHash(probe)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -154,18 +153,13 @@ type configRef struct {
 	resource, namespace, name string
 }
 
-// Configuration kinds, by resource.
-var configKinds = map[string]string{
-	addonv1alpha1.AddOnTemplateResource:         "AddOnTemplate",
-	addonv1alpha1.AddOnDeploymentConfigResource: "AddOnDeploymentConfig",
-}
-
 // specHash returns the current spec hash of a configuration, read as the
 // configuration controller reads it.
 func (s *suite) specHash(t *testing.T, ref configRef) string {
 	t.Helper()
+	gvk, _ := addonconfig.HashedVersion(addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: ref.resource})
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(schema.GroupVersionKind{Group: addonv1alpha1.GroupVersion.Group, Version: "v1alpha1", Kind: configKinds[ref.resource]})
+	u.SetGroupVersionKind(gvk)
 	must(t, "get configuration "+ref.name, s.hubC.Get(s.ctx, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, u))
 	hash, err := addonconfig.SpecHash(u)
 	must(t, "hash", err)

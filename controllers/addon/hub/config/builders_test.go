@@ -14,9 +14,10 @@ import (
 )
 
 var (
-	now = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	adc = addonv1alpha1.ConfigGroupResource{Group: "addon.open-cluster-management.io", Resource: "addondeploymentconfigs"}
-	ex  = addonv1alpha1.ConfigGroupResource{Group: "example.open-cluster-management.io", Resource: "exampleconfigs"}
+	now  = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	adc  = addonv1alpha1.ConfigGroupResource{Group: "addon.open-cluster-management.io", Resource: "addondeploymentconfigs"}
+	ex   = addonv1alpha1.ConfigGroupResource{Group: "example.open-cluster-management.io", Resource: "exampleconfigs"}
+	tmpl = addonv1alpha1.ConfigGroupResource{Group: "addon.open-cluster-management.io", Resource: "addontemplates"}
 )
 
 // key is the key of a configuration in namespace ocm.

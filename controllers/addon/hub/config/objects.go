@@ -30,10 +30,11 @@ type object struct {
 }
 
 // reader reads configuration objects: AddOnDeploymentConfigs and
-// AddOnTemplates typed from the cache, other kinds unstructured from the API
-// server, each once per reconcile.
+// AddOnTemplates from the cache, at the versions OCM hashes them
+// (addonconfig.HashedVersion), other kinds from the API server, each once
+// per reconcile and unstructured, as served.
 type reader struct {
-	// cache reads the typed kinds.
+	// cache reads the built-in kinds.
 	cache client.Reader
 	// live reads the other kinds.
 	live client.Reader
@@ -43,12 +44,6 @@ type reader struct {
 	watch func(gvk schema.GroupVersionKind, gr addonv1alpha1.ConfigGroupResource)
 	// read holds what was read in this reconcile.
 	read map[addonconfig.Key]object
-}
-
-// typedKinds are the configuration kinds read typed from the cache.
-var typedKinds = map[string]func() client.Object{
-	addonv1alpha1.AddOnDeploymentConfigResource: func() client.Object { return &addonv1alpha1.AddOnDeploymentConfig{} },
-	addonv1alpha1.AddOnTemplateResource:         func() client.Object { return &addonv1alpha1.AddOnTemplate{} },
 }
 
 // get reads the configuration key. Only unexpected API errors are
@@ -72,13 +67,14 @@ func (r *reader) get(ctx context.Context, key addonconfig.Key) (object, error) {
 // fetch reads key from the cache or the API server.
 func (r *reader) fetch(ctx context.Context, key addonconfig.Key) (object, error) {
 	objKey := client.ObjectKey{Namespace: key.Namespace, Name: key.Name}
-	if newObj, ok := typedKinds[key.Resource]; ok && key.Group == addonv1alpha1.GroupVersion.Group {
-		obj := newObj()
-		if err := r.cache.Get(ctx, objKey, obj); err != nil {
+	if gvk, ok := addonconfig.HashedVersion(key.ConfigGroupResource); ok {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		if err := r.cache.Get(ctx, objKey, u); err != nil {
 			return problemOf(key, err)
 		}
-		hash, err := addonconfig.SpecHashOf(obj)
-		return object{hash: hash, generation: obj.GetGeneration()}, err
+		hash, err := addonconfig.SpecHash(u)
+		return object{hash: hash, generation: u.GetGeneration()}, err
 	}
 	gvk, err := r.mapper.KindFor(schema.GroupVersionResource{Group: key.Group, Resource: key.Resource})
 	if err != nil {

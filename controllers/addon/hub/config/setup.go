@@ -8,6 +8,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -68,10 +69,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return nil
 		})).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.addonsOfCluster), builder.WithPredicates(availabilityChanged)).
-		Watches(&addonv1alpha1.AddOnDeploymentConfig{}, r.byConfig(addonv1alpha1.ConfigGroupResource{
-			Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnDeploymentConfigResource})).
-		Watches(&addonv1alpha1.AddOnTemplate{}, r.byConfig(addonv1alpha1.ConfigGroupResource{
-			Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnTemplateResource})).
+		Watches(builtinKind(addonv1alpha1.AddOnDeploymentConfigResource), r.byConfig(builtin(addonv1alpha1.AddOnDeploymentConfigResource))).
+		Watches(builtinKind(addonv1alpha1.AddOnTemplateResource), r.byConfig(builtin(addonv1alpha1.AddOnTemplateResource))).
 		WatchesMetadata(crds, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return lookup.UsingConfig(ctx, r.Client, o.GetName())
 		})).
@@ -81,6 +80,20 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.kinds = &kindWatches{controller: c, cache: mgr.GetCache(), handler: r.byConfig, watched: map[schema.GroupVersionKind]bool{}}
 	return nil
+}
+
+// builtin is the built-in configuration kind of resource.
+func builtin(resource string) addonv1alpha1.ConfigGroupResource {
+	return addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: resource}
+}
+
+// builtinKind is an unstructured object of the built-in configuration kind
+// of resource, at the version the reconciler reads and hashes it.
+func builtinKind(resource string) *unstructured.Unstructured {
+	gvk, _ := addonconfig.HashedVersion(builtin(resource))
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u
 }
 
 // byConfig returns the handler of the configurations of kind gr: it

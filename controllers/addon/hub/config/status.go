@@ -32,9 +32,15 @@ const configuredMessage = "Configurations configured"
 const maxNamed = 5
 
 // writeMCAStatus sets the status fields the controller owns on mca (a copy
-// of cp.mca): supportedConfigs, configReferences and Configured.
+// of cp.mca): configReferences and Configured, as OCM's add-on manager
+// does, and supportedConfigs of a template add-on, which the hub deploys.
+// The supportedConfigs of any other add-on are its own manager's to write
+// (addon-framework writes the kinds its add-on reads): writing them too
+// would undo each other's writes without end.
 func writeMCAStatus(mca *addonv1alpha1.ManagedClusterAddOn, cma *addonv1alpha1.ClusterManagementAddOn, cp *clusterPlan, objects map[addonconfig.Key]object) {
-	mca.Status.SupportedConfigs = addonconfig.SupportedKinds(cma)
+	if isTemplate(cp.resolved) {
+		mca.Status.SupportedConfigs = addonconfig.SupportedKinds(cma)
+	}
 	mca.Status.ConfigReferences = mergeRefs(mca.Status.ConfigReferences, cp.target, cp.allowed)
 	cond := metav1.Condition{
 		Type: addonv1alpha1.ManagedClusterAddOnConditionConfigured, Status: metav1.ConditionTrue,
@@ -44,6 +50,17 @@ func writeMCAStatus(mca *addonv1alpha1.ManagedClusterAddOn, cma *addonv1alpha1.C
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, addonv1alpha1.ConfiguredReasonNotConfigured, strings.Join(problems, "; ")
 	}
 	meta.SetStatusCondition(&mca.Status.Conditions, cond)
+}
+
+// isTemplate reports whether resolved configurations include an
+// AddOnTemplate: the hub deploys the add-on.
+func isTemplate(resolved []addonconfig.Resolved) bool {
+	for _, r := range resolved {
+		if r.Group == addonv1alpha1.GroupVersion.Group && r.Resource == addonv1alpha1.AddOnTemplateResource {
+			return true
+		}
+	}
+	return false
 }
 
 // problemsOf lists what is wrong with a cluster's configurations: kinds the

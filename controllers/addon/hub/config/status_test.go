@@ -19,14 +19,18 @@ func TestWriteMCAStatus(t *testing.T) {
 	objects := map[addonconfig.Key]object{
 		key(adc, "default-deploy-config"): {hash: "d"},
 		key(adc, "missing"):               {problem: "addondeploymentconfigs.addon.open-cluster-management.io ocm/missing not found"},
+		key(tmpl, "t1"):                   {hash: "t"},
 	}
 	tests := []struct {
-		name    string
-		configs []addonv1alpha1.AddOnConfig
-		status  metav1.ConditionStatus
-		message []string
+		name     string
+		configs  []addonv1alpha1.AddOnConfig
+		status   metav1.ConditionStatus
+		message  []string
+		template bool
 	}{
 		{name: "configured", status: metav1.ConditionTrue, message: []string{configuredMessage}},
+		{name: "template add-on", configs: []addonv1alpha1.AddOnConfig{ref(tmpl, "t1")}, status: metav1.ConditionTrue,
+			message: []string{configuredMessage}, template: true},
 		{name: "missing object and unsupported kind", configs: []addonv1alpha1.AddOnConfig{ref(adc, "missing"), ref(ex, "e1")},
 			status: metav1.ConditionFalse, message: []string{
 				"ocm/missing not found",
@@ -39,10 +43,13 @@ func TestWriteMCAStatus(t *testing.T) {
 			m.Spec.Configs = tt.configs
 			p := makePlan(input{cma: cma, mcas: []addonv1alpha1.ManagedClusterAddOn{m}, objects: objects, now: now})
 			writeMCAStatus(&m, cma, p.clusters[0], objects)
-			if len(m.Status.SupportedConfigs) != 2 || m.Status.SupportedConfigs[0] != adc {
+			switch {
+			case tt.template && (len(m.Status.SupportedConfigs) != 2 || m.Status.SupportedConfigs[0] != adc):
 				t.Errorf("supportedConfigs = %v, want the AddOnDeploymentConfigs and the other built-in kind", m.Status.SupportedConfigs)
+			case !tt.template && len(m.Status.SupportedConfigs) > 0:
+				t.Errorf("supportedConfigs = %v of an add-on the hub does not deploy: they are its own manager's", m.Status.SupportedConfigs)
 			}
-			if len(m.Status.ConfigReferences) != max(1, len(tt.configs)) {
+			if want := max(1, len(tt.configs)) + btoi(tt.template); len(m.Status.ConfigReferences) != want {
 				t.Errorf("configReferences = %+v: every configuration must be listed", m.Status.ConfigReferences)
 			}
 			c := meta.FindStatusCondition(m.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionConfigured)
@@ -115,4 +122,12 @@ func TestProgressing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

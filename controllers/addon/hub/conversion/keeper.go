@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -54,6 +55,11 @@ type Keeper struct {
 	Log logr.Logger
 
 	serving atomic.Pointer[tls.Certificate]
+
+	// first serializes the checks GetCertificate makes before the first
+	// certificate is loaded; tried is when the last one started.
+	first sync.Mutex
+	tried time.Time
 }
 
 // NeedLeaderElection is false: every replica serves conversions and needs
@@ -61,13 +67,42 @@ type Keeper struct {
 func (k *Keeper) NeedLeaderElection() bool { return false }
 
 // GetCertificate returns the current serving certificate, for
-// tls.Config.GetCertificate.
-func (k *Keeper) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+// tls.Config.GetCertificate. Until the keeper has loaded one, a handshake
+// checks the Secret itself (at most once a second): the manager starts the
+// keeper only once its caches have synced, and its caches of the add-on
+// kinds at v1alpha1 cannot sync while objects stored at v1beta1 wait for
+// this webhook to convert them, so a restarted hub controller would
+// otherwise never serve.
+func (k *Keeper) GetCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
 	if c := k.serving.Load(); c != nil {
+		return c, nil
+	}
+	if c := k.firstCheck(hello.Context()); c != nil {
 		return c, nil
 	}
 	return nil, errors.New("the conversion webhook's serving certificate is not loaded yet")
 }
+
+// firstCheck runs Sync for a handshake that found no certificate, unless
+// another one did within the last second, and returns the certificate
+// loaded, nil when there is none yet.
+func (k *Keeper) firstCheck(ctx context.Context) *tls.Certificate {
+	k.first.Lock()
+	defer k.first.Unlock()
+	if c := k.serving.Load(); c != nil || time.Since(k.tried) < time.Second {
+		return c
+	}
+	k.tried = time.Now()
+	ctx, cancel := context.WithTimeout(ctx, firstCheckTimeout)
+	defer cancel()
+	if _, err := k.Sync(ctx); err != nil {
+		k.Log.Error(err, "Loading the conversion webhook's certificate for a handshake")
+	}
+	return k.serving.Load()
+}
+
+// firstCheckTimeout bounds a check made during a TLS handshake.
+const firstCheckTimeout = 5 * time.Second
 
 // Start checks the Secret and the CRDs until ctx ends: at once, then when a
 // certificate is due or after Resync, whichever comes first.

@@ -13,19 +13,28 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	addonv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1beta1"
 )
 
 // The configuration kinds the deploy controller reads, as unstructured
-// objects: their spec hashes must be computed from the API server's JSON,
-// as the config controller computes the desired ones.
+// objects at the versions OCM hashes them (config.HashedVersion): their
+// spec hashes must be computed from the API server's JSON, as the config
+// controller computes the desired ones.
 var (
-	templateGVK   = addonv1alpha1.GroupVersion.WithKind("AddOnTemplate")
-	deployCfgGVK  = addonv1alpha1.GroupVersion.WithKind("AddOnDeploymentConfig")
+	templateGVK   = hashedVersion(addonv1alpha1.AddOnTemplateResource)
+	deployCfgGVK  = hashedVersion(addonv1alpha1.AddOnDeploymentConfigResource)
 	kindsByConfig = map[addonv1alpha1.ConfigGroupResource]schema.GroupVersionKind{
 		{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnTemplateResource}:         templateGVK,
 		{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnDeploymentConfigResource}: deployCfgGVK,
 	}
 )
+
+// hashedVersion is the kind of the built-in configuration resource, at the
+// version it is read.
+func hashedVersion(resource string) schema.GroupVersionKind {
+	gvk, _ := config.HashedVersion(addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: resource})
+	return gvk
+}
 
 // templateRef returns the desired AddOnTemplate of mca, or nil when mca is
 // not (yet) a template add-on.
@@ -97,8 +106,8 @@ func (r *Reconciler) load(ctx context.Context, mca *addonv1alpha1.ManagedCluster
 			src.template = &addonv1alpha1.AddOnTemplate{}
 			err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, src.template)
 		default:
-			c := &addonv1alpha1.AddOnDeploymentConfig{}
-			err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, c)
+			var c *addonv1alpha1.AddOnDeploymentConfig
+			c, err = deployConfig(u)
 			src.configs = append(src.configs, c)
 		}
 		if err != nil {
@@ -125,4 +134,18 @@ func short(hash string) string {
 		return hash[:12]
 	}
 	return hash
+}
+
+// deployConfig decodes an AddOnDeploymentConfig read at v1beta1 into the
+// v1alpha1 type the renderer takes.
+func deployConfig(u *unstructured.Unstructured) (*addonv1alpha1.AddOnDeploymentConfig, error) {
+	beta := &addonv1beta1.AddOnDeploymentConfig{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, beta); err != nil {
+		return nil, err
+	}
+	out := &addonv1alpha1.AddOnDeploymentConfig{}
+	if err := out.ConvertFrom(beta); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
