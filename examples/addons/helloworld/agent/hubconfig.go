@@ -19,7 +19,7 @@ import (
 // files sit beside it, the client reads them from the files instead, which
 // client-go reloads when they change: the agent keeps working across renewals
 // without a restart.
-func loadHubConfig(path string) (*rest.Config, error) {
+func loadHubConfig(path, addonName string) (*rest.Config, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", path)
 	if err != nil {
 		return nil, fmt.Errorf("read the hub kubeconfig %s: %w; it is the Secret %s-hub-kubeconfig of the install namespace, "+

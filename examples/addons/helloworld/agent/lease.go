@@ -15,20 +15,21 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// leaseRenewer keeps Lease helloworld in the install namespace fresh: the
-// add-on's health signal on the managed cluster.
+// leaseRenewer keeps the add-on's Lease (named as the add-on) in the
+// install namespace fresh: the add-on's health signal on the managed cluster.
 type leaseRenewer struct {
 	client    kubernetes.Interface
+	name      string
 	namespace string
 	holder    string
 	duration  time.Duration
 	clock     clock.Clock
 }
 
-// newLeaseRenewer returns a renewer of Lease helloworld in namespace, held
-// by holder, with the given lease duration.
-func newLeaseRenewer(client kubernetes.Interface, namespace, holder string, duration time.Duration) *leaseRenewer {
-	return &leaseRenewer{client: client, namespace: namespace, holder: holder, duration: duration, clock: clock.RealClock{}}
+// newLeaseRenewer returns a renewer of Lease name in namespace, held by
+// holder, with the given lease duration.
+func newLeaseRenewer(client kubernetes.Interface, name, namespace, holder string, duration time.Duration) *leaseRenewer {
+	return &leaseRenewer{client: client, name: name, namespace: namespace, holder: holder, duration: duration, clock: clock.RealClock{}}
 }
 
 // run renews the Lease every quarter of its duration until ctx ends; a
@@ -47,26 +48,26 @@ func (l *leaseRenewer) renew(ctx context.Context) error {
 	leases := l.client.CoordinationV1().Leases(l.namespace)
 	now := metav1.NewMicroTime(l.clock.Now())
 	seconds := ptr.To(int32(l.duration / time.Second))
-	lease, err := leases.Get(ctx, addonName, metav1.GetOptions{})
+	lease, err := leases.Get(ctx, l.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		lease = &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Name: addonName, Namespace: l.namespace},
+			ObjectMeta: metav1.ObjectMeta{Name: l.name, Namespace: l.namespace},
 			Spec: coordinationv1.LeaseSpec{
 				HolderIdentity: ptr.To(l.holder), LeaseDurationSeconds: seconds,
 				AcquireTime: &now, RenewTime: &now,
 			},
 		}
 		if _, err := leases.Create(ctx, lease, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create Lease %s/%s: %w", l.namespace, addonName, err)
+			return fmt.Errorf("create Lease %s/%s: %w", l.namespace, l.name, err)
 		}
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("get Lease %s/%s: %w", l.namespace, addonName, err)
+		return fmt.Errorf("get Lease %s/%s: %w", l.namespace, l.name, err)
 	}
 	lease.Spec.HolderIdentity, lease.Spec.LeaseDurationSeconds, lease.Spec.RenewTime = ptr.To(l.holder), seconds, &now
 	if _, err := leases.Update(ctx, lease, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("renew Lease %s/%s: %w", l.namespace, addonName, err)
+		return fmt.Errorf("renew Lease %s/%s: %w", l.namespace, l.name, err)
 	}
 	return nil
 }

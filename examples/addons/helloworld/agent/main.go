@@ -32,12 +32,13 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// addonName is the add-on's name: the name of its ClusterManagementAddOn and
-// of the Lease the agent renews.
-const addonName = "helloworld"
+// defaultAddonName is the add-on's name unless --addon-name says otherwise:
+// the name of its ClusterManagementAddOn and of the Lease the agent renews.
+const defaultAddonName = "helloworld"
 
 // options are the agent's flags.
 type options struct {
+	addonName     string
 	clusterName   string
 	hubKubeconfig string
 	namespace     string
@@ -65,6 +66,7 @@ func main() {
 func parseFlags(args []string) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("helloworld-addon", flag.ContinueOnError)
+	fs.StringVar(&o.addonName, "addon-name", defaultAddonName, "Name of the add-on: the agent renews the Lease of this name.")
 	fs.StringVar(&o.clusterName, "cluster-name", "", "Name of the managed cluster: the agent copies the ConfigMaps of this namespace on the hub.")
 	fs.StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", "Kubeconfig of the add-on's hub credential (the Secret helloworld-hub-kubeconfig, mounted).")
 	fs.StringVar(&o.namespace, "namespace", "", "Install namespace on the managed cluster: where the copies and the Lease live.")
@@ -83,7 +85,7 @@ func parseFlags(args []string) (*options, error) {
 // validate checks the flags and names the one at fault.
 func (o *options) validate() error {
 	var errs []error
-	for flagName, value := range map[string]string{"--cluster-name": o.clusterName, "--namespace": o.namespace} {
+	for flagName, value := range map[string]string{"--addon-name": o.addonName, "--cluster-name": o.clusterName, "--namespace": o.namespace} {
 		if value == "" {
 			errs = append(errs, fmt.Errorf("%s is required", flagName))
 		} else if msgs := validation.IsDNS1123Label(value); len(msgs) > 0 {
@@ -116,7 +118,7 @@ func run(ctx context.Context, o *options) error {
 	if err != nil {
 		return fmt.Errorf("create the managed cluster's client: %w", err)
 	}
-	hubConfig, err := loadHubConfig(o.hubKubeconfig)
+	hubConfig, err := loadHubConfig(o.hubKubeconfig, o.addonName)
 	if err != nil {
 		return err
 	}
@@ -127,9 +129,9 @@ func run(ctx context.Context, o *options) error {
 
 	holder, err := os.Hostname()
 	if err != nil {
-		holder = addonName
+		holder = o.addonName
 	}
-	lease := newLeaseRenewer(managed, o.namespace, holder, o.leaseDuration)
+	lease := newLeaseRenewer(managed, o.addonName, o.namespace, holder, o.leaseDuration)
 	go lease.run(ctx)
 
 	logger.Info("starting", "hub", hubConfig.Host, "leaseDuration", o.leaseDuration)

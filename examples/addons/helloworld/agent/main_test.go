@@ -23,17 +23,23 @@ func TestParseFlags(t *testing.T) {
 		{
 			name: "defaults",
 			args: valid,
-			want: options{clusterName: "cluster1", namespace: "addon-ns", hubKubeconfig: "/managed/hub-kubeconfig/kubeconfig", leaseDuration: time.Minute},
+			want: options{addonName: "helloworld", clusterName: "cluster1", namespace: "addon-ns", hubKubeconfig: "/managed/hub-kubeconfig/kubeconfig", leaseDuration: time.Minute},
+		},
+		{
+			name: "another add-on",
+			args: append([]string{"--addon-name=hellomanager"}, valid...),
+			want: options{addonName: "hellomanager", clusterName: "cluster1", namespace: "addon-ns", hubKubeconfig: "/managed/hub-kubeconfig/kubeconfig", leaseDuration: time.Minute},
 		},
 		{
 			name: "lease duration",
 			args: append([]string{"--lease-duration=4s"}, valid...),
-			want: options{clusterName: "cluster1", namespace: "addon-ns", hubKubeconfig: "/managed/hub-kubeconfig/kubeconfig", leaseDuration: 4 * time.Second},
+			want: options{addonName: "helloworld", clusterName: "cluster1", namespace: "addon-ns", hubKubeconfig: "/managed/hub-kubeconfig/kubeconfig", leaseDuration: 4 * time.Second},
 		},
 		{name: "nothing", wantError: "--cluster-name is required"},
 		{name: "no hub kubeconfig", args: valid[:2], wantError: "--hub-kubeconfig is required"},
 		{name: "bad namespace", args: append([]string{"--namespace=Not_A_Name"}, valid[0], valid[2]), wantError: `--namespace "Not_A_Name" is not a namespace name`},
 		{name: "short lease", args: append([]string{"--lease-duration=500ms"}, valid...), wantError: "--lease-duration 500ms is shorter than one second"},
+		{name: "empty add-on name", args: append([]string{"--addon-name="}, valid...), wantError: "--addon-name is required"},
 		{name: "stray argument", args: append(valid, "extra"), wantError: `unexpected arguments ["extra"]`},
 	}
 	for _, tt := range tests {
@@ -84,7 +90,7 @@ func TestLoadHubConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeKubeconfig(t, tt.auth, tt.files...)
-			cfg, err := loadHubConfig(path)
+			cfg, err := loadHubConfig(path, defaultAddonName)
 			require.NoError(t, err)
 			assert.Equal(t, "https://127.0.0.1:6443", cfg.Host)
 			assert.Equal(t, tt.wantToken, cfg.BearerToken)
@@ -99,7 +105,7 @@ func TestLoadHubConfig(t *testing.T) {
 		})
 	}
 
-	_, err := loadHubConfig(filepath.Join(t.TempDir(), "missing"))
+	_, err := loadHubConfig(filepath.Join(t.TempDir(), "missing"), defaultAddonName)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "helloworld-hub-kubeconfig")
 }
