@@ -1,6 +1,6 @@
 # kubectl-ocm build, test and development environment.
 #
-#   make build       build bin/kubectl-ocm, bin/ocm-controller and bin/helloworld-addon, with bin/kubectl_complete-ocm
+#   make build       build bin/kubectl-ocm, bin/ocm-controller and the example add-ons' bin/helloworld-addon and bin/hellomanager, with bin/kubectl_complete-ocm
 #   make image       build the ocm-controller image (linux/amd64, linux/arm64) into dist/image, no container daemon needed
 #   make test        build everything the tests need and run every test tier
 #   make dev-env     start a local hub, cluster1 and cluster2 in the background
@@ -51,10 +51,11 @@ RACE_LOG_DIR := $(ROOT)/_output/race
 ##@ Build
 
 .PHONY: build
-build: ## Build static (CGO_ENABLED=0) bin/kubectl-ocm, bin/ocm-controller and the example add-on's agent bin/helloworld-addon; copy the completion script kubectl_complete-ocm beside them. RACE=1 builds them with the race detector instead.
+build: ## Build static (CGO_ENABLED=0) bin/kubectl-ocm, bin/ocm-controller, the example add-ons' agent bin/helloworld-addon and manager bin/hellomanager; copy the completion script kubectl_complete-ocm beside them. RACE=1 builds them with the race detector instead.
 	$(BUILD_ENV) $(GO) build $(BUILD_FLAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/kubectl-ocm ./plugins/kubectl-ocm
 	$(BUILD_ENV) $(GO) build $(BUILD_FLAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/ocm-controller ./controllers/cmd/ocm-controller
 	$(BUILD_ENV) $(GO) build $(BUILD_FLAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/helloworld-addon ./examples/addons/helloworld/agent
+	$(BUILD_ENV) $(GO) build $(BUILD_FLAGS) -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/hellomanager ./examples/addons/hellomanager
 	install -m 0755 kubectl_complete-ocm $(BIN)/kubectl_complete-ocm
 
 # Where `go install` puts kubectl-ocm: GOBIN, else the first GOPATH entry's bin.
@@ -253,7 +254,7 @@ $(GOLANGCI_LINT):
 
 .PHONY: clean
 clean: ## Remove built binaries (keeps bin/kube, which is slow to rebuild).
-	rm -f $(BIN)/kubectl-ocm $(BIN)/ocm-controller $(BIN)/helloworld-addon $(BIN)/dev-env
+	rm -f $(BIN)/kubectl-ocm $(BIN)/ocm-controller $(BIN)/helloworld-addon $(BIN)/hellomanager $(BIN)/dev-env
 
 .PHONY: help
 help: ## Show this help.

@@ -3,7 +3,8 @@
 # user would type it: install the hub, join cluster1 and cluster2, accept them,
 # list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
 # cluster1, roll a workload out to both clusters through a placement, then
-# install the example add-on on both.
+# install the example add-ons on both: one the hub deploys from an
+# AddOnTemplate, one with a manager of its own.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -97,5 +98,17 @@ step kubectl ocm addon get helloworld --context hub
 step kubectl create configmap greeting -n cluster1 --from-literal=value=hello-from-the-hub --context hub
 step kubectl wait --for=create configmap/greeting -n "$ADDON_NS" --context cluster1 --timeout=1m
 step kubectl get configmap greeting -n "$ADDON_NS" --context cluster1 -o jsonpath='{.data.value}{"\n"}'
+
+# Register an add-on with a manager of its own on the hub, written the way
+# OCM's addon-framework writes one: the hub installs it and rolls its
+# configuration out, its manager registers and deploys its agent (the same
+# agent, in namespace hellomanager) and reports it Available.
+step kubectl apply -f "$ROOT/examples/addons/hellomanager/manager.yaml" --context hub
+step kubectl rollout status deployment/hellomanager -n open-cluster-management-hellomanager --context hub --timeout=1m
+step kubectl apply -f "$ROOT/examples/addons/hellomanager/clustermanagementaddon.yaml" --context hub
+step kubectl ocm addon enable --names hellomanager --clusters cluster1,cluster2 --context hub --wait
+step kubectl ocm addon get hellomanager --context hub
+step kubectl wait --for=create configmap/greeting -n hellomanager --context cluster1 --timeout=1m
+step kubectl get configmap greeting -n hellomanager --context cluster1 -o jsonpath='{.data.value}{"\n"}'
 
 printf '\nThe hub and two managed clusters are running. Stop everything with: make dev-env-down\n'

@@ -3,7 +3,7 @@
 // configurations, deploys template add-ons through ManifestWorks, approves
 // their agents' certificate requests and signs those of custom signers,
 // keeps the ServiceAccounts of the token driver and reports their health.
-// Each concern is one reconciler in a subpackage; docs/design/addon.md fixes
+// Each concern is one reconciler in a subpackage; docs/design/addons.md fixes
 // which fields each one writes.
 package hub
 

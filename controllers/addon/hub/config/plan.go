@@ -167,7 +167,7 @@ func hashesOf(refs []addonv1alpha1.ConfigReference) addonconfig.Hashes {
 }
 
 // stateOf is the rollout state of mca when it should have target, from its
-// status (docs/design/addon.md): ToApply until its desired configurations
+// status (docs/design/addons.md): ToApply until its desired configurations
 // are target; then Succeeded once every lastAppliedConfig is its
 // desiredConfig, Failed when Progressing says Failed or
 // ConfigurationUnsupported, Progressing otherwise. Since is the last

@@ -19,5 +19,5 @@
 //     the hook work addon-<name>-pre-delete runs, and the finalizer goes when
 //     its Jobs and Pods completed (HookManifestCompleted).
 //
-// docs/design/addon.md fixes which fields each add-on controller writes.
+// docs/design/addons.md fixes which fields each add-on controller writes.
 package deploy

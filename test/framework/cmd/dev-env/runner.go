@@ -11,9 +11,10 @@ import (
 )
 
 // runnerBinaries are the binaries under --bin-dir that the component runner
-// runs, each for the images of its name: the product's ocm-controller and
-// the agent of the example add-on examples/addons/helloworld.
-var runnerBinaries = []string{"ocm-controller", "helloworld-addon"}
+// runs, each for the images of its name: the product's ocm-controller, the
+// agent of the example add-ons (examples/addons/helloworld) and the manager
+// of examples/addons/hellomanager.
+var runnerBinaries = []string{"ocm-controller", "helloworld-addon", "hellomanager"}
 
 // startRunner starts the component runner for the environment's clusters, so
 // that the ocm-controller Deployments that `kubectl ocm hub init` and `join`
