@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
@@ -56,6 +57,12 @@ func TestRestarts(t *testing.T) {
 	})
 
 	t.Run("hub controller restarted", func(t *testing.T) {
+		// An add-on object stored at v1beta1: the restarted controller's
+		// cache of ManagedClusterAddOns at v1alpha1 needs its own conversion
+		// webhook to sync.
+		probe := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "restart-probe"}}
+		require.NoError(t, hub.Create(ctx, probe))
+		defer func() { assert.NoError(t, client.IgnoreNotFound(hub.Delete(ctx, probe))) }()
 		info, ok := f.runner.Process("hub", "open-cluster-management-hub", "ocm-hub-controller")
 		require.True(t, ok && info.Pid != 0, "the hub controller is not running")
 		require.NoError(t, syscall.Kill(info.Pid, syscall.SIGKILL))
@@ -64,6 +71,9 @@ func TestRestarts(t *testing.T) {
 		eventually(t, time.Minute, "the hub controller running again", func(context.Context) (bool, error) {
 			now, ok := f.runner.Process("hub", "open-cluster-management-hub", "ocm-hub-controller")
 			return ok && now.Pid != 0 && now.Pid != info.Pid, nil
+		})
+		eventually(t, time.Minute, "the restarted hub controller converting add-on objects", func(ctx context.Context) (bool, error) {
+			return true, hub.Get(ctx, client.ObjectKeyFromObject(probe), &addonv1alpha1.ManagedClusterAddOn{})
 		})
 		mc := &clusterv1.ManagedCluster{}
 		require.NoError(t, hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc))

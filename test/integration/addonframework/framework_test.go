@@ -3,8 +3,10 @@ package addonframework
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -159,7 +161,7 @@ func applyExample(ctx context.Context, t *testing.T, admin client.Client, file s
 	must(t, "decode "+file, err)
 	var keep []*unstructured.Unstructured
 	for _, o := range objs {
-		if !contains(skipped, o.GetKind()) {
+		if !slices.Contains(skipped, o.GetKind()) {
 			keep = append(keep, o)
 		}
 	}
@@ -244,7 +246,7 @@ func expectCredential(ctx context.Context, t *testing.T, spoke client.Client, cl
 	}
 	if len(secret.Data["kubeconfig"]) == 0 || len(secret.Data[key]) == 0 || string(secret.Data["cluster-name"]) != cluster {
 		t.Errorf("Secret %s/%s holds keys %v, cluster-name %q; want kubeconfig and %s for cluster %s",
-			secret.Namespace, secret.Name, keys(secret.Data), secret.Data["cluster-name"], key, cluster)
+			secret.Namespace, secret.Name, slices.Sorted(maps.Keys(secret.Data)), secret.Data["cluster-name"], key, cluster)
 	}
 }
 
@@ -290,25 +292,6 @@ func expectIdle(ctx context.Context, t *testing.T, hub *framework.Cluster, lists
 			}
 		}
 	}
-}
-
-// keys lists the keys of data.
-func keys(data map[string][]byte) []string {
-	out := make([]string, 0, len(data))
-	for k := range data {
-		out = append(out, k)
-	}
-	return out
-}
-
-// contains reports whether s is among list.
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // must fails t when err is set.

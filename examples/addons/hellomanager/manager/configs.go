@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -38,12 +39,7 @@ func specHash(ctx context.Context, c client.Reader, ref addonv1beta1.ConfigRefer
 
 // supported reports whether gr is a configuration kind the add-on reads.
 func supported(gr addonv1beta1.ConfigGroupResource) bool {
-	for _, s := range SupportedConfigs {
-		if s == gr {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(SupportedConfigs, gr)
 }
 
 // byDeployConfig enqueues every object of list kind newList named as the
