@@ -79,11 +79,9 @@ func (r *registration) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Re
 		return ctrl.Result{}, wrap(err, "patch the supported configurations")
 	}
 
-	pending := false
-	switch subject := kubeClientSubject(mca); {
-	case subject == nil:
-		pending = true
-	default:
+	subject := kubeClientSubject(mca)
+	pending := subject == nil
+	if !pending {
 		if err := r.bindAgent(ctx, mca, subject); err != nil {
 			setCondition(&updated.Status.Conditions, addonv1alpha1.ManagedClusterAddOnRegistrationApplied, metav1.ConditionFalse,
 				reasonPermissionFailed, fmt.Sprintf("Failed to set permission for hub agent: %v", err))
@@ -156,7 +154,7 @@ func (r *registration) bindAgent(ctx context.Context, mca *addonv1beta1.ManagedC
 		role.Rules = []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}}}
 		return controllerutil.SetOwnerReference(mca, role, r.client.Scheme())
 	}); err != nil {
-		return fmt.Errorf("Role %s/%s: %w", mca.Namespace, name, err)
+		return fmt.Errorf("write Role %s/%s: %w", mca.Namespace, name, err)
 	}
 	var subjects []rbacv1.Subject
 	if subject.User != "" {
@@ -174,7 +172,7 @@ func (r *registration) bindAgent(ctx context.Context, mca *addonv1beta1.ManagedC
 		return controllerutil.SetOwnerReference(mca, binding, r.client.Scheme())
 	})
 	if err != nil {
-		return fmt.Errorf("RoleBinding %s/%s: %w", mca.Namespace, name, err)
+		return fmt.Errorf("write RoleBinding %s/%s: %w", mca.Namespace, name, err)
 	}
 	return nil
 }
