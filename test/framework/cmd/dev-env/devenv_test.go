@@ -30,6 +30,7 @@ func TestUpDown(t *testing.T) {
 		"./test/framework/cmd/dev-env":       "dev-env",
 		"./controllers/cmd/ocm-controller":   "ocm-controller",
 		"./examples/addons/helloworld/agent": "helloworld-addon",
+		"./examples/addons/hellomanager":     "hellomanager",
 	} {
 		build := exec.Command("go", "build", "-o", filepath.Join(bin, name), pkg)
 		build.Dir = root
