@@ -93,6 +93,9 @@ func (k *Keeper) firstCheck(ctx context.Context) *tls.Certificate {
 		return c
 	}
 	k.tried = time.Now()
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	ctx, cancel := context.WithTimeout(ctx, firstCheckTimeout)
 	defer cancel()
 	if _, err := k.Sync(ctx); err != nil {
