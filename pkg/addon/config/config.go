@@ -67,6 +67,14 @@ func SpecHash(obj *unstructured.Unstructured) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
+// BuiltinKind returns the group, version and kind at which the built-in
+// configuration kind of resource (addondeploymentconfigs or addontemplates)
+// is read and hashed (HashedVersion).
+func BuiltinKind(resource string) schema.GroupVersionKind {
+	gvk, _ := HashedVersion(addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: resource})
+	return gvk
+}
+
 // hashedVersions are the versions at which OCM reads the built-in
 // configuration kinds to hash them: addon-framework watches
 // AddOnDeploymentConfigs at v1beta1 and AddOnTemplates at v1alpha1.

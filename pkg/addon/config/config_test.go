@@ -174,4 +174,7 @@ func TestSpecHashIsOCMs(t *testing.T) {
 			t.Errorf("HashedVersion(%s) = %v, %v; want version %q", gr.Resource, gvk, ok, version)
 		}
 	}
+	if gvk := BuiltinKind("addondeploymentconfigs"); gvk.Version != "v1beta1" || gvk.Kind != "AddOnDeploymentConfig" {
+		t.Errorf("BuiltinKind(addondeploymentconfigs) = %v", gvk)
+	}
 }

@@ -157,9 +157,8 @@ type configRef struct {
 // configuration controller reads it.
 func (s *suite) specHash(t *testing.T, ref configRef) string {
 	t.Helper()
-	gvk, _ := addonconfig.HashedVersion(addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: ref.resource})
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
+	u.SetGroupVersionKind(addonconfig.BuiltinKind(ref.resource))
 	must(t, "get configuration "+ref.name, s.hubC.Get(s.ctx, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, u))
 	hash, err := addonconfig.SpecHash(u)
 	must(t, "hash", err)

@@ -258,9 +258,8 @@ func (s *suite) deployConfig(t *testing.T, name, value string) string {
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(adc)
 	must(t, "convert "+name, err)
 	s.apply(t, &unstructured.Unstructured{Object: content})
-	gvk, _ := addonconfig.HashedVersion(addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnDeploymentConfigResource})
 	stored := &unstructured.Unstructured{}
-	stored.SetGroupVersionKind(gvk)
+	stored.SetGroupVersionKind(addonconfig.BuiltinKind(addonv1alpha1.AddOnDeploymentConfigResource))
 	must(t, "read "+name, s.admin.Get(s.ctx, client.ObjectKeyFromObject(adc), stored))
 	hash, err := addonconfig.SpecHash(stored)
 	must(t, "hash "+name, err)

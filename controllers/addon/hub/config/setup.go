@@ -90,9 +90,8 @@ func builtin(resource string) addonv1alpha1.ConfigGroupResource {
 // builtinKind is an unstructured object of the built-in configuration kind
 // of resource, at the version the reconciler reads and hashes it.
 func builtinKind(resource string) *unstructured.Unstructured {
-	gvk, _ := addonconfig.HashedVersion(builtin(resource))
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
+	u.SetGroupVersionKind(addonconfig.BuiltinKind(resource))
 	return u
 }
 

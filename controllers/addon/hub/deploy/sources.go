@@ -21,20 +21,13 @@ import (
 // spec hashes must be computed from the API server's JSON, as the config
 // controller computes the desired ones.
 var (
-	templateGVK   = hashedVersion(addonv1alpha1.AddOnTemplateResource)
-	deployCfgGVK  = hashedVersion(addonv1alpha1.AddOnDeploymentConfigResource)
+	templateGVK   = config.BuiltinKind(addonv1alpha1.AddOnTemplateResource)
+	deployCfgGVK  = config.BuiltinKind(addonv1alpha1.AddOnDeploymentConfigResource)
 	kindsByConfig = map[addonv1alpha1.ConfigGroupResource]schema.GroupVersionKind{
 		{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnTemplateResource}:         templateGVK,
 		{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnDeploymentConfigResource}: deployCfgGVK,
 	}
 )
-
-// hashedVersion is the kind of the built-in configuration resource, at the
-// version it is read.
-func hashedVersion(resource string) schema.GroupVersionKind {
-	gvk, _ := config.HashedVersion(addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: resource})
-	return gvk
-}
 
 // templateRef returns the desired AddOnTemplate of mca, or nil when mca is
 // not (yet) a template add-on.
