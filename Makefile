@@ -83,6 +83,25 @@ image: ## Build the ocm-controller image for IMAGE_PLATFORMS without Docker: an 
 	$(GO) run ./hack/image build $(IMAGE_ARGS) --platforms $(IMAGE_PLATFORMS) \
 		--revision $(GIT_COMMIT) --source-date-epoch $(SOURCE_DATE_EPOCH) --ldflags '$(LDFLAGS)'
 
+# The images the local clusters' nodes run: ocm-controller for this machine
+# only (make image for HOST_PLATFORM) and the sandbox's other images.
+HOST_PLATFORM := linux/$(shell $(GO) env GOARCH)
+SANDBOX_DIR   ?= $(ROOT)/dist/sandbox
+export OCM_DIST_DIR := $(ROOT)/dist
+
+.PHONY: sandbox-images
+sandbox-images: ## Build the other images the local clusters' nodes run (pause, busybox from Debian's busybox-static, the example add-ons' images) into dist/sandbox/layout.
+	$(GO) run ./hack/image sandbox --out $(SANDBOX_DIR) --ldflags '$(LDFLAGS)'
+
+.PHONY: node-images
+node-images: ## Build the ocm-controller image for this machine's platform (make image IMAGE_PLATFORMS=$(HOST_PLATFORM)) and the sandbox images.
+	$(MAKE) image IMAGE_PLATFORMS=$(HOST_PLATFORM)
+	$(MAKE) sandbox-images
+
+.PHONY: node-deps
+node-deps: ## Install the Debian packages the local clusters' nodes use when missing (runc, CNI plugins, iptables, busybox-static; needs root).
+	hack/node-deps.sh
+
 .PHONY: image-push
 image-push: ## Push the image of dist/image as $(REGISTRY)/ocm-controller:<version>, with the credentials of docker login (builds it first).
 	@if [ -z "$(REGISTRY)" ]; then echo "image-push needs REGISTRY, the registry and organization to push to: make image-push REGISTRY=quay.io/<org>" >&2; exit 1; fi
@@ -143,7 +162,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/a
 ##@ Test
 
 .PHONY: test
-test: build kube-bins ## Run every test: unit, framework, integration and end-to-end, and the Helm charts' test (module test/helm).
+test: build kube-bins node-deps node-images ## Run every test: unit, framework, integration and end-to-end, and the Helm charts' test (module test/helm).
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./...
 	cd test/helm && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./...
 
@@ -195,7 +214,7 @@ bench-scale: kube-bins ## Grow one hub through SCALE_STEPS clusters (simulated a
 DEV_ENV_DIR ?= $(ROOT)/.dev-env
 
 .PHONY: dev-env
-dev-env: build kube-bins ## Start hub, cluster1 and cluster2 in the background and print how to use them.
+dev-env: build kube-bins node-deps node-images ## Start hub, cluster1 and cluster2 in the background and print how to use them.
 	$(GO) build -o $(BIN)/dev-env ./test/framework/cmd/dev-env
 	$(BIN)/dev-env up --dir $(DEV_ENV_DIR) --bin-dir $(BIN) --kube-bin-dir $(KUBE_BIN)
 
@@ -239,6 +258,7 @@ verify-generated: generate
 verify-tidy:
 	$(GO) mod tidy -diff
 	cd test/kube && $(GO) mod tidy -diff
+	cd test/kube/containerd && $(GO) mod tidy -diff
 	cd test/helm && $(GO) mod tidy -diff
 	cd hack/tools/krew && $(GO) mod tidy -diff
 

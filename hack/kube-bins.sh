@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Build the Kubernetes control-plane binaries the tests and dev-env use:
-# kube-apiserver, kube-controller-manager, kubectl and etcd, from the versions
-# pinned in test/kube/go.mod (a separate Go module, see test/kube/doc.go).
+# Build the Kubernetes and container-runtime binaries the tests and dev-env
+# use: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet,
+# kube-proxy, kubectl and etcd from the versions pinned in test/kube/go.mod,
+# and containerd with its runc shim from test/kube/containerd/go.mod (separate
+# Go modules, see their doc.go).
 #
 #   hack/kube-bins.sh DIR
 #
-# The build is skipped when DIR holds all four binaries and DIR/.kube-bins.stamp
-# matches a hash of test/kube/go.mod, test/kube/go.sum, this script and
+# The build is skipped when DIR holds every binary and DIR/.kube-bins.stamp
+# matches a hash of both modules' go.mod and go.sum, this script and
 # `go version`. A rebuild with a warm Go build cache only relinks.
-# Binaries are built in a scratch directory and moved into DIR when all four
-# are done, so DIR never holds a half-written binary. Concurrent runs for the
+# Binaries are built in a scratch directory and moved into DIR when all are
+# done, so DIR never holds a half-written binary. Concurrent runs for the
 # same DIR are serialised with a lock file.
 #
 # Environment: GO (default: go), SOURCE_DATE_EPOCH (fixes the stamped build date).
@@ -26,6 +28,7 @@ usage() {
 GO=${GO:-go}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODDIR=$ROOT/test/kube
+CTRDDIR=$ROOT/test/kube/containerd
 SCRIPT=$ROOT/hack/kube-bins.sh
 
 mkdir -p "$1"
@@ -33,12 +36,21 @@ DIR=$(cd "$1" && pwd)
 STAMP=$DIR/.kube-bins.stamp
 
 # Binary name -> main package. Names and packages in the same order.
-BINS=(kube-apiserver kube-controller-manager kubectl etcd)
+BINS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl etcd)
 PKGS=(
 	k8s.io/kubernetes/cmd/kube-apiserver
 	k8s.io/kubernetes/cmd/kube-controller-manager
+	k8s.io/kubernetes/cmd/kube-scheduler
+	k8s.io/kubernetes/cmd/kubelet
+	k8s.io/kubernetes/cmd/kube-proxy
 	k8s.io/kubernetes/cmd/kubectl
 	go.etcd.io/etcd/server/v3
+)
+# The nodes' container runtime, from its own module.
+CTRD_BINS=(containerd containerd-shim-runc-v2)
+CTRD_PKGS=(
+	github.com/containerd/containerd/v2/cmd/containerd
+	github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2
 )
 
 die() {
@@ -47,28 +59,31 @@ die() {
 }
 
 command -v "$GO" >/dev/null 2>&1 || die "'$GO' not found in PATH"
-[[ -f $MODDIR/go.mod && -f $MODDIR/go.sum ]] || die "$MODDIR/go.mod or go.sum missing"
+for d in "$MODDIR" "$CTRDDIR"; do
+	[[ -f $d/go.mod && -f $d/go.sum ]] || die "$d/go.mod or go.sum missing"
+done
 
-# Versions come from test/kube/go.mod, read by the go command itself.
+# Versions come from the modules' go.mod, read by the go command itself.
 mod_version() {
-	(cd "$MODDIR" && "$GO" list -m -f '{{.Version}}' "$1")
+	(cd "$1" && "$GO" list -m -f '{{.Version}}' "$2")
 }
-KUBE_VERSION=$(mod_version k8s.io/kubernetes) || die "cannot read the k8s.io/kubernetes version from $MODDIR/go.mod"
-ETCD_VERSION=$(mod_version go.etcd.io/etcd/server/v3) || die "cannot read the go.etcd.io/etcd/server/v3 version from $MODDIR/go.mod"
+KUBE_VERSION=$(mod_version "$MODDIR" k8s.io/kubernetes) || die "cannot read the k8s.io/kubernetes version from $MODDIR/go.mod"
+ETCD_VERSION=$(mod_version "$MODDIR" go.etcd.io/etcd/server/v3) || die "cannot read the go.etcd.io/etcd/server/v3 version from $MODDIR/go.mod"
+CTRD_VERSION=$(mod_version "$CTRDDIR" github.com/containerd/containerd/v2) || die "cannot read the containerd version from $CTRDDIR/go.mod"
 [[ $KUBE_VERSION =~ ^v([0-9]+)\.([0-9]+)\.[0-9]+ ]] || die "unexpected k8s.io/kubernetes version '$KUBE_VERSION'"
 KUBE_MAJOR=${BASH_REMATCH[1]}
 KUBE_MINOR=${BASH_REMATCH[2]}
 
 wanted_stamp() {
 	{
-		cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$SCRIPT"
+		cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$CTRDDIR/go.mod" "$CTRDDIR/go.sum" "$SCRIPT"
 		"$GO" version
 	} | sha256sum | cut -d' ' -f1
 }
 
 all_present() {
 	local b
-	for b in "${BINS[@]}"; do
+	for b in "${BINS[@]}" "${CTRD_BINS[@]}"; do
 		[[ -x $DIR/$b ]] || return 1
 	done
 }
@@ -113,25 +128,34 @@ done
 WORK=$(mktemp -d "$DIR/.build.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-echo "kube-bins: building Kubernetes $KUBE_VERSION and etcd $ETCD_VERSION into $DIR"
-echo "kube-bins: one go build for ${BINS[*]} (shares compilation; a cold build takes several minutes)"
+CTRD_LDFLAGS="-s -w -X github.com/containerd/containerd/v2/version.Version=$CTRD_VERSION"
+CTRD_LDFLAGS+=" -X github.com/containerd/containerd/v2/version.Package=github.com/containerd/containerd/v2"
+
+echo "kube-bins: building Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION and containerd $CTRD_VERSION into $DIR"
+echo "kube-bins: one go build for ${BINS[*]} (shares compilation; a cold build takes several minutes), one for ${CTRD_BINS[*]}"
 start=$SECONDS
 
-# One invocation: the go command compiles the shared packages once and
-# overlaps the four links with compilation, which is faster than four
-# sequential builds on a small machine. `go build -o DIR/` names each binary
-# after its package (etcd's main package, go.etcd.io/etcd/server/v3, becomes
-# "server"), so the outputs are renamed below.
+# One invocation per module: the go command compiles the shared packages once
+# and overlaps the links with compilation, which is faster than sequential
+# builds on a small machine. `go build -o DIR/` names each binary after its
+# package (etcd's main package, go.etcd.io/etcd/server/v3, becomes "server"),
+# so the outputs are renamed below.
 build_ok=true
 (
 	cd "$MODDIR"
 	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$WORK/" "${PKGS[@]}"
 ) || build_ok=false
+(
+	cd "$CTRDDIR"
+	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$CTRD_LDFLAGS" -o "$WORK/" "${CTRD_PKGS[@]}"
+) || build_ok=false
 
+ALL_BINS=("${BINS[@]}" "${CTRD_BINS[@]}")
+ALL_PKGS=("${PKGS[@]}" "${CTRD_PKGS[@]}")
 failed=()
-for i in "${!BINS[@]}"; do
-	b=${BINS[$i]}
-	pkg=${PKGS[$i]}
+for i in "${!ALL_BINS[@]}"; do
+	b=${ALL_BINS[$i]}
+	pkg=${ALL_PKGS[$i]}
 	out=$WORK/$(basename "$pkg")
 	if [[ $pkg =~ /v[0-9]+$ ]]; then
 		# go build names a /vN module root after the element before /vN.
@@ -153,9 +177,9 @@ if [[ $build_ok != true || ${#failed[@]} -gt 0 ]]; then
 fi
 
 rm -f "$STAMP"
-for b in "${BINS[@]}"; do
+for b in "${ALL_BINS[@]}"; do
 	mv -f "$WORK/$b" "$DIR/$b"
 done
 echo "$WANT" >"$STAMP"
 
-echo "kube-bins: done in $((SECONDS - start))s: kube-apiserver/kube-controller-manager/kubectl $KUBE_VERSION, etcd $ETCD_VERSION in $DIR"
+echo "kube-bins: done in $((SECONDS - start))s: Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, containerd $CTRD_VERSION in $DIR"

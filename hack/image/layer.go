@@ -29,13 +29,14 @@ var (
 	group = fmt.Sprintf("root:x:0:\n%s:x:%d:\n", nonrootName, nonrootUID)
 )
 
-// layerFile is one entry of the layer: a directory when data is nil and dir
-// is set, else a regular file.
+// layerFile is one entry of the layer: a directory when dir is set, a
+// symbolic link to link when link is set, else a regular file.
 type layerFile struct {
 	name string
 	mode int64
 	uid  int
 	dir  bool
+	link string
 	data []byte
 }
 
@@ -70,9 +71,13 @@ func layerTar(files []layerFile, mtime time.Time) ([]byte, error) {
 			ModTime: mtime.UTC().Truncate(time.Second),
 			Format:  tar.FormatPAX,
 		}
-		if f.dir {
+		switch {
+		case f.dir:
 			hdr.Typeflag = tar.TypeDir
-		} else {
+		case f.link != "":
+			hdr.Typeflag = tar.TypeSymlink
+			hdr.Linkname = f.link
+		default:
 			hdr.Typeflag = tar.TypeReg
 			hdr.Size = int64(len(f.data))
 		}
@@ -92,7 +97,12 @@ func layerTar(files []layerFile, mtime time.Time) ([]byte, error) {
 // controllerLayer returns the OCI layer holding binary as /ocm-controller,
 // with the files of layerFiles, gzip-compressed.
 func controllerLayer(binary []byte, mtime time.Time) (v1.Layer, error) {
-	raw, err := layerTar(layerFiles(binary), mtime)
+	return filesLayer(layerFiles(binary), mtime)
+}
+
+// filesLayer returns the OCI layer of files, gzip-compressed.
+func filesLayer(files []layerFile, mtime time.Time) (v1.Layer, error) {
+	raw, err := layerTar(files, mtime)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,11 @@
 // load. Times come from SOURCE_DATE_EPOCH: the same commit gives the same
 // image digest.
 //
+// sandbox builds, for this machine's architecture, the other images the local
+// clusters' nodes run (the pause image, busybox from Debian's busybox-static,
+// the example add-ons') into one OCI layout, each named by its full
+// reference (test/framework/images).
+//
 // push pushes the image index of <out>/layout as
 // <registry>/ocm-controller:<tag>, with the credentials of docker login or
 // the docker config's credential helpers.
@@ -36,7 +41,8 @@ import (
 
 const usage = `usage:
   image build --out DIR --version V [--revision SHA] [--ldflags FLAGS] [--platforms linux/amd64,linux/arm64] [--registry R]
-  image push --out DIR --version V --registry R`
+  image push --out DIR --version V --registry R
+  image sandbox --out DIR [--ldflags FLAGS]`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -58,6 +64,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return runBuild(ctx, args[1:], out)
 	case "push":
 		return runPush(ctx, args[1:], out)
+	case "sandbox":
+		return runSandbox(ctx, args[1:], out)
 	default:
 		return fmt.Errorf("unknown subcommand %q\n%s", args[0], usage)
 	}

@@ -26,8 +26,15 @@ type Cluster struct {
 	// Name is the cluster's name and its context name in the kubeconfig.
 	Name string
 
-	dir   string
-	port  int
+	dir  string
+	port int
+	// bindIP is where the API server listens: loopback, or the
+	// environment's bridge when the cluster has a node.
+	bindIP net.IP
+	// serviceCIDR is the cluster's Service IP range.
+	serviceCIDR string
+	// node is the cluster's node, nil without nodes.
+	node  *node
 	ca    *authority
 	admin keyPair
 	// kcmCreds is kube-controller-manager's client certificate.
@@ -41,8 +48,21 @@ type Cluster struct {
 	apiserverArgs []string
 }
 
-// Server returns the API server URL, https://127.0.0.1:<port>.
-func (c *Cluster) Server() string { return fmt.Sprintf("https://127.0.0.1:%d", c.port) }
+// Server returns the API server URL: https://127.0.0.1:<port>, or with a
+// node https://<the environment's bridge address>:<port>, which the node's
+// Pods reach too.
+func (c *Cluster) Server() string { return fmt.Sprintf("https://%s:%d", c.bindIP, c.port) }
+
+// NodeName returns the name of the cluster's Node, empty without nodes.
+func (c *Cluster) NodeName() string {
+	if c.node == nil {
+		return ""
+	}
+	return c.node.name
+}
+
+// ServiceCIDR returns the cluster's Service IP range.
+func (c *Cluster) ServiceCIDR() string { return c.serviceCIDR }
 
 // CAData returns the PEM-encoded cluster CA. It signs the API server's serving
 // certificate and the client certificates of approved CSRs.

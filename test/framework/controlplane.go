@@ -133,6 +133,11 @@ func (e *Environment) startCluster(ctx context.Context, c *Cluster) error {
 	if err := e.startControllerManager(ctx, c, files); err != nil {
 		return fmt.Errorf("cluster %s: %w", c.Name, err)
 	}
+	if c.node != nil {
+		if err := e.startNode(ctx, c); err != nil {
+			return fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
+	}
 	e.logf("cluster %s ready at %s", c.Name, c.Server())
 	return nil
 }
@@ -143,6 +148,9 @@ type certFiles struct {
 	servingCert, servKey string
 	saKey, saPub         string
 	kcmKubeconfig        string
+	// kubeletClientCert and kubeletClientKey are the API server's
+	// credentials towards the kubelet.
+	kubeletClientCert, kubeletClientKey string
 }
 
 // writeCertificates creates the cluster CA, the API server's serving
@@ -153,7 +161,20 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 	if c.ca, err = newAuthority(c.Name + "-ca"); err != nil {
 		return certFiles{}, err
 	}
-	serving, err := c.ca.issue("kube-apiserver", nil, []net.IP{loopback}, []string{"localhost"})
+	ips := []net.IP{loopback}
+	if !c.bindIP.Equal(loopback) {
+		ips = append(ips, c.bindIP)
+	}
+	_, svc, err := net.ParseCIDR(c.serviceCIDR)
+	if err != nil {
+		return certFiles{}, err
+	}
+	ips = append(ips, gateway(svc))
+	serving, err := c.ca.issue("kube-apiserver", nil, ips, []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"})
+	if err != nil {
+		return certFiles{}, err
+	}
+	kubeletClient, err := c.ca.issue("kube-apiserver-kubelet-client", []string{"system:masters"}, nil, nil)
 	if err != nil {
 		return certFiles{}, err
 	}
@@ -178,7 +199,9 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 		caCert: filepath.Join(pki, "ca.crt"), caKey: filepath.Join(pki, "ca.key"),
 		servingCert: filepath.Join(pki, "apiserver.crt"), servKey: filepath.Join(pki, "apiserver.key"),
 		saKey: filepath.Join(pki, "sa.key"), saPub: filepath.Join(pki, "sa.pub"),
-		kcmKubeconfig: filepath.Join(c.dir, "kube-controller-manager.kubeconfig"),
+		kcmKubeconfig:     filepath.Join(c.dir, "kube-controller-manager.kubeconfig"),
+		kubeletClientCert: filepath.Join(pki, "apiserver-kubelet-client.crt"),
+		kubeletClientKey:  filepath.Join(pki, "apiserver-kubelet-client.key"),
 	}
 	if err := os.MkdirAll(pki, 0o700); err != nil {
 		return certFiles{}, err
@@ -187,6 +210,7 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 		f.caCert: c.ca.certPEM, f.caKey: c.ca.keyPEM,
 		f.servingCert: serving.certPEM, f.servKey: serving.keyPEM,
 		f.saKey: saKeyPEM, f.saPub: saPubPEM,
+		f.kubeletClientCert: kubeletClient.certPEM, f.kubeletClientKey: kubeletClient.keyPEM,
 	} {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return certFiles{}, err
@@ -210,23 +234,31 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 			"--etcd-servers=" + e.etcdURL,
 			"--etcd-prefix=/clusters/" + c.Name,
 			fmt.Sprintf("--secure-port=%d", port),
-			"--bind-address=127.0.0.1",
-			"--advertise-address=127.0.0.1",
-			"--endpoint-reconciler-type=none",
+			"--bind-address=" + c.bindIP.String(),
+			"--advertise-address=" + c.bindIP.String(),
 			"--cert-dir=" + filepath.Join(c.dir, "apiserver-certs"),
 			"--tls-cert-file=" + f.servingCert,
 			"--tls-private-key-file=" + f.servKey,
 			"--client-ca-file=" + f.caCert,
-			"--authorization-mode=RBAC",
+			"--authorization-mode=Node,RBAC",
+			"--enable-admission-plugins=NodeRestriction",
+			"--kubelet-client-certificate=" + f.kubeletClientCert,
+			"--kubelet-client-key=" + f.kubeletClientKey,
+			// Node names resolve nowhere; the node's address is on the bridge.
+			"--kubelet-preferred-address-types=InternalIP",
 			"--enable-bootstrap-token-auth=true",
 			"--service-account-issuer=" + c.Server(),
 			"--service-account-key-file=" + f.saPub,
 			"--service-account-signing-key-file=" + f.saKey,
-			"--service-cluster-ip-range=" + ServiceClusterIPRange,
+			"--service-cluster-ip-range=" + c.serviceCIDR,
 			"--allow-privileged=true",
 			"--profiling=false",
 			"--enable-priority-and-fairness=false",
 			"--event-ttl=1h",
+		}
+		if c.node == nil {
+			// Without a node nothing serves the kubernetes Service.
+			args = append(args, "--endpoint-reconciler-type=none")
 		}
 		c.apiserverBin, c.apiserverArgs = filepath.Join(e.binDir, "kube-apiserver"), args
 		proc, err := c.runAPIServer(ctx)
@@ -292,6 +324,11 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 	if err != nil {
 		return err
 	}
+	// Without a node, the component Runner owns Deployment status.
+	controllers := "*,-deployment-controller,bootstrapsigner,tokencleaner"
+	if c.node != nil {
+		controllers = "*,bootstrapsigner,tokencleaner"
+	}
 	args := []string{
 		"--kubeconfig=" + f.kcmKubeconfig,
 		"--authentication-kubeconfig=" + f.kcmKubeconfig,
@@ -299,7 +336,7 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 		"--bind-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", port),
 		"--cert-dir=" + filepath.Join(c.dir, "kcm-certs"),
-		"--controllers=*,-deployment-controller,bootstrapsigner,tokencleaner",
+		"--controllers=" + controllers,
 		"--cluster-signing-cert-file=" + f.caCert,
 		"--cluster-signing-key-file=" + f.caKey,
 		"--root-ca-file=" + f.caCert,
@@ -316,18 +353,7 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 		return err
 	}
 	c.procs = append(c.procs, proc)
-	// Its serving certificate is self-signed; only /healthz is read from it.
-	httpClient := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // loopback health probe of a self-signed local listener
-	url := fmt.Sprintf("https://127.0.0.1:%d/healthz", port)
-	err = proc.waitFor(ctx, "controller manager health", func(ctx context.Context) (bool, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := httpClient.Do(req)
-		if err != nil {
-			return false, err
-		}
-		defer resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	})
+	err = proc.waitFor(ctx, "controller manager health", healthz(fmt.Sprintf("https://127.0.0.1:%d/healthz", port)))
 	if err != nil {
 		return err
 	}
@@ -345,9 +371,27 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 	})
 }
 
-// stop stops the cluster's processes, newest first.
+// healthz returns a check that url answers 200. The components' serving
+// certificates are self-signed; only /healthz is read from them.
+func healthz(url string) func(context.Context) (bool, error) {
+	httpClient := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // loopback health probe of a self-signed local listener
+	return func(ctx context.Context) (bool, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			return false, err
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	}
+}
+
+// stop stops the cluster's node, then its processes, newest first.
 func (c *Cluster) stop() error {
 	var errs []error
+	if c.node != nil {
+		errs = append(errs, c.node.stop())
+	}
 	for i := len(c.procs) - 1; i >= 0; i-- {
 		errs = append(errs, c.procs[i].Stop(10*time.Second))
 	}

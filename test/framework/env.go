@@ -38,6 +38,22 @@ type Options struct {
 	// requests that ask for less than the API's 600-second minimum of
 	// spec.expirationSeconds. Default: kube-controller-manager's, one year.
 	ClusterSigningDuration time.Duration
+	// Nodes gives every cluster a node (see node.go): Pods run. The API
+	// servers then listen on the environment's bridge, not on loopback.
+	// The machine must be able to run them (root, namespaces, cgroups);
+	// Start says what is missing.
+	Nodes bool
+	// Images are the OCI image layouts whose images the environment's
+	// registry serves to the nodes (with Nodes).
+	Images []ImageLayout
+}
+
+// ImageLayout is an OCI image layout whose images the nodes can run, each
+// under the name its org.opencontainers.image.ref.name annotation gives; a
+// name that is only a tag is a tag of Repository.
+type ImageLayout struct {
+	Dir        string
+	Repository string
 }
 
 // Environment is a set of running clusters sharing one etcd.
@@ -53,8 +69,12 @@ type Environment struct {
 	etcdURL         string
 	etcdArgs        []string
 	clusters        []*Cluster
-	stopOnce        sync.Once
-	stopErr         error
+	// slot and registry exist with nodes.
+	slot     *slot
+	registry *imageRegistry
+	images   []string
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // clusterNameRE is what a cluster name must look like: a DNS label, since it
@@ -88,6 +108,14 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 	if opts.ClusterSigningDuration < 0 {
 		return nil, fmt.Errorf("ClusterSigningDuration %v must not be negative", opts.ClusterSigningDuration)
 	}
+	if opts.Nodes {
+		if len(opts.Clusters) > maxNodes {
+			return nil, fmt.Errorf("%d clusters with nodes: at most %d", len(opts.Clusters), maxNodes)
+		}
+		if err := checkNodeHost(binDir); err != nil {
+			return nil, err
+		}
+	}
 	e := &Environment{dir: opts.Dir, binDir: binDir, log: opts.Log, signingDuration: opts.ClusterSigningDuration}
 	if e.log == nil {
 		e.log = io.Discard
@@ -109,11 +137,16 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
 	start := time.Now()
+	for _, name := range opts.Clusters {
+		e.clusters = append(e.clusters, &Cluster{Name: name, dir: filepath.Join(e.dir, name), bindIP: loopback, serviceCIDR: ServiceClusterIPRange})
+	}
+	if opts.Nodes {
+		if err := e.prepareNodes(ctx, opts.Images); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.startEtcd(ctx); err != nil {
 		return nil, err
-	}
-	for _, name := range opts.Clusters {
-		e.clusters = append(e.clusters, &Cluster{Name: name, dir: filepath.Join(e.dir, name)})
 	}
 	// Clusters start in parallel: each waits mostly on its own API server.
 	errs := make([]error, len(e.clusters))
@@ -208,6 +241,12 @@ func (e *Environment) Stop() error {
 		}
 		if e.etcd != nil {
 			errs = append(errs, e.etcd.Stop(10*time.Second))
+		}
+		if e.registry != nil {
+			e.registry.stop()
+		}
+		if e.slot != nil {
+			errs = append(errs, e.slot.release())
 		}
 		if e.ownDir {
 			errs = append(errs, os.RemoveAll(e.dir))

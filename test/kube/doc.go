@@ -8,7 +8,7 @@
 // k8s.io/kubernetes and repeats one "replace k8s.io/<staging> =>
 // k8s.io/<staging> v0.X.Y" line per staging module, plus go.etcd.io/etcd/server/v3
 // at the version k8s.io/kubernetes itself requires, so that one module graph
-// builds all four binaries without conflicts.
+// builds all seven binaries without conflicts.
 //
 // tools.go (build tag "tools", never compiled) imports the main packages so
 // that "go mod tidy" keeps them. hack/kube-bins.sh (run by "make kube-bins")
@@ -16,8 +16,15 @@
 //
 //	kube-apiserver           k8s.io/kubernetes/cmd/kube-apiserver
 //	kube-controller-manager  k8s.io/kubernetes/cmd/kube-controller-manager
+//	kube-scheduler           k8s.io/kubernetes/cmd/kube-scheduler
+//	kubelet                  k8s.io/kubernetes/cmd/kubelet
+//	kube-proxy               k8s.io/kubernetes/cmd/kube-proxy
 //	kubectl                  k8s.io/kubernetes/cmd/kubectl
 //	etcd                     go.etcd.io/etcd/server/v3
+//
+// The local clusters' nodes (test/framework) run the kubelet, kube-proxy and
+// kube-scheduler; their container runtime is built from its own module,
+// test/kube/containerd.
 //
 // The Kubernetes binaries are stamped with the k8s.io/kubernetes version from
 // this go.mod (-X k8s.io/component-base/version.gitVersion=...), so

@@ -1,0 +1,377 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/images"
+)
+
+// node is a cluster's node, as a kind node container gives one but without
+// a container: a network namespace on the environment's bridge, a mount
+// namespace of its own (a private /run, its own /var/lib and /var/log) and a
+// cgroup of its own, in which run containerd (with runc and the CNI
+// plugins), a kubelet and kube-proxy. The cluster's kube-scheduler runs on
+// the host beside its API server.
+type node struct {
+	c *Cluster
+	// name is the Node's name, <cluster>-control-plane as on kind.
+	name string
+	net  nodeNet
+	dir  string
+	// cgroup is the node's cgroup under every hierarchy: the kubelet keeps
+	// its Pods under it, and the node's own processes are in its child
+	// "system".
+	cgroup string
+	// holder keeps the node's mount namespace.
+	holder *process
+	procs  []*process
+}
+
+// nodeBinaries are what a node runs, from the Kubernetes binaries'
+// directory.
+var nodeBinaries = []string{"kubelet", "kube-proxy", "kube-scheduler", "containerd", "containerd-shim-runc-v2"}
+
+// kubeletSysctls are the kernel settings the kubelet sets when they differ
+// (its container manager's kernel tunables). They are the whole machine's,
+// not the node's: each node's mount namespace covers them with a file that
+// already holds the kubelet's value, so that the host keeps its own.
+var kubeletSysctls = map[string]string{
+	"vm/overcommit_memory":      "1",
+	"vm/panic_on_oom":           "0",
+	"kernel/panic":              "10",
+	"kernel/panic_on_oops":      "1",
+	"kernel/keys/root_maxkeys":  "1000000",
+	"kernel/keys/root_maxbytes": "25000000",
+}
+
+func (n *node) path(elem ...string) string { return filepath.Join(append([]string{n.dir}, elem...)...) }
+
+// start writes the node's configuration and starts it, and waits until the
+// Node is Ready.
+func (n *node) start(ctx context.Context, e *Environment) error {
+	for _, d := range []string{"var/lib", "var/log", "cni/net.d", "sysctl", "pki"} {
+		if err := os.MkdirAll(n.path(d), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := n.writeConfig(e); err != nil {
+		return fmt.Errorf("node %s: %w", n.name, err)
+	}
+	if err := makeCgroup(n.cgroup + "/system"); err != nil {
+		return fmt.Errorf("node %s: %w", n.name, err)
+	}
+	if err := n.startHolder(ctx); err != nil {
+		return fmt.Errorf("node %s: %w", n.name, err)
+	}
+	pathEnv := "PATH=" + e.binDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	containerd, err := n.run("containerd", filepath.Join(e.binDir, "containerd"), []string{"--config", n.path("containerd.toml")}, pathEnv)
+	if err != nil {
+		return err
+	}
+	if err := containerd.waitFor(ctx, "containerd's socket", func(context.Context) (bool, error) {
+		return logContains(containerd.logPath, "containerd successfully booted"), nil
+	}); err != nil {
+		return err
+	}
+	if _, err := n.run("kubelet", filepath.Join(e.binDir, "kubelet"), []string{
+		"--config=" + n.path("kubelet.yaml"),
+		"--kubeconfig=" + n.path("kubelet.kubeconfig"),
+		"--hostname-override=" + n.name,
+		"--node-ip=" + n.net.ip.String(),
+		"--v=1",
+	}, pathEnv); err != nil {
+		return err
+	}
+	if _, err := n.run("kube-proxy", filepath.Join(e.binDir, "kube-proxy"), []string{"--config=" + n.path("kube-proxy.yaml"), "--v=1"}, pathEnv); err != nil {
+		return err
+	}
+	return n.waitReady(ctx)
+}
+
+// startHolder starts the process that makes and keeps the node's mount
+// namespace: a private /run, the node's directories over /var/lib and
+// /var/log, and the kubelet's kernel settings covered.
+func (n *node) startHolder(ctx context.Context) error {
+	ready := n.path("holder.ready")
+	_ = os.Remove(ready)
+	var script strings.Builder
+	script.WriteString("set -e\n")
+	script.WriteString("mount -t tmpfs -o mode=0755 tmpfs /run\n")
+	fmt.Fprintf(&script, "mount --bind %q /var/lib\n", n.path("var/lib"))
+	fmt.Fprintf(&script, "mount --bind %q /var/log\n", n.path("var/log"))
+	for key, value := range kubeletSysctls {
+		target := "/proc/sys/" + key
+		if _, err := os.Stat(target); err != nil {
+			continue
+		}
+		file := n.path("sysctl", strings.ReplaceAll(key, "/", "."))
+		if err := os.WriteFile(file, []byte(value+"\n"), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(&script, "mount --bind %q %q\n", file, target)
+	}
+	fmt.Fprintf(&script, "touch %q\nexec sleep infinity\n", ready)
+	holder, err := n.run("holder", "unshare", []string{"--mount", "--propagation", "private", "--", "sh", "-c", script.String()}, "")
+	if err != nil {
+		return err
+	}
+	n.holder = holder
+	return holder.waitFor(ctx, "the node's mount namespace", func(context.Context) (bool, error) {
+		_, err := os.Stat(ready)
+		return err == nil, nil
+	})
+}
+
+// run starts one of the node's processes in its cgroup and, but for the
+// holder, in its network and mount namespaces.
+func (n *node) run(what, bin string, args []string, env string) (*process, error) {
+	procs, err := cgroupProcsFiles(n.cgroup + "/system")
+	if err != nil {
+		return nil, err
+	}
+	// sh moves itself into the node's cgroup, then becomes the process:
+	// everything it starts stays in the node's cgroup.
+	wrapper := []string{"-c", `for f in $NODE_CGROUP_PROCS; do echo $$ > "$f"; done; exec "$@"`, "node"}
+	if n.holder != nil {
+		wrapper = append(wrapper, "nsenter", "--net=/run/netns/"+n.net.name, fmt.Sprintf("--mount=/proc/%d/ns/mnt", n.holder.Pid()), "--wd=/", "--")
+	}
+	wrapper = append(wrapper, bin)
+	wrapper = append(wrapper, args...)
+	extra := []string{"NODE_CGROUP_PROCS=" + strings.Join(procs, " ")}
+	if env != "" {
+		extra = append(extra, env)
+	}
+	p, err := startProcess(n.c.Name+"/node/"+what, "/bin/sh", wrapper, extra, n.dir, n.path("logs", what+".log"))
+	if err != nil {
+		return nil, err
+	}
+	n.procs = append(n.procs, p)
+	return p, nil
+}
+
+// waitReady waits until the Node exists and is Ready.
+func (n *node) waitReady(ctx context.Context) error {
+	cs := n.c.Clientset()
+	kubelet := n.procs[len(n.procs)-2]
+	return kubelet.waitFor(ctx, "Node "+n.name+" Ready", func(ctx context.Context) (bool, error) {
+		nd, err := cs.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range nd.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				if c.Status == corev1.ConditionTrue {
+					return true, nil
+				}
+				return false, fmt.Errorf("node %s: %s: %s", n.name, c.Reason, c.Message)
+			}
+		}
+		return false, nil
+	})
+}
+
+// stop stops the node's processes, then kills whatever is left in its
+// cgroup (the runtime's shims and the containers) and removes the cgroups.
+func (n *node) stop() error {
+	var errs []error
+	for i := len(n.procs) - 1; i >= 0; i-- {
+		errs = append(errs, n.procs[i].Stop(5*time.Second))
+	}
+	errs = append(errs, removeCgroup(n.cgroup))
+	return errors.Join(errs...)
+}
+
+// writeConfig writes the node's credentials and the configuration of
+// containerd, the CNI plugins, the kubelet and kube-proxy.
+func (n *node) writeConfig(e *Environment) error {
+	c := n.c
+	kubeletCreds, err := c.ca.issue("system:node:"+n.name, []string{"system:nodes"}, nil, nil)
+	if err != nil {
+		return err
+	}
+	serving, err := c.ca.issue(n.name, nil, []net.IP{n.net.ip}, []string{n.name})
+	if err != nil {
+		return err
+	}
+	proxyCreds, err := c.ca.issue("system:kube-proxy", nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{
+		n.path("pki", "ca.crt"):                   c.ca.certPEM,
+		n.path("pki", "kubelet.crt"):              serving.certPEM,
+		n.path("pki", "kubelet.key"):              serving.keyPEM,
+		n.path("containerd.toml"):                 []byte(n.containerdConfig()),
+		n.path("cni", "net.d", "10-ocm.conflist"): []byte(n.cniConfig()),
+		n.path("kubelet.yaml"):                    []byte(n.kubeletConfig()),
+		n.path("kube-proxy.yaml"):                 []byte(n.kubeProxyConfig()),
+	}
+	for _, host := range images.Mirrored {
+		files[n.path("certs.d", host, "hosts.toml")] = []byte(hostsTOML(host))
+	}
+	for path, data := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return err
+		}
+	}
+	if err := WriteKubeconfig(n.path("kubelet.kubeconfig"), c.Name, c.configWith(rest.TLSClientConfig{CertData: kubeletCreds.certPEM, KeyData: kubeletCreds.keyPEM})); err != nil {
+		return err
+	}
+	return WriteKubeconfig(n.path("kube-proxy.kubeconfig"), c.Name, c.configWith(rest.TLSClientConfig{CertData: proxyCreds.certPEM, KeyData: proxyCreds.keyPEM}))
+}
+
+// containerdConfig is containerd's configuration: its state in the node's
+// private /run, its data in the node's /var/lib, runc with cgroupfs (OOM
+// scores no lower than its own), the
+// CNI plugins Debian installs, the local pause image, and the registries of
+// images.Mirrored fetched from the environment's registry.
+func (n *node) containerdConfig() string {
+	return fmt.Sprintf(`version = 3
+root = "/var/lib/containerd"
+state = "/run/containerd"
+disabled_plugins = [
+  "io.containerd.nri.v1.nri",
+  "io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.zfs",
+  "io.containerd.snapshotter.v1.devmapper",
+  "io.containerd.snapshotter.v1.blockfile",
+  "io.containerd.snapshotter.v1.erofs",
+  "io.containerd.tracing.processor.v1.otlp",
+  "io.containerd.internal.v1.tracing",
+]
+
+[grpc]
+  address = "/run/containerd/containerd.sock"
+
+[plugins]
+  [plugins."io.containerd.internal.v1.opt"]
+    path = "/var/lib/containerd/opt"
+  [plugins."io.containerd.cri.v1.runtime"]
+    enable_cdi = false
+    # Where the host's root lacks CAP_SYS_RESOURCE (as on these machines),
+    # no process may lower its OOM score; the kubelet asks for -998 for
+    # every sandbox. Restricted, a container's score is never below
+    # containerd's own.
+    restrict_oom_score_adj = true
+    [plugins."io.containerd.cri.v1.runtime".containerd]
+      default_runtime_name = "runc"
+      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
+        runtime_type = "io.containerd.runc.v2"
+        [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
+          SystemdCgroup = false
+    [plugins."io.containerd.cri.v1.runtime".cni]
+      bin_dirs = ["/usr/lib/cni"]
+      conf_dir = %q
+  [plugins."io.containerd.cri.v1.images"]
+    snapshotter = "overlayfs"
+    [plugins."io.containerd.cri.v1.images".pinned_images]
+      sandbox = %q
+    [plugins."io.containerd.cri.v1.images".registry]
+      config_path = %q
+  [plugins."io.containerd.grpc.v1.cri"]
+    disable_tcp_service = true
+    stream_server_address = "127.0.0.1"
+    stream_server_port = "0"
+`, n.path("cni", "net.d"), images.Pause, n.path("certs.d"))
+}
+
+// cniConfig is the network of the node's Pods: a bridge on the node, the
+// node's Pod range, no masquerading (the host routes the range to the
+// node).
+func (n *node) cniConfig() string {
+	return fmt.Sprintf(`{
+  "cniVersion": "1.0.0",
+  "name": "ocm",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "cni0",
+      "isGateway": true,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "ranges": [[{"subnet": %q, "gateway": %q}]],
+        "routes": [{"dst": "0.0.0.0/0"}]
+      }
+    },
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}
+`, n.net.podCIDR.String(), gateway(n.net.podCIDR).String())
+}
+
+// kubeletConfig is the kubelet's configuration: cgroupfs under the node's
+// cgroup (cgroup v1 allowed), client-certificate and webhook authentication,
+// no eviction for disk (the host's disk is the host's), the node's private
+// containerd.
+func (n *node) kubeletConfig() string {
+	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: %q
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+tlsCertFile: %q
+tlsPrivateKeyFile: %q
+authentication:
+  anonymous:
+    enabled: false
+  webhook:
+    enabled: true
+  x509:
+    clientCAFile: %q
+authorization:
+  mode: Webhook
+containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
+cgroupDriver: cgroupfs
+cgroupRoot: %q
+cgroupsPerQOS: true
+failCgroupV1: false
+failSwapOn: false
+protectKernelDefaults: false
+serializeImagePulls: false
+imageGCHighThresholdPercent: 100
+evictionHard:
+  nodefs.available: "0%%"
+  nodefs.inodesFree: "0%%"
+  imagefs.available: "0%%"
+podPidsLimit: 4096
+maxPods: 110
+`, n.net.ip.String(), n.path("pki", "kubelet.crt"), n.path("pki", "kubelet.key"), n.path("pki", "ca.crt"), "/"+n.cgroup)
+}
+
+// kubeProxyConfig is kube-proxy's configuration: iptables in the node's
+// network namespace, leaving the machine-wide conntrack settings alone.
+func (n *node) kubeProxyConfig() string {
+	return fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection:
+  kubeconfig: %q
+mode: iptables
+hostnameOverride: %q
+clusterCIDR: %q
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+conntrack:
+  maxPerCore: 0
+  min: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
+`, n.path("kube-proxy.kubeconfig"), n.name, n.net.podCIDR.String())
+}

@@ -1,0 +1,143 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+)
+
+// prepareNodes takes the environment's slot and makes, before any cluster
+// starts, its bridge, its registry with opts' images, and each cluster's
+// node network with the guards of its ranges. Each cluster then listens on
+// the bridge and uses its node's Service range.
+func (e *Environment) prepareNodes(ctx context.Context, layouts []ImageLayout) error {
+	s, err := takeSlot(e.logf)
+	if err != nil {
+		return err
+	}
+	e.slot = s
+	e.logf("slot %d: bridge %s at %s", s.n, s.bridgeName(), s.hostIP())
+	if err := s.createBridge(); err != nil {
+		return err
+	}
+	if e.registry, err = startRegistry(filepath.Join(e.dir, "registry")); err != nil {
+		return err
+	}
+	for _, l := range layouts {
+		names, err := e.registry.pushLayout(ctx, l.Dir, l.Repository)
+		if err != nil {
+			return err
+		}
+		e.images = append(e.images, names...)
+		e.logf("registry %s: %v from %s", e.registry.host, names, l.Dir)
+	}
+	for i, c := range e.clusters {
+		nn := s.node(i)
+		if err := s.createNodeNet(nn); err != nil {
+			return fmt.Errorf("cluster %s: node network: %w", c.Name, err)
+		}
+		if err := e.registry.serveInNetns(nn.name); err != nil {
+			return err
+		}
+		c.bindIP = s.hostIP()
+		c.serviceCIDR = nn.serviceCIDR.String()
+		c.node = &node{c: c, name: c.Name + "-control-plane", net: nn, dir: filepath.Join(c.dir, "node"), cgroup: cgroupParent + "/" + nn.name}
+	}
+	return nil
+}
+
+// startNode starts the cluster's kube-scheduler and its node, and waits
+// until the Node is Ready.
+func (e *Environment) startNode(ctx context.Context, c *Cluster) error {
+	start := time.Now()
+	if err := e.startScheduler(ctx, c); err != nil {
+		return err
+	}
+	if err := c.node.start(ctx, e); err != nil {
+		return err
+	}
+	e.logf("cluster %s: node %s Ready at %s in %s", c.Name, c.node.name, c.node.net.ip, time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+// Registry returns the host address (127.0.0.1:<port>) of the registry the
+// nodes pull from, empty without nodes. An image pushed there as
+// <address>/<registry>/<repository>:<tag> runs as <registry>/<repository>:<tag>.
+func (e *Environment) Registry() string {
+	if e.registry == nil {
+		return ""
+	}
+	return e.registry.host
+}
+
+// Images returns the names of the images the registry was started with.
+func (e *Environment) Images() []string { return append([]string(nil), e.images...) }
+
+// startScheduler starts the cluster's kube-scheduler on the host, as
+// system:kube-scheduler, and waits until it is healthy.
+func (e *Environment) startScheduler(ctx context.Context, c *Cluster) error {
+	creds, err := c.ca.issue("system:kube-scheduler", nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	kubeconfig := filepath.Join(c.dir, "kube-scheduler.kubeconfig")
+	if err := WriteKubeconfig(kubeconfig, c.Name, c.configWith(rest.TLSClientConfig{CertData: creds.certPEM, KeyData: creds.keyPEM})); err != nil {
+		return err
+	}
+	port, err := FreePort()
+	if err != nil {
+		return err
+	}
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		fmt.Sprintf("--secure-port=%d", port),
+		"--leader-elect=false",
+		"--profiling=false",
+	}
+	proc, err := startProcess(c.Name+"/kube-scheduler", filepath.Join(e.binDir, "kube-scheduler"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-scheduler.log"))
+	if err != nil {
+		return err
+	}
+	c.procs = append(c.procs, proc)
+	return proc.waitFor(ctx, "kube-scheduler health", healthz(fmt.Sprintf("https://127.0.0.1:%d/healthz", port)))
+}
+
+// DistDirEnv names the directory where `make image` and `make
+// sandbox-images` write their OCI layouts (default: dist under the
+// repository root).
+const DistDirEnv = "OCM_DIST_DIR"
+
+// DefaultImages returns the OCI layouts the nodes of the tests and the
+// development environment run: the sandbox's images (`make
+// sandbox-images`: pause, busybox, the example add-ons') and the
+// ocm-controller image (`make image`), as the hub and the agents name it.
+// Each layout must exist.
+func DefaultImages() ([]ImageLayout, error) {
+	dist := os.Getenv(DistDirEnv)
+	if dist == "" {
+		root, err := RepoRoot()
+		if err != nil {
+			return nil, fmt.Errorf("find dist/: %w; set %s", err, DistDirEnv)
+		}
+		dist = filepath.Join(root, "dist")
+	}
+	layouts := []ImageLayout{
+		{Dir: filepath.Join(dist, "sandbox", "layout")},
+		{Dir: filepath.Join(dist, "image", "layout"), Repository: config.DefaultImageRegistry + "/" + config.ControllerImageName},
+	}
+	for _, l := range layouts {
+		if _, err := os.Stat(filepath.Join(l.Dir, "index.json")); err != nil {
+			return nil, fmt.Errorf("no OCI layout in %s: run 'make image sandbox-images' first", l.Dir)
+		}
+	}
+	return layouts, nil
+}

@@ -1,0 +1,77 @@
+package framework
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// nodeHostHelp ends every error of checkNodeHost.
+const nodeHostHelp = "Nodes need root and a Linux kernel with network namespaces, veth, bridges, overlayfs, iptables and cgroups (hack/node-deps.sh installs the Debian packages they use). Where that cannot be, run the product on kind instead: see \"On kind\" in the README."
+
+// checkNodeHost checks that this machine can run nodes, and names
+// everything it lacks.
+func checkNodeHost(binDir string) error {
+	var missing []string
+	if os.Geteuid() != 0 {
+		missing = append(missing, "root (running as uid "+fmt.Sprint(os.Geteuid())+")")
+	}
+	for _, cmd := range []string{"ip", "nsenter", "unshare", "mount", "iptables", "runc"} {
+		if _, err := exec.LookPath(cmd); err != nil {
+			if _, err := os.Stat(filepath.Join("/usr/sbin", cmd)); err != nil {
+				missing = append(missing, "the command "+cmd)
+			}
+		}
+	}
+	for _, plugin := range []string{"bridge", "host-local", "portmap", "loopback"} {
+		if _, err := os.Stat(filepath.Join("/usr/lib/cni", plugin)); err != nil {
+			missing = append(missing, "the CNI plugin /usr/lib/cni/"+plugin+" (Debian's containernetworking-plugins)")
+		}
+	}
+	for _, b := range nodeBinaries {
+		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
+			missing = append(missing, b+" in "+binDir+" (make kube-bins)")
+		}
+	}
+	if fs, err := os.ReadFile("/proc/filesystems"); err != nil || !strings.Contains(string(fs), "overlay") {
+		if _, err := os.Stat("/sys/module/overlay"); err != nil {
+			missing = append(missing, "the overlay filesystem")
+		}
+	}
+	if _, err := os.Stat("/proc/self/ns/net"); err != nil {
+		missing = append(missing, "network namespaces")
+	}
+	hs, err := v1Hierarchies()
+	if err != nil {
+		missing = append(missing, "cgroups ("+err.Error()+")")
+	}
+	for _, sub := range []string{"cpu", "cpuacct", "cpuset", "memory", "pids"} {
+		found := false
+		for _, h := range hs {
+			if hasController(h, sub) {
+				found = true
+			}
+		}
+		if !found {
+			missing = append(missing, "the cgroup v1 controller "+sub)
+		}
+	}
+	if len(missing) > 0 {
+		return errors.New("this machine cannot run the clusters' nodes: missing " + strings.Join(missing, "; ") + ". " + nodeHostHelp)
+	}
+	return nil
+}
+
+// hasController reports whether the cgroup v1 hierarchy mounted at h has
+// controller sub.
+func hasController(h, sub string) bool {
+	for _, name := range strings.Split(filepath.Base(h), ",") {
+		if name == sub {
+			return true
+		}
+	}
+	return false
+}

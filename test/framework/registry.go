@@ -1,0 +1,211 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"golang.org/x/sys/unix"
+)
+
+// registryPort is where the registry listens on each node's loopback.
+const registryPort = 5000
+
+// imageRegistry is the environment's image registry: one handler, served on
+// the host's loopback (where the framework and a user push) and on the
+// loopback of every node, where the node's container runtime pulls from it.
+// An image named <registry>/<repository>:<tag> is stored as repository
+// <registry>/<repository>, so docker.io/library/busybox and
+// quay.io/kubectl-ocm/x never meet.
+type imageRegistry struct {
+	handler http.Handler
+	host    string // 127.0.0.1:<port> on the host
+	mu      sync.Mutex
+	servers []*http.Server
+}
+
+// startRegistry starts the registry with its blobs under dir, serving on the
+// host's loopback.
+func startRegistry(dir string) (*imageRegistry, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	r := &imageRegistry{handler: registry.New(
+		registry.WithBlobHandler(registry.NewDiskBlobHandler(dir)),
+		registry.Logger(log.New(discard{}, "", 0)),
+	)}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	r.host = l.Addr().String()
+	r.serve(l)
+	return r, nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func (r *imageRegistry) serve(l net.Listener) {
+	srv := &http.Server{Handler: r.handler, ReadHeaderTimeout: 30 * time.Second}
+	r.mu.Lock()
+	r.servers = append(r.servers, srv)
+	r.mu.Unlock()
+	go func() { _ = srv.Serve(l) }()
+}
+
+// serveInNetns serves the registry on 127.0.0.1:registryPort inside the
+// network namespace ns: a socket stays in the namespace it was made in, so
+// the listener is made from a thread switched into ns.
+func (r *imageRegistry) serveInNetns(ns string) error {
+	type result struct {
+		l   net.Listener
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		// The thread is never unlocked: if switching back fails it must
+		// not run other goroutines, and the runtime ends a thread whose
+		// goroutine exits locked.
+		orig, err := os.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()))
+		if err != nil {
+			ch <- result{err: err}
+			return
+		}
+		defer orig.Close()
+		target, err := os.Open(filepath.Join("/run/netns", ns))
+		if err != nil {
+			ch <- result{err: err}
+			return
+		}
+		defer target.Close()
+		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
+			ch <- result{err: fmt.Errorf("enter network namespace %s: %w", ns, err)}
+			return
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", registryPort))
+		if serr := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); serr != nil {
+			if l != nil {
+				_ = l.Close()
+			}
+			ch <- result{err: errors.Join(err, serr)}
+			return
+		}
+		ch <- result{l: l, err: err}
+		runtime.UnlockOSThread()
+	}()
+	res := <-ch
+	if res.err != nil {
+		return fmt.Errorf("serve the registry in network namespace %s: %w", ns, res.err)
+	}
+	r.serve(res.l)
+	return nil
+}
+
+// pushLayout pushes every image and image index of the OCI layout in dir
+// under its name (annotation org.opencontainers.image.ref.name). A name that
+// is only a tag, as `make image` writes, is a tag of repository.
+func (r *imageRegistry) pushLayout(ctx context.Context, dir, repository string) ([]string, error) {
+	p, err := layout.FromPath(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open OCI layout %s: %w", dir, err)
+	}
+	top, err := p.ImageIndex()
+	if err != nil {
+		return nil, fmt.Errorf("read %s/index.json: %w", dir, err)
+	}
+	m, err := top.IndexManifest()
+	if err != nil {
+		return nil, fmt.Errorf("read %s/index.json: %w", dir, err)
+	}
+	var pushed []string
+	for _, d := range m.Manifests {
+		refName := d.Annotations["org.opencontainers.image.ref.name"]
+		if refName == "" {
+			continue
+		}
+		if !strings.ContainsAny(refName, "/:") && repository != "" {
+			refName = repository + ":" + refName
+		}
+		src, err := name.ParseReference(refName)
+		if err != nil {
+			return nil, fmt.Errorf("image name %q in %s: %w", refName, dir, err)
+		}
+		dst, err := r.localRef(src)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case d.MediaType.IsIndex():
+			idx, err := top.ImageIndex(d.Digest)
+			if err != nil {
+				return nil, err
+			}
+			err = remote.WriteIndex(dst, idx, remote.WithContext(ctx))
+			if err != nil {
+				return nil, fmt.Errorf("push %s: %w", src, err)
+			}
+		case d.MediaType.IsImage():
+			img, err := top.Image(d.Digest)
+			if err != nil {
+				return nil, err
+			}
+			if err := remote.Write(dst, img, remote.WithContext(ctx)); err != nil {
+				return nil, fmt.Errorf("push %s: %w", src, err)
+			}
+		default:
+			continue
+		}
+		pushed = append(pushed, src.Name())
+	}
+	return pushed, nil
+}
+
+// localRef is where image ref is stored in the registry.
+func (r *imageRegistry) localRef(ref name.Reference) (name.Reference, error) {
+	repo := ref.Context()
+	host := repo.RegistryStr()
+	if host == name.DefaultRegistry {
+		host = "docker.io" // what the container runtime calls it
+	}
+	s := fmt.Sprintf("%s/%s/%s", r.host, host, repo.RepositoryStr())
+	if t, ok := ref.(name.Tag); ok {
+		return name.NewTag(s+":"+t.TagStr(), name.Insecure)
+	}
+	return name.NewDigest(s+"@"+ref.Identifier(), name.Insecure)
+}
+
+// hostsTOML is the containerd hosts.toml for registry host: fetch from the
+// registry on the node's loopback, under the path where the registry keeps
+// that host's images. Its server, which the runtime falls back to, is that
+// registry too: nothing is fetched from outside the machine.
+func hostsTOML(host string) string {
+	server := fmt.Sprintf("http://127.0.0.1:%d", registryPort)
+	mirror := fmt.Sprintf("%s/v2/%s", server, host)
+	return fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n  override_path = true\n", server, mirror)
+}
+
+// stop closes every listener of the registry.
+func (r *imageRegistry) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.servers {
+		_ = s.Close()
+	}
+	r.servers = nil
+}
