@@ -93,9 +93,15 @@ export OCM_DIST_DIR := $(ROOT)/dist
 sandbox-images: ## Build the other images the local clusters' nodes run (pause, busybox from Debian's busybox-static, the example add-ons' images) into dist/sandbox/layout.
 	$(GO) run ./hack/image sandbox --out $(SANDBOX_DIR) --ldflags '$(LDFLAGS)'
 
+# UPGRADE_VERSION is the version of the second ocm-controller image, in
+# dist/upgrade, that make demo and the upgrade tests move to.
+UPGRADE_VERSION ?= $(VERSION)-upgrade
+export OCM_UPGRADE_VERSION := $(UPGRADE_VERSION)
+
 .PHONY: node-images
-node-images: ## Build the ocm-controller image for this machine's platform (make image IMAGE_PLATFORMS=$(HOST_PLATFORM)) and the sandbox images.
+node-images: ## Build the ocm-controller image for this machine's platform (make image IMAGE_PLATFORMS=$(HOST_PLATFORM)), a second one stamped UPGRADE_VERSION into dist/upgrade, and the sandbox images.
 	$(MAKE) image IMAGE_PLATFORMS=$(HOST_PLATFORM)
+	$(MAKE) image IMAGE_PLATFORMS=$(HOST_PLATFORM) VERSION=$(UPGRADE_VERSION) IMAGE_DIR=$(ROOT)/dist/upgrade
 	$(MAKE) sandbox-images
 
 .PHONY: node-deps
@@ -214,16 +220,16 @@ bench-scale: kube-bins ## Grow one hub through SCALE_STEPS clusters (simulated a
 DEV_ENV_DIR ?= $(ROOT)/.dev-env
 
 .PHONY: dev-env
-dev-env: build kube-bins node-deps node-images ## Start hub, cluster1 and cluster2 in the background and print how to use them.
+dev-env: build kube-bins node-deps node-images ## Start hub, cluster1 and cluster2, each with a node running the images of make image, in the background and print how to use them.
 	$(GO) build -o $(BIN)/dev-env ./test/framework/cmd/dev-env
-	$(BIN)/dev-env up --dir $(DEV_ENV_DIR) --bin-dir $(BIN) --kube-bin-dir $(KUBE_BIN)
+	$(BIN)/dev-env up --dir $(DEV_ENV_DIR) --kube-bin-dir $(KUBE_BIN) --dist-dir $(ROOT)/dist
 
 .PHONY: demo
 demo: dev-env ## The getting-started flow on the dev-env clusters: hub init, join and accept cluster1 and cluster2, a ManifestWork, a placement rollout, the example add-on.
 	DEV_ENV_DIR=$(DEV_ENV_DIR) hack/demo.sh
 
 .PHONY: dev-env-down
-dev-env-down: ## Stop the development environment started by make dev-env.
+dev-env-down: ## Stop the development environment started by make dev-env and remove everything it made on the host.
 	@if [ -x $(BIN)/dev-env ]; then $(BIN)/dev-env down --dir $(DEV_ENV_DIR); else echo "no dev-env binary: nothing to stop"; fi
 
 ##@ Verify

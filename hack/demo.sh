@@ -35,9 +35,8 @@ step() {
 	"$@"
 }
 
-# The dev-env hub's API server reaches no Service: the hub controller's add-on
-# conversion webhook is called at the loopback URL dev-env chose.
-step kubectl ocm hub init --context hub --conversion-webhook-url "$(cat "$DEV_ENV_DIR/conversion-webhook-url")" --wait | tee "$DEV_ENV_DIR/hub-init.out"
+step kubectl get nodes --context hub
+step kubectl ocm hub init --context hub --wait | tee "$DEV_ENV_DIR/hub-init.out"
 TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 HUB=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 if [[ -z $TOKEN || -z $HUB ]]; then
@@ -61,18 +60,28 @@ step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluste
 step kubectl ocm get clusters --context hub -o wide
 step kubectl ocm version --context hub
 
-# Upgrade the hub, then cluster1's agent, to another tag of the controller
-# image and wait until it runs everywhere (the dev-env's component runner runs
-# the local ocm-controller binary for every tag of that image).
-UPGRADE_IMAGE=quay.io/kubectl-ocm/ocm-controller:demo-upgrade
+# Upgrade the hub, then cluster1's agent, to the second controller image make
+# node-images built (stamped with another version, in dist/upgrade), and show
+# that version running.
+UPGRADE_TAG=$(grep -o '"org.opencontainers.image.ref.name": *"[^"]*"' "$ROOT/dist/upgrade/layout/index.json" | head -1 | sed 's/.*: *"\(.*\)"/\1/')
+if [[ -z $UPGRADE_TAG ]]; then
+	echo "no second controller image in $ROOT/dist/upgrade: run 'make node-images' first" >&2
+	exit 1
+fi
+UPGRADE_IMAGE=quay.io/kubectl-ocm/ocm-controller:$UPGRADE_TAG
 step kubectl ocm upgrade hub --image "$UPGRADE_IMAGE" --context hub
 step kubectl ocm upgrade klusterlet --image "$UPGRADE_IMAGE" --context cluster1 --hub-context hub
+# The new agent reports its version in a cluster claim once it runs.
+step kubectl wait --for=jsonpath='{.status.clusterClaims[?(@.name=="agentversion.kubectl-ocm.io")].value}'="$UPGRADE_TAG" managedcluster/cluster1 --context hub --timeout=2m
+step kubectl ocm version --context hub
+step kubectl get pods -A --context hub
 
 # Deliver a workload to cluster1 through the hub.
 step kubectl apply -f "$ROOT/examples/manifestwork-hello.yaml" --context hub
 step kubectl wait --for=condition=Applied manifestwork/mw-01 -n cluster1 --context hub --timeout=1m
 step kubectl ocm work status mw-01 --clusters cluster1 --context hub
-step kubectl get pod hello -n default --context cluster1
+step kubectl wait --for=condition=Ready pod/hello -n default --context cluster1 --timeout=2m
+step kubectl logs hello -n default --context cluster1
 
 # Roll a workload out to every cluster of the default set through a placement,
 # one cluster at a time.
@@ -110,5 +119,10 @@ step kubectl ocm addon enable --names hellomanager --clusters cluster1,cluster2 
 step kubectl ocm addon get hellomanager --context hub
 step kubectl wait --for=create configmap/greeting -n hellomanager --context cluster1 --timeout=1m
 step kubectl get configmap greeting -n hellomanager --context cluster1 -o jsonpath='{.data.value}{"\n"}'
+
+# Every Pod of the product and of the examples, on the three clusters' nodes.
+for c in hub cluster1 cluster2; do
+	step kubectl get pods -A -o wide --context "$c"
+done
 
 printf '\nThe hub and two managed clusters are running. Stop everything with: make dev-env-down\n'

@@ -119,8 +119,10 @@ const DistDirEnv = "OCM_DIST_DIR"
 // DefaultImages returns the OCI layouts the nodes of the tests and the
 // development environment run: the sandbox's images (`make
 // sandbox-images`: pause, busybox, the example add-ons') and the
-// ocm-controller image (`make image`), as the hub and the agents name it.
-// Each layout must exist.
+// ocm-controller image (`make image`), as the hub and the agents name it,
+// and where `make node-images` built it, the second ocm-controller image
+// that upgrades move to (dist/upgrade).
+// Each layout but the last must exist.
 func DefaultImages() ([]ImageLayout, error) {
 	dist := os.Getenv(DistDirEnv)
 	if dist == "" {
@@ -136,8 +138,12 @@ func DefaultImages() ([]ImageLayout, error) {
 	}
 	for _, l := range layouts {
 		if _, err := os.Stat(filepath.Join(l.Dir, "index.json")); err != nil {
-			return nil, fmt.Errorf("no OCI layout in %s: run 'make image sandbox-images' first", l.Dir)
+			return nil, fmt.Errorf("no OCI layout in %s: run 'make node-images' first", l.Dir)
 		}
+	}
+	upgrade := ImageLayout{Dir: filepath.Join(dist, "upgrade", "layout"), Repository: layouts[1].Repository}
+	if _, err := os.Stat(filepath.Join(upgrade.Dir, "index.json")); err == nil {
+		layouts = append(layouts, upgrade)
 	}
 	return layouts, nil
 }

@@ -261,3 +261,41 @@ func unlockFile(f *os.File) {
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	_ = f.Close()
 }
+
+// SweepAbandoned removes from the host what every environment with nodes
+// whose process is gone left there (its nodes' processes, cgroups, network
+// namespaces, links and routes), and says which slots it swept.
+func SweepAbandoned() ([]string, error) {
+	entries, err := os.ReadDir(slotsDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	lock, err := lockFile(slotsLock)
+	if err != nil {
+		return nil, err
+	}
+	defer unlockFile(lock)
+	var swept []string
+	var errs []error
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		s := &slot{n: n, dir: filepath.Join(slotsDir, e.Name())}
+		if slotOwnerAlive(s.dir) {
+			continue
+		}
+		if err := s.sweep(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, os.RemoveAll(s.dir))
+		swept = append(swept, fmt.Sprintf("slot %d: bridge %s", n, s.bridgeName()))
+	}
+	errs = append(errs, cleanStateDir())
+	return swept, errors.Join(errs...)
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,10 +26,7 @@ func TestUpDown(t *testing.T) {
 	require.NoError(t, err)
 	bin := t.TempDir()
 	for pkg, name := range map[string]string{
-		"./test/framework/cmd/dev-env":       "dev-env",
-		"./controllers/cmd/ocm-controller":   "ocm-controller",
-		"./examples/addons/helloworld/agent": "helloworld-addon",
-		"./examples/addons/hellomanager":     "hellomanager",
+		"./test/framework/cmd/dev-env": "dev-env",
 	} {
 		build := exec.Command("go", "build", "-o", filepath.Join(bin, name), pkg)
 		build.Dir = root
@@ -47,7 +43,7 @@ func TestUpDown(t *testing.T) {
 	}
 	t.Cleanup(func() { run("down") }) // a no-op when the test got that far
 
-	out := run("up", "--bin-dir", bin, "--kube-bin-dir", filepath.Join(root, "bin", "kube"), "--clusters", "hub,cluster1")
+	out := run("up", "--kube-bin-dir", filepath.Join(root, "bin", "kube"), "--dist-dir", filepath.Join(root, "dist"), "--clusters", "hub,cluster1")
 	assert.Contains(t, out, "export KUBECONFIG="+filepath.Join(dir, "kubeconfig"))
 	assert.Contains(t, run("up"), "already running", "a second up must not start a second environment")
 
@@ -62,9 +58,10 @@ func TestUpDown(t *testing.T) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"hub", "cluster1"}, keys(kubeconfig.Contexts))
 	for ctxName := range kubeconfig.Contexts {
-		kubectl := exec.Command(filepath.Join(root, "bin", "kube", "kubectl"), "--kubeconfig", filepath.Join(dir, "kubeconfig"), "--context", ctxName, "get", "namespace", "kube-system", "-o", "name")
+		kubectl := exec.Command(filepath.Join(root, "bin", "kube", "kubectl"), "--kubeconfig", filepath.Join(dir, "kubeconfig"), "--context", ctxName, "get", "nodes", "-o", "name")
 		out, err := kubectl.CombinedOutput()
 		require.NoError(t, err, "kubectl --context %s: %s", ctxName, out)
+		assert.Equal(t, "node/"+ctxName+"-control-plane\n", string(out), "each cluster has its node")
 	}
 
 	assert.Contains(t, run("down"), "stopped")
@@ -72,17 +69,6 @@ func TestUpDown(t *testing.T) {
 		assert.ErrorIs(t, syscall.Kill(p, 0), syscall.ESRCH, "process %d is still running after down", p)
 	}
 	assert.Contains(t, run("down"), "not running")
-}
-
-// TestStartRunnerNeedsBinaries checks that the environment refuses to start
-// its component runner without every binary it runs, naming the missing one.
-func TestStartRunnerNeedsBinaries(t *testing.T) {
-	bin := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(bin, "ocm-controller"), nil, 0o755))
-	o := &options{binDir: bin, dir: t.TempDir()}
-	_, err := o.startRunner(t.Context(), nil, io.Discard)
-	require.Error(t, err)
-	assert.Equal(t, "helloworld-addon not found at "+filepath.Join(bin, "helloworld-addon")+": run 'make build' first", err.Error())
 }
 
 // childPIDs returns the PIDs whose parent is pid, from /proc.

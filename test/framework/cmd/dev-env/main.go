@@ -1,7 +1,8 @@
 // Command dev-env runs a local development environment in the background: a
-// hub and managed clusters started by the test framework, with the component
-// runner playing the kubelet for the project's own Deployments. It is a test
-// harness behind `make dev-env` and `make dev-env-down`.
+// hub and managed clusters started by the test framework, each with a node
+// (a kubelet, kube-proxy and containerd) that runs the product's Pods from
+// the images `make image` builds. It is behind `make dev-env` and `make
+// dev-env-down`.
 package main
 
 import (
@@ -19,8 +20,8 @@ func main() {
 // options are the flags shared by every subcommand.
 type options struct {
 	dir        string
-	binDir     string
 	kubeBinDir string
+	distDir    string
 	clusters   []string
 }
 
@@ -46,13 +47,13 @@ func newCommand() *cobra.Command {
 		RunE:   func(cmd *cobra.Command, _ []string) error { return o.serve(cmd.Context(), cmd.OutOrStdout()) },
 	}
 	for _, c := range []*cobra.Command{up, serve} {
-		c.Flags().StringVar(&o.binDir, "bin-dir", "bin", "Directory holding ocm-controller and helloworld-addon (make build)")
-		c.Flags().StringVar(&o.kubeBinDir, "kube-bin-dir", "bin/kube", "Directory holding etcd, kube-apiserver and kube-controller-manager")
+		c.Flags().StringVar(&o.kubeBinDir, "kube-bin-dir", "bin/kube", "Directory holding the Kubernetes binaries and containerd (make kube-bins)")
+		c.Flags().StringVar(&o.distDir, "dist-dir", "dist", "Directory holding the OCI layouts of make image (image/) and make sandbox-images (sandbox/)")
 		c.Flags().StringSliceVar(&o.clusters, "clusters", []string{"hub", "cluster1", "cluster2"}, "Clusters to start; the first is the hub")
 	}
 	down := &cobra.Command{
 		Use:   "down",
-		Short: "Stop the environment and every process it started",
+		Short: "Stop the environment and remove everything it made on the host",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return o.down(cmd.OutOrStdout()) },
 	}

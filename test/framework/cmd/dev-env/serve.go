@@ -24,9 +24,7 @@ import (
 const (
 	pidFile   = "dev-env.pid"
 	readyFile = "ready"
-	// webhookURLFile holds the URL `hub init --conversion-webhook-url` takes.
-	webhookURLFile = "conversion-webhook-url"
-	logFile        = "dev-env.log"
+	logFile   = "dev-env.log"
 )
 
 func (o *options) path(name string) string { return filepath.Join(o.dir, name) }
@@ -70,7 +68,7 @@ func (o *options) up(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer log.Close()
-	args := []string{"serve", "--dir", o.dir, "--bin-dir", o.binDir, "--kube-bin-dir", o.kubeBinDir, "--clusters", strings.Join(o.clusters, ",")}
+	args := []string{"serve", "--dir", o.dir, "--kube-bin-dir", o.kubeBinDir, "--dist-dir", o.distDir, "--clusters", strings.Join(o.clusters, ",")}
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	// A new session: the environment outlives this command and the terminal.
@@ -109,37 +107,27 @@ func (o *options) up(ctx context.Context, out io.Writer) error {
 
 func (o *options) printUsage(out io.Writer) {
 	kubeconfig := o.path("kubeconfig")
-	fmt.Fprintf(out, `Clusters %s are running; every one is a real kube-apiserver and
-kube-controller-manager on 127.0.0.1, with the project's Deployments run as local
-processes (logs under %s).
+	fmt.Fprintf(out, `Clusters %s are running: each a real kube-apiserver,
+kube-controller-manager and kube-scheduler, with a node of its own (a kubelet,
+kube-proxy and containerd) that runs Pods from the images of make image and
+make sandbox-images (logs under %s).
 
 Use them:
   export KUBECONFIG=%s
   kubectl config get-contexts          # kubectl is also in bin/kube/kubectl
-  kubectl --context %s get namespaces
+  kubectl --context %s get nodes
 
-Install the hub; its API server reaches no Service, so the add-on conversion
-webhook of the hub controller is called at a loopback URL:
-  kubectl ocm hub init --context %s --conversion-webhook-url %s --wait
+Install the hub:
+  kubectl ocm hub init --context %s --wait
 
-Stop them, and every process they started:
+Stop them, and everything they started:
   make dev-env-down
-`, strings.Join(o.clusters, ", "), o.path("components"), kubeconfig, o.clusters[0], o.clusters[0], o.webhookURL())
-}
-
-// webhookURL is the URL the hub's conversion webhook is reached at, which
-// serve chose.
-func (o *options) webhookURL() string {
-	b, err := os.ReadFile(o.path(webhookURLFile))
-	if err != nil {
-		return "https://127.0.0.1:<port>/convert"
-	}
-	return string(b)
+`, strings.Join(o.clusters, ", "), o.path("env"), kubeconfig, o.clusters[0], o.clusters[0])
 }
 
 // serve runs the environment until SIGTERM or SIGINT.
 func (o *options) serve(ctx context.Context, out io.Writer) error {
-	// The component runner's caches log through controller-runtime; its own
+	// The framework's clients log through controller-runtime; its own
 	// progress lines are what the log shows.
 	ctrllog.SetLogger(logr.Discard())
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
@@ -152,7 +140,19 @@ func (o *options) serve(ctx context.Context, out io.Writer) error {
 	if err := os.RemoveAll(envDir); err != nil {
 		return err
 	}
-	env, err := framework.Start(ctx, framework.Options{Clusters: o.clusters, Dir: envDir, BinDir: o.kubeBinDir, Log: out})
+	if o.distDir != "" {
+		if err := os.Setenv(framework.DistDirEnv, o.distDir); err != nil {
+			return err
+		}
+	}
+	layouts, err := framework.DefaultImages()
+	if err != nil {
+		return err
+	}
+	env, err := framework.Start(ctx, framework.Options{
+		Clusters: o.clusters, Dir: envDir, BinDir: o.kubeBinDir, Log: out,
+		Nodes: true, Images: layouts, StartTimeout: 5 * time.Minute,
+	})
 	if err != nil {
 		return err
 	}
@@ -162,25 +162,11 @@ func (o *options) serve(ctx context.Context, out io.Writer) error {
 			fmt.Fprintf(out, "stop: %v\n", err)
 		}
 	}()
-	stopRunner, err := o.startRunner(ctx, env, out)
-	if err != nil {
-		return err
-	}
-	defer stopRunner()
 	kubeconfig, err := os.ReadFile(env.Kubeconfig())
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(o.path("kubeconfig"), kubeconfig, 0o600); err != nil {
-		return err
-	}
-	// The hub's API server reaches no Service: `hub init` points the add-on
-	// conversion webhook at a loopback port instead (printUsage, hack/demo.sh).
-	port, err := framework.FreePort()
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(o.path(webhookURLFile), []byte(fmt.Sprintf("https://127.0.0.1:%d/convert", port)), 0o644); err != nil {
 		return err
 	}
 	if err := os.WriteFile(o.path(readyFile), []byte(o.path("kubeconfig")), 0o644); err != nil {
@@ -199,24 +185,34 @@ func (o *options) down(out io.Writer) error {
 	if pid == 0 {
 		fmt.Fprintln(out, "The development environment is not running.")
 		_ = os.Remove(o.path(readyFile))
-		return nil
+		return o.sweep(out)
 	}
 	fmt.Fprintf(out, "Stopping the development environment (pid %d) ", pid)
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	for range 60 {
 		if syscall.Kill(pid, 0) != nil {
 			fmt.Fprintln(out, "stopped.")
-			return nil
+			return o.sweep(out)
 		}
 		time.Sleep(time.Second)
 		fmt.Fprint(out, ".")
 	}
-	// Its children die with it (they have Pdeathsig set).
+	// Its children die with it (they have Pdeathsig set); what its nodes
+	// ran besides is removed with what it left on the host.
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("kill pid %d: %w", pid, err)
 	}
 	fmt.Fprintln(out, "killed after 60s.")
-	return nil
+	return o.sweep(out)
+}
+
+// sweep removes what environments whose process is gone left on the host.
+func (o *options) sweep(out io.Writer) error {
+	swept, err := framework.SweepAbandoned()
+	for _, s := range swept {
+		fmt.Fprintf(out, "Removed what an environment that is gone left on the host (%s).\n", s)
+	}
+	return err
 }
 
 // tail returns the last n lines of the file at path.
