@@ -232,6 +232,23 @@ demo: dev-env ## The getting-started flow on the dev-env clusters: hub init, joi
 dev-env-down: ## Stop the development environment started by make dev-env and remove everything it made on the host.
 	@if [ -x $(BIN)/dev-env ]; then $(BIN)/dev-env down --dir $(DEV_ENV_DIR); else echo "no dev-env binary: nothing to stop"; fi
 
+##@ Deploy (the targets of OCM's registration-operator guide)
+
+# KUBECONFIG (default ./.kubeconfig, as OCM's), MANAGED_CLUSTER (default
+# cluster1), KLUSTERLET_KUBECONFIG_CONTEXT and OLM_NAMESPACE (ignored) pass
+# through the environment; see hack/deploy.sh.
+DEPLOY_TARGETS := deploy deploy-hub deploy-spoke clean-deploy clean-hub clean-spoke
+
+.PHONY: $(DEPLOY_TARGETS)
+deploy: build ## Deploy the hub and a Klusterlet registering as MANAGED_CLUSTER on the cluster of KUBECONFIG; then approve its CSR and accept it (kubectl certificate approve, kubectl patch managedcluster).
+deploy-hub: build ## Deploy the ClusterManager operator and the hub on the current context of KUBECONFIG.
+deploy-spoke: build ## Deploy the Klusterlet operator and agent on KLUSTERLET_KUBECONFIG_CONTEXT, registering as MANAGED_CLUSTER with the hub of KUBECONFIG.
+clean-deploy: build ## Remove what make deploy installed.
+clean-hub: build ## Remove the hub (with every cluster still registered).
+clean-spoke: build ## Remove the Klusterlet of MANAGED_CLUSTER from KLUSTERLET_KUBECONFIG_CONTEXT.
+$(DEPLOY_TARGETS):
+	KUBECTL_OCM=$(BIN)/kubectl-ocm hack/deploy.sh $@
+
 ##@ Verify
 
 .PHONY: verify

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -217,9 +219,6 @@ func (n *node) writeConfig(e *Environment) error {
 		n.path("kubelet.yaml"):                    []byte(n.kubeletConfig()),
 		n.path("kube-proxy.yaml"):                 []byte(n.kubeProxyConfig()),
 	}
-	for _, host := range images.Mirrored {
-		files[n.path("certs.d", host, "hosts.toml")] = []byte(hostsTOML(host))
-	}
 	for path, data := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
@@ -228,10 +227,26 @@ func (n *node) writeConfig(e *Environment) error {
 			return err
 		}
 	}
+	for _, host := range images.Mirrored {
+		if err := n.mirror(host); err != nil {
+			return err
+		}
+	}
 	if err := WriteKubeconfig(n.path("kubelet.kubeconfig"), c.Name, c.configWith(rest.TLSClientConfig{CertData: kubeletCreds.certPEM, KeyData: kubeletCreds.keyPEM})); err != nil {
 		return err
 	}
 	return WriteKubeconfig(n.path("kube-proxy.kubeconfig"), c.Name, c.configWith(rest.TLSClientConfig{CertData: proxyCreds.certPEM, KeyData: proxyCreds.keyPEM}))
+}
+
+// mirror has the node's runtime fetch the images of registry host from the
+// environment's registry. The runtime reads the hosts' configuration on
+// every pull.
+func (n *node) mirror(host string) error {
+	path := n.path("certs.d", host, "hosts.toml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(hostsTOML(host)), 0o644)
 }
 
 // containerdConfig is containerd's configuration: its state in the node's
@@ -374,4 +389,51 @@ conntrack:
   tcpEstablishedTimeout: 0s
   tcpCloseWaitTimeout: 0s
 `, n.path("kube-proxy.kubeconfig"), n.name, n.net.podCIDR.String())
+}
+
+// KillContainer kills (SIGKILL) every process of the running container
+// container of Pod namespace/pod, as a crash would: the kubelet sees it exit
+// and restarts it by the Pod's restart policy. It returns the ID of the
+// container it killed.
+func (c *Cluster) KillContainer(ctx context.Context, namespace, pod, container string) (string, error) {
+	if c.node == nil {
+		return "", fmt.Errorf("cluster %s has no node", c.Name)
+	}
+	p, err := c.Clientset().CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	var id string
+	for _, s := range p.Status.ContainerStatuses {
+		if s.Name == container && s.State.Running != nil {
+			_, id, _ = strings.Cut(s.ContainerID, "://")
+		}
+	}
+	if id == "" {
+		return "", fmt.Errorf("container %s of Pod %s/%s on cluster %s is not running", container, namespace, pod, c.Name)
+	}
+	hs, err := v1Hierarchies()
+	if err != nil {
+		return "", err
+	}
+	// The kubelet keeps each container in a cgroup named by its ID, under
+	// its Pod's, under the node's.
+	var dirs []string
+	for _, h := range hs {
+		_ = filepath.WalkDir(filepath.Join(h, c.node.cgroup), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() == id {
+				dirs = append(dirs, path)
+				return filepath.SkipDir
+			}
+			return nil
+		})
+	}
+	pids := cgroupPids(dirs)
+	if len(pids) == 0 {
+		return "", fmt.Errorf("no process of container %s (%s) of Pod %s/%s found in the node's cgroups", container, id, namespace, pod)
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return id, nil
 }

@@ -108,6 +108,39 @@ func TestNodes(t *testing.T) {
 		})
 	})
 
+	t.Run("an image tagged under another registry's name runs", func(t *testing.T) {
+		require.NoError(t, env.TagImage(t.Context(), "index.docker.io/library/busybox:latest", "registry.example.test/tools/box:v1"))
+		ctx := t.Context()
+		cs := hub.Clientset()
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "tagged", Namespace: "default"},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{
+				Name: "main", Image: "registry.example.test/tools/box:v1", Command: []string{"echo", "tagged"},
+			}}},
+		}
+		_, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
+		require.NoError(t, err)
+		poll(t, time.Minute, "the tagged image's Pod to succeed", func(ctx context.Context) (bool, error) {
+			p, err := cs.CoreV1().Pods("default").Get(ctx, "tagged", metav1.GetOptions{})
+			return err == nil && p.Status.Phase == corev1.PodSucceeded, err
+		})
+	})
+
+	t.Run("a killed container is restarted by the kubelet", func(t *testing.T) {
+		cs := hub.Clientset()
+		startPod(t, cs, "victim", "sleep", "3600")
+		id, err := hub.KillContainer(t.Context(), "default", "victim", "main")
+		require.NoError(t, err)
+		poll(t, time.Minute, "the container to run again", func(ctx context.Context) (bool, error) {
+			p, err := cs.CoreV1().Pods("default").Get(ctx, "victim", metav1.GetOptions{})
+			if err != nil || len(p.Status.ContainerStatuses) == 0 {
+				return false, err
+			}
+			s := p.Status.ContainerStatuses[0]
+			return s.RestartCount == 1 && s.State.Running != nil && !strings.HasSuffix(s.ContainerID, id), nil
+		})
+	})
+
 	t.Run("the host guards the Pod and Service ranges: an unused address fails at once", func(t *testing.T) {
 		out, err := exec.Command("ip", "route", "show", "type", "unreachable").Output()
 		require.NoError(t, err)

@@ -2,11 +2,13 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -146,4 +148,27 @@ func DefaultImages() ([]ImageLayout, error) {
 		layouts = append(layouts, upgrade)
 	}
 	return layouts, nil
+}
+
+// TagImage makes image src of the environment's registry (a full name, as
+// Images lists them) available to the nodes as dst too, in any registry:
+// the nodes' runtime fetches dst's registry from the environment's registry
+// from now on. It is how a test gives an image another name or version.
+func (e *Environment) TagImage(ctx context.Context, src, dst string) error {
+	if e.registry == nil {
+		return errors.New("the environment has no nodes, and no registry")
+	}
+	if err := e.registry.copyImage(ctx, src, dst); err != nil {
+		return fmt.Errorf("tag %s as %s: %w", src, dst, err)
+	}
+	ref, err := name.ParseReference(dst)
+	if err != nil {
+		return err
+	}
+	for _, c := range e.clusters {
+		if err := c.node.mirror(registryHost(ref)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -179,11 +179,7 @@ func (r *imageRegistry) pushLayout(ctx context.Context, dir, repository string) 
 // localRef is where image ref is stored in the registry.
 func (r *imageRegistry) localRef(ref name.Reference) (name.Reference, error) {
 	repo := ref.Context()
-	host := repo.RegistryStr()
-	if host == name.DefaultRegistry {
-		host = "docker.io" // what the container runtime calls it
-	}
-	s := fmt.Sprintf("%s/%s/%s", r.host, host, repo.RepositoryStr())
+	s := fmt.Sprintf("%s/%s/%s", r.host, registryHost(ref), repo.RepositoryStr())
 	if t, ok := ref.(name.Tag); ok {
 		return name.NewTag(s+":"+t.TagStr(), name.Insecure)
 	}
@@ -208,4 +204,50 @@ func (r *imageRegistry) stop() {
 		_ = s.Close()
 	}
 	r.servers = nil
+}
+
+// copyImage stores image src again as dst (both full names, such as
+// quay.io/kubectl-ocm/ocm-controller:v1): an image or image index, unchanged.
+func (r *imageRegistry) copyImage(ctx context.Context, src, dst string) error {
+	s, err := name.ParseReference(src)
+	if err != nil {
+		return err
+	}
+	d, err := name.ParseReference(dst)
+	if err != nil {
+		return err
+	}
+	from, err := r.localRef(s)
+	if err != nil {
+		return err
+	}
+	to, err := r.localRef(d)
+	if err != nil {
+		return err
+	}
+	desc, err := remote.Get(from, remote.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("image %s is not in the environment's registry: %w", src, err)
+	}
+	if desc.MediaType.IsIndex() {
+		idx, err := desc.ImageIndex()
+		if err != nil {
+			return err
+		}
+		return remote.WriteIndex(to, idx, remote.WithContext(ctx))
+	}
+	img, err := desc.Image()
+	if err != nil {
+		return err
+	}
+	return remote.Write(to, img, remote.WithContext(ctx))
+}
+
+// registryHost is how the container runtime names the registry of image
+// ref: docker.io for Docker Hub.
+func registryHost(ref name.Reference) string {
+	if h := ref.Context().RegistryStr(); h != name.DefaultRegistry {
+		return h
+	}
+	return "docker.io"
 }
