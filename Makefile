@@ -28,8 +28,10 @@ LDFLAGS     = -s -w \
 
 CONTROLLER_GEN_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION  ?= v2.15.0
+ACTIONLINT_VERSION     ?= v1.7.12
 CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT  := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+ACTIONLINT     := $(TOOLS_BIN)/actionlint-$(ACTIONLINT_VERSION)
 
 # Test settings. GOFLAGS_TEST can add e.g. -run or -v.
 TEST_TIMEOUT ?= 30m
@@ -247,12 +249,12 @@ clean-deploy: build ## Remove what make deploy installed.
 clean-hub: build ## Remove the hub (with every cluster still registered).
 clean-spoke: build ## Remove the Klusterlet of MANAGED_CLUSTER from KLUSTERLET_KUBECONFIG_CONTEXT.
 $(DEPLOY_TARGETS):
-	KUBECTL_OCM=$(BIN)/kubectl-ocm hack/deploy.sh $@
+	KUBECTL_OCM=$(or $(KUBECTL_OCM),$(BIN)/kubectl-ocm) hack/deploy.sh $@
 
 ##@ Verify
 
 .PHONY: verify
-verify: verify-fmt verify-vet verify-lint verify-generated verify-tidy ## Run every static check CI runs.
+verify: verify-fmt verify-vet verify-lint verify-generated verify-tidy verify-actions ## Run every static check CI runs.
 
 .PHONY: verify-fmt
 verify-fmt:
@@ -263,6 +265,12 @@ verify-vet:
 	$(GO) vet ./...
 	cd test/kube && $(GO) vet ./...
 	cd test/helm && $(GO) vet ./...
+
+# The GitHub Actions workflows, checked with actionlint (and with shellcheck
+# where it is installed).
+.PHONY: verify-actions
+verify-actions: $(ACTIONLINT)
+	$(ACTIONLINT) -color=false
 
 .PHONY: verify-lint
 verify-lint: $(GOLANGCI_LINT)
@@ -290,6 +298,10 @@ verify-tidy:
 $(CONTROLLER_GEN):
 	GOBIN=$(TOOLS_BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 	mv $(TOOLS_BIN)/controller-gen $@
+
+$(ACTIONLINT):
+	GOBIN=$(TOOLS_BIN) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+	mv $(TOOLS_BIN)/actionlint $@
 
 $(GOLANGCI_LINT):
 	GOBIN=$(TOOLS_BIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)

@@ -39,8 +39,7 @@ const (
 // Available from its Deployment, and does its job; disabling it on one
 // cluster and deleting it from the hub leave no agent behind.
 func TestAddon(t *testing.T) {
-	f := startFleet(t, "hub", "cluster1", "cluster2")
-	f.joinAll(t, "cluster1", "cluster2")
+	f := sharedFleet(t)
 	hub := f.env.Cluster("hub").Client()
 	ctx := t.Context()
 	ns := addonv1alpha1.DefaultAddonInstallNamespace

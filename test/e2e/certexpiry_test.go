@@ -37,13 +37,8 @@ const certLifetime = 2 * time.Minute
 // stays Available all along, and the agent keeps talking to the hub with
 // each new certificate.
 func TestClientCertificateRotation(t *testing.T) {
-	framework.SkipIfShort(t)
-	env := framework.StartForTestWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, ClusterSigningDuration: certLifetime})
-	runner := framework.StartRunnerForTest(t, map[string]string{
-		"ocm-controller":   bins.ocmController,
-		"helloworld-addon": bins.helloworldAddon,
-	}, env.Clusters()...)
-	f := &fleet{env: env, runner: runner}
+	f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, ClusterSigningDuration: certLifetime})
+	env := f.env
 	f.joinAll(t, "cluster1")
 	hub := env.Cluster("hub").Client()
 	managed := env.Cluster("cluster1").Client()

@@ -29,14 +29,14 @@ const (
 
 // restartedSince returns the components whose process is not the one of
 // procs, once each runs again.
-func (fl *flow) restartedSince(t *testing.T, procs map[string]framework.ProcessInfo) []string {
+func (fl *flow) restartedSince(t *testing.T, procs map[string]instance) []string {
 	t.Helper()
 	var restarted []string
 	eventually(t, time.Minute, "every component running", func(context.Context) (bool, error) {
 		now := fl.components(t)
 		restarted = nil
 		for name, p := range procs {
-			if now[name].Pid != p.Pid || now[name].Restarts != p.Restarts {
+			if now[name] != p {
 				restarted = append(restarted, name)
 			}
 		}

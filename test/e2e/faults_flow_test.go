@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -75,7 +75,6 @@ func TestWorkFlowFaults(t *testing.T) {
 // must write nothing.
 func (fl *flow) agentKilled(t *testing.T) {
 	ctx := t.Context()
-	pid := fl.agentPID(t, "cluster1")
 	created := make(chan error, 1)
 	go func() {
 		for i := range burst {
@@ -93,9 +92,9 @@ func (fl *flow) agentKilled(t *testing.T) {
 		applied = len(list.Items)
 		return applied >= burst/4, err
 	})
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	agent := fl.kill(t, "cluster1", config.AgentNamespace, agentDeployment)
 	killed := time.Now()
-	restarted := fl.waitNewAgent(t, pid)
+	restarted := fl.waitNewAgent(t, agent)
 	require.NoError(t, <-created)
 	converge := fl.converge(t, killed)
 	c := fl.cms.counts(t)
@@ -113,10 +112,9 @@ func (fl *flow) agentKilled(t *testing.T) {
 	// A restart of the converged agent reads every work again and writes
 	// nothing; two works created after it started bound its initial pass.
 	before := fl.snapshot(t)
-	pid = fl.agentPID(t, "cluster1")
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	agent = fl.kill(t, "cluster1", config.AgentNamespace, agentDeployment)
 	killed = time.Now()
-	fl.waitNewAgent(t, pid)
+	fl.waitNewAgent(t, agent)
 	for _, name := range []string{"sentinel-a", "sentinel-b"} {
 		require.NoError(t, fl.hubc.Create(ctx, configMapWork("cluster1", name, 1, "v1")))
 		waitWorkApplied(t, fl.hubc, "cluster1", name, 2*time.Minute)
@@ -130,14 +128,14 @@ func (fl *flow) agentKilled(t *testing.T) {
 	assert.Empty(t, mw, "ManifestWorks written by the restart of a converged agent")
 }
 
-// waitNewAgent waits until the runner runs an agent process other than pid,
-// and returns how long that took.
-func (fl *flow) waitNewAgent(t *testing.T, pid int) time.Duration {
+// waitNewAgent waits until an agent other than old runs, and returns how
+// long that took.
+func (fl *flow) waitNewAgent(t *testing.T, old instance) time.Duration {
 	t.Helper()
 	start := time.Now()
-	eventually(t, time.Minute, "the agent running again", func(context.Context) (bool, error) {
-		info, ok := fl.runner.Process("cluster1", "open-cluster-management-agent", "klusterlet-agent")
-		return ok && info.Pid != 0 && info.Pid != pid, nil
+	eventually(t, time.Minute, "the agent running again", func(ctx context.Context) (bool, error) {
+		now, ok := fl.running(ctx, "cluster1", config.AgentNamespace, agentDeployment)
+		return ok && now.id != old.id, nil
 	})
 	return time.Since(start)
 }

@@ -260,11 +260,11 @@ func requestsByVerb(t *testing.T, cfg *rest.Config) map[string]int {
 	return out
 }
 
-// components returns the process of every Deployment the runner runs on the
-// hub and cluster1, keyed cluster/namespace/name.
-func (fl *flow) components(t *testing.T) map[string]framework.ProcessInfo {
+// components returns what runs of every Deployment on the hub and
+// cluster1, keyed cluster/namespace/name.
+func (fl *flow) components(t *testing.T) map[string]instance {
 	t.Helper()
-	out := map[string]framework.ProcessInfo{}
+	out := map[string]instance{}
 	for c, cl := range map[string]client.Client{"hub": fl.hubc, "cluster1": fl.c1c} {
 		list := &appsv1.DeploymentList{}
 		eventually(t, time.Minute, "the Deployments of "+c, func(ctx context.Context) (bool, error) {
@@ -272,8 +272,8 @@ func (fl *flow) components(t *testing.T) map[string]framework.ProcessInfo {
 			return err == nil, err
 		})
 		for _, d := range list.Items {
-			if info, ok := fl.runner.Process(c, d.Namespace, d.Name); ok && info.Pid != 0 {
-				out[c+"/"+d.Namespace+"/"+d.Name] = info
+			if in, ok := fl.running(t.Context(), c, d.Namespace, d.Name); ok {
+				out[c+"/"+d.Namespace+"/"+d.Name] = in
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,11 +36,8 @@ import (
 func TestGitOps(t *testing.T) {
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hub := f.env.Cluster("hub").Client()
-	port, err := framework.FreePort()
-	require.NoError(t, err)
-	webhook := fmt.Sprintf("--conversion-webhook-url=https://127.0.0.1:%d/convert", port)
 
-	hubJSON := f.ocmStdout(t, "hub", "init", "--dry-run=client", "-o", "json", webhook)
+	hubJSON := f.ocmStdout(t, "hub", "init", "--dry-run=client", "-o", "json")
 	f.kubectlApply(t, "hub", hubJSON, "--server-side")
 	waitDeploymentAvailable(t, hub, config.HubNamespace, "ocm-hub-controller")
 
@@ -56,7 +52,7 @@ func TestGitOps(t *testing.T) {
 
 	for _, c := range []string{"cluster1", "cluster2"} {
 		waitDeploymentAvailable(t, f.env.Cluster(c).Client(), config.AgentNamespace, "klusterlet-agent")
-		f.agentPID(t, c)
+		f.agent(t, c)
 		waitJoinedAvailable(t, hub, c)
 		applyWork(t, hub, f.env.Cluster(c).Client(), c)
 	}
@@ -80,28 +76,28 @@ func TestGitOps(t *testing.T) {
 
 	t.Run("hub init over the GitOps hub changes nothing", func(t *testing.T) {
 		f.unchangedBy(t, "hub", config.HubNamespace, "ocm-hub-controller", decodeManifests(t, hubJSON), func() {
-			f.ocm(t, "hub", "init", "--context", "hub", "--dry-run=server", webhook)
-			f.ocm(t, "hub", "init", "--context", "hub", "--wait", webhook)
+			f.ocm(t, "hub", "init", "--context", "hub", "--dry-run=server")
+			f.ocm(t, "hub", "init", "--context", "hub", "--wait")
 		})
 	})
 }
 
 // unchangedBy checks that run, which installs objs again on the named
-// cluster, changes none of them and does not restart the process of
-// Deployment namespace/name.
+// cluster, changes none of them and does not restart Deployment
+// namespace/name.
 func (f *fleet) unchangedBy(t *testing.T, cluster, namespace, name string, objs []*unstructured.Unstructured, run func()) {
 	t.Helper()
 	c := f.env.Cluster(cluster).Client()
 	before := liveObjects(t, c, objs)
-	info, _ := f.runner.Process(cluster, namespace, name)
+	running := f.instance(t, cluster, namespace, name)
 	run()
 	after := liveObjects(t, c, objs)
 	for key := range before {
 		assert.JSONEq(t, before[key], after[key], "%s on %s", key, cluster)
 	}
-	again, _ := f.runner.Process(cluster, namespace, name)
-	assert.Equal(t, info.Pid, again.Pid, "the process of Deployment %s/%s on %s was restarted", namespace, name, cluster)
-	assert.Zero(t, again.Restarts, "the process of Deployment %s/%s on %s restarted", namespace, name, cluster)
+	again := f.instance(t, cluster, namespace, name)
+	assert.Equal(t, running.id, again.id, "Deployment %s/%s on %s was restarted", namespace, name, cluster)
+	assert.Zero(t, again.restarts, "Deployment %s/%s on %s restarted", namespace, name, cluster)
 }
 
 // ocmStdout runs `kubectl ocm args...` like ocm but returns its standard
@@ -158,8 +154,8 @@ func (f *fleet) kubectl(t *testing.T, cluster, stdin string, args ...string) (st
 	return out.String(), err
 }
 
-// waitDeploymentAvailable waits until the component runner has made
-// Deployment namespace/name Available.
+// waitDeploymentAvailable waits until Deployment namespace/name is
+// Available.
 func waitDeploymentAvailable(t *testing.T, c client.Client, namespace, name string) {
 	t.Helper()
 	waitDeploymentImage(t, c, namespace, name, "")

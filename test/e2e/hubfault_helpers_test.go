@@ -36,9 +36,12 @@ const hubNamespace = "open-cluster-management-hub"
 // 15s lease. The renew deadline leaves the leader room on a loaded machine.
 var shortLeaseArgs = []string{"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s"}
 
-// startFleetWithHubArgs is startFleet whose hub controller (`ocm-controller
-// hub`) runs with hubArgs appended: the runner runs a wrapper script that
-// adds them, so restarted processes and ProcessInfo.Binary carry them too.
+// startFleetWithHubArgs is startRunnerFleet whose hub controller
+// (`ocm-controller hub`) runs with hubArgs appended: the runner runs a
+// wrapper script that adds them, so restarted processes and
+// ProcessInfo.Binary carry them too. The hub's Deployment is the operator's,
+// which takes no such arguments: the runner is what lets these tests shorten
+// the leader election.
 func startFleetWithHubArgs(t *testing.T, hubArgs []string, clusters ...string) *fleet {
 	t.Helper()
 	framework.SkipIfShort(t)

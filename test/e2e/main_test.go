@@ -8,27 +8,42 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// bins holds the binaries under test, built once for the package.
+// bins holds the binaries under test, built once for the package, and the
+// images the nodes run.
 var bins struct {
-	kubectlOCM    string
-	ocmController string
-	// helloworldAddon is the agent of the example add-on
-	// (examples/addons/helloworld), which the hub deploys to managed clusters.
+	// kubectlOCM is stamped with the version of the ocm-controller image
+	// `make image` built, so that the image it deploys by default is that
+	// one.
+	kubectlOCM string
+	// ocmController and helloworldAddon are what the component runner runs
+	// for the fleets without nodes (startRunnerFleet).
+	ocmController   string
 	helloworldAddon string
+	// images are the OCI layouts of `make node-images`; version is the
+	// version of the ocm-controller image in them, upgradeVersion that of
+	// the second one upgrades move to.
+	images                  []framework.ImageLayout
+	version, upgradeVersion string
 }
 
 func TestMain(m *testing.M) {
@@ -54,13 +69,36 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if bins.images, err = framework.DefaultImages(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if bins.version, err = framework.LayoutTag(bins.images[1].Dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if len(bins.images) < 3 {
+		fmt.Fprintln(os.Stderr, "no second ocm-controller image in dist/upgrade: run 'make node-images' first")
+		return 1
+	}
+	if bins.upgradeVersion, err = framework.LayoutTag(bins.images[2].Dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	bins.kubectlOCM = filepath.Join(dir, "kubectl-ocm")
 	bins.ocmController = filepath.Join(dir, "ocm-controller")
 	bins.helloworldAddon = filepath.Join(dir, "helloworld-addon")
-	build := exec.Command("go", "build", "-o", dir+"/", "./plugins/kubectl-ocm", "./controllers/cmd/ocm-controller")
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/kubectl-ocm/kubectl-ocm/pkg/version.Version="+bins.version,
+		"-o", dir+"/", "./plugins/kubectl-ocm")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the binaries under test: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "build kubectl-ocm: %v\n%s", err, out)
+		return 1
+	}
+	build = exec.Command("go", "build", "-o", dir+"/", "./controllers/cmd/ocm-controller")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build ocm-controller: %v\n%s", err, out)
 		return 1
 	}
 	// The agent's package is named for its directory; its binary for its image.
@@ -70,19 +108,42 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "build the example add-on's agent: %v\n%s", err, out)
 		return 1
 	}
-	return m.Run()
+	code := m.Run()
+	if err := stopShared(); err != nil {
+		fmt.Fprintf(os.Stderr, "stop the shared fleet: %v\n", err)
+		code = 1
+	}
+	return code
 }
 
-// fleet is a hub and managed clusters with the component runner running the
-// project's Deployments on each.
+// fleet is a hub and managed clusters. Each cluster has a node that runs the
+// product's Pods from the images of `make node-images`; on a fleet of
+// startRunnerFleet, the component runner runs the project's Deployments as
+// local processes instead.
 type fleet struct {
 	env    *framework.Environment
 	runner *framework.Runner
 }
 
-// startFleet starts the named clusters (the first is the hub) and the runner,
-// which runs the product's Deployments and the example add-on's agent.
+// startFleet starts the named clusters (the first is the hub), each with a
+// node.
 func startFleet(t *testing.T, clusters ...string) *fleet {
+	t.Helper()
+	return startFleetWith(t, framework.Options{Clusters: clusters})
+}
+
+// startFleetWith starts the clusters of opts, each with a node.
+func startFleetWith(t *testing.T, opts framework.Options) *fleet {
+	t.Helper()
+	framework.SkipIfShort(t)
+	opts.Nodes, opts.Images = true, bins.images
+	return &fleet{env: framework.StartForTestWith(t, opts)}
+}
+
+// startRunnerFleet starts the named clusters without nodes, and the runner,
+// which runs the product's Deployments and the example add-on's agent as
+// local processes: for the faults a kubelet cannot give.
+func startRunnerFleet(t *testing.T, clusters ...string) *fleet {
 	t.Helper()
 	framework.SkipIfShort(t)
 	env := framework.StartForTest(t, clusters...)
@@ -137,16 +198,26 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx 
 }
 
 // hubInit runs `kubectl ocm hub init --context hub --wait` and returns its
-// output. The local API server reaches no Service, so the hub controller's
-// conversion webhook is called at a free loopback port instead
-// (--conversion-webhook-url), which the runner leaves to the controller.
+// output.
 func (f *fleet) hubInit(t *testing.T) string {
 	t.Helper()
+	return f.ocm(t, append([]string{"hub", "init", "--context", "hub", "--wait"}, f.webhookFlags(t)...)...)
+}
+
+// webhookFlags are the flags hub init needs on this fleet: none with nodes.
+// Without, the API server reaches no Service, so the hub controller's
+// conversion webhook is called at a free loopback port instead, which the
+// runner leaves to the controller.
+func (f *fleet) webhookFlags(t *testing.T) []string {
+	t.Helper()
+	if f.runner == nil {
+		return nil
+	}
 	port, err := framework.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f.ocm(t, "hub", "init", "--context", "hub", "--wait", "--conversion-webhook-url", fmt.Sprintf("https://127.0.0.1:%d/convert", port))
+	return []string{fmt.Sprintf("--conversion-webhook-url=https://127.0.0.1:%d/convert", port)}
 }
 
 // joinAll installs the hub, joins the named clusters and accepts them, all
@@ -178,8 +249,113 @@ func (f *fleet) joinAllVia(t *testing.T, via func(hub string) string, clusters .
 	}
 }
 
-// agentPID returns the PID of the agent process of a managed cluster.
-func (f *fleet) agentPID(t *testing.T, cluster string) int {
+// instance is one run of a Deployment's process: the container of its Pod
+// on a node (its container ID), or the runner's process (its PID).
+type instance struct {
+	id       string
+	restarts int32
+}
+
+// agent returns the running instance of the agent of a managed cluster.
+func (f *fleet) agent(t *testing.T, cluster string) instance {
 	t.Helper()
-	return f.pid(t, cluster, "open-cluster-management-agent", "klusterlet-agent")
+	return f.instance(t, cluster, config.AgentNamespace, agentDeployment)
+}
+
+// instance waits until Deployment namespace/name on the named cluster runs,
+// and returns what runs.
+func (f *fleet) instance(t *testing.T, cluster, namespace, name string) instance {
+	t.Helper()
+	var got instance
+	eventually(t, 2*time.Minute, fmt.Sprintf("Deployment %s/%s running on %s", namespace, name, cluster), func(ctx context.Context) (bool, error) {
+		var ok bool
+		got, ok = f.running(ctx, cluster, namespace, name)
+		return ok, nil
+	})
+	return got
+}
+
+// readyAgain waits until Deployment namespace/name on the named cluster runs
+// anew after killed, and its Pod is Ready again, so that its Service sends
+// to it.
+func (f *fleet) readyAgain(t *testing.T, cluster, namespace, name string, killed instance) {
+	t.Helper()
+	eventually(t, 2*time.Minute, fmt.Sprintf("Deployment %s/%s on %s running and Ready again", namespace, name, cluster), func(ctx context.Context) (bool, error) {
+		now, ok := f.running(ctx, cluster, namespace, name)
+		if !ok || now.id == killed.id {
+			return false, nil
+		}
+		if f.runner != nil {
+			return true, nil
+		}
+		pod, err := f.runningPod(ctx, cluster, namespace, name)
+		if err != nil || pod == nil {
+			return false, err
+		}
+		for _, c := range pod.Status.Conditions {
+			if c.Type == corev1.PodReady {
+				return c.Status == corev1.ConditionTrue, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// running returns what runs of Deployment namespace/name on the named
+// cluster, and false when nothing does.
+func (f *fleet) running(ctx context.Context, cluster, namespace, name string) (instance, bool) {
+	if f.runner != nil {
+		info, ok := f.runner.Process(cluster, namespace, name)
+		return instance{id: strconv.Itoa(info.Pid), restarts: int32(info.Restarts)}, ok && info.Pid != 0
+	}
+	pod, err := f.runningPod(ctx, cluster, namespace, name)
+	if err != nil || pod == nil {
+		return instance{}, false
+	}
+	s := pod.Status.ContainerStatuses[0]
+	return instance{id: s.ContainerID, restarts: s.RestartCount}, true
+}
+
+// runningPod returns the newest Pod of Deployment namespace/name whose
+// first container runs, nil when none does.
+func (f *fleet) runningPod(ctx context.Context, cluster, namespace, name string) (*corev1.Pod, error) {
+	c := f.env.Cluster(cluster).Client()
+	d := &appsv1.Deployment{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, d); err != nil {
+		return nil, err
+	}
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.InNamespace(namespace), client.MatchingLabels(d.Spec.Selector.MatchLabels)); err != nil {
+		return nil, err
+	}
+	// The newest, while a rollout replaces an old one.
+	var newest *corev1.Pod
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp == nil && len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].State.Running != nil &&
+			(newest == nil || newest.CreationTimestamp.Before(&p.CreationTimestamp)) {
+			newest = p
+		}
+	}
+	return newest, nil
+}
+
+// kill crashes the running instance of Deployment namespace/name on the
+// named cluster (SIGKILL) and returns it.
+func (f *fleet) kill(t *testing.T, cluster, namespace, name string) instance {
+	t.Helper()
+	if f.runner != nil {
+		in := f.instance(t, cluster, namespace, name)
+		pid, err := strconv.Atoi(in.id)
+		require.NoError(t, err)
+		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+		return in
+	}
+	pod, err := f.runningPod(t.Context(), cluster, namespace, name)
+	require.NoError(t, err)
+	require.NotNil(t, pod, "Deployment %s/%s on %s runs no Pod", namespace, name, cluster)
+	s := pod.Status.ContainerStatuses[0]
+	_, err = f.env.Cluster(cluster).KillContainer(t.Context(), namespace, pod.Name, s.Name)
+	require.NoError(t, err)
+	return instance{id: s.ContainerID, restarts: s.RestartCount}
 }

@@ -47,32 +47,16 @@ func joinArgs(t *testing.T, out string) (token, apiserver string) {
 // accept them, and see them Joined and Available; then the seed examples of
 // the ManagedCluster document behave as it says.
 func TestRegistration(t *testing.T) {
-	f := startFleet(t, "hub", "cluster1", "cluster2")
+	f := sharedFleet(t)
 	hub := f.env.Cluster("hub").Client()
 	ctx := t.Context()
 
-	token, apiserver := joinArgs(t, f.hubInit(t))
-	assert.Equal(t, f.env.Cluster("hub").Server(), apiserver)
-
-	// The ManagedCluster example: a hub admin may create the cluster ahead of
-	// its agent, already accepted.
-	applySeed(t, hub, "004-managedcluster.yaml")
-
-	// cluster1 joins with the shared token, cluster2 with one the hub lets
-	// register cluster2 only.
-	tokens := map[string]string{"cluster1": token}
-	tokens["cluster2"], _ = joinArgs(t, f.ocm(t, "hub", "token", "--cluster-name", "cluster2", "--context", "hub"))
+	// The flow ran as the shared fleet started: hub init printed the hub's
+	// URL, and get clusters showed both clusters accepted.
+	assert.Equal(t, f.env.Cluster("hub").Server(), shared.apiserver)
+	assert.NotEqual(t, shared.tokens["cluster1"], shared.tokens["cluster2"], "cluster2 joined with a token of its own")
 	for _, c := range []string{"cluster1", "cluster2"} {
-		f.ocm(t, "join", "--hub-token", tokens[c], "--hub-apiserver", apiserver, "--cluster-name", c, "--context", c)
-	}
-	f.ocm(t, "accept", "--clusters", "cluster1,cluster2", "--context", "hub", "--wait")
-
-	for _, c := range []string{"cluster1", "cluster2"} {
-		waitJoinedAvailable(t, hub, c)
-	}
-	out := f.ocm(t, "get", "clusters", "--context", "hub")
-	for _, c := range []string{"cluster1", "cluster2"} {
-		assert.Regexp(t, `(?m)^`+c+`\s+true\s+`, out, "get clusters shows %s accepted", c)
+		assert.Regexp(t, `(?m)^`+c+`\s+true\s+`, shared.getClusters, "get clusters shows %s accepted", c)
 	}
 
 	t.Run("a ClusterClaim on the managed cluster reaches the hub", func(t *testing.T) {
@@ -112,6 +96,14 @@ func TestRegistration(t *testing.T) {
 		base := mc.DeepCopy()
 		mc.Spec.LeaseDurationSeconds = 4
 		require.NoError(t, hub.Patch(ctx, mc, client.MergeFrom(base)))
+		defer func() {
+			// The shared fleet's lease again.
+			now := &clusterv1.ManagedCluster{}
+			require.NoError(t, hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, now))
+			patched := now.DeepCopy()
+			patched.Spec.LeaseDurationSeconds = base.Spec.LeaseDurationSeconds
+			require.NoError(t, hub.Patch(ctx, patched, client.MergeFrom(now)))
+		}()
 
 		scaleAgent(t, f.env.Cluster("cluster1").Client(), 0)
 		eventually(t, time.Minute, "cluster1 Available Unknown with the unreachable taint", func(ctx context.Context) (bool, error) {
@@ -141,12 +133,18 @@ func TestRegistration(t *testing.T) {
 		}
 	})
 
-	t.Run("unjoin leaves nothing on the managed cluster", func(t *testing.T) {
+	t.Run("unjoin leaves nothing on the managed cluster, and it joins again", func(t *testing.T) {
 		out := f.ocm(t, "unjoin", "--cluster-name", "cluster2", "--context", "cluster2")
 		assert.Contains(t, out, "cluster2", "unjoin says what remains on the hub")
 		c2 := f.env.Cluster("cluster2").Clientset()
-		_, err := c2.CoreV1().Namespaces().Get(ctx, "open-cluster-management-agent", metav1.GetOptions{})
-		assert.True(t, apierrors.IsNotFound(err), "agent namespace still on cluster2: %v", err)
+		eventually(t, 2*time.Minute, "the agent namespace removed from cluster2", func(ctx context.Context) (bool, error) {
+			_, err := c2.CoreV1().Namespaces().Get(ctx, "open-cluster-management-agent", metav1.GetOptions{})
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		})
+		// Back as the shared fleet had it.
+		f.ocm(t, "join", "--hub-token", shared.tokens["cluster2"], "--hub-apiserver", shared.apiserver, "--cluster-name", "cluster2", "--context", "cluster2", "--force")
+		f.ocm(t, "accept", "--clusters", "cluster2", "--context", "hub", "--wait")
+		waitJoinedAvailable(t, hub, "cluster2")
 	})
 }
 

@@ -28,8 +28,7 @@ import (
 // change that fails on the first cluster stops the rollout there (maxFailures
 // 0) until it is mended; deleting the set removes everything it created.
 func TestPlacementRollout(t *testing.T) {
-	f := startFleet(t, "hub", "cluster1", "cluster2")
-	f.joinAll(t, "cluster1", "cluster2")
+	f := sharedFleet(t)
 	hub := f.env.Cluster("hub").Client()
 	managed := map[string]client.Client{
 		"cluster1": f.env.Cluster("cluster1").Client(),

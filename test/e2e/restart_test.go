@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -34,7 +34,7 @@ func TestRestarts(t *testing.T) {
 
 	const n = 100
 	t.Run("agent killed mid-apply", func(t *testing.T) {
-		pid := f.agentPID(t, "cluster1")
+		f.agent(t, "cluster1")
 		require.NoError(t, hub.Create(ctx, configMapWork("cluster1", "many", n, "v1")))
 		// Kill it as soon as the first of the work's ConfigMaps exists on
 		// cluster1, while it is still creating the others.
@@ -48,12 +48,12 @@ func TestRestarts(t *testing.T) {
 			require.True(t, time.Now().Before(deadline), "the agent never started applying work many")
 			time.Sleep(5 * time.Millisecond) // a tight poll, to catch the apply in progress
 		}
-		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+		killed := f.kill(t, "cluster1", config.AgentNamespace, agentDeployment)
 		list := &corev1.ConfigMapList{}
 		require.NoError(t, c1.Client().List(ctx, list, client.InNamespace("default"), client.MatchingLabels{"e2e-work": "many"}))
 		t.Logf("agent killed with %d of %d ConfigMaps created", len(list.Items), n)
 		waitWorkApplied(t, hub, "cluster1", "many", 2*time.Minute)
-		assert.NotEqual(t, pid, f.agentPID(t, "cluster1"), "the agent was not restarted")
+		assert.NotEqual(t, killed.id, f.agent(t, "cluster1").id, "the agent was not restarted")
 		assertAppliedOnce(t, c1.Client(), "many", n)
 	})
 
@@ -69,16 +69,14 @@ func TestRestarts(t *testing.T) {
 			err := hub.Create(ctx, probe.DeepCopy())
 			return err == nil || apierrors.IsAlreadyExists(err), client.IgnoreAlreadyExists(err)
 		})
-		defer func() { assert.NoError(t, client.IgnoreNotFound(hub.Delete(ctx, probe))) }()
-		info, ok := f.runner.Process("hub", "open-cluster-management-hub", "ocm-hub-controller")
-		require.True(t, ok && info.Pid != 0, "the hub controller is not running")
-		require.NoError(t, syscall.Kill(info.Pid, syscall.SIGKILL))
+		defer eventually(t, time.Minute, "ManagedClusterAddOn restart-probe deleted", func(ctx context.Context) (bool, error) {
+			err := client.IgnoreNotFound(hub.Delete(ctx, probe.DeepCopy()))
+			return err == nil, err
+		})
+		killed := f.kill(t, "hub", config.HubNamespace, hubController)
 		require.NoError(t, hub.Create(ctx, configMapWork("cluster1", "after-hub-restart", 1, "v1")))
 		waitWorkApplied(t, hub, "cluster1", "after-hub-restart", time.Minute)
-		eventually(t, time.Minute, "the hub controller running again", func(context.Context) (bool, error) {
-			now, ok := f.runner.Process("hub", "open-cluster-management-hub", "ocm-hub-controller")
-			return ok && now.Pid != 0 && now.Pid != info.Pid, nil
-		})
+		f.readyAgain(t, "hub", config.HubNamespace, hubController, killed)
 		eventually(t, time.Minute, "the restarted hub controller converting add-on objects", func(ctx context.Context) (bool, error) {
 			return true, hub.Get(ctx, client.ObjectKeyFromObject(probe), &addonv1alpha1.ManagedClusterAddOn{})
 		})

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -171,4 +172,25 @@ func (e *Environment) TagImage(ctx context.Context, src, dst string) error {
 		}
 	}
 	return nil
+}
+
+// LayoutTag returns the tag of the one image of the OCI layout in dir, as
+// `make image` names it (annotation org.opencontainers.image.ref.name).
+func LayoutTag(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	if err != nil {
+		return "", fmt.Errorf("read the OCI layout in %s (run 'make node-images'): %w", dir, err)
+	}
+	var idx struct {
+		Manifests []struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"manifests"`
+	}
+	if err := json.Unmarshal(b, &idx); err != nil {
+		return "", fmt.Errorf("%s/index.json: %w", dir, err)
+	}
+	if len(idx.Manifests) != 1 || idx.Manifests[0].Annotations["org.opencontainers.image.ref.name"] == "" {
+		return "", fmt.Errorf("%s/index.json does not name one image", dir)
+	}
+	return idx.Manifests[0].Annotations["org.opencontainers.image.ref.name"], nil
 }

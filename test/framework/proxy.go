@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// Proxy forwards TCP connections from a port on 127.0.0.1 to a target
-// address, and can cut the path off, as a network partition does, for the
-// clients pointed at it. A TLS client pointed at the proxy still verifies
-// the target's certificate: the proxy only copies bytes, and every API
-// server of an Environment serves a certificate valid for 127.0.0.1 whatever
-// the port.
+// Proxy forwards TCP connections from a port on the target's own address
+// (127.0.0.1, or the bridge of an environment with nodes, which the nodes'
+// Pods reach) to a target address, and can cut the path off, as a network
+// partition does, for the clients pointed at it. A TLS client pointed at the
+// proxy still verifies the target's certificate: the proxy only copies
+// bytes, and every API server of an Environment serves a certificate valid
+// for its address whatever the port.
 type Proxy struct {
 	target string
 	ln     net.Listener
@@ -26,10 +27,14 @@ type Proxy struct {
 	wg      sync.WaitGroup
 }
 
-// StartProxy listens on a free port of 127.0.0.1 and forwards every
+// StartProxy listens on a free port of target's host and forwards every
 // connection to target (host:port) until Close.
 func StartProxy(target string) (*Proxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	host, _, err := net.SplitHostPort(target)
+	if err != nil {
+		return nil, fmt.Errorf("proxy target %q: %w", target, err)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("listen for a proxy to %s: %w", target, err)
 	}
@@ -50,7 +55,7 @@ func StartProxyForTest(t testing.TB, target string) *Proxy {
 	return p
 }
 
-// Addr returns the proxy's address, 127.0.0.1:<port>.
+// Addr returns the proxy's address, <target host>:<port>.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 // Block cuts the path: every open connection is closed, and each new one is
