@@ -118,8 +118,8 @@ func run(m *testing.M) int {
 
 // fleet is a hub and managed clusters. Each cluster has a node that runs the
 // product's Pods from the images of `make node-images`; on a fleet of
-// startRunnerFleet, the component runner runs the project's Deployments as
-// local processes instead.
+// startFleetWithHubArgs, the component runner runs the project's Deployments
+// as local processes instead.
 type fleet struct {
 	env    *framework.Environment
 	runner *framework.Runner
@@ -138,20 +138,6 @@ func startFleetWith(t *testing.T, opts framework.Options) *fleet {
 	framework.SkipIfShort(t)
 	opts.Nodes, opts.Images = true, bins.images
 	return &fleet{env: framework.StartForTestWith(t, opts)}
-}
-
-// startRunnerFleet starts the named clusters without nodes, and the runner,
-// which runs the product's Deployments and the example add-on's agent as
-// local processes: for the faults a kubelet cannot give.
-func startRunnerFleet(t *testing.T, clusters ...string) *fleet {
-	t.Helper()
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, clusters...)
-	runner := framework.StartRunnerForTest(t, map[string]string{
-		"ocm-controller":   bins.ocmController,
-		"helloworld-addon": bins.helloworldAddon,
-	}, env.Clusters()...)
-	return &fleet{env: env, runner: runner}
 }
 
 // ocm runs `kubectl ocm args...` with the fleet's kubeconfig, logs the command
