@@ -161,7 +161,7 @@ func readMemory(ctx context.Context, b *testing.B, c *framework.Cluster, label s
 	if err != nil {
 		b.Fatal(err)
 	}
-	agent := m.Sum("container_memory_working_set_bytes", map[string]string{"namespace": config.AgentNamespace, "container": "klusterlet-agent"})
+	agent := m.Sum("container_memory_working_set_bytes", map[string]string{"namespace": config.AgentNamespace})
 	operator := m.Sum("container_memory_working_set_bytes", map[string]string{"namespace": operatorv1.OperatorNamespace})
 	if agent == 0 {
 		b.Fatalf("no working set of the agent's container in the kubelet's resource metrics:\n%s", raw)
