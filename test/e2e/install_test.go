@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"testing"
 	"time"
 
@@ -17,8 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/upgrade"
 )
 
@@ -106,6 +109,21 @@ func TestDeclarativeInstall(t *testing.T) {
 		res = f.upgradeKlusterlet(t, "--bundle-version", "v0.2.0")
 		assert.False(t, res.Changed, "an upgrade to the image that runs changes nothing")
 		waitJoinedAvailable(t, hub, "cluster1")
+		// That image is the second one make node-images built, stamped with
+		// another version: the agent it runs reports that version.
+		eventually(t, 2*time.Minute, "cluster1's agent reporting version "+bins.upgradeVersion, func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
+				return false, err
+			}
+			for _, c := range mc.Status.ClusterClaims {
+				if c.Name == version.AgentVersionClaim {
+					return c.Value == bins.upgradeVersion, nil
+				}
+			}
+			return false, nil
+		})
+		assert.Regexp(t, `(?m)^cluster1\s+True\s+`+regexp.QuoteMeta(bins.upgradeVersion)+`\s`, f.ocm(t, "version", "--context", "hub"))
 		require.NoError(t, hub.Create(t.Context(), configMapWork("cluster1", "upgraded", 1, "v0.2.0")))
 		waitWorkApplied(t, hub, "cluster1", "upgraded", time.Minute)
 		assertAppliedOnce(t, managed, "upgraded", 1)
