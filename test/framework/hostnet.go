@@ -101,12 +101,19 @@ func deleteNetns(name string) error {
 	return ip("netns", "delete", name)
 }
 
-// deleteLink removes the host's link name if it exists.
+// deleteLink removes the host's link name if it exists. A node's veth goes
+// away on its own once the kernel frees the node's network namespace, which it
+// does asynchronously after the namespace's last reference is gone; so the
+// link may vanish between the check and the delete, and that is success.
 func deleteLink(name string) error {
 	if !linkExists(name) {
 		return nil
 	}
-	return ip("link", "delete", name)
+	err := ip("link", "delete", name)
+	if err != nil && !linkExists(name) {
+		return nil
+	}
+	return err
 }
 
 // deleteRoutes removes every route of the host's main table for exactly r
