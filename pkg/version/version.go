@@ -22,6 +22,15 @@ var (
 	BuildDate = "unknown"
 )
 
+// VersionSymbol is the linker's name of Version, for -ldflags "-X".
+const VersionSymbol = "github.com/kubectl-ocm/kubectl-ocm/pkg/version.Version"
+
+// StampFlags are the `go build` flags that stamp v as Version, as the
+// Makefile's build does (without the commit and date).
+func StampFlags(v string) []string {
+	return []string{"-ldflags", "-X " + VersionSymbol + "=" + v}
+}
+
 // unstamped is Version in a binary the linker did not stamp.
 const unstamped = "v0.0.0-dev"
 

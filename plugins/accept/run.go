@@ -7,9 +7,12 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -17,14 +20,25 @@ import (
 // ReasonApproved is the Approved condition reason of the requests accept approves.
 const ReasonApproved = "ApprovedByKubectlOCM"
 
+// hubController is the hub controller's Deployment: it accepts clusters and
+// serves the admission webhooks the agents' requests pass, so the waits name
+// what stops it.
+var hubController = types.NamespacedName{Namespace: config.HubNamespace, Name: config.HubControllerDeployment}
+
+// agentHint says where to look when a cluster's agent does not act: it runs
+// on the managed cluster, which the hub does not see.
+const agentHint = "the agent runs on the managed cluster, out of the hub's sight: on that cluster, " +
+	"`kubectl ocm get klusterlet` shows its state and `kubectl -n open-cluster-management-agent get pods` its Pods"
+
 // Run accepts every cluster in turn.
 func (o *Options) Run(ctx context.Context) error {
-	c, _, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
+	in := cli.NewInspector(c, cfg, cli.HubImageFix)
 	for _, name := range o.Clusters {
-		if err := o.accept(ctx, c, name); err != nil {
+		if err := o.accept(ctx, c, in, name); err != nil {
 			return err
 		}
 	}
@@ -32,8 +46,10 @@ func (o *Options) Run(ctx context.Context) error {
 }
 
 // accept approves the cluster's requests, sets hubAcceptsClient and, with
-// --wait, waits until the cluster has joined.
-func (o *Options) accept(ctx context.Context, c client.Client, name string) error {
+// --wait, waits until the cluster has joined. While it waits, in names what
+// stops the hub controller; when a wait fails, the error names the last
+// Pod-level cause seen, or where to look at the agent.
+func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string) error {
 	skipped := map[string]bool{}
 	approved, err := o.approveRequests(ctx, c, name, skipped)
 	if err != nil {
@@ -50,10 +66,10 @@ func (o *Options) accept(ctx context.Context, c client.Client, name string) erro
 			return n > 0, state, err
 		})
 		if err != nil {
-			return err
+			return explain(in, err)
 		}
 	}
-	if err := o.setAccepted(ctx, c, name); err != nil {
+	if err := o.setAccepted(ctx, c, in, name); err != nil {
 		return err
 	}
 	if !o.Wait {
@@ -64,10 +80,13 @@ func (o *Options) accept(ctx context.Context, c client.Client, name string) erro
 		if err := c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 			return false, "", err
 		}
-		return mc.IsJoined(), joinState(mc), nil
+		if mc.IsJoined() {
+			return true, joinState(mc), nil
+		}
+		return false, cli.DescribeNotReady(ctx, in, joinState(mc), hubController), nil
 	})
 	if err != nil {
-		return err
+		return explain(in, err)
 	}
 	fmt.Fprintf(o.Out, "Your managed cluster %s has joined the Hub successfully.\n", name)
 	return nil
@@ -112,16 +131,19 @@ func (o *Options) decide(obj *certificatesv1.CertificateSigningRequest) (bool, s
 }
 
 // setAccepted sets spec.hubAcceptsClient, waiting for the ManagedCluster
-// with --wait.
-func (o *Options) setAccepted(ctx context.Context, c client.Client, name string) error {
+// with --wait while in names what stops the hub controller.
+func (o *Options) setAccepted(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string) error {
 	mc := &clusterv1.ManagedCluster{}
 	get := func(ctx context.Context) error { return c.Get(ctx, client.ObjectKey{Name: name}, mc) }
 	err := get(ctx)
 	if apierrors.IsNotFound(err) && o.Wait {
 		err = cli.Wait(ctx, o.ErrOut, o.Timeout, "ManagedCluster "+name+" to be created by its agent", func(ctx context.Context) (bool, string, error) {
 			err := get(ctx)
-			return err == nil, "not registered yet", client.IgnoreNotFound(err)
+			return err == nil, cli.DescribeNotReady(ctx, in, "not registered yet", hubController), client.IgnoreNotFound(err)
 		})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return explain(in, err)
+		}
 	}
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("managed cluster %s is not registered on this hub: run `kubectl ocm join ... --cluster-name %s` on it first, or pass --wait", name, name)
@@ -138,6 +160,12 @@ func (o *Options) setAccepted(ctx context.Context, c client.Client, name string)
 	}
 	fmt.Fprintf(o.Out, "set hubAcceptsClient to true for managed cluster %s\n", name)
 	return nil
+}
+
+// explain adds to err, a failed wait, the last Pod-level cause in saw of the
+// hub controller, and where to look at the agent.
+func explain(in *deploystatus.Inspector, err error) error {
+	return in.Explain(fmt.Errorf("%w; %s", err, agentHint))
 }
 
 // joinState describes how far a cluster is in joining.

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
@@ -23,6 +24,8 @@ type hub struct {
 	client.Client
 	// host is the hub API server's URL.
 	host string
+	// config is the client's configuration; nil in tests.
+	config *rest.Config
 }
 
 // connect returns a client of the hub getter selects.
@@ -31,7 +34,7 @@ func connect(getter genericclioptions.RESTClientGetter) (hub, error) {
 	if err != nil {
 		return hub{}, err
 	}
-	return hub{Client: c, host: cfg.Host}, nil
+	return hub{Client: c, host: cfg.Host, config: cfg}, nil
 }
 
 // connectAddons connects to the hub getter selects and reads its

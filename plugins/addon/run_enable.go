@@ -11,9 +11,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	ocmconfig "github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -149,9 +151,14 @@ func warnUnsupported(out io.Writer, cma *addonv1alpha1.ClusterManagementAddOn, c
 }
 
 // waitAvailable waits until the ManagedClusterAddOn of every add-on on
-// every cluster is Available, showing each one's state.
+// every cluster is Available, showing each one's state and what stops the
+// hub controller, whose add-on manager deploys the agents. When the wait
+// fails, the error names the last Pod-level cause seen of the hub
+// controller, and where to look at the agents.
 func (o *EnableOptions) waitAvailable(ctx context.Context, h hub) error {
 	what := fmt.Sprintf("add-on %s to be available on managed cluster(s) %s", strings.Join(o.Names, ","), strings.Join(o.Clusters, ","))
+	in := cli.NewInspector(h.Client, h.config, cli.HubImageFix)
+	hubController := types.NamespacedName{Namespace: ocmconfig.HubNamespace, Name: ocmconfig.HubControllerDeployment}
 	err := cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		done := true
 		var states []string
@@ -168,10 +175,14 @@ func (o *EnableOptions) waitAvailable(ctx context.Context, h hub) error {
 				states = append(states, state)
 			}
 		}
-		return done, strings.Join(states, "; "), nil
+		if done {
+			return true, strings.Join(states, "; "), nil
+		}
+		return false, cli.DescribeNotReady(ctx, in, strings.Join(states, "; "), hubController), nil
 	})
 	if err != nil {
-		return fmt.Errorf("%w; the hub's add-on manager deploys the agent and its health check sets Available: see `kubectl ocm addon get %s`", err, o.Names[0])
+		return in.Explain(fmt.Errorf("%w; the hub's add-on manager deploys the agent and its health check sets Available: see `kubectl ocm addon get %s`; "+
+			"the agent runs on the managed cluster, out of the hub's sight: there, `kubectl -n %s get pods` shows its Pods", err, o.Names[0], o.InstallNamespace))
 	}
 	if cli.Output(o.PrintFlags) == "" {
 		fmt.Fprintf(o.Out, "Add-on %s is available on managed cluster(s) %s.\n", strings.Join(o.Names, ","), strings.Join(o.Clusters, ","))

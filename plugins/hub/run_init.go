@@ -6,18 +6,19 @@ import (
 	"io"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -50,14 +51,15 @@ func (o *InitOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	fmt.Fprintf(o.ErrOut, "Applied %d hub objects to %s; the ClusterManager operator installs the rest.\n", len(objs), cfg.Host)
+	in := cli.NewInspector(c, cfg, cli.ImageFlagsFix)
 	if o.Wait {
-		if err := WaitForClusterManager(ctx, c, o.ErrOut, o.Timeout, operatorv1.ClusterManagerName); err != nil {
+		if err := WaitForClusterManager(ctx, c, in, o.ErrOut, o.Timeout, operatorv1.ClusterManagerName); err != nil {
 			return err
 		}
-	} else if err := waitForBootstrapIdentity(ctx, o, c); err != nil {
+	} else if err := waitForBootstrapIdentity(ctx, o, c, in); err != nil {
 		return err
 	}
-	if err := migrateStoredVersions(ctx, o, c); err != nil {
+	if err := migrateStoredVersions(ctx, o, c, in); err != nil {
 		return err
 	}
 	join, err := cli.NewJoinInfo(ctx, c, cfg, o.TokenDuration, o.ClusterName)
@@ -102,10 +104,21 @@ func (o *InitOptions) printDryRun(objs []*unstructured.Unstructured) error {
 	return nil
 }
 
+// Deployments of the hub that init waits for.
+var (
+	// operatorDeployment runs the ClusterManager operator.
+	operatorDeployment = types.NamespacedName{Namespace: config.OperatorNamespace, Name: config.HubOperatorDeployment}
+	// controllerDeployment runs the hub controller.
+	controllerDeployment = types.NamespacedName{Namespace: config.HubNamespace, Name: config.HubControllerDeployment}
+)
+
 // WaitForClusterManager waits until the ClusterManager name is Available
-// at its current generation, writing its progress to out. It stops at once,
-// with the cause, when the operator rejects the ClusterManager's spec.
-func WaitForClusterManager(ctx context.Context, c client.Client, out io.Writer, timeout time.Duration, name string) error {
+// at its current generation, writing its progress to out with what in
+// finds about the operator's and the hub controller's Deployments while
+// they are not ready. It stops at once, with the cause, when the operator
+// rejects the ClusterManager's spec; when it times out, the error names the
+// last Pod-level cause seen.
+func WaitForClusterManager(ctx context.Context, c client.Client, in *deploystatus.Inspector, out io.Writer, timeout time.Duration, name string) error {
 	var rejected error
 	what := fmt.Sprintf("ClusterManager %s to be available", name)
 	err := cli.Wait(ctx, out, timeout, what, func(ctx context.Context) (bool, string, error) {
@@ -115,10 +128,13 @@ func WaitForClusterManager(ctx context.Context, c client.Client, out io.Writer, 
 		}
 		done, state, err := clusterManagerState(cm)
 		rejected = err
-		return done || err != nil, state, nil
+		if done || err != nil {
+			return true, state, nil
+		}
+		return false, cli.DescribeNotReady(ctx, in, state, operatorDeployment, controllerDeployment), nil
 	})
 	if err != nil {
-		return fmt.Errorf("%w; the ClusterManager operator runs as Deployment %s/%s ('kubectl ocm hub status' reports both)", err, config.OperatorNamespace, config.HubOperatorDeployment)
+		return in.Explain(fmt.Errorf("%w; the ClusterManager operator runs as Deployment %s ('kubectl ocm hub status' reports both)", err, operatorDeployment))
 	}
 	return rejected
 }
@@ -146,44 +162,25 @@ func clusterManagerState(cm *operatorv1.ClusterManager) (bool, string, error) {
 }
 
 // waitForBootstrapIdentity waits until the operator has created the
-// bootstrap ServiceAccount, whose token the join command carries.
-func waitForBootstrapIdentity(ctx context.Context, o *InitOptions, c client.Client) error {
+// bootstrap ServiceAccount, whose token the join command carries, naming
+// what in finds about the operator's Deployment while it is not ready.
+func waitForBootstrapIdentity(ctx context.Context, o *InitOptions, c client.Client, in *deploystatus.Inspector) error {
 	key := client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.BootstrapServiceAccount}
 	what := fmt.Sprintf("the ClusterManager operator to create ServiceAccount %s/%s", key.Namespace, key.Name)
-	return cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
+	return in.Explain(cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, key, &corev1.ServiceAccount{})
 		if apierrors.IsNotFound(err) {
-			return false, "not created yet", nil
+			return false, cli.DescribeNotReady(ctx, in, "not created yet", operatorDeployment), nil
 		}
 		return err == nil, "", err
-	})
-}
-
-// deploymentState reports whether dep is available and describes its state,
-// naming the reason of a failing condition when there is one.
-func deploymentState(dep *appsv1.Deployment) (bool, string) {
-	want := int32(1)
-	if dep.Spec.Replicas != nil {
-		want = *dep.Spec.Replicas
-	}
-	state := fmt.Sprintf("%d/%d replicas available", dep.Status.AvailableReplicas, want)
-	available := false
-	for _, c := range dep.Status.Conditions {
-		switch {
-		case c.Type == appsv1.DeploymentAvailable && c.Status == "True":
-			available = true
-		case c.Status == "False" && c.Message != "":
-			state += fmt.Sprintf("; %s: %s", c.Reason, c.Message)
-		}
-	}
-	return available && dep.Status.AvailableReplicas >= want && dep.Status.ObservedGeneration >= dep.Generation, state
+	}))
 }
 
 // migrateStoredVersions brings add-on objects a previous version of the hub
 // stored at another version to the storage version: when a converted CRD's
 // status.storedVersions says so, it waits for the conversion webhook, which
 // the upgraded hub controller serves, then rewrites them.
-func migrateStoredVersions(ctx context.Context, o *InitOptions, c client.Client) error {
+func migrateStoredVersions(ctx context.Context, o *InitOptions, c client.Client, in *deploystatus.Inspector) error {
 	pending, err := conversion.MigrationPending(ctx, c)
 	if err != nil || !pending {
 		return err
@@ -191,12 +188,12 @@ func migrateStoredVersions(ctx context.Context, o *InitOptions, c client.Client)
 	what := "the add-on conversion webhook of the hub controller, to migrate stored add-on objects"
 	err = cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		if err := conversion.Probe(ctx, c); err != nil {
-			return false, err.Error(), nil
+			return false, cli.DescribeNotReady(ctx, in, err.Error(), controllerDeployment), nil
 		}
 		return true, "", nil
 	})
 	if err != nil {
-		return fmt.Errorf("%w; the add-on objects stay at their earlier version: check the hub controller (kubectl ocm hub status) and run 'kubectl ocm hub init' again", err)
+		return in.Explain(fmt.Errorf("%w; the add-on objects stay at their earlier version: check the hub controller (kubectl ocm hub status) and run 'kubectl ocm hub init' again", err))
 	}
 	migrated, err := conversion.MigrateStoredVersions(ctx, c)
 	for _, m := range migrated {

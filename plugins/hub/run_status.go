@@ -6,16 +6,17 @@ import (
 	"io"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -44,7 +45,8 @@ type ControllerStatus struct {
 	Installed bool `json:"installed"`
 	// Available reports whether it is available.
 	Available bool `json:"available"`
-	// State describes replicas and failing conditions.
+	// State describes the rollout, the Deployment's failing conditions and
+	// the Pod-level cause when it is not available.
 	State string `json:"state,omitempty"`
 }
 
@@ -62,7 +64,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := collectStatus(ctx, c)
+	st, err := collectStatus(ctx, c, cli.NewInspector(c, cfg, cli.HubImageFix))
 	if err != nil {
 		return fmt.Errorf("read hub status from %s: %w", cfg.Host, err)
 	}
@@ -73,14 +75,14 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// collectStatus reads the hub's state.
-func collectStatus(ctx context.Context, c client.Client) (*Status, error) {
+// collectStatus reads the hub's state, judging its Deployments with in.
+func collectStatus(ctx context.Context, c client.Client, in *deploystatus.Inspector) (*Status, error) {
 	st := &Status{CRDs: map[string]bool{}}
 	var err error
-	if st.Operator, err = readDeployment(ctx, c, config.OperatorNamespace, config.HubOperatorDeployment); err != nil {
+	if st.Operator, err = readDeployment(ctx, in, operatorDeployment); err != nil {
 		return nil, err
 	}
-	if st.Controller, err = readDeployment(ctx, c, config.HubNamespace, ControllerDeployment); err != nil {
+	if st.Controller, err = readDeployment(ctx, in, controllerDeployment); err != nil {
 		return nil, err
 	}
 	crds, err := config.HubCRDs()
@@ -113,16 +115,16 @@ func collectStatus(ctx context.Context, c client.Client) (*Status, error) {
 	return st, nil
 }
 
-// readDeployment describes Deployment namespace/name.
-func readDeployment(ctx context.Context, c client.Client, namespace, name string) (ControllerStatus, error) {
-	var st ControllerStatus
-	dep := &appsv1.Deployment{}
-	switch err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, dep); {
-	case err == nil:
-		st.Installed = true
-		st.Available, st.State = deploymentState(dep)
-	case !apierrors.IsNotFound(err):
-		return st, err
+// readDeployment describes Deployment key as in judges it: available
+// once rolled out, else its state and the Pod-level cause with its fix.
+func readDeployment(ctx context.Context, in *deploystatus.Inspector, key types.NamespacedName) (ControllerStatus, error) {
+	r, err := in.Read(ctx, key)
+	if err != nil || r == nil {
+		return ControllerStatus{}, err
+	}
+	st := ControllerStatus{Installed: true, Available: r.Done, State: r.Status.String()}
+	if r.Cause != nil {
+		st.State += "; " + r.Cause.String()
 	}
 	return st, nil
 }

@@ -36,7 +36,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	// spoke is the cluster of --context: the managed cluster, or in hosted
 	// mode the hosting cluster, where the agent runs.
-	spoke, _, err := cli.NewClient(o.getter)
+	spoke, spokeCfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if !o.Wait {
 		return nil
 	}
-	return o.wait(ctx, spoke, hub.client)
+	return o.wait(ctx, spoke, hub.client, cli.NewInspector(spoke, spokeCfg, cli.ImageFlagsFix))
 }
 
 // objects renders what join writes for a hub at server with CA ca: on the

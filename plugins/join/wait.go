@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -27,35 +28,40 @@ type joinState struct {
 }
 
 // wait shows each step on stderr until the cluster has joined and is
-// available, or fails naming the step it is stuck in.
-func (o *Options) wait(ctx context.Context, spoke, hub client.Client) error {
+// available, or fails naming the step it is stuck in and the last Pod-level
+// cause seen of the Klusterlet operator or the agent.
+func (o *Options) wait(ctx context.Context, spoke, hub client.Client, in *deploystatus.Inspector) error {
 	err := cli.Wait(ctx, o.ErrOut, o.Timeout, "cluster "+o.ClusterName+" to join the hub", func(ctx context.Context) (bool, string, error) {
-		s, err := o.observe(ctx, spoke, hub)
+		s, err := o.observe(ctx, spoke, hub, in)
 		if err != nil {
 			return false, "", err
 		}
 		return s.done, s.step + ": " + s.detail, nil
 	})
 	if err != nil {
-		return err
+		return in.Explain(err)
 	}
 	fmt.Fprintf(o.Out, "Cluster %s has joined the hub and is available.\n", o.ClusterName)
 	return nil
 }
 
 // observe reads, on the cluster of --context, the Klusterlet operator's
-// Deployment and the Klusterlet's conditions (the operator's and the
-// agent's) and, when the token may read it, the ManagedCluster on the hub.
-// A Klusterlet field the operator cannot honor ends the wait with its cause.
-func (o *Options) observe(ctx context.Context, spoke, hub client.Client) (joinState, error) {
-	op := &appsv1.Deployment{}
+// Deployment, the Klusterlet's conditions (the operator's and the agent's)
+// and, when the token may read it, the ManagedCluster on the hub. While the
+// operator's or the agent's Deployment is not ready, in names its Pod-level
+// cause. A Klusterlet field the operator cannot honor ends the wait with its
+// cause.
+func (o *Options) observe(ctx context.Context, spoke, hub client.Client, in *deploystatus.Inspector) (joinState, error) {
 	key := types.NamespacedName{Namespace: operatorv1.OperatorNamespace, Name: config.KlusterletOperatorName}
-	if err := spoke.Get(ctx, key, op); err != nil {
-		return joinState{}, fmt.Errorf("read Deployment %s: %w", key, err)
+	op, err := in.Read(ctx, key)
+	if err != nil {
+		return joinState{}, err
 	}
-	if op.Status.AvailableReplicas == 0 {
-		return joinState{step: "operator starting", detail: fmt.Sprintf("Deployment %s has no running Klusterlet operator yet%s; check its pod with `kubectl -n %s describe pods`",
-			key, deploymentCauses(op), key.Namespace)}, nil
+	if op == nil {
+		return joinState{}, fmt.Errorf("read Deployment %s: not found", key)
+	}
+	if !op.Done {
+		return operatorState(*op), nil
 	}
 	name := o.klusterletName()
 	k := &operatorv1.Klusterlet{}
@@ -68,6 +74,7 @@ func (o *Options) observe(ctx context.Context, spoke, hub client.Client) (joinSt
 	}
 	state := klusterletState(k.Status.Conditions, o.ClusterName, name)
 	if !state.done {
+		state.detail = cli.DescribeNotReady(ctx, in, state.detail, agentDeployments(k)...)
 		return state, nil
 	}
 	// The agent says it joined; confirm on the hub when the token allows.
@@ -81,16 +88,30 @@ func (o *Options) observe(ctx context.Context, spoke, hub client.Client) (joinSt
 	return state, nil
 }
 
-// deploymentCauses returns the messages of dep's conditions that are not
-// True, as " (reason: message)", for progress lines.
-func deploymentCauses(dep *appsv1.Deployment) string {
-	var out string
-	for _, c := range dep.Status.Conditions {
-		if c.Status != "True" && c.Message != "" {
-			out += fmt.Sprintf(" (%s: %s)", c.Reason, c.Message)
+// operatorState describes the Klusterlet operator's Deployment while it is
+// not rolled out: its state and the Pod-level cause with its fix, or where
+// to look when its Pods show none.
+func operatorState(r deploystatus.Report) joinState {
+	s := joinState{step: "operator starting", detail: r.String()}
+	if r.Serving {
+		s.step = "operator rolling out"
+	}
+	if r.Cause == nil {
+		s.detail += fmt.Sprintf("; check its Pods with `kubectl -n %s describe pods`", r.Deployment.Namespace)
+	}
+	return s
+}
+
+// agentDeployments are the Deployments the Klusterlet operator reports it
+// runs for k: the agent's.
+func agentDeployments(k *operatorv1.Klusterlet) []types.NamespacedName {
+	var keys []types.NamespacedName
+	for _, g := range k.Status.Generations {
+		if g.Group == appsv1.GroupName && g.Resource == "deployments" {
+			keys = append(keys, types.NamespacedName{Namespace: g.Namespace, Name: g.Name})
 		}
 	}
-	return out
+	return keys
 }
 
 // klusterletState interprets the Klusterlet's conditions: the operator's

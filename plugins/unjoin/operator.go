@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 )
 
 // deleteKlusterlet deletes k and waits until it is gone. When no Klusterlet
@@ -38,12 +39,13 @@ func (o *Options) deleteKlusterlet(ctx context.Context, c client.Client, k *oper
 	return o.waitGone(ctx, c, "Klusterlet "+k.Name+" (the Klusterlet operator removes its agent first)", []*unstructured.Unstructured{u})
 }
 
-// operatorRuns reports whether the Klusterlet operator's Deployment has an
-// available replica.
+// operatorRuns reports whether a replica of the Klusterlet operator's
+// Deployment is available (deploystatus.Status.Serving), rolled out or not:
+// one is there to honor the finalizer.
 func operatorRuns(ctx context.Context, c client.Client) bool {
 	dep := &appsv1.Deployment{}
 	key := types.NamespacedName{Namespace: operatorv1.OperatorNamespace, Name: config.KlusterletOperatorName}
-	return c.Get(ctx, key, dep) == nil && dep.Status.AvailableReplicas > 0
+	return c.Get(ctx, key, dep) == nil && deploystatus.Of(dep).Serving
 }
 
 // removeOperator removes the Klusterlet operator once no Klusterlet remains

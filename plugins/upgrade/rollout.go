@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 )
 
 // Condition types the operator writes on both resources and the upgrade
@@ -21,10 +22,6 @@ const (
 	conditionApplied   = "Applied"
 	conditionAvailable = "Available"
 )
-
-// reasonProgressDeadlineExceeded is the reason of the Progressing=False
-// condition the deployment controller writes when a rollout stalled for good.
-const reasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
 
 // resourceStatus is what the upgrade reads from the status of a
 // ClusterManager or Klusterlet.
@@ -135,46 +132,22 @@ func current(conds []metav1.Condition, t string, gen int64) *metav1.Condition {
 	return c
 }
 
-// rolloutState reports whether dep runs image, rolled out and available, and
-// otherwise what it waits for, with the cause the Deployment gives. A
-// rollout that exceeded its progress deadline is an error.
+// rolloutState reports whether dep runs image and is rolled out by the
+// rule of deploystatus.Of, and otherwise what it waits for, with the cause
+// the Deployment gives. A rollout that exceeded its progress deadline is an
+// error.
 func rolloutState(dep *appsv1.Deployment, image string) (bool, string, error) {
 	name := fmt.Sprintf("Deployment %s/%s", dep.Namespace, dep.Name)
 	if !runsImage(dep, image) {
 		return false, name + " does not run the new image yet", nil
 	}
-	if dep.Status.ObservedGeneration < dep.Generation {
-		return false, name + " rollout not started yet", nil
+	switch st := deploystatus.Of(dep); {
+	case st.Stalled:
+		return false, "", fmt.Errorf("%s did not roll out: %s", name, st)
+	case !st.Done:
+		return false, name + ": " + st.String(), nil
 	}
-	want := int32(1)
-	if dep.Spec.Replicas != nil {
-		want = *dep.Spec.Replicas
-	}
-	var available bool
-	var causes []string
-	for _, c := range dep.Status.Conditions {
-		switch {
-		case c.Type == appsv1.DeploymentProgressing && c.Reason == reasonProgressDeadlineExceeded:
-			return false, "", fmt.Errorf("%s did not roll out: %s: %s", name, c.Reason, c.Message)
-		case c.Type == appsv1.DeploymentAvailable && c.Status == corev1.ConditionTrue:
-			available = true
-		case c.Status == corev1.ConditionFalse && c.Message != "":
-			causes = append(causes, fmt.Sprintf("%s: %s", c.Reason, c.Message))
-		}
-	}
-	st := dep.Status
-	done := st.UpdatedReplicas >= want && st.Replicas <= st.UpdatedReplicas && st.AvailableReplicas >= want && available
-	if done {
-		return true, "", nil
-	}
-	state := fmt.Sprintf("%s: %d/%d updated, %d/%d available", name, st.UpdatedReplicas, want, st.AvailableReplicas, want)
-	if old := st.Replicas - st.UpdatedReplicas; old > 0 {
-		state += fmt.Sprintf(", %d old", old)
-	}
-	if len(causes) > 0 {
-		state += " (" + strings.Join(causes, "; ") + ")"
-	}
-	return false, state, nil
+	return true, "", nil
 }
 
 // runsImage reports whether a container of dep's pod template runs image.

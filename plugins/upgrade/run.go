@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -44,11 +45,12 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.run(ctx, c, cfg.Host)
+	return o.run(ctx, c, cli.NewInspector(c, cfg, cli.ImageFlagsFix), cfg.Host)
 }
 
-// run is Run on the cluster of client c at host.
-func (o *Options) run(ctx context.Context, c client.Client, host string) error {
+// run is Run on the cluster of client c at host, with in inspecting the
+// Deployments the upgrade waits for.
+func (o *Options) run(ctx context.Context, c client.Client, in *deploystatus.Inspector, host string) error {
 	obj, kind, operator := o.subject()
 	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
@@ -88,7 +90,7 @@ func (o *Options) run(ctx context.Context, c client.Client, host string) error {
 		if opDep != nil && !runsImage(opDep, o.Image) {
 			opDep = nil // no ocm-controller container: not an operator this upgrade moves
 		}
-		if res.RolledOut, err = o.waitRollout(ctx, c, obj, kind, opDep); err != nil {
+		if res.RolledOut, err = o.waitRollout(ctx, c, in, obj, kind, opDep); err != nil {
 			return err
 		}
 	}
@@ -171,9 +173,10 @@ func (o *Options) checkSkew(ctx context.Context, c client.Client) ([]string, err
 
 // waitRollout waits until obj's operator has acted on its new generation and
 // every Deployment it lists, and the operator's own Deployment opDep when
-// not nil, rolled out at the new image and is available. It returns those
-// Deployments as namespace/name.
-func (o *Options) waitRollout(ctx context.Context, c client.Client, obj client.Object, kind string, opDep *appsv1.Deployment) ([]string, error) {
+// not nil, rolled out at the new image and is available. While one is not,
+// the progress names the Pod-level cause in finds, and so does the error
+// when the wait fails. It returns those Deployments as namespace/name.
+func (o *Options) waitRollout(ctx context.Context, c client.Client, in *deploystatus.Inspector, obj client.Object, kind string, opDep *appsv1.Deployment) ([]string, error) {
 	what := fmt.Sprintf("%s %s to run %s", kind, o.Name, o.Image)
 	gen := obj.GetGeneration()
 	var rolled []string
@@ -183,6 +186,12 @@ func (o *Options) waitRollout(ctx context.Context, c client.Client, obj client.O
 			return false, "", err
 		}
 		obs.kind, obs.name, obs.generation, obs.image = kind, o.Name, gen, o.Image
+		var causes []string
+		for _, d := range obs.deployments {
+			if r := in.Inspect(ctx, d); r.Cause != nil {
+				causes = append(causes, r.Cause.String())
+			}
+		}
 		done, state, err := judge(obs)
 		if err != nil {
 			return false, "", cli.Stop(err)
@@ -191,9 +200,12 @@ func (o *Options) waitRollout(ctx context.Context, c client.Client, obj client.O
 		for _, d := range obs.deployments {
 			rolled = append(rolled, d.Namespace+"/"+d.Name)
 		}
+		if !done && len(causes) > 0 {
+			state += "; " + strings.Join(causes, "; ")
+		}
 		return done, state, nil
 	})
-	return rolled, err
+	return rolled, in.Explain(err)
 }
 
 // observe reads obj again, the Deployments its status lists and opDep.

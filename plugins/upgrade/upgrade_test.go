@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
@@ -185,15 +186,15 @@ func TestJudge(t *testing.T) {
 			[]*appsv1.Deployment{deployment("ocm-hub-controller", oldImage)}, nil, false,
 			"the operator has not acted on generation 3 yet (observed 2); Deployment open-cluster-management-hub/ocm-hub-controller does not run the new image yet", ""},
 		{"the rollout is not observed", listed, []*appsv1.Deployment{deployment("ocm-hub-controller", newImage, func(d *appsv1.Deployment) { d.Generation = 3 })},
-			nil, false, "rollout not started", ""},
+			nil, false, "Deployment open-cluster-management-hub/ocm-hub-controller: the deployment controller has not observed generation 3 yet (observed 2)", ""},
 		{"old replicas remain", listed, []*appsv1.Deployment{deployment("ocm-hub-controller", newImage, func(d *appsv1.Deployment) { d.Status.Replicas = 2 })},
-			nil, false, "1/1 updated, 1/1 available, 1 old", ""},
+			nil, false, "Deployment open-cluster-management-hub/ocm-hub-controller: 1 old replicas pending termination", ""},
 		{"not available, with the cause", listed, []*appsv1.Deployment{deployment("ocm-hub-controller", newImage,
 			unavailable("ImageNotMapped", `image "x" maps to no local binary`))}, nil, false,
-			`0/1 available (MinimumReplicasUnavailable: Deployment does not have minimum availability.; ImageNotMapped: image "x" maps to no local binary)`, ""},
+			`Deployment open-cluster-management-hub/ocm-hub-controller: 0 of 1 updated replicas available (MinimumReplicasUnavailable: Deployment does not have minimum availability.; ImageNotMapped: image "x" maps to no local binary)`, ""},
 		{"rollout past its deadline", listed, []*appsv1.Deployment{deployment("ocm-hub-controller", newImage,
-			unavailable(reasonProgressDeadlineExceeded, `ReplicaSet "x" has timed out progressing.`))}, nil, false, "",
-			`Deployment open-cluster-management-hub/ocm-hub-controller did not roll out: ProgressDeadlineExceeded`},
+			unavailable(deploystatus.ReasonProgressDeadlineExceeded, `ReplicaSet "x" has timed out progressing.`))}, nil, false, "",
+			`Deployment open-cluster-management-hub/ocm-hub-controller did not roll out: the rollout exceeded its progress deadline with 0 of 1 updated replicas available (MinimumReplicasUnavailable: Deployment does not have minimum availability.; ProgressDeadlineExceeded: ReplicaSet "x" has timed out progressing.)`},
 		{"rejected by the operator", with(func(s *resourceStatus) {
 			s.conditions[0] = metav1.Condition{Type: "Applied", Status: metav1.ConditionFalse, Reason: "ImagesDiffer", Message: "give one image", ObservedGeneration: 3}
 		}), nil, nil, false, "", "ClusterManager cluster-manager was not applied: ImagesDiffer: give one image"},
@@ -275,7 +276,7 @@ func TestRun(t *testing.T) {
 			o := NewOptions(TargetHub, nil, streams)
 			o.BundleVersion, o.Force, o.Wait = tt.bundle, tt.force, false
 			require.NoError(t, o.Validate())
-			err := o.run(context.Background(), c, "https://hub")
+			err := o.run(context.Background(), c, deploystatus.NewInspector(c, nil), "https://hub")
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 			} else {
@@ -305,6 +306,6 @@ func TestWaitStopsWithTheCause(t *testing.T) {
 	c := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(cm).Build()
 	o := NewOptions(TargetHub, nil, genericiooptions.NewTestIOStreamsDiscard())
 	o.Image, o.Timeout = newImage, time.Minute
-	_, err := o.waitRollout(context.Background(), c, cm, "ClusterManager", nil)
+	_, err := o.waitRollout(context.Background(), c, deploystatus.NewInspector(c, nil), cm, "ClusterManager", nil)
 	assert.ErrorContains(t, err, "ClusterManager cluster-manager was not applied: ImagesDiffer: the four image fields must name one image")
 }

@@ -133,6 +133,9 @@ func TestDeclarativeInstall(t *testing.T) {
 		out, err := f.tryOCM(t, "upgrade", "klusterlet", "--context", "cluster1", "--image", "registry.e2e.example/none/no-such-controller:v1", "--timeout", "20s")
 		require.Error(t, err, "the upgrade to an image without binary succeeded")
 		assert.Contains(t, out, "timed out after 20s waiting for Klusterlet klusterlet to run registry.e2e.example/none/no-such-controller:v1")
+		// The kubelet's own reason for the agent's new Pod, and the fix.
+		assert.Regexp(t, `(ErrImagePull|ImagePullBackOff).*for image registry.e2e.example/none/no-such-controller:v1`, out)
+		assert.Contains(t, out, "--image-registry")
 
 		res := f.upgradeKlusterlet(t, "--bundle-version", "v0.2.0")
 		assert.True(t, res.Changed, "the way back")

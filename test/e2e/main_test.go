@@ -25,6 +25,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -64,11 +65,6 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	root, err := framework.RepoRoot()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	if bins.images, err = framework.DefaultImages(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -88,24 +84,17 @@ func run(m *testing.M) int {
 	bins.kubectlOCM = filepath.Join(dir, "kubectl-ocm")
 	bins.ocmController = filepath.Join(dir, "ocm-controller")
 	bins.helloworldAddon = filepath.Join(dir, "helloworld-addon")
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/kubectl-ocm/kubectl-ocm/pkg/version.Version="+bins.version,
-		"-o", dir+"/", "./plugins/kubectl-ocm")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build kubectl-ocm: %v\n%s", err, out)
+	if err := framework.Build(dir+"/", "./plugins/kubectl-ocm", version.StampFlags(bins.version)...); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	build = exec.Command("go", "build", "-o", dir+"/", "./controllers/cmd/ocm-controller")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build ocm-controller: %v\n%s", err, out)
+	if err := framework.Build(dir+"/", "./controllers/cmd/ocm-controller"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	// The agent's package is named for its directory; its binary for its image.
-	build = exec.Command("go", "build", "-o", bins.helloworldAddon, "./examples/addons/helloworld/agent")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the example add-on's agent: %v\n%s", err, out)
+	if err := framework.Build(bins.helloworldAddon, "./examples/addons/helloworld/agent"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	code := m.Run()

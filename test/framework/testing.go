@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,20 +62,31 @@ func StartForTestWith(t testing.TB, opts Options) *Environment {
 // repository root such as "./controllers/cmd/ocm-controller", into a
 // temporary directory of t as name, and returns the binary's path. It fails t
 // with the compiler's output if the build fails. buildFlags go to `go build`
-// before the package, such as "-ldflags", "-X ...=v0.7.1" to stamp a version.
+// before the package, such as version.StampFlags("v0.7.1").
 func BuildForTest(t testing.TB, pkg, name string, buildFlags ...string) string {
 	t.Helper()
-	root, err := RepoRoot()
-	if err != nil {
+	bin := filepath.Join(t.TempDir(), name)
+	if err := Build(bin, pkg, buildFlags...); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command("go", append(append([]string{"build", "-o", bin}, buildFlags...), pkg)...)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
 	return bin
+}
+
+// Build builds the main package pkg, a path relative to the repository root,
+// into the file out (or, when out ends in a slash, into that directory under
+// the package's name); buildFlags go to `go build` before the package. The
+// error carries the compiler's output.
+func Build(out, pkg string, buildFlags ...string) error {
+	root, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("go", append(append([]string{"build", "-o", out}, buildFlags...), pkg)...)
+	cmd.Dir = root
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, msg)
+	}
+	return nil
 }
 
 // SkipIfShort skips t under `go test -short`, the fast tier that starts no

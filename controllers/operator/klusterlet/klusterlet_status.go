@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 )
 
 // Reasons of the Progressing condition of a Klusterlet.
@@ -52,19 +52,25 @@ func setApplied(k *operatorv1.Klusterlet, err error, unknown []string, applied i
 
 // setDeploymentStatus sets Available, Progressing,
 // RegistrationDesiredDegraded, WorkDesiredDegraded and generations from the
-// agent Deployment namespace/name, which runs both registration and work.
+// agent Deployment namespace/name, which runs both registration and work,
+// judged by deploystatus.Of. Progressing is True while a rollout is under
+// way, and False once it is done or the deployment controller gave it up.
 func (r *Reconciler) setDeploymentStatus(ctx context.Context, k *operatorv1.Klusterlet, namespace, name string) error {
 	dep := &appsv1.Deployment{}
 	err := r.Client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, dep)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("read the agent Deployment %s/%s: %w", namespace, name, err)
 	}
-	available, reason, message := deploymentAvailable(dep, err == nil)
+	reason, message := operatorv1.ReasonKlusterletGetDeploymentFailed, fmt.Sprintf("Deployment %s/%s does not exist yet", namespace, name)
+	var st deploystatus.Status
 	if err == nil {
 		k.Status.Generations = []operatorv1.GenerationStatus{{Group: "apps", Version: "v1", Resource: "deployments",
 			Namespace: namespace, Name: name, LastGeneration: dep.Generation}}
+		st = deploystatus.Of(dep)
+		reason, message = operatorv1.ReasonKlusterletNoAvailablePods, fmt.Sprintf("Deployment %s/%s: %s", namespace, name, st)
 	}
-	if available {
+	switch {
+	case st.Done:
 		msg := fmt.Sprintf("Deployment %s/%s is available", namespace, name)
 		setCondition(k, metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionTrue, Reason: operatorv1.ReasonKlusterletAvailable, Message: msg})
 		setCondition(k, metav1.Condition{Type: operatorv1.ConditionProgressing, Status: metav1.ConditionFalse, Reason: ReasonUpToDate, Message: msg})
@@ -72,39 +78,14 @@ func (r *Reconciler) setDeploymentStatus(ctx context.Context, k *operatorv1.Klus
 			setCondition(k, metav1.Condition{Type: t, Status: metav1.ConditionFalse, Reason: operatorv1.ReasonKlusterletDeploymentsFunctional, Message: msg})
 		}
 		return nil
+	case st.Stalled:
+		setCondition(k, metav1.Condition{Type: operatorv1.ConditionProgressing, Status: metav1.ConditionFalse, Reason: deploystatus.ReasonProgressDeadlineExceeded, Message: message})
+	default:
+		setCondition(k, metav1.Condition{Type: operatorv1.ConditionProgressing, Status: metav1.ConditionTrue, Reason: ReasonDeploymentRolling, Message: message})
 	}
-	message = fmt.Sprintf("Deployment %s/%s: %s", namespace, name, message)
 	setCondition(k, metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionFalse, Reason: reason, Message: message})
-	setCondition(k, metav1.Condition{Type: operatorv1.ConditionProgressing, Status: metav1.ConditionTrue, Reason: ReasonDeploymentRolling, Message: message})
 	for _, t := range []string{operatorv1.ConditionRegistrationDesiredDegraded, operatorv1.ConditionWorkDesiredDegraded} {
 		setCondition(k, metav1.Condition{Type: t, Status: metav1.ConditionTrue, Reason: operatorv1.ReasonKlusterletUnavailablePods, Message: message})
 	}
 	return nil
-}
-
-// deploymentAvailable reports whether dep (when exists) is available at its
-// current pod template and, when not, a reason and the Deployment's own
-// cause.
-func deploymentAvailable(dep *appsv1.Deployment, exists bool) (bool, string, string) {
-	switch {
-	case !exists:
-		return false, operatorv1.ReasonKlusterletGetDeploymentFailed, "does not exist yet"
-	case dep.Status.ObservedGeneration < dep.Generation:
-		return false, operatorv1.ReasonKlusterletNoAvailablePods, fmt.Sprintf("generation %d is not observed yet", dep.Generation)
-	}
-	var causes []string
-	for _, c := range dep.Status.Conditions {
-		if c.Status != corev1.ConditionTrue && c.Message != "" {
-			causes = append(causes, fmt.Sprintf("%s: %s", c.Reason, c.Message))
-		}
-	}
-	for _, c := range dep.Status.Conditions {
-		if c.Type == appsv1.DeploymentAvailable && c.Status == corev1.ConditionTrue && dep.Status.AvailableReplicas > 0 && len(causes) == 0 {
-			return true, "", ""
-		}
-	}
-	if len(causes) == 0 {
-		causes = append(causes, fmt.Sprintf("%d of %d replicas available", dep.Status.AvailableReplicas, dep.Status.Replicas))
-	}
-	return false, operatorv1.ReasonKlusterletNoAvailablePods, strings.Join(causes, "; ")
 }

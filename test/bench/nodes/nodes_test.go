@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -24,6 +23,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
@@ -50,11 +50,13 @@ func BenchmarkOnNodes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	version, err := framework.LayoutTag(layouts[1].Dir)
+	// The plugin is stamped with the image's tag, so that the image it
+	// deploys by default is the one `make image` built.
+	ver, err := framework.LayoutTag(layouts[1].Dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	kubectlOCM := buildPlugin(b, version)
+	kubectlOCM := framework.BuildForTest(b, "./plugins/kubectl-ocm", "kubectl-ocm", version.StampFlags(ver)...)
 	for range b.N {
 		env := framework.StartForTestWith(b, framework.Options{Clusters: []string{"hub", "cluster1"}, Nodes: true, Images: layouts})
 		ctx := b.Context()
@@ -100,23 +102,6 @@ func BenchmarkOnNodes(b *testing.B) {
 		applyWorks(ctx, b, hub.Client(), *works)
 		readMemory(ctx, b, managed, fmt.Sprintf("%d works", *works))
 	}
-}
-
-// buildPlugin builds kubectl-ocm stamped with version, so that the image it
-// deploys by default is the one `make image` built.
-func buildPlugin(b *testing.B, version string) string {
-	b.Helper()
-	root, err := framework.RepoRoot()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out := filepath.Join(b.TempDir(), "kubectl-ocm")
-	cmd := exec.Command("go", "build", "-ldflags", "-X github.com/kubectl-ocm/kubectl-ocm/pkg/version.Version="+version, "-o", out, "./plugins/kubectl-ocm")
-	cmd.Dir = root
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		b.Fatalf("build kubectl-ocm: %v\n%s", err, msg)
-	}
-	return out
 }
 
 // podReady waits until a Pod of Deployment namespace/name is Ready and

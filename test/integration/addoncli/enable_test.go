@@ -89,9 +89,12 @@ func testEnable(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clien
 		}, "addon", "enable", "--names", "placed", "--clusters", "cluster1", "--wait", "--timeout", "30s")
 		clitest.ExpectOK(t, r, "Deploying placed add-on to namespaces open-cluster-management-agent-addon of managed cluster: cluster1.\n",
 			"Add-on placed is available on managed cluster(s) cluster1.\n")
+		// The hub controller runs in-process here: its Deployment, which
+		// nothing runs, is named while the add-on is not available.
+		const hubController = "; Deployment open-cluster-management-hub/ocm-hub-controller: the deployment controller has not observed generation 1 yet (observed 0)"
 		want := []string{
-			"Waiting for add-on placed to be available on managed cluster(s) cluster1: cluster1: Available not reported yet",
-			"Waiting for add-on placed to be available on managed cluster(s) cluster1: cluster1: Available False (ProbeUnavailable)",
+			"Waiting for add-on placed to be available on managed cluster(s) cluster1: cluster1: Available not reported yet" + hubController,
+			"Waiting for add-on placed to be available on managed cluster(s) cluster1: cluster1: Available False (ProbeUnavailable)" + hubController,
 			"Waiting for add-on placed to be available on managed cluster(s) cluster1: cluster1: Available True (ProbeAvailable)",
 		}
 		if strings.Join(lines, "\n") != strings.Join(want, "\n") {

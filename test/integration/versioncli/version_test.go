@@ -33,8 +33,7 @@ const (
 // of two more clusters as agents of unsupported versions would.
 func TestVersion(t *testing.T) {
 	framework.SkipIfShort(t)
-	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller",
-		"-ldflags", "-X github.com/kubectl-ocm/kubectl-ocm/pkg/version.Version="+componentVersion)
+	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller", pkgversion.StampFlags(componentVersion)...)
 	env := framework.StartForTest(t, "hub", "cluster1")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()

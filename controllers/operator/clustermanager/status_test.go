@@ -1,0 +1,73 @@
+package clustermanager
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
+)
+
+// controllerDeployment returns the hub controller Deployment at generation
+// 2 with status st.
+func controllerDeployment(st appsv1.DeploymentStatus) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: config.HubNamespace, Name: config.HubControllerDeployment, Generation: 2},
+		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)},
+		Status:     st,
+	}
+}
+
+// The Klusterlet operator's test of setDeploymentStatus has the same cases:
+// both operators judge their Deployments alike.
+func TestSetDeploymentConditions(t *testing.T) {
+	tests := []struct {
+		name            string
+		dep             *appsv1.Deployment
+		wantAvailable   metav1.ConditionStatus
+		wantProgressing metav1.ConditionStatus
+		wantReason      string
+		wantMessage     string
+	}{
+		{"rolled out", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}),
+			metav1.ConditionTrue, metav1.ConditionFalse, operatorv1.ReasonUpToDate, "is available"},
+		{"the new generation is not observed yet", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}),
+			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonDeploymentRolling, "has not observed generation 2"},
+		{"an old replica remains", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 1, AvailableReplicas: 2}),
+			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonDeploymentRolling, "1 old replicas pending termination"},
+		{"not available, with the Deployment's cause", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable", Message: "no"}}}),
+			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonDeploymentRolling, "0 of 1 updated replicas available (MinimumReplicasUnavailable: no)"},
+		{"past its progress deadline", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: deploystatus.ReasonProgressDeadlineExceeded, Message: "timed out"}}}),
+			metav1.ConditionFalse, metav1.ConditionFalse, deploystatus.ReasonProgressDeadlineExceeded, "exceeded its progress deadline"},
+		{"missing", nil, metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonDeploymentRolling, "not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cm := &operatorv1.ClusterManager{ObjectMeta: metav1.ObjectMeta{Name: "cluster-manager", Generation: 4}}
+			setDeploymentConditions(cm, tt.dep, errors.New("not found"))
+			available := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionClusterManagerAvailable)
+			progressing := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionProgressing)
+			if available.Status != tt.wantAvailable || progressing.Status != tt.wantProgressing || progressing.Reason != tt.wantReason {
+				t.Errorf("Available=%s, Progressing=%s (%s); want %s, %s (%s)", available.Status, progressing.Status, progressing.Reason,
+					tt.wantAvailable, tt.wantProgressing, tt.wantReason)
+			}
+			if !strings.Contains(available.Message, tt.wantMessage) {
+				t.Errorf("Available message %q lacks %q", available.Message, tt.wantMessage)
+			}
+			degraded := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionHubRegistrationDegraded)
+			if (degraded.Status == metav1.ConditionTrue) != (tt.wantAvailable == metav1.ConditionFalse) {
+				t.Errorf("HubRegistrationDegraded=%s with Available=%s", degraded.Status, available.Status)
+			}
+		})
+	}
+}
