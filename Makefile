@@ -117,7 +117,7 @@ image-push: ## Push the image of dist/image as $(REGISTRY)/ocm-controller:<versi
 	$(GO) run ./hack/image push $(IMAGE_ARGS)
 
 .PHONY: kube-bins
-kube-bins: ## Build kube-apiserver, kube-controller-manager, kubectl and etcd into bin/kube (skipped when current).
+kube-bins: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl, etcd, containerd and its runc shim into bin/kube (skipped when current).
 	hack/kube-bins.sh $(KUBE_BIN)
 
 ##@ Release
