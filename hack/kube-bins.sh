@@ -2,13 +2,16 @@
 # Build the Kubernetes and container-runtime binaries the tests and dev-env
 # use: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet,
 # kube-proxy, kubectl and etcd from the versions pinned in test/kube/go.mod,
-# and containerd with its runc shim from test/kube/containerd/go.mod (separate
-# Go modules, see their doc.go).
+# containerd with its runc shim from test/kube/containerd/go.mod, and the
+# previous Kubernetes release's kube-apiserver, kube-controller-manager,
+# kube-scheduler, kubelet and kube-proxy from test/kube/previous/go.mod into
+# DIR/previous, for the tests' version matrix (separate Go modules, see their
+# doc.go).
 #
 #   hack/kube-bins.sh DIR
 #
 # The build is skipped when DIR holds every binary and DIR/.kube-bins.stamp
-# matches a hash of both modules' go.mod and go.sum, this script and
+# matches a hash of the modules' go.mod and go.sum, this script and
 # `go version`. A rebuild with a warm Go build cache only relinks.
 # Binaries are built in a scratch directory and moved into DIR when all are
 # done, so DIR never holds a half-written binary. Concurrent runs for the
@@ -29,6 +32,7 @@ GO=${GO:-go}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODDIR=$ROOT/test/kube
 CTRDDIR=$ROOT/test/kube/containerd
+PREVDIR=$ROOT/test/kube/previous
 SCRIPT=$ROOT/hack/kube-bins.sh
 
 mkdir -p "$1"
@@ -52,6 +56,9 @@ CTRD_PKGS=(
 	github.com/containerd/containerd/v2/cmd/containerd
 	github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2
 )
+# The previous release's binaries of a cluster and its node, into previous/.
+PREV_BINS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
+PREV_PKGS=("${PKGS[@]:0:5}")
 
 die() {
 	echo "kube-bins: $*" >&2
@@ -59,7 +66,7 @@ die() {
 }
 
 command -v "$GO" >/dev/null 2>&1 || die "'$GO' not found in PATH"
-for d in "$MODDIR" "$CTRDDIR"; do
+for d in "$MODDIR" "$CTRDDIR" "$PREVDIR"; do
 	[[ -f $d/go.mod && -f $d/go.sum ]] || die "$d/go.mod or go.sum missing"
 done
 
@@ -70,13 +77,11 @@ mod_version() {
 KUBE_VERSION=$(mod_version "$MODDIR" k8s.io/kubernetes) || die "cannot read the k8s.io/kubernetes version from $MODDIR/go.mod"
 ETCD_VERSION=$(mod_version "$MODDIR" go.etcd.io/etcd/server/v3) || die "cannot read the go.etcd.io/etcd/server/v3 version from $MODDIR/go.mod"
 CTRD_VERSION=$(mod_version "$CTRDDIR" github.com/containerd/containerd/v2) || die "cannot read the containerd version from $CTRDDIR/go.mod"
-[[ $KUBE_VERSION =~ ^v([0-9]+)\.([0-9]+)\.[0-9]+ ]] || die "unexpected k8s.io/kubernetes version '$KUBE_VERSION'"
-KUBE_MAJOR=${BASH_REMATCH[1]}
-KUBE_MINOR=${BASH_REMATCH[2]}
+PREV_VERSION=$(mod_version "$PREVDIR" k8s.io/kubernetes) || die "cannot read the k8s.io/kubernetes version from $PREVDIR/go.mod"
 
 wanted_stamp() {
 	{
-		cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$CTRDDIR/go.mod" "$CTRDDIR/go.sum" "$SCRIPT"
+		cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$CTRDDIR/go.mod" "$CTRDDIR/go.sum" "$PREVDIR/go.mod" "$PREVDIR/go.sum" "$SCRIPT"
 		"$GO" version
 	} | sha256sum | cut -d' ' -f1
 }
@@ -85,6 +90,9 @@ all_present() {
 	local b
 	for b in "${BINS[@]}" "${CTRD_BINS[@]}"; do
 		[[ -x $DIR/$b ]] || return 1
+	done
+	for b in "${PREV_BINS[@]}"; do
+		[[ -x $DIR/previous/$b ]] || return 1
 	done
 }
 
@@ -115,24 +123,33 @@ else
 	BUILD_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 fi
 
-LDFLAGS="-s -w"
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-	LDFLAGS+=" -X $pkg.gitVersion=$KUBE_VERSION"
-	LDFLAGS+=" -X $pkg.gitMajor=$KUBE_MAJOR"
-	LDFLAGS+=" -X $pkg.gitMinor=$KUBE_MINOR"
-	LDFLAGS+=" -X $pkg.gitCommit="
-	LDFLAGS+=" -X $pkg.gitTreeState=clean"
-	LDFLAGS+=" -X $pkg.buildDate=$BUILD_DATE"
-done
+# kube_ldflags VERSION prints the linker flags that strip a Kubernetes binary
+# and stamp VERSION into it.
+kube_ldflags() {
+	[[ $1 =~ ^v([0-9]+)\.([0-9]+)\.[0-9]+ ]] || die "unexpected k8s.io/kubernetes version '$1'"
+	local flags="-s -w" pkg
+	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+		flags+=" -X $pkg.gitVersion=$1"
+		flags+=" -X $pkg.gitMajor=${BASH_REMATCH[1]}"
+		flags+=" -X $pkg.gitMinor=${BASH_REMATCH[2]}"
+		flags+=" -X $pkg.gitCommit="
+		flags+=" -X $pkg.gitTreeState=clean"
+		flags+=" -X $pkg.buildDate=$BUILD_DATE"
+	done
+	echo "$flags"
+}
+LDFLAGS=$(kube_ldflags "$KUBE_VERSION") || exit 1
+PREV_LDFLAGS=$(kube_ldflags "$PREV_VERSION") || exit 1
 
 WORK=$(mktemp -d "$DIR/.build.XXXXXX")
+mkdir "$WORK/previous"
 trap 'rm -rf "$WORK"' EXIT
 
 CTRD_LDFLAGS="-s -w -X github.com/containerd/containerd/v2/version.Version=$CTRD_VERSION"
 CTRD_LDFLAGS+=" -X github.com/containerd/containerd/v2/version.Package=github.com/containerd/containerd/v2"
 
-echo "kube-bins: building Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION and containerd $CTRD_VERSION into $DIR"
-echo "kube-bins: one go build for ${BINS[*]} (shares compilation; a cold build takes several minutes), one for ${CTRD_BINS[*]}"
+echo "kube-bins: building Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION and containerd $CTRD_VERSION into $DIR, and Kubernetes $PREV_VERSION into $DIR/previous"
+echo "kube-bins: one go build for ${BINS[*]} (shares compilation; a cold build takes several minutes), one for ${CTRD_BINS[*]}, one for the previous release's ${PREV_BINS[*]}"
 start=$SECONDS
 
 # One invocation per module: the go command compiles the shared packages once
@@ -149,18 +166,27 @@ build_ok=true
 	cd "$CTRDDIR"
 	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$CTRD_LDFLAGS" -o "$WORK/" "${CTRD_PKGS[@]}"
 ) || build_ok=false
+(
+	cd "$PREVDIR"
+	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$PREV_LDFLAGS" -o "$WORK/previous/" "${PREV_PKGS[@]}"
+) || build_ok=false
 
 ALL_BINS=("${BINS[@]}" "${CTRD_BINS[@]}")
 ALL_PKGS=("${PKGS[@]}" "${CTRD_PKGS[@]}")
+for i in "${!PREV_BINS[@]}"; do
+	ALL_BINS+=("previous/${PREV_BINS[$i]}")
+	ALL_PKGS+=("${PREV_PKGS[$i]}")
+done
 failed=()
 for i in "${!ALL_BINS[@]}"; do
 	b=${ALL_BINS[$i]}
 	pkg=${ALL_PKGS[$i]}
-	out=$WORK/$(basename "$pkg")
+	out=$WORK/$(dirname "$b")/$(basename "$pkg")
 	if [[ $pkg =~ /v[0-9]+$ ]]; then
 		# go build names a /vN module root after the element before /vN.
-		out=$WORK/$(basename "$(dirname "$pkg")")
+		out=$WORK/$(dirname "$b")/$(basename "$(dirname "$pkg")")
 	fi
+	out=${out/\/.\//\/}
 	if [[ -f $out ]]; then
 		[[ $out == "$WORK/$b" ]] || mv "$out" "$WORK/$b"
 		printf 'kube-bins:   built %-24s %4d MB  (%s)\n' "$b" "$(($(stat -c %s "$WORK/$b") / 1048576))" "$pkg"
@@ -177,9 +203,10 @@ if [[ $build_ok != true || ${#failed[@]} -gt 0 ]]; then
 fi
 
 rm -f "$STAMP"
+mkdir -p "$DIR/previous"
 for b in "${ALL_BINS[@]}"; do
 	mv -f "$WORK/$b" "$DIR/$b"
 done
 echo "$WANT" >"$STAMP"
 
-echo "kube-bins: done in $((SECONDS - start))s: Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, containerd $CTRD_VERSION in $DIR"
+echo "kube-bins: done in $((SECONDS - start))s: Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, containerd $CTRD_VERSION in $DIR; Kubernetes $PREV_VERSION in $DIR/previous"

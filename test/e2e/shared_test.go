@@ -15,7 +15,9 @@ import (
 
 // shared is the fleet the tests that leave it as they found it share: hub,
 // cluster1 and cluster2, each with a node, brought together once by the
-// getting-started flow (sharedFleet). TestMain stops it.
+// getting-started flow (sharedFleet). cluster2 runs the previous Kubernetes
+// release, the others the current one: a fleet of mixed releases, as fleets
+// are. TestMain stops it.
 var shared struct {
 	mu  sync.Mutex
 	f   *fleet
@@ -85,7 +87,7 @@ func runShared(t *testing.T) error {
 	defer cancel()
 	env, err := framework.Start(ctx, framework.Options{
 		Clusters: []string{"hub", "cluster1", "cluster2"}, Dir: dir, Log: log,
-		Nodes: true, Images: bins.images,
+		Nodes: true, Images: bins.images, Previous: []string{"cluster2"},
 	})
 	if err != nil {
 		return fmt.Errorf("start hub, cluster1 and cluster2 (log %s): %w", log.Name(), err)

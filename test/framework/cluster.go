@@ -28,6 +28,10 @@ type Cluster struct {
 
 	dir  string
 	port int
+	// binDir holds the cluster's kube-apiserver and kube-controller-manager
+	// and its node's kubelet, kube-proxy and kube-scheduler: those of the
+	// current release, or of the previous one (Options.Previous).
+	binDir string
 	// bindIP is where the API server listens: loopback, or the
 	// environment's bridge when the cluster has a node.
 	bindIP net.IP

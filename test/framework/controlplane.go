@@ -260,7 +260,7 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 			// Without a node nothing serves the kubernetes Service.
 			args = append(args, "--endpoint-reconciler-type=none")
 		}
-		c.apiserverBin, c.apiserverArgs = filepath.Join(e.binDir, "kube-apiserver"), args
+		c.apiserverBin, c.apiserverArgs = filepath.Join(c.binDir, "kube-apiserver"), args
 		proc, err := c.runAPIServer(ctx)
 		if err == nil {
 			return nil
@@ -348,7 +348,7 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 	if e.signingDuration > 0 {
 		args = append(args, "--cluster-signing-duration="+e.signingDuration.String())
 	}
-	proc, err := startProcess(c.Name+"/kube-controller-manager", filepath.Join(e.binDir, "kube-controller-manager"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
+	proc, err := startProcess(c.Name+"/kube-controller-manager", filepath.Join(c.binDir, "kube-controller-manager"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
 	if err != nil {
 		return err
 	}

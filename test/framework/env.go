@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -46,7 +47,21 @@ type Options struct {
 	// Images are the OCI image layouts whose images the environment's
 	// registry serves to the nodes (with Nodes).
 	Images []ImageLayout
+	// Previous names the clusters that run the previous Kubernetes release
+	// (kube-apiserver, kube-controller-manager and, with Nodes, the
+	// kubelet, kube-proxy and kube-scheduler from BinDir/previous, which
+	// `make kube-bins` builds from test/kube/previous); the others run the
+	// current one. etcd and the container runtime are shared.
+	Previous []string
 }
+
+// PreviousDir is the subdirectory of the Kubernetes binaries' directory
+// holding the previous release's.
+const PreviousDir = "previous"
+
+// previousBinaries are the binaries of a cluster and its node that
+// PreviousDir holds.
+var previousBinaries = []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy"}
 
 // ImageLayout is an OCI image layout whose images the nodes can run, each
 // under the name its org.opencontainers.image.ref.name annotation gives; a
@@ -98,6 +113,11 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 		}
 		seen[name] = true
 	}
+	for _, name := range opts.Previous {
+		if !seen[name] {
+			return nil, fmt.Errorf("Previous names cluster %q, which Clusters does not", name)
+		}
+	}
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 3 * time.Minute
 	}
@@ -107,6 +127,17 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 	}
 	if opts.ClusterSigningDuration < 0 {
 		return nil, fmt.Errorf("ClusterSigningDuration %v must not be negative", opts.ClusterSigningDuration)
+	}
+	if len(opts.Previous) > 0 {
+		bins := []string{"kube-apiserver", "kube-controller-manager"}
+		if opts.Nodes {
+			bins = previousBinaries
+		}
+		for _, b := range bins {
+			if _, err := os.Stat(filepath.Join(binDir, PreviousDir, b)); err != nil {
+				return nil, fmt.Errorf("%s of the previous Kubernetes release not found in %s: run 'make kube-bins' to build it", b, filepath.Join(binDir, PreviousDir))
+			}
+		}
 	}
 	if opts.Nodes {
 		if len(opts.Clusters) > maxNodes {
@@ -138,7 +169,11 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 	defer cancel()
 	start := time.Now()
 	for _, name := range opts.Clusters {
-		e.clusters = append(e.clusters, &Cluster{Name: name, dir: filepath.Join(e.dir, name), bindIP: loopback, serviceCIDR: ServiceClusterIPRange})
+		c := &Cluster{Name: name, dir: filepath.Join(e.dir, name), bindIP: loopback, serviceCIDR: ServiceClusterIPRange, binDir: binDir}
+		if slices.Contains(opts.Previous, name) {
+			c.binDir = filepath.Join(binDir, PreviousDir)
+		}
+		e.clusters = append(e.clusters, c)
 	}
 	if opts.Nodes {
 		if err := e.prepareNodes(ctx, opts.Images); err != nil {

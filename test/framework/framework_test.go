@@ -6,6 +6,8 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -258,6 +260,8 @@ func TestStartRejectsBadInput(t *testing.T) {
 		{"invalid name", Options{Clusters: []string{"Hub_1"}, BinDir: t.TempDir()}, "not a DNS label"},
 		{"duplicate name", Options{Clusters: []string{"a", "a"}, BinDir: t.TempDir()}, "given twice"},
 		{"missing binaries", Options{Clusters: []string{"a"}, BinDir: t.TempDir()}, "make kube-bins"},
+		{"previous release of an unknown cluster", Options{Clusters: []string{"a"}, Previous: []string{"b"}, BinDir: t.TempDir()}, `Previous names cluster "b"`},
+		{"previous release not built", Options{Clusters: []string{"a"}, Previous: []string{"a"}, BinDir: fakeBinDir(t)}, "previous Kubernetes release not found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,6 +270,16 @@ func TestStartRejectsBadInput(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.wantErr)
 		})
 	}
+}
+
+// fakeBinDir returns a directory holding files named as the current
+// release's control-plane binaries, and nothing else.
+func fakeBinDir(t *testing.T) string {
+	dir := t.TempDir()
+	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, b), nil, 0o755))
+	}
+	return dir
 }
 
 func TestRestartAPIServer(t *testing.T) {

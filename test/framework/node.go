@@ -86,7 +86,7 @@ func (n *node) start(ctx context.Context, e *Environment) error {
 	}); err != nil {
 		return err
 	}
-	if _, err := n.run("kubelet", filepath.Join(e.binDir, "kubelet"), []string{
+	if _, err := n.run("kubelet", filepath.Join(n.c.binDir, "kubelet"), []string{
 		"--config=" + n.path("kubelet.yaml"),
 		"--kubeconfig=" + n.path("kubelet.kubeconfig"),
 		"--hostname-override=" + n.name,
@@ -95,7 +95,7 @@ func (n *node) start(ctx context.Context, e *Environment) error {
 	}, pathEnv); err != nil {
 		return err
 	}
-	if _, err := n.run("kube-proxy", filepath.Join(e.binDir, "kube-proxy"), []string{"--config=" + n.path("kube-proxy.yaml"), "--v=1"}, pathEnv); err != nil {
+	if _, err := n.run("kube-proxy", filepath.Join(n.c.binDir, "kube-proxy"), []string{"--config=" + n.path("kube-proxy.yaml"), "--v=1"}, pathEnv); err != nil {
 		return err
 	}
 	return n.waitReady(ctx)

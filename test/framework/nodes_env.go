@@ -106,7 +106,7 @@ func (e *Environment) startScheduler(ctx context.Context, c *Cluster) error {
 		"--leader-elect=false",
 		"--profiling=false",
 	}
-	proc, err := startProcess(c.Name+"/kube-scheduler", filepath.Join(e.binDir, "kube-scheduler"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-scheduler.log"))
+	proc, err := startProcess(c.Name+"/kube-scheduler", filepath.Join(c.binDir, "kube-scheduler"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-scheduler.log"))
 	if err != nil {
 		return err
 	}
