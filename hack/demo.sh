@@ -35,7 +35,10 @@ step() {
 	"$@"
 }
 
-step kubectl get nodes --context hub
+# A fleet of mixed releases: cluster2 runs the previous Kubernetes release.
+for c in hub cluster1 cluster2; do
+	step kubectl get nodes --context "$c"
+done
 step kubectl ocm hub init --context hub --wait | tee "$DEV_ENV_DIR/hub-init.out"
 TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 HUB=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)

@@ -43,7 +43,7 @@ func TestUpDown(t *testing.T) {
 	}
 	t.Cleanup(func() { run("down") }) // a no-op when the test got that far
 
-	out := run("up", "--kube-bin-dir", filepath.Join(root, "bin", "kube"), "--dist-dir", filepath.Join(root, "dist"), "--clusters", "hub,cluster1")
+	out := run("up", "--kube-bin-dir", filepath.Join(root, "bin", "kube"), "--dist-dir", filepath.Join(root, "dist"), "--clusters", "hub,cluster1", "--previous", "cluster1")
 	assert.Contains(t, out, "export KUBECONFIG="+filepath.Join(dir, "kubeconfig"))
 	assert.Contains(t, run("up"), "already running", "a second up must not start a second environment")
 
@@ -57,12 +57,17 @@ func TestUpDown(t *testing.T) {
 	kubeconfig, err := clientcmd.LoadFromFile(filepath.Join(dir, "kubeconfig"))
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"hub", "cluster1"}, keys(kubeconfig.Contexts))
+	kubeletVersions := map[string]string{}
 	for ctxName := range kubeconfig.Contexts {
-		kubectl := exec.Command(filepath.Join(root, "bin", "kube", "kubectl"), "--kubeconfig", filepath.Join(dir, "kubeconfig"), "--context", ctxName, "get", "nodes", "-o", "name")
+		kubectl := exec.Command(filepath.Join(root, "bin", "kube", "kubectl"), "--kubeconfig", filepath.Join(dir, "kubeconfig"), "--context", ctxName,
+			"get", "nodes", "-o", `jsonpath={range .items[*]}{.metadata.name} {.status.nodeInfo.kubeletVersion}{"\n"}{end}`)
 		out, err := kubectl.CombinedOutput()
 		require.NoError(t, err, "kubectl --context %s: %s", ctxName, out)
-		assert.Equal(t, "node/"+ctxName+"-control-plane\n", string(out), "each cluster has its node")
+		name, version, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+		assert.Equal(t, ctxName+"-control-plane", name, "each cluster has its node")
+		kubeletVersions[ctxName] = version
 	}
+	assert.NotEqual(t, kubeletVersions["hub"], kubeletVersions["cluster1"], "cluster1 (--previous) runs another Kubernetes release than the hub: %v", kubeletVersions)
 
 	assert.Contains(t, run("down"), "stopped")
 	for _, p := range append(children, pid) {

@@ -68,7 +68,7 @@ func (o *options) up(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer log.Close()
-	args := []string{"serve", "--dir", o.dir, "--kube-bin-dir", o.kubeBinDir, "--dist-dir", o.distDir, "--clusters", strings.Join(o.clusters, ",")}
+	args := []string{"serve", "--dir", o.dir, "--kube-bin-dir", o.kubeBinDir, "--dist-dir", o.distDir, "--clusters", strings.Join(o.clusters, ","), "--previous=" + strings.Join(o.previous, ",")}
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	// A new session: the environment outlives this command and the terminal.
@@ -151,7 +151,7 @@ func (o *options) serve(ctx context.Context, out io.Writer) error {
 	}
 	env, err := framework.Start(ctx, framework.Options{
 		Clusters: o.clusters, Dir: envDir, BinDir: o.kubeBinDir, Log: out,
-		Nodes: true, Images: layouts, StartTimeout: 5 * time.Minute,
+		Nodes: true, Images: layouts, StartTimeout: 5 * time.Minute, Previous: o.previous,
 	})
 	if err != nil {
 		return err
