@@ -57,6 +57,20 @@ type Cluster struct {
 // Pods reach too.
 func (c *Cluster) Server() string { return fmt.Sprintf("https://%s:%d", c.bindIP, c.port) }
 
+// HostnameDomain is the domain of the clusters' hostnames (Hostname). It
+// is reserved never to resolve: only a client that maps the name itself,
+// such as an HTTPProxy, reaches a cluster by it.
+const HostnameDomain = "kubectl-ocm.invalid"
+
+// Hostname returns a name the API server's certificate is valid for that
+// no resolver knows: <cluster>.kubectl-ocm.invalid. A client given
+// https://<Hostname>:<port> reaches the cluster only through a proxy that
+// maps the name (HTTPProxy), which shows that its traffic takes that path.
+func (c *Cluster) Hostname() string { return c.Name + "." + HostnameDomain }
+
+// HostnameURL returns the API server's URL with Hostname as its host.
+func (c *Cluster) HostnameURL() string { return fmt.Sprintf("https://%s:%d", c.Hostname(), c.port) }
+
 // NodeName returns the name of the cluster's Node, empty without nodes.
 func (c *Cluster) NodeName() string {
 	if c.node == nil {

@@ -170,7 +170,7 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 		return certFiles{}, err
 	}
 	ips = append(ips, gateway(svc))
-	serving, err := c.ca.issue("kube-apiserver", nil, ips, []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"})
+	serving, err := c.ca.issue("kube-apiserver", nil, ips, []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", c.Hostname()})
 	if err != nil {
 		return certFiles{}, err
 	}
