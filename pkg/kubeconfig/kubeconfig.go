@@ -71,7 +71,15 @@ func (i *Info) RESTConfig() (*rest.Config, error) {
 // ForToken returns a kubeconfig for server, trusting caData, that
 // authenticates with token: the bootstrap kubeconfig.
 func ForToken(server string, caData []byte, token string) ([]byte, error) {
-	return write(server, caData, "", BootstrapContextName, &clientcmdapi.AuthInfo{Token: token}, BootstrapUserName)
+	return ForTokenVia(server, caData, "", token)
+}
+
+// ForTokenVia is ForToken for a client that reaches server through the
+// HTTP(S) proxy proxyURL (none when empty), recorded as the cluster's
+// proxy-url. The agent keeps the proxy, and the CA bundle, in every hub
+// kubeconfig it writes after this one.
+func ForTokenVia(server string, caData []byte, proxyURL, token string) ([]byte, error) {
+	return write(server, caData, proxyURL, BootstrapContextName, &clientcmdapi.AuthInfo{Token: token}, BootstrapUserName)
 }
 
 // forClientCertificate returns a kubeconfig for the server, CA and proxy of

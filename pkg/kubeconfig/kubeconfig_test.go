@@ -9,6 +9,7 @@ import (
 // TestFromSecret checks how it reads the files a kubeconfig names.
 func TestFromSecretContext(t *testing.T) {
 	token, _ := ForToken("https://hub:6443", []byte("CA"), "tok")
+	viaProxy, _ := ForTokenVia("https://hub:6443", []byte("CA"), "http://proxy:3128", "tok")
 	proxied, _ := forClientCertificate(&Info{Server: "https://hub:6443", ProxyURL: "http://proxy:3128"}, []byte("CERT"), []byte("KEY"))
 	tests := []struct {
 		name            string
@@ -17,6 +18,7 @@ func TestFromSecretContext(t *testing.T) {
 		check           func(*Info) bool
 	}{
 		{name: "token", data: string(token), check: func(i *Info) bool { return i.Token == "tok" && i.Server == "https://hub:6443" }},
+		{name: "bootstrap through a proxy", data: string(viaProxy), check: func(i *Info) bool { return i.Token == "tok" && i.ProxyURL == "http://proxy:3128" }},
 		{name: "proxy", data: string(proxied), check: func(i *Info) bool { return i.ProxyURL == "http://proxy:3128" }},
 		{name: "garbage", data: "{", wantErrContains: "decode kubeconfig"},
 		{name: "no current context", data: "apiVersion: v1\nkind: Config\n", wantErrContains: "no current context"},

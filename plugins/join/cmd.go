@@ -26,6 +26,10 @@ var joinExample = cli.Examples(`
 	# Add-on agents get ServiceAccount tokens of the hub instead of certificates
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --addon-kubeclient-registration-auth token
 
+	# The agent reaches the hub through an HTTP proxy (an https proxy with
+	# --proxy-ca-file for its CA); it keeps the proxy across certificate rotation
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --proxy-url http://proxy.example.com:3128
+
 	# Pull the agent image of this version from a mirror
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --image-registry registry.example.com/mirror
 

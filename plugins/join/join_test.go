@@ -1,6 +1,7 @@
 package join
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -64,6 +66,18 @@ func TestValidate(t *testing.T) {
 		{name: "image registry", change: func(o *Options) { o.ImageRegistry = "registry.example.com/mirror" }},
 		{name: "invalid image", change: func(o *Options) { o.Image = "example.com/OCM:v1" }, wantErrContains: `--image "example.com/OCM:v1" is not a valid image reference`},
 		{name: "invalid image registry", change: func(o *Options) { o.ImageRegistry = "quay.io/org:v1" }, wantErrContains: `--image-registry "quay.io/org:v1"`},
+		{name: "proxy", change: func(o *Options) { o.ProxyURL = "http://proxy.example.com:3128" }},
+		{name: "https proxy with its CA", change: func(o *Options) {
+			o.ProxyURL, o.ProxyCAFile, o.proxyCA = "https://proxy.example.com:3129", "proxy-ca.pem", []byte("-----BEGIN CERTIFICATE-----\n")
+		}},
+		{name: "socks proxy", change: func(o *Options) { o.ProxyURL = "socks5://proxy:1080" }, wantErrContains: "use an http:// or https:// URL"},
+		{name: "proxy without host", change: func(o *Options) { o.ProxyURL = "proxy:3128" }, wantErrContains: "is not a URL such as http://proxy.example.com:3128"},
+		{name: "proxy CA with an http proxy", change: func(o *Options) {
+			o.ProxyURL, o.ProxyCAFile, o.proxyCA = "http://proxy:3128", "proxy-ca.pem", []byte("-----BEGIN CERTIFICATE-----\n")
+		}, wantErrContains: "--proxy-ca-file only applies with an https --proxy-url"},
+		{name: "proxy CA that is no PEM", change: func(o *Options) {
+			o.ProxyURL, o.ProxyCAFile, o.proxyCA = "https://proxy:3129", "proxy-ca.pem", []byte("not a certificate")
+		}, wantErrContains: "holds no PEM certificate"},
 		{name: "negative timeout", change: func(o *Options) { o.Timeout = -time.Second }, wantErrContains: "--timeout -1s must be positive"},
 	}
 	for _, tt := range tests {
@@ -157,6 +171,41 @@ func TestKlusterletState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestObjectsThroughAProxy checks the bootstrap kubeconfig join writes
+// with --proxy-url and --proxy-ca-file: the proxy as the hub cluster's
+// proxy-url, and the proxy's CA after the hub's in its CA bundle.
+func TestObjectsThroughAProxy(t *testing.T) {
+	o := validOptions()
+	o.ProxyURL, o.ProxyCAFile, o.proxyCA = "https://proxy.example.com:3129", "proxy-ca.pem", []byte("PROXY CA\n")
+	objs, _, err := o.objects("https://hub.example.com:6443", []byte("HUB CA"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range objs {
+		if obj.GetKind() != "Secret" || obj.GetName() != "bootstrap-hub-kubeconfig" {
+			continue
+		}
+		data, _, _ := unstructured.NestedString(obj.Object, "stringData", kubeconfig.KubeconfigKey)
+		if data == "" {
+			enc, _, _ := unstructured.NestedString(obj.Object, "data", kubeconfig.KubeconfigKey)
+			raw, err := base64.StdEncoding.DecodeString(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = string(raw)
+		}
+		info, err := kubeconfig.FromSecret(map[string][]byte{kubeconfig.KubeconfigKey: []byte(data)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.ProxyURL != o.ProxyURL || string(info.CAData) != "HUB CA\nPROXY CA\n" || info.Token != "token" {
+			t.Errorf("bootstrap kubeconfig: proxy %q, CA %q, token %q; want the proxy, both CAs and the token", info.ProxyURL, info.CAData, info.Token)
+		}
+		return
+	}
+	t.Fatal("join writes no Secret bootstrap-hub-kubeconfig")
 }
 
 func TestObjects(t *testing.T) {

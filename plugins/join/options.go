@@ -74,6 +74,11 @@ type Options struct {
 	AddonTokenExpirationSeconds int64
 	// ExternalServerURLs are the managed cluster's API server URLs for the hub.
 	ExternalServerURLs []string
+	// ProxyURL is the HTTP(S) proxy through which the agent, and join,
+	// reach the hub (proxy.go).
+	ProxyURL string
+	// ProxyCAFile is a file with the CA bundle of an https ProxyURL.
+	ProxyCAFile string
 	// Force joins even when a joined cluster of the same name exists on the hub.
 	Force bool
 	// DryRun is --dry-run: none installs; client prints the objects and
@@ -88,6 +93,10 @@ type Options struct {
 	hubCA []byte
 	// hubURL is the parsed --hub-apiserver.
 	hubURL *url.URL
+	// proxyURL is the parsed --proxy-url, nil without one; proxyCA is
+	// the content of --proxy-ca-file.
+	proxyURL *url.URL
+	proxyCA  []byte
 	// contextName names the cluster of --context in messages.
 	contextName string
 	// managed is the managed cluster in hosted mode, after preflight.
@@ -129,6 +138,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.AddonKubeClientRegistrationAuth, "addon-kubeclient-registration-auth", o.AddonKubeClientRegistrationAuth, "How add-on agents obtain their credential for the hub's API server: csr (client certificates approved by the hub) or token (tokens of ServiceAccount <addon>-agent in the cluster's namespace on the hub, refreshed by the agent). Recorded in the Klusterlet's spec.registrationConfiguration.addOnKubeClientRegistrationDriver.")
 	fs.Int64Var(&o.AddonTokenExpirationSeconds, "addon-token-expiration-seconds", o.AddonTokenExpirationSeconds, "With --addon-kubeclient-registration-auth token: the requested lifetime of add-on tokens in seconds (at least 600). Default: a year.")
 	fs.StringSliceVar(&o.ExternalServerURLs, "external-server-urls", o.ExternalServerURLs, "This cluster's API server URLs for the hub (https).")
+	o.addProxyFlags(fs)
 	fs.BoolVar(&o.Force, "force", o.Force, "Join even if a joined, available cluster of the same name exists on the hub.")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	fs.Lookup("dry-run").Usage = `Check the hub, then install nothing: "client" prints the objects that would be installed; "server" has the cluster of --context (and, in hosted mode, the managed cluster) validate and admit them without storing them.`
@@ -144,6 +154,9 @@ func (o *Options) Complete(_ *cobra.Command, _ []string) error {
 			return fmt.Errorf("read --ca-file: %w", err)
 		}
 		o.hubCA = data
+	}
+	if err := o.completeProxy(); err != nil {
+		return err
 	}
 	if raw, err := o.getter.ToRawKubeConfigLoader().RawConfig(); err == nil {
 		o.contextName = raw.CurrentContext
@@ -213,6 +226,7 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--external-server-urls %q is not an https URL", u))
 		}
 	}
+	errs = append(errs, o.validateProxy()...)
 	errs = append(errs, cli.ValidateDryRun(o.DryRun), cli.ValidateOutput(o.PrintFlags, "yaml", "json", "name"))
 	if cli.Output(o.PrintFlags) != "" && o.DryRun == cli.DryRunNone {
 		errs = append(errs, errors.New("-o/--output only applies with --dry-run=client or --dry-run=server"))

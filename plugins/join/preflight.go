@@ -2,12 +2,7 @@ package join
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -16,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
@@ -39,30 +33,23 @@ type hubCheck struct {
 // preflight checks the hub before anything is installed. Each error is one
 // line naming the cause and the fix.
 func (o *Options) preflight(ctx context.Context) (*hubCheck, error) {
-	host := o.hubURL.Host
-	if o.hubURL.Port() == "" {
-		host = net.JoinHostPort(o.hubURL.Hostname(), "443")
+	if err := probeHub(ctx, o.hubConfig(nil)); err != nil {
+		return nil, fmt.Errorf("cannot reach the hub at %s%s: %v; %s", o.HubAPIServer, o.viaProxy(), err, reachFix(o))
 	}
-	dialer := &net.Dialer{Timeout: preflightTimeout}
-	conn, err := dialer.DialContext(ctx, "tcp", host)
-	if err != nil {
-		return nil, fmt.Errorf("cannot reach the hub at %s: %v; check --hub-apiserver and that this machine can reach the hub", o.HubAPIServer, err)
-	}
-	_ = conn.Close()
 
 	ca, source := o.hubCA, "--ca-file "+o.CAFile
 	if len(ca) == 0 {
 		source = "ConfigMap kube-public/kube-root-ca.crt"
+		var err error
 		if ca, err = o.fetchHubCA(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if err := verifyServing(ctx, o.hubURL, host, ca); err != nil {
+	if err := probeHub(ctx, o.hubConfig(ca)); err != nil {
 		return nil, fmt.Errorf("the hub's serving certificate at %s is not trusted by the hub CA from %s: %v; pass the hub's CA bundle with --ca-file", o.HubAPIServer, source, err)
 	}
 
-	cfg := &rest.Config{Host: o.HubAPIServer, BearerToken: o.HubToken, Timeout: preflightTimeout,
-		TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
+	cfg := o.hubConfig(ca)
 	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
 	if err != nil {
 		return nil, fmt.Errorf("create a hub client: %w", err)
@@ -85,6 +72,14 @@ func (o *Options) preflight(ctx context.Context) (*hubCheck, error) {
 	return check, nil
 }
 
+// reachFix says what to check when join cannot reach the hub.
+func reachFix(o *Options) string {
+	if o.proxyURL == nil {
+		return "check --hub-apiserver and that this machine can reach the hub"
+	}
+	return "check --hub-apiserver and --proxy-url, that this machine can reach the proxy, and that the proxy can reach the hub"
+}
+
 // tokenError turns an error of a request made with the token into one line.
 func tokenError(server string, err error) error {
 	if apierrors.IsUnauthorized(err) {
@@ -97,9 +92,7 @@ func tokenError(server string, err error) error {
 // with the token. The connection cannot be verified yet (that is what the CA
 // is for), so the caller verifies the hub with the result before trusting it.
 func (o *Options) fetchHubCA(ctx context.Context) ([]byte, error) {
-	cfg := &rest.Config{Host: o.HubAPIServer, BearerToken: o.HubToken, Timeout: preflightTimeout,
-		TLSClientConfig: rest.TLSClientConfig{Insecure: true}}
-	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	c, err := client.New(o.hubConfig(nil), client.Options{Scheme: apis.Scheme})
 	if err != nil {
 		return nil, fmt.Errorf("create a hub client: %w", err)
 	}
@@ -114,23 +107,6 @@ func (o *Options) fetchHubCA(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("ConfigMap kube-public/kube-root-ca.crt on %s has no ca.crt; pass the hub's CA bundle with --ca-file", o.HubAPIServer)
 	}
 	return []byte(cm.Data["ca.crt"]), nil
-}
-
-// verifyServing checks with a TLS handshake that the server at hostPort
-// presents a certificate for u's host that chains to ca.
-func verifyServing(ctx context.Context, u *url.URL, hostPort string, ca []byte) error {
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(ca) {
-		return errors.New("the CA bundle holds no PEM certificate")
-	}
-	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: preflightTimeout}, Config: &tls.Config{
-		RootCAs: pool, ServerName: u.Hostname(), MinVersion: tls.VersionTLS12,
-	}}
-	conn, err := d.DialContext(ctx, "tcp", hostPort)
-	if err != nil {
-		return err
-	}
-	return conn.Close()
 }
 
 // checkClusterName refuses a name already used on the hub by a joined,

@@ -91,7 +91,7 @@ func (o *Options) Run(ctx context.Context) error {
 // Secrets and the Klusterlet, from which the operator installs the agent;
 // in hosted mode also the CRDs for the managed cluster.
 func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructured.Unstructured, err error) {
-	bootstrap, err := kubeconfig.ForToken(server, ca, o.HubToken)
+	bootstrap, err := kubeconfig.ForTokenVia(server, o.caBundle(ca), o.ProxyURL, o.HubToken)
 	if err != nil {
 		return nil, nil, err
 	}
