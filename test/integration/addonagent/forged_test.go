@@ -14,6 +14,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // testForgedRequests files add-on requests as cluster1's agent that the hub
@@ -84,6 +85,6 @@ func (s *suite) fileRequest(ctx context.Context, t *testing.T, c client.Client, 
 			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
 		},
 	}
-	mustCreate(ctx, t, c, csr)
+	kit.MustCreate(ctx, t, c, csr)
 	return csr.Name
 }

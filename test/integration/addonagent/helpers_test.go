@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const (
@@ -74,7 +75,7 @@ func (s *suite) agentClient(t *testing.T, cluster string) client.Client {
 func (s *suite) createAddon(ctx context.Context, t *testing.T, cluster, name string, status *addonv1alpha1.ManagedClusterAddOnStatus) {
 	t.Helper()
 	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
-	mustCreate(ctx, t, s.hubC, mca)
+	kit.MustCreate(ctx, t, s.hubC, mca)
 	if status != nil {
 		s.setStatus(ctx, t, cluster, name, func(st *addonv1alpha1.ManagedClusterAddOnStatus) { *st = *status })
 	}
@@ -107,14 +108,6 @@ func (s *suite) waitCondition(ctx context.Context, t *testing.T, name, typ strin
 		return c != nil && c.Status == status && c.Reason == reason, nil
 	})
 	return c
-}
-
-// mustCreate creates obj.
-func mustCreate(ctx context.Context, t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(ctx, obj); err != nil {
-		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
-	}
 }
 
 // eventually polls cond until it holds, failing t with what after

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // leaseSeconds is the duration of the test add-on's Lease: the agent
@@ -24,10 +25,10 @@ const leaseSeconds = 2
 // and checks that an add-on in Customized mode is left alone.
 func (s *suite) testLease(ctx context.Context, t *testing.T) {
 	const ns = addonv1alpha1.DefaultAddonInstallNamespace
-	mustCreate(ctx, t, s.spokeC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	kit.MustCreate(ctx, t, s.spokeC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	s.createAddon(ctx, t, clusterName, "custom-health", &addonv1alpha1.ManagedClusterAddOnStatus{
 		HealthCheck: addonv1alpha1.HealthCheck{Mode: addonv1alpha1.HealthCheckModeCustomized}})
-	mustCreate(ctx, t, s.spokeC, newLease(ns, "custom-health", time.Now()))
+	kit.MustCreate(ctx, t, s.spokeC, newLease(ns, "custom-health", time.Now()))
 	s.createAddon(ctx, t, clusterName, "leasy", nil)
 
 	c := s.waitCondition(ctx, t, "leasy", addonv1alpha1.ManagedClusterAddOnConditionAvailable, metav1.ConditionUnknown, addonv1alpha1.AddonAvailableReasonLeaseNotFound)
@@ -36,7 +37,7 @@ func (s *suite) testLease(ctx context.Context, t *testing.T) {
 	}
 
 	lease := newLease(ns, "leasy", time.Now())
-	mustCreate(ctx, t, s.spokeC, lease)
+	kit.MustCreate(ctx, t, s.spokeC, lease)
 	c = s.waitCondition(ctx, t, "leasy", addonv1alpha1.ManagedClusterAddOnConditionAvailable, metav1.ConditionTrue, addonv1alpha1.AddonAvailableReasonLeaseUpdated)
 	if c.Message != "leasy add-on is available." {
 		t.Errorf("message %q, want OCM's", c.Message)

@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // addonNS is the test add-on's install namespace (status.namespace).
@@ -42,7 +43,7 @@ var kubeClientRegistration = addonv1alpha1.RegistrationConfig{
 // the add-on, and back: removing the registration, and deleting the
 // ManagedClusterAddOn, removes the Secret.
 func (s *suite) testRegistration(ctx context.Context, t *testing.T) {
-	mustCreate(ctx, t, s.spokeC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: addonNS}})
+	kit.MustCreate(ctx, t, s.spokeC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: addonNS}})
 	s.createAddon(ctx, t, clusterName, "helloworld", &addonv1alpha1.ManagedClusterAddOnStatus{
 		Namespace: addonNS, Registrations: []addonv1alpha1.RegistrationConfig{kubeClientRegistration}})
 
@@ -137,9 +138,9 @@ func (s *suite) checkIdentity(ctx context.Context, t *testing.T, secret *corev1.
 // its own.
 func (s *suite) checkIsolation(ctx context.Context, t *testing.T, secret *corev1.Secret) {
 	t.Helper()
-	mustCreate(ctx, t, s.hubC, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "other-secret-reader"},
+	kit.MustCreate(ctx, t, s.hubC, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "other-secret-reader"},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list"}}}})
-	mustCreate(ctx, t, s.hubC, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "other-secret-reader"},
+	kit.MustCreate(ctx, t, s.hubC, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "other-secret-reader"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "other-secret-reader"},
 		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: identity.AddonClusterGroup(clusterName, "other")}}})
 	info, err := kubeconfig.FromSecret(secret.Data)

@@ -24,6 +24,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // The custom-signer template add-on of the tests.
@@ -57,7 +58,7 @@ func (s *suite) testCustomSigner(ctx context.Context, t *testing.T) {
 	if err := s.spokeC.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	mustCreate(ctx, t, s.hubC, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: signedAddon}})
+	kit.MustCreate(ctx, t, s.hubC, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: signedAddon}})
 	certName := registration.CustomSignerSecretName(signedAddon, signerName)
 	secret := s.waitAddonSecret(ctx, t, certName, "")
 	leaf, err := certs.ValidateClientCertificate(secret.Data[corev1.TLSCertKey], secret.Data[corev1.TLSPrivateKeyKey], subject(clusterName), ca.NotBefore)
@@ -106,7 +107,7 @@ func (s *suite) createSigningCA(ctx context.Context, t *testing.T) *x509.Certifi
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustCreate(ctx, t, s.hubC, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: config.HubNamespace, Name: signingCA},
+	kit.MustCreate(ctx, t, s.hubC, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: config.HubNamespace, Name: signingCA},
 		Type: corev1.SecretTypeTLS, Data: map[string][]byte{corev1.TLSCertKey: pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: ca.Raw}), corev1.TLSPrivateKeyKey: keyPEM}})
 	return ca
 }
@@ -132,8 +133,8 @@ func (s *suite) createSignedAddon(ctx context.Context, t *testing.T) {
 		{Type: addonv1alpha1.RegistrationTypeCustomSigner, CustomSigner: &addonv1alpha1.CustomSignerRegistrationConfig{
 			SignerName: signerName, SigningCA: addonv1alpha1.SigningCARef{Name: signingCA}}},
 	}
-	mustCreate(ctx, t, s.hubC, tpl)
-	mustCreate(ctx, t, s.hubC, &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: signedAddon},
+	kit.MustCreate(ctx, t, s.hubC, tpl)
+	kit.MustCreate(ctx, t, s.hubC, &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: signedAddon},
 		Spec: addonv1alpha1.ClusterManagementAddOnSpec{
 			InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.InstallStrategyManual},
 			SupportedConfigs: []addonv1alpha1.ConfigMeta{{

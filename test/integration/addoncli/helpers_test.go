@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // pollTimeout bounds every wait of the tests.
@@ -38,19 +39,11 @@ func setup(ctx context.Context, t *testing.T) (clitest.CLI, client.Client) {
 	c := env.Cluster("hub").Client()
 	hubtest.Install(ctx, t, c)
 	for _, name := range []string{"cluster1", "cluster2"} {
-		mustCreate(ctx, t, c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})
-		mustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		kit.MustCreate(ctx, t, c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})
+		kit.MustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	}
-	mustCreate(ctx, t, c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "pending"}})
+	kit.MustCreate(ctx, t, c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "pending"}})
 	return clitest.CLI{Kubeconfig: env.Kubeconfig()}, c
-}
-
-// mustCreate creates obj or fails t.
-func mustCreate(ctx context.Context, t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(ctx, obj); err != nil {
-		t.Fatalf("create %s: %v", obj.GetName(), err)
-	}
 }
 
 // writeFiles writes files (path relative to a new directory: content) and

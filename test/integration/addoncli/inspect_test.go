@@ -9,6 +9,7 @@ import (
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // specHash returns a configuration with a spec hash.
@@ -41,7 +42,7 @@ func testInspect(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clie
 			condition("Progressing", "True", "WaitingForManifestApplied", ""),
 		}
 	})
-	mustCreate(ctx, t, c, &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "policy",
+	kit.MustCreate(ctx, t, c, &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "policy",
 		Annotations: map[string]string{addonv1alpha1.AddonLifecycleAnnotationKey: addonv1alpha1.AddonLifecycleSelfManageAnnotationValue}},
 		Spec: addonv1alpha1.ClusterManagementAddOnSpec{InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.InstallStrategyManual}}})
 	placed := &addonv1alpha1.ClusterManagementAddOn{}

@@ -22,6 +22,7 @@ import (
 	addonconfig "github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // helloManifests is the agent of the template add-on hello, written for
@@ -155,14 +156,14 @@ func (s *suite) testDeploy(t *testing.T) {
 		}
 	}
 	cm := &corev1.ConfigMap{}
-	must(t, "get the ConfigMap", s.spokeC.Get(s.ctx, client.ObjectKey{Namespace: "hello-agents", Name: "hello-config"}, cm))
+	kit.Must(t, "get the ConfigMap", s.spokeC.Get(s.ctx, client.ObjectKey{Namespace: "hello-agents", Name: "hello-config"}, cm))
 	if want := map[string]string{"cluster": "cluster1", "addon": "hello", "level": "4", "namespace": "hello-agents"}; !reflect.DeepEqual(cm.Data, want) {
 		t.Errorf("ConfigMap data %v, want %v", cm.Data, want)
 	}
 
 	mca := s.waitCondition(t, "hello", addonv1alpha1.ManagedClusterAddOnManifestApplied, metav1.ConditionTrue, addonv1alpha1.ManifestAppliedReasonManifestsApplied)
 	w, err := s.work(s.ctx, "addon-hello-deploy-0")
-	must(t, "get the deploy work", err)
+	kit.Must(t, "get the deploy work", err)
 	owner := metav1.GetControllerOf(w)
 	switch {
 	case w.Labels[addonv1alpha1.AddonLabelKey] != "hello" || w.Labels[addonv1alpha1.AddonTemplateLabelKey] != "hello-template":
@@ -198,7 +199,7 @@ func (s *suite) checkBindings(t *testing.T, mca *addonv1alpha1.ManagedClusterAdd
 		{"hello-shared", "open-cluster-management:hello:role:agent", "Role", "hello-writer", false},
 	} {
 		rb := &rbacv1.RoleBinding{}
-		must(t, "get RoleBinding "+want.name, s.hubC.Get(s.ctx, client.ObjectKey{Namespace: want.namespace, Name: want.name}, rb))
+		kit.Must(t, "get RoleBinding "+want.name, s.hubC.Get(s.ctx, client.ObjectKey{Namespace: want.namespace, Name: want.name}, rb))
 		owned := len(rb.OwnerReferences) == 1 && rb.OwnerReferences[0].UID == mca.UID
 		// The add-on's certificate group and its token driver's ServiceAccount.
 		if rb.RoleRef.Kind != want.roleKind || rb.RoleRef.Name != want.role || len(rb.Subjects) != 2 ||
@@ -212,7 +213,7 @@ func (s *suite) checkBindings(t *testing.T, mca *addonv1alpha1.ManagedClusterAdd
 
 func (s *suite) testRollout(t *testing.T) {
 	before, err := s.work(s.ctx, "addon-hello-deploy-0")
-	must(t, "get the deploy work", err)
+	kit.Must(t, "get the deploy work", err)
 	oldHash := s.specHash(t, helloConfig)
 	adc := &addonv1alpha1.AddOnDeploymentConfig{ObjectMeta: metav1.ObjectMeta{Namespace: helloConfig.namespace, Name: helloConfig.name}}
 	s.update(t, s.hubC, adc, false, func() { adc.Spec.CustomizedVariables[0].Value = "6" })
@@ -235,9 +236,9 @@ func (s *suite) testRollout(t *testing.T) {
 		return slices.Contains(d.Spec.Template.Spec.Containers[0].Args, "--v=6")
 	})
 	mca, err := s.mca(s.ctx, "hello")
-	must(t, "get the add-on", err)
+	kit.Must(t, "get the add-on", err)
 	w, err := s.work(s.ctx, before.Name)
-	must(t, "get the deploy work", err)
+	kit.Must(t, "get the deploy work", err)
 	if got, want := w.Annotations[workv1.ConfigSpecHashAnnotationKey], addonconfig.Desired(mca).Annotation(); got != want ||
 		!strings.Contains(got, s.specHash(t, helloConfig)) {
 		t.Errorf("config-spec-hash %s, want %s", got, want)
@@ -246,7 +247,7 @@ func (s *suite) testRollout(t *testing.T) {
 
 func (s *suite) testBadInput(t *testing.T) {
 	before, err := s.work(s.ctx, "addon-hello-deploy-0")
-	must(t, "get the deploy work", err)
+	kit.Must(t, "get the deploy work", err)
 	tpl := &addonv1alpha1.AddOnTemplate{ObjectMeta: metav1.ObjectMeta{Name: helloTemplate.name}}
 	var good []workv1.Manifest
 	s.update(t, s.hubC, tpl, false, func() {
@@ -264,7 +265,7 @@ func (s *suite) testBadInput(t *testing.T) {
 		return s.hasEvent(ctx, "hello", "RenderFailed")
 	})
 	w, err := s.work(s.ctx, before.Name)
-	must(t, "get the deploy work", err)
+	kit.Must(t, "get the deploy work", err)
 	if w.Generation != before.Generation {
 		t.Errorf("the deploy work changed (generation %d to %d) for a template that cannot be rendered", before.Generation, w.Generation)
 	}
@@ -330,7 +331,7 @@ func manifestNames(t *testing.T, w *workv1.ManifestWork) []string {
 	var names []string
 	for _, m := range w.Spec.Workload.Manifests {
 		var obj metav1.PartialObjectMetadata
-		must(t, "decode manifest", json.Unmarshal(m.Raw, &obj))
+		kit.Must(t, "decode manifest", json.Unmarshal(m.Raw, &obj))
 		names = append(names, obj.Name)
 	}
 	return names

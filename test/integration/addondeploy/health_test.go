@@ -16,6 +16,7 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // setHelloReady writes the status of the hello agent Deployment on cluster1
@@ -110,7 +111,7 @@ func (s *suite) testHealth(t *testing.T) {
 
 	s.testPrinterColumns(t)
 
-	must(t, "delete add-on leased", s.hubC.Delete(s.ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "leased"}}))
+	kit.Must(t, "delete add-on leased", s.hubC.Delete(s.ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "leased"}}))
 	s.waitLabel(t, "leased", "")
 }
 
@@ -124,10 +125,10 @@ func (s *suite) testPrinterColumns(t *testing.T) {
 			Status: metav1.ConditionFalse, Reason: addonv1alpha1.ProgressingReasonCompleted, Message: "completed"})
 	})
 	bin, err := framework.KubeBinDir()
-	must(t, "find kubectl", err)
+	kit.Must(t, "find kubectl", err)
 	out, err := exec.CommandContext(s.ctx, filepath.Join(bin, "kubectl"), "--kubeconfig", s.env.Kubeconfig(), "--context", "hub",
 		"get", "mca", "-n", clusterName).CombinedOutput()
-	must(t, "kubectl get mca: "+string(out), err)
+	kit.Must(t, "kubectl get mca: "+string(out), err)
 	rows := table(string(out))
 	want := map[string]map[string]string{
 		"hello":  {"AVAILABLE": "True", "DEGRADED": "", "PROGRESSING": "False"},

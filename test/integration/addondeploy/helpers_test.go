@@ -29,6 +29,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const (
@@ -64,26 +65,18 @@ func setup(t *testing.T) *suite {
 	s.setClusterAvailable(t, metav1.ConditionTrue, clusterv1.ReasonManagedClusterAvailable, "Managed cluster is available")
 
 	agentObjs, err := config.AgentObjects(config.AgentValues{ClusterName: clusterName, BootstrapKubeconfig: []byte("unused")})
-	must(t, "render agent objects", err)
-	must(t, "apply agent objects", apply.Apply(ctx, s.spokeC, agentObjs, apply.Options{FieldManager: "addondeploy-test"}))
+	kit.Must(t, "render agent objects", err)
+	kit.Must(t, "apply agent objects", apply.Apply(ctx, s.spokeC, agentObjs, apply.Options{FieldManager: "addondeploy-test"}))
 	agenttest.WriteHubCredential(ctx, t, s.hub, s.spoke, clusterName, "agent")
 	agenttest.StartWorkAgent(t, s.spoke, workagent.Options{StatusSyncInterval: time.Second})
 	hubtest.RunControllers(t, s.hub, 2, (&deploy.Reconciler{SizeLimit: sizeLimit}).SetupWithManager, (&health.Reconciler{}).SetupWithManager)
 	return s
 }
 
-// must fails t on err.
-func must(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
 // create creates obj as the admin.
 func (s *suite) create(t *testing.T, c client.Client, obj client.Object) {
 	t.Helper()
-	must(t, "create "+obj.GetNamespace()+"/"+obj.GetName(), c.Create(s.ctx, obj))
+	kit.Must(t, "create "+obj.GetNamespace()+"/"+obj.GetName(), c.Create(s.ctx, obj))
 }
 
 // poll waits until cond holds.
@@ -122,7 +115,7 @@ func (s *suite) update(t *testing.T, c client.Client, obj client.Object, status 
 		}
 		return c.Update(s.ctx, obj)
 	})
-	must(t, "update "+obj.GetNamespace()+"/"+obj.GetName(), err)
+	kit.Must(t, "update "+obj.GetNamespace()+"/"+obj.GetName(), err)
 }
 
 // setClusterAvailable sets the Available condition of cluster1, as the
@@ -142,7 +135,7 @@ func manifests(t *testing.T, docs string) []workv1.Manifest {
 	var out []workv1.Manifest
 	for _, doc := range strings.Split(docs, "\n---\n") {
 		data, err := yaml.YAMLToJSON([]byte(doc))
-		must(t, "manifest", err)
+		kit.Must(t, "manifest", err)
 		out = append(out, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: data}})
 	}
 	return out
@@ -159,9 +152,9 @@ func (s *suite) specHash(t *testing.T, ref configRef) string {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(addonconfig.BuiltinKind(ref.resource))
-	must(t, "get configuration "+ref.name, s.hubC.Get(s.ctx, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, u))
+	kit.Must(t, "get configuration "+ref.name, s.hubC.Get(s.ctx, client.ObjectKey{Namespace: ref.namespace, Name: ref.name}, u))
 	hash, err := addonconfig.SpecHash(u)
-	must(t, "hash", err)
+	kit.Must(t, "hash", err)
 	return hash
 }
 
@@ -222,11 +215,11 @@ func seed(t *testing.T, name string) []byte {
 	dir := os.Getenv("OCM_SEEDS_DIR")
 	if dir == "" {
 		root, err := framework.RepoRoot()
-		must(t, "find the repository root (or set OCM_SEEDS_DIR)", err)
+		kit.Must(t, "find the repository root (or set OCM_SEEDS_DIR)", err)
 		dir = filepath.Join(root, "..", "shared", "examples", "seeds")
 	}
 	data, err := os.ReadFile(filepath.Join(dir, name))
-	must(t, "read seed example (set OCM_SEEDS_DIR to the seeds directory)", err)
+	kit.Must(t, "read seed example (set OCM_SEEDS_DIR to the seeds directory)", err)
 	return data
 }
 

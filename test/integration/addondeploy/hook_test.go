@@ -18,6 +18,7 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // farewellManifests is an agent with a pre-delete hook Job. The Job is
@@ -64,7 +65,7 @@ func (s *suite) testPreDeleteHook(t *testing.T) {
 		t.Fatalf("the hook Job is on the cluster before the add-on is deleted (get: %v)", err)
 	}
 
-	must(t, "delete the add-on", s.hubC.Delete(s.ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "farewell"}}))
+	kit.Must(t, "delete the add-on", s.hubC.Delete(s.ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "farewell"}}))
 	s.waitCondition(t, "farewell", addonv1alpha1.ManagedClusterAddOnHookManifestCompleted, metav1.ConditionFalse, addonv1alpha1.HookManifestReasonNotCompleted)
 	job := &batchv1.Job{}
 	s.poll(t, "the hook Job on the cluster", func(ctx context.Context) (bool, error) {
@@ -75,7 +76,7 @@ func (s *suite) testPreDeleteHook(t *testing.T) {
 	if _, err := s.mca(s.ctx, "farewell"); err != nil {
 		t.Fatalf("the add-on went before its hook completed: %v", err)
 	}
-	must(t, "the agent stays while the hook runs", s.spokeC.Get(s.ctx, agentCM, &corev1.ConfigMap{}))
+	kit.Must(t, "the agent stays while the hook runs", s.spokeC.Get(s.ctx, agentCM, &corev1.ConfigMap{}))
 
 	s.update(t, s.spokeC, job, true, func() {
 		now := metav1.Now()
@@ -117,8 +118,8 @@ spec:
 	s.create(t, s.hubC, tpl)
 
 	obj := &unstructured.Unstructured{}
-	must(t, "decode seed 003-managedclusteraddon-default-ns.yaml", yaml.Unmarshal(seed(t, "003-managedclusteraddon-default-ns.yaml"), &obj.Object))
-	must(t, "apply the seed", apply.Apply(s.ctx, s.hubC, []*unstructured.Unstructured{obj}, apply.Options{FieldManager: "kubectl-ocm"}))
+	kit.Must(t, "decode seed 003-managedclusteraddon-default-ns.yaml", yaml.Unmarshal(seed(t, "003-managedclusteraddon-default-ns.yaml"), &obj.Object))
+	kit.Must(t, "apply the seed", apply.Apply(s.ctx, s.hubC, []*unstructured.Unstructured{obj}, apply.Options{FieldManager: "kubectl-ocm"}))
 	s.setDesired(t, "helloworld", nil, configRef{addonv1alpha1.AddOnTemplateResource, "", "helloworld"})
 
 	d := &appsv1.Deployment{}
@@ -140,7 +141,7 @@ spec:
 }
 
 func (s *suite) testDelete(t *testing.T) {
-	must(t, "delete add-on hello", s.hubC.Delete(s.ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "hello"}}))
+	kit.Must(t, "delete add-on hello", s.hubC.Delete(s.ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "hello"}}))
 	s.poll(t, "hello's works, hub permissions and agent gone", func(ctx context.Context) (bool, error) {
 		return gone(ctx,
 			objectRef{s.hubC, client.ObjectKey{Namespace: clusterName, Name: "addon-hello-deploy-0"}, &workv1.ManifestWork{}},

@@ -32,6 +32,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // The clusters: the agent of csrCluster obtains add-on credentials with the
@@ -96,7 +97,7 @@ func TestFrameworkManagedAddons(t *testing.T) {
 	selfCMA := createSelfManaged(ctx, t, admin)
 	for cluster := range drivers {
 		enable := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: managed}}
-		must(t, "enable "+managed+" on "+cluster, admin.Create(ctx, enable))
+		kit.Must(t, "enable "+managed+" on "+cluster, admin.Create(ctx, enable))
 		installSelfManaged(ctx, t, admin, cluster, selfCMA)
 	}
 
@@ -111,7 +112,7 @@ func TestFrameworkManagedAddons(t *testing.T) {
 	t.Run("agents read their cluster's namespace on the hub", func(t *testing.T) {
 		for cluster := range drivers {
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "greeting"}, Data: map[string]string{"value": "hello " + cluster}}
-			must(t, "create ConfigMap greeting in "+cluster, admin.Create(ctx, cm))
+			kit.Must(t, "create ConfigMap greeting in "+cluster, admin.Create(ctx, cm))
 		}
 		for cluster := range drivers {
 			for _, addon := range []string{managed, self} {
@@ -136,7 +137,7 @@ func startManager(ctx context.Context, t *testing.T, hub *framework.Cluster, add
 	t.Helper()
 	applyExample(ctx, t, hub.Client(), "manager.yaml", "Deployment")
 	cfg, err := hub.ConfigForServiceAccount(ctx, managerNS, managerSA, time.Hour)
-	must(t, "credentials of the add-on manager", err)
+	kit.Must(t, "credentials of the add-on manager", err)
 	cfg.UserAgent = "hellomanager"
 	runCtx, cancel := context.WithCancel(context.Background())
 	hubtest.RunManager(runCtx, t, cancel, cfg, manager.Options{}, 1, "add-on manager", func(mgr ctrl.Manager) error {
@@ -154,18 +155,18 @@ func startManager(ctx context.Context, t *testing.T, hub *framework.Cluster, add
 func applyExample(ctx context.Context, t *testing.T, admin client.Client, file string, skipped ...string) {
 	t.Helper()
 	root, err := framework.RepoRoot()
-	must(t, "find the repository", err)
+	kit.Must(t, "find the repository", err)
 	data, err := os.ReadFile(filepath.Join(root, "examples", "addons", "hellomanager", file))
-	must(t, "read "+file, err)
+	kit.Must(t, "read "+file, err)
 	objs, err := config.DecodeDocuments(data)
-	must(t, "decode "+file, err)
+	kit.Must(t, "decode "+file, err)
 	var keep []*unstructured.Unstructured
 	for _, o := range objs {
 		if !slices.Contains(skipped, o.GetKind()) {
 			keep = append(keep, o)
 		}
 	}
-	must(t, "apply "+file, apply.Apply(ctx, admin, keep, apply.Options{FieldManager: "conformance"}))
+	kit.Must(t, "apply "+file, apply.Apply(ctx, admin, keep, apply.Options{FieldManager: "conformance"}))
 }
 
 // createSelfManaged creates the self-managed add-on's ClusterManagementAddOn
@@ -176,7 +177,7 @@ func createSelfManaged(ctx context.Context, t *testing.T, admin client.Client) *
 		Annotations: map[string]string{addonv1alpha1.AddonLifecycleAnnotationKey: addonv1alpha1.AddonLifecycleSelfManageAnnotationValue}}}
 	cma.Spec.AddOnMeta.DisplayName = self
 	cma.Spec.InstallStrategy.Type = "Manual"
-	must(t, "create ClusterManagementAddOn "+self, admin.Create(ctx, cma))
+	kit.Must(t, "create ClusterManagementAddOn "+self, admin.Create(ctx, cma))
 	return cma
 }
 
@@ -187,7 +188,7 @@ func installSelfManaged(ctx context.Context, t *testing.T, admin client.Client, 
 	t.Helper()
 	mca := &addonv1beta1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: self,
 		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cma, addonv1beta1.GroupVersion.WithKind("ClusterManagementAddOn"))}}}
-	must(t, "install "+self+" on "+cluster, admin.Create(ctx, mca))
+	kit.Must(t, "install "+self+" on "+cluster, admin.Create(ctx, mca))
 }
 
 // expectAvailable waits until the add-on on cluster, read at v1beta1 as its
@@ -239,7 +240,7 @@ func describe(mca *addonv1beta1.ManagedClusterAddOn) string {
 func expectCredential(ctx context.Context, t *testing.T, spoke client.Client, cluster, addon, driver string) {
 	t.Helper()
 	secret := &corev1.Secret{}
-	must(t, "read the hub credential of "+addon, spoke.Get(ctx, client.ObjectKey{Namespace: installNamespaces[addon], Name: addon + "-hub-kubeconfig"}, secret))
+	kit.Must(t, "read the hub credential of "+addon, spoke.Get(ctx, client.ObjectKey{Namespace: installNamespaces[addon], Name: addon + "-hub-kubeconfig"}, secret))
 	key := "tls.crt"
 	if driver == addonv1alpha1.KubeClientDriverToken {
 		key = "token"
@@ -255,12 +256,12 @@ func expectCredential(ctx context.Context, t *testing.T, spoke client.Client, cl
 func expectIdle(ctx context.Context, t *testing.T, hub *framework.Cluster, lists ...client.ObjectList) {
 	t.Helper()
 	c, err := client.NewWithWatch(hub.RESTConfig(), client.Options{Scheme: apis.Scheme})
-	must(t, "watch client", err)
+	kit.Must(t, "watch client", err)
 	events := make(chan watch.Event)
 	for _, list := range lists {
-		must(t, fmt.Sprintf("list %T", list), c.List(ctx, list))
+		kit.Must(t, fmt.Sprintf("list %T", list), c.List(ctx, list))
 		w, err := c.Watch(ctx, list, &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.(metav1.ListInterface).GetResourceVersion()}})
-		must(t, fmt.Sprintf("watch %T", list), err)
+		kit.Must(t, fmt.Sprintf("watch %T", list), err)
 		defer w.Stop()
 		go func() {
 			for ev := range w.ResultChan() {
@@ -291,13 +292,5 @@ func expectIdle(ctx context.Context, t *testing.T, hub *framework.Cluster, lists
 				t.Logf("%s %T %s/%s while idle (resourceVersion %s)", ev.Type, o, o.GetNamespace(), o.GetName(), o.GetResourceVersion())
 			}
 		}
-	}
-}
-
-// must fails t when err is set.
-func must(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
 	}
 }

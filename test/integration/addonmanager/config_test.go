@@ -16,6 +16,7 @@ import (
 	hubconfig "github.com/kubectl-ocm/kubectl-ocm/config"
 	addonconfig "github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // exampleGVK is the kind of the seeds' own configuration, exampleconfigs.
@@ -39,7 +40,7 @@ func TestConfigurations(t *testing.T) {
 	t.Run("default configurations", func(t *testing.T) {
 		s.applySeed(t, "001-default-configs.yaml")
 		s.applySeed(t, "001-managedclusteraddon-manual.yaml")
-		must(t, "enable the add-on on cluster2", s.admin.Create(s.ctx, &addonv1alpha1.ManagedClusterAddOn{
+		kit.Must(t, "enable the add-on on cluster2", s.admin.Create(s.ctx, &addonv1alpha1.ManagedClusterAddOn{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "cluster2", Name: addon}}))
 		for _, c := range []string{"cluster1", "cluster2"} {
 			s.waitMCA(t, c, "the default configurations, the example kind reported as not served", func(m *addonv1alpha1.ManagedClusterAddOn) error {
@@ -174,16 +175,16 @@ func (s *suite) serveExampleConfigs(t *testing.T) {
 	t.Helper()
 	const name = "exampleconfigs.example.open-cluster-management.io"
 	preserve := true
-	must(t, "create ClusterRole", s.admin.Create(s.ctx, &rbacv1.ClusterRole{
+	kit.Must(t, "create ClusterRole", s.admin.Create(s.ctx, &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: name + ":reader"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{exampleGVK.Group}, Resources: []string{"exampleconfigs"}, Verbs: []string{"get", "list", "watch"}}},
 	}))
-	must(t, "create ClusterRoleBinding", s.admin.Create(s.ctx, &rbacv1.ClusterRoleBinding{
+	kit.Must(t, "create ClusterRoleBinding", s.admin.Create(s.ctx, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name + ":reader"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name + ":reader"},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: hubconfig.HubNamespace, Name: "ocm-hub-controller"}},
 	}))
-	must(t, "create CRD", s.admin.Create(s.ctx, &apiextensionsv1.CustomResourceDefinition{
+	kit.Must(t, "create CRD", s.admin.Create(s.ctx, &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
 			Group: exampleGVK.Group, Scope: apiextensionsv1.NamespaceScoped,
@@ -210,8 +211,8 @@ func (s *suite) exampleConfig(t *testing.T, name, color string) string {
 	})
 	stored := &unstructured.Unstructured{}
 	stored.SetGroupVersionKind(exampleGVK)
-	must(t, "read ExampleConfig "+name, s.admin.Get(s.ctx, client.ObjectKeyFromObject(u), stored))
+	kit.Must(t, "read ExampleConfig "+name, s.admin.Get(s.ctx, client.ObjectKeyFromObject(u), stored))
 	hash, err := addonconfig.SpecHash(stored)
-	must(t, "hash ExampleConfig "+name, err)
+	kit.Must(t, "hash ExampleConfig "+name, err)
 	return hash
 }

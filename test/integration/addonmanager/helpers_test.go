@@ -28,6 +28,7 @@ import (
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/seeds"
 )
 
@@ -85,21 +86,13 @@ func setup(t *testing.T) *suite {
 		},
 	)
 	if err := s.admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: configNamespace}}); !apierrors.IsAlreadyExists(err) {
-		must(t, "create namespace "+configNamespace, err)
+		kit.Must(t, "create namespace "+configNamespace, err)
 	}
-	must(t, "bind the global cluster set to default", s.admin.Create(ctx, &clusterv1beta2.ManagedClusterSetBinding{
+	kit.Must(t, "bind the global cluster set to default", s.admin.Create(ctx, &clusterv1beta2.ManagedClusterSetBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "global"},
 		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "global"},
 	}))
 	return s
-}
-
-// must fails t on err.
-func must(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
 }
 
 // poll waits until cond holds, failing t with what when it never does.
@@ -113,7 +106,7 @@ func (s *suite) apply(t *testing.T, objs ...*unstructured.Unstructured) {
 	t.Helper()
 	for _, u := range objs {
 		err := s.admin.Apply(s.ctx, client.ApplyConfigurationFromUnstructured(u.DeepCopy()), client.FieldOwner(fieldOwner), client.ForceOwnership)
-		must(t, fmt.Sprintf("apply %s %s", u.GetKind(), client.ObjectKeyFromObject(u)), err)
+		kit.Must(t, fmt.Sprintf("apply %s %s", u.GetKind(), client.ObjectKeyFromObject(u)), err)
 	}
 }
 
@@ -141,7 +134,7 @@ func (s *suite) cluster(t *testing.T, c clusterSpec) {
 		ObjectMeta: metav1.ObjectMeta{Name: c.name, Labels: c.labels, Annotations: c.annotations},
 		Spec:       clusterv1.ManagedClusterSpec{HubAcceptsClient: true, LeaseDurationSeconds: 3600},
 	}
-	must(t, "create cluster "+c.name, s.admin.Create(s.ctx, mc))
+	kit.Must(t, "create cluster "+c.name, s.admin.Create(s.ctx, mc))
 	s.poll(t, "namespace of "+c.name, func(ctx context.Context) (bool, error) {
 		return true, s.admin.Get(ctx, client.ObjectKey{Name: c.name}, &corev1.Namespace{})
 	})
@@ -164,7 +157,7 @@ func (s *suite) updateCluster(t *testing.T, name string, change func(*clusterv1.
 		change(mc)
 		return s.admin.Status().Update(s.ctx, mc)
 	})
-	must(t, "update the status of cluster "+name, err)
+	kit.Must(t, "update the status of cluster "+name, err)
 }
 
 // setAvailable sets the cluster's Available condition as its agent (True)
@@ -256,13 +249,13 @@ func (s *suite) deployConfig(t *testing.T, name, value string) string {
 		},
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(adc)
-	must(t, "convert "+name, err)
+	kit.Must(t, "convert "+name, err)
 	s.apply(t, &unstructured.Unstructured{Object: content})
 	stored := &unstructured.Unstructured{}
 	stored.SetGroupVersionKind(addonconfig.BuiltinKind(addonv1alpha1.AddOnDeploymentConfigResource))
-	must(t, "read "+name, s.admin.Get(s.ctx, client.ObjectKeyFromObject(adc), stored))
+	kit.Must(t, "read "+name, s.admin.Get(s.ctx, client.ObjectKeyFromObject(adc), stored))
 	hash, err := addonconfig.SpecHash(stored)
-	must(t, "hash "+name, err)
+	kit.Must(t, "hash "+name, err)
 	return hash
 }
 

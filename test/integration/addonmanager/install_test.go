@@ -16,6 +16,7 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/seeds"
 )
 
@@ -90,7 +91,7 @@ func TestInstallStrategies(t *testing.T) {
 		}
 
 		// A hand-made ManagedClusterAddOn is owned, not controlled, and stays.
-		must(t, "enable the add-on on cluster3 by hand", s.admin.Create(s.ctx, &addonv1alpha1.ManagedClusterAddOn{
+		kit.Must(t, "enable the add-on on cluster3 by hand", s.admin.Create(s.ctx, &addonv1alpha1.ManagedClusterAddOn{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "cluster3", Name: addon}}))
 		s.waitMCA(t, "cluster3", "owned by its ClusterManagementAddOn", func(m *addonv1alpha1.ManagedClusterAddOn) error { return ownedBy(m, cma, false) })
 
@@ -103,10 +104,10 @@ func TestInstallStrategies(t *testing.T) {
 		// A missing placement decides nothing: cluster4's add-on goes, the
 		// one of cluster1 stays because its automatic installation is disabled.
 		m, err := s.mca(s.ctx, "cluster1")
-		must(t, "read the add-on of cluster1", err)
+		kit.Must(t, "read the add-on of cluster1", err)
 		m.Annotations[addonv1alpha1.DisableAddonAutomaticInstallationAnnotationKey] = "true"
-		must(t, "disable the automatic installation on cluster1", s.admin.Update(s.ctx, m))
-		must(t, "delete placement-aws", s.admin.Delete(s.ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "placement-aws"}}))
+		kit.Must(t, "disable the automatic installation on cluster1", s.admin.Update(s.ctx, m))
+		kit.Must(t, "delete placement-aws", s.admin.Delete(s.ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "placement-aws"}}))
 		s.waitGone(t, "cluster4")
 		if _, err := s.mca(s.ctx, "cluster1"); err != nil {
 			t.Errorf("the add-on of cluster1, whose automatic installation is disabled, was removed: %v", err)
@@ -154,7 +155,7 @@ func ownedBy(m *addonv1alpha1.ManagedClusterAddOn, cma *addonv1alpha1.ClusterMan
 // deleteCMA deletes the add-on's ClusterManagementAddOn and waits until it is gone.
 func (s *suite) deleteCMA(t *testing.T) {
 	t.Helper()
-	must(t, "delete the ClusterManagementAddOn", s.admin.Delete(s.ctx, &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: addon}}))
+	kit.Must(t, "delete the ClusterManagementAddOn", s.admin.Delete(s.ctx, &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: addon}}))
 	s.poll(t, "ClusterManagementAddOn gone", func(ctx context.Context) (bool, error) {
 		err := s.admin.Get(ctx, client.ObjectKey{Name: addon}, &addonv1alpha1.ClusterManagementAddOn{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
@@ -200,7 +201,7 @@ func cmaObject(t *testing.T, placements ...string) *unstructured.Unstructured {
 	}
 	for _, u := range seeds.Read(t, "001-installstrategy-placements.yaml") {
 		if u.GetKind() == "ClusterManagementAddOn" {
-			must(t, "set the placements", unstructured.SetNestedSlice(u.Object, ps, "spec", "installStrategy", "placements"))
+			kit.Must(t, "set the placements", unstructured.SetNestedSlice(u.Object, ps, "spec", "installStrategy", "placements"))
 			return u
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/seeds"
 )
 
@@ -132,7 +133,7 @@ func (s *suite) expectDesired(t *testing.T, hash string, clusters ...string) {
 	t.Helper()
 	for _, c := range clusters {
 		m, err := s.mca(s.ctx, c)
-		must(t, "read the add-on of "+c, err)
+		kit.Must(t, "read the add-on of "+c, err)
 		if h, err := desired(m, "addondeploymentconfigs", "deploy-config"); err != nil || h != hash {
 			t.Errorf("%s desires deploy-config %q (%v), want %s: the rollout did not hold it back", c, h, err, hash)
 		}
@@ -191,8 +192,8 @@ func progressiveCMA(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
 	u := seeds.Read(t, "001-rolloutstrategy-progressive.yaml")[0]
 	placements, _, err := unstructured.NestedSlice(u.Object, "spec", "installStrategy", "placements")
-	must(t, "read the placements of the progressive seed", err)
-	must(t, "shorten minSuccessTime", unstructured.SetNestedField(placements[0].(map[string]any), "1s", "rolloutStrategy", "progressive", "minSuccessTime"))
-	must(t, "set the placements", unstructured.SetNestedSlice(u.Object, placements, "spec", "installStrategy", "placements"))
+	kit.Must(t, "read the placements of the progressive seed", err)
+	kit.Must(t, "shorten minSuccessTime", unstructured.SetNestedField(placements[0].(map[string]any), "1s", "rolloutStrategy", "progressive", "minSuccessTime"))
+	kit.Must(t, "set the placements", unstructured.SetNestedSlice(u.Object, placements, "spec", "installStrategy", "placements"))
 	return u
 }

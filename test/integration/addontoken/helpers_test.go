@@ -27,6 +27,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const (
@@ -77,7 +78,7 @@ func (s *suite) createAddon(t *testing.T, name, role, ns string) {
 	cm.SetName(name + "-settings")
 	cm.SetNamespace(addonv1alpha1.DefaultAddonInstallNamespace)
 	raw, err := cm.MarshalJSON()
-	must(t, "encode manifest", err)
+	kit.Must(t, "encode manifest", err)
 	tpl.Spec.AgentSpec.Workload.Manifests = append(tpl.Spec.AgentSpec.Workload.Manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}})
 	tpl.Spec.Registration = []addonv1alpha1.RegistrationSpec{{Type: addonv1alpha1.RegistrationTypeKubeClient,
 		KubeClient: &addonv1alpha1.KubeClientRegistrationConfig{HubPermissions: []addonv1alpha1.HubPermissionConfig{
@@ -89,9 +90,9 @@ func (s *suite) createAddon(t *testing.T, name, role, ns string) {
 	s.create(t, s.hubC, enabled)
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(addonv1alpha1.GroupVersion.WithKind("AddOnTemplate"))
-	must(t, "read the template", s.hubC.Get(s.ctx, client.ObjectKey{Name: tpl.Name}, u))
+	kit.Must(t, "read the template", s.hubC.Get(s.ctx, client.ObjectKey{Name: tpl.Name}, u))
 	hash, err := addonconfig.SpecHash(u)
-	must(t, "hash the template", err)
+	kit.Must(t, "hash the template", err)
 	referent := addonv1alpha1.ConfigReferent{Name: tpl.Name}
 	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: name}}
 	s.update(t, mca, func() {
@@ -151,25 +152,17 @@ func (s *suite) update(t *testing.T, obj client.Object, change func()) {
 		change()
 		return s.hubC.Status().Update(s.ctx, obj)
 	})
-	must(t, "update "+obj.GetNamespace()+"/"+obj.GetName(), err)
+	kit.Must(t, "update "+obj.GetNamespace()+"/"+obj.GetName(), err)
 }
 
 // create creates obj as the admin.
 func (s *suite) create(t *testing.T, c client.Client, obj client.Object) {
 	t.Helper()
-	must(t, "create "+obj.GetNamespace()+"/"+obj.GetName(), c.Create(s.ctx, obj))
+	kit.Must(t, "create "+obj.GetNamespace()+"/"+obj.GetName(), c.Create(s.ctx, obj))
 }
 
 // poll waits until cond holds.
 func (s *suite) poll(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
 	framework.Eventually(s.ctx, t, pollTimeout, what, cond)
-}
-
-// must fails t when err is set.
-func must(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
 }

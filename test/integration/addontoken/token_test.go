@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // Install namespaces of the add-ons on cluster1.
@@ -75,7 +76,7 @@ func (s *suite) testInfrastructure(t *testing.T) {
 	}
 	ready := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnTokenInfrastructureReady)
 	sa := &corev1.ServiceAccount{}
-	must(t, "get ServiceAccount alpha-agent", s.hubC.Get(s.ctx, client.ObjectKey{Namespace: clusterName, Name: "alpha-agent"}, sa))
+	kit.Must(t, "get ServiceAccount alpha-agent", s.hubC.Get(s.ctx, client.ObjectKey{Namespace: clusterName, Name: "alpha-agent"}, sa))
 	if uid, _ := registration.ServiceAccountUID(ready.Message); ready.Reason != addonv1alpha1.TokenInfrastructureReasonReady || uid != string(sa.UID) {
 		t.Errorf("TokenInfrastructureReady %+v, want the UID %s of ServiceAccount alpha-agent", ready, sa.UID)
 	}
@@ -83,12 +84,12 @@ func (s *suite) testInfrastructure(t *testing.T) {
 		t.Errorf("ServiceAccount labels %v", sa.Labels)
 	}
 	role := &rbacv1.Role{}
-	must(t, "get Role alpha-token-role", s.hubC.Get(s.ctx, client.ObjectKey{Namespace: clusterName, Name: token.RoleName("alpha")}, role))
+	kit.Must(t, "get Role alpha-token-role", s.hubC.Get(s.ctx, client.ObjectKey{Namespace: clusterName, Name: token.RoleName("alpha")}, role))
 	if len(role.Rules) != 1 || !slices.Equal(role.Rules[0].ResourceNames, []string{"alpha-agent"}) || !slices.Equal(role.Rules[0].Resources, []string{"serviceaccounts/token"}) {
 		t.Errorf("Role rules %+v, want create on serviceaccounts/token of alpha-agent only", role.Rules)
 	}
 	binding := &rbacv1.RoleBinding{}
-	must(t, "get the hub permission binding", s.hubC.Get(s.ctx, client.ObjectKey{Namespace: clusterName, Name: "open-cluster-management:alpha:clusterrole:agent"}, binding))
+	kit.Must(t, "get the hub permission binding", s.hubC.Get(s.ctx, client.ObjectKey{Namespace: clusterName, Name: "open-cluster-management:alpha:clusterrole:agent"}, binding))
 	if !slices.ContainsFunc(binding.Subjects, func(sub rbacv1.Subject) bool {
 		return sub.Kind == rbacv1.ServiceAccountKind && sub.Name == "alpha-agent"
 	}) {
@@ -101,18 +102,18 @@ func (s *suite) testInfrastructure(t *testing.T) {
 func (s *suite) tokenClient(t *testing.T, secret *corev1.Secret) (client.Client, string) {
 	t.Helper()
 	raw, err := clientcmd.Load(secret.Data[kubeconfig.KubeconfigKey])
-	must(t, "load the add-on kubeconfig", err)
+	kit.Must(t, "load the add-on kubeconfig", err)
 	if auth := raw.AuthInfos[kubeconfig.HubUserName]; auth == nil || auth.TokenFile != kubeconfig.TokenKey {
 		t.Errorf("the add-on kubeconfig's user does not read its token from file %s: %+v", kubeconfig.TokenKey, auth)
 	}
 	info, err := kubeconfig.FromSecret(secret.Data)
-	must(t, "read the add-on kubeconfig", err)
+	kit.Must(t, "read the add-on kubeconfig", err)
 	cfg, err := info.RESTConfig()
-	must(t, "add-on client configuration", err)
+	kit.Must(t, "add-on client configuration", err)
 	review, err := kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().Create(s.ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-	must(t, "SelfSubjectReview with the add-on's token", err)
+	kit.Must(t, "SelfSubjectReview with the add-on's token", err)
 	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
-	must(t, "add-on client", err)
+	kit.Must(t, "add-on client", err)
 	return c, review.Status.UserInfo.Username
 }
 
@@ -130,13 +131,13 @@ func (s *suite) testIdentity(t *testing.T) {
 	agenttest.CheckAddonIsolation(s.ctx, t, c, agenttest.Isolation{Cluster: clusterName, Other: otherName, OtherAddon: "beta"})
 	// Only the cluster's own agent may request tokens, and of its add-ons only.
 	other, err := client.New(agenttest.AgentConfig(t, s.hub, otherName, "agent1"), client.Options{Scheme: apis.Scheme})
-	must(t, "cluster2 agent client", err)
+	kit.Must(t, "cluster2 agent client", err)
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "alpha-agent"}}
 	if err := other.SubResource("token").Create(s.ctx, sa, &authenticationv1.TokenRequest{}); !apierrors.IsForbidden(err) {
 		t.Errorf("cluster2's agent requesting a token of cluster1's alpha-agent: got %v, want 403 Forbidden", err)
 	}
 	own, err := client.New(agenttest.AgentConfig(t, s.hub, clusterName, "agent1"), client.Options{Scheme: apis.Scheme})
-	must(t, "cluster1 agent client", err)
+	kit.Must(t, "cluster1 agent client", err)
 	foreign := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "default"}}
 	if err := own.SubResource("token").Create(s.ctx, foreign, &authenticationv1.TokenRequest{}); !apierrors.IsForbidden(err) {
 		t.Errorf("cluster1's agent requesting a token of ServiceAccount default: got %v, want 403 Forbidden", err)
@@ -148,8 +149,8 @@ func (s *suite) testIdentity(t *testing.T) {
 // written.
 func (s *suite) testRefresh(t *testing.T) {
 	sa := &corev1.ServiceAccount{}
-	must(t, "get ServiceAccount alpha-agent", s.hubC.Get(s.ctx, client.ObjectKey{Namespace: clusterName, Name: "alpha-agent"}, sa))
-	must(t, "delete ServiceAccount alpha-agent", s.hubC.Delete(s.ctx, sa))
+	kit.Must(t, "get ServiceAccount alpha-agent", s.hubC.Get(s.ctx, client.ObjectKey{Namespace: clusterName, Name: "alpha-agent"}, sa))
+	kit.Must(t, "delete ServiceAccount alpha-agent", s.hubC.Delete(s.ctx, sa))
 	// The old token dies with its ServiceAccount; the new one names the new UID.
 	s.waitSecret(t, "alpha", alphaNS, func(sec *corev1.Secret) bool {
 		tok, err := kubeconfig.ParseServiceAccountToken(sec.Data[kubeconfig.TokenKey])
@@ -177,14 +178,14 @@ func (s *suite) testRefresh(t *testing.T) {
 // agent, which watches it, writes a new one.
 func (s *suite) testSecretDeleted(t *testing.T) {
 	old := s.waitSecret(t, "beta", betaNS, hasToken)
-	must(t, "delete Secret beta-hub-kubeconfig", s.spokeC.Delete(s.ctx, old))
+	kit.Must(t, "delete Secret beta-hub-kubeconfig", s.spokeC.Delete(s.ctx, old))
 	s.waitSecret(t, "beta", betaNS, func(sec *corev1.Secret) bool { return hasToken(sec) && sec.UID != old.UID })
 }
 
 // testDelete deletes alpha and waits until its Secret is gone from
 // cluster1 and its ServiceAccount from the hub.
 func (s *suite) testDelete(t *testing.T) {
-	must(t, "delete alpha", s.hubC.Delete(s.ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "alpha"}}))
+	kit.Must(t, "delete alpha", s.hubC.Delete(s.ctx, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "alpha"}}))
 	s.poll(t, "Secret alpha-hub-kubeconfig deleted from cluster1", func(ctx context.Context) (bool, error) {
 		err := s.spokeC.Get(ctx, client.ObjectKey{Namespace: alphaNS, Name: "alpha-hub-kubeconfig"}, &corev1.Secret{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)

@@ -16,6 +16,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // pageShape is what a test expects of one PlacementDecision.
@@ -67,7 +68,7 @@ func testPaging(ctx context.Context, t *testing.T, s *suite) {
 		t.Errorf("decisions run from %s to %s, want page-001 to page-250 in name order", first, last)
 	}
 	p := &clusterv1beta1.Placement{}
-	must(t, "get placement", s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "all"}, p))
+	kit.Must(t, "get placement", s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "all"}, p))
 	wantGroups := []clusterv1beta1.DecisionGroupStatus{{Decisions: []string{"all-decision-1", "all-decision-2", "all-decision-3"}, ClustersCount: 250}}
 	if fmt.Sprint(p.Status.DecisionGroups) != fmt.Sprint(wantGroups) || p.Status.NumberOfSelectedClusters != 250 {
 		t.Errorf("status: %d selected, decision groups %+v; want 250, %+v", p.Status.NumberOfSelectedClusters, p.Status.DecisionGroups, wantGroups)
@@ -92,7 +93,7 @@ func testPaging(ctx context.Context, t *testing.T, s *suite) {
 		return true, nil
 	})
 	rv1, rv2 := items[0].ResourceVersion, items[1].ResourceVersion
-	must(t, "delete page-250", s.admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "page-250"}}))
+	kit.Must(t, "delete page-250", s.admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "page-250"}}))
 	items = s.waitPages(ctx, t, ns, "all",
 		pageShape{"all-decision-1", "0", "", 100}, pageShape{"all-decision-2", "0", "", 100}, pageShape{"all-decision-3", "0", "", 49})
 	if items[0].ResourceVersion != rv1 || items[1].ResourceVersion != rv2 {
@@ -112,7 +113,7 @@ func testPaging(ctx context.Context, t *testing.T, s *suite) {
 	})
 
 	t.Log("a PlacementDecision deleted by someone else is restored")
-	must(t, "delete all-decision-1", s.admin.Delete(ctx, &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "all-decision-1"}}))
+	kit.Must(t, "delete all-decision-1", s.admin.Delete(ctx, &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "all-decision-1"}}))
 	poll(ctx, t, "all-decision-1 restored", func(ctx context.Context) (bool, error) {
 		d := &clusterv1beta1.PlacementDecision{}
 		if err := s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "all-decision-1"}, d); err != nil {
@@ -184,11 +185,11 @@ func testCount(ctx context.Context, t *testing.T, s *suite) {
 	s.waitCondition(ctx, t, ns, "not-bound", clusterv1beta1.PlacementConditionSatisfied, metav1.ConditionFalse, clusterv1beta1.ReasonNoIntersection)
 	s.waitPages(ctx, t, ns, "not-bound", pageShape{"not-bound-decision-1", "0", "", 0})
 
-	must(t, "create set", s.admin.Create(ctx, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "count-other"}}))
+	kit.Must(t, "create set", s.admin.Create(ctx, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "count-other"}}))
 	s.bind(ctx, t, ns, "count-other")
 	s.waitCondition(ctx, t, ns, "not-bound", clusterv1beta1.PlacementConditionSatisfied, metav1.ConditionFalse, clusterv1beta1.ReasonAllManagedClusterSetsEmpty)
 
-	must(t, "create namespace", s.admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "count-unbound"}}))
+	kit.Must(t, "create namespace", s.admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "count-unbound"}}))
 	s.createPlacement(ctx, t, newPlacement("count-unbound", "lonely", clusterv1beta1.PlacementSpec{}))
 	s.waitCondition(ctx, t, "count-unbound", "lonely", clusterv1beta1.PlacementConditionSatisfied, metav1.ConditionFalse, clusterv1beta1.ReasonNoManagedClusterSetBindings)
 }

@@ -24,6 +24,7 @@ import (
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const (
@@ -71,20 +72,12 @@ func poll(ctx context.Context, t *testing.T, what string, cond func(ctx context.
 	}
 }
 
-// must fails t when err is not nil.
-func must(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
 // fixture creates namespace ns with an exclusive cluster set of the same
 // name bound to it.
 func (s *suite) fixture(ctx context.Context, t *testing.T, ns string) {
 	t.Helper()
-	must(t, "create namespace", s.admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	must(t, "create set", s.admin.Create(ctx, newSet(ns)))
+	kit.Must(t, "create namespace", s.admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	kit.Must(t, "create set", s.admin.Create(ctx, newSet(ns)))
 	s.bind(ctx, t, ns, ns)
 }
 
@@ -96,7 +89,7 @@ func newSet(name string) *clusterv1beta2.ManagedClusterSet {
 // bind binds set to namespace ns.
 func (s *suite) bind(ctx context.Context, t *testing.T, ns, set string) {
 	t.Helper()
-	must(t, "bind "+set, s.admin.Create(ctx, &clusterv1beta2.ManagedClusterSetBinding{
+	kit.Must(t, "bind "+set, s.admin.Create(ctx, &clusterv1beta2.ManagedClusterSetBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: set},
 		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: set},
 	}))
@@ -123,7 +116,7 @@ func (s *suite) createCluster(ctx context.Context, t *testing.T, set string, c c
 		ObjectMeta: metav1.ObjectMeta{Name: c.name, Labels: labels},
 		Spec:       clusterv1.ManagedClusterSpec{Taints: c.taints},
 	}
-	must(t, "create cluster "+c.name, s.admin.Create(ctx, mc))
+	kit.Must(t, "create cluster "+c.name, s.admin.Create(ctx, mc))
 	if len(c.claims) == 0 && c.cpu == "" {
 		return
 	}
@@ -133,7 +126,7 @@ func (s *suite) createCluster(ctx context.Context, t *testing.T, set string, c c
 	if c.cpu != "" {
 		mc.Status.Allocatable = clusterv1.ResourceList{clusterv1.ResourceCPU: resource.MustParse(c.cpu)}
 	}
-	must(t, "set status of cluster "+c.name, s.admin.Status().Update(ctx, mc))
+	kit.Must(t, "set status of cluster "+c.name, s.admin.Status().Update(ctx, mc))
 }
 
 // updateCluster changes the ManagedCluster name with change (spec and
@@ -190,7 +183,7 @@ func (s *suite) scoreUntil(ctx context.Context, t *testing.T, cluster, name, sco
 // createPlacement creates p.
 func (s *suite) createPlacement(ctx context.Context, t *testing.T, p *clusterv1beta1.Placement) {
 	t.Helper()
-	must(t, "create placement "+p.Name, s.admin.Create(ctx, p))
+	kit.Must(t, "create placement "+p.Name, s.admin.Create(ctx, p))
 }
 
 // newPlacement returns a placement ns/name with spec.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // TestPlacementScheduler runs the placement scheduler as its ServiceAccount
@@ -57,10 +58,10 @@ func testSeed(ctx context.Context, t *testing.T, s *suite) {
 	data, err := os.ReadFile(seedFile)
 	if errors.Is(err, os.ErrNotExist) {
 		root, rerr := framework.RepoRoot()
-		must(t, "find the repository", rerr)
+		kit.Must(t, "find the repository", rerr)
 		data, err = os.ReadFile(filepath.Join(root, "..", "shared", "examples", "seeds", filepath.Base(seedFile)))
 	}
-	must(t, "read the seed", err)
+	kit.Must(t, "read the seed", err)
 	var objs []*unstructured.Unstructured
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for {
@@ -77,7 +78,7 @@ func testSeed(ctx context.Context, t *testing.T, s *suite) {
 	// The seed's placement is in namespace default and uses every set bound
 	// there: bind one.
 	const set = "seed"
-	must(t, "create set", s.admin.Create(ctx, newSet(set)))
+	kit.Must(t, "create set", s.admin.Create(ctx, newSet(set)))
 	s.bind(ctx, t, "default", set)
 	for _, c := range []clusterSpec{
 		{name: "seed-aws-1", claims: map[string]string{platformClaim: "aws"}},
@@ -88,6 +89,6 @@ func testSeed(ctx context.Context, t *testing.T, s *suite) {
 	} {
 		s.createCluster(ctx, t, set, c)
 	}
-	must(t, "apply the seed", apply.Apply(ctx, s.admin, objs, apply.Options{}))
+	kit.Must(t, "apply the seed", apply.Apply(ctx, s.admin, objs, apply.Options{}))
 	s.waitDecided(ctx, t, "default", "placement-aws", "seed-aws-1", "seed-aws-2")
 }

@@ -10,6 +10,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // testReschedule checks that every kind of change reschedules at once: a
@@ -58,7 +59,7 @@ func testReschedule(ctx context.Context, t *testing.T, s *suite) {
 	s.waitDecided(ctx, t, ns, "by-label", "res-2", "res-3", "res-4")
 
 	t.Log("cluster deleted")
-	must(t, "delete res-4", s.admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "res-4"}}))
+	kit.Must(t, "delete res-4", s.admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "res-4"}}))
 	s.waitDecided(ctx, t, ns, "by-label", "res-2", "res-3")
 
 	t.Log("set membership")
@@ -67,14 +68,14 @@ func testReschedule(ctx context.Context, t *testing.T, s *suite) {
 	s.waitDecided(ctx, t, ns, "by-claim")
 
 	t.Log("set bound to the namespace")
-	must(t, "create set", s.admin.Create(ctx, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "reschedule-elsewhere"}}))
+	kit.Must(t, "create set", s.admin.Create(ctx, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "reschedule-elsewhere"}}))
 	s.bind(ctx, t, ns, "reschedule-elsewhere")
 	s.waitDecided(ctx, t, ns, "by-label", "res-2", "res-3")
 	s.waitDecided(ctx, t, ns, "by-claim", "res-2")
 
 	t.Log("bindings deleted")
 	for _, set := range []string{ns, "reschedule-elsewhere"} {
-		must(t, "delete binding "+set, s.admin.Delete(ctx, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: set}}))
+		kit.Must(t, "delete binding "+set, s.admin.Delete(ctx, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: set}}))
 	}
 	s.waitDecided(ctx, t, ns, "by-label")
 	s.waitCondition(ctx, t, ns, "by-label", clusterv1beta1.PlacementConditionSatisfied, metav1.ConditionFalse, clusterv1beta1.ReasonNoManagedClusterSetBindings)
@@ -95,9 +96,9 @@ func testDisabled(ctx context.Context, t *testing.T, s *suite) {
 	s.createPlacement(ctx, t, newPlacement(ns, "on", clusterv1beta1.PlacementSpec{}))
 	s.waitDecided(ctx, t, ns, "on", "dis-1")
 	items, err := s.decisions(ctx, ns, "off")
-	must(t, "list decisions", err)
+	kit.Must(t, "list decisions", err)
 	got := &clusterv1beta1.Placement{}
-	must(t, "get placement", s.admin.Get(ctx, client.ObjectKeyFromObject(p), got))
+	kit.Must(t, "get placement", s.admin.Get(ctx, client.ObjectKeyFromObject(p), got))
 	if len(items) > 0 || len(got.Status.Conditions) > 0 {
 		t.Fatalf("disabled placement scheduled: %d decisions, conditions %v", len(items), got.Status.Conditions)
 	}

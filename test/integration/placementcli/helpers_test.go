@@ -13,6 +13,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // pollTimeout bounds every wait of the tests.
@@ -31,7 +32,7 @@ func setup(ctx context.Context, t *testing.T) (*framework.Environment, client.Cl
 	env := framework.StartForTest(t, "hub")
 	c := env.Cluster("hub").Client()
 	hubtest.Install(ctx, t, c)
-	mustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps"}})
+	kit.MustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps"}})
 	for name, labels := range map[string]map[string]string{
 		"c1": {"env": "prod", "region": "eu"}, "c2": {"env": "prod", "region": "us"}, "c3": {"env": "prod"},
 		"c4": {"env": "dev"}, "c5": {"env": "prod"},
@@ -40,17 +41,9 @@ func setup(ctx context.Context, t *testing.T) (*framework.Environment, client.Cl
 		if name == "c3" {
 			mc.Spec.Taints = []clusterv1.Taint{{Key: "gpu", Value: "true", Effect: clusterv1.TaintEffectNoSelect, TimeAdded: metav1.Now()}}
 		}
-		mustCreate(ctx, t, c, mc)
+		kit.MustCreate(ctx, t, c, mc)
 	}
 	return env, c
-}
-
-// mustCreate creates obj or fails t.
-func mustCreate(ctx context.Context, t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(ctx, obj); err != nil {
-		t.Fatalf("create %s: %v", obj.GetName(), err)
-	}
 }
 
 // poll calls cond until it returns true, failing t after pollTimeout with

@@ -18,6 +18,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/placement"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // getPlacement reads Placement apps/name.
@@ -144,7 +145,7 @@ func testPlacement(ctx context.Context, t *testing.T, k clitest.CLI, c client.Cl
 	t.Run("decisions", func(t *testing.T) {
 		pd := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "full-decision-1", Labels: map[string]string{
 			clusterv1beta1.PlacementLabel: "full", clusterv1beta1.DecisionGroupIndexLabel: "0", clusterv1beta1.DecisionGroupNameLabel: "canary"}}}
-		mustCreate(ctx, t, c, pd)
+		kit.MustCreate(ctx, t, c, pd)
 		pd.Status.Decisions = []clusterv1beta1.ClusterDecision{{ClusterName: "c1", Score: 40}, {ClusterName: "c2", Score: 30}}
 		if err := c.Status().Update(ctx, pd); err != nil {
 			t.Fatal(err)
@@ -205,9 +206,9 @@ func testExplain(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clie
 	})
 	t.Run("add-on scores rank the clusters", func(t *testing.T) {
 		for cluster, value := range map[string]int32{"c1": 10, "c2": 90} {
-			mustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}})
+			kit.MustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}})
 			score := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "demo"}}
-			mustCreate(ctx, t, c, score)
+			kit.MustCreate(ctx, t, c, score)
 			score.Status.Scores = []clusterv1alpha1.AddOnPlacementScoreItem{{Name: "cpu", Value: value}}
 			if err := c.Status().Update(ctx, score); err != nil {
 				t.Fatal(err)
@@ -226,7 +227,7 @@ func testExplain(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clie
 	t.Run("agrees with written decisions", func(t *testing.T) {
 		pd := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "eu-decision-1", Labels: map[string]string{
 			clusterv1beta1.PlacementLabel: "eu", clusterv1beta1.DecisionGroupIndexLabel: "0"}}}
-		mustCreate(ctx, t, c, pd)
+		kit.MustCreate(ctx, t, c, pd)
 		pd.Status.Decisions = []clusterv1beta1.ClusterDecision{{ClusterName: "c1"}, {ClusterName: "c2"}}
 		if err := c.Status().Update(ctx, pd); err != nil {
 			t.Fatal(err)

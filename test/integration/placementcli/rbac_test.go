@@ -13,6 +13,7 @@ import (
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // namespaceUser returns a cli for user alice, who may read the hub's
@@ -22,15 +23,15 @@ import (
 func namespaceUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) clitest.CLI {
 	t.Helper()
 	read := []string{"get", "list", "watch"}
-	mustCreate(ctx, t, c, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "alice-clusters"},
+	kit.MustCreate(ctx, t, c, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "alice-clusters"},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclusters", "managedclustersets"}, Verbs: read}}})
-	mustCreate(ctx, t, c, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "alice-clusters"},
+	kit.MustCreate(ctx, t, c, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "alice-clusters"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "alice-clusters"},
 		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "alice"}}})
-	mustCreate(ctx, t, c, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alice-placements"},
+	kit.MustCreate(ctx, t, c, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alice-placements"},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"},
 			Resources: []string{"placements", "placementdecisions", "managedclustersetbindings"}, Verbs: read}}})
-	mustCreate(ctx, t, c, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alice-placements"},
+	kit.MustCreate(ctx, t, c, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alice-placements"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "alice-placements"},
 		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "alice"}}})
 	cfg, err := env.Cluster("hub").ConfigForUser("alice")

@@ -18,6 +18,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // testWork delivers a work through placement apps/eu (decided: c1, c2).
@@ -83,7 +84,7 @@ func testWork(ctx context.Context, t *testing.T, k clitest.CLI, c client.Client)
 			workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: "apps.web", workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey: "eu"}},
 			Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{
 				Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","namespace":"default"}}`)}}}}}}
-		mustCreate(ctx, t, c, w)
+		kit.MustCreate(ctx, t, c, w)
 		for _, typ := range []string{workv1.WorkApplied, workv1.WorkAvailable} {
 			w.Status.Conditions = append(w.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "R",
 				ObservedGeneration: w.Generation, LastTransitionTime: metav1.Now()})

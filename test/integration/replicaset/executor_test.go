@@ -16,6 +16,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // executorName is the identity the executor ManifestWorkReplicaSets run as.
@@ -33,8 +34,8 @@ func withExecutor(m *workv1alpha1.ManifestWorkReplicaSet) *workv1alpha1.Manifest
 // grant creates Role and RoleBinding name in ns giving user rules.
 func (s *suite) grant(t *testing.T, ns, name, user string, rules ...rbacv1.PolicyRule) {
 	t.Helper()
-	must(t, "create Role "+name, s.admin.Create(s.ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Rules: rules}))
-	must(t, "create RoleBinding "+name, s.admin.Create(s.ctx, &rbacv1.RoleBinding{
+	kit.Must(t, "create Role "+name, s.admin.Create(s.ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Rules: rules}))
+	kit.Must(t, "create RoleBinding "+name, s.admin.Create(s.ctx, &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
@@ -49,9 +50,9 @@ func (s *suite) testExecutor(t *testing.T) {
 	const ns = "exec"
 	s.placement(t, ns, "p", group{clusters: []string{"cluster7"}})
 	cfg, err := s.hub.ConfigForUser("alice")
-	must(t, "alice's credentials", err)
+	kit.Must(t, "alice's credentials", err)
 	alice, err := client.New(cfg, client.Options{Scheme: s.admin.Scheme()})
-	must(t, "alice's client", err)
+	kit.Must(t, "alice's client", err)
 	s.grant(t, ns, "mwrs-editor", "alice", rbacv1.PolicyRule{APIGroups: []string{workv1.GroupVersion.Group},
 		Resources: []string{"manifestworkreplicasets"}, Verbs: []string{"get", "create", "update"}})
 
@@ -83,9 +84,9 @@ func (s *suite) testExecutor(t *testing.T) {
 
 	t.Run("changing the template of one needs execute-as too", func(t *testing.T) {
 		bob, err := s.hub.ConfigForUser("bob")
-		must(t, "bob's credentials", err)
+		kit.Must(t, "bob's credentials", err)
 		bobC, err := client.New(bob, client.Options{Scheme: s.admin.Scheme()})
-		must(t, "bob's client", err)
+		kit.Must(t, "bob's client", err)
 		s.grant(t, ns, "mwrs-editor-bob", "bob", rbacv1.PolicyRule{APIGroups: []string{workv1.GroupVersion.Group},
 			Resources: []string{"manifestworkreplicasets"}, Verbs: []string{"get", "update"}})
 		s.poll(t, "bob may not change the manifests run as the executor", func(ctx context.Context) (bool, error) {
@@ -127,15 +128,15 @@ func (s *suite) testExecutor(t *testing.T) {
 			Spec: admissionv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy.Name,
 				ValidationActions: []admissionv1.ValidationAction{admissionv1.Deny}},
 		}
-		must(t, "create policy", s.admin.Create(s.ctx, policy))
-		must(t, "create binding", s.admin.Create(s.ctx, binding))
+		kit.Must(t, "create policy", s.admin.Create(s.ctx, policy))
+		kit.Must(t, "create binding", s.admin.Create(s.ctx, binding))
 		s.poll(t, "the policy is in force", func(ctx context.Context) (bool, error) {
 			probe := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster7", Name: "probe"},
 				Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{configMap("probe")}}}}
 			err := s.admin.Create(ctx, probe, client.DryRunAll)
 			return err != nil && strings.Contains(err.Error(), "cluster7 is frozen"), nil
 		})
-		must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, "frozen", "p", clusterv1alpha1.RolloutStrategy{}, "v1")))
+		kit.Must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, "frozen", "p", clusterv1alpha1.RolloutStrategy{}, "v1")))
 		m := s.waitStatus(t, ns, "frozen", "ManifestworkApplied False ManifestWorkDenied",
 			cond(applied, False, workv1alpha1.ReasonManifestWorkDenied))
 		if c := meta.FindStatusCondition(m.Status.Conditions, applied); !strings.Contains(c.Message, "cluster7/frozen") ||
@@ -144,8 +145,8 @@ func (s *suite) testExecutor(t *testing.T) {
 		}
 		s.expectWorks(t, ns, "frozen")
 
-		must(t, "delete binding", s.admin.Delete(s.ctx, binding))
-		must(t, "delete policy", s.admin.Delete(s.ctx, policy))
+		kit.Must(t, "delete binding", s.admin.Delete(s.ctx, binding))
+		kit.Must(t, "delete policy", s.admin.Delete(s.ctx, policy))
 		s.poll(t, "the work is created once the policy is gone", func(ctx context.Context) (bool, error) {
 			works, err := s.works(ctx, ns, "frozen")
 			if err != nil || len(works) == 1 {

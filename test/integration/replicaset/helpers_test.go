@@ -28,6 +28,7 @@ import (
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // pollTimeout bounds every wait for the controller.
@@ -60,19 +61,11 @@ func (s *suite) poll(t *testing.T, what string, cond func(ctx context.Context) (
 	framework.Eventually(s.ctx, t, pollTimeout, what, cond)
 }
 
-// must fails t on err.
-func must(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
 // cluster creates a cluster namespace and a ManagedCluster with labels.
 func (s *suite) cluster(t *testing.T, name string, labels map[string]string) {
 	t.Helper()
-	must(t, "create namespace "+name, s.admin.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}))
-	must(t, "create cluster "+name, s.admin.Create(s.ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}))
+	kit.Must(t, "create namespace "+name, s.admin.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}))
+	kit.Must(t, "create cluster "+name, s.admin.Create(s.ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}))
 }
 
 // group is a decision group for decisions.
@@ -84,8 +77,8 @@ type group struct {
 // placement creates namespace ns and the Placement name with decisions.
 func (s *suite) placement(t *testing.T, ns, name string, groups ...group) {
 	t.Helper()
-	must(t, "create namespace "+ns, s.admin.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	must(t, "create placement", s.admin.Create(s.ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}))
+	kit.Must(t, "create namespace "+ns, s.admin.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	kit.Must(t, "create placement", s.admin.Create(s.ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}))
 	s.decisions(t, ns, name, groups...)
 }
 
@@ -108,19 +101,19 @@ func (s *suite) decisions(t *testing.T, ns, placement string, groups ...group) {
 				clusterv1beta1.DecisionGroupIndexLabel: strconv.Itoa(i),
 				clusterv1beta1.DecisionGroupNameLabel:  g.name,
 			}}}
-			must(t, "create decision", s.admin.Create(s.ctx, pd))
+			kit.Must(t, "create decision", s.admin.Create(s.ctx, pd))
 		}
 		pd.Status.Decisions = []clusterv1beta1.ClusterDecision{}
 		for _, c := range g.clusters {
 			pd.Status.Decisions = append(pd.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: c, Reason: "test"})
 		}
-		must(t, "write decisions", s.admin.Status().Update(s.ctx, pd))
+		kit.Must(t, "write decisions", s.admin.Status().Update(s.ctx, pd))
 	}
 	list := &clusterv1beta1.PlacementDecisionList{}
-	must(t, "list decisions", s.admin.List(s.ctx, list, client.InNamespace(ns), client.MatchingLabels{clusterv1beta1.PlacementLabel: placement}))
+	kit.Must(t, "list decisions", s.admin.List(s.ctx, list, client.InNamespace(ns), client.MatchingLabels{clusterv1beta1.PlacementLabel: placement}))
 	for i := range list.Items {
 		if !keep[list.Items[i].Name] {
-			must(t, "delete decision", s.admin.Delete(s.ctx, &list.Items[i]))
+			kit.Must(t, "delete decision", s.admin.Delete(s.ctx, &list.Items[i]))
 		}
 	}
 }
@@ -183,7 +176,7 @@ func (s *suite) expectWorks(t *testing.T, ns, name string, clusters ...string) {
 	t.Helper()
 	sort.Strings(clusters)
 	works, err := s.works(s.ctx, ns, name)
-	must(t, "list works", err)
+	kit.Must(t, "list works", err)
 	if got := clustersOf(works); !slices.Equal(got, clusters) {
 		t.Fatalf("ManifestWorks of %s/%s on %v, want exactly %v", ns, name, got, clusters)
 	}
@@ -239,7 +232,7 @@ func value(t *testing.T, mw *workv1.ManifestWork) string {
 	var obj struct {
 		Data map[string]string `json:"data"`
 	}
-	must(t, "decode manifest", json.Unmarshal(mw.Spec.Workload.Manifests[0].Raw, &obj))
+	kit.Must(t, "decode manifest", json.Unmarshal(mw.Spec.Workload.Manifests[0].Raw, &obj))
 	return obj.Data["v"]
 }
 
@@ -250,11 +243,11 @@ func seedRolloutStrategy(t *testing.T) clusterv1alpha1.RolloutStrategy {
 	dir := os.Getenv("OCM_SEEDS_DIR")
 	if dir == "" {
 		root, err := framework.RepoRoot()
-		must(t, "find the repository root", err)
+		kit.Must(t, "find the repository root", err)
 		dir = filepath.Join(root, "..", "shared", "examples", "seeds")
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "001-rolloutstrategy-progressive.yaml"))
-	must(t, "read the seed (set OCM_SEEDS_DIR)", err)
+	kit.Must(t, "read the seed (set OCM_SEEDS_DIR)", err)
 	var seed struct {
 		Spec struct {
 			InstallStrategy struct {
@@ -264,7 +257,7 @@ func seedRolloutStrategy(t *testing.T) clusterv1alpha1.RolloutStrategy {
 			} `json:"installStrategy"`
 		} `json:"spec"`
 	}
-	must(t, "decode the seed", yaml.Unmarshal(data, &seed))
+	kit.Must(t, "decode the seed", yaml.Unmarshal(data, &seed))
 	if len(seed.Spec.InstallStrategy.Placements) != 1 {
 		t.Fatalf("seed has %d placements, want 1", len(seed.Spec.InstallStrategy.Placements))
 	}

@@ -16,6 +16,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // cfgPatch patches data.v of the ConfigMap app/cfg, identified by resource.
@@ -30,7 +31,7 @@ func cfgPatch(v string) workv1alpha1.ManifestPatch {
 func (s *suite) values(t *testing.T, ns, name string) map[string]string {
 	t.Helper()
 	works, err := s.works(s.ctx, ns, name)
-	must(t, "list works", err)
+	kit.Must(t, "list works", err)
 	out := map[string]string{}
 	for c, mw := range works {
 		out[c] = value(t, mw)
@@ -81,25 +82,25 @@ func (s *suite) testOverrides(t *testing.T) {
 			t.Errorf("create with override %+v: got %v, want Invalid containing %q", tc.override, err, tc.msg)
 		}
 	}
-	must(t, "create", s.admin.Create(s.ctx, mwrs))
+	kit.Must(t, "create", s.admin.Create(s.ctx, mwrs))
 	s.waitValues(t, ns, name, map[string]string{c1: "named", c2: "prod", c3: "base"})
 
 	// A cluster gaining the label gets the override.
 	mc := &clusterv1.ManagedCluster{}
-	must(t, "get cluster3", s.admin.Get(s.ctx, client.ObjectKey{Name: c3}, mc))
+	kit.Must(t, "get cluster3", s.admin.Get(s.ctx, client.ObjectKey{Name: c3}, mc))
 	base := mc.DeepCopy()
 	mc.Labels["env"] = "prod"
-	must(t, "label cluster3", s.admin.Patch(s.ctx, mc, client.MergeFrom(base)))
+	kit.Must(t, "label cluster3", s.admin.Patch(s.ctx, mc, client.MergeFrom(base)))
 	s.waitValues(t, ns, name, map[string]string{c1: "named", c2: "prod", c3: "prod"})
-	must(t, "get cluster3", s.admin.Get(s.ctx, client.ObjectKey{Name: c3}, mc))
+	kit.Must(t, "get cluster3", s.admin.Get(s.ctx, client.ObjectKey{Name: c3}, mc))
 	base = mc.DeepCopy()
 	delete(mc.Labels, "env")
-	must(t, "unlabel cluster3", s.admin.Patch(s.ctx, mc, client.MergeFrom(base)))
+	kit.Must(t, "unlabel cluster3", s.admin.Patch(s.ctx, mc, client.MergeFrom(base)))
 	s.waitValues(t, ns, name, map[string]string{c1: "named", c2: "prod", c3: "base"})
 
 	// A bad override, together with a template change: nothing is touched.
 	before, err := s.works(s.ctx, ns, name)
-	must(t, "list works", err)
+	kit.Must(t, "list works", err)
 	for _, bad := range []struct {
 		patch workv1alpha1.ManifestPatch
 		msg   string
@@ -109,16 +110,16 @@ func (s *suite) testOverrides(t *testing.T) {
 		{workv1alpha1.ManifestPatch{ResourceIdentifier: workv1alpha1.ManifestResourceIdentifier{Resource: "configmaps", Namespace: "app", Name: "cfg"},
 			MergePatch: runtime.RawExtension{Raw: []byte(`{"metadata":{"name":"renamed"}}`)}}, "must not change the apiVersion, kind, name or namespace"},
 	} {
-		must(t, "get", s.admin.Get(s.ctx, client.ObjectKeyFromObject(mwrs), mwrs))
+		kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKeyFromObject(mwrs), mwrs))
 		mwrs.Spec.ManifestWorkTemplate.Workload.Manifests[0] = configMap("changed")
 		mwrs.Spec.Overrides = append(mwrs.Spec.Overrides[:2:2], workv1alpha1.ManifestWorkOverride{ClusterNames: []string{"nowhere"}, Patches: []workv1alpha1.ManifestPatch{bad.patch}})
-		must(t, "update with a bad override", s.admin.Update(s.ctx, mwrs))
+		kit.Must(t, "update with a bad override", s.admin.Update(s.ctx, mwrs))
 		m := s.waitStatus(t, ns, name, "InvalidOverride", cond(applied, False, workv1alpha1.ReasonInvalidOverride))
 		if c := meta.FindStatusCondition(m.Status.Conditions, applied); !strings.Contains(c.Message, bad.msg) || !strings.Contains(c.Message, "overrides[2].patches[0]") {
 			t.Errorf("condition message %q, want it to name overrides[2].patches[0] and contain %q", c.Message, bad.msg)
 		}
 		after, err := s.works(s.ctx, ns, name)
-		must(t, "list works", err)
+		kit.Must(t, "list works", err)
 		for c, mw := range before {
 			if after[c] == nil || after[c].ResourceVersion != mw.ResourceVersion {
 				t.Errorf("work of %s changed under an invalid override", c)
@@ -126,9 +127,9 @@ func (s *suite) testOverrides(t *testing.T) {
 		}
 	}
 	// Fixed: the template change goes out, overrides still applied.
-	must(t, "get", s.admin.Get(s.ctx, client.ObjectKeyFromObject(mwrs), mwrs))
+	kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKeyFromObject(mwrs), mwrs))
 	mwrs.Spec.Overrides = mwrs.Spec.Overrides[:1]
-	must(t, "drop the bad override", s.admin.Update(s.ctx, mwrs))
+	kit.Must(t, "drop the bad override", s.admin.Update(s.ctx, mwrs))
 	s.waitValues(t, ns, name, map[string]string{c1: "named", c2: "changed", c3: "changed"})
 }
 
@@ -165,10 +166,10 @@ func (s *suite) testCascade(t *testing.T) {
 		name := strings.ToLower(string(policy))
 		mwrs := newMWRS(ns, name, "p", clusterv1alpha1.RolloutStrategy{}, "v1")
 		mwrs.Spec.CascadeDeletionPolicy = policy
-		must(t, "create", s.admin.Create(s.ctx, mwrs))
+		kit.Must(t, "create", s.admin.Create(s.ctx, mwrs))
 		s.waitWorks(t, ns, name, c1, c2)
 		s.holdWork(t, c1, name, true)
-		must(t, "delete", s.admin.Delete(s.ctx, mwrs))
+		kit.Must(t, "delete", s.admin.Delete(s.ctx, mwrs))
 		s.poll(t, "cluster2's work deleted, cluster1's deleting", func(ctx context.Context) (bool, error) {
 			works, err := s.works(ctx, ns, name)
 			return len(works) == 1 && works[c1] != nil && !works[c1].DeletionTimestamp.IsZero(), err
@@ -180,7 +181,7 @@ func (s *suite) testCascade(t *testing.T) {
 			})
 		} else {
 			got := &workv1alpha1.ManifestWorkReplicaSet{}
-			must(t, "Foreground: the ManifestWorkReplicaSet waits", s.admin.Get(s.ctx, key, got))
+			kit.Must(t, "Foreground: the ManifestWorkReplicaSet waits", s.admin.Get(s.ctx, key, got))
 			if got.DeletionTimestamp.IsZero() {
 				t.Error("Foreground ManifestWorkReplicaSet not being deleted")
 			}
@@ -205,9 +206,9 @@ func (s *suite) testSeed(t *testing.T) {
 		group{name: "prod-canary-west", clusters: []string{c1}},
 		group{name: "prod-canary-east", clusters: []string{c2}},
 		group{clusters: []string{c3, c4, "cluster5", "cluster6", "cluster7", "cluster8"}})
-	must(t, "create with the seed's strategy", s.admin.Create(s.ctx, newMWRS(ns, name, "placement-aws", strategy, "v1")))
+	kit.Must(t, "create with the seed's strategy", s.admin.Create(s.ctx, newMWRS(ns, name, "placement-aws", strategy, "v1")))
 	got := &workv1alpha1.ManifestWorkReplicaSet{}
-	must(t, "get", s.admin.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, got))
+	kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, got))
 	if p := got.Spec.PlacementRefs[0].RolloutStrategy.Progressive; p.MinSuccessTime.Minutes() != 5 || p.ProgressDeadline != "10m" || p.MaxFailures.IntValue() != 2 {
 		t.Errorf("stored strategy %+v", p)
 	}
@@ -229,15 +230,15 @@ func (s *suite) testForeign(t *testing.T) {
 	s.placement(t, ns, "p", group{clusters: []string{c1, c2}})
 	mine := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: c1, Name: name},
 		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{configMap("someone else's")}}}}
-	must(t, "create a foreign work", s.admin.Create(s.ctx, mine))
-	must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", clusterv1alpha1.RolloutStrategy{}, "v1")))
+	kit.Must(t, "create a foreign work", s.admin.Create(s.ctx, mine))
+	kit.Must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", clusterv1alpha1.RolloutStrategy{}, "v1")))
 	s.waitWorks(t, ns, name, c2)
 	m := s.waitStatus(t, ns, name, "NotAsExpected", cond(applied, False, workv1alpha1.ReasonNotAsExpected))
 	if c := meta.FindStatusCondition(m.Status.Conditions, applied); !strings.Contains(c.Message, "cluster1/foreign exists and is not created by this ManifestWorkReplicaSet") {
 		t.Errorf("message %q", c.Message)
 	}
 	got := &workv1.ManifestWork{}
-	must(t, "get the foreign work", s.admin.Get(s.ctx, client.ObjectKeyFromObject(mine), got))
+	kit.Must(t, "get the foreign work", s.admin.Get(s.ctx, client.ObjectKeyFromObject(mine), got))
 	if got.ResourceVersion != mine.ResourceVersion {
 		t.Error("the foreign work was changed")
 	}

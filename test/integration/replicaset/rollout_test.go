@@ -15,6 +15,7 @@ import (
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const (
@@ -77,7 +78,7 @@ func TestReplicaSet(t *testing.T) {
 func (s *suite) testAll(t *testing.T) {
 	const ns, name = "all", "all"
 	s.placement(t, ns, "p", group{clusters: []string{c1, c2, c3}})
-	must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", clusterv1alpha1.RolloutStrategy{}, "v1")))
+	kit.Must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", clusterv1alpha1.RolloutStrategy{}, "v1")))
 	works := s.waitWorks(t, ns, name, c1, c2, c3)
 	for c, mw := range works {
 		if mw.Name != name || mw.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] != "p" || value(t, mw) != "v1" {
@@ -116,7 +117,7 @@ func (s *suite) testProgressive(t *testing.T) {
 	const ns, name = "progressive", "prog"
 	s.placement(t, ns, "p", group{clusters: []string{c1, c2}}, group{clusters: []string{c3}})
 	mwrs := newMWRS(ns, name, "p", progressive(1, 0, 0, "None"), "v1")
-	must(t, "create", s.admin.Create(s.ctx, mwrs))
+	kit.Must(t, "create", s.admin.Create(s.ctx, mwrs))
 	s.waitStatus(t, ns, name, "first cluster started", func(m *workv1alpha1.ManifestWorkReplicaSet) bool {
 		return m.Status.Summary.DesiredTotal == 3 && m.Status.Summary.Total >= 1
 	})
@@ -133,21 +134,21 @@ func (s *suite) testProgressive(t *testing.T) {
 	s.waitStatus(t, ns, name, "complete", cond(rolledOut, True, workv1alpha1.ReasonComplete))
 
 	// A new template goes out one cluster at a time again.
-	must(t, "get", s.admin.Get(s.ctx, client.ObjectKeyFromObject(mwrs), mwrs))
+	kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKeyFromObject(mwrs), mwrs))
 	mwrs.Spec.ManifestWorkTemplate.Workload.Manifests[0] = configMap("v2")
-	must(t, "update template", s.admin.Update(s.ctx, mwrs))
+	kit.Must(t, "update template", s.admin.Update(s.ctx, mwrs))
 	s.waitStatus(t, ns, name, "one cluster updated", func(m *workv1alpha1.ManifestWorkReplicaSet) bool {
 		return m.Generation == mwrs.Generation && m.Status.Summary.Updated == 1 && cond(rolledOut, False, workv1alpha1.ReasonProgressing)(m)
 	})
 	works, err := s.works(s.ctx, ns, name)
-	must(t, "list", err)
+	kit.Must(t, "list", err)
 	if value(t, works[c1]) != "v2" || value(t, works[c2]) != "v1" || value(t, works[c3]) != "v1" {
 		t.Fatalf("values %s %s %s, want v2 v1 v1", value(t, works[c1]), value(t, works[c2]), value(t, works[c3]))
 	}
 	s.report(t, c1, name, True)
 	s.waitStatus(t, ns, name, "second cluster updated", func(m *workv1alpha1.ManifestWorkReplicaSet) bool { return m.Status.Summary.Updated == 2 })
 	works, err = s.works(s.ctx, ns, name)
-	must(t, "list", err)
+	kit.Must(t, "list", err)
 	if value(t, works[c2]) != "v2" || value(t, works[c3]) != "v1" {
 		t.Fatalf("values %s %s, want v2 v1", value(t, works[c2]), value(t, works[c3]))
 	}
@@ -156,7 +157,7 @@ func (s *suite) testProgressive(t *testing.T) {
 func (s *suite) testMaxFailures(t *testing.T) {
 	const ns, name = "maxfailures", "mf"
 	s.placement(t, ns, "p", group{clusters: []string{c1, c2, c3, c4}})
-	must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", progressive(2, 0, 0, "None"), "v1")))
+	kit.Must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", progressive(2, 0, 0, "None"), "v1")))
 	s.waitWorks(t, ns, name, c1, c2)
 	s.report(t, c1, name, False)
 	s.report(t, c2, name, True)
@@ -174,7 +175,7 @@ func (s *suite) testPerGroup(t *testing.T) {
 	strategy := clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.ProgressivePerGroup, ProgressivePerGroup: &clusterv1alpha1.RolloutProgressivePerGroup{
 		MandatoryDecisionGroups: clusterv1alpha1.MandatoryDecisionGroups{MandatoryDecisionGroups: []clusterv1alpha1.MandatoryDecisionGroup{{GroupName: "canary"}}},
 	}}
-	must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", strategy, "v1")))
+	kit.Must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", strategy, "v1")))
 	s.waitWorks(t, ns, name, c4)
 	s.report(t, c4, name, True)
 	s.waitWorks(t, ns, name, c4, c1, c2)
@@ -190,7 +191,7 @@ func (s *suite) testPerGroup(t *testing.T) {
 func (s *suite) testMinSuccessTime(t *testing.T) {
 	const ns, name, soak = "minsuccess", "ms", 3 * time.Second
 	s.placement(t, ns, "p", group{clusters: []string{c1, c2}})
-	must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", progressive(1, 0, soak, "None"), "v1")))
+	kit.Must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", progressive(1, 0, soak, "None"), "v1")))
 	s.waitWorks(t, ns, name, c1)
 	succeeded := s.report(t, c1, name, True)
 	works := s.waitWorks(t, ns, name, c1, c2)
@@ -202,12 +203,12 @@ func (s *suite) testMinSuccessTime(t *testing.T) {
 func (s *suite) testProgressDeadline(t *testing.T) {
 	const ns, name, deadline = "deadline", "pd", 2 * time.Second
 	s.placement(t, ns, "p", group{clusters: []string{c1, c2, c3}})
-	must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", progressive(1, 1, 0, "2s"), "v1")))
+	kit.Must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", progressive(1, 1, 0, "2s"), "v1")))
 	first := s.waitWorks(t, ns, name, c1)[c1]
 	// cluster1 never reports: it times out, counts as one failure, frees its slot.
 	works := s.waitWorks(t, ns, name, c1, c2)
 	written, err := time.Parse(time.RFC3339, first.Annotations[workv1alpha1.ManifestWorkSpecWrittenAnnotationKey])
-	must(t, "read when cluster1's work was written", err)
+	kit.Must(t, "read when cluster1's work was written", err)
 	if d := works[c2].CreationTimestamp.Sub(written); d < deadline {
 		t.Errorf("cluster2 started %v after cluster1, want at least progressDeadline %v", d, deadline)
 	}
@@ -221,7 +222,7 @@ func (s *suite) testInvalidStrategy(t *testing.T) {
 	const ns, name = "invalid", "inv"
 	s.placement(t, ns, "p", group{clusters: []string{c1}})
 	// The CRD pattern lets "10mins" through; it is no duration.
-	must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", progressive(1, 0, 0, "10mins"), "v1")))
+	kit.Must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, name, "p", progressive(1, 0, 0, "10mins"), "v1")))
 	m := s.waitStatus(t, ns, name, "InvalidRolloutStrategy", cond(rolledOut, False, workv1alpha1.ReasonInvalidRolloutStrategy))
 	if c := meta.FindStatusCondition(m.Status.Conditions, rolledOut); !strings.Contains(c.Message, `invalid progressDeadline "10mins"`) {
 		t.Errorf("message %q", c.Message)
@@ -232,11 +233,11 @@ func (s *suite) testInvalidStrategy(t *testing.T) {
 func (s *suite) testTwoPlacements(t *testing.T) {
 	const ns, name = "twoplacements", "two"
 	s.placement(t, ns, "p1", group{clusters: []string{c1}})
-	must(t, "create p2", s.admin.Create(s.ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "p2"}}))
+	kit.Must(t, "create p2", s.admin.Create(s.ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "p2"}}))
 	s.decisions(t, ns, "p2", group{clusters: []string{c1, c2}})
 	mwrs := newMWRS(ns, name, "p1", clusterv1alpha1.RolloutStrategy{}, "v1")
 	mwrs.Spec.PlacementRefs = append(mwrs.Spec.PlacementRefs, workv1alpha1.LocalPlacementReference{Name: "p2"})
-	must(t, "create", s.admin.Create(s.ctx, mwrs))
+	kit.Must(t, "create", s.admin.Create(s.ctx, mwrs))
 	works := s.waitWorks(t, ns, name, c1, c2)
 	const label = workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey
 	if works[c1].Labels[label] != "p1" || works[c2].Labels[label] != "p2" {
@@ -255,7 +256,7 @@ func (s *suite) testTwoPlacements(t *testing.T) {
 		return err == nil && works[c1] != nil && works[c1].Labels[label] == "p2", err
 	})
 	after, err := s.works(s.ctx, ns, name)
-	must(t, "list", err)
+	kit.Must(t, "list", err)
 	if after[c1].Generation != works[c1].Generation {
 		t.Errorf("cluster1's work went from generation %d to %d; want its spec untouched", works[c1].Generation, after[c1].Generation)
 	}

@@ -12,6 +12,7 @@ import (
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // ttlWork creates the ManifestWork name in cluster with ttl (nil: none) and
@@ -26,13 +27,13 @@ func (s *suite) ttlWork(t *testing.T, cluster, name string, ttl *int64, labels m
 			DeleteOption: &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeForeground, TTLSecondsAfterFinished: ttl},
 		},
 	}
-	must(t, "create ManifestWork "+name, s.admin.Create(s.ctx, mw))
+	kit.Must(t, "create ManifestWork "+name, s.admin.Create(s.ctx, mw))
 	if !complete {
 		return
 	}
 	mw.Status.Conditions = []metav1.Condition{{Type: workv1.WorkComplete, Status: True, Reason: "Test",
 		ObservedGeneration: mw.Generation, LastTransitionTime: metav1.NewTime(completedAt)}}
-	must(t, "report "+name+" Complete", s.admin.Status().Update(s.ctx, mw))
+	kit.Must(t, "report "+name+" Complete", s.admin.Status().Update(s.ctx, mw))
 }
 
 // gone waits until the ManifestWork cluster/name no longer exists and

@@ -27,6 +27,7 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // The add-on agent's hub credential and Lease, as OCM names them.
@@ -66,7 +67,7 @@ func (r *selfRun) testRequestApproved(t *testing.T) {
 		t.Errorf("request %s not approved by the hub: %+v", csr.Name, csr.Status.Conditions)
 	}
 	req, err := certs.ParseCSR(csr.Spec.Request)
-	must(t, "parse the request", err)
+	kit.Must(t, "parse the request", err)
 	orgs := slices.Sorted(slices.Values(req.Subject.Organization)) // DER sorts the values of one attribute set
 	if req.Subject.CommonName != addonUser() || !slices.Equal(orgs, []string{"system:open-cluster-management:addon:" + addonName, addonGroup()}) {
 		t.Errorf("request subject %s, want the registration's %s in %v", req.Subject, addonUser(), addonGroups())
@@ -86,7 +87,7 @@ func (r *selfRun) testCredentialSecret(t *testing.T) {
 		}
 	}
 	chain, err := certutil.ParseCertsPEM(secret.Data["tls.crt"])
-	must(t, "parse tls.crt", err)
+	kit.Must(t, "parse tls.crt", err)
 	if chain[0].Subject.CommonName != addonUser() {
 		t.Errorf("certificate of %s, want %s", chain[0].Subject.CommonName, addonUser())
 	}
@@ -101,20 +102,20 @@ func (r *selfRun) testCredentialSecret(t *testing.T) {
 func (r *selfRun) testAgentAuthenticates(t *testing.T) {
 	dir := t.TempDir()
 	for key, value := range r.secret.Data {
-		must(t, "write "+key, os.WriteFile(filepath.Join(dir, key), value, 0o600))
+		kit.Must(t, "write "+key, os.WriteFile(filepath.Join(dir, key), value, 0o600))
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "kubeconfig"))
-	must(t, "load the add-on's kubeconfig", err)
+	kit.Must(t, "load the add-on's kubeconfig", err)
 	review, err := kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().Create(r.ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
-	must(t, "SelfSubjectReview with the add-on's credential", err)
+	kit.Must(t, "SelfSubjectReview with the add-on's credential", err)
 	if u := review.Status.UserInfo; u.Username != addonUser() || !slices.Contains(u.Groups, addonGroup()) {
 		t.Errorf("the hub sees %s in %v, want %s in %s", u.Username, u.Groups, addonUser(), addonGroup())
 	}
 	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
-	must(t, "client of the add-on agent", err)
+	kit.Must(t, "client of the add-on agent", err)
 	r.create(t, r.hubC, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: addonName + "-settings"}})
 	cms := &corev1.ConfigMapList{}
-	must(t, "the add-on agent lists the ConfigMaps of "+clusterName, c.List(r.ctx, cms, client.InNamespace(clusterName)))
+	kit.Must(t, "the add-on agent lists the ConfigMaps of "+clusterName, c.List(r.ctx, cms, client.InNamespace(clusterName)))
 	if !slices.ContainsFunc(cms.Items, func(cm corev1.ConfigMap) bool { return cm.Name == addonName+"-settings" }) {
 		t.Errorf("the add-on agent does not see ConfigMap %s-settings in %s", addonName, clusterName)
 	}
@@ -130,9 +131,9 @@ func (r *selfRun) testAgentAuthenticates(t *testing.T) {
 // Available; renewals stop: Available False; the Lease is gone: Unknown.
 func (r *selfRun) testLease(t *testing.T) {
 	cfg, err := r.spoke.ConfigForServiceAccount(r.ctx, installNS, agentSA, time.Hour)
-	must(t, "credentials of the add-on agent on "+clusterName, err)
+	kit.Must(t, "credentials of the add-on agent on "+clusterName, err)
 	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
-	must(t, "client of the add-on agent on "+clusterName, err)
+	kit.Must(t, "client of the add-on agent on "+clusterName, err)
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: installNS, Name: addonName},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(addonName), LeaseDurationSeconds: ptr.To[int32](leaseSeconds),
 			RenewTime: &metav1.MicroTime{Time: time.Now()}}}
@@ -160,7 +161,7 @@ func (r *selfRun) testLease(t *testing.T) {
 	if cond.Message != addonName+" add-on is not available." {
 		t.Errorf("message %q, want OCM's", cond.Message)
 	}
-	must(t, "delete the Lease, as the add-on's removal does", r.spokeC.Delete(r.ctx, lease))
+	kit.Must(t, "delete the Lease, as the add-on's removal does", r.spokeC.Delete(r.ctx, lease))
 	cond = r.waitCondition(t, available, metav1.ConditionUnknown, addonv1alpha1.AddonAvailableReasonLeaseNotFound)
 	if cond.Message != "The status of "+addonName+" add-on is unknown." {
 		t.Errorf("message %q, want OCM's", cond.Message)
@@ -174,7 +175,7 @@ func (r *selfRun) testDelete(t *testing.T) {
 	mca := newObject(addonV1beta1, "ManagedClusterAddOn")
 	mca.SetNamespace(clusterName)
 	mca.SetName(addonName)
-	must(t, "the manager deletes its ManagedClusterAddOn", r.m.c.Delete(r.ctx, mca))
+	kit.Must(t, "the manager deletes its ManagedClusterAddOn", r.m.c.Delete(r.ctx, mca))
 	for _, key := range []client.ObjectKey{{Namespace: installNS, Name: secretName}, {Namespace: config.AgentNamespace, Name: secretName + "-pending"}} {
 		r.poll(t, "Secret "+key.String()+" deleted from "+clusterName, func(ctx context.Context) (bool, error) {
 			err := r.spokeC.Get(ctx, key, &corev1.Secret{})

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const (
@@ -82,19 +83,11 @@ func (r *selfRun) waitCondition(t *testing.T, typ string, status metav1.Conditio
 // create creates obj with c.
 func (r *selfRun) create(t *testing.T, c client.Client, obj client.Object) {
 	t.Helper()
-	must(t, "create "+obj.GetObjectKind().GroupVersionKind().Kind+" "+obj.GetNamespace()+"/"+obj.GetName(), c.Create(r.ctx, obj))
+	kit.Must(t, "create "+obj.GetObjectKind().GroupVersionKind().Kind+" "+obj.GetNamespace()+"/"+obj.GetName(), c.Create(r.ctx, obj))
 }
 
 // poll waits until cond holds.
 func (r *selfRun) poll(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
 	framework.Eventually(r.ctx, t, pollTimeout, what, cond)
-}
-
-// must fails t when err is set.
-func must(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // managerConditions are the conditions the manager wrote, with the reasons
@@ -48,7 +49,7 @@ func (r *selfRun) testLeftAlone(t *testing.T) {
 	}
 	regs := nested(t, status, "registrations").([]any)
 	wantReg := managerStatus(t)["registrations"].([]any)[0].(map[string]any)
-	must(t, "set the driver", unstructured.SetNestedField(wantReg, "csr", "kubeClient", "driver"))
+	kit.Must(t, "set the driver", unstructured.SetNestedField(wantReg, "csr", "kubeClient", "driver"))
 	if len(regs) != 1 || !equality.Semantic.DeepEqual(regs[0], wantReg) {
 		t.Errorf("status.registrations %v, want the manager's with our agent's driver: %v", regs, wantReg)
 	}
@@ -63,7 +64,7 @@ func (r *selfRun) testLeftAlone(t *testing.T) {
 	r.checkConditions(t, status["conditions"].([]any))
 
 	list := &addonv1alpha1.ManagedClusterAddOnList{}
-	must(t, "list ManagedClusterAddOns", r.hubC.List(r.ctx, list))
+	kit.Must(t, "list ManagedClusterAddOns", r.hubC.List(r.ctx, list))
 	for _, other := range list.Items {
 		if other.Name == addonName && other.Namespace != clusterName {
 			t.Errorf("the hub installed the self-managed add-on in %s", other.Namespace)
@@ -72,7 +73,7 @@ func (r *selfRun) testLeftAlone(t *testing.T) {
 	works := &unstructured.UnstructuredList{}
 	works.SetAPIVersion(workV1)
 	works.SetKind("ManifestWorkList")
-	must(t, "list the add-on's works", r.m.c.List(r.ctx, works, client.MatchingLabels{"open-cluster-management.io/addon-name": addonName}))
+	kit.Must(t, "list the add-on's works", r.m.c.List(r.ctx, works, client.MatchingLabels{"open-cluster-management.io/addon-name": addonName}))
 	for _, w := range works.Items {
 		manifests, _, _ := unstructured.NestedSlice(w.Object, "spec", "workload", "manifests")
 		if w.GetNamespace() != clusterName || w.GetName() != deployWork || len(w.GetLabels()) != 1 || len(w.GetAnnotations()) > 0 || len(manifests) != 4 {
@@ -80,7 +81,7 @@ func (r *selfRun) testLeftAlone(t *testing.T) {
 		}
 	}
 	bindings := &rbacv1.RoleBindingList{}
-	must(t, "list RoleBindings of "+clusterName, r.hubC.List(r.ctx, bindings, client.InNamespace(clusterName)))
+	kit.Must(t, "list RoleBindings of "+clusterName, r.hubC.List(r.ctx, bindings, client.InNamespace(clusterName)))
 	for _, b := range bindings.Items {
 		if b.Name != agentHubRole && b.Name != "open-cluster-management:"+addonName {
 			continue
@@ -130,7 +131,7 @@ func (r *selfRun) checkConditions(t *testing.T, conds []any) {
 // and agent does, and checks every field they use.
 func (r *selfRun) testV1alpha1View(t *testing.T) {
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
-	must(t, "read the ManagedClusterAddOn at v1alpha1", r.hubC.Get(r.ctx, client.ObjectKey{Namespace: clusterName, Name: addonName}, mca))
+	kit.Must(t, "read the ManagedClusterAddOn at v1alpha1", r.hubC.Get(r.ctx, client.ObjectKey{Namespace: clusterName, Name: addonName}, mca))
 	want := addonv1alpha1.ManagedClusterAddOnStatus{
 		SupportedConfigs: []addonv1alpha1.ConfigGroupResource{adcResource()},
 		RelatedObjects:   []addonv1alpha1.ObjectReference{{Group: "addon.open-cluster-management.io", Resource: "clustermanagementaddons", Name: addonName}},

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // The add-on and its manager, as addon-framework's helloworld example names them.
@@ -110,10 +111,10 @@ func (r *selfRun) newManager(t *testing.T) *manager {
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: managerAgent},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: managerNS, Name: managerSA}}})
 	cfg, err := r.hub.ConfigForServiceAccount(r.ctx, managerNS, managerSA, time.Hour)
-	must(t, "credentials of the add-on manager", err)
+	kit.Must(t, "credentials of the add-on manager", err)
 	cfg.UserAgent = managerAgent
 	c, err := client.NewWithWatch(cfg, client.Options{Scheme: apis.Scheme})
-	must(t, "client of the add-on manager", err)
+	kit.Must(t, "client of the add-on manager", err)
 	m := &manager{c: c}
 	for _, gvk := range watched {
 		r.poll(t, "the add-on manager lists and watches "+gvk.String(), func(ctx context.Context) (bool, error) {
@@ -139,19 +140,19 @@ func (r *selfRun) newManager(t *testing.T) *manager {
 func (m *manager) decidedClusters(ctx context.Context, t *testing.T) []string {
 	t.Helper()
 	placement := newObject(clusterV1beta1, "Placement")
-	must(t, "the manager reads Placement "+placementName, m.c.Get(ctx, client.ObjectKey{Namespace: managerNS, Name: placementName}, placement))
+	kit.Must(t, "the manager reads Placement "+placementName, m.c.Get(ctx, client.ObjectKey{Namespace: managerNS, Name: placementName}, placement))
 	decisions := &unstructured.UnstructuredList{}
 	decisions.SetAPIVersion(clusterV1beta1)
 	decisions.SetKind("PlacementDecisionList")
-	must(t, "the manager lists the PlacementDecisions", m.c.List(ctx, decisions, client.InNamespace(managerNS),
+	kit.Must(t, "the manager lists the PlacementDecisions", m.c.List(ctx, decisions, client.InNamespace(managerNS),
 		client.MatchingLabels{"cluster.open-cluster-management.io/placement": placementName}))
 	var clusters []string
 	for _, d := range decisions.Items {
 		list, _, err := unstructured.NestedSlice(d.Object, "status", "decisions")
-		must(t, "read the decisions of "+d.GetName(), err)
+		kit.Must(t, "read the decisions of "+d.GetName(), err)
 		for _, item := range list {
 			name, _, _ := unstructured.NestedString(item.(map[string]any), "clusterName")
-			must(t, "the manager reads ManagedCluster "+name, m.c.Get(ctx, client.ObjectKey{Name: name}, newObject(clusterV1, "ManagedCluster")))
+			kit.Must(t, "the manager reads ManagedCluster "+name, m.c.Get(ctx, client.ObjectKey{Name: name}, newObject(clusterV1, "ManagedCluster")))
 			clusters = append(clusters, name)
 		}
 	}
@@ -162,7 +163,7 @@ func (m *manager) decidedClusters(ctx context.Context, t *testing.T) []string {
 func (m *manager) get(ctx context.Context, t *testing.T, apiVersion, kind string, key client.ObjectKey) *unstructured.Unstructured {
 	t.Helper()
 	u := newObject(apiVersion, kind)
-	must(t, "the manager reads "+kind+" "+key.String(), m.c.Get(ctx, key, u))
+	kit.Must(t, "the manager reads "+kind+" "+key.String(), m.c.Get(ctx, key, u))
 	return u
 }
 
@@ -189,7 +190,7 @@ func (m *manager) updateStatus(ctx context.Context, t *testing.T, cluster string
 		}
 		return m.c.Status().Update(ctx, mca)
 	})
-	must(t, "the manager writes the status of ManagedClusterAddOn "+cluster+"/"+addonName, err)
+	kit.Must(t, "the manager writes the status of ManagedClusterAddOn "+cluster+"/"+addonName, err)
 }
 
 // setCondition sets cond in the conditions of a v1beta1 status, as
@@ -199,14 +200,14 @@ func setCondition(t *testing.T, status map[string]any, cond metav1.Condition) {
 	var conds []metav1.Condition
 	if raw, ok := status["conditions"]; ok {
 		data, err := json.Marshal(raw)
-		must(t, "encode conditions", err)
-		must(t, "decode conditions", json.Unmarshal(data, &conds))
+		kit.Must(t, "encode conditions", err)
+		kit.Must(t, "decode conditions", json.Unmarshal(data, &conds))
 	}
 	meta.SetStatusCondition(&conds, cond)
 	data, err := json.Marshal(conds)
-	must(t, "encode conditions", err)
+	kit.Must(t, "encode conditions", err)
 	var out []any
-	must(t, "decode conditions", json.Unmarshal(data, &out))
+	kit.Must(t, "decode conditions", json.Unmarshal(data, &out))
 	status["conditions"] = out
 }
 
@@ -222,7 +223,7 @@ func newObject(apiVersion, kind string) *unstructured.Unstructured {
 func object(t *testing.T, format string, args ...any) *unstructured.Unstructured {
 	t.Helper()
 	u := &unstructured.Unstructured{}
-	must(t, "parse object", yaml.Unmarshal([]byte(fmt.Sprintf(format, args...)), &u.Object))
+	kit.Must(t, "parse object", yaml.Unmarshal([]byte(fmt.Sprintf(format, args...)), &u.Object))
 	return u
 }
 
@@ -230,7 +231,7 @@ func object(t *testing.T, format string, args ...any) *unstructured.Unstructured
 func fragment(t *testing.T, format string, args ...any) map[string]any {
 	t.Helper()
 	out := map[string]any{}
-	must(t, "parse fragment", yaml.Unmarshal([]byte(fmt.Sprintf(format, args...)), &out))
+	kit.Must(t, "parse fragment", yaml.Unmarshal([]byte(fmt.Sprintf(format, args...)), &out))
 	return out
 }
 

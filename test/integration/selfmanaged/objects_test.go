@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // addonUser is the user of OCM's default subject of the add-on's agent on
@@ -47,7 +49,7 @@ registrations:
 namespace: %s
 healthCheck:
   mode: Lease`, addonName, addonUser(), installNS)
-	must(t, "set the subject's groups", unstructured.SetNestedSlice(
+	kit.Must(t, "set the subject's groups", unstructured.SetNestedSlice(
 		status["registrations"].([]any)[0].(map[string]any), addonGroups(), "kubeClient", "subject", "groups"))
 	return status
 }

@@ -15,6 +15,7 @@ import (
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // witnessName is an add-on the hub's add-on manager manages, installed by
@@ -71,7 +72,7 @@ spec: {}`, managerNS, configName))
 		Labels: map[string]string{clusterv1beta1.PlacementLabel: placementName, clusterv1beta1.DecisionGroupIndexLabel: "0"}}}
 	r.create(t, r.hubC, decision)
 	decision.Status.Decisions = []clusterv1beta1.ClusterDecision{{ClusterName: clusterName}}
-	must(t, "write the decisions of "+placementName, r.hubC.Status().Update(r.ctx, decision))
+	kit.Must(t, "write the decisions of "+placementName, r.hubC.Status().Update(r.ctx, decision))
 }
 
 // testClusterManagementAddOn: the manager creates its ClusterManagementAddOn
@@ -126,7 +127,7 @@ spec:
 	})
 
 	list := &addonv1alpha1.ManagedClusterAddOnList{}
-	must(t, "list ManagedClusterAddOns", r.hubC.List(r.ctx, list))
+	kit.Must(t, "list ManagedClusterAddOns", r.hubC.List(r.ctx, list))
 	for _, mca := range list.Items {
 		if mca.Name == addonName {
 			t.Errorf("the hub installed the self-managed add-on in %s", mca.Namespace)
@@ -147,7 +148,7 @@ spec:
 	}
 
 	typed := &addonv1alpha1.ClusterManagementAddOn{}
-	must(t, "read the ClusterManagementAddOn at v1alpha1", r.hubC.Get(r.ctx, client.ObjectKey{Name: addonName}, typed))
+	kit.Must(t, "read the ClusterManagementAddOn at v1alpha1", r.hubC.Get(r.ctx, client.ObjectKey{Name: addonName}, typed))
 	wantConfigs := []addonv1alpha1.ConfigMeta{{ConfigGroupResource: adcResource(),
 		DefaultConfig: &addonv1alpha1.ConfigReferent{Namespace: managerNS, Name: configName}}}
 	if addonv1alpha1.ManagedByAddonManager(typed.Annotations) || !equality.Semantic.DeepEqual(typed.Spec.SupportedConfigs, wantConfigs) {
@@ -179,7 +180,7 @@ metadata:
 spec: {}`, clusterName, addonName, addonName, r.cmaUID))
 
 	mca := &addonv1alpha1.ManagedClusterAddOn{}
-	must(t, "read the ManagedClusterAddOn at v1alpha1", r.hubC.Get(r.ctx, client.ObjectKey{Namespace: clusterName, Name: addonName}, mca))
+	kit.Must(t, "read the ManagedClusterAddOn at v1alpha1", r.hubC.Get(r.ctx, client.ObjectKey{Namespace: clusterName, Name: addonName}, mca))
 	if owner := metav1.GetControllerOf(mca); owner == nil || string(owner.UID) != r.cmaUID || mca.AgentInstallNamespace() != installNS {
 		t.Errorf("at v1alpha1: controller %+v, install namespace %s; want the ClusterManagementAddOn, %s", owner, mca.AgentInstallNamespace(), installNS)
 	}

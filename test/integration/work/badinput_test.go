@@ -14,6 +14,7 @@ import (
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workcli "github.com/kubectl-ocm/kubectl-ocm/plugins/work"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // Executor ServiceAccount of the bad-input table: it may write ConfigMaps in
@@ -151,7 +152,7 @@ func (s *suite) testBadInput(ctx context.Context, t *testing.T) {
 				s.expectRejected(ctx, t, work, tc.rejected)
 				return
 			}
-			mustCreate(ctx, t, s.hubC, work)
+			kit.MustCreate(ctx, t, s.hubC, work)
 			s.waitWorkCondition(ctx, t, name, workv1.WorkApplied, tc.applied)
 			c := s.waitManifestCondition(ctx, t, name, 1, tc.condition, tc.reason)
 			for _, part := range tc.parts {
@@ -169,7 +170,7 @@ func (s *suite) testBadInput(ctx context.Context, t *testing.T) {
 
 			// The agent serves the next work.
 			next := newWork(t, name+"-next", configMap("default", name+"-next", "1"))
-			mustCreate(ctx, t, s.hubC, next)
+			kit.MustCreate(ctx, t, s.hubC, next)
 			s.waitWorkCondition(ctx, t, next.Name, workv1.WorkApplied, metav1.ConditionTrue)
 
 			// A work with a bad manifest is deleted like any other.
@@ -254,12 +255,12 @@ func (s *suite) checkStatusReport(ctx context.Context, t *testing.T, name string
 // the right to write and delete ConfigMaps in default.
 func (s *suite) limitedExecutor(ctx context.Context, t *testing.T) {
 	t.Helper()
-	mustCreate(ctx, t, s.spokeC, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: limitedSA}})
+	kit.MustCreate(ctx, t, s.spokeC, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: limitedSA}})
 	meta := metav1.ObjectMeta{Namespace: "default", Name: limitedSA}
-	mustCreate(ctx, t, s.spokeC, &rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{{
+	kit.MustCreate(ctx, t, s.spokeC, &rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{{
 		APIGroups: []string{""}, Resources: []string{"configmaps"},
 		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}}})
-	mustCreate(ctx, t, s.spokeC, &rbacv1.RoleBinding{ObjectMeta: meta,
+	kit.MustCreate(ctx, t, s.spokeC, &rbacv1.RoleBinding{ObjectMeta: meta,
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: limitedSA},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: limitedSA}}})
 	t.Cleanup(func() {

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // driftConfigMap is a ConfigMap manifest with a label.
@@ -80,7 +81,7 @@ func (s *suite) testDrift(ctx context.Context, t *testing.T) {
 		UpdateStrategy: &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeServerSideApply,
 			ServerSideApply: &workv1.ServerSideApplyConfig{Force: true}},
 	}}
-	mustCreate(ctx, t, s.hubC, work)
+	kit.MustCreate(ctx, t, s.hubC, work)
 	s.waitWorkCondition(ctx, t, "drift", workv1.WorkApplied, metav1.ConditionTrue)
 	s.waitWorkCondition(ctx, t, "drift", workv1.WorkAvailable, metav1.ConditionTrue)
 

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // escalatingRole is a Role manifest granting reads of Secrets in default.
@@ -29,8 +30,8 @@ rules:
 // grant binds the executor ServiceAccount to a new Role name in default with rules.
 func (s *suite) grant(ctx context.Context, t *testing.T, name string, rules ...rbacv1.PolicyRule) {
 	t.Helper()
-	mustCreate(ctx, t, s.spokeC, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Rules: rules})
-	mustCreate(ctx, t, s.spokeC, &rbacv1.RoleBinding{
+	kit.MustCreate(ctx, t, s.spokeC, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}, Rules: rules})
+	kit.MustCreate(ctx, t, s.spokeC, &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: executorNS, Name: executorSA}},
@@ -54,7 +55,7 @@ func (s *suite) testExecutorEscalation(ctx context.Context, t *testing.T) {
 		Type:           workv1.ExecutorSubjectTypeServiceAccount,
 		ServiceAccount: &workv1.ManifestWorkSubjectServiceAccount{Namespace: executorNS, Name: executorSA},
 	}}
-	mustCreate(ctx, t, s.hubC, work)
+	kit.MustCreate(ctx, t, s.hubC, work)
 
 	t.Run("a Role granting more than the executor holds fails alone, naming the escalation", func(t *testing.T) {
 		c := s.waitManifestApplied(ctx, t, "escalation", 0, metav1.ConditionFalse)

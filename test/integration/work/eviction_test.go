@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // testEviction checks that AppliedManifestWorks whose ManifestWork is gone
@@ -18,8 +19,8 @@ import (
 // one left by another hub, one whose work was deleted while the agent was
 // stopped; and that a work that comes back in time keeps its record.
 func (s *suite) testEviction(ctx context.Context, t *testing.T) {
-	mustCreate(ctx, t, s.hubC, newWork(t, "ev-gone", configMap("default", "ev-gone", "1")))
-	mustCreate(ctx, t, s.hubC, newWork(t, "ev-back", configMap("default", "ev-back", "1")))
+	kit.MustCreate(ctx, t, s.hubC, newWork(t, "ev-gone", configMap("default", "ev-gone", "1")))
+	kit.MustCreate(ctx, t, s.hubC, newWork(t, "ev-back", configMap("default", "ev-back", "1")))
 	s.waitWorkCondition(ctx, t, "ev-gone", workv1.WorkApplied, metav1.ConditionTrue)
 	s.waitWorkCondition(ctx, t, "ev-back", workv1.WorkApplied, metav1.ConditionTrue)
 	back, err := s.appliedWork(ctx, "ev-back")
@@ -58,7 +59,7 @@ func (s *suite) testEviction(ctx context.Context, t *testing.T) {
 			amw, err := s.appliedWork(ctx, "ev-back")
 			return err == nil && amw.Status.EvictionStartTime != nil, err
 		})
-		mustCreate(ctx, t, s.hubC, newWork(t, "ev-back", configMap("default", "ev-back", "1")))
+		kit.MustCreate(ctx, t, s.hubC, newWork(t, "ev-back", configMap("default", "ev-back", "1")))
 		eventually(ctx, t, "evictionStartTime cleared", func(ctx context.Context) (bool, error) {
 			amw, err := s.appliedWork(ctx, "ev-back")
 			return err == nil && amw.Status.EvictionStartTime == nil, err
@@ -110,11 +111,11 @@ func (s *suite) foreignAppliedWork(ctx context.Context, t *testing.T, agentID st
 		ObjectMeta: metav1.ObjectMeta{Name: workv1.AppliedManifestWorkName(otherHash, "old"), Finalizers: []string{workv1.AppliedManifestWorkFinalizer}},
 		Spec:       workv1.AppliedManifestWorkSpec{HubHash: otherHash, AgentID: agentID, ManifestWorkName: "old"},
 	}
-	mustCreate(ctx, t, s.spokeC, amw)
+	kit.MustCreate(ctx, t, s.spokeC, amw)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "ev-foreign",
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: workv1.GroupVersion.String(), Kind: "AppliedManifestWork",
 			Name: amw.Name, UID: amw.UID, BlockOwnerDeletion: ptr.To(false)}}}}
-	mustCreate(ctx, t, s.spokeC, cm)
+	kit.MustCreate(ctx, t, s.spokeC, cm)
 	base := amw.DeepCopy()
 	amw.Status.AppliedResources = []workv1.AppliedManifestResourceMeta{{
 		ResourceIdentifier: workv1.ResourceIdentifier{Resource: "configmaps", Namespace: "default", Name: "ev-foreign"},

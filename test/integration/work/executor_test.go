@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // Executor ServiceAccount of the executor test, on cluster1.
@@ -43,8 +44,8 @@ func (s *suite) grantConfigMaps(ctx context.Context, t *testing.T, namespace str
 		}
 		return
 	}
-	mustCreate(ctx, t, s.spokeC, role)
-	mustCreate(ctx, t, s.spokeC, binding)
+	kit.MustCreate(ctx, t, s.spokeC, role)
+	kit.MustCreate(ctx, t, s.spokeC, binding)
 }
 
 // waitManifestApplied waits until manifest ordinal of work name has Applied
@@ -68,7 +69,7 @@ func (s *suite) waitManifestApplied(ctx context.Context, t *testing.T, name stri
 // fails alone, naming the ServiceAccount and the verbs, until the test grants
 // them; removing a manifest waits for the right to delete its object.
 func (s *suite) testExecutor(ctx context.Context, t *testing.T) {
-	mustCreate(ctx, t, s.spokeC, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: executorNS, Name: executorSA}})
+	kit.MustCreate(ctx, t, s.spokeC, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: executorNS, Name: executorSA}})
 	s.grantConfigMaps(ctx, t, "default", "get", "create", "update", "patch")
 
 	work := newWork(t, "executor", configMap("default", "exec-allowed", "1"), configMap("kube-system", "exec-denied", "1"))
@@ -76,7 +77,7 @@ func (s *suite) testExecutor(ctx context.Context, t *testing.T) {
 		Type:           workv1.ExecutorSubjectTypeServiceAccount,
 		ServiceAccount: &workv1.ManifestWorkSubjectServiceAccount{Namespace: executorNS, Name: executorSA},
 	}}
-	mustCreate(ctx, t, s.hubC, work)
+	kit.MustCreate(ctx, t, s.hubC, work)
 
 	t.Run("allowed manifest applied, denied one fails naming the ServiceAccount and verb", func(t *testing.T) {
 		s.waitManifestApplied(ctx, t, "executor", 0, metav1.ConditionTrue)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // testFeedbackScrapeTypes checks that both feedbackScrapeTypes are accepted
@@ -28,7 +29,7 @@ func (s *suite) testFeedbackScrapeTypes(ctx context.Context, t *testing.T) {
 				FeedbackRules:      []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}},
 				FeedbackScrapeType: scrape,
 			}}
-			mustCreate(ctx, t, s.hubC, work)
+			kit.MustCreate(ctx, t, s.hubC, work)
 			want := scrape
 			if want == "" {
 				want = workv1.FeedbackPollType

@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const (
@@ -68,7 +69,7 @@ func setup(ctx context.Context, t *testing.T) *suite {
 	}
 	mustApply(ctx, t, s.hubC, hubObjs)
 	for _, c := range []string{clusterName, otherName} {
-		mustCreate(ctx, t, s.hubC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c}})
+		kit.MustCreate(ctx, t, s.hubC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c}})
 		agenttest.GrantWork(ctx, t, s.hubC, c)
 	}
 	agentObjs, err := config.AgentObjects(config.AgentValues{ClusterName: clusterName, BootstrapKubeconfig: []byte("unused")})
@@ -108,14 +109,6 @@ func mustApply(ctx context.Context, t *testing.T, c client.Client, objs []*unstr
 	t.Helper()
 	if err := apply.Apply(ctx, c, objs, apply.Options{FieldManager: "work-test"}); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// mustCreate creates obj as the admin.
-func mustCreate(ctx context.Context, t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(ctx, obj); err != nil {
-		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // ignoreConfigMap returns a ConfigMap manifest with data a=value, b=value.
@@ -39,7 +40,7 @@ func ignoreWork(t *testing.T, a string) *workv1.ManifestWork {
 // OnSpokeChange field it is; an unusable path fails its manifest with reason
 // AppliedManifestSSAIgnoreFieldError.
 func (s *suite) testIgnoreFields(ctx context.Context, t *testing.T) {
-	mustCreate(ctx, t, s.hubC, ignoreWork(t, "1"))
+	kit.MustCreate(ctx, t, s.hubC, ignoreWork(t, "1"))
 	s.waitWorkCondition(ctx, t, "ignore", workv1.WorkApplied, metav1.ConditionTrue)
 	data := func(name string) map[string]string {
 		t.Helper()
@@ -100,7 +101,7 @@ func (s *suite) testIgnoreFields(ctx context.Context, t *testing.T) {
 			UpdateStrategy: &workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeServerSideApply,
 				ServerSideApply: &workv1.ServerSideApplyConfig{IgnoreFields: []workv1.IgnoreField{{JSONPaths: []string{".data[?(@.x)]"}}}}},
 		}}
-		mustCreate(ctx, t, s.hubC, w)
+		kit.MustCreate(ctx, t, s.hubC, w)
 		w = s.waitWorkCondition(ctx, t, "ignore-bad", workv1.WorkApplied, metav1.ConditionFalse)
 		c := manifestCondition(w, 0, workv1.ManifestApplied)
 		if c == nil || c.Reason != workv1.ManifestAppliedReasonSSAIgnoreFieldError || !strings.Contains(c.Message, ".data[?(@.x)]") {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // testDeployment is a Deployment manifest; the test cluster runs no
@@ -89,7 +90,7 @@ func (s *suite) testFeedback(ctx context.Context, t *testing.T) {
 			}},
 		},
 	}}
-	mustCreate(ctx, t, s.hubC, work)
+	kit.MustCreate(ctx, t, s.hubC, work)
 	w := s.waitWorkCondition(ctx, t, "feedback", workv1.WorkApplied, metav1.ConditionTrue)
 	eventually(ctx, t, "image feedback", func(ctx context.Context) (bool, error) {
 		var err error
@@ -168,7 +169,7 @@ func (s *suite) testConditionRules(ctx context.Context, t *testing.T) {
 		},
 		FeedbackRules: []workv1.FeedbackRule{{Type: workv1.WellKnownStatusType}},
 	}}
-	mustCreate(ctx, t, s.hubC, work)
+	kit.MustCreate(ctx, t, s.hubC, work)
 	w := s.waitWorkCondition(ctx, t, "rules", workv1.WorkProgressing, metav1.ConditionTrue)
 	if c := meta.FindStatusCondition(w.Status.Conditions, workv1.WorkProgressing); c.Reason != workv1.WorkConditionRulesAggregatedReason {
 		t.Errorf("work Progressing = %+v", c)
@@ -221,7 +222,7 @@ func (s *suite) testFrozenManifest(ctx context.Context, t *testing.T) {
 			ConditionRules:     []workv1.ConditionRule{{Condition: workv1.ManifestComplete, Type: workv1.WellKnownConditionsType}},
 		})
 	}
-	mustCreate(ctx, t, s.hubC, work)
+	kit.MustCreate(ctx, t, s.hubC, work)
 	s.waitWorkCondition(ctx, t, "frozen", workv1.WorkComplete, metav1.ConditionFalse)
 
 	job := &batchv1.Job{}

@@ -17,6 +17,7 @@ import (
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // seedWork is the manifest of /work/shared/examples/seeds/001-manifestwork-mw-01.yaml.
@@ -69,7 +70,7 @@ func TestWorkAgent(t *testing.T) {
 
 func (s *suite) testSeed(ctx context.Context, t *testing.T) {
 	work := newWork(t, "mw-01", seedPod)
-	mustCreate(ctx, t, s.hubC, work)
+	kit.MustCreate(ctx, t, s.hubC, work)
 	s.writeHubSecret(ctx, t, "agent1")
 
 	w := s.waitWorkCondition(ctx, t, "mw-01", workv1.WorkApplied, metav1.ConditionTrue)
@@ -122,7 +123,7 @@ func (s *suite) testSeed(ctx context.Context, t *testing.T) {
 func (s *suite) testStrategies(ctx context.Context, t *testing.T) {
 	const ns = "strategies"
 	ro := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "ro"}, Data: map[string]string{"a": "spoke"}}
-	mustCreate(ctx, t, s.spokeC, ro)
+	kit.MustCreate(ctx, t, s.spokeC, ro)
 	nsManifest := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + ns + "\n"
 	work := newWork(t, "strategies",
 		configMap(ns, "upd", "1"), configMap(ns, "co", "1"), configMap(ns, "ssa", "1"), configMap("default", "ro", "hub"), nsManifest)
@@ -137,7 +138,7 @@ func (s *suite) testStrategies(ctx context.Context, t *testing.T) {
 		strategy(ns, "ssa", workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeServerSideApply}),
 		strategy("default", "ro", workv1.UpdateStrategy{Type: workv1.UpdateStrategyTypeReadOnly}),
 	}
-	mustCreate(ctx, t, s.hubC, work)
+	kit.MustCreate(ctx, t, s.hubC, work)
 	s.waitWorkCondition(ctx, t, "strategies", workv1.WorkApplied, metav1.ConditionTrue)
 	amw, err := s.appliedWork(ctx, "strategies")
 	if err != nil {
@@ -220,7 +221,7 @@ spec:
         type: object
         x-kubernetes-preserve-unknown-fields: true
 `
-	mustCreate(ctx, t, s.hubC, newWork(t, "crd", widget, crd))
+	kit.MustCreate(ctx, t, s.hubC, newWork(t, "crd", widget, crd))
 	w := s.waitWorkCondition(ctx, t, "crd", workv1.WorkApplied, metav1.ConditionTrue)
 	if c := manifestCondition(w, 0, workv1.ManifestApplied); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("custom resource Applied = %+v", c)
@@ -233,7 +234,7 @@ spec:
 }
 
 func (s *suite) testRemoveManifest(ctx context.Context, t *testing.T) {
-	mustCreate(ctx, t, s.hubC, newWork(t, "remove", configMap("default", "keep-a", "1"), configMap("default", "drop-b", "1")))
+	kit.MustCreate(ctx, t, s.hubC, newWork(t, "remove", configMap("default", "keep-a", "1"), configMap("default", "drop-b", "1")))
 	s.waitWorkCondition(ctx, t, "remove", workv1.WorkApplied, metav1.ConditionTrue)
 	if _, err := s.configMap(ctx, "default", "drop-b"); err != nil {
 		t.Fatal(err)
@@ -256,7 +257,7 @@ func (s *suite) testDeleteOptions(ctx context.Context, t *testing.T) {
 	t.Run("Foreground waits for the objects", func(t *testing.T) {
 		// The ConfigMap carries a finalizer, so its deletion waits for us.
 		held := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: default\n  finalizers: [example.com/hold]\ndata:\n  a: \"1\"\n"
-		mustCreate(ctx, t, s.hubC, newWork(t, "foreground", held, configMap("default", "fg", "1")))
+		kit.MustCreate(ctx, t, s.hubC, newWork(t, "foreground", held, configMap("default", "fg", "1")))
 		s.waitWorkCondition(ctx, t, "foreground", workv1.WorkApplied, metav1.ConditionTrue)
 		w, _ := s.getWork(ctx, "foreground")
 		if err := s.hubC.Delete(ctx, w); err != nil {
@@ -282,7 +283,7 @@ func (s *suite) testDeleteOptions(ctx context.Context, t *testing.T) {
 	t.Run("Orphan keeps everything", func(t *testing.T) {
 		work := newWork(t, "orphan", configMap("default", "orph", "1"))
 		work.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}
-		mustCreate(ctx, t, s.hubC, work)
+		kit.MustCreate(ctx, t, s.hubC, work)
 		s.waitWorkCondition(ctx, t, "orphan", workv1.WorkApplied, metav1.ConditionTrue)
 		amw, err := s.appliedWork(ctx, "orphan")
 		if err != nil {
@@ -306,7 +307,7 @@ func (s *suite) testDeleteOptions(ctx context.Context, t *testing.T) {
 				{Resource: "configmaps", Namespace: "default", Name: "sel-keep"},
 			}},
 		}
-		mustCreate(ctx, t, s.hubC, work)
+		kit.MustCreate(ctx, t, s.hubC, work)
 		s.waitWorkCondition(ctx, t, "selective", workv1.WorkApplied, metav1.ConditionTrue)
 		if err := s.hubC.Delete(ctx, work); err != nil {
 			t.Fatal(err)
@@ -322,8 +323,8 @@ func (s *suite) testDeleteOptions(ctx context.Context, t *testing.T) {
 func (s *suite) testBadManifests(ctx context.Context, t *testing.T) {
 	unknown := "apiVersion: nothing.example.com/v1\nkind: Gadget\nmetadata:\n  name: g\n  namespace: default\n"
 	invalid := configMap("default", "Not_A_Valid_Name", "1")
-	mustCreate(ctx, t, s.hubC, newWork(t, "bad", configMap("default", "good", "1"), unknown, invalid))
-	mustCreate(ctx, t, s.hubC, newWork(t, "neighbor", configMap("default", "neighbor", "1")))
+	kit.MustCreate(ctx, t, s.hubC, newWork(t, "bad", configMap("default", "good", "1"), unknown, invalid))
+	kit.MustCreate(ctx, t, s.hubC, newWork(t, "neighbor", configMap("default", "neighbor", "1")))
 
 	w := s.waitWorkCondition(ctx, t, "bad", workv1.WorkApplied, metav1.ConditionFalse)
 	if !hasReason(w.Status.Conditions, workv1.WorkAppliedReasonFailed, "") {
@@ -357,13 +358,13 @@ func (s *suite) testBadManifests(ctx context.Context, t *testing.T) {
 }
 
 func (s *suite) testRestart(ctx context.Context, t *testing.T) {
-	mustCreate(ctx, t, s.hubC, newWork(t, "r-keep", configMap("default", "r-keep", "1")))
-	mustCreate(ctx, t, s.hubC, newWork(t, "r-del", configMap("default", "r-del", "1")))
+	kit.MustCreate(ctx, t, s.hubC, newWork(t, "r-keep", configMap("default", "r-keep", "1")))
+	kit.MustCreate(ctx, t, s.hubC, newWork(t, "r-del", configMap("default", "r-del", "1")))
 	s.waitWorkCondition(ctx, t, "r-keep", workv1.WorkApplied, metav1.ConditionTrue)
 	s.waitWorkCondition(ctx, t, "r-del", workv1.WorkApplied, metav1.ConditionTrue)
 
 	s.stop()
-	mustCreate(ctx, t, s.hubC, newWork(t, "r-new", configMap("default", "r-new", "1")))
+	kit.MustCreate(ctx, t, s.hubC, newWork(t, "r-new", configMap("default", "r-new", "1")))
 	w, _ := s.getWork(ctx, "r-keep")
 	w.Spec.Workload.Manifests = toManifests(t, configMap("default", "r-keep", "2"))
 	if err := s.hubC.Update(ctx, w); err != nil {
@@ -393,7 +394,7 @@ func (s *suite) testRotation(ctx context.Context, t *testing.T) {
 		amw, err := s.appliedWork(ctx, "mw-01")
 		return err == nil && amw.Spec.AgentID == "agent2", err
 	})
-	mustCreate(ctx, t, s.hubC, newWork(t, "after-rotation", configMap("default", "after-rotation", "1")))
+	kit.MustCreate(ctx, t, s.hubC, newWork(t, "after-rotation", configMap("default", "after-rotation", "1")))
 	s.waitWorkCondition(ctx, t, "after-rotation", workv1.WorkApplied, metav1.ConditionTrue)
 }
 

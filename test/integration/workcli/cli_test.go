@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // worksOnlyUser returns a cli for user bob, who may only manage
@@ -30,12 +31,12 @@ import (
 // Namespaces).
 func worksOnlyUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) clitest.CLI {
 	t.Helper()
-	mustCreate(ctx, t, c, &rbacv1.Role{
+	kit.MustCreate(ctx, t, c, &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "works"},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"}, Resources: []string{"manifestworks"},
 			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}},
 	})
-	mustCreate(ctx, t, c, &rbacv1.RoleBinding{
+	kit.MustCreate(ctx, t, c, &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "bob-works"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "works"},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "bob"}},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const (
@@ -45,12 +46,12 @@ func TestExecutorAdmission(t *testing.T) {
 	hub := env.Cluster("hub")
 
 	// The user may write ManifestWorks in cluster1, as a hub user would.
-	mustCreate(ctx, t, admin, &rbacv1.Role{
+	kit.MustCreate(ctx, t, admin, &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "work-editor"},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"}, Resources: []string{"manifestworks"},
 			Verbs: []string{"get", "list", "create", "update", "patch", "delete"}}},
 	})
-	mustCreate(ctx, t, admin, &rbacv1.RoleBinding{
+	kit.MustCreate(ctx, t, admin, &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "work-editor"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "work-editor"},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: workUser}},
@@ -111,12 +112,12 @@ func TestExecutorAdmission(t *testing.T) {
 	})
 
 	// execute-as for exactly that ServiceAccount, cluster-wide.
-	mustCreate(ctx, t, admin, &rbacv1.ClusterRole{
+	kit.MustCreate(ctx, t, admin, &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "execute-as-deployer"},
 		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"}, Resources: []string{"manifestworks"},
 			Verbs: []string{"execute-as"}, ResourceNames: []string{executorName}}},
 	})
-	mustCreate(ctx, t, admin, &rbacv1.ClusterRoleBinding{
+	kit.MustCreate(ctx, t, admin, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "execute-as-deployer"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "execute-as-deployer"},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: workUser}},
@@ -135,7 +136,7 @@ func TestExecutorAdmission(t *testing.T) {
 		// Another user, allowed to update works but not execute-as, changes
 		// only a label of the work with an executor, as agents and the hub
 		// controller change only status, labels and finalizers.
-		mustCreate(ctx, t, admin, &rbacv1.RoleBinding{
+		kit.MustCreate(ctx, t, admin, &rbacv1.RoleBinding{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "work-editor-bob"},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "work-editor"},
 			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "bob"}},

@@ -17,6 +17,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // pollTimeout bounds every wait of the tests.
@@ -34,18 +35,10 @@ func setup(ctx context.Context, t *testing.T) (*framework.Environment, client.Cl
 		{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}},
 	} {
-		mustCreate(ctx, t, c, mc)
+		kit.MustCreate(ctx, t, c, mc)
 	}
-	mustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}})
+	kit.MustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}})
 	return env, c
-}
-
-// mustCreate creates obj or fails t.
-func mustCreate(ctx context.Context, t *testing.T, c client.Client, obj client.Object) {
-	t.Helper()
-	if err := c.Create(ctx, obj); err != nil {
-		t.Fatalf("create %s: %v", obj.GetName(), err)
-	}
 }
 
 // mustDecode decodes one YAML object.

@@ -1,0 +1,26 @@
+// Package kit holds the small checks every integration test package uses,
+// written once.
+package kit
+
+import (
+	"context"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Must fails t with what and err when err is not nil.
+func Must(t testing.TB, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// MustCreate creates obj with c, failing t when it cannot.
+func MustCreate(ctx context.Context, t testing.TB, c client.Client, obj client.Object) {
+	t.Helper()
+	if err := c.Create(ctx, obj); err != nil {
+		t.Fatalf("create %T %s: %v", obj, client.ObjectKeyFromObject(obj), err)
+	}
+}
