@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/placement"
@@ -30,8 +29,6 @@ import (
 const (
 	// pollTimeout bounds every wait for the scheduler.
 	pollTimeout = 60 * time.Second
-	// pollInterval is how often waits look again.
-	pollInterval = 100 * time.Millisecond
 	// platformClaim is the well-known platform claim.
 	platformClaim = "platform.open-cluster-management.io"
 )
@@ -61,15 +58,7 @@ func setup(t *testing.T) (*suite, context.Context) {
 // poll waits until cond holds, failing t with what when it never does.
 func poll(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, pollTimeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		last = err
-		return ok && err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (last error: %v)", what, err, last)
-	}
+	framework.Eventually(ctx, t, pollTimeout, what, cond)
 }
 
 // fixture creates namespace ns with an exclusive cluster set of the same
