@@ -115,7 +115,7 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 	}
 	for _, name := range opts.Previous {
 		if !seen[name] {
-			return nil, fmt.Errorf("Previous names cluster %q, which Clusters does not", name)
+			return nil, fmt.Errorf("cluster %q is in Options.Previous but not in Options.Clusters", name)
 		}
 	}
 	if opts.StartTimeout == 0 {

@@ -260,7 +260,7 @@ func TestStartRejectsBadInput(t *testing.T) {
 		{"invalid name", Options{Clusters: []string{"Hub_1"}, BinDir: t.TempDir()}, "not a DNS label"},
 		{"duplicate name", Options{Clusters: []string{"a", "a"}, BinDir: t.TempDir()}, "given twice"},
 		{"missing binaries", Options{Clusters: []string{"a"}, BinDir: t.TempDir()}, "make kube-bins"},
-		{"previous release of an unknown cluster", Options{Clusters: []string{"a"}, Previous: []string{"b"}, BinDir: t.TempDir()}, `Previous names cluster "b"`},
+		{"previous release of an unknown cluster", Options{Clusters: []string{"a"}, Previous: []string{"b"}, BinDir: t.TempDir()}, `cluster "b" is in Options.Previous but not in Options.Clusters`},
 		{"previous release not built", Options{Clusters: []string{"a"}, Previous: []string{"a"}, BinDir: fakeBinDir(t)}, "previous Kubernetes release not found"},
 	}
 	for _, tt := range tests {
