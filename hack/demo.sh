@@ -48,7 +48,9 @@ if [[ -z $TOKEN || -z $HUB ]]; then
 fi
 
 # cluster1 joins with the shared token hub init printed; cluster2 with a token
-# the hub lets register cluster2 only.
+# the hub lets register cluster2 only, through the environment's HTTP proxy
+# to the hub, by a hub name that only the proxy resolves: its agent reaches
+# the hub that way or not at all.
 step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --cluster-name cluster1 --context cluster1
 step kubectl ocm hub token --cluster-name cluster2 --context hub | tee "$DEV_ENV_DIR/hub-token.out"
 BOUND_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-token.out" | head -1 | cut -d' ' -f2)
@@ -56,11 +58,15 @@ if [[ -z $BOUND_TOKEN ]]; then
 	echo "hub token --cluster-name cluster2 printed no join command" >&2
 	exit 1
 fi
-step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB" --cluster-name cluster2 --context cluster2
+PROXY_URL=$(cat "$DEV_ENV_DIR/proxy-url")
+HUB_VIA_PROXY=$(cat "$DEV_ENV_DIR/hub-url-via-proxy")
+step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB_VIA_PROXY" --proxy-url "$PROXY_URL" --cluster-name cluster2 --context cluster2
 
 step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
 step kubectl ocm get clusters --context hub -o wide
+# cluster2's agent keeps the proxy in the hub kubeconfig it wrote.
+step sh -c "kubectl get secret hub-kubeconfig-secret -n open-cluster-management-agent --context cluster2 -o jsonpath='{.data.kubeconfig}' | base64 -d | grep -E 'server|proxy-url'"
 step kubectl ocm version --context hub
 
 # Upgrade the hub, then cluster1's agent, to the second controller image make

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -24,7 +25,12 @@ import (
 const (
 	pidFile   = "dev-env.pid"
 	readyFile = "ready"
-	logFile   = "dev-env.log"
+	// proxyURLFile holds the URL of the HTTP proxy in front of the hub.
+	proxyURLFile = "proxy-url"
+	// hubViaProxyFile holds the hub's URL by the name only the proxy
+	// resolves.
+	hubViaProxyFile = "hub-url-via-proxy"
+	logFile         = "dev-env.log"
 )
 
 func (o *options) path(name string) string { return filepath.Join(o.dir, name) }
@@ -120,9 +126,12 @@ Use them:
 Install the hub:
   kubectl ocm hub init --context %s --wait
 
+An HTTP proxy in front of the hub, for join --proxy-url: its URL is in %s,
+the hub's URL through it (a name only the proxy resolves) in %s.
+
 Stop them, and everything they started:
   make dev-env-down
-`, strings.Join(o.clusters, ", "), o.path("env"), kubeconfig, o.clusters[0], o.clusters[0])
+`, strings.Join(o.clusters, ", "), o.path("env"), kubeconfig, o.clusters[0], o.clusters[0], o.path(proxyURLFile), o.path(hubViaProxyFile))
 }
 
 // serve runs the environment until SIGTERM or SIGINT.
@@ -162,6 +171,24 @@ func (o *options) serve(ctx context.Context, out io.Writer) error {
 			fmt.Fprintf(out, "stop: %v\n", err)
 		}
 	}()
+	// An HTTP proxy in front of the hub, for clusters that join through one
+	// (join --proxy-url): the hub is reached by its hostname, which only the
+	// proxy resolves.
+	hub := env.Clusters()[0]
+	hubHost, err := url.Parse(hub.Server())
+	if err != nil {
+		return err
+	}
+	proxy, err := framework.StartHTTPProxy(hubHost.Hostname(), hub)
+	if err != nil {
+		return err
+	}
+	defer proxy.Close()
+	for name, value := range map[string]string{proxyURLFile: proxy.URL(), hubViaProxyFile: hub.HostnameURL()} {
+		if err := os.WriteFile(o.path(name), []byte(value+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
 	kubeconfig, err := os.ReadFile(env.Kubeconfig())
 	if err != nil {
 		return err
