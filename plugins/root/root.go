@@ -49,6 +49,18 @@ creates, enables and inspects add-ons.`,
 	cmd.SetErr(streams.ErrOut)
 	configFlags.AddFlags(cmd.PersistentFlags())
 
+	addVerbs(cmd, configFlags, streams)
+	addClusteradmAliases(cmd, func() *cobra.Command {
+		tree := &cobra.Command{Use: "kubectl-ocm"}
+		addVerbs(tree, configFlags, streams)
+		return tree
+	})
+	failUnknownSubcommands(cmd)
+	return cmd
+}
+
+// addVerbs adds the verbs, in their groups, to root.
+func addVerbs(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) {
 	cmd.AddGroup(&cobra.Group{ID: groupHub, Title: "Hub Commands:"})
 	for _, verb := range []*cobra.Command{hub.NewCmdHub(configFlags, streams), accept.NewCmdAccept(configFlags, streams), get.NewCmdGet(configFlags, streams), work.NewCmdWork(configFlags, streams), addon.NewCmdAddon(configFlags, streams), upgrade.NewCmdUpgrade(configFlags, streams)} {
 		verb.GroupID = groupHub
@@ -68,7 +80,6 @@ creates, enables and inspects add-ons.`,
 	versionCmd := version.NewCmdVersion(configFlags, streams)
 	versionCmd.GroupID = groupOther
 	cmd.AddCommand(versionCmd)
-	return cmd
 }
 
 const (

@@ -1,0 +1,109 @@
+package root
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// TestGroupCommandsFailOnMistakes walks the whole command tree: every
+// command that only groups subcommands fails when run without one or with
+// one it does not have, so that no future group prints its help and exits 0.
+func TestGroupCommandsFailOnMistakes(t *testing.T) {
+	var groups [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.HasSubCommands() && len(path) > 0 {
+			groups = append(groups, path)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, append(append([]string(nil), path...), sub.Name()))
+		}
+	}
+	walk(NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard()), nil)
+	if len(groups) < 8 {
+		t.Fatalf("found %d group commands, want at least 8: %v", len(groups), groups)
+	}
+	for _, path := range groups {
+		t.Run(strings.Join(path, " "), func(t *testing.T) {
+			if err := run(t, path...); err == nil || !strings.Contains(err.Error(), "needs a subcommand: one of ") {
+				t.Errorf("kubectl ocm %s: err = %v, want one naming its subcommands", strings.Join(path, " "), err)
+			}
+			err := run(t, append(path, "no-such-verb")...)
+			if err == nil || !strings.Contains(err.Error(), `unknown command "no-such-verb"`) {
+				t.Errorf("kubectl ocm %s no-such-verb: err = %v, want unknown command", strings.Join(path, " "), err)
+			}
+		})
+	}
+}
+
+func TestUnknownCommands(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"initt"}, []string{`unknown command "initt" for "kubectl ocm"`, "did you mean init?"}},
+		{[]string{"wrk"}, []string{"did you mean work?"}},
+		{[]string{"hub", "innit"}, []string{`unknown command "innit" for "kubectl ocm hub"`, "did you mean init?", "clean, init, status, token"}},
+		{[]string{"get", "workz"}, []string{"did you mean works?"}},
+		{[]string{"proxy", "health"}, []string{`unknown command "proxy"`, "it is a clusteradm command: kubectl ocm has no cluster proxy"}},
+		{[]string{"delete", "token"}, []string{"it is a clusteradm command", "`kubectl ocm hub token` prints a new one"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			err := run(t, tt.args...)
+			if err == nil {
+				t.Fatal("succeeded")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestClusteradmAliases checks that each of clusteradm's spellings is a
+// hidden command naming the native one, with the native one's flags.
+func TestClusteradmAliases(t *testing.T) {
+	root := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
+	for _, a := range clusteradmAliases {
+		t.Run(a.alias, func(t *testing.T) {
+			alias, _, err := root.Find(strings.Fields(a.alias))
+			if err != nil || alias.Name() != strings.Fields(a.alias)[len(strings.Fields(a.alias))-1] {
+				t.Fatalf("find %q: %v (found %q)", a.alias, err, alias.Name())
+			}
+			native, _, err := root.Find(strings.Fields(a.native))
+			if err != nil {
+				t.Fatalf("find %q: %v", a.native, err)
+			}
+			if !alias.Hidden || alias.RunE == nil || !strings.Contains(alias.Short, "`kubectl ocm "+a.native+"`") {
+				t.Errorf("alias %q: hidden %v, RunE set %v, short %q", a.alias, alias.Hidden, alias.RunE != nil, alias.Short)
+			}
+			if alias == native {
+				t.Fatal("the alias is the native command itself")
+			}
+			native.LocalFlags().VisitAll(func(f *pflag.Flag) {
+				if alias.LocalFlags().Lookup(f.Name) == nil {
+					t.Errorf("alias %q lacks --%s of %q", a.alias, f.Name, a.native)
+				}
+			})
+		})
+	}
+}
+
+// run runs kubectl ocm args against no cluster and returns its error.
+func run(t *testing.T, args ...string) error {
+	t.Helper()
+	root := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	return root.Execute()
+}
