@@ -26,14 +26,30 @@ type Verb interface {
 // RunE returns the cobra RunE of o: Complete, Validate, Run.
 func RunE(o Verb) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		if err := o.Complete(cmd, args); err != nil {
-			return err
-		}
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		return o.Run(cmd.Context())
+		return clusterFlagHint(cmd, run(cmd, args, o))
 	}
+}
+
+// run is RunE's work.
+func run(cmd *cobra.Command, args []string, o Verb) error {
+	if err := o.Complete(cmd, args); err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	return o.Run(cmd.Context())
+}
+
+// clusterFlagHint adds to err, when --cluster was given to a verb that
+// names managed clusters with --clusters, that --cluster is kubectl's flag:
+// clusteradm's --cluster NAME means --clusters NAME here.
+func clusterFlagHint(cmd *cobra.Command, err error) error {
+	cluster, clusters := cmd.Flags().Lookup("cluster"), cmd.Flags().Lookup("clusters")
+	if err == nil || cluster == nil || clusters == nil || !cluster.Changed {
+		return err
+	}
+	return fmt.Errorf("%w; note that --cluster %s is kubectl's flag, the kubeconfig cluster to use: name managed clusters with --clusters %s", err, cluster.Value, cluster.Value)
 }
 
 // Output is the -o value of flags, "" when unset.
