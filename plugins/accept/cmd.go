@@ -52,7 +52,7 @@ approved. Every skipped request is named, with the reason.`,
 	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "Names of the managed clusters to accept.")
 	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	f.BoolVar(&o.Wait, "wait", false, "Wait for each cluster's certificate request when none is pending yet, then until the cluster has joined.")
-	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits for each cluster.")
+	cli.AddTimeoutFlag(f, &o.Timeout, 5*time.Minute, "How long --wait waits for each cluster.")
 	f.BoolVar(&o.SkipApproveCheck, "skip-approve-check", false, "Approve pending requests of the clusters whatever their requester (their content is still checked).")
 	f.StringSliceVar(&o.Requesters, "requesters", nil, "Further requester user names whose requests are approved.")
 	return cmd

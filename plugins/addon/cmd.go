@@ -87,7 +87,7 @@ is installed in on the managed cluster, as in clusteradm.`,
 	f.StringToStringVar(&o.Labels, "labels", nil, "Labels of the ManagedClusterAddOns, KEY=VALUE (repeatable or comma separated).")
 	f.StringVar(&o.ConfigFile, "config-file", "", "A YAML file whose configs: list (group, resource, namespace, name) becomes spec.configs.")
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the add-ons are Available on every cluster, showing each cluster's state.")
-	f.DurationVar(&o.Timeout, "timeout", defaultTimeout, "How long --wait waits.")
+	cli.AddTimeoutFlag(f, &o.Timeout, defaultTimeout, "How long --wait waits.")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	_ = cmd.MarkFlagRequired("clusters")
 	_ = cmd.MarkFlagFilename("config-file", "yaml", "yml")
@@ -126,7 +126,7 @@ An unknown add-on or cluster, or an add-on not enabled on a named cluster
 	f.BoolVar(&o.AllClusters, "all-clusters", false, "Disable them on every cluster they are enabled on.")
 	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "Treat an add-on not enabled on a named cluster as disabled.")
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the ManagedClusterAddOns are gone, showing what holds each one.")
-	f.DurationVar(&o.Timeout, "timeout", defaultTimeout, "How long --wait waits.")
+	cli.AddTimeoutFlag(f, &o.Timeout, defaultTimeout, "How long --wait waits.")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	return cmd

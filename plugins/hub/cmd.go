@@ -80,7 +80,7 @@ ocm hub token' prints it).`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the hub controller Deployment is available.")
-	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits, and how long an upgrade waits for the conversion webhook before migrating stored add-on objects.")
+	cli.AddTimeoutFlag(f, &o.Timeout, 5*time.Minute, "How long --wait waits, and how long an upgrade waits for the conversion webhook before migrating stored add-on objects.")
 	f.StringVar(&o.ConversionWebhookURL, "conversion-webhook-url", "",
 		"Have the API server call the hub controller's add-on conversion webhook at this https URL (ending in "+conversion.Path+") instead of through Service "+config.HubNamespace+"/"+conversion.ServiceName+", for hubs whose API server cannot reach Services, such as the local test environment (make dev-env). The controller listens on the URL's port.")
 	cli.AddImageFlags(f, &o.Image, &o.ImageRegistry, "the hub controller")
@@ -161,6 +161,6 @@ deletes them and waits until the hub controller has cleaned up after each.`,
 		RunE: cli.RunE(o),
 	}
 	cmd.Flags().BoolVar(&o.Force, "force", false, "Delete registered ManagedClusters first instead of refusing.")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --force waits for ManagedClusters to be cleaned up.")
+	cli.AddTimeoutFlag(cmd.Flags(), &o.Timeout, 5*time.Minute, "How long --force waits for ManagedClusters to be cleaned up.")
 	return cmd
 }

@@ -128,7 +128,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "The name this cluster registers as on the hub: a DNS label.")
 	fs.StringVar(&o.CAFile, "ca-file", o.CAFile, "A file with the hub's CA bundle. Default: read ConfigMap kube-public/kube-root-ca.crt from the hub and verify the hub with it.")
 	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the hub has accepted the cluster and it is available, showing progress.")
-	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
+	cli.AddTimeoutFlag(fs, &o.Timeout, o.Timeout, "How long --wait waits.")
 	cli.AddImageFlags(fs, &o.Image, &o.ImageRegistry, "the agent")
 	fs.StringVarP(&o.Mode, "mode", "m", o.Mode, "Install mode: default (the agent runs on this cluster) or hosted (the agent runs on this cluster, the hosting cluster, and manages the cluster of --managed-cluster-kubeconfig).")
 	fs.StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file whose current context reaches the managed cluster; it is stored on the hosting cluster as the agent's identity on the managed cluster.")

@@ -45,7 +45,7 @@ func NewOptions(getter genericclioptions.RESTClientGetter, streams genericioopti
 // AddFlags registers the flags.
 func (o *Options) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "The name the cluster joined the hub as.")
-	cmd.Flags().DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait until everything is removed.")
+	cli.AddTimeoutFlag(cmd.Flags(), &o.Timeout, o.Timeout, "How long to wait until everything is removed.")
 	cmd.Flags().StringVarP(&o.Mode, "mode", "m", o.Mode, "How the cluster joined: default (its agent runs on this cluster) or hosted (this cluster hosts its agent).")
 	cmd.Flags().StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file of the managed cluster, to remove its CRDs when no objects of theirs remain.")
 }

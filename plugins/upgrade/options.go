@@ -67,7 +67,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	cli.AddImageFlags(f, &o.Image, &o.ImageRegistry, what)
 	f.StringVar(&o.BundleVersion, "bundle-version", "", "The version to upgrade to, such as v0.2.0: the image is <image-registry>/"+config.ControllerImageName+":<bundle-version>. Default: this kubectl-ocm's version, "+version.Version+".")
 	f.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the new version runs everywhere it should: the operator has acted on the change and every Deployment it manages rolled out, available.")
-	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long --wait waits.")
+	cli.AddTimeoutFlag(f, &o.Timeout, o.Timeout, "How long --wait waits.")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a summary.")
 	f.BoolVar(&o.Force, "force", false, "Upgrade even when the versions would break the supported version skew (agents at most "+
 		fmt.Sprint(version.MaxAgentMinorSkew)+" minor versions older than the hub controller, never newer; kubectl-ocm within "+fmt.Sprint(version.MaxClientMinorSkew)+" minor version of it).")

@@ -191,7 +191,7 @@ applied (unless its delete option orphans them) and lets the ManifestWork go;
 	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed clusters whose work NAME is deleted, comma separated.")
 	f.BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "Treat a work that does not exist as deleted.")
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the works are gone, showing the agents' progress.")
-	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "How long --wait waits.")
+	cli.AddTimeoutFlag(f, &o.Timeout, 5*time.Minute, "How long --wait waits.")
 	f.BoolVarP(&o.ReplicaSet, "replicaset", "r", false, "Delete ManifestWorkReplicaSet NAME of -n NAMESPACE instead of ManifestWorks.")
 	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	return cmd
