@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -28,6 +29,18 @@ type JoinInfo struct {
 	// ClusterName is the only cluster HubToken may register; empty for the
 	// shared bootstrap token, which any cluster may use.
 	ClusterName string `json:"clusterName,omitempty"`
+}
+
+// MarshalJSON writes the fields under their names and, for the scripts
+// that parse clusteradm's output, the token and the URL again under
+// clusteradm's keys, hub-token and hub-apiserver.
+func (j JoinInfo) MarshalJSON() ([]byte, error) {
+	type fields JoinInfo
+	return json.Marshal(struct {
+		fields
+		ClusteradmToken     string `json:"hub-token"`
+		ClusteradmAPIServer string `json:"hub-apiserver"`
+	}{fields(j), j.HubToken, j.HubAPIServer})
 }
 
 // Command returns the join command line for the managed cluster side.
