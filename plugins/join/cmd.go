@@ -16,8 +16,11 @@ var joinExample = cli.Examples(`
 	# 'kubectl ocm hub init' or 'kubectl ocm hub token' printed
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1
 
-	# Join the cluster of context c1 and wait until the hub admin has accepted it
+	# Join the cluster of context c1 and wait until the hub has its registration
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --context c1 --wait
+
+	# ... or until the hub admin has accepted it and it is available
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --context c1 --wait-accepted
 
 	# Hosted mode: run the agent of cluster2 on the hosting cluster of context
 	# hosting; it manages cluster2 through the kubeconfig file

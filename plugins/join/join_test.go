@@ -56,7 +56,8 @@ func TestValidate(t *testing.T) {
 		{name: "output without dry-run", change: func(o *Options) { o.PrintFlags.OutputFormat = ptr.To("yaml") }, wantErrContains: "only applies with --dry-run"},
 		{name: "bad output", change: func(o *Options) { o.DryRun, o.PrintFlags.OutputFormat = cli.DryRunClient, ptr.To("wide") }, wantErrContains: `--output "wide" is not supported`},
 		{name: "bad dry-run", change: func(o *Options) { o.DryRun = "true" }, wantErrContains: "use none, client or server"},
-		{name: "wait and dry-run", change: func(o *Options) { o.DryRun, o.Wait = cli.DryRunServer, true }, wantErrContains: "exclude each other"},
+		{name: "wait and dry-run", change: func(o *Options) { o.DryRun, o.Wait = cli.DryRunServer, true }, wantErrContains: "exclude --dry-run"},
+		{name: "wait-accepted and dry-run", change: func(o *Options) { o.DryRun, o.WaitAccepted = cli.DryRunClient, true }, wantErrContains: "exclude --dry-run"},
 		{name: "external URL", change: func(o *Options) { o.ExternalServerURLs = []string{"ftp://x"} }, wantErrContains: "--external-server-urls"},
 		{name: "token driver", change: func(o *Options) { o.AddonKubeClientRegistrationAuth, o.AddonTokenExpirationSeconds = "token", 3600 }},
 		{name: "unknown add-on driver", change: func(o *Options) { o.AddonKubeClientRegistrationAuth = "x509" }, wantErrContains: "not one of csr, token"},
@@ -150,6 +151,8 @@ func TestKlusterletState(t *testing.T) {
 		wantStep   string
 		wantDetail string
 		wantDone   bool
+		// wantRegistered: the hub has the registration, where --wait ends.
+		wantRegistered bool
 	}{
 		{name: "nothing yet", wantStep: "installing"},
 		{name: "agent not running", conds: []metav1.Condition{cond(operatorv1.ConditionKlusterletAvailable, metav1.ConditionFalse, "NoAvailablePods", "ImageNotMapped")},
@@ -157,17 +160,19 @@ func TestKlusterletState(t *testing.T) {
 		{name: "agent runs, no report yet", conds: []metav1.Condition{running},
 			wantStep: "registering"},
 		{name: "CSR pending", conds: []metav1.Condition{running, cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionTrue, "CSRPending", "waiting")},
-			wantStep: "CSR pending", wantDetail: "kubectl ocm accept --clusters cluster1"},
+			wantStep: "CSR pending", wantDetail: "kubectl ocm accept --clusters cluster1", wantRegistered: true},
+		{name: "certificate issued, not accepted yet", conds: []metav1.Condition{running, cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionTrue, "HubAcceptancePending", "waiting for acceptance")},
+			wantStep: "certificate issued", wantDetail: "waiting for acceptance", wantRegistered: true},
 		{name: "bootstrap token rejected", conds: []metav1.Condition{running, cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionTrue, "BootstrapUnauthorized", "token expired")},
 			wantStep: "BootstrapUnauthorized", wantDetail: "token expired"},
 		{name: "available", conds: []metav1.Condition{running, cond(operatorv1.ConditionHubConnectionDegraded, metav1.ConditionFalse, "HubConnectionFunctional", "joined")},
-			wantStep: "available", wantDone: true},
+			wantStep: "available", wantDone: true, wantRegistered: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := klusterletState(tt.conds, "cluster1", "klusterlet")
-			if s.step != tt.wantStep || s.done != tt.wantDone || !strings.Contains(s.detail, tt.wantDetail) {
-				t.Errorf("klusterletState = %+v, want step %q done %v detail containing %q", s, tt.wantStep, tt.wantDone, tt.wantDetail)
+			if s.step != tt.wantStep || s.done != tt.wantDone || s.registered != tt.wantRegistered || !strings.Contains(s.detail, tt.wantDetail) {
+				t.Errorf("klusterletState = %+v, want step %q done %v registered %v detail containing %q", s, tt.wantStep, tt.wantDone, tt.wantRegistered, tt.wantDetail)
 			}
 		})
 	}

@@ -38,8 +38,12 @@ type Options struct {
 	ClusterName string
 	// CAFile is a file with the hub's CA bundle; empty: read it from the hub.
 	CAFile string
-	// Wait waits until the cluster has joined and is available.
+	// Wait waits until the hub has the cluster's registration, as
+	// clusteradm's join --wait does.
 	Wait bool
+	// WaitAccepted waits until the hub has accepted the cluster and it is
+	// available.
+	WaitAccepted bool
 	// Timeout bounds the wait.
 	Timeout time.Duration
 	// Image is the ocm-controller image of the agent; empty means the image
@@ -127,8 +131,9 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.HubAPIServer, "hub-apiserver", o.HubAPIServer, "The hub's API server URL, e.g. https://hub.example.com:6443.")
 	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "The name this cluster registers as on the hub: a DNS label.")
 	fs.StringVar(&o.CAFile, "ca-file", o.CAFile, "A file with the hub's CA bundle. Default: read ConfigMap kube-public/kube-root-ca.crt from the hub and verify the hub with it.")
-	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the hub has accepted the cluster and it is available, showing progress.")
-	cli.AddTimeoutFlag(fs, &o.Timeout, o.Timeout, "How long --wait waits.")
+	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the hub has the cluster's registration (its certificate request), showing progress, then say how to accept it, as clusteradm's join --wait does.")
+	fs.BoolVar(&o.WaitAccepted, "wait-accepted", o.WaitAccepted, "Wait until the hub has accepted the cluster and it is available, showing progress (someone accepts it on the hub meanwhile).")
+	cli.AddTimeoutFlag(fs, &o.Timeout, o.Timeout, "How long --wait or --wait-accepted waits.")
 	cli.AddImageFlags(fs, &o.Image, &o.ImageRegistry, "the agent")
 	fs.StringVarP(&o.Mode, "mode", "m", o.Mode, "Install mode: default (the agent runs on this cluster) or hosted (the agent runs on this cluster, the hosting cluster, and manages the cluster of --managed-cluster-kubeconfig).")
 	fs.StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file whose current context reaches the managed cluster; it is stored on the hosting cluster as the agent's identity on the managed cluster.")
@@ -231,8 +236,8 @@ func (o *Options) Validate() error {
 	if cli.Output(o.PrintFlags) != "" && o.DryRun == cli.DryRunNone {
 		errs = append(errs, errors.New("-o/--output only applies with --dry-run=client or --dry-run=server"))
 	}
-	if o.Wait && o.DryRun != cli.DryRunNone {
-		errs = append(errs, errors.New("--wait and --dry-run exclude each other"))
+	if (o.Wait || o.WaitAccepted) && o.DryRun != cli.DryRunNone {
+		errs = append(errs, errors.New("--wait and --wait-accepted exclude --dry-run"))
 	}
 	return errors.Join(append(errs, cli.ValidateTimeout(o.Timeout))...)
 }

@@ -80,7 +80,7 @@ func (o *Options) Run(ctx context.Context) error {
 			o.ClusterName, config.AgentNamespace, o.HubAPIServer, hub.user)
 	}
 	fmt.Fprintf(o.Out, "On the hub, accept the cluster with:\n\n    kubectl ocm accept --clusters %s\n\n", o.ClusterName)
-	if !o.Wait {
+	if !o.Wait && !o.WaitAccepted {
 		return nil
 	}
 	return o.wait(ctx, spoke, hub.client, cli.NewInspector(spoke, spokeCfg, cli.ImageFlagsFix))

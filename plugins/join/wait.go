@@ -25,21 +25,36 @@ type joinState struct {
 	detail string
 	// done is true once the cluster is available.
 	done bool
+	// registered is true once the hub has the cluster's registration:
+	// the agent's certificate request, or the cluster accepted already.
+	registered bool
 }
 
-// wait shows each step on stderr until the cluster has joined and is
-// available, or fails naming the step it is stuck in and the last Pod-level
-// cause seen of the Klusterlet operator or the agent.
+// wait shows each step on stderr until the hub has the cluster's
+// registration (--wait, as clusteradm's) or until the cluster has joined and
+// is available (--wait-accepted), or fails naming the step it is stuck in
+// and the last Pod-level cause seen of the Klusterlet operator or the
+// agent.
 func (o *Options) wait(ctx context.Context, spoke, hub client.Client, in *deploystatus.Inspector) error {
-	err := cli.Wait(ctx, o.ErrOut, o.Timeout, "cluster "+o.ClusterName+" to join the hub", func(ctx context.Context) (bool, string, error) {
+	what := "the hub to have the registration of cluster " + o.ClusterName
+	if o.WaitAccepted {
+		what = "cluster " + o.ClusterName + " to join the hub"
+	}
+	var last joinState
+	err := cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		s, err := o.observe(ctx, spoke, hub, in)
 		if err != nil {
 			return false, "", err
 		}
-		return s.done, s.step + ": " + s.detail, nil
+		last = s
+		return s.done || (s.registered && !o.WaitAccepted), s.step + ": " + s.detail, nil
 	})
 	if err != nil {
 		return in.Explain(err)
+	}
+	if !last.done {
+		fmt.Fprintf(o.Out, "The hub has the registration of cluster %s; accept it on the hub as shown above (`--wait-accepted` waits until it is accepted).\n", o.ClusterName)
+		return nil
 	}
 	fmt.Fprintf(o.Out, "Cluster %s has joined the hub and is available.\n", o.ClusterName)
 	return nil
@@ -83,7 +98,7 @@ func (o *Options) observe(ctx context.Context, spoke, hub client.Client, in *dep
 		return state, nil
 	}
 	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) {
-		return joinState{step: "joined", detail: fmt.Sprintf("ManagedCluster %s joined; waiting for the hub to report it available", o.ClusterName)}, nil
+		return joinState{step: "joined", detail: fmt.Sprintf("ManagedCluster %s joined; waiting for the hub to report it available", o.ClusterName), registered: true}, nil
 	}
 	return state, nil
 }
@@ -132,11 +147,11 @@ func klusterletState(conds []metav1.Condition, cluster, klusterlet string) joinS
 	}
 	switch {
 	case c.Status == metav1.ConditionFalse:
-		return joinState{step: "available", detail: c.Message, done: true}
+		return joinState{step: "available", detail: c.Message, done: true, registered: true}
 	case c.Reason == operatorv1.KlusterletReasonCSRPending:
-		return joinState{step: "CSR pending", detail: fmt.Sprintf("%s (on the hub: `kubectl ocm accept --clusters %s`)", c.Message, cluster)}
+		return joinState{step: "CSR pending", detail: fmt.Sprintf("%s (on the hub: `kubectl ocm accept --clusters %s`)", c.Message, cluster), registered: true}
 	case c.Reason == operatorv1.KlusterletReasonHubAcceptancePending:
-		return joinState{step: "certificate issued", detail: c.Message}
+		return joinState{step: "certificate issued", detail: c.Message, registered: true}
 	}
 	return joinState{step: c.Reason, detail: c.Message}
 }

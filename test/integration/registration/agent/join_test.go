@@ -107,10 +107,32 @@ func TestJoinAndUnjoin(t *testing.T) {
 		}
 	})
 
-	t.Run("join --wait until accepted and available", func(t *testing.T) {
-		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	t.Run("join --wait returns once the hub has the registration", func(t *testing.T) {
+		streams, _, out, _ := genericiooptions.NewTestIOStreams()
 		o := join.NewOptions(flags, streams)
 		o.HubAPIServer, o.HubToken, o.ClusterName, o.Wait, o.Timeout = hub.Server(), token, clusterName, true, 2*time.Minute
+		o.Image = "example.com/ocm-controller:test"
+		o.CAFile = hubCA
+		if err := runJoin(ctx, o); err != nil {
+			t.Fatalf("join: %v\noutput:\n%s", err, out)
+		}
+		if !strings.Contains(out.String(), "The hub has the registration of cluster "+clusterName) {
+			t.Errorf("join --wait output lacks the registration:\n%s", out)
+		}
+		pending, err := pendingCSRs(ctx, hub.Client())
+		if err != nil || len(pending) != 1 {
+			t.Errorf("after join --wait the hub has %d pending CSRs (%v), want the cluster's one", len(pending), err)
+		}
+		mc, err := managedCluster(ctx, hub.Client())
+		if err != nil || mc.Spec.HubAcceptsClient {
+			t.Errorf("after join --wait the cluster is accepted already, or missing: %v", err)
+		}
+	})
+
+	t.Run("join --wait-accepted until accepted and available", func(t *testing.T) {
+		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+		o := join.NewOptions(flags, streams)
+		o.HubAPIServer, o.HubToken, o.ClusterName, o.WaitAccepted, o.Timeout = hub.Server(), token, clusterName, true, 2*time.Minute
 		o.Image = "example.com/ocm-controller:test"
 		// The test control planes publish no kube-public/kube-root-ca.crt
 		// (their controller manager has no --root-ca-file), so pass the CA.
@@ -158,7 +180,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 		// hub admin and the agent are (the step names are unit-tested in
 		// plugins/join).
 		if !strings.Contains(errOut.String(), "Waiting for cluster "+clusterName+" to join the hub: available: ") {
-			t.Errorf("join --wait streamed no progress ending in the available step:\n%s", errOut)
+			t.Errorf("join --wait-accepted streamed no progress ending in the available step:\n%s", errOut)
 		}
 	})
 
