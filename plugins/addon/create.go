@@ -17,7 +17,6 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
 )
 
 // defaultVersion is the --version of `addon create`, as clusteradm's.
@@ -118,7 +117,7 @@ func placementRef(s string) (addonv1alpha1.PlacementRef, error) {
 // as the hub checks the embedded objects of an AddOnTemplate: it must be a
 // namespace name, so a variable such as {{INSTALL_NAMESPACE}} cannot stand
 // there.
-func ValidateTemplateNamespaces(manifests []work.Manifest) error {
+func ValidateTemplateNamespaces(manifests []cli.Manifest) error {
 	var errs []error
 	for _, m := range manifests {
 		ns := m.Object.GetNamespace()
@@ -139,7 +138,7 @@ func TemplateName(name, version string) string {
 // agent is made of manifests. With registration the agent gets a hub
 // credential (a KubeClient registration) and, with clusterRole, that
 // ClusterRole in its cluster's namespace on the hub.
-func NewAddOnTemplate(name, version string, manifests []work.Manifest, registration bool, clusterRole string, labels map[string]string) *addonv1alpha1.AddOnTemplate {
+func NewAddOnTemplate(name, version string, manifests []cli.Manifest, registration bool, clusterRole string, labels map[string]string) *addonv1alpha1.AddOnTemplate {
 	t := &addonv1alpha1.AddOnTemplate{
 		ObjectMeta: metav1.ObjectMeta{Name: TemplateName(name, version), Labels: labels},
 		Spec:       addonv1alpha1.AddOnTemplateSpec{AddonName: name},

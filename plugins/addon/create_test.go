@@ -18,12 +18,11 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
 )
 
 // configMap is a manifest of ConfigMap name.
-func configMap(name string) work.Manifest {
-	return work.Manifest{Object: &unstructured.Unstructured{Object: map[string]any{
+func configMap(name string) cli.Manifest {
+	return cli.Manifest{Object: &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "{{INSTALL_NAMESPACE}}"},
 	}}}
 }
@@ -50,7 +49,7 @@ func TestNewAddOnTemplate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tmpl := NewAddOnTemplate("hello", "0.0.1", []work.Manifest{configMap("a"), configMap("b")}, tt.registration, tt.role, map[string]string{"tier": "edge"})
+			tmpl := NewAddOnTemplate("hello", "0.0.1", []cli.Manifest{configMap("a"), configMap("b")}, tt.registration, tt.role, map[string]string{"tier": "edge"})
 			if tmpl.Name != "hello-0.0.1" || tmpl.Spec.AddonName != "hello" || tmpl.Labels["tier"] != "edge" {
 				t.Errorf("template %s of add-on %s, labels %v", tmpl.Name, tmpl.Spec.AddonName, tmpl.Labels)
 			}
@@ -217,7 +216,7 @@ func expectContains(t *testing.T, out *bytes.Buffer, want ...string) {
 }
 
 func TestValidateTemplateNamespaces(t *testing.T) {
-	withNamespace := func(ns string) work.Manifest {
+	withNamespace := func(ns string) cli.Manifest {
 		m := configMap("a")
 		m.Object.SetNamespace(ns)
 		m.Source = "agent.yaml (document 1)"
@@ -234,7 +233,7 @@ func TestValidateTemplateNamespaces(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkErr(t, ValidateTemplateNamespaces([]work.Manifest{withNamespace(tt.ns)}), tt.wantErr)
+			checkErr(t, ValidateTemplateNamespaces([]cli.Manifest{withNamespace(tt.ns)}), tt.wantErr)
 		})
 	}
 }

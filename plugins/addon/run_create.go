@@ -13,7 +13,6 @@ import (
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
 )
 
 // Run reads and checks the manifests as the hub checks a ManifestWork's,
@@ -21,11 +20,11 @@ import (
 // add-on does not exist (unless --overwrite) and writes the template, then
 // the ClusterManagementAddOn that points at it.
 func (o *CreateOptions) Run(ctx context.Context) error {
-	manifests, err := work.ReadManifests(o.Filenames, o.Recursive, o.In)
+	manifests, err := cli.ReadManifests(o.Filenames, o.Recursive, o.In)
 	if err != nil {
 		return err
 	}
-	if err := errors.Join(work.ValidateManifests(manifests, workv1.DefaultManifestsSizeLimit), ValidateTemplateNamespaces(manifests)); err != nil {
+	if err := errors.Join(cli.ValidateManifests(manifests, workv1.DefaultManifestsSizeLimit), ValidateTemplateNamespaces(manifests)); err != nil {
 		return fmt.Errorf("the manifests of add-on %s: %w", o.Name, err)
 	}
 	var placement *addonv1alpha1.PlacementRef

@@ -252,3 +252,18 @@ func TestCompleteClustersFromNamespace(t *testing.T) {
 		})
 	}
 }
+
+const (
+	cmYAML     = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: default}\n"
+	deployJSON = `{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"}}`
+)
+
+// manifestsFrom decodes YAML documents as manifests read from stdin.
+func manifestsFrom(t *testing.T, docs ...string) []cli.Manifest {
+	t.Helper()
+	ms, err := cli.ReadManifests([]string{"-"}, false, strings.NewReader(strings.Join(docs, "\n---\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}

@@ -97,7 +97,7 @@ func TestRolloutStrategy(t *testing.T) {
 }
 
 func TestBuildReplicaSet(t *testing.T) {
-	m := Manifest{Object: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+	m := cli.Manifest{Object: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "cm", "namespace": "default"}}}}
 	// Unset rollout settings stay out of the applied object, so that the
 	// hub's defaults apply (maxConcurrency 0 would stall the rollout).
@@ -116,7 +116,7 @@ func TestBuildReplicaSet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mwrs, err := cli.ToUnstructured(BuildReplicaSet("web", "apps", "prod", tt.rollout.Strategy(), []Manifest{m}, "CreateOnly", nil))
+			mwrs, err := cli.ToUnstructured(BuildReplicaSet("web", "apps", "prod", tt.rollout.Strategy(), []cli.Manifest{m}, "CreateOnly", nil))
 			if err != nil {
 				t.Fatal(err)
 			}

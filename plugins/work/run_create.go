@@ -23,11 +23,11 @@ import (
 // ManifestWork to each cluster's namespace; with --placement it writes one
 // ManifestWorkReplicaSet instead.
 func (o *CreateOptions) Run(ctx context.Context) error {
-	manifests, err := ReadManifests(o.Filenames, o.Recursive, o.In)
+	manifests, err := cli.ReadManifests(o.Filenames, o.Recursive, o.In)
 	if err != nil {
 		return err
 	}
-	if err := ValidateManifests(manifests, workv1.DefaultManifestsSizeLimit); err != nil {
+	if err := cli.ValidateManifests(manifests, workv1.DefaultManifestsSizeLimit); err != nil {
 		return err
 	}
 	if o.Rollout.Placement != "" {
@@ -151,7 +151,7 @@ func checkCluster(ctx context.Context, c client.Client, cluster string) error {
 
 // BuildWork returns ManifestWork name in cluster's namespace holding the
 // manifests (see buildSpec).
-func BuildWork(name, cluster string, manifests []Manifest, updateStrategy string, mapper meta.RESTMapper) *workv1.ManifestWork {
+func BuildWork(name, cluster string, manifests []cli.Manifest, updateStrategy string, mapper meta.RESTMapper) *workv1.ManifestWork {
 	return &workv1.ManifestWork{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster},
 		Spec:       buildSpec(manifests, updateStrategy, mapper),
@@ -162,7 +162,7 @@ func BuildWork(name, cluster string, manifests []Manifest, updateStrategy string
 // non-empty updateStrategy becomes a manifest config per manifest, whose
 // resource is looked up with mapper when possible and otherwise guessed from
 // the kind.
-func buildSpec(manifests []Manifest, updateStrategy string, mapper meta.RESTMapper) workv1.ManifestWorkSpec {
+func buildSpec(manifests []cli.Manifest, updateStrategy string, mapper meta.RESTMapper) workv1.ManifestWorkSpec {
 	spec := workv1.ManifestWorkSpec{}
 	for _, m := range manifests {
 		spec.Workload.Manifests = append(spec.Workload.Manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Object: m.Object.DeepCopy()}})

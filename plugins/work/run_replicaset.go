@@ -18,7 +18,7 @@ import (
 
 // runReplicaSet writes the ManifestWorkReplicaSet that delivers manifests to
 // the clusters of --placement, after checking that the placement exists.
-func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []Manifest) error {
+func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []cli.Manifest) error {
 	r := &o.Rollout
 	if o.DryRun == cli.DryRunClient && cli.Output(o.PrintFlags) == "" {
 		fmt.Fprintf(o.Out, "ManifestWorkReplicaSet %s created in namespace %s for placement %s (rollout %s) (dry run)\n", o.Name, r.PlacementNamespace, r.PlacementName, r.Type)
@@ -78,7 +78,7 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []Manifest)
 // template holds the manifests (see buildSpec) and whose one placementRef
 // names placement with strategy. Unset rollout settings are left out of the
 // applied object (omitzero), so that the hub's defaults apply.
-func BuildReplicaSet(name, namespace, placement string, strategy clusterv1alpha1.RolloutStrategy, manifests []Manifest, updateStrategy string, mapper meta.RESTMapper) *workv1alpha1.ManifestWorkReplicaSet {
+func BuildReplicaSet(name, namespace, placement string, strategy clusterv1alpha1.RolloutStrategy, manifests []cli.Manifest, updateStrategy string, mapper meta.RESTMapper) *workv1alpha1.ManifestWorkReplicaSet {
 	return &workv1alpha1.ManifestWorkReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: workv1alpha1.ManifestWorkReplicaSetSpec{
