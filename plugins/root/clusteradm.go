@@ -98,6 +98,7 @@ func failUnknownSubcommands(root *cobra.Command) {
 			return
 		}
 		c.Args = cobra.ArbitraryArgs
+		c.SetFlagErrorFunc(unknownSubcommandFlag)
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			return unknownSubcommand(cmd, args)
 		}
@@ -105,12 +106,25 @@ func failUnknownSubcommands(root *cobra.Command) {
 	walk(root)
 	// kubectl ocm alone prints its help, as kubectl does.
 	root.Args = cobra.ArbitraryArgs
+	root.SetFlagErrorFunc(unknownSubcommandFlag)
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return cmd.Help()
 		}
 		return unknownSubcommand(cmd, args)
 	}
+}
+
+// unknownSubcommandFlag is the flag error of a group command: the flags of
+// an unknown command (`kubectl ocm install hub-addon --names argocd`) are
+// not the group's, so the error is the unknown command, not its first flag.
+// A group without an unknown command, and every other command, keep err.
+func unknownSubcommandFlag(cmd *cobra.Command, err error) error {
+	// The words before the flag that failed, which the flag set kept.
+	if words := cmd.Flags().Args(); cmd.HasSubCommands() && len(words) > 0 {
+		return unknownSubcommand(cmd, words)
+	}
+	return err
 }
 
 // unknownSubcommand is the error of group command cmd run with args.

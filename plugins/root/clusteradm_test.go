@@ -33,9 +33,11 @@ func TestGroupCommandsFailOnMistakes(t *testing.T) {
 			if err := run(t, path...); err == nil || !strings.Contains(err.Error(), "needs a subcommand: one of ") {
 				t.Errorf("kubectl ocm %s: err = %v, want one naming its subcommands", strings.Join(path, " "), err)
 			}
-			err := run(t, append(path, "no-such-verb")...)
-			if err == nil || !strings.Contains(err.Error(), `unknown command "no-such-verb"`) {
-				t.Errorf("kubectl ocm %s no-such-verb: err = %v, want unknown command", strings.Join(path, " "), err)
+			for _, args := range [][]string{{"no-such-verb"}, {"no-such-verb", "--no-such-flag", "x"}} {
+				err := run(t, append(path, args...)...)
+				if err == nil || !strings.Contains(err.Error(), `unknown command "`) {
+					t.Errorf("kubectl ocm %s %s: err = %v, want unknown command", strings.Join(path, " "), strings.Join(args, " "), err)
+				}
 			}
 		})
 	}
@@ -51,6 +53,9 @@ func TestUnknownCommands(t *testing.T) {
 		{[]string{"hub", "innit"}, []string{`unknown command "innit" for "kubectl ocm hub"`, "did you mean init?", "clean, init, status, token"}},
 		{[]string{"get", "workz"}, []string{"did you mean works?"}},
 		{[]string{"proxy", "health"}, []string{`unknown command "proxy"`, "it is a clusteradm command: kubectl ocm has no cluster proxy"}},
+		{[]string{"install", "hub-addon", "--names", "argocd"}, []string{`unknown command "install" for "kubectl ocm"`, "it is a clusteradm command"}},
+		{[]string{"--no-such-flag"}, []string{"unknown flag: --no-such-flag"}},
+		{[]string{"hub", "--no-such-flag", "init"}, []string{"unknown flag: --no-such-flag"}},
 		{[]string{"delete", "token"}, []string{"it is a clusteradm command", "`kubectl ocm hub token` prints a new one"}},
 	}
 	for _, tt := range tests {
