@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -39,6 +40,13 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	}
 	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
+		return err
+	}
+	d, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if err := checkAdmissionPolicyAPI(ctx, d, cfg.Host); err != nil {
 		return err
 	}
 	if err := apply.Apply(ctx, c, objs, apply.Options{DryRun: o.DryRun == cli.DryRunServer}); err != nil {
