@@ -70,7 +70,7 @@ func TestGitOps(t *testing.T) {
 	t.Run("join over the GitOps agent changes nothing", func(t *testing.T) {
 		f.unchangedBy(t, "cluster1", config.AgentNamespace, "klusterlet-agent", decodeManifests(t, agentYAML), func() {
 			f.ocm(t, append(joinFlags("cluster1"), "--dry-run=server")...)
-			f.ocm(t, append(joinFlags("cluster1"), "--wait")...)
+			f.ocm(t, append(joinFlags("cluster1"), "--wait-accepted")...)
 		})
 	})
 
