@@ -65,6 +65,8 @@ step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB_VIA_PROXY
 step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
 step kubectl ocm get clusters --context hub -o wide
+# clusteradm's spellings run the native verbs: get hub-info is hub status.
+step kubectl ocm get hub-info --context hub
 # cluster2's agent keeps the proxy in the hub kubeconfig it wrote.
 step sh -c "kubectl get secret hub-kubeconfig-secret -n open-cluster-management-agent --context cluster2 -o jsonpath='{.data.kubeconfig}' | base64 -d | grep -E 'server|proxy-url'"
 step kubectl ocm version --context hub
