@@ -120,3 +120,13 @@ users:
 - {name: o, user: {client-certificate: /nowhere/o.crt, client-key: /nowhere/o.key}}
 `
 }
+
+// TestHubHash pins the hash to the value OCM's agents compute for the same
+// URL (fmt.Sprintf("%x", sha256.Sum256([]byte(host)))), which namespaces
+// and AppliedManifestWorks on managed clusters carry.
+func TestHubHash(t *testing.T) {
+	const want = "6c5003f4dd1691967bd3047645092380ef15affc718a40bf6cc43496f96e552a"
+	if got := HubHash("https://127.0.0.1:6443"); got != want {
+		t.Errorf("HubHash = %s, want %s", got, want)
+	}
+}

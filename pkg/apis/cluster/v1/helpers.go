@@ -63,3 +63,15 @@ func (c *ManagedCluster) ClaimValue(name string) (string, bool) {
 	}
 	return "", false
 }
+
+// ManagedNamespaceLabelKey returns the label key the agent of the hub with
+// hash hubHash sets on the managed namespaces it creates, as OCM does:
+// ManagedNamespaceLabelKeyPrefix followed by the hash cut to 63 characters,
+// the longest name part of a label key.
+func ManagedNamespaceLabelKey(hubHash string) string {
+	const maxName = 63
+	if len(hubHash) > maxName {
+		hubHash = hubHash[:maxName]
+	}
+	return ManagedNamespaceLabelKeyPrefix + hubHash
+}

@@ -122,3 +122,16 @@ func TestFindTaintAndClaimValue(t *testing.T) {
 		})
 	}
 }
+
+func TestManagedNamespaceLabelKey(t *testing.T) {
+	tests := []struct{ hash, want string }{
+		{"abcd1234", "clusterset.open-cluster-management.io/abcd1234"},
+		{"6c5003f4dd1691967bd3047645092380ef15affc718a40bf6cc43496f96e552a",
+			"clusterset.open-cluster-management.io/6c5003f4dd1691967bd3047645092380ef15affc718a40bf6cc43496f96e552"},
+	}
+	for _, tt := range tests {
+		if got := ManagedNamespaceLabelKey(tt.hash); got != tt.want {
+			t.Errorf("ManagedNamespaceLabelKey(%q) = %q, want %q", tt.hash, got, tt.want)
+		}
+	}
+}

@@ -78,6 +78,24 @@ const (
 	ReasonManagedNamespaceApplyFailed = "NamespaceApplyFailed"
 )
 
+// Condition type and reasons of the ManagedCluster about the managed
+// namespaces that the cluster no longer gets from any set. The agent removes
+// such a namespace unless it holds objects no ManifestWork owns; then it keeps
+// the namespace, labels it ManagedNamespaceLabelKeyPrefix<hub hash>=false and
+// reports it with this condition. OCM has no such condition: its agent only
+// relabels such namespaces.
+const (
+	// ManagedClusterConditionManagedNamespacesRetained is True while the
+	// agent keeps namespaces that are no longer managed because they hold
+	// objects no ManifestWork owns; its message names them.
+	ManagedClusterConditionManagedNamespacesRetained = "ManagedNamespacesRetained"
+	// ReasonManagedNamespaceNotEmpty is the ManagedNamespacesRetained=True reason.
+	ReasonManagedNamespaceNotEmpty = "NamespaceHoldsUnownedObjects"
+	// ReasonNoManagedNamespaceRetained is the ManagedNamespacesRetained=False
+	// reason, once no retained namespace is left.
+	ReasonNoManagedNamespaceRetained = "NoNamespaceRetained"
+)
+
 // Taint keys managed by the hub.
 const (
 	// ManagedClusterTaintUnavailable is added (effect NoSelect) while the
@@ -130,8 +148,14 @@ const (
 	AddOnFeatureLabelValueUnreachable = "unreachable"
 
 	// ManagedNamespaceLabelKeyPrefix prefixes the label the agent sets on a
-	// managed namespace it created: <prefix><hub hash, at most 63 characters>.
+	// managed namespace it created: <prefix><hub hash, at most 63 characters>
+	// (ManagedNamespaceLabelKey), "true" while a set of that hub asks for
+	// the namespace, "false" once none does but the namespace was kept.
 	ManagedNamespaceLabelKeyPrefix = "clusterset.open-cluster-management.io/"
+	// RetainedObjectsAnnotationKey is set by the agent on a namespace it
+	// kept although no set asks for it any more: which objects no
+	// ManifestWork owns it found there.
+	RetainedObjectsAnnotationKey = "kubectl-ocm.io/retained-objects"
 )
 
 // Names and durations used with ManagedClusters.

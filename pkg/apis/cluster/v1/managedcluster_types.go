@@ -227,6 +227,8 @@ type ClusterSetManagedNamespaceConfig struct {
 	// conditions report whether the agent created the namespace
 	// (type NamespaceAvailable).
 	// +optional
+	// +listType=map
+	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
