@@ -182,7 +182,10 @@ applied (unless its delete option orphans them) and lets the ManifestWork go;
 			kubectl ocm work delete web --clusters cluster1 --wait --timeout 2m
 
 			# Delete ManifestWorkReplicaSet web: the hub removes its works from every cluster
-			kubectl ocm work delete web --replicaset -n apps`),
+			kubectl ocm work delete web --replicaset -n apps
+
+			# Check that the hub would delete web from cluster1, deleting nothing
+			kubectl ocm work delete web --clusters cluster1 --dry-run=server`),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeWorks(getter),
 		RunE:              cli.RunE(o),
@@ -193,6 +196,7 @@ applied (unless its delete option orphans them) and lets the ManifestWork go;
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the works are gone, showing the agents' progress.")
 	cli.AddTimeoutFlag(f, &o.Timeout, 5*time.Minute, "How long --wait waits.")
 	f.BoolVarP(&o.ReplicaSet, "replicaset", "r", false, "Delete ManifestWorkReplicaSet NAME of -n NAMESPACE instead of ManifestWorks.")
+	cli.AddDryRunFlagUsage(cmd, &o.DryRun, cli.DeleteDryRunUsage)
 	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	return cmd
 }

@@ -212,11 +212,14 @@ type DeleteOptions struct {
 	// Namespace is the namespace of the ManifestWorkReplicaSet (-n, else the
 	// context's).
 	Namespace string
+	// DryRun is none, client (say what would be deleted) or server (have
+	// the hub admit the deletions too), deleting nothing.
+	DryRun string
 }
 
 // NewDeleteOptions returns DeleteOptions for the hub getter selects.
 func NewDeleteOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *DeleteOptions {
-	return &DeleteOptions{IOStreams: streams, getter: getter, Timeout: 5 * time.Minute}
+	return &DeleteOptions{IOStreams: streams, getter: getter, Timeout: 5 * time.Minute, DryRun: cli.DryRunNone}
 }
 
 // Complete records NAME, the namespace and, without --clusters or
@@ -236,6 +239,10 @@ func (o *DeleteOptions) Validate() error {
 		errs = append(errs, errors.New("--clusters and --replicaset exclude each other: a ManifestWorkReplicaSet is deleted from its namespace (-n), and the hub removes its works from every cluster"))
 	case !o.ReplicaSet:
 		errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+	}
+	errs = append(errs, cli.ValidateDryRunMode(o.DryRun))
+	if o.Wait && cli.IsDryRun(o.DryRun) {
+		errs = append(errs, errors.New("--wait and --dry-run exclude each other: a dry run deletes nothing to wait for"))
 	}
 	return errors.Join(append(errs, cli.ValidateTimeout(o.Timeout))...)
 }

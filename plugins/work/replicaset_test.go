@@ -221,6 +221,9 @@ func TestGetDeleteValidateReplicaSet(t *testing.T) {
 		{"delete", &DeleteOptions{ReplicaSet: true, Name: "web", Namespace: "apps", Timeout: time.Minute}, ""},
 		{"delete with clusters", &DeleteOptions{ReplicaSet: true, Name: "web", Clusters: []string{"c1"}, Timeout: time.Minute}, "--clusters and --replicaset exclude each other"},
 		{"delete works needs clusters", &DeleteOptions{Name: "web", Timeout: time.Minute}, "use --clusters a,b"},
+		{"delete dry run", &DeleteOptions{Name: "web", Clusters: []string{"c1"}, Timeout: time.Minute, DryRun: cli.DryRunServer}, ""},
+		{"delete dry run and wait", &DeleteOptions{Name: "web", Clusters: []string{"c1"}, Timeout: time.Minute, DryRun: cli.DryRunClient, Wait: true}, "--wait and --dry-run exclude each other"},
+		{"delete unknown dry run", &DeleteOptions{Name: "web", Clusters: []string{"c1"}, Timeout: time.Minute, DryRun: "yes"}, "--dry-run yes is not supported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

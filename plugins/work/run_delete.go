@@ -22,6 +22,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c = cli.DryRunWriter(c, o.DryRun)
 	if o.ReplicaSet {
 		return o.deleteReplicaSet(ctx, c)
 	}
@@ -38,7 +39,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("delete ManifestWork %s in cluster %s on %s: %w", o.Name, cluster, cfg.Host, err))
 		default:
-			fmt.Fprintf(o.Out, "ManifestWork %s deleted in cluster %s\n", o.Name, cluster)
+			fmt.Fprintf(o.Out, "ManifestWork %s deleted in cluster %s%s\n", o.Name, cluster, cli.DryRunSuffix(o.DryRun))
 			deleted = append(deleted, cluster)
 		}
 	}
@@ -99,7 +100,7 @@ func (o *DeleteOptions) deleteReplicaSet(ctx context.Context, c client.Client) e
 		}
 		return fmt.Errorf("delete ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
 	}
-	fmt.Fprintf(o.Out, "ManifestWorkReplicaSet %s deleted in namespace %s\n", o.Name, o.Namespace)
+	fmt.Fprintf(o.Out, "ManifestWorkReplicaSet %s deleted in namespace %s%s\n", o.Name, o.Namespace, cli.DryRunSuffix(o.DryRun))
 	if !o.Wait {
 		return nil
 	}
