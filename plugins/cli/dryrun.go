@@ -104,7 +104,9 @@ func (c noWrites) Apply(context.Context, runtime.ApplyConfiguration, ...client.A
 }
 
 // Status reads the status subresource and writes nothing.
-func (c noWrites) Status() client.SubResourceWriter { return noSubResourceWrites{c.Client.SubResource("status"), c} }
+func (c noWrites) Status() client.SubResourceWriter {
+	return noSubResourceWrites{c.Client.SubResource("status"), c}
+}
 
 // SubResource reads subResource and writes nothing.
 func (c noWrites) SubResource(subResource string) client.SubResourceClient {
