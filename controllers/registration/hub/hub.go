@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/managedcluster"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/managednamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/taint"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
@@ -99,6 +100,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		&taint.Reconciler{Client: c, Recorder: rec},
 		&clusterset.SetReconciler{Client: c, Recorder: rec, NoBuiltInSets: !opts.enabled(featuregate.DefaultClusterSet)},
 		&clusterset.BindingReconciler{Client: c},
+		&managednamespace.Reconciler{Client: c},
 		&clustermanager.Reconciler{Client: c, Name: opts.ClusterManagerName},
 	}
 	if opts.enabled(featuregate.DefaultClusterSet) {

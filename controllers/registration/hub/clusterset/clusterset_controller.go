@@ -95,9 +95,11 @@ func (r *SetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	case !set.DeletionTimestamp.IsZero():
 		return ctrl.Result{}, nil
 	}
-	if builtIn && set.Annotations[clusterv1beta2.AutoUpdateAnnotation] != "false" && !equality.Semantic.DeepEqual(set.Spec, desired) {
+	// Only the selector of a built-in set is the hub's: its managed
+	// namespaces are the administrator's, as in OCM.
+	if builtIn && set.Annotations[clusterv1beta2.AutoUpdateAnnotation] != "false" && !equality.Semantic.DeepEqual(set.Spec.ClusterSelector, desired.ClusterSelector) {
 		h := patch.NewHelper(set, r.Client)
-		set.Spec = desired
+		set.Spec.ClusterSelector = desired.ClusterSelector
 		if err := h.Patch(ctx, set); err != nil {
 			return ctrl.Result{}, err
 		}
