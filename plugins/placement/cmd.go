@@ -160,17 +160,21 @@ for example when the hub's scheduler is not running.`,
 }
 
 func newCmdDelete(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &DeleteOptions{newNamedOptions(getter, streams)}
+	o := &DeleteOptions{NamedOptions: newNamedOptions(getter, streams), DryRun: cli.DryRunNone}
 	cmd := &cobra.Command{
 		Use:   "delete NAME",
 		Short: "Delete a Placement and, with it, its decisions",
 		Example: cli.Examples(`
 			# Delete placement web of namespace apps
-			kubectl ocm placement delete web -n apps`),
+			kubectl ocm placement delete web -n apps
+
+			# Check that the hub would delete it, deleting nothing
+			kubectl ocm placement delete web -n apps --dry-run=server`),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: cli.FirstArgOnly(cli.CompletePlacements(getter)),
 		RunE:              cli.RunE(o),
 	}
 	cmd.Flags().BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "Treat a placement that does not exist as deleted.")
+	cli.AddDryRunFlagUsage(cmd, &o.DryRun, cli.DeleteDryRunUsage)
 	return cmd
 }

@@ -14,6 +14,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // checkErr fails t unless err matches want ("" means no error).
@@ -227,6 +228,26 @@ func TestCreateFlags(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error lacks %q: %v", w, err)
 				}
+			}
+		})
+	}
+}
+
+func TestDeleteValidate(t *testing.T) {
+	tests := []struct {
+		name, dryRun, wantErr string
+	}{
+		{"no dry run", cli.DryRunNone, ""},
+		{"client", cli.DryRunClient, ""},
+		{"server", cli.DryRunServer, ""},
+		{"unknown", "yes", "--dry-run yes is not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := &DeleteOptions{NamedOptions: NamedOptions{Name: "web"}, DryRun: tt.dryRun}
+			err := o.Validate()
+			if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("Validate() = %v, want %q", err, tt.wantErr)
 			}
 		})
 	}

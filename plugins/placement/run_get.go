@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -155,7 +156,17 @@ func DecisionsTable(items []clusterv1beta1.PlacementDecision) *metav1.Table {
 }
 
 // DeleteOptions are the options of `kubectl ocm placement delete`.
-type DeleteOptions struct{ NamedOptions }
+type DeleteOptions struct {
+	NamedOptions
+	// DryRun is none, client (say what would be deleted) or server (have
+	// the hub admit the deletion too), deleting nothing.
+	DryRun string
+}
+
+// Validate checks the name and --dry-run.
+func (o *DeleteOptions) Validate() error {
+	return errors.Join(o.NamedOptions.Validate(), cli.ValidateDryRunMode(o.DryRun))
+}
 
 // Run deletes the Placement, warning about ManifestWorkReplicaSets that use it.
 func (o *DeleteOptions) Run(ctx context.Context) error {
@@ -163,6 +174,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c = cli.DryRunWriter(c, o.DryRun)
 	p := &clusterv1beta1.Placement{}
 	p.Namespace, p.Name = o.Namespace, o.Name
 	if err := c.Delete(ctx, p); err != nil {
@@ -174,7 +186,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		}
 		return fmt.Errorf("delete Placement %s/%s on %s: %w", o.Namespace, o.Name, cfg.Host, err)
 	}
-	fmt.Fprintf(o.Out, "Placement %s deleted in namespace %s\n", o.Name, o.Namespace)
+	fmt.Fprintf(o.Out, "Placement %s deleted in namespace %s%s\n", o.Name, o.Namespace, cli.DryRunSuffix(o.DryRun))
 	sets := &workv1alpha1.ManifestWorkReplicaSetList{}
 	if err := c.List(ctx, sets, client.InNamespace(o.Namespace)); err == nil {
 		for _, s := range sets.Items {
