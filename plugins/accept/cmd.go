@@ -44,7 +44,10 @@ approved. Every skipped request is named, with the reason.`,
 
 			# Accept cluster1, waiting for its request if it has not arrived yet and
 			# until it has joined
-			kubectl ocm accept --clusters cluster1 --wait`),
+			kubectl ocm accept --clusters cluster1 --wait
+
+			# Say which requests would be approved, changing nothing
+			kubectl ocm accept --clusters cluster1 --dry-run`),
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
@@ -55,5 +58,6 @@ approved. Every skipped request is named, with the reason.`,
 	cli.AddTimeoutFlag(f, &o.Timeout, 5*time.Minute, "How long --wait waits for each cluster.")
 	f.BoolVar(&o.SkipApproveCheck, "skip-approve-check", false, "Approve pending requests of the clusters whatever their requester (their content is still checked).")
 	f.StringSliceVar(&o.Requesters, "requesters", nil, "Further requester user names whose requests are approved.")
+	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says which requests would be approved and which clusters accepted, changing nothing; "server" also has the hub admit each approval and change without making it.`)
 	return cmd
 }

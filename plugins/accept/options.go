@@ -31,11 +31,15 @@ type Options struct {
 	SkipApproveCheck bool
 	// Requesters are further trusted requesters.
 	Requesters []string
+	// DryRun is none, client (say what would be approved and set) or
+	// server (have the hub admit the approvals and the change too),
+	// changing nothing.
+	DryRun string
 }
 
 // NewOptions returns Options for the hub getter selects.
 func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
-	return &Options{IOStreams: streams, getter: getter}
+	return &Options{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone}
 }
 
 // Complete trims and deduplicates the cluster names.
@@ -60,7 +64,10 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("invalid cluster name %q: %s", n, strings.Join(errs, "; "))
 		}
 	}
-	return cli.ValidateTimeout(o.Timeout)
+	if o.Wait && cli.IsDryRun(o.DryRun) {
+		return errors.New("--wait and --dry-run exclude each other: a dry run accepts nothing to wait for")
+	}
+	return errors.Join(cli.ValidateDryRunMode(o.DryRun), cli.ValidateTimeout(o.Timeout))
 }
 
 // trust is whom the approval of a first join trusts besides the bootstrap

@@ -37,6 +37,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	in := cli.NewInspector(c, cfg, cli.HubImageFix)
+	c = cli.DryRunWriter(c, o.DryRun)
 	for _, name := range o.Clusters {
 		if err := o.accept(ctx, c, in, name); err != nil {
 			return err
@@ -115,7 +116,7 @@ func (o *Options) approveRequests(ctx context.Context, c client.Client, name str
 		if err := csr.ApproveRequest(ctx, c, obj, ReasonApproved, "Approved by the hub administrator with kubectl ocm accept: "+why); err != nil {
 			return n, err
 		}
-		fmt.Fprintf(o.Out, "CSR %s approved\n", obj.Name)
+		fmt.Fprintf(o.Out, "CSR %s approved%s\n", obj.Name, cli.DryRunSuffix(o.DryRun))
 		n++
 	}
 	return n, nil
@@ -158,7 +159,7 @@ func (o *Options) setAccepted(ctx context.Context, c client.Client, in *deployst
 			return fmt.Errorf("set hubAcceptsClient for managed cluster %s: %w", name, err)
 		}
 	}
-	fmt.Fprintf(o.Out, "set hubAcceptsClient to true for managed cluster %s\n", name)
+	fmt.Fprintf(o.Out, "set hubAcceptsClient to true for managed cluster %s%s\n", name, cli.DryRunSuffix(o.DryRun))
 	return nil
 }
 
