@@ -114,13 +114,17 @@ or impersonate any other cluster.`,
 			kubectl ocm hub token --context hub
 
 			# A token that may register cluster1 only, valid for one hour, as JSON
-			kubectl ocm hub token --cluster-name cluster1 --duration 1h -o json`),
+			kubectl ocm hub token --cluster-name cluster1 --duration 1h -o json
+
+			# Check that the hub would create cluster1's bootstrap identity, issuing no token
+			kubectl ocm hub token --cluster-name cluster1 --dry-run=server`),
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
 	cmd.Flags().DurationVar(&o.Duration, "duration", 24*time.Hour, "How long the bootstrap token stays valid.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints the join command.")
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", "", "Issue a token that may register only this cluster.")
+	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says what would be created (with --cluster-name, the cluster's bootstrap identity) and which ServiceAccount the token would belong to, contacting no cluster; "server" also has the hub admit the objects without storing them and checks the ServiceAccount. Neither issues a token.`)
 	return cmd
 }
 
@@ -156,11 +160,15 @@ deletes them and waits until the hub controller has cleaned up after each.`,
 			kubectl ocm hub clean --context hub
 
 			# Remove it even though clusters are still registered
-			kubectl ocm hub clean --force`),
+			kubectl ocm hub clean --force
+
+			# Say what would be removed, removing nothing
+			kubectl ocm hub clean --dry-run`),
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
 	cmd.Flags().BoolVar(&o.Force, "force", false, "Delete registered ManagedClusters first instead of refusing.")
 	cli.AddTimeoutFlag(cmd.Flags(), &o.Timeout, 5*time.Minute, "How long --force waits for ManagedClusters to be cleaned up.")
+	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says what would be removed (refusing as clean does while ManagedClusters exist) and removes nothing; "server" also has the hub admit each deletion without performing it.`)
 	return cmd
 }

@@ -126,3 +126,54 @@ func TestInitDryRun(t *testing.T) {
 		}
 	}
 }
+
+func TestTokenAndCleanValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		o       interface{ Validate() error }
+		wantErr string
+	}{
+		{"token", &TokenOptions{Duration: time.Hour, DryRun: "none"}, ""},
+		{"token client dry run", &TokenOptions{Duration: time.Hour, DryRun: "client"}, ""},
+		{"token server dry run", &TokenOptions{Duration: time.Hour, DryRun: "server", ClusterName: "c1"}, ""},
+		{"token unknown dry run", &TokenOptions{Duration: time.Hour, DryRun: "yes"}, "--dry-run yes is not supported"},
+		{"token dry run and output", &TokenOptions{Duration: time.Hour, DryRun: "client", Output: "json"}, "--output and --dry-run exclude each other"},
+		{"clean", &CleanOptions{Timeout: time.Minute, DryRun: "none"}, ""},
+		{"clean server dry run", &CleanOptions{Timeout: time.Minute, DryRun: "server"}, ""},
+		{"clean unknown dry run", &CleanOptions{Timeout: time.Minute, DryRun: "true"}, "--dry-run true is not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.o.Validate()
+			if (err != nil) != (tt.wantErr != "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("Validate() = %v, want error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestTokenClientDryRun checks that `hub token --dry-run` says what it would
+// create and whose token it would issue without any cluster: the
+// kubeconfig points nowhere.
+func TestTokenClientDryRun(t *testing.T) {
+	streams, _, out, _ := genericiooptions.NewTestIOStreams()
+	flags := genericclioptions.NewConfigFlags(false)
+	nowhere := "/nonexistent/kubeconfig"
+	flags.KubeConfig = &nowhere
+	cmd := NewCmdHub(flags, streams)
+	cmd.SetArgs([]string{"token", "--cluster-name", "cluster1", "--dry-run", "--duration", "1h"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("hub token --dry-run: %v", err)
+	}
+	for _, want := range []string{
+		"ServiceAccount open-cluster-management/agent-registration-bootstrap-cluster1 applied (dry run)",
+		"A token of ServiceAccount open-cluster-management/agent-registration-bootstrap-cluster1, valid for 1h0m0s, would be issued (dry run).",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out.String(), "--hub-token") {
+		t.Errorf("a dry run printed a join command:\n%s", out)
+	}
+}

@@ -97,11 +97,15 @@ type TokenOptions struct {
 	Output string
 	// ClusterName, when set, binds the token to that cluster.
 	ClusterName string
+	// DryRun is none, client (say what would be created and requested) or
+	// server (have the hub admit the cluster's bootstrap identity too),
+	// issuing no token.
+	DryRun string
 }
 
 // NewTokenOptions returns TokenOptions for the hub getter selects.
 func NewTokenOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *TokenOptions {
-	return &TokenOptions{IOStreams: streams, getter: getter}
+	return &TokenOptions{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone}
 }
 
 // Complete has nothing to fill in.
@@ -111,6 +115,12 @@ func (o *TokenOptions) Complete(*cobra.Command, []string) error { return nil }
 func (o *TokenOptions) Validate() error {
 	if err := validateOutput(o.Output); err != nil {
 		return err
+	}
+	if err := cli.ValidateDryRunMode(o.DryRun); err != nil {
+		return err
+	}
+	if o.Output != "" && cli.IsDryRun(o.DryRun) {
+		return errors.New("--output and --dry-run exclude each other: a dry run issues no token to print")
 	}
 	if err := validateClusterName(o.ClusterName); err != nil {
 		return err
@@ -177,11 +187,14 @@ type CleanOptions struct {
 	Force bool
 	// Timeout bounds the wait for deleted ManagedClusters to go away.
 	Timeout time.Duration
+	// DryRun is none, client (say what would be removed) or server (have
+	// the hub admit each deletion too), removing nothing.
+	DryRun string
 }
 
 // NewCleanOptions returns CleanOptions for the hub getter selects.
 func NewCleanOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *CleanOptions {
-	return &CleanOptions{IOStreams: streams, getter: getter}
+	return &CleanOptions{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone}
 }
 
 // Complete has nothing to fill in.
@@ -189,5 +202,5 @@ func (o *CleanOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
 func (o *CleanOptions) Validate() error {
-	return cli.ValidateTimeout(o.Timeout)
+	return errors.Join(cli.ValidateDryRunMode(o.DryRun), cli.ValidateTimeout(o.Timeout))
 }

@@ -29,12 +29,13 @@ func (o *CleanOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c = cli.DryRunWriter(c, o.DryRun)
 	if err := o.removeClusters(ctx, c); err != nil {
 		return err
 	}
 	removed := 0
 	report := func(obj client.Object) {
-		fmt.Fprintf(o.Out, "Removed %s\n", apply.Describe(obj))
+		fmt.Fprintf(o.Out, "Removed %s%s\n", apply.Describe(obj), cli.DryRunSuffix(o.DryRun))
 		removed++
 	}
 	own, err := config.HubOperatorObjects(config.HubOperatorValues{})
@@ -48,7 +49,7 @@ func (o *CleanOptions) Run(ctx context.Context) error {
 	if err := hubclean.Remove(ctx, c, own, report); err != nil {
 		return fmt.Errorf("remove the ClusterManager operator from %s: %w", cfg.Host, err)
 	}
-	fmt.Fprintf(o.Out, "Removed %d hub objects from %s.\n", removed, cfg.Host)
+	fmt.Fprintf(o.Out, "Removed %d hub objects from %s%s.\n", removed, cfg.Host, cli.DryRunSuffix(o.DryRun))
 	return nil
 }
 
@@ -62,8 +63,11 @@ func (o *CleanOptions) removeClusters(ctx context.Context, c client.Client) erro
 	if !o.Force {
 		return errors.New(hubclean.RefusalMessage(clusters, "rerun with --force"))
 	}
-	if err := hubclean.DeleteClusters(ctx, c, clusters, func(name string) { fmt.Fprintf(o.Out, "Deleted ManagedCluster %s\n", name) }); err != nil {
+	if err := hubclean.DeleteClusters(ctx, c, clusters, func(name string) { fmt.Fprintf(o.Out, "Deleted ManagedCluster %s%s\n", name, cli.DryRunSuffix(o.DryRun)) }); err != nil {
 		return err
+	}
+	if cli.IsDryRun(o.DryRun) {
+		return nil
 	}
 	return cli.Wait(ctx, o.ErrOut, o.Timeout, "the hub controller to clean up deleted ManagedClusters", func(ctx context.Context) (bool, string, error) {
 		left, err := hubclean.Clusters(ctx, c)
@@ -91,7 +95,8 @@ func (o *CleanOptions) removeClusterManager(ctx context.Context, c client.Client
 	}
 	operator := &appsv1.Deployment{}
 	err = c.Get(ctx, client.ObjectKey{Namespace: config.OperatorNamespace, Name: config.HubOperatorDeployment}, operator)
-	if apierrors.IsNotFound(err) {
+	operatorMissing := apierrors.IsNotFound(err)
+	if operatorMissing {
 		if err := o.removeHubObjects(ctx, c, own, report); err != nil {
 			return err
 		}
@@ -108,6 +113,14 @@ func (o *CleanOptions) removeClusterManager(ctx context.Context, c client.Client
 	}
 	cm.SetGroupVersionKind(operatorv1.GroupVersion.WithKind("ClusterManager"))
 	report(cm)
+	if cli.IsDryRun(o.DryRun) {
+		// What the operator would remove, unless it is not there and the
+		// hub objects were counted above.
+		if operatorMissing {
+			return nil
+		}
+		return o.removeHubObjects(ctx, c, own, report)
+	}
 	what := fmt.Sprintf("the ClusterManager operator to remove the hub of ClusterManager %s", cm.Name)
 	return cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(cm), cm)

@@ -5,11 +5,21 @@ import (
 	"fmt"
 	"io"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // Run prints the join command with a fresh bootstrap token.
 func (o *TokenOptions) Run(ctx context.Context) error {
+	if cli.IsDryRun(o.DryRun) {
+		return o.dryRun(ctx)
+	}
 	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
@@ -25,6 +35,43 @@ func (o *TokenOptions) Run(ctx context.Context) error {
 	if join.ClusterName != "" {
 		fmt.Fprintf(o.Out, "The token may register managed cluster %s only.\n", join.ClusterName)
 	}
+	return nil
+}
+
+// dryRun says what Run would create and request, issuing no token: with
+// --cluster-name the cluster's bootstrap identity, and a token of the
+// bootstrap ServiceAccount. On the server, the identity is applied in a
+// dry run and the shared ServiceAccount must exist.
+func (o *TokenOptions) dryRun(ctx context.Context) error {
+	sa := identity.BootstrapServiceAccount
+	var objs []*unstructured.Unstructured
+	if o.ClusterName != "" {
+		var err error
+		if objs, err = config.ClusterBootstrapObjects(o.ClusterName); err != nil {
+			return err
+		}
+		sa = identity.ClusterBootstrapServiceAccount(o.ClusterName)
+	}
+	if o.DryRun == cli.DryRunServer {
+		c, cfg, err := cli.NewClient(o.getter)
+		if err != nil {
+			return err
+		}
+		if err := apply.Apply(ctx, c, objs, apply.Options{DryRun: true}); err != nil {
+			return fmt.Errorf("create the bootstrap identity of cluster %s on %s (is the hub installed? run `kubectl ocm hub init`): %w", o.ClusterName, cfg.Host, err)
+		}
+		if o.ClusterName == "" {
+			key := client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: sa}
+			if err := c.Get(ctx, key, &corev1.ServiceAccount{}); err != nil {
+				return fmt.Errorf("read ServiceAccount %s/%s on %s (is the hub installed? run `kubectl ocm hub init`): %w", key.Namespace, key.Name, cfg.Host, err)
+			}
+		}
+	}
+	suffix := cli.DryRunSuffix(o.DryRun)
+	for _, obj := range apply.Sort(objs) {
+		fmt.Fprintf(o.Out, "%s applied%s\n", apply.Describe(obj), suffix)
+	}
+	fmt.Fprintf(o.Out, "A token of ServiceAccount %s/%s, valid for %s, would be issued%s.\n", identity.BootstrapNamespace, sa, o.Duration, suffix)
 	return nil
 }
 
