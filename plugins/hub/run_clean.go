@@ -63,7 +63,9 @@ func (o *CleanOptions) removeClusters(ctx context.Context, c client.Client) erro
 	if !o.Force {
 		return errors.New(hubclean.RefusalMessage(clusters, "rerun with --force"))
 	}
-	if err := hubclean.DeleteClusters(ctx, c, clusters, func(name string) { fmt.Fprintf(o.Out, "Deleted ManagedCluster %s%s\n", name, cli.DryRunSuffix(o.DryRun)) }); err != nil {
+	if err := hubclean.DeleteClusters(ctx, c, clusters, func(name string) {
+		fmt.Fprintf(o.Out, "Deleted ManagedCluster %s%s\n", name, cli.DryRunSuffix(o.DryRun))
+	}); err != nil {
 		return err
 	}
 	if cli.IsDryRun(o.DryRun) {
