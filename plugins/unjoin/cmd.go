@@ -17,7 +17,10 @@ var unjoinExample = cli.Examples(`
 
 	# Remove the hosted agent of cluster2 from the hosting cluster, and the
 	# CRDs from cluster2 when no objects of theirs remain
-	kubectl ocm unjoin --cluster-name cluster2 --mode hosted --context hosting --managed-cluster-kubeconfig cluster2.kubeconfig`)
+	kubectl ocm unjoin --cluster-name cluster2 --mode hosted --context hosting --managed-cluster-kubeconfig cluster2.kubeconfig
+
+	# Say what would be removed from the cluster of context c1, removing nothing
+	kubectl ocm unjoin --cluster-name cluster1 --context c1 --dry-run`)
 
 // NewCmdUnjoin returns the `kubectl ocm unjoin` command. getter selects the
 // managed cluster.

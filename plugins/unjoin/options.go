@@ -32,6 +32,9 @@ type Options struct {
 	// ManagedClusterKubeconfig is, in hosted mode, a kubeconfig file of the
 	// managed cluster, whose CRDs are then removed when unused too.
 	ManagedClusterKubeconfig string
+	// DryRun is none, client (say what would be removed) or server (have
+	// the cluster admit each deletion too), removing nothing.
+	DryRun string
 
 	getter genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
@@ -39,7 +42,7 @@ type Options struct {
 
 // NewOptions returns options with the defaults.
 func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
-	return &Options{Timeout: 5 * time.Minute, Mode: ModeDefault, getter: getter, IOStreams: streams}
+	return &Options{Timeout: 5 * time.Minute, Mode: ModeDefault, DryRun: cli.DryRunNone, getter: getter, IOStreams: streams}
 }
 
 // AddFlags registers the flags.
@@ -48,6 +51,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	cli.AddTimeoutFlag(cmd.Flags(), &o.Timeout, o.Timeout, "How long to wait until everything is removed.")
 	cmd.Flags().StringVarP(&o.Mode, "mode", "m", o.Mode, "How the cluster joined: default (its agent runs on this cluster) or hosted (this cluster hosts its agent).")
 	cmd.Flags().StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file of the managed cluster, to remove its CRDs when no objects of theirs remain.")
+	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says what would be removed and removes nothing; "server" also has the cluster admit each deletion without performing it.`)
 }
 
 // Complete has nothing to fill in; it exists for the Options pattern.
@@ -70,5 +74,5 @@ func (o *Options) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("--mode %q is not one of default, hosted", o.Mode))
 	}
-	return errors.Join(append(errs, cli.ValidateTimeout(o.Timeout))...)
+	return errors.Join(append(errs, cli.ValidateDryRunMode(o.DryRun), cli.ValidateTimeout(o.Timeout))...)
 }

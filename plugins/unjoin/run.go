@@ -93,6 +93,13 @@ func (o *Options) Run(ctx context.Context) error {
 	case err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err):
 		return fmt.Errorf("read Klusterlet %s: %w", t.klusterlet, err)
 	}
+	if cli.IsDryRun(o.DryRun) {
+		var existing *operatorv1.Klusterlet
+		if err == nil {
+			existing = k
+		}
+		return o.dryRun(ctx, c, t, existing)
+	}
 	hubServer := o.hubServer(ctx, c, t.namespace)
 
 	// The Klusterlet operator unjoins a deleted Klusterlet; without a running

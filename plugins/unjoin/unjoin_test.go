@@ -24,6 +24,8 @@ func TestValidate(t *testing.T) {
 		{name: "no cluster name", change: func(o *Options) { o.ClusterName = "" }, wantErrContains: "--cluster-name is required"},
 		{name: "bad cluster name", change: func(o *Options) { o.ClusterName = "C_1" }, wantErrContains: "not a valid DNS label"},
 		{name: "no timeout", change: func(o *Options) { o.Timeout = 0 }, wantErrContains: "--timeout 0s must be positive"},
+		{name: "dry run", change: func(o *Options) { o.DryRun = "server" }},
+		{name: "unknown dry run", change: func(o *Options) { o.DryRun = "yes" }, wantErrContains: "--dry-run yes is not supported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
