@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -182,7 +183,13 @@ func readSysctls(t *testing.T) map[string]string {
 
 // hostState is what an environment with nodes may change on the host, and
 // must leave as it found it.
-func hostState(t *testing.T) map[string]string {
+//
+// Processes are the one part that other packages' tests change freely (each
+// runs its own control planes from bin/kube), so only the processes that can
+// be told apart count: those in a node's cgroup, named by that cgroup so that
+// other slots' nodes can be left out, and those that name dir, the
+// environment's own directory, on their command line.
+func hostState(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	run := func(name string, args ...string) string {
 		out, err := exec.Command(name, args...).CombinedOutput()
@@ -218,15 +225,19 @@ func hostState(t *testing.T) map[string]string {
 		}
 	}
 	var procs []string
-	binDir, err := KubeBinDir()
-	require.NoError(t, err)
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
 		exe, err := os.Readlink(filepath.Join("/proc", d.Name(), "exe"))
-		if err == nil && (strings.HasPrefix(exe, binDir+"/") || filepath.Base(exe) == "runc") {
+		if err != nil {
+			continue
+		}
+		if cg := nodeCgroupOf(d.Name()); cg != "" {
+			procs = append(procs, exe+" on node "+cg)
+		} else if cmdline, _ := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline")); bytes.Contains(cmdline, []byte(dir)) {
 			procs = append(procs, exe)
 		}
 	}
+	slices.Sort(procs)
 	_, stateErr := os.Stat(stateDir)
 	return map[string]string{
 		"network namespaces": run("ip", "netns", "list"),
@@ -242,20 +253,23 @@ func hostState(t *testing.T) map[string]string {
 
 func TestNodeTeardownLeavesTheHostAsFound(t *testing.T) {
 	SkipIfShort(t)
-	before := hostState(t)
+	dir := t.TempDir()
+	othersBefore := liveSlotNames(-1)
+	before := hostState(t, dir)
 	layouts, err := DefaultImages()
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	env, err := Start(ctx, Options{Clusters: []string{"hub"}, Nodes: true, Images: layouts, Dir: t.TempDir()})
+	env, err := Start(ctx, Options{Clusters: []string{"hub"}, Nodes: true, Images: layouts, Dir: dir})
 	require.NoError(t, err)
 	ours := env.slot.n
 	startPod(t, env.Cluster("hub").Clientset(), "sleeper", "sleep", "3600")
 	require.NoError(t, env.Stop())
-	after := hostState(t)
+	after := hostState(t, dir)
 	// Other environments with nodes may run beside this test (other
-	// packages' tests, a dev-env): what names their slots is theirs.
-	others := liveSlotNames(ours)
+	// packages' tests, a dev-env), and start or stop while it runs: what
+	// names their slots, then or now, is theirs.
+	others := append(othersBefore, liveSlotNames(ours)...)
 	for k := range before {
 		assert.Equal(t, withoutLines(before[k], others), withoutLines(after[k], others), "the host's %s after the environment stopped", k)
 	}
@@ -299,6 +313,27 @@ func liveSlotNames(ours int) []string {
 		names = append(names, cgroupParent, "/run/netns", "state:")
 	}
 	return names
+}
+
+// nodeCgroupOf returns the node whose cgroup (cgroupParent/NODE) process pid
+// is in, or "" when it is in none.
+func nodeCgroupOf(pid string) string {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "cgroup"))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		// hierarchy-ID:controllers:/path
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		elems := strings.Split(strings.TrimPrefix(parts[2], "/"), "/")
+		if len(elems) >= 2 && elems[0] == cgroupParent {
+			return elems[1]
+		}
+	}
+	return ""
 }
 
 // withoutLines drops the lines of s that hold any of names.
