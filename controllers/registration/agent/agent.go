@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -50,8 +51,11 @@ type Agent struct {
 	// (spokeCache, whose events trigger status syncs).
 	spoke      client.Reader
 	spokeCache cache.Cache
-	// spokeKube probes the managed cluster's health and version.
+	// spokeKube probes the managed cluster's health and version and writes
+	// its managed namespaces.
 	spokeKube kubernetes.Interface
+	// spokeMeta lists objects of any kind on the managed cluster.
+	spokeMeta metadata.Interface
 	// spokeCA is the CA bundle of the managed cluster's API server, reported
 	// to the hub with the external server URLs.
 	spokeCA []byte
@@ -128,6 +132,7 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		spoke:      sp.cluster.GetClient(),
 		spokeCache: sp.cluster.GetCache(),
 		spokeKube:  sp.kube,
+		spokeMeta:  sp.meta,
 		spokeCA:    sp.ca,
 		now:        time.Now,
 		triggers:   make(chan event.GenericEvent, 1),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,7 +34,8 @@ type clusterWatch struct {
 // it list and watch that one object). It asks for a status sync when it first
 // sees the cluster, and for a status sync and a lease renewal at once when the
 // hub accepts the cluster or its spec changes (a new generation, such as a new
-// spec.leaseDurationSeconds): an agent waiting for acceptance joins the moment
+// spec.leaseDurationSeconds), and for a status sync alone when its managed
+// namespaces change: an agent waiting for acceptance joins the moment
 // the hub accepts it, and renews on a new lease duration from then on. The
 // status sync and the lease renewal read the cluster from this watch
 // (readCluster), so an idle agent's only requests to the hub are its lease
@@ -80,9 +82,12 @@ func (a *Agent) watchCluster(ctx context.Context, id identity) {
 		UpdateFunc: func(old, obj any) {
 			before, ok1 := old.(*clusterv1.ManagedCluster)
 			after, ok2 := obj.(*clusterv1.ManagedCluster)
-			if ok1 && ok2 && needsAction(before, after) {
+			switch {
+			case ok1 && ok2 && needsAction(before, after):
 				a.trigger()
 				a.wakeLease()
+			case ok1 && ok2 && namespacesChanged(before, after):
+				a.trigger()
 			}
 		},
 	})
@@ -129,6 +134,13 @@ func (a *Agent) readCluster(ctx context.Context, conn *hubConnection, id identit
 // its spec changed.
 func needsAction(before, after *clusterv1.ManagedCluster) bool {
 	return before.Generation != after.Generation || accepted(before) != accepted(after)
+}
+
+// namespacesChanged reports whether the managed namespaces of the
+// ManagedCluster changed from before to after: the hub's list, or the
+// conditions the agent reports there, which another write may have undone.
+func namespacesChanged(before, after *clusterv1.ManagedCluster) bool {
+	return !equality.Semantic.DeepEqual(before.Status.ManagedNamespaces, after.Status.ManagedNamespaces)
 }
 
 // accepted reports whether the hub reports the cluster accepted.

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -21,8 +22,11 @@ type spokeClients struct {
 	// cluster provides the cached client and the cache whose Node and
 	// ClusterClaim events trigger status syncs.
 	cluster cluster.Cluster
-	// kube probes /livez and reads the server version.
+	// kube probes /livez, reads the server version and discovery, and
+	// writes the managed namespaces.
 	kube kubernetes.Interface
+	// meta lists the objects of any kind in a namespace, metadata only.
+	meta metadata.Interface
 	// ca is the CA bundle of the managed cluster's API server.
 	ca []byte
 }
@@ -48,11 +52,15 @@ func spokeFor(c cluster.Cluster) (*spokeClients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create managed-cluster clientset: %w", err)
 	}
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create managed-cluster metadata client: %w", err)
+	}
 	ca, err := caBundle(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &spokeClients{cluster: c, kube: kube, ca: ca}, nil
+	return &spokeClients{cluster: c, kube: kube, meta: meta, ca: ca}, nil
 }
 
 // caBundle returns the CA bundle a client configuration trusts.

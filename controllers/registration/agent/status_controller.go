@@ -44,7 +44,7 @@ type statusReconciler struct{ a *Agent }
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=clusterclaims,verbs=list;watch
 
 // setupStatusController registers the status controller: it syncs on
-// changes of Nodes and ClusterClaims (on the managed cluster) and of the
+// changes of Nodes, Namespaces and ClusterClaims (on the managed cluster) and of the
 // Klusterlet (on the management cluster), when the agent connects, and every
 // ClusterHealthCheckPeriod. It starts without waiting for any informer
 // (lateSource).
@@ -56,6 +56,7 @@ func (a *Agent) setupStatusController(mgr manager.Manager) error {
 		Named("managedcluster-status").
 		WatchesRawSource(source.Channel(a.triggers, toStatus)).
 		WatchesRawSource(lateSource(a.spokeCache, &corev1.Node{})).
+		WatchesRawSource(lateSource(a.spokeCache, &corev1.Namespace{})).
 		WatchesRawSource(lateSource(mgr.GetCache(), &operatorv1.Klusterlet{}))
 	if !a.opts.DisableClusterClaims {
 		b = b.WatchesRawSource(lateSource(a.spokeCache, &clusterv1alpha1.ClusterClaim{}))
@@ -137,6 +138,9 @@ func (a *Agent) applyStatus(ctx context.Context, conn *hubConnection, mc *cluste
 	}
 	if err := a.applyClaims(ctx, conn, mc); err != nil {
 		log.Error(err, "Cannot read the cluster's claims")
+	}
+	if err := a.applyManagedNamespaces(ctx, conn, mc); err != nil {
+		log.Error(err, "Cannot apply every managed namespace")
 	}
 	a.mu.Lock()
 	rotation := a.rotation

@@ -201,14 +201,17 @@ func selectClaims(claims []clusterv1alpha1.ClusterClaim, maxCustom int, synthesi
 }
 
 // recordHubEvent records an event about mc in the cluster's namespace on the
-// hub, where its agent may create events.
+// hub, where its agent may create events. The API server takes an event about
+// a cluster-scoped object only in default or kube-system, so the event names
+// the cluster namespace as the ManagedCluster's: `kubectl events -n CLUSTER`
+// shows it.
 func (a *Agent) recordHubEvent(ctx context.Context, conn *hubConnection, mc *clusterv1.ManagedCluster, eventType, reason, note string) {
 	_, id := a.current()
 	ev := &eventsv1.Event{
-		ObjectMeta: metav1.ObjectMeta{Namespace: mc.Name, GenerateName: mc.Name + "."},
+		ObjectMeta: metav1.ObjectMeta{Namespace: mc.Name, GenerateName: mc.Name + "-"},
 		EventTime:  metav1.NewMicroTime(a.now()),
 		Regarding: corev1.ObjectReference{
-			APIVersion: clusterv1.GroupVersion.String(), Kind: "ManagedCluster", Name: mc.Name, UID: mc.UID,
+			APIVersion: clusterv1.GroupVersion.String(), Kind: "ManagedCluster", Namespace: mc.Name, Name: mc.Name, UID: mc.UID,
 		},
 		Type: eventType, Reason: reason, Note: note, Action: "SyncStatus",
 		ReportingController: "kubectl-ocm.io/klusterlet-agent",

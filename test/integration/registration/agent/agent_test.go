@@ -13,6 +13,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,6 +93,7 @@ func TestAgentRegistration(t *testing.T) {
 		{"restart reuses the key and the pending CSR", testRestartReusesCSR},
 		{"accept: joined, lease renewed, available", testAccept},
 		{"status: version, capacity, claims", testStatus},
+		{"managed namespaces: created, adopted, released", testManagedNamespaces},
 		{"hub credential deleted: bootstrap again", testSecretDeleted},
 		{"hub credential corrupted: bootstrap again", testSecretCorrupted},
 		{"certificate rotation keeps the cluster available", testRotation},
@@ -296,6 +298,18 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 				mc.Status.Version.Kubernetes, cpu.String(), alloc.String(), mem.String(), got, version.AgentVersion(mc), wantClaims, version.Version)
 		}
 		return true, nil
+	})	// The agent says on the hub that it left claims out.
+	eventually(ctx, t, "event CustomClusterClaimsTruncated about the cluster in its namespace on the hub", func(ctx context.Context) (bool, error) {
+		list := &eventsv1.EventList{}
+		if err := s.hubC.List(ctx, list, client.InNamespace(clusterName)); err != nil {
+			return false, err
+		}
+		for _, ev := range list.Items {
+			if ev.Reason == "CustomClusterClaimsTruncated" && ev.Regarding.Kind == "ManagedCluster" && ev.Regarding.Name == clusterName {
+				return true, nil
+			}
+		}
+		return false, fmt.Errorf("%d events, none CustomClusterClaimsTruncated", len(list.Items))
 	})
 }
 
