@@ -66,7 +66,10 @@ image already.`,
 			kubectl ocm upgrade hub --bundle-version v0.2.0 --image-registry registry.example.com/mirror
 
 			# Set the image and return at once, reporting as JSON
-			kubectl ocm upgrade hub --wait=false -o json`),
+			kubectl ocm upgrade hub --wait=false -o json
+
+			# Check the skew and have the hub admit the change, changing nothing
+			kubectl ocm upgrade hub --bundle-version v0.2.0 --dry-run=server`),
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE:              cli.RunE(o),
@@ -108,7 +111,10 @@ newer than the hub controller or more than 2 minor versions older, unless
 			kubectl ocm upgrade klusterlet --context c1 --bundle-version v0.2.0 --hub-context hub
 
 			# Upgrade the hosted agent of cluster2 on its hosting cluster
-			kubectl ocm upgrade klusterlet klusterlet-cluster2 --context hosting`),
+			kubectl ocm upgrade klusterlet klusterlet-cluster2 --context hosting
+
+			# Say what would change, changing nothing
+			kubectl ocm upgrade klusterlet --context c1 --bundle-version v0.2.0 --dry-run`),
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: cli.FirstArgOnly(cli.CompleteNames(getter, klusterletNames)),
 		RunE:              cli.RunE(o),

@@ -45,6 +45,10 @@ type Options struct {
 	// HubKubeconfig and HubContext select the hub whose controller version a
 	// Klusterlet upgrade is checked against; both empty skips that check.
 	HubKubeconfig, HubContext string
+	// DryRun is none, client (say what would change) or server (have the
+	// cluster admit the changes too), changing nothing and waiting for
+	// nothing.
+	DryRun string
 
 	getter genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
@@ -52,7 +56,7 @@ type Options struct {
 
 // NewOptions returns options for target with the defaults.
 func NewOptions(target string, getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
-	o := &Options{Target: target, ImageRegistry: config.DefaultImageRegistry, Wait: true, Timeout: 5 * time.Minute, getter: getter, IOStreams: streams}
+	o := &Options{Target: target, ImageRegistry: config.DefaultImageRegistry, Wait: true, Timeout: 5 * time.Minute, DryRun: cli.DryRunNone, getter: getter, IOStreams: streams}
 	o.Name = operatorv1.ClusterManagerName
 	if target == TargetKlusterlet {
 		o.Name = operatorv1.KlusterletName
@@ -75,6 +79,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 		f.StringVar(&o.HubContext, "hub-context", "", "The kubeconfig context of the hub, to check the new agent version against the hub controller's. Without it or --hub-kubeconfig, that check is skipped.")
 		f.StringVar(&o.HubKubeconfig, "hub-kubeconfig", "", "A kubeconfig file of the hub, to check the new agent version against the hub controller's (its current context, or --hub-context).")
 	}
+	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" checks the version skew and says what would change, changing nothing; "server" also has the cluster admit the changes without storing them. Neither waits.`)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -114,5 +119,6 @@ func (o *Options) Validate() error {
 	if o.Wait {
 		errs = append(errs, cli.ValidateTimeout(o.Timeout))
 	}
+	errs = append(errs, cli.ValidateDryRunMode(o.DryRun))
 	return errors.Join(errs...)
 }

@@ -36,6 +36,9 @@ type Result struct {
 	RolledOut []string `json:"rolledOut,omitempty"`
 	// Warnings are the problems found and passed over, also written to stderr.
 	Warnings []string `json:"warnings,omitempty"`
+	// DryRun is client or server when the upgrade was a dry run: Changed
+	// then says what it would change, and nothing was.
+	DryRun string `json:"dryRun,omitempty"`
 }
 
 // Run sets the image of the resource and of its operator, and with --wait
@@ -65,6 +68,9 @@ func (o *Options) run(ctx context.Context, c client.Client, in *deploystatus.Ins
 		return fmt.Errorf("read the operator Deployment %s on %s: %w", operator, host, err)
 	}
 	res := &Result{Kind: kind, Name: o.Name, Image: o.Image, PreviousImages: previousImages(obj)}
+	if cli.IsDryRun(o.DryRun) {
+		res.DryRun = o.DryRun
+	}
 	patch, err := imagePatch(obj, o.Image)
 	if err != nil {
 		return err
@@ -80,13 +86,13 @@ func (o *Options) run(ctx context.Context, c client.Client, in *deploystatus.Ins
 		for _, w := range res.Warnings {
 			fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 		}
-		if err := o.apply(ctx, c, obj, kind, opDep, patch, opPatch); err != nil {
+		if err := o.apply(ctx, cli.DryRunWriter(c, o.DryRun), obj, kind, opDep, patch, opPatch); err != nil {
 			return fmt.Errorf("%w on %s", err, host)
 		}
 	} else {
 		fmt.Fprintf(o.ErrOut, "%s %s names %s already: nothing to change.\n", kind, o.Name, o.Image)
 	}
-	if o.Wait {
+	if o.Wait && !cli.IsDryRun(o.DryRun) {
 		if opDep != nil && !runsImage(opDep, o.Image) {
 			opDep = nil // no ocm-controller container: not an operator this upgrade moves
 		}
@@ -111,7 +117,7 @@ func (o *Options) apply(ctx context.Context, c client.Client, obj client.Object,
 		}
 	}
 	what := map[bool]string{true: " and of its operator", false: ""}[opPatch != nil]
-	fmt.Fprintf(o.ErrOut, "Set the image of %s %s%s to %s.\n", kind, o.Name, what, o.Image)
+	fmt.Fprintf(o.ErrOut, "Set the image of %s %s%s to %s%s.\n", kind, o.Name, what, o.Image, cli.DryRunSuffix(o.DryRun))
 	return nil
 }
 
@@ -244,6 +250,8 @@ func (o *Options) print(res *Result) error {
 	switch {
 	case !res.Changed:
 		fmt.Fprintf(o.Out, "%s %s already runs %s: nothing to do.\n", res.Kind, res.Name, res.Image)
+	case res.DryRun != "":
+		fmt.Fprintf(o.Out, "%s %s would be set to %s (was %s)%s.\n", res.Kind, res.Name, res.Image, strings.Join(res.PreviousImages, ", "), cli.DryRunSuffix(res.DryRun))
 	case len(res.RolledOut) > 0:
 		fmt.Fprintf(o.Out, "%s %s upgraded from %s to %s; rolled out: %s.\n", res.Kind, res.Name, strings.Join(res.PreviousImages, ", "), res.Image, strings.Join(res.RolledOut, ", "))
 	default:

@@ -254,20 +254,25 @@ func TestRun(t *testing.T) {
 		objs      []client.Object
 		force     bool
 		bundle    string
+		dryRun    string
 		wantErr   string
 		wantOut   string
 		wantImage string
 	}{
-		{"upgrades the ClusterManager and its operator", []client.Object{hub(oldImage), operator, agentAt("c1", "v0.1.0")}, false, "v0.2.0", "",
+		{"upgrades the ClusterManager and its operator", []client.Object{hub(oldImage), operator, agentAt("c1", "v0.1.0")}, false, "v0.2.0", "", "",
 			"ClusterManager cluster-manager set to " + newImage + " (was " + oldImage + ")", newImage},
-		{"nothing to do", []client.Object{hub(newImage)}, false, "v0.2.0", "", "already runs " + newImage + ": nothing to do", newImage},
-		{"refuses to leave an agent too old", []client.Object{hub(oldImage), agentAt("c1", "v0.1.0")}, false, "v0.4.0",
+		{"nothing to do", []client.Object{hub(newImage)}, false, "v0.2.0", "", "", "already runs " + newImage + ": nothing to do", newImage},
+		{"refuses to leave an agent too old", []client.Object{hub(oldImage), agentAt("c1", "v0.1.0")}, false, "v0.4.0", "",
 			"the agent of managed cluster c1, at v0.1.0, would be 3 minor versions older than the hub controller v0.4.0", "", oldImage},
-		{"refuses to go below an agent", []client.Object{hub(newImage), agentAt("c1", "v0.2.0")}, false, "v0.1.0",
+		{"refuses to go below an agent", []client.Object{hub(newImage), agentAt("c1", "v0.2.0")}, false, "v0.1.0", "",
 			"would be newer than the hub controller v0.1.0", "", newImage},
-		{"--force upgrades anyway", []client.Object{hub(oldImage), agentAt("c1", "v0.1.0")}, true, "v0.4.0", "",
+		{"--force upgrades anyway", []client.Object{hub(oldImage), agentAt("c1", "v0.1.0")}, true, "v0.4.0", "", "",
 			"set to quay.io/kubectl-ocm/ocm-controller:v0.4.0", "quay.io/kubectl-ocm/ocm-controller:v0.4.0"},
-		{"no hub", nil, false, "v0.2.0", "https://hub has no ClusterManager cluster-manager: install the hub", "", ""},
+		{"dry run: says what would change, changes nothing", []client.Object{hub(oldImage), operator, agentAt("c1", "v0.1.0")}, false, "v0.2.0", "client", "",
+			"ClusterManager cluster-manager would be set to " + newImage + " (was " + oldImage + ") (dry run)", oldImage},
+		{"dry run checks the skew too", []client.Object{hub(oldImage), agentAt("c1", "v0.1.0")}, false, "v0.4.0", "client",
+			"3 minor versions older than the hub controller v0.4.0", "", oldImage},
+		{"no hub", nil, false, "v0.2.0", "", "https://hub has no ClusterManager cluster-manager: install the hub", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -275,6 +280,9 @@ func TestRun(t *testing.T) {
 			streams, _, out, _ := genericiooptions.NewTestIOStreams()
 			o := NewOptions(TargetHub, nil, streams)
 			o.BundleVersion, o.Force, o.Wait = tt.bundle, tt.force, false
+			if tt.dryRun != "" {
+				o.DryRun, o.Wait = tt.dryRun, true // a dry run waits for nothing
+			}
 			require.NoError(t, o.Validate())
 			err := o.run(context.Background(), c, deploystatus.NewInspector(c, nil), "https://hub")
 			if tt.wantErr != "" {
@@ -291,8 +299,10 @@ func TestRun(t *testing.T) {
 			assert.Equal(t, []string{tt.wantImage}, previousImages(cm))
 			assert.Equal(t, operatorv1.InstallModeDefault, cm.Spec.DeployOption.Mode, "a field the upgrade does not set")
 			op := &appsv1.Deployment{}
-			if err := c.Get(context.Background(), client.ObjectKeyFromObject(operator), op); err == nil && !strings.Contains(tt.name, "refuses") {
+			if err := c.Get(context.Background(), client.ObjectKeyFromObject(operator), op); err == nil && !strings.Contains(tt.name, "refuses") && tt.dryRun == "" {
 				assert.Equal(t, tt.wantImage, op.Spec.Template.Spec.Containers[0].Image, "the operator's image")
+			} else if err == nil && tt.dryRun != "" {
+				assert.Equal(t, oldImage, op.Spec.Template.Spec.Containers[0].Image, "the operator's image after a dry run")
 			}
 		})
 	}
