@@ -64,8 +64,8 @@ build: ## Build static (CGO_ENABLED=0) bin/kubectl-ocm, bin/ocm-controller, the 
 INSTALL_DIR = $(or $(shell $(GO) env GOBIN),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 
 .PHONY: install
-install: build ## Install kubectl-ocm and kubectl_complete-ocm into GOBIN (or GOPATH/bin): kubectl finds the plugin and its completion there.
-	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./plugins/kubectl-ocm
+install: build ## Install the static kubectl-ocm (as make build builds it) and kubectl_complete-ocm into GOBIN (or GOPATH/bin): kubectl finds the plugin and its completion there.
+	$(BUILD_ENV) $(GO) install $(BUILD_FLAGS) -trimpath -ldflags '$(LDFLAGS)' ./plugins/kubectl-ocm
 	install -m 0755 kubectl_complete-ocm $(INSTALL_DIR)/kubectl_complete-ocm
 
 # The ocm-controller image. Its creation time, its files' times and the build
