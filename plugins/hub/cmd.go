@@ -117,7 +117,10 @@ or impersonate any other cluster.`,
 			kubectl ocm hub token --cluster-name cluster1 --duration 1h -o json
 
 			# Check that the hub would create cluster1's bootstrap identity, issuing no token
-			kubectl ocm hub token --cluster-name cluster1 --dry-run=server`),
+			kubectl ocm hub token --cluster-name cluster1 --dry-run=server
+
+			# Make every token printed so far stop working
+			kubectl ocm hub token revoke`),
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
@@ -125,6 +128,7 @@ or impersonate any other cluster.`,
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints the join command.")
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", "", "Issue a token that may register only this cluster.")
 	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says what would be created (with --cluster-name, the cluster's bootstrap identity) and which ServiceAccount the token would belong to, contacting no cluster; "server" also has the hub admit the objects without storing them and checks the ServiceAccount. Neither issues a token.`)
+	cmd.AddCommand(newCmdTokenRevoke(getter, streams))
 	return cmd
 }
 

@@ -30,18 +30,19 @@ var clusteradmAliases = []clusteradmAlias{
 	{"get placements", "placement get"},
 	{"create work", "work create"},
 	{"delete work", "work delete"},
+	{"create placement", "placement create"},
+	{"create clusterset", "clusterset create"},
+	{"delete clusterset", "clusterset delete"},
+	{"delete token", "hub token revoke"},
 	{"upgrade clustermanager", "upgrade hub"},
 }
 
 // clusteradmOnly are clusteradm commands kubectl ocm has no verb for, with
 // what to use instead: an unknown command names it.
 var clusteradmOnly = map[string]string{
-	"proxy":             "kubectl ocm has no cluster proxy; reach each cluster with its own kubeconfig",
-	"install":           "install a hub add-on with `kubectl ocm addon create` from its manifests",
-	"uninstall":         "remove a hub add-on with `kubectl delete clustermanagementaddon NAME`",
-	"delete token":      "bootstrap tokens expire on their own; `kubectl ocm hub token` prints a new one",
-	"create clusterset": "use `kubectl ocm clusterset create`",
-	"delete clusterset": "use `kubectl ocm clusterset delete`",
+	"proxy":     "kubectl ocm has no cluster proxy; reach each cluster with its own kubeconfig",
+	"install":   "install a hub add-on with `kubectl ocm addon create` from its manifests",
+	"uninstall": "remove a hub add-on with `kubectl delete clustermanagementaddon NAME`",
 }
 
 // addClusteradmAliases adds every alias of clusteradmAliases to root, each a

@@ -13,7 +13,10 @@ import (
 // TestGroupCommandsFailOnMistakes walks the whole command tree: every
 // command that only groups subcommands fails when run without one or with
 // one it does not have, so that no future group prints its help and exits 0.
+// A verb with subcommands of its own (hub token, and its alias get token)
+// runs alone, and fails on an unknown subcommand.
 func TestGroupCommandsFailOnMistakes(t *testing.T) {
+	verbs := map[string]bool{"hub token": true, "get token": true}
 	var groups [][]string
 	var walk func(c *cobra.Command, path []string)
 	walk = func(c *cobra.Command, path []string) {
@@ -30,7 +33,9 @@ func TestGroupCommandsFailOnMistakes(t *testing.T) {
 	}
 	for _, path := range groups {
 		t.Run(strings.Join(path, " "), func(t *testing.T) {
-			if err := run(t, path...); err == nil || !strings.Contains(err.Error(), "needs a subcommand: one of ") {
+			if verbs[strings.Join(path, " ")] {
+				// runs alone (it needs a hub, which there is not)
+			} else if err := run(t, path...); err == nil || !strings.Contains(err.Error(), "needs a subcommand: one of ") {
 				t.Errorf("kubectl ocm %s: err = %v, want one naming its subcommands", strings.Join(path, " "), err)
 			}
 			for _, args := range [][]string{{"no-such-verb"}, {"no-such-verb", "--no-such-flag", "x"}} {
@@ -56,7 +61,7 @@ func TestUnknownCommands(t *testing.T) {
 		{[]string{"install", "hub-addon", "--names", "argocd"}, []string{`unknown command "install" for "kubectl ocm"`, "it is a clusteradm command"}},
 		{[]string{"--no-such-flag"}, []string{"unknown flag: --no-such-flag"}},
 		{[]string{"hub", "--no-such-flag", "init"}, []string{"unknown flag: --no-such-flag"}},
-		{[]string{"delete", "token"}, []string{"it is a clusteradm command", "`kubectl ocm hub token` prints a new one"}},
+		{[]string{"delete", "tokens"}, []string{`unknown command "tokens" for "kubectl ocm delete"`, "did you mean token?"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

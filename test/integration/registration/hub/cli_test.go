@@ -114,6 +114,28 @@ func TestCLI(t *testing.T) {
 	waitCluster(ctx, t, admin, "c1", "accepted", hasCondition(
 		clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
 
+	// Revoking: the tokens printed so far stop working at once, the next
+	// ones work; c1, registered, is not affected.
+	boundJoin := cli.JoinInfo{}
+	if err := json.Unmarshal([]byte(must("hub", "token", "--cluster-name", "c2", "-o", "json")), &boundJoin); err != nil {
+		t.Fatal(err)
+	}
+	if out := must("hub", "token", "revoke", "--dry-run=server"); !strings.Contains(out, "would be deleted (server dry run)") {
+		t.Errorf("hub token revoke --dry-run=server:\n%s", out)
+	}
+	expectTokenWorks(ctx, t, hubCluster, join.HubToken, true, "the shared token after a dry run")
+	if out := must("delete", "token"); !strings.Contains(out, "deleted and created anew") {
+		t.Errorf("delete token (hub token revoke):\n%s", out)
+	}
+	expectTokenWorks(ctx, t, hubCluster, join.HubToken, false, "the shared token after revoke")
+	expectTokenWorks(ctx, t, hubCluster, boundJoin.HubToken, true, "c2's token after the shared ones were revoked")
+	must("hub", "token", "revoke", "--cluster-name", "c2")
+	expectTokenWorks(ctx, t, hubCluster, boundJoin.HubToken, false, "c2's token after revoke --cluster-name c2")
+	if err := json.Unmarshal([]byte(must("hub", "token", "-o", "json")), &join); err != nil {
+		t.Fatal(err)
+	}
+	expectTokenWorks(ctx, t, hubCluster, join.HubToken, true, "a shared token issued after revoke")
+
 	out = must("get", "clusters")
 	if !strings.Contains(out, "NAME") || !strings.Contains(out, "HUB ACCEPTED") || !strings.Contains(out, "MANAGED CLUSTER URLS") || !strings.Contains(out, "c1") {
 		t.Errorf("get clusters:\n%s", out)
@@ -147,5 +169,32 @@ func TestCLI(t *testing.T) {
 	poll(ctx, t, "hub namespace gone", func(ctx context.Context) (bool, error) {
 		err := admin.Get(ctx, client.ObjectKey{Name: config.HubNamespace}, &corev1.Namespace{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+}
+
+// expectTokenWorks checks whether the hub authenticates token: a request
+// with it is answered (allowed or forbidden) rather than refused as
+// Unauthorized. A revoked token may work a little longer, while the API
+// server's authentication cache (10 s by default) holds it, so a token
+// expected not to work is polled for.
+func expectTokenWorks(ctx context.Context, t *testing.T, hubCluster *framework.Cluster, token string, works bool, what string) {
+	t.Helper()
+	cfg := hubCluster.RESTConfig()
+	cfg.CertData, cfg.KeyData = nil, nil
+	cfg.BearerToken = token
+	c := clientFor(t, cfg, nil)
+	authenticated := func(ctx context.Context) (bool, error) {
+		err := c.Get(ctx, client.ObjectKey{Name: "c1"}, &clusterv1.ManagedCluster{})
+		return !apierrors.IsUnauthorized(err), nil
+	}
+	if works {
+		if ok, _ := authenticated(ctx); !ok {
+			t.Errorf("%s: Unauthorized, want it to authenticate", what)
+		}
+		return
+	}
+	poll(ctx, t, what+" refused as Unauthorized", func(ctx context.Context) (bool, error) {
+		ok, err := authenticated(ctx)
+		return !ok, err
 	})
 }
