@@ -29,11 +29,22 @@ func TestValidate(t *testing.T) {
 		{"delete default", &DeleteOptions{Name: "default"}, "ManagedClusterSet default cannot be deleted"},
 		{"delete global", &DeleteOptions{Name: "global"}, "ManagedClusterSet global cannot be deleted"},
 		{"set", &SetOptions{Name: "prod", Clusters: []string{"c1", "c2"}}, ""},
-		{"set without clusters", &SetOptions{Name: "prod"}, "use --clusters a,b"},
+		{"set without clusters or namespaces", &SetOptions{Name: "prod"}, "nothing to set: use --clusters a,b"},
 		{"set bad cluster", &SetOptions{Name: "prod", Clusters: []string{"C_1"}}, `--clusters: cluster name "C_1" is invalid`},
 		{"set into global", &SetOptions{Name: "global", Clusters: []string{"c1"}}, "clusters cannot be set into it"},
+		{"set namespaces only", &SetOptions{Name: "prod", Namespaces: []string{"team-a", "b"}}, ""},
+		{"set namespaces of global", &SetOptions{Name: "global", Namespaces: []string{"team-a"}}, ""},
+		{"set clusters and namespaces", &SetOptions{Name: "prod", Clusters: []string{"c1"}, Namespaces: []string{"team-a"}, DryRun: "server", Output: "yaml"}, ""},
+		{"set bad namespace", &SetOptions{Name: "prod", Namespaces: []string{"team-a", "Team_B"}}, `--namespaces: namespace name "Team_B" is invalid`},
+		{"set long namespace", &SetOptions{Name: "prod", Namespaces: []string{strings.Repeat("n", 64)}}, "must be no more than 63 characters"},
+		{"set dotted namespace", &SetOptions{Name: "prod", Namespaces: []string{"team.a"}}, `namespace name "team.a" is invalid`},
+		{"set bad dry run", &SetOptions{Name: "prod", Clusters: []string{"c1"}, DryRun: "yes"}, "--dry-run yes is not supported"},
+		{"set bad output", &SetOptions{Name: "prod", Clusters: []string{"c1"}, Output: "name"}, `--output "name" is not supported`},
 		{"bind", &BindOptions{Name: "prod", Namespace: "apps"}, ""},
 		{"bind bad namespace", &BindOptions{Name: "prod", Namespace: "Apps"}, `--namespace "Apps" is invalid`},
+		{"bind dry run", &BindOptions{Name: "prod", Namespace: "apps", DryRun: "client", Output: "json"}, ""},
+		{"unbind bad dry run", &BindOptions{Name: "prod", Namespace: "apps", Unbind: true, DryRun: "all"}, "--dry-run all is not supported"},
+		{"unbind bad output", &BindOptions{Name: "prod", Namespace: "apps", Unbind: true, Output: "wide"}, `--output "wide" is not supported`},
 		{"get all", &GetOptions{PrintFlags: NewGetOptions(nil, streams).PrintFlags}, ""},
 	}
 	for _, tt := range tests {
@@ -47,6 +58,15 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+	t.Run("set drops repeated names", func(t *testing.T) {
+		o := &SetOptions{Clusters: []string{"c1", "c2", "c1"}, Namespaces: []string{"a", "a", "b"}}
+		if err := o.Complete(nil, []string{"prod"}); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(o.Clusters, ",") != "c1,c2" || strings.Join(o.Namespaces, ",") != "a,b" {
+			t.Errorf("clusters %v, namespaces %v; want c1,c2 and a,b", o.Clusters, o.Namespaces)
+		}
+	})
 	t.Run("create parses --cluster-selector", func(t *testing.T) {
 		o := &CreateOptions{ClusterSelector: "env=prod,region in (eu)"}
 		if err := o.Complete(nil, []string{"prod"}); err != nil {
@@ -74,7 +94,8 @@ func TestSetsTable(t *testing.T) {
 				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"region": "eu"}}}},
 			Status: clusterv1beta2.ManagedClusterSetStatus{Conditions: []metav1.Condition{{Type: clusterv1beta2.ManagedClusterSetConditionEmpty, Status: metav1.ConditionFalse}}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "global", CreationTimestamp: created}, Spec: clusterv1beta2.ManagedClusterSetSpec{
-			ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector, LabelSelector: &metav1.LabelSelector{}}}},
+			ClusterSelector:   clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LabelSelector, LabelSelector: &metav1.LabelSelector{}},
+			ManagedNamespaces: []clusterv1.ManagedNamespaceConfig{{Name: "team-a"}, {Name: "team-b"}}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "legacy", CreationTimestamp: created}, Spec: clusterv1beta2.ManagedClusterSetSpec{
 			ClusterSelector: clusterv1beta2.ManagedClusterSelector{SelectorType: clusterv1beta2.LegacyClusterSetLabel}}},
 	}
@@ -90,17 +111,17 @@ func TestSetsTable(t *testing.T) {
 		want []string
 	}{
 		{"narrow", false, []string{
-			"NAME BOUND NAMESPACES CLUSTERS SELECTOR TYPE AGE",
+			"NAME BOUND NAMESPACES CLUSTERS SELECTOR TYPE MANAGED NAMESPACES AGE",
 			"default apps,ops 2 ExclusiveClusterSetLabel 120m",
 			"eu apps 2 LabelSelector 120m",
-			"global 3 LabelSelector 120m",
+			"global 3 LabelSelector team-a,team-b 120m",
 			"legacy 1 ExclusiveClusterSetLabel 120m",
 		}},
 		{"wide", true, []string{
-			"NAME BOUND NAMESPACES CLUSTERS SELECTOR TYPE AGE EMPTY MANAGED NAMESPACES",
+			"NAME BOUND NAMESPACES CLUSTERS SELECTOR TYPE MANAGED NAMESPACES AGE EMPTY",
 			"default apps,ops 2 ExclusiveClusterSetLabel 120m",
 			"eu apps 2 LabelSelector 120m False",
-			"global 3 LabelSelector 120m",
+			"global 3 LabelSelector team-a,team-b 120m",
 			"legacy 1 ExclusiveClusterSetLabel 120m",
 		}},
 	}

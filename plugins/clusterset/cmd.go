@@ -59,12 +59,13 @@ func newCmdGet(getter genericclioptions.RESTClientGetter, streams genericiooptio
 	o := NewGetOptions(getter, streams)
 	cmd := &cobra.Command{
 		Use:   "get [NAME]",
-		Short: "List ManagedClusterSets: bound namespaces, cluster count, selector type",
+		Short: "List ManagedClusterSets: where they are bound, their clusters and managed namespaces",
 		Example: cli.Examples(`
-			# Every set, where it is bound and how many clusters it holds
+			# Every set, where it is bound, how many clusters it holds and the
+			# namespaces it has created on them
 			kubectl ocm clusterset get
 
-			# With the ClusterSetEmpty condition and the managed namespaces
+			# With the ClusterSetEmpty condition
 			kubectl ocm clusterset get -o wide
 
 			# Set prod as YAML
@@ -104,21 +105,37 @@ still has member clusters warns: they keep their label and belong to no set.`,
 func newCmdSet(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewSetOptions(getter, streams)
 	cmd := &cobra.Command{
-		Use:   "set NAME --clusters CLUSTER[,CLUSTER...]",
-		Short: "Move managed clusters into a ManagedClusterSet",
+		Use:   "set NAME [--clusters CLUSTER[,CLUSTER...]] [--namespaces NAMESPACE[,NAMESPACE...]]",
+		Short: "Move managed clusters into a ManagedClusterSet, or add namespaces it manages",
 		Long: `Move managed clusters into ManagedClusterSet NAME by labeling them
-cluster.open-cluster-management.io/clusterset=NAME. A cluster belongs to one
-such set at a time, so this moves it out of its previous set (often default).`,
+cluster.open-cluster-management.io/clusterset=NAME (--clusters). A cluster
+belongs to one such set at a time, so this moves it out of its previous set
+(often default).
+
+--namespaces adds names to the set's spec.managedNamespaces, keeping those it
+has and adding none twice: the agent of every member cluster creates these
+namespaces on its cluster. Each name must be a DNS-1123 label. --namespaces
+works on sets of either selector type and may be given without --clusters.
+
+Every name is checked, and every cluster read, before anything is changed.`,
 		Example: cli.Examples(`
 			# Put cluster1 and cluster2 into set prod
-			kubectl ocm clusterset set prod --clusters cluster1,cluster2`),
+			kubectl ocm clusterset set prod --clusters cluster1,cluster2
+
+			# Have every cluster of set prod hold namespaces team-a and team-b
+			kubectl ocm clusterset set prod --namespaces team-a,team-b
+
+			# Check that the hub would admit moving cluster3 into prod, changing nothing
+			kubectl ocm clusterset set prod --clusters cluster3 --dry-run=server`),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: cli.FirstArgOnly(cli.CompleteClusterSets(getter)),
 		RunE:              cli.RunE(o),
 	}
 	cmd.Flags().StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed clusters to move into the set, comma separated.")
-	_ = cmd.MarkFlagRequired("clusters")
 	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
+	cmd.Flags().StringSliceVar(&o.Namespaces, "namespaces", nil, "Namespaces to add to the set's managed namespaces, comma separated: the agents create them on every member cluster.")
+	_ = cmd.RegisterFlagCompletionFunc("namespaces", cobra.NoFileCompletions)
+	addResultFlags(cmd, &o.Output, &o.DryRun, `"client" says which clusters would move and which namespaces would be added, changing nothing; "server" also has the hub admit each change without making it.`)
 	return cmd
 }
 
@@ -132,11 +149,16 @@ by creating the ManagedClusterSetBinding NAME there: the Placements of that
 namespace may then select the set's clusters. The namespace must exist.`,
 		Example: cli.Examples(`
 			# Let the Placements of namespace apps use set prod
-			kubectl ocm clusterset bind prod -n apps`),
+			kubectl ocm clusterset bind prod -n apps
+
+			# Check that the hub would admit the binding (the bind permission on
+			# the set), creating nothing
+			kubectl ocm clusterset bind prod -n apps --dry-run=server`),
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: cli.FirstArgOnly(cli.CompleteClusterSets(getter)),
 		RunE:              cli.RunE(o),
 	}
+	dryRunUsage := `"client" says which binding would be created, creating nothing; "server" also has the hub admit it without storing it.`
 	if unbind {
 		cmd.Use = "unbind NAME [-n NAMESPACE]"
 		cmd.Short = "Unbind a ManagedClusterSet from a namespace"
@@ -144,8 +166,21 @@ namespace may then select the set's clusters. The namespace must exist.`,
 context's namespace): the Placements there no longer select the set's clusters.`
 		cmd.Example = cli.Examples(`
 			# Placements of namespace apps stop using set prod
-			kubectl ocm clusterset unbind prod -n apps`)
+			kubectl ocm clusterset unbind prod -n apps
+
+			# Say whether there is a binding to delete, deleting nothing
+			kubectl ocm clusterset unbind prod -n apps --dry-run`)
 		cmd.Flags().BoolVar(&o.IgnoreNotFound, "ignore-not-found", false, "Succeed when the set is not bound to the namespace.")
+		dryRunUsage = cli.DeleteDryRunUsage
 	}
+	addResultFlags(cmd, &o.Output, &o.DryRun, dryRunUsage)
 	return cmd
+}
+
+// addResultFlags adds -o json|yaml, which prints what the verb did as a
+// result object, and --dry-run with the verb's usage text.
+func addResultFlags(cmd *cobra.Command, output, dryRun *string, dryRunUsage string) {
+	cmd.Flags().StringVarP(output, "output", "o", "", "Output format: json or yaml (what changed, with dryRun set in a dry run). Empty prints a line per change.")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	cli.AddDryRunFlagUsage(cmd, dryRun, dryRunUsage)
 }

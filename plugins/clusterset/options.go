@@ -3,6 +3,7 @@ package clusterset
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -133,34 +134,49 @@ type SetOptions struct {
 	Name string
 	// Clusters are the ManagedClusters moved into the set.
 	Clusters []string
+	// Namespaces are added to the set's spec.managedNamespaces, which the
+	// agents create on every member cluster.
+	Namespaces []string
+	// Output is "" (a line per change), json or yaml (SetResult).
+	Output string
+	// DryRun is none, client (say what would change) or server (have the
+	// hub admit each change too), changing nothing.
+	DryRun string
 }
 
 // NewSetOptions returns SetOptions for the hub getter selects.
 func NewSetOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *SetOptions {
-	return &SetOptions{IOStreams: streams, getter: getter}
+	return &SetOptions{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone}
 }
 
-// Complete records NAME.
+// Complete records NAME and drops repeated --clusters and --namespaces.
 func (o *SetOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = cli.FirstArg(args)
+	o.Clusters = unique(o.Clusters)
+	o.Namespaces = unique(o.Namespaces)
 	return nil
 }
 
-// Validate checks NAME and --clusters.
+// Validate checks NAME, --clusters, --namespaces and the output flags.
 func (o *SetOptions) Validate() error {
 	errs := []error{validateSetName(o.Name)}
-	if len(o.Clusters) == 0 {
-		errs = append(errs, errors.New("no cluster given: use --clusters a,b (see `kubectl ocm get clusters`)"))
+	if len(o.Clusters) == 0 && len(o.Namespaces) == 0 {
+		errs = append(errs, errors.New("nothing to set: use --clusters a,b (see `kubectl ocm get clusters`) and/or --namespaces ns1,ns2"))
 	}
 	for _, c := range o.Clusters {
 		if msgs := validation.IsDNS1123Label(c); len(msgs) > 0 {
 			errs = append(errs, fmt.Errorf("--clusters: cluster name %q is invalid: %s", c, strings.Join(msgs, "; ")))
 		}
 	}
-	if o.Name == clusterv1beta2.GlobalClusterSetName {
+	for _, ns := range o.Namespaces {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("--namespaces: namespace name %q is invalid (a DNS-1123 label: lower case letters, digits and '-', at most 63): %s", ns, strings.Join(msgs, "; ")))
+		}
+	}
+	if o.Name == clusterv1beta2.GlobalClusterSetName && len(o.Clusters) > 0 {
 		errs = append(errs, errors.New("ManagedClusterSet global holds every cluster by its label selector: clusters cannot be set into it"))
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, validateOutput(o.Output), cli.ValidateDryRunMode(o.DryRun))...)
 }
 
 // BindOptions are the flags and arguments of `kubectl ocm clusterset bind`
@@ -178,12 +194,17 @@ type BindOptions struct {
 	Unbind bool
 	// IgnoreNotFound makes unbind succeed when there is no binding.
 	IgnoreNotFound bool
+	// Output is "" (a summary), json or yaml (BindResult).
+	Output string
+	// DryRun is none, client (say what would change) or server (have the
+	// hub admit the change too), changing nothing.
+	DryRun string
 }
 
 // NewBindOptions returns BindOptions for the hub getter selects; unbind
 // selects `unbind`.
 func NewBindOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams, unbind bool) *BindOptions {
-	return &BindOptions{IOStreams: streams, getter: getter, Unbind: unbind}
+	return &BindOptions{IOStreams: streams, getter: getter, Unbind: unbind, DryRun: cli.DryRunNone}
 }
 
 // Complete records NAME and the namespace.
@@ -197,13 +218,33 @@ func (o *BindOptions) Complete(_ *cobra.Command, args []string) error {
 	return nil
 }
 
-// Validate checks NAME and the namespace.
+// Validate checks NAME, the namespace and the output flags.
 func (o *BindOptions) Validate() error {
 	errs := []error{validateSetName(o.Name)}
 	if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
 		errs = append(errs, fmt.Errorf("--namespace %q is invalid: %s", o.Namespace, strings.Join(msgs, "; ")))
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, validateOutput(o.Output), cli.ValidateDryRunMode(o.DryRun))...)
+}
+
+// validateOutput checks an -o value of the verbs that print a result.
+func validateOutput(format string) error {
+	switch format {
+	case "", "json", "yaml":
+		return nil
+	}
+	return fmt.Errorf("--output %q is not supported: use json or yaml", format)
+}
+
+// unique returns names without repeats, in their first order.
+func unique(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // validateSetName checks a ManagedClusterSet name: it must be a valid label

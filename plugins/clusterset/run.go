@@ -150,15 +150,15 @@ func (o *GetOptions) Run(ctx context.Context) error {
 }
 
 // SetsTable renders sets as a kubectl table: NAME, BOUND NAMESPACES,
-// CLUSTERS (member count), SELECTOR TYPE, AGE, then EMPTY (the
-// ClusterSetEmpty condition) and MANAGED NAMESPACES at priority 1, which the
-// table printer shows only with -o wide. bound maps a set to
-// the namespaces it is bound to.
+// CLUSTERS (member count), SELECTOR TYPE, MANAGED NAMESPACES (those the
+// agents create on every member cluster), AGE, then EMPTY (the
+// ClusterSetEmpty condition) at priority 1, which the table printer shows
+// only with -o wide. bound maps a set to the namespaces it is bound to.
 func SetsTable(sets []clusterv1beta2.ManagedClusterSet, bound map[string][]string, clusters []clusterv1.ManagedCluster, now time.Time) *metav1.Table {
 	cols := []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string"}, {Name: "Bound Namespaces", Type: "string"}, {Name: "Clusters", Type: "integer"},
-		{Name: "Selector Type", Type: "string"}, {Name: "Age", Type: "date"},
-		{Name: "Empty", Type: "string", Priority: 1}, {Name: "Managed Namespaces", Type: "string", Priority: 1},
+		{Name: "Selector Type", Type: "string"}, {Name: "Managed Namespaces", Type: "string"}, {Name: "Age", Type: "date"},
+		{Name: "Empty", Type: "string", Priority: 1},
 	}
 	table := &metav1.Table{ColumnDefinitions: cols}
 	for i := range sets {
@@ -175,13 +175,9 @@ func SetsTable(sets []clusterv1beta2.ManagedClusterSet, bound map[string][]strin
 		if c := meta.FindStatusCondition(s.Status.Conditions, clusterv1beta2.ManagedClusterSetConditionEmpty); c != nil {
 			empty = string(c.Status)
 		}
-		var managed []string
-		for _, m := range s.Spec.ManagedNamespaces {
-			managed = append(managed, m.Name)
-		}
 		row := metav1.TableRow{Cells: []any{
-			s.Name, strings.Join(bound[s.Name], ","), count, selectorType(s),
-			duration.HumanDuration(now.Sub(s.CreationTimestamp.Time)), empty, strings.Join(managed, ","),
+			s.Name, strings.Join(bound[s.Name], ","), count, selectorType(s), strings.Join(namespaceNames(s), ","),
+			duration.HumanDuration(now.Sub(s.CreationTimestamp.Time)), empty,
 		}}
 		row.Object = runtime.RawExtension{Object: s}
 		table.Rows = append(table.Rows, row)

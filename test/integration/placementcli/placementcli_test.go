@@ -17,6 +17,8 @@ func TestPlacementCLI(t *testing.T) {
 	env, c := setup(ctx, t)
 	k := clitest.CLI{Kubeconfig: env.Kubeconfig()}
 	t.Run("clusterset", func(t *testing.T) { testClusterSet(ctx, t, k, c) })
+	t.Run("clusterset namespaces", func(t *testing.T) { testClusterSetNamespaces(ctx, t, k, c) })
+	t.Run("clusterset dry run", func(t *testing.T) { testClusterSetDryRun(ctx, t, env, k, c) })
 	t.Run("placement", func(t *testing.T) { testPlacement(ctx, t, k, c) })
 	t.Run("explain", func(t *testing.T) { testExplain(ctx, t, k, c) })
 	t.Run("namespace user", func(t *testing.T) { testNamespaceUser(ctx, t, env, c) })
