@@ -45,9 +45,14 @@ func (j JoinInfo) MarshalJSON() ([]byte, error) {
 
 // Command returns the join command line for the managed cluster side.
 func (j JoinInfo) Command() string {
-	name := j.ClusterName
-	if name == "" {
-		name = "<cluster_name>"
+	return j.CommandFor("<cluster_name>")
+}
+
+// CommandFor returns the join command line with --cluster-name name, or
+// with the cluster the token is bound to when it is.
+func (j JoinInfo) CommandFor(name string) string {
+	if j.ClusterName != "" {
+		name = j.ClusterName
 	}
 	return fmt.Sprintf("kubectl ocm join --hub-token %s --hub-apiserver %s --cluster-name %s", j.HubToken, j.HubAPIServer, name)
 }

@@ -73,6 +73,10 @@ ocm hub token' prints it).`,
 			# Print a join command whose token may register cluster1 only
 			kubectl ocm hub init --cluster-name cluster1
 
+			# Keep the manifests applied and a join script, then join cluster1 with it
+			kubectl ocm hub init --output-file hub.yaml --output-join-command-file join.sh
+			sh join.sh cluster1 --context cluster1
+
 			# Approve first-join requests of the bootstrap ServiceAccount automatically
 			kubectl ocm hub init --auto-approved-csr-identities ` + identity.BootstrapUser),
 		Args: cobra.NoArgs,
@@ -90,6 +94,9 @@ ocm hub token' prints it).`,
 	f.StringSliceVar(&o.AutoApprovedCSRIdentities, "auto-approved-csr-identities", nil,
 		"Bootstrap identities whose first-join certificate requests the hub approves automatically (ClusterManager spec.registrationConfiguration.autoApproveUsers).")
 	f.DurationVar(&o.TokenDuration, "duration", 24*time.Hour, "How long the printed bootstrap token stays valid.")
+	f.StringVar(&o.OutputFile, "output-file", "", "Also write the manifests init applies to this file, as --dry-run=client -o yaml prints them; it is written before anything is applied.")
+	f.StringVar(&o.OutputJoinCommandFile, "output-join-command-file", "",
+		`Also write the join command to this file, a shell script readable by its owner only (it holds the token) whose arguments are the cluster name, unless --cluster-name binds the token, and further join flags: 'sh FILE cluster1 --context cluster1'.`)
 	return cmd
 }
 

@@ -2,16 +2,22 @@ package hub
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 func TestInitValidate(t *testing.T) {
@@ -30,6 +36,9 @@ func TestInitValidate(t *testing.T) {
 		{"table without dry run", func(o *InitOptions) { o.Output = "wide" }, "--output"},
 		{"table with dry run", func(o *InitOptions) { o.DryRun, o.Output = "client", "wide" }, "--output"},
 		{"wait with dry run", func(o *InitOptions) { o.DryRun, o.Wait = "client", true }, "--wait"},
+		{"manifests file with dry run", func(o *InitOptions) { o.DryRun, o.OutputFile = "server", "hub.yaml" }, ""},
+		{"join command file", func(o *InitOptions) { o.OutputJoinCommandFile = "join.sh" }, ""},
+		{"join command file with dry run", func(o *InitOptions) { o.DryRun, o.OutputJoinCommandFile = "client", "join.sh" }, "--output-join-command-file cannot be combined with --dry-run"},
 		{"short token", func(o *InitOptions) { o.TokenDuration = time.Minute }, "--duration"},
 		{"image", func(o *InitOptions) { o.Image = "example.com/ocm-controller:v1" }, ""},
 		{"image registry", func(o *InitOptions) { o.ImageRegistry = "registry.example.com/mirror" }, ""},
@@ -124,6 +133,95 @@ func TestInitDryRun(t *testing.T) {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("dry run output lacks %q", s)
 		}
+	}
+}
+
+// TestInitOutputFile checks that --output-file writes what --dry-run=client
+// -o yaml prints, with the cluster's bootstrap identity for --cluster-name,
+// while stdout keeps its own format.
+func TestInitOutputFile(t *testing.T) {
+	run := func(args ...string) string {
+		t.Helper()
+		streams, _, out, _ := genericiooptions.NewTestIOStreams()
+		flags := genericclioptions.NewConfigFlags(false)
+		nowhere := "/nonexistent/kubeconfig"
+		flags.KubeConfig = &nowhere
+		cmd := NewCmdHub(flags, streams)
+		cmd.SetArgs(append([]string{"init", "--dry-run", "--cluster-name", "cluster1"}, args...))
+		if err := cmd.ExecuteContext(context.Background()); err != nil {
+			t.Fatalf("hub init %v: %v", args, err)
+		}
+		return out.String()
+	}
+	path := filepath.Join(t.TempDir(), "hub.yaml")
+	lines := run("--output-file", path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := run("-o", "yaml"); string(data) != want {
+		t.Errorf("--output-file wrote\n%s\nwant what -o yaml prints:\n%s", data, want)
+	}
+	if !strings.Contains(string(data), "name: "+identity.ClusterBootstrapServiceAccount("cluster1")) {
+		t.Errorf("--output-file lacks the bootstrap ServiceAccount of cluster1")
+	}
+	if !strings.Contains(lines, "ClusterManager cluster-manager (dry run)") {
+		t.Errorf("stdout with --output-file is not the dry run's summary:\n%s", lines)
+	}
+}
+
+// TestJoinScript runs the scripts --output-join-command-file writes with a
+// kubectl that prints its arguments.
+func TestJoinScript(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "kubectl"), []byte("#!/bin/sh\necho \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	expires := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	shared := cli.JoinInfo{HubToken: "tok.en", HubAPIServer: "https://hub:6443", ExpirationTimestamp: expires}
+	bound := shared
+	bound.ClusterName = "cluster1"
+	tests := []struct {
+		name    string
+		join    cli.JoinInfo
+		args    []string
+		want    string
+		wantErr string
+	}{
+		{"shared", shared, []string{"cluster2", "--context", "c2", "--wait"},
+			"ocm join --hub-token tok.en --hub-apiserver https://hub:6443 --cluster-name cluster2 --context c2 --wait\n", ""},
+		{"shared without a name", shared, nil, "", "usage: sh"},
+		{"bound", bound, []string{"--context", "c1"},
+			"ocm join --hub-token tok.en --hub-apiserver https://hub:6443 --cluster-name cluster1 --context c1\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := joinScript(tt.join)
+			if !strings.Contains(script, "expires at 2026-01-02T03:04:05Z") {
+				t.Errorf("script does not say when the token expires:\n%s", script)
+			}
+			path := filepath.Join(dir, tt.name+".sh")
+			if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr strings.Builder
+			cmd := exec.Command("sh", append([]string{path}, tt.args...)...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(stderr.String(), tt.wantErr) {
+					t.Errorf("err = %v, stderr %q; want a failure saying %q", err, stderr.String(), tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("sh %s: %v\n%s", path, err, stderr.String())
+			}
+			if stdout.String() != tt.want {
+				t.Errorf("kubectl ran with %q, want %q", stdout.String(), tt.want)
+			}
+		})
 	}
 }
 

@@ -43,6 +43,14 @@ type InitOptions struct {
 	// ConversionWebhookURL, when set, is where the API server calls the
 	// add-on conversion webhook instead of through its Service.
 	ConversionWebhookURL string
+	// OutputFile, when set, is a file to write the manifests init applies
+	// to, as --dry-run=client -o yaml prints them (clusteradm's
+	// --output-file).
+	OutputFile string
+	// OutputJoinCommandFile, when set, is a file to write the join command
+	// to, as a script whose first argument is the cluster name
+	// (clusteradm's --output-join-command-file).
+	OutputJoinCommandFile string
 }
 
 // NewInitOptions returns InitOptions for the hub getter selects.
@@ -73,6 +81,8 @@ func (o *InitOptions) Validate() error {
 		return fmt.Errorf("--output %q is not supported: use json or yaml (hubToken, hubApiserver, expirationTimestamp)", o.Output)
 	case o.DryRun != cli.DryRunNone && o.Wait:
 		return errors.New("--wait cannot be combined with --dry-run: nothing is installed to wait for")
+	case o.DryRun != cli.DryRunNone && o.OutputJoinCommandFile != "":
+		return errors.New("--output-join-command-file cannot be combined with --dry-run: a dry run issues no token to write")
 	}
 	if err := cli.ValidateTimeout(o.Timeout); err != nil {
 		return err

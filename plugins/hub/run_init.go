@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,6 +35,15 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	objs, err := config.HubOperatorObjects(config.HubOperatorValues{Image: o.Image, AutoApproveUsers: o.AutoApprovedCSRIdentities, ConversionWebhookURL: o.ConversionWebhookURL})
 	if err != nil {
 		return fmt.Errorf("render hub manifests: %w", err)
+	}
+	if o.OutputFile != "" {
+		all, err := o.manifests(objs)
+		if err != nil {
+			return err
+		}
+		if err := cli.WriteManifestsFile("--output-file", o.OutputFile, all, cli.PublicFileMode); err != nil {
+			return err
+		}
 	}
 	if o.DryRun == cli.DryRunClient {
 		return o.printDryRun(objs)
@@ -74,6 +84,11 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.OutputJoinCommandFile != "" {
+		if err := cli.WriteFile("--output-join-command-file", o.OutputJoinCommandFile, []byte(joinScript(join)), cli.PrivateScriptMode); err != nil {
+			return err
+		}
+	}
 	if o.Output != "" {
 		return printData(o.Out, o.Output, join)
 	}
@@ -96,20 +111,54 @@ You can now register clusters to the hub by running on each of them:
 // printDryRun prints what init would apply, contacting no cluster: the hub
 // objects and, with --cluster-name, the cluster's bootstrap identity.
 func (o *InitOptions) printDryRun(objs []*unstructured.Unstructured) error {
-	if o.ClusterName != "" {
-		boot, err := config.ClusterBootstrapObjects(o.ClusterName)
-		if err != nil {
-			return err
-		}
-		objs = append(objs, boot...)
+	objs, err := o.manifests(objs)
+	if err != nil {
+		return err
 	}
 	if o.Output != "" {
-		return cli.PrintManifests(o.Out, apply.Sort(objs), o.Output)
+		return cli.PrintManifests(o.Out, objs, o.Output)
 	}
-	for _, obj := range apply.Sort(objs) {
+	for _, obj := range objs {
 		fmt.Fprintf(o.Out, "%s (dry run)\n", apply.Describe(obj))
 	}
 	return nil
+}
+
+// manifests returns, in the order init applies them, the hub objects objs
+// and, with --cluster-name, the cluster's bootstrap identity, which init
+// creates when it issues the token.
+func (o *InitOptions) manifests(objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	if o.ClusterName != "" {
+		boot, err := config.ClusterBootstrapObjects(o.ClusterName)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(slices.Clip(objs), boot...)
+	}
+	return apply.Sort(objs), nil
+}
+
+// joinScript is what --output-join-command-file writes: a shell script that
+// runs the join command of join, taking the cluster name as its first
+// argument unless the token is bound to a cluster, and passing the
+// arguments that follow to kubectl ocm join (--context, --wait, ...).
+func joinScript(join cli.JoinInfo) string {
+	expiry := join.ExpirationTimestamp.UTC().Format("2006-01-02T15:04:05Z")
+	if join.ClusterName != "" {
+		return fmt.Sprintf(`#!/bin/sh
+# Joins managed cluster %[1]s to the hub at %[2]s: sh FILE [kubectl ocm join flags].
+# The token may register %[1]s only and expires at %[3]s; 'kubectl ocm hub token --cluster-name %[1]s' prints a new one.
+exec %[4]s "$@"
+`, join.ClusterName, join.HubAPIServer, expiry, join.Command())
+	}
+	return fmt.Sprintf(`#!/bin/sh
+# Joins a cluster to the hub at %[1]s: sh FILE CLUSTER_NAME [kubectl ocm join flags].
+# The token expires at %[2]s; 'kubectl ocm hub token' prints a new one.
+[ $# -ge 1 ] || { echo "usage: sh $0 CLUSTER_NAME [kubectl ocm join flags]" >&2; exit 2; }
+name=$1
+shift
+exec %[3]s "$@"
+`, join.HubAPIServer, expiry, join.CommandFor(`"$name"`))
 }
 
 // Deployments of the hub that init waits for.

@@ -3,6 +3,9 @@ package hub
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,9 +66,33 @@ func TestCLI(t *testing.T) {
 		t.Fatalf("hub init --dry-run touched the cluster: namespace %s: %v", config.HubNamespace, err)
 	}
 
-	out = must("hub", "init", "--wait", "--timeout", "2m")
+	// clusteradm's --output-file and --output-join-command-file: the
+	// manifests applied, as the dry run prints them, and a join script.
+	dir := t.TempDir()
+	manifests, script := filepath.Join(dir, "hub.yaml"), filepath.Join(dir, "join.sh")
+	out = must("hub", "init", "--wait", "--timeout", "2m", "--output-file", manifests, "--output-join-command-file", script)
 	if !strings.Contains(out, "kubectl ocm join --hub-token ") || !strings.Contains(out, "--hub-apiserver "+hubCluster.Server()) {
 		t.Fatalf("hub init did not print the join command:\n%s", out)
+	}
+	if data, err := os.ReadFile(manifests); err != nil || string(data) != must("hub", "init", "--dry-run", "-o", "yaml") {
+		t.Errorf("--output-file: err = %v; the file is not what --dry-run -o yaml prints:\n%s", err, data)
+	}
+	fi, err := os.Stat(script)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("--output-join-command-file: %v, mode %v; want a script only its owner reads", err, fi)
+	}
+	data, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scriptToken := ""
+	if f := strings.Fields(string(data)); slices.Contains(f, "--hub-token") {
+		scriptToken = f[slices.Index(f, "--hub-token")+1]
+	}
+	if !strings.Contains(string(data), "--hub-apiserver "+hubCluster.Server()+` --cluster-name "$name" "$@"`) || scriptToken == "" {
+		t.Errorf("--output-join-command-file wrote no join command for a cluster named by the first argument:\n%s", data)
+	} else {
+		expectTokenWorks(ctx, t, hubCluster, scriptToken, true, "the token of the join script")
 	}
 	poll(ctx, t, "ClusterManager Applied by the running controller", func(ctx context.Context) (bool, error) {
 		cm := &operatorv1.ClusterManager{}
