@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -95,7 +96,7 @@ func (r *Reconciler) writeBinding(ctx context.Context, rb *rbacv1.RoleBinding) e
 		return nil
 	}
 	updated := current.DeepCopy()
-	updated.Labels = merged(updated.Labels, rb.Labels)
+	updated.Labels = labels.Merge(updated.Labels, rb.Labels)
 	updated.Subjects = rb.Subjects
 	for _, o := range rb.OwnerReferences {
 		updated.OwnerReferences = upsertOwner(updated.OwnerReferences, o)

@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -42,12 +43,12 @@ func deployWorks(works map[string]*workv1.ManifestWork, addon string) []*workv1.
 // works beyond them. It returns the works as written.
 func (r *Reconciler) writeDeployWorks(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, src *source,
 	specs []workv1.ManifestWorkSpec, existing map[string]*workv1.ManifestWork) ([]*workv1.ManifestWork, error) {
-	labels := map[string]string{addonv1alpha1.AddonLabelKey: mca.Name, addonv1alpha1.AddonTemplateLabelKey: src.template.Name}
+	workLabels := map[string]string{addonv1alpha1.AddonLabelKey: mca.Name, addonv1alpha1.AddonTemplateLabelKey: src.template.Name}
 	annotations := map[string]string{workv1.ConfigSpecHashAnnotationKey: src.hashes.Annotation()}
 	var written []*workv1.ManifestWork
 	for i := range specs {
 		name := template.DeployWorkName(mca.Name, i)
-		w, err := r.writeWork(ctx, mca, existing[name], name, &specs[i], labels, annotations)
+		w, err := r.writeWork(ctx, mca, existing[name], name, &specs[i], workLabels, annotations)
 		if err != nil {
 			return nil, err
 		}
@@ -64,16 +65,16 @@ func (r *Reconciler) writeDeployWorks(ctx context.Context, mca *addonv1alpha1.Ma
 }
 
 // writeWork creates the work name of the add-on, or updates current, so
-// that it has spec, labels and annotations and is controlled by mca. The
+// that it has spec, workLabels and annotations and is controlled by mca. The
 // labels and annotations of others are kept.
 func (r *Reconciler) writeWork(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, current *workv1.ManifestWork, name string,
-	spec *workv1.ManifestWorkSpec, labels, annotations map[string]string) (*workv1.ManifestWork, error) {
+	spec *workv1.ManifestWorkSpec, workLabels, annotations map[string]string) (*workv1.ManifestWork, error) {
 	w := current.DeepCopy()
 	if current == nil {
 		w = &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: mca.Namespace, Name: name}}
 	}
-	w.Labels = merged(w.Labels, labels)
-	w.Annotations = merged(w.Annotations, annotations)
+	w.Labels = labels.Merge(w.Labels, workLabels)
+	w.Annotations = labels.Merge(w.Annotations, annotations)
 	w.Spec = *spec.DeepCopy()
 	if err := controllerutil.SetControllerReference(mca, w, r.Client.Scheme()); err != nil {
 		return nil, fmt.Errorf("ManifestWork %s/%s: %w", mca.Namespace, name, err)
@@ -88,18 +89,6 @@ func (r *Reconciler) writeWork(ctx context.Context, mca *addonv1alpha1.ManagedCl
 		return nil, fmt.Errorf("update ManifestWork %s/%s: %w", mca.Namespace, name, err)
 	}
 	return w, nil
-}
-
-// merged returns base with the entries of over set.
-func merged(base, over map[string]string) map[string]string {
-	out := make(map[string]string, len(base)+len(over))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[k] = v
-	}
-	return out
 }
 
 // deleteWork deletes w in the background; a work already gone is fine.
