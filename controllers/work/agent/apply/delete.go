@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
@@ -49,7 +50,7 @@ func (a *Applier) Remove(ctx context.Context, res workv1.AppliedManifestResource
 	if len(refs) > 1 {
 		rest, _ := withOwner(refs, metav1.OwnerReference{UID: ownerUID}, false)
 		_, err := patchOwners(ctx, ri, obj, rest)
-		return err == nil || apierrors.IsNotFound(err), ignoreNotFound(err)
+		return err == nil || apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	}
 	uid := obj.GetUID()
 	background := metav1.DeletePropagationBackground
@@ -76,20 +77,12 @@ func (a *Applier) Release(ctx context.Context, res workv1.AppliedManifestResourc
 	ri := a.resourceFor(res)
 	obj, err := ri.Get(ctx, res.Name, metav1.GetOptions{})
 	if err != nil {
-		return ignoreNotFound(err)
+		return client.IgnoreNotFound(err)
 	}
 	refs, changed := withOwner(obj.GetOwnerReferences(), metav1.OwnerReference{UID: ownerUID}, false)
 	if !changed {
 		return nil
 	}
 	_, err = patchOwners(ctx, ri, obj, refs)
-	return ignoreNotFound(err)
-}
-
-// ignoreNotFound returns nil for a NotFound error.
-func ignoreNotFound(err error) error {
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
+	return client.IgnoreNotFound(err)
 }
