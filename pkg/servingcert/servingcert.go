@@ -100,7 +100,11 @@ func Plan(data map[string][]byte, opts Options, now time.Time) (*Result, error) 
 		out[CAKeyKey] = keyPEM
 	}
 	bundle = slices.DeleteFunc(bundle, func(c *x509.Certificate) bool { return !now.Before(c.NotAfter) })
-	out[CABundleKey] = encodeCerts(bundle)
+	caPEM, err := certutil.EncodeCertificates(bundle...)
+	if err != nil {
+		return nil, fmt.Errorf("encode the CA bundle: %w", err)
+	}
+	out[CABundleKey] = caPEM
 	if !servingValid(data, bundle, opts, now) {
 		certPEM, keyPEM, err := newServing(opts, signer, signerKey, now)
 		if err != nil {
@@ -229,7 +233,11 @@ func newServing(opts Options, ca *x509.Certificate, caKey crypto.Signer, now tim
 	if err != nil {
 		return nil, nil, fmt.Errorf("create the serving certificate: %w", err)
 	}
-	return encodeCerts([]*x509.Certificate{cert}), keyPEM, nil
+	certPEM, err = certutil.EncodeCertificates(cert)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode the serving certificate: %w", err)
+	}
+	return certPEM, keyPEM, nil
 }
 
 // skew is how far before now a certificate of lifetime validity starts, for
@@ -250,18 +258,6 @@ func sign(tmpl, parent *x509.Certificate, pub crypto.PublicKey, signer crypto.Si
 		return nil, err
 	}
 	return x509.ParseCertificate(der)
-}
-
-// encodeCerts returns the PEM encoding of certs, in order.
-func encodeCerts(list []*x509.Certificate) []byte {
-	var b bytes.Buffer
-	for _, c := range list {
-		pemBytes, err := certutil.EncodeCertificates(c)
-		if err == nil {
-			b.Write(pemBytes)
-		}
-	}
-	return b.Bytes()
 }
 
 // Verify checks that the PEM CA bundle caBundle trusts the PEM serving
