@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -141,12 +142,7 @@ func WaitForCRDs(ctx context.Context, c client.Client, names []string, timeout t
 			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 				return false
 			}
-			for _, cond := range crd.Status.Conditions {
-				if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-					return true
-				}
-			}
-			return false
+			return apihelpers.IsCRDConditionTrue(crd, apiextensionsv1.Established)
 		})
 		return len(pending) == 0, nil
 	})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -108,7 +109,7 @@ func installCRDs(ctx context.Context, t *testing.T, cluster *framework.Cluster, 
 			if err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, got); err != nil {
 				return false, err
 			}
-			return crdEstablished(got), nil
+			return apihelpers.IsCRDConditionTrue(got, apiextensionsv1.Established), nil
 		})
 		if err != nil {
 			t.Fatalf("CRD %s on %s not established within %v: %v", crd.Name, cluster.Name, establishTimeout, err)
@@ -132,16 +133,6 @@ func installCRDs(ctx context.Context, t *testing.T, cluster *framework.Cluster, 
 		}
 	}
 	return c
-}
-
-// crdEstablished reports whether the CRD's Established condition is True.
-func crdEstablished(crd *apiextensionsv1.CustomResourceDefinition) bool {
-	for _, cond := range crd.Status.Conditions {
-		if cond.Type == apiextensionsv1.Established {
-			return cond.Status == apiextensionsv1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // testSeeds applies every seed example unchanged and reads each one back.
