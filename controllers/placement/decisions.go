@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
@@ -61,18 +60,6 @@ func desiredDecisions(p *clusterv1beta1.Placement, groups []placement.Group) []d
 	return out
 }
 
-// ownerReference is the controller reference of p's PlacementDecisions.
-func ownerReference(p *clusterv1beta1.Placement) metav1.OwnerReference {
-	return metav1.OwnerReference{
-		APIVersion:         clusterv1beta1.GroupVersion.String(),
-		Kind:               "Placement",
-		Name:               p.Name,
-		UID:                p.UID,
-		Controller:         ptr.To(true),
-		BlockOwnerDeletion: ptr.To(true),
-	}
-}
-
 // writeDecisions makes p's PlacementDecisions those of desired: it creates
 // the missing ones, updates the ones whose labels, owner or decisions differ
 // and deletes the surplus ones. Unchanged ones are not written. It returns
@@ -108,7 +95,7 @@ func (r *Reconciler) writeDecisions(ctx context.Context, p *clusterv1beta1.Place
 // one when exists. It returns the number of writes.
 func (r *Reconciler) writeDecision(ctx context.Context, p *clusterv1beta1.Placement, cur *clusterv1beta1.PlacementDecision, exists bool, want desiredDecision) (int, error) {
 	key := types.NamespacedName{Namespace: p.Namespace, Name: want.name}
-	owner := ownerReference(p)
+	owner := *metav1.NewControllerRef(p, clusterv1beta1.GroupVersion.WithKind("Placement"))
 	labels := want.labels(p)
 	writes := 0
 	var d *clusterv1beta1.PlacementDecision
