@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
@@ -28,7 +30,7 @@ func benchInput(n int) Input {
 		other[name] = i % 7
 	}
 	in := defaultInput(clusterv1beta1.PlacementSpec{
-		NumberOfClusters: ptr[int32](10),
+		NumberOfClusters: ptr.To[int32](10),
 		Predicates:       []clusterv1beta1.ClusterPredicate{labelPredicate(map[string]string{"env": "prod"})},
 		PrioritizerPolicy: clusterv1beta1.PrioritizerPolicy{Mode: clusterv1beta1.PrioritizerPolicyModeExact,
 			Configurations: []clusterv1beta1.PrioritizerConfig{

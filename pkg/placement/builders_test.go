@@ -106,9 +106,6 @@ func defaultInput(spec clusterv1beta1.PlacementSpec, clusters ...*clusterv1.Mana
 	}
 }
 
-// ptr returns a pointer to v.
-func ptr[T any](v T) *T { return &v }
-
 // selectedNames returns the selected clusters in decision order over all groups.
 func selectedNames(res Result) []string {
 	var out []string

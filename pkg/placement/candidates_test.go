@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
@@ -112,9 +113,9 @@ func TestSatisfiedMessages(t *testing.T) {
 		status                metav1.ConditionStatus
 		n                     *int32
 	}{
-		{name: "all", n: ptr[int32](2), status: metav1.ConditionTrue,
+		{name: "all", n: ptr.To[int32](2), status: metav1.ConditionTrue,
 			reason: clusterv1beta1.ReasonAllDecisionsScheduled, message: "All cluster decisions scheduled"},
-		{name: "unscheduled", n: ptr[int32](5), status: metav1.ConditionFalse,
+		{name: "unscheduled", n: ptr.To[int32](5), status: metav1.ConditionFalse,
 			reason: clusterv1beta1.ReasonNotAllDecisionsScheduled, message: "3 cluster decisions unscheduled"},
 		{name: "unset selects all", status: metav1.ConditionTrue,
 			reason: clusterv1beta1.ReasonAllDecisionsScheduled, message: "All cluster decisions scheduled"},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
@@ -190,10 +191,10 @@ func TestTaints(t *testing.T) {
 		{name: "effect matches", taintKey: "k", effect: clusterv1.TaintEffectNoSelect, selected: true,
 			tolerations: []clusterv1beta1.Toleration{{Key: "k", Operator: clusterv1beta1.TolerationOpExists, Effect: clusterv1.TaintEffectNoSelect}}},
 		{name: "tolerationSeconds not expired requeues", taintKey: unreachable, effect: clusterv1.TaintEffectNoSelect, selected: true,
-			tolerations: []clusterv1beta1.Toleration{{Key: unreachable, Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: ptr[int64](300)}},
+			tolerations: []clusterv1beta1.Toleration{{Key: unreachable, Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: ptr.To[int64](300)}},
 			requeue:     4 * time.Minute},
 		{name: "tolerationSeconds expired", taintKey: unreachable, effect: clusterv1.TaintEffectNoSelect,
-			tolerations: []clusterv1beta1.Toleration{{Key: unreachable, Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: ptr[int64](30)}},
+			tolerations: []clusterv1beta1.Toleration{{Key: unreachable, Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: ptr.To[int64](30)}},
 			reason:      "its toleration expired at 2026-01-01T11:59:30Z"},
 	}
 	for _, tt := range tests {
@@ -222,7 +223,7 @@ func TestTaints(t *testing.T) {
 }
 
 func TestRequeueIsEarliestExpiry(t *testing.T) {
-	tol := []clusterv1beta1.Toleration{{Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: ptr[int64](600)}}
+	tol := []clusterv1beta1.Toleration{{Operator: clusterv1beta1.TolerationOpExists, TolerationSeconds: ptr.To[int64](600)}}
 	in := defaultInput(clusterv1beta1.PlacementSpec{Tolerations: tol},
 		newCluster("a").taint("k", "", clusterv1.TaintEffectNoSelect, now.Add(-time.Minute)).build(),
 		newCluster("b").taint("k", "", clusterv1.TaintEffectNoSelect, now.Add(-5*time.Minute)).

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
@@ -139,17 +141,17 @@ func TestNumberOfClusters(t *testing.T) {
 		want   []string
 		ranked map[string]string
 	}{
-		{name: "top 2 by score, ties by name, decisions by name", n: ptr[int32](2), policy: cpu, want: []string{"b", "c"},
+		{name: "top 2 by score, ties by name, decisions by name", n: ptr.To[int32](2), policy: cpu, want: []string{"b", "c"},
 			ranked: map[string]string{"a": "rank 3, only 2 clusters wanted", "d": "rank 4, only 2 clusters wanted"}},
-		{name: "tie broken by name", n: ptr[int32](1), policy: cpu, want: []string{"b"}},
-		{name: "sortBy Score orders decisions by score", n: ptr[int32](3), policy: cpu, sortBy: clusterv1beta1.SortByScore,
+		{name: "tie broken by name", n: ptr.To[int32](1), policy: cpu, want: []string{"b"}},
+		{name: "sortBy Score orders decisions by score", n: ptr.To[int32](3), policy: cpu, sortBy: clusterv1beta1.SortByScore,
 			want: []string{"b", "c", "a"}},
-		{name: "sortBy ClusterName", n: ptr[int32](3), policy: cpu, sortBy: clusterv1beta1.SortByClusterName,
+		{name: "sortBy ClusterName", n: ptr.To[int32](3), policy: cpu, sortBy: clusterv1beta1.SortByClusterName,
 			want: []string{"a", "b", "c"}},
-		{name: "all scores equal picks by name", n: ptr[int32](2), want: []string{"a", "b"}},
+		{name: "all scores equal picks by name", n: ptr.To[int32](2), want: []string{"a", "b"}},
 		{name: "unset selects all", want: []string{"a", "b", "c", "d"}},
-		{name: "zero selects none", n: ptr[int32](0), want: nil},
-		{name: "more than available", n: ptr[int32](9), want: []string{"a", "b", "c", "d"}},
+		{name: "zero selects none", n: ptr.To[int32](0), want: nil},
+		{name: "more than available", n: ptr.To[int32](9), want: []string{"a", "b", "c", "d"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

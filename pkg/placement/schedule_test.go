@@ -4,6 +4,8 @@ import (
 	"sort"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
@@ -11,7 +13,7 @@ import (
 
 func TestExplanationStages(t *testing.T) {
 	in := defaultInput(clusterv1beta1.PlacementSpec{
-		NumberOfClusters: ptr[int32](2),
+		NumberOfClusters: ptr.To[int32](2),
 		Predicates:       []clusterv1beta1.ClusterPredicate{labelPredicate(map[string]string{"env": "prod"})},
 		SpreadPolicy: clusterv1beta1.SpreadPolicy{SpreadConstraints: []clusterv1beta1.SpreadConstraintsTerm{{
 			TopologyKey: "zone", TopologyKeyType: clusterv1beta1.TopologyKeyTypeLabel, MaxSkew: 1,

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 )
@@ -35,28 +37,28 @@ func TestSpread(t *testing.T) {
 		reason map[string]string
 		unsch  string
 	}{
-		{name: "no constraint takes top 3", n: ptr[int32](3), want: []string{"a1", "a2", "a3"}},
-		{name: "DoNotSchedule spreads over zones", n: ptr[int32](3), terms: []clusterv1beta1.SpreadConstraintsTerm{zone(clusterv1beta1.DoNotSchedule, 1)},
+		{name: "no constraint takes top 3", n: ptr.To[int32](3), want: []string{"a1", "a2", "a3"}},
+		{name: "DoNotSchedule spreads over zones", n: ptr.To[int32](3), terms: []clusterv1beta1.SpreadConstraintsTerm{zone(clusterv1beta1.DoNotSchedule, 1)},
 			want:   []string{"a1", "b1", "c1"},
 			stages: map[string]Stage{"a2": StageSpread, "b2": StageSpread, "n1": StageSpread},
 			reason: map[string]string{
 				"n1": "spread constraint 0 (label zone, maxSkew 1, DoNotSchedule): cluster has no zone",
 				"a2": "spread constraint 0 (label zone, maxSkew 1, DoNotSchedule): zone=a would have 2 selected clusters while another domain has 1"}},
-		{name: "maxSkew 2 allows two in a zone first", n: ptr[int32](3), terms: []clusterv1beta1.SpreadConstraintsTerm{zone(clusterv1beta1.DoNotSchedule, 2)},
+		{name: "maxSkew 2 allows two in a zone first", n: ptr.To[int32](3), terms: []clusterv1beta1.SpreadConstraintsTerm{zone(clusterv1beta1.DoNotSchedule, 2)},
 			want: []string{"a1", "a2", "b1"}},
 		{name: "DoNotSchedule without numberOfClusters drops the excess", terms: []clusterv1beta1.SpreadConstraintsTerm{zone(clusterv1beta1.DoNotSchedule, 1)},
 			want:   []string{"a1", "a2", "b1", "b2", "c1"},
 			stages: map[string]Stage{"a3": StageSpread, "n1": StageSpread},
 			unsch:  "2 cluster decisions unscheduled"},
-		{name: "claim topology", n: ptr[int32](2), terms: []clusterv1beta1.SpreadConstraintsTerm{region},
+		{name: "claim topology", n: ptr.To[int32](2), terms: []clusterv1beta1.SpreadConstraintsTerm{region},
 			want: []string{"a1", "b1"}},
-		{name: "ScheduleAnyway prefers other zones", n: ptr[int32](4), terms: []clusterv1beta1.SpreadConstraintsTerm{zone(clusterv1beta1.ScheduleAnyway, 1)},
+		{name: "ScheduleAnyway prefers other zones", n: ptr.To[int32](4), terms: []clusterv1beta1.SpreadConstraintsTerm{zone(clusterv1beta1.ScheduleAnyway, 1)},
 			want:   []string{"a1", "a2", "b1", "c1"},
 			stages: map[string]Stage{"a3": StageSpread, "b2": StageSpread, "n1": StageRank},
 			reason: map[string]string{"a3": "spread constraints preferred clusters in other domains", "n1": "rank 7, only 4 clusters wanted"}},
 		{name: "ScheduleAnyway never drops clusters", terms: []clusterv1beta1.SpreadConstraintsTerm{zone(clusterv1beta1.ScheduleAnyway, 1)},
 			want: []string{"a1", "a2", "a3", "b1", "b2", "c1", "n1"}},
-		{name: "two constraints", n: ptr[int32](3), terms: []clusterv1beta1.SpreadConstraintsTerm{region, zone(clusterv1beta1.ScheduleAnyway, 1)},
+		{name: "two constraints", n: ptr.To[int32](3), terms: []clusterv1beta1.SpreadConstraintsTerm{region, zone(clusterv1beta1.ScheduleAnyway, 1)},
 			want: []string{"a1", "b1", "c1"}},
 	}
 	for _, tt := range tests {

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -51,7 +52,7 @@ func TestReconcileEviction(t *testing.T) {
 		{name: "work gone: eviction starts", amw: newAppliedWork("hub1", "a1", "w1"), wantStart: &now, wantRequeue: grace},
 		{name: "work back: eviction canceled", amw: newAppliedWork("hub1", "a1", "w1").evictingSince(now.Add(-time.Minute)), workExists: true},
 		{name: "within the grace period: waits", amw: newAppliedWork("hub1", "a1", "w1").evictingSince(now.Add(-4 * time.Minute)),
-			wantStart: ptrTime(now.Add(-4 * time.Minute)), wantRequeue: 6 * time.Minute},
+			wantStart: ptr.To(now.Add(-4 * time.Minute)), wantRequeue: 6 * time.Minute},
 		{name: "grace period over: deleted", amw: newAppliedWork("hub1", "a1", "w1").evictingSince(now.Add(-grace)), wantDeleted: true},
 		{name: "other hub, same agent: evicted even with a same-named work", amw: newAppliedWork("hub0", "a1", "w1"), workExists: true,
 			wantStart: &now, wantRequeue: grace},
@@ -110,5 +111,3 @@ func TestReconcileEviction(t *testing.T) {
 		})
 	}
 }
-
-func ptrTime(t time.Time) *time.Time { return &t }

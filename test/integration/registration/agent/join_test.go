@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -48,7 +49,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 		t.Fatal(err)
 	}
 	flags := genericclioptions.NewConfigFlags(false)
-	flags.KubeConfig, flags.Context = ptrTo(env.Kubeconfig()), ptrTo(clusterName)
+	flags.KubeConfig, flags.Context = ptr.To(env.Kubeconfig()), ptr.To(clusterName)
 	wrongCA := filepath.Join(t.TempDir(), "wrong-ca.crt")
 	if err := os.WriteFile(wrongCA, spoke.CAData(), 0o600); err != nil {
 		t.Fatal(err)
@@ -223,5 +224,3 @@ func runJoin(ctx context.Context, o *join.Options) error {
 	}
 	return o.Run(ctx)
 }
-
-func ptrTo[T any](v T) *T { return &v }
