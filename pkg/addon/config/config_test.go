@@ -130,6 +130,13 @@ func TestSpecHash(t *testing.T) {
 	if noSpec == noSpec2 || len(a) != 64 {
 		t.Errorf("hashes of objects without spec: %s %s", noSpec, noSpec2)
 	}
+	// The hex SHA-256 of {"spec":{"x":1,"y":"z"}} and of {"data":{"k":"v"}}.
+	if want := "6a001ccd81c3d884634f8cd6753457800c093c8c979bb1ba44795cf7269809cc"; a != want {
+		t.Errorf("SpecHash = %s, want %s", a, want)
+	}
+	if want := "8338386bc05b6a51ed41f42870cfc13b265df8ff411ce98a33e4786e7cd96be8"; noSpec != want {
+		t.Errorf("SpecHash of an object without spec = %s, want %s", noSpec, want)
+	}
 }
 
 func TestHashesAnnotation(t *testing.T) {
