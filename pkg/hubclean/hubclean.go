@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 )
@@ -75,7 +74,7 @@ func DeleteClusters(ctx context.Context, c client.Client, clusters []clusterv1.M
 // longer serves are skipped.
 func Remove(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, removed func(client.Object)) error {
 	list := &rbacv1.ClusterRoleBindingList{}
-	if err := c.List(ctx, list, client.MatchingLabels{config.PartOfLabelKey: config.PartOfLabelValue, config.ComponentLabelKey: config.ClusterBootstrapComponent}); err != nil {
+	if err := c.List(ctx, list, client.MatchingLabels{apply.PartOfLabelKey: apply.PartOfLabelValue, apply.ComponentLabelKey: apply.ClusterBootstrapComponent}); err != nil {
 		return fmt.Errorf("list the bindings of cluster-bound bootstrap identities: %w", err)
 	}
 	for i := range list.Items {

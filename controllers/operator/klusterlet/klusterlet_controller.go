@@ -203,7 +203,7 @@ func addonNamespace() *unstructured.Unstructured {
 	ns.SetAPIVersion("v1")
 	ns.SetKind("Namespace")
 	ns.SetName(addonv1alpha1.DefaultAddonInstallNamespace)
-	ns.SetLabels(map[string]string{"app.kubernetes.io/part-of": "kubectl-ocm"})
+	ns.SetLabels(map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue})
 	return ns
 }
 
