@@ -2,7 +2,8 @@
 # The getting-started flow on the `make dev-env` clusters, each step shown as a
 # user would type it: install the hub, join cluster1 and cluster2, accept them,
 # list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
-# cluster1, roll a workload out to both clusters through a placement, then
+# cluster1, roll a workload out to both clusters through a placement, give
+# every cluster of the default set a namespace, then
 # install the example add-ons on both: one the hub deploys from an
 # AddOnTemplate, one with a manager of its own.
 set -euo pipefail
@@ -107,6 +108,12 @@ step kubectl ocm work create hello-fleet -f "$ROOT/examples/rollout/configmap.ya
 step kubectl wait --for=condition=PlacementRolledOut manifestworkreplicaset/hello-fleet -n demo --context hub --timeout=2m
 step kubectl ocm work get --replicaset hello-fleet -n demo --context hub
 step kubectl get configmap hello-fleet -n default --context cluster2
+
+# Fleet namespaces: every cluster of the default set gets namespace team-a,
+# created by its agent and reported on its ManagedCluster.
+step kubectl ocm clusterset set default --namespaces team-a --context hub
+step kubectl wait --for=jsonpath='{.status.managedNamespaces[?(@.name=="team-a")].conditions[?(@.type=="NamespaceAvailable")].status}'=True managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=1m
+step kubectl get namespace team-a --context cluster2 --show-labels
 
 # Register the example add-on (an AddOnTemplate: no controller of its own) and
 # enable it on both clusters: the hub's add-on manager deploys its agent, which

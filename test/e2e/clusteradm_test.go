@@ -114,6 +114,28 @@ func TestClusteradmQuickStart(t *testing.T) {
 	sh.ok(t, `clusteradm addon disable --names helloworld --clusters cluster1 --context ${CTX_HUB_CLUSTER}`)
 	waitGone(t, hub, &addonv1alpha1.ManagedClusterAddOn{}, "cluster1", helloworld)
 
+	// Fleet namespaces: clusteradm clusterset set --namespaces; the agent
+	// creates the namespace on the member cluster and the hub reports it.
+	sh.ok(t, `clusteradm clusterset set default --namespaces team-a --context ${CTX_HUB_CLUSTER}`)
+	eventually(t, 2*time.Minute, "namespace team-a on cluster1, reported available", func(ctx context.Context) (bool, error) {
+		if err := managed.Get(ctx, client.ObjectKey{Name: "team-a"}, &corev1.Namespace{}); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		mc := &clusterv1.ManagedCluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
+			return false, err
+		}
+		for _, ns := range mc.Status.ManagedNamespaces {
+			if ns.Name == "team-a" && meta.IsStatusConditionTrue(ns.Conditions, clusterv1.ManagedNamespaceConditionAvailable) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+
+	// A leaked bootstrap token is revoked: clusteradm delete token.
+	sh.ok(t, `clusteradm delete token --context ${CTX_HUB_CLUSTER}`)
+
 	// clusteradm commands kubectl ocm has no verb for fail, and say so.
 	for _, line := range []string{
 		`clusteradm proxy health --context ${CTX_HUB_CLUSTER}`,

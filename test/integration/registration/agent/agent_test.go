@@ -264,12 +264,12 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 	// concurrently, which would make an update conflict.
 	base := k.DeepCopy()
 	k.Spec.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{
-		ClusterClaimConfiguration: &operatorv1.ClusterClaimConfiguration{MaxCustomClusterClaims: 2},
+		ClusterClaimConfiguration: &operatorv1.ClusterClaimConfiguration{MaxCustomClusterClaims: 2, ReservedClusterClaimSuffixes: []string{".example.com"}},
 	}
 	if err := s.spokeC.Patch(ctx, k, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
-	claims := map[string]bool{"id.k8s.io": false, "zone": false, "app": false, "region": false, "secret-thing": true}
+	claims := map[string]bool{"id.k8s.io": false, "zone": false, "app": false, "region": false, "secret-thing": true, "platform.example.com": false}
 	for name, spokeOnly := range claims {
 		c := &clusterv1alpha1.ClusterClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1alpha1.ClusterClaimSpec{Value: "v-" + name}}
 		if spokeOnly {
@@ -279,8 +279,9 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 			t.Fatal(err)
 		}
 	}
-	// The agent's own version claim is reserved: custom claims do not push it out.
-	wantClaims := []string{version.AgentVersionClaim, "id.k8s.io", "app", "region"}
+	// The agent's own version claim is reserved: custom claims do not push
+	// it out. Nor do they push out a claim with a reserved suffix.
+	wantClaims := []string{version.AgentVersionClaim, "id.k8s.io", "platform.example.com", "app", "region"}
 	eventually(ctx, t, "version, capacity, allocatable and claims on the ManagedCluster", func(ctx context.Context) (bool, error) {
 		mc, err := managedCluster(ctx, s.hubC)
 		if err != nil {
@@ -298,7 +299,7 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 				mc.Status.Version.Kubernetes, cpu.String(), alloc.String(), mem.String(), got, version.AgentVersion(mc), wantClaims, version.Version)
 		}
 		return true, nil
-	})	// The agent says on the hub that it left claims out.
+	}) // The agent says on the hub that it left claims out.
 	eventually(ctx, t, "event CustomClusterClaimsTruncated about the cluster in its namespace on the hub", func(ctx context.Context) (bool, error) {
 		list := &eventsv1.EventList{}
 		if err := s.hubC.List(ctx, list, client.InNamespace(clusterName)); err != nil {
