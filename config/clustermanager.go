@@ -26,6 +26,18 @@ const HubOperatorDeployment = "cluster-manager"
 // HubNamespace, which the operator renders and watches.
 const HubControllerDeployment = "ocm-hub-controller"
 
+// The NetworkPolicies of the hub controller's Pod in HubNamespace, rendered
+// from the ClusterManager's spec.networkPolicyConfiguration (see
+// HubValues.NetworkPolicy).
+const (
+	// HubWebhookNetworkPolicy opens the webhook port, to the API server's
+	// namespace when apiServerNamespace is set.
+	HubWebhookNetworkPolicy = "ocm-hub-controller-webhook"
+	// HubMetricsNetworkPolicy opens the metrics port to monitoringNamespace;
+	// rendered only when it is set.
+	HubMetricsNetworkPolicy = "ocm-hub-controller-metrics"
+)
+
 // HubOperatorValues parameterise the manifests in config/hub-operator: the
 // operator and the ClusterManager, what `kubectl ocm hub init` writes.
 type HubOperatorValues struct {
@@ -68,10 +80,12 @@ func HubOperatorObjects(v HubOperatorValues) ([]*unstructured.Unstructured, erro
 // Reasons of a ClusterManager the operator cannot apply, on its Applied
 // condition; each names the field.
 const (
-	ReasonImagePullSpecsDiffer          = "ImagePullSpecsDiffer"
-	ReasonRegistrationDriverUnsupported = "RegistrationDriverUnsupported"
-	ReasonWorkDriverUnsupported         = "WorkDriverUnsupported"
-	ReasonDeployModeUnsupported         = "DeployModeUnsupported"
+	ReasonImagePullSpecsDiffer             = "ImagePullSpecsDiffer"
+	ReasonRegistrationDriverUnsupported    = "RegistrationDriverUnsupported"
+	ReasonWorkDriverUnsupported            = "WorkDriverUnsupported"
+	ReasonDeployModeUnsupported            = "DeployModeUnsupported"
+	ReasonServerConfigurationUnsupported   = "ServerConfigurationUnsupported"
+	ReasonImporterConfigurationUnsupported = "ImporterConfigurationUnsupported"
 )
 
 // FieldError is a field of a ClusterManager (or Klusterlet) that cannot take
@@ -86,9 +100,12 @@ func (e *FieldError) Error() string { return e.Message }
 // HubValuesFromClusterManager returns the HubValues the operator renders for
 // cm: the image of its *ImagePullSpec, its feature gates as the hub
 // controller's --feature-gates, its nodePlacement and resourceRequirement as
-// the hub controller's scheduling and resources. It also returns the
-// feature gates it does not know, which are ignored. A field that cannot
-// take effect is an error wrapping a *FieldError per field.
+// the hub controller's scheduling and resources, its
+// networkPolicyConfiguration as the hub controller's NetworkPolicies. It
+// also returns the feature gates it does not know, which are ignored. A
+// field that cannot take effect is an error wrapping a *FieldError per
+// field: a serverConfiguration or an importerConfiguration that sets
+// anything is one (the hub runs neither server), an empty one is not.
 func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []string, error) {
 	spec := &cm.Spec
 	v := HubValues{ClusterManagerName: cm.Name}
@@ -111,6 +128,10 @@ func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []st
 					"spec.registrationConfiguration.registrationDrivers authType %s is not supported: the hub registers clusters through certificate signing requests only; remove it or use authType csr", d.AuthType)})
 			}
 		}
+		if ic := rc.ImporterConfiguration; ic != nil && len(ic.Renderers) > 0 {
+			errs = append(errs, &FieldError{Reason: ReasonImporterConfigurationUnsupported, Message: "spec.registrationConfiguration.importerConfiguration is not supported: " +
+				"the hub has no cluster importer, clusters join with `kubectl ocm join` (or a Klusterlet); remove importerConfiguration"})
+		}
 	}
 	if wc := spec.WorkConfiguration; wc != nil {
 		gates = append(gates, wc.FeatureGates)
@@ -118,6 +139,10 @@ func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []st
 			errs = append(errs, &FieldError{Reason: ReasonWorkDriverUnsupported, Message: fmt.Sprintf(
 				"spec.workConfiguration.workDriver %s is not supported: ManifestWorks travel through the hub's API server only; set workDriver kube", wc.WorkDriver)})
 		}
+	}
+	if sc := spec.ServerConfiguration; sc != nil && (sc.ImagePullSpec != "" || len(sc.FeatureGates) > 0 || len(sc.EndpointsExposure) > 0) {
+		errs = append(errs, &FieldError{Reason: ReasonServerConfigurationUnsupported, Message: "spec.serverConfiguration is not supported: " +
+			"agents reach the hub through its API server only, the hub runs no gRPC or HTTPS server for them; remove serverConfiguration"})
 	}
 	if ac := spec.AddOnManagerConfiguration; ac != nil {
 		gates = append(gates, ac.FeatureGates)
@@ -130,6 +155,9 @@ func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []st
 	v.NodeSelector = spec.NodePlacement.NodeSelector
 	v.Tolerations = spec.NodePlacement.Tolerations
 	v.Resources = resources(spec.ResourceRequirement)
+	if np := spec.NetworkPolicyConfiguration; np != nil {
+		v.NetworkPolicy = np.DeepCopy()
+	}
 	return v, unknown, errors.Join(errs...)
 }
 

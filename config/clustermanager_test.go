@@ -81,6 +81,26 @@ func TestHubValuesFromClusterManager(t *testing.T) {
 		},
 		want:        HubValues{ClusterManagerName: "cm", Image: DefaultImage()},
 		wantReasons: []string{ReasonDeployModeUnsupported, ReasonRegistrationDriverUnsupported, ReasonWorkDriverUnsupported},
+	}, {
+		name: "empty serverConfiguration and importerConfiguration",
+		spec: operatorv1.ClusterManagerSpec{
+			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{}}},
+			ServerConfiguration:       &operatorv1.ServerConfiguration{FeatureGates: []operatorv1.FeatureGate{}},
+		},
+		want: HubValues{ClusterManagerName: "cm", Image: DefaultImage()},
+	}, {
+		name: "rejected: serverConfiguration, importerConfiguration",
+		spec: operatorv1.ClusterManagerSpec{
+			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-auto"}}},
+			ServerConfiguration:       &operatorv1.ServerConfiguration{EndpointsExposure: []operatorv1.EndpointExposure{{Protocol: "grpc"}}},
+		},
+		want:        HubValues{ClusterManagerName: "cm", Image: DefaultImage()},
+		wantReasons: []string{ReasonImporterConfigurationUnsupported, ReasonServerConfigurationUnsupported},
+	}, {
+		name: "networkPolicyConfiguration",
+		spec: operatorv1.ClusterManagerSpec{NetworkPolicyConfiguration: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system", MonitoringNamespace: "monitoring"}},
+		want: HubValues{ClusterManagerName: "cm", Image: DefaultImage(),
+			NetworkPolicy: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system", MonitoringNamespace: "monitoring"}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -90,6 +90,7 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 	if wc := s.WorkConfiguration; wc != nil {
 		workGates = wc.FeatureGates
 		v.HubKubeAPIQPS, v.HubKubeAPIBurst = wc.HubKubeAPIQPS, wc.HubKubeAPIBurst
+		v.WorkKubeAPIQPS, v.WorkKubeAPIBurst = wc.KubeAPIQPS, wc.KubeAPIBurst
 		if d := wc.StatusSyncInterval; d != nil && d.Duration > 0 {
 			v.StatusSyncInterval = d.Duration.String()
 		}

@@ -46,11 +46,13 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 		}), want: func(v *AgentValues) { v.FeatureGates = "AddonManagement=false,ClusterClaim=false" },
 			wantArgs: []string{"--feature-gates=AddonManagement=false,ClusterClaim=false"}, wantUnknown: []string{"NoSuchGate"}},
 		{name: "work configuration", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
-			s.WorkConfiguration = &operatorv1.WorkAgentConfiguration{HubKubeAPIQPS: 20, HubKubeAPIBurst: 40,
+			s.WorkConfiguration = &operatorv1.WorkAgentConfiguration{HubKubeAPIQPS: 20, HubKubeAPIBurst: 40, KubeAPIQPS: 30, KubeAPIBurst: 60,
 				StatusSyncInterval: &metav1.Duration{Duration: 5 * time.Second}, AppliedManifestWorkEvictionGracePeriod: &metav1.Duration{Duration: time.Hour}}
 		}), want: func(v *AgentValues) {
 			v.HubKubeAPIQPS, v.HubKubeAPIBurst, v.StatusSyncInterval, v.EvictionGracePeriod = 20, 40, "5s", "1h0m0s"
-		}, wantArgs: []string{"--hub-kube-api-qps=20", "--hub-kube-api-burst=40", "--status-sync-interval=5s", "--appliedmanifestwork-eviction-grace-period=1h0m0s"}},
+			v.WorkKubeAPIQPS, v.WorkKubeAPIBurst = 30, 60
+		}, wantArgs: []string{"--hub-kube-api-qps=20", "--hub-kube-api-burst=40", "--work-kube-api-qps=30", "--work-kube-api-burst=60",
+			"--status-sync-interval=5s", "--appliedmanifestwork-eviction-grace-period=1h0m0s"}},
 		{name: "registration configuration", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.ExternalServerURLs = []operatorv1.ServerURL{{URL: "https://a:6443"}, {URL: "https://b:6443"}}
 			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{ClientCertExpirationSeconds: 3600,

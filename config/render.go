@@ -102,9 +102,23 @@ type HubValues struct {
 	// controller then listens on that port (on that host when it is a
 	// loopback address) and its serving certificate names that host.
 	ConversionWebhookURL string
+	// NetworkPolicy, when set, renders the NetworkPolicies of the hub
+	// controller's Pod (the ClusterManager's
+	// spec.networkPolicyConfiguration): ingress to its webhook port, from
+	// APIServerNamespace when set, and to its metrics port from
+	// MonitoringNamespace, only when set. Nil renders none.
+	NetworkPolicy *operatorv1.NetworkPolicyConfiguration
 	// Scheduling places the hub controller's Pod and sizes its container.
 	Scheduling
 }
+
+// HubMetricsPort is the port of the hub controller's Prometheus /metrics
+// endpoint: its container port and --metrics-bind-address, and the port its
+// NetworkPolicy opens to the monitoring namespace.
+const HubMetricsPort = 8080
+
+// MetricsPort is HubMetricsPort, for the templates.
+func (HubValues) MetricsPort() int { return HubMetricsPort }
 
 // BootstrapServiceAccount names the shared bootstrap ServiceAccount.
 func (HubValues) BootstrapServiceAccount() string { return identity.BootstrapServiceAccount }
@@ -173,6 +187,12 @@ type AgentValues struct {
 	// reads at start); 0 leaves the agent's defaults, 50 and 100.
 	HubKubeAPIQPS   int32
 	HubKubeAPIBurst int32
+	// WorkKubeAPIQPS and WorkKubeAPIBurst limit the work agent's requests
+	// to the managed cluster (the Klusterlet's spec.workConfiguration
+	// kubeAPIQPS and kubeAPIBurst, the agent's --work-kube-api-qps and
+	// --work-kube-api-burst); 0 leaves the agent's defaults, 50 and 100.
+	WorkKubeAPIQPS   int32
+	WorkKubeAPIBurst int32
 	// StatusSyncInterval and EvictionGracePeriod are the work agent's
 	// --status-sync-interval and
 	// --appliedmanifestwork-eviction-grace-period (Go durations); empty
@@ -185,8 +205,9 @@ type AgentValues struct {
 	// BootstrapKubeconfigSecret names the bootstrap kubeconfig Secret when it
 	// is not bootstrap-hub-kubeconfig.
 	BootstrapKubeconfigSecret string
-	// KubeAPIQPS and KubeAPIBurst limit the agent's requests to its own
-	// cluster; 0 leaves the agent's defaults.
+	// KubeAPIQPS and KubeAPIBurst limit the registration and add-on
+	// agents' requests to the managed cluster (the Klusterlet's
+	// spec.registrationConfiguration); 0 leaves the agent's defaults.
 	KubeAPIQPS   int32
 	KubeAPIBurst int32
 	// PriorityClassName is the agent Pod's priority class.

@@ -41,6 +41,9 @@ var joinExample = cli.Examples(`
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run=client -o yaml > cluster1.yaml
 	kubectl apply --server-side -f cluster1.yaml
 
+	# Keep a copy of the manifests installed (it holds the token: only its owner reads it)
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --output-file cluster1.yaml
+
 	# Have the cluster check what would be installed, without storing it
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --dry-run=server`)
 

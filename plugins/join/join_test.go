@@ -50,7 +50,7 @@ func TestValidate(t *testing.T) {
 			o.Mode, o.ManagedClusterKubeconfig, o.ClusterName = ModeHosted, "managed.kubeconfig", strings.Repeat("c", 52)
 		}},
 		{name: "unknown mode", change: func(o *Options) { o.Mode = "x" }, wantErrContains: "not one of default, hosted"},
-		{name: "short certificate", change: func(o *Options) { o.ClientCertExpirationSeconds = 60 }, wantErrContains: "minimum of 600"},
+		{name: "short certificate", change: func(o *Options) { o.ClientCertExpirationSeconds = 600 }, wantErrContains: "minimum of 3600"},
 		{name: "client dry run as YAML", change: func(o *Options) { o.DryRun, o.PrintFlags.OutputFormat = cli.DryRunClient, ptr.To("yaml") }},
 		{name: "server dry run by name", change: func(o *Options) { o.DryRun, o.PrintFlags.OutputFormat = cli.DryRunServer, ptr.To("name") }},
 		{name: "output without dry-run", change: func(o *Options) { o.PrintFlags.OutputFormat = ptr.To("yaml") }, wantErrContains: "only applies with --dry-run"},

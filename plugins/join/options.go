@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -92,6 +93,11 @@ type Options struct {
 	// PrintFlags holds -o, which prints the objects of a dry run: yaml or
 	// json (the manifests) or name.
 	PrintFlags *genericclioptions.PrintFlags
+	// OutputFile is clusteradm's --output-file: a file that receives the
+	// manifests join applies, as --dry-run=client -o yaml prints them,
+	// written before anything is applied. It holds the bootstrap token, so
+	// only its owner reads it.
+	OutputFile string
 
 	// hubCA is the hub's CA bundle from --ca-file, after Complete.
 	hubCA []byte
@@ -139,12 +145,13 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file whose current context reaches the managed cluster; it is stored on the hosting cluster as the agent's identity on the managed cluster.")
 	fs.BoolVar(&o.ForceInternalEndpointLookup, "force-internal-endpoint-lookup", o.ForceInternalEndpointLookup, "Use the hub address from ConfigMap kube-public/cluster-info on the hub instead of --hub-apiserver, for the agent (e.g. kind clusters).")
 	fs.BoolVar(&o.Singleton, "singleton", o.Singleton, "Only record mode Singleton (SingletonHosted with --mode hosted) in the Klusterlet's spec.deployOption.mode, for tools that read it. Nothing else changes: the agent is the same one Deployment, running registration and work, in every mode.")
-	fs.Int32Var(&o.ClientCertExpirationSeconds, "client-cert-expiration-seconds", o.ClientCertExpirationSeconds, "Requested lifetime of the agent's client certificate in seconds (at least 600). Default: the hub signer's.")
+	fs.Int32Var(&o.ClientCertExpirationSeconds, "client-cert-expiration-seconds", o.ClientCertExpirationSeconds, "Requested lifetime of the agent's client certificate in seconds (at least 3600). Default: the hub signer's.")
 	fs.StringVar(&o.AddonKubeClientRegistrationAuth, "addon-kubeclient-registration-auth", o.AddonKubeClientRegistrationAuth, "How add-on agents obtain their credential for the hub's API server: csr (client certificates approved by the hub) or token (tokens of ServiceAccount <addon>-agent in the cluster's namespace on the hub, refreshed by the agent). Recorded in the Klusterlet's spec.registrationConfiguration.addOnKubeClientRegistrationDriver.")
 	fs.Int64Var(&o.AddonTokenExpirationSeconds, "addon-token-expiration-seconds", o.AddonTokenExpirationSeconds, "With --addon-kubeclient-registration-auth token: the requested lifetime of add-on tokens in seconds (at least 600). Default: a year.")
 	fs.StringSliceVar(&o.ExternalServerURLs, "external-server-urls", o.ExternalServerURLs, "This cluster's API server URLs for the hub (https).")
 	o.addProxyFlags(fs)
 	fs.BoolVar(&o.Force, "force", o.Force, "Join even if a joined, available cluster of the same name exists on the hub.")
+	fs.StringVar(&o.OutputFile, "output-file", o.OutputFile, "Also write the manifests join installs to this file, as --dry-run=client -o yaml prints them, readable by its owner only (it holds the bootstrap token); it is written before anything is installed.")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	fs.Lookup("dry-run").Usage = `Check the hub, then install nothing: "client" prints the objects that would be installed; "server" has the cluster of --context (and, in hosted mode, the managed cluster) validate and admit them without storing them.`
 	o.PrintFlags.AddFlags(cmd)
@@ -205,8 +212,8 @@ func (o *Options) Validate() error {
 	if o.ManagedClusterKubeconfig != "" && o.Mode != ModeHosted {
 		errs = append(errs, errors.New("--managed-cluster-kubeconfig only applies with --mode hosted"))
 	}
-	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < 600 {
-		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the Kubernetes minimum of 600", o.ClientCertExpirationSeconds))
+	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < operatorv1.MinClientCertExpirationSeconds {
+		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the minimum of %d", o.ClientCertExpirationSeconds, operatorv1.MinClientCertExpirationSeconds))
 	}
 	switch o.AddonKubeClientRegistrationAuth {
 	case addonv1alpha1.KubeClientDriverCSR, addonv1alpha1.KubeClientDriverToken:

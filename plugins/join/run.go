@@ -3,6 +3,7 @@ package join
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -52,6 +53,12 @@ func (o *Options) Run(ctx context.Context) error {
 	objs, managedObjs, err := o.objects(server, hub.ca)
 	if err != nil {
 		return err
+	}
+	if o.OutputFile != "" {
+		all := apply.Sort(append(slices.Clip(managedObjs), objs...))
+		if err := cli.WriteManifestsFile("--output-file", o.OutputFile, all, cli.PrivateFileMode); err != nil {
+			return err
+		}
 	}
 	if o.DryRun == cli.DryRunClient {
 		o.noteManagedObjects(managedObjs)

@@ -126,6 +126,7 @@ func TestSelectClaims(t *testing.T) {
 		name          string
 		claims        []clusterv1alpha1.ClusterClaim
 		max           int
+		suffixes      []string
 		synthesized   []string
 		want          []string
 		wantTruncated int
@@ -139,6 +140,14 @@ func TestSelectClaims(t *testing.T) {
 		{name: "zero custom", claims: []clusterv1alpha1.ClusterClaim{claim("a", false), claim("id.k8s.io", false)}, max: 0, want: []string{"id.k8s.io"}, wantTruncated: 1},
 		{name: "synthesized reserved, not counted, replacing a ClusterClaim", claims: []clusterv1alpha1.ClusterClaim{claim("b", false), claim("a", false), claim("id.k8s.io", false), claim("agentversion.kubectl-ocm.io", false)},
 			max: 1, synthesized: []string{"agentversion.kubectl-ocm.io"}, want: []string{"agentversion.kubectl-ocm.io", "id.k8s.io", "a"}, wantTruncated: 1},
+		{name: "reserved suffixes: reported first, not counted", claims: []clusterv1alpha1.ClusterClaim{claim("b", false), claim("a", false),
+			claim("region.example.com", false), claim("zone.example.org", false), claim("example.com", false), claim("id.k8s.io", false)},
+			max: 1, suffixes: []string{".example.com", "zone.example.org"},
+			want: []string{"id.k8s.io", "region.example.com", "zone.example.org", "a"}, wantTruncated: 2},
+		{name: "reserved suffix of a spoke-only claim: hidden", claims: []clusterv1alpha1.ClusterClaim{claim("x.example.com", true)},
+			max: 20, suffixes: []string{".example.com"}},
+		{name: "empty suffix matches nothing", claims: []clusterv1alpha1.ClusterClaim{claim("b", false), claim("a", false)},
+			max: 1, suffixes: []string{""}, want: []string{"a"}, wantTruncated: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,7 +155,7 @@ func TestSelectClaims(t *testing.T) {
 			for _, name := range tt.synthesized {
 				synthesized = append(synthesized, clusterv1.ManagedClusterClaim{Name: name, Value: "s-" + name})
 			}
-			got, truncated := selectClaims(tt.claims, tt.max, synthesized...)
+			got, truncated := selectClaims(tt.claims, tt.max, tt.suffixes, synthesized...)
 			var names []string
 			for _, c := range got {
 				names = append(names, c.Name)
@@ -255,7 +264,8 @@ func TestOptionsValidate(t *testing.T) {
 		{name: "valid", opts: Options{Namespace: "ns", ClusterName: "c1"}},
 		{name: "no namespace", opts: Options{}, wantErrContains: "POD_NAMESPACE"},
 		{name: "bad cluster name", opts: Options{Namespace: "ns", ClusterName: "C_1"}, wantErrContains: "invalid --cluster-name"},
-		{name: "short certificate", opts: Options{Namespace: "ns", ClientCertExpirationSeconds: 60}, wantErrContains: "minimum of 600"},
+		{name: "short certificate", opts: Options{Namespace: "ns", ClientCertExpirationSeconds: 3599}, wantErrContains: "minimum of 3600"},
+		{name: "an hour", opts: Options{Namespace: "ns", ClientCertExpirationSeconds: 3600}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,12 +28,12 @@ const (
 	releasedValue = "false"
 )
 
-// The managed namespaces of the cluster's sets, created, relabelled and
+// The managed namespaces of the cluster's sets, created, relabeled and
 // deleted on the managed cluster; their changes trigger status syncs.
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch;create;patch;delete
 
 // applyManagedNamespaces creates on the managed cluster the namespaces of
-// mc.Status.ManagedNamespaces, labelled <prefix><hub hash>=true as OCM's
+// mc.Status.ManagedNamespaces, labeled <prefix><hub hash>=true as OCM's
 // agent does, and sets each entry's NamespaceAvailable condition. It then
 // releases the namespaces that carry the label but are no longer asked for
 // (releaseNamespaces) and reports those it keeps in the cluster's
@@ -79,7 +79,7 @@ func namespaceCondition(name string, err error, gen int64) metav1.Condition {
 	}
 }
 
-// ensureNamespace creates namespace name labelled key=true, or labels the
+// ensureNamespace creates namespace name labeled key=true, or labels the
 // existing one so (and drops the note of an earlier release).
 func (a *Agent) ensureNamespace(ctx context.Context, name, key string) error {
 	ns := &corev1.Namespace{}
@@ -131,12 +131,12 @@ type retainedNamespace struct {
 	why string
 }
 
-// releaseNamespaces handles the namespaces labelled with key that no entry
-// of wanted asks for. One labelled key=true is deleted unless it holds
-// objects no ManifestWork owns (unownedObjects); then it is kept, labelled
+// releaseNamespaces handles the namespaces labeled with key that no entry
+// of wanted asks for. One labeled key=true is deleted unless it holds
+// objects no ManifestWork owns (unownedObjects); then it is kept, labeled
 // key=false, with what it holds noted in an annotation. One that a
 // ManifestWork owns itself is left to that work: the label is removed. It
-// returns the namespaces kept: those labelled key=false, and those that
+// returns the namespaces kept: those labeled key=false, and those that
 // could not be checked (tried again at the next sync).
 func (a *Agent) releaseNamespaces(ctx context.Context, key string, wanted map[string]error) ([]retainedNamespace, error) {
 	list := &corev1.NamespaceList{}

@@ -32,7 +32,7 @@ func object(gvk schema.GroupVersionKind, ns, name string, owners ...metav1.Owner
 	return o
 }
 
-// namespace returns a namespace labelled testKey=value (no label when value is empty).
+// namespace returns a namespace labeled testKey=value (no label when value is empty).
 func namespace(name, value string, owners ...metav1.OwnerReference) *corev1.Namespace {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: owners}}
 	if value != "" {
@@ -123,7 +123,7 @@ func TestReleaseNamespaces(t *testing.T) {
 			wantActions: []string{"delete team-a"},
 		},
 		{
-			name:       "a namespace holding an object no work owns is kept, labelled false, noted",
+			name:       "a namespace holding an object no work owns is kept, labeled false, noted",
 			namespaces: []*corev1.Namespace{namespace("team-a", "true")},
 			objects:    []runtime.Object{object(cm, "team-a", "mine"), object(deploy, "team-a", "web", amw), object(cm, "other", "elsewhere")},
 			wantActions: []string{`patch team-a {"metadata":{"annotations":{"kubectl-ocm.io/retained-objects":"1 object(s) no ManifestWork owns: configmaps/mine"},"labels":{"` +

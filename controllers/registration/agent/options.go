@@ -46,7 +46,8 @@ type Options struct {
 	// the hub should use; empty: the Klusterlet's spec.externalServerURLs.
 	SpokeExternalServerURLs []string
 	// ClientCertExpirationSeconds is the requested lifetime of client
-	// certificates; 0 leaves it to the hub's signer.
+	// certificates, at least operatorv1.MinClientCertExpirationSeconds; 0
+	// leaves it to the hub's signer.
 	ClientCertExpirationSeconds int32
 	// ClusterHealthCheckPeriod is how often the cluster's status is reported.
 	ClusterHealthCheckPeriod time.Duration
@@ -105,8 +106,8 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--managed-kubeconfig-secret %q must differ from the bootstrap and hub kubeconfig Secrets", o.ManagedKubeconfigSecret))
 		}
 	}
-	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < 600 {
-		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the Kubernetes minimum of 600", o.ClientCertExpirationSeconds))
+	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < operatorv1.MinClientCertExpirationSeconds {
+		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the minimum of %d", o.ClientCertExpirationSeconds, operatorv1.MinClientCertExpirationSeconds))
 	}
 	return errors.Join(errs...)
 }

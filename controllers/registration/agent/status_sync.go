@@ -142,13 +142,15 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 		return fmt.Errorf("list ClusterClaims: %w", err)
 	}
 	limit := defaultMaxCustomClusterClaims
+	var suffixes []string
 	k := &operatorv1.Klusterlet{}
 	if err := a.mgmt.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k); err == nil {
 		if rc := k.Spec.RegistrationConfiguration; rc != nil && rc.ClusterClaimConfiguration != nil {
 			limit = int(rc.ClusterClaimConfiguration.MaxCustomClusterClaims)
+			suffixes = rc.ClusterClaimConfiguration.ReservedClusterClaimSuffixes
 		}
 	}
-	selected, truncated := selectClaims(claims.Items, limit, version.AgentClaim(version.Version))
+	selected, truncated := selectClaims(claims.Items, limit, suffixes, version.AgentClaim(version.Version))
 	mc.Status.ClusterClaims = selected
 	a.mu.Lock()
 	changed := truncated != a.truncatedClaims
@@ -163,11 +165,13 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 }
 
 // selectClaims returns the claims to report: without those labeled
-// spoke-only, reserved names first, then custom ones, each sorted by name,
-// custom ones truncated to maxCustom. The agent's synthesized claims count
-// as reserved and replace ClusterClaims of the same name. It also returns how
-// many custom claims were left out.
-func selectClaims(claims []clusterv1alpha1.ClusterClaim, maxCustom int, synthesized ...clusterv1.ManagedClusterClaim) ([]clusterv1.ManagedClusterClaim, int) {
+// spoke-only, reserved ones first, then custom ones, each sorted by name,
+// custom ones truncated to maxCustom. Reserved are the reserved names and
+// the names ending with one of reservedSuffixes (the Klusterlet's
+// clusterClaimConfiguration.reservedClusterClaimSuffixes). The agent's
+// synthesized claims count as reserved and replace ClusterClaims of the same
+// name. It also returns how many custom claims were left out.
+func selectClaims(claims []clusterv1alpha1.ClusterClaim, maxCustom int, reservedSuffixes []string, synthesized ...clusterv1.ManagedClusterClaim) ([]clusterv1.ManagedClusterClaim, int) {
 	reserved := slices.Clone(synthesized)
 	var custom []clusterv1.ManagedClusterClaim
 	for i := range claims {
@@ -179,7 +183,7 @@ func selectClaims(claims []clusterv1alpha1.ClusterClaim, maxCustom int, synthesi
 			continue
 		}
 		mcc := clusterv1.ManagedClusterClaim{Name: c.Name, Value: c.Spec.Value}
-		if clusterv1alpha1.IsReservedClusterClaimName(c.Name) {
+		if clusterv1alpha1.IsReservedClusterClaimName(c.Name) || hasAnySuffix(c.Name, reservedSuffixes) {
 			reserved = append(reserved, mcc)
 		} else {
 			custom = append(custom, mcc)
@@ -198,6 +202,14 @@ func selectClaims(claims []clusterv1alpha1.ClusterClaim, maxCustom int, synthesi
 		return nil, truncated
 	}
 	return out, truncated
+}
+
+// hasAnySuffix reports whether name ends with one of suffixes; empty
+// suffixes match nothing.
+func hasAnySuffix(name string, suffixes []string) bool {
+	return slices.ContainsFunc(suffixes, func(suffix string) bool {
+		return suffix != "" && strings.HasSuffix(name, suffix)
+	})
 }
 
 // recordHubEvent records an event about mc in the cluster's namespace on the

@@ -76,14 +76,28 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 			return nil, err
 		}
 	}
-	cfg := managed.GetConfig()
-	managedKube, err := kubernetes.NewForConfig(cfg)
+	// The work agent's own clients of the managed cluster, with its own
+	// rate limits (the registration agent's are those of managed's
+	// clients); they share managed's connections, scheme, mapper and cache.
+	cfg := rateLimited(managed.GetConfig(), opts.KubeQPS, opts.KubeBurst)
+	httpClient := managed.GetHTTPClient()
+	managedKube, err := kubernetes.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("create managed-cluster clientset: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	dyn, err := dynamic.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("create managed-cluster dynamic client: %w", err)
+	}
+	clientOpts := client.Options{HTTPClient: httpClient, Scheme: managed.GetScheme(), Mapper: managed.GetRESTMapper()}
+	spokeReader, err := client.New(cfg, clientOpts)
+	if err != nil {
+		return nil, fmt.Errorf("create managed-cluster client: %w", err)
+	}
+	clientOpts.Cache = &client.CacheOptions{Reader: managed.GetCache()}
+	spoke, err := client.New(cfg, clientOpts)
+	if err != nil {
+		return nil, fmt.Errorf("create managed-cluster client: %w", err)
 	}
 	rules, err := newRuleEvaluator()
 	if err != nil {
@@ -94,8 +108,8 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		executor:    newExecutorChecker(kubeReview(managedKube), impersonatingDryRun(cfg), min(executorCacheTTL, opts.ExecutorRetryInterval)),
 		opts:        opts,
 		managed:     managed,
-		spoke:       managed.GetClient(),
-		spokeReader: managed.GetAPIReader(),
+		spoke:       spoke,
+		spokeReader: spokeReader,
 		config:      mgr.GetConfig(),
 		// The managed cluster's mapper, shared with its cache, finds new
 		// kinds by looking up their group again on a miss.
@@ -105,6 +119,14 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		evictEvents:   make(chan event.GenericEvent, 1024),
 		log:           mgr.GetLogger().WithName("work-agent"),
 	}, nil
+}
+
+// rateLimited returns a copy of cfg whose clients each limit their requests
+// to qps per second in bursts of burst, with rate limiters of their own.
+func rateLimited(cfg *rest.Config, qps float32, burst int) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.QPS, c.Burst, c.RateLimiter = qps, burst, nil
+	return c
 }
 
 // SetupWithManager adds the agent and its AppliedManifestWork controller to mgr.

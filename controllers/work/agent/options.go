@@ -27,6 +27,11 @@ const (
 	// DefaultHubQPS and DefaultHubBurst limit the requests to the hub.
 	DefaultHubQPS   = 50
 	DefaultHubBurst = 100
+	// DefaultKubeQPS and DefaultKubeBurst limit the requests to the managed
+	// cluster (the Klusterlet's workConfiguration.kubeAPIQPS and
+	// kubeAPIBurst default to the same).
+	DefaultKubeQPS   = 50
+	DefaultKubeBurst = 100
 )
 
 // Options configure the work agent.
@@ -59,6 +64,13 @@ type Options struct {
 	// HubQPS and HubBurst limit the requests to the hub.
 	HubQPS   float32
 	HubBurst int
+	// KubeQPS and KubeBurst limit the requests to the managed cluster:
+	// each client the work agent builds for it (applies, watches of the
+	// applied objects, SubjectAccessReviews, AppliedManifestWorks) has a
+	// rate limiter of its own with these settings, apart from the
+	// registration agent's.
+	KubeQPS   float32
+	KubeBurst int
 	// ExecutorRetryInterval is when a work whose executor ServiceAccount was
 	// denied a manifest is tried again (default 60 s); a change of the work
 	// tries it at once.
@@ -97,6 +109,12 @@ func (o *Options) Default() {
 	}
 	if o.HubBurst <= 0 {
 		o.HubBurst = DefaultHubBurst
+	}
+	if o.KubeQPS <= 0 {
+		o.KubeQPS = DefaultKubeQPS
+	}
+	if o.KubeBurst <= 0 {
+		o.KubeBurst = DefaultKubeBurst
 	}
 }
 

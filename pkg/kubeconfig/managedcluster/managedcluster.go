@@ -25,8 +25,9 @@ const managedReadTimeout = 30 * time.Second
 // With ref.Name empty (Default mode) that is mgr's own cluster. Otherwise
 // (Hosted mode) ref is the Secret, on mgr's cluster (the hosting cluster),
 // whose key kubeconfig reaches the managed cluster: Cluster reads it,
-// builds the managed cluster with mgr's scheme and the transforms of
-// TrimCache and adds it to mgr, which starts its cache. The agents of one process call it once and share the
+// builds the managed cluster with mgr's scheme, mgr's client rate limits
+// (QPS and burst) and the transforms of TrimCache and adds it to mgr, which
+// starts its cache. The agents of one process call it once and share the
 // result, so that the managed cluster is watched once.
 func Cluster(mgr manager.Manager, ref types.NamespacedName) (cluster.Cluster, error) {
 	if ref.Name == "" {
@@ -38,6 +39,7 @@ func Cluster(mgr manager.Manager, ref types.NamespacedName) (cluster.Cluster, er
 	if err != nil {
 		return nil, err
 	}
+	cfg.QPS, cfg.Burst = mgr.GetConfig().QPS, mgr.GetConfig().Burst
 	c, err := cluster.New(cfg, func(o *cluster.Options) {
 		o.Scheme = mgr.GetScheme()
 		o.Logger = mgr.GetLogger().WithName("managed-cluster")

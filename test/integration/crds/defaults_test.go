@@ -238,7 +238,7 @@ spec: {registrationConfiguration: {registrationDrivers: [{}]}}`,
 apiVersion: operator.open-cluster-management.io/v1
 kind: Klusterlet
 metadata: {name: klusterlet}
-spec: {clusterName: cluster1, registrationConfiguration: {clusterClaimConfiguration: {}}}`,
+spec: {clusterName: cluster1, registrationConfiguration: {clientCertExpirationSeconds: 0, clusterClaimConfiguration: {}}}`,
 			key: client.ObjectKey{Name: "klusterlet"}, into: &operatorv1.Klusterlet{},
 			check: func(t *testing.T, obj client.Object) {
 				rc := obj.(*operatorv1.Klusterlet).Spec.RegistrationConfiguration

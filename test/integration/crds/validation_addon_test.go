@@ -136,6 +136,17 @@ spec:
 		wantField: "spec.registrationConfiguration.bootstrapKubeConfigs.localSecretsConfig.hubConnectionTimeoutSeconds",
 	},
 	{
+		name:    "Klusterlet clientCertExpirationSeconds is 0 or at least an hour",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: short-certificate}
+spec: {registrationConfiguration: {clientCertExpirationSeconds: 600}}`,
+		wantField:   "spec.registrationConfiguration.clientCertExpirationSeconds",
+		wantMessage: "at least 3600",
+	},
+	{
 		name: "ClusterManager deploy mode must be Default or Hosted",
 		obj: `
 apiVersion: operator.open-cluster-management.io/v1

@@ -17,7 +17,9 @@ type RegistrationHubConfiguration struct {
 	// +listMapKey=authType
 	RegistrationDrivers []RegistrationDriverHub `json:"registrationDrivers,omitempty"`
 
-	// importerConfiguration configures the cluster importer.
+	// importerConfiguration configures OCM's cluster importer. This hub has
+	// none (clusters join with a Klusterlet): an importerConfiguration that
+	// sets anything is not applied.
 	// +optional
 	ImporterConfiguration *ImporterConfiguration `json:"importerConfiguration,omitempty"`
 }
@@ -231,15 +233,19 @@ type RouteConfig struct {
 	CABundle []byte `json:"caBundle,omitempty"`
 }
 
-// NetworkPolicyConfiguration configures the NetworkPolicies of the hub namespaces.
+// NetworkPolicyConfiguration configures the NetworkPolicies of the hub
+// controller's Pod in the hub namespace.
 type NetworkPolicyConfiguration struct {
 	// monitoringNamespace is the namespace of the Prometheus scraper allowed
-	// to reach the components' metrics. Unset adds no such policy.
+	// to reach the hub controller's metrics port. Unset adds no such policy:
+	// no Pod reaches the metrics port.
 	// +optional
 	MonitoringNamespace string `json:"monitoringNamespace,omitempty"`
 
-	// apiServerNamespace is the namespace webhook calls come from. Unset adds
-	// no such restriction.
+	// apiServerNamespace is the namespace the API server's webhook calls
+	// come from, for API servers that run as Pods in it. Unset adds no such
+	// restriction: the webhook port accepts every source, as it must where
+	// the API server runs on the host network.
 	// +optional
 	APIServerNamespace string `json:"apiServerNamespace,omitempty"`
 }

@@ -72,7 +72,9 @@ type ClusterManagerSpec struct {
 	// +optional
 	PlacementConfiguration *PlacementConfiguration `json:"placementConfiguration,omitempty"`
 
-	// serverConfiguration configures the hub's gRPC/HTTPS server for agents.
+	// serverConfiguration configures OCM's gRPC/HTTPS server for agents.
+	// This hub runs none (agents reach it through its API server): a
+	// serverConfiguration that sets anything is not applied.
 	// +optional
 	ServerConfiguration *ServerConfiguration `json:"serverConfiguration,omitempty"`
 
@@ -80,7 +82,10 @@ type ClusterManagerSpec struct {
 	// +optional
 	ResourceRequirement *ResourceRequirement `json:"resourceRequirement,omitempty"`
 
-	// networkPolicyConfiguration configures the NetworkPolicies of the hub namespaces.
+	// networkPolicyConfiguration, when set, makes the operator apply
+	// NetworkPolicies to the hub controller's Pod: it then accepts ingress
+	// only on its webhook port and, from monitoringNamespace, on its metrics
+	// port. Unset, the operator applies none and removes those it applied.
 	// +optional
 	NetworkPolicyConfiguration *NetworkPolicyConfiguration `json:"networkPolicyConfiguration,omitempty"`
 }

@@ -4,13 +4,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// MinClientCertExpirationSeconds is the shortest client certificate lifetime
+// the agent requests (spec.registrationConfiguration.clientCertExpirationSeconds,
+// the CSR's spec.expirationSeconds): an hour, as OCM's agent.
+const MinClientCertExpirationSeconds = 3600
+
 // RegistrationConfiguration configures the registration agent.
 type RegistrationConfiguration struct {
 	// clientCertExpirationSeconds is the requested lifetime of the agent's
-	// client certificate. 0 or unset leaves it to the hub's signer, which also
-	// caps it.
+	// client certificate, the spec.expirationSeconds of its certificate
+	// signing requests: at least 3600. 0 or unset leaves it to the hub's
+	// signer, which also caps it.
 	// +optional
-	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:XValidation:rule="self == 0 || self >= 3600",message="clientCertExpirationSeconds must be 0 (the hub signer's default) or at least 3600"
 	ClientCertExpirationSeconds int32 `json:"clientCertExpirationSeconds,omitempty"`
 
 	// featureGates turn registration agent features on or off.
@@ -26,12 +32,14 @@ type RegistrationConfiguration struct {
 	// +optional
 	ClusterLabels map[string]string `json:"clusterLabels,omitempty"`
 
-	// kubeAPIQPS is the agent's QPS towards the managed cluster; 50 by default.
+	// kubeAPIQPS is the agent's QPS towards the managed cluster, but for the
+	// work agent's (workConfiguration.kubeAPIQPS); 50 by default.
 	// +optional
 	// +kubebuilder:default=50
 	KubeAPIQPS int32 `json:"kubeAPIQPS,omitempty"`
 
-	// kubeAPIBurst is the agent's burst towards the managed cluster; 100 by default.
+	// kubeAPIBurst is the agent's burst towards the managed cluster, but for
+	// the work agent's (workConfiguration.kubeAPIBurst); 100 by default.
 	// +optional
 	// +kubebuilder:default=100
 	KubeAPIBurst int32 `json:"kubeAPIBurst,omitempty"`
@@ -174,22 +182,24 @@ type WorkAgentConfiguration struct {
 	// +optional
 	FeatureGates []FeatureGate `json:"featureGates,omitempty"`
 
-	// kubeAPIQPS is the agent's QPS towards the managed cluster; 50 by default.
+	// kubeAPIQPS is the work agent's QPS towards the managed cluster; 50 by
+	// default.
 	// +optional
 	// +kubebuilder:default=50
 	KubeAPIQPS int32 `json:"kubeAPIQPS,omitempty"`
 
-	// kubeAPIBurst is the agent's burst towards the managed cluster; 100 by default.
+	// kubeAPIBurst is the work agent's burst towards the managed cluster;
+	// 100 by default.
 	// +optional
 	// +kubebuilder:default=100
 	KubeAPIBurst int32 `json:"kubeAPIBurst,omitempty"`
 
-	// hubKubeAPIQPS is the agent's QPS towards the hub; 50 by default.
+	// hubKubeAPIQPS is the work agent's QPS towards the hub; 50 by default.
 	// +optional
 	// +kubebuilder:default=50
 	HubKubeAPIQPS int32 `json:"hubKubeAPIQPS,omitempty"`
 
-	// hubKubeAPIBurst is the agent's burst towards the hub; 100 by default.
+	// hubKubeAPIBurst is the work agent's burst towards the hub; 100 by default.
 	// +optional
 	// +kubebuilder:default=100
 	HubKubeAPIBurst int32 `json:"hubKubeAPIBurst,omitempty"`

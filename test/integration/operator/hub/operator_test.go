@@ -197,6 +197,10 @@ func TestClusterManagerOperator(t *testing.T) {
 		s.waitAvailable(t, s.edit(t, func(cm *operatorv1.ClusterManager) { cm.Spec.RegistrationConfiguration = nil }))
 	})
 
+	t.Run("serverConfiguration and importerConfiguration are rejected", func(t *testing.T) { testUnsupportedServers(t, s) })
+
+	t.Run("networkPolicyConfiguration", func(t *testing.T) { testNetworkPolicies(t, s) })
+
 	t.Run("a stopped hub controller turns the conditions false", func(t *testing.T) {
 		gen := s.edit(t, func(cm *operatorv1.ClusterManager) { setImages(cm, "registry.example.com/mirror/no-such-binary:v1") })
 		available := s.waitCondition(t, gen, operatorv1.ConditionClusterManagerAvailable, metav1.ConditionFalse)

@@ -33,9 +33,10 @@ func (s *suite) testLiveEdits(t *testing.T) {
 		wantArgs []string
 	}{
 		{name: "workConfiguration QPS, burst and statusSyncInterval", change: func(k *operatorv1.Klusterlet) {
-			k.Spec.WorkConfiguration = &operatorv1.WorkAgentConfiguration{HubKubeAPIQPS: 7, HubKubeAPIBurst: 14,
+			k.Spec.WorkConfiguration = &operatorv1.WorkAgentConfiguration{HubKubeAPIQPS: 7, HubKubeAPIBurst: 14, KubeAPIQPS: 9, KubeAPIBurst: 18,
 				StatusSyncInterval: &metav1.Duration{Duration: 7 * time.Second}, AppliedManifestWorkEvictionGracePeriod: &metav1.Duration{Duration: 2 * time.Hour}}
-		}, wantArgs: []string{"--hub-kube-api-qps=7", "--hub-kube-api-burst=14", "--status-sync-interval=7s", "--appliedmanifestwork-eviction-grace-period=2h0m0s"}},
+		}, wantArgs: []string{"--hub-kube-api-qps=7", "--hub-kube-api-burst=14", "--work-kube-api-qps=9", "--work-kube-api-burst=18",
+			"--status-sync-interval=7s", "--appliedmanifestwork-eviction-grace-period=2h0m0s"}},
 		{name: "clientCertExpirationSeconds", change: func(k *operatorv1.Klusterlet) {
 			k.Spec.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{ClientCertExpirationSeconds: 7200}
 		}, wantArgs: []string{"--client-cert-expiration-seconds=7200"}},

@@ -106,6 +106,37 @@ func TestJoinAndUnjoin(t *testing.T) {
 				}
 			})
 		}
+		// clusteradm's --output-file: the manifests -o yaml prints, in a
+		// file only its owner reads, since the bootstrap Secret is in it.
+		t.Run("output-file", func(t *testing.T) {
+			run := func(change func(o *join.Options)) string {
+				t.Helper()
+				streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+				o := join.NewOptions(flags, streams)
+				o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.DryRun = hub.Server(), token, clusterName, hubCA, cli.DryRunClient
+				change(o)
+				if err := runJoin(ctx, o); err != nil {
+					t.Fatalf("join: %v\n%s", err, errOut)
+				}
+				return out.String()
+			}
+			path := filepath.Join(t.TempDir(), "cluster.yaml")
+			run(func(o *join.Options) { o.OutputFile = path })
+			want := run(func(o *join.Options) { o.PrintFlags.OutputFormat = ptr.To("yaml") })
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != want {
+				t.Errorf("--output-file wrote\n%s\nwant what -o yaml prints:\n%s", got, want)
+			}
+			if !strings.Contains(want, "kind: Klusterlet") || !strings.Contains(want, operatorv1.BootstrapHubKubeConfigSecret) {
+				t.Errorf("the manifests lack the Klusterlet or the bootstrap Secret:\n%s", want)
+			}
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != cli.PrivateFileMode {
+				t.Errorf("--output-file mode %v (%v), want %v", fi.Mode().Perm(), err, cli.PrivateFileMode)
+			}
+		})
 	})
 
 	t.Run("join --wait returns once the hub has the registration", func(t *testing.T) {

@@ -21,10 +21,10 @@ import (
 
 // testManagedNamespaces runs fleet namespaces through the hub controller and
 // the agent: a set's spec.managedNamespaces become namespaces on its member
-// cluster, labelled with the hub's hash and reported available on the
+// cluster, labeled with the hub's hash and reported available on the
 // ManagedCluster; one that existed is adopted; once the set stops asking, an
 // empty one is deleted and one holding an object of its own is kept,
-// relabelled false and reported.
+// relabeled false and reported.
 func testManagedNamespaces(ctx context.Context, t *testing.T, s *suite) {
 	key := clusterv1.ManagedNamespaceLabelKey(kubeconfig.HubHash(s.hub.Server()))
 	// team-b exists already, with an object the agent must not lose.
@@ -49,7 +49,7 @@ func testManagedNamespaces(ctx context.Context, t *testing.T, s *suite) {
 		t.Fatal(err)
 	}
 
-	eventually(ctx, t, "team-a and team-b labelled "+key+"=true on the managed cluster and reported available", func(ctx context.Context) (bool, error) {
+	eventually(ctx, t, "team-a and team-b labeled "+key+"=true on the managed cluster and reported available", func(ctx context.Context) (bool, error) {
 		for _, name := range []string{"team-a", "team-b"} {
 			ns := &corev1.Namespace{}
 			if err := s.spokeC.Get(ctx, types.NamespacedName{Name: name}, ns); err != nil {
@@ -80,7 +80,7 @@ func testManagedNamespaces(ctx context.Context, t *testing.T, s *suite) {
 	if err := s.hubC.Patch(ctx, set, client.MergeFrom(setBase)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(ctx, t, "team-a deleted, team-b kept labelled false and reported retained", func(ctx context.Context) (bool, error) {
+	eventually(ctx, t, "team-a deleted, team-b kept labeled false and reported retained", func(ctx context.Context) (bool, error) {
 		a := &corev1.Namespace{}
 		err := s.spokeC.Get(ctx, types.NamespacedName{Name: "team-a"}, a)
 		if err == nil && a.DeletionTimestamp == nil {
