@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
@@ -66,19 +67,21 @@ func HostedKlusterletName(cluster string) string { return "klusterlet-" + cluste
 // HostedAgentDeployment names the Deployment of a hosted agent.
 func HostedAgentDeployment(cluster string) string { return HostedKlusterletName(cluster) + "-agent" }
 
-// PartOfLabel marks every Deployment (and every other object) the product
-// installs; `kubectl ocm hub clean` and `unjoin` find what to remove by it.
+// PartOfLabel (pkg/apply's) marks every Deployment (and every other object)
+// the product installs; `kubectl ocm hub clean` and `unjoin` find what to
+// remove by it.
 const (
-	PartOfLabelKey   = "app.kubernetes.io/part-of"
-	PartOfLabelValue = "kubectl-ocm"
+	PartOfLabelKey   = apply.PartOfLabelKey
+	PartOfLabelValue = apply.PartOfLabelValue
 )
 
-// ComponentLabelKey and ClusterBootstrapComponent mark the objects of the
-// cluster-bound bootstrap identities (config/cluster-bootstrap), which `hub
-// token --cluster-name` creates and `hub clean` removes.
+// ComponentLabelKey and ClusterBootstrapComponent (pkg/apply's) mark the
+// objects of the cluster-bound bootstrap identities
+// (config/cluster-bootstrap), which `hub token --cluster-name` creates and
+// `hub clean` removes.
 const (
-	ComponentLabelKey         = "app.kubernetes.io/component"
-	ClusterBootstrapComponent = "cluster-bootstrap"
+	ComponentLabelKey         = apply.ComponentLabelKey
+	ClusterBootstrapComponent = apply.ClusterBootstrapComponent
 )
 
 // HubValues parameterise the hub manifests in config/hub.
