@@ -35,7 +35,7 @@ func TestHubNetworkPolicies(t *testing.T) {
 		{name: "apiServerNamespace", np: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system"},
 			want: map[string]rule{HubWebhookNetworkPolicy: {port: "webhook", from: "kube-system"}}},
 		{name: "both, webhook at the URL's port", np: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system", MonitoringNamespace: "monitoring"},
-			url: "https://127.0.0.1:9555/convert",
+			url:  "https://127.0.0.1:9555/convert",
 			want: map[string]rule{HubWebhookNetworkPolicy: {port: "webhook", from: "kube-system"}, HubMetricsNetworkPolicy: {port: "metrics", from: "monitoring"}}},
 		{name: "monitoringNamespace only", np: &operatorv1.NetworkPolicyConfiguration{MonitoringNamespace: "monitoring"},
 			want: map[string]rule{HubWebhookNetworkPolicy: {port: "webhook"}, HubMetricsNetworkPolicy: {port: "metrics", from: "monitoring"}}},
