@@ -58,16 +58,23 @@ type RequestState struct {
 	Name string
 	// Phase is where it stands.
 	Phase RequestPhase
-	// CertPEM is the issued certificate (Phase RequestIssued).
+	// UID is the request's UID.
+	UID types.UID
+	// CertPEM is the issued certificate (Phase RequestIssued) of a
+	// certificate request.
 	CertPEM []byte
+	// SealedToken is the sealed token (Phase RequestIssued) of a request
+	// of AgentTokenSignerName; OpenToken opens it.
+	SealedToken string
 	// Message explains a denial or failure (Phase RequestDenied).
 	Message string
 }
 
 // StateOf reads the phase of csr from its conditions and certificate: denied
-// or failed first, issued once approved with a certificate, else pending.
+// or failed first, issued once approved with a certificate (or, for
+// AgentTokenSignerName, a sealed token), else pending.
 func StateOf(csr *certificatesv1.CertificateSigningRequest) RequestState {
-	st := RequestState{Name: csr.Name, Phase: RequestPending}
+	st := RequestState{Name: csr.Name, UID: csr.UID, Phase: RequestPending}
 	approved := false
 	for _, c := range csr.Status.Conditions {
 		if c.Status != corev1.ConditionTrue {
@@ -81,7 +88,13 @@ func StateOf(csr *certificatesv1.CertificateSigningRequest) RequestState {
 			approved = true
 		}
 	}
-	if approved && len(csr.Status.Certificate) > 0 {
+	switch {
+	case !approved:
+	case csr.Spec.SignerName == AgentTokenSignerName:
+		if sealed := csr.Annotations[SealedTokenAnnotation]; sealed != "" {
+			st.Phase, st.SealedToken = RequestIssued, sealed
+		}
+	case len(csr.Status.Certificate) > 0:
 		st.Phase, st.CertPEM = RequestIssued, csr.Status.Certificate
 	}
 	return st
@@ -89,8 +102,8 @@ func StateOf(csr *certificatesv1.CertificateSigningRequest) RequestState {
 
 // Request makes sure the hub c holds a certificate signing request for
 // subject made with p's key, and returns its state. It reuses the request p
-// names when it still exists, was made with p's key for subject and was not
-// denied or failed; a request the requester may not read yet (the hub grants
+// names when it still exists, was made with p's key for subject and the
+// template's signer and was not denied or failed; a request the requester may not read yet (the hub grants
 // an agent read access to its requests by name, a moment after it files
 // them) counts as pending. Otherwise it files a new request from template
 // (its metadata, such as generateName and labels, and its spec without the
@@ -101,7 +114,7 @@ func Request(ctx context.Context, c client.Client, p *PendingRequest, subject pk
 		csr := &certificatesv1.CertificateSigningRequest{}
 		err := c.Get(ctx, types.NamespacedName{Name: p.CSRName}, csr)
 		switch {
-		case err == nil && CSRMatches(csr.Spec.Request, p.Key, subject):
+		case err == nil && csr.Spec.SignerName == template.Spec.SignerName && CSRMatches(csr.Spec.Request, p.Key, subject):
 			if st := StateOf(csr); st.Phase != RequestDenied {
 				return st, false, nil
 			}

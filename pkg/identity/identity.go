@@ -9,6 +9,7 @@ package identity
 import (
 	"strings"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -57,6 +58,34 @@ func AgentUserName(cluster, agentID string) string {
 // system:open-cluster-management:<cluster>.
 func ClusterGroup(cluster string) string { return Prefix + cluster }
 
+// AgentServiceAccount is the ServiceAccount, in a cluster's namespace on the
+// hub, whose tokens the cluster's agent holds when it registers with the
+// token driver (Klusterlet registrationDriver authType token): the hub
+// creates it once the cluster is accepted and deletes it to revoke the
+// cluster. Its name does not end with -agent, so that it never is an add-on's
+// ServiceAccount (AddonServiceAccount).
+const AgentServiceAccount = "klusterlet"
+
+// AgentTokenUserName returns the user name of the token identity of
+// cluster's agent: system:serviceaccount:<cluster>:klusterlet.
+func AgentTokenUserName(cluster string) string {
+	return ServiceAccountUserName(cluster, AgentServiceAccount)
+}
+
+// AgentSubjects returns the RBAC subjects of cluster's agent, whichever way
+// it authenticates: the group of its client certificates
+// (system:open-cluster-management:<cluster>), OCM's legacy group of the same
+// cluster, and the ServiceAccount of its tokens (AgentServiceAccount in the
+// cluster namespace). Every grant to a cluster's agent names these, so that
+// both identities hold exactly the same rights.
+func AgentSubjects(cluster string) []rbacv1.Subject {
+	return []rbacv1.Subject{
+		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: ClusterGroup(cluster)},
+		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "open-cluster-management:" + cluster},
+		{Kind: rbacv1.ServiceAccountKind, Name: AgentServiceAccount, Namespace: cluster},
+	}
+}
+
 // ParseAgentUserName splits an agent user name into its cluster and agent ID.
 // ok is false unless user is system:open-cluster-management:<cluster>:<agent>
 // with a cluster name that is a DNS-1123 label and an agent ID without colons.
@@ -70,6 +99,21 @@ func ParseAgentUserName(user string) (cluster, agentID string, ok bool) {
 		return "", "", false
 	}
 	return cluster, agentID, true
+}
+
+// parseAgentTokenUserName returns the cluster whose agent token identity
+// user is: system:serviceaccount:<cluster>:klusterlet with a cluster name
+// that is a DNS-1123 label.
+func parseAgentTokenUserName(user string) (string, bool) {
+	rest, ok := strings.CutPrefix(user, serviceAccountUserPrefix)
+	if !ok {
+		return "", false
+	}
+	cluster, ok := strings.CutSuffix(rest, ":"+AgentServiceAccount)
+	if !ok || len(validation.IsDNS1123Label(cluster)) > 0 {
+		return "", false
+	}
+	return cluster, true
 }
 
 // ClusterBootstrapServiceAccount returns the name of the bootstrap
@@ -89,7 +133,8 @@ type Kind int
 const (
 	// Other is any identity the registration protocol does not know.
 	Other Kind = iota
-	// Agent is a managed cluster's agent (its client certificate).
+	// Agent is a managed cluster's agent (its client certificate or its
+	// token identity).
 	Agent
 	// SharedBootstrap is a bootstrap identity any cluster may join with: the
 	// shared bootstrap ServiceAccount or a bootstrap token.
@@ -112,9 +157,14 @@ type Requester struct {
 	Cluster string
 }
 
-// Classify tells which registration identity user is.
+// Classify tells which registration identity user is. The agent of a
+// cluster is its certificate identity or its token identity
+// (AgentTokenUserName).
 func Classify(user string) Requester {
 	if cluster, _, ok := ParseAgentUserName(user); ok {
+		return Requester{Kind: Agent, Cluster: cluster}
+	}
+	if cluster, ok := parseAgentTokenUserName(user); ok {
 		return Requester{Kind: Agent, Cluster: cluster}
 	}
 	if user == BootstrapUser || (strings.HasPrefix(user, BootstrapTokenUserPrefix) && len(user) > len(BootstrapTokenUserPrefix)) {

@@ -38,6 +38,12 @@ func TestClassify(t *testing.T) {
 		{"system:serviceaccount:open-cluster-management:agent-registration-bootstrap-", Requester{}},
 		{"system:serviceaccount:other:agent-registration-bootstrap-c1", Requester{}},
 		{"system:open-cluster-management:c1:agent", Requester{Kind: Agent, Cluster: "c1"}},
+		{AgentTokenUserName("c1"), Requester{Kind: Agent, Cluster: "c1"}},
+		{"system:serviceaccount:c1:klusterlet", Requester{Kind: Agent, Cluster: "c1"}},
+		{"system:serviceaccount:C_1:klusterlet", Requester{}},
+		{"system:serviceaccount::klusterlet", Requester{}},
+		{"system:serviceaccount:c1:klusterlet-agent", Requester{}},
+		{AddonTokenUserName("c1", "klusterlet"), Requester{}},
 		{"alice", Requester{}},
 	}
 	for _, tt := range tests {
@@ -61,5 +67,33 @@ func TestAddonIdentity(t *testing.T) {
 	// An add-on agent is not a cluster agent and not a bootstrap identity.
 	if r := Classify(AddonUserName("c1", "helloworld", "helloworld")); r.Kind != Other {
 		t.Errorf("Classify(add-on user) = %+v, want Other", r)
+	}
+}
+
+// TestAgentSubjects checks that the grants to a cluster's agent name its
+// certificate group and its token ServiceAccount, which Classify both
+// takes for that cluster's agent.
+func TestAgentSubjects(t *testing.T) {
+	var groups, accounts []string
+	for _, s := range AgentSubjects("c1") {
+		switch s.Kind {
+		case "Group":
+			groups = append(groups, s.Name)
+		case "ServiceAccount":
+			accounts = append(accounts, ServiceAccountUserName(s.Namespace, s.Name))
+		default:
+			t.Errorf("unexpected subject %+v", s)
+		}
+	}
+	if len(groups) != 2 || groups[0] != ClusterGroup("c1") || groups[1] != "open-cluster-management:c1" {
+		t.Errorf("groups %v", groups)
+	}
+	if len(accounts) != 1 || accounts[0] != AgentTokenUserName("c1") {
+		t.Errorf("ServiceAccounts %v, want %s", accounts, AgentTokenUserName("c1"))
+	}
+	for _, user := range append(accounts, AgentUserName("c1", "x")) {
+		if r := Classify(user); r.Kind != Agent || r.Cluster != "c1" {
+			t.Errorf("Classify(%q) = %+v, want the agent of c1", user, r)
+		}
 	}
 }

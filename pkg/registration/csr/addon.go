@@ -48,6 +48,9 @@ func ValidateAddon(req Request) error {
 	if req.Addon == "" {
 		return fmt.Errorf("no %s label", addonv1alpha1.AddonLabelKey)
 	}
+	if req.SignerName == certs.AgentTokenSignerName {
+		return fmt.Errorf("signer %s is the cluster agents' token driver, not an add-on signer", req.SignerName)
+	}
 	if registration.IsCustomSigner(req.SignerName) {
 		if err := validUsages(req); err != nil {
 			return err
@@ -116,7 +119,7 @@ func DecideAddon(req Request, facts AddonFacts) (bool, string) {
 	if err := ValidateAddon(req); err != nil {
 		return false, err.Error()
 	}
-	if cluster, _, ok := identity.ParseAgentUserName(req.Requester); !ok || cluster != req.Cluster {
+	if who := identity.Classify(req.Requester); who.Kind != identity.Agent || who.Cluster != req.Cluster {
 		return false, fmt.Sprintf("requester %s is not an agent identity of cluster %s", req.Requester, req.Cluster)
 	}
 	if !facts.ClusterAccepted {

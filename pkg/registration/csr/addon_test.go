@@ -36,6 +36,7 @@ func TestValidateAddon(t *testing.T) {
 		wantErr string
 	}{
 		{"default subject", good, ""},
+		{"the cluster agents' token signer", with(good, func(r *Request) { r.SignerName = certs.AgentTokenSignerName }), "not an add-on signer"},
 		{"only the per-cluster group", with(good, func(r *Request) { r.Organizations = r.Organizations[:1] }), ""},
 		{"no organization", with(good, func(r *Request) { r.Organizations = nil }), ""},
 		{"another agent name", with(good, func(r *Request) { r.CommonName = identity.AddonUserName("cluster1", "helloworld", "other") }), ""},

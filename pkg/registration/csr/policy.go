@@ -14,6 +14,7 @@ import (
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
@@ -120,11 +121,13 @@ func Validate(req Request) error {
 }
 
 // validSignerAndUsages checks that req asks the kube-apiserver-client signer
-// for a client certificate: client auth, optionally with digital signature
-// and key encipherment, and nothing else.
+// for a client certificate, or the token driver's signer
+// (certs.AgentTokenSignerName) for a token with the usages of one: client
+// auth, optionally with digital signature and key encipherment, and nothing
+// else.
 func validSignerAndUsages(req Request) error {
-	if req.SignerName != certificatesv1.KubeAPIServerClientSignerName {
-		return fmt.Errorf("signer %s is not %s", req.SignerName, certificatesv1.KubeAPIServerClientSignerName)
+	if req.SignerName != certificatesv1.KubeAPIServerClientSignerName && req.SignerName != certs.AgentTokenSignerName {
+		return fmt.Errorf("signer %s is neither %s nor %s", req.SignerName, certificatesv1.KubeAPIServerClientSignerName, certs.AgentTokenSignerName)
 	}
 	return validUsages(req)
 }
@@ -151,6 +154,12 @@ func validKeyAndSignature(req Request) error {
 	}
 	if err := validKey(req.PublicKey); err != nil {
 		return err
+	}
+	if req.SignerName == certs.AgentTokenSignerName {
+		// The token is sealed to this key.
+		if _, err := certs.SealingKey(req.PublicKey); err != nil {
+			return err
+		}
 	}
 	if req.SignatureError != nil {
 		return fmt.Errorf("the request's signature does not verify: %w", req.SignatureError)

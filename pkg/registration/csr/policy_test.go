@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
@@ -74,7 +75,7 @@ func TestValidate(t *testing.T) {
 		{"only client auth", with(good, func(r *Request) { r.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth} }), ""},
 		{"no cluster label", with(good, func(r *Request) { r.Cluster = "" }), "no open-cluster-management.io/cluster-name label"},
 		{"other signer", with(good, func(r *Request) { r.SignerName = certificatesv1.KubeletServingSignerName }), "signer kubernetes.io/kubelet-serving"},
-		{"legacy signer", with(good, func(r *Request) { r.SignerName = "kubernetes.io/legacy-unknown" }), "is not kubernetes.io/kube-apiserver-client"},
+		{"legacy signer", with(good, func(r *Request) { r.SignerName = "kubernetes.io/legacy-unknown" }), "is neither kubernetes.io/kube-apiserver-client nor " + certs.AgentTokenSignerName},
 		{"extra usage server auth", with(good, func(r *Request) { r.Usages = append(r.Usages, certificatesv1.UsageServerAuth) }), `usage "server auth"`},
 		{"extra usage cert sign", with(good, func(r *Request) { r.Usages = append(r.Usages, certificatesv1.UsageCertSign) }), `usage "cert sign"`},
 		{"no client auth", with(good, func(r *Request) { r.Usages = r.Usages[:2] }), `lack "client auth"`},
@@ -94,6 +95,10 @@ func TestValidate(t *testing.T) {
 		{"Ed25519", with(good, func(r *Request) { r.PublicKey = edPub }), ""},
 		{"no key", with(good, func(r *Request) { r.PublicKey = nil }), "no public key"},
 		{"bad signature", with(good, func(r *Request) { r.SignatureError = x509.InsecureAlgorithmError(x509.MD5WithRSA) }), "signature does not verify"},
+		{"token driver", with(good, func(r *Request) { r.SignerName = certs.AgentTokenSignerName }), ""},
+		{"token driver, RSA key", with(good, func(r *Request) { r.SignerName, r.PublicKey = certs.AgentTokenSignerName, rsa2048.Public() }), "cannot receive a sealed token"},
+		{"token driver, Ed25519 key", with(good, func(r *Request) { r.SignerName, r.PublicKey = certs.AgentTokenSignerName, edPub }), "cannot receive a sealed token"},
+		{"token driver, other cluster", with(request("cluster1", "cluster2", bootstrap), func(r *Request) { r.SignerName = certs.AgentTokenSignerName }), "common name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

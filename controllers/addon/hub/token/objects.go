@@ -44,7 +44,7 @@ func Objects(cluster, addon string) []client.Object {
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},
 			ObjectMeta: om(RoleName(addon)),
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: RoleName(addon)},
-			Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: identity.ClusterGroup(cluster)}},
+			Subjects:   identity.AgentSubjects(cluster),
 		},
 	}
 }

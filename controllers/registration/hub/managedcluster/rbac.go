@@ -41,14 +41,9 @@ func RegistrationRoleBindingName(cluster string) string {
 // namespace, that binds WorkClusterRole.
 func WorkRoleBindingName(cluster string) string { return ClusterRoleName(cluster) + ":work" }
 
-// subjects are the groups the per-cluster RBAC grants to: the agents'
-// certificate group and OCM's legacy group of the same cluster.
-func subjects(cluster string) []rbacv1.Subject {
-	return []rbacv1.Subject{
-		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: identity.ClusterGroup(cluster)},
-		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "open-cluster-management:" + cluster},
-	}
-}
+// subjects are those the per-cluster RBAC grants to: every identity of the
+// cluster's agent (identity.AgentSubjects).
+func subjects(cluster string) []rbacv1.Subject { return identity.AgentSubjects(cluster) }
 
 // labels mark every object the hub creates for cluster, so that watches and
 // cleanup find them.
@@ -136,8 +131,8 @@ const (
 // requests to its several signers, filed together, all readable.
 func ownCSRNames(cluster string, csrs []certificatesv1.CertificateSigningRequest) []string {
 	own := slices.DeleteFunc(slices.Clone(csrs), func(csr certificatesv1.CertificateSigningRequest) bool {
-		requester, _, ok := identity.ParseAgentUserName(csr.Spec.Username)
-		return csr.Labels[clusterv1.ClusterNameLabelKey] != cluster || !ok || requester != cluster
+		who := identity.Classify(csr.Spec.Username)
+		return csr.Labels[clusterv1.ClusterNameLabelKey] != cluster || who.Kind != identity.Agent || who.Cluster != cluster
 	})
 	slices.SortFunc(own, func(a, b certificatesv1.CertificateSigningRequest) int {
 		if c := b.CreationTimestamp.Compare(a.CreationTimestamp.Time); c != 0 {

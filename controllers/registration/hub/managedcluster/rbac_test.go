@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
 func TestClusterRoleRules(t *testing.T) {
@@ -161,9 +162,13 @@ func TestRBACNamesAndSubjects(t *testing.T) {
 	}
 	wantGroups := []string{"system:open-cluster-management:c1", "open-cluster-management:c1"}
 	for _, s := range crb.Subjects {
-		if s.Kind != rbacv1.GroupKind || !slices.Contains(wantGroups, s.Name) {
+		token := s.Kind == rbacv1.ServiceAccountKind && s.Namespace == "c1" && s.Name == identity.AgentServiceAccount
+		if !token && (s.Kind != rbacv1.GroupKind || !slices.Contains(wantGroups, s.Name)) {
 			t.Errorf("unexpected subject %+v", s)
 		}
+	}
+	if len(crb.Subjects) != 3 {
+		t.Errorf("subjects %+v, want the two groups and the token ServiceAccount", crb.Subjects)
 	}
 	rbs := roleBindings("c1")
 	got := []string{rbs[0].Name + "→" + rbs[0].RoleRef.Name, rbs[1].Name + "→" + rbs[1].RoleRef.Name}
