@@ -121,8 +121,12 @@ func registrationValues(rc *operatorv1.RegistrationConfiguration, v *AgentValues
 	if len(rc.ClusterAnnotations) > 0 || len(rc.ClusterLabels) > 0 {
 		return &FieldError{Reason: "ClusterMetadataUnsupported", Message: path + "clusterAnnotations/clusterLabels" + ": " + "the agent does not set ManagedCluster labels or annotations; remove them and label the ManagedCluster on the hub"}
 	}
-	if t := rc.RegistrationDriver.AuthType; t != "" && t != "csr" {
-		return &FieldError{Reason: "RegistrationDriverUnsupported", Message: path + "registrationDriver.authType" + ": " + fmt.Sprintf("%q is not supported: the agent registers with certificate signing requests; remove it or set csr", t)}
+	switch t := rc.RegistrationDriver.AuthType; t {
+	case "", operatorv1.CSRAuthType:
+	case operatorv1.TokenAuthType:
+		v.RegistrationAuth = t
+	default:
+		return &FieldError{Reason: "RegistrationDriverUnsupported", Message: path + "registrationDriver.authType" + ": " + fmt.Sprintf("%q is not supported: the agent registers with certificate signing requests (csr) or ServiceAccount tokens (token); set one of them", t)}
 	}
 	if b := rc.BootstrapKubeConfigs; b.Type == operatorv1.LocalSecrets {
 		if b.LocalSecrets == nil || len(b.LocalSecrets.KubeConfigSecrets) != 1 {

@@ -64,6 +64,9 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 			v.ExternalServerURLs, v.ClientCertExpirationSeconds, v.BootstrapKubeconfigSecret = []string{"https://a:6443", "https://b:6443"}, 3600, "bootstrap-a"
 			v.AddonKubeClientRegistrationAuth, v.AddonTokenExpirationSeconds = "token", 7200
 		}, wantArgs: []string{"--client-cert-expiration-seconds=3600", "--spoke-external-server-urls=https://a:6443,https://b:6443", "--bootstrap-kubeconfig-secret=bootstrap-a"}},
+		{name: "token registration driver", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
+			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{RegistrationDriver: operatorv1.RegistrationDriver{AuthType: "token"}}
+		}), want: func(v *AgentValues) { v.RegistrationAuth = "token" }, wantArgs: []string{"--registration-auth=token"}},
 		{name: "placement and resources", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.NodePlacement = operatorv1.NodePlacement{NodeSelector: map[string]string{"role": "infra"}}
 			s.ResourceRequirement = &operatorv1.ResourceRequirement{Type: operatorv1.ResourceQosClassResourceRequirement,

@@ -126,6 +126,10 @@ func (HubValues) MetricsPort() int { return HubMetricsPort }
 // BootstrapServiceAccount names the shared bootstrap ServiceAccount.
 func (HubValues) BootstrapServiceAccount() string { return identity.BootstrapServiceAccount }
 
+// AgentServiceAccount names the token driver's agent ServiceAccount of each
+// cluster namespace.
+func (HubValues) AgentServiceAccount() string { return identity.AgentServiceAccount }
+
 // BootstrapTokenGroup is the group of the bootstrap tokens bound to the
 // bootstrap role.
 func (HubValues) BootstrapTokenGroup() string { return identity.BootstrapTokenGroup }
@@ -170,6 +174,11 @@ type AgentValues struct {
 	// ClientCertExpirationSeconds is the requested lifetime of the agent's
 	// client certificates; 0 leaves it to the hub's signer.
 	ClientCertExpirationSeconds int32
+	// RegistrationAuth is how the agent authenticates to the hub, its
+	// --registration-auth (the Klusterlet's
+	// spec.registrationConfiguration.registrationDriver.authType): token;
+	// empty leaves the default, csr.
+	RegistrationAuth string
 	// AddonKubeClientRegistrationAuth is how add-on agents obtain their hub
 	// credential for the hub's API server: csr or token (the Klusterlet's
 	// spec.registrationConfiguration.addOnKubeClientRegistrationDriver.authType

@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -39,6 +40,26 @@ const (
 	// request's key (base64).
 	SealedTokenAnnotation = "kubectl-ocm.io/sealed-token"
 )
+
+// Lifetimes of the token driver's tokens.
+const (
+	// DefaultAgentTokenLifetime is the lifetime of the tokens issued for a
+	// request that names none (spec.expirationSeconds): an hour. The agent
+	// refreshes its token after kubeconfig.TokenRefreshFraction of it.
+	DefaultAgentTokenLifetime = time.Hour
+	// MinTokenLifetime is the TokenRequest API's shortest token lifetime;
+	// a shorter one is raised to it.
+	MinTokenLifetime = 10 * time.Minute
+)
+
+// AgentTokenLifetime returns the lifetime of the tokens for a request of
+// AgentTokenSignerName with spec.expirationSeconds seconds (nil: none).
+func AgentTokenLifetime(seconds *int32) time.Duration {
+	if seconds != nil && *seconds > 0 {
+		return max(time.Duration(*seconds)*time.Second, MinTokenLifetime)
+	}
+	return DefaultAgentTokenLifetime
+}
 
 // sealInfo binds a sealed token to the request it answers, so that a sealed
 // token copied onto another request of the same key does not open.

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
+	"golang.org/x/oauth2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/transport"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
@@ -39,8 +42,26 @@ type Credential struct {
 	ClusterName string
 	// AgentID is the agent ID of the cluster's agent identity.
 	AgentID string
-	// Fingerprint changes whenever anything above or the credential changes.
+	// Fingerprint changes whenever anything above or the credential changes,
+	// but for a token read from the Secret's token key: a refreshed token
+	// is handed to the running session (Config sends the current one)
+	// rather than starting a new session.
 	Fingerprint string
+	// token is the bearer token Config sends, nil for a client certificate.
+	token *bearerToken
+}
+
+// bearerToken is the current token of a token credential, which Config's
+// transport sends (an oauth2.TokenSource for client-go's
+// transport.TokenSourceWrapTransport). Run replaces it when the token is
+// refreshed.
+type bearerToken struct{ v atomic.Pointer[string] }
+
+func (b *bearerToken) set(token string) { b.v.Store(&token) }
+
+// Token returns the current token.
+func (b *bearerToken) Token() (*oauth2.Token, error) {
+	return &oauth2.Token{AccessToken: *b.v.Load(), TokenType: "Bearer"}, nil
 }
 
 // Parse reads the hub credential Secret s (kubeconfig.ReadHubCredential,
@@ -67,7 +88,15 @@ func Parse(s *corev1.Secret, clusterName string) (*Credential, error) {
 		fp.Write(part)
 		fp.Write([]byte{0})
 	}
+	var token *bearerToken
+	if cfg.BearerToken != "" {
+		token = &bearerToken{}
+		token.set(cfg.BearerToken)
+		cfg.BearerToken, cfg.BearerTokenFile = "", ""
+		cfg.WrapTransport = transport.TokenSourceWrapTransport(token)
+	}
 	return &Credential{
+		token:       token,
 		Config:      cfg,
 		Hub:         cred.Kubeconfig,
 		ClusterName: clusterName,
@@ -161,6 +190,10 @@ func Run(ctx context.Context, opts Options, session Session) error {
 			switch {
 			case perr != nil:
 				report("The hub credential Secret is not usable yet", "reason", perr.Error())
+			case cur != nil && cur.cred.Fingerprint == cred.Fingerprint && cur.cred.token != nil && cred.token != nil:
+				// The same credential but perhaps a refreshed token: the
+				// session sends it from its next request on.
+				cur.cred.token.set(*cred.token.v.Load())
 			case cur == nil || cur.cred.Fingerprint != cred.Fingerprint:
 				if cur != nil {
 					log.Info("The hub credential changed; reconnecting to the hub")

@@ -1,11 +1,17 @@
 package hubsession
 
 import (
+	"context"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
@@ -70,5 +76,54 @@ current-context: c
 	c, _ := Parse(secret(map[string]string{"kubeconfig": string(kc), "cluster-name": "c1", "agent-name": "a1"}), "")
 	if a.Fingerprint == b.Fingerprint || a.Fingerprint != c.Fingerprint {
 		t.Error("fingerprint does not follow the Secret's content")
+	}
+}
+
+// TestParseToken checks that a token credential's Config sends the current
+// token, that a refreshed token keeps the fingerprint, and that setting it
+// changes what the same Config sends.
+func TestParseToken(t *testing.T) {
+	var got []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"APIVersions","versions":["v1"]}`))
+	}))
+	defer srv.Close()
+	hub := &kubeconfig.Info{Server: srv.URL, CAData: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})}
+	secret := func(token string) *corev1.Secret {
+		data, err := kubeconfig.TokenCredentialData(hub, "c1", "a1", []byte(token))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "agent", Name: "hub-kubeconfig-secret"}, Data: data}
+	}
+	first, err := Parse(secret("one"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Parse(secret("two"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Fingerprint != second.Fingerprint || first.token == nil {
+		t.Fatalf("a refreshed token changed the fingerprint (%s, %s) or is not tracked", first.Fingerprint, second.Fingerprint)
+	}
+	cs, err := kubernetes.NewForConfig(first.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func() {
+		t.Helper()
+		if _, err := cs.Discovery().RESTClient().Get().AbsPath("/api").DoRaw(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get()
+	// What Run does when the Secret's token changes.
+	first.token.set(*second.token.v.Load())
+	get()
+	if want := []string{"Bearer one", "Bearer two"}; !slices.Equal(got, want) {
+		t.Errorf("the hub saw %v, want %v", got, want)
 	}
 }

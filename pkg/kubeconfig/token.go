@@ -26,6 +26,22 @@ const TokenKey = "token"
 // reads a token file again as it changes. FromSecret reads the file from
 // the Secret's key.
 func AddonTokenCredentialData(hub *Info, cluster, addon string, token []byte) (map[string][]byte, error) {
+	data, err := TokenCredentialData(hub, cluster, addon, token)
+	if err != nil {
+		return nil, err
+	}
+	data[AddonNameKey] = []byte(addon)
+	return data, nil
+}
+
+// TokenCredentialData returns the data of a hub-credential Secret that holds
+// a ServiceAccount token: the token under TokenKey, a kubeconfig for the
+// server, CA and proxy of hub whose user reads its token from the file
+// TokenKey, ClusterNameKey and AgentNameKey. The registration agent's
+// Secret hub-kubeconfig-secret holds one with the token registration driver
+// (for the cluster's agent ServiceAccount), an add-on agent's one with the
+// add-on token driver (AddonTokenCredentialData).
+func TokenCredentialData(hub *Info, cluster, agentName string, token []byte) (map[string][]byte, error) {
 	if len(token) == 0 {
 		return nil, errors.New("the token is empty")
 	}
@@ -37,8 +53,7 @@ func AddonTokenCredentialData(hub *Info, cluster, addon string, token []byte) (m
 		KubeconfigKey:  kc,
 		TokenKey:       token,
 		ClusterNameKey: []byte(cluster),
-		AgentNameKey:   []byte(addon),
-		AddonNameKey:   []byte(addon),
+		AgentNameKey:   []byte(agentName),
 	}, nil
 }
 

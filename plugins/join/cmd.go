@@ -33,6 +33,10 @@ var joinExample = cli.Examples(`
 	# --proxy-ca-file for its CA); it keeps the proxy across certificate rotation
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --proxy-url http://proxy.example.com:3128
 
+	# Join a hub that signs no client certificates (such as EKS): the agent
+	# authenticates with short-lived ServiceAccount tokens the hub hands out once accepted
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --registration-auth token
+
 	# Pull the agent image of this version from a mirror
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --image-registry registry.example.com/mirror
 

@@ -61,6 +61,8 @@ func TestValidate(t *testing.T) {
 		{name: "external URL", change: func(o *Options) { o.ExternalServerURLs = []string{"ftp://x"} }, wantErrContains: "--external-server-urls"},
 		{name: "token driver", change: func(o *Options) { o.AddonKubeClientRegistrationAuth, o.AddonTokenExpirationSeconds = "token", 3600 }},
 		{name: "unknown add-on driver", change: func(o *Options) { o.AddonKubeClientRegistrationAuth = "x509" }, wantErrContains: "not one of csr, token"},
+		{name: "token registration driver", change: func(o *Options) { o.RegistrationAuth = "token" }},
+		{name: "unknown registration driver", change: func(o *Options) { o.RegistrationAuth = "awsirsa" }, wantErrContains: `--registration-auth "awsirsa" is not one of csr, token`},
 		{name: "token lifetime with csr", change: func(o *Options) { o.AddonTokenExpirationSeconds = 3600 }, wantErrContains: "only applies with --addon-kubeclient-registration-auth token"},
 		{name: "short token", change: func(o *Options) { o.AddonKubeClientRegistrationAuth, o.AddonTokenExpirationSeconds = "token", 60 }, wantErrContains: "TokenRequest minimum of 600"},
 		{name: "image", change: func(o *Options) { o.Image = "example.com/ocm-controller:v1" }},
@@ -217,6 +219,7 @@ func TestObjects(t *testing.T) {
 	o := validOptions()
 	o.Singleton, o.ClientCertExpirationSeconds, o.Image = true, 3600, "example.com/ocm-controller:v1"
 	o.AddonKubeClientRegistrationAuth, o.AddonTokenExpirationSeconds = "token", 7200
+	o.RegistrationAuth = "token"
 	objs, managed, err := o.objects("https://hub.example.com:6443", []byte("CA"))
 	if err != nil {
 		t.Fatal(err)
@@ -264,6 +267,9 @@ func TestObjects(t *testing.T) {
 	driver, _, _ := unstructured.NestedMap(k.Object, "spec", "registrationConfiguration", "addOnKubeClientRegistrationDriver")
 	if fmt.Sprint(driver) != "map[authType:token token:map[expirationSeconds:7200]]" {
 		t.Errorf("Klusterlet addOnKubeClientRegistrationDriver %v, want authType token with expirationSeconds 7200", driver)
+	}
+	if auth, _, _ := unstructured.NestedString(k.Object, "spec", "registrationConfiguration", "registrationDriver", "authType"); auth != "token" {
+		t.Errorf("Klusterlet registrationDriver.authType %q, want token", auth)
 	}
 	secret := find("Secret", "bootstrap-hub-kubeconfig")
 	if kc, _, _ := unstructured.NestedString(secret.Object, "data", "kubeconfig"); kc == "" {

@@ -70,6 +70,10 @@ type Options struct {
 	Singleton bool
 	// ClientCertExpirationSeconds is the requested client certificate lifetime.
 	ClientCertExpirationSeconds int32
+	// RegistrationAuth is how the agent authenticates to the hub: csr
+	// (client certificates) or token (ServiceAccount tokens, for hubs that
+	// sign no client certificates).
+	RegistrationAuth string
 	// AddonKubeClientRegistrationAuth is how add-on agents obtain their
 	// credential for the hub's API server: csr (client certificates, the
 	// default) or token (ServiceAccount tokens).
@@ -120,6 +124,7 @@ type Options struct {
 func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
 	return &Options{
 		Mode:                            ModeDefault,
+		RegistrationAuth:                operatorv1.CSRAuthType,
 		AddonKubeClientRegistrationAuth: addonv1alpha1.KubeClientDriverCSR,
 		Timeout:                         5 * time.Minute,
 		ImageRegistry:                   config.DefaultImageRegistry,
@@ -146,6 +151,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.ForceInternalEndpointLookup, "force-internal-endpoint-lookup", o.ForceInternalEndpointLookup, "Use the hub address from ConfigMap kube-public/cluster-info on the hub instead of --hub-apiserver, for the agent (e.g. kind clusters).")
 	fs.BoolVar(&o.Singleton, "singleton", o.Singleton, "Only record mode Singleton (SingletonHosted with --mode hosted) in the Klusterlet's spec.deployOption.mode, for tools that read it. Nothing else changes: the agent is the same one Deployment, running registration and work, in every mode.")
 	fs.Int32Var(&o.ClientCertExpirationSeconds, "client-cert-expiration-seconds", o.ClientCertExpirationSeconds, "Requested lifetime of the agent's client certificate in seconds (at least 3600). Default: the hub signer's.")
+	fs.StringVar(&o.RegistrationAuth, "registration-auth", o.RegistrationAuth, "How the agent authenticates to the hub: csr (client certificates the hub signs) or token (short-lived tokens of ServiceAccount klusterlet in the cluster's namespace on the hub, handed out once the cluster is accepted and refreshed by the agent; for hubs that sign no client certificates, such as EKS). Recorded in the Klusterlet's spec.registrationConfiguration.registrationDriver.authType.")
 	fs.StringVar(&o.AddonKubeClientRegistrationAuth, "addon-kubeclient-registration-auth", o.AddonKubeClientRegistrationAuth, "How add-on agents obtain their credential for the hub's API server: csr (client certificates approved by the hub) or token (tokens of ServiceAccount <addon>-agent in the cluster's namespace on the hub, refreshed by the agent). Recorded in the Klusterlet's spec.registrationConfiguration.addOnKubeClientRegistrationDriver.")
 	fs.Int64Var(&o.AddonTokenExpirationSeconds, "addon-token-expiration-seconds", o.AddonTokenExpirationSeconds, "With --addon-kubeclient-registration-auth token: the requested lifetime of add-on tokens in seconds (at least 600). Default: a year.")
 	fs.StringSliceVar(&o.ExternalServerURLs, "external-server-urls", o.ExternalServerURLs, "This cluster's API server URLs for the hub (https).")
@@ -214,6 +220,9 @@ func (o *Options) Validate() error {
 	}
 	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < operatorv1.MinClientCertExpirationSeconds {
 		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the minimum of %d", o.ClientCertExpirationSeconds, operatorv1.MinClientCertExpirationSeconds))
+	}
+	if o.RegistrationAuth != operatorv1.CSRAuthType && o.RegistrationAuth != operatorv1.TokenAuthType {
+		errs = append(errs, fmt.Errorf("--registration-auth %q is not one of csr, token", o.RegistrationAuth))
 	}
 	switch o.AddonKubeClientRegistrationAuth {
 	case addonv1alpha1.KubeClientDriverCSR, addonv1alpha1.KubeClientDriverToken:

@@ -110,6 +110,10 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		ExternalServerURLs:          o.ExternalServerURLs,
 		ClientCertExpirationSeconds: o.ClientCertExpirationSeconds,
 	}
+	if o.RegistrationAuth != operatorv1.CSRAuthType {
+		// csr is the agent's default: the Klusterlet records only a change.
+		v.RegistrationAuth = o.RegistrationAuth
+	}
 	if o.AddonKubeClientRegistrationAuth != addonv1alpha1.KubeClientDriverCSR {
 		// csr is the agent's default: the Klusterlet records only a change.
 		v.AddonKubeClientRegistrationAuth = o.AddonKubeClientRegistrationAuth

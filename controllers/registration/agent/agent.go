@@ -206,7 +206,7 @@ func (a *Agent) runConnected(ctx context.Context, id identity, cred *hubCredenti
 		log.Error(err, "Cannot build a hub client from the hub credential")
 		return true
 	}
-	log.V(2).Info("Connected to the hub", "server", cred.config.Host, "certificateExpires", cred.cert.NotAfter)
+	log.V(2).Info("Connected to the hub", "server", cred.config.Host, "credentialExpires", cred.expires)
 	a.setConn(conn)
 	defer a.setConn(nil)
 
@@ -237,12 +237,12 @@ func (a *Agent) runConnected(ctx context.Context, id identity, cred *hubCredenti
 			}
 			return false
 		}
-		if next.certPEM != conn.cred.certPEM {
+		if next.fingerprint != conn.cred.fingerprint {
 			if conn, err = a.connect(next); err != nil {
 				log.Error(err, "Cannot build a hub client from the new hub credential")
 				return true
 			}
-			log.Info("Switched to the new hub credential", "certificateExpires", next.cert.NotAfter)
+			log.Info("Switched to the new hub credential", "credentialExpires", next.expires)
 			a.setConn(conn)
 		}
 		a.rotateIfDue(ctx, id, conn)

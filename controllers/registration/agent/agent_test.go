@@ -3,6 +3,8 @@ package agent
 import (
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"math/big"
@@ -45,6 +47,26 @@ func credentialData(t *testing.T, id identity, server string, notAfter time.Time
 	return data
 }
 
+// tokenData returns the hub kubeconfig Secret's data of id with a token of
+// ServiceAccount klusterlet in namespace ns, expiring at exp (unsigned: the
+// agent reads its claims, the hub verifies it).
+func tokenData(t *testing.T, id identity, ns string, exp time.Time) map[string][]byte {
+	t.Helper()
+	claims, err := json.Marshal(map[string]any{
+		"iat": exp.Add(-time.Hour).Unix(), "exp": exp.Unix(),
+		"kubernetes.io": map[string]any{"namespace": ns, "serviceaccount": map[string]any{"name": "klusterlet", "uid": "u1"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := "e30." + base64.RawURLEncoding.EncodeToString(claims) + ".sig"
+	data, err := hubTokenSecretData(id, &kubeconfig.Info{Server: "https://hub", CAData: []byte("CA")}, []byte(token))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 func TestCheckHubCredential(t *testing.T) {
 	id := identity{cluster: "c1", agentID: "abcde"}
 	bootstrap := &kubeconfig.Info{Server: "https://hub", CAData: []byte("CA"), Token: "t"}
@@ -67,6 +89,7 @@ users: [{name: default-auth, user: {client-certificate: tls.crt, client-key: tls
 `)
 	tests := []struct {
 		name            string
+		token           bool
 		data            map[string][]byte
 		id              identity
 		bootstrap       *kubeconfig.Info
@@ -83,10 +106,18 @@ users: [{name: default-auth, user: {client-certificate: tls.crt, client-key: tls
 		{name: "other agent", data: valid, id: identity{cluster: "c1", agentID: "zzzzz"}, bootstrap: bootstrap, wantErrContains: "not \"system:open-cluster-management:c1:zzzzz\""},
 		{name: "other hub", data: credentialData(t, id, "https://old-hub", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap, wantErrContains: "points at https://old-hub"},
 		{name: "other CA", data: valid, id: id, bootstrap: &kubeconfig.Info{Server: "https://hub", CAData: []byte("CA2")}, wantErrContains: "bootstrap kubeconfig points at"},
+		{name: "token", token: true, data: tokenData(t, id, "c1", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap},
+		{name: "token of another cluster's ServiceAccount", token: true, data: tokenData(t, id, "c2", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap,
+			wantErrContains: "not c1/klusterlet"},
+		{name: "expired token", token: true, data: tokenData(t, id, "c1", testNow.Add(-time.Second)), id: id, bootstrap: bootstrap, wantErrContains: "expired"},
+		{name: "token of another agent", token: true, data: tokenData(t, id, "c1", testNow.Add(time.Hour)), id: identity{cluster: "c1", agentID: "zzzzz"},
+			bootstrap: bootstrap, wantErrContains: `not "zzzzz"`},
+		{name: "certificate where a token is wanted", token: true, data: valid, id: id, bootstrap: bootstrap, wantErrContains: "carries no token"},
+		{name: "token where a certificate is wanted", data: tokenData(t, id, "c1", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap, wantErrContains: "key tls.crt is missing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cred, err := checkHubCredential(tt.data, tt.id, tt.bootstrap, testNow)
+			cred, err := checkHubCredential(tt.data, tt.id, tt.token, tt.bootstrap, testNow)
 			if tt.wantErrContains == "" {
 				if err != nil || cred.config.Host != "https://hub" {
 					t.Fatalf("checkHubCredential = %v, %v; want a credential for https://hub", cred, err)
@@ -245,12 +276,12 @@ func TestRenewInterval(t *testing.T) {
 }
 
 func TestNewCSR(t *testing.T) {
-	csr := newCSR(identity{cluster: "c1", agentID: "a"}, []byte("REQ"), 3600)
+	csr := newCSR(identity{cluster: "c1", agentID: "a"}, []byte("REQ"), certificatesv1.KubeAPIServerClientSignerName, 3600)
 	if csr.GenerateName != "c1-" || csr.Labels[clusterv1.ClusterNameLabelKey] != "c1" ||
 		csr.Spec.SignerName != certificatesv1.KubeAPIServerClientSignerName || *csr.Spec.ExpirationSeconds != 3600 || len(csr.Spec.Usages) != 3 {
 		t.Errorf("unexpected CSR %+v", csr)
 	}
-	if newCSR(identity{cluster: "c1", agentID: "a"}, nil, 0).Spec.ExpirationSeconds != nil {
+	if newCSR(identity{cluster: "c1", agentID: "a"}, nil, certs.AgentTokenSignerName, 0).Spec.ExpirationSeconds != nil {
 		t.Error("expirationSeconds set although none was requested")
 	}
 }
@@ -262,6 +293,8 @@ func TestOptionsValidate(t *testing.T) {
 		wantErrContains string
 	}{
 		{name: "valid", opts: Options{Namespace: "ns", ClusterName: "c1"}},
+		{name: "token driver", opts: Options{Namespace: "ns", RegistrationAuth: "token"}},
+		{name: "unknown driver", opts: Options{Namespace: "ns", RegistrationAuth: "awsirsa"}, wantErrContains: `--registration-auth "awsirsa" is not one of csr, token`},
 		{name: "no namespace", opts: Options{}, wantErrContains: "POD_NAMESPACE"},
 		{name: "bad cluster name", opts: Options{Namespace: "ns", ClusterName: "C_1"}, wantErrContains: "invalid --cluster-name"},
 		{name: "short certificate", opts: Options{Namespace: "ns", ClientCertExpirationSeconds: 3599}, wantErrContains: "minimum of 3600"},
@@ -290,31 +323,5 @@ func TestQuickPoller(t *testing.T) {
 	}
 	if d := p.next("b"); d != csrFirstPollInterval {
 		t.Errorf("a new key starts at %v, want %v", d, csrFirstPollInterval)
-	}
-}
-
-func TestDenied(t *testing.T) {
-	withCondition := func(typ certificatesv1.RequestConditionType) *certificatesv1.CertificateSigningRequest {
-		csr := &certificatesv1.CertificateSigningRequest{}
-		if typ != "" {
-			csr.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: typ, Status: corev1.ConditionTrue}}
-		}
-		return csr
-	}
-	for _, tt := range []struct {
-		name string
-		csr  *certificatesv1.CertificateSigningRequest
-		want bool
-	}{
-		{"pending", withCondition(""), false},
-		{"approved, not issued yet", withCondition(certificatesv1.CertificateApproved), false},
-		{"denied", withCondition(certificatesv1.CertificateDenied), true},
-		{"signing failed", withCondition(certificatesv1.CertificateFailed), true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := denied(tt.csr); got != tt.want {
-				t.Errorf("denied = %v, want %v", got, tt.want)
-			}
-		})
 	}
 }

@@ -108,7 +108,7 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 	}
 	switch res.Phase {
 	case certs.RequestIssued:
-		data, err := hubSecretData(id, info, res.CertPEM, p.KeyPEM)
+		data, err := a.issuedSecretData(id, info, res, p)
 		if err == nil {
 			err = a.writeSecret(ctx, a.opts.HubKubeconfigSecret, data)
 		}
@@ -133,6 +133,20 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 		"CertificateSigningRequest %s is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub",
 		res.Name, id.cluster, id.cluster))
 	return false, awaitCSR(ctx, hub, res.Name, a.csrPoll.next(res.Name))
+}
+
+// issuedSecretData returns the hub kubeconfig Secret's data for the issued
+// request res of the pending request p: its certificate with p's key, or
+// with the token driver its token, opened with p's key.
+func (a *Agent) issuedSecretData(id identity, hub *kubeconfig.Info, res certs.RequestState, p *certs.PendingRequest) (map[string][]byte, error) {
+	if !a.opts.tokenAuth() {
+		return hubSecretData(id, hub, res.CertPEM, p.KeyPEM)
+	}
+	token, err := certs.OpenToken(res.SealedToken, res.Name, res.UID, p.Key)
+	if err != nil {
+		return nil, err
+	}
+	return hubTokenSecretData(id, hub, token)
 }
 
 // awaitCSR watches the pending request name until the hub issues its
@@ -160,21 +174,11 @@ func awaitCSR(ctx context.Context, hub client.WithWatch, name string, fallback t
 			if !isCSR {
 				return fallback
 			}
-			if len(csr.Status.Certificate) > 0 || denied(csr) {
+			if certs.StateOf(csr).Phase != certs.RequestPending {
 				return 0
 			}
 		}
 	}
-}
-
-// denied reports whether the hub denied csr or failed to sign it.
-func denied(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateDenied || c.Type == certificatesv1.CertificateFailed {
-			return true
-		}
-	}
-	return false
 }
 
 // quickPoller spaces the checks of one awaited change, keyed by what is

@@ -14,8 +14,8 @@ import (
 )
 
 // newCSR returns the certificate signing request of id for the PEM request
-// data (nil for a template that certs.Request completes).
-func newCSR(id identity, request []byte, expirationSeconds int32) *certificatesv1.CertificateSigningRequest {
+// data (nil for a template that certs.Request completes), to signer.
+func newCSR(id identity, request []byte, signer string, expirationSeconds int32) *certificatesv1.CertificateSigningRequest {
 	csr := &certificatesv1.CertificateSigningRequest{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: id.cluster + "-",
@@ -23,7 +23,7 @@ func newCSR(id identity, request []byte, expirationSeconds int32) *certificatesv
 		},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request:    request,
-			SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			SignerName: signer,
 			Usages: []certificatesv1.KeyUsage{
 				certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth,
 			},
@@ -36,13 +36,24 @@ func newCSR(id identity, request []byte, expirationSeconds int32) *certificatesv
 }
 
 // requestCertificate makes sure the hub has a certificate signing request of
-// id for the pending key and returns its state (certs.Request: the request
+// id for the pending key (for a token with the token driver) and returns its
+// state (certs.Request: the request
 // named in p is reused while it fits; a new one is recorded in p, which the
 // caller persists).
 func (a *Agent) requestCertificate(ctx context.Context, hub client.Client, id identity, p *certs.PendingRequest) (certs.RequestState, bool, error) {
-	st, created, err := certs.Request(ctx, hub, p, id.subject(), newCSR(id, nil, a.opts.ClientCertExpirationSeconds))
+	st, created, err := certs.Request(ctx, hub, p, id.subject(), newCSR(id, nil, a.signer(), a.opts.ClientCertExpirationSeconds))
 	if created {
 		ctrl.LoggerFrom(ctx).Info("Created CertificateSigningRequest", "csr", st.Name)
 	}
 	return st, created, err
+}
+
+// signer is the signer of the agent's requests: the hub's client
+// certificate signer, or with the token driver the signer the hub answers
+// with a sealed token.
+func (a *Agent) signer() string {
+	if a.opts.tokenAuth() {
+		return certs.AgentTokenSignerName
+	}
+	return certificatesv1.KubeAPIServerClientSignerName
 }

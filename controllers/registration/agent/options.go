@@ -49,6 +49,13 @@ type Options struct {
 	// certificates, at least operatorv1.MinClientCertExpirationSeconds; 0
 	// leaves it to the hub's signer.
 	ClientCertExpirationSeconds int32
+	// RegistrationAuth is how the agent authenticates to the hub:
+	// operatorv1.CSRAuthType (client certificates, the default) or
+	// operatorv1.TokenAuthType (tokens of the cluster's agent ServiceAccount
+	// on the hub, which the hub hands out sealed to the key of an approved
+	// request of signer certs.AgentTokenSignerName and the agent refreshes
+	// through the TokenRequest API).
+	RegistrationAuth string
 	// ClusterHealthCheckPeriod is how often the cluster's status is reported.
 	ClusterHealthCheckPeriod time.Duration
 	// DisableClusterClaims turns the ClusterClaim feature off: the agent
@@ -80,7 +87,13 @@ func (o *Options) Default() {
 	if o.ClusterHealthCheckPeriod <= 0 {
 		o.ClusterHealthCheckPeriod = DefaultClusterHealthCheckPeriod
 	}
+	if o.RegistrationAuth == "" {
+		o.RegistrationAuth = operatorv1.CSRAuthType
+	}
 }
+
+// tokenAuth reports whether the agent registers with the token driver.
+func (o *Options) tokenAuth() bool { return o.RegistrationAuth == operatorv1.TokenAuthType }
 
 // Validate checks the options after Default.
 func (o *Options) Validate() error {
@@ -105,6 +118,9 @@ func (o *Options) Validate() error {
 		if o.ManagedKubeconfigSecret == o.HubKubeconfigSecret || o.ManagedKubeconfigSecret == o.BootstrapKubeconfigSecret {
 			errs = append(errs, fmt.Errorf("--managed-kubeconfig-secret %q must differ from the bootstrap and hub kubeconfig Secrets", o.ManagedKubeconfigSecret))
 		}
+	}
+	if o.RegistrationAuth != operatorv1.CSRAuthType && o.RegistrationAuth != operatorv1.TokenAuthType {
+		errs = append(errs, fmt.Errorf("--registration-auth %q is not one of %s, %s", o.RegistrationAuth, operatorv1.CSRAuthType, operatorv1.TokenAuthType))
 	}
 	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < operatorv1.MinClientCertExpirationSeconds {
 		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the minimum of %d", o.ClientCertExpirationSeconds, operatorv1.MinClientCertExpirationSeconds))

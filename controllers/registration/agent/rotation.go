@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -20,6 +23,10 @@ import (
 // which runConnected then switches to. The old credential stays in use until
 // then, so the cluster stays available.
 func (a *Agent) rotateIfDue(ctx context.Context, id identity, conn *hubConnection) {
+	if conn.cred.token != nil {
+		a.refreshTokenIfDue(ctx, id, conn)
+		return
+	}
 	cert := conn.cred.cert
 	if !certs.NeedsRotation(cert, a.now(), conn.rotationFraction) {
 		return
@@ -92,4 +99,38 @@ func (a *Agent) setRotation(status metav1.ConditionStatus, reason, message strin
 	}
 	a.mu.Unlock()
 	a.trigger()
+}
+
+// refreshTokenIfDue replaces the token of conn once kubeconfig.
+// TokenRefreshFraction of its lifetime has passed: it asks the hub's
+// TokenRequest API, with the current token, for a new token of the cluster's
+// agent ServiceAccount with the same lifetime, and writes it to the hub
+// kubeconfig Secret, which runConnected then switches to. The bootstrap
+// credential plays no part. A failure is retried at the next check; once the
+// token expires or the hub rejects it the agent bootstraps again.
+func (a *Agent) refreshTokenIfDue(ctx context.Context, id identity, conn *hubConnection) {
+	t := conn.cred.token
+	if a.now().Before(t.RefreshTime()) {
+		return
+	}
+	log := ctrl.LoggerFrom(ctx).WithValues("phase", "token refresh", "tokenExpires", t.Expiry)
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace, Name: t.Name}}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
+		ExpirationSeconds: ptr.To(int64(max(t.Expiry.Sub(t.IssuedAt), certs.MinTokenLifetime) / time.Second)),
+	}}
+	err := conn.client.SubResource("token").Create(ctx, sa, tr)
+	conn.noteError(err)
+	if err != nil {
+		log.Error(err, "Cannot refresh the hub token; retrying", "serviceAccount", t.Namespace+"/"+t.Name)
+		return
+	}
+	data, err := hubTokenSecretData(id, conn.cred.hub, []byte(tr.Status.Token))
+	if err == nil {
+		err = a.writeSecret(ctx, a.opts.HubKubeconfigSecret, data)
+	}
+	if err != nil {
+		log.Error(err, "Cannot store the refreshed hub token; retrying")
+		return
+	}
+	log.Info("Hub token refreshed", "newTokenExpires", tr.Status.ExpirationTimestamp.UTC().Format(time.RFC3339))
 }

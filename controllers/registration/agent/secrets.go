@@ -118,7 +118,7 @@ func (a *Agent) loadHubCredential(ctx context.Context, id identity) (*hubCredent
 	if err != nil {
 		bootstrap = nil
 	}
-	cred, err := checkHubCredential(data, id, bootstrap, a.now())
+	cred, err := checkHubCredential(data, id, a.opts.tokenAuth(), bootstrap, a.now())
 	if err != nil {
 		return nil, fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, a.opts.HubKubeconfigSecret, err)
 	}

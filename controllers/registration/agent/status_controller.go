@@ -93,7 +93,7 @@ func (a *Agent) syncStatus(ctx context.Context) (ctrl.Result, error) {
 		if apierrors.IsForbidden(err) {
 			// Right after the first join the hub may not have granted the
 			// new identity its role yet: look again soon.
-			return ctrl.Result{RequeueAfter: min(a.acceptPoll.next(conn.cred.certPEM), period.RequeueAfter)}, nil
+			return ctrl.Result{RequeueAfter: min(a.acceptPoll.next(conn.cred.fingerprint), period.RequeueAfter)}, nil
 		}
 		return period, nil
 	case err != nil:
@@ -104,7 +104,7 @@ func (a *Agent) syncStatus(ctx context.Context) (ctrl.Result, error) {
 			"Waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub", id.cluster, id.cluster))
 		// Keyed by the credential: a new one (after a re-bootstrap) polls
 		// quickly again.
-		return ctrl.Result{RequeueAfter: min(a.acceptPoll.next(conn.cred.certPEM), period.RequeueAfter)}, nil
+		return ctrl.Result{RequeueAfter: min(a.acceptPoll.next(conn.cred.fingerprint), period.RequeueAfter)}, nil
 	}
 
 	desired := mc.DeepCopy()

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/agenttoken"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clustermanager"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clusterprofile"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clusterset"
@@ -96,6 +97,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		&managedcluster.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: rec},
 		&csr.Reconciler{Client: c, APIReader: mgr.GetAPIReader(), Recorder: rec, ClusterManagerName: opts.ClusterManagerName, AutoApproveUsers: opts.AutoApprovedCSRUsers,
 			IgnoreClusterManagerUsers: !opts.enabled(featuregate.ManagedClusterAutoApproval)},
+		&agenttoken.Reconciler{Client: c, Recorder: rec},
 		&lease.Reconciler{Client: c, Recorder: rec, GraceRatio: opts.LeaseGraceRatio},
 		&taint.Reconciler{Client: c, Recorder: rec},
 		&clusterset.SetReconciler{Client: c, Recorder: rec, NoBuiltInSets: !opts.enabled(featuregate.DefaultClusterSet)},

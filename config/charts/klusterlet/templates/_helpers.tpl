@@ -27,6 +27,7 @@ generated templates execute the manifests of config/agent with it.
 {{- end -}}
 {{- $reg := $k.registrationConfiguration | default dict -}}
 {{- $driver := $reg.addOnKubeClientRegistrationDriver | default dict -}}
+{{- $regDriver := $reg.registrationDriver | default dict -}}
 {{- $token := $driver.token | default dict -}}
 {{- $work := $k.workConfiguration | default dict -}}
 {{- $_ := set $v "ClusterName" (required "klusterlet.clusterName is required" $k.clusterName) -}}
@@ -37,6 +38,7 @@ generated templates execute the manifests of config/agent with it.
 {{- $_ := set $v "Mode" $mode -}}
 {{- $_ := set $v "ExternalServerURLs" $urls -}}
 {{- $_ := set $v "ClientCertExpirationSeconds" (int64 ($reg.clientCertExpirationSeconds | default 0)) -}}
+{{- $_ := set $v "RegistrationAuth" ($regDriver.authType | default "") -}}
 {{- $_ := set $v "AddonKubeClientRegistrationAuth" ($driver.authType | default "") -}}
 {{- $_ := set $v "AddonTokenExpirationSeconds" (int64 ($token.expirationSeconds | default 0)) -}}
 {{- $_ := set $v "HubKubeAPIQPS" (int64 ($work.hubKubeAPIQPS | default 0)) -}}

@@ -54,13 +54,14 @@ type Reconciler struct {
 	IgnoreClusterManagerUsers bool
 }
 
-// Requests are approved for the kube-apiserver-client signer, renewals after
+// Requests are approved for the kube-apiserver-client signer and the token
+// driver's (certs.AgentTokenSignerName), renewals after
 // a SubjectAccessReview. Auto-approving a first join accepts the cluster, as
 // read from the API server, which the accept admission policy allows only
 // with update on managedclusters/accept.
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=list;watch
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests/approval,verbs=update
-// +kubebuilder:rbac:groups=certificates.k8s.io,resources=signers,resourceNames=kubernetes.io/kube-apiserver-client,verbs=approve
+// +kubebuilder:rbac:groups=certificates.k8s.io,resources=signers,resourceNames=kubernetes.io/kube-apiserver-client;kubectl-ocm.io/agent-token,verbs=approve
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=register.open-cluster-management.io,resources=managedclusters/accept,verbs=update

@@ -22,6 +22,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
@@ -51,6 +52,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch;patch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=list;watch;create;patch
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings;rolebindings,verbs=list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=list;watch
 
@@ -130,8 +132,9 @@ func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedClust
 	return nil
 }
 
-// deny leaves the cluster's identity only read access to its ManagedCluster
-// and removes its namespace grants. A cluster that was accepted before gets
+// deny leaves the cluster's identity only read access to its ManagedCluster,
+// removes its namespace grants and deletes the token driver's
+// ServiceAccount, which revokes its tokens. A cluster that was accepted before gets
 // HubAcceptedManagedCluster False.
 func (r *Reconciler) deny(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
 	name := cluster.Name
@@ -142,6 +145,12 @@ func (r *Reconciler) deny(ctx context.Context, cluster *clusterv1.ManagedCluster
 		if err := r.Client.Delete(ctx, rb); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("delete RoleBinding %s/%s: %w", rb.Namespace, rb.Name, err)
 		}
+	}
+	// Revoke every token of the token driver's identity; a cluster accepted
+	// again gets a new one through a new request.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: identity.AgentServiceAccount}}
+	if err := r.Client.Delete(ctx, sa); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete ServiceAccount %s/%s: %w", name, sa.Name, err)
 	}
 	if meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) == nil {
 		return nil

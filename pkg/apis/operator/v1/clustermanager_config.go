@@ -39,6 +39,11 @@ const (
 	AwsIrsaAuthType = "awsirsa"
 	// GRPCAuthType authenticates agents to the hub's gRPC server.
 	GRPCAuthType = "grpc"
+	// TokenAuthType authenticates a cluster's agent with short-lived tokens
+	// of a ServiceAccount the hub creates for the cluster once it is
+	// accepted (a Klusterlet's registrationDriver only): no client
+	// certificate is signed, so it works on hubs that sign none.
+	TokenAuthType = "token"
 )
 
 // RegistrationDriverHub is one way agents may authenticate to the hub.

@@ -83,10 +83,14 @@ type ClusterClaimConfiguration struct {
 
 // RegistrationDriver is how the agent authenticates to the hub.
 type RegistrationDriver struct {
-	// authType is csr (the default), awsirsa or grpc.
+	// authType is csr (the default: client certificates signed by the hub's
+	// kubernetes.io/kube-apiserver-client signer), token (short-lived
+	// tokens of a ServiceAccount the hub creates in the cluster namespace
+	// once the cluster is accepted, for hubs that sign no client
+	// certificates), awsirsa or grpc. awsirsa and grpc are refused.
 	// +optional
 	// +kubebuilder:default=csr
-	// +kubebuilder:validation:Enum=csr;awsirsa;grpc
+	// +kubebuilder:validation:Enum=csr;token;awsirsa;grpc
 	AuthType string `json:"authType,omitempty"`
 
 	// awsIrsa configures authType awsirsa.

@@ -1,0 +1,225 @@
+package hub
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestAgentTokenDriver checks the hub's half of the token registration
+// driver on a hub whose controller manager signs no client certificates: a
+// token request answers only once the request is approved and its cluster
+// accepted; the sealed token opens with the request's key only; the token
+// identity holds what a certificate identity holds and nothing of another
+// cluster; it refreshes itself through the TokenRequest API; and denying
+// the cluster revokes it.
+func TestAgentTokenDriver(t *testing.T) {
+	framework.SkipIfShort(t)
+	env := framework.StartForTestWith(t, framework.Options{Clusters: []string{"hub"}})
+	hubCluster := env.Cluster("hub")
+	admin := hubCluster.Client()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	installHub(ctx, t, admin)
+	startController(t, hubCluster, hub.Options{})
+	bootCfg, err := hubCluster.ConfigForServiceAccount(ctx, identity.BootstrapNamespace, identity.BootstrapServiceAccount, time.Hour)
+	boot := clientFor(t, bootCfg, err)
+
+	// Two clusters register with the bootstrap identity; cluster2 stays
+	// unaccepted.
+	for _, name := range []string{"cluster1", "cluster2"} {
+		expectAllowed(t, "bootstrap creates ManagedCluster "+name, boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}))
+	}
+	key1, csr1 := createTokenCSR(ctx, t, boot, "cluster1", "cluster1")
+	_, csr2 := createTokenCSR(ctx, t, boot, "cluster2", "cluster2")
+
+	t.Run("no token before approval and acceptance", func(t *testing.T) {
+		expectAllowed(t, "approve cluster2's request", approveAsAdmin(ctx, admin, csr2))
+		expectAllowed(t, "accept cluster1", setAccept(ctx, admin, "cluster1", true))
+		waitCluster(ctx, t, admin, "cluster1", "accepted", hasCondition(clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
+		// cluster1 accepted but its request pending, cluster2's request
+		// approved but the cluster not accepted: the hub issues neither.
+		framework.Consistently(ctx, t, 3*time.Second, "both requests stay unanswered", func(ctx context.Context) (bool, error) {
+			for _, name := range []string{csr1, csr2} {
+				if st := tokenState(ctx, t, admin, name); st.Phase != certs.RequestPending {
+					return false, fmt.Errorf("request %s is %v before its approval and its cluster's acceptance", name, st.Phase)
+				}
+			}
+			return true, nil
+		})
+		if err := admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: identity.AgentServiceAccount}, &corev1.ServiceAccount{}); !apierrors.IsNotFound(err) {
+			t.Errorf("ServiceAccount cluster1/%s exists before any token was issued (err %v)", identity.AgentServiceAccount, err)
+		}
+	})
+
+	var token []byte
+	t.Run("approved and accepted: a sealed token only the request's key opens", func(t *testing.T) {
+		expectAllowed(t, "approve cluster1's request", approveAsAdmin(ctx, admin, csr1))
+		var st certs.RequestState
+		poll(ctx, t, "cluster1's token issued", func(ctx context.Context) (bool, error) {
+			st = tokenState(ctx, t, admin, csr1)
+			return st.Phase == certs.RequestIssued, nil
+		})
+		other, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := certs.OpenToken(st.SealedToken, st.Name, st.UID, other); err == nil {
+			t.Error("another key opened the sealed token")
+		}
+		if token, err = certs.OpenToken(st.SealedToken, st.Name, st.UID, key1); err != nil {
+			t.Fatal(err)
+		}
+		claims, err := kubeconfig.ParseServiceAccountToken(token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if claims.Namespace != "cluster1" || claims.Name != identity.AgentServiceAccount {
+			t.Errorf("the token is of ServiceAccount %s/%s, want cluster1/%s", claims.Namespace, claims.Name, identity.AgentServiceAccount)
+		}
+		if life := claims.Expiry.Sub(claims.IssuedAt); life != certs.DefaultAgentTokenLifetime {
+			t.Errorf("the token lives %s, want %s", life, certs.DefaultAgentTokenLifetime)
+		}
+	})
+	if token == nil {
+		return
+	}
+	agent := clientFor(t, tokenConfig(hubCluster, token), nil)
+
+	t.Run("the token identity holds the agent's rights and no other cluster's", func(t *testing.T) {
+		poll(ctx, t, "the token identity reads its lease", func(ctx context.Context) (bool, error) {
+			return true, agent.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
+		})
+		mc := &clusterv1.ManagedCluster{}
+		expectAllowed(t, "the token identity reads its ManagedCluster", agent.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc))
+		expectAllowed(t, "the token identity patches its ManagedCluster's status", agent.Status().Patch(ctx, mc, client.RawPatch("application/merge-patch+json", []byte(`{"status":{"version":{"kubernetes":"v1.37.0"}}}`))))
+		createCluster(ctx, t, admin, "cluster3", true, 0)
+		poll(ctx, t, "lease cluster3/managed-cluster-lease", func(ctx context.Context) (bool, error) {
+			return true, admin.Get(ctx, client.ObjectKey{Namespace: "cluster3", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
+		})
+		expectForbidden(t, "cluster1's token reads cluster3's ManagedCluster", agent.Get(ctx, client.ObjectKey{Name: "cluster3"}, &clusterv1.ManagedCluster{}))
+		expectForbidden(t, "cluster1's token reads cluster3's lease", agent.Get(ctx, client.ObjectKey{Namespace: "cluster3", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
+		expectForbidden(t, "cluster1's token lists leases in cluster3", agent.List(ctx, &coordinationv1.LeaseList{}, client.InNamespace("cluster3")))
+		expectForbidden(t, "cluster1's token lists ManagedClusters", agent.List(ctx, &clusterv1.ManagedClusterList{}))
+		expectForbidden(t, "cluster1's token creates a ConfigMap in cluster3", agent.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster3", Name: "x"}}))
+		expectForbidden(t, "cluster1's token reads Secrets of its own namespace", agent.List(ctx, &corev1.SecretList{}, client.InNamespace("cluster1")))
+		expectForbidden(t, "cluster1's token accepts cluster2", setAccept(ctx, agent, "cluster2", true))
+	})
+
+	t.Run("the agent refreshes its token, and only its own", func(t *testing.T) {
+		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(600))}}
+		own := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: identity.AgentServiceAccount}}
+		expectAllowed(t, "the token identity requests a token of itself", agent.SubResource("token").Create(ctx, own, tr))
+		refreshed := clientFor(t, tokenConfig(hubCluster, []byte(tr.Status.Token)), nil)
+		expectAllowed(t, "the refreshed token reads the lease", refreshed.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
+		for _, sa := range []client.ObjectKey{
+			{Namespace: identity.BootstrapNamespace, Name: identity.BootstrapServiceAccount},
+			{Namespace: "cluster3", Name: identity.AgentServiceAccount},
+			{Namespace: "cluster1", Name: "default"},
+		} {
+			tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(600))}}
+			expectForbidden(t, "the token identity requests a token of "+sa.String(),
+				agent.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: sa.Namespace, Name: sa.Name}}, tr))
+		}
+	})
+
+	t.Run("a request whose subject names another cluster fails", func(t *testing.T) {
+		_, forged := createTokenCSR(ctx, t, boot, "cluster1", "cluster3")
+		expectAllowed(t, "an administrator approves the forged request", approveAsAdmin(ctx, admin, forged))
+		poll(ctx, t, "the forged request failed", func(ctx context.Context) (bool, error) {
+			return tokenState(ctx, t, admin, forged).Phase == certs.RequestDenied, nil
+		})
+	})
+
+	t.Run("denying the cluster revokes its tokens", func(t *testing.T) {
+		expectAllowed(t, "deny cluster1", setAccept(ctx, admin, "cluster1", false))
+		poll(ctx, t, "ServiceAccount cluster1/"+identity.AgentServiceAccount+" deleted", func(ctx context.Context) (bool, error) {
+			err := admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: identity.AgentServiceAccount}, &corev1.ServiceAccount{})
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		})
+		// The API server caches a token's authentication for seconds.
+		poll(ctx, t, "the token rejected with 401", func(ctx context.Context) (bool, error) {
+			err := agent.Get(ctx, client.ObjectKey{Name: "cluster1"}, &clusterv1.ManagedCluster{})
+			return apierrors.IsUnauthorized(err), nil
+		})
+	})
+}
+
+// createTokenCSR creates, as c's user, a token-driver request labeled with
+// cluster for the agent subject of subjectCluster, and returns its key and
+// name.
+func createTokenCSR(ctx context.Context, t *testing.T, c client.Client, cluster, subjectCluster string) (*ecdsa.PrivateKey, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{
+		CommonName: agentUser(subjectCluster), Organization: []string{identity.ClusterGroup(subjectCluster), identity.ManagedClustersGroup},
+	}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: cluster + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster}},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
+			SignerName: certs.AgentTokenSignerName,
+			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		},
+	}
+	if err := c.Create(ctx, obj); err != nil {
+		t.Fatalf("create the token request of %s: %v", cluster, err)
+	}
+	return key, obj.Name
+}
+
+// approveAsAdmin approves the request name as the administrator.
+func approveAsAdmin(ctx context.Context, admin client.Client, name string) error {
+	obj := &certificatesv1.CertificateSigningRequest{}
+	if err := admin.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
+		return err
+	}
+	return csr.ApproveRequest(ctx, admin, obj, "ApprovedByTest", "approved by the hub administrator")
+}
+
+// tokenState returns the state of the request name.
+func tokenState(ctx context.Context, t *testing.T, c client.Client, name string) certs.RequestState {
+	t.Helper()
+	obj := &certificatesv1.CertificateSigningRequest{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
+		t.Fatalf("read request %s: %v", name, err)
+	}
+	return certs.StateOf(obj)
+}
+
+// tokenConfig returns a configuration of the hub that authenticates with
+// token alone.
+func tokenConfig(hubCluster *framework.Cluster, token []byte) *rest.Config {
+	return &rest.Config{Host: hubCluster.Server(), BearerToken: string(token), TLSClientConfig: rest.TLSClientConfig{CAData: hubCluster.CAData()}}
+}
