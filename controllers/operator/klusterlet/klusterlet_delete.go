@@ -19,13 +19,16 @@ import (
 )
 
 // reconcileDelete unjoins a deleted Klusterlet as `kubectl ocm unjoin` does:
-// it removes the agent (Deployment, RBAC, Secrets, namespace), waits until
+// it revokes the agent's token identity on the hub (revokeHubToken), removes
+// the agent (Deployment, RBAC, Secrets, namespace), waits until
 // they are gone, removes the managed-cluster CRDs no object uses any more
 // (AppliedManifestWorks and ClusterClaims keep theirs), then the finalizer.
 func (r *Reconciler) reconcileDelete(ctx context.Context, k *operatorv1.Klusterlet) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(k, Finalizer) {
 		return ctrl.Result{}, nil
 	}
+	// Before the agent and its hub credential go.
+	r.revokeHubToken(ctx, k)
 	owned, err := r.owned(ctx, k.Name)
 	if err != nil {
 		return ctrl.Result{}, err

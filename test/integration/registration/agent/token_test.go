@@ -1,0 +1,164 @@
+package agent_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestTokenRegistration joins a cluster with `join --registration-auth
+// token` to a hub whose controller manager signs no client certificates,
+// accepts it with `accept`, and checks that it becomes available with a
+// token credential; that deleting its ServiceAccount on the hub (revoking
+// it) makes the agent register again, which a new accept answers; and that
+// unjoin deletes the ServiceAccount.
+func TestTokenRegistration(t *testing.T) {
+	framework.SkipIfShort(t)
+	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
+	env := framework.StartForTestWith(t, framework.Options{Clusters: []string{"hub", clusterName}})
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
+	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
+	hubObjs, err := config.HubObjects(config.HubValues{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyAll(ctx, t, hub.Client(), hubObjs)
+	token, err := hub.ServiceAccountToken(ctx, config.OperatorNamespace, identity.BootstrapServiceAccount, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spokeFlags := genericclioptions.NewConfigFlags(false)
+	spokeFlags.KubeConfig, spokeFlags.Context = ptr.To(env.Kubeconfig()), ptr.To(clusterName)
+	hubFlags := genericclioptions.NewConfigFlags(false)
+	hubFlags.KubeConfig, hubFlags.Context = ptr.To(env.Kubeconfig()), ptr.To("hub")
+	hubCA := filepath.Join(t.TempDir(), "hub-ca.crt")
+	if err := os.WriteFile(hubCA, hub.CAData(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	acceptCluster := func(t *testing.T) {
+		t.Helper()
+		streams, _, out, _ := genericiooptions.NewTestIOStreams()
+		o := accept.NewOptions(hubFlags, streams)
+		o.Clusters, o.Wait, o.Timeout = []string{clusterName}, true, 2*time.Minute
+		if err := o.Complete(nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Run(ctx); err != nil {
+			t.Fatalf("accept: %v\noutput:\n%s", err, out)
+		}
+	}
+	available := func(t *testing.T) {
+		t.Helper()
+		for _, typ := range []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
+			eventually(ctx, t, "ManagedCluster condition "+typ, func(ctx context.Context) (bool, error) {
+				return conditionTrue(ctx, hub.Client(), typ)
+			})
+		}
+	}
+	agentSA := client.ObjectKey{Namespace: clusterName, Name: identity.AgentServiceAccount}
+
+	t.Run("join, accept: available with a token credential", func(t *testing.T) {
+		streams, _, out, _ := genericiooptions.NewTestIOStreams()
+		o := join.NewOptions(spokeFlags, streams)
+		o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.RegistrationAuth = hub.Server(), token, clusterName, hubCA, operatorv1.TokenAuthType
+		o.Image, o.Wait, o.Timeout = "example.com/ocm-controller:test", true, 2*time.Minute
+		start := time.Now()
+		if err := runJoin(ctx, o); err != nil {
+			t.Fatalf("join: %v\noutput:\n%s", err, out)
+		}
+		acceptCluster(t)
+		available(t)
+		t.Logf("join --registration-auth token → Available: %s", time.Since(start).Round(10*time.Millisecond))
+		csrs, err := csrsOf(ctx, hub.Client())
+		if err != nil || len(csrs) != 1 {
+			t.Fatalf("%d requests of the cluster (%v), want one", len(csrs), err)
+		}
+		if csrs[0].Spec.SignerName != certs.AgentTokenSignerName || len(csrs[0].Status.Certificate) > 0 || csrs[0].Annotations[certs.SealedTokenAnnotation] == "" {
+			t.Errorf("request %s: signer %s, certificate %d bytes, sealed token %t; want a sealed token of signer %s and no certificate",
+				csrs[0].Name, csrs[0].Spec.SignerName, len(csrs[0].Status.Certificate), csrs[0].Annotations[certs.SealedTokenAnnotation] != "", certs.AgentTokenSignerName)
+		}
+		sec, err := hubSecret(ctx, spoke.Client())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sec.Data[kubeconfig.TLSCertKey]) > 0 || len(sec.Data[kubeconfig.TokenKey]) == 0 {
+			t.Errorf("the hub credential has keys %v, want a token and no certificate", keys(sec.Data))
+		}
+		claims, err := kubeconfig.ParseServiceAccountToken(sec.Data[kubeconfig.TokenKey])
+		if err != nil || claims.Namespace != clusterName || claims.Name != identity.AgentServiceAccount {
+			t.Errorf("the hub credential's token is %+v (%v), want one of %s", claims, err, agentSA)
+		}
+	})
+
+	t.Run("the hub deletes the ServiceAccount: the agent registers again", func(t *testing.T) {
+		if err := hub.Client().Delete(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: agentSA.Namespace, Name: agentSA.Name}}); err != nil {
+			t.Fatal(err)
+		}
+		eventually(ctx, t, "a new pending token request", func(ctx context.Context) (bool, error) {
+			pending, err := pendingCSRs(ctx, hub.Client())
+			return len(pending) == 1 && pending[0].Spec.SignerName == certs.AgentTokenSignerName, err
+		})
+		eventually(ctx, t, "Klusterlet HubConnectionDegraded naming the accept command", func(ctx context.Context) (bool, error) {
+			c, err := klusterletCondition(ctx, spoke.Client(), operatorv1.ConditionHubConnectionDegraded)
+			return c != nil && c.Status == "True" && strings.Contains(c.Message, "kubectl ocm accept --clusters "+clusterName), err
+		})
+		acceptCluster(t)
+		eventually(ctx, t, "ServiceAccount "+agentSA.String()+" created again", func(ctx context.Context) (bool, error) {
+			err := hub.Client().Get(ctx, agentSA, &corev1.ServiceAccount{})
+			return err == nil, client.IgnoreNotFound(err)
+		})
+		available(t)
+	})
+
+	t.Run("unjoin deletes the ServiceAccount on the hub", func(t *testing.T) {
+		streams, _, out, _ := genericiooptions.NewTestIOStreams()
+		o := unjoin.NewOptions(spokeFlags, streams)
+		o.ClusterName = clusterName
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Run(ctx); err != nil {
+			t.Fatalf("unjoin: %v\noutput:\n%s", err, out)
+		}
+		err := hub.Client().Get(ctx, agentSA, &corev1.ServiceAccount{})
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("ServiceAccount %s remains on the hub after unjoin (err %v)", agentSA, err)
+		}
+	})
+}
+
+// keys returns the keys of data.
+func keys(data map[string][]byte) []string {
+	var out []string
+	for k := range data {
+		out = append(out, k)
+	}
+	return out
+}
