@@ -33,8 +33,10 @@ CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 GOLANGCI_LINT  := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 ACTIONLINT     := $(TOOLS_BIN)/actionlint-$(ACTIONLINT_VERSION)
 
-# Test settings. GOFLAGS_TEST can add e.g. -run or -v.
-TEST_TIMEOUT ?= 30m
+# Test settings. GOFLAGS_TEST can add e.g. -run or -v. TEST_TIMEOUT bounds
+# one package: the end-to-end package, which starts a fleet with real nodes
+# per test, takes about 30 minutes on 2 cores.
+TEST_TIMEOUT ?= 45m
 export KUBE_BIN_DIR := $(KUBE_BIN)
 export OCM_BIN_DIR  := $(BIN)
 
