@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -201,6 +202,19 @@ func scaleAgent(t *testing.T, c client.Client, replicas int32) {
 		base := d.DeepCopy()
 		d.Spec.Replicas = &replicas
 		require.NoError(t, c.Patch(t.Context(), d, client.MergeFrom(base)))
+		if replicas == 0 && key.Name == config.KlusterletOperatorName {
+			// A terminating operator still reconciles, and would give the
+			// agent its replica back: wait until none of its Pods is left.
+			selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+			require.NoError(t, err)
+			eventually(t, 2*time.Minute, "no Pod of "+key.String(), func(ctx context.Context) (bool, error) {
+				pods := &corev1.PodList{}
+				if err := c.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
+					return false, err
+				}
+				return len(pods.Items) == 0, nil
+			})
+		}
 	}
 }
 
