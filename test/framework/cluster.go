@@ -37,6 +37,8 @@ type Cluster struct {
 	bindIP net.IP
 	// serviceCIDR is the cluster's Service IP range.
 	serviceCIDR string
+	// noSigning is Options.NoClientSigning for this cluster.
+	noSigning bool
 	// node is the cluster's node, nil without nodes.
 	node  *node
 	ca    *authority

@@ -314,7 +314,8 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 
 // startControllerManager starts kube-controller-manager with every controller
 // but the deployment controller (the component Runner owns Deployment status)
-// plus the bootstrap-token controllers, signing CSRs with the cluster CA.
+// plus the bootstrap-token controllers, signing CSRs with the cluster CA
+// unless the cluster is one of Options.NoClientSigning.
 func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f certFiles) error {
 	kcmCfg := c.configWith(rest.TLSClientConfig{CertData: c.kcmCreds.certPEM, KeyData: c.kcmCreds.keyPEM})
 	if err := WriteKubeconfig(f.kcmKubeconfig, c.Name, kcmCfg); err != nil {
@@ -337,16 +338,21 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 		fmt.Sprintf("--secure-port=%d", port),
 		"--cert-dir=" + filepath.Join(c.dir, "kcm-certs"),
 		"--controllers=" + controllers,
-		"--cluster-signing-cert-file=" + f.caCert,
-		"--cluster-signing-key-file=" + f.caKey,
 		"--root-ca-file=" + f.caCert,
 		"--service-account-private-key-file=" + f.saKey,
 		"--use-service-account-credentials=true",
 		"--leader-elect=false",
 		"--profiling=false",
 	}
-	if e.signingDuration > 0 {
-		args = append(args, "--cluster-signing-duration="+e.signingDuration.String())
+	switch {
+	case c.noSigning:
+		// As managed offerings: approved requests get no certificate.
+		args[slices.Index(args, "--controllers="+controllers)] += ",-certificatesigningrequest-signing-controller"
+	default:
+		args = append(args, "--cluster-signing-cert-file="+f.caCert, "--cluster-signing-key-file="+f.caKey)
+		if e.signingDuration > 0 {
+			args = append(args, "--cluster-signing-duration="+e.signingDuration.String())
+		}
 	}
 	proc, err := startProcess(c.Name+"/kube-controller-manager", filepath.Join(c.binDir, "kube-controller-manager"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
 	if err != nil {

@@ -53,6 +53,11 @@ type Options struct {
 	// `make kube-bins` builds from test/kube/previous); the others run the
 	// current one. etcd and the container runtime are shared.
 	Previous []string
+	// NoClientSigning names the clusters whose controller manager signs no
+	// certificates, as on managed offerings such as Amazon EKS: no
+	// --cluster-signing-* flags and the CSR signing controller off, so an
+	// approved CertificateSigningRequest never gets a certificate.
+	NoClientSigning []string
 }
 
 // PreviousDir is the subdirectory of the Kubernetes binaries' directory
@@ -118,6 +123,11 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 			return nil, fmt.Errorf("cluster %q is in Options.Previous but not in Options.Clusters", name)
 		}
 	}
+	for _, name := range opts.NoClientSigning {
+		if !seen[name] {
+			return nil, fmt.Errorf("cluster %q is in Options.NoClientSigning but not in Options.Clusters", name)
+		}
+	}
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 3 * time.Minute
 	}
@@ -173,6 +183,7 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 		if slices.Contains(opts.Previous, name) {
 			c.binDir = filepath.Join(binDir, PreviousDir)
 		}
+		c.noSigning = slices.Contains(opts.NoClientSigning, name)
 		e.clusters = append(e.clusters, c)
 	}
 	if opts.Nodes {

@@ -110,6 +110,28 @@ func testCSRSigning(t *testing.T, c *Cluster) {
 // sign it, and returns the certificate, parsed and PEM, and its key.
 func signClientCSR(t *testing.T, c *Cluster, user string, groups ...string) (leaf *x509.Certificate, certPEM, keyPEM []byte) {
 	t.Helper()
+	cs := c.Clientset()
+	name, keyPEM := approvedClientCSR(t, c, user, groups...)
+	poll(t, 30*time.Second, "CSR "+name+" to be signed", func(ctx context.Context) (bool, error) {
+		got, err := cs.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		certPEM = got.Status.Certificate
+		return len(certPEM) > 0, nil
+	})
+	block, _ := pem.Decode(certPEM)
+	require.NotNil(t, block, "status.certificate is not PEM")
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	require.NoError(t, err)
+	return leaf, certPEM, keyPEM
+}
+
+// approvedClientCSR creates and approves a kube-apiserver client
+// CertificateSigningRequest for user in groups, returning its name and the
+// private key.
+func approvedClientCSR(t *testing.T, c *Cluster, user string, groups ...string) (name string, keyPEM []byte) {
+	t.Helper()
 	ctx := t.Context()
 	cs := c.Clientset()
 	key, keyPEM, err := newKey()
@@ -132,20 +154,7 @@ func signClientCSR(t *testing.T, c *Cluster, user string, groups ...string) (lea
 	})
 	_, err = cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, csr.Name, csr, metav1.UpdateOptions{})
 	require.NoError(t, err)
-
-	poll(t, 30*time.Second, "CSR "+csr.Name+" to be signed", func(ctx context.Context) (bool, error) {
-		got, err := cs.CertificatesV1().CertificateSigningRequests().Get(ctx, csr.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		certPEM = got.Status.Certificate
-		return len(certPEM) > 0, nil
-	})
-	block, _ := pem.Decode(certPEM)
-	require.NotNil(t, block, "status.certificate is not PEM")
-	leaf, err = x509.ParseCertificate(block.Bytes)
-	require.NoError(t, err)
-	return leaf, certPEM, keyPEM
+	return csr.Name, keyPEM
 }
 
 func testNamespaceDeletion(t *testing.T, c *Cluster) {

@@ -37,7 +37,7 @@ import (
 func TestTokenRegistration(t *testing.T) {
 	framework.SkipIfShort(t)
 	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
-	env := framework.StartForTestWith(t, framework.Options{Clusters: []string{"hub", clusterName}})
+	env := framework.StartForTestWith(t, framework.Options{Clusters: []string{"hub", clusterName}, NoClientSigning: []string{"hub"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)

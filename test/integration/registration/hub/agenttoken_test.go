@@ -40,7 +40,7 @@ import (
 // the cluster revokes it.
 func TestAgentTokenDriver(t *testing.T) {
 	framework.SkipIfShort(t)
-	env := framework.StartForTestWith(t, framework.Options{Clusters: []string{"hub"}})
+	env := framework.StartForTestWith(t, framework.Options{Clusters: []string{"hub"}, NoClientSigning: []string{"hub"}})
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
