@@ -3,6 +3,7 @@ package accept
 import (
 	"context"
 	"fmt"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -84,6 +85,9 @@ func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.
 		if mc.IsJoined() {
 			return true, joinState(mc), nil
 		}
+		if hint, err := unsignedRequest(ctx, c, name); err != nil || hint != "" {
+			return false, hint, err
+		}
 		return false, cli.DescribeNotReady(ctx, in, joinState(mc), hubController), nil
 	})
 	if err != nil {
@@ -91,6 +95,23 @@ func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.
 	}
 	fmt.Fprintf(o.Out, "Your managed cluster %s has joined the Hub successfully.\n", name)
 	return nil
+}
+
+// unsignedRequest returns csr.UnsignedHint for a request of the cluster that
+// was approved longer than csr.UnsignedGrace ago and has no certificate:
+// the hub signs none, and waiting longer will not help.
+func unsignedRequest(ctx context.Context, c client.Client, name string) (string, error) {
+	list := &certificatesv1.CertificateSigningRequestList{}
+	if err := c.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
+		return "", fmt.Errorf("list certificate requests of cluster %s: %w", name, err)
+	}
+	now := time.Now()
+	for i := range list.Items {
+		if csr.Unsigned(&list.Items[i], now) > csr.UnsignedGrace {
+			return csr.UnsignedHint(list.Items[i].Name), nil
+		}
+	}
+	return "", nil
 }
 
 // approveRequests approves the cluster's pending requests that the approval

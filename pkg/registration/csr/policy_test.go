@@ -13,8 +13,11 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -274,4 +277,24 @@ func TestDecided(t *testing.T) {
 			t.Errorf("Decided with condition %q = %v, want %v", tt.typ, got, tt.want)
 		}
 	}
+}
+
+func TestUnsigned(t *testing.T) {
+	now := time.Now()
+	approved := func(at time.Time) certificatesv1.CertificateSigningRequestCondition {
+		return certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateApproved, Status: corev1.ConditionTrue, LastUpdateTime: metav1.NewTime(at)}
+	}
+	req := func(signer string, cert []byte, conds ...certificatesv1.CertificateSigningRequestCondition) *certificatesv1.CertificateSigningRequest {
+		return &certificatesv1.CertificateSigningRequest{
+			Spec:   certificatesv1.CertificateSigningRequestSpec{SignerName: signer},
+			Status: certificatesv1.CertificateSigningRequestStatus{Certificate: cert, Conditions: conds},
+		}
+	}
+	client := certificatesv1.KubeAPIServerClientSignerName
+	assert.Equal(t, 45*time.Second, Unsigned(req(client, nil, approved(now.Add(-45*time.Second))), now), "approved 45s ago, no certificate")
+	assert.Zero(t, Unsigned(req(client, nil), now), "pending")
+	assert.Zero(t, Unsigned(req(client, []byte("cert"), approved(now.Add(-time.Hour))), now), "signed")
+	assert.Zero(t, Unsigned(req(client, nil, approved(now.Add(-time.Hour)), certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateFailed}), now), "failed")
+	assert.Zero(t, Unsigned(req("kubectl-ocm.io/agent-token", nil, approved(now.Add(-time.Hour))), now), "another signer")
+	assert.Contains(t, UnsignedHint("c1-abc"), "--registration-auth token")
 }

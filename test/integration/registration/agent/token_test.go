@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
@@ -151,6 +152,39 @@ func TestTokenRegistration(t *testing.T) {
 		if !apierrors.IsNotFound(err) {
 			t.Errorf("ServiceAccount %s remains on the hub after unjoin (err %v)", agentSA, err)
 		}
+	})
+
+	t.Run("a certificate join to this hub: accept names the token driver", func(t *testing.T) {
+		streams, _, out, _ := genericiooptions.NewTestIOStreams()
+		o := join.NewOptions(spokeFlags, streams)
+		// The hub forgets the cluster, as unjoin's output suggests.
+		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: clusterName}}
+		if err := hub.Client().Delete(ctx, mc); err != nil {
+			t.Fatal(err)
+		}
+		eventually(ctx, t, "ManagedCluster "+clusterName+" removed", func(ctx context.Context) (bool, error) {
+			err := hub.Client().Get(ctx, client.ObjectKeyFromObject(mc), mc)
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		})
+		o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile = hub.Server(), token, clusterName, hubCA
+		o.Image, o.Wait, o.Timeout = "example.com/ocm-controller:test", true, 2*time.Minute
+		if err := runJoin(ctx, o); err != nil {
+			t.Fatalf("join: %v\noutput:\n%s", err, out)
+		}
+		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+		a := accept.NewOptions(hubFlags, streams)
+		a.Clusters, a.Wait, a.Timeout = []string{clusterName}, true, csr.UnsignedGrace+20*time.Second
+		if err := a.Complete(nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		err := a.Run(ctx)
+		if err == nil || !strings.Contains(err.Error(), "--registration-auth token") {
+			t.Fatalf("accept on a hub that signs nothing: %v, want an error naming --registration-auth token\noutput:\n%s%s", err, out, errOut)
+		}
+		t.Logf("accept: %v", err)
 	})
 }
 
