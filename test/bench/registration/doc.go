@@ -10,6 +10,9 @@
 //     being Available on the hub, with the hub admin's accept done as soon as
 //     the agent's certificate signing request appears; several fresh joins,
 //     reported as p50 and max with a per-stage breakdown.
+//   - BenchmarkJoinToAvailableToken: the same with the token registration
+//     driver (join --registration-auth token) on a hub whose controller
+//     manager signs no client certificates.
 //   - BenchmarkLeaseExpiry: seconds from stopping the agent to the hub marking
 //     the cluster's availability Unknown, for a stated lease duration, and
 //     seconds from restarting it to Available again.

@@ -11,7 +11,7 @@ import (
 
 // Knobs of the benchmarks, passed after -args (see test/bench/README.md).
 var (
-	joinRuns     = flag.Int("joins", 5, "BenchmarkJoinToAvailable: number of fresh joins of cluster1")
+	joinRuns     = flag.Int("joins", 5, "BenchmarkJoinToAvailable and BenchmarkJoinToAvailableToken: number of fresh joins of cluster1")
 	leaseSeconds = flag.Int("lease-seconds", 10, "BenchmarkLeaseExpiry: spec.leaseDurationSeconds set on cluster1")
 	idlePeriod   = flag.Duration("idle", time.Minute, "BenchmarkLeaseExpiry: idle period over which writes are counted (at least 3 lease durations)")
 	clusterCount = flag.Int("clusters", 100, "BenchmarkHubMemory: registered clusters in the second reading (2 real agents, the rest simulated)")

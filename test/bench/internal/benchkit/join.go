@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	regcsr "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
@@ -39,7 +40,7 @@ type JoinTimes struct {
 	Process   time.Duration // the component runner started the agent process
 	CSR       time.Duration // the agent's CSR appeared in the acceptor's watch
 	Approved  time.Duration // the acceptor approved it and set hubAcceptsClient
-	Issued    time.Duration // kube-controller-manager issued the certificate
+	Issued    time.Duration // kube-controller-manager issued the certificate (the hub controller the sealed token, with the token driver)
 	Accepted  time.Duration // HubAcceptedManagedCluster True
 	Joined    time.Duration // ManagedClusterJoined True
 	Available time.Duration // ManagedClusterConditionAvailable True
@@ -54,7 +55,7 @@ func (t JoinTimes) stages() []struct {
 		name string
 		d    time.Duration
 	}{
-		{"process", t.Process}, {"CSR", t.CSR}, {"approved", t.Approved}, {"certificate", t.Issued},
+		{"process", t.Process}, {"CSR", t.CSR}, {"approved", t.Approved}, {"issued", t.Issued},
 		{"HubAccepted", t.Accepted}, {"Joined", t.Joined}, {"Available", t.Available},
 	}
 }
@@ -206,7 +207,7 @@ func startAcceptor(ctx context.Context, b *testing.B, f *Fleet, cluster string) 
 				}
 				res.approved = time.Now()
 			}
-			if csr.Name == res.csr && len(csr.Status.Certificate) > 0 {
+			if csr.Name == res.csr && certs.StateOf(csr).Phase == certs.RequestIssued {
 				res.issued = time.Now()
 				return true, nil
 			}

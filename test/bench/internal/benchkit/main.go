@@ -133,12 +133,34 @@ func StartFleet(b *testing.B, values config.HubOperatorValues, managed ...string
 // agent.
 func StartFleetWithBinaries(b *testing.B, values config.HubOperatorValues, binaries map[string]string, managed ...string) *Fleet {
 	b.Helper()
+	return StartFleetWith(b, FleetOptions{Values: values, Binaries: binaries}, managed...)
+}
+
+// FleetOptions are StartFleetWith's.
+type FleetOptions struct {
+	// Values install the hub.
+	Values config.HubOperatorValues
+	// Binaries are StartFleetWithBinaries'.
+	Binaries map[string]string
+	// NoClientSigning starts a hub whose controller manager signs no
+	// client certificates (framework.Options.NoClientSigning).
+	NoClientSigning bool
+}
+
+// StartFleetWith is StartFleet with opts.
+func StartFleetWith(b *testing.B, opts FleetOptions, managed ...string) *Fleet {
+	b.Helper()
 	framework.SkipIfShort(b)
+	values := opts.Values
 	images := map[string]string{"ocm-controller": Binary(b, "ocm-controller", "./controllers/cmd/ocm-controller")}
-	for image, path := range binaries {
+	for image, path := range opts.Binaries {
 		images[image] = path
 	}
-	env := framework.StartForTest(b, append([]string{"hub"}, managed...)...)
+	envOpts := framework.Options{Clusters: append([]string{"hub"}, managed...)}
+	if opts.NoClientSigning {
+		envOpts.NoClientSigning = []string{"hub"}
+	}
+	env := framework.StartForTestWith(b, envOpts)
 	runner := framework.StartRunnerForTest(b, images, env.Clusters()...)
 	f := &Fleet{Env: env, Runner: runner, Hub: env.Cluster("hub")}
 	f.HubClient = f.Hub.Client()
