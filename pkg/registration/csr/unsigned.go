@@ -1,0 +1,44 @@
+package csr
+
+import (
+	"fmt"
+	"time"
+
+	certificatesv1 "k8s.io/api/certificates/v1"
+)
+
+// UnsignedGrace is how long an approved kube-apiserver client request may
+// wait for its certificate before the hub is taken to sign none: a
+// signing controller answers within seconds.
+const UnsignedGrace = 30 * time.Second
+
+// Unsigned reports, for an approved kube-apiserver client request that has
+// neither a certificate nor a Failed condition, how long ago it was
+// approved; zero for any other request. A hub whose controller manager
+// signs no client certificates (Amazon EKS and other managed offerings)
+// leaves every approved request so.
+func Unsigned(obj *certificatesv1.CertificateSigningRequest, now time.Time) time.Duration {
+	if obj.Spec.SignerName != certificatesv1.KubeAPIServerClientSignerName || len(obj.Status.Certificate) > 0 {
+		return 0
+	}
+	var approvedAt time.Time
+	for _, c := range obj.Status.Conditions {
+		switch c.Type {
+		case certificatesv1.CertificateFailed, certificatesv1.CertificateDenied:
+			return 0
+		case certificatesv1.CertificateApproved:
+			approvedAt = c.LastUpdateTime.Time
+		}
+	}
+	if approvedAt.IsZero() || now.Before(approvedAt) {
+		return 0
+	}
+	return now.Sub(approvedAt)
+}
+
+// UnsignedHint explains a request that stayed Unsigned for more than
+// UnsignedGrace, and what to do.
+func UnsignedHint(name string) string {
+	return fmt.Sprintf("CSR %s was approved more than %s ago and still has no certificate: this hub's controller manager signs no %s certificates (as on Amazon EKS); join the cluster again with `kubectl ocm join --registration-auth token`, which needs no signer",
+		name, UnsignedGrace, certificatesv1.KubeAPIServerClientSignerName)
+}
