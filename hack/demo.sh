@@ -51,7 +51,9 @@ fi
 # cluster1 joins with the shared token hub init printed; cluster2 with a token
 # the hub lets register cluster2 only, through the environment's HTTP proxy
 # to the hub, by a hub name that only the proxy resolves: its agent reaches
-# the hub that way or not at all.
+# the hub that way or not at all. cluster2 registers with the token driver:
+# its hub credential is a ServiceAccount token, as on a hub that signs no
+# client certificates (Amazon EKS), where cluster1's way would not work.
 step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --cluster-name cluster1 --context cluster1
 step kubectl ocm hub token --cluster-name cluster2 --context hub | tee "$DEV_ENV_DIR/hub-token.out"
 BOUND_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-token.out" | head -1 | cut -d' ' -f2)
@@ -61,11 +63,14 @@ if [[ -z $BOUND_TOKEN ]]; then
 fi
 PROXY_URL=$(cat "$DEV_ENV_DIR/proxy-url")
 HUB_VIA_PROXY=$(cat "$DEV_ENV_DIR/hub-url-via-proxy")
-step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB_VIA_PROXY" --proxy-url "$PROXY_URL" --cluster-name cluster2 --context cluster2
+step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB_VIA_PROXY" --proxy-url "$PROXY_URL" --cluster-name cluster2 --context cluster2 --registration-auth token
 
 step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
 step kubectl ocm get clusters --context hub -o wide
+# cluster1's request got a certificate; cluster2's a sealed token.
+step kubectl get csr -l open-cluster-management.io/cluster-name --context hub -o custom-columns=NAME:.metadata.name,CLUSTER:.metadata.labels.open-cluster-management\\.io/cluster-name,SIGNER:.spec.signerName
+step sh -c "kubectl ocm get klusterlet --context cluster2 | grep -E 'Cluster|Registration'"
 # clusteradm's spellings run the native verbs: get hub-info is hub status.
 step kubectl ocm get hub-info --context hub
 # cluster2's agent keeps the proxy in the hub kubeconfig it wrote.

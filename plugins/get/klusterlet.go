@@ -110,6 +110,7 @@ func PrintKlusterlet(out io.Writer, k *operatorv1.Klusterlet) error {
 	fmt.Fprintf(w, "Namespace:\t%s\n", k.AgentNamespace())
 	fmt.Fprintf(w, "Mode:\t%s\n", k.Mode())
 	fmt.Fprintf(w, "Image:\t%s\n", k.Spec.ImagePullSpec)
+	fmt.Fprintf(w, "Registration:\t%s\n", registrationAuth(k))
 	fmt.Fprintf(w, "Generation:\t%d (observed %d)\n", k.Generation, k.Status.ObservedGeneration)
 	if err := w.Flush(); err != nil {
 		return err
@@ -136,6 +137,14 @@ func PrintKlusterlet(out io.Writer, k *operatorv1.Klusterlet) error {
 		fmt.Fprintf(out, "  %s %s\n", resourceName(r.Group, r.Resource), name)
 	}
 	return nil
+}
+
+// registrationAuth describes how the agent of k authenticates to the hub.
+func registrationAuth(k *operatorv1.Klusterlet) string {
+	if rc := k.Spec.RegistrationConfiguration; rc != nil && rc.RegistrationDriver.AuthType == operatorv1.TokenAuthType {
+		return "token (a ServiceAccount token of the hub, refreshed through TokenRequest)"
+	}
+	return "csr (a client certificate the hub signs)"
 }
 
 // resourceName writes a resource as kubectl does: resource.group.

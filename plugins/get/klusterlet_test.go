@@ -28,13 +28,30 @@ func TestPrintKlusterlet(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Cluster:     cluster1\n", "Namespace:   open-cluster-management-agent\n", "Mode:        Default\n",
-		"Image:       quay.io/kubectl-ocm/ocm-controller:v0.2.0\n", "Generation:  3 (observed 3)\n",
+		"Cluster:       cluster1\n", "Namespace:     open-cluster-management-agent\n", "Mode:          Default\n",
+		"Image:         quay.io/kubectl-ocm/ocm-controller:v0.2.0\n", "Generation:    3 (observed 3)\n",
+		"Registration:  csr (a client certificate the hub signs)\n",
 		"  Available  False   NoAvailablePods  Deployment open-cluster-management-agent/klusterlet-agent: ImageNotMapped\n",
 		"  deployments.apps open-cluster-management-agent/klusterlet-agent: 4\n", "  namespaces open-cluster-management-agent\n",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+func TestPrintKlusterletTokenDriver(t *testing.T) {
+	k := &operatorv1.Klusterlet{
+		ObjectMeta: metav1.ObjectMeta{Name: "klusterlet"},
+		Spec: operatorv1.KlusterletSpec{ClusterName: "cluster1", RegistrationConfiguration: &operatorv1.RegistrationConfiguration{
+			RegistrationDriver: operatorv1.RegistrationDriver{AuthType: operatorv1.TokenAuthType},
+		}},
+	}
+	var out bytes.Buffer
+	if err := PrintKlusterlet(&out, k); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Registration:  token ("; !strings.Contains(out.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, out.String())
 	}
 }

@@ -112,6 +112,9 @@ func run(m *testing.M) int {
 type fleet struct {
 	env    *framework.Environment
 	runner *framework.Runner
+	// joinFlags are added to every join of joinAll, such as
+	// --registration-auth token.
+	joinFlags []string
 }
 
 // startFleet starts the named clusters (the first is the hub), each with a
@@ -209,7 +212,7 @@ func (f *fleet) joinAllVia(t *testing.T, via func(hub string) string, clusters .
 	t.Helper()
 	token, apiserver := joinArgs(t, f.hubInit(t))
 	for _, c := range clusters {
-		f.ocm(t, "join", "--hub-token", token, "--hub-apiserver", via(apiserver), "--cluster-name", c, "--context", c)
+		f.ocm(t, append([]string{"join", "--hub-token", token, "--hub-apiserver", via(apiserver), "--cluster-name", c, "--context", c}, f.joinFlags...)...)
 	}
 	f.ocm(t, "accept", "--clusters", strings.Join(clusters, ","), "--context", "hub", "--wait")
 	hub := f.env.Cluster("hub").Client()

@@ -17,17 +17,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // TestVersionMatrix runs the getting-started flow across two Kubernetes
-// releases, both ways: the shared fleet's hub runs the current release and
-// its cluster2 the previous one; a second fleet has a hub of the previous
-// release manage a cluster of the current one. In each, the seed's
-// ManifestWork runs its Pod on the cluster of the other release, and the
-// hub reports that cluster's own version.
+// releases and both registration drivers: the shared fleet's hub runs the
+// current release and its cluster2, joined with the certificate driver, the
+// previous one; a second fleet has a hub of the previous release that signs
+// no client certificates (as Amazon EKS) manage a cluster of the current
+// one, joined with the token driver. In each, the seed's ManifestWork runs
+// its Pod on the cluster of the other release, and the hub reports that
+// cluster's own version.
 func TestVersionMatrix(t *testing.T) {
 	t.Run("a hub of the current release manages a cluster of the previous one", func(t *testing.T) {
 		f := sharedFleet(t)
@@ -36,15 +42,39 @@ func TestVersionMatrix(t *testing.T) {
 		seedWorkRunsOn(t, f, "cluster2")
 	})
 
-	t.Run("a hub of the previous release manages a cluster of the current one", func(t *testing.T) {
-		f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, Previous: []string{"hub"}})
+	t.Run("a hub of the previous release that signs no client certificates manages a cluster of the current one, joined with the token driver", func(t *testing.T) {
+		f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, Previous: []string{"hub"}, NoClientSigning: []string{"hub"}})
 		hub, managed := f.env.Cluster("hub"), f.env.Cluster("cluster1")
 		assertOtherRelease(t, hub, managed)
+		f.joinFlags = []string{"--registration-auth", "token"}
+		start := time.Now()
 		f.joinAll(t, "cluster1")
+		t.Logf("join --registration-auth token → accept --wait → Available: %s", time.Since(start).Round(10*time.Millisecond))
+		assertTokenCredential(t, f, "cluster1")
 		seedWorkRunsOn(t, f, "cluster1")
 		out := f.ocm(t, "version", "--context", "hub")
 		assert.Contains(t, out, "cluster1", "kubectl ocm version lists the agent of cluster1")
+		out = f.ocm(t, "get", "klusterlet", "--context", "cluster1")
+		assert.Contains(t, out, "token", "kubectl ocm get klusterlet shows the token driver")
 	})
+}
+
+// assertTokenCredential checks that the agent of cluster holds a token of
+// its hub identity (ServiceAccount klusterlet in the cluster namespace) and
+// no client certificate, and that the hub signed no certificate for it.
+func assertTokenCredential(t *testing.T, f *fleet, cluster string) {
+	t.Helper()
+	sec, err := f.env.Cluster(cluster).Clientset().CoreV1().Secrets(config.AgentNamespace).Get(t.Context(), operatorv1.HubKubeConfigSecret, metav1.GetOptions{})
+	require.NoError(t, err, "the agent's hub kubeconfig Secret on %s", cluster)
+	assert.Empty(t, sec.Data[kubeconfig.TLSCertKey], "no client certificate in the hub credential")
+	claims, err := kubeconfig.ParseServiceAccountToken(sec.Data[kubeconfig.TokenKey])
+	require.NoError(t, err, "the hub credential's token")
+	assert.Equal(t, cluster+"/"+identity.AgentServiceAccount, claims.Namespace+"/"+claims.Name, "the token's ServiceAccount")
+	csrs, err := f.env.Cluster("hub").Clientset().CertificatesV1().CertificateSigningRequests().List(t.Context(), metav1.ListOptions{LabelSelector: clusterv1.ClusterNameLabelKey + "=" + cluster})
+	require.NoError(t, err)
+	for _, c := range csrs.Items {
+		assert.Empty(t, c.Status.Certificate, "CSR %s of signer %s has a certificate on a hub that signs none", c.Name, c.Spec.SignerName)
+	}
 }
 
 // assertOtherRelease checks that hub and managed run different minor
