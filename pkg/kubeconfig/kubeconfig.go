@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 )
 
 // Names inside the kubeconfigs, as OCM writes them.
@@ -115,7 +117,14 @@ func newConfig(server string, caData []byte, proxyURL, context string, auth *cli
 }
 
 // SameHub reports whether two kubeconfigs point at the same hub: the same
-// server, proxy and CA bundle.
+// server and proxy, and CA bundles that are equal or share a CA. An agent's
+// hub kubeconfig follows the hub's CA rotations (certs.UpdateTrust) one step
+// at a time, first trusting the old and the new CA, then the new one only,
+// so each step shares a CA with the one before; a hub recreated at the same
+// address has a CA of its own.
 func SameHub(a, b *Info) bool {
-	return a.Server == b.Server && a.ProxyURL == b.ProxyURL && string(a.CAData) == string(b.CAData)
+	if a.Server != b.Server || a.ProxyURL != b.ProxyURL {
+		return false
+	}
+	return string(a.CAData) == string(b.CAData) || certs.BundlesShareCA(a.CAData, b.CAData)
 }

@@ -3,6 +3,8 @@ package kubeconfig
 import (
 	"strings"
 	"testing"
+
+	certutil "k8s.io/client-go/util/cert"
 )
 
 // TestFromSecretContext checks how FromSecret reads the current context;
@@ -128,5 +130,72 @@ func TestHubHash(t *testing.T) {
 	const want = "6c5003f4dd1691967bd3047645092380ef15affc718a40bf6cc43496f96e552a"
 	if got := HubHash("https://127.0.0.1:6443"); got != want {
 		t.Errorf("HubHash = %s, want %s", got, want)
+	}
+}
+
+func TestSameHubAcrossCARotation(t *testing.T) {
+	ca := func(host string) []byte {
+		c, _, err := certutil.GenerateSelfSignedCertKey(host, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	old, next := ca("old"), ca("next")
+	both := append(append([]byte{}, old...), next...)
+	joined := &Info{Server: "https://hub", CAData: old}
+	if !SameHub(joined, &Info{Server: "https://hub", CAData: both}) {
+		t.Error("a bundle that adds the new CA is not the same hub")
+	}
+	if !SameHub(&Info{Server: "https://hub", CAData: both}, &Info{Server: "https://hub", CAData: next}) {
+		t.Error("the new CA alone, after both, is not the same hub")
+	}
+	if SameHub(joined, &Info{Server: "https://hub", CAData: next}) {
+		t.Error("a hub of another CA at the same address is the same hub")
+	}
+}
+
+func TestWithCAData(t *testing.T) {
+	ca := func(host string) []byte {
+		c, _, err := certutil.GenerateSelfSignedCertKey(host, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	old, next := ca("old"), ca("next")
+	boot, err := ForTokenVia("https://hub:6443", old, "http://proxy:3128", "tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := map[string][]byte{KubeconfigKey: boot, "other": []byte("kept")}
+	got, err := WithCAData(data, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := FromSecret(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(info.CAData) != string(next) || info.Server != "https://hub:6443" || info.ProxyURL != "http://proxy:3128" || info.Token != "tok" || string(got["other"]) != "kept" {
+		t.Errorf("rewritten kubeconfig: %+v, other %q", info, got["other"])
+	}
+	if string(data[KubeconfigKey]) != string(boot) {
+		t.Error("the input was changed")
+	}
+	// A CA named by file, a key of the Secret, is rewritten in that key.
+	byFile := []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: hub\n  cluster:\n    server: https://hub:6443\n    certificate-authority: /var/run/secrets/ca.crt\ncontexts:\n- name: c\n  context: {cluster: hub, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: tok}\n")
+	got, err = WithCAData(map[string][]byte{KubeconfigKey: byFile, "ca.crt": old}, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got["ca.crt"]) != string(next) || string(got[KubeconfigKey]) != string(byFile) {
+		t.Errorf("CA file key %q, kubeconfig changed %t", got["ca.crt"], string(got[KubeconfigKey]) != string(byFile))
+	}
+	if _, err := WithCAData(map[string][]byte{}, next); err == nil {
+		t.Error("no kubeconfig: no error")
+	}
+	if _, err := WithCAData(data, nil); err == nil {
+		t.Error("empty CA: no error")
 	}
 }

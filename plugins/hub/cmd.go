@@ -27,7 +27,7 @@ func NewCmdHub(getter genericclioptions.RESTClientGetter, streams genericiooptio
 context (--context).`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdInit(getter, streams), newCmdToken(getter, streams), newCmdStatus(getter, streams), newCmdClean(getter, streams))
+	cmd.AddCommand(newCmdInit(getter, streams), newCmdToken(getter, streams), newCmdStatus(getter, streams), newCmdClean(getter, streams), newCmdRotateCA(getter, streams))
 	return cmd
 }
 

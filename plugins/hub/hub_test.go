@@ -1,7 +1,9 @@
 package hub
 
 import (
+	"bytes"
 	"context"
+	"crypto/x509"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +14,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -273,5 +278,52 @@ func TestTokenClientDryRun(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "--hub-token") {
 		t.Errorf("a dry run printed a join command:\n%s", out)
+	}
+}
+
+func TestCheckCATrust(t *testing.T) {
+	ca := func(host string) *x509.Certificate {
+		pemData, _, err := certutil.GenerateSelfSignedCertKey(host, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := certs.ParseCertificates(pemData)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs[0]
+	}
+	old, next := ca("old"), ca("next")
+	cluster := func(name, claim string) clusterv1.ManagedCluster {
+		mc := clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if claim != "" {
+			mc.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: certs.HubCAsClaim, Value: claim}}
+		}
+		return mc
+	}
+	both := certs.HubCAID(old) + "," + certs.HubCAID(next)
+	r := checkCATrust([]*x509.Certificate{old, next}, []clusterv1.ManagedCluster{cluster("c1", both), cluster("c2", certs.HubCAID(old)), cluster("c3", "")})
+	if r.Ready || len(r.Clusters) != 3 {
+		t.Fatalf("report %+v: want 3 clusters, not ready", r)
+	}
+	if len(r.Clusters[0].Missing) != 0 || !r.Clusters[0].Reported {
+		t.Errorf("c1 trusts both: %+v", r.Clusters[0])
+	}
+	if len(r.Clusters[1].Missing) != 1 || r.Clusters[1].Missing[0] != certs.HubCAID(next) {
+		t.Errorf("c2 misses the new CA: %+v", r.Clusters[1])
+	}
+	if r.Clusters[2].Reported || len(r.Clusters[2].Missing) != 2 {
+		t.Errorf("c3 reports nothing: %+v", r.Clusters[2])
+	}
+	var out bytes.Buffer
+	printCATrust(&out, r, "test")
+	if !strings.Contains(out.String(), "c2") || !strings.Contains(out.String(), "not reported") {
+		t.Errorf("table:\n%s", out.String())
+	}
+	if r := checkCATrust([]*x509.Certificate{old}, []clusterv1.ManagedCluster{cluster("c1", both)}); !r.Ready {
+		t.Errorf("every cluster trusts the old CA: %+v", r)
+	}
+	if err := (&RotateCAOptions{}).Validate(); err == nil || !strings.Contains(err.Error(), "--check") {
+		t.Errorf("rotate-ca without --check: %v", err)
 	}
 }

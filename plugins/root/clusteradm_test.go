@@ -55,7 +55,7 @@ func TestUnknownCommands(t *testing.T) {
 	}{
 		{[]string{"initt"}, []string{`unknown command "initt" for "kubectl ocm"`, "did you mean init?"}},
 		{[]string{"wrk"}, []string{"did you mean work?"}},
-		{[]string{"hub", "innit"}, []string{`unknown command "innit" for "kubectl ocm hub"`, "did you mean init?", "clean, init, status, token"}},
+		{[]string{"hub", "innit"}, []string{`unknown command "innit" for "kubectl ocm hub"`, "did you mean init?", "clean, init, rotate-ca, status, token"}},
 		{[]string{"get", "workz"}, []string{"did you mean works?"}},
 		{[]string{"proxy", "health"}, []string{`unknown command "proxy"`, "it is a clusteradm command: kubectl ocm has no cluster proxy"}},
 		{[]string{"install", "hub-addon", "--names", "argocd"}, []string{`unknown command "install" for "kubectl ocm"`, "it is a clusteradm command"}},

@@ -18,6 +18,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
@@ -123,8 +124,9 @@ func sumResources(nodes []corev1.Node) (capacity, allocatable clusterv1.Resource
 	return capacity, allocatable
 }
 
-// applyClaims sets status.clusterClaims from the ClusterClaims and the
-// agent's own version claim (version.AgentVersionClaim), and records a hub
+// applyClaims sets status.clusterClaims from the ClusterClaims, the agent's
+// own version claim (version.AgentVersionClaim) and the CAs it trusts for
+// the hub (certs.HubCAsClaim), and records a hub
 // event when custom claims are left out. With the ClusterClaim feature off
 // it reports no claim. Until the ClusterClaim informer has synced it keeps
 // the reported claims: the sync that follows the informer's sync reports them.
@@ -150,7 +152,11 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 			suffixes = rc.ClusterClaimConfiguration.ReservedClusterClaimSuffixes
 		}
 	}
-	selected, truncated := selectClaims(claims.Items, limit, suffixes, version.AgentClaim(version.Version))
+	synthesized := []clusterv1.ManagedClusterClaim{version.AgentClaim(version.Version)}
+	if cas := certs.HubCAsClaimValue(conn.cred.hub.CAData); cas != "" {
+		synthesized = append(synthesized, clusterv1.ManagedClusterClaim{Name: certs.HubCAsClaim, Value: cas})
+	}
+	selected, truncated := selectClaims(claims.Items, limit, suffixes, synthesized...)
 	mc.Status.ClusterClaims = selected
 	a.mu.Lock()
 	changed := truncated != a.truncatedClaims

@@ -1,0 +1,186 @@
+package agent
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+)
+
+// hubTrustRecheck is how often a connected agent looks at the hub's CA
+// bundle again without a change of it: the hub may have stopped serving
+// with a CA that already left the bundle.
+const hubTrustRecheck = 10 * time.Minute
+
+// followHubTrust keeps the CA bundle the agent trusts for the hub in step
+// with the bundle the hub publishes in the cluster namespace
+// (certs.HubCABundleConfigMap), until ctx ends: it watches that ConfigMap
+// through the current hub connection and, on each change and every
+// hubTrustRecheck, updates the trust (updateHubTrust).
+func (a *Agent) followHubTrust(ctx context.Context, id identity) {
+	log := ctrl.LoggerFrom(ctx).WithValues("configMap", id.cluster+"/"+certs.HubCABundleConfigMap)
+	ctx = ctrl.LoggerInto(ctx, log)
+	byName := fields.OneTermEqualSelector("metadata.name", certs.HubCABundleConfigMap).String()
+	lw := &toolscache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			conn, _ := a.current()
+			if conn == nil {
+				return nil, errNotConnected
+			}
+			opts.FieldSelector = byName
+			list := &corev1.ConfigMapList{}
+			err := conn.watcher.List(ctx, list, &client.ListOptions{Namespace: id.cluster, Raw: &opts})
+			return list, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			conn, _ := a.current()
+			if conn == nil {
+				return nil, errNotConnected
+			}
+			opts.FieldSelector = byName
+			return conn.watcher.Watch(ctx, &corev1.ConfigMapList{}, &client.ListOptions{Namespace: id.cluster, Raw: &opts})
+		},
+	}
+	inf := toolscache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, hubTrustRecheck, toolscache.Indexers{})
+	err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *toolscache.Reflector, err error) {
+		if apierrors.IsForbidden(err) || errors.Is(err, errNotConnected) {
+			// A hub installed before the agents could read the bundle, or
+			// the role not granted yet: nothing to follow.
+			log.V(1).Info("Cannot watch the hub's CA bundle", "error", err.Error())
+			return
+		}
+		toolscache.DefaultWatchErrorHandler(ctx, r, err)
+	})
+	if err != nil {
+		log.Error(err, "Cannot set the hub CA bundle watch's error handler")
+	}
+	changed := make(chan struct{}, 1)
+	signal := func(any) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    signal,
+		UpdateFunc: func(_, obj any) { signal(obj) },
+	}); err != nil {
+		log.Error(err, "Cannot watch the hub's CA bundle")
+		return
+	}
+	go inf.RunWithContext(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+		obj, exists, err := inf.GetStore().GetByKey(id.cluster + "/" + certs.HubCABundleConfigMap)
+		cm, ok := obj.(*corev1.ConfigMap)
+		if err != nil || !exists || !ok {
+			continue
+		}
+		if err := a.updateHubTrust(ctx, cm.Data[certs.HubCABundleKey]); err != nil && ctx.Err() == nil {
+			log.Error(err, "Cannot follow the hub's CA bundle")
+		}
+	}
+}
+
+// updateHubTrust computes the agent's hub trust from the bundle the hub
+// publishes (certs.UpdateTrust, the hub's serving chain read through the
+// current connection) and, when it changed, writes it into the hub
+// kubeconfig Secret and then into the bootstrap kubeconfig Secret when that
+// points at the same hub: the credential loop then reconnects with the new
+// trust, and a later bootstrap trusts the hub too. A hub kubeconfig that
+// trusts the system's roots (no CA data) is left alone.
+func (a *Agent) updateHubTrust(ctx context.Context, published string) error {
+	conn, _ := a.current()
+	if conn == nil || published == "" || len(conn.cred.hub.CAData) == 0 {
+		return nil
+	}
+	chain, host, err := servingChain(ctx, conn.cred.config)
+	if err != nil {
+		return fmt.Errorf("read the hub's serving certificate: %w", err)
+	}
+	u, err := certs.UpdateTrust(conn.cred.hub.CAData, []byte(published), certs.ServingVerifier(chain, host))
+	if err != nil {
+		return err
+	}
+	if u.Changed {
+		data, err := a.secretData(ctx, a.opts.HubKubeconfigSecret)
+		if err != nil || data == nil {
+			return err
+		}
+		next, err := kubeconfig.WithCAData(data, u.Trusted)
+		if err != nil {
+			return fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, a.opts.HubKubeconfigSecret, err)
+		}
+		if err := a.writeSecret(ctx, a.opts.HubKubeconfigSecret, next); err != nil {
+			return err
+		}
+		ctrl.LoggerFrom(ctx).Info("Following the hub's CA bundle: updated the CAs trusted for the hub", "added", u.Added, "dropped", u.Dropped)
+	}
+	// The bootstrap kubeconfig follows, also when an earlier write of it
+	// failed; one that points at another hub (a join to another hub, or to
+	// a hub recreated with another CA) is not touched.
+	boot, err := a.secretData(ctx, a.opts.BootstrapKubeconfigSecret)
+	if err != nil || boot == nil {
+		return err
+	}
+	info, err := kubeconfig.FromSecret(boot)
+	if err != nil || len(info.CAData) == 0 || string(info.CAData) == string(u.Trusted) || !kubeconfig.SameHub(info, conn.cred.hub) {
+		return nil
+	}
+	if boot, err = kubeconfig.WithCAData(boot, u.Trusted); err != nil {
+		return fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, a.opts.BootstrapKubeconfigSecret, err)
+	}
+	return a.writeSecret(ctx, a.opts.BootstrapKubeconfigSecret, boot)
+}
+
+// servingChain returns the certificates the hub at cfg serves (leaf first),
+// verified with cfg's CA and proxy, and the host name they are for.
+func servingChain(ctx context.Context, cfg *rest.Config) ([]*x509.Certificate, string, error) {
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	hc.Timeout = hubRequestTimeout
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+"/version", nil)
+	if err != nil {
+		return nil, "", err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	_ = resp.Body.Close()
+	if resp.TLS == nil || len(resp.TLS.PeerCertificates) == 0 {
+		return nil, "", errors.New("the hub connection is not TLS")
+	}
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		return nil, "", err
+	}
+	host := u.Hostname()
+	if cfg.ServerName != "" {
+		host = cfg.ServerName
+	}
+	return resp.TLS.PeerCertificates, host, nil
+}
