@@ -71,6 +71,9 @@ step kubectl ocm get clusters --context hub -o wide
 # cluster1's request got a certificate; cluster2's a sealed token.
 step kubectl get csr -l open-cluster-management.io/cluster-name --context hub -o custom-columns=NAME:.metadata.name,CLUSTER:.metadata.labels.open-cluster-management\\.io/cluster-name,SIGNER:.spec.signerName
 step sh -c "kubectl ocm get klusterlet --context cluster2 | grep -E 'Cluster|Registration'"
+# Every agent follows the CA bundle the hub publishes and reports the CAs it
+# trusts: the check a hub CA rotation waits on before the hub switches CA.
+step kubectl ocm hub rotate-ca --check --wait --timeout 2m --context hub
 # clusteradm's spellings run the native verbs: get hub-info is hub status.
 step kubectl ocm get hub-info --context hub
 # cluster2's agent keeps the proxy in the hub kubeconfig it wrote.

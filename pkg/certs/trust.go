@@ -205,3 +205,32 @@ func HubCAsClaimValue(bundle []byte) string {
 	slices.Sort(ids)
 	return strings.Join(slices.Compact(ids), ",")
 }
+
+// ClientSignerAnnotation, on a ManagedCluster, is the PEM bundle of the CAs
+// the hub signs client certificates with from now on, set by `kubectl ocm
+// hub rotate-ca --signing-ca-file` once the hub's signer switched to a new
+// CA. An agent whose certificate none of them signed requests a new one at
+// once rather than at its rotation time, so that the old CA can leave the
+// hub's client CAs without a cluster losing the hub. No API of Kubernetes
+// tells which CA signs kubernetes.io/kube-apiserver-client requests, so
+// the hub administrator, who switched it, says so.
+const ClientSignerAnnotation = "kubectl-ocm.io/client-signer-ca"
+
+// ClientIssuerClaim is the claim an agent with a client certificate adds to
+// its ManagedCluster's status.clusterClaims: the KeyID of the CA that
+// signed its certificate (its authority key identifier). `kubectl ocm hub
+// rotate-ca --signing-ca-file` reads it to tell which clusters hold a
+// certificate of the new CA.
+const ClientIssuerClaim = "clientissuer.kubectl-ocm.io"
+
+// KeyID is the short hex form of a key identifier, as ClientIssuerClaim
+// holds it: the first 16 hex digits; "" for none.
+func KeyID(id []byte) string {
+	s := hex.EncodeToString(id)
+	return s[:min(len(s), hubCAIDLength)]
+}
+
+// SignedByAny reports whether one of cas signed cert.
+func SignedByAny(cert *x509.Certificate, cas []*x509.Certificate) bool {
+	return slices.ContainsFunc(cas, func(ca *x509.Certificate) bool { return cert.CheckSignatureFrom(ca) == nil })
+}

@@ -124,3 +124,30 @@ func TestHubCAsClaimValue(t *testing.T) {
 	assert.Len(t, ids[0], 16)
 	assert.Empty(t, HubCAsClaimValue(nil))
 }
+
+func TestSignedByAnyAndKeyID(t *testing.T) {
+	now := time.Now()
+	parse := func(b []byte) *x509.Certificate {
+		cs, err := ParseCertificates(b)
+		require.NoError(t, err)
+		return cs[0]
+	}
+	oldPEM, _, oldKey := testCA(t, true, now.Add(-time.Hour), now.Add(time.Hour))
+	newPEM, _, _ := testCA(t, true, now.Add(-time.Hour), now.Add(time.Hour))
+	oldCA, newCA := parse(oldPEM), parse(newPEM)
+	leafKey, _, err := NewPrivateKey()
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "agent"}, NotBefore: now, NotAfter: now.Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, oldCA, leafKey.Public(), oldKey)
+	require.NoError(t, err)
+	leaf, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+
+	assert.True(t, SignedByAny(leaf, []*x509.Certificate{newCA, oldCA}))
+	assert.False(t, SignedByAny(leaf, []*x509.Certificate{newCA}), "another CA with the same name did not sign it")
+	assert.False(t, SignedByAny(leaf, nil))
+	assert.Equal(t, KeyID(oldCA.SubjectKeyId), KeyID(leaf.AuthorityKeyId), "a leaf names its CA's key")
+	assert.NotEqual(t, KeyID(newCA.SubjectKeyId), KeyID(leaf.AuthorityKeyId))
+	assert.Len(t, KeyID(oldCA.SubjectKeyId), 16)
+	assert.Empty(t, KeyID(nil))
+}

@@ -282,16 +282,16 @@ func TestTokenClientDryRun(t *testing.T) {
 }
 
 func TestCheckCATrust(t *testing.T) {
-	ca := func(host string) *x509.Certificate {
-		pemData, _, err := certutil.GenerateSelfSignedCertKey(host, nil, nil)
+	ca := func(name string) *x509.Certificate {
+		key, _, err := certs.NewPrivateKey()
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs, err := certs.ParseCertificates(pemData)
+		c, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: name}, key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return cs[0]
+		return c
 	}
 	old, next := ca("old"), ca("next")
 	cluster := func(name, claim string) clusterv1.ManagedCluster {
@@ -323,7 +323,44 @@ func TestCheckCATrust(t *testing.T) {
 	if r := checkCATrust([]*x509.Certificate{old}, []clusterv1.ManagedCluster{cluster("c1", both)}); !r.Ready {
 		t.Errorf("every cluster trusts the old CA: %+v", r)
 	}
-	if err := (&RotateCAOptions{}).Validate(); err == nil || !strings.Contains(err.Error(), "--check") {
-		t.Errorf("rotate-ca without --check: %v", err)
+	if err := (&RotateCAOptions{}).Validate(); err == nil || !strings.Contains(err.Error(), "--check") || !strings.Contains(err.Error(), "--signing-ca-file") {
+		t.Errorf("rotate-ca without --check or --signing-ca-file: %v", err)
+	}
+	if err := (&RotateCAOptions{Check: true, CAFile: "a", SigningCAFile: "b"}).Validate(); err == nil {
+		t.Error("rotate-ca with both --ca-file and --signing-ca-file: no error")
+	}
+
+	// The signing CA: clusters name the key of their certificate's CA.
+	withIssuer := func(name, issuer string) clusterv1.ManagedCluster {
+		mc := clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		mc.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: certs.ClientIssuerClaim, Value: issuer}}
+		return mc
+	}
+	newID, oldID := certs.KeyID(next.SubjectKeyId), certs.KeyID(old.SubjectKeyId)
+	if newID == "" || newID == oldID {
+		t.Fatalf("key IDs %q and %q: want two", newID, oldID)
+	}
+	r = checkSigning([]*x509.Certificate{next}, []clusterv1.ManagedCluster{withIssuer("c1", newID), withIssuer("c2", oldID), cluster("c3", ""), cluster("c4", "")}, map[string]bool{"c3": true})
+	if r.Ready {
+		t.Errorf("c2 holds a certificate of the old CA and c4 reports nothing, yet ready: %+v", r)
+	}
+	want := []bool{true, false, true, false}
+	for i, c := range r.Clusters {
+		if c.Ready != want[i] {
+			t.Errorf("cluster %s ready %t, want %t: %+v", c.Name, c.Ready, want[i], c)
+		}
+	}
+	if r.Clusters[2].Credential != "token" {
+		t.Errorf("c3 has the token driver: %+v", r.Clusters[2])
+	}
+	out.Reset()
+	printCATrust(&out, r, "new.crt")
+	for _, s := range []string{"CERTIFICATE CA", oldID, "token", "not reported"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("signing table lacks %q:\n%s", s, out.String())
+		}
+	}
+	if r := checkSigning([]*x509.Certificate{next}, []clusterv1.ManagedCluster{withIssuer("c1", newID)}, nil); !r.Ready {
+		t.Errorf("every cluster holds a certificate of the new CA: %+v", r)
 	}
 }

@@ -3,15 +3,20 @@ package hub
 import (
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -19,6 +24,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -27,57 +33,87 @@ type RotateCAOptions struct {
 	genericiooptions.IOStreams
 	getter genericclioptions.RESTClientGetter
 
-	// Check reports and changes nothing; it is the only mode today.
+	// Check reports and changes nothing.
 	Check bool
-	// CAFile names the CAs to check; empty: the hub's published bundle.
+	// CAFile names the serving CAs to check; empty: the hub's published
+	// bundle.
 	CAFile string
+	// SigningCAFile names the CA the hub now signs client certificates
+	// with: rotate-ca announces it to the agents (unless Check) and reports
+	// which clusters hold a certificate of it.
+	SigningCAFile string
+	// Wait waits until every cluster is ready, for at most Timeout.
+	Wait    bool
+	Timeout time.Duration
 	// Output is "", "json" or "yaml".
 	Output string
 }
 
 // NewRotateCAOptions returns RotateCAOptions for the hub getter selects.
 func NewRotateCAOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *RotateCAOptions {
-	return &RotateCAOptions{IOStreams: streams, getter: getter}
+	return &RotateCAOptions{IOStreams: streams, getter: getter, Timeout: 10 * time.Minute}
 }
 
 func newCmdRotateCA(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewRotateCAOptions(getter, streams)
 	cmd := &cobra.Command{
-		Use:   "rotate-ca --check",
-		Short: "Report whether every managed cluster trusts the hub's CAs, during a hub CA rotation",
-		Long: `Report, for every managed cluster, whether its agent trusts each CA of the hub's
-CA bundle (or of --ca-file), so that a hub administrator knows when the hub may
-serve with a new CA and when an old CA may go.
+		Use:   "rotate-ca (--check | --signing-ca-file FILE)",
+		Short: "Follow a rotation of the hub's CAs across the fleet: which clusters trust the new serving CA, hold a certificate of the new signing CA",
+		Long: `Follow a rotation of the hub's CAs across the fleet, so that no managed cluster
+loses the hub.
 
-Agents follow the hub's CA bundle, ConfigMap kube-root-ca.crt in their cluster
-namespace, which kube-controller-manager publishes from its --root-ca-file:
-they add every CA of it to the CAs they trust for the hub, in their hub and
-bootstrap kubeconfigs, and drop a CA once it has left the bundle and the hub no
-longer serves with it. Each agent reports the CAs it trusts in its
-ManagedCluster's claim hubcas.kubectl-ocm.io. A serving CA rotation is then:
+Serving CA (the CA the hub API server's certificate comes from). Agents follow
+the hub's CA bundle, ConfigMap kube-root-ca.crt in their cluster namespace,
+which kube-controller-manager publishes from its --root-ca-file: they add every
+CA of it to the CAs they trust for the hub, in their hub and bootstrap
+kubeconfigs, and drop a CA once it has left the bundle and the hub no longer
+serves with it. Each agent reports the CAs it trusts in its ManagedCluster's
+claim hubcas.kubectl-ocm.io. A serving CA rotation is:
 
   1. Add the new CA to the bundle: --root-ca-file of kube-controller-manager
      holds the old and the new CA.
-  2. Wait until 'kubectl ocm hub rotate-ca --check' reports every cluster ready.
+  2. Wait until 'kubectl ocm hub rotate-ca --check --wait' reports every
+     cluster ready.
   3. Serve the hub API with a certificate of the new CA.
   4. Remove the old CA from the bundle.
 
---check changes nothing; it exits with an error while a cluster does not trust
-every CA yet.`,
+Client-signing CA (the CA kube-controller-manager signs agents' client
+certificates with). No Kubernetes API tells which CA that is, so the hub
+administrator announces it: --signing-ca-file sets annotation
+kubectl-ocm.io/client-signer-ca on every ManagedCluster, and each agent whose
+certificate another CA signed requests a new one at once, without the
+bootstrap credential. Agents report the CA of their certificate in claim
+clientissuer.kubectl-ocm.io. Clusters with the token driver hold no
+certificate and are ready as they are. A signing CA rotation is:
+
+  1. Add the new CA to the API server's --client-ca-file (old and new).
+  2. Sign with the new CA: --cluster-signing-cert-file and -key-file of
+     kube-controller-manager.
+  3. 'kubectl ocm hub rotate-ca --signing-ca-file new-ca.crt --wait'.
+  4. Remove the old CA from --client-ca-file.
+
+rotate-ca exits with an error while a cluster is not ready.`,
 		Example: cli.Examples(`
 			# Do all clusters trust every CA the hub publishes?
 			kubectl ocm hub rotate-ca --check --context hub
 
-			# Do they trust the CA of new-ca.crt?
-			kubectl ocm hub rotate-ca --check --ca-file new-ca.crt --context hub
+			# Do they trust the CA of new-ca.crt? Wait until they all do.
+			kubectl ocm hub rotate-ca --check --ca-file new-ca.crt --wait --context hub
+
+			# The hub signs with new-signer.crt now: tell the agents, wait until
+			# every cluster holds a certificate of it.
+			kubectl ocm hub rotate-ca --signing-ca-file new-signer.crt --wait --context hub
 
 			# As JSON
 			kubectl ocm hub rotate-ca --check -o json`),
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
-	cmd.Flags().BoolVar(&o.Check, "check", false, "Report which clusters trust the CAs; change nothing.")
-	cmd.Flags().StringVar(&o.CAFile, "ca-file", "", "PEM file of the CAs to check. Default: the hub's CA bundle, ConfigMap kube-public/kube-root-ca.crt.")
+	cmd.Flags().BoolVar(&o.Check, "check", false, "Report which clusters are ready; change nothing.")
+	cmd.Flags().StringVar(&o.CAFile, "ca-file", "", "PEM file of the serving CAs to check. Default: the hub's CA bundle, ConfigMap kube-public/kube-root-ca.crt.")
+	cmd.Flags().StringVar(&o.SigningCAFile, "signing-ca-file", "", "PEM file of the CA the hub signs client certificates with now: announce it to the agents (not with --check) and report which clusters hold a certificate of it.")
+	cmd.Flags().BoolVar(&o.Wait, "wait", false, "Wait until every cluster is ready, printing progress.")
+	cli.AddTimeoutFlag(cmd.Flags(), &o.Timeout, o.Timeout, "How long --wait waits.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a table.")
 	return cmd
 }
@@ -87,61 +123,79 @@ func (o *RotateCAOptions) Complete(*cobra.Command, []string) error { return nil 
 
 // Validate checks the flags.
 func (o *RotateCAOptions) Validate() error {
-	if !o.Check {
-		return fmt.Errorf("rotate-ca only checks: pass --check (the rotation itself is the hub's: see --help)")
+	if !o.Check && o.SigningCAFile == "" {
+		return fmt.Errorf("rotate-ca needs --check (report the serving CAs' trust), or --signing-ca-file (announce the new client-signing CA); see --help for the rotation's steps")
+	}
+	if o.CAFile != "" && o.SigningCAFile != "" {
+		return fmt.Errorf("--ca-file checks serving CAs and --signing-ca-file the client-signing CA: pass one of them")
+	}
+	if o.Wait && o.Timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive with --wait")
 	}
 	return validateOutput(o.Output)
 }
 
-// CATrust is what rotate-ca --check reports.
+// CATrust is what rotate-ca reports.
 type CATrust struct {
-	// CAs are the IDs (certs.HubCAID) of the CAs checked.
+	// Kind is "serving" or "signing".
+	Kind string `json:"kind"`
+	// CAs are the IDs of the CAs checked: certs.HubCAID of serving CAs,
+	// certs.KeyID of a signing CA's key.
 	CAs []string `json:"cas"`
-	// Clusters is every managed cluster's trust.
+	// Clusters is every managed cluster's state.
 	Clusters []ClusterCATrust `json:"clusters"`
-	// Ready reports whether every cluster trusts every CA.
+	// Ready reports whether every cluster is ready.
 	Ready bool `json:"ready"`
 }
 
-// ClusterCATrust is one cluster's trust of the checked CAs.
+// ClusterCATrust is one cluster's state in a CA rotation.
 type ClusterCATrust struct {
 	Name      string `json:"name"`
 	Available bool   `json:"available"`
-	// Reported reports whether the agent reports the CAs it trusts.
+	// Reported reports whether the agent reports what is checked.
 	Reported bool `json:"reported"`
-	// Missing are the checked CAs the cluster does not trust yet.
+	// Missing are the serving CAs the cluster does not trust yet.
 	Missing []string `json:"missing,omitempty"`
+	// Credential is, for a signing CA check, "certificate" or "token".
+	Credential string `json:"credential,omitempty"`
+	// Issuer is, for a signing CA check, the key ID of the CA of the
+	// cluster's certificate.
+	Issuer string `json:"issuer,omitempty"`
+	// Ready reports whether the cluster is ready for the old CA to go.
+	Ready bool `json:"ready"`
 }
 
-// Run reads the CAs and the clusters' claims and reports.
+// Run announces the signing CA when asked to, then reports, until every
+// cluster is ready with --wait.
 func (o *RotateCAOptions) Run(ctx context.Context) error {
 	c, cfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
-	var bundle []byte
-	source := o.CAFile
-	if o.CAFile != "" {
-		if bundle, err = os.ReadFile(o.CAFile); err != nil {
-			return fmt.Errorf("read --ca-file: %w", err)
-		}
+	var check func(ctx context.Context) (CATrust, string, error)
+	if o.SigningCAFile != "" {
+		check, err = o.signing(ctx, c, cfg.Host)
 	} else {
-		cm := &corev1.ConfigMap{}
-		source = "ConfigMap kube-public/" + certs.HubCABundleConfigMap + " of " + cfg.Host
-		if err := c.Get(ctx, client.ObjectKey{Namespace: "kube-public", Name: certs.HubCABundleConfigMap}, cm); err != nil {
-			return fmt.Errorf("read the hub's CA bundle, %s: %w", source, err)
-		}
-		bundle = []byte(cm.Data[certs.HubCABundleKey])
+		check, err = o.serving(ctx, c, cfg.Host)
 	}
-	cas, err := certs.ParseCertificates(bundle)
 	if err != nil {
-		return fmt.Errorf("%s: %w", source, err)
+		return err
 	}
-	clusters := &clusterv1.ManagedClusterList{}
-	if err := c.List(ctx, clusters); err != nil {
-		return fmt.Errorf("list ManagedClusters on %s: %w", cfg.Host, err)
+	report, source, err := check(ctx)
+	if err != nil {
+		return err
 	}
-	report := checkCATrust(cas, clusters.Items)
+	var waitErr error
+	if o.Wait && !report.Ready {
+		waitErr = cli.Wait(ctx, o.ErrOut, o.Timeout, "every cluster to be ready for the old CA to go", func(ctx context.Context) (bool, string, error) {
+			r, _, err := check(ctx)
+			if err != nil {
+				return false, "", err
+			}
+			report = r
+			return r.Ready, fmt.Sprintf("%d of %d clusters ready", len(r.Clusters)-notReady(r), len(r.Clusters)), nil
+		})
+	}
 	if o.Output != "" {
 		if err := printData(o.Out, o.Output, report); err != nil {
 			return err
@@ -150,14 +204,107 @@ func (o *RotateCAOptions) Run(ctx context.Context) error {
 		printCATrust(o.Out, report, source)
 	}
 	if !report.Ready {
-		return fmt.Errorf("%d of %d clusters do not trust every CA yet: keep the old CA until they do", notReady(report), len(report.Clusters))
+		if waitErr != nil {
+			return waitErr
+		}
+		return fmt.Errorf("%d of %d clusters are not ready: keep the old CA until they are", notReady(report), len(report.Clusters))
 	}
 	return nil
 }
 
-// checkCATrust compares the CAs with what each cluster reports.
+// serving returns the check of the serving CAs of --ca-file or the hub's
+// published bundle.
+func (o *RotateCAOptions) serving(ctx context.Context, c client.Client, host string) (func(context.Context) (CATrust, string, error), error) {
+	var bundle []byte
+	var err error
+	source := o.CAFile
+	if o.CAFile != "" {
+		if bundle, err = os.ReadFile(o.CAFile); err != nil {
+			return nil, fmt.Errorf("read --ca-file: %w", err)
+		}
+	} else {
+		cm := &corev1.ConfigMap{}
+		source = "ConfigMap kube-public/" + certs.HubCABundleConfigMap + " of " + host
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "kube-public", Name: certs.HubCABundleConfigMap}, cm); err != nil {
+			return nil, fmt.Errorf("read the hub's CA bundle, %s: %w", source, err)
+		}
+		bundle = []byte(cm.Data[certs.HubCABundleKey])
+	}
+	cas, err := certs.ParseCertificates(bundle)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return func(ctx context.Context) (CATrust, string, error) {
+		clusters := &clusterv1.ManagedClusterList{}
+		if err := c.List(ctx, clusters); err != nil {
+			return CATrust{}, "", fmt.Errorf("list ManagedClusters on %s: %w", host, err)
+		}
+		return checkCATrust(cas, clusters.Items), source, nil
+	}, nil
+}
+
+// signing reads --signing-ca-file, announces it on every ManagedCluster
+// unless --check, and returns the check of which clusters hold a
+// certificate of it.
+func (o *RotateCAOptions) signing(ctx context.Context, c client.Client, host string) (func(context.Context) (CATrust, string, error), error) {
+	bundle, err := os.ReadFile(o.SigningCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("read --signing-ca-file: %w", err)
+	}
+	cas, err := certs.ParseCertificates(bundle)
+	if err != nil {
+		return nil, fmt.Errorf("--signing-ca-file %s: %w", o.SigningCAFile, err)
+	}
+	for _, ca := range cas {
+		if !ca.IsCA || len(ca.SubjectKeyId) == 0 {
+			return nil, fmt.Errorf("--signing-ca-file %s: %q is not a CA with a subject key identifier; agents name their certificate's CA by it", o.SigningCAFile, ca.Subject.CommonName)
+		}
+	}
+	source := o.SigningCAFile
+	announced := string(certs.EncodeCertificates(cas))
+	if !o.Check {
+		clusters := &clusterv1.ManagedClusterList{}
+		if err := c.List(ctx, clusters); err != nil {
+			return nil, fmt.Errorf("list ManagedClusters on %s: %w", host, err)
+		}
+		n := 0
+		for _, mc := range clusters.Items {
+			if mc.Annotations[certs.ClientSignerAnnotation] == announced {
+				continue
+			}
+			patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{certs.ClientSignerAnnotation: announced}}})
+			if err != nil {
+				return nil, err
+			}
+			if err := c.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: mc.Name}}, client.RawPatch(types.MergePatchType, patch)); err != nil {
+				return nil, fmt.Errorf("announce the signing CA on ManagedCluster %s: %w (%d announced before it)", mc.Name, err, n)
+			}
+			n++
+		}
+		fmt.Fprintf(o.ErrOut, "Announced the client-signing CA of %s to %d clusters (annotation %s).\n", o.SigningCAFile, n, certs.ClientSignerAnnotation)
+	}
+	return func(ctx context.Context) (CATrust, string, error) {
+		clusters := &clusterv1.ManagedClusterList{}
+		if err := c.List(ctx, clusters); err != nil {
+			return CATrust{}, "", fmt.Errorf("list ManagedClusters on %s: %w", host, err)
+		}
+		// The token driver's clusters have an agent ServiceAccount in their
+		// namespace and no certificate.
+		sas := &corev1.ServiceAccountList{}
+		if err := c.List(ctx, sas, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", identity.AgentServiceAccount)}); err != nil {
+			return CATrust{}, "", fmt.Errorf("list the token driver's ServiceAccounts on %s: %w", host, err)
+		}
+		token := map[string]bool{}
+		for _, sa := range sas.Items {
+			token[sa.Namespace] = true
+		}
+		return checkSigning(cas, clusters.Items, token), source, nil
+	}, nil
+}
+
+// checkCATrust compares the serving CAs with what each cluster reports.
 func checkCATrust(cas []*x509.Certificate, clusters []clusterv1.ManagedCluster) CATrust {
-	r := CATrust{Ready: true}
+	r := CATrust{Kind: "serving", Ready: true}
 	for _, ca := range cas {
 		r.CAs = append(r.CAs, certs.HubCAID(ca))
 	}
@@ -166,49 +313,98 @@ func checkCATrust(cas []*x509.Certificate, clusters []clusterv1.ManagedCluster) 
 		mc := &clusters[i]
 		t := ClusterCATrust{Name: mc.Name, Available: meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)}
 		var trusted []string
-		for _, claim := range mc.Status.ClusterClaims {
-			if claim.Name == certs.HubCAsClaim {
-				t.Reported, trusted = true, strings.Split(claim.Value, ",")
-			}
+		if v, ok := claim(mc, certs.HubCAsClaim); ok {
+			t.Reported, trusted = true, strings.Split(v, ",")
 		}
 		for _, id := range r.CAs {
 			if !slices.Contains(trusted, id) {
 				t.Missing = append(t.Missing, id)
 			}
 		}
-		if len(t.Missing) > 0 {
-			r.Ready = false
-		}
+		t.Ready = len(t.Missing) == 0
+		r.Ready = r.Ready && t.Ready
 		r.Clusters = append(r.Clusters, t)
 	}
 	return r
 }
 
-// notReady counts the clusters that miss a CA.
+// checkSigning compares the signing CAs with the CA of each cluster's
+// certificate; clusters of token are ready without one.
+func checkSigning(cas []*x509.Certificate, clusters []clusterv1.ManagedCluster, token map[string]bool) CATrust {
+	r := CATrust{Kind: "signing", Ready: true}
+	for _, ca := range cas {
+		r.CAs = append(r.CAs, certs.KeyID(ca.SubjectKeyId))
+	}
+	for i := range clusters {
+		mc := &clusters[i]
+		t := ClusterCATrust{Name: mc.Name, Available: meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)}
+		switch issuer, ok := claim(mc, certs.ClientIssuerClaim); {
+		case ok:
+			t.Credential, t.Issuer, t.Reported = "certificate", issuer, true
+			t.Ready = slices.Contains(r.CAs, issuer)
+		case token[mc.Name]:
+			t.Credential, t.Reported, t.Ready = "token", true, true
+		}
+		r.Ready = r.Ready && t.Ready
+		r.Clusters = append(r.Clusters, t)
+	}
+	return r
+}
+
+// claim returns the value of mc's claim name.
+func claim(mc *clusterv1.ManagedCluster, name string) (string, bool) {
+	for _, c := range mc.Status.ClusterClaims {
+		if c.Name == name {
+			return c.Value, true
+		}
+	}
+	return "", false
+}
+
+// notReady counts the clusters that are not ready.
 func notReady(r CATrust) int {
 	n := 0
 	for _, c := range r.Clusters {
-		if len(c.Missing) > 0 {
+		if !c.Ready {
 			n++
 		}
 	}
 	return n
 }
 
+// notReported explains a cluster whose agent reports nothing.
+const notReported = "not reported (the agent is not kubectl-ocm's, has cluster claims off, or trusts the system's roots)"
+
 // printCATrust writes the report as a table and a verdict.
 func printCATrust(out io.Writer, r CATrust, source string) {
-	fmt.Fprintf(out, "CAs checked (%s): %s\n", source, strings.Join(r.CAs, ", "))
 	w := printers.GetNewTabWriter(out)
-	fmt.Fprintln(w, "CLUSTER\tAVAILABLE\tTRUSTS ALL\tMISSING")
-	for _, c := range r.Clusters {
-		missing := strings.Join(c.Missing, ",")
-		if !c.Reported {
-			missing = "not reported (the agent is not kubectl-ocm's, has cluster claims off, or trusts the system's roots)"
+	switch r.Kind {
+	case "signing":
+		fmt.Fprintf(out, "Client-signing CA (%s): %s\n", source, strings.Join(r.CAs, ", "))
+		fmt.Fprintln(w, "CLUSTER\tAVAILABLE\tCREDENTIAL\tCERTIFICATE CA\tREADY")
+		for _, c := range r.Clusters {
+			cred, issuer := c.Credential, c.Issuer
+			if !c.Reported {
+				cred = notReported
+			}
+			if issuer == "" {
+				issuer = "-"
+			}
+			fmt.Fprintf(w, "%s\t%t\t%s\t%s\t%t\n", c.Name, c.Available, cred, issuer, c.Ready)
 		}
-		fmt.Fprintf(w, "%s\t%t\t%t\t%s\n", c.Name, c.Available, len(c.Missing) == 0, missing)
+	default:
+		fmt.Fprintf(out, "Serving CAs checked (%s): %s\n", source, strings.Join(r.CAs, ", "))
+		fmt.Fprintln(w, "CLUSTER\tAVAILABLE\tTRUSTS ALL\tMISSING")
+		for _, c := range r.Clusters {
+			missing := strings.Join(c.Missing, ",")
+			if !c.Reported {
+				missing = notReported
+			}
+			fmt.Fprintf(w, "%s\t%t\t%t\t%s\n", c.Name, c.Available, c.Ready, missing)
+		}
 	}
 	_ = w.Flush()
 	if r.Ready {
-		fmt.Fprintf(out, "All %d clusters trust every CA checked.\n", len(r.Clusters))
+		fmt.Fprintf(out, "All %d clusters are ready for the old CA to go.\n", len(r.Clusters))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -40,13 +41,37 @@ type Cluster struct {
 	// noSigning is Options.NoClientSigning for this cluster.
 	noSigning bool
 	// node is the cluster's node, nil without nodes.
-	node  *node
-	ca    *authority
+	node *node
+	// ca is the cluster CA: it signs the client certificates of approved
+	// CSRs and of the framework's users. servingCA signs the API server's
+	// serving certificate: the cluster CA, until a serving CA rotation
+	// (rotation.go). nextServingCA is the serving CA a rotation has added
+	// and does not serve with yet, nextClientCA the client CA a rotation
+	// has added and does not sign with yet.
+	ca, servingCA *authority
+	nextServingCA *authority
+	nextClientCA  *authority
+	// files are the paths of the cluster's credentials.
+	files certFiles
 	admin keyPair
+	// oldAdmin is the admin certificate of the client CA a rotation
+	// replaced, which RemoveOldClientCA checks the API server rejects.
+	oldAdmin keyPair
 	// kcmCreds is kube-controller-manager's client certificate.
 	kcmCreds keyPair
-	admCfg   *rest.Config
-	procs    []*process
+	// mu guards trusted and admCfg, which a CA rotation changes while
+	// clients read them.
+	mu sync.Mutex
+	// trusted is the PEM bundle of the CAs clients trust for the API
+	// server (CAData).
+	trusted []byte
+	admCfg  *rest.Config
+	procs   []*process
+	// kcm is the running kube-controller-manager; kcmArgs and kcmPort
+	// start it again (a CA rotation).
+	kcm     *process
+	kcmArgs []string
+	kcmPort int
 	// apiserver is the running kube-apiserver; apiserverBin and
 	// apiserverArgs start it again (RestartAPIServer).
 	apiserver     *process
@@ -84,15 +109,34 @@ func (c *Cluster) NodeName() string {
 // ServiceCIDR returns the cluster's Service IP range.
 func (c *Cluster) ServiceCIDR() string { return c.serviceCIDR }
 
-// CAData returns the PEM-encoded cluster CA. It signs the API server's serving
-// certificate and the client certificates of approved CSRs.
-func (c *Cluster) CAData() []byte { return append([]byte(nil), c.ca.certPEM...) }
+// CAData returns the PEM-encoded CAs clients trust for the API server: the
+// cluster CA, which signs the API server's serving certificate and the client
+// certificates of approved CSRs; during a serving CA rotation (rotation.go)
+// the old and the new serving CA.
+func (c *Cluster) CAData() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]byte(nil), c.trusted...)
+}
 
 // Dir returns the directory holding this cluster's certificates and logs.
 func (c *Cluster) Dir() string { return c.dir }
 
 // RESTConfig returns a copy of the cluster-admin client configuration.
-func (c *Cluster) RESTConfig() *rest.Config { return rest.CopyConfig(c.admCfg) }
+func (c *Cluster) RESTConfig() *rest.Config {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return rest.CopyConfig(c.admCfg)
+}
+
+// setAdminConfig sets the cluster-admin configuration from the admin
+// certificate and the trusted CAs.
+func (c *Cluster) setAdminConfig() {
+	cfg := c.configWith(rest.TLSClientConfig{CertData: c.admin.certPEM, KeyData: c.admin.keyPEM})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.admCfg = cfg
+}
 
 // Client returns a cluster-admin controller-runtime client using the project's scheme.
 func (c *Cluster) Client() client.Client {

@@ -144,7 +144,14 @@ func (e *Environment) startCluster(ctx context.Context, c *Cluster) error {
 
 // certFiles are the paths of a cluster's generated credentials.
 type certFiles struct {
-	caCert, caKey        string
+	// caCert and caKey are the CA kube-controller-manager signs client
+	// certificates with.
+	caCert, caKey string
+	// clientCAs is the API server's --client-ca-file, rootCAs the
+	// controller manager's --root-ca-file (the serving CAs it publishes in
+	// every namespace's kube-root-ca.crt): the cluster CA, until a CA
+	// rotation (rotation.go) adds and removes CAs.
+	clientCAs, rootCAs   string
 	servingCert, servKey string
 	saKey, saPub         string
 	kcmKubeconfig        string
@@ -161,16 +168,8 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 	if c.ca, err = newAuthority(c.Name + "-ca"); err != nil {
 		return certFiles{}, err
 	}
-	ips := []net.IP{loopback}
-	if !c.bindIP.Equal(loopback) {
-		ips = append(ips, c.bindIP)
-	}
-	_, svc, err := net.ParseCIDR(c.serviceCIDR)
-	if err != nil {
-		return certFiles{}, err
-	}
-	ips = append(ips, gateway(svc))
-	serving, err := c.ca.issue("kube-apiserver", nil, ips, []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", c.Hostname()})
+	c.servingCA, c.trusted = c.ca, c.ca.certPEM
+	serving, err := c.issueServing()
 	if err != nil {
 		return certFiles{}, err
 	}
@@ -197,6 +196,7 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 	pki := filepath.Join(c.dir, "pki")
 	f := certFiles{
 		caCert: filepath.Join(pki, "ca.crt"), caKey: filepath.Join(pki, "ca.key"),
+		clientCAs: filepath.Join(pki, "client-ca.crt"), rootCAs: filepath.Join(pki, "root-ca.crt"),
 		servingCert: filepath.Join(pki, "apiserver.crt"), servKey: filepath.Join(pki, "apiserver.key"),
 		saKey: filepath.Join(pki, "sa.key"), saPub: filepath.Join(pki, "sa.pub"),
 		kcmKubeconfig:     filepath.Join(c.dir, "kube-controller-manager.kubeconfig"),
@@ -208,6 +208,7 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 	}
 	for path, data := range map[string][]byte{
 		f.caCert: c.ca.certPEM, f.caKey: c.ca.keyPEM,
+		f.clientCAs: c.ca.certPEM, f.rootCAs: c.ca.certPEM,
 		f.servingCert: serving.certPEM, f.servKey: serving.keyPEM,
 		f.saKey: saKeyPEM, f.saPub: saPubPEM,
 		f.kubeletClientCert: kubeletClient.certPEM, f.kubeletClientKey: kubeletClient.keyPEM,
@@ -216,8 +217,23 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 			return certFiles{}, err
 		}
 	}
-	c.kcmCreds = kcm
+	c.kcmCreds, c.files = kcm, f
 	return f, nil
+}
+
+// issueServing issues the API server's serving certificate from the
+// cluster's serving CA.
+func (c *Cluster) issueServing() (keyPair, error) {
+	ips := []net.IP{loopback}
+	if !c.bindIP.Equal(loopback) {
+		ips = append(ips, c.bindIP)
+	}
+	_, svc, err := net.ParseCIDR(c.serviceCIDR)
+	if err != nil {
+		return keyPair{}, err
+	}
+	ips = append(ips, gateway(svc))
+	return c.servingCA.issue("kube-apiserver", nil, ips, []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", c.Hostname()})
 }
 
 // startAPIServer starts kube-apiserver and waits for /readyz. A port taken
@@ -229,7 +245,7 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 			return err
 		}
 		c.port = port
-		c.admCfg = c.configWith(rest.TLSClientConfig{CertData: c.admin.certPEM, KeyData: c.admin.keyPEM})
+		c.setAdminConfig()
 		args := []string{
 			"--etcd-servers=" + e.etcdURL,
 			"--etcd-prefix=/clusters/" + c.Name,
@@ -239,7 +255,7 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 			"--cert-dir=" + filepath.Join(c.dir, "apiserver-certs"),
 			"--tls-cert-file=" + f.servingCert,
 			"--tls-private-key-file=" + f.servKey,
-			"--client-ca-file=" + f.caCert,
+			"--client-ca-file=" + f.clientCAs,
 			"--authorization-mode=Node,RBAC",
 			"--enable-admission-plugins=NodeRestriction",
 			"--kubelet-client-certificate=" + f.kubeletClientCert,
@@ -338,7 +354,7 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 		fmt.Sprintf("--secure-port=%d", port),
 		"--cert-dir=" + filepath.Join(c.dir, "kcm-certs"),
 		"--controllers=" + controllers,
-		"--root-ca-file=" + f.caCert,
+		"--root-ca-file=" + f.rootCAs,
 		"--service-account-private-key-file=" + f.saKey,
 		"--use-service-account-credentials=true",
 		"--leader-elect=false",
@@ -354,12 +370,20 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 			args = append(args, "--cluster-signing-duration="+e.signingDuration.String())
 		}
 	}
-	proc, err := startProcess(c.Name+"/kube-controller-manager", filepath.Join(c.binDir, "kube-controller-manager"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
+	c.kcmArgs, c.kcmPort = args, port
+	return c.runControllerManager(ctx)
+}
+
+// runControllerManager starts kube-controller-manager with the cluster's
+// recorded arguments and waits until it has published the root CA.
+func (c *Cluster) runControllerManager(ctx context.Context) error {
+	proc, err := startProcess(c.Name+"/kube-controller-manager", filepath.Join(c.binDir, "kube-controller-manager"), c.kcmArgs, nil, c.dir, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
 	if err != nil {
 		return err
 	}
+	c.kcm = proc
 	c.procs = append(c.procs, proc)
-	err = proc.waitFor(ctx, "controller manager health", healthz(fmt.Sprintf("https://127.0.0.1:%d/healthz", port)))
+	err = proc.waitFor(ctx, "controller manager health", healthz(fmt.Sprintf("https://127.0.0.1:%d/healthz", c.kcmPort)))
 	if err != nil {
 		return err
 	}

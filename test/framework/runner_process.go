@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -59,8 +60,12 @@ type instance struct {
 	blocked      *runnerBlocked
 	tokenFor     string
 	tokenRefresh time.Time
-	mounted      map[string]bool
-	refreshErr   string
+	// tokenCA is the CA bundle written with the token: a change of the
+	// cluster's trusted CAs (a CA rotation) writes the files again, as the
+	// kubelet updates a projected kube-root-ca.crt.
+	tokenCA    []byte
+	mounted    map[string]bool
+	refreshErr string
 }
 
 // runnerBlocked explains why a process cannot start; it becomes the reason and
@@ -248,7 +253,8 @@ func (c *clusterRunner) refresh(ctx context.Context, dep *appsv1.Deployment, ins
 // namespace and a kubeconfig using them into the process directory when the
 // current token is due for refresh (or was for another ServiceAccount).
 func (c *clusterRunner) ensureToken(ctx context.Context, namespace, sa string, inst *instance, now time.Time) error {
-	if inst.tokenFor == sa && now.Before(inst.tokenRefresh) {
+	ca := c.cluster.CAData()
+	if inst.tokenFor == sa && now.Before(inst.tokenRefresh) && bytes.Equal(inst.tokenCA, ca) {
 		return nil
 	}
 	token, err := c.cluster.ServiceAccountToken(ctx, namespace, sa, runnerTokenTTL)
@@ -259,7 +265,7 @@ func (c *clusterRunner) ensureToken(ctx context.Context, namespace, sa string, i
 		return err
 	}
 	dir := inst.saDir()
-	files := map[string][]byte{"token": []byte(token), "ca.crt": c.cluster.CAData(), "namespace": []byte(namespace)}
+	files := map[string][]byte{"token": []byte(token), "ca.crt": ca, "namespace": []byte(namespace)}
 	for name, data := range files {
 		if err := writeFileAtomic(filepath.Join(dir, name), data, 0o600); err != nil {
 			return fmt.Errorf("write ServiceAccount %s: %w", name, err)
@@ -277,7 +283,7 @@ func (c *clusterRunner) ensureToken(ctx context.Context, namespace, sa string, i
 	if err := writeFileAtomic(filepath.Join(inst.dir, "kubeconfig"), data, 0o600); err != nil {
 		return fmt.Errorf("write kubeconfig: %w", err)
 	}
-	inst.tokenFor, inst.tokenRefresh = sa, now.Add(runnerTokenRefresh)
+	inst.tokenFor, inst.tokenRefresh, inst.tokenCA = sa, now.Add(runnerTokenRefresh), ca
 	return nil
 }
 

@@ -73,6 +73,11 @@ type Agent struct {
 	acceptPoll quickPoller
 
 	mu sync.Mutex
+	// signerRetry is when the agent may next request a certificate of an
+	// announced signing CA (rotation.go); badSignerAnnotation is the last
+	// announcement that did not parse, logged once.
+	signerRetry         time.Time
+	badSignerAnnotation string
 	// conn is the hub connection while connected, nil while bootstrapping.
 	conn *hubConnection
 	// id is the agent's identity once resolved.

@@ -3,6 +3,7 @@ package agent
 import (
 	"crypto/rand"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
@@ -323,5 +324,69 @@ func TestQuickPoller(t *testing.T) {
 	}
 	if d := p.next("b"); d != csrFirstPollInterval {
 		t.Errorf("a new key starts at %v, want %v", d, csrFirstPollInterval)
+	}
+}
+
+func TestSignerChanged(t *testing.T) {
+	key, _, err := certs.NewPrivateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := func(serial int64) *x509.Certificate {
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "ca"}, IsCA: true, BasicConstraintsValid: true,
+			KeyUsage: x509.KeyUsageCertSign, NotBefore: testNow.Add(-time.Hour), NotAfter: testNow.Add(time.Hour)}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	oldCA := ca(1)
+	otherKey, _, err := certs.NewPrivateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(9), Subject: pkix.Name{CommonName: "new"}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign, NotBefore: testNow.Add(-time.Hour), NotAfter: testNow.Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, otherKey.Public(), otherKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCA2, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leafTmpl := &x509.Certificate{SerialNumber: big.NewInt(3), Subject: pkix.Name{CommonName: "agent"}, NotBefore: testNow.Add(-time.Hour), NotAfter: testNow.Add(time.Hour)}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, oldCA, otherKey.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(leafDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := testNow
+	a := &Agent{now: func() time.Time { return now }}
+	if a.signerChanged(leaf, nil) {
+		t.Error("no announcement: no renewal")
+	}
+	if a.signerChanged(leaf, []*x509.Certificate{oldCA}) {
+		t.Error("the announced CA signed the certificate: no renewal")
+	}
+	if !a.signerChanged(leaf, []*x509.Certificate{newCA2}) {
+		t.Error("another CA announced: renew")
+	}
+	// The hub issued the renewal with the old CA: not again at once.
+	a.signerRetry = now.Add(signerRetryInterval)
+	if a.signerChanged(leaf, []*x509.Certificate{newCA2}) {
+		t.Error("within the retry interval: no renewal")
+	}
+	now = now.Add(signerRetryInterval)
+	if !a.signerChanged(leaf, []*x509.Certificate{newCA2}) {
+		t.Error("after the retry interval: renew")
 	}
 }

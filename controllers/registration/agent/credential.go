@@ -31,8 +31,9 @@ type hubCredential struct {
 	cert *x509.Certificate
 	// token is what the token says of itself; nil for a certificate.
 	token *kubeconfig.ServiceAccountToken
-	// fingerprint is the PEM client certificate or the token, to notice a
-	// rotated credential.
+	// fingerprint is the PEM client certificate or the token and the CAs
+	// trusted for the hub, to notice a rotated credential or a change of
+	// the hub's CAs (hubtrust.go).
 	fingerprint string
 	// expires is when the certificate or token expires.
 	expires time.Time
@@ -59,13 +60,13 @@ func checkHubCredential(data map[string][]byte, id identity, tokenAuth bool, boo
 		if err != nil {
 			return nil, err
 		}
-		out.token, out.fingerprint, out.expires = t, cred.Kubeconfig.Token, t.Expiry
+		out.token, out.fingerprint, out.expires = t, cred.Kubeconfig.Token+"\n"+string(cred.Kubeconfig.CAData), t.Expiry
 	} else {
 		cert, err := cred.Validate(id.subject(), now)
 		if err != nil {
 			return nil, err
 		}
-		out.cert, out.fingerprint, out.expires = cert, string(cred.CertPEM), cert.NotAfter
+		out.cert, out.fingerprint, out.expires = cert, string(cred.CertPEM)+string(cred.Kubeconfig.CAData), cert.NotAfter
 	}
 	if bootstrap != nil && !kubeconfig.SameHub(cred.Kubeconfig, bootstrap) {
 		return nil, fmt.Errorf("it points at %s, but the bootstrap kubeconfig points at %s (or another CA or proxy)", cred.Kubeconfig.Server, bootstrap.Server)

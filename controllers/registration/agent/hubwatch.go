@@ -114,19 +114,29 @@ func (a *Agent) watchCluster(ctx context.Context, id identity) {
 // (right after the join, before the hub grants the agent its role; after the
 // cluster was deleted), what a read from the hub returns.
 func (a *Agent) readCluster(ctx context.Context, conn *hubConnection, id identity) (*clusterv1.ManagedCluster, error) {
-	a.mu.Lock()
-	w := a.watch
-	a.mu.Unlock()
-	if w != nil && w.id == id && w.informer.HasSynced() {
-		obj, exists, err := w.informer.GetStore().GetByKey(id.cluster)
-		if mc, ok := obj.(*clusterv1.ManagedCluster); err == nil && exists && ok {
-			return mc.DeepCopy(), nil
-		}
+	if mc := a.cachedCluster(id); mc != nil {
+		return mc, nil
 	}
 	mc := &clusterv1.ManagedCluster{}
 	err := conn.client.Get(ctx, types.NamespacedName{Name: id.cluster}, mc)
 	conn.noteError(err)
 	return mc, err
+}
+
+// cachedCluster returns a copy of the ManagedCluster of id as the hub watch
+// last delivered it, nil while the watch has not synced or does not hold it.
+func (a *Agent) cachedCluster(id identity) *clusterv1.ManagedCluster {
+	a.mu.Lock()
+	w := a.watch
+	a.mu.Unlock()
+	if w == nil || w.id != id || !w.informer.HasSynced() {
+		return nil
+	}
+	obj, exists, err := w.informer.GetStore().GetByKey(id.cluster)
+	if mc, ok := obj.(*clusterv1.ManagedCluster); err == nil && exists && ok {
+		return mc.DeepCopy()
+	}
+	return nil
 }
 
 // needsAction reports whether a change of the ManagedCluster from before to

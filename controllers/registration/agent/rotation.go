@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"time"
 
@@ -28,7 +29,8 @@ func (a *Agent) rotateIfDue(ctx context.Context, id identity, conn *hubConnectio
 		return
 	}
 	cert := conn.cred.cert
-	if !certs.NeedsRotation(cert, a.now(), conn.rotationFraction) {
+	signers := a.announcedSigners(ctx, id)
+	if !certs.NeedsRotation(cert, a.now(), conn.rotationFraction) && !a.signerChanged(cert, signers) {
 		return
 	}
 	log := ctrl.LoggerFrom(ctx).WithValues("phase", "rotation", "certificateExpires", cert.NotAfter)
@@ -85,6 +87,15 @@ func (a *Agent) rotateIfDue(ctx context.Context, id identity, conn *hubConnectio
 	expires := "unknown"
 	if issued, err := certutil.ParseCertsPEM(res.CertPEM); err == nil {
 		expires = issued[0].NotAfter.UTC().Format(time.RFC3339)
+		if len(signers) > 0 && !certs.SignedByAny(issued[0], signers) {
+			// The hub announced a signer it does not sign with yet: ask
+			// again later, not at every check.
+			a.mu.Lock()
+			a.signerRetry = a.now().Add(signerRetryInterval)
+			a.mu.Unlock()
+			log.Info("The hub announced a new client-signing CA (annotation "+certs.ClientSignerAnnotation+") but issued a certificate of another CA; requesting again later",
+				"csr", res.Name, "retryAt", a.now().Add(signerRetryInterval))
+		}
 	}
 	log.Info("Client certificate rotated", "csr", res.Name, "newCertificateExpires", expires)
 	a.setRotation(metav1.ConditionTrue, clusterv1.ReasonClientCertificateUpdated,
@@ -133,4 +144,45 @@ func (a *Agent) refreshTokenIfDue(ctx context.Context, id identity, conn *hubCon
 		return
 	}
 	log.Info("Hub token refreshed", "newTokenExpires", tr.Status.ExpirationTimestamp.UTC().Format(time.RFC3339))
+}
+
+// signerRetryInterval is how long an agent waits before it requests a
+// certificate of an announced signing CA again, when the hub issued its last
+// request with another CA.
+const signerRetryInterval = 10 * time.Minute
+
+// announcedSigners returns the CAs the hub announces it signs client
+// certificates with (certs.ClientSignerAnnotation on the ManagedCluster),
+// as the hub watch last delivered it: nil for none, before the watch synced,
+// or for an announcement that does not parse, which is logged.
+func (a *Agent) announcedSigners(ctx context.Context, id identity) []*x509.Certificate {
+	mc := a.cachedCluster(id)
+	if mc == nil || mc.Annotations[certs.ClientSignerAnnotation] == "" {
+		return nil
+	}
+	cas, err := certs.ParseCertificates([]byte(mc.Annotations[certs.ClientSignerAnnotation]))
+	if err != nil {
+		a.mu.Lock()
+		logged := a.badSignerAnnotation == mc.Annotations[certs.ClientSignerAnnotation]
+		a.badSignerAnnotation = mc.Annotations[certs.ClientSignerAnnotation]
+		a.mu.Unlock()
+		if !logged {
+			ctrl.LoggerFrom(ctx).Error(err, "Ignoring the hub's announced client-signing CA", "annotation", certs.ClientSignerAnnotation)
+		}
+		return nil
+	}
+	return cas
+}
+
+// signerChanged reports whether the hub announced client-signing CAs none of
+// which signed cert, so that the agent requests a certificate of the new CA
+// before the hub stops accepting the old one; not again within
+// signerRetryInterval of a request the hub issued with another CA.
+func (a *Agent) signerChanged(cert *x509.Certificate, signers []*x509.Certificate) bool {
+	if len(signers) == 0 || certs.SignedByAny(cert, signers) {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return !a.now().Before(a.signerRetry)
 }

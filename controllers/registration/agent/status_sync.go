@@ -125,8 +125,9 @@ func sumResources(nodes []corev1.Node) (capacity, allocatable clusterv1.Resource
 }
 
 // applyClaims sets status.clusterClaims from the ClusterClaims, the agent's
-// own version claim (version.AgentVersionClaim) and the CAs it trusts for
-// the hub (certs.HubCAsClaim), and records a hub
+// own version claim (version.AgentVersionClaim), the CAs it trusts for the
+// hub (certs.HubCAsClaim) and the CA of its client certificate
+// (certs.ClientIssuerClaim), and records a hub
 // event when custom claims are left out. With the ClusterClaim feature off
 // it reports no claim. Until the ClusterClaim informer has synced it keeps
 // the reported claims: the sync that follows the informer's sync reports them.
@@ -155,6 +156,9 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 	synthesized := []clusterv1.ManagedClusterClaim{version.AgentClaim(version.Version)}
 	if cas := certs.HubCAsClaimValue(conn.cred.hub.CAData); cas != "" {
 		synthesized = append(synthesized, clusterv1.ManagedClusterClaim{Name: certs.HubCAsClaim, Value: cas})
+	}
+	if cert := conn.cred.cert; cert != nil && len(cert.AuthorityKeyId) > 0 {
+		synthesized = append(synthesized, clusterv1.ManagedClusterClaim{Name: certs.ClientIssuerClaim, Value: certs.KeyID(cert.AuthorityKeyId)})
 	}
 	selected, truncated := selectClaims(claims.Items, limit, suffixes, synthesized...)
 	mc.Status.ClusterClaims = selected

@@ -280,9 +280,9 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 		}
 	}
 	// The agent's own version claim is reserved: custom claims do not push
-	// it out, nor the CAs it trusts for the hub. Nor do they push out a
+	// it out, nor the CAs of its certificate and of the hub. Nor do they push out a
 	// claim with a reserved suffix.
-	wantClaims := []string{version.AgentVersionClaim, certs.HubCAsClaim, "id.k8s.io", "platform.example.com", "app", "region"}
+	wantClaims := []string{version.AgentVersionClaim, certs.ClientIssuerClaim, certs.HubCAsClaim, "id.k8s.io", "platform.example.com", "app", "region"}
 	eventually(ctx, t, "version, capacity, allocatable and claims on the ManagedCluster", func(ctx context.Context) (bool, error) {
 		mc, err := managedCluster(ctx, s.hubC)
 		if err != nil {

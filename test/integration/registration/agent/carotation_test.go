@@ -1,0 +1,362 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// rotationLease is the lease duration of the rotated fleet's clusters: an
+// agent that loses the hub for 2 of them is shown Unknown, well within the
+// rotation's steps.
+const rotationLease = 15
+
+// TestHubCARotation joins two clusters, one with the certificate driver and
+// one with the token driver, to a hub whose serving CA then rotates: the new
+// CA is published first, agents add it to the CAs they trust for the hub
+// (rotate-ca --check reports when all do), the hub API server restarts with a
+// serving certificate of the new CA, and the old CA leaves the published
+// bundle, which agents then drop too. Then the client-signing CA rotates:
+// the API server accepts the new CA too, the controller manager signs with
+// it, rotate-ca --signing-ca-file announces it and waits until the
+// certificate-driver cluster holds a certificate of it, and the API server
+// stops accepting the old CA. Neither cluster is ever shown other than
+// Available; the largest gap between lease renewals is logged.
+func TestHubCARotation(t *testing.T) {
+	framework.SkipIfShort(t)
+	const cluster2 = "cluster2"
+	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
+	env := framework.StartForTest(t, "hub", clusterName, cluster2)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	hubC := env.Cluster("hub")
+	oldCA := hubC.CAData()
+	hubCAFile := filepath.Join(t.TempDir(), "hub-ca.crt")
+	if err := os.WriteFile(hubCAFile, oldCA, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The hub's own components trust the new CA before it serves with it:
+	// they start after it is published. The agents start trusting only the
+	// old one (join --ca-file) and must learn the new one.
+	if err := env.AddServingCA(ctx, hubC); err != nil {
+		t.Fatal(err)
+	}
+	newCA := bytes.TrimPrefix(hubC.CAData(), oldCA)
+	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, hubC, env.Cluster(clusterName), env.Cluster(cluster2))
+	hubObjs, err := config.HubObjects(config.HubValues{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyAll(ctx, t, hubC.Client(), hubObjs)
+	token, err := hubC.ServiceAccountToken(ctx, config.OperatorNamespace, identity.BootstrapServiceAccount, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagsFor := func(context string) *genericclioptions.ConfigFlags {
+		f := genericclioptions.NewConfigFlags(false)
+		f.KubeConfig, f.Context = ptr.To(env.Kubeconfig()), ptr.To(context)
+		return f
+	}
+	clusters := map[string]string{clusterName: operatorv1.CSRAuthType, cluster2: operatorv1.TokenAuthType}
+	names := []string{clusterName, cluster2}
+	for _, name := range names {
+		streams, _, out, _ := genericiooptions.NewTestIOStreams()
+		o := join.NewOptions(flagsFor(name), streams)
+		o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.RegistrationAuth = hubC.Server(), token, name, hubCAFile, clusters[name]
+		o.Image, o.Wait, o.Timeout = "example.com/ocm-controller:test", true, 2*time.Minute
+		if err := runJoin(ctx, o); err != nil {
+			t.Fatalf("join %s: %v\noutput:\n%s", name, err, out)
+		}
+	}
+	streams, _, out, _ := genericiooptions.NewTestIOStreams()
+	a := accept.NewOptions(flagsFor("hub"), streams)
+	a.Clusters, a.Wait, a.Timeout = names, true, 2*time.Minute
+	if err := a.Complete(nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Run(ctx); err != nil {
+		t.Fatalf("accept: %v\noutput:\n%s", err, out)
+	}
+	for _, name := range names {
+		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"leaseDurationSeconds":%d}}`, rotationLease))
+		if err := hubC.Client().Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}, patch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range names {
+		eventually(ctx, t, name+" Available", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			err := hubC.Client().Get(ctx, client.ObjectKey{Name: name}, mc)
+			return err == nil && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), err
+		})
+	}
+	mon := watchFleet(ctx, t, hubC, names)
+
+	t.Run("the agents learn the new serving CA; rotate-ca --check reports when", func(t *testing.T) {
+		eventually(ctx, t, "rotate-ca --check: every cluster trusts the old and the new CA", func(ctx context.Context) (bool, error) {
+			return rotateCACheck(ctx, flagsFor("hub"), "")
+		})
+		for _, name := range names {
+			assertHubTrust(ctx, t, env.Cluster(name), slices.Concat(oldCA, newCA))
+		}
+	})
+
+	t.Run("the hub serves with the new CA: the agents reconnect", func(t *testing.T) {
+		if err := env.ServeWithNewCA(ctx, hubC); err != nil {
+			t.Fatal(err)
+		}
+		mon.renewedAfter(ctx, t, time.Now())
+	})
+
+	t.Run("the old CA leaves the hub's bundle: the agents drop it", func(t *testing.T) {
+		if err := env.RemoveOldServingCA(ctx, hubC); err != nil {
+			t.Fatal(err)
+		}
+		eventually(ctx, t, "every cluster trusts only the new CA", func(ctx context.Context) (bool, error) {
+			mcs := &clusterv1.ManagedClusterList{}
+			if err := hubC.Client().List(ctx, mcs); err != nil {
+				return false, err
+			}
+			want := certs.HubCAsClaimValue(newCA)
+			for _, mc := range mcs.Items {
+				if got := claimValue(&mc, certs.HubCAsClaim); got != want {
+					return false, fmt.Errorf("%s trusts %q, want %q", mc.Name, got, want)
+				}
+			}
+			return true, nil
+		})
+		for _, name := range names {
+			assertHubTrust(ctx, t, env.Cluster(name), newCA)
+		}
+		if ok, err := rotateCACheck(ctx, flagsFor("hub"), hubCAFile); ok || err == nil {
+			t.Errorf("rotate-ca --check --ca-file <the old CA> = %t, %v; want an error: no cluster trusts it any more", ok, err)
+		}
+		mon.renewedAfter(ctx, t, time.Now())
+	})
+
+	t.Run("the hub signs with a new client CA: rotate-ca --signing-ca-file renews the certificates", func(t *testing.T) {
+		if err := env.AddClientCA(ctx, hubC); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.SignWithNewClientCA(ctx, hubC); err != nil {
+			t.Fatal(err)
+		}
+		signer := filepath.Join(t.TempDir(), "signer.crt")
+		if err := os.WriteFile(signer, hubC.ClientCAData(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := rotateCASigning(ctx, flagsFor("hub"), signer, true); ok || err == nil {
+			t.Errorf("rotate-ca --check --signing-ca-file before the announcement = %t, %v; want an error: %s holds a certificate of the old CA", ok, err, clusterName)
+		}
+		if ok, err := rotateCASigning(ctx, flagsFor("hub"), signer, false); !ok {
+			t.Fatalf("rotate-ca --signing-ca-file --wait: %v", err)
+		}
+		signers, err := certs.ParseCertificates(hubC.ClientCAData())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec := &corev1.Secret{}
+		if err := env.Cluster(clusterName).Client().Get(ctx, client.ObjectKey{Namespace: agentNS, Name: operatorv1.HubKubeConfigSecret}, sec); err != nil {
+			t.Fatal(err)
+		}
+		issued, err := certs.ParseCertificates(sec.Data[kubeconfig.TLSCertKey])
+		if err != nil || !certs.SignedByAny(issued[0], signers) {
+			t.Fatalf("the hub credential of %s is not a certificate of the new CA (%v)", clusterName, err)
+		}
+		if err := env.RemoveOldClientCA(ctx, hubC); err != nil {
+			t.Fatal(err)
+		}
+		mon.renewedAfter(ctx, t, time.Now())
+	})
+
+	mon.report(t)
+}
+
+// rotateCASigning runs `kubectl ocm hub rotate-ca --signing-ca-file
+// caFile`, with --check or else --wait, and reports whether every cluster
+// was ready.
+func rotateCASigning(ctx context.Context, flags *genericclioptions.ConfigFlags, caFile string, check bool) (bool, error) {
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	o := hub.NewRotateCAOptions(flags, streams)
+	o.SigningCAFile, o.Check, o.Wait, o.Timeout = caFile, check, !check, 2*time.Minute
+	if err := o.Validate(); err != nil {
+		return false, err
+	}
+	if err := o.Run(ctx); err != nil {
+		return false, fmt.Errorf("%w\n%s%s", err, out, errOut)
+	}
+	return true, nil
+}
+
+// rotateCACheck runs `kubectl ocm hub rotate-ca --check` (with --ca-file
+// caFile) and reports whether it found every cluster ready.
+func rotateCACheck(ctx context.Context, flags *genericclioptions.ConfigFlags, caFile string) (bool, error) {
+	streams, _, out, _ := genericiooptions.NewTestIOStreams()
+	o := hub.NewRotateCAOptions(flags, streams)
+	o.Check, o.CAFile = true, caFile
+	if err := o.Validate(); err != nil {
+		return false, err
+	}
+	if err := o.Run(ctx); err != nil {
+		return false, fmt.Errorf("%w\n%s", err, out)
+	}
+	return true, nil
+}
+
+// assertHubTrust checks that the agent of cluster c trusts exactly the CAs
+// of want for the hub, in its hub and its bootstrap kubeconfig.
+func assertHubTrust(ctx context.Context, t *testing.T, c *framework.Cluster, want []byte) {
+	t.Helper()
+	for _, name := range []string{operatorv1.HubKubeConfigSecret, operatorv1.BootstrapHubKubeConfigSecret} {
+		eventually(ctx, t, fmt.Sprintf("the CAs of secret %s on %s", name, c.Name), func(ctx context.Context) (bool, error) {
+			sec := &corev1.Secret{}
+			if err := c.Client().Get(ctx, client.ObjectKey{Namespace: agentNS, Name: name}, sec); err != nil {
+				return false, err
+			}
+			info, err := kubeconfig.FromSecret(sec.Data)
+			if err != nil {
+				return false, err
+			}
+			if got, want := certs.HubCAsClaimValue(info.CAData), certs.HubCAsClaimValue(want); got != want {
+				return false, fmt.Errorf("trusts %s, want %s", got, want)
+			}
+			return true, nil
+		})
+	}
+}
+
+// claimValue returns the value of mc's claim name.
+func claimValue(mc *clusterv1.ManagedCluster, name string) string {
+	for _, c := range mc.Status.ClusterClaims {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	return ""
+}
+
+// fleetMonitor records, from polls of the hub, every time a cluster was
+// seen other than Available and every lease renewal.
+type fleetMonitor struct {
+	mu       sync.Mutex
+	renewals map[string][]time.Time
+	notAvail []string
+	errs     int
+}
+
+// watchFleet polls the hub's ManagedClusters and Leases of clusters until
+// the test ends, with a fresh client each time: the hub's CAs change.
+func watchFleet(ctx context.Context, t *testing.T, hubC *framework.Cluster, clusters []string) *fleetMonitor {
+	m := &fleetMonitor{renewals: map[string][]time.Time{}}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	wg.Go(func() {
+		tick := time.NewTicker(pollInterval)
+		defer tick.Stop()
+		for {
+			m.poll(ctx, hubC.Client(), clusters)
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return m
+}
+
+func (m *fleetMonitor) poll(ctx context.Context, c client.Client, clusters []string) {
+	for _, name := range clusters {
+		mc := &clusterv1.ManagedCluster{}
+		lease := &coordinationv1.Lease{}
+		err := c.Get(ctx, client.ObjectKey{Name: name}, mc)
+		if err == nil {
+			err = c.Get(ctx, client.ObjectKey{Namespace: name, Name: clusterv1.LeaseName}, lease)
+		}
+		m.mu.Lock()
+		switch {
+		case err != nil:
+			m.errs++
+		default:
+			if cond := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); cond == nil || cond.Status != metav1.ConditionTrue {
+				seen := fmt.Sprintf("%s: %v", name, cond)
+				if !slices.Contains(m.notAvail, seen) {
+					m.notAvail = append(m.notAvail, seen)
+				}
+			}
+			if lease.Spec.RenewTime != nil {
+				r := m.renewals[name]
+				if at := lease.Spec.RenewTime.Time; len(r) == 0 || at.After(r[len(r)-1]) {
+					m.renewals[name] = append(r, at)
+				}
+			}
+		}
+		m.mu.Unlock()
+	}
+}
+
+// renewedAfter waits until every cluster renewed its lease after since.
+func (m *fleetMonitor) renewedAfter(ctx context.Context, t *testing.T, since time.Time) {
+	t.Helper()
+	eventually(ctx, t, "every cluster renews its lease", func(context.Context) (bool, error) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		for name, r := range m.renewals {
+			if len(r) == 0 || !r[len(r)-1].After(since) {
+				return false, fmt.Errorf("%s last renewed before %s", name, since.Format(time.TimeOnly))
+			}
+		}
+		return len(m.renewals) > 0, nil
+	})
+}
+
+// report fails t for every time a cluster was seen other than Available and
+// logs the largest gap between a cluster's lease renewals.
+func (m *fleetMonitor) report(t *testing.T) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.notAvail) > 0 {
+		t.Errorf("clusters seen other than Available during the rotation:\n%s", strings.Join(m.notAvail, "\n"))
+	}
+	for name, r := range m.renewals {
+		var gap time.Duration
+		for i := 1; i < len(r); i++ {
+			gap = max(gap, r[i].Sub(r[i-1]))
+		}
+		t.Logf("%s: %d lease renewals seen, largest gap %s (lease %d s; Unknown after %d s)", name, len(r), gap.Round(time.Millisecond), rotationLease, 2*rotationLease)
+	}
+	t.Logf("%d polls of the hub failed (its API server restarted)", m.errs)
+}
