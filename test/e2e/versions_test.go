@@ -56,6 +56,10 @@ func TestVersionMatrix(t *testing.T) {
 		assert.Contains(t, out, "cluster1", "kubectl ocm version lists the agent of cluster1")
 		out = f.ocm(t, "get", "klusterlet", "--context", "cluster1")
 		assert.Contains(t, out, "token", "kubectl ocm get klusterlet shows the token driver")
+		// The agent, a Pod on cluster1's node, follows the CA bundle the
+		// hub publishes in its cluster namespace and reports what it trusts.
+		out = f.ocm(t, "hub", "rotate-ca", "--check", "--wait", "--timeout", "2m", "--context", "hub")
+		assert.Contains(t, out, "All 1 clusters are ready", "kubectl ocm hub rotate-ca --check: cluster1 trusts the hub's CA")
 	})
 }
 

@@ -16,6 +16,12 @@
 //   - BenchmarkLeaseExpiry: seconds from stopping the agent to the hub marking
 //     the cluster's availability Unknown, for a stated lease duration, and
 //     seconds from restarting it to Available again.
+//   - BenchmarkHubCARotation: a fleet follows a rotation of the hub's serving
+//     CA, then of its client-signing CA: seconds for every agent to trust the
+//     published new CA, to renew after the hub serves with it, to drop the
+//     old one, and to hold a certificate of the new signer once announced;
+//     the largest gap between two lease renewals and the clusters seen other
+//     than Available meanwhile.
 //   - BenchmarkHubMemory: resident memory of the ocm-controller hub process
 //     with 2 registered clusters (real agents) and with 100 (the rest
 //     lightweight simulated agents that speak the real protocol).

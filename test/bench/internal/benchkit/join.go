@@ -84,7 +84,7 @@ func JoinCluster(ctx context.Context, b *testing.B, f *Fleet, cluster string, wi
 	if err != nil {
 		b.Fatal(err)
 	}
-	boot, err := kubeconfig.ForToken(info.HubAPIServer, f.Hub.CAData(), info.HubToken)
+	boot, err := kubeconfig.ForToken(info.HubAPIServer, f.JoinCA, info.HubToken)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -114,6 +114,9 @@ type Fleet struct {
 	Hub *framework.Cluster
 	// HubClient is an admin client of the hub.
 	HubClient client.Client
+	// JoinCA is the hub CA JoinCluster gives the agents: the hub's CA as
+	// the environment started.
+	JoinCA []byte
 }
 
 // StartFleet starts "hub" and the named managed clusters with the component
@@ -145,6 +148,10 @@ type FleetOptions struct {
 	// NoClientSigning starts a hub whose controller manager signs no
 	// client certificates (framework.Options.NoClientSigning).
 	NoClientSigning bool
+	// BeforeRunner, when set, acts on the environment before the
+	// component runner starts anything, such as publishing a second hub
+	// CA that the hub's own components then trust from their start.
+	BeforeRunner func(ctx context.Context, env *framework.Environment) error
 }
 
 // StartFleetWith is StartFleet with opts.
@@ -161,12 +168,18 @@ func StartFleetWith(b *testing.B, opts FleetOptions, managed ...string) *Fleet {
 		envOpts.NoClientSigning = []string{"hub"}
 	}
 	env := framework.StartForTestWith(b, envOpts)
-	runner := framework.StartRunnerForTest(b, images, env.Clusters()...)
-	f := &Fleet{Env: env, Runner: runner, Hub: env.Cluster("hub")}
-	f.HubClient = f.Hub.Client()
-
 	ctx, cancel := context.WithTimeout(b.Context(), 3*time.Minute)
 	defer cancel()
+	joinCA := env.Cluster("hub").CAData()
+	if opts.BeforeRunner != nil {
+		if err := opts.BeforeRunner(ctx, env); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runner := framework.StartRunnerForTest(b, images, env.Clusters()...)
+	f := &Fleet{Env: env, Runner: runner, Hub: env.Cluster("hub"), JoinCA: joinCA}
+	f.HubClient = f.Hub.Client()
+
 	if values.ConversionWebhookURL == "" {
 		// The local API server reaches no Service: it calls the hub
 		// controller's conversion webhook at a free loopback port, as

@@ -26,7 +26,7 @@ func JoinClusterWithOperator(ctx context.Context, b *testing.B, f *Fleet, cluste
 	if err != nil {
 		b.Fatal(err)
 	}
-	boot, err := kubeconfig.ForToken(info.HubAPIServer, f.Hub.CAData(), info.HubToken)
+	boot, err := kubeconfig.ForToken(info.HubAPIServer, f.JoinCA, info.HubToken)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -121,7 +119,11 @@ func TestHubCARotation(t *testing.T) {
 			return err == nil && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), err
 		})
 	}
-	mon := watchFleet(ctx, t, hubC, names)
+	mon := framework.WatchFleet(t, hubC, names, pollInterval)
+	renewed := func(t *testing.T, since time.Time) {
+		t.Helper()
+		eventually(ctx, t, "every cluster renews its lease", func(context.Context) (bool, error) { return mon.RenewedAfter(since) })
+	}
 
 	t.Run("the agents learn the new serving CA; rotate-ca --check reports when", func(t *testing.T) {
 		eventually(ctx, t, "rotate-ca --check: every cluster trusts the old and the new CA", func(ctx context.Context) (bool, error) {
@@ -136,7 +138,7 @@ func TestHubCARotation(t *testing.T) {
 		if err := env.ServeWithNewCA(ctx, hubC); err != nil {
 			t.Fatal(err)
 		}
-		mon.renewedAfter(ctx, t, time.Now())
+		renewed(t, time.Now())
 	})
 
 	t.Run("the old CA leaves the hub's bundle: the agents drop it", func(t *testing.T) {
@@ -162,7 +164,7 @@ func TestHubCARotation(t *testing.T) {
 		if ok, err := rotateCACheck(ctx, flagsFor("hub"), hubCAFile); ok || err == nil {
 			t.Errorf("rotate-ca --check --ca-file <the old CA> = %t, %v; want an error: no cluster trusts it any more", ok, err)
 		}
-		mon.renewedAfter(ctx, t, time.Now())
+		renewed(t, time.Now())
 	})
 
 	t.Run("the hub signs with a new client CA: rotate-ca --signing-ca-file renews the certificates", func(t *testing.T) {
@@ -197,10 +199,15 @@ func TestHubCARotation(t *testing.T) {
 		if err := env.RemoveOldClientCA(ctx, hubC); err != nil {
 			t.Fatal(err)
 		}
-		mon.renewedAfter(ctx, t, time.Now())
+		renewed(t, time.Now())
 	})
 
-	mon.report(t)
+	if seen := mon.NotAvailable(); len(seen) > 0 {
+		t.Errorf("clusters seen other than Available during the rotations:\n%s", strings.Join(seen, "\n"))
+	}
+	gap, of := mon.LargestGap()
+	t.Logf("lease renewals seen %v; largest gap %s (%s; lease %d s, Unknown after %d s); %d polls of the hub failed (its API server restarted)",
+		mon.Renewals(), gap.Round(time.Millisecond), of, rotationLease, 2*rotationLease, mon.FailedPolls())
 }
 
 // rotateCASigning runs `kubectl ocm hub rotate-ca --signing-ca-file
@@ -264,99 +271,4 @@ func claimValue(mc *clusterv1.ManagedCluster, name string) string {
 		}
 	}
 	return ""
-}
-
-// fleetMonitor records, from polls of the hub, every time a cluster was
-// seen other than Available and every lease renewal.
-type fleetMonitor struct {
-	mu       sync.Mutex
-	renewals map[string][]time.Time
-	notAvail []string
-	errs     int
-}
-
-// watchFleet polls the hub's ManagedClusters and Leases of clusters until
-// the test ends, with a fresh client each time: the hub's CAs change.
-func watchFleet(ctx context.Context, t *testing.T, hubC *framework.Cluster, clusters []string) *fleetMonitor {
-	m := &fleetMonitor{renewals: map[string][]time.Time{}}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	wg.Go(func() {
-		tick := time.NewTicker(pollInterval)
-		defer tick.Stop()
-		for {
-			m.poll(ctx, hubC.Client(), clusters)
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	return m
-}
-
-func (m *fleetMonitor) poll(ctx context.Context, c client.Client, clusters []string) {
-	for _, name := range clusters {
-		mc := &clusterv1.ManagedCluster{}
-		lease := &coordinationv1.Lease{}
-		err := c.Get(ctx, client.ObjectKey{Name: name}, mc)
-		if err == nil {
-			err = c.Get(ctx, client.ObjectKey{Namespace: name, Name: clusterv1.LeaseName}, lease)
-		}
-		m.mu.Lock()
-		switch {
-		case err != nil:
-			m.errs++
-		default:
-			if cond := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); cond == nil || cond.Status != metav1.ConditionTrue {
-				seen := fmt.Sprintf("%s: %v", name, cond)
-				if !slices.Contains(m.notAvail, seen) {
-					m.notAvail = append(m.notAvail, seen)
-				}
-			}
-			if lease.Spec.RenewTime != nil {
-				r := m.renewals[name]
-				if at := lease.Spec.RenewTime.Time; len(r) == 0 || at.After(r[len(r)-1]) {
-					m.renewals[name] = append(r, at)
-				}
-			}
-		}
-		m.mu.Unlock()
-	}
-}
-
-// renewedAfter waits until every cluster renewed its lease after since.
-func (m *fleetMonitor) renewedAfter(ctx context.Context, t *testing.T, since time.Time) {
-	t.Helper()
-	eventually(ctx, t, "every cluster renews its lease", func(context.Context) (bool, error) {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		for name, r := range m.renewals {
-			if len(r) == 0 || !r[len(r)-1].After(since) {
-				return false, fmt.Errorf("%s last renewed before %s", name, since.Format(time.TimeOnly))
-			}
-		}
-		return len(m.renewals) > 0, nil
-	})
-}
-
-// report fails t for every time a cluster was seen other than Available and
-// logs the largest gap between a cluster's lease renewals.
-func (m *fleetMonitor) report(t *testing.T) {
-	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.notAvail) > 0 {
-		t.Errorf("clusters seen other than Available during the rotation:\n%s", strings.Join(m.notAvail, "\n"))
-	}
-	for name, r := range m.renewals {
-		var gap time.Duration
-		for i := 1; i < len(r); i++ {
-			gap = max(gap, r[i].Sub(r[i-1]))
-		}
-		t.Logf("%s: %d lease renewals seen, largest gap %s (lease %d s; Unknown after %d s)", name, len(r), gap.Round(time.Millisecond), rotationLease, 2*rotationLease)
-	}
-	t.Logf("%d polls of the hub failed (its API server restarted)", m.errs)
 }
