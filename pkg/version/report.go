@@ -36,12 +36,8 @@ func AgentClaim(v string) clusterv1.ManagedClusterClaim {
 // AgentVersion returns the version the agent of mc reports, "" when it
 // reports none (an agent that is not kubectl-ocm's, or not joined yet).
 func AgentVersion(mc *clusterv1.ManagedCluster) string {
-	for _, c := range mc.Status.ClusterClaims {
-		if c.Name == AgentVersionClaim {
-			return c.Value
-		}
-	}
-	return ""
+	v, _ := mc.ClaimValue(AgentVersionClaim)
+	return v
 }
 
 // HubControllerCondition returns the ClusterManager condition that reports

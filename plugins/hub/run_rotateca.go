@@ -313,7 +313,7 @@ func checkCATrust(cas []*x509.Certificate, clusters []clusterv1.ManagedCluster) 
 		mc := &clusters[i]
 		t := ClusterCATrust{Name: mc.Name, Available: meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)}
 		var trusted []string
-		if v, ok := claim(mc, certs.HubCAsClaim); ok {
+		if v, ok := mc.ClaimValue(certs.HubCAsClaim); ok {
 			t.Reported, trusted = true, strings.Split(v, ",")
 		}
 		for _, id := range r.CAs {
@@ -338,7 +338,7 @@ func checkSigning(cas []*x509.Certificate, clusters []clusterv1.ManagedCluster, 
 	for i := range clusters {
 		mc := &clusters[i]
 		t := ClusterCATrust{Name: mc.Name, Available: meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)}
-		switch issuer, ok := claim(mc, certs.ClientIssuerClaim); {
+		switch issuer, ok := mc.ClaimValue(certs.ClientIssuerClaim); {
 		case ok:
 			t.Credential, t.Issuer, t.Reported = "certificate", issuer, true
 			t.Ready = slices.Contains(r.CAs, issuer)
@@ -349,16 +349,6 @@ func checkSigning(cas []*x509.Certificate, clusters []clusterv1.ManagedCluster, 
 		r.Clusters = append(r.Clusters, t)
 	}
 	return r
-}
-
-// claim returns the value of mc's claim name.
-func claim(mc *clusterv1.ManagedCluster, name string) (string, bool) {
-	for _, c := range mc.Status.ClusterClaims {
-		if c.Name == name {
-			return c.Value, true
-		}
-	}
-	return "", false
 }
 
 // notReady counts the clusters that are not ready.

@@ -11,10 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,27 +33,7 @@ const hubTrustRecheck = 10 * time.Minute
 func (a *Agent) followHubTrust(ctx context.Context, id identity) {
 	log := ctrl.LoggerFrom(ctx).WithValues("configMap", id.cluster+"/"+certs.HubCABundleConfigMap)
 	ctx = ctrl.LoggerInto(ctx, log)
-	byName := fields.OneTermEqualSelector("metadata.name", certs.HubCABundleConfigMap).String()
-	lw := &toolscache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			conn, _ := a.current()
-			if conn == nil {
-				return nil, errNotConnected
-			}
-			opts.FieldSelector = byName
-			list := &corev1.ConfigMapList{}
-			err := conn.watcher.List(ctx, list, &client.ListOptions{Namespace: id.cluster, Raw: &opts})
-			return list, err
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			conn, _ := a.current()
-			if conn == nil {
-				return nil, errNotConnected
-			}
-			opts.FieldSelector = byName
-			return conn.watcher.Watch(ctx, &corev1.ConfigMapList{}, &client.ListOptions{Namespace: id.cluster, Raw: &opts})
-		},
-	}
+	lw := a.hubListWatch(func() client.ObjectList { return &corev1.ConfigMapList{} }, id.cluster, certs.HubCABundleConfigMap)
 	inf := toolscache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, hubTrustRecheck, toolscache.Indexers{})
 	err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *toolscache.Reflector, err error) {
 		if apierrors.IsForbidden(err) || errors.Is(err, errNotConnected) {

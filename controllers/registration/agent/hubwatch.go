@@ -41,28 +41,7 @@ type clusterWatch struct {
 // (readCluster), so an idle agent's only requests to the hub are its lease
 // renewals.
 func (a *Agent) watchCluster(ctx context.Context, id identity) {
-	byName := fields.OneTermEqualSelector("metadata.name", id.cluster).String()
-	lw := &toolscache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-			conn, _ := a.current()
-			if conn == nil {
-				return nil, errNotConnected
-			}
-			opts.FieldSelector = byName
-			list := &clusterv1.ManagedClusterList{}
-			err := conn.watcher.List(ctx, list, &client.ListOptions{Raw: &opts})
-			conn.noteError(err)
-			return list, err
-		},
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			conn, _ := a.current()
-			if conn == nil {
-				return nil, errNotConnected
-			}
-			opts.FieldSelector = byName
-			return conn.watcher.Watch(ctx, &clusterv1.ManagedClusterList{}, &client.ListOptions{Raw: &opts})
-		},
-	}
+	lw := a.hubListWatch(func() client.ObjectList { return &clusterv1.ManagedClusterList{} }, "", id.cluster)
 	inf := toolscache.NewSharedIndexInformer(lw, &clusterv1.ManagedCluster{}, 0, toolscache.Indexers{})
 	// Right after the first join the hub may not have granted the new
 	// identity its role yet; the informer retries, and the status sync
@@ -107,6 +86,36 @@ func (a *Agent) watchCluster(ctx context.Context, id identity) {
 		a.mu.Unlock()
 	}()
 	inf.RunWithContext(ctx)
+}
+
+// hubListWatch lists and watches the objects named name (in namespace,
+// "" for cluster-scoped ones) on the hub through the agent's current hub
+// connection, so that an informer follows the agent across reconnections
+// (a rotated credential, a change of the hub's CAs); newList returns an
+// empty list of their kind.
+func (a *Agent) hubListWatch(newList func() client.ObjectList, namespace, name string) *toolscache.ListWatch {
+	byName := fields.OneTermEqualSelector("metadata.name", name).String()
+	return &toolscache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			conn, _ := a.current()
+			if conn == nil {
+				return nil, errNotConnected
+			}
+			opts.FieldSelector = byName
+			list := newList()
+			err := conn.watcher.List(ctx, list, &client.ListOptions{Namespace: namespace, Raw: &opts})
+			conn.noteError(err)
+			return list, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			conn, _ := a.current()
+			if conn == nil {
+				return nil, errNotConnected
+			}
+			opts.FieldSelector = byName
+			return conn.watcher.Watch(ctx, newList(), &client.ListOptions{Namespace: namespace, Raw: &opts})
+		},
+	}
 }
 
 // readCluster returns the ManagedCluster of id: a copy of what the hub watch

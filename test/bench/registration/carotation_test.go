@@ -60,7 +60,7 @@ func BenchmarkHubCARotation(b *testing.B) {
 				return false, err
 			}
 			for _, mc := range mcs.Items {
-				if v := claimOf(&mc, name); !want(v) {
+				if v, _ := mc.ClaimValue(name); !want(v) {
 					return false, fmt.Errorf("%s: %s=%q", mc.Name, name, v)
 				}
 			}
@@ -126,14 +126,4 @@ func BenchmarkHubCARotation(b *testing.B) {
 		fmt.Sprintf("%s; lease %d s (Unknown after %d s without a renewal)", of, *leaseSeconds, 2**leaseSeconds))
 	seen := watch.NotAvailable()
 	benchkit.Record(b, "CA rotations: clusters seen other than Available", fmt.Sprint(len(seen)), strings.Join(seen, "; "))
-}
-
-// claimOf returns the value of mc's claim name.
-func claimOf(mc *clusterv1.ManagedCluster, name string) string {
-	for _, c := range mc.Status.ClusterClaims {
-		if c.Name == name {
-			return c.Value
-		}
-	}
-	return ""
 }

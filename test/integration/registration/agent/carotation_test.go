@@ -152,7 +152,7 @@ func TestHubCARotation(t *testing.T) {
 			}
 			want := certs.HubCAsClaimValue(newCA)
 			for _, mc := range mcs.Items {
-				if got := claimValue(&mc, certs.HubCAsClaim); got != want {
+				if got, _ := mc.ClaimValue(certs.HubCAsClaim); got != want {
 					return false, fmt.Errorf("%s trusts %q, want %q", mc.Name, got, want)
 				}
 			}
@@ -261,14 +261,4 @@ func assertHubTrust(ctx context.Context, t *testing.T, c *framework.Cluster, wan
 			return true, nil
 		})
 	}
-}
-
-// claimValue returns the value of mc's claim name.
-func claimValue(mc *clusterv1.ManagedCluster, name string) string {
-	for _, c := range mc.Status.ClusterClaims {
-		if c.Name == name {
-			return c.Value
-		}
-	}
-	return ""
 }
