@@ -73,7 +73,8 @@ claim hubcas.kubectl-ocm.io. A serving CA rotation is:
   1. Add the new CA to the bundle: --root-ca-file of kube-controller-manager
      holds the old and the new CA.
   2. Wait until 'kubectl ocm hub rotate-ca --check --wait' reports every
-     cluster ready.
+     cluster ready, and at least 5 minutes: the hub's own Pods reload the
+     projected bundle that often.
   3. Serve the hub API with a certificate of the new CA.
   4. Remove the old CA from the bundle.
 
