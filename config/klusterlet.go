@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -99,6 +101,10 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 		}
 	}
 	gates, unknown := featuregate.FromSpec(featuregate.Agent, regGates, workGates)
+	if len(v.BootstrapKubeconfigSecrets) > 1 && !gates.Enabled(featuregate.MultipleHubs) {
+		return v, nil, &FieldError{Reason: "MultipleHubsDisabled", Message: "spec.registrationConfiguration.featureGates" + ": " + fmt.Sprintf(
+			"MultipleHubs is disabled, but bootstrapKubeConfigs lists %d hubs; enable MultipleHubs or list one hub (type None)", len(v.BootstrapKubeconfigSecrets))}
+	}
 	v.FeatureGates = gates.Flag()
 	return v, unknown, nil
 }
@@ -129,11 +135,8 @@ func registrationValues(rc *operatorv1.RegistrationConfiguration, v *AgentValues
 		return &FieldError{Reason: "RegistrationDriverUnsupported", Message: path + "registrationDriver.authType" + ": " + fmt.Sprintf("%q is not supported: the agent registers with certificate signing requests (csr) or ServiceAccount tokens (token); set one of them", t)}
 	}
 	if b := rc.BootstrapKubeConfigs; b.Type == operatorv1.LocalSecrets {
-		if b.LocalSecrets == nil || len(b.LocalSecrets.KubeConfigSecrets) != 1 {
-			return &FieldError{Reason: "BootstrapKubeConfigsUnsupported", Message: path + "bootstrapKubeConfigs.localSecretsConfig.kubeConfigSecrets" + ": " + "the agent bootstraps from exactly one Secret; name one Secret in its namespace"}
-		}
-		if name := b.LocalSecrets.KubeConfigSecrets[0].Name; name != operatorv1.BootstrapHubKubeConfigSecret {
-			v.BootstrapKubeconfigSecret = name
+		if err := bootstrapSecretsValues(b.LocalSecrets, v); err != nil {
+			return err
 		}
 	}
 	v.ClientCertExpirationSeconds = rc.ClientCertExpirationSeconds
@@ -147,10 +150,46 @@ func registrationValues(rc *operatorv1.RegistrationConfiguration, v *AgentValues
 	return nil
 }
 
-// BootstrapSecretName is the Secret in the agent's namespace that holds the
-// bootstrap kubeconfig: bootstrap-hub-kubeconfig unless v names another.
-func (v AgentValues) BootstrapSecretName() string {
-	return cmpOr(v.BootstrapKubeconfigSecret, operatorv1.BootstrapHubKubeConfigSecret)
+// bootstrapSecretsValues fills v from bootstrapKubeConfigs of type
+// LocalSecrets: the Secrets in order, and the hub connection timeout.
+func bootstrapSecretsValues(l *operatorv1.LocalSecretsConfig, v *AgentValues) error {
+	const path = "spec.registrationConfiguration.bootstrapKubeConfigs.localSecretsConfig."
+	if l == nil || len(l.KubeConfigSecrets) == 0 {
+		return &FieldError{Reason: "BootstrapKubeConfigsMissing", Message: path + "kubeConfigSecrets" + ": " + "type LocalSecrets needs the bootstrap kubeconfig Secrets of the hubs, in order of preference; list them or set type None"}
+	}
+	var names []string
+	for i, s := range l.KubeConfigSecrets {
+		if msgs := validation.IsDNS1123Subdomain(s.Name); len(msgs) > 0 {
+			return &FieldError{Reason: "BootstrapKubeConfigsInvalid", Message: fmt.Sprintf("%skubeConfigSecrets[%d].name: %q is not a Secret name (%s)", path, i, s.Name, msgs[0])}
+		}
+		if slices.Contains(names, s.Name) {
+			return &FieldError{Reason: "BootstrapKubeConfigsInvalid", Message: fmt.Sprintf("%skubeConfigSecrets[%d].name: Secret %s is listed twice; list each hub's Secret once", path, i, s.Name)}
+		}
+		if s.Name == operatorv1.HubKubeConfigSecret {
+			return &FieldError{Reason: "BootstrapKubeConfigsInvalid", Message: fmt.Sprintf("%skubeConfigSecrets[%d].name: %s holds the agent's hub credential, not a bootstrap kubeconfig; name another Secret", path, i, s.Name)}
+		}
+		names = append(names, s.Name)
+	}
+	if t := l.HubConnectionTimeoutSeconds; t != 0 && t < operatorv1.MinHubConnectionTimeoutSeconds {
+		return &FieldError{Reason: "HubConnectionTimeoutInvalid", Message: fmt.Sprintf("%shubConnectionTimeoutSeconds: %d is below the minimum of %d", path, t, operatorv1.MinHubConnectionTimeoutSeconds)}
+	}
+	if len(names) > 1 {
+		v.HubConnectionTimeoutSeconds = l.HubConnectionTimeoutSeconds
+	}
+	if len(names) > 1 || names[0] != operatorv1.BootstrapHubKubeConfigSecret {
+		v.BootstrapKubeconfigSecrets = names
+	}
+	return nil
+}
+
+// BootstrapSecretNames are the Secrets in the agent's namespace that hold
+// the bootstrap kubeconfigs, one per hub in order of preference:
+// bootstrap-hub-kubeconfig alone unless v names others.
+func (v AgentValues) BootstrapSecretNames() []string {
+	if len(v.BootstrapKubeconfigSecrets) == 0 {
+		return []string{operatorv1.BootstrapHubKubeConfigSecret}
+	}
+	return v.BootstrapKubeconfigSecrets
 }
 
 // KlusterletOperatorValues parameterise the manifests of the Klusterlet
@@ -192,7 +231,8 @@ func IsUserOwned(obj *unstructured.Unstructured) bool {
 	case "CustomResourceDefinition":
 		return obj.GetName() == KlusterletsCRDName
 	case "Secret":
-		return obj.GetName() == operatorv1.BootstrapHubKubeConfigSecret || obj.GetName() == ManagedKubeconfigSecret
+		// bootstrap-hub-kubeconfig and the standby hubs' StandbySecretName.
+		return strings.HasPrefix(obj.GetName(), operatorv1.BootstrapHubKubeConfigSecret) || obj.GetName() == ManagedKubeconfigSecret
 	}
 	return false
 }

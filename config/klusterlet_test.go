@@ -61,7 +61,7 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 					LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "bootstrap-a"}}}},
 				AddOnKubeClientRegistrationDriver: &operatorv1.AddOnRegistrationDriver{AuthType: "token", Token: &operatorv1.TokenConfig{ExpirationSeconds: 7200}}}
 		}), want: func(v *AgentValues) {
-			v.ExternalServerURLs, v.ClientCertExpirationSeconds, v.BootstrapKubeconfigSecret = []string{"https://a:6443", "https://b:6443"}, 3600, "bootstrap-a"
+			v.ExternalServerURLs, v.ClientCertExpirationSeconds, v.BootstrapKubeconfigSecrets = []string{"https://a:6443", "https://b:6443"}, 3600, []string{"bootstrap-a"}
 			v.AddonKubeClientRegistrationAuth, v.AddonTokenExpirationSeconds = "token", 7200
 		}, wantArgs: []string{"--client-cert-expiration-seconds=3600", "--spoke-external-server-urls=https://a:6443,https://b:6443", "--bootstrap-kubeconfig-secret=bootstrap-a"}},
 		{name: "token registration driver", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
@@ -88,10 +88,40 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 		{name: "aws registration", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{RegistrationDriver: operatorv1.RegistrationDriver{AuthType: "awsirsa"}}
 		}), wantReason: "RegistrationDriverUnsupported"},
-		{name: "two bootstrap secrets", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
+		{name: "standby hubs", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{BootstrapKubeConfigs: operatorv1.BootstrapKubeConfigs{Type: operatorv1.LocalSecrets,
-				LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "a"}, {Name: "b"}}}}}
-		}), wantReason: "BootstrapKubeConfigsUnsupported"},
+				LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "bootstrap-hub-kubeconfig"}, {Name: "hub-b"}}, HubConnectionTimeoutSeconds: 180}}}
+		}), want: func(v *AgentValues) {
+			v.BootstrapKubeconfigSecrets, v.HubConnectionTimeoutSeconds = []string{"bootstrap-hub-kubeconfig", "hub-b"}, 180
+		}, wantArgs: []string{"--bootstrap-kubeconfig-secret=bootstrap-hub-kubeconfig", "--bootstrap-kubeconfig-secret=hub-b", "--hub-connection-timeout=180s"}},
+		{name: "standby hubs with MultipleHubs enabled as in OCM", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
+			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{
+				FeatureGates: []operatorv1.FeatureGate{{Feature: "MultipleHubs", Mode: operatorv1.FeatureGateModeTypeEnable}},
+				BootstrapKubeConfigs: operatorv1.BootstrapKubeConfigs{Type: operatorv1.LocalSecrets,
+					LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "a"}, {Name: "b"}}}}}
+		}), want: func(v *AgentValues) { v.BootstrapKubeconfigSecrets = []string{"a", "b"} },
+			wantArgs: []string{"--bootstrap-kubeconfig-secret=a", "--bootstrap-kubeconfig-secret=b"}},
+		{name: "standby hubs with MultipleHubs disabled", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
+			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{
+				FeatureGates: []operatorv1.FeatureGate{{Feature: "MultipleHubs", Mode: operatorv1.FeatureGateModeTypeDisable}},
+				BootstrapKubeConfigs: operatorv1.BootstrapKubeConfigs{Type: operatorv1.LocalSecrets,
+					LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "a"}, {Name: "b"}}}}}
+		}), wantReason: "MultipleHubsDisabled"},
+		{name: "a bootstrap Secret listed twice", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
+			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{BootstrapKubeConfigs: operatorv1.BootstrapKubeConfigs{Type: operatorv1.LocalSecrets,
+				LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "a"}, {Name: "a"}}}}}
+		}), wantReason: "BootstrapKubeConfigsInvalid"},
+		{name: "the hub credential as a bootstrap Secret", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
+			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{BootstrapKubeConfigs: operatorv1.BootstrapKubeConfigs{Type: operatorv1.LocalSecrets,
+				LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "a"}, {Name: "hub-kubeconfig-secret"}}}}}
+		}), wantReason: "BootstrapKubeConfigsInvalid"},
+		{name: "LocalSecrets without Secrets", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
+			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{BootstrapKubeConfigs: operatorv1.BootstrapKubeConfigs{Type: operatorv1.LocalSecrets}}
+		}), wantReason: "BootstrapKubeConfigsMissing"},
+		{name: "hub connection timeout below the minimum", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
+			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{BootstrapKubeConfigs: operatorv1.BootstrapKubeConfigs{Type: operatorv1.LocalSecrets,
+				LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "a"}, {Name: "b"}}, HubConnectionTimeoutSeconds: 60}}}
+		}), wantReason: "HubConnectionTimeoutInvalid"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -138,6 +138,21 @@ func (HubValues) BootstrapTokenGroup() string { return identity.BootstrapTokenGr
 // bootstrap ServiceAccounts, which the admission policies restrict.
 func (HubValues) ClusterBootstrapUserPrefix() string { return identity.ClusterBootstrapUserPrefix }
 
+// StandbyHub is the bootstrap kubeconfig of a standby hub, in its own
+// Secret of the agent's namespace.
+type StandbyHub struct {
+	// Secret names the Secret (StandbySecretName).
+	Secret string
+	// Kubeconfig is the bootstrap kubeconfig.
+	Kubeconfig []byte
+}
+
+// StandbySecretName names the bootstrap kubeconfig Secret of the n-th hub
+// (n from 2) that `kubectl ocm join` writes: bootstrap-hub-kubeconfig-<n>.
+func StandbySecretName(n int) string {
+	return fmt.Sprintf("%s-%d", operatorv1.BootstrapHubKubeConfigSecret, n)
+}
+
 // ClusterBootstrapValues parameterise the manifests in
 // config/cluster-bootstrap: the bootstrap identity bound to one cluster.
 type ClusterBootstrapValues struct {
@@ -214,9 +229,21 @@ type AgentValues struct {
 	// FeatureGates is the agent's --feature-gates (featuregate.Set.Flag);
 	// empty leaves every feature at its default.
 	FeatureGates string
-	// BootstrapKubeconfigSecret names the bootstrap kubeconfig Secret when it
-	// is not bootstrap-hub-kubeconfig.
-	BootstrapKubeconfigSecret string
+	// BootstrapKubeconfigSecrets name the bootstrap kubeconfig Secrets, one
+	// per hub in order of preference, when they are not
+	// bootstrap-hub-kubeconfig alone (the Klusterlet's
+	// spec.registrationConfiguration.bootstrapKubeConfigs, the agent's
+	// --bootstrap-kubeconfig-secret).
+	BootstrapKubeconfigSecrets []string
+	// HubConnectionTimeoutSeconds is how long the agent tolerates losing
+	// its hub before it moves to the next one, with two or more bootstrap
+	// kubeconfigs (the agent's --hub-connection-timeout); 0 leaves the
+	// agent's default.
+	HubConnectionTimeoutSeconds int32
+	// StandbyHubs are the bootstrap kubeconfigs of standby hubs that
+	// `kubectl ocm join` writes next to bootstrap-hub-kubeconfig, listed
+	// after it in the Klusterlet's bootstrapKubeConfigs.
+	StandbyHubs []StandbyHub
 	// KubeAPIQPS and KubeAPIBurst limit the registration and add-on
 	// agents' requests to the managed cluster (the Klusterlet's
 	// spec.registrationConfiguration); 0 leaves the agent's defaults.

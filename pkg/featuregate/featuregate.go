@@ -36,6 +36,10 @@ const (
 const (
 	// ClusterClaim reports ClusterClaims in the ManagedCluster's status.
 	ClusterClaim = "ClusterClaim"
+	// MultipleHubs lets the Klusterlet name two or more hubs
+	// (bootstrapKubeConfigs of type LocalSecrets), which the agent moves
+	// between when the current one is lost.
+	MultipleHubs = "MultipleHubs"
 )
 
 // Gate is one feature gate a component knows.
@@ -61,6 +65,7 @@ var Hub = []Gate{
 var Agent = []Gate{
 	{Name: AddonManagement, Default: true, Description: "add-on registration and health"},
 	{Name: ClusterClaim, Default: true, Description: "ClusterClaims in the ManagedCluster's status"},
+	{Name: MultipleHubs, Default: true, Description: "standby hubs: two or more bootstrap kubeconfigs, the agent moving to the next hub when the current one is lost"},
 }
 
 // Set says which features of one component are on.

@@ -128,3 +128,16 @@ func SameHub(a, b *Info) bool {
 	}
 	return string(a.CAData) == string(b.CAData) || certs.BundlesShareCA(a.CAData, b.CAData)
 }
+
+// HubIndex returns the index of the first of candidates (bootstrap
+// kubeconfigs, nil for one that cannot be read) that points at the same hub
+// as hub (SameHub), or -1: which of an agent's hubs its hub kubeconfig is
+// for.
+func HubIndex(hub *Info, candidates []*Info) int {
+	for i, c := range candidates {
+		if hub != nil && c != nil && SameHub(hub, c) {
+			return i
+		}
+	}
+	return -1
+}

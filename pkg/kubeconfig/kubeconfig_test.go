@@ -91,6 +91,29 @@ func TestSameHub(t *testing.T) {
 	}
 }
 
+func TestHubIndex(t *testing.T) {
+	hub := &Info{Server: "https://hub2", CAData: []byte("CA2"), CertData: []byte("cert")}
+	primary := &Info{Server: "https://hub1", CAData: []byte("CA1"), Token: "t1"}
+	standby := &Info{Server: "https://hub2", CAData: []byte("CA2"), Token: "t2"}
+	tests := []struct {
+		name  string
+		hub   *Info
+		cands []*Info
+		want  int
+	}{
+		{"the standby", hub, []*Info{primary, standby}, 1},
+		{"the first of two for the same hub", hub, []*Info{standby, standby}, 0},
+		{"an unreadable candidate", hub, []*Info{nil, standby}, 1},
+		{"none", hub, []*Info{primary}, -1},
+		{"no hub kubeconfig", nil, []*Info{primary, standby}, -1},
+	}
+	for _, tt := range tests {
+		if got := HubIndex(tt.hub, tt.cands); got != tt.want {
+			t.Errorf("%s: HubIndex = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
 // errorExpected fails t unless err matches want, a part of the expected
 // error ("" when none is), and reports whether an error was expected.
 func errorExpected(t *testing.T, err error, want string) bool {

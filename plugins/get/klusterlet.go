@@ -13,8 +13,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -94,16 +100,69 @@ func (o *KlusterletOptions) Run(ctx context.Context) error {
 		if i > 0 {
 			fmt.Fprintln(o.Out)
 		}
-		if err := PrintKlusterlet(o.Out, &list.Items[i]); err != nil {
+		k := &list.Items[i]
+		if err := PrintKlusterlet(o.Out, k, klusterletHubs(ctx, c, k)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// PrintKlusterlet writes a readable report of k: its settings, conditions,
-// generations and related resources.
-func PrintKlusterlet(out io.Writer, k *operatorv1.Klusterlet) error {
+// KlusterletHub is one hub a Klusterlet names: its bootstrap kubeconfig
+// Secret, and whether the agent's hub credential is for that hub.
+type KlusterletHub struct {
+	// Secret names the bootstrap kubeconfig Secret.
+	Secret string
+	// Server is the hub's API server URL; empty when Problem is set.
+	Server string
+	// Current is whether the agent's hub credential is for this hub.
+	Current bool
+	// Problem says why the Secret could not be read.
+	Problem string
+}
+
+// klusterletHubs reads the bootstrap kubeconfig Secrets k names, in order,
+// and the agent's hub credential, to tell which hub is current
+// (kubeconfig.HubIndex, as the agent decides).
+func klusterletHubs(ctx context.Context, c client.Client, k *operatorv1.Klusterlet) []KlusterletHub {
+	namespace := k.AgentNamespace()
+	if k.Mode().IsHosted() {
+		namespace = k.Name
+	}
+	read := func(name string) (*kubeconfig.Info, error) {
+		s := &corev1.Secret{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, s); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, fmt.Errorf("Secret %s/%s not found", namespace, name)
+			}
+			return nil, err
+		}
+		return kubeconfig.FromSecret(s.Data)
+	}
+	var hubs []KlusterletHub
+	var infos []*kubeconfig.Info
+	for _, name := range k.BootstrapKubeconfigSecrets() {
+		info, err := read(name)
+		h := KlusterletHub{Secret: name}
+		if err != nil {
+			h.Problem = err.Error()
+		} else {
+			h.Server = info.Server
+		}
+		hubs, infos = append(hubs, h), append(infos, info)
+	}
+	if cred, err := read(operatorv1.HubKubeConfigSecret); err == nil {
+		if i := kubeconfig.HubIndex(cred, infos); i >= 0 {
+			hubs[i].Current = true
+		}
+	}
+	return hubs
+}
+
+// PrintKlusterlet writes a readable report of k: its settings, its hubs
+// (read by klusterletHubs; none when nil), conditions, generations and
+// related resources.
+func PrintKlusterlet(out io.Writer, k *operatorv1.Klusterlet, hubs []KlusterletHub) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(w, "Klusterlet:\t%s\n", k.Name)
 	fmt.Fprintf(w, "Cluster:\t%s\n", k.Spec.ClusterName)
@@ -112,8 +171,29 @@ func PrintKlusterlet(out io.Writer, k *operatorv1.Klusterlet) error {
 	fmt.Fprintf(w, "Image:\t%s\n", k.Spec.ImagePullSpec)
 	fmt.Fprintf(w, "Registration:\t%s\n", registrationAuth(k))
 	fmt.Fprintf(w, "Generation:\t%d (observed %d)\n", k.Generation, k.Status.ObservedGeneration)
+	if len(hubs) > 1 {
+		fmt.Fprintf(w, "Hub connection timeout:\t%ds (then the agent moves to the next hub that answers)\n", k.HubConnectionTimeoutSeconds())
+	}
 	if err := w.Flush(); err != nil {
 		return err
+	}
+	if len(hubs) > 0 {
+		fmt.Fprintln(out, "Hubs:")
+		w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "  SECRET\tSERVER\tCURRENT")
+		for _, h := range hubs {
+			server, current := h.Server, ""
+			if h.Problem != "" {
+				server = "(" + h.Problem + ")"
+			}
+			if h.Current {
+				current = "yes"
+			}
+			fmt.Fprintf(w, "  %s\t%s\t%s\n", h.Secret, server, current)
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(out, "Conditions:")
 	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

@@ -24,7 +24,7 @@ func TestPrintKlusterlet(t *testing.T) {
 		},
 	}
 	var out bytes.Buffer
-	if err := PrintKlusterlet(&out, k); err != nil {
+	if err := PrintKlusterlet(&out, k, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -48,7 +48,7 @@ func TestPrintKlusterletTokenDriver(t *testing.T) {
 		}},
 	}
 	var out bytes.Buffer
-	if err := PrintKlusterlet(&out, k); err != nil {
+	if err := PrintKlusterlet(&out, k, nil); err != nil {
 		t.Fatal(err)
 	}
 	if want := "Registration:  token ("; !strings.Contains(out.String(), want) {

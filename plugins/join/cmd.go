@@ -37,6 +37,13 @@ var joinExample = cli.Examples(`
 	# authenticates with short-lived ServiceAccount tokens the hub hands out once accepted
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --registration-auth token
 
+	# Join with a standby hub: the agent registers with hub2 when hub1 has not
+	# renewed the cluster's lease for 5 minutes (hub2 accepts it as hub1 did)
+	kubectl ocm join --cluster-name cluster1 --hub-apiserver https://hub1.example.com:6443 --hub-token <token1> --hub-apiserver https://hub2.example.com:6443 --hub-token <token2> --hub-connection-timeout-seconds 300
+
+	# Add a standby hub to a cluster that has joined already
+	kubectl ocm join --add-hub --hub-apiserver https://hub2.example.com:6443 --hub-token <token2> --context cluster1
+
 	# Pull the agent image of this version from a mirror
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --cluster-name cluster1 --image-registry registry.example.com/mirror
 
@@ -83,6 +90,19 @@ bootstrap-hub-kubeconfig): keep the file secret. In hosted mode the output also
 holds the CRDs that belong on the managed cluster, named on stderr; split the
 file, or use the verb.
 --wait prints its progress on stderr.
+
+Repeated --hub-apiserver and --hub-token (and --ca-file, once per hub or not
+at all) name standby hubs, in order of preference. join checks each of them as
+it checks the first, writes their bootstrap kubeconfigs to Secrets
+bootstrap-hub-kubeconfig-2, -3, ... and lists them after
+bootstrap-hub-kubeconfig in the Klusterlet's
+spec.registrationConfiguration.bootstrapKubeConfigs. When the agent's hub has
+not renewed the cluster's lease for --hub-connection-timeout-seconds (it is
+unreachable, or no longer accepts the cluster), the agent registers with the
+next hub that answers; accept the cluster there as on the first hub, or let
+that hub accept it automatically. The workloads the first hub's works applied
+stay in place: the standby hub's works of the same names take them over.
+--add-hub adds standby hubs to a cluster that has joined already.
 
 --singleton only records mode Singleton (SingletonHosted with --mode hosted) in
 the Klusterlet; the agent is the same one Deployment in every mode.

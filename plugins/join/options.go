@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -35,6 +36,18 @@ type Options struct {
 	HubToken string
 	// HubAPIServer is the hub's API server URL.
 	HubAPIServer string
+	// StandbyHubs are the hubs of the second and later --hub-apiserver,
+	// --hub-token and --ca-file, in order of preference: the agent
+	// registers with the next one when its hub has been lost for
+	// HubConnectionTimeoutSeconds (standby.go).
+	StandbyHubs []Hub
+	// HubConnectionTimeoutSeconds is how long the agent tolerates losing
+	// its hub before it moves to the next one; 0 leaves the Klusterlet's
+	// default, 600.
+	HubConnectionTimeoutSeconds int32
+	// AddHub adds the hubs of --hub-apiserver and --hub-token to an agent
+	// that has joined already, as standby hubs, instead of installing one.
+	AddHub bool
 	// ClusterName is the name the cluster registers as.
 	ClusterName string
 	// CAFile is a file with the hub's CA bundle; empty: read it from the hub.
@@ -103,6 +116,11 @@ type Options struct {
 	// only its owner reads it.
 	OutputFile string
 
+	// hubAPIServers, hubTokens and caFiles are the repeated flags, the
+	// first of each for HubAPIServer, HubToken and CAFile; changed names
+	// the flags given (Complete).
+	hubAPIServers, hubTokens, caFiles []string
+	changed                           []string
 	// hubCA is the hub's CA bundle from --ca-file, after Complete.
 	hubCA []byte
 	// hubURL is the parsed --hub-apiserver.
@@ -115,6 +133,8 @@ type Options struct {
 	contextName string
 	// managed is the managed cluster in hosted mode, after preflight.
 	managed *managedCheck
+	// standby are the standby hubs' bootstrap kubeconfigs, after preflight.
+	standby []config.StandbyHub
 
 	getter genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
@@ -138,10 +158,12 @@ func NewOptions(getter genericclioptions.RESTClientGetter, streams genericioopti
 // AddFlags registers the flags, with clusteradm's names.
 func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&o.HubToken, "hub-token", o.HubToken, "The bootstrap token printed by 'kubectl ocm hub init' or 'kubectl ocm hub token'.")
-	fs.StringVar(&o.HubAPIServer, "hub-apiserver", o.HubAPIServer, "The hub's API server URL, e.g. https://hub.example.com:6443.")
+	fs.StringArrayVar(&o.hubTokens, "hub-token", nil, "The bootstrap token printed by 'kubectl ocm hub init' or 'kubectl ocm hub token'. Repeat it for each --hub-apiserver, in the same order.")
+	fs.StringArrayVar(&o.hubAPIServers, "hub-apiserver", nil, "The hub's API server URL, e.g. https://hub.example.com:6443. Repeat it to name standby hubs, in order of preference: the agent registers with the next one that answers when its hub has been lost for --hub-connection-timeout-seconds.")
+	fs.Int32Var(&o.HubConnectionTimeoutSeconds, "hub-connection-timeout-seconds", o.HubConnectionTimeoutSeconds, "With standby hubs: how long the agent's hub may go without renewing the cluster's lease (unreachable, or no longer accepting the cluster) before the agent moves to the next hub; at least 180. Default: 600. Recorded in the Klusterlet's spec.registrationConfiguration.bootstrapKubeConfigs.")
+	fs.BoolVar(&o.AddHub, "add-hub", o.AddHub, "Add the hubs of --hub-apiserver and --hub-token as standby hubs of this cluster, which has joined already: writes their bootstrap kubeconfigs and lists them in the Klusterlet. Applies with --hub-apiserver, --hub-token, --ca-file, --cluster-name, --hub-connection-timeout-seconds and the proxy flags only.")
 	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "The name this cluster registers as on the hub: a DNS label.")
-	fs.StringVar(&o.CAFile, "ca-file", o.CAFile, "A file with the hub's CA bundle. Default: read ConfigMap kube-public/kube-root-ca.crt from the hub and verify the hub with it.")
+	fs.StringArrayVar(&o.caFiles, "ca-file", nil, "A file with the hub's CA bundle; with standby hubs, once per --hub-apiserver in the same order, or not at all. Default: read ConfigMap kube-public/kube-root-ca.crt from the hub and verify the hub with it.")
 	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the hub has the cluster's registration (its certificate request), showing progress, then say how to accept it, as clusteradm's join --wait does.")
 	fs.BoolVar(&o.WaitAccepted, "wait-accepted", o.WaitAccepted, "Wait until the hub has accepted the cluster and it is available, showing progress (someone accepts it on the hub meanwhile).")
 	cli.AddTimeoutFlag(fs, &o.Timeout, o.Timeout, "How long --wait or --wait-accepted waits.")
@@ -165,7 +187,18 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 }
 
 // Complete reads --ca-file and the managed cluster's context name.
-func (o *Options) Complete(_ *cobra.Command, _ []string) error {
+func (o *Options) Complete(cmd *cobra.Command, _ []string) error {
+	if cmd != nil {
+		local := cmd.LocalNonPersistentFlags()
+		cmd.Flags().Visit(func(f *pflag.Flag) {
+			if local.Lookup(f.Name) != nil {
+				o.changed = append(o.changed, f.Name)
+			}
+		})
+	}
+	if err := o.completeHubs(); err != nil {
+		return err
+	}
 	if o.CAFile != "" {
 		data, err := os.ReadFile(o.CAFile)
 		if err != nil {
@@ -187,7 +220,10 @@ func (o *Options) Complete(_ *cobra.Command, _ []string) error {
 
 // Validate checks the flags, one line per problem.
 func (o *Options) Validate() error {
-	var errs []error
+	if o.AddHub {
+		return o.validateAddHub()
+	}
+	errs := o.validateStandbyHubs()
 	if o.HubToken == "" {
 		errs = append(errs, errors.New("--hub-token is required: run `kubectl ocm hub token` on the hub to get one"))
 	}

@@ -26,6 +26,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if o.AddHub {
+		return o.runAddHub(ctx)
+	}
 	hub, err := o.preflight(ctx)
 	if err != nil {
 		return err
@@ -41,8 +44,18 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.checkClusterName(ctx, hub.client, localClusterName(ctx, spoke, o.agentNamespace())); err != nil {
+	localCluster := localClusterName(ctx, spoke, o.agentNamespace())
+	if err := o.checkClusterName(ctx, hub.client, localCluster); err != nil {
 		return err
+	}
+	if len(o.StandbyHubs) > 0 {
+		checked, err := o.preflightHubs(ctx, o.StandbyHubs, 2, localCluster)
+		if err != nil {
+			return err
+		}
+		if o.standby, err = o.standbyValues(checked, 2); err != nil {
+			return err
+		}
 	}
 	server := o.HubAPIServer
 	if o.ForceInternalEndpointLookup {
@@ -86,6 +99,9 @@ func (o *Options) Run(ctx context.Context) error {
 		fmt.Fprintf(o.Out, "Installed the Klusterlet operator and the Klusterlet of cluster %s, whose agent runs in namespace %s; it joins hub %s as %s.\n",
 			o.ClusterName, config.AgentNamespace, o.HubAPIServer, hub.user)
 	}
+	for i, h := range o.StandbyHubs {
+		fmt.Fprintf(o.Out, "Standby hub %d: %s (Secret %s/%s); the agent registers there when the hubs before it have been lost.\n", i+2, h.APIServer, o.agentNamespace(), o.standby[i].Secret)
+	}
 	fmt.Fprintf(o.Out, "On the hub, accept the cluster with:\n\n    kubectl ocm accept --clusters %s\n\n", o.ClusterName)
 	if !o.Wait && !o.WaitAccepted {
 		return nil
@@ -109,6 +125,8 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		BootstrapKubeconfig:         bootstrap,
 		ExternalServerURLs:          o.ExternalServerURLs,
 		ClientCertExpirationSeconds: o.ClientCertExpirationSeconds,
+		StandbyHubs:                 o.standby,
+		HubConnectionTimeoutSeconds: o.HubConnectionTimeoutSeconds,
 	}
 	if o.RegistrationAuth != operatorv1.CSRAuthType {
 		// csr is the agent's default: the Klusterlet records only a change.

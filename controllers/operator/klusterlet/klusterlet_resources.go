@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -106,41 +108,39 @@ func (r *Reconciler) previousNamespace(ctx context.Context, k *operatorv1.Kluste
 	return "", nil
 }
 
-// bootstrapSecretName names the bootstrap kubeconfig Secret of k.
-func bootstrapSecretName(k *operatorv1.Klusterlet) string {
-	if rc := k.Spec.RegistrationConfiguration; rc != nil && rc.BootstrapKubeConfigs.Type == operatorv1.LocalSecrets &&
-		rc.BootstrapKubeConfigs.LocalSecrets != nil && len(rc.BootstrapKubeConfigs.LocalSecrets.KubeConfigSecrets) == 1 {
-		return rc.BootstrapKubeConfigs.LocalSecrets.KubeConfigSecrets[0].Name
-	}
-	return operatorv1.BootstrapHubKubeConfigSecret
-}
 
 // readyToApply sets the ReadyToApply condition: the bootstrap Secret in
 // namespace (or, while the namespace changes, in previous) holds a usable
 // kubeconfig, or the hub credential exists. It returns the bootstrap
 // kubeconfig and whether the agent can join.
 func (r *Reconciler) readyToApply(ctx context.Context, k *operatorv1.Klusterlet, namespace, previous string) ([]byte, bool) {
-	name := bootstrapSecretName(k)
+	names := k.BootstrapKubeconfigSecrets()
 	cond := metav1.Condition{Type: operatorv1.ConditionReadyToApply, Status: metav1.ConditionTrue, Reason: operatorv1.ReasonKlusterletPrepared}
 	defer func() { setCondition(k, cond) }()
-	var problem string
+	var problems []string
 	for _, ns := range []string{namespace, previous} {
 		if ns == "" {
 			continue
 		}
-		data, err := r.secretData(ctx, ns, name)
-		if err != nil {
-			problem = err.Error()
-			continue
+		for i, name := range names {
+			data, err := r.secretData(ctx, ns, name)
+			if err != nil {
+				problems = append(problems, err.Error())
+				continue
+			}
+			info, err := kubeconfig.FromSecret(data)
+			if err != nil || info.Server == "" {
+				problems = append(problems, fmt.Sprintf("Secret %s/%s holds no usable kubeconfig (%v)", ns, name, err))
+				continue
+			}
+			cond.Message = fmt.Sprintf("Secret %s/%s holds a kubeconfig for hub %s", ns, name, info.Server)
+			if len(names) > 1 {
+				cond.Message += fmt.Sprintf(" (hub %d of %d)", i+1, len(names))
+			}
+			return data[kubeconfig.KubeconfigKey], true
 		}
-		info, err := kubeconfig.FromSecret(data)
-		if err != nil || info.Server == "" {
-			problem = fmt.Sprintf("Secret %s/%s holds no usable kubeconfig (%v)", ns, name, err)
-			continue
-		}
-		cond.Message = fmt.Sprintf("Secret %s/%s holds a kubeconfig for hub %s", ns, name, info.Server)
-		return data[kubeconfig.KubeconfigKey], true
 	}
+	problem := strings.Join(problems, "; ")
 	for _, ns := range []string{namespace, previous} {
 		if ns == "" {
 			continue
@@ -151,7 +151,7 @@ func (r *Reconciler) readyToApply(ctx context.Context, k *operatorv1.Klusterlet,
 		}
 	}
 	cond.Status, cond.Reason = metav1.ConditionFalse, operatorv1.ReasonKlusterletPrepareFailed
-	cond.Message = fmt.Sprintf("%s; create Secret %s/%s with key kubeconfig holding a bootstrap kubeconfig of the hub (`kubectl ocm join` writes it)", problem, namespace, name)
+	cond.Message = fmt.Sprintf("%s; create Secret %s/%s with key kubeconfig holding a bootstrap kubeconfig of the hub (`kubectl ocm join` writes it)", problem, namespace, names[0])
 	return nil, false
 }
 
@@ -171,12 +171,12 @@ func (r *Reconciler) secretData(ctx context.Context, namespace, name string) (ma
 // copySecrets copies the bootstrap and hub credential Secrets from the
 // agent's previous namespace to namespace, creating the namespace, so that
 // the agent moved there keeps its identity. Existing Secrets are kept.
-func (r *Reconciler) copySecrets(ctx context.Context, from, to, bootstrap string) error {
+func (r *Reconciler) copySecrets(ctx context.Context, from, to string, bootstrap []string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: to}}
 	if err := r.Direct.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s for the agent: %w", to, err)
 	}
-	for _, name := range []string{bootstrap, operatorv1.HubKubeConfigSecret} {
+	for _, name := range append(slices.Clip(bootstrap), operatorv1.HubKubeConfigSecret) {
 		old := &corev1.Secret{}
 		if err := r.Direct.Get(ctx, types.NamespacedName{Namespace: from, Name: name}, old); err != nil {
 			if apierrors.IsNotFound(err) {

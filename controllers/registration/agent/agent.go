@@ -92,6 +92,13 @@ type Agent struct {
 	truncatedClaims int
 	// watch is the hub watch of the cluster's ManagedCluster while it runs.
 	watch *clusterWatch
+	// hubIndex is the current hub's index in
+	// opts.BootstrapKubeconfigSecrets; contact is when that hub last renewed
+	// the cluster's lease (or was chosen, or connected to); nextHubSearch
+	// is when the agent may next look for another hub (failover.go).
+	hubIndex      int
+	contact       time.Time
+	nextHubSearch time.Time
 }
 
 // hubConnection is a hub client built from one hub credential.
@@ -173,6 +180,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.id = id
 	a.mu.Unlock()
 	log.Info("Registration agent started")
+	a.selectInitialHub(ctx)
 
 	force := false
 	for ctx.Err() == nil {
@@ -231,6 +239,9 @@ func (a *Agent) runConnected(ctx context.Context, id identity, cred *hubCredenti
 			return false
 		case <-ticker.C:
 		}
+		if lost, due := a.hubLost(); due && a.failover(ctx, id, lost) {
+			return true
+		}
 		if conn.unauthorized.Load() >= unauthorizedThreshold {
 			log.Info("The hub rejects the hub credential; bootstrapping again")
 			a.reportUnauthorized(ctx)
@@ -287,6 +298,7 @@ func (a *Agent) setConn(c *hubConnection) {
 	a.conn = c
 	a.mu.Unlock()
 	if c != nil {
+		a.noteContact()
 		a.trigger()
 	}
 }

@@ -51,10 +51,15 @@ func (a *Agent) bootstrap(ctx context.Context, id identity, force bool) error {
 				return nil
 			}
 		}
-		done, wait := a.bootstrapOnce(ctx, id)
+		done, wait, answered := a.bootstrapOnce(ctx, id)
 		if done {
-			log.Info("Obtained the hub credential", "secret", a.opts.HubKubeconfigSecret)
+			log.Info("Obtained the hub credential", "secret", a.opts.HubKubeconfigSecret, "bootstrapSecret", a.bootstrapSecret())
 			return nil
+		}
+		if answered {
+			a.noteContact()
+		} else if lost, due := a.hubLost(); due && a.failover(ctx, id, lost) {
+			continue
 		}
 		if err := sleep(ctx, wait); err != nil {
 			return err
@@ -63,8 +68,16 @@ func (a *Agent) bootstrap(ctx context.Context, id identity, force bool) error {
 }
 
 // bootstrapOnce takes one step of the bootstrap and reports whether the hub
-// credential was written, or how long to wait before the next step.
-func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Duration) {
+// credential was written, or how long to wait before the next step, and
+// whether the hub answered (hubAnswered).
+func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (done bool, wait time.Duration, answered bool) {
+	done, wait, err := a.bootstrapStep(ctx, id)
+	return done, wait, hubAnswered(err)
+}
+
+// bootstrapStep is bootstrapOnce, with the error that stopped the step: nil
+// when the hub answered every request.
+func (a *Agent) bootstrapStep(ctx context.Context, id identity) (bool, time.Duration, error) {
 	log := ctrl.LoggerFrom(ctx)
 	info, err := a.bootstrapKubeconfig(ctx)
 	if err != nil {
@@ -74,22 +87,22 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 			reason = operatorv1.KlusterletReasonBootstrapSecretMissing
 		}
 		a.reportDegraded(ctx, reason, fmt.Sprintf("Cannot read the bootstrap kubeconfig: %v; run `kubectl ocm join` again on this cluster", err))
-		return false, bootstrapRetryInterval
+		return false, bootstrapRetryInterval, err
 	}
 	hub, err := bootstrapClient(info)
 	if err != nil {
 		a.reportDegraded(ctx, operatorv1.KlusterletReasonBootstrapSecretError, fmt.Sprintf("Cannot use the bootstrap kubeconfig: %v; run `kubectl ocm join` again on this cluster", err))
-		return false, bootstrapRetryInterval
+		return false, bootstrapRetryInterval, err
 	}
 	if err := a.ensureManagedCluster(ctx, hub, id); err != nil {
 		log.Error(err, "Cannot create the ManagedCluster on the hub")
 		a.reportDegraded(ctx, operatorv1.KlusterletReasonManagedClusterCreateFailed, fmt.Sprintf("Cannot create ManagedCluster %s on hub %s: %v", id.cluster, info.Server, err))
-		return false, bootstrapRetryInterval
+		return false, bootstrapRetryInterval, err
 	}
 	p, err := a.loadPending(ctx, id)
 	if err != nil {
 		log.Error(err, "Cannot load or create the private key")
-		return false, bootstrapRetryInterval
+		return false, bootstrapRetryInterval, nil
 	}
 	res, created, err := a.requestCertificate(ctx, hub, id, p)
 	if err != nil {
@@ -99,7 +112,7 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 			reason, fix = operatorv1.KlusterletReasonBootstrapUnauthorized, "the bootstrap token expired or was revoked: get a new one with `kubectl ocm hub token` on the hub and run `kubectl ocm join` again"
 		}
 		a.reportDegraded(ctx, reason, fmt.Sprintf("Cannot request a client certificate from hub %s: %v; %s", info.Server, err, fix))
-		return false, bootstrapRetryInterval
+		return false, bootstrapRetryInterval, err
 	}
 	if created {
 		if err := a.savePending(ctx, id, p); err != nil {
@@ -114,12 +127,12 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 		}
 		if err != nil {
 			log.Error(err, "Cannot write the hub credential")
-			return false, bootstrapRetryInterval
+			return false, bootstrapRetryInterval, nil
 		}
 		if err := a.deleteSecret(ctx, a.opts.pendingSecretName()); err != nil {
 			log.Error(err, "Cannot delete the pending-request Secret")
 		}
-		return true, 0
+		return true, 0, nil
 	case certs.RequestDenied:
 		log.Info("The CertificateSigningRequest was denied; a new one follows", "csr", res.Name, "reason", res.Message)
 		a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRDenied, fmt.Sprintf("The hub denied CertificateSigningRequest %s (%s); a new request follows in %s", res.Name, res.Message, deniedRetryInterval))
@@ -127,12 +140,12 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 		if err := a.savePending(ctx, id, p); err != nil {
 			log.Error(err, "Cannot record the pending CertificateSigningRequest")
 		}
-		return false, deniedRetryInterval
+		return false, deniedRetryInterval, nil
 	}
 	a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRPending, fmt.Sprintf(
 		"CertificateSigningRequest %s is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub",
 		res.Name, id.cluster, id.cluster))
-	return false, awaitCSR(ctx, hub, res.Name, a.csrPoll.next(res.Name))
+	return false, awaitCSR(ctx, hub, res.Name, a.csrPoll.next(res.Name)), nil
 }
 
 // issuedSecretData returns the hub kubeconfig Secret's data for the issued

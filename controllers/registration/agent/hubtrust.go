@@ -114,20 +114,30 @@ func (a *Agent) updateHubTrust(ctx context.Context, published string) error {
 		ctrl.LoggerFrom(ctx).Info("Following the hub's CA bundle: updated the CAs trusted for the hub", "added", u.Added, "dropped", u.Dropped)
 	}
 	// The bootstrap kubeconfig follows, also when an earlier write of it
-	// failed; one that points at another hub (a join to another hub, or to
-	// a hub recreated with another CA) is not touched.
-	boot, err := a.secretData(ctx, a.opts.BootstrapKubeconfigSecret)
+	// failed; one that points at another hub (a standby hub, a join to
+	// another hub, or a hub recreated with another CA) is not touched.
+	var errs []error
+	for _, name := range a.opts.BootstrapKubeconfigSecrets {
+		errs = append(errs, a.followInBootstrap(ctx, name, conn.cred.hub, u.Trusted))
+	}
+	return errors.Join(errs...)
+}
+
+// followInBootstrap sets the CAs trusted in bootstrap kubeconfig Secret name
+// to trusted when it points at hub.
+func (a *Agent) followInBootstrap(ctx context.Context, name string, hub *kubeconfig.Info, trusted []byte) error {
+	boot, err := a.secretData(ctx, name)
 	if err != nil || boot == nil {
 		return err
 	}
 	info, err := kubeconfig.FromSecret(boot)
-	if err != nil || len(info.CAData) == 0 || string(info.CAData) == string(u.Trusted) || !kubeconfig.SameHub(info, conn.cred.hub) {
+	if err != nil || len(info.CAData) == 0 || string(info.CAData) == string(trusted) || !kubeconfig.SameHub(info, hub) {
 		return nil
 	}
-	if boot, err = kubeconfig.WithCAData(boot, u.Trusted); err != nil {
-		return fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, a.opts.BootstrapKubeconfigSecret, err)
+	if boot, err = kubeconfig.WithCAData(boot, trusted); err != nil {
+		return fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, name, err)
 	}
-	return a.writeSecret(ctx, a.opts.BootstrapKubeconfigSecret, boot)
+	return a.writeSecret(ctx, name, boot)
 }
 
 // servingChain returns the certificates the hub at cfg serves (leaf first),

@@ -30,6 +30,12 @@ func (a *Agent) reportUnauthorized(ctx context.Context) {
 // reportJoined reports a working hub connection.
 func (a *Agent) reportJoined(ctx context.Context, id identity, server string) {
 	msg := fmt.Sprintf("Cluster %s joined hub %s as %s", id.cluster, server, id.subject().CommonName)
+	if a.opts.multipleHubs() {
+		a.mu.Lock()
+		i := a.hubIndex
+		a.mu.Unlock()
+		msg += fmt.Sprintf(" (hub %d of %d, bootstrap Secret %s)", i+1, len(a.opts.BootstrapKubeconfigSecrets), a.opts.BootstrapKubeconfigSecrets[i])
+	}
 	a.setKlusterletConditions(ctx,
 		metav1.Condition{Type: operatorv1.ConditionHubConnectionDegraded, Status: metav1.ConditionFalse, Reason: operatorv1.ReasonHubConnectionFunctional, Message: msg})
 }

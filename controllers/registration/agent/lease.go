@@ -97,6 +97,7 @@ func (a *Agent) renewLeaseOnce(ctx context.Context) (time.Duration, bool) {
 		}
 		return leaseRetryInterval, false
 	}
+	a.noteContact()
 	return wait.Jitter(renewInterval(mc.Spec.LeaseDurationSeconds), leaseJitter), true
 }
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -16,6 +17,10 @@ const (
 	// DefaultClusterHealthCheckPeriod is how often the agent reports the
 	// cluster's status when nothing changes (OCM: one minute).
 	DefaultClusterHealthCheckPeriod = 10 * time.Second
+	// DefaultHubConnectionTimeout is how long the agent tolerates losing its
+	// hub before it moves to the next one (OCM's hubConnectionTimeoutSeconds
+	// default).
+	DefaultHubConnectionTimeout = operatorv1.DefaultHubConnectionTimeoutSeconds * time.Second
 	// PendingSecretSuffix is appended to the hub kubeconfig Secret's name to
 	// name the Secret holding the private key and name of a pending
 	// certificate signing request.
@@ -35,9 +40,17 @@ type Options struct {
 	// Namespace is the agent's namespace on the managed cluster, holding its
 	// Secrets.
 	Namespace string
-	// BootstrapKubeconfigSecret names the Secret (key kubeconfig) holding the
-	// bootstrap kubeconfig.
-	BootstrapKubeconfigSecret string
+	// BootstrapKubeconfigSecrets name the Secrets (key kubeconfig) holding
+	// bootstrap kubeconfigs, in order of preference: the first names the
+	// primary hub, the others standby hubs the agent registers with when the
+	// current hub is lost for HubConnectionTimeout (failover.go). Default:
+	// bootstrap-hub-kubeconfig alone.
+	BootstrapKubeconfigSecrets []string
+	// HubConnectionTimeout is how long the current hub may be unreachable,
+	// or refuse the cluster, before the agent registers with the next hub of
+	// BootstrapKubeconfigSecrets; it applies only with two or more of them.
+	// Default: DefaultHubConnectionTimeout.
+	HubConnectionTimeout time.Duration
 	// HubKubeconfigSecret names the Secret holding the hub credential.
 	HubKubeconfigSecret string
 	// KlusterletName names the Klusterlet the agent reports its conditions on.
@@ -75,8 +88,11 @@ type Options struct {
 
 // Default fills the empty optional fields.
 func (o *Options) Default() {
-	if o.BootstrapKubeconfigSecret == "" {
-		o.BootstrapKubeconfigSecret = operatorv1.BootstrapHubKubeConfigSecret
+	if len(o.BootstrapKubeconfigSecrets) == 0 {
+		o.BootstrapKubeconfigSecrets = []string{operatorv1.BootstrapHubKubeConfigSecret}
+	}
+	if o.HubConnectionTimeout == 0 {
+		o.HubConnectionTimeout = DefaultHubConnectionTimeout
 	}
 	if o.HubKubeconfigSecret == "" {
 		o.HubKubeconfigSecret = operatorv1.HubKubeConfigSecret
@@ -115,9 +131,23 @@ func (o *Options) Validate() error {
 		if msgs := validation.IsDNS1123Subdomain(o.ManagedKubeconfigSecret); len(msgs) > 0 {
 			errs = append(errs, fmt.Errorf("invalid --managed-kubeconfig-secret %q: %s", o.ManagedKubeconfigSecret, msgs[0]))
 		}
-		if o.ManagedKubeconfigSecret == o.HubKubeconfigSecret || o.ManagedKubeconfigSecret == o.BootstrapKubeconfigSecret {
+		if o.ManagedKubeconfigSecret == o.HubKubeconfigSecret || slices.Contains(o.BootstrapKubeconfigSecrets, o.ManagedKubeconfigSecret) {
 			errs = append(errs, fmt.Errorf("--managed-kubeconfig-secret %q must differ from the bootstrap and hub kubeconfig Secrets", o.ManagedKubeconfigSecret))
 		}
+	}
+	for i, name := range o.BootstrapKubeconfigSecrets {
+		if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("invalid --bootstrap-kubeconfig-secret %q: %s", name, msgs[0]))
+		}
+		if slices.Contains(o.BootstrapKubeconfigSecrets[:i], name) {
+			errs = append(errs, fmt.Errorf("--bootstrap-kubeconfig-secret %q is named twice; name each hub's Secret once", name))
+		}
+		if name == o.HubKubeconfigSecret {
+			errs = append(errs, fmt.Errorf("--bootstrap-kubeconfig-secret %q must differ from the hub kubeconfig Secret", name))
+		}
+	}
+	if o.HubConnectionTimeout < 0 {
+		errs = append(errs, fmt.Errorf("--hub-connection-timeout %s is negative", o.HubConnectionTimeout))
 	}
 	if o.RegistrationAuth != operatorv1.CSRAuthType && o.RegistrationAuth != operatorv1.TokenAuthType {
 		errs = append(errs, fmt.Errorf("--registration-auth %q is not one of %s, %s", o.RegistrationAuth, operatorv1.CSRAuthType, operatorv1.TokenAuthType))
@@ -127,6 +157,9 @@ func (o *Options) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// multipleHubs reports whether the agent has standby hubs to move to.
+func (o *Options) multipleHubs() bool { return len(o.BootstrapKubeconfigSecrets) > 1 }
 
 // pendingSecretName names the Secret of the pending certificate request.
 func (o *Options) pendingSecretName() string { return o.HubKubeconfigSecret + PendingSecretSuffix }

@@ -77,10 +77,11 @@ func (a *Agent) deleteSecret(ctx context.Context, name string) error {
 	return nil
 }
 
-// bootstrapKubeconfig reads the bootstrap kubeconfig (kubeconfig.FromSecret).
+// bootstrapKubeconfig reads the bootstrap kubeconfig of the current hub
+// (kubeconfig.FromSecret).
 // It returns an error naming the Secret when it is missing or unusable.
 func (a *Agent) bootstrapKubeconfig(ctx context.Context) (*kubeconfig.Info, error) {
-	name := a.opts.BootstrapKubeconfigSecret
+	name := a.bootstrapSecret()
 	data, err := a.secretData(ctx, name)
 	if err != nil {
 		return nil, err

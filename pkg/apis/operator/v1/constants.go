@@ -180,6 +180,9 @@ const (
 	KlusterletReasonHubAcceptancePending = "HubAcceptancePending"
 	// KlusterletReasonManagedClusterMissing: the ManagedCluster is gone from the hub.
 	KlusterletReasonManagedClusterMissing = "ManagedClusterMissing"
+	// KlusterletReasonBootstrapSelected: the agent lost its hub and registers
+	// with the next one of its bootstrap kubeconfigs.
+	KlusterletReasonBootstrapSelected = "BootstrapSelected"
 	// KlusterletReasonRegistrationFunctional: the registration agent works.
 	KlusterletReasonRegistrationFunctional = "RegistrationFunctional"
 	// KlusterletReasonNotJoined: the agent has not joined the hub yet.

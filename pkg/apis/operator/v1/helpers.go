@@ -60,3 +60,30 @@ func (c *RegistrationHubConfiguration) AutoApprovedIdentities() []string {
 	slices.Sort(ids)
 	return slices.Compact(ids)
 }
+
+// BootstrapKubeconfigSecrets names the Secrets holding the bootstrap
+// kubeconfigs of the hubs k names, in order of preference:
+// bootstrapKubeConfigs' Secrets with type LocalSecrets, else
+// bootstrap-hub-kubeconfig alone.
+func (k *Klusterlet) BootstrapKubeconfigSecrets() []string {
+	var names []string
+	if rc := k.Spec.RegistrationConfiguration; rc != nil && rc.BootstrapKubeConfigs.Type == LocalSecrets && rc.BootstrapKubeConfigs.LocalSecrets != nil {
+		for _, s := range rc.BootstrapKubeConfigs.LocalSecrets.KubeConfigSecrets {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 {
+		names = []string{BootstrapHubKubeConfigSecret}
+	}
+	return names
+}
+
+// HubConnectionTimeoutSeconds is how long the agent of k tolerates losing
+// its hub before it moves to the next one: bootstrapKubeConfigs'
+// hubConnectionTimeoutSeconds, else DefaultHubConnectionTimeoutSeconds.
+func (k *Klusterlet) HubConnectionTimeoutSeconds() int32 {
+	if rc := k.Spec.RegistrationConfiguration; rc != nil && rc.BootstrapKubeConfigs.LocalSecrets != nil && rc.BootstrapKubeConfigs.LocalSecrets.HubConnectionTimeoutSeconds > 0 {
+		return rc.BootstrapKubeConfigs.LocalSecrets.HubConnectionTimeoutSeconds
+	}
+	return DefaultHubConnectionTimeoutSeconds
+}

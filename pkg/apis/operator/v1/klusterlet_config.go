@@ -9,6 +9,14 @@ import (
 // the CSR's spec.expirationSeconds): an hour, as OCM's agent.
 const MinClientCertExpirationSeconds = 3600
 
+// MinHubConnectionTimeoutSeconds and DefaultHubConnectionTimeoutSeconds bound
+// and default bootstrapKubeConfigs.localSecretsConfig.hubConnectionTimeoutSeconds,
+// as in OCM.
+const (
+	MinHubConnectionTimeoutSeconds     = 180
+	DefaultHubConnectionTimeoutSeconds = 600
+)
+
 // RegistrationConfiguration configures the registration agent.
 type RegistrationConfiguration struct {
 	// clientCertExpirationSeconds is the requested lifetime of the agent's

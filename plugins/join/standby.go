@@ -1,0 +1,330 @@
+package join
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// Hub is one standby hub of repeated --hub-apiserver, --hub-token and
+// --ca-file.
+type Hub struct {
+	// APIServer is the hub's API server URL.
+	APIServer string
+	// Token is its bootstrap token.
+	Token string
+	// CAFile is a file with its CA bundle; empty: read it from the hub.
+	CAFile string
+	// ca is the content of CAFile.
+	ca []byte
+}
+
+// addHubFlags are the flags that apply with --add-hub, besides kubectl's.
+var addHubFlags = []string{"add-hub", "hub-apiserver", "hub-token", "ca-file", "cluster-name", "hub-connection-timeout-seconds", "proxy-url", "proxy-ca-file"}
+
+// completeHubs splits the repeated hub flags into the first hub and the
+// standby hubs, and reads the standby hubs' CA files.
+func (o *Options) completeHubs() error {
+	if len(o.hubAPIServers) > 0 {
+		o.HubAPIServer = o.hubAPIServers[0]
+	}
+	if len(o.hubTokens) > 0 {
+		o.HubToken = o.hubTokens[0]
+	}
+	if len(o.caFiles) > 0 {
+		o.CAFile = o.caFiles[0]
+	}
+	at := func(list []string, i int) string {
+		if i < len(list) {
+			return list[i]
+		}
+		return ""
+	}
+	for i := 1; i < max(len(o.hubAPIServers), len(o.hubTokens)); i++ {
+		o.StandbyHubs = append(o.StandbyHubs, Hub{APIServer: at(o.hubAPIServers, i), Token: at(o.hubTokens, i), CAFile: at(o.caFiles, i)})
+	}
+	for i := range o.StandbyHubs {
+		h := &o.StandbyHubs[i]
+		if h.CAFile == "" {
+			continue
+		}
+		data, err := os.ReadFile(h.CAFile)
+		if err != nil {
+			return fmt.Errorf("read --ca-file of hub %d: %w", i+2, err)
+		}
+		h.ca = data
+	}
+	return nil
+}
+
+// validateStandbyHubs checks the standby hubs of a join, one line per
+// problem.
+func (o *Options) validateStandbyHubs() []error {
+	var errs []error
+	hubs := 1 + len(o.StandbyHubs)
+	if len(o.hubAPIServers) > 1 || len(o.hubTokens) > 1 {
+		if len(o.hubAPIServers) != len(o.hubTokens) {
+			errs = append(errs, fmt.Errorf("%d --hub-apiserver but %d --hub-token: give one --hub-token per --hub-apiserver, in the same order", len(o.hubAPIServers), len(o.hubTokens)))
+		}
+	}
+	if len(o.caFiles) > 1 && len(o.caFiles) != hubs {
+		errs = append(errs, fmt.Errorf("--ca-file given %d times for %d hubs: give it once per --hub-apiserver, in the same order, or not at all", len(o.caFiles), hubs))
+	}
+	if len(o.caFiles) == 1 && hubs > 1 {
+		errs = append(errs, fmt.Errorf("--ca-file given once for %d hubs: give it once per --hub-apiserver, in the same order, or not at all (each hub's CA is then read from the hub)", hubs))
+	}
+	seen := []string{o.HubAPIServer}
+	for i, h := range o.StandbyHubs {
+		errs = append(errs, validateHubURL(h.APIServer, i+2)...)
+		if h.APIServer != "" && slices.Contains(seen, h.APIServer) {
+			errs = append(errs, fmt.Errorf("--hub-apiserver %s is named twice: name each hub once", h.APIServer))
+		}
+		seen = append(seen, h.APIServer)
+	}
+	if t := o.HubConnectionTimeoutSeconds; t != 0 {
+		if t < operatorv1.MinHubConnectionTimeoutSeconds {
+			errs = append(errs, fmt.Errorf("--hub-connection-timeout-seconds %d is below the minimum of %d", t, operatorv1.MinHubConnectionTimeoutSeconds))
+		}
+		if len(o.StandbyHubs) == 0 && !o.AddHub {
+			errs = append(errs, errors.New("--hub-connection-timeout-seconds only applies with standby hubs: repeat --hub-apiserver and --hub-token"))
+		}
+	}
+	if len(o.StandbyHubs) > 0 && o.ForceInternalEndpointLookup {
+		errs = append(errs, errors.New("--force-internal-endpoint-lookup applies to one hub only: drop it, or the standby hubs"))
+	}
+	return errs
+}
+
+// validateHubURL checks the URL of the n-th hub.
+func validateHubURL(server string, n int) []error {
+	if server == "" {
+		return []error{fmt.Errorf("hub %d has a --hub-token but no --hub-apiserver", n)}
+	}
+	if u, err := url.Parse(server); err != nil || u.Scheme != "https" || u.Host == "" {
+		return []error{fmt.Errorf("--hub-apiserver %q (hub %d) is not an https URL such as https://hub.example.com:6443", server, n)}
+	}
+	return nil
+}
+
+// validateAddHub checks the flags of --add-hub: the hubs to add, and no
+// flag of a full join.
+func (o *Options) validateAddHub() error {
+	var errs []error
+	for _, f := range o.changed {
+		if !slices.Contains(addHubFlags, f) {
+			errs = append(errs, fmt.Errorf("--%s does not apply with --add-hub, which only adds hubs to the agent installed already; drop it", f))
+		}
+	}
+	if o.HubAPIServer == "" || o.HubToken == "" {
+		errs = append(errs, errors.New("--add-hub needs --hub-apiserver and --hub-token of the hub to add: run `kubectl ocm hub token` on that hub to get them"))
+	}
+	// The hubs to add are the first hub and the standby hubs of the flags.
+	errs = append(errs, validateHubURL(o.HubAPIServer, 1)...)
+	errs = append(errs, o.validateStandbyHubs()...)
+	if o.ClusterName != "" {
+		if msgs := validation.IsDNS1123Label(o.ClusterName); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("--cluster-name %q is not a valid DNS label: %s", o.ClusterName, msgs[0]))
+		}
+	}
+	errs = append(errs, o.validateProxy()...)
+	return errors.Join(errs...)
+}
+
+// forHub returns a copy of o for preflight checks of hub h.
+func (o *Options) forHub(h Hub) *Options {
+	c := *o
+	c.HubAPIServer, c.HubToken, c.CAFile, c.hubCA, c.ForceInternalEndpointLookup = h.APIServer, h.Token, h.CAFile, h.ca, false
+	return &c
+}
+
+// hubs returns the hubs of the flags: the first, then the standby hubs.
+func (o *Options) hubs() []Hub {
+	return append([]Hub{{APIServer: o.HubAPIServer, Token: o.HubToken, CAFile: o.CAFile, ca: o.hubCA}}, o.StandbyHubs...)
+}
+
+// checkedHub is a standby hub that passed the preflight checks.
+type checkedHub struct {
+	Hub
+	check *hubCheck
+}
+
+// preflightHubs runs the preflight checks and the cluster name check on
+// each of hubs, hub n being the n-th of the agent's.
+func (o *Options) preflightHubs(ctx context.Context, hubs []Hub, n int, localCluster string) ([]checkedHub, error) {
+	var out []checkedHub
+	for i, h := range hubs {
+		ho := o.forHub(h)
+		check, err := ho.preflight(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("hub %d (%s): %w", n+i, h.APIServer, err)
+		}
+		if err := ho.checkClusterName(ctx, check.client, localCluster); err != nil {
+			return nil, fmt.Errorf("hub %d (%s): %w", n+i, h.APIServer, err)
+		}
+		out = append(out, checkedHub{Hub: h, check: check})
+	}
+	return out, nil
+}
+
+// standbyValues returns the standby hubs' bootstrap kubeconfigs in Secrets
+// named for hubs first, first+1, ...
+func (o *Options) standbyValues(hubs []checkedHub, first int) ([]config.StandbyHub, error) {
+	var out []config.StandbyHub
+	for i, h := range hubs {
+		kc, err := kubeconfig.ForTokenVia(h.APIServer, o.caBundle(h.check.ca), o.ProxyURL, h.Token)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, config.StandbyHub{Secret: config.StandbySecretName(first + i), Kubeconfig: kc})
+	}
+	return out, nil
+}
+
+// runAddHub adds the hubs of the flags to the agent installed on the
+// cluster of --context: it checks each hub, writes its bootstrap kubeconfig
+// Secret and appends it to the Klusterlet's bootstrapKubeConfigs, from
+// which the Klusterlet operator restarts the agent with the new list.
+func (o *Options) runAddHub(ctx context.Context) error {
+	spoke, _, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	k, err := o.joinedKlusterlet(ctx, spoke)
+	if err != nil {
+		return err
+	}
+	o.ClusterName = k.Spec.ClusterName
+	namespace := k.AgentNamespace()
+	if k.Mode().IsHosted() {
+		namespace = k.Name
+	}
+	names := k.BootstrapKubeconfigSecrets()
+	current := map[string]string{}
+	for _, name := range names {
+		s := &corev1.Secret{}
+		if err := spoke.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, s); err == nil {
+			if info, err := kubeconfig.FromSecret(s.Data); err == nil {
+				current[info.Server] = name
+			}
+		}
+	}
+	for _, h := range o.hubs() {
+		if name, ok := current[h.APIServer]; ok {
+			return fmt.Errorf("hub %s is already a hub of cluster %s (Secret %s/%s); to replace its token, delete that Secret's hub from the Klusterlet first or run `kubectl ocm join` again", h.APIServer, o.ClusterName, namespace, name)
+		}
+	}
+	checked, err := o.preflightHubs(ctx, o.hubs(), len(names)+1, localClusterName(ctx, spoke, namespace))
+	if err != nil {
+		return err
+	}
+	first := len(names) + 1
+	for slices.Contains(names, config.StandbySecretName(first)) {
+		first++
+	}
+	standby, err := o.standbyValues(checked, first)
+	if err != nil {
+		return err
+	}
+	for _, sh := range standby {
+		s := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: sh.Secret, Labels: map[string]string{"app.kubernetes.io/part-of": "kubectl-ocm"}},
+			Type:       corev1.SecretTypeOpaque,
+			Data:       map[string][]byte{kubeconfig.KubeconfigKey: sh.Kubeconfig},
+		}
+		if err := spoke.Create(ctx, s); err != nil {
+			if !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("write the bootstrap kubeconfig of hub %s to Secret %s/%s: %w", s.Name, namespace, sh.Secret, err)
+			}
+			if err := spoke.Update(ctx, s); err != nil {
+				return fmt.Errorf("write the bootstrap kubeconfig to Secret %s/%s: %w", namespace, sh.Secret, err)
+			}
+		}
+		names = append(names, sh.Secret)
+	}
+	if err := o.listHubs(ctx, spoke, k, names); err != nil {
+		return err
+	}
+	for i, h := range checked {
+		fmt.Fprintf(o.Out, "Added hub %s as hub %d of cluster %s (Secret %s/%s; the hub accepts the token as %s).\n",
+			h.APIServer, first+i, o.ClusterName, namespace, standby[i].Secret, h.check.user)
+	}
+	timeout := k.HubConnectionTimeoutSeconds()
+	fmt.Fprintf(o.Out, "The agent moves to the next hub when its hub has not renewed the cluster's lease for %ds. On each added hub, accept the cluster once it registers there:\n\n    kubectl ocm accept --clusters %s\n\nor let the hub accept it (kubectl ocm hub init --auto-approved-csr-identities).\n", timeout, o.ClusterName)
+	return nil
+}
+
+// joinedKlusterlet returns the Klusterlet of the cluster of --context: the
+// one of --cluster-name, else the only one.
+func (o *Options) joinedKlusterlet(ctx context.Context, c client.Client) (*operatorv1.Klusterlet, error) {
+	list := &operatorv1.KlusterletList{}
+	if err := c.List(ctx, list); err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil, errors.New("--add-hub: this cluster has not joined a hub (no Klusterlet CRD); run `kubectl ocm join` without --add-hub first")
+		}
+		return nil, fmt.Errorf("--add-hub: list Klusterlets: %w", err)
+	}
+	var match []*operatorv1.Klusterlet
+	var clusters []string
+	for i := range list.Items {
+		k := &list.Items[i]
+		clusters = append(clusters, k.Spec.ClusterName)
+		if o.ClusterName == "" || k.Spec.ClusterName == o.ClusterName {
+			match = append(match, k)
+		}
+	}
+	switch {
+	case len(list.Items) == 0:
+		return nil, errors.New("--add-hub: this cluster has not joined a hub (no Klusterlet); run `kubectl ocm join` without --add-hub first")
+	case len(match) == 0:
+		return nil, fmt.Errorf("--add-hub: no Klusterlet here is for cluster %s (they are for %s); pass one of those with --cluster-name", o.ClusterName, strings.Join(clusters, ", "))
+	case len(match) > 1:
+		return nil, fmt.Errorf("--add-hub: this cluster runs the agents of clusters %s; choose one with --cluster-name", strings.Join(clusters, ", "))
+	}
+	return match[0], nil
+}
+
+
+// listHubs sets k's bootstrapKubeConfigs to the Secrets names, and the hub
+// connection timeout when given.
+func (o *Options) listHubs(ctx context.Context, c client.Client, k *operatorv1.Klusterlet, names []string) error {
+	before := k.DeepCopy()
+	if k.Spec.RegistrationConfiguration == nil {
+		k.Spec.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{}
+	}
+	b := &k.Spec.RegistrationConfiguration.BootstrapKubeConfigs
+	b.Type = operatorv1.LocalSecrets
+	if b.LocalSecrets == nil {
+		b.LocalSecrets = &operatorv1.LocalSecretsConfig{}
+	}
+	b.LocalSecrets.KubeConfigSecrets = nil
+	for _, name := range names {
+		b.LocalSecrets.KubeConfigSecrets = append(b.LocalSecrets.KubeConfigSecrets, operatorv1.KubeConfigSecret{Name: name})
+	}
+	if o.HubConnectionTimeoutSeconds != 0 {
+		b.LocalSecrets.HubConnectionTimeoutSeconds = o.HubConnectionTimeoutSeconds
+	}
+	if b.LocalSecrets.HubConnectionTimeoutSeconds == 0 {
+		b.LocalSecrets.HubConnectionTimeoutSeconds = operatorv1.DefaultHubConnectionTimeoutSeconds
+	}
+	if err := c.Patch(ctx, k, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("list the hubs in Klusterlet %s: %w", k.Name, err)
+	}
+	return nil
+}
