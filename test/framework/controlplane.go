@@ -317,14 +317,29 @@ func (c *Cluster) runAPIServer(ctx context.Context) (*process, error) {
 // it is ready. Clients see connection errors in between; nothing stored is
 // lost (etcd keeps running).
 func (c *Cluster) RestartAPIServer(ctx context.Context) error {
+	if err := c.StopAPIServer(); err != nil {
+		return err
+	}
+	if _, err := c.runAPIServer(ctx); err != nil {
+		return fmt.Errorf("restart the API server of cluster %s: %w", c.Name, err)
+	}
+	return nil
+}
+
+// StopAPIServer kills the cluster's kube-apiserver, as the loss of the
+// cluster's control plane would, and leaves it stopped: clients see
+// connection errors from then on. The cluster's other processes keep
+// running.
+func (c *Cluster) StopAPIServer() error {
 	old := c.apiserver
+	if old == nil {
+		return nil
+	}
 	if err := old.Stop(0); err != nil {
 		return fmt.Errorf("stop the API server of cluster %s: %w", c.Name, err)
 	}
 	c.procs = slices.DeleteFunc(c.procs, func(p *process) bool { return p == old })
-	if _, err := c.runAPIServer(ctx); err != nil {
-		return fmt.Errorf("restart the API server of cluster %s: %w", c.Name, err)
-	}
+	c.apiserver = nil
 	return nil
 }
 

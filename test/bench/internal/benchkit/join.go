@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
@@ -270,4 +271,25 @@ func AcceptCluster(ctx context.Context, hub client.Client, cluster string) error
 		return err == nil, err
 	})
 	return err
+}
+
+// StandbyHub returns, for JoinCluster, an edit of the agent's values that
+// names the fleet's standby hub (FleetOptions.Standby) as the agent's second
+// hub, with a fresh bootstrap token of it, and timeout as the agent's hub
+// connection timeout.
+func (f *Fleet) StandbyHub(ctx context.Context, b *testing.B, timeout time.Duration) func(*config.AgentValues) {
+	b.Helper()
+	info, err := cli.NewJoinInfo(ctx, f.Standby.Client(), f.Standby.RESTConfig(), time.Hour, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	boot, err := kubeconfig.ForToken(info.HubAPIServer, f.Standby.CAData(), info.HubToken)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return func(v *config.AgentValues) {
+		v.StandbyHubs = []config.StandbyHub{{Secret: config.StandbySecretName(2), Kubeconfig: boot}}
+		v.BootstrapKubeconfigSecrets = []string{operatorv1.BootstrapHubKubeConfigSecret, config.StandbySecretName(2)}
+		v.HubConnectionTimeoutSeconds = int32(timeout / time.Second)
+	}
 }

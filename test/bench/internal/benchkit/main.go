@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -117,6 +119,9 @@ type Fleet struct {
 	// JoinCA is the hub CA JoinCluster gives the agents: the hub's CA as
 	// the environment started.
 	JoinCA []byte
+	// Standby is the standby hub "hub2" of FleetOptions.Standby, nil
+	// without one.
+	Standby *framework.Cluster
 }
 
 // StartFleet starts "hub" and the named managed clusters with the component
@@ -152,6 +157,10 @@ type FleetOptions struct {
 	// component runner starts anything, such as publishing a second hub
 	// CA that the hub's own components then trust from their start.
 	BeforeRunner func(ctx context.Context, env *framework.Environment) error
+	// Standby also starts "hub2", installed as the hub is but approving
+	// the bootstrap identity's requests by itself: a standby hub the
+	// agents of StandbyHub fail over to.
+	Standby bool
 }
 
 // StartFleetWith is StartFleet with opts.
@@ -163,7 +172,11 @@ func StartFleetWith(b *testing.B, opts FleetOptions, managed ...string) *Fleet {
 	for image, path := range opts.Binaries {
 		images[image] = path
 	}
-	envOpts := framework.Options{Clusters: append([]string{"hub"}, managed...)}
+	hubs := []string{"hub"}
+	if opts.Standby {
+		hubs = append(hubs, StandbyHubName)
+	}
+	envOpts := framework.Options{Clusters: append(hubs, managed...)}
 	if opts.NoClientSigning {
 		envOpts.NoClientSigning = []string{"hub"}
 	}
@@ -180,6 +193,27 @@ func StartFleetWith(b *testing.B, opts FleetOptions, managed ...string) *Fleet {
 	f := &Fleet{Env: env, Runner: runner, Hub: env.Cluster("hub"), JoinCA: joinCA}
 	f.HubClient = f.Hub.Client()
 
+	installHub(ctx, b, f.HubClient, values)
+	if opts.Standby {
+		f.Standby = env.Cluster(StandbyHubName)
+		standby := opts.Values
+		standby.AutoApproveUsers = append(slices.Clone(standby.AutoApproveUsers), identity.BootstrapUser)
+		installHub(ctx, b, f.Standby.Client(), standby)
+		f.WaitReady(ctx, b, StandbyHubName, config.HubNamespace, HubController)
+	}
+	f.WaitReady(ctx, b, "hub", config.HubNamespace, HubController)
+	f.warmUp(ctx, b)
+	return f
+}
+
+// StandbyHubName names the standby hub of FleetOptions.Standby.
+const StandbyHubName = "hub2"
+
+// installHub installs a hub with values, as `kubectl ocm hub init` does, its
+// conversion webhook called at a free loopback port unless values name
+// another URL.
+func installHub(ctx context.Context, b *testing.B, c client.Client, values config.HubOperatorValues) {
+	b.Helper()
 	if values.ConversionWebhookURL == "" {
 		// The local API server reaches no Service: it calls the hub
 		// controller's conversion webhook at a free loopback port, as
@@ -194,12 +228,9 @@ func StartFleetWith(b *testing.B, opts FleetOptions, managed ...string) *Fleet {
 	if err != nil {
 		b.Fatalf("render hub objects: %v", err)
 	}
-	if err := apply.Apply(ctx, f.HubClient, objs, apply.Options{}); err != nil {
+	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
 		b.Fatalf("install the hub: %v", err)
 	}
-	f.WaitReady(ctx, b, "hub", config.HubNamespace, HubController)
-	f.warmUp(ctx, b)
-	return f
 }
 
 // warmUp makes one server-side dry-run ManagedCluster create as the admin
