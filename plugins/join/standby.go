@@ -300,7 +300,6 @@ func (o *Options) joinedKlusterlet(ctx context.Context, c client.Client) (*opera
 	return match[0], nil
 }
 
-
 // listHubs sets k's bootstrapKubeConfigs to the Secrets names, and the hub
 // connection timeout when given.
 func (o *Options) listHubs(ctx context.Context, c client.Client, k *operatorv1.Klusterlet, names []string) error {

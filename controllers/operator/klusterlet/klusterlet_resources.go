@@ -108,7 +108,6 @@ func (r *Reconciler) previousNamespace(ctx context.Context, k *operatorv1.Kluste
 	return "", nil
 }
 
-
 // readyToApply sets the ReadyToApply condition: the bootstrap Secret in
 // namespace (or, while the namespace changes, in previous) holds a usable
 // kubeconfig, or the hub credential exists. It returns the bootstrap
