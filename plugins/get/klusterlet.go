@@ -133,7 +133,7 @@ func klusterletHubs(ctx context.Context, c client.Client, k *operatorv1.Klusterl
 		s := &corev1.Secret{}
 		if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, s); err != nil {
 			if apierrors.IsNotFound(err) {
-				return nil, fmt.Errorf("Secret %s/%s not found", namespace, name)
+				return nil, fmt.Errorf("secret %s/%s not found", namespace, name)
 			}
 			return nil, err
 		}

@@ -22,6 +22,10 @@
 //     old one, and to hold a certificate of the new signer once announced;
 //     the largest gap between two lease renewals and the clusters seen other
 //     than Available meanwhile.
+//   - BenchmarkHubFailover: a fleet joined with a standby hub loses its
+//     primary hub's API server: seconds to every cluster Available on the
+//     standby and to every work applied there, and the applied objects
+//     deleted or recreated meanwhile.
 //   - BenchmarkHubMemory: resident memory of the ocm-controller hub process
 //     with 2 registered clusters (real agents) and with 100 (the rest
 //     lightweight simulated agents that speak the real protocol).
