@@ -27,6 +27,12 @@ func hubServer(t *testing.T, status int) *kubeconfig.Info {
 		w.WriteHeader(status)
 	}))
 	t.Cleanup(srv.Close)
+	return bootstrapOf(t, srv)
+}
+
+// bootstrapOf returns a bootstrap kubeconfig of srv.
+func bootstrapOf(t *testing.T, srv *httptest.Server) *kubeconfig.Info {
+	t.Helper()
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	raw, err := kubeconfig.ForToken(srv.URL, ca, "bootstrap-token")
 	if err != nil {
@@ -43,16 +49,8 @@ func hubServer(t *testing.T, status int) *kubeconfig.Info {
 func downHub(t *testing.T) *kubeconfig.Info {
 	t.Helper()
 	srv := httptest.NewTLSServer(http.NotFoundHandler())
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	info := bootstrapOf(t, srv)
 	srv.Close()
-	raw, err := kubeconfig.ForToken(srv.URL, ca, "bootstrap-token")
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := kubeconfig.FromSecret(map[string][]byte{kubeconfig.KubeconfigKey: raw})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return info
 }
 

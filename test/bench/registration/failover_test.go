@@ -2,7 +2,6 @@ package registration
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"testing"
@@ -12,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -120,23 +118,9 @@ func createFailoverWork(ctx context.Context, b *testing.B, hub client.Client, cl
 	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}}); client.IgnoreAlreadyExists(err) != nil {
 		b.Fatal(err)
 	}
-	labels := map[string]string{"app": "app"}
-	objs := []runtime.Object{
-		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: failoverApp}},
-		&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Namespace: failoverApp, Name: "app-config"},
-			Data: map[string]string{"greeting": "hello"}},
-		&appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: metav1.ObjectMeta{Namespace: failoverApp, Name: "app"},
-			Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "busybox"}}}}}},
-	}
-	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: "app"}}
-	for _, obj := range objs {
-		raw, err := json.Marshal(obj)
-		if err != nil {
-			b.Fatal(err)
-		}
-		w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}})
+	w, err := framework.AppWork(cluster, "app", failoverApp)
+	if err != nil {
+		b.Fatal(err)
 	}
 	if err := hub.Create(ctx, w); err != nil {
 		b.Fatal(err)

@@ -3,7 +3,6 @@ package agent_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -177,24 +175,9 @@ func createStandbyWork(ctx context.Context, t *testing.T, hub client.Client) {
 	if err := hub.Create(ctx, ns); client.IgnoreAlreadyExists(err) != nil {
 		t.Fatal(err)
 	}
-	objs := []runtime.Object{
-		&corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: standbyApp}},
-		&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Namespace: standbyApp, Name: "app-config"},
-			Data: map[string]string{"greeting": "hello"}},
-		&appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: metav1.ObjectMeta{Namespace: standbyApp, Name: "app"},
-			Spec: appsv1.DeploymentSpec{
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "app"}},
-				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "app"}},
-					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "busybox"}}}},
-			}},
-	}
-	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "app"}}
-	for _, obj := range objs {
-		raw, err := json.Marshal(obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Spec.Workload.Manifests = append(w.Spec.Workload.Manifests, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}})
+	w, err := framework.AppWork(clusterName, "app", standbyApp)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if err := hub.Create(ctx, w); err != nil {
 		t.Fatal(err)
