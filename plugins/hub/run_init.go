@@ -244,7 +244,7 @@ func migrateStoredVersions(ctx context.Context, o *InitOptions, c client.Client,
 	}
 	what := "the add-on conversion webhook of the hub controller, to migrate stored add-on objects"
 	err = cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
-		if err := conversion.Probe(ctx, c); err != nil {
+		if err := conversion.ProbeAll(ctx, c); err != nil {
 			return false, cli.DescribeNotReady(ctx, in, err.Error(), controllerDeployment), nil
 		}
 		return true, "", nil

@@ -35,7 +35,7 @@ func TestCABundleRotation(t *testing.T) {
 		return !bytes.Equal(s.secret(t).Data[servingcert.CertKey], first.Data[servingcert.CertKey]), nil
 	})
 	s.poll(t, 10*time.Second, "a conversion with the renewed certificate", func(ctx context.Context) (bool, error) {
-		return true, conversion.Probe(ctx, s.admin)
+		return true, conversion.ProbeAll(ctx, s.admin)
 	})
 
 	var rotated *corev1.Secret
@@ -46,7 +46,7 @@ func TestCABundleRotation(t *testing.T) {
 	})
 	s.expectCABundles(t, rotated.Data[servingcert.CABundleKey])
 	s.poll(t, 10*time.Second, "a conversion after the CA renewal", func(ctx context.Context) (bool, error) {
-		return true, conversion.Probe(ctx, s.admin)
+		return true, conversion.ProbeAll(ctx, s.admin)
 	})
 	s.poll(t, time.Minute, "the expired CA dropped from the bundle", func(ctx context.Context) (bool, error) {
 		cas, err := certutil.ParseCertsPEM(s.secret(t).Data[servingcert.CABundleKey])
@@ -54,7 +54,7 @@ func TestCABundleRotation(t *testing.T) {
 	})
 	s.expectCABundles(t, s.secret(t).Data[servingcert.CABundleKey])
 	s.poll(t, 10*time.Second, "a conversion with the renewed CA alone", func(ctx context.Context) (bool, error) {
-		return true, conversion.Probe(ctx, s.admin)
+		return true, conversion.ProbeAll(ctx, s.admin)
 	})
 }
 
@@ -91,7 +91,7 @@ func TestHubInitKeepsCABundle(t *testing.T) {
 			t.Errorf("%s: caBundle managed by %v, want %s alone", name, managers, conversion.FieldManager)
 		}
 	}
-	if err := conversion.Probe(s.ctx, s.admin); err != nil {
+	if err := conversion.ProbeAll(s.ctx, s.admin); err != nil {
 		t.Fatalf("conversion after hub init: %v", err)
 	}
 }

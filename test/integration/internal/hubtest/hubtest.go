@@ -90,7 +90,7 @@ func ConversionWebhookAddress(t testing.TB) (bind, url string) {
 // StartConversionWebhook runs the hub controller's conversion webhook with
 // opts (Namespace defaults to the hub namespace) in-process as c's user until
 // the test ends, and waits until the API server converts through it, which
-// admin checks (conversion.Probe).
+// admin checks for every converted CRD (conversion.ProbeAll).
 func StartConversionWebhook(ctx context.Context, t testing.TB, c, admin client.Client, opts addonconversion.Options) *addonconversion.Webhook {
 	t.Helper()
 	if opts.Namespace == "" {
@@ -111,7 +111,7 @@ func StartConversionWebhook(ctx context.Context, t testing.TB, c, admin client.C
 	})
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		err := conversion.Probe(ctx, admin)
+		err := conversion.ProbeAll(ctx, admin)
 		if ctx.Err() == nil {
 			last = err
 		}
