@@ -182,16 +182,6 @@ func bootstrapSecretsValues(l *operatorv1.LocalSecretsConfig, v *AgentValues) er
 	return nil
 }
 
-// BootstrapSecretNames are the Secrets in the agent's namespace that hold
-// the bootstrap kubeconfigs, one per hub in order of preference:
-// bootstrap-hub-kubeconfig alone unless v names others.
-func (v AgentValues) BootstrapSecretNames() []string {
-	if len(v.BootstrapKubeconfigSecrets) == 0 {
-		return []string{operatorv1.BootstrapHubKubeConfigSecret}
-	}
-	return v.BootstrapKubeconfigSecrets
-}
-
 // KlusterletOperatorValues parameterise the manifests of the Klusterlet
 // operator in config/klusterlet-operator.
 type KlusterletOperatorValues struct {

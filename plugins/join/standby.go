@@ -10,15 +10,17 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -242,19 +244,19 @@ func (o *Options) runAddHub(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, sh := range standby {
+	for i, sh := range standby {
 		s := &corev1.Secret{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: sh.Secret, Labels: map[string]string{"app.kubernetes.io/part-of": "kubectl-ocm"}},
 			Type:       corev1.SecretTypeOpaque,
 			Data:       map[string][]byte{kubeconfig.KubeconfigKey: sh.Kubeconfig},
 		}
-		if err := spoke.Create(ctx, s); err != nil {
-			if !apierrors.IsAlreadyExists(err) {
-				return fmt.Errorf("write the bootstrap kubeconfig of hub %s to Secret %s/%s: %w", s.Name, namespace, sh.Secret, err)
-			}
-			if err := spoke.Update(ctx, s); err != nil {
-				return fmt.Errorf("write the bootstrap kubeconfig to Secret %s/%s: %w", namespace, sh.Secret, err)
-			}
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)
+		if err == nil {
+			err = apply.Apply(ctx, spoke, []*unstructured.Unstructured{{Object: u}}, apply.Options{})
+		}
+		if err != nil {
+			return fmt.Errorf("write the bootstrap kubeconfig of hub %s to Secret %s/%s: %w", checked[i].APIServer, namespace, sh.Secret, err)
 		}
 		names = append(names, sh.Secret)
 	}

@@ -137,7 +137,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterl
 		return ctrl.Result{}, err
 	}
 	if previous != "" {
-		if err := r.copySecrets(ctx, previous, namespace, values.BootstrapSecretNames()); err != nil {
+		if err := r.copySecrets(ctx, previous, namespace, k.BootstrapKubeconfigSecrets()); err != nil {
 			setApplied(k, err, nil, 0)
 			return ctrl.Result{}, err
 		}

@@ -51,12 +51,12 @@ func (a *Agent) bootstrap(ctx context.Context, id identity, force bool) error {
 				return nil
 			}
 		}
-		done, wait, answered := a.bootstrapOnce(ctx, id)
+		done, wait, err := a.bootstrapOnce(ctx, id)
 		if done {
 			log.Info("Obtained the hub credential", "secret", a.opts.HubKubeconfigSecret, "bootstrapSecret", a.bootstrapSecret())
 			return nil
 		}
-		if answered {
+		if hubAnswered(err) {
 			a.noteContact()
 		} else if lost, due := a.hubLost(); due && a.failover(ctx, id, lost) {
 			continue
@@ -68,16 +68,10 @@ func (a *Agent) bootstrap(ctx context.Context, id identity, force bool) error {
 }
 
 // bootstrapOnce takes one step of the bootstrap and reports whether the hub
-// credential was written, or how long to wait before the next step, and
-// whether the hub answered (hubAnswered).
-func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (done bool, wait time.Duration, answered bool) {
-	done, wait, err := a.bootstrapStep(ctx, id)
-	return done, wait, hubAnswered(err)
-}
-
-// bootstrapStep is bootstrapOnce, with the error that stopped the step: nil
-// when the hub answered every request.
-func (a *Agent) bootstrapStep(ctx context.Context, id identity) (bool, time.Duration, error) {
+// credential was written, or how long to wait before the next step, and the
+// error that stopped the step: nil when the hub answered every request
+// (hubAnswered tells whether it reached the hub).
+func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Duration, error) {
 	log := ctrl.LoggerFrom(ctx)
 	info, err := a.bootstrapKubeconfig(ctx)
 	if err != nil {

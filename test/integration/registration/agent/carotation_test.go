@@ -13,11 +13,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -26,7 +23,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -78,11 +74,7 @@ func TestHubCARotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flagsFor := func(context string) *genericclioptions.ConfigFlags {
-		f := genericclioptions.NewConfigFlags(false)
-		f.KubeConfig, f.Context = ptr.To(env.Kubeconfig()), ptr.To(context)
-		return f
-	}
+	flagsFor := func(context string) *genericclioptions.ConfigFlags { return contextFlags(env, context) }
 	clusters := map[string]string{clusterName: operatorv1.CSRAuthType, cluster2: operatorv1.TokenAuthType}
 	names := []string{clusterName, cluster2}
 	for _, name := range names {
@@ -94,24 +86,8 @@ func TestHubCARotation(t *testing.T) {
 			t.Fatalf("join %s: %v\noutput:\n%s", name, err, out)
 		}
 	}
-	streams, _, out, _ := genericiooptions.NewTestIOStreams()
-	a := accept.NewOptions(flagsFor("hub"), streams)
-	a.Clusters, a.Wait, a.Timeout = names, true, 2*time.Minute
-	if err := a.Complete(nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Run(ctx); err != nil {
-		t.Fatalf("accept: %v\noutput:\n%s", err, out)
-	}
-	for _, name := range names {
-		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"leaseDurationSeconds":%d}}`, rotationLease))
-		if err := hubC.Client().Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}, patch); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mustAccept(ctx, t, flagsFor("hub"), names...)
+	setLease(ctx, t, hubC.Client(), rotationLease, names...)
 	for _, name := range names {
 		eventually(ctx, t, name+" Available", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}

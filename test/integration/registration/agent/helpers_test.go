@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -21,7 +22,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	certutil "k8s.io/client-go/util/cert"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -29,6 +33,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -195,5 +200,49 @@ func dumpCSRs(t *testing.T, hub *framework.Cluster) {
 		_ = hub.Client().Create(ctx, sar)
 		t.Logf("CSR %s by %s %v: conditions %+v; may renew: %v %s", csr.Name, csr.Spec.Username, csr.Spec.Groups,
 			csr.Status.Conditions, sar.Status.Allowed, sar.Status.Reason)
+	}
+}
+
+// contextFlags selects context of env's kubeconfig, as --context does.
+func contextFlags(env *framework.Environment, context string) *genericclioptions.ConfigFlags {
+	f := genericclioptions.NewConfigFlags(false)
+	f.KubeConfig, f.Context = ptr.To(env.Kubeconfig()), ptr.To(context)
+	return f
+}
+
+// runAccept runs `kubectl ocm accept --clusters clusters --wait` on the hub
+// of flags, waiting at most timeout, and returns its output (stdout, then
+// stderr) and error.
+func runAccept(ctx context.Context, t *testing.T, flags *genericclioptions.ConfigFlags, timeout time.Duration, clusters ...string) (string, error) {
+	t.Helper()
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	a := accept.NewOptions(flags, streams)
+	a.Clusters, a.Wait, a.Timeout = clusters, true, timeout
+	if err := a.Complete(nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	err := a.Run(ctx)
+	return out.String() + errOut.String(), err
+}
+
+// mustAccept is runAccept with a 2-minute wait, failing t on an error.
+func mustAccept(ctx context.Context, t *testing.T, flags *genericclioptions.ConfigFlags, clusters ...string) {
+	t.Helper()
+	if out, err := runAccept(ctx, t, flags, 2*time.Minute, clusters...); err != nil {
+		t.Fatalf("accept: %v\noutput:\n%s", err, out)
+	}
+}
+
+// setLease sets spec.leaseDurationSeconds of the clusters on hub.
+func setLease(ctx context.Context, t *testing.T, hub client.Client, seconds int, clusters ...string) {
+	t.Helper()
+	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"leaseDurationSeconds":%d}}`, seconds))
+	for _, name := range clusters {
+		if err := hub.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}, patch); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -25,7 +25,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/get"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -34,10 +34,11 @@ import (
 // standbyApp is the namespace of the workload both hubs deliver.
 const standbyApp = "standby-app"
 
-// TestStandbyHub joins a cluster to a primary hub with a standby hub
-// (join with a second --hub-apiserver and --hub-token; the standby
-// approves the cluster's bootstrap identity automatically), delivers the
-// same ManifestWork from both hubs, then kills the primary's API server.
+// TestStandbyHub checks what join with a second --hub-apiserver and
+// --hub-token writes (a client dry run), joins a cluster to a primary hub,
+// delivers the same ManifestWork from the primary and a standby hub (which
+// approves the cluster's bootstrap identity automatically), adds the
+// standby with join --add-hub, then kills the primary's API server.
 // After the hub connection timeout the agent registers with the standby,
 // whose work takes over the applied objects: none is deleted or recreated,
 // also after the primary's records are evicted. get klusterlet shows the
@@ -70,46 +71,61 @@ func TestStandbyHub(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	flagsFor := func(context string) *genericclioptions.ConfigFlags {
-		f := genericclioptions.NewConfigFlags(false)
-		f.KubeConfig, f.Context = ptr.To(env.Kubeconfig()), ptr.To(context)
-		return f
-	}
+	flagsFor := func(context string) *genericclioptions.ConfigFlags { return contextFlags(env, context) }
+	// join with both hubs checks both and writes both bootstrap
+	// kubeconfigs, listed in the Klusterlet; here as a client dry run.
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
 	o := join.NewOptions(flagsFor(clusterName), streams)
 	o.HubAPIServer, o.HubToken, o.ClusterName = primary.Server(), tokens[primary], clusterName
 	o.StandbyHubs = []join.Hub{{APIServer: standby.Server(), Token: tokens[standby]}}
 	o.HubConnectionTimeoutSeconds = operatorv1.MinHubConnectionTimeoutSeconds
+	o.Image, o.DryRun, o.PrintFlags.OutputFormat = "example.com/ocm-controller:test", cli.DryRunClient, ptr.To("yaml")
+	if err := runJoin(ctx, o); err != nil {
+		t.Fatalf("join with a standby hub, dry run: %v\noutput:\n%s", err, out)
+	}
+	for _, want := range []string{"name: bootstrap-hub-kubeconfig-2", "type: LocalSecrets", "hubConnectionTimeoutSeconds: 180"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("join with a standby hub prints no %q:\n%s", want, out)
+		}
+	}
+
+	// The cluster joins the primary, then gains the standby with --add-hub.
+	streams, _, out, _ = genericiooptions.NewTestIOStreams()
+	o = join.NewOptions(flagsFor(clusterName), streams)
+	o.HubAPIServer, o.HubToken, o.ClusterName = primary.Server(), tokens[primary], clusterName
 	o.Image, o.Wait, o.Timeout = "example.com/ocm-controller:test", true, 2*time.Minute
 	if err := runJoin(ctx, o); err != nil {
 		t.Fatalf("join: %v\noutput:\n%s", err, out)
 	}
-	if !strings.Contains(out.String(), "Standby hub 2: "+standby.Server()) {
-		t.Errorf("join does not name the standby hub:\n%s", out)
-	}
 	// The primary's records are evicted soon after the failover, so that
 	// the test sees what their eviction does to the objects.
 	setEvictionGrace(ctx, t, spoke.Client(), 20*time.Second)
-	streams, _, out, _ = genericiooptions.NewTestIOStreams()
-	a := accept.NewOptions(flagsFor("hub"), streams)
-	a.Clusters, a.Wait, a.Timeout = []string{clusterName}, true, 2*time.Minute
-	if err := a.Complete(nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Run(ctx); err != nil {
-		t.Fatalf("accept: %v\noutput:\n%s", err, out)
-	}
-	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"leaseDurationSeconds":%d}}`, rotationLease))
-	if err := primary.Client().Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: clusterName}}, patch); err != nil {
-		t.Fatal(err)
-	}
+	mustAccept(ctx, t, flagsFor("hub"), clusterName)
+	setLease(ctx, t, primary.Client(), rotationLease, clusterName)
 	for _, h := range []*framework.Cluster{primary, standby} {
 		createStandbyWork(ctx, t, h.Client())
 	}
 	waitWorkApplied(ctx, t, primary, "the primary's work")
+	streams, _, out, _ = genericiooptions.NewTestIOStreams()
+	o = join.NewOptions(flagsFor(clusterName), streams)
+	o.AddHub, o.HubAPIServer, o.HubToken = true, standby.Server(), tokens[standby]
+	o.HubConnectionTimeoutSeconds = operatorv1.MinHubConnectionTimeoutSeconds
+	if err := runJoin(ctx, o); err != nil {
+		t.Fatalf("join --add-hub: %v\noutput:\n%s", err, out)
+	}
+	if !strings.Contains(out.String(), "Added hub "+standby.Server()+" as hub 2 of cluster "+clusterName) {
+		t.Errorf("join --add-hub does not say it added the standby hub:\n%s", out)
+	}
+	// The agent restarts with both hubs and stays with the primary, the hub
+	// its credential is for.
+	eventually(ctx, t, "the agent connected to hub 1 of 2", func(ctx context.Context) (bool, error) {
+		k := &operatorv1.Klusterlet{}
+		if err := spoke.Client().Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k); err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(k.Status.Conditions, operatorv1.ConditionHubConnectionDegraded)
+		return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, primary.Server()) && strings.Contains(c.Message, "(hub 1 of 2"), nil
+	})
 	hubsShown(ctx, t, flagsFor(clusterName), primary.Server())
 
 	objects := framework.WatchObjects(t, spoke, standbyApp,

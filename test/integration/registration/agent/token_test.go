@@ -23,7 +23,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -54,26 +53,14 @@ func TestTokenRegistration(t *testing.T) {
 	}
 	spokeFlags := genericclioptions.NewConfigFlags(false)
 	spokeFlags.KubeConfig, spokeFlags.Context = ptr.To(env.Kubeconfig()), ptr.To(clusterName)
-	hubFlags := genericclioptions.NewConfigFlags(false)
-	hubFlags.KubeConfig, hubFlags.Context = ptr.To(env.Kubeconfig()), ptr.To("hub")
+	hubFlags := contextFlags(env, "hub")
 	hubCA := filepath.Join(t.TempDir(), "hub-ca.crt")
 	if err := os.WriteFile(hubCA, hub.CAData(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	acceptCluster := func(t *testing.T) {
 		t.Helper()
-		streams, _, out, _ := genericiooptions.NewTestIOStreams()
-		o := accept.NewOptions(hubFlags, streams)
-		o.Clusters, o.Wait, o.Timeout = []string{clusterName}, true, 2*time.Minute
-		if err := o.Complete(nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := o.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		if err := o.Run(ctx); err != nil {
-			t.Fatalf("accept: %v\noutput:\n%s", err, out)
-		}
+		mustAccept(ctx, t, hubFlags, clusterName)
 	}
 	available := func(t *testing.T) {
 		t.Helper()
@@ -171,18 +158,9 @@ func TestTokenRegistration(t *testing.T) {
 		if err := runJoin(ctx, o); err != nil {
 			t.Fatalf("join: %v\noutput:\n%s", err, out)
 		}
-		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-		a := accept.NewOptions(hubFlags, streams)
-		a.Clusters, a.Wait, a.Timeout = []string{clusterName}, true, csr.UnsignedGrace+20*time.Second
-		if err := a.Complete(nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		err := a.Run(ctx)
+		acceptOut, err := runAccept(ctx, t, hubFlags, csr.UnsignedGrace+20*time.Second, clusterName)
 		if err == nil || !strings.Contains(err.Error(), "--registration-auth token") {
-			t.Fatalf("accept on a hub that signs nothing: %v, want an error naming --registration-auth token\noutput:\n%s%s", err, out, errOut)
+			t.Fatalf("accept on a hub that signs nothing: %v, want an error naming --registration-auth token\noutput:\n%s", err, acceptOut)
 		}
 		t.Logf("accept: %v", err)
 	})
