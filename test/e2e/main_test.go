@@ -146,14 +146,20 @@ func (f *fleet) ocm(t *testing.T, args ...string) string {
 // tryOCM is ocm without failing the test.
 func (f *fleet) tryOCM(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	out, err := f.quietOCM(t.Context(), args...)
+	t.Logf("$ kubectl ocm %s\n%s", strings.Join(args, " "), out)
+	return out, err
+}
+
+// quietOCM is tryOCM without logging, for commands a test polls.
+func (f *fleet) quietOCM(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bins.kubectlOCM, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+f.env.Kubeconfig())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	t.Logf("$ kubectl ocm %s\n%s", strings.Join(args, " "), out.String())
 	return out.String(), err
 }
 

@@ -13,7 +13,7 @@ import (
 
 // AppWork returns ManifestWork name of the cluster namespace cluster that
 // delivers a small application to namespace app: the namespace, ConfigMap
-// app-config and Deployment app (busybox). Tests of a disruption deliver it
+// app-config and Deployment app (busybox, sleeping: on a node it runs). Tests of a disruption deliver it
 // and watch its objects on the managed cluster.
 func AppWork(cluster, name, app string) (*workv1.ManifestWork, error) {
 	labels := map[string]string{"app": "app"}
@@ -24,7 +24,7 @@ func AppWork(cluster, name, app string) (*workv1.ManifestWork, error) {
 		&appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: metav1.ObjectMeta{Namespace: app, Name: "app"},
 			Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
 				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "busybox"}}}}}},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "busybox", Command: []string{"sleep", "86400"}}}}}}},
 	}
 	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
 	for _, obj := range objs {
