@@ -3,7 +3,7 @@
 #   make build       build bin/kubectl-ocm, bin/ocm-controller and the example add-ons' bin/helloworld-addon and bin/hellomanager, with bin/kubectl_complete-ocm
 #   make image       build the ocm-controller image (linux/amd64, linux/arm64) into dist/image, no container daemon needed
 #   make test        build everything the tests need and run every test tier
-#   make dev-env     start a local hub, cluster1 and cluster2 in the background
+#   make dev-env     start a local hub, cluster1, cluster2 and a standby hub hub2 in the background
 #   make verify      formatting, vet, lint, generated files, go mod tidy
 #   make release VERSION=vX.Y.Z   release archives, checksums, the krew manifest (checked with krew), chart versions and the image
 
@@ -224,7 +224,7 @@ bench-scale: kube-bins ## Grow one hub through SCALE_STEPS clusters (simulated a
 DEV_ENV_DIR ?= $(ROOT)/.dev-env
 
 .PHONY: dev-env
-dev-env: build kube-bins node-deps node-images ## Start hub, cluster1 and cluster2, each with a node running the images of make image, in the background and print how to use them.
+dev-env: build kube-bins node-deps node-images ## Start hub, cluster1, cluster2 and the standby hub hub2, each with a node running the images of make image, in the background and print how to use them.
 	$(GO) build -o $(BIN)/dev-env ./test/framework/cmd/dev-env
 	$(BIN)/dev-env up --dir $(DEV_ENV_DIR) --kube-bin-dir $(KUBE_BIN) --dist-dir $(ROOT)/dist
 

@@ -5,7 +5,8 @@
 # cluster1, roll a workload out to both clusters through a placement, give
 # every cluster of the default set a namespace, then
 # install the example add-ons on both: one the hub deploys from an
-# AddOnTemplate, one with a manager of its own.
+# AddOnTemplate, one with a manager of its own; last, install a standby hub,
+# hub2, and add it to cluster1.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -29,7 +30,7 @@ fi
 step() {
 	local shown=$*
 	local token
-	for token in ${TOKEN:-} ${BOUND_TOKEN:-}; do
+	for token in ${TOKEN:-} ${BOUND_TOKEN:-} ${STANDBY_TOKEN:-}; do
 		shown=${shown//$token/${token:0:12}...}
 	done
 	printf '\n%s$ %s%s\n' "$bold" "$shown" "$reset"
@@ -37,7 +38,7 @@ step() {
 }
 
 # A fleet of mixed releases: cluster2 runs the previous Kubernetes release.
-for c in hub cluster1 cluster2; do
+for c in hub cluster1 cluster2 hub2; do
 	step kubectl get nodes --context "$c"
 done
 step kubectl ocm hub init --context hub --wait | tee "$DEV_ENV_DIR/hub-init.out"
@@ -146,9 +147,27 @@ step kubectl ocm addon get hellomanager --context hub
 step kubectl wait --for=create configmap/greeting -n hellomanager --context cluster1 --timeout=1m
 step kubectl get configmap greeting -n hellomanager --context cluster1 -o jsonpath='{.data.value}{"\n"}'
 
-# Every Pod of the product and of the examples, on the three clusters' nodes.
-for c in hub cluster1 cluster2; do
+# A standby hub: hub2 is installed as the hub was and approves first joins of
+# the bootstrap identity by itself. cluster1 lists it with join --add-hub; its
+# agent restarts with both hubs and stays with the hub its credential is for
+# (get klusterlet: CURRENT).
+# Should the hub stop answering for hubConnectionTimeoutSeconds (180 s here,
+# 600 by default), the agent registers with hub2 and hub2's works apply
+# there, taking over what the hub's applied (make test runs that failover
+# on these nodes).
+step kubectl ocm hub init --context hub2 --wait --auto-approved-csr-identities system:serviceaccount:open-cluster-management:agent-registration-bootstrap | tee "$DEV_ENV_DIR/hub2-init.out"
+STANDBY_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
+STANDBY=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
+if [[ -z $STANDBY_TOKEN || -z $STANDBY ]]; then
+	echo "hub init on hub2 printed no join command" >&2
+	exit 1
+fi
+step kubectl ocm join --add-hub --hub-token "$STANDBY_TOKEN" --hub-apiserver "$STANDBY" --hub-connection-timeout-seconds 180 --context cluster1
+step kubectl ocm get klusterlet --context cluster1
+
+# Every Pod of the product and of the examples, on the clusters' nodes.
+for c in hub cluster1 cluster2 hub2; do
 	step kubectl get pods -A -o wide --context "$c"
 done
 
-printf '\nThe hub and two managed clusters are running. Stop everything with: make dev-env-down\n'
+printf '\nThe hub, two managed clusters and the standby hub are running. Stop everything with: make dev-env-down\n'

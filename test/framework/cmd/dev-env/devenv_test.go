@@ -45,7 +45,13 @@ func TestUpDown(t *testing.T) {
 
 	out := run("up", "--kube-bin-dir", filepath.Join(root, "bin", "kube"), "--dist-dir", filepath.Join(root, "dist"), "--clusters", "hub,cluster1", "--previous", "cluster1")
 	assert.Contains(t, out, "export KUBECONFIG="+filepath.Join(dir, "kubeconfig"))
-	assert.Contains(t, run("up"), "already running", "a second up must not start a second environment")
+	assert.Contains(t, run("up", "--clusters", "hub,cluster1"), "already running", "a second up must not start a second environment")
+	// An up for other clusters than those running is refused: it cannot
+	// give what it was asked for.
+	other := exec.Command(filepath.Join(bin, "dev-env"), "up", "--dir", dir)
+	out2, err := other.CombinedOutput()
+	assert.Error(t, err, "dev-env up for the default clusters while hub,cluster1 run: %s", out2)
+	assert.Contains(t, string(out2), "make dev-env-down")
 
 	pidBytes, err := os.ReadFile(filepath.Join(dir, pidFile))
 	require.NoError(t, err)

@@ -5,17 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -48,6 +51,21 @@ func (o *options) running() int {
 	return pid
 }
 
+// runningClusters returns the clusters of the running environment's
+// kubeconfig, one context each.
+func (o *options) runningClusters() []string {
+	cfg, err := clientcmd.LoadFromFile(o.path("kubeconfig"))
+	if err != nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(cfg.Contexts))
+}
+
+// sameSet reports whether a and b hold the same names.
+func sameSet(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
 // up starts `dev-env serve` detached from the terminal and waits until it
 // reports ready, showing its progress.
 func (o *options) up(ctx context.Context, out io.Writer) error {
@@ -60,6 +78,10 @@ func (o *options) up(ctx context.Context, out io.Writer) error {
 	}
 	o.dir = abs
 	if pid := o.running(); pid != 0 {
+		if running := o.runningClusters(); !sameSet(running, o.clusters) {
+			return fmt.Errorf("the development environment running (pid %d) has clusters %s, not %s: stop it with 'make dev-env-down' and start it again",
+				pid, strings.Join(running, ", "), strings.Join(o.clusters, ", "))
+		}
 		fmt.Fprintf(out, "The development environment is already running (pid %d).\n\n", pid)
 		o.printUsage(out)
 		return nil
@@ -125,13 +147,29 @@ Use them:
 
 Install the hub:
   kubectl ocm hub init --context %s --wait
-
+%s
 An HTTP proxy in front of the hub, for join --proxy-url: its URL is in %s,
 the hub's URL through it (a name only the proxy resolves) in %s.
 
 Stop them, and everything they started:
   make dev-env-down
-`, strings.Join(o.clusters, ", "), o.path("env"), kubeconfig, o.clusters[0], o.clusters[0], o.path(proxyURLFile), o.path(hubViaProxyFile))
+`, strings.Join(o.clusters, ", "), o.path("env"), kubeconfig, o.clusters[0], o.clusters[0], o.standbyUsage(), o.path(proxyURLFile), o.path(hubViaProxyFile))
+}
+
+// standbyHub is the cluster of the environment meant as a standby hub.
+const standbyHub = "hub2"
+
+// standbyUsage tells how to install the standby hub, when the environment
+// has one.
+func (o *options) standbyUsage() string {
+	if !slices.Contains(o.clusters, standbyHub) {
+		return ""
+	}
+	return fmt.Sprintf(`
+A standby hub, for join --add-hub (clusters move to it when the hub stops
+answering):
+  kubectl ocm hub init --context %s --wait
+`, standbyHub)
 }
 
 // serve runs the environment until SIGTERM or SIGINT.
