@@ -72,6 +72,8 @@ type Cluster struct {
 	kcm     *process
 	kcmArgs []string
 	kcmPort int
+	// scheduler is the running kube-scheduler of a cluster with a node.
+	scheduler *process
 	// apiserver is the running kube-apiserver; apiserverBin and
 	// apiserverArgs start it again (RestartAPIServer).
 	apiserver     *process

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,7 +38,12 @@ type node struct {
 	cgroup string
 	// holder keeps the node's mount namespace.
 	holder *process
-	procs  []*process
+	// kubelet and proxy are the node's kubelet and kube-proxy, which
+	// restartClients replaces.
+	kubelet, proxy *process
+	procs          []*process
+	// pathEnv is the PATH the node's processes run with.
+	pathEnv string
 }
 
 // nodeBinaries are what a node runs, from the Kubernetes binaries'
@@ -76,8 +82,8 @@ func (n *node) start(ctx context.Context, e *Environment) error {
 	if err := n.startHolder(ctx); err != nil {
 		return fmt.Errorf("node %s: %w", n.name, err)
 	}
-	pathEnv := "PATH=" + e.binDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-	containerd, err := n.run("containerd", filepath.Join(e.binDir, "containerd"), []string{"--config", n.path("containerd.toml")}, pathEnv)
+	n.pathEnv = "PATH=" + e.binDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	containerd, err := n.run("containerd", filepath.Join(e.binDir, "containerd"), []string{"--config", n.path("containerd.toml")}, n.pathEnv)
 	if err != nil {
 		return err
 	}
@@ -86,17 +92,46 @@ func (n *node) start(ctx context.Context, e *Environment) error {
 	}); err != nil {
 		return err
 	}
-	if _, err := n.run("kubelet", filepath.Join(n.c.binDir, "kubelet"), []string{
+	if err := n.startClients(); err != nil {
+		return err
+	}
+	return n.waitReady(ctx)
+}
+
+// startClients starts the node's clients of the API server: the kubelet and
+// kube-proxy.
+func (n *node) startClients() error {
+	kubelet, err := n.run("kubelet", filepath.Join(n.c.binDir, "kubelet"), []string{
 		"--config=" + n.path("kubelet.yaml"),
 		"--kubeconfig=" + n.path("kubelet.kubeconfig"),
 		"--hostname-override=" + n.name,
 		"--node-ip=" + n.net.ip.String(),
 		"--v=1",
-	}, pathEnv); err != nil {
+	}, n.pathEnv)
+	if err != nil {
 		return err
 	}
-	if _, err := n.run("kube-proxy", filepath.Join(n.c.binDir, "kube-proxy"), []string{"--config=" + n.path("kube-proxy.yaml"), "--v=1"}, pathEnv); err != nil {
-		return err
+	n.kubelet = kubelet
+	n.proxy, err = n.run("kube-proxy", filepath.Join(n.c.binDir, "kube-proxy"), []string{"--config=" + n.path("kube-proxy.yaml"), "--v=1"}, n.pathEnv)
+	return err
+}
+
+// restartClients gives the kubelet and kube-proxy new credentials of the
+// cluster's current client CA, trusting its current serving CAs, and
+// restarts them, as an administrator does in a CA rotation; it waits until
+// the Node is Ready again. The node's containers run on: containerd stays.
+func (n *node) restartClients(ctx context.Context) error {
+	if err := n.writeCredentials(); err != nil {
+		return fmt.Errorf("node %s: %w", n.name, err)
+	}
+	for _, p := range []*process{n.proxy, n.kubelet} {
+		if err := p.Stop(10 * time.Second); err != nil {
+			return fmt.Errorf("node %s: stop %s: %w", n.name, p.name, err)
+		}
+		n.procs = slices.DeleteFunc(n.procs, func(q *process) bool { return q == p })
+	}
+	if err := n.startClients(); err != nil {
+		return fmt.Errorf("node %s: %w", n.name, err)
 	}
 	return n.waitReady(ctx)
 }
@@ -165,8 +200,7 @@ func (n *node) run(what, bin string, args []string, env string) (*process, error
 // waitReady waits until the Node exists and is Ready.
 func (n *node) waitReady(ctx context.Context) error {
 	cs := n.c.Clientset()
-	kubelet := n.procs[len(n.procs)-2]
-	return kubelet.waitFor(ctx, "Node "+n.name+" Ready", func(ctx context.Context) (bool, error) {
+	return n.kubelet.waitFor(ctx, "Node "+n.name+" Ready", func(ctx context.Context) (bool, error) {
 		nd, err := cs.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -198,15 +232,7 @@ func (n *node) stop() error {
 // containerd, the CNI plugins, the kubelet and kube-proxy.
 func (n *node) writeConfig(e *Environment) error {
 	c := n.c
-	kubeletCreds, err := c.ca.issue("system:node:"+n.name, []string{"system:nodes"}, nil, nil)
-	if err != nil {
-		return err
-	}
 	serving, err := c.ca.issue(n.name, nil, []net.IP{n.net.ip}, []string{n.name})
-	if err != nil {
-		return err
-	}
-	proxyCreds, err := c.ca.issue("system:kube-proxy", nil, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -231,6 +257,22 @@ func (n *node) writeConfig(e *Environment) error {
 		if err := n.mirror(host); err != nil {
 			return err
 		}
+	}
+	return n.writeCredentials()
+}
+
+// writeCredentials writes the kubeconfigs of the kubelet and kube-proxy:
+// client certificates of the cluster's current client CA, and its current
+// serving CAs.
+func (n *node) writeCredentials() error {
+	c := n.c
+	kubeletCreds, err := c.ca.issue("system:node:"+n.name, []string{"system:nodes"}, nil, nil)
+	if err != nil {
+		return err
+	}
+	proxyCreds, err := c.ca.issue("system:kube-proxy", nil, nil, nil)
+	if err != nil {
+		return err
 	}
 	if err := WriteKubeconfig(n.path("kubelet.kubeconfig"), c.Name, c.configWith(rest.TLSClientConfig{CertData: kubeletCreds.certPEM, KeyData: kubeletCreds.keyPEM})); err != nil {
 		return err

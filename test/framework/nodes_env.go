@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -111,7 +112,32 @@ func (e *Environment) startScheduler(ctx context.Context, c *Cluster) error {
 		return err
 	}
 	c.procs = append(c.procs, proc)
+	c.scheduler = proc
 	return proc.waitFor(ctx, "kube-scheduler health", healthz(fmt.Sprintf("https://127.0.0.1:%d/healthz", port)))
+}
+
+// restartNodeClients gives the API server's clients on cluster c's node
+// side, its kube-scheduler, kubelet and kube-proxy, credentials of its
+// current client CA that trust its current serving CAs, and restarts them,
+// as an administrator does in each step of a CA rotation. Without a node
+// it does nothing.
+func (e *Environment) restartNodeClients(ctx context.Context, c *Cluster) error {
+	if c.node == nil {
+		return nil
+	}
+	old := c.scheduler
+	if err := old.Stop(10 * time.Second); err != nil {
+		return fmt.Errorf("stop the kube-scheduler of cluster %s: %w", c.Name, err)
+	}
+	c.procs = slices.DeleteFunc(c.procs, func(p *process) bool { return p == old })
+	if err := e.startScheduler(ctx, c); err != nil {
+		return fmt.Errorf("restart the kube-scheduler of cluster %s: %w", c.Name, err)
+	}
+	if err := c.node.restartClients(ctx); err != nil {
+		return err
+	}
+	e.logf("cluster %s: the scheduler, kubelet and kube-proxy restarted with the current CAs", c.Name)
+	return nil
 }
 
 // DistDirEnv names the directory where `make image` and `make

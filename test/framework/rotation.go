@@ -2,7 +2,6 @@ package framework
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -37,17 +36,20 @@ import (
 //     framework's own credentials come from it.
 //  3. RemoveOldClientCA: the API server no longer accepts the old CA.
 //
-// Clusters with a node are not rotated: the node's components keep the CAs
-// they started with.
+// On a cluster with a node, the steps that change what the node's clients
+// of the API server (kube-scheduler, kubelet, kube-proxy) need give them new
+// kubeconfigs and restart them, as an administrator does: AddServingCA and
+// RemoveOldServingCA (the CAs they trust), SignWithNewClientCA (their
+// certificates). Pods keep the CAs their clients loaded when they started:
+// add the serving CA before starting the Pods that must live through the
+// serving certificate's change, or expect them to restart (the projected
+// kube-root-ca.crt follows the published bundle).
 
 // AddServingCA creates a new serving CA for cluster c and adds it to the
 // root CA bundle its controller manager publishes (a restart of the
 // controller manager with the new --root-ca-file) and to the CAs the
 // framework's clients trust. The API server keeps serving with the old CA.
 func (e *Environment) AddServingCA(ctx context.Context, c *Cluster) error {
-	if err := c.rotatable(); err != nil {
-		return err
-	}
 	if c.nextServingCA != nil {
 		return fmt.Errorf("cluster %s: a serving CA rotation is already under way", c.Name)
 	}
@@ -58,6 +60,9 @@ func (e *Environment) AddServingCA(ctx context.Context, c *Cluster) error {
 	c.nextServingCA = next
 	trusted := slices.Concat(c.servingCA.certPEM, next.certPEM)
 	if err := e.setTrusted(ctx, c, trusted); err != nil {
+		return err
+	}
+	if err := e.restartNodeClients(ctx, c); err != nil {
 		return err
 	}
 	e.logf("cluster %s: serving CA %s added to the published bundle", c.Name, next.cert.Subject.CommonName)
@@ -99,6 +104,9 @@ func (e *Environment) RemoveOldServingCA(ctx context.Context, c *Cluster) error 
 	if err := e.setTrusted(ctx, c, c.servingCA.certPEM); err != nil {
 		return err
 	}
+	if err := e.restartNodeClients(ctx, c); err != nil {
+		return err
+	}
 	e.logf("cluster %s: the old serving CA left the published bundle", c.Name)
 	return nil
 }
@@ -133,9 +141,6 @@ func (e *Environment) setTrusted(ctx context.Context, c *Cluster, trusted []byte
 // server accept its certificates besides the old CA's (its --client-ca-file
 // is read again when it changes); it returns once the API server does.
 func (e *Environment) AddClientCA(ctx context.Context, c *Cluster) error {
-	if err := c.rotatable(); err != nil {
-		return err
-	}
 	if c.nextClientCA != nil {
 		return fmt.Errorf("cluster %s: a client CA rotation is already under way", c.Name)
 	}
@@ -182,6 +187,9 @@ func (e *Environment) SignWithNewClientCA(ctx context.Context, c *Cluster) error
 		return err
 	}
 	if err := c.restartControllerManager(ctx); err != nil {
+		return err
+	}
+	if err := e.restartNodeClients(ctx, c); err != nil {
 		return err
 	}
 	e.logf("cluster %s: the controller manager signs with %s", c.Name, c.ca.cert.Subject.CommonName)
@@ -260,15 +268,6 @@ func (c *Cluster) waitAuthenticates(ctx context.Context, ca *authority, accept b
 		}
 		return !accept && apierrors.IsUnauthorized(err), nil
 	})
-}
-
-// rotatable reports why cluster c's CAs cannot rotate: its node's
-// components trust and authenticate with the CAs they started with.
-func (c *Cluster) rotatable() error {
-	if c.node != nil {
-		return errors.New("cluster " + c.Name + " has a node, whose components keep the CAs they started with: rotate the CAs of a cluster without a node")
-	}
-	return nil
 }
 
 // restartControllerManager stops cluster c's kube-controller-manager and
