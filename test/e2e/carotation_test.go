@@ -70,7 +70,7 @@ func TestHubCARotation(t *testing.T) {
 
 	out := f.ocm(t, "hub", "rotate-ca", "--check", "--wait", "--timeout", "3m", "--context", "hub")
 	assert.Contains(t, out, "All 1 clusters are ready")
-	hubTrust(t, managed, append(append([]byte(nil), oldCA...), newCA...))
+	framework.WaitAgentTrusts(ctx, t, managed, append(append([]byte(nil), oldCA...), newCA...), 2*time.Minute)
 
 	require.NoError(t, f.env.ServeWithNewCA(ctx, hubC))
 	renewed("from the hub serving with the new CA")
@@ -84,7 +84,7 @@ func TestHubCARotation(t *testing.T) {
 		got, _ := mc.ClaimValue(certs.HubCAsClaim)
 		return got == certs.HubCAsClaimValue(newCA), nil
 	})
-	hubTrust(t, managed, newCA)
+	framework.WaitAgentTrusts(ctx, t, managed, newCA, 2*time.Minute)
 	_, err := f.tryOCM(t, "hub", "rotate-ca", "--check", "--ca-file", oldCAFile, "--context", "hub")
 	assert.Error(t, err, "rotate-ca --check --ca-file <the old CA>: no cluster trusts it any more")
 	renewed("after the old serving CA left")
@@ -115,26 +115,4 @@ func TestHubCARotation(t *testing.T) {
 	gap, of := mon.LargestGap()
 	t.Logf("lease renewals seen %v; largest gap %s (%s; lease %d s, Unknown after %d s); %d polls of the hub failed (its API server restarted)",
 		mon.Renewals(), gap.Round(time.Millisecond), of, rotationLease, 2*rotationLease, mon.FailedPolls())
-}
-
-// hubTrust waits until the agent of cluster c trusts exactly the CAs of
-// want for the hub, in its hub and its bootstrap kubeconfig.
-func hubTrust(t *testing.T, c *framework.Cluster, want []byte) {
-	t.Helper()
-	for _, name := range []string{operatorv1.HubKubeConfigSecret, operatorv1.BootstrapHubKubeConfigSecret} {
-		eventually(t, 2*time.Minute, fmt.Sprintf("the CAs of Secret %s on %s", name, c.Name), func(ctx context.Context) (bool, error) {
-			sec := &corev1.Secret{}
-			if err := c.Client().Get(ctx, client.ObjectKey{Namespace: config.AgentNamespace, Name: name}, sec); err != nil {
-				return false, err
-			}
-			info, err := kubeconfig.FromSecret(sec.Data)
-			if err != nil {
-				return false, err
-			}
-			if got, want := certs.HubCAsClaimValue(info.CAData), certs.HubCAsClaimValue(want); got != want {
-				return false, fmt.Errorf("trusts %s, want %s", got, want)
-			}
-			return true, nil
-		})
-	}
 }
