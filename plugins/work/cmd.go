@@ -67,6 +67,9 @@ Following a placement is done only this way, so --placement implies
 			# Create the objects once and never update them
 			kubectl ocm work create seed -f seed.yaml --clusters cluster1 --update-strategy CreateOnly
 
+			# Adopt objects that already exist on the cluster only when they match the manifests
+			kubectl ocm work create web -f app.yaml --clusters cluster1 --take-over IfNoDiff
+
 			# Print the ManifestWork without creating it
 			kubectl ocm work create web -f app.yaml --clusters cluster1 --dry-run=client -o yaml
 
@@ -87,6 +90,7 @@ Following a placement is done only this way, so --placement implies
 	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed clusters that get the work, comma separated.")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "Replace the manifests of a ManifestWork NAME that already exists.")
 	f.StringVar(&o.UpdateStrategy, "update-strategy", "", "How the agent updates every manifest: Update (default), CreateOnly, ServerSideApply or ReadOnly.")
+	f.StringVar(&o.TakeOver, "take-over", "", "Whether the agent takes over an object that exists on the cluster and that the work did not create: Always (the default, as OCM), IfNoDiff (only when it already holds what the manifest sets) or Never. Sets annotation "+workv1.TakeOverAnnotation+".")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	o.Rollout.addFlags(cmd)
 	_ = cmd.MarkFlagRequired("filename")
@@ -94,6 +98,7 @@ Following a placement is done only this way, so --placement implies
 	_ = cmd.RegisterFlagCompletionFunc("placement", cli.CompletePlacementRefs(getter))
 	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	_ = cmd.RegisterFlagCompletionFunc("update-strategy", cobra.FixedCompletions(updateStrategies, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("take-over", cobra.FixedCompletions(takeOverRules(), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 

@@ -43,6 +43,9 @@ type CreateOptions struct {
 	Overwrite bool
 	// UpdateStrategy, when set, is the update strategy of every manifest.
 	UpdateStrategy string
+	// TakeOver, when set, is the work's take-over rule
+	// (workv1.TakeOverAnnotation).
+	TakeOver string
 	// DryRun is none, client (print only) or server (validated and admitted
 	// by the hub, not stored).
 	DryRun string
@@ -86,8 +89,30 @@ func (o *CreateOptions) Validate() error {
 	if o.UpdateStrategy != "" && !slices.Contains(updateStrategies, o.UpdateStrategy) {
 		errs = append(errs, fmt.Errorf("--update-strategy %q is not supported: use one of %s", o.UpdateStrategy, strings.Join(updateStrategies, ", ")))
 	}
+	if o.TakeOver != "" {
+		if _, err := workv1.TakeOverRuleOf(map[string]string{workv1.TakeOverAnnotation: o.TakeOver}); err != nil {
+			errs = append(errs, fmt.Errorf("--take-over %q is not supported: use one of %s", o.TakeOver, strings.Join(takeOverRules(), ", ")))
+		}
+	}
 	errs = append(errs, cli.ValidateDryRun(o.DryRun), cli.ValidateOutput(o.PrintFlags, "json", "yaml", "name"))
 	return errors.Join(errs...)
+}
+
+// takeOverRules are the values of --take-over.
+func takeOverRules() []string {
+	out := make([]string, 0, len(workv1.TakeOverRules))
+	for _, r := range workv1.TakeOverRules {
+		out = append(out, string(r))
+	}
+	return out
+}
+
+// annotations returns the annotations the flags give the created object.
+func (o *CreateOptions) annotations() map[string]string {
+	if o.TakeOver == "" {
+		return nil
+	}
+	return map[string]string{workv1.TakeOverAnnotation: o.TakeOver}
 }
 
 // GetOptions are the flags and arguments of `kubectl ocm work get`.

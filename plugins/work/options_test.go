@@ -38,6 +38,8 @@ func TestCreateValidate(t *testing.T) {
 		{"cluster twice", func(o *CreateOptions) { o.Clusters = []string{"a", "a"} }, "cluster a is given twice"},
 		{"update strategy", func(o *CreateOptions) { o.UpdateStrategy = "CreateOnly" }, ""},
 		{"bad update strategy", func(o *CreateOptions) { o.UpdateStrategy = "Replace" }, "use one of Update, CreateOnly, ServerSideApply, ReadOnly"},
+		{"take-over rule", func(o *CreateOptions) { o.TakeOver = "IfNoDiff" }, ""},
+		{"bad take-over rule", func(o *CreateOptions) { o.TakeOver = "ifnodiff" }, `--take-over "ifnodiff" is not supported: use one of Always, IfNoDiff, Never`},
 		{"dry run server", func(o *CreateOptions) { o.DryRun = "server" }, ""},
 		{"bad dry run", func(o *CreateOptions) { o.DryRun = "true" }, "--dry-run true is not supported: use none, client or server"},
 		{"output yaml", func(o *CreateOptions) { f := "yaml"; o.PrintFlags.OutputFormat = &f }, ""},
@@ -266,4 +268,22 @@ func manifestsFrom(t *testing.T, docs ...string) []cli.Manifest {
 		t.Fatal(err)
 	}
 	return ms
+}
+
+// TestCreateTakeOver checks that --take-over becomes the annotation of the
+// ManifestWork and of the ManifestWorkReplicaSet, and that without it
+// neither has one.
+func TestCreateTakeOver(t *testing.T) {
+	o := &CreateOptions{Name: "web", TakeOver: string(workv1.TakeOverNever)}
+	o.Rollout.PlacementNamespace, o.Rollout.PlacementName = "apps", "web"
+	if got := o.buildWork("cluster1", nil, nil).Annotations[workv1.TakeOverAnnotation]; got != "Never" {
+		t.Errorf("ManifestWork take-over annotation = %q, want Never", got)
+	}
+	if got := o.buildReplicaSet(nil, nil).Annotations[workv1.TakeOverAnnotation]; got != "Never" {
+		t.Errorf("ManifestWorkReplicaSet take-over annotation = %q, want Never", got)
+	}
+	o.TakeOver = ""
+	if a := o.buildWork("cluster1", nil, nil).Annotations; a != nil {
+		t.Errorf("ManifestWork annotations without --take-over = %v, want none", a)
+	}
 }

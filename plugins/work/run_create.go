@@ -36,7 +36,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	if o.DryRun == cli.DryRunClient {
 		works := make([]*unstructured.Unstructured, 0, len(o.Clusters))
 		for _, cluster := range o.Clusters {
-			u, err := cli.ToUnstructured(BuildWork(o.Name, cluster, manifests, o.UpdateStrategy, nil))
+			u, err := cli.ToUnstructured(o.buildWork(cluster, manifests, nil))
 			if err != nil {
 				return err
 			}
@@ -59,7 +59,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	}
 	var written []*unstructured.Unstructured
 	for _, cluster := range o.Clusters {
-		work, err := cli.Apply(ctx, c, BuildWork(o.Name, cluster, manifests, o.UpdateStrategy, mapper), o.DryRun == cli.DryRunServer)
+		work, err := cli.Apply(ctx, c, o.buildWork(cluster, manifests, mapper), o.DryRun == cli.DryRunServer)
 		if err != nil {
 			return fmt.Errorf("write ManifestWork %s to cluster %s on %s: %w", o.Name, cluster, cfg.Host, err)
 		}
@@ -147,6 +147,14 @@ func checkCluster(ctx context.Context, c client.Client, cluster string) error {
 		return fmt.Errorf("the namespace of managed cluster %s is being deleted: the cluster is leaving the hub", cluster)
 	}
 	return nil
+}
+
+// buildWork is BuildWork with the flags' name, update strategy and
+// annotations.
+func (o *CreateOptions) buildWork(cluster string, manifests []cli.Manifest, mapper meta.RESTMapper) *workv1.ManifestWork {
+	w := BuildWork(o.Name, cluster, manifests, o.UpdateStrategy, mapper)
+	w.Annotations = o.annotations()
+	return w
 }
 
 // BuildWork returns ManifestWork name in cluster's namespace holding the

@@ -25,7 +25,7 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []cli.Manif
 		return nil
 	}
 	if o.DryRun == cli.DryRunClient {
-		u, err := cli.ToUnstructured(BuildReplicaSet(o.Name, r.PlacementNamespace, r.PlacementName, r.Strategy(), manifests, o.UpdateStrategy, nil))
+		u, err := cli.ToUnstructured(o.buildReplicaSet(manifests, nil))
 		if err != nil {
 			return err
 		}
@@ -55,7 +55,7 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []cli.Manif
 	case !apierrors.IsNotFound(err):
 		return fmt.Errorf("read ManifestWorkReplicaSet %s/%s on %s: %w", r.PlacementNamespace, o.Name, cfg.Host, err)
 	}
-	mwrs := BuildReplicaSet(o.Name, r.PlacementNamespace, r.PlacementName, r.Strategy(), manifests, o.UpdateStrategy, o.mapper())
+	mwrs := o.buildReplicaSet(manifests, o.mapper())
 	u, err := cli.Apply(ctx, c, mwrs, o.DryRun == cli.DryRunServer)
 	if err != nil {
 		return fmt.Errorf("write ManifestWorkReplicaSet %s/%s on %s: %w", r.PlacementNamespace, o.Name, cfg.Host, err)
@@ -72,6 +72,15 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []cli.Manif
 			r.PlacementName, r.PlacementName, r.PlacementNamespace)
 	}
 	return nil
+}
+
+// buildReplicaSet is BuildReplicaSet with the flags' name, placement,
+// rollout, update strategy and annotations.
+func (o *CreateOptions) buildReplicaSet(manifests []cli.Manifest, mapper meta.RESTMapper) *workv1alpha1.ManifestWorkReplicaSet {
+	r := &o.Rollout
+	mwrs := BuildReplicaSet(o.Name, r.PlacementNamespace, r.PlacementName, r.Strategy(), manifests, o.UpdateStrategy, mapper)
+	mwrs.Annotations = o.annotations()
+	return mwrs
 }
 
 // BuildReplicaSet returns ManifestWorkReplicaSet name in namespace, whose

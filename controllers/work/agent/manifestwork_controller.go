@@ -154,9 +154,10 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 	for _, res := range amw.Status.AppliedResources {
 		recorded[res.ResourceIdentifier] = true
 	}
+	rule, ruleErr := workv1.TakeOverRuleOf(work.Annotations)
 	decide := func(m workv1.ManifestResourceMeta) apply.Decision {
 		id := workv1.ResourceIdentifier{Group: m.Group, Resource: m.Resource, Name: m.Name, Namespace: m.Namespace}
-		d := apply.Decision{Owned: apply.OwnedByTheWork(id, work.Spec.DeleteOption), New: !recorded[id]}
+		d := apply.Decision{Owned: apply.OwnedByTheWork(id, work.Spec.DeleteOption), New: !recorded[id], TakeOver: rule, TakeOverInvalid: ruleErr}
 		if old := findManifest(prev, m); old != nil && meta.IsStatusConditionTrue(old.Conditions, workv1.ManifestComplete) {
 			d.Frozen = true
 		}

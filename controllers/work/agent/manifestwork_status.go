@@ -88,8 +88,11 @@ func findManifest(prev []workv1.ManifestCondition, meta workv1.ManifestResourceM
 func manifestApplied(o manifestObservation, gen int64) metav1.Condition {
 	if o.Err != nil {
 		reason := workv1.ManifestAppliedReasonFailed
-		if apply.IsIgnoreFieldError(o.Err) {
+		switch {
+		case apply.IsIgnoreFieldError(o.Err):
 			reason = workv1.ManifestAppliedReasonSSAIgnoreFieldError
+		case apply.IsTakeOverError(o.Err):
+			reason = workv1.ManifestAppliedReasonTakeOverRefused
 		}
 		return metav1.Condition{Type: workv1.ManifestApplied, Status: metav1.ConditionFalse, ObservedGeneration: gen,
 			Reason: reason, Message: fmt.Sprintf("Failed to apply manifest: %v", o.Err)}

@@ -73,6 +73,7 @@ func TestReplicaSet(t *testing.T) {
 	t.Run("seed 001-rolloutstrategy-progressive", s.testSeed)
 	t.Run("ttlSecondsAfterFinished deletes completed works", s.testTTL)
 	t.Run("executor: execute-as at admission, denied works reported", s.testExecutor)
+	t.Run("a take-over rule reaches every work", s.testTakeOver)
 }
 
 func (s *suite) testAll(t *testing.T) {

@@ -115,6 +115,13 @@ var badInputs = []badInput{{
 		strings.Repeat("x", workv1.DefaultManifestsSizeLimit+1) + "\n",
 	rejected: []string{"spec.workload.manifests[1].metadata.annotations: Too long"},
 }, {
+	name: "unknown take-over rule",
+	bad:  badConfigMap,
+	mutate: func(w *workv1.ManifestWork) {
+		w.Annotations = map[string]string{workv1.TakeOverAnnotation: "Sometimes"}
+	},
+	rejected: []string{"work.kubectl-ocm.io/take-over=Sometimes", "must be Always (the default), IfNoDiff or Never"},
+}, {
 	name: "invalid CEL in conditionRules",
 	bad:  badConfigMap,
 	mutate: ruleOn(func(o *workv1.ManifestConfigOption) {

@@ -95,6 +95,12 @@ type Decision struct {
 	// without reading it first, and reads it only when it already exists:
 	// one round trip instead of two for the objects a new work brings.
 	New bool
+	// TakeOver is the work's rule for a New object that exists and that the
+	// work does not own (workv1.TakeOverAnnotation); empty means Always.
+	TakeOver workv1.TakeOverRule
+	// TakeOverInvalid is why the work's annotation holds no rule; such an
+	// object is then left alone, with this reason.
+	TakeOverInvalid error
 }
 
 // StrategyType returns the effective update strategy type.
@@ -233,6 +239,10 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 		return res
 	}
 	res.Before = existing
+	if err := takeOver(d, existing, required, req.Owner); err != nil {
+		res.Err = err
+		return res
+	}
 	if req.Authorize != nil {
 		if err := req.Authorize(ctx, Access{Meta: res.Meta, Verbs: Verbs(res.Strategy, existing != nil),
 			Strategy: res.Strategy, Required: required, Existing: existing}); err != nil {

@@ -57,6 +57,11 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 	mw.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] = d.placement
 	mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] = d.hash
 	mw.Annotations[workv1alpha1.ManifestWorkSpecWrittenAnnotationKey] = now.UTC().Format(time.RFC3339)
+	if d.takeOver != "" {
+		mw.Annotations[workv1.TakeOverAnnotation] = d.takeOver
+	} else {
+		delete(mw.Annotations, workv1.TakeOverAnnotation)
+	}
 	mw.Spec = *d.spec.DeepCopy()
 	if current == nil {
 		if err := r.Client.Create(ctx, mw); err != nil {

@@ -170,6 +170,14 @@ func specHash(spec *workv1.ManifestWorkSpec) (string, error) {
 	return hex.EncodeToString(sum[:16]), nil
 }
 
+// withTakeOver is the hash of a work of spec hash whose take-over rule is
+// rule: a set without the annotation keeps the spec's hash, so adding one
+// rolls out as a template change does.
+func withTakeOver(hash, rule string) string {
+	sum := sha256.Sum256([]byte(hash + "\x00" + workv1.TakeOverAnnotation + "=" + rule))
+	return hex.EncodeToString(sum[:16])
+}
+
 // manifestMeta identifies a manifest.
 type manifestMeta struct {
 	apiVersion, kind, name, namespace string

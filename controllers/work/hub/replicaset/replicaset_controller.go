@@ -61,6 +61,10 @@ type desired struct {
 	spec      *workv1.ManifestWorkSpec
 	hash      string
 	placement string
+	// takeOver is the set's take-over rule (workv1.TakeOverAnnotation), ""
+	// without one; it is part of hash, so that a change rolls out as a
+	// change of the template does.
+	takeOver string
 }
 
 // Reconcile follows the cluster-api skeleton: get, finalizer, delete or
@@ -116,7 +120,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	ov, err := newOverrider(&mwrs.Spec)
 	var want map[string]desired
 	if err == nil {
-		want, err = r.desiredWorks(ctx, ov, plans)
+		want, err = r.desiredWorks(ctx, ov, plans, mwrs.Annotations[workv1.TakeOverAnnotation])
 	}
 	if err != nil {
 		// A user error: report it and touch no ManifestWork until it is fixed.
@@ -220,7 +224,7 @@ func (r *Reconciler) readPlans(ctx context.Context, mwrs *workv1alpha1.ManifestW
 }
 
 // desiredWorks computes the spec of every decided cluster's ManifestWork.
-func (r *Reconciler) desiredWorks(ctx context.Context, ov *overrider, plans []*plan) (map[string]desired, error) {
+func (r *Reconciler) desiredWorks(ctx context.Context, ov *overrider, plans []*plan, takeOver string) (map[string]desired, error) {
 	want := map[string]desired{}
 	for _, p := range plans {
 		for _, c := range p.owned {
@@ -236,7 +240,10 @@ func (r *Reconciler) desiredWorks(ctx context.Context, ov *overrider, plans []*p
 			if err != nil {
 				return nil, fmt.Errorf("cluster %s: %w", c, err)
 			}
-			want[c] = desired{spec: spec, hash: hash, placement: p.ref.Name}
+			if takeOver != "" {
+				hash = withTakeOver(hash, takeOver)
+			}
+			want[c] = desired{spec: spec, hash: hash, placement: p.ref.Name, takeOver: takeOver}
 		}
 	}
 	return want, nil

@@ -111,3 +111,23 @@ func TestManifestKey(t *testing.T) {
 		})
 	}
 }
+
+func TestTakeOverRuleOf(t *testing.T) {
+	for _, tc := range []struct {
+		annotations map[string]string
+		want        TakeOverRule
+		err         bool
+	}{
+		{nil, TakeOverAlways, false},
+		{map[string]string{TakeOverAnnotation: "IfNoDiff"}, TakeOverIfNoDiff, false},
+		{map[string]string{TakeOverAnnotation: "Never"}, TakeOverNever, false},
+		{map[string]string{TakeOverAnnotation: "Always"}, TakeOverAlways, false},
+		{map[string]string{TakeOverAnnotation: "never"}, "", true},
+		{map[string]string{TakeOverAnnotation: ""}, "", true},
+	} {
+		got, err := TakeOverRuleOf(tc.annotations)
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("TakeOverRuleOf(%v) = %q, %v; want %q, error %t", tc.annotations, got, err, tc.want, tc.err)
+		}
+	}
+}
