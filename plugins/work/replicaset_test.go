@@ -16,6 +16,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -164,9 +165,12 @@ func TestClusterStatesTable(t *testing.T) {
 		mwrsWork("c5"),
 		mwrsWork("c6", gen(workv1.WorkApplied, "True", 2, ""), gen(workv1.WorkAvailable, "False", 2, "Deployment web not found")),
 	}
+	works[0].Annotations = map[string]string{revision.HashAnnotation: "h2"}
+	works[1].Annotations = map[string]string{revision.HashAnnotation: "h1"}
+	works[2].Annotations = map[string]string{revision.HashAnnotation: "gone"}
 	decided := map[string]string{"c1": "prod", "c7": "prod"}
 	var out bytes.Buffer
-	if err := printers.NewTablePrinter(printers.PrintOptions{}).PrintObj(ClusterStatesTable(works, decided), &out); err != nil {
+	if err := printers.NewTablePrinter(printers.PrintOptions{}).PrintObj(ClusterStatesTable(works, decided, map[string]int64{"h1": 1, "h2": 2}), &out); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -174,9 +178,9 @@ func TestClusterStatesTable(t *testing.T) {
 		got = append(got, strings.Join(strings.Fields(l), " "))
 	}
 	want := []string{
-		"CLUSTER PLACEMENT APPLIED AVAILABLE STATE MESSAGE",
-		"c1 prod True True Succeeded",
-		"c2 prod True True Progressing waiting for the work agent to apply generation 2",
+		"CLUSTER PLACEMENT REVISION APPLIED AVAILABLE STATE MESSAGE",
+		"c1 prod 2 True True Succeeded",
+		"c2 prod 1 True True Progressing waiting for the work agent to apply generation 2",
 		"c3 prod False Failed apply failed: forbidden",
 		"c4 prod True Failed 2 manifests degraded",
 		"c5 prod Progressing waiting for the cluster's work agent to apply the work",

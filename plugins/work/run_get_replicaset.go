@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -139,19 +141,24 @@ func clusterStates(ctx context.Context, c client.Client, mwrs *workv1alpha1.Mani
 			}
 		}
 	}
-	return ClusterStatesTable(works.Items, decided), nil
+	revisions, err := revisionNumbers(ctx, c, mwrs)
+	if err != nil {
+		return nil, err
+	}
+	return ClusterStatesTable(works.Items, decided, revisions), nil
 }
 
 // ClusterStatesTable renders the rollout state per cluster: CLUSTER,
-// PLACEMENT, APPLIED, AVAILABLE, STATE and MESSAGE. decided maps each
-// decided cluster to its placement; a decided cluster without a work is
-// ToApply.
-func ClusterStatesTable(works []workv1.ManifestWork, decided map[string]string) *metav1.Table {
+// PLACEMENT, REVISION, APPLIED, AVAILABLE, STATE and MESSAGE. decided maps
+// each decided cluster to its placement; a decided cluster without a work is
+// ToApply. revisions maps revision hashes to their numbers (the revision of
+// a work whose hash is not kept shows empty).
+func ClusterStatesTable(works []workv1.ManifestWork, decided map[string]string, revisions map[string]int64) *metav1.Table {
 	table := &metav1.Table{ColumnDefinitions: []metav1.TableColumnDefinition{
-		{Name: "Cluster", Type: "string"}, {Name: "Placement", Type: "string"}, {Name: "Applied", Type: "string"},
+		{Name: "Cluster", Type: "string"}, {Name: "Placement", Type: "string"}, {Name: "Revision", Type: "string"}, {Name: "Applied", Type: "string"},
 		{Name: "Available", Type: "string"}, {Name: "State", Type: "string"}, {Name: "Message", Type: "string"},
 	}}
-	type row struct{ cluster, placement, applied, available, state, message string }
+	type row struct{ cluster, placement, revision, applied, available, state, message string }
 	var rows []row
 	seen := map[string]bool{}
 	for i := range works {
@@ -162,17 +169,21 @@ func ClusterStatesTable(works []workv1.ManifestWork, decided map[string]string) 
 		if placement == "" {
 			placement = decided[w.Namespace]
 		}
-		rows = append(rows, row{w.Namespace, placement, conditionStatus(w.Status.Conditions, workv1.WorkApplied),
+		rev := ""
+		if n, ok := revisions[w.Annotations[revision.HashAnnotation]]; ok {
+			rev = strconv.FormatInt(n, 10)
+		}
+		rows = append(rows, row{w.Namespace, placement, rev, conditionStatus(w.Status.Conditions, workv1.WorkApplied),
 			conditionStatus(w.Status.Conditions, workv1.WorkAvailable), state, message})
 	}
 	for cluster, placement := range decided {
 		if !seen[cluster] {
-			rows = append(rows, row{cluster, placement, "", "", StateToApply, "decided, the work is not created yet"})
+			rows = append(rows, row{cluster, placement, "", "", "", StateToApply, "decided, the work is not created yet"})
 		}
 	}
 	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.cluster, b.cluster) })
 	for _, r := range rows {
-		table.Rows = append(table.Rows, metav1.TableRow{Cells: []any{r.cluster, r.placement, r.applied, r.available, r.state, r.message}})
+		table.Rows = append(table.Rows, metav1.TableRow{Cells: []any{r.cluster, r.placement, r.revision, r.applied, r.available, r.state, r.message}})
 	}
 	return table
 }

@@ -3,6 +3,7 @@ package hub
 import (
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 )
 
 // ControllerName names the hub registration controller in events.
@@ -70,6 +72,10 @@ func CacheOptions() cache.Options {
 		panic(err) // constant input
 	}
 	byCluster := cache.ByObject{Label: labels.NewSelector().Add(*hasCluster)}
+	ofSet, err := labels.NewRequirement(revision.SetLabel, selection.Exists, nil)
+	if err != nil {
+		panic(err) // constant input
+	}
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&corev1.Namespace{}:                         byCluster,
 		&rbacv1.ClusterRole{}:                       byCluster,
@@ -79,6 +85,9 @@ func CacheOptions() cache.Options {
 		&corev1.ServiceAccount{}:                    byCluster,
 		&certificatesv1.CertificateSigningRequest{}: byCluster,
 		&coordinationv1.Lease{}:                     {Field: fields.OneTermEqualSelector("metadata.name", clusterv1.LeaseName)},
+		// The revisions of ManifestWorkReplicaSets only, not those of the
+		// hub's DaemonSets and StatefulSets.
+		&appsv1.ControllerRevision{}: {Label: labels.NewSelector().Add(*ofSet)},
 	}}
 }
 

@@ -27,6 +27,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
@@ -39,6 +40,8 @@ type suite struct {
 	ctx   context.Context
 	admin client.Client
 	hub   *framework.Cluster
+	// ocm runs kubectl ocm against the hub.
+	ocm clitest.CLI
 }
 
 // setup starts a hub, installs the shipped manifests and runs the
@@ -49,7 +52,7 @@ func setup(t *testing.T) *suite {
 	hubCluster := env.Cluster("hub")
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	t.Cleanup(cancel)
-	s := &suite{ctx: ctx, admin: hubCluster.Client(), hub: hubCluster}
+	s := &suite{ctx: ctx, admin: hubCluster.Client(), hub: hubCluster, ocm: clitest.CLI{Kubeconfig: env.Kubeconfig()}}
 	hubtest.Install(ctx, t, s.admin)
 	hubtest.RunControllers(t, hubCluster, 2, replicaset.SetupWithManager, workttl.SetupWithManager)
 	return s

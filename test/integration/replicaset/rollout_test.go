@@ -74,6 +74,7 @@ func TestReplicaSet(t *testing.T) {
 	t.Run("ttlSecondsAfterFinished deletes completed works", s.testTTL)
 	t.Run("executor: execute-as at admission, denied works reported", s.testExecutor)
 	t.Run("a take-over rule reaches every work", s.testTakeOver)
+	t.Run("revisions: history and undo", s.testRevisions)
 }
 
 func (s *suite) testAll(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 )
 
 // errForeign marks a ManifestWork that exists under the name the controller
@@ -57,6 +58,7 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 	mw.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] = d.placement
 	mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] = d.hash
 	mw.Annotations[workv1alpha1.ManifestWorkSpecWrittenAnnotationKey] = now.UTC().Format(time.RFC3339)
+	mw.Annotations[revision.HashAnnotation] = d.revision
 	if d.takeOver != "" {
 		mw.Annotations[workv1.TakeOverAnnotation] = d.takeOver
 	} else {
@@ -116,13 +118,19 @@ func (r *Reconciler) existing(ctx context.Context, cluster, name, labelValue str
 
 // relabel points the placementname label of mw at placement when the
 // cluster is now owned by another placement of the same
-// ManifestWorkReplicaSet; the spec is left alone.
-func (r *Reconciler) relabel(ctx context.Context, mw *workv1.ManifestWork, placement string) (*workv1.ManifestWork, error) {
-	if mw.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] == placement {
+// ManifestWorkReplicaSet, and records rev, the hash of the set's current
+// revision, on a work that holds its template but not the hash (one written
+// before the set kept revisions); the spec is left alone.
+func (r *Reconciler) relabel(ctx context.Context, mw *workv1.ManifestWork, placement, rev string) (*workv1.ManifestWork, error) {
+	if mw.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] == placement && mw.Annotations[revision.HashAnnotation] == rev {
 		return mw, nil
 	}
 	updated := mw.DeepCopy()
 	updated.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] = placement
+	if updated.Annotations == nil {
+		updated.Annotations = map[string]string{}
+	}
+	updated.Annotations[revision.HashAnnotation] = rev
 	if err := r.Client.Update(ctx, updated); err != nil {
 		if apierrors.IsConflict(err) {
 			return nil, errStale

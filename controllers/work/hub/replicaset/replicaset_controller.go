@@ -17,6 +17,7 @@ import (
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 )
 
 // staleRetry is how soon to look again after the cache was found behind.
@@ -65,6 +66,9 @@ type desired struct {
 	// without one; it is part of hash, so that a change rolls out as a
 	// change of the template does.
 	takeOver string
+	// revision is the hash of the set's current revision
+	// (pkg/rollout/revision), which the work records.
+	revision string
 }
 
 // Reconcile follows the cluster-api skeleton: get, finalizer, delete or
@@ -131,6 +135,23 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 		writeStatus(mwrs, plans, works, nil)
 		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonInvalidOverride, msg)
 		return ctrl.Result{}, nil
+	}
+
+	limit, lerr := revision.HistoryLimit(mwrs)
+	if lerr != nil {
+		// Admission refuses such a value; one stored before keeps the default.
+		limit = revision.DefaultHistoryLimit
+	}
+	rev, err := r.syncRevisions(ctx, mwrs, limit)
+	switch {
+	case errors.Is(err, errStale):
+		return ctrl.Result{RequeueAfter: staleRetry}, nil
+	case err != nil:
+		return ctrl.Result{}, err
+	}
+	for c, d := range want {
+		d.revision = rev
+		want[c] = d
 	}
 
 	now := r.now()
@@ -259,7 +280,7 @@ func (r *Reconciler) tidyWorks(ctx context.Context, works map[string]*workv1.Man
 			if mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] != d.hash {
 				continue
 			}
-			updated, err := r.relabel(ctx, mw, d.placement)
+			updated, err := r.relabel(ctx, mw, d.placement, d.revision)
 			switch {
 			case errors.Is(err, errStale):
 				stale = true

@@ -1,0 +1,93 @@
+package replicaset
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
+)
+
+// The revision history of each set (pkg/rollout/revision), read from the
+// cache, which holds only the ControllerRevisions of sets.
+// +kubebuilder:rbac:groups=apps,resources=controllerrevisions,verbs=list;watch;create;update;delete
+
+// syncRevisions keeps the revision history of mwrs: the ControllerRevision
+// of its current template gets the highest number (a new one, or an earlier
+// one renumbered when the template returns to it, as a Deployment's), the
+// oldest beyond the history limit go, and the set's revision annotation
+// names the current number. It returns the current revision's hash.
+func (r *Reconciler) syncRevisions(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet, limit int) (string, error) {
+	data, hash, err := revision.Of(mwrs).Encode()
+	if err != nil {
+		return "", err
+	}
+	list := &appsv1.ControllerRevisionList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(mwrs.Namespace), client.MatchingLabels{revision.SetLabel: mwrs.Name}); err != nil {
+		return "", fmt.Errorf("list the revisions of %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
+	}
+	var revs []*appsv1.ControllerRevision
+	var cur *appsv1.ControllerRevision
+	var highest int64
+	for i := range list.Items {
+		cr := &list.Items[i]
+		if !metav1.IsControlledBy(cr, mwrs) {
+			continue
+		}
+		revs = append(revs, cr)
+		highest = max(highest, cr.Revision)
+		if cr.Labels[revision.HashLabel] == hash {
+			cur = cr
+		}
+	}
+	switch {
+	case cur == nil:
+		cur = &appsv1.ControllerRevision{
+			ObjectMeta: metav1.ObjectMeta{Name: revision.Name(mwrs.Name, hash), Namespace: mwrs.Namespace,
+				Labels:          map[string]string{revision.SetLabel: mwrs.Name, revision.HashLabel: hash},
+				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(mwrs, workv1alpha1.GroupVersion.WithKind("ManifestWorkReplicaSet"))}},
+			Data:     runtime.RawExtension{Raw: data},
+			Revision: highest + 1,
+		}
+		if err := r.Client.Create(ctx, cur); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				return "", errStale
+			}
+			return "", fmt.Errorf("create ControllerRevision %s/%s: %w", cur.Namespace, cur.Name, err)
+		}
+		revs = append(revs, cur)
+	case cur.Revision != highest:
+		cur.Revision = highest + 1
+		if err := r.Client.Update(ctx, cur); err != nil {
+			if apierrors.IsConflict(err) {
+				return "", errStale
+			}
+			return "", fmt.Errorf("renumber ControllerRevision %s/%s: %w", cur.Namespace, cur.Name, err)
+		}
+	}
+	revision.Sort(revs)
+	var earlier []*appsv1.ControllerRevision
+	for _, cr := range revs {
+		if cr != cur {
+			earlier = append(earlier, cr)
+		}
+	}
+	for len(earlier) > limit {
+		if err := r.Client.Delete(ctx, earlier[0], client.Preconditions{UID: &earlier[0].UID}); client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+			return "", fmt.Errorf("delete ControllerRevision %s/%s: %w", earlier[0].Namespace, earlier[0].Name, err)
+		}
+		earlier = earlier[1:]
+	}
+	if mwrs.Annotations == nil {
+		mwrs.Annotations = map[string]string{}
+	}
+	mwrs.Annotations[revision.Annotation] = strconv.FormatInt(cur.Revision, 10)
+	return hash, nil
+}

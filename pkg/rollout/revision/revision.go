@@ -1,0 +1,103 @@
+// Package revision holds the revision history of ManifestWorkReplicaSets,
+// which the hub controller writes and `kubectl ocm work rollout
+// history|undo` read: each template a set has had (with its take-over rule)
+// is kept in a ControllerRevision of the set's namespace, numbered as a
+// Deployment numbers its revisions, the newest `revisionHistoryLimit` of
+// them besides the current one.
+package revision
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+)
+
+// Names of ours on ManifestWorkReplicaSets, their ManifestWorks and their
+// ControllerRevisions. OCM's kinds have no such fields.
+const (
+	// Annotation on a ManifestWorkReplicaSet is the number of its current
+	// revision.
+	Annotation = "work.kubectl-ocm.io/revision"
+	// HistoryLimitAnnotation on a ManifestWorkReplicaSet is how many
+	// revisions besides the current one are kept (DefaultHistoryLimit).
+	HistoryLimitAnnotation = "work.kubectl-ocm.io/revision-history-limit"
+	// HashAnnotation on a ManifestWork is the hash of the revision it was
+	// written from; HashLabel on a ControllerRevision is its own.
+	HashAnnotation = "work.kubectl-ocm.io/template-hash"
+	HashLabel      = HashAnnotation
+	// SetLabel on a ControllerRevision names its ManifestWorkReplicaSet.
+	SetLabel = "work.kubectl-ocm.io/replicaset"
+	// DefaultHistoryLimit is the number of earlier revisions kept, as a
+	// Deployment's revisionHistoryLimit.
+	DefaultHistoryLimit = 10
+)
+
+// Content is what a revision holds: the set's template and its take-over
+// rule (workv1.TakeOverAnnotation, "" without one).
+type Content struct {
+	Template workv1.ManifestWorkSpec `json:"manifestWorkTemplate"`
+	TakeOver string                  `json:"takeOver,omitempty"`
+}
+
+// Of returns the content of mwrs's current revision.
+func Of(mwrs *workv1alpha1.ManifestWorkReplicaSet) Content {
+	return Content{Template: *mwrs.Spec.ManifestWorkTemplate.DeepCopy(), TakeOver: mwrs.Annotations[workv1.TakeOverAnnotation]}
+}
+
+// Encode returns c as a ControllerRevision's data and its hash.
+func (c Content) Encode() (data []byte, hash string, err error) {
+	data, err = json.Marshal(c)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode the revision: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	return data, hex.EncodeToString(sum[:])[:10], nil
+}
+
+// Decode returns the content of a ControllerRevision.
+func Decode(cr *appsv1.ControllerRevision) (Content, error) {
+	var c Content
+	if err := json.Unmarshal(cr.Data.Raw, &c); err != nil {
+		return Content{}, fmt.Errorf("ControllerRevision %s/%s: decode: %w", cr.Namespace, cr.Name, err)
+	}
+	return c, nil
+}
+
+// Name is the name of the ControllerRevision of set with hash.
+func Name(set, hash string) string { return set + "-" + hash }
+
+// HistoryLimit returns the history limit of mwrs: its annotation, else
+// DefaultHistoryLimit; an error names a value that is not a number >= 0.
+func HistoryLimit(mwrs *workv1alpha1.ManifestWorkReplicaSet) (int, error) {
+	v, ok := mwrs.Annotations[HistoryLimitAnnotation]
+	if !ok {
+		return DefaultHistoryLimit, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("annotation %s=%q: must be a whole number, 0 or more", HistoryLimitAnnotation, v)
+	}
+	return n, nil
+}
+
+// Sort orders revisions by number, oldest first.
+func Sort(revs []*appsv1.ControllerRevision) {
+	slices.SortFunc(revs, func(a, b *appsv1.ControllerRevision) int {
+		switch {
+		case a.Revision < b.Revision:
+			return -1
+		case a.Revision > b.Revision:
+			return 1
+		default:
+			return 0
+		}
+	})
+}
