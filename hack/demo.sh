@@ -2,7 +2,8 @@
 # The getting-started flow on the `make dev-env` clusters, each step shown as a
 # user would type it: install the hub, join cluster1 and cluster2, accept them,
 # list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
-# cluster1, roll a workload out to both clusters through a placement, give
+# cluster1, roll a workload out to both clusters through a placement (and a
+# second version, rolled back), give
 # every cluster of the default set a namespace, then
 # install the example add-ons on both: one the hub deploys from an
 # AddOnTemplate, one with a manager of its own; last, install a standby hub,
@@ -117,6 +118,14 @@ step kubectl ocm work create hello-fleet -f "$ROOT/examples/rollout/configmap.ya
 step kubectl wait --for=condition=PlacementRolledOut manifestworkreplicaset/hello-fleet -n demo --context hub --timeout=2m
 step kubectl ocm work get --replicaset hello-fleet -n demo --context hub
 step kubectl get configmap hello-fleet -n default --context cluster2
+# A second version, rolled out the same way, then rolled back: the hub keeps
+# every template as a revision, and undo rolls the previous one out again.
+step sh -c "sed 's/hello from the hub/hello again/' '$ROOT/examples/rollout/configmap.yaml' | kubectl ocm work create hello-fleet -f - --placement demo/all-clusters --rollout Progressive --max-concurrency 1 --overwrite --context hub"
+step kubectl wait --for=jsonpath='{.data.greeting}'='hello again' configmap/hello-fleet -n default --context cluster2 --timeout=2m
+step kubectl ocm work rollout history hello-fleet -n demo --context hub
+step kubectl ocm work rollout undo hello-fleet -n demo --context hub
+step kubectl wait --for=jsonpath='{.data.greeting}'='hello from the hub' configmap/hello-fleet -n default --context cluster2 --timeout=2m
+step kubectl ocm work get hello-fleet --replicaset -n demo --context hub
 
 # Fleet namespaces: every cluster of the default set gets namespace team-a,
 # created by its agent and reported on its ManagedCluster.
