@@ -1,7 +1,8 @@
 // Package apis holds the one runtime.Scheme of kubectl-ocm: Kubernetes' built-in
 // types, CustomResourceDefinitions, every Open Cluster Management API group
-// this project serves and the Cluster Inventory API's ClusterProfile. Every
-// client and manager in the project uses it.
+// this project serves, its own rollout.kubectl-ocm.io and the Cluster
+// Inventory API's ClusterProfile. Every client and manager in the project
+// uses it.
 package apis
 
 import (
@@ -18,6 +19,7 @@ import (
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	multiclusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/multicluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 )
@@ -39,6 +41,7 @@ var addToSchemeFuncs = []func(*runtime.Scheme) error{
 	addonv1beta1.AddToScheme,
 	operatorv1.AddToScheme,
 	multiclusterv1alpha1.AddToScheme,
+	rolloutv1alpha1.AddToScheme,
 }
 
 // AddToScheme adds every type the project uses to s.

@@ -41,3 +41,22 @@ func DecisionGroups(decisions []clusterv1beta1.PlacementDecision) []Group {
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Index < groups[j].Index })
 	return groups
 }
+
+// Claim keeps, of groups, the clusters not in seen and adds them to seen: a
+// cluster decided by several placements of one ManifestWorkReplicaSet
+// belongs to the first. It returns the groups with the kept clusters (empty
+// groups included) and the kept clusters.
+func Claim(groups []Group, seen map[string]bool) (kept []Group, owned []string) {
+	for _, g := range groups {
+		k := Group{Index: g.Index, Name: g.Name}
+		for _, c := range g.Clusters {
+			if !seen[c] {
+				seen[c] = true
+				k.Clusters = append(k.Clusters, c)
+				owned = append(owned, c)
+			}
+		}
+		kept = append(kept, k)
+	}
+	return kept, owned
+}

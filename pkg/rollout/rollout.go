@@ -32,6 +32,8 @@ type entry struct {
 	active bool
 	// failure: Failed or TimeOut.
 	failure bool
+	// held: ToApply, held at a gate or by Input.Hold.
+	held bool
 	// recheck is when the entry changes by the clock alone; zero if never.
 	recheck time.Time
 }
@@ -51,6 +53,15 @@ func Compute(in Input) (Result, error) {
 			all[i] = append(all[i], classify(name, g, in.States[name], s, in.Now))
 		}
 	}
+	if err := checkGates(in.Gates, in.Strategy.Type); err != nil {
+		return Result{}, err
+	}
+	size := 0
+	if in.Gates != nil {
+		size = in.Gates.StageSize
+	}
+	stages := buildStages(groups, all, s.mandatory, size)
+	waiting := applyGates(stages, in.Gates, in.Hold)
 	r := &builder{now: in.Now}
 	for _, es := range all {
 		r.keepActive(es)
@@ -75,28 +86,26 @@ func Compute(in Input) (Result, error) {
 	default:
 		return Result{}, fmt.Errorf("unknown rollout strategy type %q", typ)
 	}
-	return r.result(all), nil
+	res := r.result(all)
+	res.Stages, res.Waiting = stageResults(stages, in.Gates, waiting), waiting
+	if waiting != nil {
+		res.Complete = false
+	}
+	return res, nil
 }
 
 // parseStrategy reads the settings of the strategy's type.
 func parseStrategy(st clusterv1alpha1.RolloutStrategy) (settings, error) {
 	var s settings
-	var cfg *clusterv1alpha1.RolloutConfig
+	cfg := strategyConfig(st)
 	switch st.Type {
-	case "", clusterv1alpha1.All:
-		if st.All != nil {
-			// All starts everything at once: only the deadline applies.
-			cfg = &clusterv1alpha1.RolloutConfig{ProgressDeadline: st.All.ProgressDeadline}
-		}
 	case clusterv1alpha1.Progressive:
 		if p := st.Progressive; p != nil {
-			cfg = &p.RolloutConfig
 			s.maxConcurrency = p.MaxConcurrency
 			s.mandatory = p.MandatoryDecisionGroups.MandatoryDecisionGroups
 		}
 	case clusterv1alpha1.ProgressivePerGroup:
 		if p := st.ProgressivePerGroup; p != nil {
-			cfg = &p.RolloutConfig
 			s.mandatory = p.MandatoryDecisionGroups.MandatoryDecisionGroups
 		}
 	}
@@ -118,6 +127,26 @@ func parseStrategy(st clusterv1alpha1.RolloutStrategy) (settings, error) {
 		return s, fmt.Errorf("invalid maxConcurrency: %w", err)
 	}
 	return s, nil
+}
+
+// strategyConfig returns the RolloutConfig of st's type, nil without one.
+// All starts everything at once: only its deadline applies.
+func strategyConfig(st clusterv1alpha1.RolloutStrategy) *clusterv1alpha1.RolloutConfig {
+	switch st.Type {
+	case "", clusterv1alpha1.All:
+		if st.All != nil {
+			return &clusterv1alpha1.RolloutConfig{ProgressDeadline: st.All.ProgressDeadline}
+		}
+	case clusterv1alpha1.Progressive:
+		if st.Progressive != nil {
+			return &st.Progressive.RolloutConfig
+		}
+	case clusterv1alpha1.ProgressivePerGroup:
+		if st.ProgressivePerGroup != nil {
+			return &st.ProgressivePerGroup.RolloutConfig
+		}
+	}
+	return nil
 }
 
 // size resolves a number or percentage of total, rounding percentages up.

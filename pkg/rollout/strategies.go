@@ -170,8 +170,11 @@ func (b *builder) result(all [][]entry) Result {
 			if e.State == TimeOut {
 				r.TimedOut = append(r.TimedOut, e.Cluster)
 			}
-			if e.pending || e.active || e.failure {
+			if e.pending || e.active || e.failure || e.held {
 				r.Complete = false
+			}
+			if e.held {
+				r.Held++
 			}
 			if e.active && !e.recheck.IsZero() && (next.IsZero() || e.recheck.Before(next)) {
 				next = e.recheck

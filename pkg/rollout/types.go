@@ -57,6 +57,12 @@ type Input struct {
 	States map[string]ClusterState
 	// Now is the current time.
 	Now time.Time
+	// Gates, when set, run the rollout in stages held at their gates until
+	// approved (Progressive and ProgressivePerGroup only).
+	Gates *Gates
+	// Hold keeps every cluster that waits to start from starting: the
+	// rollout is paused or aborted. Clusters already started are kept.
+	Hold bool
 }
 
 // Cluster is one cluster in a rollout result.
@@ -90,8 +96,17 @@ type Result struct {
 	// clusters are started.
 	MaxFailuresBreached bool
 	// Complete reports that every cluster is done: Succeeded past
-	// minSuccessTime, or skipped. Time-outs leave a rollout incomplete.
+	// minSuccessTime, or skipped, and no gate waits. Time-outs leave a
+	// rollout incomplete.
 	Complete bool
+	// Stages are the rollout's stages in order: one per decision group (the
+	// mandatory ones first), or of Gates.StageSize clusters.
+	Stages []Stage
+	// Waiting is the gate the rollout waits at, nil when none.
+	Waiting *Gate
+	// Held counts the clusters that wait to start but may not: held at a
+	// gate, or by Hold.
+	Held int
 }
 
 // Pending returns the clusters of r.ToApply whose state is ToApply: those

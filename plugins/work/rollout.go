@@ -17,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
@@ -26,15 +27,27 @@ import (
 func newCmdRollout(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout",
-		Short: "Manage the revisions of a ManifestWorkReplicaSet: history, undo",
-		Long: `Every template a ManifestWorkReplicaSet has had (with its take-over rule) is
+		Short: "Follow and steer the rollout of a ManifestWorkReplicaSet: status, approve, pause, resume, abort, history, undo",
+		Long: `Follow and steer the rollout of a ManifestWorkReplicaSet.
+
+A Progressive or ProgressivePerGroup rollout can run in stages held at gates
+(annotation ` + rolloutv1alpha1.GatesAnnotation + `: Before, After or Before,After): one stage per
+decision group, or batches of ` + rolloutv1alpha1.StageSizeAnnotation + ` clusters. status shows
+where it stands, approve opens a gate; pause, resume and abort stop and start
+it; annotation ` + rolloutv1alpha1.FailureStrategyAnnotation + ` (Abort or Rollback) aborts it
+when its failures pass maxFailures.
+
+Every template a ManifestWorkReplicaSet has had (with its take-over rule) is
 kept by the hub as a ControllerRevision of the set's namespace, numbered as a
 Deployment numbers its revisions: the newest 10 besides the current one, or as
 many as the set's annotation ` + revision.HistoryLimitAnnotation + ` says.
 Each ManifestWork of the set records the revision it was written from.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdRolloutHistory(getter, streams), newCmdRolloutUndo(getter, streams))
+	cmd.AddCommand(newCmdRolloutStatus(getter, streams), newCmdRolloutApprove(getter, streams),
+		newCmdRolloutControl(getter, streams, "pause"), newCmdRolloutControl(getter, streams, "resume"),
+		newCmdRolloutControl(getter, streams, "abort"),
+		newCmdRolloutHistory(getter, streams), newCmdRolloutUndo(getter, streams))
 	return cmd
 }
 
@@ -286,15 +299,7 @@ func (o *UndoOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	set := h.set
-	set.Spec.ManifestWorkTemplate = content.Template
-	if content.TakeOver != "" {
-		if set.Annotations == nil {
-			set.Annotations = map[string]string{}
-		}
-		set.Annotations[workv1.TakeOverAnnotation] = content.TakeOver
-	} else {
-		delete(set.Annotations, workv1.TakeOverAnnotation)
-	}
+	content.ApplyTo(set)
 	var opts []client.UpdateOption
 	suffix := ""
 	if o.DryRun == cli.DryRunServer {

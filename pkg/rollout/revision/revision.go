@@ -16,6 +16,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 
+	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 )
@@ -50,6 +51,39 @@ type Content struct {
 // Of returns the content of mwrs's current revision.
 func Of(mwrs *workv1alpha1.ManifestWorkReplicaSet) Content {
 	return Content{Template: *mwrs.Spec.ManifestWorkTemplate.DeepCopy(), TakeOver: mwrs.Annotations[workv1.TakeOverAnnotation]}
+}
+
+// ApplyTo makes c the template and take-over rule of mwrs: an undo.
+func (c Content) ApplyTo(mwrs *workv1alpha1.ManifestWorkReplicaSet) {
+	mwrs.Spec.ManifestWorkTemplate = *c.Template.DeepCopy()
+	if c.TakeOver == "" {
+		delete(mwrs.Annotations, workv1.TakeOverAnnotation)
+		return
+	}
+	if mwrs.Annotations == nil {
+		mwrs.Annotations = map[string]string{}
+	}
+	mwrs.Annotations[workv1.TakeOverAnnotation] = c.TakeOver
+}
+
+// AbortTo aborts the rollout of mwrs's current revision (number current):
+// no further cluster is started. With prev, the newest earlier revision,
+// the set also goes back to it, and that rollback passes every gate: the
+// clusters that got the current revision get prev's back without waiting.
+func AbortTo(mwrs *workv1alpha1.ManifestWorkReplicaSet, current int64, prev *appsv1.ControllerRevision) error {
+	if mwrs.Annotations == nil {
+		mwrs.Annotations = map[string]string{}
+	}
+	if prev != nil {
+		c, err := Decode(prev)
+		if err != nil {
+			return err
+		}
+		c.ApplyTo(mwrs)
+		mwrs.Annotations[rolloutv1alpha1.UngatedAnnotation] = prev.Labels[HashLabel]
+	}
+	mwrs.Annotations[rolloutv1alpha1.AbortedAnnotation] = strconv.FormatInt(current, 10)
+	return nil
 }
 
 // Encode returns c as a ControllerRevision's data and its hash.

@@ -75,6 +75,9 @@ func TestReplicaSet(t *testing.T) {
 	t.Run("executor: execute-as at admission, denied works reported", s.testExecutor)
 	t.Run("a take-over rule reaches every work", s.testTakeOver)
 	t.Run("revisions: history and undo", s.testRevisions)
+	t.Run("gates: stages wait for approvals", s.testGates)
+	t.Run("pause, resume, abort and abort with rollback", s.testPauseAbort)
+	t.Run("failure strategy Rollback", s.testFailureStrategy)
 }
 
 func (s *suite) testAll(t *testing.T) {

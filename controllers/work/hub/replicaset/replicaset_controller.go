@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
@@ -132,7 +133,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 		if !hasCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, workv1alpha1.ReasonInvalidOverride, msg) {
 			r.Recorder.Eventf(mwrs, nil, corev1.EventTypeWarning, eventInvalidOverride, "Reconcile", "%s", msg)
 		}
-		writeStatus(mwrs, plans, works, nil)
+		writeStatus(mwrs, plans, works, nil, nil)
 		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonInvalidOverride, msg)
 		return ctrl.Result{}, nil
 	}
@@ -142,7 +143,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 		// Admission refuses such a value; one stored before keeps the default.
 		limit = revision.DefaultHistoryLimit
 	}
-	rev, err := r.syncRevisions(ctx, mwrs, limit)
+	ctl := &control{}
+	ctl.policy, ctl.err = rolloutv1alpha1.PolicyOf(mwrs.Annotations)
+	ctl.rev, err = r.syncRevisions(ctx, mwrs, limit)
 	switch {
 	case errors.Is(err, errStale):
 		return ctrl.Result{RequeueAfter: staleRetry}, nil
@@ -150,8 +153,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 		return ctrl.Result{}, err
 	}
 	for c, d := range want {
-		d.revision = rev
+		d.revision = ctl.rev.hash
 		want[c] = d
+	}
+	approvals, err := r.listApprovals(ctx, mwrs, ctl.rev)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
 
 	now := r.now()
@@ -161,9 +168,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	for _, p := range plans {
 		states := map[string]rollout.ClusterState{}
 		for _, c := range p.owned {
-			states[c] = clusterState(works[c], want[c].hash)
+			mw := works[c]
+			states[c] = rollout.WorkState(mw, mw != nil && mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] == want[c].hash, ctl.policy.HealthCondition)
 		}
-		p.result, p.err = rollout.Compute(rollout.Input{Strategy: p.ref.RolloutStrategy, Groups: p.groups, States: states, Now: now})
+		in := rollout.Input{Strategy: p.ref.RolloutStrategy, Groups: p.groups, States: states, Now: now, Hold: ctl.err != nil}
+		p.result, p.err = rollout.Compute(rollout.Controlled(in, ctl.policy, mwrs.Name, p.ref.Name, ctl.rev.number, ctl.rev.hash, approvals))
 		if p.err != nil {
 			r.Recorder.Eventf(mwrs, nil, corev1.EventTypeWarning, eventInvalidRollout, "Reconcile", "placement %s: %v", p.ref.Name, p.err)
 			continue
@@ -190,6 +199,11 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 			requeue = d
 		}
 	}
+	if ctl.policy.FailureStrategy != "" && ctl.err == nil && !ctl.aborted() && breached(plans) {
+		if err := r.failRollout(mwrs, ctl); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	behind, err := r.tidyWorks(ctx, works, want)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -204,7 +218,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	deniedMsg := joinLimited(denied)
 	reportDenied := len(denied) > 0 &&
 		!hasCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, workv1alpha1.ReasonManifestWorkDenied, deniedMsg)
-	writeStatus(mwrs, plans, works, want)
+	writeStatus(mwrs, plans, works, want, ctl)
 	if len(foreign) > 0 {
 		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonNotAsExpected, joinLimited(foreign))
 	}
@@ -215,6 +229,16 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonManifestWorkDenied, deniedMsg)
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// breached reports whether a plan's failures passed its maxFailures.
+func breached(plans []*plan) bool {
+	for _, p := range plans {
+		if p.err == nil && p.result.MaxFailuresBreached {
+			return true
+		}
+	}
+	return false
 }
 
 // readPlans reads the decisions of every placementRef and assigns each
@@ -228,17 +252,7 @@ func (r *Reconciler) readPlans(ctx context.Context, mwrs *workv1alpha1.ManifestW
 			return nil, err
 		}
 		p := &plan{ref: ref, decisions: d}
-		for _, g := range d.groups {
-			kept := rollout.Group{Index: g.Index, Name: g.Name}
-			for _, c := range g.Clusters {
-				if !seen[c] {
-					seen[c] = true
-					kept.Clusters = append(kept.Clusters, c)
-					p.owned = append(p.owned, c)
-				}
-			}
-			p.groups = append(p.groups, kept)
-		}
+		p.groups, p.owned = rollout.Claim(d.groups, seen)
 		plans = append(plans, p)
 	}
 	return plans, nil

@@ -7,22 +7,24 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 )
 
 // writeStatus fills in the summaries and the three conditions from the
-// plans and the ManifestWorks by cluster. want is nil when the desired specs
-// are unknown (invalid overrides): the updated counts are then kept and the
-// rollout is not judged.
-func writeStatus(mwrs *workv1alpha1.ManifestWorkReplicaSet, plans []*plan, works map[string]*workv1.ManifestWork, want map[string]desired) {
+// plans and the ManifestWorks by cluster. want and ctl are nil when the
+// desired specs are unknown (invalid overrides): the updated counts are then
+// kept and the rollout is not judged.
+func writeStatus(mwrs *workv1alpha1.ManifestWorkReplicaSet, plans []*plan, works map[string]*workv1.ManifestWork, want map[string]desired, ctl *control) {
 	previous := map[string]workv1alpha1.ManifestWorkReplicaSetSummary{}
 	for _, ps := range mwrs.Status.PlacementsSummary {
 		previous[ps.Name] = ps.Summary
 	}
 	total := workv1alpha1.ManifestWorkReplicaSetSummary{}
 	summaries := []workv1alpha1.PlacementSummary{}
-	var missing, undecided, rolling, invalid []string
+	var missing, undecided, rolling, invalid, waiting []string
+	held := 0
 	complete := true
 	notApplied := 0
 	for _, p := range plans {
@@ -73,6 +75,11 @@ func writeStatus(mwrs *workv1alpha1.ManifestWorkReplicaSet, plans []*plan, works
 		case !p.result.Complete:
 			complete = false
 			rolling = append(rolling, describeRollout(p))
+			held += p.result.Held
+			if w := p.result.Waiting; w != nil {
+				waiting = append(waiting, fmt.Sprintf("placement %s waits for approval %s of revision %d: approve it with `kubectl ocm work rollout approve %s -n %s --placement %s --stage %s`",
+					p.ref.Name, w, ctl.rev.number, mwrs.Name, mwrs.Namespace, p.ref.Name, w.Stage))
+			}
 		}
 	}
 	mwrs.Status.Summary = total
@@ -98,8 +105,20 @@ func writeStatus(mwrs *workv1alpha1.ManifestWorkReplicaSet, plans []*plan, works
 		// Invalid overrides: the rollout is on hold; keep its condition.
 	case len(invalid) > 0:
 		setCondition(mwrs, rolledOut, false, workv1alpha1.ReasonInvalidRolloutStrategy, strings.Join(invalid, "; "))
+	case ctl.err != nil:
+		setCondition(mwrs, rolledOut, false, workv1alpha1.ReasonInvalidRolloutStrategy, "no cluster is started until it is fixed: "+ctl.err.Error())
 	case complete:
 		setCondition(mwrs, rolledOut, true, workv1alpha1.ReasonComplete, fmt.Sprintf("%d clusters rolled out", total.DesiredTotal))
+	case ctl.aborted():
+		setCondition(mwrs, rolledOut, false, rolloutv1alpha1.ReasonAborted, fmt.Sprintf(
+			"the rollout of revision %d was aborted: %d clusters not started; roll back with `kubectl ocm work rollout undo %s -n %s`, or change the template",
+			ctl.rev.number, held, mwrs.Name, mwrs.Namespace))
+	case ctl.policy.Paused:
+		setCondition(mwrs, rolledOut, false, rolloutv1alpha1.ReasonPaused, fmt.Sprintf(
+			"the rollout of revision %d is paused: %d clusters wait; resume it with `kubectl ocm work rollout resume %s -n %s`",
+			ctl.rev.number, held, mwrs.Name, mwrs.Namespace))
+	case len(waiting) > 0:
+		setCondition(mwrs, rolledOut, false, rolloutv1alpha1.ReasonAwaitingApproval, strings.Join(waiting, "; "))
 	default:
 		setCondition(mwrs, rolledOut, false, workv1alpha1.ReasonProgressing, strings.Join(rolling, "; "))
 	}
@@ -127,6 +146,9 @@ func describeRollout(p *plan) string {
 			names = append(names, c.Name)
 		}
 		msg += ", timed out: " + joinLimited(names)
+	}
+	if r.Held > 0 {
+		msg += fmt.Sprintf(", %d held", r.Held)
 	}
 	if r.MaxFailuresBreached {
 		msg += "; stopped: failures exceed maxFailures"

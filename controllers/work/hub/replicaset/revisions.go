@@ -19,19 +19,30 @@ import (
 // cache, which holds only the ControllerRevisions of sets.
 // +kubebuilder:rbac:groups=apps,resources=controllerrevisions,verbs=list;watch;create;update;delete
 
+// revisions is where the revision history of a set stands.
+type revisions struct {
+	// hash and number identify the current revision.
+	hash   string
+	number int64
+	// previous is the newest earlier revision kept, nil without one.
+	previous *appsv1.ControllerRevision
+	// kept are the numbers of the revisions kept, the current one included.
+	kept map[int64]bool
+}
+
 // syncRevisions keeps the revision history of mwrs: the ControllerRevision
 // of its current template gets the highest number (a new one, or an earlier
 // one renumbered when the template returns to it, as a Deployment's), the
 // oldest beyond the history limit go, and the set's revision annotation
-// names the current number. It returns the current revision's hash.
-func (r *Reconciler) syncRevisions(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet, limit int) (string, error) {
+// names the current number.
+func (r *Reconciler) syncRevisions(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet, limit int) (revisions, error) {
 	data, hash, err := revision.Of(mwrs).Encode()
 	if err != nil {
-		return "", err
+		return revisions{}, err
 	}
 	list := &appsv1.ControllerRevisionList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(mwrs.Namespace), client.MatchingLabels{revision.SetLabel: mwrs.Name}); err != nil {
-		return "", fmt.Errorf("list the revisions of %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
+		return revisions{}, fmt.Errorf("list the revisions of %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
 	}
 	var revs []*appsv1.ControllerRevision
 	var cur *appsv1.ControllerRevision
@@ -58,18 +69,18 @@ func (r *Reconciler) syncRevisions(ctx context.Context, mwrs *workv1alpha1.Manif
 		}
 		if err := r.Client.Create(ctx, cur); err != nil {
 			if apierrors.IsAlreadyExists(err) {
-				return "", errStale
+				return revisions{}, errStale
 			}
-			return "", fmt.Errorf("create ControllerRevision %s/%s: %w", cur.Namespace, cur.Name, err)
+			return revisions{}, fmt.Errorf("create ControllerRevision %s/%s: %w", cur.Namespace, cur.Name, err)
 		}
 		revs = append(revs, cur)
 	case cur.Revision != highest:
 		cur.Revision = highest + 1
 		if err := r.Client.Update(ctx, cur); err != nil {
 			if apierrors.IsConflict(err) {
-				return "", errStale
+				return revisions{}, errStale
 			}
-			return "", fmt.Errorf("renumber ControllerRevision %s/%s: %w", cur.Namespace, cur.Name, err)
+			return revisions{}, fmt.Errorf("renumber ControllerRevision %s/%s: %w", cur.Namespace, cur.Name, err)
 		}
 	}
 	revision.Sort(revs)
@@ -81,7 +92,7 @@ func (r *Reconciler) syncRevisions(ctx context.Context, mwrs *workv1alpha1.Manif
 	}
 	for len(earlier) > limit {
 		if err := r.Client.Delete(ctx, earlier[0], client.Preconditions{UID: &earlier[0].UID}); client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
-			return "", fmt.Errorf("delete ControllerRevision %s/%s: %w", earlier[0].Namespace, earlier[0].Name, err)
+			return revisions{}, fmt.Errorf("delete ControllerRevision %s/%s: %w", earlier[0].Namespace, earlier[0].Name, err)
 		}
 		earlier = earlier[1:]
 	}
@@ -89,5 +100,12 @@ func (r *Reconciler) syncRevisions(ctx context.Context, mwrs *workv1alpha1.Manif
 		mwrs.Annotations = map[string]string{}
 	}
 	mwrs.Annotations[revision.Annotation] = strconv.FormatInt(cur.Revision, 10)
-	return hash, nil
+	out := revisions{hash: hash, number: cur.Revision, kept: map[int64]bool{cur.Revision: true}}
+	for _, cr := range earlier {
+		out.kept[cr.Revision] = true
+	}
+	if len(earlier) > 0 {
+		out.previous = earlier[len(earlier)-1]
+	}
+	return out, nil
 }

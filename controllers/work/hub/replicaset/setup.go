@@ -13,6 +13,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 )
@@ -42,7 +43,8 @@ func SetupWithManager(mgr ctrl.Manager) error {
 
 // SetupWithManager registers r with mgr: it watches ManifestWorkReplicaSets,
 // the Placements and PlacementDecisions they reference, their labeled
-// ManifestWorks and the labels of ManagedClusters (for overrides by label).
+// ManifestWorks, the labels of ManagedClusters (for overrides by label) and
+// the RolloutApprovals that open their gates.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	ctx := context.Background()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &workv1alpha1.ManifestWorkReplicaSet{}, placementIndex, func(o client.Object) []string {
@@ -81,6 +83,10 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}), builder.WithPredicates(hasMWRSLabel)).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.withLabelOverrides),
 			builder.WithPredicates(predicate.LabelChangedPredicate{})).
+		Watches(&rolloutv1alpha1.RolloutApproval{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			a := o.(*rolloutv1alpha1.RolloutApproval)
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ManifestWorkReplicaSet}}}
+		})).
 		Complete(r)
 }
 
