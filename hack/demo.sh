@@ -118,12 +118,24 @@ step kubectl ocm work create hello-fleet -f "$ROOT/examples/rollout/configmap.ya
 step kubectl wait --for=condition=PlacementRolledOut manifestworkreplicaset/hello-fleet -n demo --context hub --timeout=2m
 step kubectl ocm work get --replicaset hello-fleet -n demo --context hub
 step kubectl get configmap hello-fleet -n default --context cluster2
-# A second version, rolled out the same way, then rolled back: the hub keeps
-# every template as a revision, and undo rolls the previous one out again.
-step sh -c "sed 's/hello from the hub/hello again/' '$ROOT/examples/rollout/configmap.yaml' | kubectl ocm work create hello-fleet -f - --placement demo/all-clusters --rollout Progressive --max-concurrency 1 --overwrite --context hub"
+# A second version, rolled out in stages of one cluster, each held until it is
+# approved: cluster1 first, then cluster2.
+step sh -c "sed 's/hello from the hub/hello again/' '$ROOT/examples/rollout/configmap.yaml' | kubectl ocm work create hello-fleet -f - --placement demo/all-clusters --rollout Progressive --max-concurrency 1 --gates Before --stage-size 1 --overwrite --context hub"
+step kubectl wait --for=jsonpath='{.status.conditions[?(@.type=="PlacementRolledOut")].reason}'=AwaitingApproval manifestworkreplicaset/hello-fleet -n demo --context hub --timeout=1m
+step kubectl ocm work rollout status hello-fleet -n demo --context hub
+step kubectl ocm work rollout approve hello-fleet -n demo --context hub
+step kubectl wait --for=jsonpath='{.data.greeting}'='hello again' configmap/hello-fleet -n default --context cluster1 --timeout=2m
+step kubectl get configmap hello-fleet -n default --context cluster2 -o jsonpath='{.data.greeting}{"\n"}'
+step kubectl ocm work rollout approve hello-fleet -n demo --stage batch-2 --message "cluster1 looks fine" --context hub
 step kubectl wait --for=jsonpath='{.data.greeting}'='hello again' configmap/hello-fleet -n default --context cluster2 --timeout=2m
+step kubectl ocm work rollout status hello-fleet -n demo --context hub
+step kubectl get rolloutapprovals -n demo --context hub
+# Rolled back: the hub keeps every template as a revision; undo rolls the
+# previous one out again through the same gates, approved here ahead.
 step kubectl ocm work rollout history hello-fleet -n demo --context hub
 step kubectl ocm work rollout undo hello-fleet -n demo --context hub
+step kubectl ocm work rollout approve hello-fleet -n demo --stage batch-1 --context hub
+step kubectl ocm work rollout approve hello-fleet -n demo --stage batch-2 --context hub
 step kubectl wait --for=jsonpath='{.data.greeting}'='hello from the hub' configmap/hello-fleet -n default --context cluster2 --timeout=2m
 step kubectl ocm work get hello-fleet --replicaset -n demo --context hub
 

@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -42,6 +43,13 @@ type RolloutFlags struct {
 	MinSuccessTime time.Duration
 	// ProgressDeadline is --progress-deadline, a duration or None.
 	ProgressDeadline string
+	// Gates is --gates: Before, After or Before,After (annotation
+	// rollout.kubectl-ocm.io/gates).
+	Gates string
+	// StageSize is --stage-size (Progressive only): clusters per stage.
+	StageSize int
+	// FailureStrategy is --failure-strategy: Abort or Rollback.
+	FailureStrategy string
 
 	// changed records which rollout flags were given.
 	changed []string
@@ -51,7 +59,8 @@ type RolloutFlags struct {
 var progressDeadlinePattern = regexp.MustCompile(`^([0-9]+[hms])+$`)
 
 // rolloutFlagNames are the flags that only apply with --placement.
-var rolloutFlagNames = []string{"replicaset", "rollout", "max-concurrency", "max-failures", "min-success-time", "progress-deadline"}
+var rolloutFlagNames = []string{"replicaset", "rollout", "max-concurrency", "max-failures", "min-success-time", "progress-deadline",
+	"gates", "stage-size", "failure-strategy"}
 
 // addFlags adds the flags to cmd.
 func (r *RolloutFlags) addFlags(cmd *cobra.Command) {
@@ -63,7 +72,28 @@ func (r *RolloutFlags) addFlags(cmd *cobra.Command) {
 	f.StringVar(&r.MaxFailures, "max-failures", "", "Clusters (number or percentage) that may fail or time out before the rollout stops (default 0).")
 	f.DurationVar(&r.MinSuccessTime, "min-success-time", 0, "Soak time after a cluster succeeded before the rollout moves on, such as 5m.")
 	f.StringVar(&r.ProgressDeadline, "progress-deadline", "", "How long a cluster may take to succeed before it counts as failed, such as 10m, or None (the default: forever).")
+	f.StringVar(&r.Gates, "gates", "", "Progressive or ProgressivePerGroup: run the rollout in stages held until approved: Before, After or Before,After (see kubectl ocm work rollout approve).")
+	f.IntVar(&r.StageSize, "stage-size", 0, "Progressive: stages of this many clusters instead of one per decision group.")
+	f.StringVar(&r.FailureStrategy, "failure-strategy", "", "When failures pass --max-failures: Abort the rollout, or Rollback the set to its previous revision (default: hold, as OCM).")
 	_ = cmd.RegisterFlagCompletionFunc("rollout", cobra.FixedCompletions(rolloutTypes, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("gates", cobra.FixedCompletions([]string{"Before", "After", "Before,After"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("failure-strategy", cobra.FixedCompletions([]string{"Abort", "Rollback"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// annotations returns the rollout control annotations the flags give the
+// ManifestWorkReplicaSet.
+func (r *RolloutFlags) annotations() map[string]string {
+	out := map[string]string{}
+	if r.Gates != "" {
+		out[rolloutv1alpha1.GatesAnnotation] = r.Gates
+	}
+	if r.StageSize > 0 {
+		out[rolloutv1alpha1.StageSizeAnnotation] = strconv.Itoa(r.StageSize)
+	}
+	if r.FailureStrategy != "" {
+		out[rolloutv1alpha1.FailureStrategyAnnotation] = r.FailureStrategy
+	}
+	return out
 }
 
 // complete splits --placement and records which rollout flags were given.
@@ -133,6 +163,21 @@ func (r *RolloutFlags) validate(name string, clusters bool) error {
 	}
 	if r.MaxFailures != "" {
 		errs = append(errs, validateIntOrPercent("--max-failures", r.MaxFailures, 0))
+	}
+	if _, err := rolloutv1alpha1.PolicyOf(map[string]string{rolloutv1alpha1.GatesAnnotation: r.Gates}); r.Gates != "" && err != nil {
+		errs = append(errs, fmt.Errorf("--gates %q: give Before, After or Before,After", r.Gates))
+	}
+	if _, err := rolloutv1alpha1.PolicyOf(map[string]string{rolloutv1alpha1.FailureStrategyAnnotation: r.FailureStrategy}); r.FailureStrategy != "" && err != nil {
+		errs = append(errs, fmt.Errorf("--failure-strategy %q: give Abort or Rollback", r.FailureStrategy))
+	}
+	if r.Gates != "" && r.Type == string(clusterv1alpha1.All) {
+		errs = append(errs, fmt.Errorf("--gates needs --rollout Progressive or ProgressivePerGroup: All starts every cluster at once"))
+	}
+	if r.StageSize != 0 && r.Type != string(clusterv1alpha1.Progressive) {
+		errs = append(errs, fmt.Errorf("--stage-size applies to --rollout Progressive only (ProgressivePerGroup has one stage per decision group), not %s", r.Type))
+	}
+	if r.StageSize < 0 {
+		errs = append(errs, fmt.Errorf("--stage-size %d: give a number of clusters, 1 or more", r.StageSize))
 	}
 	if r.MinSuccessTime < 0 {
 		errs = append(errs, fmt.Errorf("--min-success-time %s must not be negative", r.MinSuccessTime))

@@ -49,6 +49,13 @@ func TestCreateValidatePlacement(t *testing.T) {
 		{"bad max failures", func(o *CreateOptions) { o.Rollout.MaxFailures = "some" }, `--max-failures "some"`},
 		{"negative soak", func(o *CreateOptions) { o.Rollout.MinSuccessTime = -time.Second }, "--min-success-time -1s must not be negative"},
 		{"bad deadline", func(o *CreateOptions) { o.Rollout.ProgressDeadline = "10ms" }, `--progress-deadline "10ms"`},
+		{"gates", func(o *CreateOptions) {
+			o.Rollout.Type, o.Rollout.Gates, o.Rollout.StageSize, o.Rollout.FailureStrategy = "Progressive", "Before,After", 2, "Rollback"
+		}, ""},
+		{"gates need stages", func(o *CreateOptions) { o.Rollout.Gates = "Before" }, "--gates needs --rollout Progressive or ProgressivePerGroup"},
+		{"bad gates", func(o *CreateOptions) { o.Rollout.Type, o.Rollout.Gates = "ProgressivePerGroup", "Later" }, `--gates "Later": give Before, After or Before,After`},
+		{"stage size needs Progressive", func(o *CreateOptions) { o.Rollout.Type, o.Rollout.StageSize = "ProgressivePerGroup", 2 }, "--stage-size applies to --rollout Progressive only"},
+		{"bad failure strategy", func(o *CreateOptions) { o.Rollout.FailureStrategy = "Retry" }, `--failure-strategy "Retry": give Abort or Rollback`},
 		{"name too long for the label", func(o *CreateOptions) { o.Name = strings.Repeat("w", 60) }, "is too long for a ManifestWorkReplicaSet in namespace apps"},
 		{"no placement nor clusters", func(o *CreateOptions) { o.Rollout = RolloutFlags{Type: "All"} }, "use --clusters a,b"},
 		{"rollout flags without placement", func(o *CreateOptions) {

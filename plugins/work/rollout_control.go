@@ -133,7 +133,7 @@ func (o *RolloutStatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fr, err := readRollout(ctx, c, o.Namespace, o.Name, true)
+	fr, err := readCurrentRollout(ctx, o.ErrOut, c, o.Namespace, o.Name, true)
 	if err != nil {
 		return err
 	}
@@ -312,7 +312,7 @@ func (o *ApproveOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fr, err := readRollout(ctx, c, o.Namespace, o.Name, false)
+	fr, err := readCurrentRollout(ctx, o.ErrOut, c, o.Namespace, o.Name, false)
 	if err == nil && fr.worksHidden && o.Stage == "" {
 		err = fmt.Errorf("you may not list the ManifestWorks of ManifestWorkReplicaSet %s/%s, so the gate its rollout waits at is unknown here: name the stage with --stage (see kubectl ocm work rollout status)", o.Namespace, o.Name)
 	}
@@ -507,16 +507,22 @@ func (o *ControlOptions) Run(ctx context.Context) error {
 		delete(a, rolloutv1alpha1.AbortedAnnotation)
 		done = fmt.Sprintf("%s resumed", ref)
 	case "abort":
-		cur := h.current()
-		if cur == nil {
-			return fmt.Errorf("%s has no revision yet: the hub controller records it as it reconciles the set (kubectl ocm hub status)", ref)
+		fr, err := readCurrentRollout(ctx, o.ErrOut, c, o.Namespace, o.Name, false)
+		if err != nil {
+			return err
 		}
+		set, a = fr.set, fr.set.Annotations
+		cur := fr.cur
 		var prev *appsv1.ControllerRevision
 		if o.Rollback {
-			if len(h.revisions) < 2 {
+			for _, cr := range fr.revisions {
+				if cr != cur {
+					prev = cr
+				}
+			}
+			if prev == nil {
 				return fmt.Errorf("%s has no revision before the current one (%d) to roll back to: abort without --rollback", ref, cur.Revision)
 			}
-			prev = h.revisions[len(h.revisions)-2]
 		}
 		if err := revision.AbortTo(set, cur.Revision, prev); err != nil {
 			return err

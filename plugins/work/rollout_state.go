@@ -2,6 +2,8 @@ package work
 
 import (
 	"context"
+	"errors"
+	"io"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -21,6 +23,7 @@ import (
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // fleetRollout is the rollout of a ManifestWorkReplicaSet's current
@@ -51,6 +54,33 @@ type placementRollout struct {
 	err    error
 }
 
+// errRevisionPending means that the hub has not recorded the revision of a
+// set's current template yet.
+var errRevisionPending = errors.New("the hub controller has not recorded the revision of its current template yet (it does as it reconciles the set: kubectl ocm hub status)")
+
+// revisionWait bounds how long the rollout verbs wait for the hub to record
+// the revision of a set's current template.
+const revisionWait = 30 * time.Second
+
+// readCurrentRollout is readRollout, waiting up to revisionWait (with
+// progress on out) while the hub has not recorded the revision of the set's
+// current template, as right after a change or an undo.
+func readCurrentRollout(ctx context.Context, out io.Writer, c client.Client, namespace, name string, needWorks bool) (*fleetRollout, error) {
+	var fr *fleetRollout
+	err := cli.Wait(ctx, out, revisionWait, fmt.Sprintf("the revision of ManifestWorkReplicaSet %s/%s", namespace, name), func(ctx context.Context) (bool, string, error) {
+		var err error
+		fr, err = readRollout(ctx, c, namespace, name, needWorks)
+		if errors.Is(err, errRevisionPending) {
+			return false, "the hub has not recorded the current template's revision yet", nil
+		}
+		if err != nil {
+			return false, "", cli.Stop(err)
+		}
+		return true, "", nil
+	})
+	return fr, err
+}
+
 // readRollout reads ManifestWorkReplicaSet namespace/name, its revisions,
 // approvals, placement decisions and its ManifestWorks, and computes the
 // rollout of its current revision. Unless needWorks, a caller who may not list
@@ -67,10 +97,14 @@ func readRollout(ctx context.Context, c client.Client, namespace, name string, n
 		fr.number = n
 		fr.cur = h.find(n)
 	}
-	if fr.cur == nil {
-		return nil, fmt.Errorf("ManifestWorkReplicaSet %s/%s has no revision yet: the hub controller records it as it reconciles the set (kubectl ocm hub status)", namespace, name)
+	_, want, err := revision.Of(h.set).Encode()
+	if err != nil {
+		return nil, err
 	}
-	fr.hash = fr.cur.Labels[revision.HashLabel]
+	if fr.cur == nil || fr.cur.Labels[revision.HashLabel] != want {
+		return nil, fmt.Errorf("ManifestWorkReplicaSet %s/%s: %w", namespace, name, errRevisionPending)
+	}
+	fr.hash = want
 	approvals := &rolloutv1alpha1.RolloutApprovalList{}
 	if err := c.List(ctx, approvals, client.InNamespace(namespace)); err != nil {
 		return nil, fmt.Errorf("list the RolloutApprovals of namespace %s: %w", namespace, err)

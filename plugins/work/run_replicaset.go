@@ -80,6 +80,12 @@ func (o *CreateOptions) buildReplicaSet(manifests []cli.Manifest, mapper meta.RE
 	r := &o.Rollout
 	mwrs := BuildReplicaSet(o.Name, r.PlacementNamespace, r.PlacementName, r.Strategy(), manifests, o.UpdateStrategy, mapper)
 	mwrs.Annotations = o.annotations()
+	for k, v := range r.annotations() {
+		if mwrs.Annotations == nil {
+			mwrs.Annotations = map[string]string{}
+		}
+		mwrs.Annotations[k] = v
+	}
 	return mwrs
 }
 
