@@ -311,7 +311,11 @@ func (o *UndoOptions) Run(ctx context.Context) error {
 		}
 		return fmt.Errorf("write ManifestWorkReplicaSet %s/%s on %s: %w", o.Namespace, o.Name, cfg.Host, err)
 	}
-	fmt.Fprintf(o.Out, "ManifestWorkReplicaSet %s/%s rolled back from revision %d to revision %d (%s)%s; the hub rolls it out with the set's rollout strategy: follow it with `kubectl ocm work get %s --replicaset -n %s`\n",
-		o.Namespace, o.Name, cur.Revision, target.Revision, hash, suffix, o.Name, o.Namespace)
+	gated := ""
+	if p, _ := rolloutv1alpha1.PolicyOf(set.Annotations); p.Gated() {
+		gated = " and its gates (approve them with `kubectl ocm work rollout approve`)"
+	}
+	fmt.Fprintf(o.Out, "ManifestWorkReplicaSet %s/%s rolled back from revision %d to revision %d (%s)%s; the hub rolls it out with the set's rollout strategy%s: follow it with `kubectl ocm work rollout status %s -n %s`\n",
+		o.Namespace, o.Name, cur.Revision, target.Revision, hash, suffix, gated, o.Name, o.Namespace)
 	return nil
 }
