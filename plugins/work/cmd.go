@@ -31,7 +31,7 @@ Managed clusters are named with --clusters (or -n, a cluster's namespace on
 the hub); kubectl's --context and --cluster select the hub in the kubeconfig.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdCreate(getter, streams), newCmdGet(getter, streams), newCmdStatus(getter, streams), newCmdDelete(getter, streams), newCmdRollout(getter, streams))
+	cmd.AddCommand(newCmdCreate(getter, streams), newCmdGet(getter, streams), newCmdStatus(getter, streams), newCmdDelete(getter, streams), newCmdRollout(getter, streams), newCmdDiff(getter, streams))
 	return cmd
 }
 

@@ -167,6 +167,9 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 		return d
 	}
 	authorize := r.executor.authorizer(work)
+	if mode, err := workv1.ApplyModeOf(work.Annotations); err != nil || mode == workv1.ApplyModeReportDiff {
+		return r.reportDiff(ctx, work, manifests, apply.Request{Owner: owner, Decide: decide, Authorize: authorize}, err), nil, nil
+	}
 	for _, m := range apply.SortManifests(manifests) {
 		results[m.Ordinal] = r.applier.Apply(ctx, apply.Request{Manifest: m, Owner: owner, Decide: decide, Authorize: authorize})
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -51,6 +52,8 @@ type suite struct {
 	// (re)starts it.
 	root *testing.T
 	stop func()
+	// ocm runs kubectl ocm against the hub.
+	ocm clitest.CLI
 }
 
 // setup starts a hub and cluster1, installs what `hub init` and `join`
@@ -59,7 +62,7 @@ type suite struct {
 func setup(ctx context.Context, t *testing.T) *suite {
 	t.Helper()
 	env := framework.StartForTest(t, "hub", clusterName)
-	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName), root: t}
+	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName), root: t, ocm: clitest.CLI{Kubeconfig: env.Kubeconfig()}}
 	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
 	s.hubHash = workagent.HubHash(s.hub.Server())
 

@@ -64,6 +64,7 @@ func TestWorkAgent(t *testing.T) {
 	t.Run("serverSideApply ignoreFields", func(t *testing.T) { s.testIgnoreFields(ctx, t) })
 	t.Run("completed manifest is frozen", func(t *testing.T) { s.testFrozenManifest(ctx, t) })
 	t.Run("take-over rules", func(t *testing.T) { s.testTakeOver(ctx, t) })
+	t.Run("report-only works and kubectl ocm work diff", func(t *testing.T) { s.testReportDiff(ctx, t) })
 	t.Run("executor", func(t *testing.T) { s.testExecutor(ctx, t) })
 	t.Run("executor RBAC escalation", func(t *testing.T) { s.testExecutorEscalation(ctx, t) })
 	t.Run("eviction of records of works gone from the hub", func(t *testing.T) { s.testEviction(ctx, t) })

@@ -12,6 +12,7 @@ import (
 	addonconfig "github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/text"
 )
 
 // Reasons of an install progression's Progressing condition besides OCM's
@@ -244,9 +245,5 @@ func holdup(pp *placementPlan) string {
 
 // names joins up to maxNamed sorted names, once each, and counts the others.
 func names(in []string) string {
-	s := slices.Compact(slices.Sorted(slices.Values(in)))
-	if len(s) <= maxNamed {
-		return strings.Join(s, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(s[:maxNamed], ", "), len(s)-maxNamed)
+	return text.JoinLimited(slices.Compact(slices.Sorted(slices.Values(in))), ", ", maxNamed)
 }

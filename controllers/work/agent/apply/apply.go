@@ -101,6 +101,9 @@ type Decision struct {
 	// TakeOverInvalid is why the work's annotation holds no rule; such an
 	// object is then left alone, with this reason.
 	TakeOverInvalid error
+	// DryRun makes every write a server-side dry run: Result.Object is the
+	// object as the apply would leave it, and nothing is stored.
+	DryRun bool
 }
 
 // StrategyType returns the effective update strategy type.
@@ -218,6 +221,9 @@ func (a *Applier) Apply(ctx context.Context, req Request) Result {
 		d = req.Decide(res.Meta)
 	}
 	res.Strategy = d.StrategyType()
+	if d.DryRun {
+		ri = dryRun{ri}
+	}
 	if d.Frozen {
 		res.Frozen = true
 		return res

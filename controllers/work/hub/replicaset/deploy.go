@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +13,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/text"
 )
 
 // errForeign marks a ManifestWork that exists under the name the controller
@@ -154,10 +153,4 @@ func (r *Reconciler) deleteWork(ctx context.Context, mw *workv1.ManifestWork) er
 }
 
 // joinLimited joins up to five messages, sorted, and counts the rest.
-func joinLimited(msgs []string) string {
-	sort.Strings(msgs)
-	if len(msgs) <= 5 {
-		return strings.Join(msgs, "; ")
-	}
-	return fmt.Sprintf("%s; and %d more", strings.Join(msgs[:5], "; "), len(msgs)-5)
-}
+func joinLimited(msgs []string) string { return text.JoinLimited(msgs, "; ", 5) }

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/workset"
 )
 
 // staleRetry is how soon to look again after the cache was found behind.
@@ -122,7 +123,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	ov, err := newOverrider(&mwrs.Spec)
+	ov, err := workset.NewOverrider(&mwrs.Spec)
 	var want map[string]desired
 	if err == nil {
 		want, err = r.desiredWorks(ctx, ov, plans, mwrs.Annotations[workv1.TakeOverAnnotation])
@@ -259,24 +260,24 @@ func (r *Reconciler) readPlans(ctx context.Context, mwrs *workv1alpha1.ManifestW
 }
 
 // desiredWorks computes the spec of every decided cluster's ManifestWork.
-func (r *Reconciler) desiredWorks(ctx context.Context, ov *overrider, plans []*plan, takeOver string) (map[string]desired, error) {
+func (r *Reconciler) desiredWorks(ctx context.Context, ov *workset.Overrider, plans []*plan, takeOver string) (map[string]desired, error) {
 	want := map[string]desired{}
 	for _, p := range plans {
 		for _, c := range p.owned {
 			var lbls map[string]string
-			if ov.needsLabels() {
+			if ov.NeedsLabels() {
 				mc := &clusterv1.ManagedCluster{}
 				if err := r.Client.Get(ctx, client.ObjectKey{Name: c}, mc); client.IgnoreNotFound(err) != nil {
 					return nil, fmt.Errorf("get ManagedCluster %s: %w", c, err)
 				}
 				lbls = mc.Labels
 			}
-			spec, hash, err := ov.specFor(c, lbls)
+			spec, hash, err := ov.SpecFor(c, lbls)
 			if err != nil {
 				return nil, fmt.Errorf("cluster %s: %w", c, err)
 			}
 			if takeOver != "" {
-				hash = withTakeOver(hash, takeOver)
+				hash = workset.WithTakeOver(hash, takeOver)
 			}
 			want[c] = desired{spec: spec, hash: hash, placement: p.ref.Name, takeOver: takeOver}
 		}

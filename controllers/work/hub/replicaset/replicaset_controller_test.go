@@ -24,6 +24,12 @@ import (
 
 // fixture builds a fake hub with placement ns/p deciding clusters and an
 // MWRS ns/rs with strategy.
+// configMap is a ConfigMap manifest ns/name with data.v = value.
+func configMap(ns, name, value string) workv1.Manifest {
+	return workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(
+		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"` + name + `","namespace":"` + ns + `"},"data":{"v":"` + value + `"}}`)}}
+}
+
 func fixture(strategy clusterv1alpha1.RolloutStrategy, overrides []workv1alpha1.ManifestWorkOverride, clusters ...string) (*Reconciler, client.Client) {
 	pd := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p-decision-1",
 		Labels: map[string]string{clusterv1beta1.PlacementLabel: "p", clusterv1beta1.DecisionGroupIndexLabel: "0"}}}

@@ -1,4 +1,4 @@
-package replicaset
+package workset
 
 import (
 	"encoding/json"
@@ -87,10 +87,10 @@ func TestOverrides(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := &workv1alpha1.ManifestWorkReplicaSetSpec{ManifestWorkTemplate: *template.DeepCopy(), Overrides: tt.overrides}
-			o, err := newOverrider(spec)
+			o, err := NewOverrider(spec)
 			if err == nil {
 				var got *workv1.ManifestWorkSpec
-				got, _, err = o.specFor(tt.cluster, tt.labels)
+				got, _, err = o.SpecFor(tt.cluster, tt.labels)
 				if err == nil {
 					for i, w := range tt.want {
 						if v := value(t, got, i); v != w {
@@ -115,13 +115,13 @@ func TestSpecHashDiffersPerOverride(t *testing.T) {
 		Overrides: []workv1alpha1.ManifestWorkOverride{{ClusterNames: []string{"c1"},
 			Patches: []workv1alpha1.ManifestPatch{manifestPatch(cmID, `{"data":{"v":"one"}}`)}}},
 	}
-	o, err := newOverrider(spec)
+	o, err := NewOverrider(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, h1, _ := o.specFor("c1", nil)
-	_, h2, _ := o.specFor("c2", nil)
-	_, h3, _ := o.specFor("c3", nil)
+	_, h1, _ := o.SpecFor("c1", nil)
+	_, h2, _ := o.SpecFor("c2", nil)
+	_, h3, _ := o.SpecFor("c3", nil)
 	if h1 == h2 || h2 != h3 || h1 == "" {
 		t.Errorf("hashes c1=%s c2=%s c3=%s: want c1 different, c2 = c3", h1, h2, h3)
 	}

@@ -1,4 +1,4 @@
-package replicaset
+package workset
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 const fuzzTemplate = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"default","labels":{"app":"web"}},"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`
 
 // FuzzOverrideMergePatch checks arbitrary merge patches of a
-// ManifestWorkReplicaSet override: newOverrider never panics, and an
+// ManifestWorkReplicaSet override: NewOverrider never panics, and an
 // override it accepts yields, for a chosen cluster, manifests that are
 // valid JSON objects with the template's identity; an unchosen cluster gets
 // the template unchanged.
@@ -39,18 +39,18 @@ func FuzzOverrideMergePatch(f *testing.F) {
 				}},
 			}},
 		}
-		o, err := newOverrider(spec)
+		o, err := NewOverrider(spec)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a message")
 			}
 			return
 		}
-		plain, _, err := o.specFor("other", nil)
+		plain, _, err := o.SpecFor("other", nil)
 		if err != nil || string(plain.Workload.Manifests[0].Raw) != fuzzTemplate {
 			t.Fatalf("an unchosen cluster got %s (%v)", plain.Workload.Manifests[0].Raw, err)
 		}
-		got, hash, err := o.specFor("chosen", nil)
+		got, hash, err := o.SpecFor("chosen", nil)
 		if err != nil {
 			t.Fatalf("accepted override fails for a chosen cluster: %v", err)
 		}

@@ -1,4 +1,4 @@
-package replicaset
+package workset
 
 import (
 	"crypto/sha256"
@@ -18,9 +18,9 @@ import (
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 )
 
-// overrider computes the spec of each cluster's ManifestWork: the template
+// Overrider computes the spec of each cluster's ManifestWork: the template
 // with the overrides that choose the cluster applied in order.
-type overrider struct {
+type Overrider struct {
 	template  workv1.ManifestWorkSpec
 	overrides []workv1alpha1.ManifestWorkOverride
 	selectors []labels.Selector
@@ -31,12 +31,12 @@ type overrider struct {
 	plainHash string
 }
 
-// newOverrider checks every override against the template, whichever
+// NewOverrider checks every override against the template, whichever
 // clusters it chooses: a selector that does not parse, a patch that is not a
 // JSON object, names no manifest of the template, or changes a manifest's
 // identity is an error naming the override and patch.
-func newOverrider(spec *workv1alpha1.ManifestWorkReplicaSetSpec) (*overrider, error) {
-	o := &overrider{template: spec.ManifestWorkTemplate, overrides: spec.Overrides}
+func NewOverrider(spec *workv1alpha1.ManifestWorkReplicaSetSpec) (*Overrider, error) {
+	o := &Overrider{template: spec.ManifestWorkTemplate, overrides: spec.Overrides}
 	metas := make([]manifestMeta, len(o.template.Workload.Manifests))
 	for i, m := range o.template.Workload.Manifests {
 		mm, err := readManifestMeta(m.Raw)
@@ -94,7 +94,7 @@ func errOr(err error, alt string) string {
 
 // chosen returns the indexes of the overrides that choose the cluster name
 // with ManagedCluster labels lbls.
-func (o *overrider) chosen(name string, lbls map[string]string) []int {
+func (o *Overrider) chosen(name string, lbls map[string]string) []int {
 	var out []int
 	for i, ov := range o.overrides {
 		if slices.Contains(ov.ClusterNames, name) || (o.selectors[i] != nil && o.selectors[i].Matches(labels.Set(lbls))) {
@@ -104,8 +104,8 @@ func (o *overrider) chosen(name string, lbls map[string]string) []int {
 	return out
 }
 
-// needsLabels reports whether some override chooses clusters by label.
-func (o *overrider) needsLabels() bool {
+// NeedsLabels reports whether some override chooses clusters by label.
+func (o *Overrider) NeedsLabels() bool {
 	for _, s := range o.selectors {
 		if s != nil {
 			return true
@@ -114,9 +114,9 @@ func (o *overrider) needsLabels() bool {
 	return false
 }
 
-// specFor returns the ManifestWork spec of the cluster name with
+// SpecFor returns the ManifestWork spec of the cluster name with
 // ManagedCluster labels lbls and its hash. The spec must not be modified.
-func (o *overrider) specFor(name string, lbls map[string]string) (*workv1.ManifestWorkSpec, string, error) {
+func (o *Overrider) SpecFor(name string, lbls map[string]string) (*workv1.ManifestWorkSpec, string, error) {
 	which := o.chosen(name, lbls)
 	if len(which) == 0 {
 		// Shared by every plain cluster: callers copy before changing it.
@@ -138,7 +138,7 @@ func (o *overrider) specFor(name string, lbls map[string]string) (*workv1.Manife
 }
 
 // apply applies the patches of the overrides which to spec, in order.
-func (o *overrider) apply(spec *workv1.ManifestWorkSpec, which []int) (*workv1.ManifestWorkSpec, error) {
+func (o *Overrider) apply(spec *workv1.ManifestWorkSpec, which []int) (*workv1.ManifestWorkSpec, error) {
 	for _, i := range which {
 		for j, p := range o.overrides[i].Patches {
 			for _, k := range o.targets[i][j] {
@@ -170,10 +170,10 @@ func specHash(spec *workv1.ManifestWorkSpec) (string, error) {
 	return hex.EncodeToString(sum[:16]), nil
 }
 
-// withTakeOver is the hash of a work of spec hash whose take-over rule is
+// WithTakeOver is the hash of a work of spec hash whose take-over rule is
 // rule: a set without the annotation keeps the spec's hash, so adding one
 // rolls out as a template change does.
-func withTakeOver(hash, rule string) string {
+func WithTakeOver(hash, rule string) string {
 	sum := sha256.Sum256([]byte(hash + "\x00" + workv1.TakeOverAnnotation + "=" + rule))
 	return hex.EncodeToString(sum[:16])
 }
