@@ -46,31 +46,11 @@ const (
 // operator's) as the kubelet reports it in its resource metrics, idle after
 // -settle and again with -works ManifestWorks applied.
 func BenchmarkOnNodes(b *testing.B) {
-	layouts, err := framework.DefaultImages()
-	if err != nil {
-		b.Fatal(err)
-	}
-	// The plugin is stamped with the image's tag, so that the image it
-	// deploys by default is the one `make image` built.
-	ver, err := framework.LayoutTag(layouts[1].Dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	kubectlOCM := framework.BuildForTest(b, "./plugins/kubectl-ocm", "kubectl-ocm", version.StampFlags(ver)...)
+	kubectlOCM, layouts := buildPlugin(b)
 	for range b.N {
 		env := framework.StartForTestWith(b, framework.Options{Clusters: []string{"hub", "cluster1"}, Nodes: true, Images: layouts})
 		ctx := b.Context()
-		ocm := func(args ...string) string {
-			b.Helper()
-			cmd := exec.CommandContext(ctx, kubectlOCM, args...)
-			cmd.Env = append(cmd.Environ(), "KUBECONFIG="+env.Kubeconfig())
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Run(); err != nil {
-				b.Fatalf("kubectl ocm %s: %v\n%s", strings.Join(args, " "), err, out.String())
-			}
-			return out.String()
-		}
+		ocm := plugin(ctx, b, kubectlOCM, env)
 		hub, managed := env.Cluster("hub"), env.Cluster("cluster1")
 
 		start := time.Now()
@@ -78,14 +58,9 @@ func BenchmarkOnNodes(b *testing.B) {
 		ready := podReady(ctx, b, hub.Client(), config.HubNamespace, benchkit.HubController)
 		benchkit.Record(b, "hub init → hub controller Pod Ready", benchkit.Seconds(ready.Sub(start)), "image pulled from the node's registry, probes passed")
 
-		out := ocm("hub", "token", "--context", "hub")
-		token := regexp.MustCompile(`--hub-token (\S+)`).FindStringSubmatch(out)
-		url := regexp.MustCompile(`--hub-apiserver (\S+)`).FindStringSubmatch(out)
-		if token == nil || url == nil {
-			b.Fatalf("hub token printed no join command:\n%s", out)
-		}
+		token, url := joinCommand(b, ocm)
 		start = time.Now()
-		ocm("join", "--hub-token", token[1], "--hub-apiserver", url[1], "--cluster-name", "cluster1", "--context", "cluster1")
+		ocm("join", "--hub-token", token, "--hub-apiserver", url, "--cluster-name", "cluster1", "--context", "cluster1")
 		agentReady := podReady(ctx, b, managed.Client(), config.AgentNamespace, benchkit.AgentDeployment)
 		benchkit.Record(b, "join → agent Pod Ready", benchkit.Seconds(agentReady.Sub(start)), "")
 		ocm("accept", "--clusters", "cluster1", "--context", "hub")
@@ -102,6 +77,51 @@ func BenchmarkOnNodes(b *testing.B) {
 		applyWorks(ctx, b, hub.Client(), *works)
 		readMemory(ctx, b, managed, fmt.Sprintf("%d works", *works))
 	}
+}
+
+// buildPlugin builds kubectl-ocm, stamped with the tag of the image `make
+// image` built so that the image it deploys by default is that one, and
+// returns it with the nodes' image layouts.
+func buildPlugin(b *testing.B) (string, []framework.ImageLayout) {
+	b.Helper()
+	layouts, err := framework.DefaultImages()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ver, err := framework.LayoutTag(layouts[1].Dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return framework.BuildForTest(b, "./plugins/kubectl-ocm", "kubectl-ocm", version.StampFlags(ver)...), layouts
+}
+
+// plugin returns a function that runs `kubectl ocm args...` with env's
+// kubeconfig and fails b when it fails.
+func plugin(ctx context.Context, b *testing.B, kubectlOCM string, env *framework.Environment) func(args ...string) string {
+	return func(args ...string) string {
+		b.Helper()
+		cmd := exec.CommandContext(ctx, kubectlOCM, args...)
+		cmd.Env = append(cmd.Environ(), "KUBECONFIG="+env.Kubeconfig())
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("kubectl ocm %s: %v\n%s", strings.Join(args, " "), err, out.String())
+		}
+		return out.String()
+	}
+}
+
+// joinCommand runs `kubectl ocm hub token` and returns the token and hub
+// URL of the join command it prints.
+func joinCommand(b *testing.B, ocm func(args ...string) string) (token, url string) {
+	b.Helper()
+	out := ocm("hub", "token", "--context", "hub")
+	t := regexp.MustCompile(`--hub-token (\S+)`).FindStringSubmatch(out)
+	u := regexp.MustCompile(`--hub-apiserver (\S+)`).FindStringSubmatch(out)
+	if t == nil || u == nil {
+		b.Fatalf("hub token printed no join command:\n%s", out)
+	}
+	return t[1], u[1]
 }
 
 // podReady waits until a Pod of Deployment namespace/name is Ready and
