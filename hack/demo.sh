@@ -118,9 +118,14 @@ step kubectl ocm work create hello-fleet -f "$ROOT/examples/rollout/configmap.ya
 step kubectl wait --for=condition=PlacementRolledOut manifestworkreplicaset/hello-fleet -n demo --context hub --timeout=2m
 step kubectl ocm work get --replicaset hello-fleet -n demo --context hub
 step kubectl get configmap hello-fleet -n default --context cluster2
-# A second version, rolled out in stages of one cluster, each held until it is
-# approved: cluster1 first, then cluster2.
-step sh -c "sed 's/hello from the hub/hello again/' '$ROOT/examples/rollout/configmap.yaml' | kubectl ocm work create hello-fleet -f - --placement demo/all-clusters --rollout Progressive --max-concurrency 1 --gates Before --stage-size 1 --overwrite --context hub"
+# A second version: first what it would change on each cluster, computed by
+# each cluster's agent as a dry run (exit status 1: something would change);
+# then rolled out in stages of one cluster, each held until it is approved:
+# cluster1 first, then cluster2.
+sed 's/hello from the hub/hello again/' "$ROOT/examples/rollout/configmap.yaml" > "$DEV_ENV_DIR/hello-fleet-v2.yaml"
+step sh -c "kubectl ocm work diff hello-fleet --replicaset -n demo -f '$DEV_ENV_DIR/hello-fleet-v2.yaml' --context hub; test \$? -eq 1"
+step kubectl get configmap hello-fleet -n default --context cluster1 -o jsonpath='{.data.greeting}{"\n"}'
+step kubectl ocm work create hello-fleet -f "$DEV_ENV_DIR/hello-fleet-v2.yaml" --placement demo/all-clusters --rollout Progressive --max-concurrency 1 --gates Before --stage-size 1 --overwrite --context hub
 step kubectl wait --for=jsonpath='{.status.conditions[?(@.type=="PlacementRolledOut")].reason}'=AwaitingApproval manifestworkreplicaset/hello-fleet -n demo --context hub --timeout=1m
 step kubectl ocm work rollout status hello-fleet -n demo --context hub
 step kubectl ocm work rollout approve hello-fleet -n demo --context hub
