@@ -511,7 +511,7 @@ func (o *ControlOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		set, a = fr.set, fr.set.Annotations
+		set = fr.set
 		cur := fr.cur
 		var prev *appsv1.ControllerRevision
 		if o.Rollback {

@@ -2,11 +2,11 @@ package work
 
 import (
 	"context"
-	"errors"
-	"io"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
