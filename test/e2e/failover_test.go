@@ -84,7 +84,7 @@ func TestHubFailover(t *testing.T) {
 	// saw, at its next retry; allow as much again for a loaded machine.
 	assert.Less(t, takeover, 2*(6*time.Second+time.Second), "the takeover is not bounded by the lease settings %v", shortLeaseArgs)
 	eventually(t, time.Minute, "placement after to select "+fmt.Sprint(clusters), func(ctx context.Context) (bool, error) {
-		got, err := decidedClusters(ctx, hub, ns, "after")
+		got, err := framework.DecidedClusters(ctx, hub, ns, "after")
 		return slices.Equal(got, clusters), err
 	})
 	decided := time.Since(killed)

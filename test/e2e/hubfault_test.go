@@ -24,6 +24,7 @@ import (
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // TestHubControllerKilledMidRollout kills the hub controller (SIGKILL) while
@@ -47,7 +48,7 @@ func TestHubControllerKilledMidRollout(t *testing.T) {
 	bindDefaultSet(t, f, hub, ns)
 	require.NoError(t, hub.Create(ctx, fleetPlacement(ns, "fleet")))
 	eventually(t, time.Minute, "placement fleet to select "+fmt.Sprint(selected), func(ctx context.Context) (bool, error) {
-		got, err := decidedClusters(ctx, hub, ns, "fleet")
+		got, err := framework.DecidedClusters(ctx, hub, ns, "fleet")
 		return slices.Equal(got, selected), err
 	})
 	decisions := watchDecisions(t, f.env.Cluster("hub"), ns)

@@ -17,9 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
-	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // TestPlacementRollout selects two joined clusters with a Placement created
@@ -40,7 +40,7 @@ func TestPlacementRollout(t *testing.T) {
 	f.ocm(t, "clusterset", "bind", "default", "--namespace", ns, "--context", "hub")
 	f.ocm(t, "placement", "create", "all", "-n", ns, "--context", "hub")
 	eventually(t, time.Minute, "placement all to select cluster1 and cluster2", func(ctx context.Context) (bool, error) {
-		got, err := decidedClusters(ctx, hub, ns, "all")
+		got, err := framework.DecidedClusters(ctx, hub, ns, "all")
 		return slices.Equal(got, []string{"cluster1", "cluster2"}), err
 	})
 	explain := f.ocm(t, "placement", "explain", "all", "-n", ns, "--context", "hub")
@@ -143,22 +143,6 @@ func TestPlacementRollout(t *testing.T) {
 			return true, nil
 		})
 	})
-}
-
-// decidedClusters returns the sorted cluster names of a placement's decisions.
-func decidedClusters(ctx context.Context, hub client.Client, ns, placement string) ([]string, error) {
-	list := &clusterv1beta1.PlacementDecisionList{}
-	if err := hub.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{clusterv1beta1.PlacementLabel: placement}); err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, d := range list.Items {
-		for _, c := range d.Status.Decisions {
-			out = append(out, c.ClusterName)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
 }
 
 // waitRolledOut waits until the set's rollout is complete on every cluster.

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // TestStagedRolloutDiffUndo drives a ManifestWorkReplicaSet's second
@@ -36,7 +37,7 @@ func TestStagedRolloutDiffUndo(t *testing.T) {
 	f.ocm(t, "clusterset", "bind", "default", "--namespace", ns, "--context", "hub")
 	f.ocm(t, "placement", "create", "all", "-n", ns, "--context", "hub")
 	eventually(t, time.Minute, "placement all to select cluster1 and cluster2", func(ctx context.Context) (bool, error) {
-		got, err := decidedClusters(ctx, hub, ns, "all")
+		got, err := framework.DecidedClusters(ctx, hub, ns, "all")
 		return slices.Equal(got, []string{"cluster1", "cluster2"}), err
 	})
 	t.Cleanup(func() {

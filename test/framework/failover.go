@@ -288,8 +288,14 @@ func must(tb testing.TB, what string, err error) {
 
 // decided returns the Placement's decided clusters, sorted.
 func (f *Failover) decided(ctx context.Context) ([]string, error) {
+	return DecidedClusters(ctx, f.Hub.Client(), f.Namespace, "failover")
+}
+
+// DecidedClusters returns the sorted cluster names of the decisions of
+// Placement namespace/placement.
+func DecidedClusters(ctx context.Context, hub client.Client, namespace, placement string) ([]string, error) {
 	list := &clusterv1beta1.PlacementDecisionList{}
-	if err := f.Hub.Client().List(ctx, list, client.InNamespace(f.Namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: "failover"}); err != nil {
+	if err := hub.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: placement}); err != nil {
 		return nil, err
 	}
 	var out []string
