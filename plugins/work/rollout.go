@@ -133,18 +133,27 @@ func readHistory(ctx context.Context, c client.Client, namespace, name string) (
 		}
 		return nil, fmt.Errorf("read ManifestWorkReplicaSet %s/%s: %w", namespace, name, err)
 	}
-	list := &appsv1.ControllerRevisionList{}
-	if err := c.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{revision.SetLabel: name}); err != nil {
-		return nil, fmt.Errorf("list the revisions of ManifestWorkReplicaSet %s/%s: %w", namespace, name, err)
+	revs, err := listRevisions(ctx, c, set)
+	if err != nil {
+		return nil, err
 	}
-	h := &history{set: set}
+	return &history{set: set, revisions: revs}, nil
+}
+
+// listRevisions returns the revisions of mwrs, oldest first.
+func listRevisions(ctx context.Context, c client.Client, mwrs *workv1alpha1.ManifestWorkReplicaSet) ([]*appsv1.ControllerRevision, error) {
+	list := &appsv1.ControllerRevisionList{}
+	if err := c.List(ctx, list, client.InNamespace(mwrs.Namespace), client.MatchingLabels{revision.SetLabel: mwrs.Name}); err != nil {
+		return nil, fmt.Errorf("list the revisions of ManifestWorkReplicaSet %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
+	}
+	var out []*appsv1.ControllerRevision
 	for i := range list.Items {
-		if metav1.IsControlledBy(&list.Items[i], set) {
-			h.revisions = append(h.revisions, &list.Items[i])
+		if metav1.IsControlledBy(&list.Items[i], mwrs) {
+			out = append(out, &list.Items[i])
 		}
 	}
-	revision.Sort(h.revisions)
-	return h, nil
+	revision.Sort(out)
+	return out, nil
 }
 
 // current returns the newest revision, nil without any.
@@ -196,18 +205,16 @@ func (h *history) clustersByHash(ctx context.Context, c client.Client) (map[stri
 // revisionNumbers maps the hashes of the kept revisions of mwrs to their
 // numbers; none when the caller may not list ControllerRevisions.
 func revisionNumbers(ctx context.Context, c client.Client, mwrs *workv1alpha1.ManifestWorkReplicaSet) (map[string]int64, error) {
-	list := &appsv1.ControllerRevisionList{}
-	if err := c.List(ctx, list, client.InNamespace(mwrs.Namespace), client.MatchingLabels{revision.SetLabel: mwrs.Name}); err != nil {
-		if apierrors.IsForbidden(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("list the revisions of ManifestWorkReplicaSet %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
+	revs, err := listRevisions(ctx, c, mwrs)
+	if apierrors.IsForbidden(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]int64{}
-	for i := range list.Items {
-		if metav1.IsControlledBy(&list.Items[i], mwrs) {
-			out[list.Items[i].Labels[revision.HashLabel]] = list.Items[i].Revision
-		}
+	for _, cr := range revs {
+		out[cr.Labels[revision.HashLabel]] = cr.Revision
 	}
 	return out, nil
 }
