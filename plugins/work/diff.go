@@ -9,9 +9,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -210,17 +212,21 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		return err
 	}
 	defer o.cleanup(ctx, c, targets)
-	for _, t := range targets {
-		t.probe = &workv1.ManifestWork{
+	err = eachTarget(ctx, targets, func(ctx context.Context, t *diffTarget) error {
+		probe := &workv1.ManifestWork{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: probePrefix(o.Name), Namespace: t.cluster,
 				Labels:      map[string]string{DiffOfLabel: o.Name},
 				Annotations: map[string]string{workv1.ApplyModeAnnotation: string(workv1.ApplyModeReportDiff)}},
 			Spec: t.spec,
 		}
-		if err := c.Create(ctx, t.probe); err != nil {
-			t.probe = nil
+		if err := c.Create(ctx, probe); err != nil {
 			return fmt.Errorf("write the ReportDiff ManifestWork of %s to cluster %s on %s: %w", o.Name, t.cluster, cfg.Host, err)
 		}
+		t.probe = probe
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := o.wait(ctx, c, targets); err != nil {
 		return err
@@ -367,17 +373,39 @@ func applied(w *workv1.ManifestWork) error {
 	return nil
 }
 
-// wait waits until every ReportDiff work reported its generation.
+// diffWriters bounds the concurrent writes of `work diff`.
+const diffWriters = 8
+
+// eachTarget calls fn for every target, diffWriters at a time, and returns
+// the first error.
+func eachTarget(ctx context.Context, targets []*diffTarget, fn func(context.Context, *diffTarget) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(diffWriters)
+	for _, t := range targets {
+		g.Go(func() error { return fn(ctx, t) })
+	}
+	return g.Wait()
+}
+
+// wait waits until every ReportDiff work reported its generation, reading
+// them with one list per poll.
 func (o *DiffOptions) wait(ctx context.Context, c client.Client, targets []*diffTarget) error {
+	byKey := make(map[client.ObjectKey]*diffTarget, len(targets))
+	for _, t := range targets {
+		byKey[client.ObjectKeyFromObject(t.probe)] = t
+	}
 	return cli.Wait(ctx, o.ErrOut, o.Timeout, fmt.Sprintf("the agents' diff reports of %s", o.Name), func(ctx context.Context) (bool, string, error) {
+		list := &workv1.ManifestWorkList{}
+		if err := c.List(ctx, list, client.MatchingLabels{DiffOfLabel: o.Name}); err != nil {
+			return false, "", err
+		}
+		for i := range list.Items {
+			if t := byKey[client.ObjectKeyFromObject(&list.Items[i])]; t != nil {
+				t.probe = &list.Items[i]
+			}
+		}
 		var waiting []string
 		for _, t := range targets {
-			if reported(t.probe) {
-				continue
-			}
-			if err := c.Get(ctx, client.ObjectKeyFromObject(t.probe), t.probe); err != nil {
-				return false, "", err
-			}
 			if !reported(t.probe) {
 				waiting = append(waiting, t.cluster)
 			}
@@ -401,15 +429,19 @@ func reported(w *workv1.ManifestWork) bool {
 func (o *DiffOptions) cleanup(ctx context.Context, c client.Client, targets []*diffTarget) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	for _, t := range targets {
+	var mu sync.Mutex
+	_ = eachTarget(ctx, targets, func(ctx context.Context, t *diffTarget) error {
 		if t.probe == nil || t.probe.Name == "" {
-			continue
+			return nil
 		}
 		if err := c.Delete(ctx, t.probe); client.IgnoreNotFound(err) != nil {
+			mu.Lock()
+			defer mu.Unlock()
 			fmt.Fprintf(o.ErrOut, "Warning: delete ManifestWork %s/%s: %v; delete it with `kubectl delete manifestwork %s -n %s`\n",
 				t.probe.Namespace, t.probe.Name, err, t.probe.Name, t.probe.Namespace)
 		}
-	}
+		return nil
+	})
 }
 
 // report builds the DiffReport from the ReportDiff works.
