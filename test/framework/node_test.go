@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,6 +66,11 @@ func TestNodes(t *testing.T) {
 	sysctlsBefore := readSysctls(t)
 	env := startNodes(t, "hub", "cluster1")
 	hub, cluster1 := env.Cluster("hub"), env.Cluster("cluster1")
+	raw, err := os.ReadFile(inotifySysctl)
+	require.NoError(t, err)
+	instances, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, instances, minInotifyInstances, "fs.inotify.max_user_instances with nodes running")
 
 	t.Run("a Pod runs on the node and its log is read through the API server", func(t *testing.T) {
 		phase, logs := runPod(t, hub.Clientset(), "hello", "sh", "-c", "echo hello from the node")

@@ -27,6 +27,9 @@ func (e *Environment) prepareNodes(ctx context.Context, layouts []ImageLayout) e
 	}
 	e.slot = s
 	e.logf("slot %d: bridge %s at %s", s.n, s.bridgeName(), s.hostIP())
+	if err := ensureInotifyInstances(e.logf); err != nil {
+		return err
+	}
 	if err := s.createBridge(); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -74,4 +75,39 @@ func hasController(h, sub string) bool {
 		}
 	}
 	return false
+}
+
+// minInotifyInstances is the fs.inotify.max_user_instances nodes need:
+// every kube-apiserver, controller manager, scheduler, kubelet and
+// containerd holds several inotify instances, all of one user, and the
+// kernel's default of 128 runs out with two fleets of three clusters with
+// nodes (kubelets then fail to start). kind's documentation gives its users
+// the same advice.
+const minInotifyInstances = 512
+
+// inotifySysctl is the limit's file.
+const inotifySysctl = "/proc/sys/fs/inotify/max_user_instances"
+
+// ensureInotifyInstances raises fs.inotify.max_user_instances to
+// minInotifyInstances when it is lower, and says so. The setting is the
+// kernel's and stays after the environment stops, as a sysctl an operator
+// sets for kind does.
+func ensureInotifyInstances(logf func(string, ...any)) error {
+	raw, err := os.ReadFile(inotifySysctl)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", inotifySysctl, err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return fmt.Errorf("%s holds %q: %w", inotifySysctl, raw, err)
+	}
+	if n >= minInotifyInstances {
+		return nil
+	}
+	if err := os.WriteFile(inotifySysctl, []byte(strconv.Itoa(minInotifyInstances)), 0o644); err != nil {
+		return fmt.Errorf("raise fs.inotify.max_user_instances from %d to %d, which nodes need (sysctl -w fs.inotify.max_user_instances=%d as root): %w",
+			n, minInotifyInstances, minInotifyInstances, err)
+	}
+	logf("raised fs.inotify.max_user_instances from %d to %d: the nodes' kubelets and containerd need more", n, minInotifyInstances)
+	return nil
 }
