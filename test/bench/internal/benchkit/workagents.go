@@ -3,10 +3,7 @@ package benchkit
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig/managedcluster"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // workAgentServiceAccount is the ServiceAccount the in-process work agents
@@ -78,20 +76,20 @@ type WorkAgents struct {
 // watch of its cluster namespace, its own TLS connection), its work queue,
 // appliers and watches of the applied objects.
 //
-// Each agent reaches the hub at a loopback port of its own, a TCP forwarder
-// in this process to the hub's address. The agent names its
+// Each agent reaches the hub at a port of its own, a framework.Proxy in this
+// process to the hub's address. The agent names its
 // AppliedManifestWorks (cluster-scoped) after a hash of the hub's URL and
 // the work's name, so that on one managed cluster the agents of clusters
 // whose works share a name (those of one ManifestWorkReplicaSet) would write
 // the same AppliedManifestWork; real clusters each keep their own. A URL of
-// its own gives each agent a hub hash of its own; the forwarder copies bytes
+// its own gives each agent a hub hash of its own; the proxy copies bytes
 // and leaves TLS to the agent and the hub.
 func StartWorkAgents(ctx context.Context, b *testing.B, f *Fleet, spoke string, clusters []string, opts workagent.Options) *WorkAgents {
 	b.Helper()
 	sc := f.Env.Cluster(spoke)
 	installWorkAgentObjects(ctx, b, sc.Client(), spoke)
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	var fwds []*forwarder
+	var proxies []*framework.Proxy
 	var mgrDone chan error
 	b.Cleanup(func() {
 		cancel()
@@ -100,8 +98,8 @@ func StartWorkAgents(ctx context.Context, b *testing.B, f *Fleet, spoke string, 
 				b.Errorf("in-process work agents: %v", err)
 			}
 		}
-		for _, fw := range fwds {
-			fw.close()
+		for _, p := range proxies {
+			_ = p.Close()
 		}
 	})
 
@@ -111,12 +109,12 @@ func StartWorkAgents(ctx context.Context, b *testing.B, f *Fleet, spoke string, 
 	}
 	w := &WorkAgents{Spoke: spoke, HubURLs: map[string]string{}}
 	for _, cluster := range clusters {
-		fw, err := startForwarder(hubAddr)
+		p, err := framework.StartProxy(hubAddr)
 		if err != nil {
-			b.Fatalf("hub forwarder of the work agent of %s: %v", cluster, err)
+			b.Fatalf("hub proxy of the work agent of %s: %v", cluster, err)
 		}
-		fwds = append(fwds, fw)
-		w.HubURLs[cluster] = "https://" + fw.addr()
+		proxies = append(proxies, p)
+		w.HubURLs[cluster] = "https://" + p.Addr()
 		writeWorkAgentCredential(ctx, b, f, sc.Client(), cluster, w.HubURLs[cluster])
 	}
 
@@ -222,105 +220,4 @@ func hostPort(server string) (string, error) {
 		return "", fmt.Errorf("%q names no port", server)
 	}
 	return u.Host, nil
-}
-
-// forwarder accepts TCP connections at a loopback port and copies each one
-// to and from a new connection to target.
-type forwarder struct {
-	ln     net.Listener
-	target string
-
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-	closed bool
-	wg     sync.WaitGroup
-}
-
-// startForwarder listens at a free loopback port and forwards to target
-// until close.
-func startForwarder(target string) (*forwarder, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	fw := &forwarder{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
-	fw.wg.Go(fw.serve)
-	return fw, nil
-}
-
-// addr is the forwarder's host:port.
-func (fw *forwarder) addr() string { return fw.ln.Addr().String() }
-
-// serve accepts connections until the listener closes.
-func (fw *forwarder) serve() {
-	for {
-		in, err := fw.ln.Accept()
-		if err != nil {
-			return
-		}
-		if !fw.track(in) {
-			_ = in.Close()
-			return
-		}
-		fw.wg.Go(func() { fw.pipe(in) })
-	}
-}
-
-// track records c as open; false once the forwarder closed.
-func (fw *forwarder) track(c net.Conn) bool {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if fw.closed {
-		return false
-	}
-	fw.conns[c] = struct{}{}
-	return true
-}
-
-// untrack forgets c and closes it.
-func (fw *forwarder) untrack(c net.Conn) {
-	fw.mu.Lock()
-	delete(fw.conns, c)
-	fw.mu.Unlock()
-	_ = c.Close()
-}
-
-// pipe connects in to a new connection to the target and copies both ways
-// until either side closes.
-func (fw *forwarder) pipe(in net.Conn) {
-	defer fw.untrack(in)
-	out, err := net.DialTimeout("tcp", fw.target, 10*time.Second)
-	if err != nil {
-		return
-	}
-	if !fw.track(out) {
-		_ = out.Close()
-		return
-	}
-	defer fw.untrack(out)
-	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
-		done <- struct{}{}
-	}
-	go cp(out, in)
-	go cp(in, out)
-	<-done
-	// One side ended: closing both ends the other copy.
-	_ = in.Close()
-	_ = out.Close()
-	<-done
-}
-
-// close stops accepting, closes every open connection and waits for the
-// copies to end.
-func (fw *forwarder) close() {
-	fw.mu.Lock()
-	fw.closed = true
-	for c := range fw.conns {
-		_ = c.Close()
-	}
-	fw.mu.Unlock()
-	_ = fw.ln.Close()
-	fw.wg.Wait()
 }
