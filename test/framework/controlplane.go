@@ -158,7 +158,16 @@ type certFiles struct {
 	// kubeletClientCert and kubeletClientKey are the API server's
 	// credentials towards the kubelet.
 	kubeletClientCert, kubeletClientKey string
+	// frontProxyCA verifies the requests the API server proxies to an
+	// aggregated API server with the user in request headers, sent with
+	// frontProxyCert and frontProxyKey (the aggregation layer, as kubeadm
+	// sets it up).
+	frontProxyCA, frontProxyCert, frontProxyKey string
 }
+
+// FrontProxyClient is the name of the client certificate the API servers
+// present to aggregated API servers (--requestheader-allowed-names).
+const FrontProxyClient = "front-proxy-client"
 
 // writeCertificates creates the cluster CA, the API server's serving
 // certificate, the admin and controller-manager client certificates and the
@@ -184,6 +193,14 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 	if err != nil {
 		return certFiles{}, err
 	}
+	frontProxyCA, err := newAuthority(c.Name + "-front-proxy-ca")
+	if err != nil {
+		return certFiles{}, err
+	}
+	frontProxy, err := frontProxyCA.issue(FrontProxyClient, nil, nil, nil)
+	if err != nil {
+		return certFiles{}, err
+	}
 	saKey, saKeyPEM, err := newKey()
 	if err != nil {
 		return certFiles{}, err
@@ -202,6 +219,9 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 		kcmKubeconfig:     filepath.Join(c.dir, "kube-controller-manager.kubeconfig"),
 		kubeletClientCert: filepath.Join(pki, "apiserver-kubelet-client.crt"),
 		kubeletClientKey:  filepath.Join(pki, "apiserver-kubelet-client.key"),
+		frontProxyCA:      filepath.Join(pki, "front-proxy-ca.crt"),
+		frontProxyCert:    filepath.Join(pki, "front-proxy-client.crt"),
+		frontProxyKey:     filepath.Join(pki, "front-proxy-client.key"),
 	}
 	if err := os.MkdirAll(pki, 0o700); err != nil {
 		return certFiles{}, err
@@ -212,6 +232,7 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 		f.servingCert: serving.certPEM, f.servKey: serving.keyPEM,
 		f.saKey: saKeyPEM, f.saPub: saPubPEM,
 		f.kubeletClientCert: kubeletClient.certPEM, f.kubeletClientKey: kubeletClient.keyPEM,
+		f.frontProxyCA: frontProxyCA.certPEM, f.frontProxyCert: frontProxy.certPEM, f.frontProxyKey: frontProxy.keyPEM,
 	} {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return certFiles{}, err
@@ -271,6 +292,14 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 			"--profiling=false",
 			"--enable-priority-and-fairness=false",
 			"--event-ttl=1h",
+			// The aggregation layer, as kubeadm sets it up.
+			"--requestheader-client-ca-file=" + f.frontProxyCA,
+			"--requestheader-allowed-names=" + FrontProxyClient,
+			"--requestheader-username-headers=X-Remote-User",
+			"--requestheader-group-headers=X-Remote-Group",
+			"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+			"--proxy-client-cert-file=" + f.frontProxyCert,
+			"--proxy-client-key-file=" + f.frontProxyKey,
 		}
 		if c.node == nil {
 			// Without a node nothing serves the kubernetes Service.

@@ -85,6 +85,19 @@ func TestEnvironment(t *testing.T) {
 		})
 	}
 	t.Run("bootstrap token authenticates", func(t *testing.T) { testBootstrapToken(t, env.Cluster("hub")) })
+	t.Run("the aggregation layer is configured", func(t *testing.T) {
+		// What an aggregated API server reads to verify the requests the
+		// API server proxies to it.
+		cm, err := env.Cluster("hub").Clientset().CoreV1().ConfigMaps("kube-system").Get(ctx, "extension-apiserver-authentication", metav1.GetOptions{})
+		require.NoError(t, err)
+		block, _ := pem.Decode([]byte(cm.Data["requestheader-client-ca-file"]))
+		require.NotNil(t, block, "no requestheader-client-ca-file in %v", cm.Data)
+		ca, err := x509.ParseCertificate(block.Bytes)
+		require.NoError(t, err)
+		assert.Equal(t, "hub-front-proxy-ca", ca.Subject.CommonName)
+		assert.Equal(t, `["`+FrontProxyClient+`"]`, cm.Data["requestheader-allowed-names"])
+		assert.Equal(t, `["X-Remote-User"]`, cm.Data["requestheader-username-headers"])
+	})
 }
 
 func testCSRSigning(t *testing.T, c *Cluster) {
