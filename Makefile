@@ -12,6 +12,10 @@ SHELL := /usr/bin/env bash -o pipefail
 .DEFAULT_GOAL := build
 
 GO        ?= go
+# The main module needs Go 1.27.3 (its go line); with GOTOOLCHAIN=auto an
+# older go command fetches that toolchain from the module proxy, and each
+# module builds with the Go its own go line asks for.
+export GOTOOLCHAIN := auto
 ROOT      := $(abspath .)
 BIN       := $(ROOT)/bin
 TOOLS_BIN := $(BIN)/tools
@@ -30,7 +34,10 @@ CONTROLLER_GEN_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION  ?= v2.15.0
 ACTIONLINT_VERSION     ?= v1.7.12
 CONTROLLER_GEN := $(TOOLS_BIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
-GOLANGCI_LINT  := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+# golangci-lint must be built with a Go at least as new as the module's go
+# line (GO_TOOLCHAIN); its name carries both versions.
+GO_TOOLCHAIN   := $(shell sed -n 's/^go //p' go.mod)
+GOLANGCI_LINT  := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)-go$(GO_TOOLCHAIN)
 ACTIONLINT     := $(TOOLS_BIN)/actionlint-$(ACTIONLINT_VERSION)
 
 # Test settings. GOFLAGS_TEST can add e.g. -run or -v. TEST_TIMEOUT bounds
@@ -147,13 +154,15 @@ release-archives: kube-bins ## Cross-build kubectl-ocm into dist/ (archives, che
 # holds the ClusterRole (and the Role in the component's namespace) of one
 # role name, made from the markers of the packages listed with it.
 HUB_RBAC_FILE           := config/hub/10-hub-controller-role.yaml
-HUB_RBAC_PATHS          := ./controllers/cmd/...;./controllers/registration/hub/...;./controllers/placement/...;./controllers/work/hub/...;./controllers/addon/hub/...
+HUB_RBAC_PATHS          := ./controllers/cmd/...;./controllers/registration/hub/...;./controllers/placement/...;./controllers/work/hub/...;./controllers/addon/hub/...;./controllers/proxy/hub/...
 REGISTRATION_RBAC_FILE  := config/agent/10-registration-role.yaml
 REGISTRATION_RBAC_PATHS := ./controllers/cmd/...;./controllers/registration/agent/...
 WORK_RBAC_FILE          := config/agent/15-work-role.yaml
 WORK_RBAC_PATHS         := ./controllers/work/agent/...
 ADDON_RBAC_FILE         := config/agent/17-addon-role.yaml
 ADDON_RBAC_PATHS        := ./controllers/addon/agent/...
+TUNNEL_RBAC_FILE        := config/agent/19-hub-tunnel-role.yaml
+TUNNEL_RBAC_PATHS       := ./controllers/proxy/agent/...
 # rbac-gen writes role $(1) to file $(2) from the markers of packages $(3).
 rbac-gen = $(CONTROLLER_GEN) rbac:roleName=$(1),fileName=$(notdir $(2)),headerFile=hack/boilerplate.rbac.txt \
 	'paths=$(3)' output:rbac:dir=$(dir $(2))
@@ -167,6 +176,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/a
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:registration,$(REGISTRATION_RBAC_FILE),$(REGISTRATION_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:work,$(WORK_RBAC_FILE),$(WORK_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:addon,$(ADDON_RBAC_FILE),$(ADDON_RBAC_PATHS))
+	$(call rbac-gen,open-cluster-management:klusterlet-agent:hub-tunnel,$(TUNNEL_RBAC_FILE),$(TUNNEL_RBAC_PATHS))
 	$(GO) run ./hack/chartgen
 
 ##@ Test
@@ -307,7 +317,7 @@ $(ACTIONLINT):
 	mv $(TOOLS_BIN)/actionlint $@
 
 $(GOLANGCI_LINT):
-	GOBIN=$(TOOLS_BIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	GOBIN=$(TOOLS_BIN) GOTOOLCHAIN=go$(GO_TOOLCHAIN) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	mv $(TOOLS_BIN)/golangci-lint $@
 
 .PHONY: clean

@@ -9,7 +9,7 @@ import (
 // TestBindingsReferToRenderedRoles checks, for custom namespaces, that every
 // rendered binding refers to a role rendered with it (in its namespace for a
 // Role) and to a ServiceAccount rendered with it, and that every Role lives in
-// a rendered namespace: the roles generated from RBAC markers name the
+// a rendered namespace (or kube-system): the roles generated from RBAC markers name the
 // namespace only through the values.
 func TestBindingsReferToRenderedRoles(t *testing.T) {
 	hosting, _, err := HostedAgentObjects(AgentValues{ClusterName: "c2", AgentNamespace: "hosted-x"})
@@ -39,7 +39,8 @@ func TestBindingsReferToRenderedRoles(t *testing.T) {
 			for _, o := range objs {
 				switch o.GetKind() {
 				case "Role":
-					if !have["Namespace /"+o.GetNamespace()] {
+					// kube-system exists in every cluster.
+					if o.GetNamespace() != "kube-system" && !have["Namespace /"+o.GetNamespace()] {
 						t.Errorf("Role %s is in namespace %q, which is not rendered", o.GetName(), o.GetNamespace())
 					}
 				case "RoleBinding", "ClusterRoleBinding":
@@ -70,6 +71,26 @@ func checkBinding(t *testing.T, binding *unstructured.Unstructured, have map[str
 		}
 		if key := "ServiceAccount " + subject["namespace"].(string) + "/" + subject["name"].(string); !have[key] {
 			t.Errorf("%s %s binds %s, which is not rendered", binding.GetKind(), binding.GetName(), key)
+		}
+	}
+}
+
+// TestHubTunnelRBACFollowsTheGate: the agent may impersonate hub users only
+// while the Klusterlet leaves the HubTunnel gate on.
+func TestHubTunnelRBACFollowsTheGate(t *testing.T) {
+	for gates, want := range map[string]bool{"": true, "HubTunnel=true": true, "HubTunnel=false": false} {
+		objs, err := AgentObjects(AgentValues{ClusterName: "c1", FeatureGates: gates})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, o := range objs {
+			if o.GetKind() == "ClusterRoleBinding" && o.GetName() == "open-cluster-management:klusterlet-agent:hub-tunnel" {
+				found = true
+			}
+		}
+		if found != want {
+			t.Errorf("--feature-gates=%q: the hub tunnel's impersonation is bound: %v, want %v", gates, found, want)
 		}
 	}
 }

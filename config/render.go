@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
@@ -265,6 +266,14 @@ func (v HubValues) Namespace() string { return v.HubNamespace }
 // Namespace is the agent's own namespace, AgentNamespace. The roles
 // generated from RBAC markers name it as {{ .Namespace }}.
 func (v AgentValues) Namespace() string { return v.AgentNamespace }
+
+// HubTunnel reports whether the agent runs the hub tunnel, which its
+// FeatureGates decide (featuregate.HubTunnel); a flag that does not parse
+// leaves the tunnel's RBAC out (the agent refuses such a flag at start).
+func (v AgentValues) HubTunnel() bool {
+	gates, err := featuregate.Parse(featuregate.Agent, v.FeatureGates)
+	return err == nil && gates.Enabled(featuregate.HubTunnel)
+}
 
 // withDefaults fills empty fields.
 func (v HubValues) withDefaults() HubValues {

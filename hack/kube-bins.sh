@@ -82,7 +82,7 @@ PREV_VERSION=$(mod_version "$PREVDIR" k8s.io/kubernetes) || die "cannot read the
 wanted_stamp() {
 	{
 		cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$CTRDDIR/go.mod" "$CTRDDIR/go.sum" "$PREVDIR/go.mod" "$PREVDIR/go.sum" "$SCRIPT"
-		"$GO" version
+		(cd "$MODDIR" && "$GO" version)
 	} | sha256sum | cut -d' ' -f1
 }
 

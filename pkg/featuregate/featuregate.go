@@ -40,6 +40,10 @@ const (
 	// (bootstrapKubeConfigs of type LocalSecrets), which the agent moves
 	// between when the current one is lost.
 	MultipleHubs = "MultipleHubs"
+	// HubTunnel keeps a tunnel attached at the hub through which hub users
+	// reach the cluster's API server as ocm:hub:<user> (the agent's
+	// impersonation rights come with it).
+	HubTunnel = "HubTunnel"
 )
 
 // Gate is one feature gate a component knows.
@@ -65,6 +69,7 @@ var Hub = []Gate{
 var Agent = []Gate{
 	{Name: AddonManagement, Default: true, Description: "add-on registration and health"},
 	{Name: ClusterClaim, Default: true, Description: "ClusterClaims in the ManagedCluster's status"},
+	{Name: HubTunnel, Default: true, Description: "the tunnel through which hub users reach this cluster's API server as ocm:hub:<user>, and the agent's right to impersonate them"},
 	{Name: MultipleHubs, Default: true, Description: "standby hubs: two or more bootstrap kubeconfigs, the agent moving to the next hub when the current one is lost"},
 }
 

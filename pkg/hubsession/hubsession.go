@@ -64,6 +64,16 @@ func (b *bearerToken) Token() (*oauth2.Token, error) {
 	return &oauth2.Token{AccessToken: *b.v.Load(), TokenType: "Bearer"}, nil
 }
 
+// BearerToken returns the current token of a token credential, empty for a
+// client certificate: for connections that do not go through Config's
+// transport, such as a WebSocket.
+func (c *Credential) BearerToken() string {
+	if c.token == nil {
+		return ""
+	}
+	return *c.token.v.Load()
+}
+
 // Parse reads the hub credential Secret s (kubeconfig.ReadHubCredential,
 // which also reads OCM's Secrets, whose kubeconfig names tls.crt and tls.key
 // by file). clusterName, when not empty, overrides the Secret's

@@ -37,6 +37,9 @@ type Options struct {
 	CAValidity, ServingValidity time.Duration
 	// Resync bounds the time between two checks of the Secret and the CRDs.
 	Resync time.Duration
+	// TLSOpts adjust the server's TLS configuration after the webhook set
+	// its certificate.
+	TLSOpts []func(*tls.Config)
 }
 
 // Webhook is the conversion webhook: its TLS server and the keeper of its
@@ -76,7 +79,7 @@ func New(c client.Client, reader client.Reader, opts Options, log logr.Logger) (
 	}
 	srv := webhook.NewServer(webhook.Options{
 		Host: host, Port: port,
-		TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.GetCertificate = k.GetCertificate }},
+		TLSOpts: append([]func(*tls.Config){func(c *tls.Config) { c.GetCertificate = k.GetCertificate }}, opts.TLSOpts...),
 	})
 	srv.Register(conversion.Path, ctrlconversion.NewWebhookHandler(apis.Scheme, ctrlconversion.NewRegistry()))
 	return &Webhook{Keeper: k, Server: srv}, nil

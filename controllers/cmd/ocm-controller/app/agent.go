@@ -16,6 +16,7 @@ import (
 
 	addonagent "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/agent"
 	addonlease "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/agent/lease"
+	proxyagent "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/agent"
 	registrationagent "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/agent"
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
@@ -159,6 +160,19 @@ func (o *agentOptions) run(ctx context.Context) error {
 	if o.features.Enabled(featuregate.AddonManagement) {
 		if err := o.setupAddons(mgr); err != nil {
 			return err
+		}
+	}
+	if o.features.Enabled(featuregate.HubTunnel) {
+		tunnel, err := proxyagent.New(proxyagent.Options{
+			Config: mgr.GetConfig(), Managed: managed.GetConfig(),
+			Namespace: o.manager.Namespace, HubKubeconfigSecret: o.registration.HubKubeconfigSecret,
+			ClusterName: o.registration.ClusterName,
+		}, ctrl.Log.WithName("hub-tunnel"))
+		if err != nil {
+			return err
+		}
+		if err := mgr.Add(tunnel); err != nil {
+			return fmt.Errorf("add the hub tunnel: %w", err)
 		}
 	}
 	ctrl.Log.WithName("agent").Info("Starting the managed-cluster agent", "namespace", o.manager.Namespace, "cluster", o.registration.ClusterName, "featureGates", o.featureGates)

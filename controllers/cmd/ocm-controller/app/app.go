@@ -6,6 +6,7 @@ package app
 import (
 	"io"
 
+	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
@@ -13,6 +14,10 @@ import (
 
 // NewCommand returns the ocm-controller root command.
 func NewCommand(out io.Writer) *cobra.Command {
+	// The hub tunnel's library logs every connection through logrus at
+	// Info; the tunnel's own code logs what matters through the manager's
+	// logger, so only the library's warnings and errors are kept.
+	logrus.SetLevel(logrus.WarnLevel)
 	cmd := &cobra.Command{
 		Use:          "ocm-controller",
 		Short:        "Run the kubectl-ocm hub controllers or managed-cluster agent",

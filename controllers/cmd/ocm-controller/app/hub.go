@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	addonhub "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub"
 	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/placement"
+	proxyhub "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/replicaset"
@@ -85,6 +87,10 @@ func (o *HubOptions) Run(ctx context.Context) error {
 		return err
 	}
 	o.Webhook.Namespace = o.Namespace
+	// The aggregated API of the hub tunnel shares the webhook's server and
+	// certificate; the hub's API server presents its front-proxy client
+	// certificate to it.
+	o.Webhook.TLSOpts = append(o.Webhook.TLSOpts, func(c *tls.Config) { c.ClientAuth = tls.RequestClientCert })
 	webhook, err := addonconversion.New(nil, nil, o.Webhook, ctrl.Log.WithName("conversion-webhook"))
 	if err != nil {
 		return err
@@ -97,6 +103,14 @@ func (o *HubOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if err := webhook.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	tunnels := proxyhub.New(mgr.GetClient(), mgr.GetAPIReader(), ctrl.Log.WithName("hub-tunnel"))
+	tunnels.Register(webhook.Server)
+	if err := mgr.Add(tunnels); err != nil {
+		return fmt.Errorf("add the hub tunnel server: %w", err)
+	}
+	if err := tunnels.RegisterMetrics(); err != nil {
 		return err
 	}
 	migrator, err := addonconversion.NewMigrator(mgr, ctrl.Log.WithName("stored-version-migration"))

@@ -11,6 +11,7 @@ import (
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
@@ -66,11 +67,13 @@ func clusterNamespace(cluster string) *corev1.Namespace {
 // +kubebuilder:rbac:groups=register.open-cluster-management.io,resources=managedclusters/clientcertificates,verbs=renew
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch;update
+// +kubebuilder:rbac:groups=proxy.kubectl-ocm.io,resources=managedclusters/attach,verbs=get
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=open-cluster-management:managedcluster:registration;open-cluster-management:managedcluster:work,verbs=bind
 
 // clusterRoleRules returns the rules of the per-cluster ClusterRole. An
 // accepted cluster's agent may request and renew certificates and update its
-// own ManagedCluster and its status; any other cluster's identity may only
+// own ManagedCluster and its status, and attach its cluster's hub tunnel;
+// any other cluster's identity may only
 // read its ManagedCluster.
 //
 // A certificate request cannot be created under a name chosen in advance, so
@@ -100,6 +103,10 @@ func clusterRoleRules(cluster string, accepted bool, ownCSRs []string) []rbacv1.
 			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "update", "watch"}},
 		rbacv1.PolicyRule{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters/status"},
 			ResourceNames: []string{cluster}, Verbs: []string{"patch", "update"}},
+		// The hub tunnel (pkg/hubtunnel): the agent attaches its own
+		// cluster's tunnel, a WebSocket GET.
+		rbacv1.PolicyRule{APIGroups: []string{hubtunnel.Group}, Resources: []string{hubtunnel.Resource + "/" + hubtunnel.AttachSubresource},
+			ResourceNames: []string{cluster}, Verbs: []string{"get"}},
 	)
 }
 

@@ -1,0 +1,83 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
+)
+
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
+// decisionTTL is how long a SubjectAccessReview's answer is reused for the
+// same caller and permission, as the API server's own webhook authorizer
+// caches: a revoked binding takes effect at the hub's API server at once and
+// here within this time.
+const decisionTTL = 10 * time.Second
+
+// maxDecisions bounds the cache; past it, expired answers are dropped.
+const maxDecisions = 10000
+
+// reviewer asks SubjectAccessReviews and remembers their answers briefly.
+type reviewer struct {
+	client client.Client
+
+	mu        sync.Mutex
+	decisions map[string]decision
+}
+
+type decision struct {
+	allowed bool
+	reason  string
+	expires time.Time
+}
+
+// allowed reports whether c may use verb on subresource of cluster's
+// managedclusters, and the authorizer's reason when it may not.
+func (r *reviewer) allowed(ctx context.Context, c *caller, verb, subresource, cluster string) (bool, string, error) {
+	key := strings.Join(append([]string{verb, subresource, cluster, c.user, c.uid}, c.groups...), "\x00")
+	now := time.Now()
+	r.mu.Lock()
+	d, ok := r.decisions[key]
+	r.mu.Unlock()
+	if ok && now.Before(d.expires) {
+		return d.allowed, d.reason, nil
+	}
+	extra := map[string]authorizationv1.ExtraValue{}
+	for k, v := range c.extra {
+		extra[k] = v
+	}
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: c.user, UID: c.uid, Groups: c.groups, Extra: extra,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Group: hubtunnel.Group, Version: hubtunnel.Version, Resource: hubtunnel.Resource,
+			Subresource: subresource, Name: cluster, Verb: verb,
+		},
+	}}
+	if err := r.client.Create(ctx, sar); err != nil {
+		return false, "", fmt.Errorf("ask a SubjectAccessReview for %s: %w", c.user, err)
+	}
+	d = decision{allowed: sar.Status.Allowed && !sar.Status.Denied, reason: sar.Status.Reason, expires: now.Add(decisionTTL)}
+	r.mu.Lock()
+	if r.decisions == nil {
+		r.decisions = map[string]decision{}
+	}
+	if len(r.decisions) >= maxDecisions {
+		for k, old := range r.decisions {
+			if !now.Before(old.expires) {
+				delete(r.decisions, k)
+			}
+		}
+	}
+	if len(r.decisions) < maxDecisions {
+		r.decisions[key] = d
+	}
+	r.mu.Unlock()
+	return d.allowed, d.reason, nil
+}

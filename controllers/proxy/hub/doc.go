@@ -1,0 +1,20 @@
+// Package hub serves the hub side of the hub tunnel: the aggregated API
+// proxy.kubectl-ocm.io/v1alpha1 (pkg/hubtunnel), which the hub's API server
+// proxies to the hub controller through APIService v1alpha1.proxy.kubectl-ocm.io.
+//
+// Every request is checked twice. The hub's API server authenticates the
+// caller with whatever authenticators the hub has and authorizes the
+// subresource with its RBAC before it proxies anything; this server then
+// accepts only requests the API server proxied (a front-proxy client
+// certificate from the CA and names of ConfigMap
+// kube-system/extension-apiserver-authentication), reads the user the API
+// server names in its request headers, and asks a SubjectAccessReview for
+// the same permission.
+//
+// A cluster's agent attaches its tunnel (github.com/rancher/remotedialer,
+// a WebSocket) at managedclusters/<cluster>/attach; only that cluster's
+// agent identity may. A request to managedclusters/<cluster>/proxy/<path>
+// is sent through that tunnel to the agent with the caller's identity in
+// pkg/hubtunnel's headers and every credential header removed; the agent
+// forwards it to its API server as ocm:hub:<user>.
+package hub

@@ -1,0 +1,361 @@
+package hub
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rancher/remotedialer"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+)
+
+// Server serves the aggregated API. Every replica of the hub controller
+// serves it; an agent's tunnel ends at the replica its connection reached.
+type Server struct {
+	front   *frontProxy
+	review  *reviewer
+	tunnels *remotedialer.Server
+	log     logr.Logger
+
+	// transports holds one HTTP transport per cluster, which dials through
+	// the cluster's current tunnel.
+	transports sync.Map
+
+	// conns holds the connection of each cluster's newest tunnel.
+	mu    sync.Mutex
+	conns map[string]*hijackRecorder
+}
+
+// New returns the server. c asks the SubjectAccessReviews and reader reads
+// ConfigMap kube-system/extension-apiserver-authentication, both as the hub
+// controller.
+func New(c client.Client, reader client.Reader, log logr.Logger) *Server {
+	s := &Server{front: &frontProxy{reader: reader}, review: &reviewer{client: c}, log: log}
+	s.tunnels = remotedialer.New(func(r *http.Request) (string, bool, error) {
+		cluster, _ := r.Context().Value(attachingCluster{}).(string)
+		return cluster, cluster != "", nil
+	}, func(w http.ResponseWriter, r *http.Request, code int, err error) {
+		writeStatus(w, code, err.Error())
+	})
+	return s
+}
+
+// attachingCluster keys the cluster an authorized attach request is for in
+// its context, for the tunnel server's authorizer.
+type attachingCluster struct{}
+
+// Handler is where a server's paths are mounted.
+type Handler interface {
+	Register(path string, hook http.Handler)
+}
+
+// Register mounts the API's paths on mux: /apis/ (discovery and the
+// cluster subresources) and the OpenAPI documents the API server's
+// aggregator reads.
+func (s *Server) Register(mux Handler) {
+	mux.Register("/apis/", s)
+	mux.Register("/apis", s)
+	mux.Register("/openapi/v2", http.HandlerFunc(serveOpenAPIV2))
+	mux.Register("/openapi/v3", http.HandlerFunc(serveOpenAPIV3))
+}
+
+// Start waits for ctx to end and then closes every tunnel that ends here:
+// the HTTP server's shutdown leaves the connections WebSocket upgrades took
+// over alone, and the agents attach again to whichever replica serves next.
+// Every replica runs it.
+func (s *Server) Start(ctx context.Context) error {
+	<-ctx.Done()
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = nil
+	s.mu.Unlock()
+	for _, hw := range conns {
+		hw.close()
+	}
+	return nil
+}
+
+// NeedLeaderElection is false: every replica serves the API.
+func (s *Server) NeedLeaderElection() bool { return false }
+
+// Clusters returns the clusters whose tunnel ends here.
+func (s *Server) Clusters() []string { return s.tunnels.ListClients() }
+
+// Connected reports whether cluster's tunnel ends here.
+func (s *Server) Connected(cluster string) bool { return s.tunnels.HasSession(cluster) }
+
+// RegisterMetrics adds the gauge of attached tunnels to controller-runtime's
+// metrics registry.
+func (s *Server) RegisterMetrics() error {
+	g := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "ocm_hub_tunnels",
+		Help: "Managed clusters whose agent's tunnel ends at this hub controller.",
+	}, func() float64 { return float64(len(s.tunnels.ListClients())) })
+	if err := metrics.Registry.Register(g); err != nil {
+		var already prometheus.AlreadyRegisteredError
+		if !errors.As(err, &already) {
+			return fmt.Errorf("register the tunnel gauge: %w", err)
+		}
+	}
+	return nil
+}
+
+// ServeHTTP routes /apis/proxy.kubectl-ocm.io/v1alpha1/managedclusters/<cluster>/<subresource>[/<path>]
+// and the discovery documents.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch path {
+	case "/apis":
+		writeJSON(w, http.StatusOK, groupList())
+		return
+	case "/apis/" + hubtunnel.Group:
+		writeJSON(w, http.StatusOK, apiGroup())
+		return
+	case "/apis/" + hubtunnel.GroupVersion:
+		writeJSON(w, http.StatusOK, resourceList())
+		return
+	}
+	prefix := "/apis/" + hubtunnel.GroupVersion + "/" + hubtunnel.Resource + "/"
+	rest, ok := strings.CutPrefix(r.URL.Path, prefix)
+	if !ok {
+		writeStatus(w, http.StatusNotFound, fmt.Sprintf("%s is not a path of %s", r.URL.Path, hubtunnel.GroupVersion))
+		return
+	}
+	cluster, rest, _ := strings.Cut(rest, "/")
+	subresource, _, _ := strings.Cut(rest, "/")
+	if msgs := validation.IsDNS1123Label(cluster); len(msgs) > 0 {
+		writeStatus(w, http.StatusNotFound, fmt.Sprintf("%q is not a cluster name: %s", cluster, msgs[0]))
+		return
+	}
+	c, err := s.front.authenticate(r)
+	if err != nil {
+		code := http.StatusUnauthorized
+		if !errors.Is(err, errUnauthenticated) {
+			code = http.StatusServiceUnavailable
+		}
+		s.log.V(1).Info("Refused a request", "path", r.URL.Path, "reason", err.Error())
+		writeStatus(w, code, err.Error())
+		return
+	}
+	switch subresource {
+	case hubtunnel.ProxySubresource:
+		s.serveProxy(w, r, c, cluster)
+	case hubtunnel.AttachSubresource:
+		s.serveAttach(w, r, c, cluster)
+	default:
+		writeStatus(w, http.StatusNotFound, fmt.Sprintf("managedclusters/%s has the subresources %s and %s, not %q",
+			cluster, hubtunnel.ProxySubresource, hubtunnel.AttachSubresource, subresource))
+	}
+}
+
+// authorize asks whether c may use verb on subresource of cluster and
+// writes the refusal when it may not.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, c *caller, verb, subresource, cluster string) bool {
+	ok, reason, err := s.review.allowed(r.Context(), c, verb, subresource, cluster)
+	if err != nil {
+		writeStatus(w, http.StatusServiceUnavailable, err.Error())
+		return false
+	}
+	if !ok {
+		msg := fmt.Sprintf("user %q cannot %s managedclusters/%s %q in API group %q", c.user, verb, subresource, cluster, hubtunnel.Group)
+		if reason != "" {
+			msg += ": " + reason
+		}
+		writeStatus(w, http.StatusForbidden, msg)
+		return false
+	}
+	return true
+}
+
+// serveAttach accepts cluster's tunnel from its agent.
+func (s *Server) serveAttach(w http.ResponseWriter, r *http.Request, c *caller, cluster string) {
+	if r.Method != http.MethodGet {
+		writeStatus(w, http.StatusMethodNotAllowed, "a tunnel attaches with a WebSocket GET")
+		return
+	}
+	if req := identity.Classify(c.user); req.Kind != identity.Agent || req.Cluster != cluster {
+		writeStatus(w, http.StatusForbidden, fmt.Sprintf("only the agent of cluster %s may attach its tunnel; %q is not its agent identity", cluster, c.user))
+		return
+	}
+	if !s.authorize(w, r, c, "get", hubtunnel.AttachSubresource, cluster) {
+		return
+	}
+	s.log.Info("Tunnel attached", "cluster", cluster, "agent", c.user)
+	hw := &hijackRecorder{ResponseWriter: w}
+	defer s.attached(cluster, hw)()
+	s.tunnels.ServeHTTP(hw, r.WithContext(context.WithValue(r.Context(), attachingCluster{}, cluster)))
+	s.log.Info("Tunnel closed", "cluster", cluster, "agent", c.user)
+}
+
+// attached makes the tunnel whose connection hw holds the newest of
+// cluster's and closes the older ones: an agent attaches again when it
+// restarts or loses its connection, and the tunnel server would otherwise
+// keep dialing through the oldest, which may be dead without either end of
+// this connection knowing. It returns the function that forgets the tunnel.
+func (s *Server) attached(cluster string, hw *hijackRecorder) func() {
+	s.mu.Lock()
+	old := s.conns[cluster]
+	if s.conns == nil {
+		s.conns = map[string]*hijackRecorder{}
+	}
+	s.conns[cluster] = hw
+	s.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return func() {
+		s.mu.Lock()
+		if s.conns[cluster] == hw {
+			delete(s.conns, cluster)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// hijackRecorder keeps the connection the WebSocket upgrade takes over, so
+// that a newer tunnel of the same cluster can close it.
+type hijackRecorder struct {
+	http.ResponseWriter
+	mu   sync.Mutex
+	conn net.Conn
+	done bool
+}
+
+// Hijack takes over the connection and records it.
+func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("the connection cannot be taken over for a WebSocket")
+	}
+	conn, rw, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done {
+		_ = conn.Close()
+		return nil, nil, errors.New("a newer tunnel of the cluster attached")
+	}
+	h.conn = conn
+	return conn, rw, nil
+}
+
+// close closes the recorded connection, or the one Hijack takes later.
+func (h *hijackRecorder) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.done = true
+	if h.conn != nil {
+		_ = h.conn.Close()
+	}
+}
+
+// serveProxy sends the request through cluster's tunnel.
+func (s *Server) serveProxy(w http.ResponseWriter, r *http.Request, c *caller, cluster string) {
+	verb := hubtunnel.ProxyVerb(r.Method)
+	if !s.authorize(w, r, c, verb, hubtunnel.ProxySubresource, cluster) {
+		return
+	}
+	if !s.tunnels.HasSession(cluster) {
+		writeStatus(w, http.StatusServiceUnavailable, fmt.Sprintf(
+			"cluster %s has no tunnel to the hub: its agent is not connected, or its Klusterlet turns the HubTunnel feature off (spec.registrationConfiguration.featureGates)", cluster))
+		return
+	}
+	base := hubtunnel.ProxyPath(cluster)
+	rawRest := strings.TrimPrefix(r.URL.EscapedPath(), base)
+	if rawRest == "" {
+		rawRest = "/"
+	}
+	rest, err := url.PathUnescape(rawRest)
+	if err != nil {
+		writeStatus(w, http.StatusBadRequest, fmt.Sprintf("path %s: %v", rawRest, err))
+		return
+	}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL = &url.URL{Scheme: "http", Host: hubtunnel.AgentAddress, Path: rest, RawPath: rawRest, RawQuery: r.URL.RawQuery}
+			pr.Out.Host = hubtunnel.AgentAddress
+			hubtunnel.StripCredentials(pr.Out.Header)
+			pr.Out.Header.Set(hubtunnel.UserHeader, c.user)
+			for _, g := range c.groups {
+				pr.Out.Header.Add(hubtunnel.GroupHeader, g)
+			}
+		},
+		Transport:     s.transport(cluster),
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if errors.Is(err, context.Canceled) {
+				return
+			}
+			writeStatus(w, http.StatusBadGateway, fmt.Sprintf("cannot reach cluster %s through its tunnel: %v", cluster, err))
+		},
+	}
+	proxy.ServeHTTP(w, r)
+}
+
+// transport returns the transport that dials through cluster's tunnel. It
+// looks the tunnel up at every dial, so it outlives reconnections.
+func (s *Server) transport(cluster string) http.RoundTripper {
+	if t, ok := s.transports.Load(cluster); ok {
+		return t.(http.RoundTripper)
+	}
+	dial := s.tunnels.Dialer(cluster)
+	t := &http.Transport{
+		DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
+			return dial(ctx, network, address)
+		},
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+	actual, _ := s.transports.LoadOrStore(cluster, t)
+	return actual.(http.RoundTripper)
+}
+
+// writeStatus writes a metav1.Status, as the API server answers errors, so
+// kubectl prints its message.
+func writeStatus(w http.ResponseWriter, code int, message string) {
+	reason := metav1.StatusReasonUnknown
+	switch code {
+	case http.StatusUnauthorized:
+		reason = metav1.StatusReasonUnauthorized
+	case http.StatusForbidden:
+		reason = metav1.StatusReasonForbidden
+	case http.StatusNotFound:
+		reason = metav1.StatusReasonNotFound
+	case http.StatusMethodNotAllowed:
+		reason = metav1.StatusReasonMethodNotAllowed
+	case http.StatusBadRequest:
+		reason = metav1.StatusReasonBadRequest
+	case http.StatusServiceUnavailable:
+		reason = metav1.StatusReasonServiceUnavailable
+	}
+	writeJSON(w, code, &metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusFailure, Code: int32(code), Reason: reason, Message: message,
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}

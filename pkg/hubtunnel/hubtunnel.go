@@ -1,0 +1,125 @@
+// Package hubtunnel is the contract between the two ends of the hub tunnel:
+// the hub controller, which serves the aggregated API proxy.kubectl-ocm.io
+// on the hub's API server, and the agent of each managed cluster, which
+// attaches a tunnel there and forwards what comes back through it to its
+// cluster's API server.
+//
+// A user reaches a cluster at ProxyPath(cluster) under the hub API server's
+// own address with the hub credential they already hold: the hub's API
+// server authenticates them and authorizes the request (verbs of
+// managedclusters/proxy, resource name the cluster), the hub controller
+// checks again and sends the request through the cluster's tunnel, naming
+// the user in UserHeader and GroupHeader, and the agent forwards it to its
+// API server impersonating MappedUser and MappedGroups of that user, so the
+// managed cluster's own RBAC decides what the hub user may do there.
+package hubtunnel
+
+import (
+	"net/http"
+	"net/textproto"
+	"strings"
+)
+
+// The aggregated API the hub controller serves.
+const (
+	// Group is the API group.
+	Group = "proxy.kubectl-ocm.io"
+	// Version is its only version.
+	Version = "v1alpha1"
+	// GroupVersion is Group/Version.
+	GroupVersion = Group + "/" + Version
+	// APIServiceName names the APIService that registers the group with the
+	// hub's API server.
+	APIServiceName = Version + "." + Group
+	// Resource is the resource whose subresources the API serves; its names
+	// are the ManagedClusters'.
+	Resource = "managedclusters"
+	// ProxySubresource forwards a request to the cluster's API server.
+	ProxySubresource = "proxy"
+	// AttachSubresource is where a cluster's agent attaches its tunnel.
+	AttachSubresource = "attach"
+)
+
+// ClusterPath returns the API path of cluster: /apis/<group>/<version>/managedclusters/<cluster>.
+func ClusterPath(cluster string) string {
+	return "/apis/" + GroupVersion + "/" + Resource + "/" + cluster
+}
+
+// ProxyPath returns the path under which cluster's API server answers
+// through the hub: a kubeconfig whose server is the hub's URL followed by
+// this path reaches the cluster.
+func ProxyPath(cluster string) string { return ClusterPath(cluster) + "/" + ProxySubresource }
+
+// AttachPath returns the path where cluster's agent attaches its tunnel.
+func AttachPath(cluster string) string { return ClusterPath(cluster) + "/" + AttachSubresource }
+
+// ProxyVerb returns the verb of managedclusters/proxy a request with method
+// needs, as the API server derives it for a named resource.
+func ProxyVerb(method string) string {
+	switch method {
+	case http.MethodPost:
+		return "create"
+	case http.MethodPut:
+		return "update"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodDelete:
+		return "delete"
+	}
+	return "get"
+}
+
+// The identity the hub names to the agent with each request it sends
+// through the tunnel. The agent trusts them because they come from the hub
+// over the tunnel it opened itself; the hub sets them from the user its API
+// server authenticated, and drops any the user sent.
+const (
+	// UserHeader holds the hub user's name.
+	UserHeader = "X-Ocm-Hub-User"
+	// GroupHeader holds one of the hub user's groups; repeated.
+	GroupHeader = "X-Ocm-Hub-Group"
+)
+
+// IdentityPrefix starts every identity the agent impersonates on its
+// cluster for a hub user: a hub user can never act on a managed cluster as
+// one of the cluster's own users or groups.
+const IdentityPrefix = "ocm:hub:"
+
+// MappedUser is the user a request of hub user user runs as on the managed
+// cluster: ocm:hub:<user>.
+func MappedUser(user string) string { return IdentityPrefix + user }
+
+// MappedGroups are the groups a request of a hub user in groups runs with
+// on the managed cluster: ocm:hub:<group> for each. (The managed cluster's
+// API server adds system:authenticated, as for every impersonated user.)
+func MappedGroups(groups []string) []string {
+	out := make([]string, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, IdentityPrefix+g)
+	}
+	return out
+}
+
+// AgentAddress is the address the hub dials through a tunnel. The agent
+// answers nothing else: it is not the API server's address but a name for
+// the agent's own forwarder, which reaches the API server with the agent's
+// credential.
+const AgentAddress = "kube-apiserver:443"
+
+// StripCredentials removes from h every header that carries or claims an
+// identity: Authorization, the Impersonate-* headers, the front proxy's
+// X-Remote-* headers and the tunnel's own identity headers. Both ends call
+// it: the hub before it names the user, the agent before it impersonates.
+func StripCredentials(h http.Header) {
+	for name := range h {
+		canonical := textproto.CanonicalMIMEHeaderKey(name)
+		switch {
+		case canonical == "Authorization", canonical == "Proxy-Authorization",
+			canonical == textproto.CanonicalMIMEHeaderKey(UserHeader),
+			canonical == textproto.CanonicalMIMEHeaderKey(GroupHeader),
+			strings.HasPrefix(canonical, "Impersonate-"),
+			strings.HasPrefix(canonical, "X-Remote-"):
+			delete(h, name)
+		}
+	}
+}

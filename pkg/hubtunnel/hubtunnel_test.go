@@ -1,0 +1,29 @@
+package hubtunnel
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestStripCredentials(t *testing.T) {
+	h := http.Header{}
+	for _, name := range []string{"Authorization", "Proxy-Authorization", "Impersonate-User", "Impersonate-Group", "Impersonate-Uid",
+		"Impersonate-Extra-Scopes", "X-Remote-User", "X-Remote-Group", "X-Remote-Extra-Foo", UserHeader, GroupHeader} {
+		h.Set(name, "x")
+	}
+	h["impersonate-user"] = []string{"lower-case, not canonical"}
+	h.Set("Accept", "application/json")
+	StripCredentials(h)
+	assert.Equal(t, http.Header{"Accept": {"application/json"}}, h)
+}
+
+func TestMapping(t *testing.T) {
+	assert.Equal(t, "ocm:hub:alice", MappedUser("alice"))
+	assert.Equal(t, []string{"ocm:hub:devs", "ocm:hub:system:authenticated"}, MappedGroups([]string{"devs", "system:authenticated"}))
+	assert.Equal(t, "/apis/proxy.kubectl-ocm.io/v1alpha1/managedclusters/c1/proxy", ProxyPath("c1"))
+	for method, verb := range map[string]string{"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"} {
+		assert.Equal(t, verb, ProxyVerb(method), method)
+	}
+}
