@@ -123,3 +123,33 @@ func StripCredentials(h http.Header) {
 		}
 	}
 }
+
+// The ClusterProfile access provider of the hub tunnel (KEP-5339): each
+// exported ClusterProfile's status.accessProviders holds an entry named
+// AccessProviderName whose cluster is the tunnel's endpoint for the cluster,
+// and a consumer on the hub whose provider file maps that name to the exec
+// plugin `kubectl-ocm credentials` reaches the cluster with its own hub
+// identity.
+const (
+	// AccessProviderName names the access provider.
+	AccessProviderName = "kubectl-ocm"
+	// CredentialsCommand and CredentialsArgs are the exec plugin's command
+	// line: kubectl-ocm credentials.
+	CredentialsCommand = "kubectl-ocm"
+	// ExecAPIVersion is the client.authentication.k8s.io version of the
+	// ExecCredential the plugin prints.
+	ExecAPIVersion = "client.authentication.k8s.io/v1"
+	// ExecExtensionName is the cluster extension client-go hands to an exec
+	// plugin with provideClusterInfo as spec.cluster.config.
+	ExecExtensionName = "client.authentication.k8s.io/exec"
+)
+
+// CredentialsArgs are the exec plugin's arguments.
+func CredentialsArgs() []string { return []string{"credentials"} }
+
+// ExecConfig is what the access provider's cluster extension
+// ExecExtensionName holds: the cluster the endpoint reaches.
+type ExecConfig struct {
+	// ClusterName is the managed cluster's name.
+	ClusterName string `json:"clusterName"`
+}
