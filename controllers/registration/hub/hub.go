@@ -118,7 +118,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		reconcilers = append(reconcilers, &clusterset.LabelReconciler{Client: c})
 	}
 	if opts.enabled(featuregate.ClusterProfile) {
-		reconcilers = append(reconcilers, &clusterprofile.Reconciler{Client: c})
+		tunnel, err := clusterprofile.TunnelFromConfig(mgr.GetConfig())
+		if err != nil {
+			return err
+		}
+		reconcilers = append(reconcilers, &clusterprofile.Reconciler{Client: c, Tunnel: tunnel})
 	}
 	for _, r := range reconcilers {
 		if err := r.SetupWithManager(mgr); err != nil {

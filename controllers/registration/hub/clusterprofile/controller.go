@@ -30,6 +30,9 @@ import (
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
+	// Tunnel, when set, adds the hub tunnel's access provider to every
+	// profile.
+	Tunnel *Tunnel
 }
 
 // +kubebuilder:rbac:groups=multicluster.x-k8s.io,resources=clusterprofiles,verbs=list;watch;create;patch;delete
@@ -243,7 +246,7 @@ func (r *Reconciler) update(ctx context.Context, p *multiclusterv1alpha1.Cluster
 		p.Labels[k] = v
 	}
 	p.Spec.DisplayName = Spec(m.cluster).DisplayName
-	SetStatus(&p.Status, m.cluster)
+	SetStatus(&p.Status, m.cluster, r.Tunnel)
 	if err := h.Patch(ctx, p); err != nil {
 		return fmt.Errorf("patch ClusterProfile %s/%s: %w", p.Namespace, p.Name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	multiclusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/multicluster/v1alpha1"
@@ -67,7 +68,7 @@ func TestSetStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := multiclusterv1alpha1.ClusterProfileStatus{}
-			SetStatus(&got, &tt.cluster)
+			SetStatus(&got, &tt.cluster, nil)
 			for i := range got.Conditions {
 				got.Conditions[i].LastTransitionTime = metav1.Time{}
 			}
@@ -88,7 +89,7 @@ func TestSetStatusKeepsTransitionTimeAndReplacesStaleFields(t *testing.T) {
 	cluster := &clusterv1.ManagedCluster{Status: clusterv1.ManagedClusterStatus{Conditions: []metav1.Condition{
 		{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue, Reason: "R"},
 	}}}
-	SetStatus(&status, cluster)
+	SetStatus(&status, cluster, nil)
 	for _, c := range status.Conditions {
 		if c.Type == ConditionJoined && !c.LastTransitionTime.Equal(&then) {
 			t.Errorf("Joined lastTransitionTime = %v, want %v kept", c.LastTransitionTime, then)
@@ -96,6 +97,29 @@ func TestSetStatusKeepsTransitionTimeAndReplacesStaleFields(t *testing.T) {
 	}
 	if status.Properties != nil || status.AccessProviders != nil {
 		t.Errorf("properties %v and access providers %v of a cluster reporting none are kept", status.Properties, status.AccessProviders)
+	}
+}
+
+// TestTunnelAccessProvider: with the hub tunnel, every profile names the
+// tunnel's endpoint of its cluster, the hub's CA and the cluster for the
+// exec plugin, after the cluster's own endpoint.
+func TestTunnelAccessProvider(t *testing.T) {
+	cluster := &clusterv1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "c1"},
+		Spec:       clusterv1.ManagedClusterSpec{ManagedClusterClientConfigs: []clusterv1.ClientConfig{{URL: "https://c1:6443"}}},
+	}
+	status := multiclusterv1alpha1.ClusterProfileStatus{}
+	SetStatus(&status, cluster, &Tunnel{Server: "https://hub:6443", CAData: []byte("hub-ca")})
+	if len(status.AccessProviders) != 2 || status.AccessProviders[0].Name != AccessProviderName {
+		t.Fatalf("access providers = %+v, want the cluster's own, then the tunnel's", status.AccessProviders)
+	}
+	got := status.AccessProviders[1]
+	want := multiclusterv1alpha1.AccessProvider{Name: "kubectl-ocm", Cluster: multiclusterv1alpha1.Cluster{
+		Server: "https://hub:6443/apis/proxy.kubectl-ocm.io/v1alpha1/managedclusters/c1/proxy", CertificateAuthorityData: []byte("hub-ca"),
+		Extensions: []multiclusterv1alpha1.NamedExtension{{Name: "client.authentication.k8s.io/exec", Extension: runtime.RawExtension{Raw: []byte(`{"clusterName":"c1"}`)}}},
+	}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("tunnel access provider = %+v\nwant %+v", got, want)
 	}
 }
 

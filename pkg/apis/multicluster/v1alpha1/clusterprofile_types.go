@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // The labels and condition types the Cluster Inventory API defines.
@@ -137,6 +138,25 @@ type Cluster struct {
 	// ProxyURL is the proxy the client uses to reach the server.
 	// +optional
 	ProxyURL string `json:"proxy-url,omitempty"`
+	// Extensions hold extra information for clients, such as the
+	// configuration client-go hands to an exec credential plugin
+	// (client.authentication.k8s.io/exec).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Extensions []NamedExtension `json:"extensions,omitempty"`
+}
+
+// NamedExtension is one named extension of a Cluster, as in a kubeconfig.
+type NamedExtension struct {
+	// Name of the extension.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Extension holds the extension's data.
+	// +required
+	// +kubebuilder:pruning:PreserveUnknownFields
+	Extension runtime.RawExtension `json:"extension"`
 }
 
 // ClusterProfileList is a list of ClusterProfiles.
