@@ -375,7 +375,7 @@ func (n *node) cniConfig() string {
 // kubeletConfig is the kubelet's configuration: cgroupfs under the node's
 // cgroup (cgroup v1 allowed), client-certificate and webhook authentication,
 // no eviction for disk (the host's disk is the host's), the node's private
-// containerd.
+// containerd, container logs rotated at 128 MiB.
 func (n *node) kubeletConfig() string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -410,6 +410,9 @@ evictionHard:
   imagefs.available: "0%%"
 podPidsLimit: 4096
 maxPods: 110
+# A container's log is rotated at this size; a log stream of 100 MiB (which
+# test/bench/nodes reads through the hub tunnel) stays in one file.
+containerLogMaxSize: 128Mi
 `, n.net.ip.String(), n.path("pki", "kubelet.crt"), n.path("pki", "kubelet.key"), n.path("pki", "ca.crt"), "/"+n.cgroup)
 }
 

@@ -9,10 +9,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/testr"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -93,46 +89,12 @@ func StartTunnel(ctx context.Context, t testing.TB, hub *framework.Cluster, bind
 	t.Cleanup(stop)
 	_, portText, _ := net.SplitHostPort(bind)
 	port, _ := strconv.Atoi(portText)
-	routeAPIService(ctx, t, hub.Client(), port)
+	if err := framework.RouteAPIServiceToLoopback(ctx, hub.Client(), hubtunnel.APIServiceName, config.HubNamespace, conversion.ServiceName, port); err != nil {
+		t.Fatal(err)
+	}
 	framework.Eventually(ctx, t, time.Minute, "the hub's API server serving "+hubtunnel.GroupVersion+" through the in-process server", func(ctx context.Context) (bool, error) {
 		_, err := hub.Clientset().Discovery().ServerResourcesForGroupVersion(hubtunnel.GroupVersion)
 		return err == nil, nil
 	})
 	return &Tunnel{Server: srv, Address: bind, Stop: stop}
-}
-
-// routeAPIService makes the hub controller's Service an ExternalName
-// Service for 127.0.0.1 and points the APIService at port.
-func routeAPIService(ctx context.Context, t testing.TB, admin client.Client, port int) {
-	t.Helper()
-	svc := &corev1.Service{}
-	key := client.ObjectKey{Namespace: config.HubNamespace, Name: conversion.ServiceName}
-	if err := admin.Get(ctx, key, svc); err != nil {
-		t.Fatalf("read Service %s: %v", key, err)
-	}
-	if svc.Spec.Type != corev1.ServiceTypeExternalName {
-		if err := admin.Delete(ctx, svc); err != nil && !apierrors.IsNotFound(err) {
-			t.Fatal(err)
-		}
-		external := &corev1.Service{
-			ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
-			Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "127.0.0.1"},
-		}
-		framework.Eventually(ctx, t, 30*time.Second, "Service "+key.String()+" as ExternalName", func(ctx context.Context) (bool, error) {
-			// AlreadyExists: the ClusterIP Service is still going.
-			err := admin.Create(ctx, external.DeepCopy())
-			if apierrors.IsAlreadyExists(err) {
-				return false, nil
-			}
-			return err == nil, err
-		})
-	}
-	patch := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
-		"metadata": map[string]any{"name": hubtunnel.APIServiceName},
-		"spec":     map[string]any{"service": map[string]any{"name": key.Name, "namespace": key.Namespace, "port": int64(port)}},
-	}}
-	if err := admin.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner("hubtest"), client.ForceOwnership); err != nil {
-		t.Fatalf("point APIService %s at port %d: %v", hubtunnel.APIServiceName, port, err)
-	}
 }
