@@ -153,3 +153,23 @@ type ExecConfig struct {
 	// ClusterName is the managed cluster's name.
 	ClusterName string `json:"clusterName"`
 }
+
+// ServiceName is the Service the APIService names: it has no selector, and
+// the elected hub controller publishes its own address in the Service's
+// EndpointSlice, so that every tunnel and every request reaches the replica
+// that holds the tunnels.
+const ServiceName = "ocm-hub-controller-tunnel"
+
+// ServicePortName names the Service's port and its EndpointSlice's.
+const ServicePortName = "https"
+
+// ServiceHosts are the DNS names of the Service in namespace that the hub
+// controller's serving certificate holds.
+func ServiceHosts(namespace string) []string {
+	return []string{
+		ServiceName,
+		ServiceName + "." + namespace,
+		ServiceName + "." + namespace + ".svc",
+		ServiceName + "." + namespace + ".svc.cluster.local",
+	}
+}

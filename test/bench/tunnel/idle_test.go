@@ -22,7 +22,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	proxyagent "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/agent"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
@@ -65,7 +64,7 @@ func BenchmarkTunnelIdle(b *testing.B) {
 			b.Fatal("the hub controller is not running")
 		}
 		port := webhookPort(b, info.Args)
-		if err := framework.RouteAPIServiceToLoopback(ctx, f.HubClient, hubtunnel.APIServiceName, config.HubNamespace, conversion.ServiceName, port); err != nil {
+		if err := framework.RouteAPIServiceToLoopback(ctx, f.HubClient, hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, port); err != nil {
 			b.Fatal(err)
 		}
 		benchkit.Poll(ctx, b, benchkit.FastPoll, time.Minute, "the hub serving "+hubtunnel.GroupVersion, func(ctx context.Context) (bool, error) {

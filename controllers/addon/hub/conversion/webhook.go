@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 )
 
@@ -29,8 +30,8 @@ type Options struct {
 	// BindAddress is where the webhook listens, host:port. Default: :9443.
 	BindAddress string
 	// Hosts are names or addresses the serving certificate holds besides
-	// the Service's (conversion.ServiceHosts); a specific host of
-	// BindAddress is added.
+	// the Services' (conversion.ServiceHosts, hubtunnel.ServiceHosts); a
+	// specific host of BindAddress is added.
 	Hosts []string
 	// CAValidity and ServingValidity are the lifetimes of new certificates;
 	// 0 means servingcert's defaults.
@@ -49,6 +50,8 @@ type Webhook struct {
 	Keeper *Keeper
 	// Server serves Path with the certificate Keeper holds.
 	Server webhook.Server
+	// Port is the port Server listens on.
+	Port int
 }
 
 // New returns the webhook for opts. c writes and reader reads the Secret and
@@ -65,7 +68,9 @@ func New(c client.Client, reader client.Reader, opts Options, log logr.Logger) (
 	if err != nil || port <= 0 {
 		return nil, fmt.Errorf("webhook bind address %q: the port must be a positive number", opts.BindAddress)
 	}
-	hosts := append(conversion.ServiceHosts(opts.Namespace), opts.Hosts...)
+	// The server serves the hub tunnel's aggregated API too, through its
+	// own Service.
+	hosts := append(append(conversion.ServiceHosts(opts.Namespace), hubtunnel.ServiceHosts(opts.Namespace)...), opts.Hosts...)
 	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
 		hosts = append(hosts, host)
 	}
@@ -82,7 +87,7 @@ func New(c client.Client, reader client.Reader, opts Options, log logr.Logger) (
 		TLSOpts: append([]func(*tls.Config){func(c *tls.Config) { c.GetCertificate = k.GetCertificate }}, opts.TLSOpts...),
 	})
 	srv.Register(conversion.Path, ctrlconversion.NewWebhookHandler(apis.Scheme, ctrlconversion.NewRegistry()))
-	return &Webhook{Keeper: k, Server: srv}, nil
+	return &Webhook{Keeper: k, Server: srv, Port: port}, nil
 }
 
 // SetupWithManager adds the keeper and the server to mgr, whose webhook

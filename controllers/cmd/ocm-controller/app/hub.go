@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -23,6 +24,11 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
 )
+
+// PodIPEnv is the environment variable the shipped hub Deployment fills with
+// the Pod's IP, which the elected replica publishes as the hub tunnel's
+// endpoint.
+const PodIPEnv = "POD_IP"
 
 // hubLeaderElectionID names the hub controller's leader election Lease.
 const hubLeaderElectionID = "ocm-hub-controller.open-cluster-management.io"
@@ -109,6 +115,12 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	tunnels.Register(webhook.Server)
 	if err := mgr.Add(tunnels); err != nil {
 		return fmt.Errorf("add the hub tunnel server: %w", err)
+	}
+	if err := mgr.Add(&proxyhub.EndpointPublisher{
+		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: o.Namespace,
+		IP: os.Getenv(PodIPEnv), Port: int32(webhook.Port), Log: ctrl.Log.WithName("hub-tunnel"),
+	}); err != nil {
+		return fmt.Errorf("add the hub tunnel's endpoint publisher: %w", err)
 	}
 	if err := tunnels.RegisterMetrics(); err != nil {
 		return err

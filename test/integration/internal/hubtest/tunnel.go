@@ -14,7 +14,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
 	proxyhub "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/hub"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -89,7 +88,7 @@ func StartTunnel(ctx context.Context, t testing.TB, hub *framework.Cluster, bind
 	t.Cleanup(stop)
 	_, portText, _ := net.SplitHostPort(bind)
 	port, _ := strconv.Atoi(portText)
-	if err := framework.RouteAPIServiceToLoopback(ctx, hub.Client(), hubtunnel.APIServiceName, config.HubNamespace, conversion.ServiceName, port); err != nil {
+	if err := framework.RouteAPIServiceToLoopback(ctx, hub.Client(), hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, port); err != nil {
 		t.Fatal(err)
 	}
 	framework.Eventually(ctx, t, time.Minute, "the hub's API server serving "+hubtunnel.GroupVersion+" through the in-process server", func(ctx context.Context) (bool, error) {
