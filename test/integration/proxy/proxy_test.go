@@ -23,10 +23,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	proxyagent "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/agent"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
-	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -45,8 +43,8 @@ func TestHubTunnel(t *testing.T) {
 	hubtest.RunControllers(t, hubCluster, 0, func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) })
 	hubtest.AcceptClusters(ctx, t, admin, "cluster1", "cluster2")
 	tunnel := hubtest.StartTunnel(ctx, t, hubCluster, "")
-	stopAgent1 := startAgent(ctx, t, env, "cluster1")
-	startAgent(ctx, t, env, "cluster2")
+	stopAgent1 := agenttest.StartTunnelAgent(ctx, t, env, "cluster1")
+	agenttest.StartTunnelAgent(ctx, t, env, "cluster2")
 
 	// alice may proxy to cluster1 only; bob may proxy nowhere.
 	grantProxy(ctx, t, admin, "alice", "cluster1")
@@ -193,7 +191,7 @@ func TestHubTunnel(t *testing.T) {
 		_, err := alice.CoreV1().ConfigMaps("team-a").List(ctx, metav1.ListOptions{})
 		require.True(t, apierrors.IsServiceUnavailable(err), "%v", err)
 		assert.Contains(t, err.Error(), "cluster cluster1 has no tunnel to the hub")
-		startAgent(ctx, outer, env, "cluster1")
+		agenttest.StartTunnelAgent(ctx, outer, env, "cluster1")
 		waitConnected(ctx, t, alice, "cluster1")
 	})
 
@@ -204,24 +202,6 @@ func TestHubTunnel(t *testing.T) {
 		framework.Eventually(ctx, t, pollTimeout, "cluster2 attached again", func(ctx context.Context) (bool, error) {
 			return tunnel.Server.Connected("cluster2"), nil
 		})
-	})
-}
-
-// startAgent joins cluster to the hub as agenttest does and runs the agent's
-// end of the tunnel; the returned stop waits for it.
-func startAgent(ctx context.Context, t *testing.T, env *framework.Environment, cluster string) (stop func()) {
-	t.Helper()
-	hubCluster, spoke := env.Cluster("hub"), env.Cluster(cluster)
-	agenttest.Join(ctx, t, hubCluster, spoke, config.AgentValues{ClusterName: cluster}, "agent1")
-	return agenttest.Run(t, spoke, 1, func(mgr ctrl.Manager) error {
-		tunnel, err := proxyagent.New(proxyagent.Options{
-			Config: mgr.GetConfig(), Managed: mgr.GetConfig(),
-			Namespace: config.AgentNamespace, HubKubeconfigSecret: operatorv1.HubKubeConfigSecret,
-		}, mgr.GetLogger().WithName("hub-tunnel"))
-		if err != nil {
-			return err
-		}
-		return mgr.Add(tunnel)
 	})
 }
 
