@@ -40,9 +40,10 @@ var clusteradmAliases = []clusteradmAlias{
 // clusteradmOnly are clusteradm commands kubectl ocm has no verb for, with
 // what to use instead: an unknown command names it.
 var clusteradmOnly = map[string]string{
-	"proxy":     "kubectl ocm has no cluster proxy; reach each cluster with its own kubeconfig",
-	"install":   "install a hub add-on with `kubectl ocm addon create` from its manifests",
-	"uninstall": "remove a hub add-on with `kubectl delete clustermanagementaddon NAME`",
+	"install":       "install a hub add-on with `kubectl ocm addon create` from its manifests",
+	"uninstall":     "remove a hub add-on with `kubectl delete clustermanagementaddon NAME`",
+	"proxy health":  "`kubectl ocm proxy kubeconfig CLUSTER` reports whether the cluster answers through the hub",
+	"proxy kubectl": "write a kubeconfig with `kubectl ocm proxy kubeconfig CLUSTER --output-file FILE` and run `kubectl --kubeconfig FILE ...`",
 }
 
 // addClusteradmAliases adds every alias of clusteradmAliases to root, each a

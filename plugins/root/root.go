@@ -12,10 +12,12 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/addon"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/clusterset"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/credentials"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/get"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/placement"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/proxy"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/upgrade"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/version"
@@ -36,8 +38,9 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `kubectl ocm installs and drives a fleet of Kubernetes clusters managed from one
 hub cluster with the Open Cluster Management (OCM) APIs: it sets up the hub,
 joins and accepts managed clusters, upgrades the hub and the agents, groups
-the clusters into cluster sets, creates and inspects works and placements, and
-creates, enables and inspects add-ons.`,
+the clusters into cluster sets, creates and inspects works and placements,
+creates, enables and inspects add-ons, and reaches the managed clusters' API
+servers through the hub.`,
 		SilenceUsage:  true,
 		SilenceErrors: false,
 		Annotations: map[string]string{
@@ -62,7 +65,7 @@ creates, enables and inspects add-ons.`,
 // addVerbs adds the verbs, in their groups, to root.
 func addVerbs(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) {
 	cmd.AddGroup(&cobra.Group{ID: groupHub, Title: "Hub Commands:"})
-	for _, verb := range []*cobra.Command{hub.NewCmdHub(configFlags, streams), accept.NewCmdAccept(configFlags, streams), get.NewCmdGet(configFlags, streams), work.NewCmdWork(configFlags, streams), addon.NewCmdAddon(configFlags, streams), upgrade.NewCmdUpgrade(configFlags, streams)} {
+	for _, verb := range []*cobra.Command{hub.NewCmdHub(configFlags, streams), accept.NewCmdAccept(configFlags, streams), get.NewCmdGet(configFlags, streams), work.NewCmdWork(configFlags, streams), addon.NewCmdAddon(configFlags, streams), upgrade.NewCmdUpgrade(configFlags, streams), proxy.NewCmdProxy(configFlags, streams)} {
 		verb.GroupID = groupHub
 		cmd.AddCommand(verb)
 	}
@@ -77,9 +80,10 @@ func addVerbs(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags, st
 		cmd.AddCommand(verb)
 	}
 	cmd.AddGroup(&cobra.Group{ID: groupOther, Title: "Other Commands:"})
-	versionCmd := version.NewCmdVersion(configFlags, streams)
-	versionCmd.GroupID = groupOther
-	cmd.AddCommand(versionCmd)
+	for _, verb := range []*cobra.Command{version.NewCmdVersion(configFlags, streams), credentials.NewCmdCredentials(configFlags, streams)} {
+		verb.GroupID = groupOther
+		cmd.AddCommand(verb)
+	}
 }
 
 const (

@@ -23,6 +23,7 @@ func TestVerbGroupsAndCompletion(t *testing.T) {
 		{[]string{"addon", "enable"}, groupHub}, {[]string{"addon", "disable"}, groupHub}, {[]string{"addon", "list"}, groupHub},
 		{[]string{"addon", "get"}, groupHub}, {[]string{"addon", "create"}, groupHub},
 		{[]string{"upgrade", "hub"}, groupHub}, {[]string{"upgrade", "klusterlet"}, groupHub},
+		{[]string{"proxy", "kubeconfig"}, groupHub},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path[0]+" "+tt.path[1], func(t *testing.T) {
@@ -56,6 +57,21 @@ func TestVerbGroupsAndCompletion(t *testing.T) {
 		}
 		if _, ok := sub.GetFlagCompletionFunc(tt.flag); !ok {
 			t.Errorf("%v --%s has no completion", tt.path, tt.flag)
+		}
+	}
+}
+
+// TestTopLevelVerbs checks the group of the verbs without subcommands, and
+// that none of them is hidden from the help and the completion.
+func TestTopLevelVerbs(t *testing.T) {
+	cmd := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
+	for name, group := range map[string]string{"accept": groupHub, "join": groupManagedCluster, "unjoin": groupManagedCluster, "version": groupOther, "credentials": groupOther} {
+		sub, _, err := cmd.Find([]string{name})
+		if err != nil || sub.Name() != name {
+			t.Fatalf("find %s: %v", name, err)
+		}
+		if sub.GroupID != group || !sub.IsAvailableCommand() || sub.Example == "" || sub.RunE == nil {
+			t.Errorf("%s: group %q (want %q), available %v, example %v, RunE %v", name, sub.GroupID, group, sub.IsAvailableCommand(), sub.Example != "", sub.RunE != nil)
 		}
 	}
 }
