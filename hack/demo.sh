@@ -2,7 +2,7 @@
 # The getting-started flow on the `make dev-env` clusters, each step shown as a
 # user would type it: install the hub, join cluster1 and cluster2, accept them,
 # list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
-# cluster1, roll a workload out to both clusters through a placement (and a
+# cluster1 and read its Pod's log through the hub, roll a workload out to both clusters through a placement (and a
 # second version, rolled back), give
 # every cluster of the default set a namespace, then
 # install the example add-ons on both: one the hub deploys from an
@@ -104,6 +104,22 @@ step kubectl wait --for=condition=Applied manifestwork/mw-01 -n cluster1 --conte
 step kubectl ocm work status mw-01 --clusters cluster1 --context hub
 step kubectl wait --for=condition=Ready pod/hello -n default --context cluster1 --timeout=2m
 step kubectl logs hello -n default --context cluster1
+
+# The same logs through the hub, with the hub credential alone: cluster1's
+# agent keeps a tunnel attached to the hub (a hub behind which cluster1 sat
+# behind NAT could not dial it), the hub's API server lets the admin proxy to
+# every cluster (managedclusters/proxy), and cluster1's own RBAC decides what
+# the admin may do there as ocm:hub:<admin>: read Pods and logs in default.
+HUB_USER=$(kubectl auth whoami --context hub -o jsonpath='{.status.userInfo.username}')
+VIA_HUB=$DEV_ENV_DIR/cluster1-via-hub.kubeconfig
+step kubectl create rolebinding hub-admin-view -n default --clusterrole=view --user="ocm:hub:$HUB_USER" --context cluster1
+for _ in $(seq 60); do
+	kubectl get --raw /apis/proxy.kubectl-ocm.io/v1alpha1/managedclusters/cluster1/proxy/version --context hub >/dev/null 2>&1 && break
+	sleep 1
+done
+step kubectl ocm proxy kubeconfig cluster1 --namespace default --context hub --output-file "$VIA_HUB"
+step kubectl --kubeconfig "$VIA_HUB" get pods
+step kubectl --kubeconfig "$VIA_HUB" logs hello
 
 # Roll a workload out to every cluster of the default set through a placement,
 # one cluster at a time.

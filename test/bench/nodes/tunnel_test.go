@@ -108,7 +108,9 @@ func BenchmarkHubTunnel(b *testing.B) {
 		if dn < size || vn < size {
 			b.Fatalf("the log streamed %d bytes directly and %d through the hub, want at least %d", dn, vn, size)
 		}
-		mibs := func(n int64, d time.Duration) string { return fmt.Sprintf("%.0f MiB/s", float64(n)/(1<<20)/d.Seconds()) }
+		mibs := func(n int64, d time.Duration) string {
+			return fmt.Sprintf("%.0f MiB/s", float64(n)/(1<<20)/d.Seconds())
+		}
 		benchkit.Record(b, fmt.Sprintf("log of %d MiB, direct", *tunnelLogMiB), mibs(dn, dt), benchkit.Seconds(dt))
 		benchkit.Record(b, fmt.Sprintf("log of %d MiB, through the hub", *tunnelLogMiB), mibs(vn, vt), benchkit.Seconds(vt))
 		b.ReportMetric(benchkit.Quantile(v, 0.5), "tunnel-get-p50-ms")
@@ -145,7 +147,7 @@ func logPod(ctx context.Context, b *testing.B, c kubernetes.Interface, ns string
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: corev1.PodSpec{
 			TerminationGracePeriodSeconds: ptr.To[int64](0),
-			Containers: []corev1.Container{{Name: "log", Image: "docker.io/library/busybox:latest", Command: []string{"sh", "-c", script}}},
+			Containers:                    []corev1.Container{{Name: "log", Image: "docker.io/library/busybox:latest", Command: []string{"sh", "-c", script}}},
 		},
 	}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)

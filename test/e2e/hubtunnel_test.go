@@ -1,0 +1,293 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	multiclusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/multicluster/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestHubTunnel reaches cluster1 through the hub on the shared fleet, whose
+// hub controller and agents run as Pods: alice, a hub user with
+// managedclusters/proxy on cluster1 and edit in one namespace of cluster1
+// (bound there to ocm:hub:alice), writes a kubeconfig with `kubectl ocm
+// proxy kubeconfig` and uses real kubectl through it: get, logs, exec (with
+// stdin) and port-forward work, another namespace is refused by cluster1.
+// Then a consumer that knows only a ClusterProfile and KEP-5339's provider
+// file (the exec plugin `kubectl ocm credentials`) lists the Pods too. The
+// tunnel comes back after the agent's and the hub controller's Pods are
+// killed.
+func TestHubTunnel(t *testing.T) {
+	f := sharedFleet(t)
+	ctx := t.Context()
+	hubCluster, c1 := f.env.Cluster("hub"), f.env.Cluster("cluster1")
+	hub, managed := hubCluster.Client(), c1.Client()
+	const ns, pod = "tunnel-e2e", "talker"
+
+	require.NoError(t, managed.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
+	t.Cleanup(func() {
+		_ = managed.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	})
+	require.NoError(t, managed.Create(ctx, &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pod},
+		Spec: corev1.PodSpec{TerminationGracePeriodSeconds: ptr.To[int64](0), Containers: []corev1.Container{{
+			Name: "talker", Image: "docker.io/library/busybox:latest",
+			Command: []string{"sh", "-c", `mkdir /www; echo tunnel-ok > /www/index.html; (i=0; while true; do echo "line $i"; i=$((i+1)); sleep 1; done) & exec httpd -f -p 8080 -h /www`},
+		}}},
+	}))
+	require.NoError(t, managed.Create(ctx, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hub-alice"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: hubtunnel.MappedUser("alice")}},
+	}))
+	grantHubProxy(ctx, t, hub, "alice", "cluster1")
+	eventually(t, 2*time.Minute, "Pod "+pod+" running on cluster1", func(ctx context.Context) (bool, error) {
+		p := &corev1.Pod{}
+		err := managed.Get(ctx, client.ObjectKey{Namespace: ns, Name: pod}, p)
+		return err == nil && p.Status.Phase == corev1.PodRunning, client.IgnoreNotFound(err)
+	})
+
+	dir := t.TempDir()
+	aliceHub := filepath.Join(dir, "alice-hub.kubeconfig")
+	cfg, err := hubCluster.ConfigForUser("alice", "devs")
+	require.NoError(t, err)
+	require.NoError(t, framework.WriteKubeconfig(aliceHub, "hub", cfg))
+	via := filepath.Join(dir, "cluster1-via-hub.kubeconfig")
+	var out string
+	eventually(t, 2*time.Minute, "kubectl ocm proxy kubeconfig cluster1 to report that cluster1 answers", func(ctx context.Context) (bool, error) {
+		out, err = runWith(ctx, aliceHub, bins.kubectlOCM, "proxy", "kubeconfig", "cluster1", "--namespace", ns, "--output-file", via)
+		return err == nil && strings.Contains(out, "cluster1 answers through the hub"), nil
+	})
+	t.Logf("$ kubectl ocm proxy kubeconfig cluster1 --namespace %s --output-file %s\n%s", ns, via, out)
+	kubectl := kubectlWith(t, via)
+
+	t.Run("get, logs, exec and port-forward through the hub", func(t *testing.T) {
+		assert.Contains(t, kubectl("get", "pods"), pod)
+		eventually(t, time.Minute, "the Pod's log through the hub", func(ctx context.Context) (bool, error) {
+			out, err := runWith(ctx, via, kubectlBin(t), "logs", pod, "--tail", "2")
+			return err == nil && strings.Contains(out, "line "), nil
+		})
+		assert.Equal(t, "tunnel-ok\n", kubectl("exec", pod, "--", "cat", "/www/index.html"))
+		out, err := runWithInput(ctx, via, "from stdin\n", kubectlBin(t), "exec", "-i", pod, "--", "cat")
+		require.NoError(t, err, out)
+		assert.Equal(t, "from stdin\n", out)
+		assert.Equal(t, "tunnel-ok\n", portForwardGet(t, via, pod))
+
+		out, err = runWith(ctx, via, kubectlBin(t), "get", "pods", "-n", "kube-system")
+		require.Error(t, err)
+		assert.Contains(t, out, `User "ocm:hub:alice" cannot list resource "pods"`)
+	})
+
+	t.Run("a consumer built from a ClusterProfile alone", func(t *testing.T) {
+		const profiles = "tunnel-profiles"
+		require.NoError(t, hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: profiles}}))
+		t.Cleanup(func() {
+			_ = hub.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: profiles}})
+		})
+		f.ocm(t, "clusterset", "bind", "default", "--namespace", profiles, "--context", "hub")
+		profile := &multiclusterv1alpha1.ClusterProfile{}
+		eventually(t, time.Minute, "ClusterProfile cluster1 with the hub tunnel's access provider", func(ctx context.Context) (bool, error) {
+			err := hub.Get(ctx, client.ObjectKey{Namespace: profiles, Name: "cluster1"}, profile)
+			return err == nil && accessProvider(profile, hubtunnel.AccessProviderName) != nil, client.IgnoreNotFound(err)
+		})
+		// What a consumer has: the profile as JSON, and its provider file
+		// mapping the provider's name to an exec plugin (KEP-5339). Its
+		// identity on the hub is alice's.
+		raw, err := json.Marshal(profile)
+		require.NoError(t, err)
+		providers := fmt.Sprintf(`{"providers":[{"name":%q,"execConfig":{"apiVersion":%q,"command":%q,"args":["credentials"],"env":[{"name":"KUBECONFIG","value":%q}],"provideClusterInfo":true,"interactiveMode":"Never"}}]}`,
+			hubtunnel.AccessProviderName, hubtunnel.ExecAPIVersion, bins.kubectlOCM, aliceHub)
+		consumer := filepath.Join(dir, "consumer.kubeconfig")
+		require.NoError(t, consumerKubeconfig(raw, []byte(providers), consumer))
+		out, err := runWith(ctx, consumer, kubectlBin(t), "get", "pods", "-n", ns, "-o", "name")
+		require.NoError(t, err, out)
+		assert.Equal(t, "pod/"+pod+"\n", out)
+	})
+
+	t.Run("the tunnel comes back after the agent and the hub controller restart", func(t *testing.T) {
+		for _, target := range []struct{ cluster, namespace, name string }{
+			{"cluster1", config.AgentNamespace, config.AgentDeployment},
+			{"hub", config.HubNamespace, "ocm-hub-controller"},
+		} {
+			killed := f.kill(t, target.cluster, target.namespace, target.name)
+			start := time.Now()
+			eventually(t, 3*time.Minute, "cluster1 answering through the hub after "+target.name+" was killed", func(ctx context.Context) (bool, error) {
+				_, err := runWith(ctx, via, kubectlBin(t), "get", "pod", pod, "-o", "name")
+				return err == nil, nil
+			})
+			t.Logf("%s killed: cluster1 answered through the hub again after %s", target.name, time.Since(start).Round(100*time.Millisecond))
+			f.readyAgain(t, target.cluster, target.namespace, target.name, killed)
+		}
+	})
+}
+
+// grantHubProxy lets user use managedclusters/proxy of cluster on the hub.
+func grantHubProxy(ctx context.Context, t *testing.T, hub client.Client, user, cluster string) {
+	t.Helper()
+	name := "tunnel-e2e-" + user
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{hubtunnel.Group}, Resources: []string{hubtunnel.Resource + "/" + hubtunnel.ProxySubresource},
+			ResourceNames: []string{cluster}, Verbs: []string{"get", "create", "update", "patch", "delete"}}},
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	}
+	require.NoError(t, hub.Create(ctx, role))
+	require.NoError(t, hub.Create(ctx, binding))
+	t.Cleanup(func() {
+		_ = hub.Delete(context.Background(), binding)
+		_ = hub.Delete(context.Background(), role)
+	})
+}
+
+// accessProvider returns the profile's access provider name, nil without one.
+func accessProvider(p *multiclusterv1alpha1.ClusterProfile, name string) *multiclusterv1alpha1.AccessProvider {
+	for i := range p.Status.AccessProviders {
+		if p.Status.AccessProviders[i].Name == name {
+			return &p.Status.AccessProviders[i]
+		}
+	}
+	return nil
+}
+
+// consumerKubeconfig writes to path the kubeconfig a ClusterProfile consumer
+// builds from only the profile's JSON and a KEP-5339 provider file: the
+// first access provider the file names gives the cluster entry (server, CA,
+// extensions), the file's execConfig the user. It reads the JSON with
+// generic maps, as a consumer that does not share this project's types.
+func consumerKubeconfig(profileJSON, providersJSON []byte, path string) error {
+	var profile struct {
+		Status struct {
+			AccessProviders []struct {
+				Name    string          `json:"name"`
+				Cluster json.RawMessage `json:"cluster"`
+			} `json:"accessProviders"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(profileJSON, &profile); err != nil {
+		return err
+	}
+	var file struct {
+		Providers []struct {
+			Name       string          `json:"name"`
+			ExecConfig json.RawMessage `json:"execConfig"`
+		} `json:"providers"`
+	}
+	if err := json.Unmarshal(providersJSON, &file); err != nil {
+		return err
+	}
+	for _, p := range file.Providers {
+		for _, a := range profile.Status.AccessProviders {
+			if a.Name != p.Name {
+				continue
+			}
+			// A kubeconfig's cluster entry has the access provider's
+			// field names; the exec configuration is a user's "exec".
+			kubeconfig := fmt.Sprintf(`{"apiVersion":"v1","kind":"Config","clusters":[{"name":"c","cluster":%s}],"users":[{"name":"u","user":{"exec":%s}}],"contexts":[{"name":"c","context":{"cluster":"c","user":"u"}}],"current-context":"c"}`,
+				a.Cluster, p.ExecConfig)
+			cfg, err := clientcmd.Load([]byte(kubeconfig))
+			if err != nil {
+				return fmt.Errorf("the kubeconfig built from access provider %s: %w", a.Name, err)
+			}
+			return clientcmd.WriteToFile(*cfg, path)
+		}
+	}
+	return fmt.Errorf("no access provider of the profile is in the provider file")
+}
+
+func kubectlBin(t *testing.T) string {
+	t.Helper()
+	dir, err := framework.KubeBinDir()
+	require.NoError(t, err)
+	return filepath.Join(dir, "kubectl")
+}
+
+// kubectlWith returns a function running real kubectl with kubeconfig,
+// failing t when it fails.
+func kubectlWith(t *testing.T, kubeconfig string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		out, err := runWith(t.Context(), kubeconfig, kubectlBin(t), args...)
+		t.Logf("$ kubectl %s\n%s", strings.Join(args, " "), out)
+		require.NoError(t, err, out)
+		return out
+	}
+}
+
+// runWith runs bin args with KUBECONFIG=kubeconfig and returns its output
+// (stdout then stderr).
+func runWith(ctx context.Context, kubeconfig, bin string, args ...string) (string, error) {
+	return runWithInput(ctx, kubeconfig, "", bin, args...)
+}
+
+func runWithInput(ctx context.Context, kubeconfig, input, bin string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	cmd.Stdin = strings.NewReader(input)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String() + stderr.String(), err
+}
+
+// portForwardGet runs `kubectl port-forward pod :8080` with kubeconfig and
+// returns the body of GET / through the forwarded port.
+func portForwardGet(t *testing.T, kubeconfig, pod string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kubectlBin(t), "port-forward", "pod/"+pod, ":8080")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer func() {
+		cancel()
+		_ = cmd.Wait()
+	}()
+	port := ""
+	forwarding := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+)`)
+	scanner := bufio.NewScanner(stdout)
+	for port == "" && scanner.Scan() {
+		if m := forwarding.FindStringSubmatch(scanner.Text()); m != nil {
+			port = m[1]
+		}
+	}
+	require.NotEmpty(t, port, "kubectl port-forward printed no local port")
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	resp, err := http.Get("http://127.0.0.1:" + port + "/")
+	require.NoError(t, err)
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(body)
+}
