@@ -18,6 +18,8 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 )
 
 // The aggregated API the hub controller serves.
@@ -166,10 +168,5 @@ const ServicePortName = "https"
 // ServiceHosts are the DNS names of the Service in namespace that the hub
 // controller's serving certificate holds.
 func ServiceHosts(namespace string) []string {
-	return []string{
-		ServiceName,
-		ServiceName + "." + namespace,
-		ServiceName + "." + namespace + ".svc",
-		ServiceName + "." + namespace + ".svc.cluster.local",
-	}
+	return servingcert.ServiceHosts(ServiceName, namespace)
 }

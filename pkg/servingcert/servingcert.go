@@ -276,3 +276,15 @@ func Verify(caBundle, certPEM []byte, host string, now time.Time) (*x509.Certifi
 	}
 	return chain[0], nil
 }
+
+// ServiceHosts are the DNS names of Service name in namespace that a
+// serving certificate for it holds: the short name, with the namespace,
+// .svc and .svc.cluster.local.
+func ServiceHosts(name, namespace string) []string {
+	return []string{
+		name,
+		name + "." + namespace,
+		name + "." + namespace + ".svc",
+		name + "." + namespace + ".svc.cluster.local",
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 )
 
 // Where the hub controller serves conversions.
@@ -46,12 +48,7 @@ func IsConverted(name string) bool { return slices.Contains(CRDNames, name) }
 // ServiceHosts are the DNS names of the webhook's Service in namespace that a
 // serving certificate must hold; the API server checks <service>.<namespace>.svc.
 func ServiceHosts(namespace string) []string {
-	return []string{
-		ServiceName,
-		ServiceName + "." + namespace,
-		ServiceName + "." + namespace + ".svc",
-		ServiceName + "." + namespace + ".svc.cluster.local",
-	}
+	return servingcert.ServiceHosts(ServiceName, namespace)
 }
 
 // StorageVersion returns the name of crd's storage version, or "" when none
