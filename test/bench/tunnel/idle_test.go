@@ -74,7 +74,7 @@ func BenchmarkTunnelIdle(b *testing.B) {
 		grantAttach(ctx, b, f)
 
 		hubPid, apiPid := info.Pid, f.Hub.APIServerPid()
-		before := sample(b, ctx, hubPid, apiPid, *idleWindow)
+		before := sample(ctx, b, hubPid, apiPid, *idleWindow)
 		b.Logf("no tunnel: hub controller %s, %d sockets; API server %s, %d sockets",
 			benchkit.MiB(before.hub.rss), before.hub.sockets, benchkit.MiB(before.api.rss), before.api.sockets)
 		sims := &simAgents{hub: f.Hub}
@@ -82,7 +82,7 @@ func BenchmarkTunnelIdle(b *testing.B) {
 			start := time.Now()
 			sims.attach(ctx, b, n)
 			attached := time.Since(start)
-			s := sample(b, ctx, hubPid, apiPid, *idleWindow)
+			s := sample(ctx, b, hubPid, apiPid, *idleWindow)
 			per := func(after, base uint64) string {
 				return fmt.Sprintf("%.1f KiB", (float64(after)-float64(base))/float64(n)/1024)
 			}
@@ -110,7 +110,7 @@ type procSample struct {
 type samples struct{ hub, api procSample }
 
 // sample measures both processes over window.
-func sample(b *testing.B, ctx context.Context, hubPid, apiPid int, window time.Duration) samples {
+func sample(ctx context.Context, b *testing.B, hubPid, apiPid int, window time.Duration) samples {
 	b.Helper()
 	cpu0 := [2]time.Duration{procCPU(b, hubPid), procCPU(b, apiPid)}
 	start := time.Now()
