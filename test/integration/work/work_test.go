@@ -48,6 +48,7 @@ func TestWorkAgent(t *testing.T) {
 	s.startAgent()
 
 	t.Run("seed work waits for the credential, then applies", func(t *testing.T) { s.testSeed(ctx, t) })
+	t.Run("propagation time on the hub", func(t *testing.T) { s.testPropagation(ctx, t) })
 	t.Run("update strategies", func(t *testing.T) { s.testStrategies(ctx, t) })
 	t.Run("CRD and custom resource in one work", func(t *testing.T) { s.testCRD(ctx, t) })
 	t.Run("removed manifest is deleted", func(t *testing.T) { s.testRemoveManifest(ctx, t) })

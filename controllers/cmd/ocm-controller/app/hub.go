@@ -18,6 +18,7 @@ import (
 	proxyhub "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/propagation"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/replicaset"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/workttl"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
@@ -145,6 +146,9 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	}
 	if err := workttl.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ManifestWork TTL controller: %w", err)
+	}
+	if _, err := propagation.SetupWithManager(mgr); err != nil {
+		return err
 	}
 	if o.Features.Enabled(featuregate.AddonManagement) {
 		if err := addonhub.SetupWithManager(mgr, addonhub.Options{Namespace: o.Namespace}); err != nil {
