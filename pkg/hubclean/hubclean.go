@@ -19,6 +19,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 )
 
 // Clusters returns the ManagedClusters on the hub, sorted by name; none
@@ -69,8 +70,10 @@ func DeleteClusters(ctx context.Context, c client.Client, clusters []clusterv1.M
 
 // Remove deletes the ClusterRoleBindings of the cluster-bound bootstrap
 // identities (`hub token --cluster-name`; their ServiceAccounts go with the
-// bootstrap namespace), then objs in reverse install order, calling removed
-// for each object it deleted. Objects already gone and kinds the hub no
+// bootstrap namespace) and the hub tunnel's APIService, which the hub
+// controller registers (an APIService whose server is gone would hold the
+// deletion of every namespace), then objs in reverse install order, calling
+// removed for each object it deleted. Objects already gone and kinds the hub no
 // longer serves are skipped.
 func Remove(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, removed func(client.Object)) error {
 	list := &rbacv1.ClusterRoleBindingList{}
@@ -84,6 +87,17 @@ func Remove(ctx context.Context, c client.Client, objs []*unstructured.Unstructu
 		}
 		b.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"))
 		removed(b)
+	}
+	tunnel := &unstructured.Unstructured{}
+	tunnel.SetAPIVersion("apiregistration.k8s.io/v1")
+	tunnel.SetKind("APIService")
+	tunnel.SetName(hubtunnel.APIServiceName)
+	switch err := c.Delete(ctx, tunnel.DeepCopy()); {
+	case err == nil:
+		removed(tunnel)
+	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+	default:
+		return fmt.Errorf("remove APIService %s: %w", hubtunnel.APIServiceName, err)
 	}
 	sorted := apply.Sort(objs)
 	slices.Reverse(sorted)

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,11 +16,12 @@ import (
 
 // RouteAPIServiceToLoopback makes an aggregated API reach a server that a
 // test runs on this machine's loopback at port, on a cluster without a node
-// (where nothing routes a Service): it turns the APIService's Service
-// namespace/name into an ExternalName Service for 127.0.0.1 and points
-// APIService apiService at port. The API server's aggregator then dials
-// 127.0.0.1:port and still verifies the server's certificate for the
-// Service's DNS name, as it would through the Service in a cluster.
+// (where nothing routes a Service): it makes Service namespace/name an
+// ExternalName Service for 127.0.0.1 and APIService apiService
+// (<version>.<group>) point at it and port, creating either when missing.
+// The API server's aggregator then dials 127.0.0.1:port and still verifies
+// the server's certificate for the Service's DNS name, as it would through
+// the Service in a cluster. The server keeps the APIService's caBundle.
 func RouteAPIServiceToLoopback(ctx context.Context, admin client.Client, apiService, namespace, name string, port int) error {
 	key := client.ObjectKey{Namespace: namespace, Name: name}
 	svc := &corev1.Service{}
@@ -48,10 +50,17 @@ func RouteAPIServiceToLoopback(ctx context.Context, admin client.Client, apiServ
 			return fmt.Errorf("create ExternalName Service %s: %w", key, err)
 		}
 	}
+	version, group, ok := strings.Cut(apiService, ".")
+	if !ok {
+		return fmt.Errorf("APIService %q is not named <version>.<group>", apiService)
+	}
 	patch := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
 		"metadata": map[string]any{"name": apiService},
-		"spec":     map[string]any{"service": map[string]any{"name": name, "namespace": namespace, "port": int64(port)}},
+		"spec": map[string]any{
+			"group": group, "version": version, "groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
+			"service": map[string]any{"name": name, "namespace": namespace, "port": int64(port)},
+		},
 	}}
 	if err := admin.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner("framework"), client.ForceOwnership); err != nil {
 		return fmt.Errorf("point APIService %s at port %d: %w", apiService, port, err)

@@ -2,22 +2,31 @@ package hub
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 )
 
 // +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=services,verbs=get,resourceNames=ocm-hub-controller-tunnel
 // +kubebuilder:rbac:groups=discovery.k8s.io,namespace="{{ .Namespace }}",resources=endpointslices,verbs=create
 // +kubebuilder:rbac:groups=discovery.k8s.io,namespace="{{ .Namespace }}",resources=endpointslices,verbs=get;update,resourceNames=ocm-hub-controller-tunnel
+// +kubebuilder:rbac:groups=apiregistration.k8s.io,resources=apiservices,verbs=create
+// +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=secrets,verbs=get,resourceNames=ocm-hub-controller-webhook-serving-cert
 
 // publishInterval is how often the elected replica writes its address
 // again, restoring a slice someone changed.
@@ -50,14 +59,16 @@ func (p *EndpointPublisher) NeedLeaderElection() bool { return true }
 
 // Start publishes the address until ctx ends.
 func (p *EndpointPublisher) Start(ctx context.Context) error {
-	if p.IP == "" {
-		p.Log.Info("No Pod IP: not publishing the hub tunnel's endpoint", "service", hubtunnel.ServiceName)
+	if ip := net.ParseIP(p.IP); ip == nil || ip.IsLoopback() {
+		p.Log.Info("No Pod IP that the API server could reach: not registering the hub tunnel's API", "ip", p.IP, "service", hubtunnel.ServiceName)
 		<-ctx.Done()
 		return nil
 	}
 	for {
 		if err := p.publish(ctx); err != nil {
 			p.Log.Error(err, "Publishing the hub tunnel's endpoint")
+		} else if err := p.register(ctx); err != nil {
+			p.Log.Error(err, "Registering the hub tunnel's API")
 		}
 		select {
 		case <-ctx.Done():
@@ -65,6 +76,38 @@ func (p *EndpointPublisher) Start(ctx context.Context) error {
 		case <-time.After(publishInterval):
 		}
 	}
+}
+
+// register applies APIService hubtunnel.APIServiceName for the Service,
+// with the CA bundle of the serving certificate (which the certificate's
+// keeper keeps current). The hub controller registers it, not the install,
+// so that it exists only where the API server can reach the API; `hub clean`
+// and the ClusterManager's deletion remove it (hubclean.ControllerObjects).
+func (p *EndpointPublisher) register(ctx context.Context) error {
+	secret := &corev1.Secret{}
+	if err := p.Reader.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: conversion.SecretName}, secret); err != nil {
+		return fmt.Errorf("read the serving certificate's Secret: %w", err)
+	}
+	bundle := secret.Data[servingcert.CABundleKey]
+	if len(bundle) == 0 {
+		return errors.New("the serving certificate's Secret has no CA bundle yet")
+	}
+	version, group, _ := strings.Cut(hubtunnel.APIServiceName, ".")
+	svc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+		"metadata": map[string]any{"name": hubtunnel.APIServiceName, "labels": map[string]any{
+			"app.kubernetes.io/name": "ocm-hub-controller", "app.kubernetes.io/part-of": "kubectl-ocm",
+		}},
+		"spec": map[string]any{
+			"group": group, "version": version, "groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
+			"service":  map[string]any{"name": hubtunnel.ServiceName, "namespace": p.Namespace, "port": int64(443)},
+			"caBundle": base64.StdEncoding.EncodeToString(bundle),
+		},
+	}}
+	if err := p.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(svc), client.FieldOwner("ocm-hub-controller-tunnel"), client.ForceOwnership); err != nil {
+		return fmt.Errorf("register APIService %s: %w", hubtunnel.APIServiceName, err)
+	}
+	return nil
 }
 
 // publish writes the Service's EndpointSlice with this replica's address,

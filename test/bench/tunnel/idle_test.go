@@ -67,7 +67,7 @@ func BenchmarkTunnelIdle(b *testing.B) {
 		if err := framework.RouteAPIServiceToLoopback(ctx, f.HubClient, hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, port); err != nil {
 			b.Fatal(err)
 		}
-		benchkit.Poll(ctx, b, benchkit.FastPoll, time.Minute, "the hub serving "+hubtunnel.GroupVersion, func(ctx context.Context) (bool, error) {
+		benchkit.Poll(ctx, b, benchkit.FastPoll, 3*time.Minute, "the hub serving "+hubtunnel.GroupVersion, func(ctx context.Context) (bool, error) {
 			_, err := f.Hub.Clientset().Discovery().ServerResourcesForGroupVersion(hubtunnel.GroupVersion)
 			return err == nil, nil
 		})

@@ -112,7 +112,11 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	if err := webhook.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	tunnels := proxyhub.New(mgr.GetClient(), mgr.GetAPIReader(), ctrl.Log.WithName("hub-tunnel"))
+	reviews, err := proxyhub.ReviewClient(cfg)
+	if err != nil {
+		return err
+	}
+	tunnels := proxyhub.New(reviews, mgr.GetAPIReader(), ctrl.Log.WithName("hub-tunnel"))
 	tunnels.Register(webhook.Server)
 	if err := mgr.Add(tunnels); err != nil {
 		return fmt.Errorf("add the hub tunnel server: %w", err)

@@ -38,11 +38,12 @@ type Tunnel struct {
 // loopback port; a restarted tunnel passes the previous Address.
 //
 // The harness's one departure from a cluster: the hub has no node, so
-// nothing routes the hub controller's Service. StartTunnel turns Service
-// ocm-hub-controller-webhook into an ExternalName Service for 127.0.0.1 and
-// points the APIService at the port, and the API server's aggregator dials
-// the in-process server there, verifying its certificate for the Service's
-// name as it would in a cluster.
+// nothing routes the hub controller's Service, and `hub init` with a
+// conversion webhook URL (as Install runs it) installs no APIService.
+// StartTunnel creates Service ocm-hub-controller-tunnel as an ExternalName
+// Service for 127.0.0.1 and the APIService pointing at it and the port, and
+// the API server's aggregator dials the in-process server there, verifying
+// its certificate for the Service's name as it would in a cluster.
 func StartTunnel(ctx context.Context, t testing.TB, hub *framework.Cluster, bind string) *Tunnel {
 	t.Helper()
 	if bind == "" {
@@ -70,6 +71,12 @@ func StartTunnel(ctx context.Context, t testing.TB, hub *framework.Cluster, bind
 	}
 	srv := proxyhub.New(c, c, log.WithName("hub-tunnel"))
 	srv.Register(w.Server)
+	// The APIService first: the keeper sets its caBundle when it starts.
+	_, portText, _ := net.SplitHostPort(bind)
+	port, _ := strconv.Atoi(portText)
+	if err := framework.RouteAPIServiceToLoopback(ctx, hub.Client(), hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, port); err != nil {
+		t.Fatal(err)
+	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Start(runCtx) }()
@@ -86,11 +93,6 @@ func StartTunnel(ctx context.Context, t testing.TB, hub *framework.Cluster, bind
 		}
 	}
 	t.Cleanup(stop)
-	_, portText, _ := net.SplitHostPort(bind)
-	port, _ := strconv.Atoi(portText)
-	if err := framework.RouteAPIServiceToLoopback(ctx, hub.Client(), hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, port); err != nil {
-		t.Fatal(err)
-	}
 	framework.Eventually(ctx, t, time.Minute, "the hub's API server serving "+hubtunnel.GroupVersion+" through the in-process server", func(ctx context.Context) (bool, error) {
 		_, err := hub.Clientset().Discovery().ServerResourcesForGroupVersion(hubtunnel.GroupVersion)
 		return err == nil, nil
