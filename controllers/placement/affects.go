@@ -3,10 +3,50 @@ package placement
 import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 )
+
+// clusterEvent is one ManagedCluster event as the cluster handler sees it.
+type clusterEvent struct {
+	// old and cur are the cluster before and after the event; old is nil
+	// for a creation, cur for a deletion.
+	old, cur *clusterv1.ManagedCluster
+	// change is what changed: all for a creation or a deletion.
+	change clusterChange
+	// membership reports that the cluster joined or left a set, started
+	// being deleted, was created or was deleted: the number of candidates
+	// of the placements of its sets changed.
+	membership bool
+	// deciders are the placements whose PlacementDecisions name the cluster.
+	deciders map[types.NamespacedName]struct{}
+}
+
+// affects reports whether the event can change the decisions or status of
+// placement v, among the placements that may use one of the cluster's old
+// or new sets. Only the clusters that pass a placement's predicates are
+// ever ranked, spread, grouped or decided, so the event matters to a
+// placement when its predicates may match the cluster before or after the
+// event (label and claim selectors exactly, CEL expressions assumed true),
+// or when it decides the cluster now; and then only if the change is one it
+// reads (clusterChange.affects) or membership changed. A placement that
+// selects nothing also reports whether its sets are empty
+// (AllManagedClusterSetsEmpty rather than NoManagedClusterMatched), which any
+// change of membership can flip.
+func (ev clusterEvent) affects(v indexView) bool {
+	if ev.membership && v.selectsNone {
+		return true
+	}
+	if !ev.membership && !ev.change.affects(v.placement) {
+		return false
+	}
+	if _, ok := ev.deciders[types.NamespacedName{Namespace: v.placement.Namespace, Name: v.placement.Name}]; ok {
+		return true
+	}
+	return (ev.old != nil && v.filter.MayMatch(ev.old)) || (ev.cur != nil && v.filter.MayMatch(ev.cur))
+}
 
 // clusterChange is what changed in a ManagedCluster update, as far as
 // scheduling is concerned.

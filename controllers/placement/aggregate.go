@@ -10,9 +10,11 @@ import (
 )
 
 // decisionAggregate counts, per cluster, how many PlacementDecisions of
-// every placement on the hub name it. It is fed by the PlacementDecision
-// informer, so that the Balance prioritizer's input costs one map copy per
-// scheduling run instead of a walk over every decision of the hub.
+// every placement on the hub name it, and which placements they belong to.
+// It is fed by the PlacementDecision informer, so that the Balance
+// prioritizer's input costs one map copy per scheduling run instead of a
+// walk over every decision of the hub, and a cluster event finds the
+// placements that decide the cluster without a walk either.
 type decisionAggregate struct {
 	mu sync.RWMutex
 	// counts is the number of decisions naming each cluster.
@@ -21,6 +23,9 @@ type decisionAggregate struct {
 	byDecision map[types.NamespacedName]decisionEntry
 	// byPlacement lists the PlacementDecisions of each placement.
 	byPlacement map[types.NamespacedName]map[types.NamespacedName]struct{}
+	// byCluster counts, per cluster, the PlacementDecisions of each
+	// placement that name it.
+	byCluster map[string]map[types.NamespacedName]int
 }
 
 // decisionEntry is the contribution of one PlacementDecision.
@@ -35,6 +40,7 @@ func newDecisionAggregate() *decisionAggregate {
 		counts:      map[string]int{},
 		byDecision:  map[types.NamespacedName]decisionEntry{},
 		byPlacement: map[types.NamespacedName]map[types.NamespacedName]struct{}{},
+		byCluster:   map[string]map[types.NamespacedName]int{},
 	}
 }
 
@@ -53,6 +59,10 @@ func (a *decisionAggregate) set(d *clusterv1beta1.PlacementDecision) {
 	a.byDecision[key] = entry
 	for _, c := range entry.clusters {
 		a.counts[c]++
+		if a.byCluster[c] == nil {
+			a.byCluster[c] = map[types.NamespacedName]int{}
+		}
+		a.byCluster[c][entry.placement]++
 	}
 	if a.byPlacement[entry.placement] == nil {
 		a.byPlacement[entry.placement] = map[types.NamespacedName]struct{}{}
@@ -78,6 +88,14 @@ func (a *decisionAggregate) removeLocked(key types.NamespacedName) {
 		if a.counts[c]--; a.counts[c] <= 0 {
 			delete(a.counts, c)
 		}
+		if by := a.byCluster[c]; by != nil {
+			if by[old.placement]--; by[old.placement] <= 0 {
+				delete(by, old.placement)
+			}
+			if len(by) == 0 {
+				delete(a.byCluster, c)
+			}
+		}
 	}
 	if set := a.byPlacement[old.placement]; set != nil {
 		delete(set, key)
@@ -102,6 +120,17 @@ func (a *decisionAggregate) others(placement types.NamespacedName) map[string]in
 				delete(out, c)
 			}
 		}
+	}
+	return out
+}
+
+// deciders returns the placements whose PlacementDecisions name cluster.
+func (a *decisionAggregate) deciders(cluster string) map[types.NamespacedName]struct{} {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	out := make(map[types.NamespacedName]struct{}, len(a.byCluster[cluster]))
+	for p := range a.byCluster[cluster] {
+		out[p] = struct{}{}
 	}
 	return out
 }

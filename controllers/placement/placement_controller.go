@@ -44,6 +44,9 @@ type Reconciler struct {
 
 	decisions *decisionAggregate
 	own       *ownWrites
+	// index knows the placements the cluster, set, binding and score
+	// events may concern; Reconcile feeds it.
+	index *placementIndex
 	// stores, when set, serve the full lists of clusters and scores without
 	// copies; without them the lists come from Client.
 	stores *stores
@@ -55,11 +58,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	p := &clusterv1beta1.Placement{}
 	if err := r.Client.Get(ctx, req.NamespacedName, p); err != nil {
 		// A deleted placement's decisions go with it: they are owned by it.
+		if apierrors.IsNotFound(err) {
+			r.index.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !p.DeletionTimestamp.IsZero() || p.SchedulingDisabled() {
+		r.index.forget(req.NamespacedName)
 		return ctrl.Result{}, nil
 	}
+	// Before anything is read: see placementIndex.
+	r.index.observe(p)
 	existing, err := r.existingDecisions(ctx, p)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -69,6 +78,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	res := r.Scheduler.Schedule(in)
+	r.index.scheduled(req.NamespacedName, res.Selected)
 
 	desired := desiredDecisions(p, res.Groups)
 	written, err := r.writeDecisions(ctx, p, existing, desired)

@@ -67,7 +67,7 @@ func SetupWithManager(mgr ctrl.Manager) error {
 		Client: mgr.GetClient(), Writer: writer,
 		Recorder:  mgr.GetEventRecorder(ControllerName),
 		Scheduler: placement.NewScheduler(),
-		decisions: newDecisionAggregate(), own: newOwnWrites(),
+		decisions: newDecisionAggregate(), own: newOwnWrites(), index: newPlacementIndex(),
 	}
 	if r.stores, err = newStores(ctx, mgr.GetCache()); err != nil {
 		return err

@@ -3,7 +3,6 @@ package placement
 import (
 	"context"
 	"maps"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -37,55 +36,79 @@ func clusterChanged() predicate.Predicate {
 	}}
 }
 
-// clusterHandler enqueues the placements that may select a changed cluster,
-// with its old and new labels (it may have left one set for another). An
-// update that keeps the cluster's sets enqueues only the placements the
-// change can affect (see clusterChange.affects).
+// clusterHandler enqueues the placements whose decisions or status a
+// ManagedCluster event can change (see clusterEvent.affects), among those of
+// the namespaces bound to a set the cluster belongs to before or after the
+// event (it may have left one set for another).
 func (r *Reconciler) clusterHandler() handler.EventHandler {
-	all := func(*clusterv1beta1.Placement) bool { return true }
-	enqueue := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], o client.Object) {
-		for _, req := range r.placementsOfSets(ctx, r.setsMatching(ctx, labels.Set(o.GetLabels())), all) {
+	enqueue := func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request], o, n client.Object) {
+		old, _ := o.(*clusterv1.ManagedCluster)
+		cur, _ := n.(*clusterv1.ManagedCluster)
+		if old == nil && cur == nil {
+			return
+		}
+		for _, req := range r.placementsOfCluster(ctx, old, cur) {
 			q.Add(req)
 		}
 	}
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, q, e.Object)
+			enqueue(ctx, q, nil, e.Object)
 		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			o, ok1 := e.ObjectOld.(*clusterv1.ManagedCluster)
-			n, ok2 := e.ObjectNew.(*clusterv1.ManagedCluster)
-			if !ok1 || !ok2 {
-				return
-			}
-			before, after := r.setsMatching(ctx, o.Labels), r.setsMatching(ctx, n.Labels)
-			filter := changeOf(o, n).affects
-			if !maps.Equal(before, after) {
-				filter = all
-			}
-			maps.Copy(after, before)
-			for _, req := range r.placementsOfSets(ctx, after, filter) {
-				q.Add(req)
-			}
+			enqueue(ctx, q, e.ObjectOld, e.ObjectNew)
 		},
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, q, e.Object)
+			enqueue(ctx, q, e.Object, nil)
 		},
 		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, q, e.Object)
+			// Nothing says what changed: as if the cluster left and came back.
+			enqueue(ctx, q, e.Object, nil)
+			enqueue(ctx, q, nil, e.Object)
 		},
 	}
 }
 
+// placementsOfCluster returns the placements a ManagedCluster event can
+// affect: the cluster was old before it (nil for a creation) and is cur
+// after it (nil for a deletion).
+func (r *Reconciler) placementsOfCluster(ctx context.Context, old, cur *clusterv1.ManagedCluster) []reconcile.Request {
+	ev := clusterEvent{old: old, cur: cur}
+	name := ""
+	before, after := map[string]bool{}, map[string]bool{}
+	if old != nil {
+		name, before = old.Name, r.setsMatching(ctx, old.Labels)
+	}
+	if cur != nil {
+		name, after = cur.Name, r.setsMatching(ctx, cur.Labels)
+	}
+	if old != nil && cur != nil {
+		ev.change = changeOf(old, cur)
+		ev.membership = !maps.Equal(before, after) || old.DeletionTimestamp.IsZero() != cur.DeletionTimestamp.IsZero()
+	} else {
+		ev.change, ev.membership = clusterChange{all: true}, true
+	}
+	ev.deciders = r.decisions.deciders(name)
+	maps.Copy(after, before)
+	return r.placementsOfSets(ctx, after, ev.affects)
+}
+
 // placementsOfScore enqueues the placements that may read an
 // AddOnPlacementScore: those that can select its cluster (the score's
-// namespace) and use scores.
+// namespace) or decide it, and use scores.
 func (r *Reconciler) placementsOfScore(ctx context.Context, score client.Object) []reconcile.Request {
 	cluster := &clusterv1.ManagedCluster{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: score.GetNamespace()}, cluster); err != nil {
 		return nil // a score of no cluster is read by no placement
 	}
-	return r.placementsOfSets(ctx, r.setsMatching(ctx, cluster.Labels), usesScores)
+	deciders := r.decisions.deciders(cluster.Name)
+	return r.placementsOfSets(ctx, r.setsMatching(ctx, cluster.Labels), func(v indexView) bool {
+		if !usesScores(v.placement) {
+			return false
+		}
+		_, decides := deciders[types.NamespacedName{Namespace: v.placement.Namespace, Name: v.placement.Name}]
+		return decides || v.filter.MayMatch(cluster)
+	})
 }
 
 // setsMatching returns the names of the ManagedClusterSets that select a
@@ -109,14 +132,18 @@ func (r *Reconciler) setsMatching(ctx context.Context, l labels.Set) map[string]
 	return matched
 }
 
+// everyPlacement is the filter of the events that affect every placement
+// that may use a set.
+func everyPlacement(indexView) bool { return true }
+
 // placementsOfSet enqueues the placements that may use the ManagedClusterSet set.
 func (r *Reconciler) placementsOfSet(ctx context.Context, set client.Object) []reconcile.Request {
-	return r.placementsOfSets(ctx, map[string]bool{set.GetName(): true}, func(*clusterv1beta1.Placement) bool { return true })
+	return r.placementsOfSets(ctx, map[string]bool{set.GetName(): true}, everyPlacement)
 }
 
 // placementsOfSets returns the placements of the namespaces bound to any of
 // sets whose spec.clusterSets allow one of those bound sets, and that want.
-func (r *Reconciler) placementsOfSets(ctx context.Context, sets map[string]bool, want func(*clusterv1beta1.Placement) bool) []reconcile.Request {
+func (r *Reconciler) placementsOfSets(ctx context.Context, sets map[string]bool, want func(indexView) bool) []reconcile.Request {
 	if len(sets) == 0 {
 		return nil
 	}
@@ -133,40 +160,31 @@ func (r *Reconciler) placementsOfSets(ctx context.Context, sets map[string]bool,
 	}
 	var out []reconcile.Request
 	for ns, bound := range boundIn {
-		out = append(out, r.placementsIn(ctx, ns, bound, want)...)
+		out = append(out, r.placementsIn(ns, bound, want)...)
 	}
 	return out
 }
 
 // placementsOfBinding enqueues the placements of a binding's namespace that
 // may use its set.
-func (r *Reconciler) placementsOfBinding(ctx context.Context, binding client.Object) []reconcile.Request {
+func (r *Reconciler) placementsOfBinding(_ context.Context, binding client.Object) []reconcile.Request {
 	b, ok := binding.(*clusterv1beta2.ManagedClusterSetBinding)
 	if !ok {
 		return nil
 	}
-	return r.placementsIn(ctx, b.Namespace, []string{b.Spec.ClusterSet}, func(*clusterv1beta1.Placement) bool { return true })
+	return r.placementsIn(b.Namespace, []string{b.Spec.ClusterSet}, everyPlacement)
 }
 
-// placementsIn returns the placements of namespace ns that may use one of
-// sets (those without spec.clusterSets or naming one of them) that want.
-func (r *Reconciler) placementsIn(ctx context.Context, ns string, sets []string, want func(*clusterv1beta1.Placement) bool) []reconcile.Request {
-	list := &clusterv1beta1.PlacementList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "List Placements", "namespace", ns)
-		return nil
-	}
+// placementsIn returns the scheduled placements of namespace ns (those in
+// the index) that may use one of sets (those without spec.clusterSets or
+// naming one of them) and that want.
+func (r *Reconciler) placementsIn(ns string, sets []string, want func(indexView) bool) []reconcile.Request {
 	var out []reconcile.Request
-	for i := range list.Items {
-		p := &list.Items[i]
-		if !want(p) {
-			continue
+	r.index.each(ns, sets, func(v indexView) {
+		if want(v) {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: v.placement.Namespace, Name: v.placement.Name}})
 		}
-		if len(p.Spec.ClusterSets) > 0 && !slices.ContainsFunc(p.Spec.ClusterSets, func(s string) bool { return slices.Contains(sets, s) }) {
-			continue
-		}
-		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: p.Name}})
-	}
+	})
 	return out
 }
 

@@ -37,6 +37,7 @@ func TestPlacementScheduler(t *testing.T) {
 		{"paging past 100", testPaging},
 		{"spread", testSpread},
 		{"rescheduling", testReschedule},
+		{"cluster events reschedule only the placements they can affect", testTargeted},
 		{"CEL selectors reschedule on what they read", testCELReschedule},
 		{"scheduling disabled", testDisabled},
 		{"seed 001-installstrategy-placements", testSeed},
