@@ -21,8 +21,24 @@ var (
 		"spec.leaseDurationSeconds of each step's probe cluster, whose agent is stopped to time the Unknown detection.")
 	outDir = flag.String("out", "",
 		"Directory for results.json, results.csv and the SVG plots. Default: _output/bench-scale in the repository.")
+	agentsMode = flag.String("agents", agentsProcess,
+		"How the simulated agents run: \"process\", all in one sim-agents process sharing one connection and impersonating each cluster's agent (its CPU and memory reported as sim-agents); \"tls\", in the harness's process, each with its own certificate, connection and watches.")
+	baselineHubArgs = flag.String("baseline-hub-args", "--kube-api-qps=50 --kube-api-burst=100",
+		"Hub controller flags of the baseline rollout: at every step the hub controller restarts with them for one more rollout of type All, then restarts without them, so that the shipped configuration and the baseline are compared on the same fleet. Empty skips the baseline.")
+	kfClusters = flag.Int("kubefleet-clusters", 1000,
+		"BenchmarkKubeFleet: clusters of the fleet, the 2 of real agents included.")
+	kfPlacements = flag.Int("kubefleet-placements", 1000,
+		"BenchmarkKubeFleet: placements, each selecting a tenth of the fleet by label in 3 decision groups.")
+	kfRollouts = flag.Int("kubefleet-rollouts", 100,
+		"BenchmarkKubeFleet: concurrent Progressive rollouts through the 3 decision groups of the first placements, half a group at a time.")
 	stepTimeout = flag.Duration("op-timeout", 20*time.Minute,
 		"Upper bound of every wait of one step (registration, rollout, restart) before the run fails.")
+)
+
+// The values of -agents.
+const (
+	agentsProcess = "process"
+	agentsTLS     = "tls"
 )
 
 func TestMain(m *testing.M) { os.Exit(benchkit.Main(m, "Scale")) }

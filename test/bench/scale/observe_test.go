@@ -33,6 +33,11 @@ type observer struct {
 	// c is the harness's admin client of the hub; own counts its requests.
 	c   client.WithWatch
 	own atomic.Int64
+	// simPid is the sim-agents process, 0 without one.
+	simPid int
+	// agentCluster, when set, is a cluster of a real agent whose process
+	// is read as ProcAgent.
+	agentCluster string
 }
 
 // newObserver returns the observer of f's hub.
@@ -91,11 +96,18 @@ type window struct {
 
 // pids returns the process IDs the harness reads, by Proc* name.
 func (o *observer) pids() map[string]int {
-	return map[string]int{
+	pids := map[string]int{
 		ProcHubController: o.f.Pid("hub", config.HubNamespace, benchkit.HubController),
 		ProcAPIServer:     o.f.Hub.APIServerPid(),
 		ProcEtcd:          o.f.Env.EtcdPid(),
 	}
+	if o.simPid != 0 {
+		pids[ProcSimAgents] = o.simPid
+	}
+	if o.agentCluster != "" {
+		pids[ProcAgent] = o.f.Pid(o.agentCluster, config.AgentNamespace, benchkit.AgentDeployment)
+	}
+	return pids
 }
 
 // begin opens a window.
@@ -179,7 +191,7 @@ func (r rates) perSecond() map[string]float64 {
 
 // op turns r into an Op of the given length and detail.
 func (r rates) op(took time.Duration, detail string) Op {
-	return Op{Seconds: took.Seconds(), Detail: detail, RequestsPerSecond: r.all, WritesPerSecond: r.writes, Requests: r.perKey}
+	return Op{Seconds: took.Seconds(), Detail: detail, RequestsPerSecond: r.all, WritesPerSecond: r.writes, Requests: r.perKey, CPUCores: r.cpu}
 }
 
 // memory reads the memory of the processes the harness watches.

@@ -33,7 +33,7 @@ import (
 const opPoll = 100 * time.Millisecond
 
 // runOps times every operation of step, each in a window of its own.
-func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, step *Step) {
+func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, hubArgs *hubArgs, step *Step) {
 	b.Helper()
 	n := step.Clusters
 	probe := fmt.Sprintf("probe-%05d", n)
@@ -66,6 +66,19 @@ func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, 
 	timed(OpRolloutProgressive, func() (time.Duration, string) {
 		return rollout(ctx, b, o.c, placement, "progressive", progressive, expected), fmt.Sprintf("%d works Applied, 10 %% at a time", expected)
 	})
+	if *baselineHubArgs != "" {
+		hubArgs.set(b, *baselineHubArgs)
+		took, _, _ := restartHub(ctx, b, o, n)
+		hubArgs.check(b, o.f.Pid("hub", config.HubNamespace, benchkit.HubController), *baselineHubArgs)
+		b.Logf("step %d: hub controller restarted with %s in %s", n, *baselineHubArgs, benchkit.Seconds(took))
+		timed(OpRolloutAllBaseline, func() (time.Duration, string) {
+			return rollout(ctx, b, o.c, placement, "all-baseline", clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}, expected),
+				fmt.Sprintf("%d works Applied, hub controller with %s", expected, *baselineHubArgs)
+		})
+		hubArgs.set(b, "")
+		took, _, _ = restartHub(ctx, b, o, n)
+		b.Logf("step %d: hub controller restarted as shipped in %s", n, benchkit.Seconds(took))
+	}
 	if err := o.c.Delete(ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: workNamespace, Name: placement}}); err != nil {
 		b.Fatal(err)
 	}

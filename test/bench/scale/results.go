@@ -25,6 +25,10 @@ const (
 	// OpRolloutProgressive is the same with type Progressive and
 	// maxConcurrency 10 %.
 	OpRolloutProgressive = "rollout-progressive-10pct"
+	// OpRolloutAllBaseline is OpRolloutAll with the hub controller run
+	// with -baseline-hub-args (by default the client limits it shipped
+	// with before: 50 requests per second, bursts of 100).
+	OpRolloutAllBaseline = "rollout-all-baseline"
 	// OpUnknown is one cluster's agent stopped → the hub shows it Unknown.
 	OpUnknown = "agent-stopped-unknown"
 	// OpHubRestart is the hub controller killed (SIGKILL) → its successor
@@ -112,6 +116,9 @@ type Op struct {
 	// Requests counts the requests served during it by "VERB
 	// resource[/subresource]", the harness's own polls included.
 	Requests map[string]float64 `json:"requests,omitempty"`
+	// CPUCores is each process's CPU during it, in cores (see
+	// Process.IdleCPUCores); a process that restarted within it is absent.
+	CPUCores map[string]float64 `json:"cpuCores,omitempty"`
 }
 
 // Processes the harness reads, keys of Step.Processes.
@@ -119,6 +126,10 @@ const (
 	ProcHubController = "hub-controller"
 	ProcAPIServer     = "kube-apiserver"
 	ProcEtcd          = "etcd"
+	// ProcSimAgents is the simulated agents' own process (-agents process).
+	ProcSimAgents = "sim-agents"
+	// ProcAgent is the agent of a real managed cluster (cluster1).
+	ProcAgent = "agent"
 )
 
 // ParseSteps parses the -steps flag: cluster counts, increasing, each at
@@ -187,14 +198,14 @@ func ReadResults(dir string) (*Results, error) {
 }
 
 // allOps are the operations in the order of the table's columns.
-var allOps = []string{OpJoin, OpPlacement, OpRolloutAll, OpRolloutProgressive, OpUnknown, OpHubRestart, OpHubRelist}
+var allOps = []string{OpJoin, OpPlacement, OpRolloutAll, OpRolloutProgressive, OpRolloutAllBaseline, OpUnknown, OpHubRestart, OpHubRelist}
 
 // table is r as rows of the CSV file and the sizing table: a header, then
 // one row per step.
 func (r *Results) table() [][]string {
 	header := []string{"clusters", "register_s",
 		"hub_controller_rss_mib", "hub_controller_mib_per_cluster", "hub_controller_idle_cpu",
-		"apiserver_rss_mib", "apiserver_idle_cpu", "etcd_rss_mib", "etcd_idle_cpu",
+		"apiserver_rss_mib", "apiserver_idle_cpu", "etcd_rss_mib", "etcd_idle_cpu", "sim_agents_rss_mib", "sim_agents_idle_cpu",
 		"idle_requests_per_s", "idle_writes_per_s", "idle_lease_writes_per_s", "ocm_lease_writes_per_s",
 		"idle_writes_per_cluster_per_min", "marginal_writes_per_cluster_per_min", "ocm_lease_writes_per_cluster_per_min"}
 	for _, op := range allOps {
@@ -207,10 +218,10 @@ func (r *Results) table() [][]string {
 		if m, ok := r.MarginalWritesPerClusterPerMinute(i); ok {
 			marginal = f(m)
 		}
-		hub, api, etcd := s.Processes[ProcHubController], s.Processes[ProcAPIServer], s.Processes[ProcEtcd]
+		hub, api, etcd, sims := s.Processes[ProcHubController], s.Processes[ProcAPIServer], s.Processes[ProcEtcd], s.Processes[ProcSimAgents]
 		row := []string{strconv.Itoa(s.Clusters), f(s.RegisterSeconds),
 			f(hub.RSSMiB), f(hub.RSSMiB / float64(max(1, s.Clusters))), f(hub.IdleCPUCores),
-			f(api.RSSMiB), f(api.IdleCPUCores), f(etcd.RSSMiB), f(etcd.IdleCPUCores),
+			f(api.RSSMiB), f(api.IdleCPUCores), f(etcd.RSSMiB), f(etcd.IdleCPUCores), f(sims.RSSMiB), f(sims.IdleCPUCores),
 			f(s.IdleRequestsPerSecond), f(s.IdleWritesPerSecond), f(s.IdleLeaseWritesPerSecond),
 			f(float64(s.Clusters) * ocmLeaseWritesPerClusterPerSecond),
 			f(s.IdleWritesPerSecond * 60 / float64(max(1, s.Clusters))), marginal, f(ocmLeaseWritesPerClusterPerSecond * 60)}

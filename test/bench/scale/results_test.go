@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -91,4 +92,44 @@ func TestWriteAndPlot(t *testing.T) {
 func TestTopRequests(t *testing.T) {
 	got := TopRequests(map[string]float64{"GET leases": 1, "UPDATE leases": 3, "LIST pods": 1, "WATCH x": 0.5}, 3)
 	require.Equal(t, []string{"UPDATE leases 3.00", "GET leases 1.00", "LIST pods 1.00"}, got)
+}
+
+func TestSummarize(t *testing.T) {
+	xs := make([]float64, 0, 100)
+	for i := 100; i >= 1; i-- {
+		xs = append(xs, float64(i))
+	}
+	s := Summarize(xs)
+	assert.Equal(t, Summary{Count: 100, P50: 50, P90: 90, P99: 99, Max: 100}, s)
+	assert.Equal(t, float64(100), xs[0], "Summarize must not sort its input")
+	assert.Equal(t, Summary{}, Summarize(nil))
+	assert.Equal(t, "none", Summarize(nil).String())
+	assert.Equal(t, Summary{Count: 1, P50: 7, P90: 7, P99: 7, Max: 7}, Summarize([]float64{7}))
+}
+
+func TestBucketSummary(t *testing.T) {
+	bounds := []float64{1, 2, 5, 10}
+	// 10 observations in (0,1], 10 in (1,2], none in (2,5], 0 in (5,10].
+	s := BucketSummary(bounds, []float64{10, 20, 20, 20})
+	assert.Equal(t, 20, s.Count)
+	assert.InDelta(t, 1.0, s.P50, 1e-9, "the 10th of 20 is the top of the first bucket")
+	assert.InDelta(t, 1.8, s.P90, 1e-9, "the 18th of 20 is 8/10 into (1,2]")
+	assert.Equal(t, 2.0, s.Max, "the highest bucket that gained an observation")
+	assert.Equal(t, Summary{}, BucketSummary(bounds, []float64{0, 0, 0, 0}))
+	assert.Equal(t, Summary{}, BucketSummary(bounds, []float64{1, 2}), "counts that do not match the bounds")
+}
+
+func TestKubeFleetMarkdown(t *testing.T) {
+	r := &KubeFleetReport{Machine: "2 CPUs", Clusters: 1000, Simulated: 998, Placements: 1000, Rollouts: 100,
+		Placement: Summary{Count: 1000, P50: 1, P90: 2, P99: 3, Max: 4},
+		Stages:    []Summary{{Count: 100, P50: 5}, {Count: 100, P50: 6}, {Count: 100, P50: 7}},
+		Phases: map[string]Phase{
+			PhasePlacements: {CPUCores: map[string]float64{ProcHubController: 0.5}, Memory: map[string]Process{ProcHubController: {PeakMiB: 100}}},
+			PhaseRollouts:   {CPUCores: map[string]float64{ProcHubController: 0.9}, Memory: map[string]Process{ProcHubController: {PeakMiB: 80}}},
+		}}
+	md := r.Markdown()
+	assert.Contains(t, md, "| Placement, create → decisions (100 of 1,000 clusters by label, 3 decision groups) | "+kubeFleetPlacement+" | p50 1.0 s, p90 2.0 s, p99 3.0 s, max 4.0 s (1000) |")
+	assert.Contains(t, md, "| Rollout stage 3 complete, from the rollout's create |  | p50 7.0 s")
+	assert.Contains(t, md, "| Hub controller, peak memory / busiest phase's CPU | "+kubeFleetHub+" | 100 MiB, 0.90 cores |", "the peak over the phases")
+	assert.Contains(t, md, "The 998 simulated agents")
 }

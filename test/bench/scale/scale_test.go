@@ -50,25 +50,45 @@ func BenchmarkScale(b *testing.B) {
 		dir = filepath.Join(root, "_output", "bench-scale")
 	}
 	results := &Results{Machine: machine()}
-	f := benchkit.StartFleet(b, config.HubOperatorValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}}, realClusters...)
+	hubArgs := newHubArgs(b)
+	f := benchkit.StartFleetWith(b, benchkit.FleetOptions{
+		Values:   config.HubOperatorValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}},
+		Binaries: map[string]string{"ocm-controller": hubArgs.wrapper},
+	}, realClusters...)
 	ctx := b.Context()
 	for _, c := range realClusters {
 		b.Logf("joined %s: %s", c, benchkit.JoinCluster(ctx, b, f, c))
 	}
 	o := newObserver(b, f)
-	bindGlobalSet(ctx, b, o.c)
+	bindGlobalSet(ctx, b, o.c, workNamespace)
+	// The probe cluster of every step runs in this process with its own
+	// certificate (see joinProbe); the fleet runs in sim-agents with
+	// -agents process.
 	h := benchkit.NewSimHub(b, f)
 	h.ServeWorks = true
+	var sims *simProcess
+	switch *agentsMode {
+	case agentsProcess:
+		sims = startSimProcess(b, f)
+		o.simPid = sims.pid()
+	case agentsTLS:
+	default:
+		b.Fatalf("-agents %q: want %q or %q", *agentsMode, agentsProcess, agentsTLS)
+	}
 
 	registered := len(realClusters)
 	for _, n := range counts {
 		step := Step{Clusters: n, Added: n - registered, Ops: map[string]Op{}}
-		names := make([]string, 0, step.Added)
-		for i := registered; i < n; i++ {
-			names = append(names, fmt.Sprintf("sim-%05d", i-len(realClusters)+1))
-		}
 		start := time.Now()
-		benchkit.StartSimAgents(ctx, b, h, names)
+		if sims != nil {
+			sims.register(ctx, b, step.Added)
+		} else {
+			names := make([]string, 0, step.Added)
+			for i := registered; i < n; i++ {
+				names = append(names, fmt.Sprintf("sim-%05d", i-len(realClusters)+1))
+			}
+			benchkit.StartSimAgents(ctx, b, h, names)
+		}
 		waitAvailable(ctx, b, o.c, n)
 		step.RegisterSeconds = time.Since(start).Seconds()
 		registered = n
@@ -76,7 +96,7 @@ func BenchmarkScale(b *testing.B) {
 
 		pause(ctx, b, *settlePeriod, fmt.Sprintf("settling %s before the idle window", *settlePeriod))
 		measureIdle(ctx, b, o, &step)
-		runOps(ctx, b, o, h, &step)
+		runOps(ctx, b, o, h, hubArgs, &step)
 
 		results.Steps = append(results.Steps, step)
 		if err := results.Write(dir); err != nil {
@@ -91,14 +111,14 @@ func BenchmarkScale(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 }
 
-// bindGlobalSet creates workNamespace with the global set bound to it.
-func bindGlobalSet(ctx context.Context, b *testing.B, c client.Client) {
+// bindGlobalSet creates namespace ns with the global set bound to it.
+func bindGlobalSet(ctx context.Context, b *testing.B, c client.Client, ns string) {
 	b.Helper()
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: workNamespace}}); err != nil {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		b.Fatal(err)
 	}
 	binding := &clusterv1beta2.ManagedClusterSetBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: workNamespace, Name: clusterv1beta2.GlobalClusterSetName},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: clusterv1beta2.GlobalClusterSetName},
 		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: clusterv1beta2.GlobalClusterSetName},
 	}
 	if err := c.Create(ctx, binding); err != nil {
@@ -180,11 +200,14 @@ func recordStep(b *testing.B, r *Results, i int) {
 	n := s.Clusters
 	hub := s.Processes[ProcHubController]
 	benchkit.Record(b, fmt.Sprintf("%d clusters: register %d more", n, s.Added), benchkit.Seconds(time.Duration(s.RegisterSeconds*float64(time.Second))),
-		fmt.Sprintf("%.1f clusters/s, %d simulated agents registering at once", float64(s.Added)/s.RegisterSeconds, benchkit.SimConcurrency))
+		fmt.Sprintf("%.1f clusters/s, %d simulated agents registering at once", float64(s.Added)/s.RegisterSeconds, registerConcurrency()))
 	benchkit.Record(b, fmt.Sprintf("%d clusters: hub controller RSS / peak, idle CPU", n),
 		fmt.Sprintf("%.1f / %.1f MiB, %.3f cores", hub.RSSMiB, hub.PeakMiB, hub.IdleCPUCores),
 		fmt.Sprintf("%.3f MiB per cluster; target ≤ 1 MB per cluster at 5,000", hub.RSSMiB/float64(n)))
-	for _, p := range []string{ProcAPIServer, ProcEtcd} {
+	for _, p := range []string{ProcAPIServer, ProcEtcd, ProcSimAgents} {
+		if _, ok := s.Processes[p]; !ok {
+			continue
+		}
 		benchkit.Record(b, fmt.Sprintf("%d clusters: %s RSS, idle CPU", n, p), fmt.Sprintf("%.1f MiB, %.3f cores", s.Processes[p].RSSMiB, s.Processes[p].IdleCPUCores), "")
 	}
 	benchkit.Record(b, fmt.Sprintf("%d clusters: idle hub API requests / writes / lease writes", n),
@@ -200,6 +223,25 @@ func recordStep(b *testing.B, r *Results, i int) {
 			continue
 		}
 		benchkit.Record(b, fmt.Sprintf("%d clusters: %s", n, name), benchkit.Seconds(time.Duration(op.Seconds*float64(time.Second))),
-			fmt.Sprintf("%s; %.1f requests/s, %.1f writes/s", op.Detail, op.RequestsPerSecond, op.WritesPerSecond))
+			fmt.Sprintf("%s; %.1f requests/s, %.1f writes/s; CPU cores %s", op.Detail, op.RequestsPerSecond, op.WritesPerSecond, cpuSummary(op.CPUCores)))
 	}
+}
+
+// cpuSummary lists cores by process, in a fixed order.
+func cpuSummary(cores map[string]float64) string {
+	var parts []string
+	for _, p := range []string{ProcHubController, ProcAPIServer, ProcEtcd, ProcSimAgents} {
+		if c, ok := cores[p]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.2f", p, c))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// registerConcurrency is how many simulated agents register at once.
+func registerConcurrency() int {
+	if *agentsMode == agentsProcess {
+		return simProcessConcurrency
+	}
+	return benchkit.SimConcurrency
 }

@@ -55,7 +55,7 @@ func NewHubCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  runMode(o),
 	}
-	o.AddFlags(cmd.Flags(), true)
+	o.AddFlagsWithLimits(cmd.Flags(), true, HubKubeAPIQPS, DefaultKubeAPIBurst)
 	cmd.Flags().StringVar(&o.ClusterManagerName, "cluster-manager-name", operatorv1.ClusterManagerName, "The ClusterManager the controller reports on and reads autoApproveUsers from.")
 	cmd.Flags().Float64Var(&o.LeaseGraceRatio, "lease-grace-ratio", lease.DefaultGraceRatio, "A cluster's availability becomes Unknown this many lease periods after its agent's last lease renewal.")
 	cmd.Flags().StringVar(&o.Webhook.BindAddress, "webhook-bind-address", ":"+strconv.Itoa(conversion.Port), "Address the add-on API's conversion webhook ("+conversion.Path+") binds to.")

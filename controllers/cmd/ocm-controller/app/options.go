@@ -48,7 +48,7 @@ type ManagerOptions struct {
 	// in-cluster configuration or ~/.kube/config, as controller-runtime reads it.
 	Kubeconfig string
 	// KubeAPIQPS and KubeAPIBurst are the manager's client-side rate limits
-	// towards the cluster it runs against.
+	// towards the cluster it runs against; a KubeAPIQPS of 0 sets none.
 	KubeAPIQPS   float32
 	KubeAPIBurst int
 
@@ -65,6 +65,15 @@ const (
 	DefaultKubeAPIBurst = 100
 )
 
+// HubKubeAPIQPS is the hub controller's default --kube-api-qps: no
+// client-side limit. A rollout writes one ManifestWork per cluster, and at
+// 50 requests per second a rollout to 10,000 clusters took 200 s on the
+// client's limit alone while the API server had room (test/bench/scale).
+// The hub's API server bounds the hub controller instead, with the
+// priority level of FlowSchema ocm-hub-controller (config/hub), which
+// neither the agents nor other clients share.
+const HubKubeAPIQPS = 0
+
 // The default leader election timings, those of controller-runtime: a
 // standby takes over at most 15 seconds after the leader's last renewal.
 const (
@@ -76,6 +85,12 @@ const (
 // AddFlags registers the shared flags on fs. leaderElect is the mode's
 // default for --leader-elect.
 func (o *ManagerOptions) AddFlags(fs *pflag.FlagSet, leaderElect bool) {
+	o.AddFlagsWithLimits(fs, leaderElect, DefaultKubeAPIQPS, DefaultKubeAPIBurst)
+}
+
+// AddFlagsWithLimits is AddFlags with the mode's defaults of --kube-api-qps
+// (0: no client-side limit) and --kube-api-burst.
+func (o *ManagerOptions) AddFlagsWithLimits(fs *pflag.FlagSet, leaderElect bool, qps float32, burst int) {
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8080", `Address the Prometheus /metrics endpoint binds to; "0" disables it.`)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `Address the /healthz and /readyz endpoints bind to; "0" disables them.`)
 	fs.BoolVar(&o.LeaderElect, "leader-elect", leaderElect, "Elect a leader through a Lease in the controller's namespace, so that only one replica acts.")
@@ -84,8 +99,8 @@ func (o *ManagerOptions) AddFlags(fs *pflag.FlagSet, leaderElect bool) {
 	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", DefaultRetryPeriod, "How often the replicas try to acquire or renew the Lease; shorter than --leader-elect-renew-deadline.")
 	fs.StringVar(&o.Namespace, "namespace", "", "The controller's own namespace (leader election, secrets). Default: $"+PodNamespaceEnv+".")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Default: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
-	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", DefaultKubeAPIQPS, "Requests per second of the manager to the cluster it runs against.")
-	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", DefaultKubeAPIBurst, "Request burst of the manager to the cluster it runs against.")
+	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", qps, "Requests per second of the manager to the cluster it runs against; 0 sets no client-side limit, leaving the API server's priority and fairness as the limit.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", burst, "Request burst of the manager to the cluster it runs against; unused when --kube-api-qps is 0.")
 	gofs := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.zap.BindFlags(gofs)
 	fs.AddGoFlagSet(gofs)
@@ -128,8 +143,11 @@ func (o *ManagerOptions) Validate() error {
 	if err := validateLeaderElection(o.leaderElectionTimings()); err != nil {
 		return err
 	}
-	if o.KubeAPIQPS <= 0 || o.KubeAPIBurst <= 0 {
-		return fmt.Errorf("--kube-api-qps %v and --kube-api-burst %d must be positive", o.KubeAPIQPS, o.KubeAPIBurst)
+	if o.KubeAPIQPS < 0 {
+		return fmt.Errorf("--kube-api-qps %v must not be negative (0 sets no client-side limit)", o.KubeAPIQPS)
+	}
+	if o.KubeAPIQPS > 0 && o.KubeAPIBurst <= 0 {
+		return fmt.Errorf("--kube-api-burst %d must be positive with --kube-api-qps %v", o.KubeAPIBurst, o.KubeAPIQPS)
 	}
 	return nil
 }
@@ -162,7 +180,7 @@ func validateLeaderElection(lease, renew, retry time.Duration) error {
 }
 
 // RESTConfig returns the client configuration the manager uses,
-// with --kube-api-qps and --kube-api-burst.
+// with --kube-api-qps and --kube-api-burst (no limiter when the QPS is 0).
 func (o *ManagerOptions) RESTConfig() (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
@@ -174,6 +192,11 @@ func (o *ManagerOptions) RESTConfig() (*rest.Config, error) {
 		return nil, fmt.Errorf("load kubeconfig: %w", err)
 	}
 	cfg.QPS, cfg.Burst = o.KubeAPIQPS, o.KubeAPIBurst
+	if o.KubeAPIQPS == 0 {
+		// client-go: a negative QPS builds no rate limiter (0 would mean
+		// its default of 5).
+		cfg.QPS, cfg.Burst = -1, 0
+	}
 	return cfg, nil
 }
 

@@ -1,11 +1,13 @@
 package replicaset
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -178,9 +180,23 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 			r.Recorder.Eventf(mwrs, nil, corev1.EventTypeWarning, eventInvalidRollout, "Reconcile", "placement %s: %v", p.ref.Name, p.err)
 			continue
 		}
-		for _, c := range p.result.Pending() {
-			mw, err := r.applyWork(ctx, mwrs, labelValue, c.Name, works[c.Name], want[c.Name], now)
-			if err != nil {
+		pending := p.result.Pending()
+		written := make([]*workv1.ManifestWork, len(pending))
+		errs := make([]error, len(pending))
+		var writes errgroup.Group
+		writes.SetLimit(writeConcurrency)
+		for i := range pending {
+			writes.Go(func() error {
+				c := pending[i].Name
+				written[i], errs[i] = r.applyWork(ctx, mwrs, labelValue, c, works[c], want[c], now)
+				return nil
+			})
+		}
+		_ = writes.Wait() // the errors are in errs
+
+		var failed error
+		for i, c := range pending {
+			if err := errs[i]; err != nil {
 				switch {
 				case isForeign(err):
 					foreign = append(foreign, err.Error())
@@ -189,12 +205,15 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 				case isDenied(err):
 					denied = append(denied, err.Error())
 				default:
-					return ctrl.Result{}, err
+					failed = cmp.Or(failed, err)
 				}
 				continue
 			}
-			works[c.Name] = mw
+			works[c.Name] = written[i]
 			log.V(2).Info("Rolled out ManifestWork", "cluster", c.Name, "placement", p.ref.Name)
+		}
+		if failed != nil {
+			return ctrl.Result{}, failed
 		}
 		if d := p.result.RequeueAfter; d > 0 && (requeue == 0 || d < requeue) {
 			requeue = d
@@ -231,6 +250,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	}
 	return ctrl.Result{RequeueAfter: requeue}, nil
 }
+
+// writeConcurrency bounds the ManifestWork writes of one reconcile in
+// flight at once. One at a time, a rollout to thousands of clusters waits
+// on the API server's round trip for each; the API server's priority and
+// fairness bounds what it serves of them.
+const writeConcurrency = 32
 
 // breached reports whether a plan's failures passed its maxFailures.
 func breached(plans []*plan) bool {

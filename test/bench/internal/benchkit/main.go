@@ -76,7 +76,7 @@ var builds struct {
 // name, once per run, and returns its path. It builds as the image does
 // (hack/image): static (CGO_ENABLED=0), -trimpath, without symbol table and
 // DWARF (-s -w), so the memory figures are those of the shipped binary.
-func Binary(b *testing.B, name, pkg string) string {
+func Binary(b testing.TB, name, pkg string) string {
 	b.Helper()
 	builds.mu.Lock()
 	defer builds.mu.Unlock()
@@ -130,7 +130,7 @@ type Fleet struct {
 // another URL) and
 // waits until the hub controller is ready. Everything stops when b ends. It
 // skips b under -short.
-func StartFleet(b *testing.B, values config.HubOperatorValues, managed ...string) *Fleet {
+func StartFleet(b testing.TB, values config.HubOperatorValues, managed ...string) *Fleet {
 	b.Helper()
 	return StartFleetWithBinaries(b, values, nil, managed...)
 }
@@ -139,7 +139,7 @@ func StartFleet(b *testing.B, values config.HubOperatorValues, managed ...string
 // running the Deployments of the images named in binaries (image name
 // without registry and tag → binary path, see Binary), such as an add-on's
 // agent.
-func StartFleetWithBinaries(b *testing.B, values config.HubOperatorValues, binaries map[string]string, managed ...string) *Fleet {
+func StartFleetWithBinaries(b testing.TB, values config.HubOperatorValues, binaries map[string]string, managed ...string) *Fleet {
 	b.Helper()
 	return StartFleetWith(b, FleetOptions{Values: values, Binaries: binaries}, managed...)
 }
@@ -164,7 +164,7 @@ type FleetOptions struct {
 }
 
 // StartFleetWith is StartFleet with opts.
-func StartFleetWith(b *testing.B, opts FleetOptions, managed ...string) *Fleet {
+func StartFleetWith(b testing.TB, opts FleetOptions, managed ...string) *Fleet {
 	b.Helper()
 	framework.SkipIfShort(b)
 	values := opts.Values
@@ -212,7 +212,7 @@ const StandbyHubName = "hub2"
 // installHub installs a hub with values, as `kubectl ocm hub init` does, its
 // conversion webhook called at a free loopback port unless values name
 // another URL.
-func installHub(ctx context.Context, b *testing.B, c client.Client, values config.HubOperatorValues) {
+func installHub(ctx context.Context, b testing.TB, c client.Client, values config.HubOperatorValues) {
 	b.Helper()
 	if values.ConversionWebhookURL == "" {
 		// The local API server reaches no Service: it calls the hub
@@ -239,7 +239,7 @@ func installHub(ctx context.Context, b *testing.B, c client.Client, values confi
 // (apiextensions-apiserver's customresource_handler.go); a cluster joining
 // right after the hub install would pay that once, a real hub never does, so
 // it is paid here, outside every measured interval.
-func (f *Fleet) warmUp(ctx context.Context, b *testing.B) {
+func (f *Fleet) warmUp(ctx context.Context, b testing.TB) {
 	b.Helper()
 	start := time.Now()
 	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "bench-warm-up"}}
@@ -251,7 +251,7 @@ func (f *Fleet) warmUp(ctx context.Context, b *testing.B) {
 
 // WaitReady waits until the runner runs Deployment namespace/name of cluster
 // and the process answers 200 on /readyz of its health probe address.
-func (f *Fleet) WaitReady(ctx context.Context, b *testing.B, cluster, namespace, name string) {
+func (f *Fleet) WaitReady(ctx context.Context, b testing.TB, cluster, namespace, name string) {
 	b.Helper()
 	hc := &http.Client{Timeout: 2 * time.Second}
 	Poll(ctx, b, SlowPoll, 2*time.Minute, fmt.Sprintf("%s/%s on %s ready", namespace, name, cluster), func(ctx context.Context) (bool, error) {
@@ -303,7 +303,7 @@ func FlagValue(args []string, name string) string {
 // Poll calls cond every interval until it returns true and returns the moment
 // it did; after timeout it fails b naming what and cond's last error. Errors
 // from cond do not stop the polling.
-func Poll(ctx context.Context, b *testing.B, interval, timeout time.Duration, what string, cond func(context.Context) (bool, error)) time.Time {
+func Poll(ctx context.Context, b testing.TB, interval, timeout time.Duration, what string, cond func(context.Context) (bool, error)) time.Time {
 	b.Helper()
 	at, err := PollErr(ctx, interval, timeout, what, cond)
 	if err != nil {

@@ -191,21 +191,9 @@ func registerSimAgent(ctx context.Context, h *SimHub, cluster string, interval t
 	if err := AcceptCluster(ctx, h.admin, cluster); err != nil {
 		return nil, err
 	}
-	key, keyPEM, err := certs.NewPrivateKey()
+	csr, keyPEM, err := NewAgentCSR(cluster)
 	if err != nil {
 		return nil, err
-	}
-	subject := certs.AgentSubject(cluster, simAgentID)
-	request, err := certutil.MakeCSR(key, &subject, nil, nil)
-	if err != nil {
-		return nil, fmt.Errorf("create a certificate request for %s: %w", subject.CommonName, err)
-	}
-	csr := &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: cluster + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster}},
-		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request: request, SignerName: certificatesv1.KubeAPIServerClientSignerName,
-			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
-		},
 	}
 	if err := h.bootstrap.Create(ctx, csr); err != nil {
 		return nil, fmt.Errorf("create CSR as the bootstrap identity: %w", err)
@@ -216,7 +204,7 @@ func registerSimAgent(ctx context.Context, h *SimHub, cluster string, interval t
 		if err := h.bootstrap.Get(ctx, client.ObjectKey{Name: csr.Name}, got); err != nil {
 			return false, err
 		}
-		if regcsr.Decided(got) && !approved(got) {
+		if regcsr.Decided(got) && !Approved(got) {
 			return false, fmt.Errorf("CSR %s was denied: %v", csr.Name, got.Status.Conditions)
 		}
 		certPEM = got.Status.Certificate
@@ -248,11 +236,41 @@ func registerSimAgent(ctx context.Context, h *SimHub, cluster string, interval t
 	if a.leaseDuration, err = a.renewLease(ctx); err != nil {
 		return nil, err
 	}
-	return a, a.reportStatus(ctx)
+	return a, ReportAvailable(ctx, a.hub, a.cluster)
 }
 
-// approved reports whether csr has an Approved condition.
-func approved(csr *certificatesv1.CertificateSigningRequest) bool {
+// NewAgentCSR returns a new private key (PEM) and the certificate signing
+// request of cluster's agent certificate with it, as the registration agent
+// files it: the subject of certs.AgentSubject, labeled with the cluster name.
+func NewAgentCSR(cluster string) (*certificatesv1.CertificateSigningRequest, []byte, error) {
+	key, keyPEM, err := certs.NewPrivateKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	subject := certs.AgentSubject(cluster, simAgentID)
+	request, err := certutil.MakeCSR(key, &subject, nil, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create a certificate request for %s: %w", subject.CommonName, err)
+	}
+	csr := &certificatesv1.CertificateSigningRequest{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: cluster + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster}},
+		Spec: certificatesv1.CertificateSigningRequestSpec{
+			Request: request, SignerName: certificatesv1.KubeAPIServerClientSignerName,
+			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		},
+	}
+	return csr, keyPEM, nil
+}
+
+// SimAgentUser returns the user name and groups of cluster's simulated
+// agent: those of its certificate's subject.
+func SimAgentUser(cluster string) (string, []string) {
+	s := certs.AgentSubject(cluster, simAgentID)
+	return s.CommonName, s.Organization
+}
+
+// Approved reports whether csr has an Approved condition.
+func Approved(csr *certificatesv1.CertificateSigningRequest) bool {
 	for _, c := range csr.Status.Conditions {
 		if c.Type == certificatesv1.CertificateApproved {
 			return true
@@ -261,14 +279,15 @@ func approved(csr *certificatesv1.CertificateSigningRequest) bool {
 	return false
 }
 
-// reportStatus sets Joined and Available True and a version in the
-// ManagedCluster's status, as the agent's status sync does.
-func (a *SimAgent) reportStatus(ctx context.Context) error {
+// ReportAvailable sets Joined and Available True and a version in the
+// status of ManagedCluster cluster through c, as the agent's status sync
+// does.
+func ReportAvailable(ctx context.Context, c client.Client, cluster string) error {
 	// The hub's controllers write the ManagedCluster too: read it again
 	// after a conflict.
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		mc := &clusterv1.ManagedCluster{}
-		if err := a.hub.Get(ctx, client.ObjectKey{Name: a.cluster}, mc); err != nil {
+		if err := c.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 			return err
 		}
 		base := mc.DeepCopy()
@@ -280,19 +299,18 @@ func (a *SimAgent) reportStatus(ctx context.Context) error {
 			meta.SetStatusCondition(&mc.Status.Conditions, c)
 		}
 		mc.Status.Version.Kubernetes = "v1.36.0"
-		return a.hub.Status().Patch(ctx, mc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+		return c.Status().Patch(ctx, mc, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
 	})
 	if err != nil {
-		return fmt.Errorf("report the status of %s: %w", a.cluster, err)
+		return fmt.Errorf("report the status of %s: %w", cluster, err)
 	}
 	return nil
 }
 
-// renewLease sets the lease's renew time to now, with a read of the lease
-// and an update, as the real agent does; it reads the cluster's lease
-// duration from its ManagedCluster only at registration (the real agent
-// has it from its watch of the ManagedCluster, which costs no request), and
-// returns it.
+// renewLease sets the lease's renew time to now (see RenewLease); it
+// reads the cluster's lease duration from its ManagedCluster only at
+// registration (the real agent has it from its watch of the ManagedCluster,
+// which costs no request), and returns it.
 func (a *SimAgent) renewLease(ctx context.Context) (time.Duration, error) {
 	if a.leaseDuration == 0 {
 		mc := &clusterv1.ManagedCluster{}
@@ -301,16 +319,22 @@ func (a *SimAgent) renewLease(ctx context.Context) (time.Duration, error) {
 		}
 		a.leaseDuration = mc.Spec.LeaseDuration()
 	}
+	return a.leaseDuration, RenewLease(ctx, a.hub, a.cluster)
+}
+
+// RenewLease sets the renew time of cluster's lease to now through c, with
+// a read of the lease and an update, as the real agent does.
+func RenewLease(ctx context.Context, c client.Client, cluster string) error {
 	lease := &coordinationv1.Lease{}
-	key := types.NamespacedName{Namespace: a.cluster, Name: clusterv1.LeaseName}
-	if err := a.hub.Get(ctx, key, lease); err != nil {
-		return 0, err
+	key := types.NamespacedName{Namespace: cluster, Name: clusterv1.LeaseName}
+	if err := c.Get(ctx, key, lease); err != nil {
+		return err
 	}
 	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
-	if err := a.hub.Update(ctx, lease); err != nil {
-		return 0, fmt.Errorf("renew the lease of %s: %w", a.cluster, err)
+	if err := c.Update(ctx, lease); err != nil {
+		return fmt.Errorf("renew the lease of %s: %w", cluster, err)
 	}
-	return a.leaseDuration, nil
+	return nil
 }
 
 // renewLoop renews the lease once per lease duration (with at most 10 %

@@ -29,7 +29,7 @@ func (a *SimAgent) serveWorks(ctx context.Context, h *SimHub, loops *sync.WaitGr
 		if !ok {
 			return
 		}
-		switch wrote, err := a.ackWork(ctx, w.DeepCopy()); {
+		switch wrote, err := AckWork(ctx, a.hub, w.DeepCopy()); {
 		case err == nil && wrote:
 			h.works.Add(1)
 		case err != nil && ctx.Err() == nil:
@@ -44,11 +44,11 @@ func (a *SimAgent) serveWorks(ctx context.Context, h *SimHub, loops *sync.WaitGr
 	return nil
 }
 
-// ackWork writes w's acknowledged status unless it already has it, and
-// reports whether it wrote it. A conflict means a newer version is on its
-// way to the informer, which acknowledges that one; other errors are
-// retried briefly.
-func (a *SimAgent) ackWork(ctx context.Context, w *workv1.ManifestWork) (bool, error) {
+// AckWork writes w's acknowledged status (see AckWorkStatus) through c
+// unless it already has it, and reports whether it wrote it. A conflict
+// means a newer version is on its way to the informer, which acknowledges
+// that one; other errors are retried briefly.
+func AckWork(ctx context.Context, c client.Client, w *workv1.ManifestWork) (bool, error) {
 	if !w.DeletionTimestamp.IsZero() {
 		return false, nil
 	}
@@ -62,7 +62,7 @@ func (a *SimAgent) ackWork(ctx context.Context, w *workv1.ManifestWork) (bool, e
 	w.Status = status
 	wrote := false
 	err = retry.OnError(retry.DefaultBackoff, func(err error) bool { return ctx.Err() == nil }, func() error {
-		err := a.hub.Status().Update(ctx, w)
+		err := c.Status().Update(ctx, w)
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			return nil
 		}

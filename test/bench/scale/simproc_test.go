@@ -1,0 +1,126 @@
+package scale
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// simProcessConcurrency is the registrations sim-agents runs at once.
+const simProcessConcurrency = 64
+
+// simProcess is the sim-agents command run as a child process: its agents
+// share one connection to the hub, impersonating each cluster's agent.
+type simProcess struct {
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	answers chan string
+	next    int
+}
+
+// startSimProcess builds and starts sim-agents against f's hub, with the
+// hub admin's kubeconfig (allowed to impersonate); it stops with b, and its
+// log (the agents' counters at the end) goes to b's log.
+func startSimProcess(b *testing.B, f *benchkit.Fleet) *simProcess {
+	b.Helper()
+	bin := benchkit.Binary(b, "sim-agents", "./test/bench/cmd/sim-agents")
+	kubeconfig := filepath.Join(b.TempDir(), "hub-admin.kubeconfig")
+	if err := framework.WriteKubeconfig(kubeconfig, "hub", f.Hub.RESTConfig()); err != nil {
+		b.Fatal(err)
+	}
+	p := &simProcess{answers: make(chan string, 1), next: 1}
+	p.cmd = exec.Command(bin, "--hub-kubeconfig", kubeconfig, "--bootstrap-user", benchkit.SimBootstrapUser,
+		"--concurrency", strconv.Itoa(simProcessConcurrency))
+	var err error
+	if p.in, err = p.cmd.StdinPipe(); err != nil {
+		b.Fatal(err)
+	}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	logFile, err := os.Create(filepath.Join(b.TempDir(), "sim-agents.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.cmd.Stderr = logFile
+	if err := p.cmd.Start(); err != nil {
+		b.Fatalf("start sim-agents: %v", err)
+	}
+	go func() {
+		lines := bufio.NewScanner(out)
+		for lines.Scan() {
+			p.answers <- lines.Text()
+		}
+		close(p.answers)
+	}()
+	b.Cleanup(func() {
+		_ = p.in.Close()
+		done := make(chan error, 1)
+		go func() { done <- p.cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				b.Errorf("sim-agents: %v", err)
+			}
+		case <-time.After(time.Minute):
+			_ = p.cmd.Process.Kill()
+			<-done
+			b.Errorf("sim-agents did not stop within a minute of the end of its input; killed")
+		}
+		_ = logFile.Close()
+		if data, err := os.ReadFile(logFile.Name()); err == nil {
+			b.Logf("sim-agents log:\n%s", tail(string(data), 20))
+		}
+	})
+	return p
+}
+
+// pid is the process's ID.
+func (p *simProcess) pid() int { return p.cmd.Process.Pid }
+
+// register registers n more clusters named sim-NNNNN after those registered
+// before, and returns their names once every one is Joined and Available.
+func (p *simProcess) register(ctx context.Context, b *testing.B, n int) []string {
+	b.Helper()
+	first, last := p.next, p.next+n-1
+	if _, err := fmt.Fprintf(p.in, "register sim- %d %d\n", first, last); err != nil {
+		b.Fatalf("sim-agents: %v", err)
+	}
+	select {
+	case answer, ok := <-p.answers:
+		if !ok {
+			b.Fatal("sim-agents exited; see its log")
+		}
+		if !strings.HasPrefix(answer, "ok ") {
+			b.Fatalf("sim-agents: register %d..%d: %s", first, last, answer)
+		}
+	case <-ctx.Done():
+		b.Fatal(ctx.Err())
+	case <-time.After(*stepTimeout):
+		b.Fatalf("sim-agents: register %d..%d did not answer within %s", first, last, *stepTimeout)
+	}
+	p.next = last + 1
+	names := make([]string, 0, n)
+	for i := first; i <= last; i++ {
+		names = append(names, fmt.Sprintf("sim-%05d", i))
+	}
+	return names
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
