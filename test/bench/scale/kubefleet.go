@@ -1,6 +1,7 @@
 package scale
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -142,7 +143,7 @@ func BucketSummary(bounds, cumulative []float64) Summary {
 // figure, KubeFleet, ours.
 func (r *KubeFleetReport) Table() [][]string {
 	rows := [][]string{
-		{"Placement, create → decisions (100 of 1,000 clusters by label, 3 decision groups)", kubeFleetPlacement, r.Placement.String()},
+		{fmt.Sprintf("Placement, create → decisions (%d of %d clusters by label, 3 decision groups)", r.Clusters/kfSlices, r.Clusters), kubeFleetPlacement, r.Placement.String()},
 	}
 	for i, s := range r.Stages {
 		rows = append(rows, []string{fmt.Sprintf("Rollout stage %d complete, from the rollout's create", i+1), "", s.String()})
@@ -181,7 +182,7 @@ func (r *KubeFleetReport) Markdown() string {
 		r.Clusters, r.Placements, r.Rollouts, r.Machine)
 	sb.WriteString("| Figure | KubeFleet (Q1 2026 report, its hardware) | kubectl-ocm (this machine) |\n|---|---|---|\n")
 	for _, row := range r.Table() {
-		fmt.Fprintf(&sb, "| %s | %s | %s |\n", row[0], row[1], row[2])
+		fmt.Fprintf(&sb, "| %s | %s | %s |\n", row[0], cmp.Or(row[1], "—"), row[2])
 	}
 	return sb.String()
 }

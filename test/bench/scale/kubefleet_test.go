@@ -1,6 +1,7 @@
 package scale
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -110,7 +111,7 @@ func BenchmarkKubeFleet(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, row := range r.Table() {
-		benchkit.Record(b, row[0], row[2], "KubeFleet: "+row[1])
+		benchkit.Record(b, row[0], row[2], "KubeFleet: "+cmp.Or(row[1], "—"))
 	}
 	b.Logf("report in %s", dir)
 	b.ReportMetric(0, "ns/op")

@@ -128,8 +128,8 @@ func TestKubeFleetMarkdown(t *testing.T) {
 			PhaseRollouts:   {CPUCores: map[string]float64{ProcHubController: 0.9}, Memory: map[string]Process{ProcHubController: {PeakMiB: 80}}},
 		}}
 	md := r.Markdown()
-	assert.Contains(t, md, "| Placement, create → decisions (100 of 1,000 clusters by label, 3 decision groups) | "+kubeFleetPlacement+" | p50 1.0 s, p90 2.0 s, p99 3.0 s, max 4.0 s (1000) |")
-	assert.Contains(t, md, "| Rollout stage 3 complete, from the rollout's create |  | p50 7.0 s")
+	assert.Contains(t, md, "| Placement, create → decisions (100 of 1000 clusters by label, 3 decision groups) | "+kubeFleetPlacement+" | p50 1.0 s, p90 2.0 s, p99 3.0 s, max 4.0 s (1000) |")
+	assert.Contains(t, md, "| Rollout stage 3 complete, from the rollout's create | — | p50 7.0 s")
 	assert.Contains(t, md, "| Hub controller, peak memory / busiest phase's CPU | "+kubeFleetHub+" | 100 MiB, 0.90 cores |", "the peak over the phases")
 	assert.Contains(t, md, "The 998 simulated agents")
 }
