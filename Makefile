@@ -217,16 +217,17 @@ bench: kube-bins ## Run the benchmarks in test/bench once, but the scale harness
 	$(GO) test $$($(GO) list ./test/bench/... | grep -v '/test/bench/scale$$') -run XXX -bench . -benchtime 1x -v -timeout 60m
 
 # The scale harness: SCALE_STEPS are the cluster counts it grows the hub to,
-# SCALE_OUT where it writes results.json, results.csv and the SVG plots, and
-# SCALE_ARGS its other flags (-settle, -idle, -probe-lease-seconds,
-# -op-timeout; see test/bench/README.md).
-SCALE_STEPS ?= 10,100,500,1000,2000,5000
+# SCALE_OUT where it writes results.json, results.csv, the SVG plots and the
+# KubeFleet-scenario report (kubefleet.json, kubefleet.md), and SCALE_ARGS
+# its other flags (-settle, -idle, -agents, -baseline-hub-args,
+# -kubefleet-clusters...; see test/bench/README.md).
+SCALE_STEPS ?= 100,1000,2000,5000,10000
 SCALE_OUT   ?= $(ROOT)/_output/bench-scale
 SCALE_ARGS  ?=
 
 .PHONY: bench-scale
-bench-scale: kube-bins ## Grow one hub through SCALE_STEPS clusters (simulated agents plus 2 real ones) and measure each step; figures, results and plots in SCALE_OUT.
-	$(GO) test ./test/bench/scale -run XXX -bench Scale -benchtime 1x -v -timeout 10h \
+bench-scale: kube-bins ## Grow one hub through SCALE_STEPS clusters (simulated agents in their own process plus 2 real ones) and measure each step, then run KubeFleet's scenario on a new hub; figures, results, plots and report in SCALE_OUT.
+	$(GO) test ./test/bench/scale -run XXX -bench 'Scale|KubeFleet' -benchtime 1x -v -timeout 10h \
 		-args -steps $(SCALE_STEPS) -out $(SCALE_OUT) $(SCALE_ARGS)
 
 ##@ Development environment

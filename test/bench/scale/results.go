@@ -87,6 +87,9 @@ type Step struct {
 	IdleLeaseWritesPerSecond float64 `json:"idleLeaseWritesPerSecond"`
 	// IdleRequests is the idle request rate by "VERB resource[/subresource]".
 	IdleRequests map[string]float64 `json:"idleRequests"`
+	// StorageMiB is the etcd database's size as the hub API server reports
+	// it (apiserver_storage_size_bytes) at the end of the idle window.
+	StorageMiB float64 `json:"storageMiB"`
 
 	// Ops are the timed operations, by name (the Op* constants).
 	Ops map[string]Op `json:"ops"`
@@ -172,6 +175,9 @@ func (r *Results) Write(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(data, '\n'), 0o644); err != nil {
 		return err
 	}
+	if err := os.WriteFile(filepath.Join(dir, "sizing.md"), []byte(r.SizingMarkdown()), 0o644); err != nil {
+		return err
+	}
 	f, err := os.Create(filepath.Join(dir, "results.csv"))
 	if err != nil {
 		return err
@@ -205,7 +211,7 @@ var allOps = []string{OpJoin, OpPlacement, OpRolloutAll, OpRolloutProgressive, O
 func (r *Results) table() [][]string {
 	header := []string{"clusters", "register_s",
 		"hub_controller_rss_mib", "hub_controller_mib_per_cluster", "hub_controller_idle_cpu",
-		"apiserver_rss_mib", "apiserver_idle_cpu", "etcd_rss_mib", "etcd_idle_cpu", "sim_agents_rss_mib", "sim_agents_idle_cpu",
+		"apiserver_rss_mib", "apiserver_idle_cpu", "etcd_rss_mib", "etcd_idle_cpu", "etcd_db_mib", "sim_agents_rss_mib", "sim_agents_idle_cpu",
 		"idle_requests_per_s", "idle_writes_per_s", "idle_lease_writes_per_s", "ocm_lease_writes_per_s",
 		"idle_writes_per_cluster_per_min", "marginal_writes_per_cluster_per_min", "ocm_lease_writes_per_cluster_per_min"}
 	for _, op := range allOps {
@@ -221,7 +227,7 @@ func (r *Results) table() [][]string {
 		hub, api, etcd, sims := s.Processes[ProcHubController], s.Processes[ProcAPIServer], s.Processes[ProcEtcd], s.Processes[ProcSimAgents]
 		row := []string{strconv.Itoa(s.Clusters), f(s.RegisterSeconds),
 			f(hub.RSSMiB), f(hub.RSSMiB / float64(max(1, s.Clusters))), f(hub.IdleCPUCores),
-			f(api.RSSMiB), f(api.IdleCPUCores), f(etcd.RSSMiB), f(etcd.IdleCPUCores), f(sims.RSSMiB), f(sims.IdleCPUCores),
+			f(api.RSSMiB), f(api.IdleCPUCores), f(etcd.RSSMiB), f(etcd.IdleCPUCores), f(s.StorageMiB), f(sims.RSSMiB), f(sims.IdleCPUCores),
 			f(s.IdleRequestsPerSecond), f(s.IdleWritesPerSecond), f(s.IdleLeaseWritesPerSecond),
 			f(float64(s.Clusters) * ocmLeaseWritesPerClusterPerSecond),
 			f(s.IdleWritesPerSecond * 60 / float64(max(1, s.Clusters))), marginal, f(ocmLeaseWritesPerClusterPerSecond * 60)}
@@ -274,4 +280,46 @@ func TopRequests(rates map[string]float64, n int) []string {
 		out = append(out, fmt.Sprintf("%s %.2f", k, rates[k]))
 	}
 	return out
+}
+
+// busiest returns the highest CPU of process proc over step s's idle window
+// and operations, in cores, and the operation it was in.
+func (s Step) busiest(proc string) (float64, string) {
+	cores, during := s.Processes[proc].IdleCPUCores, "idle"
+	for _, name := range allOps {
+		if c, ok := s.Ops[name].CPUCores[proc]; ok && c > cores {
+			cores, during = c, name
+		}
+	}
+	return cores, during
+}
+
+// SizingMarkdown is the sizing table of r: per step, each hub process's
+// peak memory and its CPU idle and at its busiest, the etcd database, and
+// the rollout to every cluster.
+func (r *Results) SizingMarkdown() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Measured on %s.\n\n", r.Machine)
+	sb.WriteString("| clusters | hub controller: peak memory, CPU idle / busiest | kube-apiserver: peak memory, CPU idle / busiest | etcd: peak memory, database | rollout All (baseline) | hub restart → reconciled |\n")
+	sb.WriteString("|---|---|---|---|---|---|\n")
+	for _, s := range r.Steps {
+		cell := func(proc string) string {
+			cores, during := s.busiest(proc)
+			return fmt.Sprintf("%.0f MiB, %.2f / %.2f cores (%s)", s.Processes[proc].PeakMiB, s.Processes[proc].IdleCPUCores, cores, during)
+		}
+		rollout := "—"
+		if op, ok := s.Ops[OpRolloutAll]; ok {
+			rollout = fmt.Sprintf("%.1f s", op.Seconds)
+			if base, ok := s.Ops[OpRolloutAllBaseline]; ok {
+				rollout += fmt.Sprintf(" (%.1f s)", base.Seconds)
+			}
+		}
+		restart := "—"
+		if op, ok := s.Ops[OpHubRestart]; ok {
+			restart = fmt.Sprintf("%.1f s", op.Seconds)
+		}
+		fmt.Fprintf(&sb, "| %d | %s | %s | %.0f MiB, %.0f MiB | %s | %s |\n", s.Clusters, cell(ProcHubController), cell(ProcAPIServer),
+			s.Processes[ProcEtcd].PeakMiB, s.StorageMiB, rollout, restart)
+	}
+	return sb.String()
 }

@@ -133,3 +133,21 @@ func TestKubeFleetMarkdown(t *testing.T) {
 	assert.Contains(t, md, "| Hub controller, peak memory / busiest phase's CPU | "+kubeFleetHub+" | 100 MiB, 0.90 cores |", "the peak over the phases")
 	assert.Contains(t, md, "The 998 simulated agents")
 }
+
+func TestSizingMarkdown(t *testing.T) {
+	r := sampleResults()
+	s := &r.Steps[1]
+	s.StorageMiB = 42
+	s.Ops[OpRolloutAll] = Op{Seconds: 12.5, CPUCores: map[string]float64{ProcHubController: 0.7, ProcAPIServer: 1.4}}
+	s.Ops[OpRolloutAllBaseline] = Op{Seconds: 30.25, CPUCores: map[string]float64{ProcHubController: 0.2}}
+	s.Ops[OpHubRestart] = Op{Seconds: 20}
+	md := r.SizingMarkdown()
+	assert.Contains(t, md, "Measured on 2 CPUs.")
+	assert.Contains(t, md, "| 500 | 115 MiB, 0.01 / 0.70 cores (rollout-all) | 0 MiB, 0.10 / 1.40 cores (rollout-all) | 0 MiB, 42 MiB | 12.5 s (30.2 s) | 20.0 s |")
+	assert.Contains(t, md, "| 100 | 65 MiB, 0.01 / 0.01 cores (idle) |", "a step whose operations used no CPU figures is at its busiest idle")
+	dir := t.TempDir()
+	require.NoError(t, r.Write(dir))
+	data, err := os.ReadFile(filepath.Join(dir, "sizing.md"))
+	require.NoError(t, err)
+	assert.Equal(t, md, string(data))
+}

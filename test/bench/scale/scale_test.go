@@ -185,6 +185,11 @@ func measureIdle(ctx context.Context, b *testing.B, o *observer, step *Step) {
 	step.IdleRequests = r.perSecond()
 	step.IdleLeaseWritesPerSecond = step.IdleRequests["PUT leases"] + step.IdleRequests["PATCH leases"] + step.IdleRequests["APPLY leases"]
 	step.Processes = o.memory(b)
+	storage, err := framework.ScrapeAPIServer(ctx, o.cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	step.StorageMiB = storage.Sum("apiserver_storage_size_bytes", nil) / (1 << 20)
 	for name, cores := range r.cpu {
 		p := step.Processes[name]
 		p.IdleCPUCores = cores
