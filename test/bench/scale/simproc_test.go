@@ -76,7 +76,9 @@ func startSimProcess(b *testing.B, f *benchkit.Fleet) *simProcess {
 			}
 		case <-time.After(time.Minute):
 			_ = p.cmd.Process.Kill()
-			<-done
+			if err := <-done; err != nil {
+				b.Logf("sim-agents after the kill: %v", err)
+			}
 			b.Errorf("sim-agents did not stop within a minute of the end of its input; killed")
 		}
 		_ = logFile.Close()
