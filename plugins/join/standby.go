@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -303,9 +304,30 @@ func (o *Options) joinedKlusterlet(ctx context.Context, c client.Client) (*opera
 }
 
 // listHubs sets k's bootstrapKubeConfigs to the Secrets names, and the hub
-// connection timeout when given.
+// connection timeout when given. The Klusterlet operator writes the
+// Klusterlet too: on a conflict it reads k again and sets them on that.
 func (o *Options) listHubs(ctx context.Context, c client.Client, k *operatorv1.Klusterlet, names []string) error {
-	before := k.DeepCopy()
+	first := true
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(k), k); err != nil {
+				return err
+			}
+		}
+		first = false
+		before := k.DeepCopy()
+		o.setHubs(k, names)
+		return c.Patch(ctx, k, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
+	})
+	if err != nil {
+		return fmt.Errorf("list the hubs in Klusterlet %s: %w", k.Name, err)
+	}
+	return nil
+}
+
+// setHubs sets k's bootstrapKubeConfigs to the Secrets names, and the hub
+// connection timeout when given.
+func (o *Options) setHubs(k *operatorv1.Klusterlet, names []string) {
 	if k.Spec.RegistrationConfiguration == nil {
 		k.Spec.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{}
 	}
@@ -324,8 +346,4 @@ func (o *Options) listHubs(ctx context.Context, c client.Client, k *operatorv1.K
 	if b.LocalSecrets.HubConnectionTimeoutSeconds == 0 {
 		b.LocalSecrets.HubConnectionTimeoutSeconds = operatorv1.DefaultHubConnectionTimeoutSeconds
 	}
-	if err := c.Patch(ctx, k, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("list the hubs in Klusterlet %s: %w", k.Name, err)
-	}
-	return nil
 }
