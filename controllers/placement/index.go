@@ -53,10 +53,11 @@ func newPlacementIndex() *placementIndex {
 
 // observe records p as about to be scheduled: its spec, compiled when its
 // generation is new to the index, and selectsNone until scheduled says
-// otherwise (the run's result is not known yet).
-func (x *placementIndex) observe(p *clusterv1beta1.Placement) {
+// otherwise (the run's result is not known yet). It returns p's compiled
+// predicates.
+func (x *placementIndex) observe(p *clusterv1beta1.Placement) placement.PredicateFilter {
 	if x == nil {
-		return
+		return placement.NewPredicateFilter(p.Spec.Predicates)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -67,9 +68,9 @@ func (x *placementIndex) observe(p *clusterv1beta1.Placement) {
 	}
 	if e := ns[p.Name]; e != nil && e.placement.UID == p.UID && e.placement.Generation == p.Generation {
 		e.selectsNone = true
-		return
+		return e.filter
 	}
-	ns[p.Name] = &indexEntry{
+	e := &indexEntry{
 		placement: &clusterv1beta1.Placement{
 			ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Generation: p.Generation},
 			Spec:       *p.Spec.DeepCopy(),
@@ -77,6 +78,8 @@ func (x *placementIndex) observe(p *clusterv1beta1.Placement) {
 		filter:      placement.NewPredicateFilter(p.Spec.Predicates),
 		selectsNone: true,
 	}
+	ns[p.Name] = e
+	return e.filter
 }
 
 // scheduled records how many clusters the last run of key selected.

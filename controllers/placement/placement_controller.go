@@ -68,7 +68,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	// Before anything is read: see placementIndex.
-	r.index.observe(p)
+	filter := r.index.observe(p)
 	existing, err := r.existingDecisions(ctx, p)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -77,7 +77,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	res := r.Scheduler.Schedule(in)
+	res := r.schedule(in, filter)
 	r.index.scheduled(req.NamespacedName, res.Selected)
 
 	desired := desiredDecisions(p, res.Groups)
@@ -96,6 +96,33 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	r.recordMisconfigured(was, p)
 	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
+}
+
+// schedule runs the scheduler over the clusters that the placement's
+// predicates may match, the only ones it can rank, spread, group or decide:
+// at 10,000 clusters and a selector matching 100 of them, that saves the
+// scheduler (and the garbage collector) the explanation of 9,900 clusters
+// the controller never reads. The result is the same but for one figure:
+// the PlacementSatisfied reason of a placement that selects nothing tells
+// whether its sets have any member at all (AllManagedClusterSetsEmpty or
+// NoManagedClusterMatched), so when nothing is selected the run is made
+// again over every cluster.
+func (r *Reconciler) schedule(in placement.Input, filter placement.PredicateFilter) placement.Result {
+	if filter.MatchesAll() {
+		return r.Scheduler.Schedule(in)
+	}
+	all := in.Clusters
+	in.Clusters = make([]*clusterv1.ManagedCluster, 0, len(all)/8)
+	for _, c := range all {
+		if filter.MayMatch(c) {
+			in.Clusters = append(in.Clusters, c)
+		}
+	}
+	if res := r.Scheduler.Schedule(in); res.Selected > 0 {
+		return res
+	}
+	in.Clusters = all
+	return r.Scheduler.Schedule(in)
 }
 
 // staleRetry is when a reconcile that acted on a stale cache runs again.
