@@ -38,7 +38,7 @@ func BenchmarkSchedulePlacements(b *testing.B) {
 		b.Fatal(err)
 	}
 	createClusters(ctx, b, f.HubClient)
-	waitHubSettled(ctx, b, f.HubClient)
+	waitHubSettled(ctx, b, f.HubClient, *clusterCount)
 	waitIdle(ctx, b, pid, 5*time.Minute)
 	rss(b, f, pid, fmt.Sprintf("hub RSS, %d clusters with scores, no placement", *clusterCount), "")
 

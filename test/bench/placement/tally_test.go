@@ -3,6 +3,7 @@ package placement
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -68,9 +69,12 @@ func (t *tally) complete(want int) int {
 
 // decisionWatch follows the PlacementDecisions of one namespace.
 type decisionWatch struct {
-	mu   sync.Mutex
-	t    *tally
-	errs chan error
+	mu sync.Mutex
+	t  *tally
+	// first is when each placement's decisions first named a cluster (the
+	// arrival of that watch event).
+	first map[string]time.Time
+	errs  chan error
 	// changed is signaled after every event.
 	changed chan struct{}
 }
@@ -81,7 +85,7 @@ func watchDecisions(ctx context.Context, w client.WithWatch, ns string) (*decisi
 	if err != nil {
 		return nil, fmt.Errorf("watch PlacementDecisions in %s: %w", ns, err)
 	}
-	dw := &decisionWatch{t: newTally(), errs: make(chan error, 1), changed: make(chan struct{}, 1)}
+	dw := &decisionWatch{t: newTally(), first: map[string]time.Time{}, errs: make(chan error, 1), changed: make(chan struct{}, 1)}
 	go func() {
 		defer wi.Stop()
 		for ev := range wi.ResultChan() {
@@ -90,8 +94,14 @@ func watchDecisions(ctx context.Context, w client.WithWatch, ns string) (*decisi
 				dw.errs <- fmt.Errorf("watch PlacementDecisions in %s: %v event %T", ns, ev.Type, ev.Object)
 				return
 			}
+			at := time.Now()
 			dw.mu.Lock()
 			dw.t.apply(ev.Type, d)
+			if p := d.Labels[clusterv1beta1.PlacementLabel]; dw.t.perPlacement[p] > 0 {
+				if _, seen := dw.first[p]; !seen {
+					dw.first[p] = at
+				}
+			}
 			dw.mu.Unlock()
 			select {
 			case dw.changed <- struct{}{}:
@@ -123,6 +133,32 @@ func (dw *decisionWatch) waitComplete(ctx context.Context, placements, want int,
 			return time.Time{}, writes, fmt.Errorf("after %s only %d of %d placements decide %d clusters", timeout, done, placements, want)
 		case <-ctx.Done():
 			return time.Time{}, writes, ctx.Err()
+		}
+	}
+}
+
+// waitFirst waits until placements placements have had decisions naming a
+// cluster and returns when each first had them.
+func (dw *decisionWatch) waitFirst(ctx context.Context, placements int, timeout time.Duration) (map[string]time.Time, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		dw.mu.Lock()
+		done := len(dw.first)
+		dw.mu.Unlock()
+		if done >= placements {
+			dw.mu.Lock()
+			defer dw.mu.Unlock()
+			return maps.Clone(dw.first), nil
+		}
+		select {
+		case <-dw.changed:
+		case err := <-dw.errs:
+			return nil, err
+		case <-deadline.C:
+			return nil, fmt.Errorf("after %s only %d of %d placements have decisions", timeout, done, placements)
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 	}
 }
