@@ -37,7 +37,8 @@ type Reconciler struct {
 // it is created, when its labels change (its sets may change) and when
 // anything but the conditions of its status.managedNamespaces changes there
 // (what the hub writes is restored); a set's change reconciles the clusters
-// it selects and those that hold namespaces of it.
+// it selects and those that hold namespaces of it (a change of its spec:
+// its status is not read).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("managednamespace").
@@ -49,7 +50,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 				return ok1 && ok2 && !slices.Equal(keys(before.Status.ManagedNamespaces), keys(after.Status.ManagedNamespaces))
 			}},
 		))).
-		Watches(&clusterv1beta2.ManagedClusterSet{}, handler.EnqueueRequestsFromMapFunc(r.clustersOfSet)).
+		// A set's status (its member count, written as clusters join) is
+		// not read: only its spec changes what its clusters hold. Without
+		// this filter every join reconciled every member of its sets.
+		Watches(&clusterv1beta2.ManagedClusterSet{}, handler.EnqueueRequestsFromMapFunc(r.clustersOfSet),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(r)
 }
 
