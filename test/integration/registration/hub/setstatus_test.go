@@ -31,8 +31,12 @@ func TestSetStatusReconcilesNoMember(t *testing.T) {
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()
 	hubtest.RunControllers(t, hubCluster, 2,
-		func(mgr ctrl.Manager) error { return (&managednamespace.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr) },
-		func(mgr ctrl.Manager) error { return (&clusterprofile.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr) })
+		func(mgr ctrl.Manager) error {
+			return (&managednamespace.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+		},
+		func(mgr ctrl.Manager) error {
+			return (&clusterprofile.Reconciler{Client: mgr.GetClient()}).SetupWithManager(mgr)
+		})
 
 	const ns, setName, members = "team-s", "set-s", 8
 	create(ctx, t, admin, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
