@@ -12,8 +12,10 @@ import (
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -112,6 +114,28 @@ func Remove(ctx context.Context, c client.Client, objs []*unstructured.Unstructu
 		}
 	}
 	return nil
+}
+
+// RemainingCRDs returns the names of the CustomResourceDefinitions among
+// objs that still exist: after Remove, those the API server is still
+// removing together with their custom resources. Until they are gone the hub
+// is not gone: installing it again would fail on a terminating CRD.
+func RemainingCRDs(ctx context.Context, c client.Reader, objs []*unstructured.Unstructured) ([]string, error) {
+	var left []string
+	for _, obj := range objs {
+		if obj.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		crd := &metav1.PartialObjectMetadata{}
+		crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+		switch err := c.Get(ctx, client.ObjectKey{Name: obj.GetName()}, crd); {
+		case err == nil:
+			left = append(left, obj.GetName())
+		case !apierrors.IsNotFound(err):
+			return nil, fmt.Errorf("get CustomResourceDefinition %s: %w", obj.GetName(), err)
+		}
+	}
+	return left, nil
 }
 
 // Without returns objs without those also in others (same kind, namespace

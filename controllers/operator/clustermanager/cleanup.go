@@ -20,12 +20,17 @@ import (
 // ManagedClusters its removal waits for.
 const clusterPoll = 5 * time.Second
 
+// crdPoll is how often a deleted ClusterManager looks again at the CRDs the
+// API server is removing.
+const crdPoll = time.Second
+
 // cleanup removes the hub of a deleted ClusterManager by the rule of
 // pkg/hubclean, then lets the ClusterManager go. While ManagedClusters
 // remain it refuses (Applied False, ManagedClustersExist) unless the
 // ClusterManager carries ForceCleanAnnotation, in which case it deletes
 // them and waits until the hub controller, still running, has cleaned up
-// after each. The operator's own install (HubOperatorObjects) stays: `hub
+// after each. It lets the ClusterManager go once the API server has removed
+// the CRDs too, so that a new ClusterManager finds none terminating. The operator's own install (HubOperatorObjects) stays: `hub
 // clean` or whoever installed the operator removes it.
 func (r *Reconciler) cleanup(ctx context.Context, cm *operatorv1.ClusterManager) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(cm, operatorv1.CleanupFinalizer) {
@@ -59,6 +64,15 @@ func (r *Reconciler) cleanup(ctx context.Context, cm *operatorv1.ClusterManager)
 		ctrl.LoggerFrom(ctx).Info("Removed", "object", fmt.Sprintf("%T %s/%s", obj, obj.GetNamespace(), obj.GetName()))
 	}); err != nil {
 		return ctrl.Result{}, err
+	}
+	left, err := hubclean.RemainingCRDs(ctx, r.Writer, objs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(left) > 0 {
+		setCondition(cm, operatorv1.ConditionClusterManagerApplied, false, operatorv1.ReasonRemovingCRDs,
+			fmt.Sprintf("Waiting for the API server to remove the CustomResourceDefinitions %v and their custom resources.", left))
+		return ctrl.Result{RequeueAfter: crdPoll}, h.Patch(ctx, cm)
 	}
 	controllerutil.RemoveFinalizer(cm, operatorv1.CleanupFinalizer)
 	return ctrl.Result{}, h.Patch(ctx, cm)

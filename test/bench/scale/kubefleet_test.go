@@ -33,22 +33,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// The shape of KubeFleet's scenario.
-const (
-	// kfNamespace holds the scenario's placements and rollouts.
-	kfNamespace = "kubefleet"
-	// sliceLabel splits the fleet into kfSlices slices of equal size; each
-	// placement selects one slice by this label.
-	sliceLabel = "bench.kubectl-ocm.io/slice"
-	kfSlices   = 10
-	// stageLabel puts each cluster of a slice into one of kfStages stages,
-	// the decision groups the rollouts go through in order.
-	stageLabel = "bench.kubectl-ocm.io/stage"
-	kfStages   = 3
-	// kfConcurrency bounds the harness's creates in flight.
-	kfConcurrency = 16
-)
-
 // BenchmarkKubeFleet runs KubeFleet's published scenario (its Q1 2026
 // performance report) on one hub: -kubefleet-clusters clusters (2 real
 // agents, the rest simulated by sim-agents), -kubefleet-placements

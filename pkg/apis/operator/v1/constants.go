@@ -60,6 +60,10 @@ const (
 	// ReasonDeletingManagedClusters is the Applied=False reason of a deleted
 	// ClusterManager, forced, whose ManagedClusters are being deleted.
 	ReasonDeletingManagedClusters = "DeletingManagedClusters"
+	// ReasonRemovingCRDs is the Applied=False reason of a deleted
+	// ClusterManager whose hub is removed but whose CRDs the API server is
+	// still removing (with their custom resources).
+	ReasonRemovingCRDs = "RemovingCRDs"
 )
 
 // Condition types and reasons of a Klusterlet.
