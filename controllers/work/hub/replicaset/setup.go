@@ -7,6 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -34,6 +35,13 @@ const placementIndex = "spec.placementRefs.name"
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=execute-as
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=placements;placementdecisions;managedclusters,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Workers is how many ManifestWorkReplicaSets are reconciled at once. Each
+// reconcile is independent of the others' (the workqueue never hands one
+// ManifestWorkReplicaSet to two workers), and most of its time is spent
+// waiting on the API server: with one worker, 100 concurrent Progressive
+// rollouts moved one ManifestWorkReplicaSet at a time.
+const Workers = 8
 
 // SetupWithManager registers the ManifestWorkReplicaSet controller with mgr.
 func SetupWithManager(mgr ctrl.Manager) error {
@@ -87,6 +95,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			a := o.(*rolloutv1alpha1.RolloutApproval)
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ManifestWorkReplicaSet}}}
 		})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: Workers}).
 		Complete(r)
 }
 
