@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/lease"
 )
 
 const (
@@ -112,6 +113,8 @@ type hubConnection struct {
 	rotationFraction float64
 	// unauthorized counts consecutive 401 answers from the hub.
 	unauthorized atomic.Int32
+	// lease renews the cluster's lease on this hub.
+	lease lease.Renewer
 }
 
 // noteError records whether err is the hub rejecting the credential.

@@ -4,11 +4,8 @@ import (
 	"context"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -76,23 +73,12 @@ func (a *Agent) renewLeaseOnce(ctx context.Context) (time.Duration, bool) {
 	if !meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) {
 		return leaseRetryInterval, false
 	}
-	lease := &coordinationv1.Lease{}
-	err = conn.client.Get(ctx, types.NamespacedName{Namespace: id.cluster, Name: clusterv1.LeaseName}, lease)
+	err = conn.lease.Renew(ctx, conn.client, id.cluster, a.now())
 	conn.noteError(err)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			log.V(1).Info("The hub has not created the lease yet")
 		} else if ctx.Err() == nil {
-			log.Error(err, "Cannot read the lease")
-		}
-		return leaseRetryInterval, false
-	}
-	lease = lease.DeepCopy()
-	lease.Spec.RenewTime = &metav1.MicroTime{Time: a.now()}
-	err = conn.client.Update(ctx, lease)
-	conn.noteError(err)
-	if err != nil {
-		if ctx.Err() == nil {
 			log.Error(err, "Cannot renew the lease")
 		}
 		return leaseRetryInterval, false

@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	certutil "k8s.io/client-go/util/cert"
@@ -26,6 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	regcsr "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/lease"
 )
 
 // Identities of the simulated agents.
@@ -83,6 +83,8 @@ type SimAgent struct {
 	hub client.WithWatch
 	// leaseDuration is the cluster's lease duration as of the last renewal.
 	leaseDuration time.Duration
+	// lease renews the cluster's lease as the real agent does.
+	lease lease.Renewer
 }
 
 // NewSimHub prepares the shared parts of the simulated agents of f's hub.
@@ -307,7 +309,7 @@ func ReportAvailable(ctx context.Context, c client.Client, cluster string) error
 	return nil
 }
 
-// renewLease sets the lease's renew time to now (see RenewLease); it
+// renewLease sets the lease's renew time to now as the real agent does; it
 // reads the cluster's lease duration from its ManagedCluster only at
 // registration (the real agent has it from its watch of the ManagedCluster,
 // which costs no request), and returns it.
@@ -319,22 +321,7 @@ func (a *SimAgent) renewLease(ctx context.Context) (time.Duration, error) {
 		}
 		a.leaseDuration = mc.Spec.LeaseDuration()
 	}
-	return a.leaseDuration, RenewLease(ctx, a.hub, a.cluster)
-}
-
-// RenewLease sets the renew time of cluster's lease to now through c, with
-// a read of the lease and an update, as the real agent does.
-func RenewLease(ctx context.Context, c client.Client, cluster string) error {
-	lease := &coordinationv1.Lease{}
-	key := types.NamespacedName{Namespace: cluster, Name: clusterv1.LeaseName}
-	if err := c.Get(ctx, key, lease); err != nil {
-		return err
-	}
-	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
-	if err := c.Update(ctx, lease); err != nil {
-		return fmt.Errorf("renew the lease of %s: %w", cluster, err)
-	}
-	return nil
+	return a.leaseDuration, a.lease.Renew(ctx, a.hub, a.cluster, time.Now())
 }
 
 // renewLoop renews the lease once per lease duration (with at most 10 %

@@ -48,6 +48,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	regcsr "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/lease"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
@@ -113,6 +114,8 @@ type agent struct {
 	cluster string
 	// c impersonates the cluster's agent identity.
 	c client.Client
+	// lease renews the cluster's lease as the real agent does.
+	lease lease.Renewer
 }
 
 // New connects to the hub of cfg, whose identity must be allowed to
@@ -292,7 +295,7 @@ func (f *Fleet) register(ctx context.Context, cluster string) error {
 	// no lease.
 	var last error
 	err = wait.PollUntilContextCancel(ctx, storePoll, true, func(ctx context.Context) (bool, error) {
-		last = benchkit.RenewLease(ctx, a.c, cluster)
+		last = a.lease.Renew(ctx, a.c, cluster, time.Now())
 		return last == nil, nil
 	})
 	if err != nil {
@@ -343,7 +346,7 @@ func (f *Fleet) renewLoop(a *agent, duration time.Duration) {
 			return
 		case <-t.C:
 		}
-		switch err := benchkit.RenewLease(f.ctx, a.c, a.cluster); {
+		switch err := a.lease.Renew(f.ctx, a.c, a.cluster, time.Now()); {
 		case err == nil:
 			f.renewals.Add(1)
 		case f.ctx.Err() == nil:

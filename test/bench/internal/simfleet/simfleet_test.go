@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/lease"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/simfleet"
 )
@@ -56,8 +57,8 @@ func TestAgentsActAsTheirClusters(t *testing.T) {
 	assert.Subset(t, review.Status.UserInfo.Groups, groups)
 	assert.NotContains(t, review.Status.UserInfo.Groups, "system:masters", "the harness's own groups must not leak into the agent's")
 
-	require.NoError(t, benchkit.RenewLease(ctx, a, "sim-a"))
-	assert.True(t, apierrors.IsForbidden(benchkit.RenewLease(ctx, a, "sim-b")), "sim-a renewing sim-b's lease")
+	require.NoError(t, new(lease.Renewer).Renew(ctx, a, "sim-a", time.Now()))
+	assert.True(t, apierrors.IsForbidden(new(lease.Renewer).Renew(ctx, a, "sim-b", time.Now())), "sim-a renewing sim-b's lease")
 	assert.True(t, apierrors.IsForbidden(benchkit.ReportAvailable(ctx, a, "sim-b")), "sim-a reporting sim-b's status")
 
 	// A work in sim-b's namespace is acknowledged by sim-b's agent; sim-a
