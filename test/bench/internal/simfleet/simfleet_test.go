@@ -69,11 +69,13 @@ func TestAgentsActAsTheirClusters(t *testing.T) {
 	w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "sim-b", Name: "hello"},
 		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}}}}
 	require.NoError(t, f.HubClient.Create(ctx, w))
-	benchkit.Poll(ctx, t, 100*time.Millisecond, time.Minute, "sim-b's work Applied", func(ctx context.Context) (bool, error) {
+	// The agent counts its write once the hub has answered it, so the
+	// counter may lag the Applied condition a reader sees.
+	benchkit.Poll(ctx, t, 100*time.Millisecond, time.Minute, "sim-b's work Applied and counted", func(ctx context.Context) (bool, error) {
 		if err := f.HubClient.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
 			return false, err
 		}
-		return meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied), nil
+		return meta.IsStatusConditionTrue(w.Status.Conditions, workv1.WorkApplied) && fleet.Counters().WorkWrites > 0, nil
 	})
 	assert.EqualValues(t, 1, fleet.Counters().WorkWrites)
 	w.Status.Conditions = nil
