@@ -40,6 +40,8 @@ type Cluster struct {
 	serviceCIDR string
 	// noSigning is Options.NoClientSigning for this cluster.
 	noSigning bool
+	// priorityAndFairness is Options.PriorityAndFairness for this cluster.
+	priorityAndFairness bool
 	// node is the cluster's node, nil without nodes.
 	node *node
 	// ca is the cluster CA: it signs the client certificates of approved

@@ -290,7 +290,7 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 			"--service-cluster-ip-range=" + c.serviceCIDR,
 			"--allow-privileged=true",
 			"--profiling=false",
-			"--enable-priority-and-fairness=false",
+			fmt.Sprintf("--enable-priority-and-fairness=%t", c.priorityAndFairness),
 			"--event-ttl=1h",
 			// The aggregation layer, as kubeadm sets it up.
 			"--requestheader-client-ca-file=" + f.frontProxyCA,

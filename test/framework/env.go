@@ -58,6 +58,10 @@ type Options struct {
 	// --cluster-signing-* flags and the CSR signing controller off, so an
 	// approved CertificateSigningRequest never gets a certificate.
 	NoClientSigning []string
+	// PriorityAndFairness names the clusters whose API server runs API
+	// Priority and Fairness, as every production API server does (its
+	// default); the others run without it, which costs less CPU for tests.
+	PriorityAndFairness []string
 }
 
 // PreviousDir is the subdirectory of the Kubernetes binaries' directory
@@ -128,6 +132,11 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 			return nil, fmt.Errorf("cluster %q is in Options.NoClientSigning but not in Options.Clusters", name)
 		}
 	}
+	for _, name := range opts.PriorityAndFairness {
+		if !seen[name] {
+			return nil, fmt.Errorf("cluster %q is in Options.PriorityAndFairness but not in Options.Clusters", name)
+		}
+	}
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 3 * time.Minute
 	}
@@ -184,6 +193,7 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 			c.binDir = filepath.Join(binDir, PreviousDir)
 		}
 		c.noSigning = slices.Contains(opts.NoClientSigning, name)
+		c.priorityAndFairness = slices.Contains(opts.PriorityAndFairness, name)
 		e.clusters = append(e.clusters, c)
 	}
 	if opts.Nodes {

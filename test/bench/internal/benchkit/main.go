@@ -176,7 +176,10 @@ func StartFleetWith(b testing.TB, opts FleetOptions, managed ...string) *Fleet {
 	if opts.Standby {
 		hubs = append(hubs, StandbyHubName)
 	}
-	envOpts := framework.Options{Clusters: append(hubs, managed...)}
+	// The hubs' API servers run API Priority and Fairness, as in
+	// production: the hub controller has no client-side limit and relies on
+	// its priority level (config/hub/15-hub-controller-flowcontrol.yaml).
+	envOpts := framework.Options{Clusters: append(hubs, managed...), PriorityAndFairness: hubs}
 	if opts.NoClientSigning {
 		envOpts.NoClientSigning = []string{"hub"}
 	}
