@@ -233,12 +233,14 @@ func restartHub(ctx context.Context, b *testing.B, o *observer, clusters int) (t
 	})
 	f.WaitReady(ctx, b, "hub", config.HubNamespace, benchkit.HubController)
 	ready := time.Since(killed)
-	info, _ := f.Runner.Process("hub", config.HubNamespace, benchkit.HubController)
-	url := "http://" + benchkit.FlagValue(info.Args, "--metrics-bind-address") + "/metrics"
 	hc := &http.Client{Timeout: 5 * time.Second}
 	var leading time.Duration
 	quiet := 0
 	benchkit.Poll(ctx, b, opPoll, *stepTimeout, "the new hub controller to lead and drain its work queues", func(ctx context.Context) (bool, error) {
+		// Looked up at every poll: a hub controller that loses its leader
+		// lease exits and the runner starts another, on other ports.
+		info, _ := f.Runner.Process("hub", config.HubNamespace, benchkit.HubController)
+		url := "http://" + benchkit.FlagValue(info.Args, "--metrics-bind-address") + "/metrics"
 		m, err := framework.ScrapeMetrics(ctx, hc, url)
 		if err != nil {
 			return false, err

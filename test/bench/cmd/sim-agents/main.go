@@ -91,7 +91,7 @@ func run() error {
 	if *untilSignal {
 		<-ctx.Done()
 	} else {
-		serve(ctx, f, os.Stdin, answer)
+		serve(runCtx, cancel, f, os.Stdin, answer)
 	}
 	cancel()
 	f.Wait()
@@ -100,18 +100,35 @@ func run() error {
 	return nil
 }
 
-// serve answers the commands of in until its end or ctx's.
-func serve(ctx context.Context, f *simfleet.Fleet, in io.Reader, answer func(string, ...any)) {
-	lines := bufio.NewScanner(in)
-	for lines.Scan() && ctx.Err() == nil {
-		fields := strings.Fields(lines.Text())
+// serve answers the commands of in until its end or ctx's. The end of in
+// (the harness that drives it gone) also cancels a registration under way,
+// through stop, so that the agents do not outlive their harness.
+func serve(ctx context.Context, stop context.CancelFunc, f *simfleet.Fleet, in io.Reader, answer func(string, ...any)) {
+	commands := make(chan string)
+	go func() {
+		defer close(commands)
+		lines := bufio.NewScanner(in)
+		for lines.Scan() {
+			select {
+			case commands <- lines.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+		stop()
+	}()
+	for line := range commands {
+		if ctx.Err() != nil {
+			return
+		}
+		fields := strings.Fields(line)
 		switch {
 		case len(fields) == 0:
 		case fields[0] == "register" && len(fields) == 4:
 			first, err1 := strconv.Atoi(fields[2])
 			last, err2 := strconv.Atoi(fields[3])
 			if err1 != nil || err2 != nil || first < 1 || last < first {
-				answer("error register wants PREFIX FIRST LAST with 1 <= FIRST <= LAST, got %q", lines.Text())
+				answer("error register wants PREFIX FIRST LAST with 1 <= FIRST <= LAST, got %q", line)
 				continue
 			}
 			answer("%s", register(ctx, f, fields[1], first, last))
@@ -119,7 +136,7 @@ func serve(ctx context.Context, f *simfleet.Fleet, in io.Reader, answer func(str
 			data, _ := json.Marshal(f.Counters())
 			answer("counters %s", data)
 		default:
-			answer("error unknown command %q: want \"register PREFIX FIRST LAST\" or \"counters\"", lines.Text())
+			answer("error unknown command %q: want \"register PREFIX FIRST LAST\" or \"counters\"", line)
 		}
 	}
 }
