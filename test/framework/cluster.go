@@ -42,6 +42,8 @@ type Cluster struct {
 	noSigning bool
 	// priorityAndFairness is Options.PriorityAndFairness for this cluster.
 	priorityAndFairness bool
+	// profiling is Options.Profiling for this cluster.
+	profiling bool
 	// node is the cluster's node, nil without nodes.
 	node *node
 	// ca is the cluster CA: it signs the client certificates of approved

@@ -289,7 +289,7 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 			"--service-account-signing-key-file=" + f.saKey,
 			"--service-cluster-ip-range=" + c.serviceCIDR,
 			"--allow-privileged=true",
-			"--profiling=false",
+			fmt.Sprintf("--profiling=%t", c.profiling),
 			fmt.Sprintf("--enable-priority-and-fairness=%t", c.priorityAndFairness),
 			"--event-ttl=1h",
 			// The aggregation layer, as kubeadm sets it up.

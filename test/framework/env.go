@@ -62,6 +62,10 @@ type Options struct {
 	// Priority and Fairness, as every production API server does (its
 	// default); the others run without it, which costs less CPU for tests.
 	PriorityAndFairness []string
+	// Profiling names the clusters whose API server serves /debug/pprof
+	// (kube-apiserver --profiling, its default), for benchmarks to profile
+	// the API server; the others run without it.
+	Profiling []string
 }
 
 // PreviousDir is the subdirectory of the Kubernetes binaries' directory
@@ -137,6 +141,11 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 			return nil, fmt.Errorf("cluster %q is in Options.PriorityAndFairness but not in Options.Clusters", name)
 		}
 	}
+	for _, name := range opts.Profiling {
+		if !seen[name] {
+			return nil, fmt.Errorf("cluster %q is in Options.Profiling but not in Options.Clusters", name)
+		}
+	}
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 3 * time.Minute
 	}
@@ -194,6 +203,7 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 		}
 		c.noSigning = slices.Contains(opts.NoClientSigning, name)
 		c.priorityAndFairness = slices.Contains(opts.PriorityAndFairness, name)
+		c.profiling = slices.Contains(opts.Profiling, name)
 		e.clusters = append(e.clusters, c)
 	}
 	if opts.Nodes {

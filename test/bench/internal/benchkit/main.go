@@ -179,7 +179,8 @@ func StartFleetWith(b testing.TB, opts FleetOptions, managed ...string) *Fleet {
 	// The hubs' API servers run API Priority and Fairness, as in
 	// production: the hub controller has no client-side limit and relies on
 	// its priority level (config/hub/15-hub-controller-flowcontrol.yaml).
-	envOpts := framework.Options{Clusters: append(hubs, managed...), PriorityAndFairness: hubs}
+	// They serve /debug/pprof, so that a benchmark's hub can be profiled.
+	envOpts := framework.Options{Clusters: append(hubs, managed...), PriorityAndFairness: hubs, Profiling: hubs}
 	if opts.NoClientSigning {
 		envOpts.NoClientSigning = []string{"hub"}
 	}
