@@ -126,24 +126,17 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 		}
 		seen[name] = true
 	}
-	for _, name := range opts.Previous {
-		if !seen[name] {
-			return nil, fmt.Errorf("cluster %q is in Options.Previous but not in Options.Clusters", name)
-		}
-	}
-	for _, name := range opts.NoClientSigning {
-		if !seen[name] {
-			return nil, fmt.Errorf("cluster %q is in Options.NoClientSigning but not in Options.Clusters", name)
-		}
-	}
-	for _, name := range opts.PriorityAndFairness {
-		if !seen[name] {
-			return nil, fmt.Errorf("cluster %q is in Options.PriorityAndFairness but not in Options.Clusters", name)
-		}
-	}
-	for _, name := range opts.Profiling {
-		if !seen[name] {
-			return nil, fmt.Errorf("cluster %q is in Options.Profiling but not in Options.Clusters", name)
+	for _, field := range []struct {
+		name  string
+		names []string
+	}{
+		{"Previous", opts.Previous}, {"NoClientSigning", opts.NoClientSigning},
+		{"PriorityAndFairness", opts.PriorityAndFairness}, {"Profiling", opts.Profiling},
+	} {
+		for _, name := range field.names {
+			if !seen[name] {
+				return nil, fmt.Errorf("cluster %q is in Options.%s but not in Options.Clusters", name, field.name)
+			}
 		}
 	}
 	if opts.StartTimeout == 0 {

@@ -283,6 +283,8 @@ func TestStartRejectsBadInput(t *testing.T) {
 		{"duplicate name", Options{Clusters: []string{"a", "a"}, BinDir: t.TempDir()}, "given twice"},
 		{"missing binaries", Options{Clusters: []string{"a"}, BinDir: t.TempDir()}, "make kube-bins"},
 		{"previous release of an unknown cluster", Options{Clusters: []string{"a"}, Previous: []string{"b"}, BinDir: t.TempDir()}, `cluster "b" is in Options.Previous but not in Options.Clusters`},
+		{"priority and fairness for an unknown cluster", Options{Clusters: []string{"a"}, PriorityAndFairness: []string{"b"}, BinDir: t.TempDir()}, `cluster "b" is in Options.PriorityAndFairness but not in Options.Clusters`},
+		{"profiling for an unknown cluster", Options{Clusters: []string{"a"}, Profiling: []string{"c"}, BinDir: t.TempDir()}, `cluster "c" is in Options.Profiling but not in Options.Clusters`},
 		{"previous release not built", Options{Clusters: []string{"a"}, Previous: []string{"a"}, BinDir: fakeBinDir(t)}, "previous Kubernetes release not found"},
 	}
 	for _, tt := range tests {
