@@ -91,12 +91,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := h.Patch(ctx, p); err != nil {
 		return staleOr(ctx, err)
 	}
+	requeue := res.RequeueAfter
 	if written > 0 {
 		log.V(2).Info("Wrote placement decisions", "placement", klog.KObj(p), "written", written, "selected", res.Selected)
+		// The decisions just written are an input of the next run (the
+		// Steady prioritizer scores the clusters they hold), and the
+		// scheduler's own writes trigger nothing: run once more, which
+		// writes nothing when they hold.
+		if requeue == 0 || requeue > settleRetry {
+			requeue = settleRetry
+		}
 	}
 	r.recordMisconfigured(was, p)
-	return ctrl.Result{RequeueAfter: res.RequeueAfter}, nil
+	return ctrl.Result{RequeueAfter: requeue}, nil
 }
+
+// settleRetry is when a placement whose decisions were just written is
+// scheduled again, so that it reaches the decisions that hold.
+const settleRetry = time.Second
 
 // schedule runs the scheduler over the clusters that the placement's
 // predicates may match, the only ones it can rank, spread, group or decide:
