@@ -94,10 +94,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	requeue := res.RequeueAfter
 	if written > 0 {
 		log.V(2).Info("Wrote placement decisions", "placement", klog.KObj(p), "written", written, "selected", res.Selected)
-		// The decisions just written are an input of the next run (the
-		// Steady prioritizer scores the clusters they hold), and the
-		// scheduler's own writes trigger nothing: run once more, which
-		// writes nothing when they hold.
+	}
+	// With Steady weighted, the decisions just written are an input of the
+	// next run (Steady scores the clusters they hold), and the scheduler's
+	// own writes trigger nothing: run once more, which writes nothing when
+	// they hold.
+	if written > 0 && placement.SteadyWeighted(&p.Spec.PrioritizerPolicy) {
 		if requeue == 0 || requeue > settleRetry {
 			requeue = settleRetry
 		}

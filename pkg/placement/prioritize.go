@@ -223,3 +223,19 @@ func clamp(v int64) int64 {
 	}
 	return v
 }
+
+// SteadyWeighted reports whether policy gives the Steady prioritizer a
+// weight: then a placement's own decisions are an input of its next
+// scheduling run. A policy in error weighs nothing.
+func SteadyWeighted(policy *clusterv1beta1.PrioritizerPolicy) bool {
+	ps, err := compilePrioritizers(policy)
+	if err != nil {
+		return false
+	}
+	for _, p := range ps {
+		if p.kind == kindSteady {
+			return true
+		}
+	}
+	return false
+}
