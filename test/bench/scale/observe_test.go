@@ -3,8 +3,10 @@ package scale
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -38,6 +40,8 @@ type observer struct {
 	// agentCluster, when set, is a cluster of a real agent whose process
 	// is read as ProcAgent.
 	agentCluster string
+	// profileDir, when set, is where profileAPIServer writes the profiles.
+	profileDir string
 }
 
 // newObserver returns the observer of f's hub.
@@ -225,4 +229,64 @@ func readFile(path string) (string, error) {
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
 	return line, nil
+}
+
+// profileAPIServer samples the CPU of the hub's API server for d in the
+// background (benchkit's hubs serve /debug/pprof) and returns the function
+// that waits for it: the profile is written to o.profileDir as name and
+// summarized. The profile's one request is the harness's own, not counted
+// apart: one in a window of d.
+func (o *observer) profileAPIServer(ctx context.Context, d time.Duration, name string) (wait func() (*CPUProfile, error)) {
+	type result struct {
+		p   *CPUProfile
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := o.cpuProfile(ctx, d, name)
+		done <- result{p, err}
+	}()
+	return func() (*CPUProfile, error) {
+		r := <-done
+		return r.p, r.err
+	}
+}
+
+// cpuProfile takes the profile of profileAPIServer.
+func (o *observer) cpuProfile(ctx context.Context, d time.Duration, name string) (*CPUProfile, error) {
+	hc, err := rest.HTTPClientFor(o.cfg)
+	if err != nil {
+		return nil, err
+	}
+	seconds := max(1, int(d.Round(time.Second)/time.Second))
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", strings.TrimSuffix(o.cfg.Host, "/"), seconds)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("CPU profile of the hub's API server: %w", err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("CPU profile of the hub's API server: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("CPU profile of the hub's API server: %s: %s", resp.Status, tail(string(data), 200))
+	}
+	if o.profileDir != "" {
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(o.profileDir, name), data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	p, err := SummarizeCPUProfile(data, name)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -57,10 +59,12 @@ func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, 
 	timed(OpPlacement, func() (time.Duration, string) {
 		return schedule(ctx, b, o.c, placement, expected), fmt.Sprintf("%d clusters decided", expected)
 	})
+	profile := o.profileAPIServer(ctx, rolloutProfile, fmt.Sprintf("apiserver-cpu-rollout-all-%05d.pb.gz", n))
 	timed(OpRolloutAll, func() (time.Duration, string) {
 		return rollout(ctx, b, o.c, placement, "all", clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}, expected),
 			fmt.Sprintf("%d works Applied", expected)
 	})
+	keepRolloutProfile(b, o, step, profile)
 	progressive := clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive,
 		Progressive: &clusterv1alpha1.RolloutProgressive{MaxConcurrency: intstr.FromString("10%")}}
 	timed(OpRolloutProgressive, func() (time.Duration, string) {
@@ -102,6 +106,34 @@ func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, 
 	restart := step.Ops[OpHubRestart]
 	step.Ops[OpHubRelist] = Op{Seconds: relist.Seconds(), Detail: "from the lead to every work queue drained, at least one reconcile per cluster",
 		RequestsPerSecond: restart.RequestsPerSecond, WritesPerSecond: restart.WritesPerSecond}
+}
+
+// rolloutProfile is how long the API server's CPU is sampled from the
+// start of the rollout to every cluster.
+const rolloutProfile = 15 * time.Second
+
+// keepRolloutProfile waits for the profile of the rollout All of step and
+// keeps it with the operation if the rollout lasted the whole profile; a
+// shorter rollout's profile would sample the idle hub after it, and is
+// removed.
+func keepRolloutProfile(b *testing.B, o *observer, step *Step, profile func() (*CPUProfile, error)) {
+	b.Helper()
+	p, err := profile()
+	if err != nil {
+		b.Errorf("step %d: %s: %v", step.Clusters, OpRolloutAll, err)
+		return
+	}
+	op := step.Ops[OpRolloutAll]
+	if op.Seconds < rolloutProfile.Seconds() {
+		b.Logf("step %d: %s took less than its %s profile: not kept", step.Clusters, OpRolloutAll, rolloutProfile)
+		if err := os.Remove(filepath.Join(o.profileDir, p.File)); err != nil {
+			b.Error(err)
+		}
+		return
+	}
+	op.Profile = p
+	step.Ops[OpRolloutAll] = op
+	b.Logf("step %d: kube-apiserver CPU over the first %s of %s: %s", step.Clusters, rolloutProfile, OpRolloutAll, p.Summary())
 }
 
 // joinProbe joins cluster with a simulated agent polling at join speed and

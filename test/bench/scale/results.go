@@ -90,6 +90,9 @@ type Step struct {
 	// StorageMiB is the etcd database's size as the hub API server reports
 	// it (apiserver_storage_size_bytes) at the end of the idle window.
 	StorageMiB float64 `json:"storageMiB"`
+	// IdleProfile is where the hub's API server spent its CPU over the
+	// idle window.
+	IdleProfile *CPUProfile `json:"apiServerIdleProfile,omitempty"`
 
 	// Ops are the timed operations, by name (the Op* constants).
 	Ops map[string]Op `json:"ops"`
@@ -122,6 +125,18 @@ type Op struct {
 	// CPUCores is each process's CPU during it, in cores (see
 	// Process.IdleCPUCores); a process that restarted within it is absent.
 	CPUCores map[string]float64 `json:"cpuCores,omitempty"`
+	// Profile is where the hub's API server spent its CPU during it, for
+	// the operations the harness profiles.
+	Profile *CPUProfile `json:"apiServerProfile,omitempty"`
+}
+
+// authorizationShare is the share of p's CPU in authorization, "" without
+// a profile.
+func authorizationShare(p *CPUProfile) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(p.Shares[ShareAuthorization], 'f', 3, 64)
 }
 
 // Processes the harness reads, keys of Step.Processes.
@@ -217,6 +232,7 @@ func (r *Results) table() [][]string {
 	for _, op := range allOps {
 		header = append(header, strings.ReplaceAll(op, "-", "_")+"_s")
 	}
+	header = append(header, "apiserver_idle_authorization_share", "apiserver_rollout_all_authorization_share")
 	rows := [][]string{header}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 	for i, s := range r.Steps {
@@ -238,6 +254,7 @@ func (r *Results) table() [][]string {
 				row = append(row, "")
 			}
 		}
+		row = append(row, authorizationShare(s.IdleProfile), authorizationShare(s.Ops[OpRolloutAll].Profile))
 		rows = append(rows, row)
 	}
 	return rows
@@ -300,8 +317,8 @@ func (s Step) busiest(proc string) (float64, string) {
 func (r *Results) SizingMarkdown() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Measured on %s.\n\n", r.Machine)
-	sb.WriteString("| clusters | hub controller: peak memory, CPU idle / busiest | kube-apiserver: peak memory, CPU idle / busiest | etcd: peak memory, database | rollout All (baseline) | hub restart → reconciled |\n")
-	sb.WriteString("|---|---|---|---|---|---|\n")
+	sb.WriteString("| clusters | hub controller: peak memory, CPU idle / busiest | kube-apiserver: peak memory, CPU idle / busiest | kube-apiserver CPU in RBAC authorization, idle / rollout All | etcd: peak memory, database | rollout All (baseline) | hub restart → reconciled |\n")
+	sb.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Steps {
 		cell := func(proc string) string {
 			cores, during := s.busiest(proc)
@@ -318,8 +335,15 @@ func (r *Results) SizingMarkdown() string {
 		if op, ok := s.Ops[OpHubRestart]; ok {
 			restart = fmt.Sprintf("%.1f s", op.Seconds)
 		}
-		fmt.Fprintf(&sb, "| %d | %s | %s | %.0f MiB, %.0f MiB | %s | %s |\n", s.Clusters, cell(ProcHubController), cell(ProcAPIServer),
-			s.Processes[ProcEtcd].PeakMiB, s.StorageMiB, rollout, restart)
+		share := func(p *CPUProfile) string {
+			if p == nil {
+				return "—"
+			}
+			return fmt.Sprintf("%.0f %%", 100*p.Shares[ShareAuthorization])
+		}
+		authz := share(s.IdleProfile) + " / " + share(s.Ops[OpRolloutAll].Profile)
+		fmt.Fprintf(&sb, "| %d | %s | %s | %s | %.0f MiB, %.0f MiB | %s | %s |\n", s.Clusters, cell(ProcHubController), cell(ProcAPIServer),
+			authz, s.Processes[ProcEtcd].PeakMiB, s.StorageMiB, rollout, restart)
 	}
 	return sb.String()
 }

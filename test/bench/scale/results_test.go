@@ -56,6 +56,7 @@ func sampleResults() *Results {
 func TestWriteAndPlot(t *testing.T) {
 	dir := t.TempDir()
 	r := sampleResults()
+	r.Steps[1].IdleProfile = &CPUProfile{File: "idle.pb.gz", Seconds: 120, Cores: 0.1, Shares: map[string]float64{ShareAuthorization: 0.5, ShareOther: 0.5}}
 	require.NoError(t, r.Write(dir))
 
 	back, err := ReadResults(dir)
@@ -75,6 +76,10 @@ func TestWriteAndPlot(t *testing.T) {
 	// second for 400 more clusters: 1.091 per cluster per minute.
 	require.Contains(t, lines[2], ",8.333,1.091,1.091,1.000,0.600,,12.500,,,,")
 	require.Contains(t, lines[1], ",1.667,1.091,,1.000,0.600,", "no slope at the first step")
+	// The API server's authorization share idle and during rollout All:
+	// empty without a profile.
+	require.True(t, strings.HasSuffix(lines[2], ",0.500,"), lines[2])
+	require.True(t, strings.HasSuffix(lines[1], ",,"), lines[1])
 
 	require.NoError(t, Plot(r, dir))
 	for file, want := range map[string]string{
@@ -141,9 +146,10 @@ func TestSizingMarkdown(t *testing.T) {
 	s.Ops[OpRolloutAll] = Op{Seconds: 12.5, CPUCores: map[string]float64{ProcHubController: 0.7, ProcAPIServer: 1.4}}
 	s.Ops[OpRolloutAllBaseline] = Op{Seconds: 30.25, CPUCores: map[string]float64{ProcHubController: 0.2}}
 	s.Ops[OpHubRestart] = Op{Seconds: 20}
+	s.IdleProfile = &CPUProfile{Shares: map[string]float64{ShareAuthorization: 0.594}}
 	md := r.SizingMarkdown()
 	assert.Contains(t, md, "Measured on 2 CPUs.")
-	assert.Contains(t, md, "| 500 | 115 MiB, 0.01 / 0.70 cores (rollout-all) | 0 MiB, 0.10 / 1.40 cores (rollout-all) | 0 MiB, 42 MiB | 12.5 s (30.2 s) | 20.0 s |")
+	assert.Contains(t, md, "| 500 | 115 MiB, 0.01 / 0.70 cores (rollout-all) | 0 MiB, 0.10 / 1.40 cores (rollout-all) | 59 % / — | 0 MiB, 42 MiB | 12.5 s (30.2 s) | 20.0 s |")
 	assert.Contains(t, md, "| 100 | 65 MiB, 0.01 / 0.01 cores (idle) |", "a step whose operations used no CPU figures is at its busiest idle")
 	dir := t.TempDir()
 	require.NoError(t, r.Write(dir))

@@ -60,6 +60,7 @@ func BenchmarkScale(b *testing.B) {
 		b.Logf("joined %s: %s", c, benchkit.JoinCluster(ctx, b, f, c))
 	}
 	o := newObserver(b, f)
+	o.profileDir = dir
 	bindGlobalSet(ctx, b, o.c, workNamespace)
 	// The probe cluster of every step runs in this process with its own
 	// certificate (see joinProbe); the fleet runs in sim-agents with
@@ -177,8 +178,15 @@ func pause(ctx context.Context, b *testing.B, d time.Duration, why string) {
 func measureIdle(ctx context.Context, b *testing.B, o *observer, step *Step) {
 	b.Helper()
 	w := o.begin(ctx, b)
+	profile := o.profileAPIServer(ctx, *idleWindow, fmt.Sprintf("apiserver-cpu-idle-%05d.pb.gz", step.Clusters))
 	pause(ctx, b, *idleWindow, fmt.Sprintf("step %d: idle window of %s", step.Clusters, *idleWindow))
 	r := o.end(ctx, b, w)
+	if p, err := profile(); err != nil {
+		b.Errorf("step %d: idle window: %v", step.Clusters, err)
+	} else {
+		step.IdleProfile = p
+		b.Logf("step %d: idle kube-apiserver CPU: %s", step.Clusters, p.Summary())
+	}
 	step.IdleSeconds = r.seconds
 	step.IdleRequestsPerSecond = r.all
 	step.IdleWritesPerSecond = r.writes
