@@ -60,7 +60,7 @@ func BenchmarkKubeFleet(b *testing.B) {
 	o.simPid = sims.pid()
 
 	start := time.Now()
-	names := append(slices.Clone(realClusters), sims.register(ctx, b, n-len(realClusters))...)
+	names := append(slices.Clone(realClusters), sims.register(ctx, b, n-len(realClusters), o.c)...)
 	waitAvailable(ctx, b, o.c, n)
 	r := &KubeFleetReport{Machine: machine(), Clusters: n, Simulated: n - len(realClusters), Placements: *kfPlacements, Rollouts: *kfRollouts,
 		RegisterSeconds: time.Since(start).Seconds(), Phases: map[string]Phase{}}

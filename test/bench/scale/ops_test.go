@@ -64,7 +64,9 @@ func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, 
 		return rollout(ctx, b, o.c, placement, "all", clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}, expected),
 			fmt.Sprintf("%d works Applied", expected)
 	})
-	keepRolloutProfile(b, o, step, profile)
+	op := step.Ops[OpRolloutAll]
+	op.Profile = keepProfile(b, o, fmt.Sprintf("step %d: %s", n, OpRolloutAll), time.Duration(op.Seconds*float64(time.Second)), rolloutProfile, profile)
+	step.Ops[OpRolloutAll] = op
 	progressive := clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive,
 		Progressive: &clusterv1alpha1.RolloutProgressive{MaxConcurrency: intstr.FromString("10%")}}
 	timed(OpRolloutProgressive, func() (time.Duration, string) {
@@ -112,28 +114,30 @@ func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, 
 // start of the rollout to every cluster.
 const rolloutProfile = 15 * time.Second
 
-// keepRolloutProfile waits for the profile of the rollout All of step and
-// keeps it with the operation if the rollout lasted the whole profile; a
-// shorter rollout's profile would sample the idle hub after it, and is
-// removed.
-func keepRolloutProfile(b *testing.B, o *observer, step *Step, profile func() (*CPUProfile, error)) {
+// registerProfile is how long the API server's CPU is sampled from the
+// start of a step's registrations.
+const registerProfile = 30 * time.Second
+
+// keepProfile waits for the profile of an operation that took took,
+// sampled for d from its start, and returns it if the operation lasted the
+// whole profile; a shorter operation's profile would sample the hub after
+// it, and is removed. what names the operation in the log.
+func keepProfile(b *testing.B, o *observer, what string, took, d time.Duration, profile func() (*CPUProfile, error)) *CPUProfile {
 	b.Helper()
 	p, err := profile()
 	if err != nil {
-		b.Errorf("step %d: %s: %v", step.Clusters, OpRolloutAll, err)
-		return
+		b.Errorf("%s: %v", what, err)
+		return nil
 	}
-	op := step.Ops[OpRolloutAll]
-	if op.Seconds < rolloutProfile.Seconds() {
-		b.Logf("step %d: %s took less than its %s profile: not kept", step.Clusters, OpRolloutAll, rolloutProfile)
+	if took < d {
+		b.Logf("%s took less than its %s profile: not kept", what, d)
 		if err := os.Remove(filepath.Join(o.profileDir, p.File)); err != nil {
 			b.Error(err)
 		}
-		return
+		return nil
 	}
-	op.Profile = p
-	step.Ops[OpRolloutAll] = op
-	b.Logf("step %d: kube-apiserver CPU over the first %s of %s: %s", step.Clusters, rolloutProfile, OpRolloutAll, p.Summary())
+	b.Logf("%s: kube-apiserver CPU over its first %s: %s", what, d, p.Summary())
+	return p
 }
 
 // joinProbe joins cluster with a simulated agent polling at join speed and

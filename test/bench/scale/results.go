@@ -69,6 +69,9 @@ type Step struct {
 	RegisterSeconds float64 `json:"registerSeconds"`
 	// Added is how many clusters this step registered.
 	Added int `json:"added"`
+	// RegisterProfile is where the hub's API server spent its CPU over the
+	// first 30 s of the registrations, when they lasted that long.
+	RegisterProfile *CPUProfile `json:"apiServerRegisterProfile,omitempty"`
 
 	// IdleSeconds is the length of the idle window the rates and CPU
 	// figures below are measured over.
@@ -232,7 +235,7 @@ func (r *Results) table() [][]string {
 	for _, op := range allOps {
 		header = append(header, strings.ReplaceAll(op, "-", "_")+"_s")
 	}
-	header = append(header, "apiserver_idle_authorization_share", "apiserver_rollout_all_authorization_share")
+	header = append(header, "apiserver_register_authorization_share", "apiserver_idle_authorization_share", "apiserver_rollout_all_authorization_share")
 	rows := [][]string{header}
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 	for i, s := range r.Steps {
@@ -254,7 +257,7 @@ func (r *Results) table() [][]string {
 				row = append(row, "")
 			}
 		}
-		row = append(row, authorizationShare(s.IdleProfile), authorizationShare(s.Ops[OpRolloutAll].Profile))
+		row = append(row, authorizationShare(s.RegisterProfile), authorizationShare(s.IdleProfile), authorizationShare(s.Ops[OpRolloutAll].Profile))
 		rows = append(rows, row)
 	}
 	return rows

@@ -76,10 +76,10 @@ func TestWriteAndPlot(t *testing.T) {
 	// second for 400 more clusters: 1.091 per cluster per minute.
 	require.Contains(t, lines[2], ",8.333,1.091,1.091,1.000,0.600,,12.500,,,,")
 	require.Contains(t, lines[1], ",1.667,1.091,,1.000,0.600,", "no slope at the first step")
-	// The API server's authorization share idle and during rollout All:
-	// empty without a profile.
-	require.True(t, strings.HasSuffix(lines[2], ",0.500,"), lines[2])
-	require.True(t, strings.HasSuffix(lines[1], ",,"), lines[1])
+	// The API server's authorization share while registering, idle and
+	// during rollout All: empty without a profile.
+	require.True(t, strings.HasSuffix(lines[2], ",,0.500,"), lines[2])
+	require.True(t, strings.HasSuffix(lines[1], ",,,"), lines[1])
 
 	require.NoError(t, Plot(r, dir))
 	for file, want := range map[string]string{

@@ -81,8 +81,9 @@ func BenchmarkScale(b *testing.B) {
 	for _, n := range counts {
 		step := Step{Clusters: n, Added: n - registered, Ops: map[string]Op{}}
 		start := time.Now()
+		profile := o.profileAPIServer(ctx, registerProfile, fmt.Sprintf("apiserver-cpu-register-%05d.pb.gz", n))
 		if sims != nil {
-			sims.register(ctx, b, step.Added)
+			sims.register(ctx, b, step.Added, o.c)
 		} else {
 			names := make([]string, 0, step.Added)
 			for i := registered; i < n; i++ {
@@ -92,6 +93,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		waitAvailable(ctx, b, o.c, n)
 		step.RegisterSeconds = time.Since(start).Seconds()
+		step.RegisterProfile = keepProfile(b, o, fmt.Sprintf("step %d: registration", n), time.Since(start), registerProfile, profile)
 		registered = n
 		b.Logf("step %d: registered %d more clusters in %s", n, step.Added, benchkit.Seconds(time.Since(start)))
 

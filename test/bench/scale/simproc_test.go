@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
@@ -89,29 +91,60 @@ func startSimProcess(b *testing.B, f *benchkit.Fleet) *simProcess {
 	return p
 }
 
+// registerProgressPoll is how often register counts the Available
+// clusters: a list of every cluster, itself a load on the hub.
+const registerProgressPoll = time.Minute
+
 // pid is the process's ID.
 func (p *simProcess) pid() int { return p.cmd.Process.Pid }
 
 // register registers n more clusters named sim-NNNNN after those registered
 // before, and returns their names once every one is Joined and Available.
-func (p *simProcess) register(ctx context.Context, b *testing.B, n int) []string {
+// It waits as long as registrations go on: it fails when the count of
+// accepted and Available clusters (read with c) has not grown for
+// -op-timeout, naming how far it got and at what rate.
+func (p *simProcess) register(ctx context.Context, b *testing.B, n int, c client.Client) []string {
 	b.Helper()
 	first, last := p.next, p.next+n-1
 	if _, err := fmt.Fprintf(p.in, "register sim- %d %d\n", first, last); err != nil {
 		b.Fatalf("sim-agents: %v", err)
 	}
-	select {
-	case answer, ok := <-p.answers:
-		if !ok {
-			b.Fatal("sim-agents exited; see its log")
+	start := time.Now()
+	startCount, err := availableClusters(ctx, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	best, lastGain := startCount, time.Now()
+	tick := time.NewTicker(registerProgressPoll)
+	defer tick.Stop()
+	for done := false; !done; {
+		select {
+		case answer, ok := <-p.answers:
+			if !ok {
+				b.Fatal("sim-agents exited; see its log")
+			}
+			if !strings.HasPrefix(answer, "ok ") {
+				b.Fatalf("sim-agents: register %d..%d: %s", first, last, answer)
+			}
+			done = true
+		case <-ctx.Done():
+			b.Fatal(ctx.Err())
+		case <-tick.C:
+			got, err := availableClusters(ctx, c)
+			if err != nil {
+				b.Logf("sim-agents: register %d..%d: counting Available clusters: %v", first, last, err)
+				continue
+			}
+			if got > best {
+				best, lastGain = got, time.Now()
+				b.Logf("sim-agents: register %d..%d: %d of %d clusters Available after %s (%.2f per second)", first, last,
+					got-startCount, n, benchkit.Seconds(time.Since(start)), float64(got-startCount)/time.Since(start).Seconds())
+			}
+			if time.Since(lastGain) > *stepTimeout {
+				b.Fatalf("sim-agents: register %d..%d: no cluster became Available for %s; %d of %d registered in %s (%.2f per second)",
+					first, last, *stepTimeout, best-startCount, n, benchkit.Seconds(time.Since(start)), float64(best-startCount)/time.Since(start).Seconds())
+			}
 		}
-		if !strings.HasPrefix(answer, "ok ") {
-			b.Fatalf("sim-agents: register %d..%d: %s", first, last, answer)
-		}
-	case <-ctx.Done():
-		b.Fatal(ctx.Err())
-	case <-time.After(*stepTimeout):
-		b.Fatalf("sim-agents: register %d..%d did not answer within %s", first, last, *stepTimeout)
 	}
 	p.next = last + 1
 	names := make([]string, 0, n)
