@@ -139,18 +139,11 @@ func (r *Reconciler) schedule(in placement.Input, filter placement.PredicateFilt
 	return r.Scheduler.Schedule(in)
 }
 
-// staleRetry is when a reconcile that acted on a stale cache runs again.
-const staleRetry = 100 * time.Millisecond
-
 // staleOr turns the errors of writes based on a cache that has not yet seen
 // the scheduler's previous writes (a conflict, or a create of an object that
 // exists) into a quiet short requeue, and returns any other error.
 func staleOr(ctx context.Context, err error) (ctrl.Result, error) {
-	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
-		ctrl.LoggerFrom(ctx).V(2).Info("Cache behind the scheduler's writes, retrying", "error", err.Error())
-		return ctrl.Result{RequeueAfter: staleRetry}, nil
-	}
-	return ctrl.Result{}, err
+	return patch.RetryStale(ctx, err, apierrors.IsAlreadyExists)
 }
 
 // existingDecisions lists the PlacementDecisions of p from the cache.

@@ -23,7 +23,7 @@ const (
 	// ControllerName names the scheduler in events and logs.
 	ControllerName = "placement-controller"
 	// Workers is how many placements are scheduled at once.
-	Workers = 8
+	Workers = 32
 	// writeQPS and writeBurst are the client-side rate limit of the
 	// scheduler's writes, above the manager's default of 20: scheduling a
 	// thousand new placements takes three writes each, and the API server's

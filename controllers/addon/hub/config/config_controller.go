@@ -22,10 +22,6 @@ import (
 // ControllerName names the controller in logs and events.
 const ControllerName = "addon-config"
 
-// staleRetry is how soon a reconcile that met a cache behind the API server
-// runs again.
-const staleRetry = 100 * time.Millisecond
-
 // unreadableRetry is how soon an add-on with a configuration of a kind the
 // hub controller cannot watch is looked at again.
 const unreadableRetry = time.Minute
@@ -63,12 +59,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err == nil {
 		err = h.Patch(ctx, cma)
 	}
-	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-		ctrl.LoggerFrom(ctx).V(2).Info("Cache behind the API server, retrying", "error", err.Error())
-		return ctrl.Result{RequeueAfter: staleRetry}, nil
-	}
 	if err != nil {
-		return ctrl.Result{}, err
+		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 	}
 	r.recordMissingPlacements(before, cma)
 	return res, nil

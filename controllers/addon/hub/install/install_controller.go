@@ -3,7 +3,6 @@ package install
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,10 +19,6 @@ import (
 
 // ControllerName names the controller in logs.
 const ControllerName = "addon-install"
-
-// staleRetry is how soon a reconcile that met a cache behind the API server
-// runs again.
-const staleRetry = 100 * time.Millisecond
 
 // Reconciler installs the add-on of one ClusterManagementAddOn: owner
 // references on its ManagedClusterAddOns, and the ManagedClusterAddOns of
@@ -44,12 +39,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !cma.DeletionTimestamp.IsZero() || !addonv1alpha1.ManagedByAddonManager(cma.Annotations) {
 		return ctrl.Result{}, nil
 	}
-	err := r.reconcileNormal(ctx, cma)
-	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
-		ctrl.LoggerFrom(ctx).V(2).Info("Cache behind the API server, retrying", "error", err.Error())
-		return ctrl.Result{RequeueAfter: staleRetry}, nil
-	}
-	return ctrl.Result{}, err
+	return patch.RetryStale(ctx, r.reconcileNormal(ctx, cma), apierrors.IsAlreadyExists)
 }
 
 // reconcileNormal owns, creates and deletes the add-on's ManagedClusterAddOns.

@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"context"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -15,10 +14,6 @@ import (
 
 // ControllerName names the controller in logs.
 const ControllerName = "addon-rollout"
-
-// staleRetry is how soon a reconcile whose status patch met a cache behind
-// the API server runs again.
-const staleRetry = 100 * time.Millisecond
 
 // Reconciler sets the Progressing condition and the lastAppliedConfigs of
 // one ManagedClusterAddOn.
@@ -50,12 +45,5 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	h := patch.NewHelper(mca, r.Client)
 	progress(mca, cma, deployWorks(mca.Name, works.Items))
-	if err := h.Patch(ctx, mca); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			ctrl.LoggerFrom(ctx).V(2).Info("Cache behind the API server, retrying", "error", err.Error())
-			return ctrl.Result{RequeueAfter: staleRetry}, nil
-		}
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{}, nil
+	return patch.RetryStale(ctx, h.Patch(ctx, mca), apierrors.IsNotFound)
 }

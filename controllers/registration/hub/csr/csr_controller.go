@@ -126,7 +126,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{}, r.approve(ctx, obj, action, why)
+	// A conflict is a request changed since the cache's copy: most often
+	// approved by an earlier reconcile the cache has not shown yet, which
+	// the next reconcile sees.
+	return patch.RetryStale(ctx, r.approve(ctx, obj, action, why))
 }
 
 // acceptOnce sets spec.hubAcceptsClient on a cluster whose first-join request
