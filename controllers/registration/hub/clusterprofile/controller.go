@@ -160,7 +160,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{}, r.update(ctx, p, member{cluster: cluster, set: set})
+	return patch.RetryStale(ctx, r.update(ctx, p, member{cluster: cluster, set: set}), apierrors.IsNotFound)
 }
 
 // member is a cluster exported to a namespace, and the set it is exported

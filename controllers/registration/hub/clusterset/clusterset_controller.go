@@ -101,11 +101,11 @@ func (r *SetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		h := patch.NewHelper(set, r.Client)
 		set.Spec.ClusterSelector = desired.ClusterSelector
 		if err := h.Patch(ctx, set); err != nil {
-			return ctrl.Result{}, err
+			return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 		}
 		r.Recorder.Eventf(set, nil, corev1.EventTypeNormal, rollbackEvent(set.Name), "Rollback", "spec of ManagedClusterSet %s rolled back", set.Name)
 	}
-	return ctrl.Result{}, r.updateStatus(ctx, set)
+	return patch.RetryStale(ctx, r.updateStatus(ctx, set), apierrors.IsNotFound)
 }
 
 // updateStatus sets the ClusterSetEmpty condition. A selector that cannot be

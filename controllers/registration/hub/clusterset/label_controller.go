@@ -3,6 +3,7 @@ package clusterset
 import (
 	"context"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,5 +43,5 @@ func (r *LabelReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		cluster.Labels = map[string]string{}
 	}
 	cluster.Labels[clusterv1beta2.ClusterSetLabel] = clusterv1beta2.DefaultClusterSetName
-	return ctrl.Result{}, h.Patch(ctx, cluster)
+	return patch.RetryStale(ctx, h.Patch(ctx, cluster), apierrors.IsNotFound)
 }

@@ -84,7 +84,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		setClockSynced(cluster, renewed, now, duration)
 	}
 	if err := h.Patch(ctx, cluster); err != nil {
-		return ctrl.Result{}, err
+		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 	}
 	if now.Before(expiry) {
 		return ctrl.Result{RequeueAfter: expiry.Sub(now)}, nil

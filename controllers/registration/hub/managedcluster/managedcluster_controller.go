@@ -101,7 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		h := patch.NewHelper(cluster, r.Client)
 		controllerutil.AddFinalizer(cluster, clusterv1.ManagedClusterFinalizer)
 		if err := h.Patch(ctx, cluster); err != nil {
-			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+			return patch.RetryStale(ctx, fmt.Errorf("add finalizer: %w", err), apierrors.IsNotFound)
 		}
 	}
 	h := patch.NewHelper(cluster, r.Client)
@@ -112,7 +112,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		err = r.deny(ctx, cluster)
 	}
 	if perr := h.Patch(ctx, cluster); perr != nil {
-		return ctrl.Result{}, perr
+		return patch.RetryStale(ctx, perr, apierrors.IsNotFound)
 	}
 	return ctrl.Result{}, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -48,7 +49,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	if err := h.Patch(ctx, cluster); err != nil {
-		return ctrl.Result{}, err
+		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 	}
 	ctrl.LoggerFrom(ctx).V(2).Info("Updated hub-managed taints", "available", cluster.AvailableStatus())
 	r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventTaintsUpdated, "Taint",

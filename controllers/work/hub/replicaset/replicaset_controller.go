@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -95,7 +96,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	h := patch.NewHelper(mwrs, r.Client)
 	res, err := r.reconcileNormal(ctx, mwrs)
 	if perr := h.Patch(ctx, mwrs); perr != nil {
-		return ctrl.Result{}, perr
+		return patch.RetryStale(ctx, perr, apierrors.IsNotFound)
 	}
 	return res, err
 }

@@ -34,7 +34,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/clientcmd"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/simfleet"
@@ -48,6 +50,9 @@ func main() {
 }
 
 func run() error {
+	// The agents' failures are counted (the counters printed at the end);
+	// controller-runtime's own log would only warn that it has no logger.
+	ctrllog.SetLogger(logr.Discard())
 	kubeconfig := flag.String("hub-kubeconfig", "", "Kubeconfig of the hub, with an identity that may impersonate users and groups (required).")
 	opts := simfleet.Options{}
 	flag.StringVar(&opts.BootstrapUser, "bootstrap-user", benchkit.SimBootstrapUser, "User the agents register as; list it in the ClusterManager's autoApproveUsers.")
