@@ -212,4 +212,15 @@ for c in hub cluster1 cluster2 hub2; do
 	step kubectl get pods -A -o wide --context "$c"
 done
 
+# Every verb above waited for what it changed: no Pod is left starting,
+# failing or terminating when the demo ends.
+not_ready=""
+for c in hub cluster1 cluster2 hub2; do
+	not_ready+=$(kubectl get pods -A --context "$c" -o go-template='{{range .items}}{{if ne .status.phase "Succeeded"}}{{$ready := "False"}}{{range .status.conditions}}{{if eq .type "Ready"}}{{$ready = .status}}{{end}}{{end}}{{if or (ne $ready "True") .metadata.deletionTimestamp}}'"$c"'{{" "}}{{.metadata.namespace}}/{{.metadata.name}}{{" "}}{{.status.phase}}{{"\n"}}{{end}}{{end}}{{end}}')
+done
+if [[ -n $not_ready ]]; then
+	printf '\nThese Pods were not ready when the demo ended:\n%s\n' "$not_ready" >&2
+	exit 1
+fi
+
 printf '\nThe hub, two managed clusters and the standby hub are running. Stop everything with: make dev-env-down\n'

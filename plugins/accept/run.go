@@ -57,7 +57,11 @@ func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.
 	if err != nil {
 		return err
 	}
-	if approved == 0 && o.Wait {
+	if approved == 0 && o.Wait && o.alreadyAccepted(ctx, c, name) {
+		// Auto-approval, or an earlier accept, already let the cluster in:
+		// no request will come, so wait only for it to have joined.
+		fmt.Fprintf(o.ErrOut, "Managed cluster %s is already accepted: no certificate request to wait for.\n", name)
+	} else if approved == 0 && o.Wait {
 		what := fmt.Sprintf("a certificate request of managed cluster %s (run `kubectl ocm join` on it)", name)
 		err := cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 			n, err := o.approveRequests(ctx, c, name, skipped)
@@ -95,6 +99,13 @@ func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.
 	}
 	fmt.Fprintf(o.Out, "Your managed cluster %s has joined the Hub successfully.\n", name)
 	return nil
+}
+
+// alreadyAccepted says whether the ManagedCluster name exists with
+// spec.hubAcceptsClient set.
+func (o *Options) alreadyAccepted(ctx context.Context, c client.Client, name string) bool {
+	mc := &clusterv1.ManagedCluster{}
+	return c.Get(ctx, client.ObjectKey{Name: name}, mc) == nil && mc.Spec.HubAcceptsClient
 }
 
 // unsignedRequest returns csr.UnsignedHint for a request of the cluster that

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
@@ -58,4 +60,15 @@ func DescribeNotReady(ctx context.Context, in *deploystatus.Inspector, state str
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// CurrentCondition returns the condition of type t of an operator's
+// resource when it describes generation gen or later, or does not say which
+// generation it describes; nil otherwise.
+func CurrentCondition(conds []metav1.Condition, t string, gen int64) *metav1.Condition {
+	c := meta.FindStatusCondition(conds, t)
+	if c == nil || (c.ObservedGeneration != 0 && c.ObservedGeneration < gen) {
+		return nil
+	}
+	return c
 }

@@ -10,6 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 )
 
 // Verb is the Options struct of one command: Complete, Validate and Run are
@@ -26,6 +31,9 @@ type Verb interface {
 // RunE returns the cobra RunE of o: Complete, Validate, Run.
 func RunE(o Verb) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
+		if err := clusterFlagMistake(cmd); err != nil {
+			return err
+		}
 		return clusterFlagHint(cmd, run(cmd, args, o))
 	}
 }
@@ -40,6 +48,47 @@ func run(cmd *cobra.Command, args []string, o Verb) error {
 	}
 	return o.Run(cmd.Context())
 }
+
+// clusterFlagMistake stops a verb that names managed clusters with
+// --clusters, before it sends any request, when it was given --cluster NAME
+// (clusteradm's spelling) without --clusters and NAME is a managed cluster of
+// the hub: kubectl's --cluster would send every request to the kubeconfig's
+// cluster entry NAME, where the hub's credentials do not hold. It asks the
+// hub of --kubeconfig and --context, without --cluster, and lets the verb run
+// when NAME is no managed cluster there or the hub cannot say.
+func clusterFlagMistake(cmd *cobra.Command) error {
+	cluster, clusters := cmd.Flags().Lookup("cluster"), cmd.Flags().Lookup("clusters")
+	if cluster == nil || clusters == nil || !cluster.Changed || clusters.Changed || cluster.Value.String() == "" {
+		return nil
+	}
+	name := cluster.Value.String()
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if f := cmd.Flags().Lookup("kubeconfig"); f != nil && f.Value.String() != "" {
+		rules.ExplicitPath = f.Value.String()
+	}
+	overrides := &clientcmd.ConfigOverrides{}
+	if f := cmd.Flags().Lookup("context"); f != nil {
+		overrides.CurrentContext = f.Value.String()
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	if err != nil {
+		return nil
+	}
+	cfg.Timeout = clusterFlagCheckTimeout
+	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), clusterFlagCheckTimeout)
+	defer cancel()
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{}); err != nil {
+		return nil
+	}
+	return fmt.Errorf("--cluster %s is kubectl's flag, which would send the requests to the kubeconfig's cluster entry %s instead of the hub; %s is a managed cluster of the hub %s: name it with --clusters %s", name, name, name, cfg.Host, name)
+}
+
+// clusterFlagCheckTimeout bounds clusterFlagMistake's question to the hub.
+const clusterFlagCheckTimeout = 10 * time.Second
 
 // clusterFlagHint adds to err, when --cluster was given to a verb that
 // names managed clusters with --clusters, that --cluster is kubectl's flag:

@@ -89,7 +89,7 @@ ocm hub token' prints it).`,
 		"Have the API server call the hub controller's add-on conversion webhook at this https URL (ending in "+conversion.Path+") instead of through Service "+config.HubNamespace+"/"+conversion.ServiceName+", for hubs whose API server cannot reach Services, such as the local test environment (make dev-env). The controller listens on the URL's port.")
 	cli.AddImageFlags(f, &o.Image, &o.ImageRegistry, "the hub controller")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
-	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json or yaml (hubToken, hubApiserver, expirationTimestamp).")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp).")
 	f.StringVar(&o.ClusterName, "cluster-name", "", "Print a join command whose token may register only this cluster (see 'kubectl ocm hub token --help').")
 	f.StringSliceVar(&o.AutoApprovedCSRIdentities, "auto-approved-csr-identities", nil,
 		"Bootstrap identities whose first-join certificate requests the hub approves automatically (ClusterManager spec.registrationConfiguration.autoApproveUsers).")
@@ -123,6 +123,9 @@ or impersonate any other cluster.`,
 			# A token that may register cluster1 only, valid for one hour, as JSON
 			kubectl ocm hub token --cluster-name cluster1 --duration 1h -o json
 
+			# The bare token alone, for a script
+			kubectl ocm hub token --cluster-name cluster1 -o jsonpath='{.hubToken}'
+
 			# Check that the hub would create cluster1's bootstrap identity, issuing no token
 			kubectl ocm hub token --cluster-name cluster1 --dry-run=server
 
@@ -132,7 +135,7 @@ or impersonate any other cluster.`,
 		RunE: cli.RunE(o),
 	}
 	cmd.Flags().DurationVar(&o.Duration, "duration", 24*time.Hour, "How long the bootstrap token stays valid.")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints the join command.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, clusterName); jsonpath='{.hubToken}' prints the bare token. Empty prints the join command.")
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", "", "Issue a token that may register only this cluster.")
 	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says what would be created (with --cluster-name, the cluster's bootstrap identity) and which ServiceAccount the token would belong to, contacting no cluster; "server" also has the hub admit the objects without storing them and checks the ServiceAccount. Neither issues a token.`)
 	cmd.AddCommand(newCmdTokenRevoke(getter, streams))
@@ -153,7 +156,7 @@ func newCmdStatus(getter genericclioptions.RESTClientGetter, streams genericioop
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a summary.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE. Empty prints a summary.")
 	return cmd
 }
 

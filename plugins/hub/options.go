@@ -77,8 +77,8 @@ func (o *InitOptions) Validate() error {
 		return fmt.Errorf("--output %q is not supported with --dry-run=client: use yaml or json (the manifests)", o.Output)
 	case o.DryRun == cli.DryRunServer && o.Output != "":
 		return errors.New("--output is not supported with --dry-run=server: it lists what the hub admitted")
-	case o.DryRun == cli.DryRunNone && o.Output != "" && o.Output != "json" && o.Output != "yaml":
-		return fmt.Errorf("--output %q is not supported: use json or yaml (hubToken, hubApiserver, expirationTimestamp)", o.Output)
+	case o.DryRun == cli.DryRunNone && validateOutput(o.Output) != nil:
+		return fmt.Errorf("%w (of hubToken, hubApiserver, expirationTimestamp)", validateOutput(o.Output))
 	case o.DryRun != cli.DryRunNone && o.Wait:
 		return errors.New("--wait cannot be combined with --dry-run: nothing is installed to wait for")
 	case o.DryRun != cli.DryRunNone && o.OutputJoinCommandFile != "":
@@ -158,15 +158,9 @@ func validateClusterName(name string) error {
 	return nil
 }
 
-// validateOutput checks an -o of a verb that prints a summary or its data as
-// json or yaml.
-func validateOutput(format string) error {
-	switch format {
-	case "", "json", "yaml":
-		return nil
-	}
-	return fmt.Errorf("--output %q is not supported: use json or yaml", format)
-}
+// validateOutput checks an -o of a verb that prints a summary or its data:
+// json, yaml or jsonpath=TEMPLATE.
+func validateOutput(format string) error { return cli.ValidateDataOutput(format) }
 
 // StatusOptions are the flags of `kubectl ocm hub status`.
 type StatusOptions struct {

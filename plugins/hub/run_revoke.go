@@ -99,7 +99,7 @@ new one (kubectl ocm join again).`,
 		RunE: cli.RunE(o),
 	}
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", "", "Revoke the tokens bound to this cluster instead of the shared ones.")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a summary.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE. Empty prints a summary.")
 	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says which ServiceAccount would be deleted, changing nothing; "server" also has the hub admit the deletion without doing it.`)
 	return cmd
 }

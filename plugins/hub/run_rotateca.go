@@ -115,7 +115,7 @@ rotate-ca exits with an error while a cluster is not ready.`,
 	cmd.Flags().StringVar(&o.SigningCAFile, "signing-ca-file", "", "PEM file of the CA the hub signs client certificates with now: announce it to the agents (not with --check) and report which clusters hold a certificate of it.")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "Wait until every cluster is ready, printing progress.")
 	cli.AddTimeoutFlag(cmd.Flags(), &o.Timeout, o.Timeout, "How long --wait waits.")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a table.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE. Empty prints a table.")
 	return cmd
 }
 

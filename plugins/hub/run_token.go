@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -31,10 +32,11 @@ func (o *TokenOptions) Run(ctx context.Context) error {
 	if o.Output != "" {
 		return printData(o.Out, o.Output, join)
 	}
-	fmt.Fprintf(o.Out, "token=%s\nPlease log on the cluster to register and run:\n    %s\n", join.HubToken, join.Command())
+	fmt.Fprintf(o.Out, "On the cluster to register, run:\n    %s\n", join.Command())
 	if join.ClusterName != "" {
 		fmt.Fprintf(o.Out, "The token may register managed cluster %s only.\n", join.ClusterName)
 	}
+	fmt.Fprintf(o.Out, "The token expires at %s; -o jsonpath='{.hubToken}' prints it alone.\n", join.ExpirationTimestamp.UTC().Format(time.RFC3339))
 	return nil
 }
 
@@ -75,10 +77,5 @@ func (o *TokenOptions) dryRun(ctx context.Context) error {
 	return nil
 }
 
-// printData writes v as json or yaml.
-func printData(out io.Writer, format string, v any) error {
-	if format == "yaml" {
-		return cli.PrintYAML(out, v)
-	}
-	return cli.PrintJSON(out, v)
-}
+// printData writes v as json, yaml or jsonpath=TEMPLATE.
+func printData(out io.Writer, format string, v any) error { return cli.PrintData(out, format, v) }

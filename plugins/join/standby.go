@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -205,7 +206,7 @@ func (o *Options) standbyValues(hubs []checkedHub, first int) ([]config.StandbyH
 // Secret and appends it to the Klusterlet's bootstrapKubeConfigs, from
 // which the Klusterlet operator restarts the agent with the new list.
 func (o *Options) runAddHub(ctx context.Context) error {
-	spoke, _, err := cli.NewClient(o.getter)
+	spoke, spokeCfg, err := cli.NewClient(o.getter)
 	if err != nil {
 		return err
 	}
@@ -264,12 +265,64 @@ func (o *Options) runAddHub(ctx context.Context) error {
 	if err := o.listHubs(ctx, spoke, k, names); err != nil {
 		return err
 	}
+	if err := o.waitAgentRestarted(ctx, spoke, k, cli.NewInspector(spoke, spokeCfg, cli.ImageFlagsFix)); err != nil {
+		return fmt.Errorf("the hubs are listed in Klusterlet %s, but %w", k.Name, err)
+	}
 	for i, h := range checked {
 		fmt.Fprintf(o.Out, "Added hub %s as hub %d of cluster %s (Secret %s/%s; the hub accepts the token as %s).\n",
 			h.APIServer, first+i, o.ClusterName, namespace, standby[i].Secret, h.check.user)
 	}
 	timeout := k.HubConnectionTimeoutSeconds()
 	fmt.Fprintf(o.Out, "The agent moves to the next hub when its hub has not renewed the cluster's lease for %ds. On each added hub, accept the cluster once it registers there:\n\n    kubectl ocm accept --clusters %s\n\nor let the hub accept it (kubectl ocm hub init --auto-approved-csr-identities).\n", timeout, o.ClusterName)
+	return nil
+}
+
+// waitAgentRestarted waits, showing progress on stderr, until the Klusterlet
+// operator has acted on k's generation (the one listing the added hubs) and
+// the agent runs with it: the Klusterlet Available at that generation and
+// every agent Deployment rolled out, no Pod of the old list left. A stalled
+// rollout or a Klusterlet the operator cannot apply ends the wait with its
+// cause; a timeout names the last Pod-level cause seen.
+func (o *Options) waitAgentRestarted(ctx context.Context, c client.Client, k *operatorv1.Klusterlet, in *deploystatus.Inspector) error {
+	gen := k.Generation
+	what := fmt.Sprintf("the agent of cluster %s to restart with the new hub list (Klusterlet %s generation %d)", o.ClusterName, k.Name, gen)
+	err := cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
+		cur := &operatorv1.Klusterlet{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(k), cur); err != nil {
+			return false, "", fmt.Errorf("read Klusterlet %s: %w", k.Name, err)
+		}
+		if cur.Status.ObservedGeneration < gen {
+			return false, fmt.Sprintf("the Klusterlet operator has not acted on generation %d yet (observed %d)", gen, cur.Status.ObservedGeneration), nil
+		}
+		if a := cli.CurrentCondition(cur.Status.Conditions, operatorv1.ConditionKlusterletApplied, gen); a != nil && a.Status == metav1.ConditionFalse && a.Reason != operatorv1.ReasonKlusterletApplyFailed {
+			return false, "", cli.Stop(fmt.Errorf("the Klusterlet operator cannot apply Klusterlet %s (%s): %s", k.Name, a.Reason, a.Message))
+		}
+		var pending []string
+		for _, key := range agentDeployments(cur) {
+			r, err := in.Read(ctx, key)
+			switch {
+			case err != nil:
+				return false, "", err
+			case r == nil:
+				pending = append(pending, fmt.Sprintf("Deployment %s is missing", key))
+			case r.Stalled:
+				return false, "", cli.Stop(fmt.Errorf("the agent's rollout stalled: %s", r))
+			case !r.Done:
+				pending = append(pending, r.String())
+			}
+		}
+		switch a := cli.CurrentCondition(cur.Status.Conditions, operatorv1.ConditionKlusterletAvailable, gen); {
+		case a == nil:
+			pending = append(pending, "the Klusterlet reports no Available condition for this generation yet")
+		case a.Status != metav1.ConditionTrue:
+			pending = append(pending, fmt.Sprintf("Available=%s (%s): %s", a.Status, a.Reason, a.Message))
+		}
+		return len(pending) == 0, strings.Join(pending, "; "), nil
+	})
+	if err != nil {
+		return in.Explain(err)
+	}
+	fmt.Fprintf(o.ErrOut, "The agent of cluster %s runs with the new hub list.\n", o.ClusterName)
 	return nil
 }
 

@@ -3,13 +3,14 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 )
 
 func main() {
-	if err := root.NewCmdRoot(root.DefaultIOStreams()).Execute(); err != nil {
+	if err := root.Execute(context.Background(), root.NewCmdRoot(root.DefaultIOStreams())); err != nil {
 		os.Exit(1)
 	}
 }

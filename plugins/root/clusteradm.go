@@ -1,6 +1,8 @@
 package root
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -115,6 +117,39 @@ func failUnknownSubcommands(root *cobra.Command) {
 		}
 		return unknownSubcommand(cmd, args)
 	}
+	// --help after an unknown command is that error too, as for kubectl
+	// and clusteradm: cobra prints help and succeeds whatever the words
+	// before --help, so the help function prints the error instead and
+	// leaves it for Execute to return.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		if words := cmd.Flags().Args(); cmd.HasSubCommands() && len(words) > 0 && cmd.Flags().Changed("help") {
+			err := unknownSubcommand(cmd, words)
+			cmd.PrintErrln(cmd.ErrPrefix(), err.Error())
+			root.Annotations[helpErrorAnnotation] = err.Error()
+			return
+		}
+		help(cmd, args)
+	})
+}
+
+// helpErrorAnnotation is the root's annotation that holds the error of a
+// --help asked of an unknown command, which Execute returns.
+const helpErrorAnnotation = "kubectl-ocm/help-error"
+
+// Execute runs root, a command of NewCmdRoot, with ctx and returns its
+// error: the error of the verb that ran, or of an unknown command asked for
+// its --help, which cobra itself answers with the help of the command above
+// and no error.
+func Execute(ctx context.Context, root *cobra.Command) error {
+	delete(root.Annotations, helpErrorAnnotation)
+	if err := root.ExecuteContext(ctx); err != nil {
+		return err
+	}
+	if msg, ok := root.Annotations[helpErrorAnnotation]; ok {
+		return errors.New(msg)
+	}
+	return nil
 }
 
 // unknownSubcommandFlag is the flag error of a group command: the flags of

@@ -2,6 +2,7 @@ package root
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -64,6 +65,11 @@ func TestUnknownCommands(t *testing.T) {
 		{[]string{"--no-such-flag"}, []string{"unknown flag: --no-such-flag"}},
 		{[]string{"hub", "--no-such-flag", "init"}, []string{"unknown flag: --no-such-flag"}},
 		{[]string{"delete", "tokens"}, []string{`unknown command "tokens" for "kubectl ocm delete"`, "did you mean token?"}},
+		// --help after an unknown command fails as kubectl's does, so a
+		// script that checks a verb exists this way is not fooled.
+		{[]string{"frobnicate", "--help"}, []string{`unknown command "frobnicate" for "kubectl ocm"`}},
+		{[]string{"hub", "innit", "--help"}, []string{`unknown command "innit" for "kubectl ocm hub"`, "did you mean init?"}},
+		{[]string{"hub", "token", "nope", "-h"}, []string{`unknown command "nope" for "kubectl ocm hub token"`}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -77,6 +83,21 @@ func TestUnknownCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHelpOfKnownCommands checks that --help of every real command, and of
+// kubectl ocm itself, still prints help and succeeds.
+func TestHelpOfKnownCommands(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"hub", "--help"}, {"hub", "token", "-h"}, {"work", "create", "--help"}, {"get", "works", "--help"}, {"help", "hub"}} {
+		root := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&out)
+		root.SetArgs(args)
+		if err := Execute(context.Background(), root); err != nil || !strings.Contains(out.String(), "Usage:") {
+			t.Errorf("kubectl ocm %s: err = %v, output:\n%s", strings.Join(args, " "), err, out.String())
+		}
 	}
 }
 
@@ -117,5 +138,5 @@ func run(t *testing.T, args ...string) error {
 	root.SetOut(&out)
 	root.SetErr(&out)
 	root.SetArgs(args)
-	return root.Execute()
+	return Execute(context.Background(), root)
 }

@@ -7,12 +7,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // Condition types the operator writes on both resources and the upgrade
@@ -90,7 +90,7 @@ func judge(o observation) (bool, string, error) {
 	var pending []string
 	if o.status.observedGeneration < o.generation {
 		pending = append(pending, fmt.Sprintf("the operator has not acted on generation %d yet (observed %d)", o.generation, o.status.observedGeneration))
-	} else if c := current(o.status.conditions, conditionApplied, o.generation); c != nil && c.Status == metav1.ConditionFalse {
+	} else if c := cli.CurrentCondition(o.status.conditions, conditionApplied, o.generation); c != nil && c.Status == metav1.ConditionFalse {
 		return false, "", fmt.Errorf("%s %s was not applied: %s: %s", o.kind, o.name, c.Reason, c.Message)
 	}
 	for _, dep := range o.deployments {
@@ -109,7 +109,7 @@ func judge(o observation) (bool, string, error) {
 		if len(o.status.listedDeployments()) == 0 {
 			pending = append(pending, "its status lists no Deployment yet")
 		}
-		switch c := current(o.status.conditions, conditionAvailable, o.generation); {
+		switch c := cli.CurrentCondition(o.status.conditions, conditionAvailable, o.generation); {
 		case c == nil:
 			pending = append(pending, "Available is not reported yet")
 		case c.Status != metav1.ConditionTrue:
@@ -120,16 +120,6 @@ func judge(o observation) (bool, string, error) {
 		return true, "", nil
 	}
 	return false, strings.Join(pending, "; "), nil
-}
-
-// current returns the condition of type t when it describes generation gen or
-// later, or does not say which generation it describes; nil otherwise.
-func current(conds []metav1.Condition, t string, gen int64) *metav1.Condition {
-	c := meta.FindStatusCondition(conds, t)
-	if c == nil || (c.ObservedGeneration != 0 && c.ObservedGeneration < gen) {
-		return nil
-	}
-	return c
 }
 
 // rolloutState reports whether dep runs image and is rolled out by the

@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,7 +24,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
 var (
@@ -166,10 +164,7 @@ func waitJoinedAvailable(t *testing.T, hub client.Client, cluster string) {
 // applySeed creates every object of a seed example file, unchanged.
 func applySeed(t *testing.T, c client.Client, name string) {
 	t.Helper()
-	root, err := framework.RepoRoot()
-	require.NoError(t, err)
-	data, err := os.ReadFile(filepath.Join(root, "..", "shared", "examples", "seeds", name))
-	require.NoError(t, err)
+	data := seeds.Data(t, name)
 	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(string(data)), 4096)
 	for {
 		u := &unstructured.Unstructured{}

@@ -21,6 +21,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
@@ -63,6 +64,9 @@ func TestStandbyHub(t *testing.T) {
 	out := f.ocm(t, "join", "--add-hub", "--hub-token", standbyToken, "--hub-apiserver", standbyServer,
 		"--hub-connection-timeout-seconds", fmt.Sprint(operatorv1.MinHubConnectionTimeoutSeconds), "--context", cluster)
 	assert.Contains(t, out, "Added hub "+standbyServer+" as hub 2 of cluster "+cluster)
+	// join --add-hub returned once the agent runs with the new hub list:
+	// its Deployments rolled out, no Pod of the old list left.
+	agentRolledOut(t, managed.Client())
 	// The agent's Pod restarts with both hubs and stays with the primary,
 	// the hub its credential is for.
 	eventually(t, 3*time.Minute, "the agent connected to hub 1 of 2", func(ctx context.Context) (bool, error) {
@@ -151,4 +155,35 @@ func currentHubShown(t *testing.T, f *fleet, cluster, server string) {
 	})
 	t.Logf("$ kubectl ocm get klusterlet --context %s\n%s", cluster, last)
 	assert.Contains(t, last, "Hub connection timeout:")
+}
+
+// agentRolledOut requires, now and without waiting, every agent Deployment
+// the Klusterlet lists to be rolled out and every Pod of the agent's
+// namespace ready and not terminating.
+func agentRolledOut(t *testing.T, c client.Client) {
+	t.Helper()
+	ctx := t.Context()
+	k := &operatorv1.Klusterlet{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k))
+	deployments := 0
+	for _, g := range k.Status.Generations {
+		if g.Group != appsv1.GroupName || g.Resource != "deployments" {
+			continue
+		}
+		deployments++
+		dep := &appsv1.Deployment{}
+		require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: g.Namespace, Name: g.Name}, dep))
+		st := deploystatus.Of(dep)
+		assert.True(t, st.Done, "Deployment %s/%s: %s", g.Namespace, g.Name, st)
+	}
+	require.NotZero(t, deployments, "the Klusterlet lists no agent Deployment")
+	pods := &corev1.PodList{}
+	require.NoError(t, c.List(ctx, pods, client.InNamespace(k.AgentNamespace())))
+	for _, p := range pods.Items {
+		ready := false
+		for _, cond := range p.Status.Conditions {
+			ready = ready || (cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue)
+		}
+		assert.True(t, ready && p.DeletionTimestamp == nil, "agent Pod %s: phase %s, ready %v, terminating %v", p.Name, p.Status.Phase, ready, p.DeletionTimestamp != nil)
+	}
 }

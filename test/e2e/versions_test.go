@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
 // TestVersionMatrix runs the getting-started flow across two Kubernetes
@@ -142,10 +141,7 @@ func seedWorkRunsOn(t *testing.T, f *fleet, cluster string) {
 // namespace, which is cluster's.
 func seedWork(t *testing.T, cluster string) *workv1.ManifestWork {
 	t.Helper()
-	root, err := framework.RepoRoot()
-	require.NoError(t, err)
-	data, err := os.ReadFile(filepath.Join(root, "..", "shared", "examples", "seeds", "001-manifestwork-mw-01.yaml"))
-	require.NoError(t, err)
+	data := seeds.Data(t, "001-manifestwork-mw-01.yaml")
 	mw := &workv1.ManifestWork{}
 	require.NoError(t, yaml.UnmarshalStrict(data, mw), "decode the seed ManifestWork")
 	require.Equal(t, "cluster1", mw.Namespace, fmt.Sprintf("the seed's namespace changed: %s", mw.Namespace))

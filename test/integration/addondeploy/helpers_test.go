@@ -2,8 +2,6 @@ package addondeploy
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +28,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
 const (
@@ -208,19 +207,10 @@ func (s *suite) waitCondition(t *testing.T, name, typ string, status metav1.Cond
 	return m
 }
 
-// seed reads a seed example: from $OCM_SEEDS_DIR, else the shared examples
-// next to the repository.
+// seed reads a seed example of test/seeds.
 func seed(t *testing.T, name string) []byte {
 	t.Helper()
-	dir := os.Getenv("OCM_SEEDS_DIR")
-	if dir == "" {
-		root, err := framework.RepoRoot()
-		kit.Must(t, "find the repository root (or set OCM_SEEDS_DIR)", err)
-		dir = filepath.Join(root, "..", "shared", "examples", "seeds")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, name))
-	kit.Must(t, "read seed example (set OCM_SEEDS_DIR to the seeds directory)", err)
-	return data
+	return seeds.Data(t, name)
 }
 
 // newCMA returns a ClusterManagementAddOn with the Manual install strategy.

@@ -29,7 +29,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/seeds"
+	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
 const (

@@ -13,7 +13,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/seeds"
+	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
 // rolloutClusters are the clusters of the progressive rollout: one per

@@ -2,7 +2,6 @@ package conversion
 
 import (
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -15,7 +14,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	addonv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1beta1"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/seeds"
+	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
 // TestSeedsRoundTrip writes every add-on object of the seeds 001-* and 003-*
@@ -28,7 +27,7 @@ func TestSeedsRoundTrip(t *testing.T) {
 	s.install(t)
 	s.startWebhook(t, addonconversion.Options{})
 	s.createNamespaces(t, "cluster1", "open-cluster-management")
-	files := append(glob(t, "001-*.yaml"), glob(t, "003-*.yaml")...)
+	files := append(seeds.Names("001-*.yaml"), seeds.Names("003-*.yaml")...)
 	checked := 0
 	for _, file := range files {
 		t.Run(file, func(t *testing.T) {
@@ -65,20 +64,6 @@ func TestSeedsRoundTrip(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("the seeds hold no add-on object")
 	}
-}
-
-// glob lists the seed files matching pattern.
-func glob(t *testing.T, pattern string) []string {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(seeds.Dir(t), pattern))
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := make([]string, len(paths))
-	for i, p := range paths {
-		names[i] = filepath.Base(p)
-	}
-	return names
 }
 
 // goConversion converts the v1alpha1 object u to v1beta1 with the types'

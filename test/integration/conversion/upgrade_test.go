@@ -17,7 +17,7 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/seeds"
+	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
 // TestUpgradeMigratesStoredVersions installs a hub whose add-on CRDs serve
@@ -85,7 +85,7 @@ func (s *suite) installV1alpha1Hub(t *testing.T) []*unstructured.Unstructured {
 	}
 	s.createNamespaces(t, "cluster1", "open-cluster-management")
 	var written []*unstructured.Unstructured
-	for _, file := range append(glob(t, "001-*.yaml"), glob(t, "003-*.yaml")...) {
+	for _, file := range append(seeds.Names("001-*.yaml"), seeds.Names("003-*.yaml")...) {
 		for _, obj := range seeds.Read(t, file) {
 			if obj.GroupVersionKind().GroupVersion() != addonv1alpha1.GroupVersion {
 				continue

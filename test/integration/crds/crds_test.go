@@ -5,9 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +27,7 @@ import (
 	ocmapply "github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/seeds"
+	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
 const (
@@ -137,17 +135,12 @@ func installCRDs(ctx context.Context, t *testing.T, cluster *framework.Cluster, 
 
 // testSeeds applies every seed example unchanged and reads each one back.
 func testSeeds(ctx context.Context, t *testing.T, cs clusters) {
-	dir := seeds.Dir(t)
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no seed examples (*.yaml) in %s: %v", dir, err)
+	files := seeds.Names("*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no seed examples embedded in test/seeds")
 	}
-	slices.Sort(files)
 	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatalf("read seed %s: %v", file, err)
-		}
+		data := seeds.Data(t, file)
 		docs := splitYAML(data)
 		if len(docs) == 0 {
 			t.Fatalf("seed %s holds no object", file)

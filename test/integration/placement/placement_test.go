@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,6 +13,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
 // TestPlacementScheduler runs the placement scheduler as its ServiceAccount
@@ -51,18 +50,12 @@ func TestPlacementScheduler(t *testing.T) {
 
 // seedFile is the seed example whose Placement selects the clusters with the
 // aws platform claim.
-const seedFile = "/work/shared/examples/seeds/001-installstrategy-placements.yaml"
+const seedFile = "001-installstrategy-placements.yaml"
 
 // testSeed applies the seed as it is and checks that its placement selects
 // exactly the clusters with the aws platform claim.
 func testSeed(ctx context.Context, t *testing.T, s *suite) {
-	data, err := os.ReadFile(seedFile)
-	if errors.Is(err, os.ErrNotExist) {
-		root, rerr := framework.RepoRoot()
-		kit.Must(t, "find the repository", rerr)
-		data, err = os.ReadFile(filepath.Join(root, "..", "shared", "examples", "seeds", filepath.Base(seedFile)))
-	}
-	kit.Must(t, "read the seed", err)
+	data := seeds.Data(t, seedFile)
 	var objs []*unstructured.Unstructured
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for {

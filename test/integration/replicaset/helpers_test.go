@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -30,6 +28,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
 // pollTimeout bounds every wait for the controller.
@@ -243,14 +242,7 @@ func value(t *testing.T, mw *workv1.ManifestWork) string {
 // 001-rolloutstrategy-progressive.yaml.
 func seedRolloutStrategy(t *testing.T) clusterv1alpha1.RolloutStrategy {
 	t.Helper()
-	dir := os.Getenv("OCM_SEEDS_DIR")
-	if dir == "" {
-		root, err := framework.RepoRoot()
-		kit.Must(t, "find the repository root", err)
-		dir = filepath.Join(root, "..", "shared", "examples", "seeds")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "001-rolloutstrategy-progressive.yaml"))
-	kit.Must(t, "read the seed (set OCM_SEEDS_DIR)", err)
+	data := seeds.Data(t, "001-rolloutstrategy-progressive.yaml")
 	var seed struct {
 		Spec struct {
 			InstallStrategy struct {

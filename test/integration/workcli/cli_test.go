@@ -192,7 +192,15 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 	})
 
 	t.Run("get", func(t *testing.T) {
-		r := k.Run(ctx, "work", "get")
+		// clusteradm's --cluster NAME names a managed cluster; here it is
+		// kubectl's flag: the verb says so before any request goes to the
+		// kubeconfig's cluster entry of that name.
+		r := k.Run(ctx, "get", "works", "--cluster", "cluster1")
+		clitest.ExpectErr(t, r, "--cluster cluster1 is kubectl's flag", "cluster1 is a managed cluster of the hub", "name it with --clusters cluster1")
+		if strings.Contains(r.ErrOut, "server groups") || strings.Contains(r.ErrOut, "credentials") {
+			t.Errorf("get works --cluster cluster1 sent requests before saying why it stops:\n%s", r.ErrOut)
+		}
+		r = k.Run(ctx, "work", "get")
 		clitest.ExpectOK(t, r, "CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   AGE")
 		if !hasRow(r.Out, "web", "cluster1", "3") {
 			t.Errorf("table lacks the row of web:\n%s", r.Out)

@@ -17,27 +17,9 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1beta1"
 )
 
-// seedsDirEnv overrides where the seed examples are read from, as for the
-// integration tests.
-const seedsDirEnv = "OCM_SEEDS_DIR"
-
-// seedsDir returns the seed examples' directory: $OCM_SEEDS_DIR, or
-// ../shared/examples/seeds next to the repository root, four levels above
-// this package.
-func seedsDir(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv(seedsDirEnv); dir != "" {
-		return dir
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "..", "..", "shared", "examples", "seeds"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		t.Fatalf("seed examples not found at %s; set %s", dir, seedsDirEnv)
-	}
-	return dir
-}
+// seedsDir is the repository's seed examples (test/seeds), four levels
+// above this package.
+var seedsDir = filepath.Join("..", "..", "..", "..", "test", "seeds")
 
 // TestSeedsRoundTrip converts every v1alpha1 add-on object of the seed
 // examples 001-* and 003-* to v1beta1, through JSON as the API server
@@ -45,7 +27,7 @@ func seedsDir(t *testing.T) string {
 func TestSeedsRoundTrip(t *testing.T) {
 	var files []string
 	for _, pattern := range []string{"001-*.yaml", "003-*.yaml"} {
-		m, err := filepath.Glob(filepath.Join(seedsDir(t), pattern))
+		m, err := filepath.Glob(filepath.Join(seedsDir, pattern))
 		if err != nil {
 			t.Fatal(err)
 		}

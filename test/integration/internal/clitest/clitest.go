@@ -50,7 +50,7 @@ func (c CLI) RunWith(ctx context.Context, streams genericiooptions.IOStreams, ar
 	} else {
 		cmd.SetArgs(append(args, flags...))
 	}
-	err := cmd.ExecuteContext(ctx)
+	err := root.Execute(ctx, cmd)
 	return Result{Out: text(streams.Out), ErrOut: text(streams.ErrOut), Err: err}
 }
 

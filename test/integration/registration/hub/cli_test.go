@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -106,6 +107,16 @@ func TestCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(must("hub", "token", "--duration", "1h", "-o", "json")), &join); err != nil || join.HubToken == "" {
 		t.Fatalf("hub token -o json: %v (%+v)", err, join)
 	}
+	// The plain output holds the token once, inside the join command; the
+	// bare token comes with -o jsonpath.
+	if out := must("hub", "token", "--duration", "1h"); !strings.Contains(out, "kubectl ocm join --hub-token ") {
+		t.Errorf("hub token printed no join command:\n%s", out)
+	} else if tok := regexp.MustCompile(`--hub-token (\S+)`).FindStringSubmatch(out)[1]; strings.Count(out, tok) != 1 {
+		t.Errorf("hub token printed its token %d times, want once (in the join command):\n%s", strings.Count(out, tok), out)
+	}
+	if out := must("hub", "token", "--duration", "1h", "-o", "jsonpath={.hubToken}"); strings.ContainsAny(out, " \n{}") || len(out) < 100 {
+		t.Errorf("hub token -o jsonpath={.hubToken} printed %q, want the bare token", out)
+	}
 	// A token bound to c2 creates c2's bootstrap identity, which clean removes.
 	if out := must("hub", "token", "--cluster-name", "c2", "-o", "yaml"); !strings.Contains(out, "clusterName: c2") {
 		t.Errorf("hub token --cluster-name c2 -o yaml:\n%s", out)
@@ -140,6 +151,24 @@ func TestCLI(t *testing.T) {
 	expectPending(ctx, t, admin, stray, "requested by the admin, not the bootstrap identity")
 	waitCluster(ctx, t, admin, "c1", "accepted", hasCondition(
 		clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
+
+	// c1's agent reports it joined, as the registration agent does; accept
+	// --wait on the accepted and joined cluster has no request to wait for
+	// and returns at once, where it used to wait out its whole timeout.
+	mc := &clusterv1.ManagedCluster{}
+	if err := admin.Get(ctx, client.ObjectKey{Name: "c1"}, mc); err != nil {
+		t.Fatal(err)
+	}
+	meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue,
+		Reason: "ManagedClusterJoined", Message: "the agent holds a hub credential"})
+	if err := admin.Status().Update(ctx, mc); err != nil {
+		t.Fatalf("report c1 joined: %v", err)
+	}
+	out, errOut, err = kubectl("accept", "--clusters", "c1", "--wait", "--timeout", "2m")
+	if err != nil || !strings.Contains(errOut, "Managed cluster c1 is already accepted: no certificate request to wait for.") ||
+		!strings.Contains(out, "Your managed cluster c1 has joined the Hub successfully.") {
+		t.Errorf("accept --wait on the joined cluster c1: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
 
 	// Revoking: the tokens printed so far stop working at once, the next
 	// ones work; c1, registered, is not affected.
