@@ -189,15 +189,17 @@ step kubectl ocm addon get hellomanager --context hub
 step kubectl wait --for=create configmap/greeting -n hellomanager --context cluster1 --timeout=1m
 step kubectl get configmap greeting -n hellomanager --context cluster1 -o jsonpath='{.data.value}{"\n"}'
 
-# A standby hub: hub2 is installed as the hub was and approves first joins of
-# the bootstrap identity by itself. cluster1 lists it with join --add-hub; its
+# A standby hub: hub2 is installed as the hub was and approves by itself the
+# first join of cluster1 alone: its token is bound to cluster1 (--cluster-name)
+# and only that identity is auto-approved, so a leaked token can register no
+# other cluster, and no auto-approval ever re-registers an accepted one. cluster1 lists it with join --add-hub; its
 # agent restarts with both hubs and stays with the hub its credential is for
 # (get klusterlet: CURRENT).
 # Should the hub stop answering for hubConnectionTimeoutSeconds (180 s here,
 # 600 by default), the agent registers with hub2 and hub2's works apply
 # there, taking over what the hub's applied (make test runs that failover
 # on these nodes).
-step kubectl ocm hub init --context hub2 --wait --auto-approved-csr-identities system:serviceaccount:open-cluster-management:agent-registration-bootstrap | tee "$DEV_ENV_DIR/hub2-init.out"
+step kubectl ocm hub init --context hub2 --wait --cluster-name cluster1 --auto-approved-csr-identities system:serviceaccount:open-cluster-management:agent-registration-bootstrap-cluster1 | tee "$DEV_ENV_DIR/hub2-init.out"
 STANDBY_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
 STANDBY=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
 if [[ -z $STANDBY_TOKEN || -z $STANDBY ]]; then

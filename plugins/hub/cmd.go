@@ -92,7 +92,7 @@ ocm hub token' prints it).`,
 	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp).")
 	f.StringVar(&o.ClusterName, "cluster-name", "", "Print a join command whose token may register only this cluster (see 'kubectl ocm hub token --help').")
 	f.StringSliceVar(&o.AutoApprovedCSRIdentities, "auto-approved-csr-identities", nil,
-		"Bootstrap identities whose first-join certificate requests the hub approves automatically (ClusterManager spec.registrationConfiguration.autoApproveUsers).")
+		"Bootstrap identities whose first-join certificate requests the hub approves automatically, accepting the cluster (ClusterManager spec.registrationConfiguration.autoApproveUsers). A request for a cluster the hub accepted before always waits for 'kubectl ocm accept'.")
 	f.DurationVar(&o.TokenDuration, "duration", 24*time.Hour, "How long the printed bootstrap token stays valid.")
 	f.StringVar(&o.OutputFile, "output-file", "", "Also write the manifests init applies to this file, as --dry-run=client -o yaml prints them; it is written before anything is applied.")
 	f.StringVar(&o.OutputJoinCommandFile, "output-join-command-file", "",

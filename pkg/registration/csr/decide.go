@@ -30,6 +30,12 @@ type Facts struct {
 	// ClusterAccepted reports whether the labeled cluster exists and has
 	// HubAcceptedManagedCluster True.
 	ClusterAccepted bool
+	// AcceptedBefore reports whether the labeled cluster was accepted before
+	// the request: it exists with spec.hubAcceptsClient set, or with the
+	// automatically-accepted-on annotation, unless the auto-approval of this
+	// very request accepted it (a retry). A request for such a cluster is no
+	// first join.
+	AcceptedBefore bool
 	// AutoApproveUsers are the bootstrap identities whose first-join requests
 	// are approved without an administrator.
 	AutoApproveUsers []string
@@ -38,7 +44,8 @@ type Facts struct {
 // Decide returns what the hub controller does with req and why: renewals by
 // the agent's own identity of an accepted cluster are approved (after an
 // authorization check), first joins by an auto-approved identity are
-// approved, everything else is left for `kubectl ocm accept`.
+// approved (never a request for a cluster accepted before it), everything
+// else is left for `kubectl ocm accept`.
 func Decide(req Request, facts Facts) (Action, string) {
 	if err := Validate(req); err != nil {
 		return LeavePending, err.Error()
@@ -53,6 +60,13 @@ func Decide(req Request, facts Facts) (Action, string) {
 		return ApproveIfAuthorized, "renewal by the agent's own identity"
 	}
 	if slices.Contains(facts.AutoApproveUsers, req.Requester) {
+		// Auto-approval trusts a bootstrap identity with first joins only:
+		// whoever holds the shared bootstrap token would otherwise become
+		// the agent of any cluster the hub already accepted.
+		if facts.AcceptedBefore {
+			return LeavePending, fmt.Sprintf("cluster %s was accepted before this request from %s: auto-approval covers first joins only, so registering an accepted cluster again takes an administrator: `kubectl ocm accept --clusters %s`",
+				req.Cluster, req.Requester, req.Cluster)
+		}
 		return Approve, fmt.Sprintf("first join by auto-approved identity %s", req.Requester)
 	}
 	return LeavePending, fmt.Sprintf("requester %s is neither the agent identity %s nor an auto-approved identity; approve with `kubectl ocm accept --clusters %s`",

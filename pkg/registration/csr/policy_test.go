@@ -170,6 +170,11 @@ func TestDecide(t *testing.T) {
 		{"listed bootstrap requester, subject names another cluster", request("cluster1", "cluster2", bootstrap), autoBootstrap, LeavePending},
 		{"listed bound identity of another cluster", request("cluster1", "cluster1", bound2), autoBootstrap, LeavePending},
 		{"listed bound identity of its cluster", request("cluster2", "cluster2", bound2), autoBootstrap, Approve},
+		// H1: a bootstrap-token holder must not become the agent of a
+		// cluster the hub accepted already.
+		{"listed bootstrap requester, cluster accepted before", request("cluster1", "cluster1", bootstrap), Facts{AutoApproveUsers: []string{bootstrap}, AcceptedBefore: true, ClusterAccepted: true}, LeavePending},
+		{"listed bootstrap requester, cluster accepted but not yet reported", request("cluster1", "cluster1", bootstrap), Facts{AutoApproveUsers: []string{bootstrap}, AcceptedBefore: true}, LeavePending},
+		{"listed bound identity, its cluster accepted before", request("cluster2", "cluster2", bound2), Facts{AutoApproveUsers: []string{bound2}, AcceptedBefore: true}, LeavePending},
 		{"extra organization", with(request("cluster1", "cluster1", agent1), func(r *Request) { r.Organizations = append(r.Organizations, "system:masters") }), accepted, LeavePending},
 		{"server auth usage", with(request("cluster1", "cluster1", agent1), func(r *Request) { r.Usages = append(r.Usages, certificatesv1.UsageServerAuth) }), accepted, LeavePending},
 		{"no cluster label", request("", "cluster1", agent1), accepted, LeavePending},

@@ -101,7 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 		log.V(2).Info("Leaving malformed request pending", "reason", err.Error())
 		return ctrl.Result{}, nil
 	}
-	facts, err := r.facts(ctx, req.Cluster)
+	facts, err := r.facts(ctx, req.Cluster, obj.Name)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -122,7 +122,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 	if action == csr.Approve {
 		// A first join by an auto-approved identity is the hub's half of
 		// the double opt-in: accept the cluster too, once.
-		if err := r.acceptOnce(ctx, req.Cluster); err != nil {
+		if err := r.acceptOnce(ctx, req.Cluster, obj.Name); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -134,10 +134,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 
 // acceptOnce sets spec.hubAcceptsClient on a cluster whose first-join request
 // is auto-approved, and records it in the automatically-accepted-on
-// annotation so that a cluster an administrator denies later is not accepted
+// annotation, with the request in automatically-accepted-for, so that a cluster an administrator denies later is not accepted
 // again by its next request. A cluster that does not exist yet is left alone:
 // the agent creates its ManagedCluster before its first request.
-func (r *Reconciler) acceptOnce(ctx context.Context, cluster string) error {
+func (r *Reconciler) acceptOnce(ctx context.Context, cluster, request string) error {
 	mc := &clusterv1.ManagedCluster{}
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 		return client.IgnoreNotFound(err)
@@ -148,6 +148,7 @@ func (r *Reconciler) acceptOnce(ctx context.Context, cluster string) error {
 	h := patch.NewHelper(mc, r.Client)
 	mc.Spec.HubAcceptsClient = true
 	metav1.SetMetaDataAnnotation(&mc.ObjectMeta, clusterv1.AutomaticallyAcceptedOnAnnotationKey, time.Now().UTC().Format(time.RFC3339))
+	metav1.SetMetaDataAnnotation(&mc.ObjectMeta, clusterv1.AutomaticallyAcceptedForAnnotationKey, request)
 	if err := h.Patch(ctx, mc); err != nil {
 		return fmt.Errorf("accept ManagedCluster %s: %w", cluster, err)
 	}
@@ -156,14 +157,16 @@ func (r *Reconciler) acceptOnce(ctx context.Context, cluster string) error {
 	return nil
 }
 
-// facts gathers what Decide needs to know about the hub for cluster.
-func (r *Reconciler) facts(ctx context.Context, cluster string) (csr.Facts, error) {
+// facts gathers what Decide needs to know about the hub for request, a
+// request for cluster.
+func (r *Reconciler) facts(ctx context.Context, cluster, request string) (csr.Facts, error) {
 	facts := csr.Facts{AutoApproveUsers: slices.Clone(r.AutoApproveUsers)}
 	mc := &clusterv1.ManagedCluster{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); client.IgnoreNotFound(err) != nil {
 		return facts, fmt.Errorf("get ManagedCluster %s: %w", cluster, err)
 	} else if err == nil {
 		facts.ClusterAccepted = mc.Spec.HubAcceptsClient && mc.IsAccepted() && mc.DeletionTimestamp.IsZero()
+		facts.AcceptedBefore = acceptedBefore(mc, request)
 	}
 	cm := &operatorv1.ClusterManager{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: r.ClusterManagerName}, cm); client.IgnoreNotFound(err) != nil {
@@ -172,6 +175,18 @@ func (r *Reconciler) facts(ctx context.Context, cluster string) (csr.Facts, erro
 		facts.AutoApproveUsers = append(facts.AutoApproveUsers, cm.Spec.RegistrationConfiguration.AutoApprovedIdentities()...)
 	}
 	return facts, nil
+}
+
+// acceptedBefore reports whether mc was accepted before request: its
+// spec.hubAcceptsClient is set or the hub accepted it automatically, for
+// another request than this one (a reconcile retrying the approval of the
+// first join that accepted it finds it named in automatically-accepted-for).
+func acceptedBefore(mc *clusterv1.ManagedCluster, request string) bool {
+	_, auto := mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey]
+	if !mc.Spec.HubAcceptsClient && !auto {
+		return false
+	}
+	return !auto || mc.Annotations[clusterv1.AutomaticallyAcceptedForAnnotationKey] != request
 }
 
 // mayRenew asks the authorizer whether the requester of csr may renew the

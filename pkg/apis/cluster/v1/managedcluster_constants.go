@@ -132,6 +132,11 @@ const (
 	// AutomaticallyAcceptedOnAnnotationKey records when the hub accepted the
 	// cluster automatically (ManagedClusterAutoApproval).
 	AutomaticallyAcceptedOnAnnotationKey = "open-cluster-management.io/automatically-accepted-on"
+	// AutomaticallyAcceptedForAnnotationKey names the certificate request
+	// whose auto-approved first join accepted the cluster, beside
+	// AutomaticallyAcceptedOnAnnotationKey: that request alone, retried, is
+	// still a first join; every later one needs an administrator.
+	AutomaticallyAcceptedForAnnotationKey = "kubectl-ocm.io/automatically-accepted-for"
 	// SkipClockSyncCheckAnnotationKey set to "true" makes the hub treat the
 	// cluster's clock as synced.
 	SkipClockSyncCheckAnnotationKey = "registration.open-cluster-management.io/skip-clock-sync-check"

@@ -198,6 +198,27 @@ func TestBootstrapSecurity(t *testing.T) {
 		for name, what := range forged {
 			expectPending(ctx, t, admin, name, what)
 		}
+
+		// The bootstrap identity is trusted with first joins only: a valid
+		// request of the token holder for cluster-x, accepted by the
+		// administrator, and for cluster-y, accepted automatically a moment
+		// ago, stays pending and says why; a first join of cluster-z filed
+		// after them is approved, so the hub controller has seen them.
+		squatX := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
+		squatY := mustFileCSR(ctx, t, boot, agentCSR("cluster-y"))
+		if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-z"}}); err != nil {
+			t.Fatalf("register cluster-z with the shared bootstrap token: %v", err)
+		}
+		waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR("cluster-z")))
+		expectPending(ctx, t, admin, squatX, "the shared bootstrap token's second registration of the accepted cluster-x")
+		expectPending(ctx, t, admin, squatY, "the shared bootstrap token's second registration of the automatically accepted cluster-y")
+		mc := &clusterv1.ManagedCluster{}
+		if err := admin.Get(ctx, client.ObjectKey{Name: "cluster-y"}, mc); err != nil {
+			t.Fatal(err)
+		}
+		if !mc.Spec.HubAcceptsClient || mc.Annotations[clusterv1.AutomaticallyAcceptedForAnnotationKey] == "" {
+			t.Errorf("cluster-y, accepted automatically: hubAcceptsClient %v, annotations %v", mc.Spec.HubAcceptsClient, mc.Annotations)
+		}
 	})
 
 	t.Run("cluster-bound bootstrap token", func(t *testing.T) {
