@@ -186,12 +186,10 @@ func (h *SimHub) start(ctx context.Context, cluster string, interval time.Durati
 // and returns its agent once it has reported Joined and Available.
 func registerSimAgent(ctx context.Context, h *SimHub, cluster string, interval time.Duration) (*SimAgent, error) {
 	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}
-	if err := h.bootstrap.Create(ctx, mc); err != nil && !apierrors.IsAlreadyExists(err) {
+	err := h.bootstrap.Create(ctx, mc)
+	rejoin := apierrors.IsAlreadyExists(err)
+	if err != nil && !rejoin {
 		return nil, fmt.Errorf("create ManagedCluster as the bootstrap identity: %w", err)
-	}
-	// The hub admin accepts the cluster, as `kubectl ocm accept` would.
-	if err := AcceptCluster(ctx, h.admin, cluster); err != nil {
-		return nil, err
 	}
 	csr, keyPEM, err := NewAgentCSR(cluster)
 	if err != nil {
@@ -199,6 +197,14 @@ func registerSimAgent(ctx context.Context, h *SimHub, cluster string, interval t
 	}
 	if err := h.bootstrap.Create(ctx, csr); err != nil {
 		return nil, fmt.Errorf("create CSR as the bootstrap identity: %w", err)
+	}
+	if rejoin {
+		// A cluster registered before is no first join: auto-approval
+		// leaves its request to the hub admin, who approves it as
+		// `kubectl ocm accept` would (a conflict: the hub decided first).
+		if err := regcsr.ApproveRequest(ctx, h.admin, csr, "ApprovedByHarness", "the harness registers its simulated cluster again"); err != nil && !apierrors.IsConflict(err) {
+			return nil, err
+		}
 	}
 	var certPEM []byte
 	_, err = PollErr(ctx, interval, simTimeout, "the certificate of CSR "+csr.Name, func(ctx context.Context) (bool, error) {
@@ -213,6 +219,13 @@ func registerSimAgent(ctx context.Context, h *SimHub, cluster string, interval t
 		return len(certPEM) > 0, nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	// Auto-approval accepted the cluster with its first join, which is
+	// what it trusts the bootstrap identity with (a request for a cluster
+	// accepted before stays pending); the hub admin's accept, as `kubectl
+	// ocm accept` would set it, finds it accepted.
+	if err := AcceptCluster(ctx, h.admin, cluster); err != nil {
 		return nil, err
 	}
 	cfg := &rest.Config{Host: h.server, QPS: 5, Burst: 10,

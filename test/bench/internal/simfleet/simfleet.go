@@ -252,12 +252,10 @@ func (f *Fleet) register(ctx context.Context, cluster string) error {
 	defer cancel()
 	mc := &clusterv1.ManagedCluster{}
 	mc.Name = cluster
-	if err := f.bootstrap.Create(ctx, mc); err != nil && !apierrors.IsAlreadyExists(err) {
+	err := f.bootstrap.Create(ctx, mc)
+	rejoin := apierrors.IsAlreadyExists(err)
+	if err != nil && !rejoin {
 		return fmt.Errorf("create ManagedCluster as the bootstrap user: %w", err)
-	}
-	// The hub admin accepts the cluster, as `kubectl ocm accept` would.
-	if err := benchkit.AcceptCluster(ctx, f.admin, cluster); err != nil {
-		return err
 	}
 	csr, _, err := benchkit.NewAgentCSR(cluster)
 	if err != nil {
@@ -265,6 +263,14 @@ func (f *Fleet) register(ctx context.Context, cluster string) error {
 	}
 	if err := f.bootstrap.Create(ctx, csr); err != nil {
 		return fmt.Errorf("create CSR as the bootstrap user: %w", err)
+	}
+	if rejoin {
+		// A cluster registered before is no first join: auto-approval
+		// leaves its request to the hub admin, who approves it as
+		// `kubectl ocm accept` would (a conflict: the hub decided first).
+		if err := regcsr.ApproveRequest(ctx, f.admin, csr, "ApprovedByHarness", "the harness registers its simulated cluster again"); err != nil && !apierrors.IsConflict(err) {
+			return err
+		}
 	}
 	err = f.waitStore(ctx, "the certificate of CSR "+csr.Name, f.csrs, csr.Name, func(obj any) (bool, error) {
 		got := obj.(*certificatesv1.CertificateSigningRequest)
@@ -274,6 +280,13 @@ func (f *Fleet) register(ctx context.Context, cluster string) error {
 		return len(got.Status.Certificate) > 0, nil
 	})
 	if err != nil {
+		return err
+	}
+	// Auto-approval accepted the cluster with its first join, which is
+	// what it trusts the bootstrap identity with (a request for a cluster
+	// accepted before stays pending); the hub admin's accept, as `kubectl
+	// ocm accept` would set it, finds it accepted.
+	if err := benchkit.AcceptCluster(ctx, f.admin, cluster); err != nil {
 		return err
 	}
 	user, groups := benchkit.SimAgentUser(cluster)

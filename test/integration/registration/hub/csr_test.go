@@ -51,20 +51,21 @@ func testCSRApproval(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 	expectPending(ctx, t, admin, firstJoin, "bootstrap requester not in the auto-approve list")
 	expectPending(ctx, t, admin, bootstrapForeign, "bootstrap requester, subject names another cluster")
 
-	// Auto-approve list in the ClusterManager.
+	// Auto-approve list in the ClusterManager: it covers first joins only.
+	// cluster1 and cluster2 were accepted before, so the bootstrap
+	// identity's requests for them stay pending for an administrator; the
+	// first join of cluster3, filed after them, is approved and accepts
+	// cluster3, once.
 	setAutoApprove(ctx, t, admin, []string{bootstrapSA})
 	defer setAutoApprove(ctx, t, admin, nil)
-	waitApproved(ctx, t, admin, firstJoin)
-	sentinel = createCSR(ctx, t, boot, "cluster2", "cluster2")
-	waitApproved(ctx, t, admin, sentinel)
-	expectPending(ctx, t, admin, bootstrapForeign, "auto-approved requester, subject names another cluster")
-	expectPending(ctx, t, admin, foreignRequester, "cluster1's agent asking for cluster2's certificate")
-
-	// An auto-approved first join also accepts the cluster, once: a cluster
-	// the administrator denies afterwards stays denied.
+	secondJoin := createCSR(ctx, t, boot, "cluster2", "cluster2")
 	createCluster(ctx, t, admin, "cluster3", false, 0)
 	defer deleteClusterAndWait(ctx, t, admin, "cluster3")
 	waitApproved(ctx, t, admin, createCSR(ctx, t, boot, "cluster3", "cluster3"))
+	expectPending(ctx, t, admin, firstJoin, "auto-approved requester for cluster1, accepted before")
+	expectPending(ctx, t, admin, secondJoin, "auto-approved requester for cluster2, accepted before")
+	expectPending(ctx, t, admin, bootstrapForeign, "auto-approved requester, subject names another cluster")
+	expectPending(ctx, t, admin, foreignRequester, "cluster1's agent asking for cluster2's certificate")
 	poll(ctx, t, "cluster3 accepted automatically", func(ctx context.Context) (bool, error) {
 		mc := &clusterv1.ManagedCluster{}
 		if err := admin.Get(ctx, client.ObjectKey{Name: "cluster3"}, mc); err != nil {
@@ -73,10 +74,19 @@ func testCSRApproval(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 		_, marked := mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey]
 		return mc.Spec.HubAcceptsClient && marked, nil
 	})
+
+	// A cluster the administrator denies afterwards stays denied: its next
+	// bootstrap request is no first join and stays pending, and the hub
+	// does not accept it again. A later first join of cluster4 shows the
+	// hub controller has seen it.
 	if err := setAccept(ctx, admin, "cluster3", false); err != nil {
 		t.Fatalf("deny cluster3: %v", err)
 	}
-	waitApproved(ctx, t, admin, createCSR(ctx, t, boot, "cluster3", "cluster3"))
+	again := createCSR(ctx, t, boot, "cluster3", "cluster3")
+	createCluster(ctx, t, admin, "cluster4", false, 0)
+	defer deleteClusterAndWait(ctx, t, admin, "cluster4")
+	waitApproved(ctx, t, admin, createCSR(ctx, t, boot, "cluster4", "cluster4"))
+	expectPending(ctx, t, admin, again, "auto-approved requester for cluster3, denied after its automatic acceptance")
 	mc := &clusterv1.ManagedCluster{}
 	if err := admin.Get(ctx, client.ObjectKey{Name: "cluster3"}, mc); err != nil {
 		t.Fatal(err)
