@@ -218,7 +218,7 @@ done
 # failing or terminating when the demo ends.
 not_ready=""
 for c in hub cluster1 cluster2 hub2; do
-	not_ready+=$(kubectl get pods -A --context "$c" -o go-template='{{range .items}}{{if ne .status.phase "Succeeded"}}{{$ready := "False"}}{{range .status.conditions}}{{if eq .type "Ready"}}{{$ready = .status}}{{end}}{{end}}{{if or (ne $ready "True") .metadata.deletionTimestamp}}'"$c"'{{" "}}{{.metadata.namespace}}/{{.metadata.name}}{{" "}}{{.status.phase}}{{"\n"}}{{end}}{{end}}{{end}}')
+	not_ready+=$(kubectl get pods -A --context "$c" -o go-template='{{range .items}}{{$ready := "False"}}{{range .status.conditions}}{{if eq .type "Ready"}}{{$ready = .status}}{{end}}{{end}}{{if or .metadata.deletionTimestamp (and (ne .status.phase "Succeeded") (ne $ready "True"))}}'"$c"'{{" "}}{{.metadata.namespace}}/{{.metadata.name}}{{" "}}{{.status.phase}}{{"\n"}}{{end}}{{end}}')
 done
 if [[ -n $not_ready ]]; then
 	printf '\nThese Pods were not ready when the demo ended:\n%s\n' "$not_ready" >&2

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -280,7 +281,8 @@ func (o *Options) runAddHub(ctx context.Context) error {
 // waitAgentRestarted waits, showing progress on stderr, until the Klusterlet
 // operator has acted on k's generation (the one listing the added hubs) and
 // the agent runs with it: the Klusterlet Available at that generation and
-// every agent Deployment rolled out, no Pod of the old list left. A stalled
+// every agent Deployment rolled out, no Pod of the old list left, not even
+// terminating. A stalled
 // rollout or a Klusterlet the operator cannot apply ends the wait with its
 // cause; a timeout names the last Pod-level cause seen.
 func (o *Options) waitAgentRestarted(ctx context.Context, c client.Client, k *operatorv1.Klusterlet, in *deploystatus.Inspector) error {
@@ -309,6 +311,13 @@ func (o *Options) waitAgentRestarted(ctx context.Context, c client.Client, k *op
 				return false, "", cli.Stop(fmt.Errorf("the agent's rollout stalled: %s", r))
 			case !r.Done:
 				pending = append(pending, r.String())
+			default:
+				// Rolled out; its old Pods may still be terminating.
+				if n, err := terminatingPods(ctx, c, key); err != nil {
+					return false, "", err
+				} else if n > 0 {
+					pending = append(pending, fmt.Sprintf("Deployment %s: %d old Pods terminating", key, n))
+				}
 			}
 		}
 		switch a := cli.CurrentCondition(cur.Status.Conditions, operatorv1.ConditionKlusterletAvailable, gen); {
@@ -324,6 +333,29 @@ func (o *Options) waitAgentRestarted(ctx context.Context, c client.Client, k *op
 	}
 	fmt.Fprintf(o.ErrOut, "The agent of cluster %s runs with the new hub list.\n", o.ClusterName)
 	return nil
+}
+
+// terminatingPods counts the Pods of Deployment key that are being deleted.
+func terminatingPods(ctx context.Context, c client.Client, key types.NamespacedName) (int, error) {
+	dep := &appsv1.Deployment{}
+	if err := c.Get(ctx, key, dep); err != nil {
+		return 0, fmt.Errorf("read Deployment %s: %w", key, err)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(dep.Spec.Selector)
+	if err != nil {
+		return 0, fmt.Errorf("the selector of Deployment %s: %w", key, err)
+	}
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return 0, fmt.Errorf("list the Pods of Deployment %s: %w", key, err)
+	}
+	n := 0
+	for i := range pods.Items {
+		if pods.Items[i].DeletionTimestamp != nil {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // joinedKlusterlet returns the Klusterlet of the cluster of --context: the
