@@ -37,7 +37,19 @@ cluster-bound bootstrap identity (` + identity.ClusterBootstrapServiceAccountPre
 'kubectl ocm hub token --cluster-name'). Requests from any other requester are
 skipped unless listed with --requesters or --skip-approve-check; requests that
 name another cluster, or that another cluster's identity made, are never
-approved. Every skipped request is named, with the reason.`,
+approved; neither are requests filed with a bootstrap token revoked since
+('kubectl ocm hub token revoke'), nor a bootstrap token outside the hub's join
+token group (such as a node bootstrap token) unless listed with --requesters.
+Every skipped request is named, with the reason, and every approved one with
+its requester, agent id and key fingerprint.
+
+When a cluster's approvable requests come from more than one requester or key,
+accept approves none of them: it lists each, and --csr names the one to approve.
+
+A cluster the hub accepted already keeps its agent: accept approves no new
+registration of it (someone else holding the bootstrap token, or its agent
+reinstalled) unless --rejoin is given; with --wait it only waits for the
+cluster to have joined.`,
 		Example: cli.Examples(`
 			# Accept cluster1 and cluster2
 			kubectl ocm accept --clusters cluster1,cluster2 --context hub
@@ -45,6 +57,12 @@ approved. Every skipped request is named, with the reason.`,
 			# Accept cluster1, waiting for its request if it has not arrived yet and
 			# until it has joined
 			kubectl ocm accept --clusters cluster1 --wait
+
+			# Approve only the named request of cluster1, when several are pending
+			kubectl ocm accept --clusters cluster1 --csr cluster1-x7k2p
+
+			# cluster1's agent was reinstalled: approve its new registration
+			kubectl ocm accept --clusters cluster1 --rejoin --wait
 
 			# Say which requests would be approved, changing nothing
 			kubectl ocm accept --clusters cluster1 --dry-run`),
@@ -58,6 +76,8 @@ approved. Every skipped request is named, with the reason.`,
 	cli.AddTimeoutFlag(f, &o.Timeout, 5*time.Minute, "How long --wait waits for each cluster.")
 	f.BoolVar(&o.SkipApproveCheck, "skip-approve-check", false, "Approve pending requests of the clusters whatever their requester (their content is still checked).")
 	f.StringSliceVar(&o.Requesters, "requesters", nil, "Further requester user names whose requests are approved.")
+	f.StringSliceVar(&o.CSRs, "csr", nil, "Approve only these certificate requests (by name) of the clusters: the agent's, when accept lists several it will not choose between.")
+	f.BoolVar(&o.Rejoin, "rejoin", false, "Approve a new registration of a cluster accepted already (its agent reinstalled), which replaces its agent.")
 	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says which requests would be approved and which clusters accepted, changing nothing; "server" also has the hub admit each approval and change without making it.`)
 	return cmd
 }

@@ -31,6 +31,12 @@ type Options struct {
 	SkipApproveCheck bool
 	// Requesters are further trusted requesters.
 	Requesters []string
+	// CSRs, when set, are the only requests to approve: the one agent's
+	// among several (accept refuses to guess).
+	CSRs []string
+	// Rejoin approves a new registration of a cluster accepted already,
+	// which replaces its agent.
+	Rejoin bool
 	// DryRun is none, client (say what would be approved and set) or
 	// server (have the hub admit the approvals and the change too),
 	// changing nothing.

@@ -2,7 +2,10 @@ package accept
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
@@ -14,6 +17,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -53,27 +57,17 @@ func (o *Options) Run(ctx context.Context) error {
 // Pod-level cause seen, or where to look at the agent.
 func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string) error {
 	skipped := map[string]bool{}
-	approved, err := o.approveRequests(ctx, c, name, skipped)
-	if err != nil {
-		return err
-	}
-	if approved == 0 && o.Wait && o.alreadyAccepted(ctx, c, name) {
-		// Auto-approval, or an earlier accept, already let the cluster in:
-		// no request will come, so wait only for it to have joined.
-		fmt.Fprintf(o.ErrOut, "Managed cluster %s is already accepted: no certificate request to wait for.\n", name)
-	} else if approved == 0 && o.Wait {
-		what := fmt.Sprintf("a certificate request of managed cluster %s (run `kubectl ocm join` on it)", name)
-		err := cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
-			n, err := o.approveRequests(ctx, c, name, skipped)
-			state := "no pending request that may be approved yet"
-			if len(skipped) > 0 {
-				state = fmt.Sprintf("%s; %d skipped, see above", state, len(skipped))
-			}
-			return n > 0, state, err
-		})
-		if err != nil {
-			return explain(in, err)
+	if o.alreadyAccepted(ctx, c, name) && !o.Rejoin {
+		// A new registration of an accepted cluster replaces its agent:
+		// that takes --rejoin, whoever asks (the hub's auto-approval
+		// never does it).
+		why := fmt.Sprintf("managed cluster %s is accepted already, and approving another registration of it would replace its agent; if its agent was reinstalled, rerun with --rejoin", name)
+		if _, err := o.approveRequests(ctx, c, name, skipped, why); err != nil {
+			return err
 		}
+		fmt.Fprintf(o.ErrOut, "Managed cluster %s is already accepted: no certificate request to wait for (--rejoin approves a new registration of it).\n", name)
+	} else if err := o.approveOrWait(ctx, c, in, name, skipped); err != nil {
+		return err
 	}
 	if err := o.setAccepted(ctx, c, in, name); err != nil {
 		return err
@@ -81,7 +75,7 @@ func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.
 	if !o.Wait {
 		return nil
 	}
-	err = cli.Wait(ctx, o.ErrOut, o.Timeout, "managed cluster "+name+" to join", func(ctx context.Context) (bool, string, error) {
+	err := cli.Wait(ctx, o.ErrOut, o.Timeout, "managed cluster "+name+" to join", func(ctx context.Context) (bool, string, error) {
 		mc := &clusterv1.ManagedCluster{}
 		if err := c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 			return false, "", err
@@ -125,42 +119,138 @@ func unsignedRequest(ctx context.Context, c client.Client, name string) (string,
 	return "", nil
 }
 
+// approveOrWait approves the cluster's requests and, with --wait, waits for
+// one when none is pending yet. An ambiguous set of requests ends the wait.
+func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string, skipped map[string]bool) error {
+	approved, err := o.approveRequests(ctx, c, name, skipped, "")
+	if err != nil || approved > 0 || !o.Wait {
+		return err
+	}
+	what := fmt.Sprintf("a certificate request of managed cluster %s (run `kubectl ocm join` on it)", name)
+	err = cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
+		n, err := o.approveRequests(ctx, c, name, skipped, "")
+		if errors.As(err, new(ambiguousError)) {
+			return false, "", cli.Stop(err)
+		}
+		state := "no pending request that may be approved yet"
+		if len(skipped) > 0 {
+			state = fmt.Sprintf("%s; %d skipped, see above", state, len(skipped))
+		}
+		return n > 0, state, err
+	})
+	if err != nil && !errors.As(err, new(ambiguousError)) {
+		return explain(in, err)
+	}
+	return err
+}
+
 // approveRequests approves the cluster's pending requests that the approval
 // policy allows, names each one it skips with the reason (once per request,
-// remembered in skipped), and returns how many it approved.
-func (o *Options) approveRequests(ctx context.Context, c client.Client, name string, skipped map[string]bool) (int, error) {
+// remembered in skipped), and returns how many it approved. With refuse set,
+// it approves none and skips every pending request for that reason. With
+// --csr, only the requests named are considered. It refuses to guess, with
+// an ambiguousError naming each request, when the approvable requests come
+// from more than one requester or key and --csr names none of them.
+func (o *Options) approveRequests(ctx context.Context, c client.Client, name string, skipped map[string]bool, refuse string) (int, error) {
 	list := &certificatesv1.CertificateSigningRequestList{}
 	if err := c.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
 		return 0, fmt.Errorf("list certificate requests of cluster %s: %w", name, err)
 	}
-	n := 0
+	var approvable []candidate
 	for i := range list.Items {
 		obj := &list.Items[i]
-		if csr.Decided(obj) || skipped[obj.Name] {
+		if csr.Decided(obj) || skipped[obj.Name] || (len(o.CSRs) > 0 && !slices.Contains(o.CSRs, obj.Name)) {
 			continue
 		}
-		ok, why := o.decide(obj)
+		req, ok, why := o.decide(ctx, c, obj)
+		if ok && refuse != "" {
+			ok, why = false, refuse
+		}
 		if !ok {
 			fmt.Fprintf(o.ErrOut, "CSR %s of cluster %s skipped: %s\n", obj.Name, name, why)
 			skipped[obj.Name] = true
 			continue
 		}
-		if err := csr.ApproveRequest(ctx, c, obj, ReasonApproved, "Approved by the hub administrator with kubectl ocm accept: "+why); err != nil {
+		approvable = append(approvable, candidate{obj: obj, req: req, why: why})
+	}
+	if len(o.CSRs) == 0 && !oneAgent(approvable) {
+		return 0, ambiguousError{cluster: name, requests: approvable}
+	}
+	n := 0
+	for _, cand := range approvable {
+		if err := csr.ApproveRequest(ctx, c, cand.obj, ReasonApproved, "Approved by the hub administrator with kubectl ocm accept: "+cand.why); err != nil {
 			return n, err
 		}
-		fmt.Fprintf(o.Out, "CSR %s approved%s\n", obj.Name, cli.DryRunSuffix(o.DryRun))
+		fmt.Fprintf(o.Out, "CSR %s approved%s (requester %s, %s)\n", cand.obj.Name, cli.DryRunSuffix(o.DryRun), cand.req.Requester, describeKey(cand.req))
 		n++
 	}
 	return n, nil
 }
 
-// decide applies the approval policy of a first join to obj.
-func (o *Options) decide(obj *certificatesv1.CertificateSigningRequest) (bool, string) {
+// candidate is a pending request the policy allows.
+type candidate struct {
+	obj *certificatesv1.CertificateSigningRequest
+	req csr.Request
+	why string
+}
+
+// oneAgent reports whether the requests all come from one requester with
+// one key: one agent, which may have filed its request more than once.
+func oneAgent(cands []candidate) bool {
+	for _, cand := range cands {
+		if cand.req.Requester != cands[0].req.Requester || csr.KeyFingerprint(cand.req.PublicKey) != csr.KeyFingerprint(cands[0].req.PublicKey) {
+			return false
+		}
+	}
+	return true
+}
+
+// describeKey names the agent and the key a request asks a credential for.
+func describeKey(req csr.Request) string {
+	agent := "no agent id"
+	if _, id, ok := identity.ParseAgentUserName(req.CommonName); ok {
+		agent = "agent id " + id
+	}
+	return agent + ", key " + csr.KeyFingerprint(req.PublicKey)
+}
+
+// ambiguousError is accept's refusal to guess which of several approvable
+// requests of a cluster is its agent's.
+type ambiguousError struct {
+	cluster  string
+	requests []candidate
+}
+
+// Error lists the requests and says how to approve one.
+func (e ambiguousError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cluster %s has %d pending requests from different requesters or keys, and accept will not guess which one is its agent's:", e.cluster, len(e.requests))
+	for _, cand := range e.requests {
+		fmt.Fprintf(&b, "\n  CSR %s: requester %s, %s, filed %s", cand.obj.Name, cand.req.Requester, describeKey(cand.req), cand.obj.CreationTimestamp.UTC().Format(time.RFC3339))
+	}
+	fmt.Fprintf(&b, "\ncompare each key with the one the agent holds, then approve the agent's: kubectl ocm accept --clusters %s --csr NAME", e.cluster)
+	return b.String()
+}
+
+// decide applies the approval policy of a first join to obj and refuses a
+// request filed with a bootstrap token revoked since.
+func (o *Options) decide(ctx context.Context, c client.Reader, obj *certificatesv1.CertificateSigningRequest) (csr.Request, bool, string) {
 	req, err := csr.ParseRequest(obj)
 	if err != nil {
-		return false, err.Error()
+		return req, false, err.Error()
 	}
-	return csr.DecideFirstJoin(req, o.trust())
+	ok, why := csr.DecideFirstJoin(req, o.trust())
+	if !ok {
+		return req, false, why
+	}
+	revoked, err := csr.Revoked(ctx, c, req)
+	if err != nil {
+		return req, false, err.Error()
+	}
+	if revoked != "" {
+		return req, false, revoked
+	}
+	return req, true, why
 }
 
 // setAccepted sets spec.hubAcceptsClient, waiting for the ManagedCluster

@@ -142,7 +142,7 @@ func TestRegistration(t *testing.T) {
 		})
 		// Back as the shared fleet had it.
 		f.ocm(t, "join", "--hub-token", shared.tokens["cluster2"], "--hub-apiserver", shared.apiserver, "--cluster-name", "cluster2", "--context", "cluster2", "--force")
-		f.ocm(t, "accept", "--clusters", "cluster2", "--context", "hub", "--wait")
+		f.ocm(t, "accept", "--clusters", "cluster2", "--context", "hub", "--wait", "--rejoin")
 		waitJoinedAvailable(t, hub, "cluster2")
 	})
 }

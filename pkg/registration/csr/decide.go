@@ -3,6 +3,7 @@ package csr
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
@@ -64,7 +65,7 @@ func Decide(req Request, facts Facts) (Action, string) {
 		// whoever holds the shared bootstrap token would otherwise become
 		// the agent of any cluster the hub already accepted.
 		if facts.AcceptedBefore {
-			return LeavePending, fmt.Sprintf("cluster %s was accepted before this request from %s: auto-approval covers first joins only, so registering an accepted cluster again takes an administrator: `kubectl ocm accept --clusters %s`",
+			return LeavePending, fmt.Sprintf("cluster %s was accepted before this request from %s: auto-approval covers first joins only, so registering an accepted cluster again takes an administrator: `kubectl ocm accept --clusters %s --rejoin`",
 				req.Cluster, req.Requester, req.Cluster)
 		}
 		return Approve, fmt.Sprintf("first join by auto-approved identity %s", req.Requester)
@@ -95,13 +96,21 @@ func DecideFirstJoin(req Request, trust FirstJoinTrust) (bool, string) {
 	if err := CheckRequester(req); err != nil {
 		return false, err.Error()
 	}
-	switch who := identity.Classify(req.Requester); {
-	case who.Kind == identity.SharedBootstrap, who.Kind == identity.ClusterBootstrap:
+	who := identity.Classify(req.Requester)
+	// A bootstrap token of another group than the hub's join tokens, such
+	// as kubeadm's node bootstrap tokens, is no join token of the hub.
+	otherToken := who.Kind == identity.SharedBootstrap && strings.HasPrefix(req.Requester, identity.BootstrapTokenUserPrefix) &&
+		!slices.Contains(req.Groups, identity.BootstrapTokenGroup)
+	switch {
+	case who.Kind == identity.SharedBootstrap && !otherToken, who.Kind == identity.ClusterBootstrap:
 		return true, fmt.Sprintf("first join by the %s %s", who.Kind, req.Requester)
 	case trust.AnyRequester:
 		return true, fmt.Sprintf("first join by %s, approved whatever the requester", req.Requester)
 	case slices.Contains(trust.Requesters, req.Requester):
 		return true, fmt.Sprintf("first join by listed requester %s", req.Requester)
+	case otherToken:
+		return false, fmt.Sprintf("bootstrap token %s is not in group %s, the group of the hub's join tokens (a node bootstrap token, say); rerun with --requesters %s to approve it",
+			req.Requester, identity.BootstrapTokenGroup, req.Requester)
 	}
 	return false, fmt.Sprintf("it comes from unexpected requester %s, not a bootstrap identity; rerun with --requesters %s (or --skip-approve-check) to approve it",
 		req.Requester, req.Requester)

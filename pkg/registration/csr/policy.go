@@ -38,6 +38,11 @@ type Request struct {
 	// Requester is spec.username, set by the API server from the creator's
 	// credentials.
 	Requester string
+	// Groups are spec.groups, the requester's groups.
+	Groups []string
+	// UID is spec.uid, the requester's UID: a ServiceAccount's UID when a
+	// token of it made the request.
+	UID string
 	// SignerName is spec.signerName.
 	SignerName string
 	// Usages are spec.usages.
@@ -65,6 +70,8 @@ func ParseRequest(csr *certificatesv1.CertificateSigningRequest) (Request, error
 		Cluster:    csr.Labels[clusterv1.ClusterNameLabelKey],
 		Addon:      csr.Labels[addonv1alpha1.AddonLabelKey],
 		Requester:  csr.Spec.Username,
+		Groups:     csr.Spec.Groups,
+		UID:        csr.Spec.UID,
 		SignerName: csr.Spec.SignerName,
 		Usages:     csr.Spec.Usages,
 	}

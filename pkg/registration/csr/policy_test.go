@@ -201,7 +201,9 @@ func TestDecideFirstJoin(t *testing.T) {
 		why   string
 	}{
 		{"shared bootstrap ServiceAccount", request("cluster1", "cluster1", bootstrap), FirstJoinTrust{}, true, "shared bootstrap identity"},
-		{"bootstrap token", request("cluster1", "cluster1", identity.BootstrapTokenUserPrefix+"abcdef"), FirstJoinTrust{}, true, "shared bootstrap identity"},
+		{"bootstrap token", with(request("cluster1", "cluster1", identity.BootstrapTokenUserPrefix+"abcdef"), func(r *Request) { r.Groups = []string{identity.BootstrapTokenGroup, "system:authenticated"} }), FirstJoinTrust{}, true, "shared bootstrap identity"},
+		{"node bootstrap token", with(request("cluster1", "cluster1", identity.BootstrapTokenUserPrefix+"abcdef"), func(r *Request) { r.Groups = []string{"system:bootstrappers:kubeadm:default-node-token"} }), FirstJoinTrust{}, false, "not in group " + identity.BootstrapTokenGroup},
+		{"listed node bootstrap token", request("cluster1", "cluster1", identity.BootstrapTokenUserPrefix+"abcdef"), FirstJoinTrust{Requesters: []string{identity.BootstrapTokenUserPrefix + "abcdef"}}, true, "listed"},
 		{"the cluster's bound identity", request("cluster1", "cluster1", bound1), FirstJoinTrust{}, true, "cluster-bound"},
 		{"another cluster's bound identity", request("cluster1", "cluster1", bound2), FirstJoinTrust{AnyRequester: true}, false, "of cluster cluster2, not of cluster1"},
 		{"label X, subject Y", request("cluster1", "cluster2", bootstrap), FirstJoinTrust{}, false, "common name"},

@@ -63,6 +63,7 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests/approval,verbs=update
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=signers,resourceNames=kubernetes.io/kube-apiserver-client;kubectl-ocm.io/agent-token,verbs=approve
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=register.open-cluster-management.io,resources=managedclusters/accept,verbs=update
 // +kubebuilder:rbac:groups=operator.open-cluster-management.io,resources=clustermanagers,verbs=list;watch
@@ -113,6 +114,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 		}
 		if !allowed {
 			action, why = csr.LeavePending, "the requester may not renew managedclusters/clientcertificates of cluster "+req.Cluster
+		}
+	}
+	if action == csr.Approve {
+		// A first join filed with a bootstrap token revoked since is no
+		// one's to approve.
+		revoked, err := csr.Revoked(ctx, r.APIReader, req)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if revoked != "" {
+			action, why = csr.LeavePending, revoked
 		}
 	}
 	if action == csr.LeavePending {

@@ -189,6 +189,12 @@ func TestBootstrapSecurity(t *testing.T) {
 
 		// Trusting any requester does not relax what a request may ask for.
 		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check")
+		clitest.ExpectOK(t, r)
+		if !strings.Contains(r.ErrOut, "CSR "+stray+" of cluster cluster-x skipped: managed cluster cluster-x is accepted already") {
+			t.Errorf("accept on the accepted cluster-x approved or kept quiet about a new registration:\n%s", r.ErrOut)
+		}
+		expectPending(ctx, t, admin, stray, "a new registration of the accepted cluster-x without --rejoin")
+		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check", "--rejoin")
 		clitest.ExpectOK(t, r, "CSR "+stray+" approved")
 		// The hub controller, told to trust the bootstrap identity, approves
 		// a later good request and still none of the forged ones.
@@ -219,6 +225,35 @@ func TestBootstrapSecurity(t *testing.T) {
 		if !mc.Spec.HubAcceptsClient || mc.Annotations[clusterv1.AutomaticallyAcceptedForAnnotationKey] == "" {
 			t.Errorf("cluster-y, accepted automatically: hubAcceptsClient %v, annotations %v", mc.Spec.HubAcceptsClient, mc.Annotations)
 		}
+		// accept does not approve the token holder's request either, unless
+		// told that the cluster rejoins.
+		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x")
+		clitest.ExpectOK(t, r)
+		if !strings.Contains(r.ErrOut, "CSR "+squatX+" of cluster cluster-x skipped: managed cluster cluster-x is accepted already") {
+			t.Errorf("accept on the accepted cluster-x did not name the new registration as skipped:\n%s", r.ErrOut)
+		}
+		expectPending(ctx, t, admin, squatX, "the token holder's registration of cluster-x after accept without --rejoin")
+	})
+
+	t.Run("accept refuses to guess between two agents", func(t *testing.T) {
+		// Two valid requests for one new cluster, from the same shared token
+		// with different keys: the real agent's and a squatter's. accept
+		// approves neither, lists both with their keys, and approves the
+		// one named with --csr.
+		if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-m"}}); err != nil {
+			t.Fatal(err)
+		}
+		real := mustFileCSR(ctx, t, boot, agentCSR("cluster-m"))
+		squat := mustFileCSR(ctx, t, boot, agentCSR("cluster-m"))
+		r := ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--wait", "--timeout", "1m")
+		clitest.ExpectErr(t, r, "cluster cluster-m has 2 pending requests from different requesters or keys", "CSR "+real+": requester "+identity.BootstrapUser,
+			"CSR "+squat+": requester", "key sha256:", "kubectl ocm accept --clusters cluster-m --csr NAME")
+		expectPending(ctx, t, admin, real, "one of two requests accept would not choose between")
+		expectPending(ctx, t, admin, squat, "one of two requests accept would not choose between")
+		r = ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", real)
+		clitest.ExpectOK(t, r, "CSR "+real+" approved (requester "+identity.BootstrapUser+", agent id ", "set hubAcceptsClient to true for managed cluster cluster-m")
+		waitIssued(ctx, t, admin, real)
+		expectPending(ctx, t, admin, squat, "the request --csr did not name")
 	})
 
 	t.Run("cluster-bound bootstrap token", func(t *testing.T) {
@@ -257,6 +292,19 @@ func TestBootstrapSecurity(t *testing.T) {
 		}
 		waitIssued(ctx, t, admin, good)
 		expectPending(ctx, t, admin, foreignName, "labeled cluster-b, subject of cluster-c")
+
+		// A request filed before its token was revoked is never approved:
+		// cluster-b's agent files one, the administrator revokes cluster-b's
+		// tokens, and accept, even with --rejoin, skips it.
+		late := mustFileCSR(ctx, t, bound, agentCSR("cluster-b"))
+		clitest.ExpectOK(t, ocm.Run(ctx, "hub", "token", "revoke", "--cluster-name", "cluster-b"))
+		clitest.ExpectOK(t, ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "-o", "json"))
+		r = ocm.Run(ctx, "accept", "--clusters", "cluster-b", "--rejoin")
+		clitest.ExpectOK(t, r)
+		if !strings.Contains(r.ErrOut, "CSR "+late+" of cluster cluster-b skipped: it was filed with a token of ServiceAccount") {
+			t.Errorf("accept did not skip the request filed with a revoked token:\n%s", r.ErrOut)
+		}
+		expectPending(ctx, t, admin, late, "filed with a token revoked since")
 
 		// The shared token keeps working for any cluster, as in OCM.
 		r = ocm.Run(ctx, "hub", "token", "-o", "json")

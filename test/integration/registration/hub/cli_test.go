@@ -168,7 +168,7 @@ func TestCLI(t *testing.T) {
 		t.Fatalf("report c1 joined: %v", err)
 	}
 	out, errOut, err = kubectl("accept", "--clusters", "c1", "--wait", "--timeout", "2m")
-	if err != nil || !strings.Contains(errOut, "Managed cluster c1 is already accepted: no certificate request to wait for.") ||
+	if err != nil || !strings.Contains(errOut, "Managed cluster c1 is already accepted: no certificate request to wait for") ||
 		!strings.Contains(out, "Your managed cluster c1 has joined the Hub successfully.") {
 		t.Errorf("accept --wait on the joined cluster c1: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
