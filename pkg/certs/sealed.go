@@ -50,13 +50,19 @@ const (
 	// MinTokenLifetime is the TokenRequest API's shortest token lifetime;
 	// a shorter one is raised to it.
 	MinTokenLifetime = 10 * time.Minute
+	// MaxAgentTokenLifetime bounds the lifetime a request may ask for: a
+	// day. A leaked token stays usable at most that long after the
+	// ServiceAccount's deletion fails to reach it (the API server's own
+	// --service-account-max-token-expiration may bound it further).
+	MaxAgentTokenLifetime = 24 * time.Hour
 )
 
 // AgentTokenLifetime returns the lifetime of the tokens for a request of
-// AgentTokenSignerName with spec.expirationSeconds seconds (nil: none).
+// AgentTokenSignerName with spec.expirationSeconds seconds (nil: none),
+// between MinTokenLifetime and MaxAgentTokenLifetime.
 func AgentTokenLifetime(seconds *int32) time.Duration {
 	if seconds != nil && *seconds > 0 {
-		return max(time.Duration(*seconds)*time.Second, MinTokenLifetime)
+		return min(max(time.Duration(*seconds)*time.Second, MinTokenLifetime), MaxAgentTokenLifetime)
 	}
 	return DefaultAgentTokenLifetime
 }

@@ -6,8 +6,10 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509/pkix"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -108,5 +110,28 @@ func TestStateOfTokenRequestIgnoresCertificate(t *testing.T) {
 	csr.Status.Certificate = []byte("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n")
 	if st := StateOf(csr); st.Phase != RequestPending {
 		t.Errorf("phase %v, want pending", st.Phase)
+	}
+}
+
+func TestAgentTokenLifetime(t *testing.T) {
+	secs := func(s int32) *int32 { return &s }
+	tests := []struct {
+		name    string
+		seconds *int32
+		want    time.Duration
+	}{
+		{"none asked", nil, DefaultAgentTokenLifetime},
+		{"zero", secs(0), DefaultAgentTokenLifetime},
+		{"two hours", secs(7200), 2 * time.Hour},
+		{"below the TokenRequest minimum", secs(60), MinTokenLifetime},
+		{"a year, clamped to a day", secs(365 * 24 * 3600), MaxAgentTokenLifetime},
+		{"the int32 maximum", secs(math.MaxInt32), MaxAgentTokenLifetime},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := AgentTokenLifetime(tt.seconds); got != tt.want {
+				t.Errorf("AgentTokenLifetime = %s, want %s", got, tt.want)
+			}
+		})
 	}
 }

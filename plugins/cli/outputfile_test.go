@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,5 +42,59 @@ func TestWriteManifestsFile(t *testing.T) {
 	err = WriteManifestsFile("--output-file", filepath.Join(dir, "missing", "out.yaml"), nil, PrivateFileMode)
 	if err == nil || !strings.HasPrefix(err.Error(), "--output-file: ") {
 		t.Errorf("write into a missing directory: err = %v, want one naming --output-file", err)
+	}
+}
+
+// TestWriteFileRefusesLinksAndLeavesNothingOpen writes a token as an
+// attacker sharing the directory would hope it is written: through a
+// symbolic link to a file of theirs, or into an existing file they may
+// read. Neither gets the token.
+func TestWriteFileRefusesLinksAndLeavesNothingOpen(t *testing.T) {
+	dir := t.TempDir()
+	theirs := filepath.Join(dir, "theirs")
+	if err := os.WriteFile(theirs, []byte("theirs\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "join.sh")
+	if err := os.Symlink(theirs, link); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteFile("--output-join-command-file", link, []byte("token\n"), PrivateScriptMode)
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Errorf("write through a symbolic link: err = %v, want a refusal", err)
+	}
+	if data, _ := os.ReadFile(theirs); string(data) != "theirs\n" {
+		t.Errorf("the link's target was written: %q", data)
+	}
+
+	// An existing file readable by everyone is replaced by a new private
+	// file: a reader who opened the old one never reads the token.
+	path := filepath.Join(dir, "token")
+	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if err := WriteFile("--output-file", path, []byte("token\n"), PrivateFileMode); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := io.ReadAll(old); string(data) != "old\n" {
+		t.Errorf("the old file's open reader reads %q, want the old content", data)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != PrivateFileMode {
+		t.Errorf("mode = %v (%v), want %v", fi.Mode().Perm(), err, PrivateFileMode)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "token\n" {
+		t.Errorf("file = %q", data)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 3 {
+		t.Errorf("the directory holds %d entries, want theirs, join.sh and token (no temporary file left)", len(entries))
 	}
 }

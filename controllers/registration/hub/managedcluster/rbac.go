@@ -97,8 +97,10 @@ func clusterRoleRules(cluster string, accepted bool, ownCSRs []string) []rbacv1.
 			ResourceNames: ownCSRs, Verbs: []string{"get"}})
 	}
 	return append(rules,
+		// Renewal of its own cluster's certificates only: the hub
+		// controller's SubjectAccessReview names the cluster of the request.
 		rbacv1.PolicyRule{APIGroups: []string{"register.open-cluster-management.io"}, Resources: []string{"managedclusters/clientcertificates"},
-			Verbs: []string{"renew"}},
+			ResourceNames: []string{cluster}, Verbs: []string{"renew"}},
 		rbacv1.PolicyRule{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
 			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "update", "watch"}},
 		rbacv1.PolicyRule{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters/status"},

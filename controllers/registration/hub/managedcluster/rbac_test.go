@@ -42,7 +42,7 @@ func TestClusterRoleRules(t *testing.T) {
 		})
 	}
 	for _, r := range clusterRoleRules("c1", true, []string{"c1-abcde"}) {
-		if slices.Contains(r.Resources, "managedclusters") && !slices.Equal(r.ResourceNames, []string{"c1"}) {
+		if (slices.Contains(r.Resources, "managedclusters") || slices.Contains(r.Resources, "managedclusters/clientcertificates")) && !slices.Equal(r.ResourceNames, []string{"c1"}) {
 			t.Errorf("rule %v on managedclusters is not limited to the cluster's own name", r)
 		}
 		if slices.Contains(r.Resources, "certificatesigningrequests") && slices.Contains(r.Verbs, "get") && !slices.Equal(r.ResourceNames, []string{"c1-abcde"}) {
