@@ -108,22 +108,52 @@ func MappedGroups(groups []string) []string {
 // credential.
 const AgentAddress = "kube-apiserver:443"
 
+// bearerProtocolPrefix starts the WebSocket subprotocol by which a client
+// hands the API server a bearer token (base64url.bearer.authorization.k8s.io.<token>).
+const bearerProtocolPrefix = "base64url.bearer.authorization.k8s.io."
+
 // StripCredentials removes from h every header that carries or claims an
-// identity: Authorization, the Impersonate-* headers, the front proxy's
-// X-Remote-* headers and the tunnel's own identity headers. Both ends call
-// it: the hub before it names the user, the agent before it impersonates.
+// identity: Authorization, Cookie, the Impersonate-* headers, the front
+// proxy's X-Remote-* headers, the tunnel's own identity headers, and the
+// bearer-token entries of Sec-WebSocket-Protocol (the other subprotocols
+// stay). Both ends call it: the hub before it names the user, the agent
+// before it impersonates.
 func StripCredentials(h http.Header) {
-	for name := range h {
+	for name, values := range h {
 		canonical := textproto.CanonicalMIMEHeaderKey(name)
 		switch {
-		case canonical == "Authorization", canonical == "Proxy-Authorization",
+		case canonical == "Authorization", canonical == "Proxy-Authorization", canonical == "Cookie",
 			canonical == textproto.CanonicalMIMEHeaderKey(UserHeader),
 			canonical == textproto.CanonicalMIMEHeaderKey(GroupHeader),
 			strings.HasPrefix(canonical, "Impersonate-"),
 			strings.HasPrefix(canonical, "X-Remote-"):
 			delete(h, name)
+		case canonical == "Sec-Websocket-Protocol":
+			if kept := withoutBearerProtocols(values); len(kept) > 0 {
+				h[name] = kept
+			} else {
+				delete(h, name)
+			}
 		}
 	}
+}
+
+// withoutBearerProtocols returns the comma-separated subprotocols of
+// values but the bearer-token ones.
+func withoutBearerProtocols(values []string) []string {
+	var kept []string
+	for _, v := range values {
+		var protocols []string
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" && !strings.HasPrefix(strings.ToLower(p), bearerProtocolPrefix) {
+				protocols = append(protocols, p)
+			}
+		}
+		if len(protocols) > 0 {
+			kept = append(kept, strings.Join(protocols, ", "))
+		}
+	}
+	return kept
 }
 
 // The ClusterProfile access provider of the hub tunnel (KEP-5339): each

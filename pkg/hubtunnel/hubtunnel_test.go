@@ -17,6 +17,18 @@ func TestStripCredentials(t *testing.T) {
 	h.Set("Accept", "application/json")
 	StripCredentials(h)
 	assert.Equal(t, http.Header{"Accept": {"application/json"}}, h)
+
+	// A client that authenticated to the hub otherwise may still send a
+	// token as a WebSocket subprotocol, and cookies: neither reaches the
+	// agent; the other subprotocols do.
+	h = http.Header{}
+	h.Set("Cookie", "session=secret")
+	h["Sec-WebSocket-Protocol"] = []string{"v5.channel.k8s.io, base64url.bearer.authorization.k8s.io.c2VjcmV0", "Base64url.Bearer.Authorization.k8s.io.eA"}
+	StripCredentials(h)
+	assert.Equal(t, http.Header{"Sec-WebSocket-Protocol": {"v5.channel.k8s.io"}}, h)
+	h = http.Header{"Sec-WebSocket-Protocol": {"base64url.bearer.authorization.k8s.io.c2VjcmV0"}}
+	StripCredentials(h)
+	assert.Empty(t, h)
 }
 
 func TestMapping(t *testing.T) {

@@ -142,14 +142,12 @@ func AttachURL(hubServer, cluster string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("hub server %q: %w", hubServer, err)
 	}
-	switch u.Scheme {
-	case "https":
-		u.Scheme = "wss"
-	case "http":
-		u.Scheme = "ws"
-	default:
-		return "", fmt.Errorf("hub server %q: the scheme must be https", hubServer)
+	// The agent's credential travels with the attach request: never over
+	// plain HTTP.
+	if u.Scheme != "https" {
+		return "", fmt.Errorf("hub server %q: the scheme must be https, the tunnel sends the agent's credential", hubServer)
 	}
+	u.Scheme = "wss"
 	u.Path = strings.TrimSuffix(u.Path, "/") + hubtunnel.AttachPath(cluster)
 	return u.String(), nil
 }

@@ -67,4 +67,6 @@ func TestAttachURL(t *testing.T) {
 	assert.Equal(t, "wss://hub.example:6443/apis/proxy.kubectl-ocm.io/v1alpha1/managedclusters/c1/attach", u)
 	_, err = AttachURL("ftp://hub", "c1")
 	assert.Error(t, err)
+	_, err = AttachURL("http://hub.example:6443", "c1")
+	assert.ErrorContains(t, err, "the scheme must be https", "a tunnel over ws:// sends the agent's token in clear")
 }
