@@ -7,6 +7,7 @@
 package identity
 
 import (
+	"fmt"
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -57,6 +58,23 @@ func AgentUserName(cluster, agentID string) string {
 // ClusterGroup returns the group of every agent of cluster:
 // system:open-cluster-management:<cluster>.
 func ClusterGroup(cluster string) string { return Prefix + cluster }
+
+// ReservedClusterName is the one DNS label no managed cluster may be named:
+// its group, ClusterGroup("managed-clusters"), would be ManagedClustersGroup,
+// which every agent is in, so every agent would get its grants.
+const ReservedClusterName = "managed-clusters"
+
+// ValidateClusterName fails, naming why, unless name may name a managed
+// cluster: a DNS-1123 label other than ReservedClusterName.
+func ValidateClusterName(name string) error {
+	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+		return fmt.Errorf("cluster name %q is not a DNS-1123 label: %s", name, strings.Join(errs, "; "))
+	}
+	if name == ReservedClusterName {
+		return fmt.Errorf("cluster name %q is reserved: every agent is in group %s, so a cluster of that name would share its grants with all of them", name, ManagedClustersGroup)
+	}
+	return nil
+}
 
 // AgentServiceAccount is the ServiceAccount, in a cluster's namespace on the
 // hub, whose tokens the cluster's agent holds when it registers with the

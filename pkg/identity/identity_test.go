@@ -1,6 +1,9 @@
 package identity
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseAgentUserName(t *testing.T) {
 	tests := []struct {
@@ -95,5 +98,26 @@ func TestAgentSubjects(t *testing.T) {
 		if r := Classify(user); r.Kind != Agent || r.Cluster != "c1" {
 			t.Errorf("Classify(%q) = %+v, want the agent of c1", user, r)
 		}
+	}
+}
+
+func TestValidateClusterName(t *testing.T) {
+	for name, want := range map[string]string{
+		"cluster1":          "",
+		"managed-clusters":  "reserved",
+		"Cluster_1":         "not a DNS-1123 label",
+		"a.b":               "not a DNS-1123 label",
+		"managed-clusters2": "",
+	} {
+		err := ValidateClusterName(name)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("ValidateClusterName(%q) = %v, want nil", name, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("ValidateClusterName(%q) = %v, want an error saying %q", name, err, want)
+		}
+	}
+	if ClusterGroup(ReservedClusterName) != ManagedClustersGroup {
+		t.Errorf("the reserved name's group %s is not %s: the reservation no longer guards anything", ClusterGroup(ReservedClusterName), ManagedClustersGroup)
 	}
 }

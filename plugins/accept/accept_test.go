@@ -20,6 +20,7 @@ func TestValidate(t *testing.T) {
 		{"duplicates and blanks are dropped", []string{"c1", " c1", ""}, time.Minute, "none", false, false},
 		{"no cluster", nil, time.Minute, "none", false, true},
 		{"invalid name", []string{"Cluster_1"}, time.Minute, "none", false, true},
+		{"reserved name", []string{"managed-clusters"}, time.Minute, "none", false, true},
 		{"zero timeout", []string{"c1"}, 0, "none", false, true},
 		{"client dry run", []string{"c1"}, time.Minute, "client", false, false},
 		{"server dry run", []string{"c1"}, time.Minute, "server", false, false},

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -66,8 +66,8 @@ func (o *Options) Validate() error {
 		return errors.New("no cluster to accept: name them with --clusters, e.g. --clusters cluster1,cluster2")
 	}
 	for _, n := range o.Clusters {
-		if errs := validation.IsDNS1123Label(n); len(errs) > 0 {
-			return fmt.Errorf("invalid cluster name %q: %s", n, strings.Join(errs, "; "))
+		if err := identity.ValidateClusterName(n); err != nil {
+			return fmt.Errorf("--clusters: %w", err)
 		}
 	}
 	if o.Wait && cli.IsDryRun(o.DryRun) {

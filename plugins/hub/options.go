@@ -3,15 +3,14 @@ package hub
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -152,8 +151,8 @@ func validateClusterName(name string) error {
 	if name == "" {
 		return nil
 	}
-	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
-		return fmt.Errorf("invalid --cluster-name %q: %s", name, strings.Join(errs, "; "))
+	if err := identity.ValidateClusterName(name); err != nil {
+		return fmt.Errorf("invalid --cluster-name: %w", err)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -236,8 +236,8 @@ func (o *Options) Validate() error {
 	}
 	if o.ClusterName == "" {
 		errs = append(errs, errors.New("--cluster-name is required: the name this cluster registers as on the hub"))
-	} else if msgs := validation.IsDNS1123Label(o.ClusterName); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("--cluster-name %q is not a valid DNS label: %s", o.ClusterName, msgs[0]))
+	} else if err := identity.ValidateClusterName(o.ClusterName); err != nil {
+		errs = append(errs, fmt.Errorf("--cluster-name: %w", err))
 	}
 	switch o.Mode {
 	case ModeDefault:

@@ -62,6 +62,16 @@ spec: {}`,
 		wantField: "metadata.name", wantMessage: "DNS-1123 label",
 	},
 	{
+		// Its group would be the one every agent is in.
+		name: "ManagedCluster name managed-clusters is reserved",
+		obj: `
+apiVersion: cluster.open-cluster-management.io/v1
+kind: ManagedCluster
+metadata: {name: managed-clusters}
+spec: {}`,
+		wantField: "metadata.name", wantMessage: "managed-clusters is reserved",
+	},
+	{
 		name: "ManagedClusterSetBinding name must equal spec.clusterSet (v1beta2)",
 		obj: `
 apiVersion: cluster.open-cluster-management.io/v1beta2
