@@ -98,6 +98,7 @@ func TestHubRegistration(t *testing.T) {
 		expectForbidden(t, "cluster1 accepts itself via managedclusters/accept", setAccept(ctx, agent1, "cluster2", false))
 	})
 
+	t.Run("an agent changes no work's spec and none of its own taints", func(t *testing.T) { testAgentWrites(ctx, t, hubCluster, admin) })
 	t.Run("CSR approval", func(t *testing.T) { testCSRApproval(ctx, t, hubCluster, admin) })
 	t.Run("admission", func(t *testing.T) { testAdmission(ctx, t, hubCluster, admin) })
 	t.Run("lease health and taints", func(t *testing.T) { testLeaseHealth(ctx, t, hubCluster, admin) })
