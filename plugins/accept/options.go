@@ -37,6 +37,9 @@ type Options struct {
 	// Rejoin approves a new registration of a cluster accepted already,
 	// which replaces its agent.
 	Rejoin bool
+
+	// approved are the requests Run approved, by name.
+	approved map[string]bool
 	// DryRun is none, client (say what would be approved and set) or
 	// server (have the hub admit the approvals and the change too),
 	// changing nothing.

@@ -48,6 +48,16 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	var missing []string
+	for _, name := range o.CSRs {
+		if !o.approved[name] {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("--csr %s: no pending request of cluster %s by that name was approved (see above for the ones skipped, and `kubectl get csr -l %s=NAME` for those there are)",
+			strings.Join(missing, ","), strings.Join(o.Clusters, ", "), clusterv1.ClusterNameLabelKey)
+	}
 	return nil
 }
 
@@ -182,6 +192,10 @@ func (o *Options) approveRequests(ctx context.Context, c client.Client, name str
 			return n, err
 		}
 		fmt.Fprintf(o.Out, "CSR %s approved%s (requester %s, %s)\n", cand.obj.Name, cli.DryRunSuffix(o.DryRun), cand.req.Requester, describeKey(cand.req))
+		if o.approved == nil {
+			o.approved = map[string]bool{}
+		}
+		o.approved[cand.obj.Name] = true
 		n++
 	}
 	return n, nil
