@@ -76,8 +76,13 @@ func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.
 			return err
 		}
 		fmt.Fprintf(o.ErrOut, "Managed cluster %s is already accepted: no certificate request to wait for (--rejoin approves a new registration of it).\n", name)
-	} else if err := o.approveOrWait(ctx, c, in, name, skipped); err != nil {
+	} else if n, err := o.approveOrWait(ctx, c, in, name, skipped); err != nil {
 		return err
+	} else if n == 0 && len(o.CSRs) > 0 {
+		// --csr names the agent's request: without it approved, the
+		// cluster is not accepted either.
+		return fmt.Errorf("--csr %s: no pending request of cluster %s by that name could be approved (see above for those skipped); cluster %s was not accepted",
+			strings.Join(o.CSRs, ","), name, name)
 	}
 	if err := o.setAccepted(ctx, c, in, name); err != nil {
 		return err
@@ -130,15 +135,17 @@ func unsignedRequest(ctx context.Context, c client.Client, name string) (string,
 }
 
 // approveOrWait approves the cluster's requests and, with --wait, waits for
-// one when none is pending yet. An ambiguous set of requests ends the wait.
-func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string, skipped map[string]bool) error {
+// one when none is pending yet, and returns how many it approved. An
+// ambiguous set of requests ends the wait.
+func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string, skipped map[string]bool) (int, error) {
 	approved, err := o.approveRequests(ctx, c, name, skipped, "")
 	if err != nil || approved > 0 || !o.Wait {
-		return err
+		return approved, err
 	}
 	what := fmt.Sprintf("a certificate request of managed cluster %s (run `kubectl ocm join` on it)", name)
 	err = cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		n, err := o.approveRequests(ctx, c, name, skipped, "")
+		approved += n
 		if errors.As(err, new(ambiguousError)) {
 			return false, "", cli.Stop(err)
 		}
@@ -149,9 +156,9 @@ func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploy
 		return n > 0, state, err
 	})
 	if err != nil && !errors.As(err, new(ambiguousError)) {
-		return explain(in, err)
+		return approved, explain(in, err)
 	}
-	return err
+	return approved, err
 }
 
 // approveRequests approves the cluster's pending requests that the approval

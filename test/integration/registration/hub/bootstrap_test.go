@@ -250,6 +250,7 @@ func TestBootstrapSecurity(t *testing.T) {
 			"CSR "+squat+": requester", "key sha256:", "kubectl ocm accept --clusters cluster-m --csr NAME")
 		expectPending(ctx, t, admin, real, "one of two requests accept would not choose between")
 		expectPending(ctx, t, admin, squat, "one of two requests accept would not choose between")
+		clitest.ExpectErr(t, ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", "no-such-request"), "--csr no-such-request: no pending request of cluster cluster-m", "cluster cluster-m was not accepted")
 		r = ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", real)
 		clitest.ExpectOK(t, r, "CSR "+real+" approved (requester "+identity.BootstrapUser+", agent id ", "set hubAcceptsClient to true for managed cluster cluster-m")
 		waitIssued(ctx, t, admin, real)
