@@ -46,10 +46,10 @@ its requester, agent id and key fingerprint.
 When a cluster's approvable requests come from more than one requester or key,
 accept approves none of them: it lists each, and --csr names the one to approve.
 
-A cluster the hub accepted already keeps its agent: accept approves no new
-registration of it (someone else holding the bootstrap token, or its agent
-reinstalled) unless --rejoin is given; with --wait it only waits for the
-cluster to have joined.`,
+A cluster the hub accepted already and whose agent joined keeps that agent:
+accept approves no new registration of it (someone else holding the bootstrap
+token, or its agent reinstalled) unless --rejoin is given; with --wait it only
+waits for the cluster to have joined.`,
 		Example: cli.Examples(`
 			# Accept cluster1 and cluster2
 			kubectl ocm accept --clusters cluster1,cluster2 --context hub

@@ -67,11 +67,13 @@ func (o *Options) Run(ctx context.Context) error {
 // Pod-level cause seen, or where to look at the agent.
 func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string) error {
 	skipped := map[string]bool{}
-	if o.alreadyAccepted(ctx, c, name) && !o.Rejoin {
-		// A new registration of an accepted cluster replaces its agent:
-		// that takes --rejoin, whoever asks (the hub's auto-approval
-		// never does it).
-		why := fmt.Sprintf("managed cluster %s is accepted already, and approving another registration of it would replace its agent; if its agent was reinstalled, rerun with --rejoin", name)
+	if o.hasAgent(ctx, c, name) && !o.Rejoin {
+		// A new registration of an accepted cluster whose agent joined
+		// replaces that agent: it takes --rejoin, whoever asks (the hub's
+		// auto-approval never does it). A cluster accepted before any
+		// agent joined, as OCM's pre-created ManagedClusters are, still
+		// has its first join ahead.
+		why := fmt.Sprintf("managed cluster %s is accepted already and its agent joined, so approving another registration of it would replace that agent; if its agent was reinstalled, rerun with --rejoin", name)
 		if _, err := o.approveRequests(ctx, c, name, skipped, why); err != nil {
 			return err
 		}
@@ -110,11 +112,13 @@ func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.
 	return nil
 }
 
-// alreadyAccepted says whether the ManagedCluster name exists with
-// spec.hubAcceptsClient set.
-func (o *Options) alreadyAccepted(ctx context.Context, c client.Client, name string) bool {
+// hasAgent says whether the ManagedCluster name exists with
+// spec.hubAcceptsClient set and an agent joined it: its agent reported the
+// ManagedClusterJoined condition.
+func (o *Options) hasAgent(ctx context.Context, c client.Client, name string) bool {
 	mc := &clusterv1.ManagedCluster{}
-	return c.Get(ctx, client.ObjectKey{Name: name}, mc) == nil && mc.Spec.HubAcceptsClient
+	return c.Get(ctx, client.ObjectKey{Name: name}, mc) == nil && mc.Spec.HubAcceptsClient &&
+		meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionJoined) != nil
 }
 
 // unsignedRequest returns csr.UnsignedHint for a request of the cluster that

@@ -215,9 +215,22 @@ func contextFlags(env *framework.Environment, context string) *genericclioptions
 // stderr) and error.
 func runAccept(ctx context.Context, t *testing.T, flags *genericclioptions.ConfigFlags, timeout time.Duration, clusters ...string) (string, error) {
 	t.Helper()
+	return runAcceptWith(ctx, t, flags, timeout, false, clusters...)
+}
+
+// runAcceptRejoin is runAccept with --rejoin: it approves the new
+// registration of clusters whose agents joined before.
+func runAcceptRejoin(ctx context.Context, t *testing.T, flags *genericclioptions.ConfigFlags, timeout time.Duration, clusters ...string) (string, error) {
+	t.Helper()
+	return runAcceptWith(ctx, t, flags, timeout, true, clusters...)
+}
+
+// runAcceptWith runs accept --wait, with --rejoin when rejoin is set.
+func runAcceptWith(ctx context.Context, t *testing.T, flags *genericclioptions.ConfigFlags, timeout time.Duration, rejoin bool, clusters ...string) (string, error) {
+	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	a := accept.NewOptions(flags, streams)
-	a.Clusters, a.Wait, a.Timeout = clusters, true, timeout
+	a.Clusters, a.Wait, a.Timeout, a.Rejoin = clusters, true, timeout, rejoin
 	if err := a.Complete(nil, nil); err != nil {
 		t.Fatal(err)
 	}

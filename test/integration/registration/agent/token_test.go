@@ -117,7 +117,10 @@ func TestTokenRegistration(t *testing.T) {
 			c, err := klusterletCondition(ctx, spoke.Client(), operatorv1.ConditionHubConnectionDegraded)
 			return c != nil && c.Status == "True" && strings.Contains(c.Message, "kubectl ocm accept --clusters "+clusterName), err
 		})
-		acceptCluster(t)
+		// The cluster joined before: its new registration is a rejoin.
+		if out, err := runAcceptRejoin(ctx, t, hubFlags, 2*time.Minute, clusterName); err != nil {
+			t.Fatalf("accept --rejoin: %v\noutput:\n%s", err, out)
+		}
 		eventually(ctx, t, "ServiceAccount "+agentSA.String()+" created again", func(ctx context.Context) (bool, error) {
 			err := hub.Client().Get(ctx, agentSA, &corev1.ServiceAccount{})
 			return err == nil, client.IgnoreNotFound(err)

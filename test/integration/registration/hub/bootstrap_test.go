@@ -186,6 +186,7 @@ func TestBootstrapSecurity(t *testing.T) {
 			t.Errorf("accept did not name the CSR of an unexpected requester:\n%s", r.ErrOut)
 		}
 		waitIssued(ctx, t, admin, real)
+		reportJoined(ctx, t, admin, "cluster-x")
 
 		// Trusting any requester does not relax what a request may ask for.
 		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check")

@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -156,17 +155,7 @@ func TestCLI(t *testing.T) {
 	// c1's agent reports it joined, as the registration agent does; accept
 	// --wait on the accepted and joined cluster has no request to wait for
 	// and returns at once, where it used to wait out its whole timeout.
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		mc := &clusterv1.ManagedCluster{}
-		if err := admin.Get(ctx, client.ObjectKey{Name: "c1"}, mc); err != nil {
-			return err
-		}
-		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue,
-			Reason: "ManagedClusterJoined", Message: "the agent holds a hub credential"})
-		return admin.Status().Update(ctx, mc)
-	}); err != nil {
-		t.Fatalf("report c1 joined: %v", err)
-	}
+	reportJoined(ctx, t, admin, "c1")
 	out, errOut, err = kubectl("accept", "--clusters", "c1", "--wait", "--timeout", "2m")
 	if err != nil || !strings.Contains(errOut, "Managed cluster c1 is already accepted: no certificate request to wait for") ||
 		!strings.Contains(out, "Your managed cluster c1 has joined the Hub successfully.") {

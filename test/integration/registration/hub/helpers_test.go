@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -212,5 +213,22 @@ func expectPending(ctx context.Context, t *testing.T, c client.Client, name, why
 	}
 	if reason != "" {
 		t.Errorf("CSR %s (%s) was approved (%s); want it left pending", name, why, reason)
+	}
+}
+
+// reportJoined sets the ManagedClusterJoined condition of cluster, as its
+// registration agent does once it holds a hub credential.
+func reportJoined(ctx context.Context, t *testing.T, admin client.Client, cluster string) {
+	t.Helper()
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		mc := &clusterv1.ManagedCluster{}
+		if err := admin.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			return err
+		}
+		meta.SetStatusCondition(&mc.Status.Conditions, metav1.Condition{Type: clusterv1.ManagedClusterConditionJoined, Status: metav1.ConditionTrue,
+			Reason: "ManagedClusterJoined", Message: "the agent holds a hub credential"})
+		return admin.Status().Update(ctx, mc)
+	}); err != nil {
+		t.Fatalf("report %s joined: %v", cluster, err)
 	}
 }
