@@ -1,6 +1,7 @@
 package hubtunnel
 
 import (
+	"fmt"
 	"net/http"
 	"net/textproto"
 	"strings"
@@ -64,6 +65,52 @@ func FuzzStripCredentials(f *testing.F) {
 					}
 				}
 			}
+		}
+	})
+}
+
+// FuzzFrameScanner feeds a FrameScanner arbitrary bytes, as an agent may
+// send them down its tunnel, in two pieces split anywhere, and requires
+// that it never panics, that where the stream is split changes nothing it
+// reports, that it never reports more payload than the stream holds, and
+// that no message it lets pass is longer than its limit.
+func FuzzFrameScanner(f *testing.F) {
+	f.Add(frame(true, 2, tunnelMessage(1, 7, MessageData, []byte("data")), true), 3, true)
+	f.Add(concat(frame(false, 2, tunnelMessage(1, 7, MessageSyncConnections, []byte{2, 4}), true), frame(true, 9, nil, true),
+		frame(true, 0, []byte{6}, true)), 5, true)
+	f.Add(append([]byte("HTTP/1.1 101 Switching Protocols\r\n\r\n"), frame(true, 2, tunnelMessage(3, 9, MessagePause, nil), false)...), 20, false)
+	f.Add(frame(true, 2, make([]byte, 70000), true)[:20], 1, true)
+	f.Fuzz(func(t *testing.T, stream []byte, split int, masked bool) {
+		const limit = 4096
+		newScanner := func() FrameScanner { return FrameScanner{Masked: masked, SkipHTTP: !masked, MaxMessage: limit} }
+		whole := &events{}
+		s := newScanner()
+		errWhole := s.Scan(stream, whole)
+		if split < 0 {
+			split = -(split + 1)
+		}
+		split %= len(stream) + 1
+		parts := &events{}
+		s = newScanner()
+		errParts := s.Scan(stream[:split], parts)
+		if errParts == nil {
+			errParts = s.Scan(stream[split:], parts)
+		}
+		if (errWhole == nil) != (errParts == nil) {
+			t.Fatalf("scanned whole: %v; scanned in two at %d: %v", errWhole, split, errParts)
+		}
+		if errWhole == nil && fmt.Sprint(whole) != fmt.Sprint(parts) {
+			t.Fatalf("scanned whole: %v; scanned in two at %d: %v", whole, split, parts)
+		}
+		var total int64
+		for _, n := range whole.payload {
+			total += n
+		}
+		if total > int64(len(stream)) {
+			t.Fatalf("reported %d bytes of payload in a stream of %d", total, len(stream))
+		}
+		if errWhole == nil && total > int64(limit*(len(whole.messages)+1)) {
+			t.Fatalf("let %d bytes of payload pass in %d messages of at most %d", total, len(whole.messages), limit)
 		}
 	})
 }

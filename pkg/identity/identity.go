@@ -239,6 +239,21 @@ func ServiceAccountUserName(namespace, name string) string {
 	return serviceAccountUserPrefix + namespace + ":" + name
 }
 
+// ParseServiceAccountUserName returns the namespace and name of the
+// ServiceAccount user is, system:serviceaccount:<namespace>:<name>, and
+// false when user is not a ServiceAccount's.
+func ParseServiceAccountUserName(user string) (namespace, name string, ok bool) {
+	rest, ok := strings.CutPrefix(user, serviceAccountUserPrefix)
+	if !ok {
+		return "", "", false
+	}
+	namespace, name, ok = strings.Cut(rest, ":")
+	if !ok || namespace == "" || name == "" || strings.Contains(name, ":") {
+		return "", "", false
+	}
+	return namespace, name, true
+}
+
 // AddonServiceAccount returns the name of the hub ServiceAccount whose
 // tokens the agents of addon hold with the token driver: <addon>-agent, in
 // the cluster namespace, as OCM names it.

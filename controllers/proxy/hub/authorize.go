@@ -2,8 +2,9 @@ package hub
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -57,9 +58,14 @@ type decision struct {
 }
 
 // allowed reports whether c may use verb on subresource of cluster's
-// managedclusters, and the authorizer's reason when it may not.
+// managedclusters, and the authorizer's reason when it may not, from an
+// answer of the last decisionTTL when there is one.
 func (r *reviewer) allowed(ctx context.Context, c *caller, verb, subresource, cluster string) (bool, string, error) {
-	key := strings.Join(append([]string{verb, subresource, cluster, c.user, c.uid}, c.groups...), "\x00")
+	spec := reviewSpec(c, verb, subresource, cluster)
+	key, err := decisionKey(spec)
+	if err != nil {
+		return false, "", err
+	}
 	now := time.Now()
 	r.mu.Lock()
 	d, ok := r.decisions[key]
@@ -67,21 +73,11 @@ func (r *reviewer) allowed(ctx context.Context, c *caller, verb, subresource, cl
 	if ok && now.Before(d.expires) {
 		return d.allowed, d.reason, nil
 	}
-	extra := map[string]authorizationv1.ExtraValue{}
-	for k, v := range c.extra {
-		extra[k] = v
+	allowed, reason, err := r.review(ctx, spec)
+	if err != nil {
+		return false, "", err
 	}
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: c.user, UID: c.uid, Groups: c.groups, Extra: extra,
-		ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Group: hubtunnel.Group, Version: hubtunnel.Version, Resource: hubtunnel.Resource,
-			Subresource: subresource, Name: cluster, Verb: verb,
-		},
-	}}
-	if err := r.client.Create(ctx, sar); err != nil {
-		return false, "", fmt.Errorf("ask a SubjectAccessReview for %s: %w", c.user, err)
-	}
-	d = decision{allowed: sar.Status.Allowed && !sar.Status.Denied, reason: sar.Status.Reason, expires: now.Add(decisionTTL)}
+	d = decision{allowed: allowed, reason: reason, expires: now.Add(decisionTTL)}
 	r.mu.Lock()
 	if r.decisions == nil {
 		r.decisions = map[string]decision{}
@@ -98,4 +94,47 @@ func (r *reviewer) allowed(ctx context.Context, c *caller, verb, subresource, cl
 	}
 	r.mu.Unlock()
 	return d.allowed, d.reason, nil
+}
+
+// ask is allowed without the decision cache: the answer of the hub's API
+// server now.
+func (r *reviewer) ask(ctx context.Context, c *caller, verb, subresource, cluster string) (bool, string, error) {
+	return r.review(ctx, reviewSpec(c, verb, subresource, cluster))
+}
+
+// review asks the hub's API server the SubjectAccessReview of spec.
+func (r *reviewer) review(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (bool, string, error) {
+	sar := &authorizationv1.SubjectAccessReview{Spec: spec}
+	if err := r.client.Create(ctx, sar); err != nil {
+		return false, "", fmt.Errorf("ask a SubjectAccessReview for %s: %w", spec.User, err)
+	}
+	return sar.Status.Allowed && !sar.Status.Denied, sar.Status.Reason, nil
+}
+
+// reviewSpec is the SubjectAccessReview of c using verb on subresource of
+// cluster's managedclusters.
+func reviewSpec(c *caller, verb, subresource, cluster string) authorizationv1.SubjectAccessReviewSpec {
+	extra := map[string]authorizationv1.ExtraValue{}
+	for k, v := range c.extra {
+		extra[k] = v
+	}
+	return authorizationv1.SubjectAccessReviewSpec{
+		User: c.user, UID: c.uid, Groups: c.groups, Extra: extra,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Group: hubtunnel.Group, Version: hubtunnel.Version, Resource: hubtunnel.Resource,
+			Subresource: subresource, Name: cluster, Verb: verb,
+		},
+	}
+}
+
+// decisionKey identifies a SubjectAccessReview's answer by its whole spec,
+// extra included, as the API server's webhook authorizer keys its cache:
+// an answer for one set of scopes is never reused for another.
+func decisionKey(spec authorizationv1.SubjectAccessReviewSpec) (string, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return "", fmt.Errorf("key a SubjectAccessReview for %s: %w", spec.User, err)
+	}
+	sum := sha256.Sum256(b)
+	return string(sum[:]), nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/rancher/remotedialer"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -29,25 +30,49 @@ import (
 // Server serves the aggregated API. Every replica of the hub controller
 // serves it; an agent's tunnel ends at the replica its connection reached.
 type Server struct {
-	front   *frontProxy
-	review  *reviewer
-	tunnels *remotedialer.Server
-	log     logr.Logger
+	front    *frontProxy
+	review   *reviewer
+	tunnels  *remotedialer.Server
+	log      logr.Logger
+	reader   client.Reader
+	clusters cache.Cache
+	limits   Limits
+	conns    *connLimiter
 
 	// transports holds one HTTP transport per cluster, which dials through
 	// the cluster's current tunnel.
 	transports sync.Map
 
-	// conns holds the connection of each cluster's newest tunnel.
-	mu    sync.Mutex
-	conns map[string]*hijackRecorder
+	// attachedTunnels holds each cluster's newest tunnel.
+	mu              sync.Mutex
+	attachedTunnels map[string]*tunnel
 }
 
-// New returns the server. c asks the SubjectAccessReviews and reader reads
-// ConfigMap kube-system/extension-apiserver-authentication, both as the hub
-// controller.
-func New(c client.Client, reader client.Reader, log logr.Logger) *Server {
-	s := &Server{front: &frontProxy{reader: reader}, review: &reviewer{client: c}, log: log}
+// Options are what a Server needs.
+type Options struct {
+	// Reviews asks the SubjectAccessReviews, as the hub controller.
+	Reviews client.Client
+	// Reader reads ConfigMap kube-system/extension-apiserver-authentication
+	// and the ServiceAccounts of token agents, uncached, as the hub
+	// controller.
+	Reader client.Reader
+	// Clusters is the cache ManagedClusters are read and watched from; a
+	// tunnel closes when its cluster is denied or deleted.
+	Clusters cache.Cache
+	// Limits bound the tunnels and proxied connections; zero fields take
+	// DefaultLimits'.
+	Limits Limits
+	// Log is the server's logger.
+	Log logr.Logger
+}
+
+// New returns the server.
+func New(o Options) *Server {
+	s := &Server{
+		front: &frontProxy{reader: o.Reader}, review: &reviewer{client: o.Reviews}, log: o.Log,
+		reader: o.Reader, clusters: o.Clusters, limits: o.Limits.withDefaults(),
+	}
+	s.conns = newConnLimiter(s.limits.ConnectionsPerCluster, s.limits.ConnectionsPerUser)
 	s.tunnels = remotedialer.New(func(r *http.Request) (string, bool, error) {
 		cluster, _ := r.Context().Value(attachingCluster{}).(string)
 		return cluster, cluster != "", nil
@@ -76,20 +101,39 @@ func (s *Server) Register(mux Handler) {
 	mux.Register("/openapi/v3", http.HandlerFunc(serveOpenAPIV3))
 }
 
-// Start waits for ctx to end and then closes every tunnel that ends here:
-// the HTTP server's shutdown leaves the connections WebSocket upgrades took
-// over alone, and the agents attach again to whichever replica serves next.
-// Every replica runs it.
+// Start closes the tunnels of clusters the hub denies or deletes as it
+// sees them, authorizes each attached tunnel again every
+// Limits.Reauthorize and closes it at the end of its lifetime, until ctx
+// ends. Then it closes every tunnel that ends here: the HTTP server's
+// shutdown leaves the connections WebSocket upgrades took over alone, and
+// the agents attach again to whichever replica serves next. Every replica
+// runs it.
 func (s *Server) Start(ctx context.Context) error {
-	<-ctx.Done()
-	s.mu.Lock()
-	conns := s.conns
-	s.conns = nil
-	s.mu.Unlock()
-	for _, hw := range conns {
-		hw.close()
+	defer s.closeAll()
+	if err := s.watchClusters(ctx); err != nil {
+		return err
 	}
-	return nil
+	ticker := time.NewTicker(s.limits.Reauthorize)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+			s.reauthorize(ctx)
+		}
+	}
+}
+
+// closeAll closes every tunnel that ends here.
+func (s *Server) closeAll() {
+	s.mu.Lock()
+	tunnels := s.attachedTunnels
+	s.attachedTunnels = nil
+	s.mu.Unlock()
+	for _, t := range tunnels {
+		t.rec.close()
+	}
 }
 
 // NeedLeaderElection is false: every replica serves the API.
@@ -197,48 +241,61 @@ func (s *Server) serveAttach(w http.ResponseWriter, r *http.Request, c *caller, 
 	if !s.authorize(w, r, c, "get", hubtunnel.AttachSubresource, cluster) {
 		return
 	}
-	s.log.Info("Tunnel attached", "cluster", cluster, "agent", c.user)
-	hw := &hijackRecorder{ResponseWriter: w}
-	defer s.attached(cluster, hw)()
-	s.tunnels.ServeHTTP(hw, r.WithContext(context.WithValue(r.Context(), attachingCluster{}, cluster)))
-	s.log.Info("Tunnel closed", "cluster", cluster, "agent", c.user)
+	if reason, err := s.refused(r.Context(), cluster); err != nil || reason != "" {
+		code, msg := http.StatusForbidden, fmt.Sprintf("cluster %s may not attach its tunnel: %s", cluster, reason)
+		if err != nil {
+			code, msg = http.StatusServiceUnavailable, err.Error()
+		}
+		writeStatus(w, code, msg)
+		return
+	}
+	log := s.log.WithValues("cluster", cluster, "agent", c.user)
+	log.Info("Tunnel attached")
+	t := s.newTunnel(cluster, c, w, log)
+	defer s.attached(t)()
+	s.tunnels.ServeHTTP(t.rec, r.WithContext(context.WithValue(r.Context(), attachingCluster{}, cluster)))
+	log.Info("Tunnel closed")
 }
 
-// attached makes the tunnel whose connection hw holds the newest of
-// cluster's and closes the older ones: an agent attaches again when it
-// restarts or loses its connection, and the tunnel server would otherwise
-// keep dialing through the oldest, which may be dead without either end of
-// this connection knowing. It returns the function that forgets the tunnel.
-func (s *Server) attached(cluster string, hw *hijackRecorder) func() {
+// attached makes t the newest of its cluster's tunnels and closes the older
+// ones: an agent attaches again when it restarts or loses its connection,
+// and the tunnel server would otherwise keep dialing through the oldest,
+// which may be dead without either end of this connection knowing. It
+// returns the function that forgets the tunnel.
+func (s *Server) attached(t *tunnel) func() {
 	s.mu.Lock()
-	old := s.conns[cluster]
-	if s.conns == nil {
-		s.conns = map[string]*hijackRecorder{}
+	old := s.attachedTunnels[t.cluster]
+	if s.attachedTunnels == nil {
+		s.attachedTunnels = map[string]*tunnel{}
 	}
-	s.conns[cluster] = hw
+	s.attachedTunnels[t.cluster] = t
 	s.mu.Unlock()
 	if old != nil {
-		old.close()
+		old.rec.close()
 	}
 	return func() {
 		s.mu.Lock()
-		if s.conns[cluster] == hw {
-			delete(s.conns, cluster)
+		if s.attachedTunnels[t.cluster] == t {
+			delete(s.attachedTunnels, t.cluster)
 		}
 		s.mu.Unlock()
 	}
 }
 
 // hijackRecorder keeps the connection the WebSocket upgrade takes over, so
-// that a newer tunnel of the same cluster can close it.
+// that a newer tunnel of the same cluster, or its revocation, can close
+// it, and puts the connection behind guardedConn's limits.
 type hijackRecorder struct {
 	http.ResponseWriter
+	// broke is called when the agent breaks a limit of the tunnel.
+	broke func(error)
+
 	mu   sync.Mutex
 	conn net.Conn
 	done bool
 }
 
-// Hijack takes over the connection and records it.
+// Hijack takes over the connection, guards it and records it.
 func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	hj, ok := h.ResponseWriter.(http.Hijacker)
 	if !ok {
@@ -254,8 +311,9 @@ func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		_ = conn.Close()
 		return nil, nil, errors.New("a newer tunnel of the cluster attached")
 	}
-	h.conn = conn
-	return conn, rw, nil
+	g, grw := guard(conn, rw, h.broke)
+	h.conn = g
+	return g, grw, nil
 }
 
 // close closes the recorded connection, or the one Hijack takes later.
@@ -279,6 +337,13 @@ func (s *Server) serveProxy(w http.ResponseWriter, r *http.Request, c *caller, c
 			"cluster %s has no tunnel to the hub: its agent is not connected, or its Klusterlet turns the HubTunnel feature off (spec.registrationConfiguration.featureGates)", cluster))
 		return
 	}
+	release, err := s.conns.acquire(cluster, c.user)
+	if err != nil {
+		w.Header().Set("Retry-After", "1")
+		writeStatus(w, http.StatusTooManyRequests, err.Error())
+		return
+	}
+	defer release()
 	base := hubtunnel.ProxyPath(cluster)
 	rawRest := strings.TrimPrefix(r.URL.EscapedPath(), base)
 	if rawRest == "" {
@@ -347,6 +412,8 @@ func writeStatus(w http.ResponseWriter, code int, message string) {
 		reason = metav1.StatusReasonBadRequest
 	case http.StatusServiceUnavailable:
 		reason = metav1.StatusReasonServiceUnavailable
+	case http.StatusTooManyRequests:
+		reason = metav1.StatusReasonTooManyRequests
 	}
 	writeJSON(w, code, &metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},

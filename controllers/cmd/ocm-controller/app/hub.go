@@ -43,6 +43,8 @@ type HubOptions struct {
 	// FeatureGates is the --feature-gates value; Validate parses it into
 	// Options.Features.
 	FeatureGates string
+	// Tunnel bounds the hub tunnel and its proxied connections.
+	Tunnel proxyhub.Limits
 }
 
 // NewHubCommand returns `ocm-controller hub`, which runs every hub controller
@@ -61,6 +63,10 @@ func NewHubCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.Webhook.BindAddress, "webhook-bind-address", ":"+strconv.Itoa(conversion.Port), "Address the add-on API's conversion webhook ("+conversion.Path+") binds to.")
 	cmd.Flags().StringSliceVar(&o.Webhook.Hosts, "webhook-hosts", nil, "DNS names or IP addresses the conversion webhook's serving certificate holds besides those of its Service, such as the host of `hub init --conversion-webhook-url`.")
 	cmd.Flags().StringVar(&o.FeatureGates, "feature-gates", "", featuregate.Usage(featuregate.Hub))
+	tunnel := proxyhub.DefaultLimits()
+	cmd.Flags().IntVar(&o.Tunnel.ConnectionsPerCluster, "proxy-max-connections-per-cluster", tunnel.ConnectionsPerCluster, "Proxied connections (requests, watches, logs, execs through managedclusters/proxy) open to one cluster at once; more get 429 Too Many Requests.")
+	cmd.Flags().IntVar(&o.Tunnel.ConnectionsPerUser, "proxy-max-connections-per-user", tunnel.ConnectionsPerUser, "Proxied connections one hub user holds open at once, to every cluster together; more get 429 Too Many Requests.")
+	cmd.Flags().DurationVar(&o.Tunnel.Lifetime, "tunnel-max-lifetime", tunnel.Lifetime, "How long an agent's tunnel stays attached before the hub closes it and the agent attaches again with the credential it holds then (each tunnel up to a tenth longer).")
 	cmd.Flags().StringSliceVar(&o.AutoApprovedCSRUsers, "auto-approved-csr-users", nil, "Bootstrap identities whose first-join CSRs are approved automatically, merged with the ClusterManager's spec.registrationConfiguration.autoApproveUsers.")
 	return cmd
 }
@@ -72,6 +78,9 @@ func (o *HubOptions) Validate() error {
 	}
 	if o.LeaseGraceRatio < lease.MinGraceRatio {
 		return fmt.Errorf("--lease-grace-ratio %v must be at least %v: agents renew once per lease period plus up to 10 %% jitter, and a smaller ratio marks clusters Unknown between two timely renewals", o.LeaseGraceRatio, lease.MinGraceRatio)
+	}
+	if err := o.Tunnel.Validate(); err != nil {
+		return err
 	}
 	if o.ClusterManagerName == "" {
 		return errors.New("--cluster-manager-name must not be empty")
@@ -116,7 +125,10 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tunnels := proxyhub.New(reviews, mgr.GetAPIReader(), ctrl.Log.WithName("hub-tunnel"))
+	tunnels := proxyhub.New(proxyhub.Options{
+		Reviews: reviews, Reader: mgr.GetAPIReader(), Clusters: mgr.GetCache(),
+		Limits: o.Tunnel, Log: ctrl.Log.WithName("hub-tunnel"),
+	})
 	tunnels.Register(webhook.Server)
 	if err := mgr.Add(tunnels); err != nil {
 		return fmt.Errorf("add the hub tunnel server: %w", err)

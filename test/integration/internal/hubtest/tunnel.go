@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -45,6 +46,12 @@ type Tunnel struct {
 // the API server's aggregator dials the in-process server there, verifying
 // its certificate for the Service's name as it would in a cluster.
 func StartTunnel(ctx context.Context, t testing.TB, hub *framework.Cluster, bind string) *Tunnel {
+	return StartTunnelWithLimits(ctx, t, hub, bind, proxyhub.Limits{})
+}
+
+// StartTunnelWithLimits is StartTunnel with the tunnel server's limits; zero
+// fields take the hub controller's defaults.
+func StartTunnelWithLimits(ctx context.Context, t testing.TB, hub *framework.Cluster, bind string, limits proxyhub.Limits) *Tunnel {
 	t.Helper()
 	if bind == "" {
 		port, err := framework.FreePort()
@@ -69,7 +76,11 @@ func StartTunnel(ctx context.Context, t testing.TB, hub *framework.Cluster, bind
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := proxyhub.New(c, c, log.WithName("hub-tunnel"))
+	clusters, err := cache.New(cfg, cache.Options{Scheme: apis.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := proxyhub.New(proxyhub.Options{Reviews: c, Reader: c, Clusters: clusters, Limits: limits, Log: log.WithName("hub-tunnel")})
 	srv.Register(w.Server)
 	// The APIService first: the keeper sets its caBundle when it starts.
 	_, portText, _ := net.SplitHostPort(bind)
@@ -80,7 +91,10 @@ func StartTunnel(ctx context.Context, t testing.TB, hub *framework.Cluster, bind
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Start(runCtx) }()
-	go func() { _ = srv.Start(runCtx) }()
+	cacheDone := make(chan error, 1)
+	go func() { cacheDone <- clusters.Start(runCtx) }()
+	serverDone := make(chan error, 1)
+	go func() { serverDone <- srv.Start(runCtx) }()
 	stopped := false
 	stop := func() {
 		if stopped {
@@ -88,8 +102,10 @@ func StartTunnel(ctx context.Context, t testing.TB, hub *framework.Cluster, bind
 		}
 		stopped = true
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("hub tunnel server: %v", err)
+		for what, ch := range map[string]chan error{"webhook server": done, "tunnel server": serverDone, "ManagedCluster cache": cacheDone} {
+			if err := <-ch; err != nil {
+				t.Errorf("hub tunnel's %s: %v", what, err)
+			}
 		}
 	}
 	t.Cleanup(stop)
