@@ -274,17 +274,43 @@ func (c *Cluster) waitAuthenticates(ctx context.Context, ca *authority, accept b
 // starts it again with its kubeconfig rewritten for the current CAs and
 // credentials.
 func (c *Cluster) restartControllerManager(ctx context.Context) error {
-	kcmCfg := c.configWith(rest.TLSClientConfig{CertData: c.kcmCreds.certPEM, KeyData: c.kcmCreds.keyPEM})
-	if err := WriteKubeconfig(c.files.kcmKubeconfig, c.Name, kcmCfg); err != nil {
+	if err := c.StopControllerManager(); err != nil {
 		return err
 	}
+	return c.StartControllerManager(ctx)
+}
+
+// StopControllerManager stops cluster c's kube-controller-manager and
+// leaves it stopped until StartControllerManager. Meanwhile no controller of
+// it runs: nothing signs approved certificate requests, and the root CA
+// publisher does not put back a namespace's kube-root-ca.crt that someone
+// edited, as it otherwise does within moments.
+func (c *Cluster) StopControllerManager() error {
 	old := c.kcm
+	if old == nil {
+		return nil
+	}
 	if err := old.Stop(10 * time.Second); err != nil {
 		return fmt.Errorf("stop the controller manager of cluster %s: %w", c.Name, err)
 	}
 	c.procs = slices.DeleteFunc(c.procs, func(p *process) bool { return p == old })
+	c.kcm = nil
+	return nil
+}
+
+// StartControllerManager starts cluster c's kube-controller-manager, stopped
+// by StopControllerManager, with its kubeconfig rewritten for the current
+// CAs and credentials, and waits until it has published the root CA.
+func (c *Cluster) StartControllerManager(ctx context.Context) error {
+	if c.kcm != nil {
+		return fmt.Errorf("the controller manager of cluster %s is running", c.Name)
+	}
+	kcmCfg := c.configWith(rest.TLSClientConfig{CertData: c.kcmCreds.certPEM, KeyData: c.kcmCreds.keyPEM})
+	if err := WriteKubeconfig(c.files.kcmKubeconfig, c.Name, kcmCfg); err != nil {
+		return err
+	}
 	if err := c.runControllerManager(ctx); err != nil {
-		return fmt.Errorf("restart the controller manager of cluster %s: %w", c.Name, err)
+		return fmt.Errorf("start the controller manager of cluster %s: %w", c.Name, err)
 	}
 	return nil
 }
