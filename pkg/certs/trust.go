@@ -12,17 +12,24 @@ import (
 	"strings"
 )
 
-// HubCABundleConfigMap is the ConfigMap of every hub namespace that holds
-// the CAs the hub's clients trust (key HubCABundleKey): kube-controller-
-// manager's root CA publisher writes it from its --root-ca-file. An agent
-// reads the one in its cluster namespace to learn a new hub serving CA
-// before the hub switches to it. It is the bundle Kubernetes' own manual CA
-// rotation procedure distributes (old and new CA while both are valid), so
-// a hub administrator who follows that procedure rotates the fleet's trust
-// with it, on any distribution, with nothing more to run.
+// HubCABundleConfigMap is the ConfigMap that holds the CAs the hub's
+// clients trust (key HubCABundleKey): kube-controller-manager's root CA
+// publisher writes it, from its --root-ca-file, into every namespace. An
+// agent follows the one in HubCABundleNamespace to learn a new hub serving
+// CA before the hub switches to it. It is the bundle Kubernetes' own manual
+// CA rotation procedure distributes (old and new CA while both are valid),
+// so a hub administrator who follows that procedure rotates the fleet's
+// trust with it, on any distribution, with nothing more to run.
+//
+// Only the copy in HubCABundleNamespace is followed: whoever may edit
+// ConfigMaps of a namespace (the built-in edit and admin roles, add-ons
+// granted a cluster namespace) may write that namespace's copy, and the
+// publisher only reverts it later; no one but the hub's administrators
+// writes kube-public.
 const (
 	HubCABundleConfigMap = "kube-root-ca.crt"
 	HubCABundleKey       = "ca.crt"
+	HubCABundleNamespace = "kube-public"
 )
 
 // ParseCertificates reads every CERTIFICATE block of a PEM bundle; an empty

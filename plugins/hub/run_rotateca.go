@@ -63,8 +63,8 @@ func newCmdRotateCA(getter genericclioptions.RESTClientGetter, streams genericio
 loses the hub.
 
 Serving CA (the CA the hub API server's certificate comes from). Agents follow
-the hub's CA bundle, ConfigMap kube-root-ca.crt in their cluster namespace,
-which kube-controller-manager publishes from its --root-ca-file: they add every
+the hub's CA bundle, ConfigMap kube-public/kube-root-ca.crt, which
+kube-controller-manager publishes from its --root-ca-file: they add every
 CA of it to the CAs they trust for the hub, in their hub and bootstrap
 kubeconfigs, and drop a CA once it has left the bundle and the hub no longer
 serves with it. Each agent reports the CAs it trusts in its ManagedCluster's

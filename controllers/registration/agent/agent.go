@@ -230,7 +230,7 @@ func (a *Agent) runConnected(ctx context.Context, id identity, cred *hubCredenti
 	var wg sync.WaitGroup
 	wg.Go(func() { a.renewLease(leaseCtx) })
 	wg.Go(func() { a.watchCluster(leaseCtx, id) })
-	wg.Go(func() { a.followHubTrust(leaseCtx, id) })
+	wg.Go(func() { a.followHubTrust(leaseCtx) })
 	defer wg.Wait()
 	defer stopLease()
 

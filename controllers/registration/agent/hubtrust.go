@@ -26,19 +26,22 @@ import (
 const hubTrustRecheck = 10 * time.Minute
 
 // followHubTrust keeps the CA bundle the agent trusts for the hub in step
-// with the bundle the hub publishes in the cluster namespace
-// (certs.HubCABundleConfigMap), until ctx ends: it watches that ConfigMap
-// through the current hub connection and, on each change and every
-// hubTrustRecheck, updates the trust (updateHubTrust).
-func (a *Agent) followHubTrust(ctx context.Context, id identity) {
-	log := ctrl.LoggerFrom(ctx).WithValues("configMap", id.cluster+"/"+certs.HubCABundleConfigMap)
+// with the bundle the hub publishes in kube-public
+// (certs.HubCABundleNamespace/certs.HubCABundleConfigMap), until ctx ends:
+// it watches that ConfigMap through the current hub connection and, on
+// each change and every hubTrustRecheck, updates the trust
+// (updateHubTrust). The copy in the cluster namespace is never read: a
+// namespace editor on the hub may write it.
+func (a *Agent) followHubTrust(ctx context.Context) {
+	source := certs.HubCABundleNamespace + "/" + certs.HubCABundleConfigMap
+	log := ctrl.LoggerFrom(ctx).WithValues("configMap", source)
 	ctx = ctrl.LoggerInto(ctx, log)
-	lw := a.hubListWatch(func() client.ObjectList { return &corev1.ConfigMapList{} }, id.cluster, certs.HubCABundleConfigMap)
+	lw := a.hubListWatch(func() client.ObjectList { return &corev1.ConfigMapList{} }, certs.HubCABundleNamespace, certs.HubCABundleConfigMap)
 	inf := toolscache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, hubTrustRecheck, toolscache.Indexers{})
 	err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *toolscache.Reflector, err error) {
 		if apierrors.IsForbidden(err) || errors.Is(err, errNotConnected) {
-			// A hub installed before the agents could read the bundle, or
-			// the role not granted yet: nothing to follow.
+			// A hub installed before the agents could read the bundle in
+			// kube-public, or the role not granted yet: nothing to follow.
 			log.V(1).Info("Cannot watch the hub's CA bundle", "error", err.Error())
 			return
 		}
@@ -68,7 +71,7 @@ func (a *Agent) followHubTrust(ctx context.Context, id identity) {
 			return
 		case <-changed:
 		}
-		obj, exists, err := inf.GetStore().GetByKey(id.cluster + "/" + certs.HubCABundleConfigMap)
+		obj, exists, err := inf.GetStore().GetByKey(source)
 		cm, ok := obj.(*corev1.ConfigMap)
 		if err != nil || !exists || !ok {
 			continue
@@ -111,7 +114,13 @@ func (a *Agent) updateHubTrust(ctx context.Context, published string) error {
 		if err := a.writeSecret(ctx, a.opts.HubKubeconfigSecret, next); err != nil {
 			return err
 		}
-		ctrl.LoggerFrom(ctx).Info("Following the hub's CA bundle: updated the CAs trusted for the hub", "added", u.Added, "dropped", u.Dropped)
+		log := ctrl.LoggerFrom(ctx)
+		for _, fp := range u.Added {
+			log.Info("Trusting a new CA for the hub, published in the hub's CA bundle", "fingerprint", fp)
+		}
+		for _, fp := range u.Dropped {
+			log.Info("No longer trusting a CA for the hub: it left the hub's CA bundle and the hub does not serve with it", "fingerprint", fp)
+		}
 	}
 	// The bootstrap kubeconfig follows, also when an earlier write of it
 	// failed; one that points at another hub (a standby hub, a join to

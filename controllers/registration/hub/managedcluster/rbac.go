@@ -11,6 +11,7 @@ import (
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
@@ -26,6 +27,11 @@ const (
 	// WorkClusterRole is the common ClusterRole of a cluster's work agent
 	// inside its cluster namespace.
 	WorkClusterRole = rbacPrefix + "work"
+	// HubCABundleClusterRole is the common ClusterRole that lets an agent
+	// read the hub's CA bundle (certs.HubCABundleConfigMap), bound in
+	// certs.HubCABundleNamespace only. Its name is outside rbacPrefix, so
+	// that no cluster's ClusterRole (ClusterRoleName) can take it.
+	HubCABundleClusterRole = "open-cluster-management:hub-ca-bundle"
 )
 
 // ClusterRoleName returns the name of the per-cluster ClusterRole and
@@ -41,6 +47,13 @@ func RegistrationRoleBindingName(cluster string) string {
 // WorkRoleBindingName returns the name of the RoleBinding, in the cluster
 // namespace, that binds WorkClusterRole.
 func WorkRoleBindingName(cluster string) string { return ClusterRoleName(cluster) + ":work" }
+
+// HubCABundleRoleBindingName returns the name of the RoleBinding, in
+// certs.HubCABundleNamespace, that binds HubCABundleClusterRole to the
+// cluster's agent.
+func HubCABundleRoleBindingName(cluster string) string {
+	return ClusterRoleName(cluster) + ":hub-ca-bundle"
+}
 
 // subjects are those the per-cluster RBAC grants to: every identity of the
 // cluster's agent (identity.AgentSubjects).
@@ -68,7 +81,7 @@ func clusterNamespace(cluster string) *corev1.Namespace {
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch;update
 // +kubebuilder:rbac:groups=proxy.kubectl-ocm.io,resources=managedclusters/attach,verbs=get
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=open-cluster-management:managedcluster:registration;open-cluster-management:managedcluster:work,verbs=bind
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=open-cluster-management:managedcluster:registration;open-cluster-management:managedcluster:work;open-cluster-management:hub-ca-bundle,verbs=bind
 
 // clusterRoleRules returns the rules of the per-cluster ClusterRole. An
 // accepted cluster's agent may request and renew certificates and update its
@@ -184,20 +197,22 @@ func clusterRoleBinding(cluster string) *rbacv1.ClusterRoleBinding {
 	}
 }
 
-// roleBindings renders the RoleBindings of an accepted cluster in its
-// namespace: registration and work.
+// roleBindings renders the RoleBindings of an accepted cluster: registration
+// and work in its namespace, and the hub's CA bundle in
+// certs.HubCABundleNamespace.
 func roleBindings(cluster string) []*rbacv1.RoleBinding {
-	rb := func(name, role string) *rbacv1.RoleBinding {
+	rb := func(namespace, name, role string) *rbacv1.RoleBinding {
 		return &rbacv1.RoleBinding{
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: cluster, Labels: labels(cluster)},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels(cluster)},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
 			Subjects:   subjects(cluster),
 		}
 	}
 	return []*rbacv1.RoleBinding{
-		rb(RegistrationRoleBindingName(cluster), RegistrationClusterRole),
-		rb(WorkRoleBindingName(cluster), WorkClusterRole),
+		rb(cluster, RegistrationRoleBindingName(cluster), RegistrationClusterRole),
+		rb(cluster, WorkRoleBindingName(cluster), WorkClusterRole),
+		rb(certs.HubCABundleNamespace, HubCABundleRoleBindingName(cluster), HubCABundleClusterRole),
 	}
 }
 

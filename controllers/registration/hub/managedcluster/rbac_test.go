@@ -170,14 +170,27 @@ func TestRBACNamesAndSubjects(t *testing.T) {
 	if len(crb.Subjects) != 3 {
 		t.Errorf("subjects %+v, want the two groups and the token ServiceAccount", crb.Subjects)
 	}
-	rbs := roleBindings("c1")
-	got := []string{rbs[0].Name + "→" + rbs[0].RoleRef.Name, rbs[1].Name + "→" + rbs[1].RoleRef.Name}
+	var got []string
+	for _, rb := range roleBindings("c1") {
+		got = append(got, rb.Namespace+"/"+rb.Name+"→"+rb.RoleRef.Name)
+		if !slices.Equal(rb.Subjects, crb.Subjects) {
+			t.Errorf("RoleBinding %s binds %+v, want the agent's subjects %+v", rb.Name, rb.Subjects, crb.Subjects)
+		}
+	}
 	want := []string{
-		"open-cluster-management:managedcluster:c1:registration→open-cluster-management:managedcluster:registration",
-		"open-cluster-management:managedcluster:c1:work→open-cluster-management:managedcluster:work",
+		"c1/open-cluster-management:managedcluster:c1:registration→open-cluster-management:managedcluster:registration",
+		"c1/open-cluster-management:managedcluster:c1:work→open-cluster-management:managedcluster:work",
+		// The hub's CA bundle: read in kube-public only, never in the
+		// cluster namespace, whose editors may write their copy.
+		"kube-public/open-cluster-management:managedcluster:c1:hub-ca-bundle→open-cluster-management:hub-ca-bundle",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("RoleBindings %v, want %v", got, want)
+	}
+	for _, r := range clusterRoleRules("c1", true, []string{"c1-abcde"}) {
+		if slices.Contains(r.Resources, "configmaps") {
+			t.Errorf("the cluster's ClusterRole, bound in every namespace, has rule %v on ConfigMaps", r)
+		}
 	}
 	if ns := clusterNamespace("c1"); ns.Labels["open-cluster-management.io/cluster-name"] != "c1" {
 		t.Errorf("namespace labels %v", ns.Labels)

@@ -66,10 +66,11 @@ func testDeletion(ctx context.Context, t *testing.T, admin client.Client) {
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
 	gone := map[string]error{
-		"namespace":          admin.Get(ctx, client.ObjectKey{Name: "cluster4"}, &corev1.Namespace{}),
-		"ClusterRole":        admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:cluster4"}, &rbacv1.ClusterRole{}),
-		"ClusterRoleBinding": admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:cluster4"}, &rbacv1.ClusterRoleBinding{}),
-		"CSR":                admin.Get(ctx, client.ObjectKey{Name: csrName}, &certificatesv1.CertificateSigningRequest{}),
+		"namespace":                 admin.Get(ctx, client.ObjectKey{Name: "cluster4"}, &corev1.Namespace{}),
+		"ClusterRole":               admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:cluster4"}, &rbacv1.ClusterRole{}),
+		"ClusterRoleBinding":        admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:cluster4"}, &rbacv1.ClusterRoleBinding{}),
+		"hub CA bundle RoleBinding": admin.Get(ctx, client.ObjectKey{Namespace: "kube-public", Name: "open-cluster-management:managedcluster:cluster4:hub-ca-bundle"}, &rbacv1.RoleBinding{}),
+		"CSR":                       admin.Get(ctx, client.ObjectKey{Name: csrName}, &certificatesv1.CertificateSigningRequest{}),
 	}
 	for what, err := range gone {
 		if !apierrors.IsNotFound(err) {

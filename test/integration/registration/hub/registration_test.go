@@ -72,8 +72,12 @@ func TestHubRegistration(t *testing.T) {
 		if ns.Labels[clusterv1.ClusterNameLabelKey] != "cluster1" {
 			t.Errorf("namespace labels %v lack the cluster name", ns.Labels)
 		}
-		for _, rb := range []string{"open-cluster-management:managedcluster:cluster1:registration", "open-cluster-management:managedcluster:cluster1:work"} {
-			expectAllowed(t, "get RoleBinding "+rb, admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: rb}, &rbacv1.RoleBinding{}))
+		for _, rb := range []client.ObjectKey{
+			{Namespace: "cluster1", Name: "open-cluster-management:managedcluster:cluster1:registration"},
+			{Namespace: "cluster1", Name: "open-cluster-management:managedcluster:cluster1:work"},
+			{Namespace: "kube-public", Name: "open-cluster-management:managedcluster:cluster1:hub-ca-bundle"},
+		} {
+			expectAllowed(t, "get RoleBinding "+rb.String(), admin.Get(ctx, rb, &rbacv1.RoleBinding{}))
 		}
 		expectAllowed(t, "get ClusterRoleBinding", admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:cluster1"}, &rbacv1.ClusterRoleBinding{}))
 		poll(ctx, t, "lease cluster1/managed-cluster-lease", func(ctx context.Context) (bool, error) {
@@ -95,6 +99,15 @@ func TestHubRegistration(t *testing.T) {
 		expectForbidden(t, "cluster1 reads namespace cluster2", agent1.Get(ctx, client.ObjectKey{Name: "cluster2"}, &corev1.Namespace{}))
 		expectForbidden(t, "cluster1 lists ManagedClusters", agent1.List(ctx, &clusterv1.ManagedClusterList{}))
 		expectForbidden(t, "cluster1 creates a ConfigMap in cluster2", agent1.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster2", Name: "x"}}))
+		// The hub's CA bundle: the agent follows kube-public's, which only
+		// the hub's administrators write, and may not read the copy in its
+		// own namespace, which the namespace's editors may write.
+		poll(ctx, t, "cluster1's agent may read kube-public/kube-root-ca.crt", func(ctx context.Context) (bool, error) {
+			return true, agent1.Get(ctx, client.ObjectKey{Namespace: "kube-public", Name: "kube-root-ca.crt"}, &corev1.ConfigMap{})
+		})
+		expectForbidden(t, "cluster1 reads cluster1/kube-root-ca.crt", agent1.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "kube-root-ca.crt"}, &corev1.ConfigMap{}))
+		expectForbidden(t, "cluster1 lists ConfigMaps in cluster1", agent1.List(ctx, &corev1.ConfigMapList{}, client.InNamespace("cluster1")))
+		expectForbidden(t, "cluster1 writes kube-public/kube-root-ca.crt", agent1.Update(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-public", Name: "kube-root-ca.crt"}}))
 		expectForbidden(t, "cluster1 accepts itself via managedclusters/accept", setAccept(ctx, agent1, "cluster2", false))
 	})
 
@@ -110,6 +123,10 @@ func TestHubRegistration(t *testing.T) {
 			clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionFalse, clusterv1.ReasonHubClusterAdminDenied))
 		poll(ctx, t, "cluster1's RoleBindings gone", func(ctx context.Context) (bool, error) {
 			err := admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "open-cluster-management:managedcluster:cluster1:registration"}, &rbacv1.RoleBinding{})
+			if !apierrors.IsNotFound(err) {
+				return false, nil
+			}
+			err = admin.Get(ctx, client.ObjectKey{Namespace: "kube-public", Name: "open-cluster-management:managedcluster:cluster1:hub-ca-bundle"}, &rbacv1.RoleBinding{})
 			return apierrors.IsNotFound(err), nil
 		})
 		agent1 := agentClient(t, hubCluster, "cluster1")
