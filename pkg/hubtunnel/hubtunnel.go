@@ -42,9 +42,13 @@ const (
 	AttachSubresource = "attach"
 )
 
+// APIPath starts every path of the API on the hub's API server:
+// /apis/<group>/.
+const APIPath = "/apis/" + Group + "/"
+
 // ClusterPath returns the API path of cluster: /apis/<group>/<version>/managedclusters/<cluster>.
 func ClusterPath(cluster string) string {
-	return "/apis/" + GroupVersion + "/" + Resource + "/" + cluster
+	return APIPath + Version + "/" + Resource + "/" + cluster
 }
 
 // ProxyPath returns the path under which cluster's API server answers

@@ -45,11 +45,18 @@ A user that is itself an exec plugin or an auth provider (oidc) is run through
 client-go, and the token or certificate it gives is printed. Basic
 authentication and impersonation (--as) cannot be passed on and are errors.
 
-The kubeconfig's exec section must use apiVersion
-%s: the plugin reads KUBERNETES_EXEC_INFO only to check
-that version. It never prompts, so set interactiveMode: Never. Nothing but the
-ExecCredential goes to stdout; errors go to stderr, with a non-zero exit
-status.`, hubtunnel.ExecAPIVersion, hubtunnel.AccessProviderName, hubtunnel.ExecAPIVersion),
+The credential goes only to the hub it belongs to. Under client-go
+(KUBERNETES_EXEC_INFO set) the exec section must use apiVersion %s
+and set provideClusterInfo: true, so that client-go names the server the
+credential is for; the plugin prints the credential only when that server has
+the scheme, host and port of the hub kubeconfig's server (in a Pod with the
+ServiceAccount token: the Pod's in-cluster API server, KUBERNETES_SERVICE_HOST
+and KUBERNETES_SERVICE_PORT) and a path under %s there (after
+the kubeconfig server's own path, if it has one), and refuses otherwise, naming
+both. Run by hand, without KUBERNETES_EXEC_INFO, it prints the credential of the
+kubeconfig it is given. It never prompts, so set interactiveMode: Never. Nothing
+but the ExecCredential goes to stdout; errors go to stderr, with a non-zero exit
+status.`, hubtunnel.ExecAPIVersion, hubtunnel.AccessProviderName, hubtunnel.ExecAPIVersion, hubtunnel.APIPath),
 		Example: cli.Examples(`
 			# Print the ExecCredential of the hub user of context hub
 			kubectl ocm credentials --context hub
@@ -60,6 +67,7 @@ status.`, hubtunnel.ExecAPIVersion, hubtunnel.AccessProviderName, hubtunnel.Exec
 			kubectl config delete-user cluster1-via-hub --kubeconfig cluster1.kubeconfig
 			kubectl config set-credentials cluster1-via-hub --kubeconfig cluster1.kubeconfig \
 			  --exec-api-version=client.authentication.k8s.io/v1 --exec-interactive-mode=Never \
+			  --exec-provide-cluster-info=true \
 			  --exec-command=kubectl-ocm --exec-arg=credentials --exec-arg=--context=hub \
 			  --exec-env=KUBECONFIG=$HOME/.kube/config
 			kubectl --kubeconfig cluster1.kubeconfig get namespaces`),

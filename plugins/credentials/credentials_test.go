@@ -39,16 +39,26 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 	return path
 }
 
+// testHub is the server of the kubeconfigs of kubeconfigWith.
+const testHub = "https://hub.example.com:6443"
+
 // kubeconfigWith writes a kubeconfig whose current context's user is user
-// and returns flags that load it ("" and nil user: an empty file).
+// and whose server is testHub, and returns flags that load it (nil user: an
+// empty file).
 func kubeconfigWith(t *testing.T, user *clientcmdapi.AuthInfo) *genericclioptions.ConfigFlags {
+	t.Helper()
+	return kubeconfigAt(t, testHub, user)
+}
+
+// kubeconfigAt is kubeconfigWith for a hub at server.
+func kubeconfigAt(t *testing.T, server string, user *clientcmdapi.AuthInfo) *genericclioptions.ConfigFlags {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "kubeconfig")
 	if user == nil {
 		writeFile(t, filepath.Dir(path), "kubeconfig", nil)
 	} else {
 		cfg := clientcmdapi.NewConfig()
-		cfg.Clusters["hub"] = &clientcmdapi.Cluster{Server: "https://hub.example.com:6443"}
+		cfg.Clusters["hub"] = &clientcmdapi.Cluster{Server: server}
 		cfg.AuthInfos["me"] = user
 		cfg.Contexts["hub"] = &clientcmdapi.Context{Cluster: "hub", AuthInfo: "me"}
 		cfg.CurrentContext = "hub"
@@ -66,14 +76,15 @@ func kubeconfigWith(t *testing.T, user *clientcmdapi.AuthInfo) *genericclioption
 // printed, its stderr and its error.
 func run(t *testing.T, flags *genericclioptions.ConfigFlags, execInfo, tokenFile string) (*clientauthv1.ExecCredential, string, error) {
 	t.Helper()
+	return runWithEnv(t, flags, map[string]string{ExecInfoEnv: execInfo}, tokenFile)
+}
+
+// runWithEnv is run with the environment env.
+func runWithEnv(t *testing.T, flags *genericclioptions.ConfigFlags, env map[string]string, tokenFile string) (*clientauthv1.ExecCredential, string, error) {
+	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	o := NewOptions(flags, streams)
-	o.getenv = func(name string) string {
-		if name == ExecInfoEnv {
-			return execInfo
-		}
-		return ""
-	}
+	o.getenv = func(name string) string { return env[name] }
 	if tokenFile != "" {
 		o.InClusterTokenFile = tokenFile
 	}
@@ -128,7 +139,7 @@ func TestCredentials(t *testing.T) {
 		Status: &clientauthv1.ExecCredentialStatus{ClientCertificateData: string(certPEM), ClientKeyData: string(keyPEM)},
 	})))
 	inCluster := writeFile(t, dir, "sa-token", []byte(token))
-	v1Request := `{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false}}`
+	v1Request := execInfo(testHub + hubtunnel.ProxyPath("c1"))
 
 	tests := []struct {
 		name      string
@@ -194,6 +205,96 @@ func TestCredentials(t *testing.T) {
 			}
 			if !equalTime(got.ExpirationTimestamp, tt.want.ExpirationTimestamp) {
 				t.Errorf("expirationTimestamp = %v, want %v", got.ExpirationTimestamp, tt.want.ExpirationTimestamp)
+			}
+		})
+	}
+}
+
+// execInfo returns the KUBERNETES_EXEC_INFO client-go sets for an exec
+// section with provideClusterInfo and a cluster whose server is server.
+func execInfo(server string) string {
+	return fmt.Sprintf(`{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false,"cluster":{"server":%q,"certificate-authority-data":"Q0E=","config":{"clusterName":"c1"}}}}`, server)
+}
+
+// TestServerBinding: under client-go, the plugin hands the hub credential
+// only to the hub tunnel of the credential's own hub, and names the server,
+// the hub and the fix when it refuses.
+func TestServerBinding(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	token := writeFile(t, t.TempDir(), "sa-token", []byte("sa-token"))
+	proxy := hubtunnel.ProxyPath("c1")
+	inPod := map[string]string{"KUBERNETES_SERVICE_HOST": "10.96.0.1", "KUBERNETES_SERVICE_PORT": "443"}
+	tests := []struct {
+		name string
+		// hub is the server of the credential's kubeconfig; "" for none
+		// (the Pod's ServiceAccount token).
+		hub string
+		// execInfo is KUBERNETES_EXEC_INFO; env the rest of the
+		// environment.
+		execInfo string
+		env      map[string]string
+		// wantErr are parts of the error; none: the credential is printed.
+		wantErr []string
+	}{
+		{name: "the hub's proxy path", hub: testHub, execInfo: execInfo(testHub + proxy)},
+		{name: "the default port made explicit", hub: "https://hub.example.com", execInfo: execInfo("https://hub.example.com:443" + proxy)},
+		{name: "the host in other case", hub: testHub, execInfo: execInfo("https://HUB.example.com:6443" + proxy)},
+		{name: "a hub under a path prefix", hub: "https://lb.example.com/k8s/hub", execInfo: execInfo("https://lb.example.com/k8s/hub" + proxy)},
+		{name: "run by hand: no KUBERNETES_EXEC_INFO", hub: testHub},
+		{name: "without provideClusterInfo", hub: testHub,
+			execInfo: `{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false}}`,
+			wantErr:  []string{"KUBERNETES_EXEC_INFO names no server", "provideClusterInfo: true", "--exec-provide-cluster-info=true"}},
+		{name: "another host", hub: testHub, execInfo: execInfo("https://evil.example.com:6443" + proxy),
+			wantErr: []string{`refusing to hand the credential for hub https://hub.example.com:6443 (your kubeconfig's user)`, `to server "https://evil.example.com:6443` + proxy + `": it is not that hub`,
+				"a hub kubeconfig whose server is https://evil.example.com:6443", "must not run kubectl-ocm credentials"}},
+		{name: "another port", hub: testHub, execInfo: execInfo("https://hub.example.com:7443" + proxy), wantErr: []string{"it is not that hub"}},
+		{name: "another scheme", hub: testHub, execInfo: execInfo("http://hub.example.com:6443" + proxy), wantErr: []string{"it is not that hub"}},
+		{name: "a host that only starts like the hub's", hub: testHub, execInfo: execInfo("https://hub.example.com.evil.example:6443" + proxy), wantErr: []string{"it is not that hub"}},
+		{name: "a user in the URL", hub: testHub, execInfo: execInfo("https://hub.example.com:6443@evil.example.com" + proxy), wantErr: []string{"it is not that hub"}},
+		{name: "the hub's core API", hub: testHub, execInfo: execInfo(testHub + "/api/v1/namespaces/kube-system/secrets"),
+			wantErr: []string{`its path "/api/v1/namespaces/kube-system/secrets" is not under /apis/proxy.kubectl-ocm.io/`, "https://hub.example.com:6443" + hubtunnel.ProxyPath("CLUSTER")}},
+		{name: "the hub's root", hub: testHub, execInfo: execInfo(testHub), wantErr: []string{"is not under /apis/proxy.kubectl-ocm.io/"}},
+		{name: "a path that leaves the API", hub: testHub, execInfo: execInfo(testHub + "/apis/proxy.kubectl-ocm.io/../../api/v1/secrets"), wantErr: []string{`has a ".." segment`}},
+		{name: "an escaped path that leaves the API", hub: testHub, execInfo: execInfo(testHub + "/apis/proxy.kubectl-ocm.io/%2e%2e/%2e%2e/api/v1/secrets"), wantErr: []string{`has a ".." segment`}},
+		{name: "a query", hub: testHub, execInfo: execInfo(testHub + proxy + "?x=1"), wantErr: []string{"user, query or fragment"}},
+		{name: "outside the hub's path prefix", hub: "https://lb.example.com/k8s/hub", execInfo: execInfo("https://lb.example.com/k8s/other" + proxy),
+			wantErr: []string{"is not under /k8s/hub/apis/proxy.kubectl-ocm.io/"}},
+		{name: "insecure-skip-tls-verify", hub: testHub,
+			execInfo: strings.Replace(execInfo(testHub+proxy), `"server"`, `"insecure-skip-tls-verify":true,"server"`, 1),
+			wantErr:  []string{"insecure-skip-tls-verify: anyone between could take the credential"}},
+		{name: "in a Pod: the in-cluster API server", execInfo: execInfo("https://10.96.0.1:443" + proxy), env: inPod},
+		{name: "in a Pod: another server", execInfo: execInfo(testHub + proxy), env: inPod,
+			wantErr: []string{"refusing to hand the credential for hub https://10.96.0.1:443 (the Pod's ServiceAccount token)", "it is not that hub"}},
+		{name: "a ServiceAccount token outside a Pod", execInfo: execInfo("https://10.96.0.1:443" + proxy),
+			wantErr: []string{"cannot tell which hub the hub credential (the Pod's ServiceAccount token) is for", "KUBERNETES_SERVICE_HOST"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			flags := kubeconfigWith(t, nil)
+			if tt.hub != "" {
+				flags = kubeconfigAt(t, tt.hub, &clientcmdapi.AuthInfo{Token: "hub-token"})
+			}
+			env := map[string]string{ExecInfoEnv: tt.execInfo}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			cred, _, err := runWithEnv(t, flags, env, token)
+			if len(tt.wantErr) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if cred.Status.Token == "" {
+					t.Errorf("no token printed: %+v", cred.Status)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("printed %+v, want an error", cred.Status)
+			}
+			for _, want := range tt.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q\nlacks %q", err, want)
+				}
 			}
 		})
 	}

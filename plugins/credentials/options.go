@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	clientauthv1 "k8s.io/client-go/pkg/apis/clientauthentication/v1"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 )
@@ -27,6 +28,9 @@ type Options struct {
 	// ExecInfo is the ExecCredential request of KUBERNETES_EXEC_INFO, empty
 	// when the plugin does not run under client-go.
 	ExecInfo string
+	// cluster is the server the credential is asked for, from ExecInfo's
+	// spec.cluster (the exec section's provideClusterInfo); nil without.
+	cluster *clientauthv1.Cluster
 	// InClusterTokenFile is the ServiceAccount token file used when no
 	// kubeconfig is found.
 	InClusterTokenFile string
@@ -47,15 +51,12 @@ func (o *Options) Complete(*cobra.Command, []string) error {
 }
 
 // Validate checks that the ExecCredential request, when there is one, asks
-// for the version the plugin prints.
+// for the version the plugin prints, and keeps the server it names.
 func (o *Options) Validate() error {
 	if o.ExecInfo == "" {
 		return nil
 	}
-	var req struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-	}
+	var req clientauthv1.ExecCredential
 	if err := json.Unmarshal([]byte(o.ExecInfo), &req); err != nil {
 		return fmt.Errorf("%s is not an ExecCredential: %w", ExecInfoEnv, err)
 	}
@@ -66,5 +67,6 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("the kubeconfig's exec plugin asks for an ExecCredential of apiVersion %q; kubectl-ocm credentials prints %s: set apiVersion: %s in the user's exec section",
 			req.APIVersion, hubtunnel.ExecAPIVersion, hubtunnel.ExecAPIVersion)
 	}
+	o.cluster = req.Spec.Cluster
 	return nil
 }

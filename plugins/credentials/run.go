@@ -47,14 +47,22 @@ func (o *Options) Run(ctx context.Context) error {
 
 // credential reads the hub credential: that of the kubeconfig of the
 // kubectl flags, or the in-cluster ServiceAccount token when there is no
-// kubeconfig.
+// kubeconfig. Under client-go it reads it only when the server it is asked
+// for is served by the credential's hub (checkServer).
 func (o *Options) credential(ctx context.Context) (*clientauthv1.ExecCredentialStatus, error) {
 	cfg, err := o.getter.ToRESTConfig()
 	if err != nil && !clientcmd.IsEmptyConfig(err) {
 		return nil, fmt.Errorf("load the hub kubeconfig: %w", err)
 	}
 	if err != nil || (!hasCredential(cfg) && o.noKubeconfig()) {
-		return o.inCluster()
+		status, err := o.inCluster()
+		if err != nil {
+			return nil, err
+		}
+		return status, o.checkServer(inClusterHub(o.getenv))
+	}
+	if err := o.checkServer(kubeconfigHub(cfg)); err != nil {
+		return nil, err
 	}
 	return fromConfig(ctx, cfg)
 }

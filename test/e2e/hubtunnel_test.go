@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -116,16 +118,36 @@ func TestHubTunnel(t *testing.T) {
 		})
 		// What a consumer has: the profile as JSON, and its provider file
 		// mapping the provider's name to an exec plugin (KEP-5339). Its
-		// identity on the hub is alice's.
+		// identity on the hub is alice's, in a hub kubeconfig whose server
+		// is the hub as the profile names it (the kubernetes Service): the
+		// plugin hands a credential only to its own hub.
 		raw, err := json.Marshal(profile)
 		require.NoError(t, err)
-		providers := fmt.Sprintf(`{"providers":[{"name":%q,"execConfig":{"apiVersion":%q,"command":%q,"args":["credentials"],"env":[{"name":"KUBECONFIG","value":%q}],"provideClusterInfo":true,"interactiveMode":"Never"}}]}`,
-			hubtunnel.AccessProviderName, hubtunnel.ExecAPIVersion, bins.kubectlOCM, aliceHub)
-		consumer := filepath.Join(dir, "consumer.kubeconfig")
-		require.NoError(t, consumerKubeconfig(raw, []byte(providers), consumer))
-		out, err := runWith(ctx, consumer, kubectlBin(t), "get", "pods", "-n", ns, "-o", "name")
+		provider := accessProvider(profile, hubtunnel.AccessProviderName)
+		profileHub, err := url.Parse(provider.Cluster.Server)
+		require.NoError(t, err)
+		aliceProfileHub := filepath.Join(dir, "alice-profile-hub.kubeconfig")
+		aliceCfg := rest.CopyConfig(cfg)
+		aliceCfg.Host, aliceCfg.CAData = profileHub.Scheme+"://"+profileHub.Host, provider.Cluster.CertificateAuthorityData
+		require.NoError(t, framework.WriteKubeconfig(aliceProfileHub, "hub", aliceCfg))
+		consume := func(t *testing.T, hubKubeconfig string) (string, error) {
+			providers := fmt.Sprintf(`{"providers":[{"name":%q,"execConfig":{"apiVersion":%q,"command":%q,"args":["credentials"],"env":[{"name":"KUBECONFIG","value":%q}],"provideClusterInfo":true,"interactiveMode":"Never"}}]}`,
+				hubtunnel.AccessProviderName, hubtunnel.ExecAPIVersion, bins.kubectlOCM, hubKubeconfig)
+			consumer := filepath.Join(t.TempDir(), "consumer.kubeconfig")
+			require.NoError(t, consumerKubeconfig(raw, []byte(providers), consumer))
+			return runWith(ctx, consumer, kubectlBin(t), "get", "pods", "-n", ns, "-o", "name")
+		}
+		out, err := consume(t, aliceProfileHub)
 		require.NoError(t, err, out)
 		assert.Equal(t, "pod/"+pod+"\n", out)
+		if hubURL, err := url.Parse(hubCluster.Server()); err == nil && hubURL.Host != profileHub.Host {
+			// alice's own hub kubeconfig names the hub by another address:
+			// the plugin cannot tell it is the same hub, and refuses.
+			out, err = consume(t, aliceHub)
+			require.Error(t, err, out)
+			assert.Contains(t, out, "refusing to hand the credential for hub "+hubURL.Scheme+"://"+hubURL.Host)
+			assert.Contains(t, out, "it is not that hub")
+		}
 	})
 
 	t.Run("the tunnel comes back after the agent and the hub controller restart", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +20,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientauthv1 "k8s.io/client-go/pkg/apis/clientauthentication/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
@@ -159,7 +163,7 @@ func TestProxyKubeconfigAndCredentials(t *testing.T) {
 			// As `kubectl ocm credentials --help` shows it.
 			k.mustRun(ctx, t, file, "config", "delete-user", "cluster1-via-hub")
 			k.mustRun(ctx, t, file, "config", "set-credentials", "cluster1-via-hub",
-				"--exec-api-version="+hubtunnel.ExecAPIVersion, "--exec-interactive-mode=Never",
+				"--exec-api-version="+hubtunnel.ExecAPIVersion, "--exec-interactive-mode=Never", "--exec-provide-cluster-info=true",
 				"--exec-command="+plugin, "--exec-arg=credentials", "--exec-arg=--context=hub",
 				"--exec-env=KUBECONFIG="+tc.hubKubeconfig)
 			data, err := os.ReadFile(file)
@@ -191,6 +195,57 @@ func TestProxyKubeconfigAndCredentials(t *testing.T) {
 		require.Error(t, err)
 		assert.Empty(t, stdout)
 		assert.Contains(t, stderr, `asks for an ExecCredential of apiVersion "client.authentication.k8s.io/v1beta1"`)
+	})
+
+	t.Run("kubectl-ocm credentials hands the credential to its own hub's tunnel only", func(t *testing.T) {
+		cluster1 := env.Cluster("cluster1")
+		// What client-go hands the plugin with provideClusterInfo, for the
+		// hub's proxy path of cluster1: the token.
+		stdout, stderr, err := runPlugin(ctx, plugin, robotHub, execInfo(proxyServer), "credentials", "--context", "hub")
+		require.NoError(t, err, stderr)
+		assert.Contains(t, stdout, `"token":"`+token+`"`)
+
+		// Real kubectl, with exec sections that run the plugin.
+		for _, tc := range []struct {
+			name string
+			// server is the kubeconfig's server, hubKubeconfig the
+			// plugin's KUBECONFIG.
+			server, hubKubeconfig string
+			caData                []byte
+			provideClusterInfo    bool
+			want                  []string
+		}{
+			{"without provideClusterInfo", proxyServer, robotHub, hubCluster.CAData(), false,
+				[]string{"KUBERNETES_EXEC_INFO names no server", "provideClusterInfo: true"}},
+			// A ClusterProfile or kubeconfig naming another cluster's API
+			// server as a cluster of this provider's.
+			{"another cluster's API server", cluster1.Server(), robotHub, cluster1.CAData(), true,
+				[]string{"refusing to hand the credential for hub " + schemeHost(t, hubCluster.Server()), `to server "` + cluster1.Server() + `": it is not that hub`}},
+			// The hub credential the plugin would pass is another cluster's:
+			// its kubeconfig's current context is not the hub.
+			{"a credential of another cluster for the hub", proxyServer, cluster1Kubeconfig(ctx, t, cluster1, dir), hubCluster.CAData(), true,
+				[]string{"refusing to hand the credential for hub " + schemeHost(t, cluster1.Server()), `to server "` + proxyServer + `": it is not that hub`}},
+			{"the hub's own API outside the tunnel", hubCluster.Server() + "/api/v1/namespaces/kube-system", robotHub, hubCluster.CAData(), true,
+				[]string{`its path "/api/v1/namespaces/kube-system" is not under /apis/proxy.kubectl-ocm.io/`}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				file := filepath.Join(dir, "refused-"+strings.ReplaceAll(tc.name, " ", "-")+".kubeconfig")
+				cfg := clientcmdapi.NewConfig()
+				cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: tc.server, CertificateAuthorityData: tc.caData}
+				cfg.AuthInfos["c"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
+					APIVersion: hubtunnel.ExecAPIVersion, Command: plugin, Args: []string{"credentials"}, InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
+					Env: []clientcmdapi.ExecEnvVar{{Name: "KUBECONFIG", Value: tc.hubKubeconfig}}, ProvideClusterInfo: tc.provideClusterInfo,
+				}}
+				cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "c"}
+				cfg.CurrentContext = "c"
+				require.NoError(t, clientcmd.WriteToFile(*cfg, file))
+				out, err := k.run(ctx, file, "get", "configmaps", "-n", "team-a")
+				require.Error(t, err, out)
+				for _, want := range tc.want {
+					assert.Contains(t, out, want)
+				}
+			})
+		}
 	})
 
 	t.Run("a cluster whose agent is not attached: the kubeconfig, and a warning saying so", func(t *testing.T) {
@@ -290,6 +345,34 @@ func (k kubectl) mustRun(ctx context.Context, t *testing.T, kubeconfig string, a
 	out, err := k.run(ctx, kubeconfig, args...)
 	require.NoError(t, err, out)
 	return out
+}
+
+// execInfo returns the KUBERNETES_EXEC_INFO client-go sets for an exec
+// section with provideClusterInfo, for server.
+func execInfo(server string) string {
+	return fmt.Sprintf(`{"apiVersion":%q,"kind":"ExecCredential","spec":{"interactive":false,"cluster":{"server":%q}}}`, hubtunnel.ExecAPIVersion, server)
+}
+
+// schemeHost returns scheme://host:port of server.
+func schemeHost(t *testing.T, server string) string {
+	t.Helper()
+	u, err := url.Parse(server)
+	require.NoError(t, err)
+	return u.Scheme + "://" + u.Host
+}
+
+// cluster1Kubeconfig writes, in dir, a kubeconfig of a ServiceAccount token
+// of cluster1 (apps/robot there), and returns its path.
+func cluster1Kubeconfig(ctx context.Context, t *testing.T, cluster1 *framework.Cluster, dir string) string {
+	t.Helper()
+	c := cluster1.Client()
+	require.NoError(t, client.IgnoreAlreadyExists(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps"}})))
+	require.NoError(t, client.IgnoreAlreadyExists(c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "robot"}})))
+	cfg, err := cluster1.ConfigForServiceAccount(ctx, "apps", "robot", time.Hour)
+	require.NoError(t, err)
+	path := filepath.Join(dir, "robot-cluster1.kubeconfig")
+	require.NoError(t, framework.WriteKubeconfig(path, "hub", cfg))
+	return path
 }
 
 // runPlugin runs the built kubectl-ocm with KUBECONFIG=kubeconfig and, when
