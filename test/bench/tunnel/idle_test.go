@@ -17,11 +17,14 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/rancher/remotedialer"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	proxyagent "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/agent"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
@@ -30,7 +33,7 @@ import (
 
 var (
 	tunnelSteps = flag.String("tunnel-clusters", "100,1000", "BenchmarkTunnelIdle: the numbers of attached tunnels to measure at, ascending")
-	idleWindow  = flag.Duration("tunnel-idle-window", 30*time.Second, "BenchmarkTunnelIdle: how long CPU is measured with every tunnel idle")
+	idleWindow  = flag.Duration("tunnel-idle-window", 70*time.Second, "BenchmarkTunnelIdle: how long CPU and requests are measured with every tunnel idle; longer than a minute, so that it holds one re-authorization of every tunnel")
 )
 
 // attachConcurrency bounds the tunnels attaching at once.
@@ -46,10 +49,13 @@ const attachConcurrency = 50
 // hub's API server, authenticated by a client certificate of the cluster's
 // agent identity), from this process. They answer no dials: the cost of a
 // request through a tunnel is BenchmarkHubTunnel's (test/bench/nodes).
-// The hub's RBAC grants them attach through one ClusterRole for the group of
-// every agent certificate instead of the per-cluster roles of accepted
-// clusters: the tunnel server's own check (the agent identity of the
-// cluster it attaches) and its SubjectAccessReview run for every tunnel.
+// Each simulated cluster has an accepted ManagedCluster, which the tunnel
+// server requires. The hub's RBAC grants them attach through one
+// ClusterRole for the group of every agent certificate as well as the
+// per-cluster roles: the tunnel server's own check (the agent identity of
+// the cluster it attaches) and its SubjectAccessReview run for every
+// tunnel, at attach and again once a minute; the idle window counts those
+// reviews.
 func BenchmarkTunnelIdle(b *testing.B) {
 	steps, err := parseSteps(*tunnelSteps)
 	if err != nil {
@@ -74,15 +80,26 @@ func BenchmarkTunnelIdle(b *testing.B) {
 		grantAttach(ctx, b, f)
 
 		hubPid, apiPid := info.Pid, f.Hub.APIServerPid()
+		reviews := func() float64 {
+			m, err := framework.ScrapeAPIServer(ctx, f.Hub.RESTConfig())
+			if err != nil {
+				b.Fatal(err)
+			}
+			return m.Sum("apiserver_request_total", map[string]string{"verb": "POST", "resource": "subjectaccessreviews"})
+		}
+		reviews0 := reviews()
 		before := sample(ctx, b, hubPid, apiPid, *idleWindow)
+		idleReviews := reviews() - reviews0
 		b.Logf("no tunnel: hub controller %s, %d sockets; API server %s, %d sockets",
 			benchkit.MiB(before.hub.rss), before.hub.sockets, benchkit.MiB(before.api.rss), before.api.sockets)
-		sims := &simAgents{hub: f.Hub}
+		sims := &simAgents{hub: f.Hub, admin: f.HubClient}
 		for _, n := range steps {
 			start := time.Now()
 			sims.attach(ctx, b, n)
 			attached := time.Since(start)
+			reviews0 := reviews()
 			s := sample(ctx, b, hubPid, apiPid, *idleWindow)
+			reviewRate := (reviews() - reviews0 - idleReviews) / idleWindow.Seconds()
 			per := func(after, base uint64) string {
 				return fmt.Sprintf("%.1f KiB", (float64(after)-float64(base))/float64(n)/1024)
 			}
@@ -94,6 +111,7 @@ func BenchmarkTunnelIdle(b *testing.B) {
 			benchkit.Record(b, label+": API server memory", benchkit.MiB(s.api.rss), per(s.api.rss, before.api.rss)+" per tunnel (it proxies each)")
 			benchkit.Record(b, label+": API server sockets", strconv.Itoa(s.api.sockets), fmt.Sprintf("%+d", s.api.sockets-before.api.sockets))
 			benchkit.Record(b, label+": API server idle CPU", fmt.Sprintf("%.1f %%", s.api.cpu*100), fmt.Sprintf("%.1f %% without tunnels", before.api.cpu*100))
+			benchkit.Record(b, label+": re-authorization", fmt.Sprintf("%.1f SubjectAccessReviews/s", reviewRate), fmt.Sprintf("over %s, beyond the %.1f/s without tunnels", *idleWindow, idleReviews/idleWindow.Seconds()))
 		}
 		b.ReportMetric(float64(sims.count()), "tunnels")
 	}
@@ -198,6 +216,7 @@ func grantAttach(ctx context.Context, b *testing.B, f *benchkit.Fleet) {
 // simAgents are the simulated clusters' ends of their tunnels.
 type simAgents struct {
 	hub       *framework.Cluster
+	admin     client.Client
 	attached  atomic.Int64
 	started   int
 	mu        sync.Mutex
@@ -213,6 +232,10 @@ func (s *simAgents) attach(ctx context.Context, b *testing.B, n int) {
 	sem := make(chan struct{}, attachConcurrency)
 	for ; s.started < n; s.started++ {
 		cluster := fmt.Sprintf("tunnel-%05d", s.started)
+		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}}
+		if err := s.admin.Create(ctx, mc); err != nil && !apierrors.IsAlreadyExists(err) {
+			b.Fatalf("create ManagedCluster %s: %v", cluster, err)
+		}
 		cfg, err := s.hub.ConfigForUser(identity.AgentUserName(cluster, "sim"), identity.ClusterGroup(cluster), identity.ManagedClustersGroup)
 		if err != nil {
 			b.Fatal(err)
