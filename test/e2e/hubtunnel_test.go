@@ -28,8 +28,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	proxyagent "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/agent"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	multiclusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/multicluster/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -148,6 +151,32 @@ func TestHubTunnel(t *testing.T) {
 			assert.Contains(t, out, "refusing to hand the credential for hub "+hubURL.Scheme+"://"+hubURL.Host)
 			assert.Contains(t, out, "it is not that hub")
 		}
+	})
+
+	t.Run("a compromised cluster's 64 MiB tunnel message leaves the hub controller up", func(t *testing.T) {
+		// The attacker holds cluster1's agent credential, as anyone who
+		// controls cluster1 does.
+		sec := &corev1.Secret{}
+		require.NoError(t, managed.Get(ctx, client.ObjectKey{Namespace: config.AgentNamespace, Name: operatorv1.HubKubeConfigSecret}, sec))
+		stolen := &rest.Config{Host: hubCluster.Server(), TLSClientConfig: rest.TLSClientConfig{
+			CertData: sec.Data[kubeconfig.TLSCertKey], KeyData: sec.Data[kubeconfig.TLSKeyKey], CAData: hubCluster.CAData(),
+		}}
+		attachURL, err := proxyagent.AttachURL(hubCluster.Server(), "cluster1")
+		require.NoError(t, err)
+		before := f.instance(t, "hub", config.HubNamespace, "ocm-hub-controller")
+		conn, err := framework.AttachTunnelAs(ctx, stolen, attachURL)
+		require.NoError(t, err)
+		defer func() { _ = conn.Close() }()
+		sent, err := framework.SendHugeTunnelMessage(conn, 64<<20)
+		require.Error(t, err, "the hub controller read the whole 64 MiB message")
+		t.Logf("the hub controller closed the attacker's tunnel after %.1f MiB of a 64 MiB message", float64(sent)/(1<<20))
+		// cluster1's own agent attaches again, and nothing restarted.
+		eventually(t, 3*time.Minute, "cluster1 answering through the hub after the attack", func(ctx context.Context) (bool, error) {
+			_, err := runWith(ctx, via, kubectlBin(t), "get", "pod", pod, "-o", "name")
+			return err == nil, nil
+		})
+		after := f.instance(t, "hub", config.HubNamespace, "ocm-hub-controller")
+		assert.Equal(t, before, after, "the hub controller restarted during the attack")
 	})
 
 	t.Run("the tunnel comes back after the agent and the hub controller restart", func(t *testing.T) {

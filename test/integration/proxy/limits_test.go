@@ -2,8 +2,6 @@ package proxy
 
 import (
 	"context"
-	"crypto/tls"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"net/http"
@@ -63,11 +61,7 @@ func TestTunnelLimits(t *testing.T) {
 	t.Run("a 64 MiB tunnel message closes the sender's tunnel only", func(t *testing.T) {
 		conn := attachRaw(ctx, t, hubCluster, attacker, "cluster3")
 		peak := watchHeap(t)
-		// One SyncConnections message, which the tunnel library reads
-		// whole into memory, written 64 KiB at a time.
-		w, err := conn.NextWriter(websocket.BinaryMessage)
-		require.NoError(t, err)
-		sent, err := writeUpTo(w, tunnelHeader(1, 0, hubtunnel.MessageSyncConnections), 64<<20)
+		sent, err := framework.SendHugeTunnelMessage(conn, 64<<20)
 		require.Error(t, err, "the hub read the whole 64 MiB message")
 		grew := peak()
 		t.Logf("the hub closed the tunnel after the attacker wrote %s; the process's heap grew by at most %s", mib(sent), mib(grew))
@@ -95,7 +89,7 @@ func TestTunnelLimits(t *testing.T) {
 				}
 				header := make([]byte, 40)
 				n, _ := io.ReadFull(r, header)
-				_, connID, typ := readTunnelHeader(header[:n])
+				connID, typ := framework.ReadTunnelMessageHeader(header[:n])
 				if typ == hubtunnel.MessageConnect {
 					connected <- connID
 				}
@@ -116,8 +110,8 @@ func TestTunnelLimits(t *testing.T) {
 		}
 		peak := watchHeap(t)
 		answer := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n")
-		require.NoError(t, conn.WriteMessage(websocket.BinaryMessage, append(tunnelHeader(2, connID, hubtunnel.MessageData), answer...)))
-		chunk := append(tunnelHeader(3, connID, hubtunnel.MessageData), make([]byte, 8<<10)...)
+		require.NoError(t, conn.WriteMessage(websocket.BinaryMessage, append(framework.TunnelMessageHeader(2, connID, hubtunnel.MessageData), answer...)))
+		chunk := append(framework.TunnelMessageHeader(3, connID, hubtunnel.MessageData), make([]byte, 8<<10)...)
 		var sent int64
 		var err error
 		for sent < 256<<20 {
@@ -191,59 +185,13 @@ func attachRaw(ctx context.Context, t *testing.T, hubCluster *framework.Cluster,
 	t.Helper()
 	url, err := proxyagent.AttachURL(hubCluster.Server(), cluster)
 	require.NoError(t, err)
-	tlsConfig, err := rest.TLSConfigFor(cfg)
-	require.NoError(t, err)
-	if tlsConfig == nil {
-		tlsConfig = &tls.Config{}
-	}
-	dialer := &websocket.Dialer{TLSClientConfig: tlsConfig, HandshakeTimeout: 10 * time.Second}
 	var conn *websocket.Conn
 	framework.Eventually(ctx, t, pollTimeout, cluster+"'s tunnel attaching", func(ctx context.Context) (bool, error) {
-		c, resp, err := dialer.DialContext(ctx, url, nil)
-		if resp != nil && resp.Body != nil {
-			_ = resp.Body.Close()
-		}
-		conn = c
+		conn, err = framework.AttachTunnelAs(ctx, cfg, url)
 		return err == nil, nil
 	})
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn
-}
-
-// tunnelHeader is the header of a tunnel message, as the tunnel library
-// writes it.
-func tunnelHeader(id, connID int64, typ hubtunnel.MessageType) []byte {
-	b := binary.AppendVarint(nil, id)
-	b = binary.AppendVarint(b, connID)
-	b = binary.AppendVarint(b, int64(typ))
-	if typ == hubtunnel.MessageData || typ == hubtunnel.MessageConnect {
-		b = binary.AppendVarint(b, 15000)
-	}
-	return b
-}
-
-// readTunnelHeader reads a tunnel message's id, connection id and type.
-func readTunnelHeader(b []byte) (id, connID int64, typ hubtunnel.MessageType) {
-	id, n := binary.Varint(b)
-	connID, m := binary.Varint(b[n:])
-	t, _ := binary.Varint(b[n+m:])
-	return id, connID, hubtunnel.MessageType(t)
-}
-
-// writeUpTo writes header and then zeros to w, 64 KiB at a time, until
-// total bytes are written or a write fails, and returns what it wrote.
-func writeUpTo(w io.WriteCloser, header []byte, total int64) (int64, error) {
-	n, err := w.Write(header)
-	sent := int64(n)
-	buf := make([]byte, 64<<10)
-	for err == nil && sent < total {
-		n, err = w.Write(buf)
-		sent += int64(n)
-	}
-	if err == nil {
-		err = w.Close()
-	}
-	return sent, err
 }
 
 // watchHeap samples this process's heap, where the hub's tunnel server
