@@ -39,8 +39,8 @@ func TestBindingsReferToRenderedRoles(t *testing.T) {
 			for _, o := range objs {
 				switch o.GetKind() {
 				case "Role":
-					// kube-system exists in every cluster.
-					if o.GetNamespace() != "kube-system" && !have["Namespace /"+o.GetNamespace()] {
+					// kube-system and kube-public exist in every cluster.
+					if o.GetNamespace() != "kube-system" && o.GetNamespace() != "kube-public" && !have["Namespace /"+o.GetNamespace()] {
 						t.Errorf("Role %s is in namespace %q, which is not rendered", o.GetName(), o.GetNamespace())
 					}
 				case "RoleBinding", "ClusterRoleBinding":

@@ -128,7 +128,11 @@ func VerifyPinned(candidates, chain []*x509.Certificate, host string, pins []str
 	}
 	trusted := ServingCAs(pinned, chain, host)
 	if len(trusted) == 0 {
-		return nil, fmt.Errorf("the CA %s matches the pin but does not verify the server's certificate for %s (not signed by it, expired, or not for that host)", strings.Join(Pins(pinned), ", "), host)
+		signers := "no CA it presented signs it"
+		if serving := Pins(ServingCAs(candidates, chain, host)); len(serving) > 0 {
+			signers = "it is signed by " + strings.Join(serving, ", ")
+		}
+		return nil, fmt.Errorf("the CA %s matches the pin but does not verify the server's certificate for %s (not signed by it, expired, or not for that host): %s", strings.Join(Pins(pinned), ", "), host, signers)
 	}
 	return trusted, nil
 }

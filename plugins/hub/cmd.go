@@ -47,7 +47,13 @@ once the hub controller's conversion webhook answers (the hub controller does th
 same on its own, so applying the manifests by other means upgrades too).
 
 It then prints the 'kubectl ocm join' command, with a fresh bootstrap token, to run
-against each cluster that should join.
+against each cluster that should join. The command carries --ca-cert-hash, the pin
+(sha256 of the public key, kubeadm's --discovery-token-ca-cert-hash format) of
+each hub CA that verifies the certificate the hub's API server serves: join checks
+the hub against it before it sends the token. The pins come from the hub's
+published CA bundle (ConfigMap kube-public/kube-root-ca.crt, which init lets
+anonymous clients read, as kubeadm does with kube-public/cluster-info) and the CAs
+your kubeconfig trusts.
 
 --dry-run=client -o yaml (or -o json, a v1 List) contacts no cluster and prints
 every object init applies, in the order it applies them, for 'kubectl apply' or
@@ -89,7 +95,7 @@ ocm hub token' prints it).`,
 		"Have the API server call the hub controller's add-on conversion webhook at this https URL (ending in "+conversion.Path+") instead of through Service "+config.HubNamespace+"/"+conversion.ServiceName+", for hubs whose API server cannot reach Services, such as the local test environment (make dev-env). The controller listens on the URL's port.")
 	cli.AddImageFlags(f, &o.Image, &o.ImageRegistry, "the hub controller")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
-	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp).")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, caCertHashes).")
 	f.StringVar(&o.ClusterName, "cluster-name", "", "Print a join command whose token may register only this cluster (see 'kubectl ocm hub token --help').")
 	f.StringSliceVar(&o.AutoApprovedCSRIdentities, "auto-approved-csr-identities", nil,
 		"Bootstrap identities whose first-join certificate requests the hub approves automatically, accepting the cluster (ClusterManager spec.registrationConfiguration.autoApproveUsers). A request for a cluster the hub accepted before always waits for 'kubectl ocm accept'.")
@@ -115,7 +121,14 @@ ServiceAccount of that cluster alone (` + identity.ClusterBootstrapServiceAccoun
 created on first use): the hub lets it create only that cluster's
 ManagedCluster and certificate requests, and 'kubectl ocm accept' approves its
 requests for that cluster only. A leaked cluster-bound token cannot register
-or impersonate any other cluster.`,
+or impersonate any other cluster.
+
+The command carries --ca-cert-hash sha256:<hex>, the pin of each hub CA that
+verifies the certificate the hub's API server serves (the SHA-256 of the CA's
+public key, as kubeadm's --discovery-token-ca-cert-hash): join verifies the hub
+against it before it sends the token. -o jsonpath='{.caCertHashes[0]}' prints
+the first alone. The same value comes from the CA file:
+  openssl x509 -pubkey -in ca.crt | openssl pkey -pubin -outform der | sha256sum`,
 		Example: cli.Examples(`
 			# Print the join command, valid for 24 hours
 			kubectl ocm hub token --context hub
@@ -126,6 +139,9 @@ or impersonate any other cluster.`,
 			# The bare token alone, for a script
 			kubectl ocm hub token --cluster-name cluster1 -o jsonpath='{.hubToken}'
 
+			# The pin of the hub's CA alone, for join's --ca-cert-hash
+			kubectl ocm hub token -o jsonpath='{.caCertHashes[0]}'
+
 			# Check that the hub would create cluster1's bootstrap identity, issuing no token
 			kubectl ocm hub token --cluster-name cluster1 --dry-run=server
 
@@ -135,7 +151,7 @@ or impersonate any other cluster.`,
 		RunE: cli.RunE(o),
 	}
 	cmd.Flags().DurationVar(&o.Duration, "duration", 24*time.Hour, "How long the bootstrap token stays valid.")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, clusterName); jsonpath='{.hubToken}' prints the bare token. Empty prints the join command.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, clusterName, caCertHashes); jsonpath='{.hubToken}' prints the bare token. Empty prints the join command.")
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", "", "Issue a token that may register only this cluster.")
 	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says what would be created (with --cluster-name, the cluster's bootstrap identity) and which ServiceAccount the token would belong to, contacting no cluster; "server" also has the hub admit the objects without storing them and checks the ServiceAccount. Neither issues a token.`)
 	cmd.AddCommand(newCmdTokenRevoke(getter, streams))

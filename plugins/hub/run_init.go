@@ -105,6 +105,7 @@ You can now register clusters to the hub by running on each of them:
 %s The token expires at %s;
 'kubectl ocm hub token' prints a new one.
 `, join.Command(), name, join.ExpirationTimestamp.UTC().Format("2006-01-02T15:04:05Z"))
+	printPinNote(o.Out, join)
 	return nil
 }
 

@@ -33,6 +33,7 @@ func (o *TokenOptions) Run(ctx context.Context) error {
 		return printData(o.Out, o.Output, join)
 	}
 	fmt.Fprintf(o.Out, "On the cluster to register, run:\n    %s\n", join.Command())
+	printPinNote(o.Out, join)
 	if join.ClusterName != "" {
 		fmt.Fprintf(o.Out, "The token may register managed cluster %s only.\n", join.ClusterName)
 	}
@@ -75,6 +76,15 @@ func (o *TokenOptions) dryRun(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.Out, "A token of ServiceAccount %s/%s, valid for %s, would be issued%s.\n", identity.BootstrapNamespace, sa, o.Duration, suffix)
 	return nil
+}
+
+// printPinNote says what --ca-cert-hash is, or what to do without one.
+func printPinNote(out io.Writer, join cli.JoinInfo) {
+	if len(join.CACertHashes) == 0 {
+		fmt.Fprintln(out, cli.NoPinNote)
+		return
+	}
+	fmt.Fprintln(out, "--ca-cert-hash pins the hub's CA: join checks the hub against it before it sends the token.")
 }
 
 // printData writes v as json, yaml or jsonpath=TEMPLATE.

@@ -25,8 +25,12 @@ import (
 func validOptions() *Options {
 	o := NewOptions(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard())
 	o.HubToken, o.HubAPIServer, o.ClusterName = "token", "https://hub.example.com:6443", "cluster1"
+	o.CACertHashes = []string{testPin}
 	return o
 }
+
+// testPin is a well-formed CA pin.
+const testPin = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 func TestValidate(t *testing.T) {
 	tests := []struct {
@@ -82,6 +86,14 @@ func TestValidate(t *testing.T) {
 		{name: "proxy CA that is no PEM", change: func(o *Options) {
 			o.ProxyURL, o.ProxyCAFile, o.proxyCA = "https://proxy:3129", "proxy-ca.pem", []byte("not a certificate")
 		}, wantErrContains: "holds no PEM certificate"},
+		{name: "no way to verify the hub", change: func(o *Options) { o.CACertHashes = nil }, wantErrContains: "join verifies the hub before it sends the token: pass --ca-cert-hash"},
+		{name: "CA file", change: func(o *Options) { o.CACertHashes, o.CAFile = nil, "ca.crt" }},
+		{name: "CA file and pin", change: func(o *Options) { o.CAFile = "ca.crt" }},
+		{name: "several pins", change: func(o *Options) { o.CACertHashes = []string{testPin, strings.ToUpper(testPin)} }},
+		{name: "bad pin", change: func(o *Options) { o.CACertHashes = []string{"0123"} }, wantErrContains: `--ca-cert-hash: "0123" is not a CA pin`},
+		{name: "md5 pin", change: func(o *Options) { o.CACertHashes = []string{"md5:0123"} }, wantErrContains: "only sha256 is supported"},
+		{name: "insecure", change: func(o *Options) { o.CACertHashes, o.InsecureSkipCAVerification = nil, true }},
+		{name: "insecure and a pin", change: func(o *Options) { o.InsecureSkipCAVerification = true }, wantErrContains: "--insecure-skip-ca-verification contradicts"},
 		{name: "negative timeout", change: func(o *Options) { o.Timeout = -time.Second }, wantErrContains: "--timeout -1s must be positive"},
 	}
 	for _, tt := range tests {

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -50,8 +51,16 @@ type Options struct {
 	AddHub bool
 	// ClusterName is the name the cluster registers as.
 	ClusterName string
-	// CAFile is a file with the hub's CA bundle; empty: read it from the hub.
+	// CAFile is a file with the hub's CA bundle; empty: learn the CA from
+	// the hub and check it against CACertHashes (discovery.go).
 	CAFile string
+	// CACertHashes are the pins of the hub CAs join trusts
+	// (certs.ParsePin: sha256:<hex> of the CA's public key, kubeadm's
+	// --discovery-token-ca-cert-hash format), for every hub of the flags.
+	CACertHashes []string
+	// InsecureSkipCAVerification trusts whatever CA the hub presents when
+	// neither CAFile nor CACertHashes is given.
+	InsecureSkipCAVerification bool
 	// Wait waits until the hub has the cluster's registration, as
 	// clusteradm's join --wait does.
 	Wait bool
@@ -123,6 +132,8 @@ type Options struct {
 	changed                           []string
 	// hubCA is the hub's CA bundle from --ca-file, after Complete.
 	hubCA []byte
+	// pins are CACertHashes in canonical form, after Validate.
+	pins []string
 	// hubURL is the parsed --hub-apiserver.
 	hubURL *url.URL
 	// proxyURL is the parsed --proxy-url, nil without one; proxyCA is
@@ -163,7 +174,9 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.Int32Var(&o.HubConnectionTimeoutSeconds, "hub-connection-timeout-seconds", o.HubConnectionTimeoutSeconds, "With standby hubs: how long the agent's hub may go without renewing the cluster's lease (unreachable, or no longer accepting the cluster) before the agent moves to the next hub; at least 180. Default: 600. Recorded in the Klusterlet's spec.registrationConfiguration.bootstrapKubeConfigs.")
 	fs.BoolVar(&o.AddHub, "add-hub", o.AddHub, "Add the hubs of --hub-apiserver and --hub-token as standby hubs of this cluster, which has joined already: writes their bootstrap kubeconfigs and lists them in the Klusterlet. Applies with --hub-apiserver, --hub-token, --ca-file, --cluster-name, --hub-connection-timeout-seconds and the proxy flags only.")
 	fs.StringVar(&o.ClusterName, "cluster-name", o.ClusterName, "The name this cluster registers as on the hub: a DNS label.")
-	fs.StringArrayVar(&o.caFiles, "ca-file", nil, "A file with the hub's CA bundle; with standby hubs, once per --hub-apiserver in the same order, or not at all. Default: read ConfigMap kube-public/kube-root-ca.crt from the hub and verify the hub with it.")
+	fs.StringArrayVar(&o.caFiles, "ca-file", nil, "A file with the hub's CA bundle, which verifies the hub before the token is sent; with standby hubs, once per --hub-apiserver in the same order, or not at all. Without it, give --ca-cert-hash.")
+	fs.StringArrayVar(&o.CACertHashes, "ca-cert-hash", nil, "The pin of the hub's CA, sha256:<hex> of its public key, as 'kubectl ocm hub init' and 'kubectl ocm hub token' print it (kubeadm's --discovery-token-ca-cert-hash format). join reads the hub's CA bundle anonymously, trusts only a CA of this pin, and checks the hub's serving certificate with it before it sends the token. Repeat it to accept several pins (a CA rotation, standby hubs): each hub must present a CA of one of them.")
+	fs.BoolVar(&o.InsecureSkipCAVerification, "insecure-skip-ca-verification", false, "Join without --ca-cert-hash or --ca-file: trust whatever CA the hub presents (its published bundle, read anonymously) and send it the token. Anyone on the path to the hub could then take the token and act as this cluster's hub. Prints a warning with the CA's pin.")
 	fs.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the hub has the cluster's registration (its certificate request), showing progress, then say how to accept it, as clusteradm's join --wait does.")
 	fs.BoolVar(&o.WaitAccepted, "wait-accepted", o.WaitAccepted, "Wait until the hub has accepted the cluster and it is available, showing progress (someone accepts it on the hub meanwhile).")
 	cli.AddTimeoutFlag(fs, &o.Timeout, o.Timeout, "How long --wait or --wait-accepted waits.")
@@ -218,6 +231,25 @@ func (o *Options) Complete(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
+// validateCA checks how join verifies the hubs: --ca-file, --ca-cert-hash
+// or, said explicitly, --insecure-skip-ca-verification.
+func (o *Options) validateCA() []error {
+	pins, err := certs.ParsePins(o.CACertHashes)
+	o.pins = pins
+	var errs []error
+	if err != nil {
+		errs = append(errs, fmt.Errorf("--ca-cert-hash: %w", err))
+	}
+	caFile := o.CAFile != "" || len(o.caFiles) > 0
+	switch {
+	case o.InsecureSkipCAVerification && (caFile || len(o.CACertHashes) > 0):
+		errs = append(errs, errors.New("--insecure-skip-ca-verification contradicts --ca-file and --ca-cert-hash, which verify the hub: drop it"))
+	case !caFile && len(o.CACertHashes) == 0 && !o.InsecureSkipCAVerification:
+		errs = append(errs, fmt.Errorf("join verifies the hub before it sends the token: pass %s; `kubectl ocm hub token` on the hub prints the join command with the pin. --insecure-skip-ca-verification trusts whatever CA the hub presents instead", hubCAFlags))
+	}
+	return errs
+}
+
 // Validate checks the flags, one line per problem.
 func (o *Options) Validate() error {
 	if o.AddHub {
@@ -227,6 +259,7 @@ func (o *Options) Validate() error {
 	if o.HubToken == "" {
 		errs = append(errs, errors.New("--hub-token is required: run `kubectl ocm hub token` on the hub to get one"))
 	}
+	errs = append(errs, o.validateCA()...)
 	if o.HubAPIServer == "" {
 		errs = append(errs, errors.New("--hub-apiserver is required: the hub's API server URL, as `kubectl ocm hub token` prints it"))
 	} else if u, err := url.Parse(o.HubAPIServer); err != nil || u.Scheme != "https" || u.Host == "" {

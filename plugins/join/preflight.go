@@ -7,7 +7,6 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,20 +32,18 @@ type hubCheck struct {
 // preflight checks the hub before anything is installed. Each error is one
 // line naming the cause and the fix.
 func (o *Options) preflight(ctx context.Context) (*hubCheck, error) {
-	if err := probeHub(ctx, o.hubConfig(nil)); err != nil {
+	chain, err := probeHub(ctx, o.hubConfig(nil))
+	if err != nil {
 		return nil, fmt.Errorf("cannot reach the hub at %s%s: %v; %s", o.HubAPIServer, o.viaProxy(), err, reachFix(o))
 	}
-
-	ca, source := o.hubCA, "--ca-file "+o.CAFile
-	if len(ca) == 0 {
-		source = "ConfigMap kube-public/kube-root-ca.crt"
-		var err error
-		if ca, err = o.fetchHubCA(ctx); err != nil {
-			return nil, err
-		}
+	// Decide which CA to trust, anonymously, then check the hub with it
+	// before the token goes anywhere.
+	ca, source, err := o.trustHub(ctx, chain)
+	if err != nil {
+		return nil, err
 	}
-	if err := probeHub(ctx, o.hubConfig(ca)); err != nil {
-		return nil, fmt.Errorf("the hub's serving certificate at %s is not trusted by the hub CA from %s: %v; pass the hub's CA bundle with --ca-file", o.HubAPIServer, source, err)
+	if _, err := probeHub(ctx, o.hubConfig(ca)); err != nil {
+		return nil, fmt.Errorf("the hub's serving certificate at %s is not trusted by the hub CA from %s: %v; pass the hub's CA bundle with --ca-file, or its pin with --ca-cert-hash", o.HubAPIServer, source, err)
 	}
 
 	cfg := o.hubConfig(ca)
@@ -86,27 +83,6 @@ func tokenError(server string, err error) error {
 		return fmt.Errorf("the hub at %s rejected --hub-token (wrong or expired); get a new one with `kubectl ocm hub token` on the hub", server)
 	}
 	return fmt.Errorf("cannot check --hub-token with the hub at %s: %w", server, err)
-}
-
-// fetchHubCA reads the hub CA from ConfigMap kube-public/kube-root-ca.crt
-// with the token. The connection cannot be verified yet (that is what the CA
-// is for), so the caller verifies the hub with the result before trusting it.
-func (o *Options) fetchHubCA(ctx context.Context) ([]byte, error) {
-	c, err := client.New(o.hubConfig(nil), client.Options{Scheme: apis.Scheme})
-	if err != nil {
-		return nil, fmt.Errorf("create a hub client: %w", err)
-	}
-	cm := &corev1.ConfigMap{}
-	err = c.Get(ctx, types.NamespacedName{Namespace: "kube-public", Name: "kube-root-ca.crt"}, cm)
-	switch {
-	case apierrors.IsUnauthorized(err):
-		return nil, tokenError(o.HubAPIServer, err)
-	case err != nil:
-		return nil, fmt.Errorf("cannot read the hub CA from ConfigMap kube-public/kube-root-ca.crt on %s: %v; pass the hub's CA bundle with --ca-file", o.HubAPIServer, err)
-	case cm.Data["ca.crt"] == "":
-		return nil, fmt.Errorf("ConfigMap kube-public/kube-root-ca.crt on %s has no ca.crt; pass the hub's CA bundle with --ca-file", o.HubAPIServer)
-	}
-	return []byte(cm.Data["ca.crt"]), nil
 }
 
 // checkClusterName refuses a name already used on the hub by a joined,

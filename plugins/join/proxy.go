@@ -3,12 +3,14 @@ package join
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
@@ -81,14 +83,18 @@ func (o *Options) caBundle(hubCA []byte) []byte {
 }
 
 // hubConfig returns the client configuration with which join reaches the
-// hub: through --proxy-url when set, else through the environment's proxy,
-// trusting ca (with the proxy's CA) or, with no ca, trusting nothing yet.
+// hub: through --proxy-url when set, else through the environment's proxy.
+// With a CA bundle ca it verifies the hub with ca (and the proxy's CA) and
+// carries the token; with none it verifies nothing and carries no
+// credential at all: join only learns the hub's CA over it (discovery.go),
+// so the token never travels over a connection nothing verified.
 func (o *Options) hubConfig(ca []byte) *rest.Config {
-	cfg := &rest.Config{Host: o.HubAPIServer, BearerToken: o.HubToken, Timeout: preflightTimeout}
+	cfg := &rest.Config{Host: o.HubAPIServer, Timeout: preflightTimeout}
 	if len(ca) == 0 {
 		cfg.Insecure = true
 	} else {
 		cfg.CAData = o.caBundle(ca)
+		cfg.BearerToken = o.HubToken
 	}
 	if o.proxyURL != nil {
 		cfg.Proxy = http.ProxyURL(o.proxyURL)
@@ -104,25 +110,36 @@ func (o *Options) viaProxy() string {
 	return " through --proxy-url " + o.ProxyURL
 }
 
-// probeHub makes one unauthenticated request to the hub with cfg and
-// returns the error of the connection, nil when the hub answered anything:
-// whether the hub is reached, and with a CA, whether its certificate is
-// trusted.
-func probeHub(ctx context.Context, cfg *rest.Config) error {
-	anonymous := rest.AnonymousClientConfig(cfg)
-	hc, err := rest.HTTPClientFor(anonymous)
+// probeHub makes one anonymous request to the hub with cfg and returns the
+// certificates the hub presented (leaf first) and the error of the
+// connection, nil when the hub answered anything: whether the hub is
+// reached, and with a CA, whether its certificate is trusted.
+func probeHub(ctx context.Context, cfg *rest.Config) ([]*x509.Certificate, error) {
+	resp, err := anonymousGet(ctx, cfg, "/version")
 	if err != nil {
-		return err
-	}
-	defer hc.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+"/version", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
+		return nil, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-	return resp.Body.Close()
+	if err := resp.Body.Close(); err != nil {
+		return nil, err
+	}
+	if resp.TLS == nil {
+		return nil, errors.New("the hub did not answer over TLS")
+	}
+	return resp.TLS.PeerCertificates, nil
+}
+
+// anonymousGet makes a GET request of path to the hub with cfg, stripped
+// of every credential. The caller closes the body.
+func anonymousGet(ctx context.Context, cfg *rest.Config, path string) (*http.Response, error) {
+	hc, err := rest.HTTPClientFor(rest.AnonymousClientConfig(cfg))
+	if err != nil {
+		return nil, err
+	}
+	defer hc.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return hc.Do(req)
 }

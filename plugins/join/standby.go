@@ -35,14 +35,15 @@ type Hub struct {
 	APIServer string
 	// Token is its bootstrap token.
 	Token string
-	// CAFile is a file with its CA bundle; empty: read it from the hub.
+	// CAFile is a file with its CA bundle; empty: learn it from the hub
+	// and check it against --ca-cert-hash (discovery.go).
 	CAFile string
 	// ca is the content of CAFile.
 	ca []byte
 }
 
 // addHubFlags are the flags that apply with --add-hub, besides kubectl's.
-var addHubFlags = []string{"add-hub", "hub-apiserver", "hub-token", "ca-file", "cluster-name", "hub-connection-timeout-seconds", "proxy-url", "proxy-ca-file"}
+var addHubFlags = []string{"add-hub", "hub-apiserver", "hub-token", "ca-file", "ca-cert-hash", "insecure-skip-ca-verification", "cluster-name", "hub-connection-timeout-seconds", "proxy-url", "proxy-ca-file"}
 
 // completeHubs splits the repeated hub flags into the first hub and the
 // standby hubs, and reads the standby hubs' CA files.
@@ -93,7 +94,7 @@ func (o *Options) validateStandbyHubs() []error {
 		errs = append(errs, fmt.Errorf("--ca-file given %d times for %d hubs: give it once per --hub-apiserver, in the same order, or not at all", len(o.caFiles), hubs))
 	}
 	if len(o.caFiles) == 1 && hubs > 1 {
-		errs = append(errs, fmt.Errorf("--ca-file given once for %d hubs: give it once per --hub-apiserver, in the same order, or not at all (each hub's CA is then read from the hub)", hubs))
+		errs = append(errs, fmt.Errorf("--ca-file given once for %d hubs: give it once per --hub-apiserver, in the same order, or not at all (each hub's CA is then checked against --ca-cert-hash)", hubs))
 	}
 	seen := []string{o.HubAPIServer}
 	for i, h := range o.StandbyHubs {
@@ -142,6 +143,7 @@ func (o *Options) validateAddHub() error {
 	}
 	// The hubs to add are the first hub and the standby hubs of the flags.
 	errs = append(errs, validateHubURL(o.HubAPIServer, 1)...)
+	errs = append(errs, o.validateCA()...)
 	errs = append(errs, o.validateStandbyHubs()...)
 	if o.ClusterName != "" {
 		if msgs := validation.IsDNS1123Label(o.ClusterName); len(msgs) > 0 {

@@ -32,7 +32,7 @@ func parsed(t *testing.T, args ...string) (*Options, error) {
 }
 
 func TestStandbyHubFlags(t *testing.T) {
-	o, err := parsed(t, "--cluster-name", "c1",
+	o, err := parsed(t, "--cluster-name", "c1", "--ca-cert-hash", testPin,
 		"--hub-apiserver", "https://hub1:6443", "--hub-token", "t1",
 		"--hub-apiserver", "https://hub2:6443", "--hub-token", "t2",
 		"--hub-apiserver", "https://hub3:6443", "--hub-token", "t3", "--hub-connection-timeout-seconds", "300")
@@ -71,8 +71,11 @@ func TestStandbyHubFlags(t *testing.T) {
 			}
 		})
 	}
-	if _, err := parsed(t, "--add-hub", "--hub-apiserver", "https://hub2:6443", "--hub-token", "t2", "--hub-connection-timeout-seconds", "180"); err != nil {
-		t.Errorf("--add-hub with a hub and a timeout: %v", err)
+	if _, err := parsed(t, "--add-hub", "--hub-apiserver", "https://hub2:6443", "--hub-token", "t2", "--ca-cert-hash", testPin, "--hub-connection-timeout-seconds", "180"); err != nil {
+		t.Errorf("--add-hub with a hub, its pin and a timeout: %v", err)
+	}
+	if _, err := parsed(t, "--add-hub", "--hub-apiserver", "https://hub2:6443", "--hub-token", "t2"); err == nil || !strings.Contains(err.Error(), "pass --ca-cert-hash") {
+		t.Errorf("--add-hub without a pin or CA file: %v, want the error naming --ca-cert-hash and --ca-file", err)
 	}
 }
 

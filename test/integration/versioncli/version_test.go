@@ -3,8 +3,6 @@ package versioncli
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -58,14 +56,12 @@ func TestVersion(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.Out), &join); err != nil {
 		t.Fatalf("hub token -o json: %v\n%s", err, r.Out)
 	}
-	// The test control planes publish no kube-public/kube-root-ca.crt, so
-	// join is given the hub CA.
-	hubCA := filepath.Join(t.TempDir(), "hub-ca.crt")
-	if err := os.WriteFile(hubCA, hub.CAData(), 0o600); err != nil {
-		t.Fatal(err)
+	// join checks the hub against the pin hub token printed.
+	if len(join.CACertHashes) == 0 {
+		t.Fatalf("hub token -o json printed no caCertHashes:\n%s", r.Out)
 	}
 	clitest.ExpectOK(t, onCluster1.Run(ctx, "join", "--hub-token", join.HubToken, "--hub-apiserver", join.HubAPIServer,
-		"--cluster-name", "cluster1", "--ca-file", hubCA, "--image", "example.com/ocm-controller:"+componentVersion))
+		"--cluster-name", "cluster1", "--ca-cert-hash", join.CACertHashes[0], "--image", "example.com/ocm-controller:"+componentVersion))
 	clitest.ExpectOK(t, onHub.Run(ctx, "accept", "--clusters", "cluster1", "--wait", "--timeout", "3m"))
 
 	t.Run("the running hub controller and agent report their versions", func(t *testing.T) {

@@ -34,6 +34,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -204,6 +205,21 @@ func dumpCSRs(t *testing.T, hub *framework.Cluster) {
 }
 
 // contextFlags selects context of env's kubeconfig, as --context does.
+// hubPins returns the CA pins of hubs as `kubectl ocm hub token` prints
+// them, for join's --ca-cert-hash; it fails the test when a hub has none.
+func hubPins(ctx context.Context, t *testing.T, hubs ...*framework.Cluster) []string {
+	t.Helper()
+	var pins []string
+	for _, h := range hubs {
+		p, err := cli.HubCAPins(ctx, h.Client(), h.RESTConfig())
+		if err != nil || len(p) == 0 {
+			t.Fatalf("the CA pins of hub %s: %v, %v; want at least one", h.Name, p, err)
+		}
+		pins = append(pins, p...)
+	}
+	return pins
+}
+
 func contextFlags(env *framework.Environment, context string) *genericclioptions.ConfigFlags {
 	f := genericclioptions.NewConfigFlags(false)
 	f.KubeConfig, f.Context = ptr.To(env.Kubeconfig()), ptr.To(context)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
@@ -60,19 +61,26 @@ func TestJoinAndUnjoin(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	pins := hubPins(ctx, t, hub)
+	wrongPins := certs.Pins(mustParseCertificates(t, spoke.CAData()))
+
 	t.Run("preflight failures install nothing", func(t *testing.T) {
 		tests := []struct {
-			name, server, token, caFile, wantErr string
+			name, server, token, caFile string
+			pins                        []string
+			wantErr                     string
 		}{
-			{"wrong token", hub.Server(), "not-a-token", "", "rejected --hub-token"},
-			{"wrong CA", hub.Server(), token, wrongCA, "not trusted by the hub CA from --ca-file"},
-			{"unreachable hub", "https://127.0.0.1:1", token, "", "cannot reach the hub at https://127.0.0.1:1"},
+			{"wrong token", hub.Server(), "not-a-token", "", pins, "rejected --hub-token"},
+			{"wrong CA", hub.Server(), token, wrongCA, nil, "not trusted by the hub CA from --ca-file"},
+			{"wrong pin", hub.Server(), token, "", wrongPins, "is not the hub of --ca-cert-hash"},
+			{"CA file without the pinned CA", hub.Server(), token, hubCA, wrongPins, "does not hold the hub CA of --ca-cert-hash"},
+			{"unreachable hub", "https://127.0.0.1:1", token, "", pins, "cannot reach the hub at https://127.0.0.1:1"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				streams, _, out, _ := genericiooptions.NewTestIOStreams()
 				o := join.NewOptions(flags, streams)
-				o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile = tt.server, tt.token, clusterName, tt.caFile
+				o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.CACertHashes = tt.server, tt.token, clusterName, tt.caFile, tt.pins
 				err := runJoin(ctx, o)
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("join error = %v, want one line containing %q", err, tt.wantErr)
@@ -144,7 +152,9 @@ func TestJoinAndUnjoin(t *testing.T) {
 		o := join.NewOptions(flags, streams)
 		o.HubAPIServer, o.HubToken, o.ClusterName, o.Wait, o.Timeout = hub.Server(), token, clusterName, true, 2*time.Minute
 		o.Image = "example.com/ocm-controller:test"
-		o.CAFile = hubCA
+		// The pin `hub token` prints: join learns the CA anonymously and
+		// the agent registers with it.
+		o.CACertHashes = pins
 		if err := runJoin(ctx, o); err != nil {
 			t.Fatalf("join: %v\noutput:\n%s", err, out)
 		}
@@ -166,8 +176,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 		o := join.NewOptions(flags, streams)
 		o.HubAPIServer, o.HubToken, o.ClusterName, o.WaitAccepted, o.Timeout = hub.Server(), token, clusterName, true, 2*time.Minute
 		o.Image = "example.com/ocm-controller:test"
-		// The test control planes publish no kube-public/kube-root-ca.crt
-		// (their controller manager has no --root-ca-file), so pass the CA.
+		// clusteradm's way: the hub's CA bundle as a file.
 		o.CAFile = hubCA
 		var (
 			wg      sync.WaitGroup

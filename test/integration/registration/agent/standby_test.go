@@ -77,6 +77,7 @@ func TestStandbyHub(t *testing.T) {
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
 	o := join.NewOptions(flagsFor(clusterName), streams)
 	o.HubAPIServer, o.HubToken, o.ClusterName = primary.Server(), tokens[primary], clusterName
+	o.CACertHashes = hubPins(ctx, t, primary, standby)
 	o.StandbyHubs = []join.Hub{{APIServer: standby.Server(), Token: tokens[standby]}}
 	o.HubConnectionTimeoutSeconds = operatorv1.MinHubConnectionTimeoutSeconds
 	o.Image, o.DryRun, o.PrintFlags.OutputFormat = "example.com/ocm-controller:test", cli.DryRunClient, ptr.To("yaml")
@@ -93,6 +94,7 @@ func TestStandbyHub(t *testing.T) {
 	streams, _, out, _ = genericiooptions.NewTestIOStreams()
 	o = join.NewOptions(flagsFor(clusterName), streams)
 	o.HubAPIServer, o.HubToken, o.ClusterName = primary.Server(), tokens[primary], clusterName
+	o.CACertHashes = hubPins(ctx, t, primary)
 	o.Image, o.Wait, o.Timeout = "example.com/ocm-controller:test", true, 2*time.Minute
 	if err := runJoin(ctx, o); err != nil {
 		t.Fatalf("join: %v\noutput:\n%s", err, out)
@@ -109,6 +111,7 @@ func TestStandbyHub(t *testing.T) {
 	streams, _, out, _ = genericiooptions.NewTestIOStreams()
 	o = join.NewOptions(flagsFor(clusterName), streams)
 	o.AddHub, o.HubAPIServer, o.HubToken = true, standby.Server(), tokens[standby]
+	o.CACertHashes = hubPins(ctx, t, standby)
 	o.HubConnectionTimeoutSeconds = operatorv1.MinHubConnectionTimeoutSeconds
 	if err := runJoin(ctx, o); err != nil {
 		t.Fatalf("join --add-hub: %v\noutput:\n%s", err, out)

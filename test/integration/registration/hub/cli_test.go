@@ -18,11 +18,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -75,6 +78,26 @@ func TestCLI(t *testing.T) {
 	if !strings.Contains(out, "kubectl ocm join --hub-token ") || !strings.Contains(out, "--hub-apiserver "+hubCluster.Server()) {
 		t.Fatalf("hub init did not print the join command:\n%s", out)
 	}
+	// The join command pins the CA that signs the hub's serving certificate.
+	hubCAs, err := certs.ParseCertificates(hubCluster.CAData())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := certs.Pin(hubCAs[0])
+	if !strings.Contains(out, "--hub-apiserver "+hubCluster.Server()+" --ca-cert-hash "+pin+" --cluster-name ") {
+		t.Errorf("hub init's join command does not pin the hub CA %s:\n%s", pin, out)
+	}
+	// ... which anyone may read, as join does before it trusts the hub.
+	anonymous, err := kubernetes.NewForConfig(rest.AnonymousClientConfig(hubCluster.RESTConfig()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm, err := anonymous.CoreV1().ConfigMaps("kube-public").Get(ctx, certs.HubCABundleConfigMap, metav1.GetOptions{}); err != nil || !strings.Contains(cm.Data[certs.HubCABundleKey], "BEGIN CERTIFICATE") {
+		t.Errorf("an anonymous client cannot read the hub CA bundle kube-public/%s after hub init: %v", certs.HubCABundleConfigMap, err)
+	}
+	if _, err := anonymous.CoreV1().ConfigMaps("kube-public").Get(ctx, "other", metav1.GetOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("an anonymous client reading another ConfigMap of kube-public: %v, want forbidden", err)
+	}
 	if data, err := os.ReadFile(manifests); err != nil || string(data) != must("hub", "init", "--dry-run", "-o", "yaml") {
 		t.Errorf("--output-file: err = %v; the file is not what --dry-run -o yaml prints:\n%s", err, data)
 	}
@@ -90,7 +113,7 @@ func TestCLI(t *testing.T) {
 	if f := strings.Fields(string(data)); slices.Contains(f, "--hub-token") {
 		scriptToken = f[slices.Index(f, "--hub-token")+1]
 	}
-	if !strings.Contains(string(data), "--hub-apiserver "+hubCluster.Server()+` --cluster-name "$name" "$@"`) || scriptToken == "" {
+	if !strings.Contains(string(data), "--hub-apiserver "+hubCluster.Server()+" --ca-cert-hash "+pin+` --cluster-name "$name" "$@"`) || scriptToken == "" {
 		t.Errorf("--output-join-command-file wrote no join command for a cluster named by the first argument:\n%s", data)
 	} else {
 		expectTokenWorks(ctx, t, hubCluster, scriptToken, true, "the token of the join script")
@@ -106,6 +129,12 @@ func TestCLI(t *testing.T) {
 	var join cli.JoinInfo
 	if err := json.Unmarshal([]byte(must("hub", "token", "--duration", "1h", "-o", "json")), &join); err != nil || join.HubToken == "" {
 		t.Fatalf("hub token -o json: %v (%+v)", err, join)
+	}
+	if !slices.Equal(join.CACertHashes, []string{pin}) {
+		t.Errorf("hub token -o json: caCertHashes %v, want [%s]", join.CACertHashes, pin)
+	}
+	if out := must("hub", "token", "--duration", "1h", "-o", "jsonpath={.caCertHashes[0]}"); out != pin {
+		t.Errorf("hub token -o jsonpath={.caCertHashes[0]} printed %q, want %s", out, pin)
 	}
 	// The plain output holds the token once, inside the join command; the
 	// bare token comes with -o jsonpath.
