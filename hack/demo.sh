@@ -45,7 +45,9 @@ done
 step kubectl ocm hub init --context hub --wait | tee "$DEV_ENV_DIR/hub-init.out"
 TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 HUB=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
-if [[ -z $TOKEN || -z $HUB ]]; then
+# The pin of the hub's CA: join checks the hub against it before it sends the token.
+HUB_PIN=$(grep -o -- '--ca-cert-hash [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
+if [[ -z $TOKEN || -z $HUB || -z $HUB_PIN ]]; then
 	echo "hub init printed no join command" >&2
 	exit 1
 fi
@@ -56,7 +58,7 @@ fi
 # the hub that way or not at all. cluster2 registers with the token driver:
 # its hub credential is a ServiceAccount token, as on a hub that signs no
 # client certificates (Amazon EKS), where cluster1's way would not work.
-step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --cluster-name cluster1 --context cluster1
+step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "$HUB_PIN" --cluster-name cluster1 --context cluster1
 step kubectl ocm hub token --cluster-name cluster2 --context hub | tee "$DEV_ENV_DIR/hub-token.out"
 BOUND_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-token.out" | head -1 | cut -d' ' -f2)
 if [[ -z $BOUND_TOKEN ]]; then
@@ -65,7 +67,7 @@ if [[ -z $BOUND_TOKEN ]]; then
 fi
 PROXY_URL=$(cat "$DEV_ENV_DIR/proxy-url")
 HUB_VIA_PROXY=$(cat "$DEV_ENV_DIR/hub-url-via-proxy")
-step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB_VIA_PROXY" --proxy-url "$PROXY_URL" --cluster-name cluster2 --context cluster2 --registration-auth token
+step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB_VIA_PROXY" --ca-cert-hash "$HUB_PIN" --proxy-url "$PROXY_URL" --cluster-name cluster2 --context cluster2 --registration-auth token
 
 step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
@@ -202,11 +204,12 @@ step kubectl get configmap greeting -n hellomanager --context cluster1 -o jsonpa
 step kubectl ocm hub init --context hub2 --wait --cluster-name cluster1 --auto-approved-csr-identities system:serviceaccount:open-cluster-management:agent-registration-bootstrap-cluster1 | tee "$DEV_ENV_DIR/hub2-init.out"
 STANDBY_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
 STANDBY=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
-if [[ -z $STANDBY_TOKEN || -z $STANDBY ]]; then
+STANDBY_PIN=$(grep -o -- '--ca-cert-hash [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
+if [[ -z $STANDBY_TOKEN || -z $STANDBY || -z $STANDBY_PIN ]]; then
 	echo "hub init on hub2 printed no join command" >&2
 	exit 1
 fi
-step kubectl ocm join --add-hub --hub-token "$STANDBY_TOKEN" --hub-apiserver "$STANDBY" --hub-connection-timeout-seconds 180 --context cluster1
+step kubectl ocm join --add-hub --hub-token "$STANDBY_TOKEN" --hub-apiserver "$STANDBY" --ca-cert-hash "$STANDBY_PIN" --hub-connection-timeout-seconds 180 --context cluster1
 step kubectl ocm get klusterlet --context cluster1
 
 # Every Pod of the product and of the examples, on the clusters' nodes.

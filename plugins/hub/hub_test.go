@@ -187,6 +187,8 @@ func TestJoinScript(t *testing.T) {
 	shared := cli.JoinInfo{HubToken: "tok.en", HubAPIServer: "https://hub:6443", ExpirationTimestamp: expires}
 	bound := shared
 	bound.ClusterName = "cluster1"
+	pinned := shared
+	pinned.CACertHashes = []string{"sha256:" + strings.Repeat("ab", 32), "sha256:" + strings.Repeat("cd", 32)}
 	tests := []struct {
 		name    string
 		join    cli.JoinInfo
@@ -197,6 +199,8 @@ func TestJoinScript(t *testing.T) {
 		{"shared", shared, []string{"cluster2", "--context", "c2", "--wait"},
 			"ocm join --hub-token tok.en --hub-apiserver https://hub:6443 --cluster-name cluster2 --context c2 --wait\n", ""},
 		{"shared without a name", shared, nil, "", "usage: sh"},
+		{"pinned", pinned, []string{"cluster2"},
+			"ocm join --hub-token tok.en --hub-apiserver https://hub:6443 --ca-cert-hash sha256:" + strings.Repeat("ab", 32) + " --ca-cert-hash sha256:" + strings.Repeat("cd", 32) + " --cluster-name cluster2\n", ""},
 		{"bound", bound, []string{"--context", "c1"},
 			"ocm join --hub-token tok.en --hub-apiserver https://hub:6443 --cluster-name cluster1 --context c1\n", ""},
 	}

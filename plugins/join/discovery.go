@@ -53,14 +53,16 @@ func (o *Options) trustHub(ctx context.Context, chain []*x509.Certificate) ([]by
 	host := u.Hostname()
 	if len(o.hubCA) > 0 {
 		source := "--ca-file " + o.CAFile
+		cas, err := certs.ParseCertificates(o.hubCA)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w; pass a PEM file with the hub's CA certificates", source, err)
+		}
 		if len(o.pins) > 0 {
-			cas, err := certs.ParseCertificates(o.hubCA)
-			if err != nil {
-				return nil, "", fmt.Errorf("%s: %w", source, err)
-			}
 			if _, err := certs.VerifyPinned(cas, chain, host, o.pins); err != nil {
 				return nil, "", fmt.Errorf("%s does not hold the hub CA of --ca-cert-hash for %s: %v; join sent the hub nothing", source, o.HubAPIServer, err)
 			}
+		} else {
+			fmt.Fprintf(o.ErrOut, "Trusting the CAs of %s for the hub at %s: %s.\n", source, o.HubAPIServer, strings.Join(certs.Pins(cas), ", "))
 		}
 		return o.hubCA, source, nil
 	}

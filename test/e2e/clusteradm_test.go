@@ -62,16 +62,26 @@ func TestClusteradmQuickStart(t *testing.T) {
 
 	// "If it's lost, you can use clusteradm get token to get the generated
 	// command again"; scripts parse its JSON under clusteradm's keys.
-	token, apiserver := joinArgs(t, sh.ok(t, `clusteradm get token --context ${CTX_HUB_CLUSTER}`))
+	tokenOut := sh.ok(t, `clusteradm get token --context ${CTX_HUB_CLUSTER}`)
+	token, apiserver := joinArgs(t, tokenOut)
+	pin := pinFlags(t, tokenOut)[1]
 	var info map[string]any
 	require.NoError(t, json.Unmarshal([]byte(sh.ok(t, `clusteradm get token --context ${CTX_HUB_CLUSTER} -o json 2>/dev/null`)), &info))
 	assert.NotEmpty(t, info["hub-token"], "get token -o json: hub-token")
 	assert.Equal(t, apiserver, info["hub-apiserver"], "get token -o json: hub-apiserver")
 
-	// Register a cluster: join --wait returns once the hub has the
-	// registration, before anyone accepted it, and says what comes next.
-	out = sh.ok(t, strings.NewReplacer("<your token data>", token, "<your hub cluster endpoint>", apiserver).Replace(
-		`clusteradm join --hub-token <your token data> --hub-apiserver <your hub cluster endpoint> --wait --cluster-name "cluster1" --context ${CTX_MANAGED_CLUSTER}`))
+	// Register a cluster. As documented, clusteradm's join trusts whatever
+	// CA the hub hands out; kubectl ocm join refuses to send the token to a
+	// hub it has not verified, and names the pin the printed join command
+	// carries (one deliberate difference).
+	documented := strings.NewReplacer("<your token data>", token, "<your hub cluster endpoint>", apiserver).Replace(
+		`clusteradm join --hub-token <your token data> --hub-apiserver <your hub cluster endpoint> --wait --cluster-name "cluster1" --context ${CTX_MANAGED_CLUSTER}`)
+	out = sh.fails(t, documented)
+	assert.Contains(t, out, "join verifies the hub before it sends the token: pass --ca-cert-hash", "join without a pin names --ca-cert-hash")
+	assert.Contains(t, out, "--ca-file", "join without a pin names --ca-file")
+	// With the pin: join --wait returns once the hub has the registration,
+	// before anyone accepted it, and says what comes next.
+	out = sh.ok(t, documented+" --ca-cert-hash "+pin)
 	assert.Contains(t, out, "kubectl ocm accept --clusters cluster1", "join names the next step")
 	mc := &clusterv1.ManagedCluster{}
 	require.NoError(t, hub.Get(t.Context(), client.ObjectKey{Name: "cluster1"}, mc), "join --wait returned before the hub had ManagedCluster cluster1")

@@ -41,9 +41,11 @@ func TestGitOps(t *testing.T) {
 	f.kubectlApply(t, "hub", hubJSON, "--server-side")
 	waitDeploymentAvailable(t, hub, config.HubNamespace, "ocm-hub-controller")
 
-	token, apiserver := joinArgs(t, f.ocm(t, "hub", "token", "--context", "hub"))
+	tokenOut := f.ocm(t, "hub", "token", "--context", "hub")
+	token, apiserver := joinArgs(t, tokenOut)
+	pins := pinFlags(t, tokenOut)
 	joinFlags := func(cluster string) []string {
-		return []string{"join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", cluster, "--context", cluster}
+		return append([]string{"join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", cluster, "--context", cluster}, pins...)
 	}
 	agentYAML := f.ocmStdout(t, append(joinFlags("cluster1"), "--dry-run=client", "-o", "yaml")...)
 	f.kubectlApply(t, "cluster1", agentYAML)

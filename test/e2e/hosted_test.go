@@ -35,9 +35,11 @@ func TestHostedMode(t *testing.T) {
 	ctx := t.Context()
 	ns := config.HostedKlusterletName("cluster2")
 
-	token, apiserver := joinArgs(t, f.hubInit(t))
+	initOut := f.hubInit(t)
+	token, apiserver := joinArgs(t, initOut)
+	pin := pinFlags(t, initOut)[1]
 	join := func(kubeconfig string) (string, error) {
-		return f.tryOCM(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", "cluster2",
+		return f.tryOCM(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--ca-cert-hash", pin, "--cluster-name", "cluster2",
 			"--mode", "hosted", "--managed-cluster-kubeconfig", kubeconfig, "--context", "cluster1")
 	}
 

@@ -62,7 +62,8 @@ func TestDeclarativeInstall(t *testing.T) {
 
 	token, err := f.env.Cluster("hub").ServiceAccountToken(t.Context(), identity.BootstrapNamespace, identity.BootstrapServiceAccount, time.Hour)
 	require.NoError(t, err, "a bootstrap token of the hub the operator installed")
-	agentYAML := f.ocmStdout(t, "join", "--hub-token", token, "--hub-apiserver", f.env.Cluster("hub").Server(),
+	pin := f.ocmStdout(t, "hub", "token", "--context", "hub", "-o", "jsonpath={.caCertHashes[0]}")
+	agentYAML := f.ocmStdout(t, "join", "--hub-token", token, "--hub-apiserver", f.env.Cluster("hub").Server(), "--ca-cert-hash", pin,
 		"--cluster-name", "cluster1", "--context", "cluster1", "--dry-run=client", "-o", "yaml")
 	assertOperatorManifests(t, agentYAML, agentOperator, "Klusterlet "+operatorv1.KlusterletName, "Secret "+operatorv1.BootstrapHubKubeConfigSecret)
 	f.kubectlApply(t, "cluster1", agentYAML, "--server-side")

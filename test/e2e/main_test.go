@@ -216,9 +216,12 @@ func (f *fleet) joinAll(t *testing.T, clusters ...string) {
 // the hub, for example.
 func (f *fleet) joinAllVia(t *testing.T, via func(hub string) string, clusters ...string) {
 	t.Helper()
-	token, apiserver := joinArgs(t, f.hubInit(t))
+	out := f.hubInit(t)
+	token, apiserver := joinArgs(t, out)
+	pins := pinFlags(t, out)
 	for _, c := range clusters {
-		f.ocm(t, append([]string{"join", "--hub-token", token, "--hub-apiserver", via(apiserver), "--cluster-name", c, "--context", c}, f.joinFlags...)...)
+		args := append([]string{"join", "--hub-token", token, "--hub-apiserver", via(apiserver), "--cluster-name", c, "--context", c}, pins...)
+		f.ocm(t, append(args, f.joinFlags...)...)
 	}
 	f.ocm(t, "accept", "--clusters", strings.Join(clusters, ","), "--context", "hub", "--wait")
 	hub := f.env.Cluster("hub").Client()

@@ -34,10 +34,12 @@ func TestJoinThroughAProxy(t *testing.T) {
 	target := strings.TrimPrefix(hubCluster.HostnameURL(), "https://")
 	hub, managed := hubCluster.Client(), f.env.Cluster("cluster1").Client()
 
-	token, _ := joinArgs(t, f.hubInit(t))
+	initOut := f.hubInit(t)
+	token, _ := joinArgs(t, initOut)
+	pin := pinFlags(t, initOut)[1]
 	t.Run("a proxy that does not answer fails the join, which installs nothing", func(t *testing.T) {
 		dead := "http://" + server.Hostname() + ":1"
-		out, err := f.tryOCM(t, "join", "--hub-token", token, "--hub-apiserver", hubCluster.HostnameURL(), "--proxy-url", dead,
+		out, err := f.tryOCM(t, "join", "--hub-token", token, "--hub-apiserver", hubCluster.HostnameURL(), "--ca-cert-hash", pin, "--proxy-url", dead,
 			"--cluster-name", "cluster1", "--context", "cluster1")
 		require.Error(t, err)
 		assert.Contains(t, out, "cannot reach the hub at "+hubCluster.HostnameURL()+" through --proxy-url "+dead)
@@ -45,7 +47,7 @@ func TestJoinThroughAProxy(t *testing.T) {
 		err = managed.Get(t.Context(), client.ObjectKey{Name: "klusterlet"}, &operatorv1.Klusterlet{})
 		assert.True(t, apierrors.IsNotFound(err) || meta.IsNoMatchError(err), "a failed join left a Klusterlet: %v", err)
 	})
-	f.ocm(t, "join", "--hub-token", token, "--hub-apiserver", hubCluster.HostnameURL(), "--proxy-url", proxy.URL(),
+	f.ocm(t, "join", "--hub-token", token, "--hub-apiserver", hubCluster.HostnameURL(), "--ca-cert-hash", pin, "--proxy-url", proxy.URL(),
 		"--cluster-name", "cluster1", "--context", "cluster1")
 	f.ocm(t, "accept", "--clusters", "cluster1", "--context", "hub", "--wait")
 	waitJoinedAvailable(t, hub, "cluster1")

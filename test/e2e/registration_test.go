@@ -30,6 +30,7 @@ import (
 var (
 	tokenRE     = regexp.MustCompile(`--hub-token[= ](\S+)`)
 	apiserverRE = regexp.MustCompile(`--hub-apiserver[= ](\S+)`)
+	pinRE       = regexp.MustCompile(`--ca-cert-hash[= ](\S+)`)
 )
 
 // joinArgs extracts the hub token and API server from the join command that
@@ -40,6 +41,18 @@ func joinArgs(t *testing.T, out string) (token, apiserver string) {
 	require.NotNil(t, tm, "no --hub-token in:\n%s", out)
 	require.NotNil(t, am, "no --hub-apiserver in:\n%s", out)
 	return tm[1], am[1]
+}
+
+// pinFlags returns the --ca-cert-hash flags of the join command that `hub
+// init` and `hub token` print: join verifies the hub against them.
+func pinFlags(t *testing.T, out string) []string {
+	t.Helper()
+	var flags []string
+	for _, m := range pinRE.FindAllStringSubmatch(out, -1) {
+		flags = append(flags, "--ca-cert-hash", m[1])
+	}
+	require.NotEmpty(t, flags, "no --ca-cert-hash in:\n%s", out)
+	return flags
 }
 
 // TestRegistration is the getting-started flow: hub init, join two clusters,
@@ -141,7 +154,7 @@ func TestRegistration(t *testing.T) {
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
 		// Back as the shared fleet had it.
-		f.ocm(t, "join", "--hub-token", shared.tokens["cluster2"], "--hub-apiserver", shared.apiserver, "--cluster-name", "cluster2", "--context", "cluster2", "--force")
+		f.ocm(t, append([]string{"join", "--hub-token", shared.tokens["cluster2"], "--hub-apiserver", shared.apiserver, "--cluster-name", "cluster2", "--context", "cluster2", "--force"}, shared.pins...)...)
 		f.ocm(t, "accept", "--clusters", "cluster2", "--context", "hub", "--wait", "--rejoin")
 		waitJoinedAvailable(t, hub, "cluster2")
 	})

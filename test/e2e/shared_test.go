@@ -30,6 +30,8 @@ var shared struct {
 	// only.
 	tokens    map[string]string
 	apiserver string
+	// pins are the --ca-cert-hash flags of hub init's join command.
+	pins []string
 }
 
 // sharedFleet returns the shared fleet, starting it on first use with the
@@ -97,10 +99,11 @@ func runShared(t *testing.T) error {
 	shared.hubInit = f.hubInit(t)
 	shared.tokens = map[string]string{}
 	shared.tokens["cluster1"], shared.apiserver = joinArgs(t, shared.hubInit)
+	shared.pins = pinFlags(t, shared.hubInit)
 	applySeed(t, env.Cluster("hub").Client(), "004-managedcluster.yaml")
 	shared.tokens["cluster2"], _ = joinArgs(t, f.ocm(t, "hub", "token", "--cluster-name", "cluster2", "--context", "hub"))
 	for _, c := range []string{"cluster1", "cluster2"} {
-		f.ocm(t, "join", "--hub-token", shared.tokens[c], "--hub-apiserver", shared.apiserver, "--cluster-name", c, "--context", c)
+		f.ocm(t, append([]string{"join", "--hub-token", shared.tokens[c], "--hub-apiserver", shared.apiserver, "--cluster-name", c, "--context", c}, shared.pins...)...)
 	}
 	f.ocm(t, "accept", "--clusters", "cluster1,cluster2", "--context", "hub", "--wait")
 	for _, c := range []string{"cluster1", "cluster2"} {

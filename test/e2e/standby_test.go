@@ -40,10 +40,12 @@ func TestStandbyHub(t *testing.T) {
 	primary, standby, managed := f.env.Cluster("hub"), f.env.Cluster("hub2"), f.env.Cluster("cluster1")
 	const cluster, app = "cluster1", "standby-app"
 
-	token, apiserver := joinArgs(t, f.hubInit(t))
-	standbyToken, standbyServer := joinArgs(t, f.ocm(t, "hub", "init", "--context", "hub2", "--wait",
-		"--auto-approved-csr-identities", identity.BootstrapUser))
-	f.ocm(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", cluster, "--context", cluster)
+	initOut := f.hubInit(t)
+	token, apiserver := joinArgs(t, initOut)
+	standbyOut := f.ocm(t, "hub", "init", "--context", "hub2", "--wait",
+		"--auto-approved-csr-identities", identity.BootstrapUser)
+	standbyToken, standbyServer := joinArgs(t, standbyOut)
+	f.ocm(t, append([]string{"join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", cluster, "--context", cluster}, pinFlags(t, initOut)...)...)
 	f.ocm(t, "accept", "--clusters", cluster, "--context", "hub", "--wait")
 	waitJoinedAvailable(t, primary.Client(), cluster)
 	// The primary's records are evicted soon after the failover, so that
@@ -61,8 +63,8 @@ func TestStandbyHub(t *testing.T) {
 	}
 	waitAppWork(t, primary.Client(), cluster, 2*time.Minute)
 
-	out := f.ocm(t, "join", "--add-hub", "--hub-token", standbyToken, "--hub-apiserver", standbyServer,
-		"--hub-connection-timeout-seconds", fmt.Sprint(operatorv1.MinHubConnectionTimeoutSeconds), "--context", cluster)
+	out := f.ocm(t, append([]string{"join", "--add-hub", "--hub-token", standbyToken, "--hub-apiserver", standbyServer,
+		"--hub-connection-timeout-seconds", fmt.Sprint(operatorv1.MinHubConnectionTimeoutSeconds), "--context", cluster}, pinFlags(t, standbyOut)...)...)
 	assert.Contains(t, out, "Added hub "+standbyServer+" as hub 2 of cluster "+cluster)
 	// join --add-hub returned once the agent runs with the new hub list:
 	// its Deployments rolled out, no Pod of the old list left.

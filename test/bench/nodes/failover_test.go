@@ -43,7 +43,7 @@ func BenchmarkWorkloadFailover(b *testing.B) {
 		ctx := b.Context()
 		ocm := plugin(ctx, b, kubectlOCM, env)
 		ocm("hub", "init", "--context", "hub", "--wait")
-		token, hubURL := joinCommand(b, ocm)
+		token, hubURL, pin := joinCommand(b, ocm)
 		u, err := url.Parse(hubURL)
 		if err != nil {
 			b.Fatal(err)
@@ -51,7 +51,7 @@ func BenchmarkWorkloadFailover(b *testing.B) {
 		proxies := map[string]*framework.Proxy{}
 		for _, c := range []string{"cluster1", "cluster2"} {
 			proxies[c] = framework.StartProxyForTest(b, u.Host)
-			ocm("join", "--hub-token", token, "--hub-apiserver", "https://"+proxies[c].Addr(), "--cluster-name", c, "--context", c)
+			ocm("join", "--hub-token", token, "--hub-apiserver", "https://"+proxies[c].Addr(), "--ca-cert-hash", pin, "--cluster-name", c, "--context", c)
 		}
 		ocm("accept", "--clusters", "cluster1,cluster2", "--context", "hub", "--wait")
 		for _, c := range []string{"cluster1", "cluster2"} {

@@ -58,9 +58,9 @@ func BenchmarkOnNodes(b *testing.B) {
 		ready := podReady(ctx, b, hub.Client(), config.HubNamespace, benchkit.HubController)
 		benchkit.Record(b, "hub init → hub controller Pod Ready", benchkit.Seconds(ready.Sub(start)), "image pulled from the node's registry, probes passed")
 
-		token, url := joinCommand(b, ocm)
+		token, url, pin := joinCommand(b, ocm)
 		start = time.Now()
-		ocm("join", "--hub-token", token, "--hub-apiserver", url, "--cluster-name", "cluster1", "--context", "cluster1")
+		ocm("join", "--hub-token", token, "--hub-apiserver", url, "--ca-cert-hash", pin, "--cluster-name", "cluster1", "--context", "cluster1")
 		agentReady := podReady(ctx, b, managed.Client(), config.AgentNamespace, benchkit.AgentDeployment)
 		benchkit.Record(b, "join → agent Pod Ready", benchkit.Seconds(agentReady.Sub(start)), "")
 		ocm("accept", "--clusters", "cluster1", "--context", "hub")
@@ -111,17 +111,18 @@ func plugin(ctx context.Context, b *testing.B, kubectlOCM string, env *framework
 	}
 }
 
-// joinCommand runs `kubectl ocm hub token` and returns the token and hub
-// URL of the join command it prints.
-func joinCommand(b *testing.B, ocm func(args ...string) string) (token, url string) {
+// joinCommand runs `kubectl ocm hub token` and returns the token, hub URL
+// and hub CA pin of the join command it prints.
+func joinCommand(b *testing.B, ocm func(args ...string) string) (token, url, pin string) {
 	b.Helper()
 	out := ocm("hub", "token", "--context", "hub")
 	t := regexp.MustCompile(`--hub-token (\S+)`).FindStringSubmatch(out)
 	u := regexp.MustCompile(`--hub-apiserver (\S+)`).FindStringSubmatch(out)
-	if t == nil || u == nil {
-		b.Fatalf("hub token printed no join command:\n%s", out)
+	p := regexp.MustCompile(`--ca-cert-hash (\S+)`).FindStringSubmatch(out)
+	if t == nil || u == nil || p == nil {
+		b.Fatalf("hub token printed no join command with the hub's CA pin:\n%s", out)
 	}
-	return t[1], u[1]
+	return t[1], u[1], p[1]
 }
 
 // podReady waits until a Pod of Deployment namespace/name is Ready and

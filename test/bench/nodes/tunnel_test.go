@@ -45,8 +45,8 @@ func BenchmarkHubTunnel(b *testing.B) {
 		ctx := b.Context()
 		ocm := plugin(ctx, b, kubectlOCM, env)
 		ocm("hub", "init", "--context", "hub", "--wait")
-		token, hubURL := joinCommand(b, ocm)
-		ocm("join", "--hub-token", token, "--hub-apiserver", hubURL, "--cluster-name", "cluster1", "--context", "cluster1")
+		token, hubURL, pin := joinCommand(b, ocm)
+		ocm("join", "--hub-token", token, "--hub-apiserver", hubURL, "--ca-cert-hash", pin, "--cluster-name", "cluster1", "--context", "cluster1")
 		ocm("accept", "--clusters", "cluster1", "--context", "hub", "--wait")
 
 		hub, c1 := env.Cluster("hub"), env.Cluster("cluster1")
