@@ -111,7 +111,7 @@ func TestJoinPinsTheHub(t *testing.T) {
 			t.Errorf("join warned %q, want %q", errOut, want)
 		}
 		// The recorder sees a token when one is sent: the refusals above
-		// are not an artefact of the impostor.
+		// are not an artifact of the impostor.
 		if _, credentials := imp.seen(); !slices.Contains(credentials, "Bearer "+token) {
 			t.Errorf("the impostor saw credentials %q, want the token", credentials)
 		}
