@@ -1,12 +1,19 @@
 package hub
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 )
@@ -98,4 +105,63 @@ func TestLimitsValidate(t *testing.T) {
 	got := Limits{ConnectionsPerCluster: 7}.withDefaults()
 	assert.Equal(t, 7, got.ConnectionsPerCluster)
 	assert.Equal(t, DefaultLimits().Lifetime, got.Lifetime)
+}
+
+// TestStillAuthorized checks what ends an attached tunnel at a
+// re-authorization: its lifetime, a denied review, and a token agent's
+// ServiceAccount deleted or created again.
+func TestStillAuthorized(t *testing.T) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "cluster1", UID: "uid-1"}}
+	certAgent := &caller{user: "system:open-cluster-management:cluster1:a1", groups: []string{"system:open-cluster-management:cluster1"}}
+	tokenAgent := &caller{user: "system:serviceaccount:agents:cluster1", uid: "uid-1"}
+	tests := []struct {
+		name    string
+		agent   *caller
+		allowed bool
+		expired bool
+		objects []client.Object
+		want    string
+	}{
+		{name: "a certificate agent still allowed", agent: certAgent, allowed: true},
+		{name: "a certificate agent no longer allowed", agent: certAgent, want: "may no longer get managedclusters/attach cluster1"},
+		{name: "a tunnel past its lifetime", agent: certAgent, allowed: true, expired: true, want: "its lifetime ended"},
+		{name: "a token agent whose ServiceAccount exists", agent: tokenAgent, allowed: true, objects: []client.Object{sa}},
+		{name: "a token agent whose ServiceAccount was deleted", agent: tokenAgent, allowed: true, want: "ServiceAccount agents/cluster1 it authenticated as was deleted"},
+		{name: "a token agent whose ServiceAccount was created again", agent: &caller{user: tokenAgent.user, uid: "uid-0"}, allowed: true,
+			objects: []client.Object{sa}, want: "was deleted and created again"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reviews := 0
+			c := fake.NewClientBuilder().WithObjects(tt.objects...).WithInterceptorFuncs(interceptor.Funcs{
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					sar, ok := obj.(*authorizationv1.SubjectAccessReview)
+					if !ok {
+						return c.Create(ctx, obj, opts...)
+					}
+					reviews++
+					sar.Status.Allowed = tt.allowed
+					return nil
+				},
+			}).Build()
+			s := New(Options{Reviews: c, Reader: c, Log: logr.Discard()})
+			expires := time.Now().Add(time.Hour)
+			if tt.expired {
+				expires = time.Now().Add(-time.Second)
+			}
+			tun := &tunnel{cluster: "cluster1", agent: tt.agent, expires: expires, log: logr.Discard()}
+			// The decision cache holds an allow that must not count.
+			s.review.decisions = map[string]decision{}
+			got, err := s.stillAuthorized(t.Context(), tun)
+			require.NoError(t, err)
+			if tt.want == "" {
+				assert.Empty(t, got)
+			} else {
+				assert.Contains(t, got, tt.want)
+			}
+			if !tt.expired {
+				assert.Equal(t, 1, reviews, "a re-authorization asks the API server, not the cache")
+			}
+		})
+	}
 }
