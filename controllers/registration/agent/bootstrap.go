@@ -137,8 +137,9 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 		return false, deniedRetryInterval, nil
 	}
 	a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRPending, fmt.Sprintf(
-		"CertificateSigningRequest %s is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub",
-		res.Name, id.cluster, id.cluster))
+		"CertificateSigningRequest %s is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub "+
+			"(with --rejoin when cluster %s had joined the hub before: a new registration of a joined cluster is approved only with it)",
+		res.Name, id.cluster, id.cluster, id.cluster))
 	return false, awaitCSR(ctx, hub, res.Name, a.csrPoll.next(res.Name)), nil
 }
 
