@@ -127,9 +127,9 @@ func (HubValues) MetricsPort() int { return HubMetricsPort }
 // BootstrapServiceAccount names the shared bootstrap ServiceAccount.
 func (HubValues) BootstrapServiceAccount() string { return identity.BootstrapServiceAccount }
 
-// AgentServiceAccount names the token driver's agent ServiceAccount of each
-// cluster namespace.
-func (HubValues) AgentServiceAccount() string { return identity.AgentServiceAccount }
+// AgentTokenNamespace is the hub namespace of the token driver's agent
+// identities, which only the hub controller administers.
+func (HubValues) AgentTokenNamespace() string { return identity.AgentTokenNamespace }
 
 // BootstrapTokenGroup is the group of the bootstrap tokens bound to the
 // bootstrap role.

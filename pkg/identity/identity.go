@@ -59,49 +59,77 @@ func AgentUserName(cluster, agentID string) string {
 // system:open-cluster-management:<cluster>.
 func ClusterGroup(cluster string) string { return Prefix + cluster }
 
-// ReservedClusterName is the one DNS label no managed cluster may be named:
-// its group, ClusterGroup("managed-clusters"), would be ManagedClustersGroup,
+// ReservedClusterName is a DNS label no managed cluster may be named: its
+// group, ClusterGroup("managed-clusters"), would be ManagedClustersGroup,
 // which every agent is in, so every agent would get its grants.
 const ReservedClusterName = "managed-clusters"
 
 // ValidateClusterName fails, naming why, unless name may name a managed
-// cluster: a DNS-1123 label other than ReservedClusterName.
+// cluster: a DNS-1123 label other than ReservedClusterName and
+// AgentTokenNamespace (a cluster's namespace is named after it, and its agent
+// is granted, and its deletion deletes, what is in that namespace).
 func ValidateClusterName(name string) error {
 	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
 		return fmt.Errorf("cluster name %q is not a DNS-1123 label: %s", name, strings.Join(errs, "; "))
 	}
-	if name == ReservedClusterName {
+	switch name {
+	case ReservedClusterName:
 		return fmt.Errorf("cluster name %q is reserved: every agent is in group %s, so a cluster of that name would share its grants with all of them", name, ManagedClustersGroup)
+	case AgentTokenNamespace:
+		return fmt.Errorf("cluster name %q is reserved: it is the hub namespace of every cluster's token identity, which a cluster of that name would be granted as its own namespace", name)
 	}
 	return nil
 }
 
-// AgentServiceAccount is the ServiceAccount, in a cluster's namespace on the
-// hub, whose tokens the cluster's agent holds when it registers with the
-// token driver (Klusterlet registrationDriver authType token): the hub
-// creates it once the cluster is accepted and deletes it to revoke the
-// cluster. Its name does not end with -agent, so that it never is an add-on's
-// ServiceAccount (AddonServiceAccount).
-const AgentServiceAccount = "klusterlet"
+// AgentTokenNamespace holds, on the hub, the ServiceAccounts whose tokens
+// the agents of clusters registered with the token driver (Klusterlet
+// registrationDriver authType token) hold: one per such cluster, named after
+// the cluster. Only the hub controller administers it: no cluster namespace
+// holds an agent identity, so whoever may edit a cluster namespace (the
+// built-in edit and admin roles impersonate its ServiceAccounts and request
+// their tokens) is not that cluster's agent. No cluster may be named after
+// it (ValidateClusterName).
+const AgentTokenNamespace = "open-cluster-management-agent-tokens"
+
+// AgentTokenServiceAccount returns the name of the ServiceAccount, in
+// AgentTokenNamespace, of the token identity of cluster's agent: the cluster
+// name. The hub creates it when it answers the cluster's first token
+// request and deletes it to revoke the cluster's tokens.
+func AgentTokenServiceAccount(cluster string) string { return cluster }
 
 // AgentTokenUserName returns the user name of the token identity of
-// cluster's agent: system:serviceaccount:<cluster>:klusterlet.
+// cluster's agent: system:serviceaccount:open-cluster-management-agent-tokens:<cluster>.
 func AgentTokenUserName(cluster string) string {
-	return ServiceAccountUserName(cluster, AgentServiceAccount)
+	return ServiceAccountUserName(AgentTokenNamespace, AgentTokenServiceAccount(cluster))
 }
 
-// AgentSubjects returns the RBAC subjects of cluster's agent, whichever way
-// it authenticates: the group of its client certificates
-// (system:open-cluster-management:<cluster>), OCM's legacy group of the same
-// cluster, and the ServiceAccount of its tokens (AgentServiceAccount in the
-// cluster namespace). Every grant to a cluster's agent names these, so that
-// both identities hold exactly the same rights.
-func AgentSubjects(cluster string) []rbacv1.Subject {
-	return []rbacv1.Subject{
-		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: ClusterGroup(cluster)},
-		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "open-cluster-management:" + cluster},
-		{Kind: rbacv1.ServiceAccountKind, Name: AgentServiceAccount, Namespace: cluster},
+// LegacyAgentServiceAccount is the ServiceAccount, in a cluster's namespace,
+// that held the token identity of the cluster's agent before it moved to
+// AgentTokenNamespace. It is no identity of anything any more: the hub
+// deletes it where it created it, so that a token of it is rejected (401)
+// and its agent registers again.
+const LegacyAgentServiceAccount = "klusterlet"
+
+// AgentSubjects returns the RBAC subjects of cluster's agent: the group of
+// its client certificates (system:open-cluster-management:<cluster>) and,
+// when tokenDriver is set, the ServiceAccount of its tokens
+// (AgentTokenServiceAccount in AgentTokenNamespace), bound only for clusters
+// that registered with the token driver. Every grant to a cluster's agent
+// names these, so that both identities hold exactly the same rights; each
+// subject costs the API server's authorizer a check per binding and
+// request, so a certificate-driver cluster's bindings name one.
+func AgentSubjects(cluster string, tokenDriver bool) []rbacv1.Subject {
+	subjects := []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: ClusterGroup(cluster)}}
+	if tokenDriver {
+		subjects = append(subjects, AgentTokenSubject(cluster))
 	}
+	return subjects
+}
+
+// AgentTokenSubject returns the RBAC subject of the token identity of
+// cluster's agent.
+func AgentTokenSubject(cluster string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: AgentTokenServiceAccount(cluster), Namespace: AgentTokenNamespace}
 }
 
 // ParseAgentUserName splits an agent user name into its cluster and agent ID.
@@ -120,14 +148,10 @@ func ParseAgentUserName(user string) (cluster, agentID string, ok bool) {
 }
 
 // parseAgentTokenUserName returns the cluster whose agent token identity
-// user is: system:serviceaccount:<cluster>:klusterlet with a cluster name
-// that is a DNS-1123 label.
+// user is: system:serviceaccount:open-cluster-management-agent-tokens:<cluster>
+// with a cluster name that is a DNS-1123 label.
 func parseAgentTokenUserName(user string) (string, bool) {
-	rest, ok := strings.CutPrefix(user, serviceAccountUserPrefix)
-	if !ok {
-		return "", false
-	}
-	cluster, ok := strings.CutSuffix(rest, ":"+AgentServiceAccount)
+	cluster, ok := strings.CutPrefix(user, serviceAccountUserPrefix+AgentTokenNamespace+":")
 	if !ok || len(validation.IsDNS1123Label(cluster)) > 0 {
 		return "", false
 	}
@@ -177,7 +201,8 @@ type Requester struct {
 
 // Classify tells which registration identity user is. The agent of a
 // cluster is its certificate identity or its token identity
-// (AgentTokenUserName).
+// (AgentTokenUserName, in AgentTokenNamespace, which only the hub controller
+// administers); no ServiceAccount of a cluster namespace is.
 func Classify(user string) Requester {
 	if cluster, _, ok := ParseAgentUserName(user); ok {
 		return Requester{Kind: Agent, Cluster: cluster}

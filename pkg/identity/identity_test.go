@@ -42,11 +42,22 @@ func TestClassify(t *testing.T) {
 		{"system:serviceaccount:other:agent-registration-bootstrap-c1", Requester{}},
 		{"system:open-cluster-management:c1:agent", Requester{Kind: Agent, Cluster: "c1"}},
 		{AgentTokenUserName("c1"), Requester{Kind: Agent, Cluster: "c1"}},
-		{"system:serviceaccount:c1:klusterlet", Requester{Kind: Agent, Cluster: "c1"}},
-		{"system:serviceaccount:C_1:klusterlet", Requester{}},
-		{"system:serviceaccount::klusterlet", Requester{}},
+		{"system:serviceaccount:open-cluster-management-agent-tokens:c1", Requester{Kind: Agent, Cluster: "c1"}},
+		{"system:serviceaccount:open-cluster-management-agent-tokens:C_1", Requester{}},
+		{"system:serviceaccount:open-cluster-management-agent-tokens:", Requester{}},
+		{"system:serviceaccount:open-cluster-management-agent-tokens:c1:x", Requester{}},
+		{"system:serviceaccount:open-cluster-management-agent-tokens-x:c1", Requester{}},
+		// M6: no ServiceAccount of a cluster namespace is an agent identity,
+		// whatever its name: the namespace's editors impersonate them and
+		// request their tokens.
+		{"system:serviceaccount:c1:klusterlet", Requester{}},
+		{ServiceAccountUserName("c1", LegacyAgentServiceAccount), Requester{}},
+		{"system:serviceaccount:c1:c1", Requester{}},
 		{"system:serviceaccount:c1:klusterlet-agent", Requester{}},
 		{AddonTokenUserName("c1", "klusterlet"), Requester{}},
+		// L8: the group-like name without the system: prefix is nobody.
+		{"open-cluster-management:c1", Requester{}},
+		{"open-cluster-management:c1:agent", Requester{}},
 		{"alice", Requester{}},
 	}
 	for _, tt := range tests {
@@ -74,40 +85,52 @@ func TestAddonIdentity(t *testing.T) {
 }
 
 // TestAgentSubjects checks that the grants to a cluster's agent name its
-// certificate group and its token ServiceAccount, which Classify both
-// takes for that cluster's agent.
+// certificate group and, for a token-driver cluster only, its token
+// ServiceAccount in the hub-administered namespace, which Classify both
+// takes for that cluster's agent; and nothing else: no ServiceAccount of the
+// cluster namespace (M6), no group without the system: prefix (L8).
 func TestAgentSubjects(t *testing.T) {
-	var groups, accounts []string
-	for _, s := range AgentSubjects("c1") {
-		switch s.Kind {
-		case "Group":
-			groups = append(groups, s.Name)
-		case "ServiceAccount":
-			accounts = append(accounts, ServiceAccountUserName(s.Namespace, s.Name))
-		default:
-			t.Errorf("unexpected subject %+v", s)
+	for _, tokenDriver := range []bool{false, true} {
+		var groups, accounts []string
+		for _, s := range AgentSubjects("c1", tokenDriver) {
+			switch s.Kind {
+			case "Group":
+				groups = append(groups, s.Name)
+			case "ServiceAccount":
+				if s.Namespace != AgentTokenNamespace {
+					t.Errorf("token driver %v: ServiceAccount subject %s/%s is outside %s", tokenDriver, s.Namespace, s.Name, AgentTokenNamespace)
+				}
+				accounts = append(accounts, ServiceAccountUserName(s.Namespace, s.Name))
+			default:
+				t.Errorf("unexpected subject %+v", s)
+			}
 		}
-	}
-	if len(groups) != 2 || groups[0] != ClusterGroup("c1") || groups[1] != "open-cluster-management:c1" {
-		t.Errorf("groups %v", groups)
-	}
-	if len(accounts) != 1 || accounts[0] != AgentTokenUserName("c1") {
-		t.Errorf("ServiceAccounts %v, want %s", accounts, AgentTokenUserName("c1"))
-	}
-	for _, user := range append(accounts, AgentUserName("c1", "x")) {
-		if r := Classify(user); r.Kind != Agent || r.Cluster != "c1" {
-			t.Errorf("Classify(%q) = %+v, want the agent of c1", user, r)
+		if len(groups) != 1 || groups[0] != ClusterGroup("c1") {
+			t.Errorf("token driver %v: groups %v, want only %s", tokenDriver, groups, ClusterGroup("c1"))
+		}
+		wantAccounts := 0
+		if tokenDriver {
+			wantAccounts = 1
+		}
+		if len(accounts) != wantAccounts || (tokenDriver && accounts[0] != AgentTokenUserName("c1")) {
+			t.Errorf("token driver %v: ServiceAccounts %v, want %d (%s)", tokenDriver, accounts, wantAccounts, AgentTokenUserName("c1"))
+		}
+		for _, user := range append(accounts, AgentUserName("c1", "x")) {
+			if r := Classify(user); r.Kind != Agent || r.Cluster != "c1" {
+				t.Errorf("Classify(%q) = %+v, want the agent of c1", user, r)
+			}
 		}
 	}
 }
 
 func TestValidateClusterName(t *testing.T) {
 	for name, want := range map[string]string{
-		"cluster1":          "",
-		"managed-clusters":  "reserved",
-		"Cluster_1":         "not a DNS-1123 label",
-		"a.b":               "not a DNS-1123 label",
-		"managed-clusters2": "",
+		"cluster1":                             "",
+		"managed-clusters":                     "reserved",
+		"Cluster_1":                            "not a DNS-1123 label",
+		"a.b":                                  "not a DNS-1123 label",
+		"managed-clusters2":                    "",
+		"open-cluster-management-agent-tokens": "reserved",
 	} {
 		err := ValidateClusterName(name)
 		switch {

@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -289,15 +288,16 @@ func (o *RotateCAOptions) signing(ctx context.Context, c client.Client, host str
 		if err := c.List(ctx, clusters); err != nil {
 			return CATrust{}, "", fmt.Errorf("list ManagedClusters on %s: %w", host, err)
 		}
-		// The token driver's clusters have an agent ServiceAccount in their
-		// namespace and no certificate.
+		// The token driver's clusters have a token identity, a
+		// ServiceAccount named after the cluster in
+		// identity.AgentTokenNamespace, and no certificate.
 		sas := &corev1.ServiceAccountList{}
-		if err := c.List(ctx, sas, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", identity.AgentServiceAccount)}); err != nil {
-			return CATrust{}, "", fmt.Errorf("list the token driver's ServiceAccounts on %s: %w", host, err)
+		if err := c.List(ctx, sas, client.InNamespace(identity.AgentTokenNamespace)); err != nil {
+			return CATrust{}, "", fmt.Errorf("list the token driver's ServiceAccounts in namespace %s on %s: %w", identity.AgentTokenNamespace, host, err)
 		}
 		token := map[string]bool{}
 		for _, sa := range sas.Items {
-			token[sa.Namespace] = true
+			token[sa.Name] = true
 		}
 		return checkSigning(cas, clusters.Items, token), source, nil
 	}, nil

@@ -63,7 +63,8 @@ func TestVersionMatrix(t *testing.T) {
 }
 
 // assertTokenCredential checks that the agent of cluster holds a token of
-// its hub identity (ServiceAccount klusterlet in the cluster namespace) and
+// its hub identity (the ServiceAccount named after the cluster in the hub's
+// token namespace, identity.AgentTokenNamespace) and
 // no client certificate, and that the hub signed no certificate for it.
 func assertTokenCredential(t *testing.T, f *fleet, cluster string) {
 	t.Helper()
@@ -72,7 +73,7 @@ func assertTokenCredential(t *testing.T, f *fleet, cluster string) {
 	assert.Empty(t, sec.Data[kubeconfig.TLSCertKey], "no client certificate in the hub credential")
 	claims, err := kubeconfig.ParseServiceAccountToken(sec.Data[kubeconfig.TokenKey])
 	require.NoError(t, err, "the hub credential's token")
-	assert.Equal(t, cluster+"/"+identity.AgentServiceAccount, claims.Namespace+"/"+claims.Name, "the token's ServiceAccount")
+	assert.Equal(t, identity.AgentTokenNamespace+"/"+identity.AgentTokenServiceAccount(cluster), claims.Namespace+"/"+claims.Name, "the token's ServiceAccount")
 	csrs, err := f.env.Cluster("hub").Clientset().CertificatesV1().CertificateSigningRequests().List(t.Context(), metav1.ListOptions{LabelSelector: clusterv1.ClusterNameLabelKey + "=" + cluster})
 	require.NoError(t, err)
 	for _, c := range csrs.Items {

@@ -23,10 +23,11 @@ const revokeTimeout = 10 * time.Second
 
 // revokeHubToken revokes the token identity of the deleted Klusterlet k's
 // agent on the hub: when the agent's hub credential is a token of the
-// token registration driver (identity.AgentServiceAccount of its cluster
-// namespace), it deletes that ServiceAccount with the token itself (the
-// agent may delete its own ServiceAccount), which invalidates every token
-// of it. Unjoining must not depend on the hub, so a failure is logged and
+// token registration driver (its cluster's token identity in
+// identity.AgentTokenNamespace, or, from a hub of an earlier release,
+// identity.LegacyAgentServiceAccount of its cluster namespace), it deletes
+// that ServiceAccount with the token itself (the agent may delete its own
+// ServiceAccount), which invalidates every token of it. Unjoining must not depend on the hub, so a failure is logged and
 // the administrator deletes the ServiceAccount, or the ManagedCluster, on
 // the hub. Certificates cannot be revoked; they expire.
 func (r *Reconciler) revokeHubToken(ctx context.Context, k *operatorv1.Klusterlet) {
@@ -44,7 +45,7 @@ func (r *Reconciler) revokeHubToken(ctx context.Context, k *operatorv1.Klusterle
 		return
 	}
 	token, err := kubeconfig.ParseServiceAccountToken([]byte(cred.Kubeconfig.Token))
-	if err != nil || token.Name != identity.AgentServiceAccount || !token.Expiry.After(time.Now()) {
+	if err != nil || !isAgentToken(token) || !token.Expiry.After(time.Now()) {
 		return
 	}
 	if err := deleteServiceAccount(ctx, cred.Kubeconfig, token.Namespace, token.Name); err != nil {
@@ -53,6 +54,13 @@ func (r *Reconciler) revokeHubToken(ctx context.Context, k *operatorv1.Klusterle
 		return
 	}
 	log.Info("Revoked the agent's token identity on the hub", "serviceAccount", token.Namespace+"/"+token.Name, "hub", cred.Kubeconfig.Server)
+}
+
+// isAgentToken reports whether t is a token of a cluster agent's token
+// identity: of the ServiceAccount named after its cluster in
+// identity.AgentTokenNamespace, or of identity.LegacyAgentServiceAccount.
+func isAgentToken(t *kubeconfig.ServiceAccountToken) bool {
+	return t.Namespace == identity.AgentTokenNamespace || t.Name == identity.LegacyAgentServiceAccount
 }
 
 // deleteServiceAccount deletes ServiceAccount namespace/name on the hub of

@@ -22,6 +22,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	ocmidentity "github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
@@ -49,13 +50,13 @@ func credentialData(t *testing.T, id identity, server string, notAfter time.Time
 }
 
 // tokenData returns the hub kubeconfig Secret's data of id with a token of
-// ServiceAccount klusterlet in namespace ns, expiring at exp (unsigned: the
+// ServiceAccount ns/name, expiring at exp (unsigned: the
 // agent reads its claims, the hub verifies it).
-func tokenData(t *testing.T, id identity, ns string, exp time.Time) map[string][]byte {
+func tokenData(t *testing.T, id identity, ns, name string, exp time.Time) map[string][]byte {
 	t.Helper()
 	claims, err := json.Marshal(map[string]any{
 		"iat": exp.Add(-time.Hour).Unix(), "exp": exp.Unix(),
-		"kubernetes.io": map[string]any{"namespace": ns, "serviceaccount": map[string]any{"name": "klusterlet", "uid": "u1"}},
+		"kubernetes.io": map[string]any{"namespace": ns, "serviceaccount": map[string]any{"name": name, "uid": "u1"}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +89,7 @@ contexts: [{name: default-context, context: {cluster: hub, user: default-auth}}]
 clusters: [{name: hub, cluster: {server: "https://hub", certificate-authority-data: Q0E=}}]
 users: [{name: default-auth, user: {client-certificate: tls.crt, client-key: tls.key}}]
 `)
+	tokenNS := ocmidentity.AgentTokenNamespace
 	tests := []struct {
 		name            string
 		token           bool
@@ -107,14 +109,20 @@ users: [{name: default-auth, user: {client-certificate: tls.crt, client-key: tls
 		{name: "other agent", data: valid, id: identity{cluster: "c1", agentID: "zzzzz"}, bootstrap: bootstrap, wantErrContains: "not \"system:open-cluster-management:c1:zzzzz\""},
 		{name: "other hub", data: credentialData(t, id, "https://old-hub", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap, wantErrContains: "points at https://old-hub"},
 		{name: "other CA", data: valid, id: id, bootstrap: &kubeconfig.Info{Server: "https://hub", CAData: []byte("CA2")}, wantErrContains: "bootstrap kubeconfig points at"},
-		{name: "token", token: true, data: tokenData(t, id, "c1", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap},
-		{name: "token of another cluster's ServiceAccount", token: true, data: tokenData(t, id, "c2", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap,
-			wantErrContains: "not c1/klusterlet"},
-		{name: "expired token", token: true, data: tokenData(t, id, "c1", testNow.Add(-time.Second)), id: id, bootstrap: bootstrap, wantErrContains: "expired"},
-		{name: "token of another agent", token: true, data: tokenData(t, id, "c1", testNow.Add(time.Hour)), id: identity{cluster: "c1", agentID: "zzzzz"},
+		{name: "token", token: true, data: tokenData(t, id, tokenNS, "c1", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap},
+		{name: "token of an earlier hub's ServiceAccount in the cluster namespace", token: true, data: tokenData(t, id, "c1", "klusterlet", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap},
+		{name: "token of another cluster's ServiceAccount", token: true, data: tokenData(t, id, tokenNS, "c2", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap,
+			wantErrContains: "not " + tokenNS + "/c1"},
+		{name: "token of an earlier hub's ServiceAccount of another cluster", token: true, data: tokenData(t, id, "c2", "klusterlet", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap,
+			wantErrContains: "not " + tokenNS + "/c1"},
+		{name: "token of another ServiceAccount of the cluster namespace", token: true, data: tokenData(t, id, "c1", "default", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap,
+			wantErrContains: "not " + tokenNS + "/c1"},
+		{name: "expired token", token: true, data: tokenData(t, id, tokenNS, "c1", testNow.Add(-time.Second)), id: id, bootstrap: bootstrap, wantErrContains: "expired"},
+		{name: "expired token of an earlier hub", token: true, data: tokenData(t, id, "c1", "klusterlet", testNow.Add(-time.Second)), id: id, bootstrap: bootstrap, wantErrContains: "expired"},
+		{name: "token of another agent", token: true, data: tokenData(t, id, tokenNS, "c1", testNow.Add(time.Hour)), id: identity{cluster: "c1", agentID: "zzzzz"},
 			bootstrap: bootstrap, wantErrContains: `not "zzzzz"`},
 		{name: "certificate where a token is wanted", token: true, data: valid, id: id, bootstrap: bootstrap, wantErrContains: "carries no token"},
-		{name: "token where a certificate is wanted", data: tokenData(t, id, "c1", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap, wantErrContains: "key tls.crt is missing"},
+		{name: "token where a certificate is wanted", data: tokenData(t, id, tokenNS, "c1", testNow.Add(time.Hour)), id: id, bootstrap: bootstrap, wantErrContains: "key tls.crt is missing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

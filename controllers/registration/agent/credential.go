@@ -56,7 +56,15 @@ func checkHubCredential(data map[string][]byte, id identity, tokenAuth bool, boo
 		if cred.AgentName != id.agentID {
 			return nil, fmt.Errorf("it is the credential of agent %q, not %q", cred.AgentName, id.agentID)
 		}
-		t, err := cred.ValidateToken(id.cluster, ocmidentity.AgentServiceAccount, "", now)
+		ns, name := ocmidentity.AgentTokenNamespace, ocmidentity.AgentTokenServiceAccount(id.cluster)
+		// A hub of an earlier release issues tokens of the cluster
+		// namespace's ServiceAccount; a hub that moved the token identity
+		// deletes that one, and the agent registers again.
+		if t, err := kubeconfig.ParseServiceAccountToken([]byte(cred.Kubeconfig.Token)); err == nil &&
+			t.Namespace == id.cluster && t.Name == ocmidentity.LegacyAgentServiceAccount {
+			ns, name = t.Namespace, t.Name
+		}
+		t, err := cred.ValidateToken(ns, name, "", now)
 		if err != nil {
 			return nil, err
 		}

@@ -44,7 +44,11 @@ func Objects(cluster, addon string) []client.Object {
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},
 			ObjectMeta: om(RoleName(addon)),
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: RoleName(addon)},
-			Subjects:   identity.AgentSubjects(cluster),
+			// The token identity is named whether or not the cluster
+			// registered with the token driver: only the hub controller
+			// mints its tokens, and this binding is checked only for
+			// requests in the cluster namespace.
+			Subjects: identity.AgentSubjects(cluster, true),
 		},
 	}
 }

@@ -1,11 +1,17 @@
 // Package agenttoken is the hub's half of the token registration driver: it
 // answers each approved request of signer certs.AgentTokenSignerName with a
-// token of the cluster's agent ServiceAccount (identity.AgentServiceAccount
-// in the cluster namespace), sealed to the request's key (certs.SealToken).
-// No certificate is signed, so clusters join hubs that sign no client
-// certificates. The agent refreshes the token itself through the
-// TokenRequest API; deleting the ServiceAccount revokes every token of it,
-// which the hub does when a cluster is no longer accepted.
+// token of the cluster's token identity (ServiceAccount
+// identity.AgentTokenServiceAccount in identity.AgentTokenNamespace, a
+// namespace only the hub controller administers), sealed to the request's
+// key (certs.SealToken). No certificate is signed, so clusters join hubs
+// that sign no client certificates.
+//
+// Creating the ServiceAccount is what makes a cluster a token-driver
+// cluster: the managedcluster controller then names it in the cluster's
+// grants, and the token is issued once they do (managedcluster.TokenGranted).
+// The agent refreshes the token itself through the TokenRequest API;
+// deleting the ServiceAccount revokes every token of it, which the hub does
+// when a cluster is no longer accepted.
 package agenttoken
 
 import (
@@ -16,6 +22,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -28,6 +35,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/managedcluster"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
@@ -55,28 +63,42 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests/status,verbs=update
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=signers,resourceNames=kubectl-ocm.io/agent-token,verbs=sign
-// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=create;delete
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups="",resources=serviceaccounts/token,verbs=create
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
 
 // SetupWithManager registers the reconciler: requests of the token signer,
 // and again when their cluster changes (it may be accepted after its
-// request was approved).
+// request was approved) or its grants do (they name its token identity once
+// the ServiceAccount exists).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("agenttoken").
 		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
 			return obj.(*certificatesv1.CertificateSigningRequest).Spec.SignerName == certs.AgentTokenSignerName
 		}))).
-		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.requestsOf)).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+			return r.requestsOf(ctx, obj.GetName())
+		})).
+		Watches(&rbacv1.ClusterRoleBinding{}, handler.EnqueueRequestsFromMapFunc(r.requestsOfLabeled)).
+		Watches(&rbacv1.RoleBinding{}, handler.EnqueueRequestsFromMapFunc(r.requestsOfLabeled)).
 		Complete(r)
 }
 
+// requestsOfLabeled returns the approved, unanswered token requests of the
+// cluster obj is labeled with.
+func (r *Reconciler) requestsOfLabeled(ctx context.Context, obj client.Object) []reconcile.Request {
+	if cluster := obj.GetLabels()[clusterv1.ClusterNameLabelKey]; cluster != "" {
+		return r.requestsOf(ctx, cluster)
+	}
+	return nil
+}
+
 // requestsOf returns the approved, unanswered token requests of cluster.
-func (r *Reconciler) requestsOf(ctx context.Context, cluster client.Object) []reconcile.Request {
+func (r *Reconciler) requestsOf(ctx context.Context, cluster string) []reconcile.Request {
 	list := &certificatesv1.CertificateSigningRequestList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: cluster.GetName()}); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "List CertificateSigningRequests", "cluster", cluster.GetName())
+	if err := r.Client.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: cluster}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List CertificateSigningRequests", "cluster", cluster)
 		return nil
 	}
 	var out []reconcile.Request
@@ -110,8 +132,9 @@ func approved(obj *certificatesv1.CertificateSigningRequest) bool {
 // Reconcile answers one approved token request: it checks the request
 // again by the approval policy (an administrator may have approved a
 // request the policy refuses), waits until its cluster is accepted, then
-// creates the cluster's agent ServiceAccount if missing, requests a token of
-// it and stores the token sealed to the request's key.
+// creates the cluster's token identity if missing, waits until the
+// cluster's grants name it, requests a token of it and stores the token
+// sealed to the request's key.
 func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	obj := &certificatesv1.CertificateSigningRequest{}
@@ -148,7 +171,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 		log.V(2).Info("Waiting until the cluster of an approved token request is accepted", "cluster", req.Cluster)
 		return ctrl.Result{}, nil
 	}
-	token, err := r.issue(ctx, req.Cluster, certs.AgentTokenLifetime(obj.Spec.ExpirationSeconds))
+	sa, err := r.ensureIdentity(ctx, req.Cluster)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if granted, err := managedcluster.TokenGranted(ctx, r.Client, req.Cluster); err != nil || !granted {
+		// The RoleBinding watches bring the request back once the
+		// managedcluster controller has named the identity in them.
+		log.V(2).Info("Waiting until the grants of the cluster name its token identity", "cluster", req.Cluster)
+		return ctrl.Result{}, err
+	}
+	token, err := r.issue(ctx, sa, certs.AgentTokenLifetime(obj.Spec.ExpirationSeconds))
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -166,23 +199,36 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 	}
 	log.V(2).Info("Issued the agent token", "cluster", req.Cluster, "csr", obj.Name)
 	r.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, eventIssued, "Issue",
-		"issued a token of ServiceAccount %s/%s, sealed to the request's key", req.Cluster, identity.AgentServiceAccount)
+		"issued a token of ServiceAccount %s/%s, sealed to the request's key", sa.Namespace, sa.Name)
 	return ctrl.Result{}, nil
 }
 
-// issue creates the agent ServiceAccount of cluster when it is missing and
-// returns a new token of it, valid for d.
-func (r *Reconciler) issue(ctx context.Context, cluster string, d time.Duration) ([]byte, error) {
+// ensureIdentity creates the token identity of cluster, ServiceAccount
+// identity.AgentTokenServiceAccount in identity.AgentTokenNamespace labeled
+// with the cluster name, when the cache does not hold it, and returns it.
+func (r *Reconciler) ensureIdentity(ctx context.Context, cluster string) (*corev1.ServiceAccount, error) {
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{
-		Namespace: cluster, Name: identity.AgentServiceAccount,
+		Namespace: identity.AgentTokenNamespace, Name: identity.AgentTokenServiceAccount(cluster),
 		Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster},
 	}}
-	if err := r.Client.Create(ctx, sa); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("create ServiceAccount %s/%s: %w", cluster, identity.AgentServiceAccount, err)
+	err := r.Client.Get(ctx, client.ObjectKeyFromObject(sa), &corev1.ServiceAccount{})
+	if apierrors.IsNotFound(err) {
+		err = r.Client.Create(ctx, sa)
+		if apierrors.IsAlreadyExists(err) {
+			err = nil
+		}
 	}
+	if err != nil {
+		return nil, fmt.Errorf("create ServiceAccount %s/%s: %w", sa.Namespace, sa.Name, err)
+	}
+	return sa, nil
+}
+
+// issue returns a new token of sa, valid for d.
+func (r *Reconciler) issue(ctx context.Context, sa *corev1.ServiceAccount, d time.Duration) ([]byte, error) {
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(d / time.Second))}}
 	if err := r.Client.SubResource("token").Create(ctx, sa, tr); err != nil {
-		return nil, fmt.Errorf("request a token of ServiceAccount %s/%s: %w", cluster, identity.AgentServiceAccount, err)
+		return nil, fmt.Errorf("request a token of ServiceAccount %s/%s: %w", sa.Namespace, sa.Name, err)
 	}
 	return []byte(tr.Status.Token), nil
 }

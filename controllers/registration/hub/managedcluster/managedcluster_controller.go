@@ -3,6 +3,7 @@ package managedcluster
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
@@ -41,6 +42,10 @@ const Workers = 4
 const (
 	eventAccepted = "ManagedClusterAccepted"
 	eventDenied   = "ManagedClusterDenied"
+	// eventTokenIdentityMoved says that the hub deleted the token identity
+	// a cluster's agent held in the cluster namespace
+	// (identity.LegacyAgentServiceAccount).
+	eventTokenIdentityMoved = "AgentTokenIdentityMoved"
 )
 
 // Reconciler accepts, denies and cleans up ManagedClusters.
@@ -60,13 +65,15 @@ type Reconciler struct {
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=list;watch;patch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=list;watch;create;patch
-// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=delete
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings;rolebindings,verbs=list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings;roles;rolebindings,verbs=list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=list;watch
 
 // SetupWithManager registers the reconciler. Besides ManagedClusters it
 // watches the namespace and RBAC objects it creates (labeled with the
-// cluster name), so that it restores them when someone deletes or edits them.
+// cluster name), so that it restores them when someone deletes or edits them,
+// and the token identities (ServiceAccounts labeled with the cluster name),
+// whose creation and deletion add and remove them as subjects.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	byLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 		if name := obj.GetLabels()[clusterv1.ClusterNameLabelKey]; name != "" {
@@ -81,6 +88,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&rbacv1.ClusterRole{}, byLabel).
 		Watches(&rbacv1.ClusterRoleBinding{}, byLabel).
 		Watches(&rbacv1.RoleBinding{}, byLabel).
+		Watches(&rbacv1.Role{}, byLabel).
+		Watches(&corev1.ServiceAccount{}, byLabel).
 		// A cluster's own certificate requests are named in its ClusterRole.
 		Watches(&certificatesv1.CertificateSigningRequest{}, byLabel).
 		WithOptions(controller.Options{MaxConcurrentReconciles: Workers}).
@@ -118,19 +127,33 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 // accept creates the cluster namespace and grants the accepted cluster's
-// agent its permissions, then sets HubAcceptedManagedCluster True.
+// agent its permissions, then sets HubAcceptedManagedCluster True. The
+// grants name the cluster's token identity only once the token driver's
+// controller created it (agenttoken), and that identity gets its own Role in
+// identity.AgentTokenNamespace.
 func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
 	name := cluster.Name
 	csrs := &certificatesv1.CertificateSigningRequestList{}
 	if err := r.Client.List(ctx, csrs, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
 		return fmt.Errorf("list CertificateSigningRequests of cluster %s: %w", name, err)
 	}
-	objs := []client.Object{clusterNamespace(name), clusterRole(name, true, ownCSRNames(name, csrs.Items)...), clusterRoleBinding(name)}
-	for _, rb := range roleBindings(name) {
+	sa, err := r.tokenIdentity(ctx, name)
+	if err != nil {
+		return err
+	}
+	objs := []client.Object{clusterNamespace(name), clusterRole(name, true, ownCSRNames(name, csrs.Items)...), clusterRoleBinding(name, sa != nil)}
+	for _, rb := range roleBindings(name, sa != nil) {
 		objs = append(objs, rb)
+	}
+	if sa != nil {
+		role, binding := tokenGrants(name, sa)
+		objs = append(objs, role, binding)
 	}
 	if err := r.apply(ctx, objs...); err != nil {
 		setAccepted(cluster, metav1.ConditionFalse, clusterv1.ReasonHubAcceptError, fmt.Sprintf("Failed to set up the cluster namespace and permissions: %v", err))
+		return err
+	}
+	if err := r.deleteLegacyTokenIdentity(ctx, cluster); err != nil {
 		return err
 	}
 	if !cluster.IsAccepted() {
@@ -141,25 +164,101 @@ func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedClust
 	return nil
 }
 
+// tokenIdentity returns the ServiceAccount of the token identity of
+// cluster's agent, as the cache holds it, or nil when the cluster has none
+// (it registered with certificates) or it is being deleted.
+func (r *Reconciler) tokenIdentity(ctx context.Context, cluster string) (*corev1.ServiceAccount, error) {
+	sa := &corev1.ServiceAccount{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: identity.AgentTokenNamespace, Name: identity.AgentTokenServiceAccount(cluster)}, sa)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read the token identity of cluster %s: %w", cluster, err)
+	case !sa.DeletionTimestamp.IsZero() || sa.Labels[clusterv1.ClusterNameLabelKey] != cluster:
+		return nil, nil
+	}
+	return sa, nil
+}
+
+// deleteLegacyTokenIdentity deletes the ServiceAccount that held the token
+// identity of cluster's agent in the cluster namespace before it moved to
+// identity.AgentTokenNamespace (the hub created it labeled with the cluster
+// name, which the cache selects). No grant names it any more; deleting it
+// makes its tokens fail authentication (401), so the agent registers again
+// instead of holding a token that is refused everything. Registering again
+// takes an administrator's approval (`kubectl ocm accept --clusters <cluster>
+// --rejoin`), which the event says.
+func (r *Reconciler) deleteLegacyTokenIdentity(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
+	sa := &corev1.ServiceAccount{}
+	key := client.ObjectKey{Namespace: cluster.Name, Name: identity.LegacyAgentServiceAccount}
+	if err := r.Client.Get(ctx, key, sa); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !sa.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	if err := r.Client.Delete(ctx, sa); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete ServiceAccount %s/%s: %w", key.Namespace, key.Name, err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Deleted the token identity of the cluster namespace", "cluster", klog.KObj(cluster), "serviceAccount", key.String())
+	r.Recorder.Eventf(cluster, nil, corev1.EventTypeWarning, eventTokenIdentityMoved, "Revoke",
+		"deleted ServiceAccount %s, which is no agent identity any more: the token identity of a cluster registered with the token driver is ServiceAccount %s/%s; the agent registers again, approve it with `kubectl ocm accept --clusters %s --rejoin`",
+		key, identity.AgentTokenNamespace, identity.AgentTokenServiceAccount(cluster.Name), cluster.Name)
+	return nil
+}
+
+// TokenGranted reports whether reader (the hub controller's cache) shows
+// every grant to cluster's agent naming its token identity: the per-cluster
+// ClusterRoleBinding, the RoleBindings in the cluster namespace and the
+// token identity's own RoleBinding. The token driver issues a token only
+// then, so that the agent's first request with it is not refused.
+func TokenGranted(ctx context.Context, reader client.Reader, cluster string) (bool, error) {
+	subject := identity.AgentTokenSubject(cluster)
+	crb := &rbacv1.ClusterRoleBinding{}
+	if err := reader.Get(ctx, client.ObjectKey{Name: ClusterRoleName(cluster)}, crb); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	if !slices.Contains(crb.Subjects, subject) {
+		return false, nil
+	}
+	keys := []client.ObjectKey{{Namespace: identity.AgentTokenNamespace, Name: TokenRoleName(cluster)}}
+	for _, rb := range roleBindings(cluster, true) {
+		keys = append(keys, client.ObjectKeyFromObject(rb))
+	}
+	for _, key := range keys {
+		rb := &rbacv1.RoleBinding{}
+		if err := reader.Get(ctx, key, rb); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		if !slices.Contains(rb.Subjects, subject) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
 // deny leaves the cluster's identity only read access to its ManagedCluster,
 // removes its namespace grants and deletes the token driver's
-// ServiceAccount, which revokes its tokens. A cluster that was accepted before gets
-// HubAcceptedManagedCluster False.
+// ServiceAccount, which revokes its tokens and takes its Role along. A
+// cluster that was accepted before gets HubAcceptedManagedCluster False.
 func (r *Reconciler) deny(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
 	name := cluster.Name
-	if err := r.apply(ctx, clusterRole(name, false), clusterRoleBinding(name)); err != nil {
+	// Revoke every token of the token driver's identity first; a cluster
+	// accepted again gets a new one through a new request.
+	if err := r.deleteTokenIdentity(ctx, name); err != nil {
 		return err
 	}
-	for _, rb := range roleBindings(name) {
+	if err := r.deleteLegacyTokenIdentity(ctx, cluster); err != nil {
+		return err
+	}
+	if err := r.apply(ctx, clusterRole(name, false), clusterRoleBinding(name, false)); err != nil {
+		return err
+	}
+	for _, rb := range roleBindings(name, false) {
 		if err := r.Client.Delete(ctx, rb); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("delete RoleBinding %s/%s: %w", rb.Namespace, rb.Name, err)
 		}
-	}
-	// Revoke every token of the token driver's identity; a cluster accepted
-	// again gets a new one through a new request.
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: identity.AgentServiceAccount}}
-	if err := r.Client.Delete(ctx, sa); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("delete ServiceAccount %s/%s: %w", name, sa.Name, err)
 	}
 	if meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) == nil {
 		return nil
@@ -169,6 +268,20 @@ func (r *Reconciler) deny(ctx context.Context, cluster *clusterv1.ManagedCluster
 		r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventDenied, "Deny", "managed cluster %s is denied by hub cluster admin", name)
 	}
 	setAccepted(cluster, metav1.ConditionFalse, clusterv1.ReasonHubClusterAdminDenied, "Denied by hub cluster admin")
+	return nil
+}
+
+// deleteTokenIdentity deletes the ServiceAccount of the token identity of
+// cluster's agent, which revokes every token of it; its Role and RoleBinding
+// go with it (owner references).
+func (r *Reconciler) deleteTokenIdentity(ctx context.Context, cluster string) error {
+	sa, err := r.tokenIdentity(ctx, cluster)
+	if err != nil || sa == nil {
+		return err
+	}
+	if err := r.Client.Delete(ctx, sa); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete ServiceAccount %s/%s: %w", sa.Namespace, sa.Name, err)
+	}
 	return nil
 }
 

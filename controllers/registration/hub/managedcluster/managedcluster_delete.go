@@ -159,11 +159,15 @@ func (r *Reconciler) deleteByPriority(ctx context.Context, cluster *clusterv1.Ma
 		nWorks, nAddons, cluster.Name, why, strings.Join(names, ", ")), nil
 }
 
-// deleteGrants deletes the cluster's RoleBindings, ClusterRoleBinding,
-// ClusterRole and CertificateSigningRequests.
+// deleteGrants deletes the cluster's token identity (with its Role and
+// RoleBinding), RoleBindings, ClusterRoleBinding, ClusterRole and
+// CertificateSigningRequests.
 func (r *Reconciler) deleteGrants(ctx context.Context, cluster string) error {
-	objs := []client.Object{clusterRoleBinding(cluster), clusterRole(cluster, false)}
-	for _, rb := range roleBindings(cluster) {
+	if err := r.deleteTokenIdentity(ctx, cluster); err != nil {
+		return err
+	}
+	objs := []client.Object{clusterRoleBinding(cluster, false), clusterRole(cluster, false)}
+	for _, rb := range roleBindings(cluster, false) {
 		objs = append([]client.Object{rb}, objs...)
 	}
 	for _, obj := range objs {

@@ -55,9 +55,18 @@ func HubCABundleRoleBindingName(cluster string) string {
 	return ClusterRoleName(cluster) + ":hub-ca-bundle"
 }
 
-// subjects are those the per-cluster RBAC grants to: every identity of the
-// cluster's agent (identity.AgentSubjects).
-func subjects(cluster string) []rbacv1.Subject { return identity.AgentSubjects(cluster) }
+// TokenRoleName returns the name of the Role and RoleBinding, in
+// identity.AgentTokenNamespace, that let the token identity of a cluster
+// registered with the token driver request its own tokens and delete its
+// own ServiceAccount.
+func TokenRoleName(cluster string) string { return ClusterRoleName(cluster) + ":token" }
+
+// subjects are those the per-cluster RBAC grants to: the certificate group
+// of the cluster's agent and, for a cluster registered with the token
+// driver, its token identity (identity.AgentSubjects).
+func subjects(cluster string, tokenDriver bool) []rbacv1.Subject {
+	return identity.AgentSubjects(cluster, tokenDriver)
+}
 
 // labels mark every object the hub creates for cluster, so that watches and
 // cleanup find them.
@@ -82,6 +91,8 @@ func clusterNamespace(cluster string) *corev1.Namespace {
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch;update
 // +kubebuilder:rbac:groups=proxy.kubectl-ocm.io,resources=managedclusters/attach,verbs=get
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=open-cluster-management:managedcluster:registration;open-cluster-management:managedcluster:work;open-cluster-management:hub-ca-bundle,verbs=bind
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=delete
+// +kubebuilder:rbac:groups="",resources=serviceaccounts/token,verbs=create
 
 // clusterRoleRules returns the rules of the per-cluster ClusterRole. An
 // accepted cluster's agent may request and renew certificates and update its
@@ -188,25 +199,27 @@ func clusterRole(cluster string, accepted bool, ownCSRs ...string) *rbacv1.Clust
 }
 
 // clusterRoleBinding renders the binding of the per-cluster ClusterRole.
-func clusterRoleBinding(cluster string) *rbacv1.ClusterRoleBinding {
+// Every request to the hub is checked against every ClusterRoleBinding, so
+// its subjects are as few as the cluster's agent needs.
+func clusterRoleBinding(cluster string, tokenDriver bool) *rbacv1.ClusterRoleBinding {
 	return &rbacv1.ClusterRoleBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRoleBinding"},
 		ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName(cluster), Labels: labels(cluster)},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ClusterRoleName(cluster)},
-		Subjects:   subjects(cluster),
+		Subjects:   subjects(cluster, tokenDriver),
 	}
 }
 
 // roleBindings renders the RoleBindings of an accepted cluster: registration
 // and work in its namespace, and the hub's CA bundle in
 // certs.HubCABundleNamespace.
-func roleBindings(cluster string) []*rbacv1.RoleBinding {
+func roleBindings(cluster string, tokenDriver bool) []*rbacv1.RoleBinding {
 	rb := func(namespace, name, role string) *rbacv1.RoleBinding {
 		return &rbacv1.RoleBinding{
 			TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels(cluster)},
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
-			Subjects:   subjects(cluster),
+			Subjects:   subjects(cluster, tokenDriver),
 		}
 	}
 	return []*rbacv1.RoleBinding{
@@ -214,6 +227,41 @@ func roleBindings(cluster string) []*rbacv1.RoleBinding {
 		rb(cluster, WorkRoleBindingName(cluster), WorkClusterRole),
 		rb(certs.HubCABundleNamespace, HubCABundleRoleBindingName(cluster), HubCABundleClusterRole),
 	}
+}
+
+// tokenRules are the rules of a token identity's Role in
+// identity.AgentTokenNamespace: the agent refreshes its token through the
+// TokenRequest API and revokes it, when the cluster unjoins, by deleting its
+// ServiceAccount; of its own ServiceAccount only.
+func tokenRules(cluster string) []rbacv1.PolicyRule {
+	sa := []string{identity.AgentTokenServiceAccount(cluster)}
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"serviceaccounts/token"}, ResourceNames: sa, Verbs: []string{"create"}},
+		{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, ResourceNames: sa, Verbs: []string{"delete"}},
+	}
+}
+
+// tokenGrants renders the Role and RoleBinding of the token identity of
+// cluster, whose ServiceAccount is sa, in identity.AgentTokenNamespace. They
+// are owned by sa, so that deleting it (denial, deletion, unjoin) takes them
+// along; the RoleBinding's one subject is the token identity itself.
+func tokenGrants(cluster string, sa *corev1.ServiceAccount) (*rbacv1.Role, *rbacv1.RoleBinding) {
+	om := metav1.ObjectMeta{
+		Name: TokenRoleName(cluster), Namespace: identity.AgentTokenNamespace, Labels: labels(cluster),
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ServiceAccount", Name: sa.Name, UID: sa.UID}},
+	}
+	role := &rbacv1.Role{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "Role"},
+		ObjectMeta: om,
+		Rules:      tokenRules(cluster),
+	}
+	binding := &rbacv1.RoleBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "RoleBinding"},
+		ObjectMeta: *om.DeepCopy(),
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: TokenRoleName(cluster)},
+		Subjects:   []rbacv1.Subject{identity.AgentTokenSubject(cluster)},
+	}
+	return role, binding
 }
 
 // clusterGroup is the API group of ManagedClusters.

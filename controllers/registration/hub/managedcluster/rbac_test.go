@@ -7,6 +7,7 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -155,37 +156,48 @@ func allows(rules []rbacv1.PolicyRule, resource, verb string) bool {
 	})
 }
 
+// TestRBACNamesAndSubjects checks the per-cluster bindings: one subject,
+// the cluster's certificate group, for a cluster registered with
+// certificates; that and the token identity in identity.AgentTokenNamespace
+// for a token-driver cluster. No ServiceAccount of the cluster namespace
+// (M6) and no group without the system: prefix (L8) is ever a subject.
 func TestRBACNamesAndSubjects(t *testing.T) {
-	crb := clusterRoleBinding("c1")
-	if crb.Name != "open-cluster-management:managedcluster:c1" || crb.RoleRef.Name != crb.Name {
-		t.Errorf("ClusterRoleBinding %s → %s", crb.Name, crb.RoleRef.Name)
-	}
-	wantGroups := []string{"system:open-cluster-management:c1", "open-cluster-management:c1"}
-	for _, s := range crb.Subjects {
-		token := s.Kind == rbacv1.ServiceAccountKind && s.Namespace == "c1" && s.Name == identity.AgentServiceAccount
-		if !token && (s.Kind != rbacv1.GroupKind || !slices.Contains(wantGroups, s.Name)) {
-			t.Errorf("unexpected subject %+v", s)
+	group := rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:open-cluster-management:c1"}
+	token := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: "open-cluster-management-agent-tokens", Name: "c1"}
+	for _, tt := range []struct {
+		tokenDriver bool
+		want        []rbacv1.Subject
+	}{
+		{false, []rbacv1.Subject{group}},
+		{true, []rbacv1.Subject{group, token}},
+	} {
+		crb := clusterRoleBinding("c1", tt.tokenDriver)
+		if crb.Name != "open-cluster-management:managedcluster:c1" || crb.RoleRef.Name != crb.Name {
+			t.Errorf("ClusterRoleBinding %s → %s", crb.Name, crb.RoleRef.Name)
 		}
-	}
-	if len(crb.Subjects) != 3 {
-		t.Errorf("subjects %+v, want the two groups and the token ServiceAccount", crb.Subjects)
-	}
-	var got []string
-	for _, rb := range roleBindings("c1") {
-		got = append(got, rb.Namespace+"/"+rb.Name+"→"+rb.RoleRef.Name)
-		if !slices.Equal(rb.Subjects, crb.Subjects) {
-			t.Errorf("RoleBinding %s binds %+v, want the agent's subjects %+v", rb.Name, rb.Subjects, crb.Subjects)
+		if !slices.Equal(crb.Subjects, tt.want) {
+			t.Errorf("token driver %v: ClusterRoleBinding subjects %+v, want %+v", tt.tokenDriver, crb.Subjects, tt.want)
 		}
-	}
-	want := []string{
-		"c1/open-cluster-management:managedcluster:c1:registration→open-cluster-management:managedcluster:registration",
-		"c1/open-cluster-management:managedcluster:c1:work→open-cluster-management:managedcluster:work",
-		// The hub's CA bundle: read in kube-public only, never in the
-		// cluster namespace, whose editors may write their copy.
-		"kube-public/open-cluster-management:managedcluster:c1:hub-ca-bundle→open-cluster-management:hub-ca-bundle",
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("RoleBindings %v, want %v", got, want)
+		rbs := roleBindings("c1", tt.tokenDriver)
+		var got []string
+		for _, rb := range rbs {
+			got = append(got, rb.Namespace+"/"+rb.Name+"→"+rb.RoleRef.Name)
+		}
+		want := []string{
+			"c1/open-cluster-management:managedcluster:c1:registration→open-cluster-management:managedcluster:registration",
+			"c1/open-cluster-management:managedcluster:c1:work→open-cluster-management:managedcluster:work",
+			// The hub's CA bundle: read in kube-public only, never in the
+			// cluster namespace, whose editors may write their copy.
+			"kube-public/open-cluster-management:managedcluster:c1:hub-ca-bundle→open-cluster-management:hub-ca-bundle",
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("RoleBindings %v, want %v", got, want)
+		}
+		for _, rb := range rbs {
+			if !slices.Equal(rb.Subjects, tt.want) {
+				t.Errorf("token driver %v: RoleBinding %s subjects %+v, want %+v", tt.tokenDriver, rb.Name, rb.Subjects, tt.want)
+			}
+		}
 	}
 	for _, r := range clusterRoleRules("c1", true, []string{"c1-abcde"}) {
 		if slices.Contains(r.Resources, "configmaps") {
@@ -194,6 +206,37 @@ func TestRBACNamesAndSubjects(t *testing.T) {
 	}
 	if ns := clusterNamespace("c1"); ns.Labels["open-cluster-management.io/cluster-name"] != "c1" {
 		t.Errorf("namespace labels %v", ns.Labels)
+	}
+}
+
+// TestTokenGrants checks the token identity's own Role: it may request
+// tokens of, and delete, its own ServiceAccount only, in
+// identity.AgentTokenNamespace; its RoleBinding's one subject is that
+// identity; both go with the ServiceAccount.
+func TestTokenGrants(t *testing.T) {
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.AgentTokenNamespace, Name: "c1", UID: "u1"}}
+	role, binding := tokenGrants("c1", sa)
+	for _, obj := range []metav1.Object{role, binding} {
+		if obj.GetNamespace() != identity.AgentTokenNamespace || obj.GetName() != "open-cluster-management:managedcluster:c1:token" {
+			t.Errorf("%T %s/%s", obj, obj.GetNamespace(), obj.GetName())
+		}
+		if refs := obj.GetOwnerReferences(); len(refs) != 1 || refs[0].Kind != "ServiceAccount" || refs[0].Name != "c1" || refs[0].UID != "u1" {
+			t.Errorf("%T owner references %+v, want ServiceAccount c1", obj, refs)
+		}
+	}
+	if !allows(role.Rules, "serviceaccounts/token", "create") || !allows(role.Rules, "serviceaccounts", "delete") {
+		t.Errorf("rules %+v do not let the identity refresh and revoke its token", role.Rules)
+	}
+	for _, r := range role.Rules {
+		if !slices.Equal(r.ResourceNames, []string{"c1"}) {
+			t.Errorf("rule %+v is not limited to ServiceAccount c1", r)
+		}
+		if slices.ContainsFunc(r.Verbs, func(v string) bool { return v != "create" && v != "delete" }) {
+			t.Errorf("rule %+v grants more than create and delete", r)
+		}
+	}
+	if want := []rbacv1.Subject{identity.AgentTokenSubject("c1")}; !slices.Equal(binding.Subjects, want) || binding.RoleRef.Kind != "Role" || binding.RoleRef.Name != role.Name {
+		t.Errorf("RoleBinding subjects %+v → %+v, want %+v → Role %s", binding.Subjects, binding.RoleRef, want, role.Name)
 	}
 }
 

@@ -70,7 +70,7 @@ func TestTokenRegistration(t *testing.T) {
 			})
 		}
 	}
-	agentSA := client.ObjectKey{Namespace: clusterName, Name: identity.AgentServiceAccount}
+	agentSA := client.ObjectKey{Namespace: identity.AgentTokenNamespace, Name: identity.AgentTokenServiceAccount(clusterName)}
 
 	t.Run("join, accept: available with a token credential", func(t *testing.T) {
 		streams, _, out, _ := genericiooptions.NewTestIOStreams()
@@ -100,7 +100,7 @@ func TestTokenRegistration(t *testing.T) {
 			t.Errorf("the hub credential has keys %v, want a token and no certificate", keys(sec.Data))
 		}
 		claims, err := kubeconfig.ParseServiceAccountToken(sec.Data[kubeconfig.TokenKey])
-		if err != nil || claims.Namespace != clusterName || claims.Name != identity.AgentServiceAccount {
+		if err != nil || claims.Namespace != agentSA.Namespace || claims.Name != agentSA.Name {
 			t.Errorf("the hub credential's token is %+v (%v), want one of %s", claims, err, agentSA)
 		}
 	})

@@ -72,8 +72,8 @@ func TestAgentTokenDriver(t *testing.T) {
 			}
 			return true, nil
 		})
-		if err := admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: identity.AgentServiceAccount}, &corev1.ServiceAccount{}); !apierrors.IsNotFound(err) {
-			t.Errorf("ServiceAccount cluster1/%s exists before any token was issued (err %v)", identity.AgentServiceAccount, err)
+		if err := admin.Get(ctx, tokenIdentity("cluster1"), &corev1.ServiceAccount{}); !apierrors.IsNotFound(err) {
+			t.Errorf("ServiceAccount %s exists before any token was issued (err %v)", tokenIdentity("cluster1"), err)
 		}
 	})
 
@@ -99,8 +99,8 @@ func TestAgentTokenDriver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if claims.Namespace != "cluster1" || claims.Name != identity.AgentServiceAccount {
-			t.Errorf("the token is of ServiceAccount %s/%s, want cluster1/%s", claims.Namespace, claims.Name, identity.AgentServiceAccount)
+		if (client.ObjectKey{Namespace: claims.Namespace, Name: claims.Name}) != tokenIdentity("cluster1") {
+			t.Errorf("the token is of ServiceAccount %s/%s, want %s", claims.Namespace, claims.Name, tokenIdentity("cluster1"))
 		}
 		if life := claims.Expiry.Sub(claims.IssuedAt); life != certs.DefaultAgentTokenLifetime {
 			t.Errorf("the token lives %s, want %s", life, certs.DefaultAgentTokenLifetime)
@@ -133,14 +133,16 @@ func TestAgentTokenDriver(t *testing.T) {
 
 	t.Run("the agent refreshes its token, and only its own", func(t *testing.T) {
 		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(600))}}
-		own := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: identity.AgentServiceAccount}}
+		own := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.AgentTokenNamespace, Name: "cluster1"}}
 		expectAllowed(t, "the token identity requests a token of itself", agent.SubResource("token").Create(ctx, own, tr))
 		refreshed := clientFor(t, tokenConfig(hubCluster, []byte(tr.Status.Token)), nil)
 		expectAllowed(t, "the refreshed token reads the lease", refreshed.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
 		for _, sa := range []client.ObjectKey{
 			{Namespace: identity.BootstrapNamespace, Name: identity.BootstrapServiceAccount},
-			{Namespace: "cluster3", Name: identity.AgentServiceAccount},
+			tokenIdentity("cluster3"),
+			{Namespace: identity.AgentTokenNamespace, Name: "default"},
 			{Namespace: "cluster1", Name: "default"},
+			{Namespace: "cluster1", Name: identity.LegacyAgentServiceAccount},
 		} {
 			tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(600))}}
 			expectForbidden(t, "the token identity requests a token of "+sa.String(),
@@ -158,8 +160,8 @@ func TestAgentTokenDriver(t *testing.T) {
 
 	t.Run("denying the cluster revokes its tokens", func(t *testing.T) {
 		expectAllowed(t, "deny cluster1", setAccept(ctx, admin, "cluster1", false))
-		poll(ctx, t, "ServiceAccount cluster1/"+identity.AgentServiceAccount+" deleted", func(ctx context.Context) (bool, error) {
-			err := admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: identity.AgentServiceAccount}, &corev1.ServiceAccount{})
+		poll(ctx, t, "ServiceAccount "+tokenIdentity("cluster1").String()+" deleted", func(ctx context.Context) (bool, error) {
+			err := admin.Get(ctx, tokenIdentity("cluster1"), &corev1.ServiceAccount{})
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
 		// The API server caches a token's authentication for seconds.
@@ -168,6 +170,12 @@ func TestAgentTokenDriver(t *testing.T) {
 			return apierrors.IsUnauthorized(err), nil
 		})
 	})
+}
+
+// tokenIdentity names the ServiceAccount of the token identity of cluster's
+// agent.
+func tokenIdentity(cluster string) client.ObjectKey {
+	return client.ObjectKey{Namespace: identity.AgentTokenNamespace, Name: identity.AgentTokenServiceAccount(cluster)}
 }
 
 // createTokenCSR creates, as c's user, a token-driver request labeled with
