@@ -116,6 +116,11 @@ func TestDecideAddon(t *testing.T) {
 		{"cluster not accepted", good, AddonFacts{AddonExists: true, Subjects: facts.Subjects}, false, "not accepted"},
 		{"requested by another cluster's agent", addonRequest("cluster1", "helloworld", "cluster1", agent2), facts, false, "not an agent identity of cluster cluster1"},
 		{"requested by the bootstrap identity", addonRequest("cluster1", "helloworld", "cluster1", bootstrap), facts, false, "not an agent identity"},
+		{"requested by the cluster's token identity", addonRequest("cluster1", "helloworld", "cluster1", identity.AgentTokenUserName("cluster1")), facts, true, "registration"},
+		{"requested by another cluster's token identity", addonRequest("cluster1", "helloworld", "cluster1", identity.AgentTokenUserName("cluster2")), facts, false, "not an agent identity of cluster cluster1"},
+		// M6: a ServiceAccount of the cluster namespace, which the
+		// namespace's editors impersonate, is no agent identity.
+		{"requested by ServiceAccount klusterlet of the cluster namespace", addonRequest("cluster1", "helloworld", "cluster1", "system:serviceaccount:cluster1:klusterlet"), facts, false, "not an agent identity"},
 		{"requested by the add-on itself", addonRequest("cluster1", "helloworld", "cluster1", def.CommonName), facts, false, "not an agent identity"},
 		{"subject of another cluster", addonRequest("cluster1", "helloworld", "cluster2", agent1), facts, false, "common name"},
 		{"subject of another add-on registered in this one", with(addonRequest("cluster1", "helloworld", "cluster1", agent1), func(r *Request) {

@@ -9,6 +9,8 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,8 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -148,6 +152,75 @@ func TestAgentTokenDriver(t *testing.T) {
 			expectForbidden(t, "the token identity requests a token of "+sa.String(),
 				agent.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: sa.Namespace, Name: sa.Name}}, tr))
 		}
+	})
+
+	t.Run("only a token-driver cluster's bindings name its token identity", func(t *testing.T) {
+		group := func(cluster string) rbacv1.Subject {
+			return rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: identity.ClusterGroup(cluster)}
+		}
+		expectSubjects(ctx, t, admin, "cluster1", []rbacv1.Subject{group("cluster1"), identity.AgentTokenSubject("cluster1")})
+		expectSubjects(ctx, t, admin, "cluster3", []rbacv1.Subject{group("cluster3")})
+	})
+
+	t.Run("an editor of the cluster namespace is not its token identity", func(t *testing.T) {
+		expectAllowed(t, "bind eve to edit in cluster1", admin.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "eve-edit"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "eve"}},
+		}))
+		eveCfg, err := hubCluster.ConfigForUser("eve")
+		eve := clientFor(t, eveCfg, err)
+		poll(ctx, t, "eve edits cluster1", func(ctx context.Context) (bool, error) {
+			err := eve.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "eve"}})
+			return err == nil, ignoreForbidden(err)
+		})
+		impersonating := rest.CopyConfig(eveCfg)
+		impersonating.Impersonate = rest.ImpersonationConfig{UserName: identity.AgentTokenUserName("cluster1")}
+		_, err = whoAmI(ctx, impersonating)
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "impersonate") {
+			t.Errorf("eve impersonates the token identity of cluster1: %v, want a refusal to impersonate", err)
+		}
+		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(600))}}
+		expectForbidden(t, "eve requests a token of the token identity of cluster1",
+			eve.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.AgentTokenNamespace, Name: "cluster1"}}, tr))
+	})
+
+	t.Run("the hub deletes the token identity an earlier release made in the cluster namespace", func(t *testing.T) {
+		// What a hub of an earlier release left: ServiceAccount klusterlet
+		// of the cluster namespace, whose token the agent holds. Created
+		// unlabeled, so that the token is requested before the hub sees it.
+		legacy := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: identity.LegacyAgentServiceAccount}}
+		expectAllowed(t, "create ServiceAccount cluster1/klusterlet", admin.Create(ctx, legacy))
+		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(600))}}
+		expectAllowed(t, "request a token of it", admin.SubResource("token").Create(ctx, legacy, tr))
+		old := tokenConfig(hubCluster, []byte(tr.Status.Token))
+		if who, err := whoAmI(ctx, old); err != nil || who != "system:serviceaccount:cluster1:klusterlet" {
+			t.Fatalf("the earlier release's token authenticates as %q (%v)", who, err)
+		}
+		expectForbidden(t, "the earlier release's token reads cluster1's lease",
+			clientFor(t, old, nil).Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
+		legacy.Labels = map[string]string{clusterv1.ClusterNameLabelKey: "cluster1"}
+		expectAllowed(t, "label it as the earlier release did", admin.Update(ctx, legacy))
+		poll(ctx, t, "ServiceAccount cluster1/klusterlet deleted", func(ctx context.Context) (bool, error) {
+			err := admin.Get(ctx, client.ObjectKeyFromObject(legacy), &corev1.ServiceAccount{})
+			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+		})
+		// A 401 makes the agent register again.
+		poll(ctx, t, "the earlier release's token rejected with 401", func(ctx context.Context) (bool, error) {
+			_, err := whoAmI(ctx, old)
+			return apierrors.IsUnauthorized(err), nil
+		})
+		poll(ctx, t, "an event on ManagedCluster cluster1 naming accept --rejoin", func(ctx context.Context) (bool, error) {
+			events := &eventsv1.EventList{}
+			if err := admin.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+				return false, err
+			}
+			return slices.ContainsFunc(events.Items, func(e eventsv1.Event) bool {
+				return e.Regarding.Name == "cluster1" && e.Reason == "AgentTokenIdentityMoved" && strings.Contains(e.Note, "kubectl ocm accept --clusters cluster1 --rejoin")
+			}), nil
+		})
+		// The token identity of the cluster is untouched.
+		expectAllowed(t, "the token identity reads its lease", agent.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
 	})
 
 	t.Run("a request whose subject names another cluster fails", func(t *testing.T) {
