@@ -182,6 +182,10 @@ func TestHubTunnel(t *testing.T) {
 		assert.Contains(t, body, "front proxy")
 	})
 
+	t.Run("a namespace editor of cluster1 cannot attach its tunnel", func(t *testing.T) {
+		testNamespaceEditorAttach(ctx, t, hubCluster, admin, alice)
+	})
+
 	outer := t
 	t.Run("a cluster whose agent is gone answers 503 until it attaches again", func(t *testing.T) {
 		stopAgent1()
@@ -283,7 +287,8 @@ func attach(t *testing.T, hubCluster *framework.Cluster, cfg *rest.Config, clust
 	return attachAt(t, cfg, cluster)
 }
 
-// attachAt opens cluster's tunnel at cfg.Host.
+// attachAt opens cluster's tunnel at cfg.Host, authenticated by cfg's
+// client certificate or bearer token, as the user cfg impersonates if any.
 func attachAt(t *testing.T, cfg *rest.Config, cluster string) (int, string) {
 	t.Helper()
 	url, err := proxyagent.AttachURL(cfg.Host, cluster)
@@ -293,8 +298,15 @@ func attachAt(t *testing.T, cfg *rest.Config, cluster string) (int, string) {
 	if tlsConfig == nil {
 		tlsConfig = &tls.Config{}
 	}
+	header := http.Header{}
+	if cfg.BearerToken != "" {
+		header.Set("Authorization", "Bearer "+cfg.BearerToken)
+	}
+	if cfg.Impersonate.UserName != "" {
+		header.Set(authenticationv1.ImpersonateUserHeader, cfg.Impersonate.UserName)
+	}
 	dialer := &websocket.Dialer{TLSClientConfig: tlsConfig, HandshakeTimeout: 10 * time.Second}
-	conn, resp, err := dialer.Dial(url, nil)
+	conn, resp, err := dialer.Dial(url, header)
 	if err == nil {
 		_ = conn.Close()
 		return http.StatusSwitchingProtocols, ""
