@@ -22,12 +22,14 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
@@ -133,6 +135,18 @@ func TestAgentTokenDriver(t *testing.T) {
 		expectForbidden(t, "cluster1's token creates a ConfigMap in cluster3", agent.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster3", Name: "x"}}))
 		expectForbidden(t, "cluster1's token reads Secrets of its own namespace", agent.List(ctx, &corev1.SecretList{}, client.InNamespace("cluster1")))
 		expectForbidden(t, "cluster1's token accepts cluster2", setAccept(ctx, agent, "cluster2", true))
+		// Admission holds the token identity to what it holds an agent's
+		// certificate to: a work's finalizers only.
+		work := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "token-writes"},
+			Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: rawObject(t, &corev1.ConfigMap{
+				TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "app"}})}}}}}}
+		expectAllowed(t, "admin creates a work in cluster1", admin.Create(ctx, work))
+		expectAllowed(t, "the token identity reads the work", agent.Get(ctx, client.ObjectKeyFromObject(work), work))
+		work.Labels = map[string]string{"owner": "agent"}
+		expectDenied(t, "the token identity labels the work", agent.Update(ctx, work), "may change only the finalizers of ManifestWork token-writes")
+		expectAllowed(t, "the token identity reads its ManagedCluster", agent.Get(ctx, client.ObjectKeyFromObject(mc), mc))
+		mc.Spec.LeaseDurationSeconds = 3600
+		expectDenied(t, "the token identity sets its lease duration", agent.Update(ctx, mc), "may not change its taints, lease duration or acceptance")
 	})
 
 	t.Run("the agent refreshes its token, and only its own", func(t *testing.T) {
