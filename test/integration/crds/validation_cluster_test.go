@@ -72,6 +72,16 @@ spec: {}`,
 		wantField: "metadata.name", wantMessage: "managed-clusters is reserved",
 	},
 	{
+		// Its namespace would be the one of every cluster's token identity.
+		name: "ManagedCluster name open-cluster-management-agent-tokens is reserved",
+		obj: `
+apiVersion: cluster.open-cluster-management.io/v1
+kind: ManagedCluster
+metadata: {name: open-cluster-management-agent-tokens}
+spec: {}`,
+		wantField: "metadata.name", wantMessage: "open-cluster-management-agent-tokens is reserved",
+	},
+	{
 		name: "ManagedClusterSetBinding name must equal spec.clusterSet (v1beta2)",
 		obj: `
 apiVersion: cluster.open-cluster-management.io/v1beta2

@@ -4,8 +4,9 @@
 // cluster's namespace, ServiceAccount <addon>-agent (whose tokens the
 // add-on's agent holds), Role <addon>-token-role allowing create on
 // serviceaccounts/token of that ServiceAccount only, and RoleBinding
-// <addon>-token-role granting it to the cluster's agent group
-// (identity.ClusterGroup), as OCM's add-on manager does. They carry OCM's
+// <addon>-token-role granting it to the cluster's agent (its certificate
+// group, as OCM's add-on manager does, and its token identity;
+// identity.AgentSubjects). They carry OCM's
 // labels addon.open-cluster-management.io/name and
 // addon.open-cluster-management.io/token-infrastructure, and
 // open-cluster-management.io/cluster-name (the hub caches only labeled
