@@ -66,17 +66,25 @@ const ReservedClusterName = "managed-clusters"
 
 // ValidateClusterName fails, naming why, unless name may name a managed
 // cluster: a DNS-1123 label other than ReservedClusterName and
-// AgentTokenNamespace (a cluster's namespace is named after it, and its agent
-// is granted, and its deletion deletes, what is in that namespace).
+// AgentTokenNamespace, and none of the names the hub's own objects take. A
+// cluster's namespace on the hub is named after it, its agent is granted
+// what is in that namespace and its deletion deletes it, so no cluster may
+// be named default, kube-* or open-cluster-management*; and its
+// ClusterRole is open-cluster-management:managedcluster:<name>, so no
+// cluster may be named after a shared agent role (registration, work).
 func ValidateClusterName(name string) error {
 	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
 		return fmt.Errorf("cluster name %q is not a DNS-1123 label: %s", name, strings.Join(errs, "; "))
 	}
-	switch name {
-	case ReservedClusterName:
+	switch {
+	case name == ReservedClusterName:
 		return fmt.Errorf("cluster name %q is reserved: every agent is in group %s, so a cluster of that name would share its grants with all of them", name, ManagedClustersGroup)
-	case AgentTokenNamespace:
+	case name == AgentTokenNamespace:
 		return fmt.Errorf("cluster name %q is reserved: it is the hub namespace of every cluster's token identity, which a cluster of that name would be granted as its own namespace", name)
+	case name == "default" || strings.HasPrefix(name, "kube-") || strings.HasPrefix(name, "open-cluster-management"):
+		return fmt.Errorf("cluster name %q is reserved: a cluster's namespace on the hub is named after it, and default, kube-* and open-cluster-management* are the hub's own namespaces", name)
+	case name == "registration" || name == "work":
+		return fmt.Errorf("cluster name %q is reserved: a cluster's ClusterRole would be named like the shared agent role open-cluster-management:managedcluster:%s", name, name)
 	}
 	return nil
 }

@@ -131,6 +131,15 @@ func TestValidateClusterName(t *testing.T) {
 		"a.b":                                  "not a DNS-1123 label",
 		"managed-clusters2":                    "",
 		"open-cluster-management-agent-tokens": "reserved",
+		"open-cluster-management-hub":          "the hub's own namespaces",
+		"kube-system":                          "the hub's own namespaces",
+		"kube-public":                          "the hub's own namespaces",
+		"default":                              "the hub's own namespaces",
+		"registration":                         "shared agent role",
+		"work":                                 "shared agent role",
+		"kubernetes":                           "",
+		"work1":                                "",
+		"local-cluster":                        "",
 	} {
 		err := ValidateClusterName(name)
 		switch {

@@ -62,6 +62,26 @@ spec: {}`,
 		wantField: "metadata.name", wantMessage: "DNS-1123 label",
 	},
 	{
+		// Its namespace would be one of the hub's own.
+		name: "ManagedCluster name kube-system is reserved",
+		obj: `
+apiVersion: cluster.open-cluster-management.io/v1
+kind: ManagedCluster
+metadata: {name: kube-system}
+spec: {}`,
+		wantField: "metadata.name", wantMessage: "kube-* and open-cluster-management* are reserved",
+	},
+	{
+		// Its ClusterRole would be the shared work role.
+		name: "ManagedCluster name work is reserved",
+		obj: `
+apiVersion: cluster.open-cluster-management.io/v1
+kind: ManagedCluster
+metadata: {name: work}
+spec: {}`,
+		wantField: "metadata.name", wantMessage: "registration and work are reserved",
+	},
+	{
 		// Its group would be the one every agent is in.
 		name: "ManagedCluster name managed-clusters is reserved",
 		obj: `

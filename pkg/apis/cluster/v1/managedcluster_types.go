@@ -25,6 +25,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63 && self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1123 label: at most 63 lowercase alphanumeric characters or '-', starting and ending with an alphanumeric character"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name != 'managed-clusters'",message="metadata.name managed-clusters is reserved: every agent is in group system:open-cluster-management:managed-clusters, so a cluster of that name would share its grants with all of them"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name != 'open-cluster-management-agent-tokens'",message="metadata.name open-cluster-management-agent-tokens is reserved: it is the hub namespace of every cluster's token identity, which a cluster of that name would be granted as its own namespace"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name != 'default' && !self.metadata.name.startsWith('kube-') && !self.metadata.name.startsWith('open-cluster-management')",message="metadata.name default, kube-* and open-cluster-management* are reserved: a cluster's namespace on the hub is named after it, and those are the hub's own namespaces"
+// +kubebuilder:validation:XValidation:rule="!(self.metadata.name in ['registration', 'work'])",message="metadata.name registration and work are reserved: a cluster's ClusterRole would be named like the shared agent role open-cluster-management:managedcluster:<name>"
 type ManagedCluster struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
