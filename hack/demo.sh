@@ -46,7 +46,7 @@ step kubectl ocm hub init --context hub --wait | tee "$DEV_ENV_DIR/hub-init.out"
 TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 HUB=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 # The pin of the hub's CA: join checks the hub against it before it sends the token.
-HUB_PIN=$(grep -o -- '--ca-cert-hash [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
+HUB_PIN=$(grep -o -- '--ca-cert-hash sha256:[0-9a-fA-F]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 if [[ -z $TOKEN || -z $HUB || -z $HUB_PIN ]]; then
 	echo "hub init printed no join command" >&2
 	exit 1
@@ -204,7 +204,7 @@ step kubectl get configmap greeting -n hellomanager --context cluster1 -o jsonpa
 step kubectl ocm hub init --context hub2 --wait --cluster-name cluster1 --auto-approved-csr-identities system:serviceaccount:open-cluster-management:agent-registration-bootstrap-cluster1 | tee "$DEV_ENV_DIR/hub2-init.out"
 STANDBY_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
 STANDBY=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
-STANDBY_PIN=$(grep -o -- '--ca-cert-hash [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
+STANDBY_PIN=$(grep -o -- '--ca-cert-hash sha256:[0-9a-fA-F]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
 if [[ -z $STANDBY_TOKEN || -z $STANDBY || -z $STANDBY_PIN ]]; then
 	echo "hub init on hub2 printed no join command" >&2
 	exit 1

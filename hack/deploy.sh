@@ -67,7 +67,7 @@ deploy_spoke() {
 	out=$("$KUBECTL_OCM" hub token) || die "kubectl ocm hub token failed on the current context of $KUBECONFIG: is the hub deployed (make deploy-hub)?"
 	token=$(grep -o -- '--hub-token [^ ]*' <<<"$out" | head -1 | cut -d' ' -f2)
 	hub=$(grep -o -- '--hub-apiserver [^ ]*' <<<"$out" | head -1 | cut -d' ' -f2)
-	pin=$(grep -o -- '--ca-cert-hash [^ ]*' <<<"$out" | head -1 | cut -d' ' -f2)
+	pin=$(grep -o -- '--ca-cert-hash sha256:[0-9a-fA-F]*' <<<"$out" | head -1 | cut -d' ' -f2)
 	[[ -n $token && -n $hub && -n $pin ]] || die "kubectl ocm hub token printed no join command with the hub's CA pin:"$'\n'"$out"
 	echo "+ kubectl ocm join --hub-token ... --hub-apiserver $hub --ca-cert-hash $pin --cluster-name $MANAGED_CLUSTER ${spoke_context[*]}"
 	"$KUBECTL_OCM" join --hub-token "$token" --hub-apiserver "$hub" --ca-cert-hash "$pin" --cluster-name "$MANAGED_CLUSTER" "${spoke_context[@]}"

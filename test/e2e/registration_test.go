@@ -30,7 +30,7 @@ import (
 var (
 	tokenRE     = regexp.MustCompile(`--hub-token[= ](\S+)`)
 	apiserverRE = regexp.MustCompile(`--hub-apiserver[= ](\S+)`)
-	pinRE       = regexp.MustCompile(`--ca-cert-hash[= ](\S+)`)
+	pinRE       = regexp.MustCompile(`--ca-cert-hash[= ](sha256:[0-9a-fA-F]+)`)
 )
 
 // joinArgs extracts the hub token and API server from the join command that

@@ -118,7 +118,7 @@ func joinCommand(b *testing.B, ocm func(args ...string) string) (token, url, pin
 	out := ocm("hub", "token", "--context", "hub")
 	t := regexp.MustCompile(`--hub-token (\S+)`).FindStringSubmatch(out)
 	u := regexp.MustCompile(`--hub-apiserver (\S+)`).FindStringSubmatch(out)
-	p := regexp.MustCompile(`--ca-cert-hash (\S+)`).FindStringSubmatch(out)
+	p := regexp.MustCompile(`--ca-cert-hash (sha256:[0-9a-fA-F]+)`).FindStringSubmatch(out)
 	if t == nil || u == nil || p == nil {
 		b.Fatalf("hub token printed no join command with the hub's CA pin:\n%s", out)
 	}
