@@ -29,8 +29,8 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	proxyagent "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/agent"
-	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	multiclusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/multicluster/v1alpha1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
