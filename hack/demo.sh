@@ -38,6 +38,15 @@ step() {
 	"$@"
 }
 
+# refused is step for a command that must fail: it shows the error, and the
+# demo stops if the command succeeds.
+refused() {
+	if step "$@"; then
+		echo "the command above should have been refused" >&2
+		exit 1
+	fi
+}
+
 # A fleet of mixed releases: cluster2 runs the previous Kubernetes release.
 for c in hub cluster1 cluster2 hub2; do
 	step kubectl get nodes --context "$c"
@@ -58,6 +67,9 @@ fi
 # the hub that way or not at all. cluster2 registers with the token driver:
 # its hub credential is a ServiceAccount token, as on a hub that signs no
 # client certificates (Amazon EKS), where cluster1's way would not work.
+# A pin that is not the hub's CA's (a hub impersonated on the way, say):
+# join stops before it sends the token, and installs nothing.
+refused kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "sha256:$(printf '0%.0s' $(seq 64))" --cluster-name cluster1 --context cluster1
 step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "$HUB_PIN" --cluster-name cluster1 --context cluster1
 step kubectl ocm hub token --cluster-name cluster2 --context hub | tee "$DEV_ENV_DIR/hub-token.out"
 BOUND_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-token.out" | head -1 | cut -d' ' -f2)
