@@ -38,6 +38,19 @@ const maxTunnelHeader = 4 * binary.MaxVarintLen64
 // (close, ping, pong).
 const MaxControlPayload = 125
 
+// MessageHeader encodes a tunnel message's header as the tunnel library
+// writes it: message id, connection id, type and, for Data and Connect, the
+// deadline field it no longer reads.
+func MessageHeader(id, connID int64, typ MessageType) []byte {
+	b := binary.AppendVarint(nil, id)
+	b = binary.AppendVarint(b, connID)
+	b = binary.AppendVarint(b, int64(typ))
+	if typ == MessageData || typ == MessageConnect {
+		b = binary.AppendVarint(b, 15000)
+	}
+	return b
+}
+
 // Scanned is what FrameScanner reports about the stream.
 type Scanned interface {
 	// Message is called once per tunnel message, when its header has been

@@ -29,13 +29,7 @@ func (e *events) Payload(connID int64, typ MessageType, n int64) {
 
 // tunnelMessage encodes a tunnel message as remotedialer does.
 func tunnelMessage(id, connID int64, typ MessageType, body []byte) []byte {
-	b := binary.AppendVarint(nil, id)
-	b = binary.AppendVarint(b, connID)
-	b = binary.AppendVarint(b, int64(typ))
-	if typ == MessageData || typ == MessageConnect {
-		b = binary.AppendVarint(b, 15000)
-	}
-	return append(b, body...)
+	return append(MessageHeader(id, connID, typ), body...)
 }
 
 // frame encodes one WebSocket frame, masked with a fixed key when masked.

@@ -43,19 +43,6 @@ func AttachTunnelAs(ctx context.Context, cfg *rest.Config, attachURL string) (*w
 	return conn, err
 }
 
-// TunnelMessageHeader is the header of a tunnel message, as the tunnel
-// library writes it: message id, connection id, type and, for Data and
-// Connect, the deadline field it no longer reads.
-func TunnelMessageHeader(id, connID int64, typ hubtunnel.MessageType) []byte {
-	b := binary.AppendVarint(nil, id)
-	b = binary.AppendVarint(b, connID)
-	b = binary.AppendVarint(b, int64(typ))
-	if typ == hubtunnel.MessageData || typ == hubtunnel.MessageConnect {
-		b = binary.AppendVarint(b, 15000)
-	}
-	return b
-}
-
 // ReadTunnelMessageHeader reads a tunnel message's connection id and type.
 func ReadTunnelMessageHeader(b []byte) (connID int64, typ hubtunnel.MessageType) {
 	_, n := binary.Varint(b)
@@ -79,7 +66,7 @@ func SendHugeTunnelMessage(conn *websocket.Conn, size int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := w.Write(TunnelMessageHeader(1, 0, hubtunnel.MessageSyncConnections))
+	n, err := w.Write(hubtunnel.MessageHeader(1, 0, hubtunnel.MessageSyncConnections))
 	sent := int64(n)
 	buf := make([]byte, 64<<10)
 	for err == nil && sent < size {

@@ -85,9 +85,6 @@ func (s *Server) watchClusters(ctx context.Context) error {
 		return fmt.Errorf("watch ManagedClusters for the hub tunnel: %w", err)
 	}
 	check := func(obj any) {
-		if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
 		mc, ok := obj.(*clusterv1.ManagedCluster)
 		if !ok {
 			return

@@ -111,8 +111,8 @@ func TestTunnelLimits(t *testing.T) {
 		}
 		peak := watchHeap(t)
 		answer := []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n")
-		require.NoError(t, conn.WriteMessage(websocket.BinaryMessage, append(framework.TunnelMessageHeader(2, connID, hubtunnel.MessageData), answer...)))
-		chunk := append(framework.TunnelMessageHeader(3, connID, hubtunnel.MessageData), make([]byte, 8<<10)...)
+		require.NoError(t, conn.WriteMessage(websocket.BinaryMessage, append(hubtunnel.MessageHeader(2, connID, hubtunnel.MessageData), answer...)))
+		chunk := append(hubtunnel.MessageHeader(3, connID, hubtunnel.MessageData), make([]byte, 8<<10)...)
 		var sent int64
 		var err error
 		for sent < 256<<20 {
