@@ -74,7 +74,7 @@ func TestAddon(t *testing.T) {
 	// the add-on document's ConfigMap in namespace cluster1 on the hub.
 	spoke1, spoke2 := f.env.Cluster("cluster1").Client(), f.env.Cluster("cluster2").Client()
 	applySeed(t, hub, "003-helloworld-configmap.yaml")
-	eventually(t, 2*time.Minute, "ConfigMap helloworld copied to cluster1", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "ConfigMap helloworld copied to cluster1", func(ctx context.Context) (bool, error) {
 		cm := &corev1.ConfigMap{}
 		if err := spoke1.Get(ctx, client.ObjectKey{Namespace: ns, Name: "helloworld"}, cm); err != nil {
 			return false, client.IgnoreNotFound(err)
@@ -100,7 +100,7 @@ func TestAddon(t *testing.T) {
 // waitGone waits until the object ns/name of obj's kind is gone from c.
 func waitGone(t *testing.T, c client.Client, obj client.Object, ns, name string) {
 	t.Helper()
-	eventually(t, 2*time.Minute, ns+"/"+name+" gone", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, ns+"/"+name+" gone", func(ctx context.Context) (bool, error) {
 		err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj)
 		if apierrors.IsNotFound(err) {
 			return true, nil

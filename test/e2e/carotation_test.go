@@ -65,7 +65,7 @@ func TestHubCARotation(t *testing.T) {
 	renewed := func(what string) {
 		t.Helper()
 		since := time.Now()
-		eventually(t, 2*time.Minute, cluster+" renews its lease "+what, func(context.Context) (bool, error) { return mon.RenewedAfter(since) })
+		framework.Eventually(t.Context(), t, 2*time.Minute, cluster+" renews its lease "+what, func(context.Context) (bool, error) { return mon.RenewedAfter(since) })
 	}
 
 	out := f.ocm(t, "hub", "rotate-ca", "--check", "--wait", "--timeout", "3m", "--context", "hub")
@@ -76,7 +76,7 @@ func TestHubCARotation(t *testing.T) {
 	renewed("from the hub serving with the new CA")
 
 	require.NoError(t, f.env.RemoveOldServingCA(ctx, hubC))
-	eventually(t, 2*time.Minute, cluster+" trusting only the new CA", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, cluster+" trusting only the new CA", func(ctx context.Context) (bool, error) {
 		mc := &clusterv1.ManagedCluster{}
 		if err := hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 			return false, err

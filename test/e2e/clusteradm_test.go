@@ -113,7 +113,7 @@ func TestClusteradmQuickStart(t *testing.T) {
 	// clusteradm's addon enable, get addon and addon disable.
 	sh.ok(t, `kubectl apply -f examples/addons/helloworld/ --context ${CTX_HUB_CLUSTER}`)
 	sh.ok(t, `clusteradm addon enable --names helloworld --clusters cluster1 --context ${CTX_HUB_CLUSTER}`)
-	eventually(t, 3*time.Minute, "add-on helloworld Available on cluster1", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 3*time.Minute, "add-on helloworld Available on cluster1", func(ctx context.Context) (bool, error) {
 		mca := &addonv1alpha1.ManagedClusterAddOn{}
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: helloworld}, mca); err != nil {
 			return false, err
@@ -127,7 +127,7 @@ func TestClusteradmQuickStart(t *testing.T) {
 	// Fleet namespaces: clusteradm clusterset set --namespaces; the agent
 	// creates the namespace on the member cluster and the hub reports it.
 	sh.ok(t, `clusteradm clusterset set default --namespaces team-a --context ${CTX_HUB_CLUSTER}`)
-	eventually(t, 2*time.Minute, "namespace team-a on cluster1, reported available", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "namespace team-a on cluster1, reported available", func(ctx context.Context) (bool, error) {
 		if err := managed.Get(ctx, client.ObjectKey{Name: "team-a"}, &corev1.Namespace{}); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
@@ -158,7 +158,7 @@ func TestClusteradmQuickStart(t *testing.T) {
 
 	// Detach the cluster from hub.
 	sh.ok(t, `clusteradm unjoin --cluster-name "cluster1" --context ${CTX_MANAGED_CLUSTER}`)
-	eventually(t, 2*time.Minute, "the agent's Pods gone from cluster1", func(context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "the agent's Pods gone from cluster1", func(context.Context) (bool, error) {
 		out, err := sh.run(t, `kubectl -n open-cluster-management-agent get pod --context ${CTX_MANAGED_CLUSTER}`)
 		return err == nil && strings.Contains(out, "No resources found"), nil
 	})
@@ -170,7 +170,7 @@ func TestClusteradmQuickStart(t *testing.T) {
 	sh.ok(t, `kubectl delete managedcluster cluster1 --context ${CTX_HUB_CLUSTER}`)
 	sh.ok(t, `clusteradm clean --context ${CTX_HUB_CLUSTER}`)
 	for _, ns := range []string{config.HubNamespace, config.OperatorNamespace} {
-		eventually(t, 2*time.Minute, "the Pods of "+ns+" gone from the hub", func(context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, 2*time.Minute, "the Pods of "+ns+" gone from the hub", func(context.Context) (bool, error) {
 			out, err := sh.run(t, `kubectl -n `+ns+` get pod --context ${CTX_HUB_CLUSTER}`)
 			return err == nil && strings.Contains(out, "No resources found"), nil
 		})

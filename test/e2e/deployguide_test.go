@@ -56,7 +56,7 @@ func TestRegistrationOperatorGuide(t *testing.T) {
 
 	c := f.env.Cluster("cluster1").Client()
 	var csrName string
-	eventually(t, 2*time.Minute, "a certificate request of cluster1", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "a certificate request of cluster1", func(ctx context.Context) (bool, error) {
 		list := &certificatesv1.CertificateSigningRequestList{}
 		if err := c.List(ctx, list, client.MatchingLabels{"open-cluster-management.io/cluster-name": "cluster1"}); err != nil {
 			return false, err
@@ -73,7 +73,7 @@ func TestRegistrationOperatorGuide(t *testing.T) {
 	waitJoinedAvailable(t, c, "cluster1")
 
 	run("make", "--no-print-directory", "clean-deploy")
-	eventually(t, 3*time.Minute, "the hub and the agent removed", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 3*time.Minute, "the hub and the agent removed", func(ctx context.Context) (bool, error) {
 		for _, ns := range []string{config.AgentNamespace, config.HubNamespace, operatorv1.OperatorNamespace} {
 			err := c.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
 			if !apierrors.IsNotFound(err) {

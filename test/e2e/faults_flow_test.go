@@ -86,7 +86,7 @@ func (fl *flow) agentKilled(t *testing.T) {
 		created <- nil
 	}()
 	var applied int
-	eventually(t, time.Minute, "a quarter of the burst applied", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "a quarter of the burst applied", func(ctx context.Context) (bool, error) {
 		list := &corev1.ConfigMapList{}
 		err := fl.c1c.List(ctx, list, client.InNamespace("default"), client.HasLabels{"e2e-work"})
 		applied = len(list.Items)
@@ -133,7 +133,7 @@ func (fl *flow) agentKilled(t *testing.T) {
 func (fl *flow) waitNewAgent(t *testing.T, old instance) time.Duration {
 	t.Helper()
 	start := time.Now()
-	eventually(t, time.Minute, "the agent running again", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "the agent running again", func(ctx context.Context) (bool, error) {
 		now, ok := fl.running(ctx, "cluster1", config.AgentNamespace, agentDeployment)
 		return ok && now.id != old.id, nil
 	})
@@ -174,7 +174,7 @@ func burstName(i int) string { return fmt.Sprintf("burst-%d", i) }
 // setVersion changes the work's ConfigMaps to hold version.
 func (fl *flow) setVersion(t *testing.T, name, version string) {
 	t.Helper()
-	eventually(t, time.Minute, "work "+name+" changed to "+version, func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "work "+name+" changed to "+version, func(ctx context.Context) (bool, error) {
 		mw := &workv1.ManifestWork{}
 		if err := fl.hubc.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: name}, mw); err != nil {
 			return false, err
@@ -190,7 +190,7 @@ func (fl *flow) setVersion(t *testing.T, name, version string) {
 // time since start.
 func (fl *flow) converge(t *testing.T, start time.Time) time.Duration {
 	t.Helper()
-	eventually(t, 3*time.Minute, "cluster1 to hold what the hub says", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 3*time.Minute, "cluster1 to hold what the hub says", func(ctx context.Context) (bool, error) {
 		err := fl.matchesHub(ctx)
 		return err == nil, err
 	})

@@ -190,7 +190,7 @@ type writeCounts struct {
 // object at the resourceVersion a fresh list returns.
 func (w *writes) counts(t *testing.T) writeCounts {
 	t.Helper()
-	eventually(t, time.Minute, "the write counter to catch up with the API server", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "the write counter to catch up with the API server", func(ctx context.Context) (bool, error) {
 		list, err := w.ri.List(ctx, metav1.ListOptions{LabelSelector: w.selector})
 		if err != nil {
 			return false, err
@@ -249,7 +249,7 @@ func (c writeCounts) since(before writeCounts) (created, updated, deleted int, n
 func requestsByVerb(t *testing.T, cfg *rest.Config) map[string]int {
 	t.Helper()
 	var m framework.Metrics
-	eventually(t, time.Minute, "the metrics of "+cfg.Host, func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "the metrics of "+cfg.Host, func(ctx context.Context) (bool, error) {
 		var err error
 		m, err = framework.ScrapeAPIServer(ctx, cfg)
 		return err == nil, err
@@ -267,7 +267,7 @@ func (fl *flow) components(t *testing.T) map[string]instance {
 	out := map[string]instance{}
 	for c, cl := range map[string]client.Client{"hub": fl.hubc, "cluster1": fl.c1c} {
 		list := &appsv1.DeploymentList{}
-		eventually(t, time.Minute, "the Deployments of "+c, func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "the Deployments of "+c, func(ctx context.Context) (bool, error) {
 			err := cl.List(ctx, list)
 			return err == nil, err
 		})

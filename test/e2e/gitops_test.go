@@ -179,7 +179,7 @@ func applyWork(t *testing.T, hub, managed client.Client, cluster string) {
 		Spec:       workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}}},
 	}
 	require.NoError(t, hub.Create(t.Context(), mw))
-	eventually(t, time.Minute, "ManifestWork "+cluster+"/gitops Applied", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "ManifestWork "+cluster+"/gitops Applied", func(ctx context.Context) (bool, error) {
 		if err := hub.Get(ctx, client.ObjectKeyFromObject(mw), mw); err != nil {
 			return false, err
 		}

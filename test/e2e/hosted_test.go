@@ -63,7 +63,7 @@ func TestHostedMode(t *testing.T) {
 	require.NoError(t, err, out)
 	f.ocm(t, "accept", "--clusters", "cluster2", "--context", "hub", "--wait")
 
-	eventually(t, 2*time.Minute, "cluster2 Joined and Available", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "cluster2 Joined and Available", func(ctx context.Context) (bool, error) {
 		mc := &clusterv1.ManagedCluster{}
 		if err := hub.Get(ctx, client.ObjectKey{Name: "cluster2"}, mc); err != nil {
 			return false, err
@@ -73,7 +73,7 @@ func TestHostedMode(t *testing.T) {
 	})
 
 	t.Run("the agent reports on its Klusterlet on the hosting cluster", func(t *testing.T) {
-		eventually(t, time.Minute, "Klusterlet "+ns+" Available on cluster1", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "Klusterlet "+ns+" Available on cluster1", func(ctx context.Context) (bool, error) {
 			k := &operatorv1.Klusterlet{}
 			if err := hosting.Get(ctx, client.ObjectKey{Name: ns}, k); err != nil {
 				return false, err
@@ -89,7 +89,7 @@ func TestHostedMode(t *testing.T) {
 			Spec:       clusterv1alpha1.ClusterClaimSpec{Value: "eu-west-2"},
 		}
 		require.NoError(t, managed.Create(ctx, claim))
-		eventually(t, time.Minute, "claim region=eu-west-2 in cluster2's status", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "claim region=eu-west-2 in cluster2's status", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster2"}, mc); err != nil {
 				return false, err
@@ -138,7 +138,7 @@ func TestHostedMode(t *testing.T) {
 			}}},
 		}
 		require.NoError(t, hub.Create(ctx, mw))
-		eventually(t, time.Minute, "ManifestWork cluster2/hosted-work Applied", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "ManifestWork cluster2/hosted-work Applied", func(ctx context.Context) (bool, error) {
 			got := &workv1.ManifestWork{}
 			if err := hub.Get(ctx, client.ObjectKeyFromObject(mw), got); err != nil {
 				return false, err
@@ -153,14 +153,14 @@ func TestHostedMode(t *testing.T) {
 		assert.True(t, apierrors.IsNotFound(err), "the work's ConfigMap on the hosting cluster1: %v", err)
 
 		require.NoError(t, hub.Delete(ctx, mw))
-		eventually(t, time.Minute, "the work's ConfigMap gone from cluster2", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "the work's ConfigMap gone from cluster2", func(ctx context.Context) (bool, error) {
 			err := managed.Get(ctx, key, &corev1.ConfigMap{})
 			if apierrors.IsNotFound(err) {
 				return true, nil
 			}
 			return false, err
 		})
-		eventually(t, time.Minute, "ManifestWork cluster2/hosted-work deleted on the hub", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "ManifestWork cluster2/hosted-work deleted on the hub", func(ctx context.Context) (bool, error) {
 			err := hub.Get(ctx, client.ObjectKeyFromObject(mw), &workv1.ManifestWork{})
 			if apierrors.IsNotFound(err) {
 				return true, nil

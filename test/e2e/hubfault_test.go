@@ -47,7 +47,7 @@ func TestHubControllerKilledMidRollout(t *testing.T) {
 	require.NoError(t, hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	bindDefaultSet(t, f, hub, ns)
 	require.NoError(t, hub.Create(ctx, fleetPlacement(ns, "fleet")))
-	eventually(t, time.Minute, "placement fleet to select "+fmt.Sprint(selected), func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "placement fleet to select "+fmt.Sprint(selected), func(ctx context.Context) (bool, error) {
 		got, err := framework.DecidedClusters(ctx, hub, ns, "fleet")
 		return slices.Equal(got, selected), err
 	})
@@ -102,7 +102,7 @@ func TestHubControllerKilledMidRollout(t *testing.T) {
 		completed[c] = mw.ResourceVersion
 	}
 
-	eventually(t, time.Minute, "the hub controller restarted", func(context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "the hub controller restarted", func(context.Context) (bool, error) {
 		now := f.hubControllerPID()
 		return now != 0 && now != pid, nil
 	})
@@ -110,14 +110,14 @@ func TestHubControllerKilledMidRollout(t *testing.T) {
 	waitSetWorks(t, hub, ns, name, 5)
 	resumed := time.Since(killed)
 	want := slices.Sorted(slices.Values(append(slices.Clone(selected), late...)))
-	eventually(t, time.Minute, "placement fleet to select "+fmt.Sprint(want), func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "placement fleet to select "+fmt.Sprint(want), func(ctx context.Context) (bool, error) {
 		_, _, got := decisions.snapshot()
 		return slices.Equal(got, want), nil
 	})
 	rescheduled := time.Since(killed)
 
 	// The rest of the rollout completes as the simulated agents acknowledge.
-	eventually(t, 2*time.Minute, "ManifestWorkReplicaSet "+name+" rolled out to every cluster", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "ManifestWorkReplicaSet "+name+" rolled out to every cluster", func(ctx context.Context) (bool, error) {
 		works, err := setWorks(ctx, hub, ns, name)
 		if err != nil {
 			return false, err
@@ -160,7 +160,7 @@ func TestHubControllerKilledMidRollout(t *testing.T) {
 // controller creates, to namespace ns.
 func bindDefaultSet(t *testing.T, f *fleet, hub client.Client, ns string) {
 	t.Helper()
-	eventually(t, time.Minute, "ManagedClusterSet default", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "ManagedClusterSet default", func(ctx context.Context) (bool, error) {
 		err := hub.Get(ctx, client.ObjectKey{Name: "default"}, &clusterv1beta2.ManagedClusterSet{})
 		return err == nil, client.IgnoreNotFound(err)
 	})
@@ -200,7 +200,7 @@ func setWorks(ctx context.Context, hub client.Client, ns, name string) (map[stri
 func waitSetWorks(t *testing.T, hub client.Client, ns, name string, n int) map[string]*workv1.ManifestWork {
 	t.Helper()
 	var works map[string]*workv1.ManifestWork
-	eventually(t, time.Minute, "ManifestWorkReplicaSet "+name+" with "+strconv.Itoa(n)+" ManifestWorks", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "ManifestWorkReplicaSet "+name+" with "+strconv.Itoa(n)+" ManifestWorks", func(ctx context.Context) (bool, error) {
 		var err error
 		works, err = setWorks(ctx, hub, ns, name)
 		return len(works) >= n, err

@@ -70,7 +70,7 @@ func TestHubTunnel(t *testing.T) {
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: hubtunnel.MappedUser("alice")}},
 	}))
 	grantHubProxy(ctx, t, hub, "alice", "cluster1")
-	eventually(t, 2*time.Minute, "Pod "+pod+" running on cluster1", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "Pod "+pod+" running on cluster1", func(ctx context.Context) (bool, error) {
 		p := &corev1.Pod{}
 		err := managed.Get(ctx, client.ObjectKey{Namespace: ns, Name: pod}, p)
 		return err == nil && p.Status.Phase == corev1.PodRunning, client.IgnoreNotFound(err)
@@ -83,7 +83,7 @@ func TestHubTunnel(t *testing.T) {
 	require.NoError(t, framework.WriteKubeconfig(aliceHub, "hub", cfg))
 	via := filepath.Join(dir, "cluster1-via-hub.kubeconfig")
 	var out string
-	eventually(t, 2*time.Minute, "kubectl ocm proxy kubeconfig cluster1 to report that cluster1 answers", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "kubectl ocm proxy kubeconfig cluster1 to report that cluster1 answers", func(ctx context.Context) (bool, error) {
 		out, err = runWith(ctx, aliceHub, bins.kubectlOCM, "proxy", "kubeconfig", "cluster1", "--namespace", ns, "--output-file", via)
 		return err == nil && strings.Contains(out, "cluster1 answers through the hub"), nil
 	})
@@ -92,7 +92,7 @@ func TestHubTunnel(t *testing.T) {
 
 	t.Run("get, logs, exec and port-forward through the hub", func(t *testing.T) {
 		assert.Contains(t, kubectl("get", "pods"), pod)
-		eventually(t, time.Minute, "the Pod's log through the hub", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "the Pod's log through the hub", func(ctx context.Context) (bool, error) {
 			out, err := runWith(ctx, via, kubectlBin(t), "logs", pod, "--tail", "2")
 			return err == nil && strings.Contains(out, "line "), nil
 		})
@@ -115,7 +115,7 @@ func TestHubTunnel(t *testing.T) {
 		})
 		f.ocm(t, "clusterset", "bind", "default", "--namespace", profiles, "--context", "hub")
 		profile := &multiclusterv1alpha1.ClusterProfile{}
-		eventually(t, time.Minute, "ClusterProfile cluster1 with the hub tunnel's access provider", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "ClusterProfile cluster1 with the hub tunnel's access provider", func(ctx context.Context) (bool, error) {
 			err := hub.Get(ctx, client.ObjectKey{Namespace: profiles, Name: "cluster1"}, profile)
 			return err == nil && accessProvider(profile, hubtunnel.AccessProviderName) != nil, client.IgnoreNotFound(err)
 		})
@@ -171,7 +171,7 @@ func TestHubTunnel(t *testing.T) {
 		require.Error(t, err, "the hub controller read the whole 64 MiB message")
 		t.Logf("the hub controller closed the attacker's tunnel after %.1f MiB of a 64 MiB message", float64(sent)/(1<<20))
 		// cluster1's own agent attaches again, and nothing restarted.
-		eventually(t, 3*time.Minute, "cluster1 answering through the hub after the attack", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, 3*time.Minute, "cluster1 answering through the hub after the attack", func(ctx context.Context) (bool, error) {
 			_, err := runWith(ctx, via, kubectlBin(t), "get", "pod", pod, "-o", "name")
 			return err == nil, nil
 		})
@@ -186,7 +186,7 @@ func TestHubTunnel(t *testing.T) {
 		} {
 			killed := f.kill(t, target.cluster, target.namespace, target.name)
 			start := time.Now()
-			eventually(t, 3*time.Minute, "cluster1 answering through the hub after "+target.name+" was killed", func(ctx context.Context) (bool, error) {
+			framework.Eventually(t.Context(), t, 3*time.Minute, "cluster1 answering through the hub after "+target.name+" was killed", func(ctx context.Context) (bool, error) {
 				_, err := runWith(ctx, via, kubectlBin(t), "get", "pod", pod, "-o", "name")
 				return err == nil, nil
 			})

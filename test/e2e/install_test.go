@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/upgrade"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // The Deployments of an installation: the operators, and what they render.
@@ -112,7 +113,7 @@ func TestDeclarativeInstall(t *testing.T) {
 		waitJoinedAvailable(t, hub, "cluster1")
 		// That image is the second one make node-images built, stamped with
 		// another version: the agent it runs reports that version.
-		eventually(t, 2*time.Minute, "cluster1's agent reporting version "+bins.upgradeVersion, func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, 2*time.Minute, "cluster1's agent reporting version "+bins.upgradeVersion, func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
 				return false, err
@@ -176,7 +177,7 @@ func assertOperatorManifests(t *testing.T, manifests, operator string, resources
 func waitResourceAvailable(t *testing.T, c client.Client, obj client.Object) {
 	t.Helper()
 	what := fmt.Sprintf("%T %s Applied and Available at its generation", obj, obj.GetName())
-	eventually(t, 2*time.Minute, what, func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, what, func(ctx context.Context) (bool, error) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return false, err
 		}
@@ -209,7 +210,7 @@ func patchImages(t *testing.T, c client.Client, obj client.Object, image string,
 // image when empty), rolled out and available.
 func waitDeploymentImage(t *testing.T, c client.Client, namespace, name, image string) {
 	t.Helper()
-	eventually(t, 2*time.Minute, fmt.Sprintf("Deployment %s/%s available at image %q", namespace, name, image), func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, fmt.Sprintf("Deployment %s/%s available at image %q", namespace, name, image), func(ctx context.Context) (bool, error) {
 		d := &appsv1.Deployment{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, d); err != nil {
 			return false, err

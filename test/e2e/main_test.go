@@ -19,7 +19,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -163,24 +162,6 @@ func (f *fleet) quietOCM(ctx context.Context, args ...string) (string, error) {
 	return out.String(), err
 }
 
-// eventually polls cond every 200ms until it holds or timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), timeout)
-	defer cancel()
-	var last error
-	err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		if err != nil {
-			last = err
-		}
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("timed out waiting for %s (last error: %v)", what, last)
-	}
-}
-
 // hubInit runs `kubectl ocm hub init --context hub --wait` and returns its
 // output.
 func (f *fleet) hubInit(t *testing.T) string {
@@ -226,7 +207,7 @@ func (f *fleet) joinAllVia(t *testing.T, via func(hub string) string, clusters .
 	f.ocm(t, "accept", "--clusters", strings.Join(clusters, ","), "--context", "hub", "--wait")
 	hub := f.env.Cluster("hub").Client()
 	for _, c := range clusters {
-		eventually(t, 2*time.Minute, c+" Available", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, 2*time.Minute, c+" Available", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			if err := hub.Get(ctx, client.ObjectKey{Name: c}, mc); err != nil {
 				return false, err
@@ -254,7 +235,7 @@ func (f *fleet) agent(t *testing.T, cluster string) instance {
 func (f *fleet) instance(t *testing.T, cluster, namespace, name string) instance {
 	t.Helper()
 	var got instance
-	eventually(t, 2*time.Minute, fmt.Sprintf("Deployment %s/%s running on %s", namespace, name, cluster), func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, fmt.Sprintf("Deployment %s/%s running on %s", namespace, name, cluster), func(ctx context.Context) (bool, error) {
 		var ok bool
 		got, ok = f.running(ctx, cluster, namespace, name)
 		return ok, nil
@@ -267,7 +248,7 @@ func (f *fleet) instance(t *testing.T, cluster, namespace, name string) instance
 // to it.
 func (f *fleet) readyAgain(t *testing.T, cluster, namespace, name string, killed instance) {
 	t.Helper()
-	eventually(t, 2*time.Minute, fmt.Sprintf("Deployment %s/%s on %s running and Ready again", namespace, name, cluster), func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, fmt.Sprintf("Deployment %s/%s on %s running and Ready again", namespace, name, cluster), func(ctx context.Context) (bool, error) {
 		now, ok := f.running(ctx, cluster, namespace, name)
 		if !ok || now.id == killed.id {
 			return false, nil

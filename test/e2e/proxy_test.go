@@ -60,7 +60,7 @@ func TestJoinThroughAProxy(t *testing.T) {
 	available := watchAvailable(t, hubCluster, "cluster1")
 	first := agentCertificate(t, managed)
 	tunnels := proxy.Tunnels(target)
-	eventually(t, 3*time.Minute, "the agent's certificate rotated", func(context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 3*time.Minute, "the agent's certificate rotated", func(context.Context) (bool, error) {
 		return agentCertificate(t, managed).SerialNumber.Cmp(first.SerialNumber) != 0, nil
 	})
 	assertProxied(t, managed, operatorv1.HubKubeConfigSecret, hubCluster.HostnameURL(), proxy.URL())

@@ -24,6 +24,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
@@ -73,7 +74,7 @@ func TestRegistration(t *testing.T) {
 
 	t.Run("a ClusterClaim on the managed cluster reaches the hub", func(t *testing.T) {
 		applySeed(t, f.env.Cluster("cluster1").Client(), "004-clusterclaim.yaml")
-		eventually(t, time.Minute, "claim platform.open-cluster-management.io=aws in cluster1's status", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "claim platform.open-cluster-management.io=aws in cluster1's status", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
 				return false, err
@@ -89,7 +90,7 @@ func TestRegistration(t *testing.T) {
 
 	t.Run("the seed ManifestWork creates its Pod on cluster1", func(t *testing.T) {
 		applySeed(t, hub, "001-manifestwork-mw-01.yaml")
-		eventually(t, time.Minute, "ManifestWork cluster1/mw-01 Applied", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "ManifestWork cluster1/mw-01 Applied", func(ctx context.Context) (bool, error) {
 			mw := &workv1.ManifestWork{}
 			if err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "mw-01"}, mw); err != nil {
 				return false, err
@@ -118,7 +119,7 @@ func TestRegistration(t *testing.T) {
 		}()
 
 		scaleAgent(t, f.env.Cluster("cluster1").Client(), 0)
-		eventually(t, time.Minute, "cluster1 Available Unknown with the unreachable taint", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "cluster1 Available Unknown with the unreachable taint", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
 				return false, err
@@ -127,7 +128,7 @@ func TestRegistration(t *testing.T) {
 			return cond != nil && cond.Status == metav1.ConditionUnknown && hasTaint(mc, clusterv1.ManagedClusterTaintUnreachable), nil
 		})
 		scaleAgent(t, f.env.Cluster("cluster1").Client(), 1)
-		eventually(t, time.Minute, "cluster1 Available again, without the taint", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "cluster1 Available again, without the taint", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
 				return false, err
@@ -149,7 +150,7 @@ func TestRegistration(t *testing.T) {
 		out := f.ocm(t, "unjoin", "--cluster-name", "cluster2", "--context", "cluster2")
 		assert.Contains(t, out, "cluster2", "unjoin says what remains on the hub")
 		c2 := f.env.Cluster("cluster2").Clientset()
-		eventually(t, 2*time.Minute, "the agent namespace removed from cluster2", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, 2*time.Minute, "the agent namespace removed from cluster2", func(ctx context.Context) (bool, error) {
 			_, err := c2.CoreV1().Namespaces().Get(ctx, "open-cluster-management-agent", metav1.GetOptions{})
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
@@ -164,7 +165,7 @@ func TestRegistration(t *testing.T) {
 // Joined and Available.
 func waitJoinedAvailable(t *testing.T, hub client.Client, cluster string) {
 	t.Helper()
-	eventually(t, 2*time.Minute, cluster+" Joined and Available", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, cluster+" Joined and Available", func(ctx context.Context) (bool, error) {
 		mc := &clusterv1.ManagedCluster{}
 		if err := hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
 			return false, err
@@ -215,7 +216,7 @@ func scaleAgent(t *testing.T, c client.Client, replicas int32) {
 			// agent its replica back: wait until none of its Pods is left.
 			selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 			require.NoError(t, err)
-			eventually(t, 2*time.Minute, "no Pod of "+key.String(), func(ctx context.Context) (bool, error) {
+			framework.Eventually(t.Context(), t, 2*time.Minute, "no Pod of "+key.String(), func(ctx context.Context) (bool, error) {
 				pods := &corev1.PodList{}
 				if err := c.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabelsSelector{Selector: selector}); err != nil {
 					return false, err

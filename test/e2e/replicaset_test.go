@@ -39,7 +39,7 @@ func TestPlacementRollout(t *testing.T) {
 	require.NoError(t, hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	f.ocm(t, "clusterset", "bind", "default", "--namespace", ns, "--context", "hub")
 	f.ocm(t, "placement", "create", "all", "-n", ns, "--context", "hub")
-	eventually(t, time.Minute, "placement all to select cluster1 and cluster2", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "placement all to select cluster1 and cluster2", func(ctx context.Context) (bool, error) {
 		got, err := framework.DecidedClusters(ctx, hub, ns, "all")
 		return slices.Equal(got, []string{"cluster1", "cluster2"}), err
 	})
@@ -50,7 +50,7 @@ func TestPlacementRollout(t *testing.T) {
 	set := rolloutSet(ns, "web")
 	require.NoError(t, hub.Create(ctx, set))
 	for cluster, color := range map[string]string{"cluster1": "red", "cluster2": "blue"} {
-		eventually(t, 2*time.Minute, "ConfigMap web on "+cluster+" with color "+color, func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, 2*time.Minute, "ConfigMap web on "+cluster+" with color "+color, func(ctx context.Context) (bool, error) {
 			cm := &corev1.ConfigMap{}
 			if err := managed[cluster].Get(ctx, client.ObjectKey{Namespace: "default", Name: "web"}, cm); err != nil {
 				return false, client.IgnoreNotFound(err)
@@ -77,7 +77,7 @@ func TestPlacementRollout(t *testing.T) {
 		}))
 
 		var failed string
-		eventually(t, 2*time.Minute, "one cluster's work to fail with the new version", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, 2*time.Minute, "one cluster's work to fail with the new version", func(ctx context.Context) (bool, error) {
 			for cluster := range managed {
 				mw := &workv1.ManifestWork{}
 				if err := hub.Get(ctx, client.ObjectKey{Namespace: cluster, Name: "web"}, mw); err != nil {
@@ -93,7 +93,7 @@ func TestPlacementRollout(t *testing.T) {
 		})
 		// The set reports the failure, and only then is the other cluster
 		// checked: it must still have the old version.
-		eventually(t, time.Minute, "the set to count the failed cluster", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "the set to count the failed cluster", func(ctx context.Context) (bool, error) {
 			s := &workv1alpha1.ManifestWorkReplicaSet{}
 			if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, s); err != nil {
 				return false, err
@@ -113,7 +113,7 @@ func TestPlacementRollout(t *testing.T) {
 		for _, c := range managed {
 			require.NoError(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gate"}}))
 		}
-		eventually(t, 3*time.Minute, "the new version on both clusters", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, 3*time.Minute, "the new version on both clusters", func(ctx context.Context) (bool, error) {
 			for _, c := range managed {
 				if err := c.Get(ctx, client.ObjectKey{Namespace: "gate", Name: "web-gate"}, &corev1.ConfigMap{}); err != nil {
 					return false, client.IgnoreNotFound(err)
@@ -126,7 +126,7 @@ func TestPlacementRollout(t *testing.T) {
 
 	t.Run("deleting the set removes its works and their resources", func(t *testing.T) {
 		require.NoError(t, hub.Delete(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}))
-		eventually(t, 2*time.Minute, "the works and ConfigMaps gone", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, 2*time.Minute, "the works and ConfigMaps gone", func(ctx context.Context) (bool, error) {
 			works := &workv1.ManifestWorkList{}
 			if err := hub.List(ctx, works, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: ns + ".web"}); err != nil {
 				return false, err
@@ -148,7 +148,7 @@ func TestPlacementRollout(t *testing.T) {
 // waitRolledOut waits until the set's rollout is complete on every cluster.
 func waitRolledOut(t *testing.T, hub client.Client, ns, name string) {
 	t.Helper()
-	eventually(t, 2*time.Minute, "ManifestWorkReplicaSet "+name+" rolled out", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "ManifestWorkReplicaSet "+name+" rolled out", func(ctx context.Context) (bool, error) {
 		s := &workv1alpha1.ManifestWorkReplicaSet{}
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {
 			return false, err

@@ -19,6 +19,7 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // TestRestarts kills and restarts each moving part while works are applied:
@@ -65,11 +66,11 @@ func TestRestarts(t *testing.T) {
 		// The create converts through the webhook, which a hub controller
 		// restarted by a lost leader election on a loaded machine may not
 		// serve for a moment.
-		eventually(t, time.Minute, "ManagedClusterAddOn restart-probe created", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "ManagedClusterAddOn restart-probe created", func(ctx context.Context) (bool, error) {
 			err := hub.Create(ctx, probe.DeepCopy())
 			return err == nil || apierrors.IsAlreadyExists(err), client.IgnoreAlreadyExists(err)
 		})
-		defer eventually(t, time.Minute, "ManagedClusterAddOn restart-probe deleted", func(ctx context.Context) (bool, error) {
+		defer framework.Eventually(t.Context(), t, time.Minute, "ManagedClusterAddOn restart-probe deleted", func(ctx context.Context) (bool, error) {
 			err := client.IgnoreNotFound(hub.Delete(ctx, probe.DeepCopy()))
 			return err == nil, err
 		})
@@ -77,8 +78,9 @@ func TestRestarts(t *testing.T) {
 		require.NoError(t, hub.Create(ctx, configMapWork("cluster1", "after-hub-restart", 1, "v1")))
 		waitWorkApplied(t, hub, "cluster1", "after-hub-restart", time.Minute)
 		f.readyAgain(t, "hub", config.HubNamespace, hubController, killed)
-		eventually(t, time.Minute, "the restarted hub controller converting add-on objects", func(ctx context.Context) (bool, error) {
-			return true, hub.Get(ctx, client.ObjectKeyFromObject(probe), &addonv1alpha1.ManagedClusterAddOn{})
+		framework.Eventually(t.Context(), t, time.Minute, "the restarted hub controller converting add-on objects", func(ctx context.Context) (bool, error) {
+			err := hub.Get(ctx, client.ObjectKeyFromObject(probe), &addonv1alpha1.ManagedClusterAddOn{})
+			return err == nil, err
 		})
 		mc := &clusterv1.ManagedCluster{}
 		require.NoError(t, hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc))
@@ -96,7 +98,7 @@ func TestRestarts(t *testing.T) {
 		mw.Spec = configMapWork("cluster1", "many", n, "v2").Spec
 		require.NoError(t, hub.Patch(ctx, mw, client.MergeFrom(base)))
 		waitWorkApplied(t, hub, "cluster1", "many", 2*time.Minute)
-		eventually(t, time.Minute, "every ConfigMap of work many at v2 on cluster1", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "every ConfigMap of work many at v2 on cluster1", func(ctx context.Context) (bool, error) {
 			list := &corev1.ConfigMapList{}
 			if err := c1.Client().List(ctx, list, client.InNamespace("default"), client.MatchingLabels{"e2e-work": "many"}); err != nil {
 				return false, err
@@ -109,7 +111,7 @@ func TestRestarts(t *testing.T) {
 			return len(list.Items) == n, nil
 		})
 		assertAppliedOnce(t, c1.Client(), "many", n)
-		eventually(t, time.Minute, "cluster1 Available after its API server restarted", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "cluster1 Available after its API server restarted", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
 				return false, err
@@ -137,7 +139,7 @@ func configMapWork(cluster, name string, n int, version string) *workv1.Manifest
 // waitWorkApplied waits until the work is Applied at its current generation.
 func waitWorkApplied(t *testing.T, hub client.Client, cluster, name string, timeout time.Duration) {
 	t.Helper()
-	eventually(t, timeout, "work "+cluster+"/"+name+" Applied at its generation", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, timeout, "work "+cluster+"/"+name+" Applied at its generation", func(ctx context.Context) (bool, error) {
 		mw := &workv1.ManifestWork{}
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: cluster, Name: name}, mw); err != nil {
 			return false, err

@@ -36,7 +36,7 @@ func TestStagedRolloutDiffUndo(t *testing.T) {
 	require.NoError(t, hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	f.ocm(t, "clusterset", "bind", "default", "--namespace", ns, "--context", "hub")
 	f.ocm(t, "placement", "create", "all", "-n", ns, "--context", "hub")
-	eventually(t, time.Minute, "placement all to select cluster1 and cluster2", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "placement all to select cluster1 and cluster2", func(ctx context.Context) (bool, error) {
 		got, err := framework.DecidedClusters(ctx, hub, ns, "all")
 		return slices.Equal(got, []string{"cluster1", "cluster2"}), err
 	})
@@ -64,7 +64,7 @@ func TestStagedRolloutDiffUndo(t *testing.T) {
 	}
 	waitVersions := func(what string, want map[string]string) {
 		t.Helper()
-		eventually(t, 2*time.Minute, what, func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, 2*time.Minute, what, func(ctx context.Context) (bool, error) {
 			got, err := versions(ctx)
 			if err != nil {
 				return false, client.IgnoreNotFound(err)
@@ -79,7 +79,7 @@ func TestStagedRolloutDiffUndo(t *testing.T) {
 	}
 	waitingAt := func(stage string) {
 		t.Helper()
-		eventually(t, time.Minute, "the rollout waiting for approval before "+stage, func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "the rollout waiting for approval before "+stage, func(ctx context.Context) (bool, error) {
 			s := &workv1alpha1.ManifestWorkReplicaSet{}
 			if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: "staged"}, s); err != nil {
 				return false, err
@@ -119,7 +119,7 @@ func TestStagedRolloutDiffUndo(t *testing.T) {
 
 	f.ocm(t, "work", "rollout", "approve", "staged", "-n", ns, "--context", "hub")
 	waitingAt("batch-2")
-	eventually(t, 2*time.Minute, "one cluster at v2", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "one cluster at v2", func(ctx context.Context) (bool, error) {
 		got, err := versions(ctx)
 		return err == nil && (got["cluster1"] == "v2") != (got["cluster2"] == "v2"), err
 	})

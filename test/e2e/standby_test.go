@@ -71,7 +71,7 @@ func TestStandbyHub(t *testing.T) {
 	agentRolledOut(t, managed.Client())
 	// The agent's Pod restarts with both hubs and stays with the primary,
 	// the hub its credential is for.
-	eventually(t, 3*time.Minute, "the agent connected to hub 1 of 2", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 3*time.Minute, "the agent connected to hub 1 of 2", func(ctx context.Context) (bool, error) {
 		k := &operatorv1.Klusterlet{}
 		if err := managed.Client().Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k); err != nil {
 			return false, err
@@ -91,7 +91,7 @@ func TestStandbyHub(t *testing.T) {
 	killed := time.Now()
 	require.NoError(t, primary.StopAPIServer())
 	t.Logf("stopped the primary hub's API server; the agent moves after %ds without a lease renewal", operatorv1.MinHubConnectionTimeoutSeconds)
-	eventually(t, 6*time.Minute, cluster+" Available on the standby hub", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 6*time.Minute, cluster+" Available on the standby hub", func(ctx context.Context) (bool, error) {
 		mc := &clusterv1.ManagedCluster{}
 		err := standby.Client().Get(ctx, client.ObjectKey{Name: cluster}, mc)
 		return err == nil && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), client.IgnoreNotFound(err)
@@ -105,7 +105,7 @@ func TestStandbyHub(t *testing.T) {
 
 	// The primary's records go after the grace period; the objects they
 	// shared with the standby's records stay, and so does the app's Pod.
-	eventually(t, 2*time.Minute, "the primary's AppliedManifestWork evicted", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "the primary's AppliedManifestWork evicted", func(ctx context.Context) (bool, error) {
 		list := &workv1.AppliedManifestWorkList{}
 		err := managed.Client().List(ctx, list)
 		return err == nil && len(list.Items) == 1, err
@@ -128,7 +128,7 @@ func TestStandbyHub(t *testing.T) {
 // Available.
 func waitAppWork(t *testing.T, hub client.Client, cluster string, timeout time.Duration) {
 	t.Helper()
-	eventually(t, timeout, "work "+cluster+"/app applied", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, timeout, "work "+cluster+"/app applied", func(ctx context.Context) (bool, error) {
 		w := &workv1.ManifestWork{}
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: cluster, Name: "app"}, w); err != nil {
 			return false, err
@@ -142,7 +142,7 @@ func waitAppWork(t *testing.T, hub client.Client, cluster string, timeout time.D
 func currentHubShown(t *testing.T, f *fleet, cluster, server string) {
 	t.Helper()
 	var last string
-	eventually(t, 2*time.Minute, "get klusterlet showing "+server+" as the current hub", func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "get klusterlet showing "+server+" as the current hub", func(ctx context.Context) (bool, error) {
 		out, err := f.quietOCM(ctx, "get", "klusterlet", "--context", cluster)
 		last = out
 		if err != nil {

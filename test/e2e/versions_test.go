@@ -110,14 +110,14 @@ func seedWorkRunsOn(t *testing.T, f *fleet, cluster string) {
 	mw := seedWork(t, cluster)
 	require.NoError(t, hub.Create(t.Context(), mw))
 	waitWorkApplied(t, hub, cluster, mw.Name, 2*time.Minute)
-	eventually(t, 3*time.Minute, "Pod default/hello running on "+cluster, func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 3*time.Minute, "Pod default/hello running on "+cluster, func(ctx context.Context) (bool, error) {
 		pod, err := managed.Clientset().CoreV1().Pods("default").Get(ctx, "hello", metav1.GetOptions{})
 		if err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
 		return pod.Status.Phase == corev1.PodRunning, nil
 	})
-	eventually(t, time.Minute, "the hello Pod's log on "+cluster, func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, time.Minute, "the hello Pod's log on "+cluster, func(ctx context.Context) (bool, error) {
 		data, err := managed.Clientset().CoreV1().Pods("default").GetLogs("hello", &corev1.PodLogOptions{}).DoRaw(ctx)
 		return err == nil && string(data) == "Hello, Kubernetes!\n", nil
 	})
@@ -129,7 +129,7 @@ func seedWorkRunsOn(t *testing.T, f *fleet, cluster string) {
 	assert.Equal(t, "v"+want.String(), mc.Status.Version.Kubernetes, "the Kubernetes version the hub reports for %s", cluster)
 
 	require.NoError(t, hub.Delete(t.Context(), mw))
-	eventually(t, 2*time.Minute, "Pod default/hello gone from "+cluster, func(ctx context.Context) (bool, error) {
+	framework.Eventually(t.Context(), t, 2*time.Minute, "Pod default/hello gone from "+cluster, func(ctx context.Context) (bool, error) {
 		_, err := managed.Clientset().CoreV1().Pods("default").Get(ctx, "hello", metav1.GetOptions{})
 		if err == nil {
 			return false, nil
