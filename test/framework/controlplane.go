@@ -18,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
 )
 
 // ServiceClusterIPRange is the Service IP range of every cluster. Nothing may
@@ -253,7 +255,7 @@ func (c *Cluster) issueServing() (keyPair, error) {
 	if err != nil {
 		return keyPair{}, err
 	}
-	ips = append(ips, gateway(svc))
+	ips = append(ips, host.Gateway(svc))
 	return c.servingCA.issue("kube-apiserver", nil, ips, []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", c.Hostname()})
 }
 

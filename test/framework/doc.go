@@ -9,18 +9,19 @@
 // its data under a distinct etcd prefix. Everything listens on 127.0.0.1 only.
 // One kubeconfig holds a cluster-admin context per cluster.
 //
-// With Options.Nodes, each cluster also gets a node, as a kind node container
-// would give it but without Docker (node.go): its own network namespace on
-// the environment's bridge, its own mount namespace and cgroup, containerd
-// with runc and the CNI plugins, a kubelet and kube-proxy, and a
-// kube-scheduler beside the API server, which then listens on the bridge.
-// The nodes pull from a registry the environment serves on each node's
-// loopback, mirroring docker.io, quay.io and registry.k8s.io, so manifests
-// keep their real image names and nothing is fetched from outside. The host
-// carries unreachable routes for every Pod and Service range in use, and
-// teardown removes every namespace, link, route, mount, cgroup and process
-// the nodes made (slot.go: what a killed environment left is removed by the
-// next one that takes its slot).
+// With Options.Nodes, each cluster also gets a node, as a kind node
+// container would give it but without Docker (node.go, with the
+// configuration files of nodeconfig/): its own network namespace on the
+// environment's bridge, its own mount namespace and cgroup, containerd with
+// runc and the CNI plugins, a kubelet and kube-proxy, and a kube-scheduler
+// beside the API server, which then listens on the bridge. The nodes pull
+// from a registry the environment serves on each node's loopback
+// (internal/registry), mirroring docker.io, quay.io and registry.k8s.io, so
+// manifests keep their real image names and nothing is fetched from
+// outside. The host carries unreachable routes for every Pod and Service
+// range in use, and teardown removes every namespace, link, route, mount,
+// cgroup and process the nodes made (internal/host: what a killed
+// environment left is removed by the next one that takes its slot).
 //
 // The binaries come from `make kube-bins` (bin/kube, or $KUBE_BIN_DIR), the
 // images from `make node-images` (dist/, or $OCM_DIST_DIR).

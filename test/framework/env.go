@@ -16,6 +16,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/registry"
 )
 
 // Options configure an Environment.
@@ -98,8 +101,8 @@ type Environment struct {
 	etcdArgs        []string
 	clusters        []*Cluster
 	// slot and registry exist with nodes.
-	slot     *slot
-	registry *imageRegistry
+	slot     *host.Slot
+	registry *registry.Server
 	images   []string
 	stopOnce sync.Once
 	stopErr  error
@@ -161,8 +164,8 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 		}
 	}
 	if opts.Nodes {
-		if len(opts.Clusters) > maxNodes {
-			return nil, fmt.Errorf("%d clusters with nodes: at most %d", len(opts.Clusters), maxNodes)
+		if len(opts.Clusters) > host.MaxNodes {
+			return nil, fmt.Errorf("%d clusters with nodes: at most %d", len(opts.Clusters), host.MaxNodes)
 		}
 		if err := checkNodeHost(binDir); err != nil {
 			return nil, err
@@ -302,10 +305,10 @@ func (e *Environment) Stop() error {
 			errs = append(errs, e.etcd.Stop(10*time.Second))
 		}
 		if e.registry != nil {
-			e.registry.stop()
+			e.registry.Stop()
 		}
 		if e.slot != nil {
-			errs = append(errs, e.slot.release())
+			errs = append(errs, e.slot.Release())
 		}
 		if e.ownDir {
 			errs = append(errs, os.RemoveAll(e.dir))

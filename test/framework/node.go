@@ -1,7 +1,9 @@
 package framework
 
 import (
+	"bytes"
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
+	"text/template"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +22,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/images"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/registry"
 )
 
 // node is a cluster's node, as a kind node container gives one but without
@@ -30,7 +36,7 @@ type node struct {
 	c *Cluster
 	// name is the Node's name, <cluster>-control-plane as on kind.
 	name string
-	net  nodeNet
+	net  host.NodeNet
 	dir  string
 	// cgroup is the node's cgroup under every hierarchy: the kubelet keeps
 	// its Pods under it, and the node's own processes are in its child
@@ -76,7 +82,7 @@ func (n *node) start(ctx context.Context, e *Environment) error {
 	if err := n.writeConfig(e); err != nil {
 		return fmt.Errorf("node %s: %w", n.name, err)
 	}
-	if err := makeCgroup(n.cgroup + "/system"); err != nil {
+	if err := host.MakeCgroup(n.cgroup + "/system"); err != nil {
 		return fmt.Errorf("node %s: %w", n.name, err)
 	}
 	if err := n.startHolder(ctx); err != nil {
@@ -105,7 +111,7 @@ func (n *node) startClients() error {
 		"--config=" + n.path("kubelet.yaml"),
 		"--kubeconfig=" + n.path("kubelet.kubeconfig"),
 		"--hostname-override=" + n.name,
-		"--node-ip=" + n.net.ip.String(),
+		"--node-ip=" + n.net.IP.String(),
 		"--v=1",
 	}, n.pathEnv)
 	if err != nil {
@@ -173,7 +179,7 @@ func (n *node) startHolder(ctx context.Context) error {
 // run starts one of the node's processes in its cgroup and, but for the
 // holder, in its network and mount namespaces.
 func (n *node) run(what, bin string, args []string, env string) (*process, error) {
-	procs, err := cgroupProcsFiles(n.cgroup + "/system")
+	procs, err := host.CgroupProcsFiles(n.cgroup + "/system")
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +187,7 @@ func (n *node) run(what, bin string, args []string, env string) (*process, error
 	// everything it starts stays in the node's cgroup.
 	wrapper := []string{"-c", `for f in $NODE_CGROUP_PROCS; do echo $$ > "$f"; done; exec "$@"`, "node"}
 	if n.holder != nil {
-		wrapper = append(wrapper, "nsenter", "--net=/run/netns/"+n.net.name, fmt.Sprintf("--mount=/proc/%d/ns/mnt", n.holder.Pid()), "--wd=/", "--")
+		wrapper = append(wrapper, "nsenter", "--net=/run/netns/"+n.net.Name, fmt.Sprintf("--mount=/proc/%d/ns/mnt", n.holder.Pid()), "--wd=/", "--")
 	}
 	wrapper = append(wrapper, bin)
 	wrapper = append(wrapper, args...)
@@ -224,7 +230,7 @@ func (n *node) stop() error {
 	for i := len(n.procs) - 1; i >= 0; i-- {
 		errs = append(errs, n.procs[i].Stop(5*time.Second))
 	}
-	errs = append(errs, removeCgroup(n.cgroup))
+	errs = append(errs, host.RemoveCgroup(n.cgroup))
 	return errors.Join(errs...)
 }
 
@@ -232,18 +238,19 @@ func (n *node) stop() error {
 // containerd, the CNI plugins, the kubelet and kube-proxy.
 func (n *node) writeConfig(e *Environment) error {
 	c := n.c
-	serving, err := c.ca.issue(n.name, nil, []net.IP{n.net.ip}, []string{n.name})
+	serving, err := c.ca.issue(n.name, nil, []net.IP{n.net.IP}, []string{n.name})
 	if err != nil {
 		return err
 	}
 	files := map[string][]byte{
-		n.path("pki", "ca.crt"):                   c.ca.certPEM,
-		n.path("pki", "kubelet.crt"):              serving.certPEM,
-		n.path("pki", "kubelet.key"):              serving.keyPEM,
-		n.path("containerd.toml"):                 []byte(n.containerdConfig()),
-		n.path("cni", "net.d", "10-ocm.conflist"): []byte(n.cniConfig()),
-		n.path("kubelet.yaml"):                    []byte(n.kubeletConfig()),
-		n.path("kube-proxy.yaml"):                 []byte(n.kubeProxyConfig()),
+		n.path("pki", "ca.crt"):      c.ca.certPEM,
+		n.path("pki", "kubelet.crt"): serving.certPEM,
+		n.path("pki", "kubelet.key"): serving.keyPEM,
+	}
+	for _, path := range []string{n.path("containerd.toml"), n.path("cni", "net.d", "10-ocm.conflist"), n.path("kubelet.yaml"), n.path("kube-proxy.yaml")} {
+		if files[path], err = n.renderConfig(filepath.Base(path)); err != nil {
+			return err
+		}
 	}
 	for path, data := range files {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -288,152 +295,82 @@ func (n *node) mirror(host string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(path, []byte(hostsTOML(host)), 0o644)
+	return os.WriteFile(path, []byte(registry.HostsTOML(host)), 0o644)
 }
 
-// containerdConfig is containerd's configuration: its state in the node's
-// private /run, its data in the node's /var/lib, runc with cgroupfs (OOM
-// scores no lower than its own), the
-// CNI plugins Debian installs, the local pause image, and the registries of
-// images.Mirrored fetched from the environment's registry.
-func (n *node) containerdConfig() string {
-	return fmt.Sprintf(`version = 3
-root = "/var/lib/containerd"
-state = "/run/containerd"
-disabled_plugins = [
-  "io.containerd.nri.v1.nri",
-  "io.containerd.snapshotter.v1.btrfs",
-  "io.containerd.snapshotter.v1.zfs",
-  "io.containerd.snapshotter.v1.devmapper",
-  "io.containerd.snapshotter.v1.blockfile",
-  "io.containerd.snapshotter.v1.erofs",
-  "io.containerd.tracing.processor.v1.otlp",
-  "io.containerd.internal.v1.tracing",
-]
+// nodeConfigFS holds the templates of the configuration files of a node's
+// containerd, CNI plugins, kubelet and kube-proxy, each rendered with the
+// node's nodeConfig:
+//
+//   - containerd.toml: containerd's state in the node's private /run, its
+//     data in the node's /var/lib, runc with cgroupfs (OOM scores no lower
+//     than its own), the CNI plugins Debian installs, the local pause image,
+//     and the registries of images.Mirrored fetched from the environment's
+//     registry.
+//   - 10-ocm.conflist: the network of the node's Pods: a bridge on the
+//     node, the node's Pod range, no masquerading (the host routes the
+//     range to the node).
+//   - kubelet.yaml: cgroupfs under the node's cgroup (cgroup v1 allowed),
+//     client-certificate and webhook authentication, no eviction for disk
+//     (the host's disk is the host's), the node's private containerd,
+//     container logs rotated at 128 MiB.
+//   - kube-proxy.yaml: iptables in the node's network namespace, leaving
+//     the machine-wide conntrack settings alone.
+//
+//go:embed nodeconfig/*.tmpl
+var nodeConfigFS embed.FS
 
-[grpc]
-  address = "/run/containerd/containerd.sock"
+// nodeConfigTemplates are the parsed templates of nodeConfigFS, by file
+// name with the .tmpl suffix; quote writes a string as a quoted string of
+// TOML, JSON and YAML alike.
+var nodeConfigTemplates = template.Must(template.New("").
+	Funcs(template.FuncMap{"quote": strconv.Quote}).
+	ParseFS(nodeConfigFS, "nodeconfig/*.tmpl"))
 
-[plugins]
-  [plugins."io.containerd.internal.v1.opt"]
-    path = "/var/lib/containerd/opt"
-  [plugins."io.containerd.cri.v1.runtime"]
-    enable_cdi = false
-    # Where the host's root lacks CAP_SYS_RESOURCE (as on these machines),
-    # no process may lower its OOM score; the kubelet asks for -998 for
-    # every sandbox. Restricted, a container's score is never below
-    # containerd's own.
-    restrict_oom_score_adj = true
-    [plugins."io.containerd.cri.v1.runtime".containerd]
-      default_runtime_name = "runc"
-      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
-        runtime_type = "io.containerd.runc.v2"
-        [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
-          SystemdCgroup = false
-    [plugins."io.containerd.cri.v1.runtime".cni]
-      bin_dirs = ["/usr/lib/cni"]
-      conf_dir = %q
-  [plugins."io.containerd.cri.v1.images"]
-    snapshotter = "overlayfs"
-    [plugins."io.containerd.cri.v1.images".pinned_images]
-      sandbox = %q
-    [plugins."io.containerd.cri.v1.images".registry]
-      config_path = %q
-  [plugins."io.containerd.grpc.v1.cri"]
-    disable_tcp_service = true
-    stream_server_address = "127.0.0.1"
-    stream_server_port = "0"
-`, n.path("cni", "net.d"), images.Pause, n.path("certs.d"))
+// nodeConfig is what the templates of a node's configuration files fill in.
+type nodeConfig struct {
+	// NodeName is the Node's name, NodeIP its address on the bridge.
+	NodeName, NodeIP string
+	// PodCIDR is the node's Pod range, PodGateway the address of the Pods'
+	// bridge on the node.
+	PodCIDR, PodGateway string
+	// CNIConfDir holds the CNI configuration, RegistryConfigPath
+	// containerd's per-registry hosts.toml files.
+	CNIConfDir, RegistryConfigPath string
+	// PauseImage is the sandbox image containerd keeps.
+	PauseImage string
+	// KubeletCert and KubeletKey are the kubelet's serving credentials,
+	// ClientCA the CA it authenticates clients with.
+	KubeletCert, KubeletKey, ClientCA string
+	// CgroupRoot is the node's cgroup, under which the kubelet keeps its
+	// Pods.
+	CgroupRoot string
+	// ProxyKubeconfig is kube-proxy's kubeconfig.
+	ProxyKubeconfig string
 }
 
-// cniConfig is the network of the node's Pods: a bridge on the node, the
-// node's Pod range, no masquerading (the host routes the range to the
-// node).
-func (n *node) cniConfig() string {
-	return fmt.Sprintf(`{
-  "cniVersion": "1.0.0",
-  "name": "ocm",
-  "plugins": [
-    {
-      "type": "bridge",
-      "bridge": "cni0",
-      "isGateway": true,
-      "ipMasq": false,
-      "hairpinMode": true,
-      "ipam": {
-        "type": "host-local",
-        "ranges": [[{"subnet": %q, "gateway": %q}]],
-        "routes": [{"dst": "0.0.0.0/0"}]
-      }
-    },
-    {"type": "portmap", "capabilities": {"portMappings": true}}
-  ]
-}
-`, n.net.podCIDR.String(), gateway(n.net.podCIDR).String())
+// config returns what the templates of the node's configuration files
+// fill in.
+func (n *node) config() nodeConfig {
+	return nodeConfig{
+		NodeName: n.name, NodeIP: n.net.IP.String(),
+		PodCIDR: n.net.PodCIDR.String(), PodGateway: host.Gateway(n.net.PodCIDR).String(),
+		CNIConfDir: n.path("cni", "net.d"), RegistryConfigPath: n.path("certs.d"),
+		PauseImage:  images.Pause,
+		KubeletCert: n.path("pki", "kubelet.crt"), KubeletKey: n.path("pki", "kubelet.key"), ClientCA: n.path("pki", "ca.crt"),
+		CgroupRoot:      "/" + n.cgroup,
+		ProxyKubeconfig: n.path("kube-proxy.kubeconfig"),
+	}
 }
 
-// kubeletConfig is the kubelet's configuration: cgroupfs under the node's
-// cgroup (cgroup v1 allowed), client-certificate and webhook authentication,
-// no eviction for disk (the host's disk is the host's), the node's private
-// containerd, container logs rotated at 128 MiB.
-func (n *node) kubeletConfig() string {
-	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-address: %q
-port: 10250
-readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
-healthzPort: 10248
-tlsCertFile: %q
-tlsPrivateKeyFile: %q
-authentication:
-  anonymous:
-    enabled: false
-  webhook:
-    enabled: true
-  x509:
-    clientCAFile: %q
-authorization:
-  mode: Webhook
-containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
-cgroupDriver: cgroupfs
-cgroupRoot: %q
-cgroupsPerQOS: true
-failCgroupV1: false
-failSwapOn: false
-protectKernelDefaults: false
-serializeImagePulls: false
-imageGCHighThresholdPercent: 100
-evictionHard:
-  nodefs.available: "0%%"
-  nodefs.inodesFree: "0%%"
-  imagefs.available: "0%%"
-podPidsLimit: 4096
-maxPods: 110
-# A container's log is rotated at this size; a log stream of 100 MiB (which
-# test/bench/nodes reads through the hub tunnel) stays in one file.
-containerLogMaxSize: 128Mi
-`, n.net.ip.String(), n.path("pki", "kubelet.crt"), n.path("pki", "kubelet.key"), n.path("pki", "ca.crt"), "/"+n.cgroup)
-}
-
-// kubeProxyConfig is kube-proxy's configuration: iptables in the node's
-// network namespace, leaving the machine-wide conntrack settings alone.
-func (n *node) kubeProxyConfig() string {
-	return fmt.Sprintf(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
-kind: KubeProxyConfiguration
-clientConnection:
-  kubeconfig: %q
-mode: iptables
-hostnameOverride: %q
-clusterCIDR: %q
-healthzBindAddress: 127.0.0.1:10256
-metricsBindAddress: 127.0.0.1:10249
-conntrack:
-  maxPerCore: 0
-  min: 0
-  tcpEstablishedTimeout: 0s
-  tcpCloseWaitTimeout: 0s
-`, n.path("kube-proxy.kubeconfig"), n.name, n.net.podCIDR.String())
+// renderConfig renders the template of configuration file name (as in
+// nodeconfig/, without .tmpl) for the node.
+func (n *node) renderConfig(name string) ([]byte, error) {
+	var b bytes.Buffer
+	if err := nodeConfigTemplates.ExecuteTemplate(&b, name+".tmpl", n.config()); err != nil {
+		return nil, fmt.Errorf("render %s: %w", name, err)
+	}
+	return b.Bytes(), nil
 }
 
 // KillContainer kills (SIGKILL) every process of the running container
@@ -457,7 +394,7 @@ func (c *Cluster) KillContainer(ctx context.Context, namespace, pod, container s
 	if id == "" {
 		return "", fmt.Errorf("container %s of Pod %s/%s on cluster %s is not running", container, namespace, pod, c.Name)
 	}
-	hs, err := v1Hierarchies()
+	hs, err := host.V1Hierarchies()
 	if err != nil {
 		return "", err
 	}
@@ -473,7 +410,7 @@ func (c *Cluster) KillContainer(ctx context.Context, namespace, pod, container s
 			return nil
 		})
 	}
-	pids := cgroupPids(dirs)
+	pids := host.CgroupPids(dirs)
 	if len(pids) == 0 {
 		return "", fmt.Errorf("no process of container %s (%s) of Pod %s/%s found in the node's cgroups", container, id, namespace, pod)
 	}

@@ -22,6 +22,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
 )
 
 // startNodes starts an environment whose clusters have nodes, with the
@@ -152,8 +154,8 @@ func TestNodes(t *testing.T) {
 		out, err := exec.Command("ip", "route", "show", "type", "unreachable").Output()
 		require.NoError(t, err)
 		for _, c := range env.Clusters() {
-			nn := env.slot.node(slices.Index(env.Clusters(), c))
-			assert.Contains(t, string(out), nn.podCIDR.String()+" metric")
+			nn := env.slot.Node(slices.Index(env.Clusters(), c))
+			assert.Contains(t, string(out), nn.PodCIDR.String()+" metric")
 			assert.Contains(t, string(out), c.ServiceCIDR()+" metric")
 		}
 		_, svc, err := net.ParseCIDR(hub.ServiceCIDR())
@@ -220,7 +222,7 @@ func hostState(t *testing.T, dir string) map[string]string {
 		}
 	}
 	var cgroups []string
-	hs, err := cgroupHierarchies()
+	hs, err := host.CgroupHierarchies()
 	require.NoError(t, err)
 	for _, h := range hs {
 		entries, _ := os.ReadDir(h)
@@ -244,7 +246,7 @@ func hostState(t *testing.T, dir string) map[string]string {
 		}
 	}
 	slices.Sort(procs)
-	_, stateErr := os.Stat(stateDir)
+	_, stateErr := os.Stat(host.StateDir)
 	return map[string]string{
 		"network namespaces": run("ip", "netns", "list"),
 		"links":              run("ip", "-br", "link"),
@@ -268,7 +270,7 @@ func TestNodeTeardownLeavesTheHostAsFound(t *testing.T) {
 	defer cancel()
 	env, err := Start(ctx, Options{Clusters: []string{"hub"}, Nodes: true, Images: layouts, Dir: dir})
 	require.NoError(t, err)
-	ours := env.slot.n
+	ours := env.slot.N
 	startPod(t, env.Cluster("hub").Clientset(), "sleeper", "sleep", "3600")
 	require.NoError(t, env.Stop())
 	after := hostState(t, dir)
@@ -301,27 +303,27 @@ func startPod(t *testing.T, cs kubernetes.Interface, name string, command ...str
 // taken now: their links, namespaces, addresses, ranges and cgroups, and
 // the state all slots share.
 func liveSlotNames(ours int) []string {
-	entries, _ := os.ReadDir(slotsDir)
+	entries, _ := os.ReadDir(host.SlotsDir)
 	var names []string
 	for _, e := range entries {
 		var n int
 		if _, err := fmt.Sscanf(e.Name(), "%d", &n); err != nil || n == ours {
 			continue
 		}
-		s := &slot{n: n}
-		names = append(names, s.bridgeName(), fmt.Sprintf("172.31.%d.", n))
-		for i := range maxNodes {
-			nn := s.node(i)
-			names = append(names, nn.name, nn.podCIDR.String(), nn.serviceCIDR.String())
+		s := &host.Slot{N: n}
+		names = append(names, s.BridgeName(), fmt.Sprintf("172.31.%d.", n))
+		for i := range host.MaxNodes {
+			nn := s.Node(i)
+			names = append(names, nn.Name, nn.PodCIDR.String(), nn.ServiceCIDR.String())
 		}
 	}
 	if len(names) > 0 {
-		names = append(names, cgroupParent, "/run/netns", "state:")
+		names = append(names, host.CgroupParent, "/run/netns", "state:")
 	}
 	return names
 }
 
-// nodeCgroupOf returns the node whose cgroup (cgroupParent/NODE) process pid
+// nodeCgroupOf returns the node whose cgroup (host.CgroupParent/NODE) process pid
 // is in, or "" when it is in none.
 func nodeCgroupOf(pid string) string {
 	b, err := os.ReadFile(filepath.Join("/proc", pid, "cgroup"))
@@ -335,7 +337,7 @@ func nodeCgroupOf(pid string) string {
 			continue
 		}
 		elems := strings.Split(strings.TrimPrefix(parts[2], "/"), "/")
-		if len(elems) >= 2 && elems[0] == cgroupParent {
+		if len(elems) >= 2 && elems[0] == host.CgroupParent {
 			return elems[1]
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/registry"
 )
 
 // prepareNodes takes the environment's slot and makes, before any cluster
@@ -21,40 +23,40 @@ import (
 // node network with the guards of its ranges. Each cluster then listens on
 // the bridge and uses its node's Service range.
 func (e *Environment) prepareNodes(ctx context.Context, layouts []ImageLayout) error {
-	s, err := takeSlot(e.logf)
+	s, err := host.TakeSlot(e.logf)
 	if err != nil {
 		return err
 	}
 	e.slot = s
-	e.logf("slot %d: bridge %s at %s", s.n, s.bridgeName(), s.hostIP())
+	e.logf("slot %d: bridge %s at %s", s.N, s.BridgeName(), s.HostIP())
 	if err := ensureInotifyInstances(e.logf); err != nil {
 		return err
 	}
-	if err := s.createBridge(); err != nil {
+	if err := s.CreateBridge(); err != nil {
 		return err
 	}
-	if e.registry, err = startRegistry(filepath.Join(e.dir, "registry")); err != nil {
+	if e.registry, err = registry.Start(filepath.Join(e.dir, "registry")); err != nil {
 		return err
 	}
 	for _, l := range layouts {
-		names, err := e.registry.pushLayout(ctx, l.Dir, l.Repository)
+		names, err := e.registry.PushLayout(ctx, l.Dir, l.Repository)
 		if err != nil {
 			return err
 		}
 		e.images = append(e.images, names...)
-		e.logf("registry %s: %v from %s", e.registry.host, names, l.Dir)
+		e.logf("registry %s: %v from %s", e.registry.Host(), names, l.Dir)
 	}
 	for i, c := range e.clusters {
-		nn := s.node(i)
-		if err := s.createNodeNet(nn); err != nil {
+		nn := s.Node(i)
+		if err := s.CreateNodeNet(nn); err != nil {
 			return fmt.Errorf("cluster %s: node network: %w", c.Name, err)
 		}
-		if err := e.registry.serveInNetns(nn.name); err != nil {
+		if err := e.registry.ServeInNetns(nn.Name); err != nil {
 			return err
 		}
-		c.bindIP = s.hostIP()
-		c.serviceCIDR = nn.serviceCIDR.String()
-		c.node = &node{c: c, name: c.Name + "-control-plane", net: nn, dir: filepath.Join(c.dir, "node"), cgroup: cgroupParent + "/" + nn.name}
+		c.bindIP = s.HostIP()
+		c.serviceCIDR = nn.ServiceCIDR.String()
+		c.node = &node{c: c, name: c.Name + "-control-plane", net: nn, dir: filepath.Join(c.dir, "node"), cgroup: host.CgroupParent + "/" + nn.Name}
 	}
 	return nil
 }
@@ -69,7 +71,7 @@ func (e *Environment) startNode(ctx context.Context, c *Cluster) error {
 	if err := c.node.start(ctx, e); err != nil {
 		return err
 	}
-	e.logf("cluster %s: node %s Ready at %s in %s", c.Name, c.node.name, c.node.net.ip, time.Since(start).Round(100*time.Millisecond))
+	e.logf("cluster %s: node %s Ready at %s in %s", c.Name, c.node.name, c.node.net.IP, time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
 
@@ -80,7 +82,7 @@ func (e *Environment) Registry() string {
 	if e.registry == nil {
 		return ""
 	}
-	return e.registry.host
+	return e.registry.Host()
 }
 
 // Images returns the names of the images the registry was started with.
@@ -188,7 +190,7 @@ func (e *Environment) TagImage(ctx context.Context, src, dst string) error {
 	if e.registry == nil {
 		return errors.New("the environment has no nodes, and no registry")
 	}
-	if err := e.registry.copyImage(ctx, src, dst); err != nil {
+	if err := e.registry.CopyImage(ctx, src, dst); err != nil {
 		return fmt.Errorf("tag %s as %s: %w", src, dst, err)
 	}
 	ref, err := name.ParseReference(dst)
@@ -196,7 +198,7 @@ func (e *Environment) TagImage(ctx context.Context, src, dst string) error {
 		return err
 	}
 	for _, c := range e.clusters {
-		if err := c.node.mirror(registryHost(ref)); err != nil {
+		if err := c.node.mirror(registry.HostOf(ref)); err != nil {
 			return err
 		}
 	}
@@ -223,3 +225,8 @@ func LayoutTag(dir string) (string, error) {
 	}
 	return idx.Manifests[0].Annotations["org.opencontainers.image.ref.name"], nil
 }
+
+// SweepAbandoned removes from the host what every environment with nodes
+// whose process is gone left there (its nodes' processes, cgroups, network
+// namespaces, links and routes), and says which slots it swept.
+func SweepAbandoned() ([]string, error) { return host.SweepAbandoned() }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
 )
 
 // nodeHostHelp ends every error of checkNodeHost.
@@ -45,14 +47,14 @@ func checkNodeHost(binDir string) error {
 	if _, err := os.Stat("/proc/self/ns/net"); err != nil {
 		missing = append(missing, "network namespaces")
 	}
-	hs, err := v1Hierarchies()
+	hs, err := host.V1Hierarchies()
 	if err != nil {
 		missing = append(missing, "cgroups ("+err.Error()+")")
 	}
 	for _, sub := range []string{"cpu", "cpuacct", "cpuset", "memory", "pids"} {
 		found := false
 		for _, h := range hs {
-			if hasController(h, sub) {
+			if host.HasController(h, sub) {
 				found = true
 			}
 		}
@@ -64,17 +66,6 @@ func checkNodeHost(binDir string) error {
 		return errors.New("this machine cannot run the clusters' nodes: missing " + strings.Join(missing, "; ") + ". " + nodeHostHelp)
 	}
 	return nil
-}
-
-// hasController reports whether the cgroup v1 hierarchy mounted at h has
-// controller sub.
-func hasController(h, sub string) bool {
-	for _, name := range strings.Split(filepath.Base(h), ",") {
-		if name == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // minInotifyInstances is the fs.inotify.max_user_instances nodes need:

@@ -1,9 +1,14 @@
-package framework
+// Package registry is the image registry of a test environment with nodes:
+// it serves the images of OCI layouts on the host's loopback and on the
+// loopback of every node, where the node's container runtime pulls them, so
+// that no image is fetched from outside the machine.
+package registry
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -15,37 +20,37 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/registry"
+	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"golang.org/x/sys/unix"
 )
 
-// registryPort is where the registry listens on each node's loopback.
-const registryPort = 5000
+// Port is where the registry listens on each node's loopback.
+const Port = 5000
 
-// imageRegistry is the environment's image registry: one handler, served on
+// Server is the environment's image registry: one handler, served on
 // the host's loopback (where the framework and a user push) and on the
 // loopback of every node, where the node's container runtime pulls from it.
 // An image named <registry>/<repository>:<tag> is stored as repository
 // <registry>/<repository>, so docker.io/library/busybox and
 // quay.io/kubectl-ocm/x never meet.
-type imageRegistry struct {
+type Server struct {
 	handler http.Handler
 	host    string // 127.0.0.1:<port> on the host
 	mu      sync.Mutex
 	servers []*http.Server
 }
 
-// startRegistry starts the registry with its blobs under dir, serving on the
+// Start starts the registry with its blobs under dir, serving on the
 // host's loopback.
-func startRegistry(dir string) (*imageRegistry, error) {
+func Start(dir string) (*Server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	r := &imageRegistry{handler: registry.New(
-		registry.WithBlobHandler(registry.NewDiskBlobHandler(dir)),
-		registry.Logger(log.New(discard{}, "", 0)),
+	r := &Server{handler: ggcrregistry.New(
+		ggcrregistry.WithBlobHandler(ggcrregistry.NewDiskBlobHandler(dir)),
+		ggcrregistry.Logger(log.New(io.Discard, "", 0)),
 	)}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -56,11 +61,7 @@ func startRegistry(dir string) (*imageRegistry, error) {
 	return r, nil
 }
 
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
-func (r *imageRegistry) serve(l net.Listener) {
+func (r *Server) serve(l net.Listener) {
 	srv := &http.Server{Handler: r.handler, ReadHeaderTimeout: 30 * time.Second}
 	r.mu.Lock()
 	r.servers = append(r.servers, srv)
@@ -68,10 +69,10 @@ func (r *imageRegistry) serve(l net.Listener) {
 	go func() { _ = srv.Serve(l) }()
 }
 
-// serveInNetns serves the registry on 127.0.0.1:registryPort inside the
+// ServeInNetns serves the registry on 127.0.0.1:Port inside the
 // network namespace ns: a socket stays in the namespace it was made in, so
 // the listener is made from a thread switched into ns.
-func (r *imageRegistry) serveInNetns(ns string) error {
+func (r *Server) ServeInNetns(ns string) error {
 	type result struct {
 		l   net.Listener
 		err error
@@ -98,7 +99,7 @@ func (r *imageRegistry) serveInNetns(ns string) error {
 			ch <- result{err: fmt.Errorf("enter network namespace %s: %w", ns, err)}
 			return
 		}
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", registryPort))
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", Port))
 		if serr := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); serr != nil {
 			if l != nil {
 				_ = l.Close()
@@ -117,10 +118,10 @@ func (r *imageRegistry) serveInNetns(ns string) error {
 	return nil
 }
 
-// pushLayout pushes every image and image index of the OCI layout in dir
+// PushLayout pushes every image and image index of the OCI layout in dir
 // under its name (annotation org.opencontainers.image.ref.name). A name that
 // is only a tag, as `make image` writes, is a tag of repository.
-func (r *imageRegistry) pushLayout(ctx context.Context, dir, repository string) ([]string, error) {
+func (r *Server) PushLayout(ctx context.Context, dir, repository string) ([]string, error) {
 	p, err := layout.FromPath(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open OCI layout %s: %w", dir, err)
@@ -176,28 +177,31 @@ func (r *imageRegistry) pushLayout(ctx context.Context, dir, repository string) 
 	return pushed, nil
 }
 
+// Host returns the registry's address on the host, 127.0.0.1:<port>.
+func (r *Server) Host() string { return r.host }
+
 // localRef is where image ref is stored in the registry.
-func (r *imageRegistry) localRef(ref name.Reference) (name.Reference, error) {
+func (r *Server) localRef(ref name.Reference) (name.Reference, error) {
 	repo := ref.Context()
-	s := fmt.Sprintf("%s/%s/%s", r.host, registryHost(ref), repo.RepositoryStr())
+	s := fmt.Sprintf("%s/%s/%s", r.host, HostOf(ref), repo.RepositoryStr())
 	if t, ok := ref.(name.Tag); ok {
 		return name.NewTag(s+":"+t.TagStr(), name.Insecure)
 	}
 	return name.NewDigest(s+"@"+ref.Identifier(), name.Insecure)
 }
 
-// hostsTOML is the containerd hosts.toml for registry host: fetch from the
+// HostsTOML is the containerd hosts.toml for registry host: fetch from the
 // registry on the node's loopback, under the path where the registry keeps
 // that host's images. Its server, which the runtime falls back to, is that
 // registry too: nothing is fetched from outside the machine.
-func hostsTOML(host string) string {
-	server := fmt.Sprintf("http://127.0.0.1:%d", registryPort)
+func HostsTOML(host string) string {
+	server := fmt.Sprintf("http://127.0.0.1:%d", Port)
 	mirror := fmt.Sprintf("%s/v2/%s", server, host)
 	return fmt.Sprintf("server = %q\n\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n  override_path = true\n", server, mirror)
 }
 
-// stop closes every listener of the registry.
-func (r *imageRegistry) stop() {
+// Stop closes every listener of the registry.
+func (r *Server) Stop() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range r.servers {
@@ -206,9 +210,9 @@ func (r *imageRegistry) stop() {
 	r.servers = nil
 }
 
-// copyImage stores image src again as dst (both full names, such as
+// CopyImage stores image src again as dst (both full names, such as
 // quay.io/kubectl-ocm/ocm-controller:v1): an image or image index, unchanged.
-func (r *imageRegistry) copyImage(ctx context.Context, src, dst string) error {
+func (r *Server) CopyImage(ctx context.Context, src, dst string) error {
 	s, err := name.ParseReference(src)
 	if err != nil {
 		return err
@@ -243,9 +247,9 @@ func (r *imageRegistry) copyImage(ctx context.Context, src, dst string) error {
 	return remote.Write(to, img, remote.WithContext(ctx))
 }
 
-// registryHost is how the container runtime names the registry of image
+// HostOf is how the container runtime names the registry of image
 // ref: docker.io for Docker Hub.
-func registryHost(ref name.Reference) string {
+func HostOf(ref name.Reference) string {
 	if h := ref.Context().RegistryStr(); h != name.DefaultRegistry {
 		return h
 	}

@@ -1,4 +1,10 @@
-package framework
+// Package host makes and removes what the nodes of a test environment
+// need on the machine itself: slots (the numbers that name and address
+// everything an environment makes on the host), the host's side of the
+// nodes' network (a bridge, veths, network namespaces, routes), and the
+// nodes' cgroups. Everything it makes, it can find again and remove, also
+// after the process that made it was killed.
+package host
 
 import (
 	"errors"
@@ -20,7 +26,7 @@ import (
 // Slot s of the host gives:
 //   - the bridge ocm-br<s>, 172.31.<s>.1/24 on the host: every API server of
 //     the environment listens there, and its nodes' eth0 are on it;
-//   - node i (0 to maxNodes-1): network namespace ocm-s<s>n<i>, its veth's
+//   - node i (0 to MaxNodes-1): network namespace ocm-s<s>n<i>, its veth's
 //     host end ocm-s<s>n<i>, eth0 at 172.31.<s>.<10+i>, Pod range
 //     10.<244+s/32>.<(s%32)*8+i>.0/24 and Service range
 //     10.<96+s/32>.<(s%32)*8+i>.0/24, cgroup kubectl-ocm/s<s>n<i> in
@@ -33,75 +39,78 @@ import (
 const (
 	firstSlot = 1
 	lastSlot  = 127
-	maxNodes  = 8
-	// slotsDir holds one directory per slot taken, with the owner's PID and
+	MaxNodes  = 8
+	// SlotsDir holds one directory per slot taken, with the owner's PID and
 	// start time. /run is emptied at boot, as the slots' resources are.
-	slotsDir = "/run/kubectl-ocm/slots"
-	// stateDir holds the slots, and the mark that the environments made
+	SlotsDir = "/run/kubectl-ocm/slots"
+	// StateDir holds the slots, and the mark that the environments made
 	// /run/netns (iproute2 makes it a mount on first use).
-	stateDir = "/run/kubectl-ocm"
+	StateDir = "/run/kubectl-ocm"
 	// netnsMark says that /run/netns was not there before the first slot.
-	netnsMark = stateDir + "/netns-made"
+	netnsMark = StateDir + "/netns-made"
 	// slotsLock serializes taking and sweeping slots across processes: a
 	// lock on a directory that is never removed.
 	slotsLock = "/run"
 	// guardMetric is the metric of the unreachable routes: higher than the
 	// routes to the nodes, which win while they exist.
 	guardMetric = 4000
-	// cgroupParent is the cgroup, in every hierarchy, under which each node
+	// CgroupParent is the cgroup, in every hierarchy, under which each node
 	// gets its own.
-	cgroupParent = "kubectl-ocm"
+	CgroupParent = "kubectl-ocm"
 )
 
-// slot is a slot this process holds.
-type slot struct {
-	n   int
+// Slot is a slot this process holds.
+type Slot struct {
+	// N is the slot's number.
+	N   int
 	dir string
 }
 
-// bridgeName is the host bridge of the slot.
-func (s *slot) bridgeName() string { return fmt.Sprintf("ocm-br%d", s.n) }
+// BridgeName is the host bridge of the slot.
+func (s *Slot) BridgeName() string { return fmt.Sprintf("ocm-br%d", s.N) }
 
-// hostIP is the bridge's address, where the slot's API servers listen.
-func (s *slot) hostIP() net.IP { return net.IPv4(172, 31, byte(s.n), 1).To4() }
+// HostIP is the bridge's address, where the slot's API servers listen.
+func (s *Slot) HostIP() net.IP { return net.IPv4(172, 31, byte(s.N), 1).To4() }
 
-// nodeNet names and addresses node i of the slot.
-type nodeNet struct {
-	// name is the network namespace, the host end of its veth, and its
-	// cgroup under cgroupParent.
-	name        string
-	ip          net.IP
-	podCIDR     *net.IPNet
-	serviceCIDR *net.IPNet
+// NodeNet names and addresses node i of the slot.
+type NodeNet struct {
+	// Name is the network namespace, the host end of its veth, and its
+	// cgroup under CgroupParent.
+	Name        string
+	IP          net.IP
+	PodCIDR     *net.IPNet
+	ServiceCIDR *net.IPNet
 }
 
-func (s *slot) node(i int) nodeNet {
-	third := byte((s.n%32)*maxNodes + i)
-	return nodeNet{
-		name:        fmt.Sprintf("ocm-s%dn%d", s.n, i),
-		ip:          net.IPv4(172, 31, byte(s.n), byte(10+i)).To4(),
-		podCIDR:     &net.IPNet{IP: net.IPv4(10, byte(244+s.n/32), third, 0).To4(), Mask: net.CIDRMask(24, 32)},
-		serviceCIDR: &net.IPNet{IP: net.IPv4(10, byte(96+s.n/32), third, 0).To4(), Mask: net.CIDRMask(24, 32)},
+// Node returns the names and addresses of node i (0 to MaxNodes-1) of the
+// slot.
+func (s *Slot) Node(i int) NodeNet {
+	third := byte((s.N%32)*MaxNodes + i)
+	return NodeNet{
+		Name:        fmt.Sprintf("ocm-s%dn%d", s.N, i),
+		IP:          net.IPv4(172, 31, byte(s.N), byte(10+i)).To4(),
+		PodCIDR:     &net.IPNet{IP: net.IPv4(10, byte(244+s.N/32), third, 0).To4(), Mask: net.CIDRMask(24, 32)},
+		ServiceCIDR: &net.IPNet{IP: net.IPv4(10, byte(96+s.N/32), third, 0).To4(), Mask: net.CIDRMask(24, 32)},
 	}
 }
 
-// gateway is the first address of a range: the Pod bridge's address on the
+// Gateway is the first address of a range: the Pod bridge's address on the
 // node, or the Service IP of the kubernetes Service.
-func gateway(n *net.IPNet) net.IP {
+func Gateway(n *net.IPNet) net.IP {
 	ip := append(net.IP(nil), n.IP.To4()...)
 	ip[3]++
 	return ip
 }
 
-// takeSlot takes the first free slot. A slot whose owner is gone is swept
+// TakeSlot takes the first free slot. A slot whose owner is gone is swept
 // (everything it names is removed from the host) and taken.
-func takeSlot(logf func(string, ...any)) (*slot, error) {
+func TakeSlot(logf func(string, ...any)) (*Slot, error) {
 	lock, err := lockFile(slotsLock)
 	if err != nil {
 		return nil, err
 	}
 	defer unlockFile(lock)
-	if err := os.MkdirAll(slotsDir, 0o755); err != nil {
+	if err := os.MkdirAll(SlotsDir, 0o755); err != nil {
 		return nil, err
 	}
 	if !isMountPoint("/run/netns") {
@@ -112,13 +121,13 @@ func takeSlot(logf func(string, ...any)) (*slot, error) {
 		}
 	}
 	for n := firstSlot; n <= lastSlot; n++ {
-		dir := filepath.Join(slotsDir, strconv.Itoa(n))
+		dir := filepath.Join(SlotsDir, strconv.Itoa(n))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			if !errors.Is(err, os.ErrExist) || slotOwnerAlive(dir) {
 				continue
 			}
 			logf("slot %d was left by a process that is gone: removing what it left on the host", n)
-			s := &slot{n: n, dir: dir}
+			s := &Slot{N: n, dir: dir}
 			if err := s.sweep(); err != nil {
 				return nil, fmt.Errorf("remove what slot %d's last owner left: %w", n, err)
 			}
@@ -127,13 +136,13 @@ func takeSlot(logf func(string, ...any)) (*slot, error) {
 		if err := os.WriteFile(filepath.Join(dir, "owner"), []byte(owner), 0o644); err != nil {
 			return nil, err
 		}
-		return &slot{n: n, dir: dir}, nil
+		return &Slot{N: n, dir: dir}, nil
 	}
-	return nil, fmt.Errorf("every slot %d-%d of %s is in use: too many environments with nodes run on this machine", firstSlot, lastSlot, slotsDir)
+	return nil, fmt.Errorf("every slot %d-%d of %s is in use: too many environments with nodes run on this machine", firstSlot, lastSlot, SlotsDir)
 }
 
-// release sweeps the slot and gives it back.
-func (s *slot) release() error {
+// Release sweeps the slot and gives it back.
+func (s *Slot) Release() error {
 	lock, err := lockFile(slotsLock)
 	if err != nil {
 		return err
@@ -151,7 +160,7 @@ func (s *slot) release() error {
 // cleanStateDir removes, once no slot is taken, what the environments made
 // besides their slots: /run/netns if they made it, and their own state.
 func cleanStateDir() error {
-	left, err := os.ReadDir(slotsDir)
+	left, err := os.ReadDir(SlotsDir)
 	if err != nil || len(left) > 0 {
 		return nil //nolint:nilerr // another environment still runs, or nothing is there
 	}
@@ -167,7 +176,7 @@ func cleanStateDir() error {
 			}
 		}
 	}
-	return os.RemoveAll(stateDir)
+	return os.RemoveAll(StateDir)
 }
 
 // isMountPoint reports whether path is a mount point of this mount
@@ -189,18 +198,18 @@ func isMountPoint(path string) bool {
 // its nodes' cgroups and the cgroups, the network namespaces, links and
 // routes. It is what teardown does last, and what a new owner does first
 // when the old one died without it.
-func (s *slot) sweep() error {
+func (s *Slot) sweep() error {
 	var errs []error
-	for i := range maxNodes {
-		nn := s.node(i)
-		errs = append(errs, removeCgroup(filepath.Join(cgroupParent, nn.name)))
-		errs = append(errs, deleteNetns(nn.name))
-		errs = append(errs, deleteLink(nn.name))
-		for _, r := range []*net.IPNet{nn.podCIDR, nn.serviceCIDR} {
+	for i := range MaxNodes {
+		nn := s.Node(i)
+		errs = append(errs, RemoveCgroup(filepath.Join(CgroupParent, nn.Name)))
+		errs = append(errs, deleteNetns(nn.Name))
+		errs = append(errs, deleteLink(nn.Name))
+		for _, r := range []*net.IPNet{nn.PodCIDR, nn.ServiceCIDR} {
 			errs = append(errs, deleteRoutes(r))
 		}
 	}
-	errs = append(errs, deleteLink(s.bridgeName()))
+	errs = append(errs, deleteLink(s.BridgeName()))
 	removeCgroupParent()
 	return errors.Join(errs...)
 }
@@ -266,7 +275,7 @@ func unlockFile(f *os.File) {
 // whose process is gone left there (its nodes' processes, cgroups, network
 // namespaces, links and routes), and says which slots it swept.
 func SweepAbandoned() ([]string, error) {
-	entries, err := os.ReadDir(slotsDir)
+	entries, err := os.ReadDir(SlotsDir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -285,7 +294,7 @@ func SweepAbandoned() ([]string, error) {
 		if err != nil {
 			continue
 		}
-		s := &slot{n: n, dir: filepath.Join(slotsDir, e.Name())}
+		s := &Slot{N: n, dir: filepath.Join(SlotsDir, e.Name())}
 		if slotOwnerAlive(s.dir) {
 			continue
 		}
@@ -294,7 +303,7 @@ func SweepAbandoned() ([]string, error) {
 			continue
 		}
 		errs = append(errs, os.RemoveAll(s.dir))
-		swept = append(swept, fmt.Sprintf("slot %d: bridge %s", n, s.bridgeName()))
+		swept = append(swept, fmt.Sprintf("slot %d: bridge %s", n, s.BridgeName()))
 	}
 	errs = append(errs, cleanStateDir())
 	return swept, errors.Join(errs...)

@@ -1,4 +1,4 @@
-package framework
+package host
 
 import (
 	"errors"
@@ -16,9 +16,9 @@ import (
 // cgroupRoot is where the host mounts its cgroup hierarchies.
 const cgroupRoot = "/sys/fs/cgroup"
 
-// cgroupHierarchies returns the mount points of the host's cgroup
+// CgroupHierarchies returns the mount points of the host's cgroup
 // hierarchies: one per cgroup v1 hierarchy and, where mounted, the v2 one.
-func cgroupHierarchies() ([]string, error) {
+func CgroupHierarchies() ([]string, error) {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, err
@@ -42,10 +42,10 @@ func cgroupHierarchies() ([]string, error) {
 	return out, nil
 }
 
-// v1Hierarchies returns the cgroup v1 hierarchies, where the kubelet of a
+// V1Hierarchies returns the cgroup v1 hierarchies, where the kubelet of a
 // node on these machines keeps its Pods.
-func v1Hierarchies() ([]string, error) {
-	all, err := cgroupHierarchies()
+func V1Hierarchies() ([]string, error) {
+	all, err := CgroupHierarchies()
 	if err != nil {
 		return nil, err
 	}
@@ -59,11 +59,11 @@ func v1Hierarchies() ([]string, error) {
 	return out, nil
 }
 
-// makeCgroup creates the cgroup rel (a path such as kubectl-ocm/node) and
+// MakeCgroup creates the cgroup rel (a path such as kubectl-ocm/node) and
 // its parents in every v1 hierarchy. A new cpuset cgroup gets its parent's
 // CPUs and memory nodes, without which no process may join it.
-func makeCgroup(rel string) error {
-	hs, err := v1Hierarchies()
+func MakeCgroup(rel string) error {
+	hs, err := V1Hierarchies()
 	if err != nil {
 		return err
 	}
@@ -92,10 +92,21 @@ func makeCgroup(rel string) error {
 	return nil
 }
 
-// cgroupProcsFiles returns the cgroup.procs file of cgroup rel in every v1
+// HasController reports whether the cgroup v1 hierarchy mounted at h has
+// controller sub.
+func HasController(h, sub string) bool {
+	for _, name := range strings.Split(filepath.Base(h), ",") {
+		if name == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// CgroupProcsFiles returns the cgroup.procs file of cgroup rel in every v1
 // hierarchy: writing a PID to each moves that process into the cgroup.
-func cgroupProcsFiles(rel string) ([]string, error) {
-	hs, err := v1Hierarchies()
+func CgroupProcsFiles(rel string) ([]string, error) {
+	hs, err := V1Hierarchies()
 	if err != nil {
 		return nil, err
 	}
@@ -106,10 +117,10 @@ func cgroupProcsFiles(rel string) ([]string, error) {
 	return out, nil
 }
 
-// removeCgroup kills every process in cgroup rel and its descendants, in
+// RemoveCgroup kills every process in cgroup rel and its descendants, in
 // every hierarchy, and removes the cgroups, deepest first.
-func removeCgroup(rel string) error {
-	hs, err := cgroupHierarchies()
+func RemoveCgroup(rel string) error {
+	hs, err := CgroupHierarchies()
 	if err != nil {
 		return err
 	}
@@ -129,7 +140,7 @@ func removeCgroup(rel string) error {
 	// Kill until no process is left: a process may fork while it dies.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		pids := cgroupPids(dirs)
+		pids := CgroupPids(dirs)
 		if len(pids) == 0 {
 			break
 		}
@@ -164,17 +175,17 @@ func removeCgroup(rel string) error {
 // removeCgroupParent removes the parent of the nodes' cgroups where no node
 // is left under it.
 func removeCgroupParent() {
-	hs, err := cgroupHierarchies()
+	hs, err := CgroupHierarchies()
 	if err != nil {
 		return
 	}
 	for _, h := range hs {
-		_ = syscall.Rmdir(filepath.Join(h, cgroupParent))
+		_ = syscall.Rmdir(filepath.Join(h, CgroupParent))
 	}
 }
 
-// cgroupPids returns the processes in the cgroups dirs.
-func cgroupPids(dirs []string) []int {
+// CgroupPids returns the processes in the cgroups dirs.
+func CgroupPids(dirs []string) []int {
 	var pids []int
 	for _, d := range dirs {
 		b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))

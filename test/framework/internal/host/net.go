@@ -1,4 +1,4 @@
-package framework
+package host
 
 import (
 	"bytes"
@@ -28,41 +28,41 @@ func linkExists(name string) bool {
 	return err == nil
 }
 
-// createBridge makes the slot's bridge with the host's address on it.
-func (s *slot) createBridge() error {
-	br := s.bridgeName()
+// CreateBridge makes the slot's bridge with the host's address on it.
+func (s *Slot) CreateBridge() error {
+	br := s.BridgeName()
 	if err := ip("link", "add", br, "type", "bridge"); err != nil {
 		return err
 	}
-	if err := ip("addr", "add", s.hostIP().String()+"/24", "dev", br); err != nil {
+	if err := ip("addr", "add", s.HostIP().String()+"/24", "dev", br); err != nil {
 		return err
 	}
 	return ip("link", "set", br, "up")
 }
 
-// createNodeNet makes node nn's network namespace with eth0 on the slot's
+// CreateNodeNet makes node nn's network namespace with eth0 on the slot's
 // bridge, the unreachable routes that guard its ranges, and the host's routes
 // to those ranges through the node.
-func (s *slot) createNodeNet(nn nodeNet) error {
+func (s *Slot) CreateNodeNet(nn NodeNet) error {
 	// The guards first: from here on, nothing sent to the ranges leaves the
 	// machine, whatever happens to the node.
-	for _, r := range []*net.IPNet{nn.podCIDR, nn.serviceCIDR} {
+	for _, r := range []*net.IPNet{nn.PodCIDR, nn.ServiceCIDR} {
 		if err := ip("route", "add", "unreachable", r.String(), "metric", strconv.Itoa(guardMetric)); err != nil {
 			return err
 		}
 	}
-	if err := ip("netns", "add", nn.name); err != nil {
+	if err := ip("netns", "add", nn.Name); err != nil {
 		return err
 	}
-	if err := ip("link", "add", nn.name, "type", "veth", "peer", "name", "eth0", "netns", nn.name); err != nil {
+	if err := ip("link", "add", nn.Name, "type", "veth", "peer", "name", "eth0", "netns", nn.Name); err != nil {
 		return err
 	}
 	steps := [][]string{
-		{"link", "set", nn.name, "master", s.bridgeName()},
-		{"link", "set", nn.name, "up"},
-		{"-n", nn.name, "link", "set", "lo", "up"},
-		{"-n", nn.name, "addr", "add", nn.ip.String() + "/24", "dev", "eth0"},
-		{"-n", nn.name, "link", "set", "eth0", "up"},
+		{"link", "set", nn.Name, "master", s.BridgeName()},
+		{"link", "set", nn.Name, "up"},
+		{"-n", nn.Name, "link", "set", "lo", "up"},
+		{"-n", nn.Name, "addr", "add", nn.IP.String() + "/24", "dev", "eth0"},
+		{"-n", nn.Name, "link", "set", "eth0", "up"},
 	}
 	for _, args := range steps {
 		if err := ip(args...); err != nil {
@@ -72,11 +72,11 @@ func (s *slot) createNodeNet(nn nodeNet) error {
 	// The node forwards between its Pods' bridge and eth0. It has no default
 	// route: a Pod reaches the environment's API servers on the slot's
 	// subnet, and nothing else.
-	if err := nodeSysctl(nn.name, "net/ipv4/ip_forward", "1"); err != nil {
+	if err := nodeSysctl(nn.Name, "net/ipv4/ip_forward", "1"); err != nil {
 		return err
 	}
-	for _, r := range []*net.IPNet{nn.podCIDR, nn.serviceCIDR} {
-		if err := ip("route", "add", r.String(), "via", nn.ip.String(), "dev", s.bridgeName()); err != nil {
+	for _, r := range []*net.IPNet{nn.PodCIDR, nn.ServiceCIDR} {
+		if err := ip("route", "add", r.String(), "via", nn.IP.String(), "dev", s.BridgeName()); err != nil {
 			return err
 		}
 	}
