@@ -2,8 +2,6 @@ package framework
 
 import (
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -14,7 +12,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/util/cert"
-	"k8s.io/client-go/util/keyutil"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 )
 
 // certValidity is how long every certificate the framework issues stays valid.
@@ -37,21 +36,9 @@ type keyPair struct {
 	keyPEM  []byte
 }
 
-func newKey() (crypto.Signer, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("generate key: %w", err)
-	}
-	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("encode key: %w", err)
-	}
-	return key, keyPEM, nil
-}
-
 // newAuthority creates a self-signed CA named commonName.
 func newAuthority(commonName string) (*authority, error) {
-	key, keyPEM, err := newKey()
+	key, keyPEM, err := certs.NewPrivateKey()
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +52,7 @@ func newAuthority(commonName string) (*authority, error) {
 // issue signs a new leaf certificate. A certificate with IPs or DNS names is a
 // serving certificate; without, a client certificate for user in groups.
 func (a *authority) issue(user string, groups []string, ips []net.IP, dnsNames []string) (keyPair, error) {
-	key, keyPEM, err := newKey()
+	key, keyPEM, err := certs.NewPrivateKey()
 	if err != nil {
 		return keyPair{}, err
 	}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
 )
 
@@ -180,68 +181,98 @@ func (c *Cluster) writeCertificates() (certFiles, error) {
 		return certFiles{}, err
 	}
 	c.servingCA, c.trusted = c.ca, c.ca.certPEM
-	serving, err := c.issueServing()
-	if err != nil {
-		return certFiles{}, err
-	}
-	kubeletClient, err := c.ca.issue("kube-apiserver-kubelet-client", []string{"system:masters"}, nil, nil)
-	if err != nil {
-		return certFiles{}, err
-	}
 	if c.admin, err = c.ca.issue(AdminUser, []string{"system:masters"}, nil, nil); err != nil {
 		return certFiles{}, err
 	}
-	kcm, err := c.ca.issue("system:kube-controller-manager", nil, nil, nil)
+	if c.kcmCreds, err = c.ca.issue("system:kube-controller-manager", nil, nil, nil); err != nil {
+		return certFiles{}, err
+	}
+	contents, err := c.issueFiles()
 	if err != nil {
 		return certFiles{}, err
 	}
-	frontProxyCA, err := newAuthority(c.Name + "-front-proxy-ca")
-	if err != nil {
+	f := newCertFiles(c.dir)
+	if err := os.MkdirAll(filepath.Dir(f.caCert), 0o700); err != nil {
 		return certFiles{}, err
 	}
-	frontProxy, err := frontProxyCA.issue(FrontProxyClient, nil, nil, nil)
-	if err != nil {
-		return certFiles{}, err
+	for path, data := range f.contents(c.ca, contents) {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return certFiles{}, err
+		}
 	}
-	saKey, saKeyPEM, err := newKey()
+	c.files = f
+	return f, nil
+}
+
+// certContents are the credentials of a cluster that its files hold,
+// besides the cluster CA's.
+type certContents struct {
+	serving, kubeletClient keyPair
+	frontProxyCA           *authority
+	frontProxy             keyPair
+	saKeyPEM, saPubPEM     []byte
+}
+
+// issueFiles issues the API server's serving certificate and its client
+// certificates towards kubelets and aggregated API servers, and makes the
+// ServiceAccount signing key.
+func (c *Cluster) issueFiles() (certContents, error) {
+	var out certContents
+	var err error
+	if out.serving, err = c.issueServing(); err != nil {
+		return out, err
+	}
+	if out.kubeletClient, err = c.ca.issue("kube-apiserver-kubelet-client", []string{"system:masters"}, nil, nil); err != nil {
+		return out, err
+	}
+	if out.frontProxyCA, err = newAuthority(c.Name + "-front-proxy-ca"); err != nil {
+		return out, err
+	}
+	if out.frontProxy, err = out.frontProxyCA.issue(FrontProxyClient, nil, nil, nil); err != nil {
+		return out, err
+	}
+	saKey, saKeyPEM, err := certs.NewPrivateKey()
 	if err != nil {
-		return certFiles{}, err
+		return out, err
 	}
 	saPubDER, err := x509.MarshalPKIXPublicKey(saKey.Public())
 	if err != nil {
-		return certFiles{}, err
+		return out, err
 	}
-	saPubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPubDER})
-	pki := filepath.Join(c.dir, "pki")
-	f := certFiles{
+	out.saKeyPEM, out.saPubPEM = saKeyPEM, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPubDER})
+	return out, nil
+}
+
+// newCertFiles returns where the credentials of the cluster whose
+// directory is dir go.
+func newCertFiles(dir string) certFiles {
+	pki := filepath.Join(dir, "pki")
+	return certFiles{
 		caCert: filepath.Join(pki, "ca.crt"), caKey: filepath.Join(pki, "ca.key"),
 		clientCAs: filepath.Join(pki, "client-ca.crt"), rootCAs: filepath.Join(pki, "root-ca.crt"),
 		servingCert: filepath.Join(pki, "apiserver.crt"), servKey: filepath.Join(pki, "apiserver.key"),
 		saKey: filepath.Join(pki, "sa.key"), saPub: filepath.Join(pki, "sa.pub"),
-		kcmKubeconfig:     filepath.Join(c.dir, "kube-controller-manager.kubeconfig"),
+		kcmKubeconfig:     filepath.Join(dir, "kube-controller-manager.kubeconfig"),
 		kubeletClientCert: filepath.Join(pki, "apiserver-kubelet-client.crt"),
 		kubeletClientKey:  filepath.Join(pki, "apiserver-kubelet-client.key"),
 		frontProxyCA:      filepath.Join(pki, "front-proxy-ca.crt"),
 		frontProxyCert:    filepath.Join(pki, "front-proxy-client.crt"),
 		frontProxyKey:     filepath.Join(pki, "front-proxy-client.key"),
 	}
-	if err := os.MkdirAll(pki, 0o700); err != nil {
-		return certFiles{}, err
+}
+
+// contents maps the certificate files but the controller manager's
+// kubeconfig to what they hold: the cluster CA's of the cluster that
+// issued cc.
+func (f certFiles) contents(ca *authority, cc certContents) map[string][]byte {
+	return map[string][]byte{
+		f.caCert: ca.certPEM, f.caKey: ca.keyPEM,
+		f.clientCAs: ca.certPEM, f.rootCAs: ca.certPEM,
+		f.servingCert: cc.serving.certPEM, f.servKey: cc.serving.keyPEM,
+		f.saKey: cc.saKeyPEM, f.saPub: cc.saPubPEM,
+		f.kubeletClientCert: cc.kubeletClient.certPEM, f.kubeletClientKey: cc.kubeletClient.keyPEM,
+		f.frontProxyCA: cc.frontProxyCA.certPEM, f.frontProxyCert: cc.frontProxy.certPEM, f.frontProxyKey: cc.frontProxy.keyPEM,
 	}
-	for path, data := range map[string][]byte{
-		f.caCert: c.ca.certPEM, f.caKey: c.ca.keyPEM,
-		f.clientCAs: c.ca.certPEM, f.rootCAs: c.ca.certPEM,
-		f.servingCert: serving.certPEM, f.servKey: serving.keyPEM,
-		f.saKey: saKeyPEM, f.saPub: saPubPEM,
-		f.kubeletClientCert: kubeletClient.certPEM, f.kubeletClientKey: kubeletClient.keyPEM,
-		f.frontProxyCA: frontProxyCA.certPEM, f.frontProxyCert: frontProxy.certPEM, f.frontProxyKey: frontProxy.keyPEM,
-	} {
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			return certFiles{}, err
-		}
-	}
-	c.kcmCreds, c.files = kcm, f
-	return f, nil
 }
 
 // issueServing issues the API server's serving certificate from the
@@ -269,45 +300,7 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 		}
 		c.port = port
 		c.setAdminConfig()
-		args := []string{
-			"--etcd-servers=" + e.etcdURL,
-			"--etcd-prefix=/clusters/" + c.Name,
-			fmt.Sprintf("--secure-port=%d", port),
-			"--bind-address=" + c.bindIP.String(),
-			"--advertise-address=" + c.bindIP.String(),
-			"--cert-dir=" + filepath.Join(c.dir, "apiserver-certs"),
-			"--tls-cert-file=" + f.servingCert,
-			"--tls-private-key-file=" + f.servKey,
-			"--client-ca-file=" + f.clientCAs,
-			"--authorization-mode=Node,RBAC",
-			"--enable-admission-plugins=NodeRestriction",
-			"--kubelet-client-certificate=" + f.kubeletClientCert,
-			"--kubelet-client-key=" + f.kubeletClientKey,
-			// Node names resolve nowhere; the node's address is on the bridge.
-			"--kubelet-preferred-address-types=InternalIP",
-			"--enable-bootstrap-token-auth=true",
-			"--service-account-issuer=" + c.Server(),
-			"--service-account-key-file=" + f.saPub,
-			"--service-account-signing-key-file=" + f.saKey,
-			"--service-cluster-ip-range=" + c.serviceCIDR,
-			"--allow-privileged=true",
-			fmt.Sprintf("--profiling=%t", c.profiling),
-			fmt.Sprintf("--enable-priority-and-fairness=%t", c.priorityAndFairness),
-			"--event-ttl=1h",
-			// The aggregation layer, as kubeadm sets it up.
-			"--requestheader-client-ca-file=" + f.frontProxyCA,
-			"--requestheader-allowed-names=" + FrontProxyClient,
-			"--requestheader-username-headers=X-Remote-User",
-			"--requestheader-group-headers=X-Remote-Group",
-			"--requestheader-extra-headers-prefix=X-Remote-Extra-",
-			"--proxy-client-cert-file=" + f.frontProxyCert,
-			"--proxy-client-key-file=" + f.frontProxyKey,
-		}
-		if c.node == nil {
-			// Without a node nothing serves the kubernetes Service.
-			args = append(args, "--endpoint-reconciler-type=none")
-		}
-		c.apiserverBin, c.apiserverArgs = filepath.Join(c.binDir, "kube-apiserver"), args
+		c.apiserverBin, c.apiserverArgs = filepath.Join(c.binDir, "kube-apiserver"), c.apiServerArgs(e.etcdURL, f)
 		proc, err := c.runAPIServer(ctx)
 		if err == nil {
 			return nil
@@ -321,6 +314,50 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 		}
 		return err
 	}
+}
+
+// apiServerArgs are the arguments of the cluster's kube-apiserver on
+// c.port, storing in the etcd at etcdURL, with the credentials of f.
+func (c *Cluster) apiServerArgs(etcdURL string, f certFiles) []string {
+	args := []string{
+		"--etcd-servers=" + etcdURL,
+		"--etcd-prefix=/clusters/" + c.Name,
+		fmt.Sprintf("--secure-port=%d", c.port),
+		"--bind-address=" + c.bindIP.String(),
+		"--advertise-address=" + c.bindIP.String(),
+		"--cert-dir=" + filepath.Join(c.dir, "apiserver-certs"),
+		"--tls-cert-file=" + f.servingCert,
+		"--tls-private-key-file=" + f.servKey,
+		"--client-ca-file=" + f.clientCAs,
+		"--authorization-mode=Node,RBAC",
+		"--enable-admission-plugins=NodeRestriction",
+		"--kubelet-client-certificate=" + f.kubeletClientCert,
+		"--kubelet-client-key=" + f.kubeletClientKey,
+		// Node names resolve nowhere; the node's address is on the bridge.
+		"--kubelet-preferred-address-types=InternalIP",
+		"--enable-bootstrap-token-auth=true",
+		"--service-account-issuer=" + c.Server(),
+		"--service-account-key-file=" + f.saPub,
+		"--service-account-signing-key-file=" + f.saKey,
+		"--service-cluster-ip-range=" + c.serviceCIDR,
+		"--allow-privileged=true",
+		fmt.Sprintf("--profiling=%t", c.profiling),
+		fmt.Sprintf("--enable-priority-and-fairness=%t", c.priorityAndFairness),
+		"--event-ttl=1h",
+		// The aggregation layer, as kubeadm sets it up.
+		"--requestheader-client-ca-file=" + f.frontProxyCA,
+		"--requestheader-allowed-names=" + FrontProxyClient,
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + f.frontProxyCert,
+		"--proxy-client-key-file=" + f.frontProxyKey,
+	}
+	if c.node == nil {
+		// Without a node nothing serves the kubernetes Service.
+		args = append(args, "--endpoint-reconciler-type=none")
+	}
+	return args
 }
 
 // runAPIServer starts kube-apiserver with the cluster's recorded arguments

@@ -116,71 +116,12 @@ var clusterNameRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 // is ready and each controller manager healthy. On error everything started so
 // far is stopped.
 func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
-	if len(opts.Clusters) == 0 {
-		opts.Clusters = []string{"hub"}
-	}
-	seen := map[string]bool{}
-	for _, name := range opts.Clusters {
-		if !clusterNameRE.MatchString(name) || len(name) > 63 {
-			return nil, fmt.Errorf("cluster name %q is not a DNS label (lowercase letters, digits and '-', at most 63)", name)
-		}
-		if seen[name] {
-			return nil, fmt.Errorf("cluster name %q is given twice", name)
-		}
-		seen[name] = true
-	}
-	for _, field := range []struct {
-		name  string
-		names []string
-	}{
-		{"Previous", opts.Previous}, {"NoClientSigning", opts.NoClientSigning},
-		{"PriorityAndFairness", opts.PriorityAndFairness}, {"Profiling", opts.Profiling},
-	} {
-		for _, name := range field.names {
-			if !seen[name] {
-				return nil, fmt.Errorf("cluster %q is in Options.%s but not in Options.Clusters", name, field.name)
-			}
-		}
-	}
-	if opts.StartTimeout == 0 {
-		opts.StartTimeout = 3 * time.Minute
-	}
-	binDir, err := resolveBinDir(opts.BinDir)
+	binDir, err := opts.complete()
 	if err != nil {
 		return nil, err
 	}
-	if opts.ClusterSigningDuration < 0 {
-		return nil, fmt.Errorf("ClusterSigningDuration %v must not be negative", opts.ClusterSigningDuration)
-	}
-	if len(opts.Previous) > 0 {
-		bins := []string{"kube-apiserver", "kube-controller-manager"}
-		if opts.Nodes {
-			bins = previousBinaries
-		}
-		for _, b := range bins {
-			if _, err := os.Stat(filepath.Join(binDir, PreviousDir, b)); err != nil {
-				return nil, fmt.Errorf("%s of the previous Kubernetes release not found in %s: run 'make kube-bins' to build it", b, filepath.Join(binDir, PreviousDir))
-			}
-		}
-	}
-	if opts.Nodes {
-		if len(opts.Clusters) > host.MaxNodes {
-			return nil, fmt.Errorf("%d clusters with nodes: at most %d", len(opts.Clusters), host.MaxNodes)
-		}
-		if err := checkNodeHost(binDir); err != nil {
-			return nil, err
-		}
-	}
-	e := &Environment{dir: opts.Dir, binDir: binDir, log: opts.Log, signingDuration: opts.ClusterSigningDuration}
-	if e.log == nil {
-		e.log = io.Discard
-	}
-	if e.dir == "" {
-		if e.dir, err = os.MkdirTemp("", "ocm-env-"); err != nil {
-			return nil, err
-		}
-		e.ownDir = true
-	} else if err := os.MkdirAll(e.dir, 0o755); err != nil {
+	e, err := newEnvironment(opts, binDir)
+	if err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -192,6 +133,109 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
 	start := time.Now()
+	if opts.Nodes {
+		if err := e.prepareNodes(ctx, opts.Images); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.startEtcd(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.startClusters(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.writeKubeconfig(); err != nil {
+		return nil, err
+	}
+	e.logf("environment ready in %s: %d cluster(s), kubeconfig %s", time.Since(start).Round(100*time.Millisecond), len(e.clusters), e.kubeconfig)
+	return e, nil
+}
+
+// complete fills in the defaults of o and checks it, and returns the
+// directory of the Kubernetes binaries.
+func (o *Options) complete() (binDir string, err error) {
+	if len(o.Clusters) == 0 {
+		o.Clusters = []string{"hub"}
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 3 * time.Minute
+	}
+	if err := o.checkClusterNames(); err != nil {
+		return "", err
+	}
+	if binDir, err = resolveBinDir(o.BinDir); err != nil {
+		return "", err
+	}
+	if o.ClusterSigningDuration < 0 {
+		return "", fmt.Errorf("ClusterSigningDuration %v must not be negative", o.ClusterSigningDuration)
+	}
+	if len(o.Previous) > 0 {
+		bins := []string{"kube-apiserver", "kube-controller-manager"}
+		if o.Nodes {
+			bins = previousBinaries
+		}
+		for _, b := range bins {
+			if _, err := os.Stat(filepath.Join(binDir, PreviousDir, b)); err != nil {
+				return "", fmt.Errorf("%s of the previous Kubernetes release not found in %s: run 'make kube-bins' to build it", b, filepath.Join(binDir, PreviousDir))
+			}
+		}
+	}
+	if o.Nodes {
+		if len(o.Clusters) > host.MaxNodes {
+			return "", fmt.Errorf("%d clusters with nodes: at most %d", len(o.Clusters), host.MaxNodes)
+		}
+		if err := checkNodeHost(binDir); err != nil {
+			return "", err
+		}
+	}
+	return binDir, nil
+}
+
+// checkClusterNames checks that every cluster name is a DNS label given
+// once, and that the options naming clusters name only those.
+func (o *Options) checkClusterNames() error {
+	seen := map[string]bool{}
+	for _, name := range o.Clusters {
+		if !clusterNameRE.MatchString(name) || len(name) > 63 {
+			return fmt.Errorf("cluster name %q is not a DNS label (lowercase letters, digits and '-', at most 63)", name)
+		}
+		if seen[name] {
+			return fmt.Errorf("cluster name %q is given twice", name)
+		}
+		seen[name] = true
+	}
+	for _, field := range []struct {
+		name  string
+		names []string
+	}{
+		{"Previous", o.Previous}, {"NoClientSigning", o.NoClientSigning},
+		{"PriorityAndFairness", o.PriorityAndFairness}, {"Profiling", o.Profiling},
+	} {
+		for _, name := range field.names {
+			if !seen[name] {
+				return fmt.Errorf("cluster %q is in Options.%s but not in Options.Clusters", name, field.name)
+			}
+		}
+	}
+	return nil
+}
+
+// newEnvironment returns the Environment of the completed opts, with its
+// directory made and its clusters named, nothing started.
+func newEnvironment(opts Options, binDir string) (*Environment, error) {
+	e := &Environment{dir: opts.Dir, binDir: binDir, log: opts.Log, signingDuration: opts.ClusterSigningDuration}
+	if e.log == nil {
+		e.log = io.Discard
+	}
+	if e.dir == "" {
+		dir, err := os.MkdirTemp("", "ocm-env-")
+		if err != nil {
+			return nil, err
+		}
+		e.dir, e.ownDir = dir, true
+	} else if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		return nil, err
+	}
 	for _, name := range opts.Clusters {
 		c := &Cluster{Name: name, dir: filepath.Join(e.dir, name), bindIP: loopback, serviceCIDR: ServiceClusterIPRange, binDir: binDir}
 		if slices.Contains(opts.Previous, name) {
@@ -202,29 +246,19 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 		c.profiling = slices.Contains(opts.Profiling, name)
 		e.clusters = append(e.clusters, c)
 	}
-	if opts.Nodes {
-		if err := e.prepareNodes(ctx, opts.Images); err != nil {
-			return nil, err
-		}
-	}
-	if err := e.startEtcd(ctx); err != nil {
-		return nil, err
-	}
-	// Clusters start in parallel: each waits mostly on its own API server.
+	return e, nil
+}
+
+// startClusters starts every cluster in parallel: each waits mostly on its
+// own API server.
+func (e *Environment) startClusters(ctx context.Context) error {
 	errs := make([]error, len(e.clusters))
 	var wg sync.WaitGroup
 	for i, c := range e.clusters {
 		wg.Go(func() { errs[i] = e.startCluster(ctx, c) })
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	if err := e.writeKubeconfig(); err != nil {
-		return nil, err
-	}
-	e.logf("environment ready in %s: %d cluster(s), kubeconfig %s", time.Since(start).Round(100*time.Millisecond), len(e.clusters), e.kubeconfig)
-	return e, nil
+	return errors.Join(errs...)
 }
 
 // KubeBinDir returns the directory holding the Kubernetes binaries

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +26,7 @@ import (
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 )
 
 // Failover is the workload failover scenario: two joined clusters, a
@@ -109,9 +111,35 @@ func (r FailoverReport) String() string {
 // accepted and members of the ManagedClusterSet default.
 func (f *Failover) Run(ctx context.Context, tb testing.TB) FailoverReport {
 	tb.Helper()
-	hub := f.Hub.Client()
+	lost, spare := f.setUp(ctx, tb)
+	stop := f.watch(ctx)
+	defer stop()
+
+	r := FailoverReport{Lost: lost, Spare: spare}
+	cut := time.Now()
+	if err := f.Cut(lost); err != nil {
+		tb.Fatalf("cut %s off the hub: %v", lost, err)
+	}
+	f.measureFailover(ctx, tb, &r, cut)
+
+	restored := time.Now()
+	if err := f.Restore(lost); err != nil {
+		tb.Fatalf("restore %s's path to the hub: %v", lost, err)
+	}
+	f.measureRestore(ctx, tb, &r, restored)
+	// One more sample after the removal, so the counts cover it.
+	f.sample(ctx)
+	stop()
+	f.summarize(&r, spare, restored)
+	return r
+}
+
+// setUp prepares the scenario and waits until the Placement decides one
+// cluster, the one to lose, and both applications are Available there; it
+// returns that cluster and the other one, the spare.
+func (f *Failover) setUp(ctx context.Context, tb testing.TB) (lost, spare string) {
+	tb.Helper()
 	f.prepare(ctx, tb)
-	var lost string
 	Eventually(ctx, tb, 2*time.Minute, "the failover Placement to decide one cluster", func(ctx context.Context) (bool, error) {
 		d, err := f.decided(ctx)
 		if len(d) == 1 {
@@ -119,7 +147,6 @@ func (f *Failover) Run(ctx context.Context, tb testing.TB) FailoverReport {
 		}
 		return len(d) == 1, err
 	})
-	var spare string
 	for name := range f.Clusters {
 		if name != lost {
 			spare = name
@@ -130,14 +157,16 @@ func (f *Failover) Run(ctx context.Context, tb testing.TB) FailoverReport {
 			return f.available(ctx, lost, app)
 		})
 	}
-	stop := f.watch(ctx)
-	defer stop()
+	return lost, spare
+}
 
-	r := FailoverReport{Lost: lost, Spare: spare}
-	cut := time.Now()
-	if err := f.Cut(lost); err != nil {
-		tb.Fatalf("cut %s off the hub: %v", lost, err)
-	}
+// measureFailover waits, after the lost cluster was cut off at cut, until
+// the hub reports it Unknown and taints it, the Placement moves to the
+// spare and both applications are Available there, and records when in r.
+func (f *Failover) measureFailover(ctx context.Context, tb testing.TB, r *FailoverReport, cut time.Time) {
+	tb.Helper()
+	hub := f.Hub.Client()
+	lost, spare := r.Lost, r.Spare
 	since := func() time.Duration { return time.Since(cut) }
 	deadline := time.Duration(f.LeaseSeconds)*5*time.Second + time.Duration(f.TolerationSeconds)*time.Second + 3*time.Minute
 	Eventually(ctx, tb, deadline, lost+" Unknown on the hub", func(ctx context.Context) (bool, error) {
@@ -183,11 +212,15 @@ func (f *Failover) Run(ctx context.Context, tb testing.TB) FailoverReport {
 	Eventually(ctx, tb, 3*time.Minute, "Deployment "+f.Kept+" Available on "+spare, func(ctx context.Context) (bool, error) {
 		return f.available(ctx, spare, f.Kept)
 	})
+}
 
-	restored := time.Now()
-	if err := f.Restore(lost); err != nil {
-		tb.Fatalf("restore %s's path to the hub: %v", lost, err)
-	}
+// measureRestore waits, after the lost cluster's path came back at
+// restored, until App's copy is gone from it and the hub has removed its
+// works, and records in r when, and whether Kept's copy stayed.
+func (f *Failover) measureRestore(ctx context.Context, tb testing.TB, r *FailoverReport, restored time.Time) {
+	tb.Helper()
+	hub := f.Hub.Client()
+	lost := r.Lost
 	Eventually(ctx, tb, 3*time.Minute, "Deployment "+f.App+" removed from "+lost, func(ctx context.Context) (bool, error) {
 		r.Removed = time.Since(restored)
 		err := f.Clusters[lost].Client().Get(ctx, client.ObjectKey{Namespace: f.App, Name: "app"}, &appsv1.Deployment{})
@@ -208,26 +241,65 @@ func (f *Failover) Run(ctx context.Context, tb testing.TB) FailoverReport {
 	d := &appsv1.Deployment{}
 	err := f.Clusters[lost].Client().Get(ctx, client.ObjectKey{Namespace: f.Kept, Name: "app"}, d)
 	r.KeptStays = err == nil && d.DeletionTimestamp == nil
-	// One more sample after the removal, so the counts cover it.
-	f.sample(ctx)
-	stop()
-	f.summarize(&r, spare, restored)
-	return r
 }
 
 // prepare sets the clusters' lease, binds the set default to Namespace and
 // creates the Placement and the sets.
 func (f *Failover) prepare(ctx context.Context, tb testing.TB) {
 	tb.Helper()
+	f.setLeases(ctx, tb)
+	hub := f.Hub.Client()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: f.Namespace}}
+	require.NoError(tb, client.IgnoreAlreadyExists(hub.Create(ctx, ns)), "create namespace "+f.Namespace)
+	Eventually(ctx, tb, time.Minute, "ManagedClusterSet default", func(ctx context.Context) (bool, error) {
+		err := hub.Get(ctx, client.ObjectKey{Name: "default"}, &clusterv1beta2.ManagedClusterSet{})
+		return err == nil, client.IgnoreNotFound(err)
+	})
+	binding := &clusterv1beta2.ManagedClusterSetBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "default"},
+		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "default"},
+	}
+	require.NoError(tb, client.IgnoreAlreadyExists(hub.Create(ctx, binding)), "bind the set default")
+	placement := &clusterv1beta1.Placement{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "failover"},
+		Spec: clusterv1beta1.PlacementSpec{
+			NumberOfClusters: ptr.To[int32](1),
+			Tolerations: []clusterv1beta1.Toleration{{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists,
+				TolerationSeconds: ptr.To(f.TolerationSeconds)}},
+		},
+	}
+	require.NoError(tb, hub.Create(ctx, placement), "create the Placement")
+	for _, app := range []string{f.App, f.Kept} {
+		w, err := AppWork("", app, app)
+		require.NoError(tb, err, "render "+app)
+		if app == f.Kept {
+			w.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}
+		}
+		set := &workv1alpha1.ManifestWorkReplicaSet{
+			ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: app},
+			Spec: workv1alpha1.ManifestWorkReplicaSetSpec{
+				ManifestWorkTemplate: w.Spec,
+				PlacementRefs: []workv1alpha1.LocalPlacementReference{{Name: "failover",
+					RolloutStrategy: clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}}},
+			},
+		}
+		require.NoError(tb, hub.Create(ctx, set), "create ManifestWorkReplicaSet "+app)
+	}
+}
+
+// setLeases sets the clusters' spec.leaseDurationSeconds to LeaseSeconds
+// and waits until their agents renew at the new duration, once they have
+// read it.
+func (f *Failover) setLeases(ctx context.Context, tb testing.TB) {
+	tb.Helper()
 	hub := f.Hub.Client()
 	for name := range f.Clusters {
 		mc := &clusterv1.ManagedCluster{}
-		must(tb, "read ManagedCluster "+name, hub.Get(ctx, client.ObjectKey{Name: name}, mc))
+		require.NoError(tb, hub.Get(ctx, client.ObjectKey{Name: name}, mc), "read ManagedCluster "+name)
 		base := mc.DeepCopy()
 		mc.Spec.LeaseDurationSeconds = f.LeaseSeconds
-		must(tb, "set the lease of "+name, hub.Patch(ctx, mc, client.MergeFrom(base)))
+		require.NoError(tb, hub.Patch(ctx, mc, client.MergeFrom(base)), "set the lease of "+name)
 	}
-	// The agents renew at the new duration once they have read it.
 	for name := range f.Clusters {
 		var last time.Time
 		Eventually(ctx, tb, 2*time.Minute, name+"'s lease renewed at its new duration", func(ctx context.Context) (bool, error) {
@@ -244,45 +316,6 @@ func (f *Failover) prepare(ctx context.Context, tb testing.TB) {
 			last = now
 			return gap <= time.Duration(f.LeaseSeconds)*time.Second*11/10+time.Second, nil
 		})
-	}
-	must(tb, "create namespace "+f.Namespace, client.IgnoreAlreadyExists(hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: f.Namespace}})))
-	Eventually(ctx, tb, time.Minute, "ManagedClusterSet default", func(ctx context.Context) (bool, error) {
-		err := hub.Get(ctx, client.ObjectKey{Name: "default"}, &clusterv1beta2.ManagedClusterSet{})
-		return err == nil, client.IgnoreNotFound(err)
-	})
-	must(tb, "bind the set default", client.IgnoreAlreadyExists(hub.Create(ctx, &clusterv1beta2.ManagedClusterSetBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "default"},
-		Spec:       clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "default"},
-	})))
-	must(tb, "create the Placement", hub.Create(ctx, &clusterv1beta1.Placement{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: "failover"},
-		Spec: clusterv1beta1.PlacementSpec{
-			NumberOfClusters: ptr.To[int32](1),
-			Tolerations: []clusterv1beta1.Toleration{{Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists,
-				TolerationSeconds: ptr.To(f.TolerationSeconds)}},
-		},
-	}))
-	for _, app := range []string{f.App, f.Kept} {
-		w, err := AppWork("", app, app)
-		must(tb, "render "+app, err)
-		if app == f.Kept {
-			w.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}
-		}
-		must(tb, "create ManifestWorkReplicaSet "+app, hub.Create(ctx, &workv1alpha1.ManifestWorkReplicaSet{
-			ObjectMeta: metav1.ObjectMeta{Namespace: f.Namespace, Name: app},
-			Spec: workv1alpha1.ManifestWorkReplicaSetSpec{
-				ManifestWorkTemplate: w.Spec,
-				PlacementRefs: []workv1alpha1.LocalPlacementReference{{Name: "failover",
-					RolloutStrategy: clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.All}}},
-			},
-		}))
-	}
-}
-
-func must(tb testing.TB, what string, err error) {
-	tb.Helper()
-	if err != nil {
-		tb.Fatalf("%s: %v", what, err)
 	}
 }
 
@@ -315,7 +348,7 @@ func (f *Failover) available(ctx context.Context, cluster, app string) (bool, er
 	if err := f.Clusters[cluster].Client().Get(ctx, client.ObjectKey{Namespace: app, Name: "app"}, d); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}
-	return d.DeletionTimestamp == nil && d.Status.AvailableReplicas > 0, nil
+	return d.DeletionTimestamp == nil && deploystatus.Of(d).Serving, nil
 }
 
 // watch samples every PollEvery until the returned stop is called.

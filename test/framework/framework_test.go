@@ -25,6 +25,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 )
 
 // poll runs cond every 100ms until it returns true or timeout passes.
@@ -147,7 +149,7 @@ func approvedClientCSR(t *testing.T, c *Cluster, user string, groups ...string) 
 	t.Helper()
 	ctx := t.Context()
 	cs := c.Clientset()
-	key, keyPEM, err := newKey()
+	key, keyPEM, err := certs.NewPrivateKey()
 	require.NoError(t, err)
 	csrPEM, err := certutil.MakeCSR(key, &pkix.Name{CommonName: user, Organization: groups}, nil, nil)
 	require.NoError(t, err)
