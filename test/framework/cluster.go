@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 )
 
 // AdminUser is the user name of the framework's cluster-admin client
@@ -70,17 +71,17 @@ type Cluster struct {
 	// server (CAData).
 	trusted []byte
 	admCfg  *rest.Config
-	procs   []*process
+	procs   []*process.Process
 	// kcm is the running kube-controller-manager; kcmArgs and kcmPort
 	// start it again (a CA rotation).
-	kcm     *process
+	kcm     *process.Process
 	kcmArgs []string
 	kcmPort int
 	// scheduler is the running kube-scheduler of a cluster with a node.
-	scheduler *process
+	scheduler *process.Process
 	// apiserver is the running kube-apiserver; apiserverBin and
 	// apiserverArgs start it again (RestartAPIServer).
-	apiserver     *process
+	apiserver     *process.Process
 	apiserverBin  string
 	apiserverArgs []string
 }

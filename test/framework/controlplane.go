@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 )
 
 // ServiceClusterIPRange is the Service IP range of every cluster. Nothing may
@@ -104,12 +104,12 @@ func (e *Environment) startEtcdOnce(ctx context.Context) error {
 // healthy.
 func (e *Environment) runEtcd(ctx context.Context) error {
 	var err error
-	e.etcd, err = startProcess("etcd", filepath.Join(e.binDir, "etcd"), e.etcdArgs, nil, e.dir, filepath.Join(e.dir, "logs", "etcd.log"))
+	e.etcd, err = process.Start("etcd", filepath.Join(e.binDir, "etcd"), e.etcdArgs, nil, e.dir, filepath.Join(e.dir, "logs", "etcd.log"))
 	if err != nil {
 		return err
 	}
 	httpClient := &http.Client{Timeout: 2 * time.Second}
-	return e.etcd.waitFor(ctx, "etcd health", func(ctx context.Context) (bool, error) {
+	return e.etcd.WaitFor(ctx, "etcd health", func(ctx context.Context) (bool, error) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.etcdURL+"/health", nil)
 		resp, err := httpClient.Do(req)
 		if err != nil {
@@ -308,7 +308,7 @@ func (e *Environment) startAPIServer(ctx context.Context, c *Cluster, f certFile
 		if proc == nil {
 			return err
 		}
-		if exited, _ := proc.Exited(); exited && attempt < 3 && logContains(proc.logPath, "address already in use") {
+		if exited, _ := proc.Exited(); exited && attempt < 3 && proc.LogContains("address already in use") {
 			e.logf("cluster %s: port %d was taken, retrying", c.Name, port)
 			continue
 		}
@@ -363,8 +363,8 @@ func (c *Cluster) apiServerArgs(etcdURL string, f certFiles) []string {
 // runAPIServer starts kube-apiserver with the cluster's recorded arguments
 // and waits for /readyz. It returns the process also when it fails to get
 // ready, so that the caller can look at why.
-func (c *Cluster) runAPIServer(ctx context.Context) (*process, error) {
-	proc, err := startProcess(c.Name+"/kube-apiserver", c.apiserverBin, c.apiserverArgs, nil, c.dir, filepath.Join(c.dir, "logs", "kube-apiserver.log"))
+func (c *Cluster) runAPIServer(ctx context.Context) (*process.Process, error) {
+	proc, err := process.Start(c.Name+"/kube-apiserver", c.apiserverBin, c.apiserverArgs, nil, c.dir, filepath.Join(c.dir, "logs", "kube-apiserver.log"))
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +374,7 @@ func (c *Cluster) runAPIServer(ctx context.Context) (*process, error) {
 	if err != nil {
 		return proc, err
 	}
-	return proc, proc.waitFor(ctx, "API server readiness", func(ctx context.Context) (bool, error) {
+	return proc, proc.WaitFor(ctx, "API server readiness", func(ctx context.Context) (bool, error) {
 		body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		return err == nil && string(body) == "ok", err
 	})
@@ -406,7 +406,7 @@ func (c *Cluster) StopAPIServer() error {
 	if err := old.Stop(0); err != nil {
 		return fmt.Errorf("stop the API server of cluster %s: %w", c.Name, err)
 	}
-	c.procs = slices.DeleteFunc(c.procs, func(p *process) bool { return p == old })
+	c.procs = slices.DeleteFunc(c.procs, func(p *process.Process) bool { return p == old })
 	c.apiserver = nil
 	return nil
 }
@@ -460,13 +460,13 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 // runControllerManager starts kube-controller-manager with the cluster's
 // recorded arguments and waits until it has published the root CA.
 func (c *Cluster) runControllerManager(ctx context.Context) error {
-	proc, err := startProcess(c.Name+"/kube-controller-manager", filepath.Join(c.binDir, "kube-controller-manager"), c.kcmArgs, nil, c.dir, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
+	proc, err := process.Start(c.Name+"/kube-controller-manager", filepath.Join(c.binDir, "kube-controller-manager"), c.kcmArgs, nil, c.dir, filepath.Join(c.dir, "logs", "kube-controller-manager.log"))
 	if err != nil {
 		return err
 	}
 	c.kcm = proc
 	c.procs = append(c.procs, proc)
-	err = proc.waitFor(ctx, "controller manager health", healthz(fmt.Sprintf("https://127.0.0.1:%d/healthz", c.kcmPort)))
+	err = proc.WaitFor(ctx, "controller manager health", healthz(fmt.Sprintf("https://127.0.0.1:%d/healthz", c.kcmPort)))
 	if err != nil {
 		return err
 	}
@@ -478,7 +478,7 @@ func (c *Cluster) runControllerManager(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return proc.waitFor(ctx, "ConfigMap kube-public/kube-root-ca.crt", func(ctx context.Context) (bool, error) {
+	return proc.WaitFor(ctx, "ConfigMap kube-public/kube-root-ca.crt", func(ctx context.Context) (bool, error) {
 		_, err := cs.CoreV1().ConfigMaps("kube-public").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
 		return err == nil, err
 	})
@@ -509,10 +509,4 @@ func (c *Cluster) stop() error {
 		errs = append(errs, c.procs[i].Stop(10*time.Second))
 	}
 	return errors.Join(errs...)
-}
-
-// logContains reports whether the file at path contains s.
-func logContains(path, s string) bool {
-	b, err := os.ReadFile(path)
-	return err == nil && strings.Contains(string(b), s)
 }

@@ -18,6 +18,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/registry"
 )
 
@@ -96,7 +97,7 @@ type Environment struct {
 	log        io.Writer
 	// signingDuration is Options.ClusterSigningDuration.
 	signingDuration time.Duration
-	etcd            *process
+	etcd            *process.Process
 	etcdURL         string
 	etcdArgs        []string
 	clusters        []*Cluster

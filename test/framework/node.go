@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/images"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/registry"
 )
 
@@ -43,11 +44,11 @@ type node struct {
 	// "system".
 	cgroup string
 	// holder keeps the node's mount namespace.
-	holder *process
+	holder *process.Process
 	// kubelet and proxy are the node's kubelet and kube-proxy, which
 	// restartClients replaces.
-	kubelet, proxy *process
-	procs          []*process
+	kubelet, proxy *process.Process
+	procs          []*process.Process
 	// pathEnv is the PATH the node's processes run with.
 	pathEnv string
 }
@@ -93,8 +94,8 @@ func (n *node) start(ctx context.Context, e *Environment) error {
 	if err != nil {
 		return err
 	}
-	if err := containerd.waitFor(ctx, "containerd's socket", func(context.Context) (bool, error) {
-		return logContains(containerd.logPath, "containerd successfully booted"), nil
+	if err := containerd.WaitFor(ctx, "containerd's socket", func(context.Context) (bool, error) {
+		return containerd.LogContains("containerd successfully booted"), nil
 	}); err != nil {
 		return err
 	}
@@ -130,11 +131,11 @@ func (n *node) restartClients(ctx context.Context) error {
 	if err := n.writeCredentials(); err != nil {
 		return fmt.Errorf("node %s: %w", n.name, err)
 	}
-	for _, p := range []*process{n.proxy, n.kubelet} {
+	for _, p := range []*process.Process{n.proxy, n.kubelet} {
 		if err := p.Stop(10 * time.Second); err != nil {
-			return fmt.Errorf("node %s: stop %s: %w", n.name, p.name, err)
+			return fmt.Errorf("node %s: stop %s: %w", n.name, p.Name(), err)
 		}
-		n.procs = slices.DeleteFunc(n.procs, func(q *process) bool { return q == p })
+		n.procs = slices.DeleteFunc(n.procs, func(q *process.Process) bool { return q == p })
 	}
 	if err := n.startClients(); err != nil {
 		return fmt.Errorf("node %s: %w", n.name, err)
@@ -170,7 +171,7 @@ func (n *node) startHolder(ctx context.Context) error {
 		return err
 	}
 	n.holder = holder
-	return holder.waitFor(ctx, "the node's mount namespace", func(context.Context) (bool, error) {
+	return holder.WaitFor(ctx, "the node's mount namespace", func(context.Context) (bool, error) {
 		_, err := os.Stat(ready)
 		return err == nil, nil
 	})
@@ -178,7 +179,7 @@ func (n *node) startHolder(ctx context.Context) error {
 
 // run starts one of the node's processes in its cgroup and, but for the
 // holder, in its network and mount namespaces.
-func (n *node) run(what, bin string, args []string, env string) (*process, error) {
+func (n *node) run(what, bin string, args []string, env string) (*process.Process, error) {
 	procs, err := host.CgroupProcsFiles(n.cgroup + "/system")
 	if err != nil {
 		return nil, err
@@ -195,7 +196,7 @@ func (n *node) run(what, bin string, args []string, env string) (*process, error
 	if env != "" {
 		extra = append(extra, env)
 	}
-	p, err := startProcess(n.c.Name+"/node/"+what, "/bin/sh", wrapper, extra, n.dir, n.path("logs", what+".log"))
+	p, err := process.Start(n.c.Name+"/node/"+what, "/bin/sh", wrapper, extra, n.dir, n.path("logs", what+".log"))
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func (n *node) run(what, bin string, args []string, env string) (*process, error
 // waitReady waits until the Node exists and is Ready.
 func (n *node) waitReady(ctx context.Context) error {
 	cs := n.c.Clientset()
-	return n.kubelet.waitFor(ctx, "Node "+n.name+" Ready", func(ctx context.Context) (bool, error) {
+	return n.kubelet.WaitFor(ctx, "Node "+n.name+" Ready", func(ctx context.Context) (bool, error) {
 		nd, err := cs.CoreV1().Nodes().Get(ctx, n.name, metav1.GetOptions{})
 		if err != nil {
 			return false, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/registry"
 )
 
@@ -112,13 +113,13 @@ func (e *Environment) startScheduler(ctx context.Context, c *Cluster) error {
 		"--leader-elect=false",
 		"--profiling=false",
 	}
-	proc, err := startProcess(c.Name+"/kube-scheduler", filepath.Join(c.binDir, "kube-scheduler"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-scheduler.log"))
+	proc, err := process.Start(c.Name+"/kube-scheduler", filepath.Join(c.binDir, "kube-scheduler"), args, nil, c.dir, filepath.Join(c.dir, "logs", "kube-scheduler.log"))
 	if err != nil {
 		return err
 	}
 	c.procs = append(c.procs, proc)
 	c.scheduler = proc
-	return proc.waitFor(ctx, "kube-scheduler health", healthz(fmt.Sprintf("https://127.0.0.1:%d/healthz", port)))
+	return proc.WaitFor(ctx, "kube-scheduler health", healthz(fmt.Sprintf("https://127.0.0.1:%d/healthz", port)))
 }
 
 // restartNodeClients gives the API server's clients on cluster c's node
@@ -134,7 +135,7 @@ func (e *Environment) restartNodeClients(ctx context.Context, c *Cluster) error 
 	if err := old.Stop(10 * time.Second); err != nil {
 		return fmt.Errorf("stop the kube-scheduler of cluster %s: %w", c.Name, err)
 	}
-	c.procs = slices.DeleteFunc(c.procs, func(p *process) bool { return p == old })
+	c.procs = slices.DeleteFunc(c.procs, func(p *process.Process) bool { return p == old })
 	if err := e.startScheduler(ctx, c); err != nil {
 		return fmt.Errorf("restart the kube-scheduler of cluster %s: %w", c.Name, err)
 	}

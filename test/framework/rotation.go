@@ -13,6 +13,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/cert"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/atomicfile"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 )
 
 // A cluster's CAs rotate as an administrator rotates them, in steps that
@@ -80,10 +83,10 @@ func (e *Environment) ServeWithNewCA(ctx context.Context, c *Cluster) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(c.files.servingCert, serving.certPEM, 0o600); err != nil {
+	if err := atomicfile.Write(c.files.servingCert, serving.certPEM, 0o600); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(c.files.servKey, serving.keyPEM, 0o600); err != nil {
+	if err := atomicfile.Write(c.files.servKey, serving.keyPEM, 0o600); err != nil {
 		return err
 	}
 	if err := c.RestartAPIServer(ctx); err != nil {
@@ -114,7 +117,7 @@ func (e *Environment) RemoveOldServingCA(ctx context.Context, c *Cluster) error 
 // setTrusted makes trusted the CAs cluster c publishes and its framework
 // clients trust, and restarts the controller manager, which publishes them.
 func (e *Environment) setTrusted(ctx context.Context, c *Cluster, trusted []byte) error {
-	if err := writeFileAtomic(c.files.rootCAs, trusted, 0o600); err != nil {
+	if err := atomicfile.Write(c.files.rootCAs, trusted, 0o600); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -131,7 +134,7 @@ func (e *Environment) setTrusted(ctx context.Context, c *Cluster, trusted []byte
 	if err != nil {
 		return err
 	}
-	return c.kcm.waitFor(ctx, "the published root CA bundle (kube-public/kube-root-ca.crt) to change", func(ctx context.Context) (bool, error) {
+	return c.kcm.WaitFor(ctx, "the published root CA bundle (kube-public/kube-root-ca.crt) to change", func(ctx context.Context) (bool, error) {
 		cm, err := cs.CoreV1().ConfigMaps("kube-public").Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
 		return err == nil && cm.Data["ca.crt"] == string(trusted), err
 	})
@@ -149,7 +152,7 @@ func (e *Environment) AddClientCA(ctx context.Context, c *Cluster) error {
 		return err
 	}
 	c.nextClientCA = next
-	if err := writeFileAtomic(c.files.clientCAs, slices.Concat(c.ca.certPEM, next.certPEM), 0o600); err != nil {
+	if err := atomicfile.Write(c.files.clientCAs, slices.Concat(c.ca.certPEM, next.certPEM), 0o600); err != nil {
 		return err
 	}
 	if err := c.waitAuthenticates(ctx, next, true); err != nil {
@@ -167,10 +170,10 @@ func (e *Environment) SignWithNewClientCA(ctx context.Context, c *Cluster) error
 		return fmt.Errorf("cluster %s: no client CA was added (AddClientCA)", c.Name)
 	}
 	c.ca = c.nextClientCA
-	if err := writeFileAtomic(c.files.caCert, c.ca.certPEM, 0o600); err != nil {
+	if err := atomicfile.Write(c.files.caCert, c.ca.certPEM, 0o600); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(c.files.caKey, c.ca.keyPEM, 0o600); err != nil {
+	if err := atomicfile.Write(c.files.caKey, c.ca.keyPEM, 0o600); err != nil {
 		return err
 	}
 	admin, err := c.ca.issue(AdminUser, []string{"system:masters"}, nil, nil)
@@ -208,7 +211,7 @@ func (e *Environment) RemoveOldClientCA(ctx context.Context, c *Cluster) error {
 		return err
 	}
 	c.nextClientCA = nil
-	if err := writeFileAtomic(c.files.clientCAs, c.ca.certPEM, 0o600); err != nil {
+	if err := atomicfile.Write(c.files.clientCAs, c.ca.certPEM, 0o600); err != nil {
 		return err
 	}
 	if err := c.waitAuthenticates(ctx, old, false); err != nil {
@@ -261,7 +264,7 @@ func (c *Cluster) waitAuthenticates(ctx context.Context, ca *authority, accept b
 	if !accept {
 		what = "rejects"
 	}
-	return c.apiserver.waitFor(ctx, fmt.Sprintf("the API server %s certificates of %s", what, ca.cert.Subject.CommonName), func(ctx context.Context) (bool, error) {
+	return c.apiserver.WaitFor(ctx, fmt.Sprintf("the API server %s certificates of %s", what, ca.cert.Subject.CommonName), func(ctx context.Context) (bool, error) {
 		_, err := cs.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 		if err == nil {
 			return accept, nil
@@ -293,7 +296,7 @@ func (c *Cluster) StopControllerManager() error {
 	if err := old.Stop(10 * time.Second); err != nil {
 		return fmt.Errorf("stop the controller manager of cluster %s: %w", c.Name, err)
 	}
-	c.procs = slices.DeleteFunc(c.procs, func(p *process) bool { return p == old })
+	c.procs = slices.DeleteFunc(c.procs, func(p *process.Process) bool { return p == old })
 	c.kcm = nil
 	return nil
 }

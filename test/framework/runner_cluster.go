@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 )
 
 const (
@@ -267,10 +268,10 @@ func (c *clusterRunner) processInfo(namespace, name string) (ProcessInfo, bool) 
 
 // watchExit requeues key when p exits, so that the exit shows in the status
 // and the process restarts after its back-off.
-func (c *clusterRunner) watchExit(key types.NamespacedName, p *process) {
+func (c *clusterRunner) watchExit(key types.NamespacedName, p *process.Process) {
 	go func() {
 		select {
-		case <-p.done:
+		case <-p.Done():
 			c.queue.Add(key)
 		case <-c.ctx.Done():
 		}

@@ -18,6 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/atomicfile"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 )
 
 const (
@@ -47,7 +50,7 @@ type instance struct {
 	logPath string
 
 	hash      string // hash of the pod template this pod was made from; "" for none
-	proc      *process
+	proc      *process.Process
 	binary    string
 	args      []string
 	startedAt time.Time
@@ -175,7 +178,7 @@ func (c *clusterRunner) launch(ctx context.Context, dep *appsv1.Deployment, inst
 	inst.blocked = nil
 	inst.binary, inst.args = spec.binary, spec.args
 	name := fmt.Sprintf("%s/%s/%s", c.cluster.Name, inst.key.Namespace, inst.key.Name)
-	p, err := startProcess(name, spec.binary, spec.args, spec.env, inst.dir, inst.logPath)
+	p, err := process.Start(name, spec.binary, spec.args, spec.env, inst.dir, inst.logPath)
 	if err != nil {
 		inst.fail(now, fmt.Sprintf("start failed: %v", err))
 		c.r.logf("%s: %v; retrying in %s", name, err, inst.backoff)
@@ -267,7 +270,7 @@ func (c *clusterRunner) ensureToken(ctx context.Context, namespace, sa string, i
 	dir := inst.saDir()
 	files := map[string][]byte{"token": []byte(token), "ca.crt": ca, "namespace": []byte(namespace)}
 	for name, data := range files {
-		if err := writeFileAtomic(filepath.Join(dir, name), data, 0o600); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, name), data, 0o600); err != nil {
 			return fmt.Errorf("write ServiceAccount %s: %w", name, err)
 		}
 	}
@@ -280,7 +283,7 @@ func (c *clusterRunner) ensureToken(ctx context.Context, namespace, sa string, i
 	if err != nil {
 		return fmt.Errorf("encode kubeconfig: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(inst.dir, "kubeconfig"), data, 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(inst.dir, "kubeconfig"), data, 0o600); err != nil {
 		return fmt.Errorf("write kubeconfig: %w", err)
 	}
 	inst.tokenFor, inst.tokenRefresh, inst.tokenCA = sa, now.Add(runnerTokenRefresh), ca
@@ -308,29 +311,4 @@ func serviceAccountName(pod *corev1.PodSpec) string {
 		return pod.ServiceAccountName
 	}
 	return "default"
-}
-
-// writeFileAtomic replaces path with data through a rename, so that a reader
-// never sees a partial file.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/atomicfile"
 )
 
 // defaultVolumeMode is the mode of Secret and ConfigMap volume files when the
@@ -218,7 +220,7 @@ func writeVolume(dir string, files map[string]volumeFile) error {
 				continue
 			}
 		}
-		if err := writeFileAtomic(full, f.data, f.mode); err != nil {
+		if err := atomicfile.Write(full, f.data, f.mode); err != nil {
 			return fmt.Errorf("write %s: %w", rel, err)
 		}
 	}

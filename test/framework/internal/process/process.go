@@ -1,4 +1,8 @@
-package framework
+// Package process runs the child processes of a test environment: every
+// one in its own process group, killed by the kernel if the process that
+// started it dies (Pdeathsig), so that an interrupted or crashed test
+// leaves nothing running, with its output in a log file.
+package process
 
 import (
 	"context"
@@ -8,18 +12,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 )
 
-// process is one child process of the framework: an etcd, a kube-apiserver, a
+// Process is one child process of the framework: an etcd, a kube-apiserver, a
 // kube-controller-manager or a component run by the Runner.
 //
 // Every child runs in its own process group and gets SIGKILL from the kernel if
 // the process that started it dies (Pdeathsig), so an interrupted or crashed
 // test leaves nothing running.
-type process struct {
+type Process struct {
 	name    string
 	cmd     *exec.Cmd
 	logPath string
@@ -28,10 +33,10 @@ type process struct {
 	err     error
 }
 
-// startProcess starts path with args and env (appended to a minimal base
+// Start starts path with args and env (appended to a minimal base
 // environment) in the working directory workDir, writing stdout and stderr to
 // logPath.
-func startProcess(name, path string, args, env []string, workDir, logPath string) (*process, error) {
+func Start(name, path string, args, env []string, workDir, logPath string) (*Process, error) {
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return nil, err
 	}
@@ -49,7 +54,7 @@ func startProcess(name, path string, args, env []string, workDir, logPath string
 		_ = logFile.Close()
 		return nil, fmt.Errorf("start %s (%s): %w", name, path, err)
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	p := &Process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
 		_ = logFile.Close()
@@ -105,7 +110,7 @@ func startLocked(cmd *exec.Cmd) error {
 }
 
 // Exited reports whether the process has exited, and with what error.
-func (p *process) Exited() (bool, error) {
+func (p *Process) Exited() (bool, error) {
 	select {
 	case <-p.done:
 		p.mu.Lock()
@@ -116,12 +121,27 @@ func (p *process) Exited() (bool, error) {
 	}
 }
 
+// Name returns the name the process was started with, as errors give it.
+func (p *Process) Name() string { return p.name }
+
+// LogPath returns the file receiving the process's stdout and stderr.
+func (p *Process) LogPath() string { return p.logPath }
+
+// LogContains reports whether the process's log contains s.
+func (p *Process) LogContains(s string) bool {
+	b, err := os.ReadFile(p.logPath)
+	return err == nil && strings.Contains(string(b), s)
+}
+
+// Done is closed when the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
 // Pid returns the process ID.
-func (p *process) Pid() int { return p.cmd.Process.Pid }
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Stop sends SIGTERM to the process group, waits up to grace, then SIGKILLs it.
 // It is safe to call more than once.
-func (p *process) Stop(grace time.Duration) error {
+func (p *Process) Stop(grace time.Duration) error {
 	if exited, _ := p.Exited(); exited {
 		return nil
 	}
@@ -140,10 +160,10 @@ func (p *process) Stop(grace time.Duration) error {
 	}
 }
 
-// waitFor polls check every interval until it returns true, returns an error,
+// WaitFor polls check every interval until it returns true, returns an error,
 // the process exits, or ctx ends. The error names what was awaited and points
 // at the process log.
-func (p *process) waitFor(ctx context.Context, what string, check func(context.Context) (bool, error)) error {
+func (p *Process) WaitFor(ctx context.Context, what string, check func(context.Context) (bool, error)) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	var lastErr error
