@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
 )
 
 // rotationLease is the lease duration of the rotated hub's cluster: it
@@ -61,7 +62,7 @@ func TestHubCARotation(t *testing.T) {
 	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"leaseDurationSeconds":%d}}`, rotationLease))
 	require.NoError(t, hub.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}, patch))
 	waitJoinedAvailable(t, hub, cluster)
-	mon := framework.WatchFleet(t, hubC, []string{cluster}, time.Second)
+	mon := faults.WatchFleet(t, hubC, []string{cluster}, time.Second)
 	renewed := func(what string) {
 		t.Helper()
 		since := time.Now()

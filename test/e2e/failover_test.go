@@ -26,6 +26,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // hubLease is the hub controller's leader election Lease.
@@ -183,7 +184,7 @@ var standbyLeaseArgs = []string{"--leader-elect-lease-duration=6s", "--leader-el
 // a standby that looks every 200ms counts it from the last renewal and wins.
 // With the leader's 1s retry period (jittered up to 2.2s) the standby could
 // have seen the last renewal as late as the restarted replica does.
-func startStandby(t *testing.T, leader framework.ProcessInfo) *standbyReplica {
+func startStandby(t *testing.T, leader runner.ProcessInfo) *standbyReplica {
 	t.Helper()
 	s := &standbyReplica{}
 	var health string

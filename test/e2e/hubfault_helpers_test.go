@@ -25,6 +25,7 @@ import (
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // hubNamespace is the namespace of the hub controller's Deployment, which
@@ -54,11 +55,11 @@ func startFleetWithHubArgs(t *testing.T, hubArgs []string, clusters ...string) *
 		bins.ocmController, strings.Join(quoted, " "), bins.ocmController)
 	require.NoError(t, os.WriteFile(wrapper, []byte(script), 0o755))
 	env := framework.StartForTest(t, clusters...)
-	runner := framework.StartRunnerForTest(t, map[string]string{
+	componentRunner := runner.StartForTest(t, map[string]string{
 		"ocm-controller":   wrapper,
 		"helloworld-addon": bins.helloworldAddon,
 	}, env.Clusters()...)
-	return &fleet{env: env, runner: runner}
+	return &fleet{env: env, runner: componentRunner}
 }
 
 // hubControllerPID returns the PID of the hub controller process, 0 when none runs.

@@ -26,6 +26,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // bins holds the binaries under test, built once for the package, and the
@@ -110,7 +111,7 @@ func run(m *testing.M) int {
 // as local processes instead.
 type fleet struct {
 	env    *framework.Environment
-	runner *framework.Runner
+	runner *runner.Runner
 	// joinFlags are added to every join of joinAll, such as
 	// --registration-auth token.
 	joinFlags []string

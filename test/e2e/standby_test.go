@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
 )
 
 // TestStandbyHub runs the standby hub as it ships, on nodes: two hubs
@@ -86,7 +87,7 @@ func TestStandbyHub(t *testing.T) {
 	require.Len(t, pods.Items, 1, "the app's Pods")
 	pod := pods.Items[0]
 
-	objects := framework.WatchObjects(t, managed, app,
+	objects := faults.WatchObjects(t, managed, app,
 		corev1.SchemeGroupVersion.WithResource("configmaps"), appsv1.SchemeGroupVersion.WithResource("deployments"))
 	killed := time.Now()
 	require.NoError(t, primary.StopAPIServer())

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
 )
 
 // TestWorkloadFailover kills the agent of the cluster a Placement of one
@@ -32,11 +33,11 @@ func TestWorkloadFailover(t *testing.T) {
 	}, "cluster1", "cluster2")
 
 	ctx := t.Context()
-	fo := &framework.Failover{
+	fo := &faults.Failover{
 		Hub:      f.env.Cluster("hub"),
 		Clusters: map[string]*framework.Cluster{"cluster1": f.env.Cluster("cluster1"), "cluster2": f.env.Cluster("cluster2")},
 		Cut: func(cluster string) error {
-			return framework.CutAgent(ctx, f.env.Cluster(cluster), proxies[cluster])
+			return faults.CutAgent(ctx, f.env.Cluster(cluster), proxies[cluster])
 		},
 		Restore: func(cluster string) error {
 			proxies[cluster].Unblock()

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"io"
 )
 
 // KeepDirEnv names the environment variable that, when set to a directory,
@@ -112,3 +114,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 // with a stack trace into the test log. Controllers under test log through
 // the loggers their managers are given.
 var quietControllerRuntime = sync.OnceFunc(func() { ctrllog.SetLogger(logr.Discard()) })
+
+// TestLogWriter returns a writer that sends what is written to it to t's
+// log, a line at a time, as the framework's own progress lines go.
+func TestLogWriter(t testing.TB) io.Writer { return testWriter{t} }

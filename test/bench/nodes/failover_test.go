@@ -14,6 +14,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
 )
 
 var (
@@ -27,7 +28,7 @@ const (
 	ocmRef     = "OCM: Unknown after 5 lease durations (300 s at its 60 s default), then the placement's toleration"
 )
 
-// BenchmarkWorkloadFailover runs framework.Failover on a hub and two
+// BenchmarkWorkloadFailover runs faults.Failover on a hub and two
 // clusters with nodes, each agent joined by kubectl-ocm through a proxy that
 // can cut it off: the decided cluster's agent is killed and kept off the
 // hub, and the application moves to the other cluster. Printed: the time
@@ -63,11 +64,11 @@ func BenchmarkWorkloadFailover(b *testing.B) {
 				return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
 			})
 		}
-		fo := &framework.Failover{
+		fo := &faults.Failover{
 			Hub:      env.Cluster("hub"),
 			Clusters: map[string]*framework.Cluster{"cluster1": env.Cluster("cluster1"), "cluster2": env.Cluster("cluster2")},
 			Cut: func(cluster string) error {
-				return framework.CutAgent(ctx, env.Cluster(cluster), proxies[cluster])
+				return faults.CutAgent(ctx, env.Cluster(cluster), proxies[cluster])
 			},
 			Restore: func(cluster string) error {
 				proxies[cluster].Unblock()

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
 )
 
 // BenchmarkHubCARotation joins -rotation-clusters clusters (certificate
@@ -45,7 +46,7 @@ func BenchmarkHubCARotation(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	watch := framework.WatchFleet(b, f.Hub, clusters, 100*time.Millisecond)
+	watch := faults.WatchFleet(b, f.Hub, clusters, 100*time.Millisecond)
 	hub := f.Hub
 	bundle := hub.CAData()
 	newCA := bundle[len(f.JoinCA):]

@@ -19,6 +19,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
 )
 
 var (
@@ -71,9 +72,9 @@ func BenchmarkHubFailover(b *testing.B) {
 		})
 	}
 	worksApplied(f.Hub, "every work applied from the primary hub")
-	var watches []*framework.ObjectWatch
+	var watches []*faults.ObjectWatch
 	for _, c := range clusters {
-		watches = append(watches, framework.WatchObjects(b, f.Env.Cluster(c), failoverApp,
+		watches = append(watches, faults.WatchObjects(b, f.Env.Cluster(c), failoverApp,
 			corev1.SchemeGroupVersion.WithResource("configmaps"), appsv1.SchemeGroupVersion.WithResource("deployments")))
 	}
 

@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
@@ -40,7 +41,7 @@ const (
 type fleet struct {
 	hub, spoke   *framework.Cluster
 	hubC, spokeC client.Client
-	runner       *framework.Runner
+	runner       *runner.Runner
 	template     *addonv1alpha1.AddOnTemplate
 }
 
@@ -53,7 +54,7 @@ func TestAgent(t *testing.T) {
 	env := framework.StartForTest(t, "hub", "cluster1")
 	f := &fleet{hub: env.Cluster("hub"), spoke: env.Cluster("cluster1")}
 	f.hubC, f.spokeC = f.hub.Client(), f.spoke.Client()
-	f.runner = framework.StartRunnerForTest(t, map[string]string{"helloworld-addon": framework.BuildForTest(t, "./examples/addons/helloworld/agent", "helloworld-addon")}, f.spoke)
+	f.runner = runner.StartForTest(t, map[string]string{"helloworld-addon": framework.BuildForTest(t, "./examples/addons/helloworld/agent", "helloworld-addon")}, f.spoke)
 
 	// The hub: what `hub init` installs, the example as its README applies
 	// it, and the namespaces of two clusters.

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // TestManifests checks that the example's files fit together: the
@@ -62,7 +62,7 @@ func TestManifests(t *testing.T) {
 		}
 	}
 	dep := deployment(t, objs)
-	selector, err := labels.Parse(framework.DefaultRunnerSelector)
+	selector, err := labels.Parse(runner.DefaultSelector)
 	require.NoError(t, err)
 	assert.True(t, selector.Matches(labels.Set(dep.Labels)), "the component runner does not select the agent Deployment (labels %v)", dep.Labels)
 	pod := dep.Spec.Template.Spec

@@ -30,6 +30,7 @@ import (
 	addonv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
@@ -90,7 +91,7 @@ func TestFrameworkManagedAddons(t *testing.T) {
 		agenttest.StartAddonAgent(t, spoke, addonagent.Options{KubeClientDriver: driver})
 	}
 	agentBin := framework.BuildForTest(t, "./examples/addons/helloworld/agent", "helloworld-addon")
-	framework.StartRunnerForTest(t, map[string]string{"helloworld-addon": agentBin}, env.Cluster(csrCluster), env.Cluster(tokenCluster))
+	runner.StartForTest(t, map[string]string{"helloworld-addon": agentBin}, env.Cluster(csrCluster), env.Cluster(tokenCluster))
 
 	startManager(ctx, t, hub, managed, self)
 	applyExample(ctx, t, admin, "clustermanagementaddon.yaml")

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/version"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
 
@@ -48,7 +49,7 @@ func TestVersion(t *testing.T) {
 		}
 	})
 
-	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
+	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
 	clitest.ExpectOK(t, onHub.Run(ctx, "hub", "init", "--wait", "--timeout", "2m"))
 	var join cli.JoinInfo
 	r := onHub.Run(ctx, "hub", "token", "--cluster-name", "cluster1", "-o", "json")

@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 const (
@@ -111,7 +112,7 @@ type Fleet struct {
 	// Env holds the control planes.
 	Env *framework.Environment
 	// Runner runs every ocm-controller Deployment as a local process.
-	Runner *framework.Runner
+	Runner *runner.Runner
 	// Hub is the "hub" control plane.
 	Hub *framework.Cluster
 	// HubClient is an admin client of the hub.
@@ -193,8 +194,8 @@ func StartFleetWith(b testing.TB, opts FleetOptions, managed ...string) *Fleet {
 			b.Fatal(err)
 		}
 	}
-	runner := framework.StartRunnerForTest(b, images, env.Clusters()...)
-	f := &Fleet{Env: env, Runner: runner, Hub: env.Cluster("hub"), JoinCA: joinCA}
+	componentRunner := runner.StartForTest(b, images, env.Clusters()...)
+	f := &Fleet{Env: env, Runner: componentRunner, Hub: env.Cluster("hub"), JoinCA: joinCA}
 	f.HubClient = f.Hub.Client()
 
 	installHub(ctx, b, f.HubClient, values)

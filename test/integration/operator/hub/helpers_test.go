@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // wait bounds every wait of the suite: a rollout restarts one process.
@@ -29,7 +30,7 @@ type suite struct {
 	ctx    context.Context
 	hub    *framework.Cluster
 	admin  client.Client
-	runner *framework.Runner
+	runner *runner.Runner
 }
 
 // newSuite starts a hub and the component runner with the ocm-controller
@@ -44,7 +45,7 @@ func newSuite(t *testing.T) *suite {
 	s := &suite{ctx: ctx, hub: env.Cluster("hub")}
 	s.admin = s.hub.Client()
 	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
-	s.runner = framework.StartRunnerForTest(t, map[string]string{config.ControllerImageName: bin}, s.hub)
+	s.runner = runner.StartForTest(t, map[string]string{config.ControllerImageName: bin}, s.hub)
 	port, err := framework.FreePort()
 	if err != nil {
 		t.Fatal(err)
@@ -151,9 +152,9 @@ func (s *suite) waitController(t *testing.T, what string, ok func(*appsv1.Deploy
 
 // process returns the runner's process of the hub controller, once it runs
 // with args containing want.
-func (s *suite) process(t *testing.T, want string) framework.ProcessInfo {
+func (s *suite) process(t *testing.T, want string) runner.ProcessInfo {
 	t.Helper()
-	var info framework.ProcessInfo
+	var info runner.ProcessInfo
 	framework.Eventually(s.ctx, t, wait, "a hub controller process with "+want, func(context.Context) (bool, error) {
 		p, ok := s.runner.Process("hub", config.HubNamespace, config.HubControllerDeployment)
 		info = p

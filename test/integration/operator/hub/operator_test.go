@@ -26,6 +26,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // TestClusterManagerOperator installs a hub by applying only the operator
@@ -206,8 +207,8 @@ func TestClusterManagerOperator(t *testing.T) {
 		available := s.waitCondition(t, gen, operatorv1.ConditionClusterManagerAvailable, metav1.ConditionFalse)
 		degraded := s.waitCondition(t, gen, operatorv1.ConditionHubRegistrationDegraded, metav1.ConditionTrue)
 		for _, c := range []metav1.Condition{available, degraded} {
-			if !strings.Contains(c.Message, framework.RunnerReasonImageNotMapped) {
-				t.Errorf("%s message %q lacks the cause %s", c.Type, c.Message, framework.RunnerReasonImageNotMapped)
+			if !strings.Contains(c.Message, runner.ReasonImageNotMapped) {
+				t.Errorf("%s message %q lacks the cause %s", c.Type, c.Message, runner.ReasonImageNotMapped)
 			}
 		}
 		s.waitAvailable(t, s.edit(t, func(cm *operatorv1.ClusterManager) { setImages(cm, image) }))

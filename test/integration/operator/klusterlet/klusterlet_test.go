@@ -28,6 +28,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
 
@@ -44,7 +45,7 @@ type suite struct {
 	ctx        context.Context
 	hub, spoke client.Client
 	onHub      clitest.CLI
-	runner     *framework.Runner
+	runner     *runner.Runner
 }
 
 // TestKlusterletOperator installs a hub with `hub init`, applies on cluster1
@@ -60,7 +61,7 @@ func TestKlusterletOperator(t *testing.T) {
 	defer cancel()
 	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
 	s := &suite{ctx: ctx, hub: hub.Client(), spoke: spoke.Client(), onHub: clitest.CLI{Kubeconfig: env.Kubeconfig()}}
-	s.runner = framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
+	s.runner = runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
 	clitest.ExpectOK(t, s.onHub.Run(ctx, "hub", "init", "--wait", "--timeout", "2m"))
 	r := s.onHub.Run(ctx, "hub", "token", "-o", "json")
 	clitest.ExpectOK(t, r)
@@ -108,7 +109,7 @@ func TestKlusterletOperator(t *testing.T) {
 		framework.Eventually(ctx, t, wait, "Klusterlet Available False with the Deployment's cause", func(ctx context.Context) (bool, error) {
 			k := s.klusterlet(t)
 			c := meta.FindStatusCondition(k.Status.Conditions, operatorv1.ConditionKlusterletAvailable)
-			return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, framework.RunnerReasonImageNotMapped), nil
+			return c != nil && c.Status == metav1.ConditionFalse && strings.Contains(c.Message, runner.ReasonImageNotMapped), nil
 		})
 		k := s.klusterlet(t)
 		if !meta.IsStatusConditionTrue(k.Status.Conditions, operatorv1.ConditionWorkDesiredDegraded) {

@@ -30,6 +30,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // suite is the shared state of the ordered subtests.
@@ -37,7 +38,7 @@ type suite struct {
 	hub, spoke *framework.Cluster
 	hubC       client.Client
 	spokeC     client.Client
-	runner     *framework.Runner
+	runner     *runner.Runner
 }
 
 // TestAgentRegistration runs the agent through its life: bootstrap, a
@@ -51,7 +52,7 @@ func TestAgentRegistration(t *testing.T) {
 	defer cancel()
 	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName)}
 	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
-	s.runner = framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, s.hub, s.spoke)
+	s.runner = runner.StartForTest(t, map[string]string{"ocm-controller": bin}, s.hub, s.spoke)
 	t.Cleanup(func() {
 		if t.Failed() {
 			dumpCSRs(t, s.hub)

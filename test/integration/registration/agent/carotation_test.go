@@ -26,6 +26,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // rotationLease is the lease duration of the rotated fleet's clusters: an
@@ -64,7 +66,7 @@ func TestHubCARotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	newCA := bytes.TrimPrefix(hubC.CAData(), oldCA)
-	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, hubC, env.Cluster(clusterName), env.Cluster(cluster2))
+	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hubC, env.Cluster(clusterName), env.Cluster(cluster2))
 	hubObjs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +97,7 @@ func TestHubCARotation(t *testing.T) {
 			return err == nil && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), err
 		})
 	}
-	mon := framework.WatchFleet(t, hubC, names, pollInterval)
+	mon := faults.WatchFleet(t, hubC, names, pollInterval)
 	renewed := func(t *testing.T, since time.Time) {
 		t.Helper()
 		eventually(ctx, t, "every cluster renews its lease", func(context.Context) (bool, error) { return mon.RenewedAfter(since) })

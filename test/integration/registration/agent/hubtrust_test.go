@@ -32,6 +32,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // TestHubTrustIgnoresNamespaceEditors shows that an agent's trust in its hub
@@ -55,7 +56,7 @@ func TestHubTrustIgnoresNamespaceEditors(t *testing.T) {
 	if err := os.WriteFile(hubCAFile, hubCA, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, hubC, spoke)
+	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hubC, spoke)
 	hubObjs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
 		t.Fatal(err)

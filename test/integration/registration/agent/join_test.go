@@ -27,6 +27,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // TestJoinAndUnjoin runs `kubectl ocm join` against a real hub: failed
@@ -39,7 +40,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
-	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
+	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
 	hubObjs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/get"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // standbyApp is the namespace of the workload both hubs deliver.
@@ -51,7 +53,7 @@ func TestStandbyHub(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	primary, standby, spoke := env.Cluster("hub"), env.Cluster("hub2"), env.Cluster(clusterName)
-	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, primary, standby, spoke)
+	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, primary, standby, spoke)
 	hubObjs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +133,7 @@ func TestStandbyHub(t *testing.T) {
 	})
 	hubsShown(ctx, t, flagsFor(clusterName), primary.Server())
 
-	objects := framework.WatchObjects(t, spoke, standbyApp,
+	objects := faults.WatchObjects(t, spoke, standbyApp,
 		corev1.SchemeGroupVersion.WithResource("configmaps"), appsv1.SchemeGroupVersion.WithResource("deployments"))
 	if got := objects.Objects(); !slices.Contains(got, "configmaps/"+standbyApp+"/app-config") || !slices.Contains(got, "deployments/"+standbyApp+"/app") {
 		t.Fatalf("objects in namespace %s: %v, want the work's ConfigMap and Deployment", standbyApp, got)

@@ -26,6 +26,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // TestTokenRegistration joins a cluster with `join --registration-auth
@@ -41,7 +42,7 @@ func TestTokenRegistration(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
-	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
+	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
 	hubObjs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
 		t.Fatal(err)

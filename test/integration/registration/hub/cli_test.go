@@ -29,6 +29,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // TestCLI drives the hub verbs through the cobra commands against a real hub
@@ -43,7 +44,7 @@ func TestCLI(t *testing.T) {
 	admin := hubCluster.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	framework.StartRunnerForTest(t, map[string]string{"ocm-controller": framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")}, hubCluster)
+	runner.StartForTest(t, map[string]string{"ocm-controller": framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")}, hubCluster)
 	kubectl := func(args ...string) (string, string, error) {
 		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 		cmd := root.NewCmdRoot(streams)

@@ -1,4 +1,4 @@
-package framework
+package runner
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func TestImageName(t *testing.T) {
 }
 
 func TestRunnerBinaryFor(t *testing.T) {
-	r := NewRunner(RunnerOptions{Binaries: map[string]string{
+	r := New(Options{Binaries: map[string]string{
 		"ocm-controller":          "/bin/ocm-controller",
 		"quay.io/x/other:ignored": "/bin/other",
 	}})
@@ -383,18 +383,18 @@ func TestDeploymentStatus(t *testing.T) {
 		},
 		{
 			name: "unmapped image", dep: dep(1),
-			obs:          runnerObservation{desired: true, reason: RunnerReasonImageNotMapped, message: `image "x" maps to no local binary`},
+			obs:          runnerObservation{desired: true, reason: ReasonImageNotMapped, message: `image "x" maps to no local binary`},
 			wantReplicas: 1, wantUnavailable: 1, wantAvailableCond: corev1.ConditionFalse,
-			wantProgressing:    cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, RunnerReasonImageNotMapped),
+			wantProgressing:    cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, ReasonImageNotMapped),
 			wantProgressingMsg: `image "x" maps to no local binary`,
 		},
 		{
 			name: "process failed keeps Available's transition time",
 			dep: dep(1, appsv1.DeploymentCondition{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse,
 				Reason: "MinimumReplicasUnavailable", Message: "old", LastTransitionTime: earlier, LastUpdateTime: earlier}),
-			obs:          runnerObservation{desired: true, reason: RunnerReasonProcessFailed, message: "process exited: exit status 2"},
+			obs:          runnerObservation{desired: true, reason: ReasonProcessFailed, message: "process exited: exit status 2"},
 			wantReplicas: 1, wantUnavailable: 1, wantAvailableCond: corev1.ConditionFalse,
-			wantProgressing:               cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, RunnerReasonProcessFailed),
+			wantProgressing:               cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, ReasonProcessFailed),
 			wantProgressingMsg:            "exit status 2",
 			wantAvailableTransitionKeptAt: &earlier,
 		},

@@ -1,4 +1,4 @@
-package framework
+package runner
 
 import (
 	"testing"
@@ -39,7 +39,7 @@ func TestParseSelector(t *testing.T) {
 			}
 			require.NoError(t, err)
 			if tt.selector == "" {
-				assert.Equal(t, DefaultRunnerSelector, written)
+				assert.Equal(t, DefaultSelector, written)
 			}
 			for _, l := range tt.match {
 				assert.True(t, sel.Matches(l), "%s should select %v", written, l)

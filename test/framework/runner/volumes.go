@@ -1,4 +1,4 @@
-package framework
+package runner
 
 import (
 	"bytes"
@@ -72,7 +72,7 @@ func (c *clusterRunner) syncVolumes(ctx context.Context, inst *instance, namespa
 	for _, m := range ctr.VolumeMounts {
 		vol, ok := volumes[m.Name]
 		if !ok {
-			return nil, blockedBy(RunnerReasonCreateContainerConfigError, false, fmt.Errorf("volumeMount %s names no volume of the pod", m.Name))
+			return nil, blockedBy(ReasonCreateContainerConfigError, false, fmt.Errorf("volumeMount %s names no volume of the pod", m.Name))
 		}
 		local := filepath.Join(inst.dir, "volumes", vol.Name)
 		if !synced[vol.Name] {
@@ -87,7 +87,7 @@ func (c *clusterRunner) syncVolumes(ctx context.Context, inst *instance, namespa
 		mounts = append(mounts, pathMapping{from: m.MountPath, to: local})
 	}
 	if len(errs) > 0 {
-		return nil, blockedBy(RunnerReasonFailedMount, true, errors.Join(errs...))
+		return nil, blockedBy(ReasonFailedMount, true, errors.Join(errs...))
 	}
 	return mounts, nil
 }

@@ -1,4 +1,4 @@
-package framework
+package runner
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 )
 
@@ -37,7 +38,7 @@ const (
 // instances map and the published ProcessInfo snapshots.
 type clusterRunner struct {
 	r       *Runner
-	cluster *Cluster
+	cluster *framework.Cluster
 	cache   cache.Cache
 	client  client.Client
 	queue   workqueue.TypedDelayingInterface[types.NamespacedName]
@@ -53,7 +54,7 @@ type clusterRunner struct {
 
 // newClusterRunner creates the cache (selected Deployments, all Secrets and
 // ConfigMaps) and the status client for cluster c.
-func newClusterRunner(r *Runner, c *Cluster) (*clusterRunner, error) {
+func newClusterRunner(r *Runner, c *framework.Cluster) (*clusterRunner, error) {
 	cfg := c.RESTConfig()
 	ca, err := cache.New(cfg, cache.Options{
 		Scheme:   apis.Scheme,

@@ -1,4 +1,4 @@
-package framework
+package runner
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/atomicfile"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 )
@@ -167,7 +168,7 @@ func (c *clusterRunner) launch(ctx context.Context, dep *appsv1.Deployment, inst
 	if err != nil {
 		var b *runnerBlocked
 		if !errors.As(err, &b) {
-			b = &runnerBlocked{reason: RunnerReasonStartFailed, retry: true, err: err}
+			b = &runnerBlocked{reason: ReasonStartFailed, retry: true, err: err}
 		}
 		if inst.blocked == nil || inst.blocked.Error() != b.Error() {
 			c.r.logf("%s/%s: cannot start: %v", c.cluster.Name, inst.key, b)
@@ -194,12 +195,12 @@ func (c *clusterRunner) launch(ctx context.Context, dep *appsv1.Deployment, inst
 func (c *clusterRunner) prepare(ctx context.Context, dep *appsv1.Deployment, inst *instance, now time.Time) (*launchSpec, error) {
 	pod := &dep.Spec.Template.Spec
 	if len(pod.Containers) == 0 {
-		return nil, blockedBy(RunnerReasonCreateContainerConfigError, false, errors.New("the pod template has no containers"))
+		return nil, blockedBy(ReasonCreateContainerConfigError, false, errors.New("the pod template has no containers"))
 	}
 	ctr := &pod.Containers[0]
 	binary, err := c.r.binaryFor(ctr.Image)
 	if err != nil {
-		return nil, blockedBy(RunnerReasonImageNotMapped, false, err)
+		return nil, blockedBy(ReasonImageNotMapped, false, err)
 	}
 	if err := c.ensureToken(ctx, dep.Namespace, serviceAccountName(pod), inst, now); err != nil {
 		return nil, err
@@ -214,7 +215,7 @@ func (c *clusterRunner) prepare(ctx context.Context, dep *appsv1.Deployment, ins
 	}
 	env, err := resolveEnv(ctx, c, fields, ctr)
 	if err != nil {
-		return nil, blockedBy(RunnerReasonCreateContainerConfigError, true, err)
+		return nil, blockedBy(ReasonCreateContainerConfigError, true, err)
 	}
 	home := filepath.Join(inst.dir, "home")
 	if err := os.MkdirAll(home, 0o755); err != nil {
@@ -223,10 +224,10 @@ func (c *clusterRunner) prepare(ctx context.Context, dep *appsv1.Deployment, ins
 	spec, err := buildLaunch(launchInput{
 		binary: binary, container: ctr, env: env,
 		mounts:     append(mounts, pathMapping{from: inClusterServiceAccountDir, to: inst.saDir()}),
-		kubeconfig: filepath.Join(inst.dir, "kubeconfig"), home: home, freePort: FreePort,
+		kubeconfig: filepath.Join(inst.dir, "kubeconfig"), home: home, freePort: framework.FreePort,
 	})
 	if err != nil {
-		return nil, blockedBy(RunnerReasonCreateContainerConfigError, false, err)
+		return nil, blockedBy(ReasonCreateContainerConfigError, false, err)
 	}
 	return spec, nil
 }
@@ -262,7 +263,7 @@ func (c *clusterRunner) ensureToken(ctx context.Context, namespace, sa string, i
 	}
 	token, err := c.cluster.ServiceAccountToken(ctx, namespace, sa, runnerTokenTTL)
 	if apierrors.IsNotFound(err) {
-		return blockedBy(RunnerReasonWaitingForServiceAccount, true, fmt.Errorf("ServiceAccount %s/%s not found; waiting for it to be created", namespace, sa))
+		return blockedBy(ReasonWaitingForServiceAccount, true, fmt.Errorf("ServiceAccount %s/%s not found; waiting for it to be created", namespace, sa))
 	}
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package framework
+package faults
 
 import (
 	"context"
@@ -27,6 +27,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // Failover is the workload failover scenario: two joined clusters, a
@@ -44,9 +45,9 @@ import (
 // check that the hub never decided more than one cluster and that no window
 // of zero copies opened once the replacement was Available.
 type Failover struct {
-	Hub *Cluster
+	Hub *framework.Cluster
 	// Clusters are the two joined clusters, by name.
-	Clusters map[string]*Cluster
+	Clusters map[string]*framework.Cluster
 	// Cut kills the named cluster's agent and cuts its path to the hub, so
 	// that the agent that comes back cannot reach it; Restore gives the
 	// path back.
@@ -140,7 +141,7 @@ func (f *Failover) Run(ctx context.Context, tb testing.TB) FailoverReport {
 func (f *Failover) setUp(ctx context.Context, tb testing.TB) (lost, spare string) {
 	tb.Helper()
 	f.prepare(ctx, tb)
-	Eventually(ctx, tb, 2*time.Minute, "the failover Placement to decide one cluster", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, tb, 2*time.Minute, "the failover Placement to decide one cluster", func(ctx context.Context) (bool, error) {
 		d, err := f.decided(ctx)
 		if len(d) == 1 {
 			lost = d[0]
@@ -153,7 +154,7 @@ func (f *Failover) setUp(ctx context.Context, tb testing.TB) (lost, spare string
 		}
 	}
 	for _, app := range []string{f.App, f.Kept} {
-		Eventually(ctx, tb, 3*time.Minute, "Deployment "+app+" Available on "+lost, func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, tb, 3*time.Minute, "Deployment "+app+" Available on "+lost, func(ctx context.Context) (bool, error) {
 			return f.available(ctx, lost, app)
 		})
 	}
@@ -169,7 +170,7 @@ func (f *Failover) measureFailover(ctx context.Context, tb testing.TB, r *Failov
 	lost, spare := r.Lost, r.Spare
 	since := func() time.Duration { return time.Since(cut) }
 	deadline := time.Duration(f.LeaseSeconds)*5*time.Second + time.Duration(f.TolerationSeconds)*time.Second + 3*time.Minute
-	Eventually(ctx, tb, deadline, lost+" Unknown on the hub", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, tb, deadline, lost+" Unknown on the hub", func(ctx context.Context) (bool, error) {
 		mc := &clusterv1.ManagedCluster{}
 		if err := hub.Get(ctx, client.ObjectKey{Name: lost}, mc); err != nil {
 			return false, err
@@ -181,7 +182,7 @@ func (f *Failover) measureFailover(ctx context.Context, tb testing.TB, r *Failov
 		r.Unknown = since()
 		return true, nil
 	})
-	Eventually(ctx, tb, time.Minute, lost+" tainted unreachable", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, tb, time.Minute, lost+" tainted unreachable", func(ctx context.Context) (bool, error) {
 		mc := &clusterv1.ManagedCluster{}
 		if err := hub.Get(ctx, client.ObjectKey{Name: lost}, mc); err != nil {
 			return false, err
@@ -195,21 +196,21 @@ func (f *Failover) measureFailover(ctx context.Context, tb testing.TB, r *Failov
 		}
 		return false, nil
 	})
-	Eventually(ctx, tb, deadline, "the Placement to move to "+spare, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, tb, deadline, "the Placement to move to "+spare, func(ctx context.Context) (bool, error) {
 		d, err := f.decided(ctx)
 		r.Moved = since()
 		return slices.Equal(d, []string{spare}), err
 	})
-	Eventually(ctx, tb, time.Minute, "the work of "+f.App+" on "+spare, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, tb, time.Minute, "the work of "+f.App+" on "+spare, func(ctx context.Context) (bool, error) {
 		r.Created = since()
 		err := hub.Get(ctx, client.ObjectKey{Namespace: spare, Name: f.App}, &workv1.ManifestWork{})
 		return err == nil, client.IgnoreNotFound(err)
 	})
-	Eventually(ctx, tb, 3*time.Minute, "Deployment "+f.App+" Available on "+spare, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, tb, 3*time.Minute, "Deployment "+f.App+" Available on "+spare, func(ctx context.Context) (bool, error) {
 		r.Available = since()
 		return f.available(ctx, spare, f.App)
 	})
-	Eventually(ctx, tb, 3*time.Minute, "Deployment "+f.Kept+" Available on "+spare, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, tb, 3*time.Minute, "Deployment "+f.Kept+" Available on "+spare, func(ctx context.Context) (bool, error) {
 		return f.available(ctx, spare, f.Kept)
 	})
 }
@@ -221,12 +222,12 @@ func (f *Failover) measureRestore(ctx context.Context, tb testing.TB, r *Failove
 	tb.Helper()
 	hub := f.Hub.Client()
 	lost := r.Lost
-	Eventually(ctx, tb, 3*time.Minute, "Deployment "+f.App+" removed from "+lost, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, tb, 3*time.Minute, "Deployment "+f.App+" removed from "+lost, func(ctx context.Context) (bool, error) {
 		r.Removed = time.Since(restored)
 		err := f.Clusters[lost].Client().Get(ctx, client.ObjectKey{Namespace: f.App, Name: "app"}, &appsv1.Deployment{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
-	Eventually(ctx, tb, 3*time.Minute, "the works of "+lost+" gone from the hub", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, tb, 3*time.Minute, "the works of "+lost+" gone from the hub", func(ctx context.Context) (bool, error) {
 		works := &workv1.ManifestWorkList{}
 		if err := hub.List(ctx, works, client.InNamespace(lost)); err != nil {
 			return false, err
@@ -251,7 +252,7 @@ func (f *Failover) prepare(ctx context.Context, tb testing.TB) {
 	hub := f.Hub.Client()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: f.Namespace}}
 	require.NoError(tb, client.IgnoreAlreadyExists(hub.Create(ctx, ns)), "create namespace "+f.Namespace)
-	Eventually(ctx, tb, time.Minute, "ManagedClusterSet default", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, tb, time.Minute, "ManagedClusterSet default", func(ctx context.Context) (bool, error) {
 		err := hub.Get(ctx, client.ObjectKey{Name: "default"}, &clusterv1beta2.ManagedClusterSet{})
 		return err == nil, client.IgnoreNotFound(err)
 	})
@@ -270,7 +271,7 @@ func (f *Failover) prepare(ctx context.Context, tb testing.TB) {
 	}
 	require.NoError(tb, hub.Create(ctx, placement), "create the Placement")
 	for _, app := range []string{f.App, f.Kept} {
-		w, err := AppWork("", app, app)
+		w, err := framework.AppWork("", app, app)
 		require.NoError(tb, err, "render "+app)
 		if app == f.Kept {
 			w.Spec.DeleteOption = &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeOrphan}
@@ -302,7 +303,7 @@ func (f *Failover) setLeases(ctx context.Context, tb testing.TB) {
 	}
 	for name := range f.Clusters {
 		var last time.Time
-		Eventually(ctx, tb, 2*time.Minute, name+"'s lease renewed at its new duration", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, tb, 2*time.Minute, name+"'s lease renewed at its new duration", func(ctx context.Context) (bool, error) {
 			l := &coordinationv1.Lease{}
 			if err := hub.Get(ctx, client.ObjectKey{Namespace: name, Name: clusterv1.LeaseName}, l); err != nil {
 				return false, err
@@ -321,24 +322,7 @@ func (f *Failover) setLeases(ctx context.Context, tb testing.TB) {
 
 // decided returns the Placement's decided clusters, sorted.
 func (f *Failover) decided(ctx context.Context) ([]string, error) {
-	return DecidedClusters(ctx, f.Hub.Client(), f.Namespace, "failover")
-}
-
-// DecidedClusters returns the sorted cluster names of the decisions of
-// Placement namespace/placement.
-func DecidedClusters(ctx context.Context, hub client.Client, namespace, placement string) ([]string, error) {
-	list := &clusterv1beta1.PlacementDecisionList{}
-	if err := hub.List(ctx, list, client.InNamespace(namespace), client.MatchingLabels{clusterv1beta1.PlacementLabel: placement}); err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, d := range list.Items {
-		for _, c := range d.Status.Decisions {
-			out = append(out, c.ClusterName)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return framework.DecidedClusters(ctx, f.Hub.Client(), f.Namespace, "failover")
 }
 
 // available reports whether Deployment app of namespace app (AppWork's) on
@@ -443,7 +427,7 @@ func (f *Failover) summarize(r *FailoverReport, spare string, restored time.Time
 // CutAgent is the Cut of a cluster whose agent reaches the hub through
 // proxy: it blocks the proxy and kills the agent's container, so that the
 // agent the kubelet restarts cannot reach the hub.
-func CutAgent(ctx context.Context, c *Cluster, proxy *Proxy) error {
+func CutAgent(ctx context.Context, c *framework.Cluster, proxy *framework.Proxy) error {
 	proxy.Block()
 	pods := &corev1.PodList{}
 	if err := c.Client().List(ctx, pods, client.InNamespace(config.AgentNamespace)); err != nil {

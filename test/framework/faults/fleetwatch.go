@@ -1,4 +1,4 @@
-package framework
+package faults
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // FleetWatch records, from polls of a hub, every state other than Available
@@ -30,7 +31,7 @@ type FleetWatch struct {
 
 // WatchFleet polls hub's ManagedClusters named clusters and their Leases
 // every interval until tb ends.
-func WatchFleet(tb testing.TB, hub *Cluster, clusters []string, interval time.Duration) *FleetWatch {
+func WatchFleet(tb testing.TB, hub *framework.Cluster, clusters []string, interval time.Duration) *FleetWatch {
 	w := &FleetWatch{renewals: map[string][]time.Time{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -1,4 +1,4 @@
-package framework
+package runner
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // Which Deployments the Runner runs by default: those whose label
@@ -27,16 +29,16 @@ const (
 	// add-on (examples/addons/helloworld), which the hub deploys to managed
 	// clusters. Their images map to binaries `make build` also builds.
 	ExamplesPartOf = "kubectl-ocm-examples"
-	// DefaultRunnerSelector selects the Deployments the component Runner runs
+	// DefaultSelector selects the Deployments the component Runner runs
 	// by default: those of the product and of its examples.
-	DefaultRunnerSelector = "app.kubernetes.io/part-of in (" + ProductPartOf + "," + ExamplesPartOf + ")"
+	DefaultSelector = "app.kubernetes.io/part-of in (" + ProductPartOf + "," + ExamplesPartOf + ")"
 )
 
-// RunnerOptions configure a component Runner.
-type RunnerOptions struct {
+// Options configure a component Runner.
+type Options struct {
 	// Clusters are the clusters whose Deployments the Runner runs. The Runner
 	// watches them with each cluster's admin configuration.
-	Clusters []*Cluster
+	Clusters []*framework.Cluster
 	// Binaries maps a container image repository name to a local binary, e.g.
 	// "ocm-controller" → "/work/main/bin/ocm-controller". An image matches on
 	// the last element of its repository path without tag or digest, so
@@ -45,7 +47,7 @@ type RunnerOptions struct {
 	// is reduced the same way.
 	Binaries map[string]string
 	// Selector is the label selector of the Deployments to run, in all
-	// namespaces. Default: DefaultRunnerSelector.
+	// namespaces. Default: DefaultSelector.
 	Selector string
 	// Dir holds per-process files (kubeconfig, token, volumes) and logs:
 	// <Dir>/<cluster>/<namespace>/<deployment>/ and
@@ -65,10 +67,10 @@ type RunnerOptions struct {
 //   - The Deployments are those labeled app.kubernetes.io/part-of=kubectl-ocm
 //     (the product's) or app.kubernetes.io/part-of=kubectl-ocm-examples (the
 //     examples', such as an example add-on's agent that the hub deploys),
-//     unless RunnerOptions.Selector says otherwise. Any other Deployment is
+//     unless Options.Selector says otherwise. Any other Deployment is
 //     left alone: it gets no process and no status.
 //   - The binary is the one mapped from the first container's image (see
-//     RunnerOptions.Binaries); a Deployment whose image maps to no binary gets
+//     Options.Binaries); a Deployment whose image maps to no binary gets
 //     a False Progressing condition with reason ImageNotMapped.
 //   - The arguments are container.command[1:] followed by container.args when
 //     command is set, else container.args, with $(VAR) references expanded as
@@ -107,7 +109,7 @@ type RunnerOptions struct {
 // Processes log to <Dir>/<cluster>/<namespace>/<deployment>.log, appending
 // across restarts.
 type Runner struct {
-	opts     RunnerOptions
+	opts     Options
 	selector labels.Selector
 	binaries map[string]string
 	log      io.Writer
@@ -137,8 +139,8 @@ type ProcessInfo struct {
 	Dir string
 }
 
-// NewRunner returns a Runner for opts. It does nothing until Start.
-func NewRunner(opts RunnerOptions) *Runner {
+// New returns a Runner for opts. It does nothing until Start.
+func New(opts Options) *Runner {
 	r := &Runner{opts: opts, log: opts.Log, binaries: map[string]string{}}
 	if r.log == nil {
 		r.log = io.Discard
@@ -165,7 +167,7 @@ func (r *Runner) Start(ctx context.Context) (err error) {
 	}()
 	defer r.mu.Unlock()
 	if r.opts.Dir == "" {
-		return errors.New("component runner: RunnerOptions.Dir is required")
+		return errors.New("component runner: Options.Dir is required")
 	}
 	sel, selector, err := parseSelector(r.opts.Selector)
 	if err != nil {
@@ -232,16 +234,16 @@ func (r *Runner) Process(cluster, namespace, name string) (info ProcessInfo, ok 
 	return ProcessInfo{}, false
 }
 
-// StartRunnerForTest starts a Runner for clusters with binaries for t, keeping
-// its files under a temporary directory (or the environment's KeepDirEnv
+// StartForTest starts a Runner for clusters with binaries for t, keeping
+// its files under a temporary directory (or the environment's framework.KeepDirEnv
 // directory), and stops it when t ends. It fails t if the Runner cannot start.
-func StartRunnerForTest(t testing.TB, binaries map[string]string, clusters ...*Cluster) *Runner {
+func StartForTest(t testing.TB, binaries map[string]string, clusters ...*framework.Cluster) *Runner {
 	t.Helper()
 	dir := t.TempDir()
-	if keep := os.Getenv(KeepDirEnv); keep != "" {
+	if keep := os.Getenv(framework.KeepDirEnv); keep != "" {
 		dir = filepath.Join(keep, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()), "runner")
 	}
-	r := NewRunner(RunnerOptions{Clusters: clusters, Binaries: binaries, Dir: dir, Log: testWriter{t}})
+	r := New(Options{Clusters: clusters, Binaries: binaries, Dir: dir, Log: framework.TestLogWriter(t)})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	t.Cleanup(func() {
@@ -258,11 +260,11 @@ func StartRunnerForTest(t testing.TB, binaries map[string]string, clusters ...*C
 	return r
 }
 
-// parseSelector returns the selector the Runner uses for RunnerOptions.Selector
-// sel, as written (DefaultRunnerSelector when sel is empty) and parsed.
+// parseSelector returns the selector the Runner uses for Options.Selector
+// sel, as written (DefaultSelector when sel is empty) and parsed.
 func parseSelector(sel string) (string, labels.Selector, error) {
 	if sel == "" {
-		sel = DefaultRunnerSelector
+		sel = DefaultSelector
 	}
 	selector, err := labels.Parse(sel)
 	if err != nil {

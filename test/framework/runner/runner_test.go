@@ -1,4 +1,4 @@
-package framework
+package runner
 
 import (
 	"context"
@@ -22,6 +22,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // runnerTestNS is the namespace of the Runner's integration test.
@@ -31,11 +33,11 @@ const runnerTestNS = "runner-test"
 // Deployment through the component Runner on a real API server, and checks
 // identity, arguments, environment, volumes, status and lifecycle.
 func TestRunner(t *testing.T) {
-	SkipIfShort(t)
-	env := StartForTest(t, "hub")
+	framework.SkipIfShort(t)
+	env := framework.StartForTest(t, "hub")
 	hub := env.Cluster("hub")
-	bin := BuildForTest(t, "./test/framework/internal/whoami", "whoami")
-	runner := StartRunnerForTest(t, map[string]string{"example.com/whoami": bin}, hub)
+	bin := framework.BuildForTest(t, "./test/framework/internal/whoami", "whoami")
+	runner := StartForTest(t, map[string]string{"example.com/whoami": bin}, hub)
 	cs := hub.Clientset()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -117,7 +119,7 @@ func TestRunner(t *testing.T) {
 		_, err := cs.AppsV1().Deployments(runnerTestNS).Create(ctx, dep, metav1.CreateOptions{})
 		require.NoError(t, err)
 		got := waitDeployment(ctx, t, cs, "crasher", "ProcessFailed", func(d *appsv1.Deployment) bool {
-			return conditionReason(d, appsv1.DeploymentProgressing) == RunnerReasonProcessFailed
+			return conditionReason(d, appsv1.DeploymentProgressing) == ReasonProcessFailed
 		})
 		msg := conditionMessage(got, appsv1.DeploymentProgressing)
 		assert.Contains(t, msg, "exit status 3")
@@ -142,12 +144,12 @@ func TestRunner(t *testing.T) {
 		_, err := cs.AppsV1().Deployments(runnerTestNS).Create(ctx, dep, metav1.CreateOptions{})
 		require.NoError(t, err)
 		waitDeployment(ctx, t, cs, "late", "WaitingForServiceAccount", func(d *appsv1.Deployment) bool {
-			return conditionReason(d, appsv1.DeploymentProgressing) == RunnerReasonWaitingForServiceAccount
+			return conditionReason(d, appsv1.DeploymentProgressing) == ReasonWaitingForServiceAccount
 		})
 		_, err = cs.CoreV1().ServiceAccounts(runnerTestNS).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "late-sa"}}, metav1.CreateOptions{})
 		require.NoError(t, err)
 		got := waitDeployment(ctx, t, cs, "late", "FailedMount", func(d *appsv1.Deployment) bool {
-			return conditionReason(d, appsv1.DeploymentProgressing) == RunnerReasonFailedMount
+			return conditionReason(d, appsv1.DeploymentProgressing) == ReasonFailedMount
 		})
 		assert.Contains(t, conditionMessage(got, appsv1.DeploymentProgressing), "late-secret")
 		_, err = cs.CoreV1().Secrets(runnerTestNS).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "late-secret"},
@@ -176,7 +178,7 @@ func TestRunner(t *testing.T) {
 		_, err := cs.AppsV1().Deployments(runnerTestNS).Create(ctx, dep, metav1.CreateOptions{})
 		require.NoError(t, err)
 		got := waitDeployment(ctx, t, cs, "unmapped", "ImageNotMapped", func(d *appsv1.Deployment) bool {
-			return conditionReason(d, appsv1.DeploymentProgressing) == RunnerReasonImageNotMapped
+			return conditionReason(d, appsv1.DeploymentProgressing) == ReasonImageNotMapped
 		})
 		msg := conditionMessage(got, appsv1.DeploymentProgressing)
 		assert.Contains(t, msg, `"example.com/unknown:v1"`)
@@ -208,11 +210,11 @@ func TestRunner(t *testing.T) {
 
 // TestRunnerStopStopsEverything checks that Stop ends every process it started.
 func TestRunnerStopStopsEverything(t *testing.T) {
-	SkipIfShort(t)
-	env := StartForTest(t, "hub")
+	framework.SkipIfShort(t)
+	env := framework.StartForTest(t, "hub")
 	hub := env.Cluster("hub")
-	bin := BuildForTest(t, "./test/framework/internal/whoami", "whoami")
-	runner := StartRunnerForTest(t, map[string]string{"whoami": bin}, hub)
+	bin := framework.BuildForTest(t, "./test/framework/internal/whoami", "whoami")
+	runner := StartForTest(t, map[string]string{"whoami": bin}, hub)
 	cs := hub.Clientset()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

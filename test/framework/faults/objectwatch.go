@@ -1,4 +1,4 @@
-package framework
+package faults
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
 	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // ObjectWatch records, from watches of a cluster, every deletion and every
@@ -29,7 +31,7 @@ type ObjectWatch struct {
 // WatchObjects watches the objects of resources in namespace ("" for
 // cluster-scoped resources or all namespaces) on c until tb ends. It returns
 // once the watches have listed what exists.
-func WatchObjects(tb testing.TB, c *Cluster, namespace string, resources ...schema.GroupVersionResource) *ObjectWatch {
+func WatchObjects(tb testing.TB, c *framework.Cluster, namespace string, resources ...schema.GroupVersionResource) *ObjectWatch {
 	tb.Helper()
 	mc, err := metadata.NewForConfig(c.RESTConfig())
 	if err != nil {

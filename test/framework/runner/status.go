@@ -1,4 +1,4 @@
-package framework
+package runner
 
 import (
 	"context"
@@ -17,24 +17,24 @@ import (
 // Deployment whose process is not running. The kubelet-style names are the
 // ones a Pod would show for the same cause.
 const (
-	// RunnerReasonImageNotMapped means the first container's image maps to no
-	// local binary (see RunnerOptions.Binaries).
-	RunnerReasonImageNotMapped = "ImageNotMapped"
-	// RunnerReasonWaitingForServiceAccount means the pod's ServiceAccount does
+	// ReasonImageNotMapped means the first container's image maps to no
+	// local binary (see Options.Binaries).
+	ReasonImageNotMapped = "ImageNotMapped"
+	// ReasonWaitingForServiceAccount means the pod's ServiceAccount does
 	// not exist yet, so no token can be requested.
-	RunnerReasonWaitingForServiceAccount = "WaitingForServiceAccount"
-	// RunnerReasonFailedMount means a Secret or ConfigMap volume cannot be filled,
+	ReasonWaitingForServiceAccount = "WaitingForServiceAccount"
+	// ReasonFailedMount means a Secret or ConfigMap volume cannot be filled,
 	// usually because the object does not exist yet.
-	RunnerReasonFailedMount = "FailedMount"
-	// RunnerReasonCreateContainerConfigError means the container's env refers to a
+	ReasonFailedMount = "FailedMount"
+	// ReasonCreateContainerConfigError means the container's env refers to a
 	// missing Secret, ConfigMap or key, or uses something the Runner does not
 	// support.
-	RunnerReasonCreateContainerConfigError = "CreateContainerConfigError"
-	// RunnerReasonStartFailed means preparing the process failed unexpectedly.
-	RunnerReasonStartFailed = "StartFailed"
-	// RunnerReasonProcessFailed means the process exited (or could not be executed)
+	ReasonCreateContainerConfigError = "CreateContainerConfigError"
+	// ReasonStartFailed means preparing the process failed unexpectedly.
+	ReasonStartFailed = "StartFailed"
+	// ReasonProcessFailed means the process exited (or could not be executed)
 	// and will be restarted after a back-off.
-	RunnerReasonProcessFailed = "ProcessFailed"
+	ReasonProcessFailed = "ProcessFailed"
 )
 
 // Reasons of the Deployment conditions, as the deployment controller writes them.
@@ -67,7 +67,7 @@ func (inst *instance) observe(desired bool) runnerObservation {
 	case inst.blocked != nil:
 		o.reason, o.message = inst.blocked.reason, inst.blocked.Error()
 	case inst.lastExit != "":
-		o.reason = RunnerReasonProcessFailed
+		o.reason = ReasonProcessFailed
 		o.message = fmt.Sprintf("%s; restart %d follows after a back-off of %s; see the log %s",
 			inst.lastExit, inst.restarts, inst.backoff, inst.logPath)
 	default:
