@@ -26,10 +26,13 @@
 // The binaries come from `make kube-bins` (bin/kube, or $KUBE_BIN_DIR), the
 // images from `make node-images` (dist/, or $OCM_DIST_DIR).
 //
-// The package also holds the component Runner, a test harness that plays the
-// part of the kubelet for the project's own Deployments, on clusters without
-// a node: it runs each of them as a local process. It remains where a test
-// needs hundreds of agents, or a fault a kubelet cannot give.
+// Beside it, test/framework/runner holds the component Runner, a test
+// harness that plays the part of the kubelet for the project's own
+// Deployments on clusters without a node, and test/framework/faults the
+// disruption scenarios and the observers that record what a disruption
+// showed. The framework's own faults are methods of its clusters: restarts
+// of etcd and the API server (RestartEtcd, RestartAPIServer), CA rotations
+// (rotation.go) and partitions through a Proxy.
 //
 // Every child process runs in its own process group and is killed by the
 // kernel if the process that started it dies, so an interrupted test run

@@ -1,3 +1,9 @@
+// Package faults drives and observes the disruptions that the tests and
+// benchmarks of a fleet put it through: the workload failover scenario
+// (Failover, with CutAgent to cut a cluster off its hub), and observers
+// that record what a disruption showed of the fleet (WatchFleet: the
+// managed clusters' availability and lease renewals on the hub;
+// WatchObjects: deletions and re-creations of a cluster's objects).
 package faults
 
 import (

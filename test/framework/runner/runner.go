@@ -1,3 +1,11 @@
+// Package runner is the component Runner: a test harness that plays the
+// part of the kubelet for the project's own Deployments on the clusters of
+// a test environment without nodes, running each as a local process that
+// authenticates as its Pod's ServiceAccount, and writing the Deployment's
+// status as the deployment controller would. It remains where a test needs
+// hundreds of agents, or a fault a kubelet cannot give (killing or
+// restarting one component's process, wrapping its binary); tests that can
+// run the product's real Pods use an environment with nodes instead.
 package runner
 
 import (
