@@ -20,7 +20,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -28,16 +27,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 )
-
-// poll runs cond every 100ms until it returns true or timeout passes.
-func poll(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, cond); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
-	}
-}
 
 // whoAmI returns the user the API server sees for cfg.
 func whoAmI(ctx context.Context, cfg *rest.Config) (authenticationv1.UserInfo, error) {
@@ -127,7 +116,7 @@ func signClientCSR(t *testing.T, c *Cluster, user string, groups ...string) (lea
 	t.Helper()
 	cs := c.Clientset()
 	name, keyPEM := approvedClientCSR(t, c, user, groups...)
-	poll(t, 30*time.Second, "CSR "+name+" to be signed", func(ctx context.Context) (bool, error) {
+	Eventually(t.Context(), t, 30*time.Second, "CSR "+name+" to be signed", func(ctx context.Context) (bool, error) {
 		got, err := cs.CertificatesV1().CertificateSigningRequests().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -182,7 +171,7 @@ func testNamespaceDeletion(t *testing.T, c *Cluster) {
 	_, err = cs.CoreV1().ConfigMaps(ns.Name).Create(ctx, cm, metav1.CreateOptions{})
 	require.NoError(t, err)
 	require.NoError(t, cs.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}))
-	poll(t, 60*time.Second, "namespace doomed to be removed", func(ctx context.Context) (bool, error) {
+	Eventually(t.Context(), t, 60*time.Second, "namespace doomed to be removed", func(ctx context.Context) (bool, error) {
 		_, err := cs.CoreV1().Namespaces().Get(ctx, ns.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
@@ -221,7 +210,7 @@ func testServiceAccountAndRBAC(t *testing.T, c *Cluster) {
 	}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	// The RBAC authorizer works from an informer cache: poll until the grant is seen.
-	poll(t, 10*time.Second, "the RoleBinding to take effect", func(ctx context.Context) (bool, error) {
+	Eventually(t.Context(), t, 10*time.Second, "the RoleBinding to take effect", func(ctx context.Context) (bool, error) {
 		_, err := sa.CoreV1().ConfigMaps(nsName).List(ctx, metav1.ListOptions{})
 		return err == nil, nil
 	})
@@ -250,7 +239,7 @@ func testBootstrapToken(t *testing.T, c *Cluster) {
 	cfg := c.configWith(rest.TLSClientConfig{})
 	cfg.BearerToken = "abcdef.0123456789abcdef"
 	var info authenticationv1.UserInfo
-	poll(t, 10*time.Second, "the bootstrap token to authenticate", func(ctx context.Context) (bool, error) {
+	Eventually(t.Context(), t, 10*time.Second, "the bootstrap token to authenticate", func(ctx context.Context) (bool, error) {
 		info, err = whoAmI(ctx, cfg)
 		return err == nil, nil
 	})

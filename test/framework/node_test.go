@@ -50,7 +50,7 @@ func runPod(t *testing.T, cs kubernetes.Interface, name string, command ...strin
 	_, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
 	require.NoError(t, err)
 	var phase corev1.PodPhase
-	poll(t, 2*time.Minute, "Pod "+name+" to end", func(ctx context.Context) (bool, error) {
+	Eventually(t.Context(), t, 2*time.Minute, "Pod "+name+" to end", func(ctx context.Context) (bool, error) {
 		p, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -107,7 +107,7 @@ func TestNodes(t *testing.T) {
 		}
 		_, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
 		require.NoError(t, err)
-		poll(t, time.Minute, "the Pod to fail pulling", func(ctx context.Context) (bool, error) {
+		Eventually(t.Context(), t, time.Minute, "the Pod to fail pulling", func(ctx context.Context) (bool, error) {
 			p, err := cs.CoreV1().Pods("default").Get(ctx, "absent", metav1.GetOptions{})
 			if err != nil || len(p.Status.ContainerStatuses) == 0 || p.Status.ContainerStatuses[0].State.Waiting == nil {
 				return false, err
@@ -129,7 +129,7 @@ func TestNodes(t *testing.T) {
 		}
 		_, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
 		require.NoError(t, err)
-		poll(t, time.Minute, "the tagged image's Pod to succeed", func(ctx context.Context) (bool, error) {
+		Eventually(t.Context(), t, time.Minute, "the tagged image's Pod to succeed", func(ctx context.Context) (bool, error) {
 			p, err := cs.CoreV1().Pods("default").Get(ctx, "tagged", metav1.GetOptions{})
 			return err == nil && p.Status.Phase == corev1.PodSucceeded, err
 		})
@@ -140,7 +140,7 @@ func TestNodes(t *testing.T) {
 		startPod(t, cs, "victim", "sleep", "3600")
 		id, err := hub.KillContainer(t.Context(), "default", "victim", "main")
 		require.NoError(t, err)
-		poll(t, time.Minute, "the container to run again", func(ctx context.Context) (bool, error) {
+		Eventually(t.Context(), t, time.Minute, "the container to run again", func(ctx context.Context) (bool, error) {
 			p, err := cs.CoreV1().Pods("default").Get(ctx, "victim", metav1.GetOptions{})
 			if err != nil || len(p.Status.ContainerStatuses) == 0 {
 				return false, err
@@ -293,7 +293,7 @@ func startPod(t *testing.T, cs kubernetes.Interface, name string, command ...str
 	}
 	_, err := cs.CoreV1().Pods("default").Create(t.Context(), pod, metav1.CreateOptions{})
 	require.NoError(t, err)
-	poll(t, 2*time.Minute, "Pod "+name+" to run", func(ctx context.Context) (bool, error) {
+	Eventually(t.Context(), t, 2*time.Minute, "Pod "+name+" to run", func(ctx context.Context) (bool, error) {
 		p, err := cs.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
 		return err == nil && p.Status.Phase == corev1.PodRunning, err
 	})

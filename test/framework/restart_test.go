@@ -39,7 +39,7 @@ func TestRestartEtcd(t *testing.T) {
 	assert.ErrorIs(t, syscall.Kill(etcdBefore, 0), syscall.ESRCH, "the old etcd still runs")
 	assert.Equal(t, url, env.etcdURL, "etcd moved")
 	// The API server keeps running and reconnects on its own.
-	poll(t, time.Minute, "the API server to write through the restarted etcd", func(ctx context.Context) (bool, error) {
+	Eventually(t.Context(), t, time.Minute, "the API server to write through the restarted etcd", func(ctx context.Context) (bool, error) {
 		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "after"}}, metav1.CreateOptions{})
 		return err == nil, nil
 	})
