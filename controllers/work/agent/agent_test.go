@@ -16,19 +16,6 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
 
-func TestHubHash(t *testing.T) {
-	got := HubHash("https://127.0.0.1:6443")
-	if len(got) != 64 || strings.ToLower(got) != got {
-		t.Fatalf("HubHash = %q, want 64 lowercase hex digits", got)
-	}
-	if HubHash("https://127.0.0.1:6443") != got || HubHash("https://127.0.0.1:6444") == got {
-		t.Error("HubHash is not a function of the server URL alone")
-	}
-	if got != sha256Hex("https://127.0.0.1:6443") {
-		t.Errorf("HubHash = %s, want the hex SHA-256 of the URL", got)
-	}
-}
-
 // result builds an apply result for a ConfigMap manifest.
 func result(ordinal int32, name string, err error, uid string, strategy workv1.UpdateStrategyType) apply.Result {
 	r := apply.Result{

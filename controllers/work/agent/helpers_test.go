@@ -1,19 +1,11 @@
 package agent
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
-
-func sha256Hex(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:])
-}
 
 func typesUID(s string) types.UID { return types.UID(s) }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubsession"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
 // workControllerName names the ManifestWork controller (logs, metrics).
@@ -36,7 +37,7 @@ const workControllerName = "manifestwork-agent"
 // runSession connects to the hub with cred and runs the ManifestWork
 // controller until ctx ends or the connection cannot be set up.
 func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) error {
-	hubHash := HubHash(cred.Config.Host)
+	hubHash := kubeconfig.HubHash(cred.Config.Host)
 	log := ctrl.LoggerFrom(ctx).WithValues("hubHash", hubHash)
 	ctx = ctrl.LoggerInto(ctx, log)
 	cfg := rest.CopyConfig(cred.Config)

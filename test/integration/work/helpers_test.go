@@ -23,6 +23,7 @@ import (
 	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
@@ -64,7 +65,7 @@ func setup(ctx context.Context, t *testing.T) *suite {
 	env := framework.StartForTest(t, "hub", clusterName)
 	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName), root: t, ocm: clitest.CLI{Kubeconfig: env.Kubeconfig()}}
 	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
-	s.hubHash = workagent.HubHash(s.hub.Server())
+	s.hubHash = kubeconfig.HubHash(s.hub.Server())
 
 	hubObjs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
