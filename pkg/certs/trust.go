@@ -1,7 +1,6 @@
 package certs
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
@@ -10,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	certutil "k8s.io/client-go/util/cert"
 )
 
 // HubCABundleConfigMap is the ConfigMap that holds the CAs the hub's
@@ -64,15 +65,6 @@ func Fingerprint(c *x509.Certificate) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// EncodeCertificates writes certs as a PEM bundle.
-func EncodeCertificates(certs []*x509.Certificate) []byte {
-	var buf bytes.Buffer
-	for _, c := range certs {
-		_ = pem.Encode(&buf, &pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})
-	}
-	return buf.Bytes()
-}
-
 // TrustUpdate is the CA bundle an agent should trust for its hub after
 // looking at what the hub publishes (UpdateTrust).
 type TrustUpdate struct {
@@ -123,7 +115,9 @@ func UpdateTrust(trusted, published []byte, servesHub func(ca *x509.Certificate)
 			out.Added = append(out.Added, Fingerprint(c))
 		}
 	}
-	out.Trusted = EncodeCertificates(next)
+	if out.Trusted, err = certutil.EncodeCertificates(next...); err != nil {
+		return TrustUpdate{}, fmt.Errorf("encode the trusted hub CA bundle: %w", err)
+	}
 	out.Changed = len(out.Added) > 0 || len(out.Dropped) > 0
 	return out, nil
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -261,7 +262,11 @@ func (o *RotateCAOptions) signing(ctx context.Context, c client.Client, host str
 		}
 	}
 	source := o.SigningCAFile
-	announced := string(certs.EncodeCertificates(cas))
+	announcedPEM, err := certutil.EncodeCertificates(cas...)
+	if err != nil {
+		return nil, fmt.Errorf("--signing-ca-file %s: %w", o.SigningCAFile, err)
+	}
+	announced := string(announcedPEM)
 	if !o.Check {
 		clusters := &clusterv1.ManagedClusterList{}
 		if err := c.List(ctx, clusters); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 )
@@ -76,7 +77,11 @@ func (o *Options) trustHub(ctx context.Context, chain []*x509.Certificate) ([]by
 			}
 			return nil, "", fmt.Errorf("the hub at %s is not the hub of --ca-cert-hash: %v; join sent it nothing. Check the pin with `kubectl ocm hub token` on the hub (a pin changes when the hub's CA key does), or pass the hub's CA bundle with --ca-file", o.HubAPIServer, err)
 		}
-		return certs.EncodeCertificates(trusted), "the CA of --ca-cert-hash " + strings.Join(certs.Pins(trusted), ", ") + " (" + from + ")", nil
+		bundle, err := certutil.EncodeCertificates(trusted...)
+		if err != nil {
+			return nil, "", fmt.Errorf("encode the CA of --ca-cert-hash: %w", err)
+		}
+		return bundle, "the CA of --ca-cert-hash " + strings.Join(certs.Pins(trusted), ", ") + " (" + from + ")", nil
 	}
 	// --insecure-skip-ca-verification: Validate allows nothing else here.
 	trusted := certs.ServingCAs(candidates, chain, host)
@@ -90,7 +95,11 @@ func (o *Options) trustHub(ctx context.Context, chain []*x509.Certificate) ([]by
 	pins := certs.Pins(trusted)
 	fmt.Fprintf(o.ErrOut, "WARNING: --insecure-skip-ca-verification: trusting the CA %s that the hub at %s presented (%s) over a connection nothing verified. Whoever answered there receives the bootstrap token and becomes this cluster's hub. Compare the pin with what `kubectl ocm hub token` prints on the hub, and pass --ca-cert-hash %s instead.\n",
 		strings.Join(pins, ", "), o.HubAPIServer, from, pins[0])
-	return certs.EncodeCertificates(trusted), "the CA the hub presented (" + from + ", not verified)", nil
+	bundle, err := certutil.EncodeCertificates(trusted...)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode the CA the hub presented: %w", err)
+	}
+	return bundle, "the CA the hub presented (" + from + ", not verified)", nil
 }
 
 // fetchHubCA reads the CA bundle the hub publishes, anonymously and over a

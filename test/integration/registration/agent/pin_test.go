@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -168,6 +169,10 @@ func startImpostor(t *testing.T, hub *framework.Cluster, ownBundle bool) *impost
 	if err != nil {
 		t.Fatal(err)
 	}
+	caPEM, err := certutil.EncodeCertificates(ca)
+	if err != nil {
+		t.Fatal(err)
+	}
 	key, _, err := certs.NewPrivateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +207,7 @@ func startImpostor(t *testing.T, hub *framework.Cluster, ownBundle bool) *impost
 		if ownBundle && r.URL.Path == "/api/v1/namespaces/kube-public/configmaps/"+certs.HubCABundleConfigMap {
 			cm := corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 				ObjectMeta: metav1.ObjectMeta{Namespace: "kube-public", Name: certs.HubCABundleConfigMap},
-				Data:       map[string]string{certs.HubCABundleKey: string(certs.EncodeCertificates([]*x509.Certificate{ca}))}}
+				Data:       map[string]string{certs.HubCABundleKey: string(caPEM)}}
 			w.Header().Set("Content-Type", "application/json")
 			_ = json.NewEncoder(w).Encode(cm)
 			return
