@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -68,28 +69,45 @@ type RequestState struct {
 	SealedToken string
 	// Message explains a denial or failure (Phase RequestDenied).
 	Message string
+	// Refusal is the Denied or Failed condition of a RequestDenied request.
+	Refusal *certificatesv1.CertificateSigningRequestCondition
+	// Approved says the request was approved, last at ApprovedAt. An
+	// approved request stays RequestPending until it is issued, and becomes
+	// RequestDenied if its signer fails it.
+	Approved   bool
+	ApprovedAt time.Time
 }
 
-// StateOf reads the phase of csr from its conditions and certificate: denied
-// or failed first, issued once approved with a certificate (or, for
-// AgentTokenSignerName, a sealed token), else pending.
+// Decided reports whether someone approved, denied or failed the request:
+// nothing is left for an approver to do.
+func (st RequestState) Decided() bool { return st.Approved || st.Refusal != nil }
+
+// StateOf reads the state of csr from its conditions and certificate. It is
+// the one reading of a request's conditions: only a condition whose status
+// is True counts, as for kube-controller-manager's signers. A Denied or
+// Failed condition makes it RequestDenied (the first one found names the
+// refusal); else it is RequestIssued once approved with a certificate (or,
+// for AgentTokenSignerName, a sealed token); else RequestPending.
 func StateOf(csr *certificatesv1.CertificateSigningRequest) RequestState {
 	st := RequestState{Name: csr.Name, UID: csr.UID, Phase: RequestPending}
-	approved := false
 	for _, c := range csr.Status.Conditions {
 		if c.Status != corev1.ConditionTrue {
 			continue
 		}
 		switch c.Type {
 		case certificatesv1.CertificateDenied, certificatesv1.CertificateFailed:
-			st.Phase, st.Message = RequestDenied, fmt.Sprintf("%s: %s %s", c.Type, c.Reason, c.Message)
-			return st
+			if st.Refusal == nil {
+				st.Refusal = &c // a copy: c is this iteration's own
+			}
 		case certificatesv1.CertificateApproved:
-			approved = true
+			st.Approved, st.ApprovedAt = true, c.LastUpdateTime.Time
 		}
 	}
 	switch {
-	case !approved:
+	case st.Refusal != nil:
+		c := st.Refusal
+		st.Phase, st.Message = RequestDenied, fmt.Sprintf("%s: %s %s", c.Type, c.Reason, c.Message)
+	case !st.Approved:
 	case csr.Spec.SignerName == AgentTokenSignerName:
 		if sealed := csr.Annotations[SealedTokenAnnotation]; sealed != "" {
 			st.Phase, st.SealedToken = RequestIssued, sealed

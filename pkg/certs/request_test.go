@@ -27,24 +27,41 @@ func TestStateOf(t *testing.T) {
 		return certificatesv1.CertificateSigningRequestCondition{Type: typ, Status: corev1.ConditionTrue, Reason: "R"}
 	}
 	approved := cond(certificatesv1.CertificateApproved)
+	notTrue := func(c certificatesv1.CertificateSigningRequestCondition) certificatesv1.CertificateSigningRequestCondition {
+		c.Status = corev1.ConditionFalse
+		return c
+	}
+	type conds = []certificatesv1.CertificateSigningRequestCondition
 	tests := []struct {
-		name  string
-		conds []certificatesv1.CertificateSigningRequestCondition
-		cert  []byte
-		want  RequestPhase
+		name         string
+		conds        conds
+		cert         []byte
+		want         RequestPhase
+		wantApproved bool
+		wantRefusal  certificatesv1.RequestConditionType
 	}{
-		{"new", nil, nil, RequestPending},
-		{"approved, not signed yet", []certificatesv1.CertificateSigningRequestCondition{approved}, nil, RequestPending},
-		{"issued", []certificatesv1.CertificateSigningRequestCondition{approved}, []byte("CERT"), RequestIssued},
-		{"certificate without approval", nil, []byte("CERT"), RequestPending},
-		{"denied", []certificatesv1.CertificateSigningRequestCondition{cond(certificatesv1.CertificateDenied)}, nil, RequestDenied},
-		{"failed", []certificatesv1.CertificateSigningRequestCondition{approved, cond(certificatesv1.CertificateFailed)}, nil, RequestDenied},
+		{name: "new", want: RequestPending},
+		{name: "approved, not signed yet", conds: conds{approved}, want: RequestPending, wantApproved: true},
+		{name: "issued", conds: conds{approved}, cert: []byte("CERT"), want: RequestIssued, wantApproved: true},
+		{name: "certificate without approval", cert: []byte("CERT"), want: RequestPending},
+		{name: "denied", conds: conds{cond(certificatesv1.CertificateDenied)}, want: RequestDenied, wantRefusal: certificatesv1.CertificateDenied},
+		{name: "failed", conds: conds{approved, cond(certificatesv1.CertificateFailed)}, want: RequestDenied, wantApproved: true, wantRefusal: certificatesv1.CertificateFailed},
+		{name: "approval not True", conds: conds{notTrue(approved)}, cert: []byte("CERT"), want: RequestPending},
+		{name: "denial not True", conds: conds{approved, notTrue(cond(certificatesv1.CertificateDenied))}, want: RequestPending, wantApproved: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			csr := &certificatesv1.CertificateSigningRequest{Status: certificatesv1.CertificateSigningRequestStatus{Conditions: tt.conds, Certificate: tt.cert}}
-			if got := StateOf(csr).Phase; got != tt.want {
-				t.Errorf("phase = %v, want %v", got, tt.want)
+			st := StateOf(csr)
+			if st.Phase != tt.want || st.Approved != tt.wantApproved {
+				t.Errorf("phase = %v, approved %v; want %v, %v", st.Phase, st.Approved, tt.want, tt.wantApproved)
+			}
+			var refusal certificatesv1.RequestConditionType
+			if st.Refusal != nil {
+				refusal = st.Refusal.Type
+			}
+			if refusal != tt.wantRefusal || st.Decided() != (tt.wantApproved || tt.wantRefusal != "") {
+				t.Errorf("refusal = %q, decided %v; want %q", refusal, st.Decided(), tt.wantRefusal)
 			}
 		})
 	}

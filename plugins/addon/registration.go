@@ -9,7 +9,6 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,6 +16,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 )
 
 // addonCSRs returns the certificate signing requests of addon on the hub,
@@ -131,22 +131,14 @@ func csrState(csrs []certificatesv1.CertificateSigningRequest, now time.Time) st
 	csr := csrs[0]
 	state := "Pending"
 	var why []string
-	for _, c := range csr.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
-			continue
-		}
-		switch c.Type {
-		case certificatesv1.CertificateDenied, certificatesv1.CertificateFailed:
-			state = string(c.Type)
-			why = append(why, strings.TrimSpace(c.Reason+" "+c.Message))
-		case certificatesv1.CertificateApproved:
-			if state == "Pending" {
-				state = "Approved"
-			}
-		}
-	}
-	if state == "Approved" && len(csr.Status.Certificate) > 0 {
+	switch st := certs.StateOf(&csr); {
+	case st.Refusal != nil:
+		state = string(st.Refusal.Type)
+		why = append(why, strings.TrimSpace(st.Refusal.Reason+" "+st.Refusal.Message))
+	case st.Approved && len(csr.Status.Certificate) > 0:
 		state = "Issued"
+	case st.Approved:
+		state = "Approved"
 	}
 	out := fmt.Sprintf("%s %s (%s old)", csr.Name, state, duration.HumanDuration(now.Sub(csr.CreationTimestamp.Time)))
 	if state == "Pending" {

@@ -223,12 +223,8 @@ func CheckRequester(req Request) error {
 	return nil
 }
 
-// Decided reports whether csr was approved or denied already.
+// Decided reports whether csr was approved, denied or failed already
+// (certs.StateOf).
 func Decided(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
-			return true
-		}
-	}
-	return false
+	return certs.StateOf(csr).Decided()
 }

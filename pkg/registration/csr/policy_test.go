@@ -273,15 +273,23 @@ func TestParseRequest(t *testing.T) {
 
 func TestDecided(t *testing.T) {
 	for _, tt := range []struct {
-		typ  certificatesv1.RequestConditionType
-		want bool
-	}{{certificatesv1.CertificateApproved, true}, {certificatesv1.CertificateDenied, true}, {certificatesv1.CertificateFailed, false}, {"", false}} {
+		typ    certificatesv1.RequestConditionType
+		status corev1.ConditionStatus
+		want   bool
+	}{
+		{certificatesv1.CertificateApproved, corev1.ConditionTrue, true},
+		{certificatesv1.CertificateDenied, corev1.ConditionTrue, true},
+		{certificatesv1.CertificateFailed, corev1.ConditionTrue, true},
+		{certificatesv1.CertificateApproved, corev1.ConditionFalse, false},
+		{certificatesv1.CertificateDenied, corev1.ConditionUnknown, false},
+		{"", "", false},
+	} {
 		csr := &certificatesv1.CertificateSigningRequest{}
 		if tt.typ != "" {
-			csr.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: tt.typ}}
+			csr.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: tt.typ, Status: tt.status}}
 		}
 		if got := Decided(csr); got != tt.want {
-			t.Errorf("Decided with condition %q = %v, want %v", tt.typ, got, tt.want)
+			t.Errorf("Decided with condition %s=%s = %v, want %v", tt.typ, tt.status, got, tt.want)
 		}
 	}
 }
@@ -301,7 +309,10 @@ func TestUnsigned(t *testing.T) {
 	assert.Equal(t, 45*time.Second, Unsigned(req(client, nil, approved(now.Add(-45*time.Second))), now), "approved 45s ago, no certificate")
 	assert.Zero(t, Unsigned(req(client, nil), now), "pending")
 	assert.Zero(t, Unsigned(req(client, []byte("cert"), approved(now.Add(-time.Hour))), now), "signed")
-	assert.Zero(t, Unsigned(req(client, nil, approved(now.Add(-time.Hour)), certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateFailed}), now), "failed")
+	assert.Zero(t, Unsigned(req(client, nil, approved(now.Add(-time.Hour)), certificatesv1.CertificateSigningRequestCondition{Type: certificatesv1.CertificateFailed, Status: corev1.ConditionTrue}), now), "failed")
+	notApproved := approved(now.Add(-time.Hour))
+	notApproved.Status = corev1.ConditionFalse
+	assert.Zero(t, Unsigned(req(client, nil, notApproved), now), "Approved condition not True")
 	assert.Zero(t, Unsigned(req("kubectl-ocm.io/agent-token", nil, approved(now.Add(-time.Hour))), now), "another signer")
 	assert.Contains(t, UnsignedHint("c1-abc"), "--registration-auth token")
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 )
 
 // UnsignedGrace is how long an approved kube-apiserver client request may
@@ -21,19 +23,11 @@ func Unsigned(obj *certificatesv1.CertificateSigningRequest, now time.Time) time
 	if obj.Spec.SignerName != certificatesv1.KubeAPIServerClientSignerName || len(obj.Status.Certificate) > 0 {
 		return 0
 	}
-	var approvedAt time.Time
-	for _, c := range obj.Status.Conditions {
-		switch c.Type {
-		case certificatesv1.CertificateFailed, certificatesv1.CertificateDenied:
-			return 0
-		case certificatesv1.CertificateApproved:
-			approvedAt = c.LastUpdateTime.Time
-		}
-	}
-	if approvedAt.IsZero() || now.Before(approvedAt) {
+	st := certs.StateOf(obj)
+	if st.Refusal != nil || !st.Approved || st.ApprovedAt.IsZero() || now.Before(st.ApprovedAt) {
 		return 0
 	}
-	return now.Sub(approvedAt)
+	return now.Sub(st.ApprovedAt)
 }
 
 // UnsignedHint explains a request that stayed Unsigned for more than

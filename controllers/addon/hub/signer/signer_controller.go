@@ -90,17 +90,8 @@ func needsSigning(obj *certificatesv1.CertificateSigningRequest) bool {
 	if !csr.IsAddonRequest(obj) || !registration.IsCustomSigner(obj.Spec.SignerName) || len(obj.Status.Certificate) > 0 {
 		return false
 	}
-	approved := false
-	for _, c := range obj.Status.Conditions {
-		switch {
-		case c.Status != corev1.ConditionTrue:
-		case c.Type == certificatesv1.CertificateDenied, c.Type == certificatesv1.CertificateFailed:
-			return false
-		case c.Type == certificatesv1.CertificateApproved:
-			approved = true
-		}
-	}
-	return approved
+	st := certs.StateOf(obj)
+	return st.Approved && st.Refusal == nil
 }
 
 // unsignedRequests maps a ManagedClusterAddOn to its requests that need

@@ -116,17 +116,8 @@ func pending(obj *certificatesv1.CertificateSigningRequest) bool {
 	if obj.Spec.SignerName != certs.AgentTokenSignerName || obj.Annotations[certs.SealedTokenAnnotation] != "" {
 		return false
 	}
-	return certs.StateOf(obj).Phase == certs.RequestPending && approved(obj)
-}
-
-// approved reports whether obj carries a true Approved condition.
-func approved(obj *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range obj.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
+	st := certs.StateOf(obj)
+	return st.Phase == certs.RequestPending && st.Approved
 }
 
 // Reconcile answers one approved token request: it checks the request

@@ -212,7 +212,7 @@ func registerSimAgent(ctx context.Context, h *SimHub, cluster string, interval t
 		if err := h.bootstrap.Get(ctx, client.ObjectKey{Name: csr.Name}, got); err != nil {
 			return false, err
 		}
-		if regcsr.Decided(got) && !Approved(got) {
+		if st := certs.StateOf(got); st.Decided() && !st.Approved {
 			return false, fmt.Errorf("CSR %s was denied: %v", csr.Name, got.Status.Conditions)
 		}
 		certPEM = got.Status.Certificate
@@ -282,16 +282,6 @@ func NewAgentCSR(cluster string) (*certificatesv1.CertificateSigningRequest, []b
 func SimAgentUser(cluster string) (string, []string) {
 	s := certs.AgentSubject(cluster, simAgentID)
 	return s.CommonName, s.Organization
-}
-
-// Approved reports whether csr has an Approved condition.
-func Approved(csr *certificatesv1.CertificateSigningRequest) bool {
-	for _, c := range csr.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved {
-			return true
-		}
-	}
-	return false
 }
 
 // ReportAvailable sets Joined and Available True and a version in the

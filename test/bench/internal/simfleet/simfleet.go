@@ -46,6 +46,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	regcsr "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/lease"
@@ -274,7 +275,7 @@ func (f *Fleet) register(ctx context.Context, cluster string) error {
 	}
 	err = f.waitStore(ctx, "the certificate of CSR "+csr.Name, f.csrs, csr.Name, func(obj any) (bool, error) {
 		got := obj.(*certificatesv1.CertificateSigningRequest)
-		if regcsr.Decided(got) && len(got.Status.Certificate) == 0 && !benchkit.Approved(got) {
+		if st := certs.StateOf(got); st.Decided() && len(got.Status.Certificate) == 0 && !st.Approved {
 			return false, fmt.Errorf("CSR %s was denied: %v", csr.Name, got.Status.Conditions)
 		}
 		return len(got.Status.Certificate) > 0, nil
