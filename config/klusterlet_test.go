@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 )
 
 // klusterlet returns a Klusterlet of cluster1 changed by edit.
@@ -200,7 +201,7 @@ func TestKlusterletInstallObjects(t *testing.T) {
 	var got []string
 	for _, obj := range objs {
 		got = append(got, obj.GetKind()+" "+obj.GetName())
-		if obj.GetLabels()[PartOfLabelKey] != PartOfLabelValue {
+		if obj.GetLabels()[apply.PartOfLabelKey] != apply.PartOfLabelValue {
 			t.Errorf("%s %s lacks the part-of label", obj.GetKind(), obj.GetName())
 		}
 	}

@@ -68,23 +68,6 @@ func HostedKlusterletName(cluster string) string { return "klusterlet-" + cluste
 // HostedAgentDeployment names the Deployment of a hosted agent.
 func HostedAgentDeployment(cluster string) string { return HostedKlusterletName(cluster) + "-agent" }
 
-// PartOfLabel (pkg/apply's) marks every Deployment (and every other object)
-// the product installs; `kubectl ocm hub clean` and `unjoin` find what to
-// remove by it.
-const (
-	PartOfLabelKey   = apply.PartOfLabelKey
-	PartOfLabelValue = apply.PartOfLabelValue
-)
-
-// ComponentLabelKey and ClusterBootstrapComponent (pkg/apply's) mark the
-// objects of the cluster-bound bootstrap identities
-// (config/cluster-bootstrap), which `hub token --cluster-name` creates and
-// `hub clean` removes.
-const (
-	ComponentLabelKey         = apply.ComponentLabelKey
-	ClusterBootstrapComponent = apply.ClusterBootstrapComponent
-)
-
 // HubValues parameterise the hub manifests in config/hub.
 type HubValues struct {
 	// Image is the ocm-controller image of the hub controller.
@@ -406,7 +389,7 @@ func withCRDs(crds []*apiextensionsv1.CustomResourceDefinition, objs []*unstruct
 		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 		// As on every rendered object; it also lets `kubectl wait -l` find
 		// the CRDs before objects of their kinds are applied.
-		u.SetLabels(map[string]string{PartOfLabelKey: PartOfLabelValue})
+		u.SetLabels(map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue})
 		out = append(out, u)
 	}
 	return append(out, objs...), nil
@@ -465,7 +448,7 @@ func RenderFile(file string, values any) ([]*unstructured.Unstructured, error) {
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		labels[PartOfLabelKey] = PartOfLabelValue
+		labels[apply.PartOfLabelKey] = apply.PartOfLabelValue
 		obj.SetLabels(labels)
 	}
 	return objs, nil

@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
@@ -121,8 +122,8 @@ func TestHostedAgentObjects(t *testing.T) {
 		}
 	}
 	for _, o := range hosting {
-		if o.GetLabels()[PartOfLabelKey] != PartOfLabelValue {
-			t.Errorf("%s %s lacks label %s=%s", o.GetKind(), o.GetName(), PartOfLabelKey, PartOfLabelValue)
+		if o.GetLabels()[apply.PartOfLabelKey] != apply.PartOfLabelValue {
+			t.Errorf("%s %s lacks label %s=%s", o.GetKind(), o.GetName(), apply.PartOfLabelKey, apply.PartOfLabelValue)
 		}
 		switch o.GetKind() {
 		case "Klusterlet":
@@ -167,7 +168,7 @@ func TestClusterBootstrapObjects(t *testing.T) {
 	var got []string
 	for _, o := range objs {
 		got = append(got, o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName())
-		if o.GetLabels()["open-cluster-management.io/cluster-name"] != "c1" || o.GetLabels()[PartOfLabelKey] != PartOfLabelValue {
+		if o.GetLabels()["open-cluster-management.io/cluster-name"] != "c1" || o.GetLabels()[apply.PartOfLabelKey] != apply.PartOfLabelValue {
 			t.Errorf("%s %s lacks the cluster-name or part-of label: %v", o.GetKind(), o.GetName(), o.GetLabels())
 		}
 	}

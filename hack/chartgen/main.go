@@ -31,6 +31,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 )
 
 // chart is one chart: the manifests its templates are made of and its CRDs.
@@ -232,7 +233,7 @@ func indent(s, pad string) string {
 }
 
 // partOfLabel is the label the Go renderer adds to every object.
-var partOfLabel = config.PartOfLabelKey + ": " + config.PartOfLabelValue
+var partOfLabel = apply.PartOfLabelKey + ": " + apply.PartOfLabelValue
 
 // withPartOfLabel writes the part-of label into the metadata of every
 // object of a manifest that lacks it: under its labels, or in a new labels

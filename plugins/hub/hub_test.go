@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
@@ -130,8 +131,8 @@ func TestInitDryRun(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
 			t.Fatalf("decode printed document: %v", err)
 		}
-		if obj.Kind != "CustomResourceDefinition" && obj.Metadata.Labels[config.PartOfLabelKey] != config.PartOfLabelValue {
-			t.Errorf("%s %s lacks label %s=%s", obj.Kind, obj.Metadata.Name, config.PartOfLabelKey, config.PartOfLabelValue)
+		if obj.Kind != "CustomResourceDefinition" && obj.Metadata.Labels[apply.PartOfLabelKey] != apply.PartOfLabelValue {
+			t.Errorf("%s %s lacks label %s=%s", obj.Kind, obj.Metadata.Name, apply.PartOfLabelKey, apply.PartOfLabelValue)
 		}
 	}
 	for _, s := range []string{"image: example.com/ocm-controller:v1", "- system:bootstrap:abc", "name: POD_NAMESPACE"} {

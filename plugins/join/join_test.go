@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -262,7 +263,7 @@ func TestObjects(t *testing.T) {
 		t.Errorf("join writes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	dep := find("Deployment", "klusterlet")
-	if dep.GetLabels()["app.kubernetes.io/part-of"] != "kubectl-ocm" {
+	if dep.GetLabels()[apply.PartOfLabelKey] != apply.PartOfLabelValue {
 		t.Error("the operator Deployment lacks the part-of label")
 	}
 	ctrs, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "containers")

@@ -252,7 +252,7 @@ func (o *Options) runAddHub(ctx context.Context) error {
 	for i, sh := range standby {
 		s := &corev1.Secret{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: sh.Secret, Labels: map[string]string{"app.kubernetes.io/part-of": "kubectl-ocm"}},
+			ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: sh.Secret, Labels: map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue}},
 			Type:       corev1.SecretTypeOpaque,
 			Data:       map[string][]byte{kubeconfig.KubeconfigKey: sh.Kubeconfig},
 		}

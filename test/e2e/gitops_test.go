@@ -22,6 +22,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -125,16 +126,16 @@ func (f *fleet) ocmStdout(t *testing.T, args ...string) string {
 // Established a second apply creates them.
 func (f *fleet) kubectlApply(t *testing.T, cluster, manifests string, args ...string) {
 	t.Helper()
-	apply := append([]string{"apply", "-f", "-"}, args...)
-	out, err := f.kubectl(t, cluster, manifests, apply...)
+	applyArgs := append([]string{"apply", "-f", "-"}, args...)
+	out, err := f.kubectl(t, cluster, manifests, applyArgs...)
 	if err == nil {
 		return
 	}
 	require.Contains(t, out, "no matches for kind", "kubectl apply failed for another reason than a CRD it creates")
 	require.NotContains(t, out, "Error from server", "kubectl apply")
-	out, err = f.kubectl(t, cluster, "", "wait", "--for=condition=Established", "crd", "-l", config.PartOfLabelKey+"="+config.PartOfLabelValue, "--timeout=60s")
+	out, err = f.kubectl(t, cluster, "", "wait", "--for=condition=Established", "crd", "-l", apply.PartOfLabelKey+"="+apply.PartOfLabelValue, "--timeout=60s")
 	require.NoError(t, err, "kubectl wait: %s", out)
-	out, err = f.kubectl(t, cluster, manifests, apply...)
+	out, err = f.kubectl(t, cluster, manifests, applyArgs...)
 	require.NoError(t, err, "second kubectl apply: %s", out)
 }
 

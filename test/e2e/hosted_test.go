@@ -21,6 +21,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -104,7 +105,7 @@ func TestHostedMode(t *testing.T) {
 	})
 
 	t.Run("nothing of the agent is on the managed cluster but the CRDs", func(t *testing.T) {
-		sel := client.MatchingLabels{config.PartOfLabelKey: config.PartOfLabelValue}
+		sel := client.MatchingLabels{apply.PartOfLabelKey: apply.PartOfLabelValue}
 		for _, list := range []client.ObjectList{
 			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}},
 			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}},
@@ -112,7 +113,7 @@ func TestHostedMode(t *testing.T) {
 			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleList"}},
 		} {
 			require.NoError(t, managed.List(ctx, list, sel))
-			assert.Empty(t, list.(*metav1.PartialObjectMetadataList).Items, "%s labeled %s on cluster2", list.GetObjectKind().GroupVersionKind().Kind, config.PartOfLabelKey)
+			assert.Empty(t, list.(*metav1.PartialObjectMetadataList).Items, "%s labeled %s on cluster2", list.GetObjectKind().GroupVersionKind().Kind, apply.PartOfLabelKey)
 		}
 		for name, want := range map[string]bool{
 			config.ClusterClaimsCRDName:        true,

@@ -66,7 +66,7 @@ func CacheOptions() cache.Options {
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&appsv1.Deployment{}: {
 			Namespaces: map[string]cache.Config{config.HubNamespace: {}},
-			Label:      labels.SelectorFromSet(labels.Set{config.PartOfLabelKey: config.PartOfLabelValue}),
+			Label:      labels.SelectorFromSet(labels.Set{apply.PartOfLabelKey: apply.PartOfLabelValue}),
 		},
 	}}
 }

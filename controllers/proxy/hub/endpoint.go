@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 )
@@ -96,7 +97,7 @@ func (p *EndpointPublisher) register(ctx context.Context) error {
 	svc := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
 		"metadata": map[string]any{"name": hubtunnel.APIServiceName, "labels": map[string]any{
-			"app.kubernetes.io/name": "ocm-hub-controller", "app.kubernetes.io/part-of": "kubectl-ocm",
+			"app.kubernetes.io/name": "ocm-hub-controller", apply.PartOfLabelKey: apply.PartOfLabelValue,
 		}},
 		"spec": map[string]any{
 			"group": group, "version": version, "groupPriorityMinimum": int64(1000), "versionPriority": int64(15),
