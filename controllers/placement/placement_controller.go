@@ -83,13 +83,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	desired := desiredDecisions(p, res.Groups)
 	written, err := r.writeDecisions(ctx, p, existing, desired)
 	if err != nil {
-		return staleOr(ctx, err)
+		// A write based on a cache that has not yet seen the scheduler's
+		// previous writes meets a conflict, or a create of an object that
+		// exists: a quiet short requeue.
+		return patch.RetryStale(ctx, err, apierrors.IsAlreadyExists)
 	}
 	was := meta.FindStatusCondition(p.Status.Conditions, clusterv1beta1.PlacementConditionMisconfigured).DeepCopy()
 	h := patch.NewHelper(p, r.Writer)
 	setStatus(p, res, desired)
 	if err := h.Patch(ctx, p); err != nil {
-		return staleOr(ctx, err)
+		return patch.RetryStale(ctx, err, apierrors.IsAlreadyExists)
 	}
 	requeue := res.RequeueAfter
 	if written > 0 {
@@ -137,13 +140,6 @@ func (r *Reconciler) schedule(in placement.Input, filter placement.PredicateFilt
 	}
 	in.Clusters = all
 	return r.Scheduler.Schedule(in)
-}
-
-// staleOr turns the errors of writes based on a cache that has not yet seen
-// the scheduler's previous writes (a conflict, or a create of an object that
-// exists) into a quiet short requeue, and returns any other error.
-func staleOr(ctx context.Context, err error) (ctrl.Result, error) {
-	return patch.RetryStale(ctx, err, apierrors.IsAlreadyExists)
 }
 
 // existingDecisions lists the PlacementDecisions of p from the cache.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -94,12 +94,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !cm.DeletionTimestamp.IsZero() {
 		return r.cleanup(ctx, cm)
 	}
-	if !controllerutil.ContainsFinalizer(cm, operatorv1.CleanupFinalizer) {
-		h := patch.NewHelper(cm, r.Client)
-		controllerutil.AddFinalizer(cm, operatorv1.CleanupFinalizer)
-		if err := h.Patch(ctx, cm); err != nil {
-			return ctrl.Result{}, err
-		}
+	if _, err := patch.EnsureFinalizer(ctx, r.Client, cm, operatorv1.CleanupFinalizer); err != nil {
+		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 	}
 	h := patch.NewHelper(cm, r.Client)
 	dep := &appsv1.Deployment{}

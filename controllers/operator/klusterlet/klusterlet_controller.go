@@ -14,7 +14,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -92,13 +91,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !k.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, k)
 	}
+	// Persist the finalizer before anything is installed, so that a
+	// deletion always finds it; its update event brings the Klusterlet
+	// back.
+	if changed, err := patch.EnsureFinalizer(ctx, r.Client, k, Finalizer); err != nil || changed {
+		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
+	}
 	h := patch.NewHelper(k, r.Client)
 	k = k.DeepCopy()
-	if controllerutil.AddFinalizer(k, Finalizer) {
-		// Persist the finalizer before anything is installed, so that a
-		// deletion always finds it.
-		return ctrl.Result{}, h.Patch(ctx, k)
-	}
 	result, err := r.reconcileNormal(ctx, k)
 	if perr := h.Patch(ctx, k); perr != nil {
 		if apierrors.IsConflict(perr) {

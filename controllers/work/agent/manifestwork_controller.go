@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -86,7 +85,8 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	if meta.IsStatusConditionTrue(work.Status.Conditions, workv1.WorkComplete) {
 		// A work whose manifests with a Complete condition rule all completed
 		// is frozen (aggregateRuleConditions sets Complete).
-		return ctrl.Result{}, r.ensureFinalizer(ctx, work)
+		_, err := patch.EnsureFinalizer(ctx, r.hub, work, workv1.ManifestWorkFinalizer)
+		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 	}
 	// The work's finalizer and its AppliedManifestWork are written at once
 	// (one round trip each, to the hub and to the managed cluster); nothing
@@ -94,14 +94,19 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	var amw *workv1.AppliedManifestWork
 	var amwErr error
 	var wg sync.WaitGroup
-	name, labels := work.Name, work.Labels // ensureFinalizer replaces *work
+	name, labels := work.Name, work.Labels // EnsureFinalizer replaces *work
 	wg.Go(func() { amw, amwErr = r.ensureAppliedWork(ctx, name, labels) })
-	finErr := r.ensureFinalizer(ctx, work)
+	_, finErr := patch.EnsureFinalizer(ctx, r.hub, work, workv1.ManifestWorkFinalizer)
 	wg.Wait()
-	if err := errors.Join(finErr, amwErr); err != nil || amw == nil {
-		// nil: the old record is still being finalized; its deletion
-		// event brings the work back.
-		return ctrl.Result{}, err
+	switch {
+	case amwErr != nil:
+		return ctrl.Result{}, errors.Join(finErr, amwErr)
+	case finErr != nil:
+		return patch.RetryStale(ctx, finErr, apierrors.IsNotFound)
+	case amw == nil:
+		// The old record is still being finalized; its deletion event
+		// brings the work back.
+		return ctrl.Result{}, nil
 	}
 
 	h := patch.NewHelper(work, r.hub)
@@ -121,23 +126,6 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		err = errors.Join(err, perr)
 	}
 	return result, errors.Join(err, recordErr)
-}
-
-// ensureFinalizer adds the ManifestWork finalizer to work on the hub when it
-// is missing. It patches a copy, so that work may be read meanwhile, and
-// copies the hub's answer into work once the patch returns.
-func (r *workReconciler) ensureFinalizer(ctx context.Context, work *workv1.ManifestWork) error {
-	if controllerutil.ContainsFinalizer(work, workv1.ManifestWorkFinalizer) {
-		return nil
-	}
-	patched := work.DeepCopy()
-	h := patch.NewHelper(patched, r.hub)
-	controllerutil.AddFinalizer(patched, workv1.ManifestWorkFinalizer)
-	if err := h.Patch(ctx, patched); err != nil {
-		return fmt.Errorf("add finalizer: %w", err)
-	}
-	*work = *patched
-	return nil
 }
 
 // reconcileNormal applies the manifests, removes the objects of manifests

@@ -18,7 +18,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -106,12 +105,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !cluster.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, cluster)
 	}
-	if !controllerutil.ContainsFinalizer(cluster, clusterv1.ManagedClusterFinalizer) {
-		h := patch.NewHelper(cluster, r.Client)
-		controllerutil.AddFinalizer(cluster, clusterv1.ManagedClusterFinalizer)
-		if err := h.Patch(ctx, cluster); err != nil {
-			return patch.RetryStale(ctx, fmt.Errorf("add finalizer: %w", err), apierrors.IsNotFound)
-		}
+	if _, err := patch.EnsureFinalizer(ctx, r.Client, cluster, clusterv1.ManagedClusterFinalizer); err != nil {
+		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 	}
 	h := patch.NewHelper(cluster, r.Client)
 	var err error

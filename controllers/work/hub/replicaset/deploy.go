@@ -97,6 +97,9 @@ func isDenied(err error) bool {
 // created or changed since it was read; the next reconcile sees it.
 var errStale = errors.New("the ManifestWork changed since it was read")
 
+// isStale reports whether err is errStale, for patch.RetryStale.
+func isStale(err error) bool { return errors.Is(err, errStale) }
+
 // existing explains why the ManifestWork cluster/name could not be created:
 // a work of this ManifestWorkReplicaSet the cache has not seen yet (stale),
 // or a work of someone else (foreign). It reads the API server directly.

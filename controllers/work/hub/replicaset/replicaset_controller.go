@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
@@ -24,9 +23,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/workset"
 )
-
-// staleRetry is how soon to look again after the cache was found behind.
-const staleRetry = time.Second
 
 // ControllerName names the controller in logs and events.
 const ControllerName = "manifestworkreplicaset"
@@ -86,12 +82,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !mwrs.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, mwrs)
 	}
-	if !controllerutil.ContainsFinalizer(mwrs, workv1alpha1.ManifestWorkReplicaSetFinalizer) {
-		h := patch.NewHelper(mwrs, r.Client)
-		controllerutil.AddFinalizer(mwrs, workv1alpha1.ManifestWorkReplicaSetFinalizer)
-		if err := h.Patch(ctx, mwrs); err != nil {
-			return ctrl.Result{}, fmt.Errorf("add finalizer to %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
-		}
+	if _, err := patch.EnsureFinalizer(ctx, r.Client, mwrs, workv1alpha1.ManifestWorkReplicaSetFinalizer); err != nil {
+		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 	}
 	h := patch.NewHelper(mwrs, r.Client)
 	res, err := r.reconcileNormal(ctx, mwrs)
@@ -150,11 +142,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	ctl := &control{}
 	ctl.policy, ctl.err = rolloutv1alpha1.PolicyOf(mwrs.Annotations)
 	ctl.rev, err = r.syncRevisions(ctx, mwrs, limit)
-	switch {
-	case errors.Is(err, errStale):
-		return ctrl.Result{RequeueAfter: staleRetry}, nil
-	case err != nil:
-		return ctrl.Result{}, err
+	if err != nil {
+		return patch.RetryStale(ctx, err, isStale)
 	}
 	for c, d := range want {
 		d.revision = ctl.rev.hash
@@ -230,8 +219,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 		return ctrl.Result{}, err
 	}
 	stale = stale || behind
-	if stale && (requeue == 0 || requeue > staleRetry) {
-		requeue = staleRetry
+	if stale && (requeue == 0 || requeue > patch.StaleRetry) {
+		requeue = patch.StaleRetry
 	}
 	if len(denied) > 0 && (requeue == 0 || requeue > deniedRetry) {
 		requeue = deniedRetry
