@@ -38,12 +38,12 @@ func setDeploymentConditions(cm *operatorv1.ClusterManager, dep *appsv1.Deployme
 		setCondition(cm, operatorv1.ConditionClusterManagerAvailable, true, operatorv1.ReasonHubControllerAvailable, msg)
 		setCondition(cm, operatorv1.ConditionHubRegistrationDegraded, false, operatorv1.ReasonRegistrationFunctional, msg)
 		setCondition(cm, operatorv1.ConditionHubPlacementDegraded, false, operatorv1.ReasonPlacementFunctional, msg)
-		setCondition(cm, operatorv1.ConditionProgressing, false, operatorv1.ReasonUpToDate, "No rollout is under way.")
+		setCondition(cm, operatorv1.ConditionProgressing, false, operatorv1.ReasonClusterManagerUpToDate, "No rollout is under way.")
 		return
 	case st.Stalled:
 		setCondition(cm, operatorv1.ConditionProgressing, false, deploystatus.ReasonProgressDeadlineExceeded, cause)
 	default:
-		setCondition(cm, operatorv1.ConditionProgressing, true, operatorv1.ReasonDeploymentRolling, cause)
+		setCondition(cm, operatorv1.ConditionProgressing, true, operatorv1.ReasonClusterManagerDeploymentRolling, cause)
 	}
 	setCondition(cm, operatorv1.ConditionClusterManagerAvailable, false, operatorv1.ReasonHubControllerUnavailable, cause)
 	setCondition(cm, operatorv1.ConditionHubRegistrationDegraded, true, regReason, cause)

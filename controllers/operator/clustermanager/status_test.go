@@ -38,18 +38,18 @@ func TestSetDeploymentConditions(t *testing.T) {
 		wantMessage     string
 	}{
 		{"rolled out", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}),
-			metav1.ConditionTrue, metav1.ConditionFalse, operatorv1.ReasonUpToDate, "is available"},
+			metav1.ConditionTrue, metav1.ConditionFalse, operatorv1.ReasonClusterManagerUpToDate, "is available"},
 		{"the new generation is not observed yet", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}),
-			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonDeploymentRolling, "has not observed generation 2"},
+			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonClusterManagerDeploymentRolling, "has not observed generation 2"},
 		{"an old replica remains", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 1, AvailableReplicas: 2}),
-			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonDeploymentRolling, "1 old replicas pending termination"},
+			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonClusterManagerDeploymentRolling, "1 old replicas pending termination"},
 		{"not available, with the Deployment's cause", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1,
 			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable", Message: "no"}}}),
-			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonDeploymentRolling, "0 of 1 updated replicas available (MinimumReplicasUnavailable: no)"},
+			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonClusterManagerDeploymentRolling, "0 of 1 updated replicas available (MinimumReplicasUnavailable: no)"},
 		{"past its progress deadline", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1,
 			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: deploystatus.ReasonProgressDeadlineExceeded, Message: "timed out"}}}),
 			metav1.ConditionFalse, metav1.ConditionFalse, deploystatus.ReasonProgressDeadlineExceeded, "exceeded its progress deadline"},
-		{"missing", nil, metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonDeploymentRolling, "not found"},
+		{"missing", nil, metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonClusterManagerDeploymentRolling, "not found"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,14 +17,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 )
 
-// Reasons of the Progressing condition of a Klusterlet.
-const (
-	// ReasonDeploymentRolling: the agent Deployment is rolling out.
-	ReasonDeploymentRolling = "KlusterletDeploymentRolling"
-	// ReasonUpToDate: the agent Deployment runs the current pod template.
-	ReasonUpToDate = "KlusterletUpToDate"
-)
-
 // setCondition sets cond on k, observed at k's generation.
 func setCondition(k *operatorv1.Klusterlet, cond metav1.Condition) {
 	cond.ObservedGeneration = k.Generation
@@ -73,7 +65,7 @@ func (r *Reconciler) setDeploymentStatus(ctx context.Context, k *operatorv1.Klus
 	case st.Done:
 		msg := fmt.Sprintf("Deployment %s/%s is available", namespace, name)
 		setCondition(k, metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionTrue, Reason: operatorv1.ReasonKlusterletAvailable, Message: msg})
-		setCondition(k, metav1.Condition{Type: operatorv1.ConditionProgressing, Status: metav1.ConditionFalse, Reason: ReasonUpToDate, Message: msg})
+		setCondition(k, metav1.Condition{Type: operatorv1.ConditionProgressing, Status: metav1.ConditionFalse, Reason: operatorv1.ReasonKlusterletUpToDate, Message: msg})
 		for _, t := range []string{operatorv1.ConditionRegistrationDesiredDegraded, operatorv1.ConditionWorkDesiredDegraded} {
 			setCondition(k, metav1.Condition{Type: t, Status: metav1.ConditionFalse, Reason: operatorv1.ReasonKlusterletDeploymentsFunctional, Message: msg})
 		}
@@ -81,7 +73,7 @@ func (r *Reconciler) setDeploymentStatus(ctx context.Context, k *operatorv1.Klus
 	case st.Stalled:
 		setCondition(k, metav1.Condition{Type: operatorv1.ConditionProgressing, Status: metav1.ConditionFalse, Reason: deploystatus.ReasonProgressDeadlineExceeded, Message: message})
 	default:
-		setCondition(k, metav1.Condition{Type: operatorv1.ConditionProgressing, Status: metav1.ConditionTrue, Reason: ReasonDeploymentRolling, Message: message})
+		setCondition(k, metav1.Condition{Type: operatorv1.ConditionProgressing, Status: metav1.ConditionTrue, Reason: operatorv1.ReasonKlusterletDeploymentRolling, Message: message})
 	}
 	setCondition(k, metav1.Condition{Type: operatorv1.ConditionKlusterletAvailable, Status: metav1.ConditionFalse, Reason: reason, Message: message})
 	for _, t := range []string{operatorv1.ConditionRegistrationDesiredDegraded, operatorv1.ConditionWorkDesiredDegraded} {

@@ -38,18 +38,18 @@ func TestSetDeploymentStatus(t *testing.T) {
 		wantMessage     string
 	}{
 		{"rolled out", testAgentDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}),
-			metav1.ConditionTrue, metav1.ConditionFalse, ReasonUpToDate, "is available"},
+			metav1.ConditionTrue, metav1.ConditionFalse, operatorv1.ReasonKlusterletUpToDate, "is available"},
 		{"the new generation is not observed yet", testAgentDeployment(appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}),
-			metav1.ConditionFalse, metav1.ConditionTrue, ReasonDeploymentRolling, "has not observed generation 2"},
+			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonKlusterletDeploymentRolling, "has not observed generation 2"},
 		{"an old replica remains", testAgentDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 1, AvailableReplicas: 2}),
-			metav1.ConditionFalse, metav1.ConditionTrue, ReasonDeploymentRolling, "1 old replicas pending termination"},
+			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonKlusterletDeploymentRolling, "1 old replicas pending termination"},
 		{"not available, with the Deployment's cause", testAgentDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1,
 			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable", Message: "no"}}}),
-			metav1.ConditionFalse, metav1.ConditionTrue, ReasonDeploymentRolling, "0 of 1 updated replicas available (MinimumReplicasUnavailable: no)"},
+			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonKlusterletDeploymentRolling, "0 of 1 updated replicas available (MinimumReplicasUnavailable: no)"},
 		{"past its progress deadline", testAgentDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1,
 			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: deploystatus.ReasonProgressDeadlineExceeded, Message: "timed out"}}}),
 			metav1.ConditionFalse, metav1.ConditionFalse, deploystatus.ReasonProgressDeadlineExceeded, "exceeded its progress deadline"},
-		{"missing", nil, metav1.ConditionFalse, metav1.ConditionTrue, ReasonDeploymentRolling, "does not exist yet"},
+		{"missing", nil, metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonKlusterletDeploymentRolling, "does not exist yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,10 +27,12 @@ const (
 	ReasonClusterManagerCRDApplyFailed = "CRDApplyFailed"
 	// ReasonWebhookApplyFailed: applying the webhooks failed.
 	ReasonWebhookApplyFailed = "WebhookApplyFailed"
-	// ReasonDeploymentRolling is the Progressing=True reason.
-	ReasonDeploymentRolling = "ClusterManagerDeploymentRolling"
-	// ReasonUpToDate is the Progressing=False reason.
-	ReasonUpToDate = "ClusterManagerUpToDate"
+	// ReasonClusterManagerDeploymentRolling is the Progressing=True reason:
+	// a hub Deployment is rolling out.
+	ReasonClusterManagerDeploymentRolling = "ClusterManagerDeploymentRolling"
+	// ReasonClusterManagerUpToDate is the Progressing=False reason: the hub
+	// Deployments run their current pod templates.
+	ReasonClusterManagerUpToDate = "ClusterManagerUpToDate"
 	// ReasonStorageVersionMigrationFailed is a MigrationSucceeded=False reason.
 	ReasonStorageVersionMigrationFailed = "StorageVersionMigrationFailed"
 	// ReasonStorageVersionMigrationProcessing is a MigrationSucceeded=False reason.
@@ -107,6 +109,12 @@ const (
 	ReasonKlusterletNoAvailablePods = "NoAvailablePods"
 	// ReasonKlusterletAvailable is the Available=True reason.
 	ReasonKlusterletAvailable = "KlusterletAvailable"
+	// ReasonKlusterletDeploymentRolling is the Progressing=True reason: the
+	// agent Deployment is rolling out.
+	ReasonKlusterletDeploymentRolling = "KlusterletDeploymentRolling"
+	// ReasonKlusterletUpToDate is the Progressing=False reason: the agent
+	// Deployment runs the current pod template.
+	ReasonKlusterletUpToDate = "KlusterletUpToDate"
 	// ReasonHubConnectionFunctional is the HubConnectionDegraded=False reason.
 	ReasonHubConnectionFunctional = "HubConnectionFunctional"
 	// ReasonHubKubeConfigSecretMissing: the Secret hub-kubeconfig-secret is missing.
