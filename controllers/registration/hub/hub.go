@@ -3,17 +3,7 @@ package hub
 import (
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
-	certificatesv1 "k8s.io/api/certificates/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/agenttoken"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clustermanager"
@@ -24,10 +14,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/managedcluster"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/managednamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/taint"
-	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 )
 
 // ControllerName names the hub registration controller in events.
@@ -61,41 +49,13 @@ func (o Options) enabled(feature string) bool {
 	return o.Features.Enabled(feature)
 }
 
-// CacheOptions restricts the manager's cache to what the hub controllers
-// read: the objects the hub creates per cluster (labeled with the cluster
-// name, such as the add-on manager's token ServiceAccounts and Roles),
-// agent CSRs and cluster leases, instead of every namespace, RBAC object,
-// ServiceAccount and lease of the hub.
-func CacheOptions() cache.Options {
-	hasCluster, err := labels.NewRequirement(clusterv1.ClusterNameLabelKey, selection.Exists, nil)
-	if err != nil {
-		panic(err) // constant input
-	}
-	byCluster := cache.ByObject{Label: labels.NewSelector().Add(*hasCluster)}
-	ofSet, err := labels.NewRequirement(revision.SetLabel, selection.Exists, nil)
-	if err != nil {
-		panic(err) // constant input
-	}
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Namespace{}:                         byCluster,
-		&rbacv1.ClusterRole{}:                       byCluster,
-		&rbacv1.ClusterRoleBinding{}:                byCluster,
-		&rbacv1.RoleBinding{}:                       byCluster,
-		&rbacv1.Role{}:                              byCluster,
-		&corev1.ServiceAccount{}:                    byCluster,
-		&certificatesv1.CertificateSigningRequest{}: byCluster,
-		&coordinationv1.Lease{}:                     {Field: fields.OneTermEqualSelector("metadata.name", clusterv1.LeaseName)},
-		// The revisions of ManifestWorkReplicaSets only, not those of the
-		// hub's DaemonSets and StatefulSets.
-		&appsv1.ControllerRevision{}: {Label: labels.NewSelector().Add(*ofSet)},
-	}}
-}
-
 // The events of the registration reconcilers.
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // SetupWithManager registers every hub registration reconciler with mgr.
-// mgr should be built with CacheOptions.
+// They read the per-cluster objects (labeled with the cluster name), agent
+// CSRs and cluster leases only, to which the hub manager's cache may be
+// restricted (ocm-controller's app.HubCacheOptions).
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.ClusterManagerName == "" {
 		opts.ClusterManagerName = operatorv1.ClusterManagerName

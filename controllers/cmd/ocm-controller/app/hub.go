@@ -112,7 +112,7 @@ func (o *HubOptions) Run(ctx context.Context) error {
 		return err
 	}
 	mgr, err := o.NewManager(cfg, hubLeaderElectionID, func(mo *manager.Options) {
-		mo.Cache = hub.CacheOptions()
+		mo.Cache = HubCacheOptions()
 		mo.WebhookServer = webhook.Server
 	})
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/cmd/ocm-controller/app"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -161,7 +161,7 @@ func RunControllers(t *testing.T, cluster *framework.Cluster, logVerbosity int, 
 		cancel()
 		t.Fatalf("hub controller credentials: %v", err)
 	}
-	return RunManager(ctx, t, cancel, cfg, manager.Options{Cache: hub.CacheOptions()}, logVerbosity, "hub controllers", setups...)
+	return RunManager(ctx, t, cancel, cfg, manager.Options{Cache: app.HubCacheOptions()}, logVerbosity, "hub controllers", setups...)
 }
 
 // RunManager creates a manager for cfg with opts, completed with the
