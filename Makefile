@@ -4,7 +4,7 @@
 #   make image       build the ocm-controller image (linux/amd64, linux/arm64) into dist/image, no container daemon needed
 #   make test        build everything the tests need and run every test tier
 #   make dev-env     start a local hub, cluster1, cluster2 and a standby hub hub2 in the background
-#   make verify      formatting, vet, lint, generated files, go mod tidy
+#   make verify      formatting, vet, lint, generated files, go mod tidy, docs (links and commands)
 #   make release VERSION=vX.Y.Z   release archives, checksums, the krew manifest (checked with krew), chart versions and the image
 
 SHELL := /usr/bin/env bash -o pipefail
@@ -267,7 +267,7 @@ $(DEPLOY_TARGETS):
 ##@ Verify
 
 .PHONY: verify
-verify: verify-fmt verify-vet verify-lint verify-generated verify-tidy verify-actions ## Run every static check CI runs.
+verify: verify-fmt verify-vet verify-lint verify-generated verify-tidy verify-actions verify-docs ## Run every static check CI runs.
 
 .PHONY: verify-fmt
 verify-fmt:
@@ -284,6 +284,13 @@ verify-vet:
 .PHONY: verify-actions
 verify-actions: $(ACTIONLINT)
 	$(ACTIONLINT) -color=false
+
+# The docs: every relative link of README.md, docs/ and the test READMEs
+# resolves (to a heading where it names one), and every `kubectl ocm`
+# command in their shell code blocks exists with the flags it shows.
+.PHONY: verify-docs
+verify-docs:
+	$(GO) run ./hack/verifydocs
 
 .PHONY: verify-lint
 verify-lint: $(GOLANGCI_LINT)
