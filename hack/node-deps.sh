@@ -27,7 +27,7 @@ fi
 
 if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null 2>&1; then
 	echo "node-deps: the local clusters' nodes need the Debian packages: ${missing[*]}" >&2
-	echo "node-deps: install them as root (apt-get install ${missing[*]}), or run the product on kind: see \"On kind\" in the README" >&2
+	echo "node-deps: install them as root (apt-get install ${missing[*]}), or run the product on kind: see docs/install.md#on-kind-where-docker-is-available" >&2
 	exit 1
 fi
 

@@ -27,7 +27,7 @@ import (
 )
 
 // TestGitOps installs the hub and cluster1's agent from the manifests that
-// `--dry-run=client` prints, applied with plain kubectl as the README says
+// `--dry-run=client` prints, applied with plain kubectl as docs/install.md#gitops says
 // (the hub's as a JSON List with server-side apply, cluster1's as YAML with
 // client-side apply), and
 // cluster2's agent with `kubectl ocm join`. Both clusters must join, become
@@ -120,7 +120,7 @@ func (f *fleet) ocmStdout(t *testing.T, args ...string) string {
 }
 
 // kubectlApply applies manifests to the named cluster with kubectl, the way
-// the README's GitOps section does: kubectl resolves the kind of every object
+// docs/install.md#gitops does: kubectl resolves the kind of every object
 // before applying any, so on a cluster without the product's CRDs the first
 // apply reports the custom resources as unknown; once the CRDs are
 // Established a second apply creates them.

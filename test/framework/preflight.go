@@ -13,7 +13,7 @@ import (
 )
 
 // nodeHostHelp ends every error of checkNodeHost.
-const nodeHostHelp = "Nodes need root and a Linux kernel with network namespaces, veth, bridges, overlayfs, iptables and cgroups (hack/node-deps.sh installs the Debian packages they use). Where that cannot be, run the product on kind instead: see \"On kind\" in the README."
+const nodeHostHelp = "Nodes need root and a Linux kernel with network namespaces, veth, bridges, overlayfs, iptables and cgroups (hack/node-deps.sh installs the Debian packages they use). Where that cannot be, run the product on kind instead: see docs/install.md#on-kind-where-docker-is-available."
 
 // checkNodeHost checks that this machine can run nodes, and names
 // everything it lacks.

@@ -21,7 +21,7 @@ func TestNodesRefusedWhereTheyCannotRun(t *testing.T) {
 	for _, b := range nodeBinaries {
 		assert.Contains(t, err.Error(), b+" in "+bin+" (make kube-bins)")
 	}
-	assert.Contains(t, err.Error(), `"On kind" in the README`)
+	assert.Contains(t, err.Error(), "docs/install.md#on-kind-where-docker-is-available")
 
 	// Start refuses the same way, before it makes anything.
 	// A directory with the control plane's binaries but none of the node's.
