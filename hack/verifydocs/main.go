@@ -2,7 +2,9 @@
 // docs/, test/bench/README.md, test/fuzz/README.md) is in step with the
 // repository and the CLI: every relative link resolves, to a heading where
 // it names one, and every `kubectl ocm` command in a shell code block
-// names a command and flags that the kubectl-ocm command tree has. Run it
+// names a command and flags that the kubectl-ocm command tree has; every
+// docs page that the help of kubectl-ocm and ocm-controller names exists,
+// with the heading it names. Run it
 // from the repository's root (make verify-docs); it prints each problem as
 // file:line: message and exits 1 when there is one.
 package main
@@ -14,6 +16,7 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/cmd/ocm-controller/app"
 	"github.com/kubectl-ocm/kubectl-ocm/hack/verifydocs/docscheck"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 )
@@ -32,7 +35,7 @@ func run() error {
 		return err
 	}
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: io.Discard, ErrOut: io.Discard}
-	problems, err := docscheck.Check(repo, files, root.NewCmdRoot(streams))
+	problems, err := docscheck.Check(repo, files, root.NewCmdRoot(streams), app.NewCommand(io.Discard))
 	if err != nil {
 		return err
 	}

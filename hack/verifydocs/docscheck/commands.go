@@ -3,6 +3,7 @@ package docscheck
 import (
 	"fmt"
 	"io/fs"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -309,4 +310,47 @@ func lookupFlag(cmd *cobra.Command, name, short string) *pflag.Flag {
 		}
 	}
 	return nil
+}
+
+// helpLink matches a docs page named in help text, with its fragment.
+var helpLink = regexp.MustCompile(`docs/[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md(#[A-Za-z0-9_-]+)?`)
+
+// HelpLinks checks every docs page the help of the command trees names
+// (in a command's Long or Example, or a flag's usage) as a link from the
+// repository's root: the page exists in fsys and has the heading its
+// fragment names. A problem's File is the command's path.
+func HelpLinks(fsys fs.FS, roots ...*cobra.Command) []Problem {
+	docs := map[string]document{}
+	load := func(name string) (document, error) {
+		if d, ok := docs[name]; ok {
+			return d, nil
+		}
+		src, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return document{}, err
+		}
+		d := parse(src)
+		docs[name] = d
+		return d, nil
+	}
+	var problems []Problem
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		texts := []string{c.Long, c.Example}
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) { texts = append(texts, f.Usage) })
+		for _, text := range texts {
+			for _, target := range helpLink.FindAllString(text, -1) {
+				if msg := checkLink(fsys, "README.md", target, load); msg != "" {
+					problems = append(problems, Problem{File: c.CommandPath(), Msg: "help: " + msg})
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	return problems
 }

@@ -1,6 +1,7 @@
 package docscheck
 
 import (
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/cmd/ocm-controller/app"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 )
 
@@ -145,7 +147,7 @@ func TestRepositoryDocs(t *testing.T) {
 	files, err := Files(repo)
 	require.NoError(t, err)
 	assert.Contains(t, files, "docs/sizing.md")
-	problems, err := Check(repo, files, root.NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard()))
+	problems, err := Check(repo, files, root.NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard()), app.NewCommand(io.Discard))
 	require.NoError(t, err)
 	var lines []string
 	for _, p := range problems {
@@ -162,4 +164,26 @@ func TestRealTree(t *testing.T) {
 	assert.Empty(t, checkCommand(tree, strings.Fields("kubectl ocm hub init --context hub --wait")))
 	assert.Contains(t, checkCommand(tree, strings.Fields("kubectl ocm accept --placement x")), "unknown flag --placement")
 	assert.Contains(t, checkCommand(tree, strings.Fields("kubectl ocm hub nope")), `unknown command "nope" for "kubectl ocm hub"`)
+}
+
+func TestHelpLinks(t *testing.T) {
+	fsys := fstest.MapFS{"docs/guide.md": {Data: []byte(guide)}}
+	tree := testTree()
+	work, _, err := tree.Find([]string{"work", "create"})
+	require.NoError(t, err)
+	work.Long = "Create a work.\n\nSee docs/guide.md#install-it and docs/guide.md."
+	work.Flags().Lookup("clusters").Usage = "The clusters (see docs/guide.md#install-it-1)."
+	assert.Empty(t, HelpLinks(fsys, tree))
+
+	work.Long = "See docs/guide.md#uninstall, and docs/gone.md."
+	work.Flags().Lookup("clusters").Usage = "The clusters (see docs/guide.md#clusters)."
+	var msgs []string
+	for _, p := range HelpLinks(fsys, tree) {
+		assert.Equal(t, "kubectl-ocm work create", p.File)
+		msgs = append(msgs, p.Msg)
+	}
+	require.Len(t, msgs, 3)
+	assert.Contains(t, msgs[0], "docs/guide.md has no heading #uninstall")
+	assert.Contains(t, msgs[1], "docs/gone.md does not exist")
+	assert.Contains(t, msgs[2], "has no heading #clusters")
 }

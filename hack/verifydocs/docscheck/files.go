@@ -27,8 +27,10 @@ func Files(fsys fs.FS) ([]string, error) {
 	return files, err
 }
 
-// Check runs Links and Commands on files, returning every problem found.
-func Check(fsys fs.FS, files []string, root *cobra.Command) ([]Problem, error) {
+// Check runs Links and Commands on files, with root the kubectl-ocm
+// command tree, and HelpLinks on root and the other command trees given,
+// returning every problem found.
+func Check(fsys fs.FS, files []string, root *cobra.Command, others ...*cobra.Command) ([]Problem, error) {
 	problems, err := Links(fsys, files)
 	if err != nil {
 		return nil, err
@@ -37,5 +39,6 @@ func Check(fsys fs.FS, files []string, root *cobra.Command) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(problems, more...), nil
+	problems = append(problems, more...)
+	return append(problems, HelpLinks(fsys, append([]*cobra.Command{root}, others...)...)...), nil
 }
