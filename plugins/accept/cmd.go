@@ -11,7 +11,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -25,31 +24,14 @@ func NewCmdAccept(getter genericclioptions.RESTClientGetter, streams genericioop
 certificate requests and set spec.hubAcceptsClient to true.
 
 A request is approved only when it is an agent certificate request for the
-cluster it is labeled with: signer kubernetes.io/kube-apiserver-client, usages
-client auth (with digital signature and key encipherment at most), common name
-` + identity.AgentUserName("<cluster>", "<agent-id>") + `, organizations
-` + identity.ClusterGroup("<cluster>") + ` (and ` + identity.ManagedClustersGroup + `),
-no subject alternative names, and an ECDSA P-256+, RSA 2048+ or Ed25519 key. It
-must come from a bootstrap identity:
-` + identity.BootstrapUser + `,
-a bootstrap token (` + identity.BootstrapTokenUserPrefix + `*), or the cluster's own
-cluster-bound bootstrap identity (` + identity.ClusterBootstrapServiceAccountPrefix + `<cluster>, see
-'kubectl ocm hub token --cluster-name'). Requests from any other requester are
-skipped unless listed with --requesters or --skip-approve-check; requests that
-name another cluster, or that another cluster's identity made, are never
-approved; neither are requests filed with a bootstrap token revoked since
-('kubectl ocm hub token revoke'), nor a bootstrap token outside the hub's join
-token group (such as a node bootstrap token) unless listed with --requesters.
-Every skipped request is named, with the reason, and every approved one with
-its requester, agent id and key fingerprint.
+cluster it is labeled with, filed by a bootstrap identity (or, with
+--requesters, one you name); every skipped request is named with the reason,
+and every approved one with its requester, agent id and key fingerprint. When a
+cluster's requests come from more than one requester or key, accept approves
+none and lists them: --csr names the one to approve. A cluster that has joined
+keeps its agent: a new registration of it needs --rejoin.
 
-When a cluster's approvable requests come from more than one requester or key,
-accept approves none of them: it lists each, and --csr names the one to approve.
-
-A cluster the hub accepted already and whose agent joined keeps that agent:
-accept approves no new registration of it (someone else holding the bootstrap
-token, or its agent reinstalled) unless --rejoin is given; with --wait it only
-waits for the cluster to have joined.`,
+See docs/operations.md#kubectl-ocm-accept for the full approval rule.`,
 		Example: cli.Examples(`
 			# Accept cluster1 and cluster2
 			kubectl ocm accept --clusters cluster1,cluster2 --context hub

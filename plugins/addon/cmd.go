@@ -7,14 +7,11 @@
 package addon
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -44,21 +41,13 @@ func newCmdEnable(getter genericclioptions.RESTClientGetter, streams genericioop
 		Short: "Enable add-ons on managed clusters (create their ManagedClusterAddOns)",
 		Long: `Enable the add-ons given with --names on the managed clusters given with
 --clusters: write ManagedClusterAddOn ADDON in the namespace of each cluster,
-with server-side apply (field manager kubectl-ocm), so running it again updates
-the install namespace, configurations, annotations and labels.
+with server-side apply, so running it again updates it. Each add-on must be
+registered on the hub and each cluster accepted; when one is not, nothing is
+written.
 
-Each add-on must be registered on the hub (a ClusterManagementAddOn, see
-'kubectl ocm addon list'), and each cluster must exist and be accepted; when one
-is not, nothing is written.
-
---config-file names a YAML file of configurations for spec.configs, which
-override the add-on's defaults on these clusters:
-
-  configs:
-  - group: addon.open-cluster-management.io
-    resource: addondeploymentconfigs
-    namespace: cluster1
-    name: proxy-config
+--config-file names a YAML file whose configs: list (group, resource,
+namespace, name) becomes spec.configs, overriding the add-on's defaults on
+these clusters (see docs/addons.md#kubectl-ocm-addon-enable).
 
 Unlike the other commands, -n (--namespace) is the namespace the add-on agent
 is installed in on the managed cluster, as in clusteradm.`,
@@ -166,19 +155,14 @@ func newCmdGet(getter genericclioptions.RESTClientGetter, streams genericiooptio
 		Short: "Show an add-on on each cluster: available, degraded, progressing, configurations",
 		Long: `Show add-on NAME on each managed cluster it is enabled on, from its
 ManagedClusterAddOns: Available, Degraded, Progressing with its reason, how its
-health is checked (Lease or Customized), and each configuration desired with
-the short hash of its spec and whether the agent has applied it. -o wide adds
-the install namespace, Configured and the message that says why a cluster is
-not yet fine.
+health is checked, and each configuration desired and whether the agent has
+applied it. -o wide adds the install namespace, Configured and the message that
+says why a cluster is not yet fine.
 
-When the add-on's agents have hub credentials (status.registrations), the
-registration of each cluster follows: the driver its agent reports (csr: a
-client certificate; token: a token of ServiceAccount <addon>-agent on the hub),
-whether the agent reports Secret <addon>-hub-kubeconfig written, when the
-certificate or token expires and when a token is refreshed, and the add-on's
-newest CertificateSigningRequest on the cluster with its state and, when it is
-pending or denied, why. The install progressions of the add-on's Placements
-follow.
+When the add-on's agents have hub credentials, each cluster's registration
+follows: the driver, the Secret written, expiry and refresh, and the newest
+certificate request with why it is pending or denied; then the install
+progressions of the add-on's Placements (see docs/addons.md#kubectl-ocm-addon-get).
 
 -o json or yaml prints the ManagedClusterAddOns.`,
 		Example: cli.Examples(`
@@ -205,29 +189,19 @@ func newCmdCreate(getter genericclioptions.RESTClientGetter, streams genericioop
 	cmd := &cobra.Command{
 		Use:   "create NAME -f FILE|DIR [--placement NAMESPACE/NAME] [--hub-registration] [--cluster-role-bind ROLE]",
 		Short: "Create a template add-on from plain manifests (an AddOnTemplate and its ClusterManagementAddOn)",
-		Long: fmt.Sprintf(`Register add-on NAME on the hub from the manifests of its agent, read from -f:
-files of one or more YAML or JSON documents, and directories (-R for their
-subdirectories). No code is needed: the hub's add-on manager deploys the
-manifests to every cluster the add-on is enabled on, replacing {{CLUSTER_NAME}},
-{{INSTALL_NAMESPACE}}, {{HUB_KUBECONFIG}} and {{ADDON_NAME}} in them (not in
-metadata.namespace, which the hub requires to be a namespace name).
+		Long: `Register add-on NAME on the hub from the manifests of its agent, read from -f
+(files, and directories; -R for their subdirectories). No code is needed: the
+hub's add-on manager deploys the manifests to every cluster the add-on is
+enabled on, replacing {{CLUSTER_NAME}}, {{INSTALL_NAMESPACE}}, {{HUB_KUBECONFIG}}
+and {{ADDON_NAME}} in them.
 
-It writes AddOnTemplate NAME-VERSION (--version) holding the manifests, and
-ClusterManagementAddOn NAME whose default configuration is that template and
-which also accepts AddOnDeploymentConfigs. The manifests are checked first as
-the hub checks a ManifestWork's: each has metadata.name and no
-metadata.generateName, no object appears twice, and together they stay within
-%d KiB.
+It writes AddOnTemplate NAME-VERSION (--version) and ClusterManagementAddOn NAME.
+--hub-registration gives the agent a hub credential; --cluster-role-bind ROLE
+also binds ClusterRole ROLE to it on the hub. The add-on is then enabled where
+'kubectl ocm addon enable' enables it or, with --placement, on every cluster
+that Placement selects. An add-on that exists is replaced only with --overwrite.
 
---hub-registration gives the agent its own hub credential: the Secret
-NAME-hub-kubeconfig in its install namespace. --cluster-role-bind ROLE (which
-implies it) also binds ClusterRole ROLE to the agent in its cluster's namespace
-on the hub.
-
-The add-on is then enabled where 'kubectl ocm addon enable' enables it
-(install strategy Manual) or, with --placement NAMESPACE/NAME, on every
-cluster that Placement selects. An add-on that exists is replaced only with
---overwrite.`, workv1.DefaultManifestsSizeLimit/1024),
+See docs/addons.md#kubectl-ocm-addon-create for the checks on the manifests.`,
 		Example: cli.Examples(`
 			# An add-on from the manifests in ./helloworld, enabled by hand
 			kubectl ocm addon create helloworld -f helloworld/ -R --hub-registration --cluster-role-bind helloworld-agent

@@ -17,7 +17,7 @@ import (
 // image.
 func AddImageFlags(fs *pflag.FlagSet, image, registry *string, what string) {
 	fs.StringVar(image, "image", *image, fmt.Sprintf(
-		"The ocm-controller image of %s; takes precedence over --image-registry. Default: the image of this kubectl-ocm's version in --image-registry, %s.",
+		"The ocm-controller image of %s, instead of this version's in --image-registry (%s).",
 		what, config.DefaultImage()))
 	fs.StringVar(registry, "image-registry", *registry,
 		"The registry and organization the ocm-controller image is pulled from, such as a mirror: the image is <image-registry>/"+config.ControllerImageName+":<version>.")

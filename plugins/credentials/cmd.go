@@ -26,37 +26,18 @@ func NewCmdCredentials(getter genericclioptions.RESTClientGetter, streams generi
 		Short: "Print your hub credential as an ExecCredential, for kubeconfig exec plugins",
 		Long: fmt.Sprintf(`Print the hub credential of the current context as an ExecCredential
 (%s) on stdout, as a client-go exec credential plugin
-does. A kubeconfig whose server is a managed cluster's path on the hub (see
-'kubectl ocm proxy --help') and whose user runs 'kubectl-ocm credentials'
-reaches that cluster as your hub user without holding a copy of your
-credential. It is the exec plugin of the %s access provider of
-ClusterProfiles.
+does: a token, or a client certificate and key, with its expiry. A kubeconfig
+whose server is a managed cluster's path on the hub (see 'kubectl ocm proxy
+--help') and whose user runs 'kubectl-ocm credentials' reaches that cluster as
+your hub user without holding a copy of your credential. It is the exec plugin
+of the %s access provider of ClusterProfiles.
 
-The hub credential is that of the kubeconfig of --kubeconfig or $KUBECONFIG and
-of --context, as for every kubectl command; without a kubeconfig, in a Pod, it
-is the Pod's ServiceAccount token. The plugin prints:
-- a token, from the kubeconfig's token or token file (read anew each time) or
-  the ServiceAccount token file; when the token is a JWT, its exp claim is the
-  expirationTimestamp, so that client-go runs the plugin again before it
-  expires;
-- or a client certificate and key, from the kubeconfig's data or files, with
-  the certificate's end of validity as the expirationTimestamp.
-A user that is itself an exec plugin or an auth provider (oidc) is run through
-client-go, and the token or certificate it gives is printed. Basic
-authentication and impersonation (--as) cannot be passed on and are errors.
+The credential goes only to the hub it belongs to: under client-go the exec
+section must set provideClusterInfo: true, and the plugin refuses a server
+other than the hub's proxy path. It never prompts (set interactiveMode: Never).
 
-The credential goes only to the hub it belongs to. Under client-go
-(KUBERNETES_EXEC_INFO set) the exec section must use apiVersion %s
-and set provideClusterInfo: true, so that client-go names the server the
-credential is for; the plugin prints the credential only when that server has
-the scheme, host and port of the hub kubeconfig's server (in a Pod with the
-ServiceAccount token: the Pod's in-cluster API server, KUBERNETES_SERVICE_HOST
-and KUBERNETES_SERVICE_PORT) and a path under %s there (after
-the kubeconfig server's own path, if it has one), and refuses otherwise, naming
-both. Run by hand, without KUBERNETES_EXEC_INFO, it prints the credential of the
-kubeconfig it is given. It never prompts, so set interactiveMode: Never. Nothing
-but the ExecCredential goes to stdout; errors go to stderr, with a non-zero exit
-status.`, hubtunnel.ExecAPIVersion, hubtunnel.AccessProviderName, hubtunnel.ExecAPIVersion, hubtunnel.APIPath),
+See docs/proxy.md#kubectl-ocm-credentials for where the credential comes from
+and the rules it follows.`, hubtunnel.ExecAPIVersion, hubtunnel.AccessProviderName),
 		Example: cli.Examples(`
 			# Print the ExecCredential of the hub user of context hub
 			kubectl ocm credentials --context hub

@@ -11,7 +11,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -37,29 +36,17 @@ func newCmdInit(getter genericclioptions.RESTClientGetter, streams genericioopti
 		Use:   "init",
 		Short: "Install the hub on the current cluster and print the join command",
 		Long: `Install the hub on the cluster of the current context: the Open Cluster
-Management CRDs, the namespaces open-cluster-management and
-open-cluster-management-hub, the bootstrap identity managed clusters join with,
-the admission policies, the ClusterManager record and the ocm-hub-controller
-Deployment. The manifests are applied with server-side apply (field manager
-kubectl-ocm), so running init again upgrades the hub. An upgrade from a hub that
-stored add-on objects at an earlier version migrates them to the storage version
-once the hub controller's conversion webhook answers (the hub controller does the
-same on its own, so applying the manifests by other means upgrades too).
+Management CRDs, namespaces, the bootstrap identity managed clusters join with,
+the admission policies, the ClusterManager and the hub controller. The
+manifests are applied with server-side apply (field manager kubectl-ocm), so
+running init again upgrades the hub.
 
-It then prints the 'kubectl ocm join' command, with a fresh bootstrap token, to run
-against each cluster that should join. The command carries --ca-cert-hash, the pin
-(sha256 of the public key, kubeadm's --discovery-token-ca-cert-hash format) of
-each hub CA that verifies the certificate the hub's API server serves: join checks
-the hub against it before it sends the token. The pins come from the hub's
-published CA bundle (ConfigMap kube-public/kube-root-ca.crt, which init lets
-anonymous clients read, as kubeadm does with kube-public/cluster-info) and the CAs
-your kubeconfig trusts.
+It then prints the 'kubectl ocm join' command, with a fresh bootstrap token and
+--ca-cert-hash, the pin of the hub's CA that join checks before it sends the
+token. --dry-run=client -o yaml contacts no cluster and prints every object init
+applies, in order, for 'kubectl apply' or a GitOps tool.
 
---dry-run=client -o yaml (or -o json, a v1 List) contacts no cluster and prints
-every object init applies, in the order it applies them, for 'kubectl apply' or
-a GitOps tool; with --cluster-name it adds that cluster's bootstrap identity.
-Applying them installs the same hub; only the join token is left out ('kubectl
-ocm hub token' prints it).`,
+See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 		Example: cli.Examples(`
 			# Install the hub on context hub and wait until its controller is available
 			kubectl ocm hub init --context hub --wait
@@ -92,17 +79,17 @@ ocm hub token' prints it).`,
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the hub controller Deployment is available.")
 	cli.AddTimeoutFlag(f, &o.Timeout, 5*time.Minute, "How long --wait waits, and how long an upgrade waits for the conversion webhook before migrating stored add-on objects.")
 	f.StringVar(&o.ConversionWebhookURL, "conversion-webhook-url", "",
-		"Have the API server call the hub controller's add-on conversion webhook at this https URL (ending in "+conversion.Path+") instead of through Service "+config.HubNamespace+"/"+conversion.ServiceName+", for hubs whose API server cannot reach Services, such as the local test environment (make dev-env). The controller listens on the URL's port.")
+		"An https URL (ending in "+conversion.Path+") at which the API server calls the add-on conversion webhook, for hubs whose API server cannot reach Services (see docs/install.md).")
 	cli.AddImageFlags(f, &o.Image, &o.ImageRegistry, "the hub controller")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, caCertHashes).")
 	f.StringVar(&o.ClusterName, "cluster-name", "", "Print a join command whose token may register only this cluster (see 'kubectl ocm hub token --help').")
 	f.StringSliceVar(&o.AutoApprovedCSRIdentities, "auto-approved-csr-identities", nil,
-		"Bootstrap identities whose first-join certificate requests the hub approves automatically, accepting the cluster (ClusterManager spec.registrationConfiguration.autoApproveUsers). A request for a cluster the hub accepted before always waits for 'kubectl ocm accept'.")
+		"Bootstrap identities whose first-join requests the hub approves and accepts by itself (see docs/operations.md#what-auto-approval-trusts).")
 	f.DurationVar(&o.TokenDuration, "duration", 24*time.Hour, "How long the printed bootstrap token stays valid.")
 	f.StringVar(&o.OutputFile, "output-file", "", "Also write the manifests init applies to this file, as --dry-run=client -o yaml prints them; it is written before anything is applied.")
 	f.StringVar(&o.OutputJoinCommandFile, "output-join-command-file", "",
-		`Also write the join command to this file, a shell script readable by its owner only (it holds the token) whose arguments are the cluster name, unless --cluster-name binds the token, and further join flags: 'sh FILE cluster1 --context cluster1'.`)
+		`Also write the join command to this file, an owner-only shell script taking the cluster name and more join flags: 'sh FILE cluster1 --context cluster1'.`)
 	return cmd
 }
 
@@ -114,21 +101,13 @@ func newCmdToken(getter genericclioptions.RESTClientGetter, streams genericioopt
 		Long: `Print the 'kubectl ocm join' command with a fresh, time-limited bootstrap token
 of the hub of the current context.
 
-Without --cluster-name the token belongs to the shared bootstrap ServiceAccount
-` + identity.BootstrapNamespace + `/` + identity.BootstrapServiceAccount + `, as in OCM: any cluster may join
-with it, under any name. With --cluster-name the token belongs to a bootstrap
-ServiceAccount of that cluster alone (` + identity.ClusterBootstrapServiceAccountPrefix + `<cluster>,
-created on first use): the hub lets it create only that cluster's
-ManagedCluster and certificate requests, and 'kubectl ocm accept' approves its
-requests for that cluster only. A leaked cluster-bound token cannot register
-or impersonate any other cluster.
+Without --cluster-name any cluster may join with the token, under any name, as
+in OCM. With --cluster-name the token belongs to a bootstrap identity of that
+cluster alone: it can register that cluster only, so a leaked token cannot
+register or impersonate any other. The command carries --ca-cert-hash, the pin
+of the hub's CA, which join checks before it sends the token.
 
-The command carries --ca-cert-hash sha256:<hex>, the pin of each hub CA that
-verifies the certificate the hub's API server serves (the SHA-256 of the CA's
-public key, as kubeadm's --discovery-token-ca-cert-hash): join verifies the hub
-against it before it sends the token. -o jsonpath='{.caCertHashes[0]}' prints
-the first alone. The same value comes from the CA file:
-  openssl x509 -pubkey -in ca.crt | openssl pkey -pubin -outform der | sha256sum`,
+See docs/install.md#kubectl-ocm-hub-token for the identities and the pin.`,
 		Example: cli.Examples(`
 			# Print the join command, valid for 24 hours
 			kubectl ocm hub token --context hub
@@ -153,7 +132,7 @@ the first alone. The same value comes from the CA file:
 	cmd.Flags().DurationVar(&o.Duration, "duration", 24*time.Hour, "How long the bootstrap token stays valid.")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, clusterName, caCertHashes); jsonpath='{.hubToken}' prints the bare token. Empty prints the join command.")
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", "", "Issue a token that may register only this cluster.")
-	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says what would be created (with --cluster-name, the cluster's bootstrap identity) and which ServiceAccount the token would belong to, contacting no cluster; "server" also has the hub admit the objects without storing them and checks the ServiceAccount. Neither issues a token.`)
+	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says what would be created and whose token it would be, contacting no cluster; "server" also has the hub admit it unstored. Neither issues a token.`)
 	cmd.AddCommand(newCmdTokenRevoke(getter, streams))
 	return cmd
 }

@@ -62,38 +62,15 @@ func newCmdRotateCA(getter genericclioptions.RESTClientGetter, streams genericio
 		Long: `Follow a rotation of the hub's CAs across the fleet, so that no managed cluster
 loses the hub.
 
-Serving CA (the CA the hub API server's certificate comes from). Agents follow
-the hub's CA bundle, ConfigMap kube-public/kube-root-ca.crt, which
-kube-controller-manager publishes from its --root-ca-file: they add every
-CA of it to the CAs they trust for the hub, in their hub and bootstrap
-kubeconfigs, and drop a CA once it has left the bundle and the hub no longer
-serves with it. Each agent reports the CAs it trusts in its ManagedCluster's
-claim hubcas.kubectl-ocm.io. A serving CA rotation is:
+--check reports, cluster by cluster, whether its agent trusts every serving CA
+the hub publishes in ConfigMap kube-public/kube-root-ca.crt (or the CA of
+--ca-file). --signing-ca-file announces the CA the hub now signs agents' client
+certificates with; agents holding a certificate of another CA request a new
+one, and rotate-ca reports which clusters hold one of the new CA. rotate-ca
+exits with an error while a cluster is not ready; --wait waits until all are.
 
-  1. Add the new CA to the bundle: --root-ca-file of kube-controller-manager
-     holds the old and the new CA.
-  2. Wait until 'kubectl ocm hub rotate-ca --check --wait' reports every
-     cluster ready, and at least 5 minutes: the hub's own Pods reload the
-     projected bundle that often.
-  3. Serve the hub API with a certificate of the new CA.
-  4. Remove the old CA from the bundle.
-
-Client-signing CA (the CA kube-controller-manager signs agents' client
-certificates with). No Kubernetes API tells which CA that is, so the hub
-administrator announces it: --signing-ca-file sets annotation
-kubectl-ocm.io/client-signer-ca on every ManagedCluster, and each agent whose
-certificate another CA signed requests a new one at once, without the
-bootstrap credential. Agents report the CA of their certificate in claim
-clientissuer.kubectl-ocm.io. Clusters with the token driver hold no
-certificate and are ready as they are. A signing CA rotation is:
-
-  1. Add the new CA to the API server's --client-ca-file (old and new).
-  2. Sign with the new CA: --cluster-signing-cert-file and -key-file of
-     kube-controller-manager.
-  3. 'kubectl ocm hub rotate-ca --signing-ca-file new-ca.crt --wait'.
-  4. Remove the old CA from --client-ca-file.
-
-rotate-ca exits with an error while a cluster is not ready.`,
+The steps of a serving or signing CA rotation are in
+docs/operations.md#rotating-the-hubs-cas.`,
 		Example: cli.Examples(`
 			# Do all clusters trust every CA the hub publishes?
 			kubectl ocm hub rotate-ca --check --context hub

@@ -72,66 +72,19 @@ func NewCmdJoin(getter genericclioptions.RESTClientGetter, streams genericioopti
 		Short: "Join the current cluster to a hub as a managed cluster",
 		Long: `Join the cluster of the current context (--context) to a hub.
 
-join first checks, installing nothing if any check fails, that the hub is
-reachable, that it is the hub (below), that the hub accepts the token, and that
-the cluster name is free.
+join first checks, installing nothing if a check fails, that the hub answers,
+that it is the hub (its CA matches --ca-cert-hash, or --ca-file), that it
+accepts the token, and that the cluster name is free. Only then does it send the
+token, and install the Klusterlet operator and the Klusterlet; the agent
+registers the cluster, and a hub admin accepts it with
+'kubectl ocm accept --clusters NAME'.
 
-join verifies the hub before it sends the token, as kubeadm's discovery does.
-With --ca-cert-hash sha256:HASH (the pin of the hub's CA, the SHA-256 of its
-public key, which 'kubectl ocm hub init' and 'kubectl ocm hub token' print;
-kubeadm's --discovery-token-ca-cert-hash format), join reads the hub's CA bundle
-anonymously, with no credential (ConfigMap kube-public/kube-root-ca.crt, else a
-kubeadm hub's kube-public/cluster-info, else the certificates of the TLS
-handshake), trusts only a CA whose pin was given, and checks that it signs the
-hub's serving certificate. With --ca-file it trusts that file's CAs instead, as
-clusteradm does. Only then does it send the token, over a connection verified
-with that CA, and that CA is the one the agent trusts. A hub that presents no CA
-of the pin gets nothing. Without either flag join refuses;
---insecure-skip-ca-verification trusts whatever CA the hub presents (still read
-before the token is sent) and prints a warning with its pin. It then installs the agent: the
-namespace open-cluster-management-agent, the bootstrap kubeconfig, the Klusterlet
-and the klusterlet-agent Deployment. The agent registers the cluster; a hub admin
-then accepts it with 'kubectl ocm accept --clusters NAME'.
+--mode hosted runs the agent on the cluster of --context for the cluster of
+--managed-cluster-kubeconfig. --dry-run=client -o yaml prints the objects for
+'kubectl apply' or a GitOps tool. Repeated --hub-apiserver and --hub-token name
+standby hubs; --add-hub adds them to a cluster that has joined.
 
-With --mode hosted, the cluster of --context is the hosting cluster: the agent,
-its Secrets and the Klusterlet klusterlet-NAME go to namespace klusterlet-NAME
-there, and the agent manages the cluster of --managed-cluster-kubeconfig, which
-gets only the ClusterClaim and AppliedManifestWork CRDs. join first checks that
-the file loads and that the managed cluster answers with it.
-
---dry-run=client runs the checks and prints what would be installed;
---dry-run=server also has the cluster validate and admit it, storing nothing.
-With -o yaml (or -o json, a v1 List) the dry run prints the objects, in install
-order, for 'kubectl apply' or a GitOps tool: applied to the cluster of --context
-they install the same agent. They hold the bootstrap token (Secret
-bootstrap-hub-kubeconfig): keep the file secret. In hosted mode the output also
-holds the CRDs that belong on the managed cluster, named on stderr; split the
-file, or use the verb.
---wait prints its progress on stderr.
-
-Repeated --hub-apiserver and --hub-token (and --ca-file, once per hub or not
-at all) name standby hubs, in order of preference; without --ca-file, each
-hub must present a CA of one of the --ca-cert-hash pins. join checks each of them as
-it checks the first, writes their bootstrap kubeconfigs to Secrets
-bootstrap-hub-kubeconfig-2, -3, ... and lists them after
-bootstrap-hub-kubeconfig in the Klusterlet's
-spec.registrationConfiguration.bootstrapKubeConfigs. When the agent's hub has
-not renewed the cluster's lease for --hub-connection-timeout-seconds (it is
-unreachable, or no longer accepts the cluster), the agent registers with the
-next hub that answers; accept the cluster there as on the first hub, or let
-that hub accept it automatically. The workloads the first hub's works applied
-stay in place: the standby hub's works of the same names take them over.
---add-hub adds standby hubs to a cluster that has joined already.
-
---singleton only records mode Singleton (SingletonHosted with --mode hosted) in
-the Klusterlet; the agent is the same one Deployment in every mode.
-
---addon-kubeclient-registration-auth chooses how add-on agents get their hub
-credential: csr (the default: the agent files a certificate request per add-on,
-which the hub approves) or token (the hub's add-on manager creates
-ServiceAccount <addon>-agent in the cluster's namespace, and the agent requests
-its tokens and refreshes them). It is recorded in the Klusterlet's
-spec.registrationConfiguration.addOnKubeClientRegistrationDriver.`,
+See docs/install.md#kubectl-ocm-join and docs/operations.md#standby-hubs.`,
 		Example: joinExample,
 		Args:    cobra.NoArgs,
 		RunE:    cli.RunE(o),

@@ -29,7 +29,7 @@ import (
 // --proxy-url is the agent's proxy to the hub, not kubectl's global flag
 // of the same name, which it shadows.
 func (o *Options) addProxyFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.ProxyURL, "proxy-url", o.ProxyURL, "An HTTP or HTTPS proxy (http[s]://host:port) through which the agent reaches the hub, and this command too: written into the agent's bootstrap kubeconfig and kept in every hub kubeconfig the agent writes after it. The cluster of --context is reached through the environment's proxy (HTTPS_PROXY, NO_PROXY), as kubectl does.")
+	fs.StringVar(&o.ProxyURL, "proxy-url", o.ProxyURL, "An HTTP or HTTPS proxy (http[s]://host:port) through which the agent, and this command, reach the hub; the cluster of --context uses HTTPS_PROXY as kubectl does.")
 	fs.StringVar(&o.ProxyCAFile, "proxy-ca-file", o.ProxyCAFile, "With an https --proxy-url: a file with the CA bundle that verifies the proxy's certificate, added to the hub CA bundle of the agent's kubeconfigs.")
 }
 

@@ -22,33 +22,27 @@ func NewCmdProxy(flags *genericclioptions.ConfigFlags, streams genericiooptions.
 		Use:   "proxy",
 		Short: "Reach managed clusters' API servers through the hub",
 		Long: fmt.Sprintf(`Reach the API server of a managed cluster through the hub, with your own hub
-credential. The hub serves the aggregated API %s, and
-the agent of each managed cluster keeps a tunnel to the hub attached there
-(unless the cluster's Klusterlet turns the %s feature gate off). A request
-to the hub's API server under
+credential: the hub serves the aggregated API %s, and each
+cluster's agent keeps a tunnel to it (unless the Klusterlet turns the %s
+feature gate off). A request to the hub's API server under
   %s
-reaches cluster CLUSTER's API server: the managed cluster need not be
-reachable from where you are, only the hub.
+reaches cluster CLUSTER's API server; only the hub need be reachable.
 
-Two sides decide what you may do there:
+Two RBACs decide: on the hub, the verbs of managedclusters/proxy in API group
+%s for the cluster's name; on the managed cluster, what its own
+RBAC gives User %s<hub user> and Groups %s<hub group>.
 
-On the hub, an admin grants you the verbs of managedclusters/proxy in API group
-%s for the cluster's name: get for reads, and create, update,
-patch and delete for writes (the verb follows the HTTP method). For example,
-to let hub user alice use cluster1 (kubectl create clusterrole cannot name
-this resource: the API lists only its subresources):
-
-%s
-
-On the managed cluster, the agent sends your request as User %s<hub user>
-in Groups %s<hub group>, one for each of your hub groups, so the
-cluster's own RBAC decides: its owners bind roles to those names. For example,
-to let hub user alice read namespace team-a of cluster1:
-
-kubectl create rolebinding hub-alice-view --clusterrole=view --user=%salice -n team-a --context cluster1`,
+See docs/proxy.md for who may do what and how it works.`,
 			hubtunnel.GroupVersion, hubTunnelFeature, hubtunnel.ProxyPath("CLUSTER"),
-			hubtunnel.Group, GrantScript("cluster1", "alice"),
-			hubtunnel.IdentityPrefix, hubtunnel.IdentityPrefix, hubtunnel.IdentityPrefix),
+			hubtunnel.Group, hubtunnel.IdentityPrefix, hubtunnel.IdentityPrefix),
+		Example: "  # On the hub: let hub user alice use cluster1 through the hub\n" +
+			cli.Examples(GrantScript("cluster1", "alice")) + "\n\n" + cli.Examples(`
+			# On cluster1: let hub user alice read namespace team-a
+			kubectl create rolebinding hub-alice-view --clusterrole=view --user=`+hubtunnel.IdentityPrefix+`alice -n team-a --context cluster1
+
+			# Write a kubeconfig for cluster1 through the hub, and use it
+			kubectl ocm proxy kubeconfig cluster1 --context hub --output-file cluster1.kubeconfig
+			kubectl --kubeconfig cluster1.kubeconfig get pods -n team-a`),
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newCmdKubeconfig(flags, streams))
@@ -63,23 +57,16 @@ func newCmdKubeconfig(flags *genericclioptions.ConfigFlags, streams genericioopt
 		Long: fmt.Sprintf(`Write a kubeconfig that reaches managed cluster CLUSTER through the hub of the
 current context (--context), to stdout or to --output-file.
 
-It has one cluster, one user and one context, CLUSTER%s, which is its
-current context. The cluster's server is the hub's API server URL followed by
+Its one context, CLUSTER%s, has the hub's API server URL followed by
   %s
-with the hub's CA (a CA file is embedded), TLS server name and proxy URL. The
-user is a copy of your own hub user of the current context: a client
-certificate and key (files are embedded, so that the kubeconfig stands alone),
-a token or token file, an exec plugin or an auth provider, as they are. No
-credential is created: the kubeconfig holds yours, and --output-file writes it
-readable by its owner only. With -n (--namespace), the context's namespace is
-that namespace.
+with the hub's CA, and a copy of your own hub user: no credential is created,
+and --output-file writes it readable by its owner only. With -n (--namespace),
+the context's namespace is that namespace.
 
 ManagedCluster CLUSTER must exist on the hub. Unless --check=false, the command
 then asks CLUSTER for its version through the kubeconfig and says on stderr
-whether it answers, or why not: you lack managedclusters/proxy on the hub (and
-how an admin grants it), or the cluster's agent has no tunnel attached. The
-kubeconfig is written either way. See 'kubectl ocm proxy --help' for the
-permissions on both sides.`, contextSuffix, hubtunnel.ProxyPath("CLUSTER")),
+whether it answers, or why not; the kubeconfig is written either way. See
+docs/proxy.md for the permissions on both sides.`, contextSuffix, hubtunnel.ProxyPath("CLUSTER")),
 		Example: cli.Examples(`
 			# Write a kubeconfig for cluster1 through the hub of context hub, and use it
 			kubectl ocm proxy kubeconfig cluster1 --context hub --output-file cluster1.kubeconfig

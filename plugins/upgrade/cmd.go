@@ -38,26 +38,18 @@ func newCmdHub(getter genericclioptions.RESTClientGetter, streams genericiooptio
 	cmd := &cobra.Command{
 		Use:   "hub",
 		Short: "Upgrade the hub controller and its operator",
-		Long: `Upgrade the hub of the current context: set the four image fields of the
-ClusterManager cluster-manager (registration, work, placement and add-on
-manager, which one image serves) and the image of the operator Deployment
-open-cluster-management/cluster-manager to the ocm-controller image of
---bundle-version (this kubectl-ocm's version by default) in --image-registry,
-or to --image. Only these fields change; everything else the ClusterManager
-says stays as it is.
+		Long: `Upgrade the hub of the current context: set the image fields of the
+ClusterManager and the image of its operator Deployment to the ocm-controller
+image of --bundle-version (this kubectl-ocm's version by default) in
+--image-registry, or to --image. Nothing else changes.
 
 With --wait (the default) it then waits, showing progress on stderr, until the
-operator has acted on the change, every Deployment the ClusterManager's status
-lists (the hub controller) and the operator's own rolled out at the new image
-and are available, and the ClusterManager is Available. If one does not become
-available within --timeout, it stops with the cause the Deployment or the
-ClusterManager gives.
+new image runs and the ClusterManager is Available, or stops with the cause the
+Deployment or the ClusterManager gives. The upgrade is refused when it would
+break the supported version skew with the agents or this kubectl-ocm, unless
+--force; nothing is changed when the hub names the image already.
 
-The upgrade is refused when it would break the supported version skew: an
-agent of a managed cluster more than 2 minor versions older than the new hub
-controller, or newer than it; this kubectl-ocm more than 1 minor version away
-from it. --force upgrades anyway. Nothing is changed when the hub names the
-image already.`,
+See docs/operations.md#upgrading.`,
 		Example: cli.Examples(`
 			# Upgrade the hub of context hub to this kubectl-ocm's version and wait
 			kubectl ocm upgrade hub --context hub
@@ -83,26 +75,18 @@ func newCmdKlusterlet(getter genericclioptions.RESTClientGetter, streams generic
 	cmd := &cobra.Command{
 		Use:   "klusterlet [NAME]",
 		Short: "Upgrade the agent of the current managed cluster and its operator",
-		Long: `Upgrade the agent of the managed cluster of the current context: set the
-imagePullSpec of its Klusterlet (NAME, klusterlet by default; in hosted mode
-the cluster of the context is the hosting cluster and NAME is
-klusterlet-<cluster>), and registrationImagePullSpec and workImagePullSpec
-where they are set, and the image of the operator Deployment
-open-cluster-management/klusterlet, to the ocm-controller image of
---bundle-version (this kubectl-ocm's version by default) in --image-registry,
-or to --image. Only these fields change.
+		Long: `Upgrade the agent of the managed cluster of the current context: set the image
+fields of its Klusterlet (NAME, klusterlet by default; klusterlet-<cluster> on
+the hosting cluster in hosted mode) and the image of its operator Deployment to
+the ocm-controller image of --bundle-version (this kubectl-ocm's version by
+default) in --image-registry, or to --image. Nothing else changes.
 
 With --wait (the default) it then waits, showing progress on stderr, until the
-operator has acted on the change, every Deployment the Klusterlet's status
-lists (the agent) and the operator's own rolled out at the new image and are
-available, and the Klusterlet is Available. If one does not become available
-within --timeout, it stops with the cause the Deployment or the Klusterlet
-gives.
+new image runs and the Klusterlet is Available, or stops with the cause. With
+--hub-context or --hub-kubeconfig the new agent version is checked against the
+hub controller's and refused outside the supported skew, unless --force.
 
-With --hub-context or --hub-kubeconfig, the new agent version is checked
-against the hub controller's: the upgrade is refused when the agent would be
-newer than the hub controller or more than 2 minor versions older, unless
---force. Nothing is changed when the Klusterlet names the image already.`,
+See docs/operations.md#upgrading.`,
 		Example: cli.Examples(`
 			# Upgrade the agent of context c1 to this kubectl-ocm's version and wait
 			kubectl ocm upgrade klusterlet --context c1

@@ -41,7 +41,7 @@ func NewOperatorHubCommand() *cobra.Command {
 	o.AddFlags(cmd.Flags(), true)
 	cmd.Flags().StringVar(&o.ClusterManagerName, "cluster-manager-name", operatorv1.ClusterManagerName, "The ClusterManager the operator installs the hub from.")
 	cmd.Flags().StringVar(&o.ConversionWebhookURL, "conversion-webhook-url", "",
-		"Where the API server calls the hub controller's add-on conversion webhook (https://<host>:<port>/convert) instead of through its Service, for hubs whose API server cannot reach Services (`hub init --conversion-webhook-url`).")
+		"The https://<host>:<port>/convert URL at which the API server calls the add-on conversion webhook, for hubs whose API server cannot reach Services.")
 	return cmd
 }
 
