@@ -104,7 +104,6 @@ func (r *Reconciler) now() time.Time {
 // reconcileNormal creates, updates and deletes the ManifestWorks and fills
 // in the status.
 func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
 	labelValue, err := workv1alpha1.ControllerNameLabelValue(mwrs.Namespace, mwrs.Name)
 	if err != nil {
 		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonInvalidManifestWorkName, err.Error())
@@ -134,14 +133,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 		return ctrl.Result{}, nil
 	}
 
-	limit, lerr := revision.HistoryLimit(mwrs)
-	if lerr != nil {
-		// Admission refuses such a value; one stored before keeps the default.
-		limit = revision.DefaultHistoryLimit
-	}
-	ctl := &control{}
-	ctl.policy, ctl.err = rolloutv1alpha1.PolicyOf(mwrs.Annotations)
-	ctl.rev, err = r.syncRevisions(ctx, mwrs, limit)
+	ctl, err := r.readControl(ctx, mwrs)
 	if err != nil {
 		return patch.RetryStale(ctx, err, isStale)
 	}
@@ -155,58 +147,16 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	}
 
 	now := r.now()
-	var foreign, denied []string
-	var requeue time.Duration
-	stale := false
+	out := outcome{}
 	for _, p := range plans {
-		states := map[string]rollout.ClusterState{}
-		for _, c := range p.owned {
-			mw := works[c]
-			states[c] = rollout.WorkState(mw, mw != nil && mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] == want[c].hash, ctl.policy.HealthCondition)
-		}
-		in := rollout.Input{Strategy: p.ref.RolloutStrategy, Groups: p.groups, States: states, Now: now, Hold: ctl.err != nil}
+		in := rollout.Input{Strategy: p.ref.RolloutStrategy, Groups: p.groups, States: clusterStates(p, works, want, ctl), Now: now, Hold: ctl.err != nil}
 		p.result, p.err = rollout.Compute(rollout.Controlled(in, ctl.policy, mwrs.Name, p.ref.Name, ctl.rev.number, ctl.rev.hash, approvals))
 		if p.err != nil {
 			r.Recorder.Eventf(mwrs, nil, corev1.EventTypeWarning, eventInvalidRollout, "Reconcile", "placement %s: %v", p.ref.Name, p.err)
 			continue
 		}
-		pending := p.result.Pending()
-		written := make([]*workv1.ManifestWork, len(pending))
-		errs := make([]error, len(pending))
-		var writes errgroup.Group
-		writes.SetLimit(writeConcurrency)
-		for i := range pending {
-			writes.Go(func() error {
-				c := pending[i].Name
-				written[i], errs[i] = r.applyWork(ctx, mwrs, labelValue, c, works[c], want[c], now)
-				return nil
-			})
-		}
-		_ = writes.Wait() // the errors are in errs
-
-		var failed error
-		for i, c := range pending {
-			if err := errs[i]; err != nil {
-				switch {
-				case isForeign(err):
-					foreign = append(foreign, err.Error())
-				case errors.Is(err, errStale):
-					stale = true
-				case isDenied(err):
-					denied = append(denied, err.Error())
-				default:
-					failed = cmp.Or(failed, err)
-				}
-				continue
-			}
-			works[c.Name] = written[i]
-			log.V(2).Info("Rolled out ManifestWork", "cluster", c.Name, "placement", p.ref.Name)
-		}
-		if failed != nil {
-			return ctrl.Result{}, failed
-		}
-		if d := p.result.RequeueAfter; d > 0 && (requeue == 0 || d < requeue) {
-			requeue = d
+		if err := r.rollOutPlan(ctx, mwrs, labelValue, p, works, want, now, &out); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	if ctl.policy.FailureStrategy != "" && ctl.err == nil && !ctl.aborted() && breached(plans) {
@@ -218,27 +168,121 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	stale = stale || behind
-	if stale && (requeue == 0 || requeue > patch.StaleRetry) {
+	out.stale = out.stale || behind
+	r.reportOutcome(mwrs, plans, works, want, ctl, out)
+	return ctrl.Result{RequeueAfter: requeueAfter(plans, out)}, nil
+}
+
+// readControl reads the set's rollout policy and records its current
+// revision; an invalid policy is kept in the control's err.
+func (r *Reconciler) readControl(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet) (*control, error) {
+	limit, err := revision.HistoryLimit(mwrs)
+	if err != nil {
+		// Admission refuses such a value; one stored before keeps the default.
+		limit = revision.DefaultHistoryLimit
+	}
+	ctl := &control{}
+	ctl.policy, ctl.err = rolloutv1alpha1.PolicyOf(mwrs.Annotations)
+	ctl.rev, err = r.syncRevisions(ctx, mwrs, limit)
+	return ctl, err
+}
+
+// outcome is what the writes of a reconcile ran into, short of an error
+// that ends it: ManifestWorks owned by someone else (foreign) or refused by
+// admission (denied), and a cache found behind (stale).
+type outcome struct {
+	foreign, denied []string
+	stale           bool
+}
+
+// clusterStates is the rollout state of each cluster a plan owns.
+func clusterStates(p *plan, works map[string]*workv1.ManifestWork, want map[string]desired, ctl *control) map[string]rollout.ClusterState {
+	states := map[string]rollout.ClusterState{}
+	for _, c := range p.owned {
+		mw := works[c]
+		states[c] = rollout.WorkState(mw, mw != nil && mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] == want[c].hash, ctl.policy.HealthCondition)
+	}
+	return states
+}
+
+// rollOutPlan writes, writeConcurrency at a time, the ManifestWorks of the
+// clusters a plan's rollout started, and records them in works. A foreign
+// work, a denied write or a stale cache is added to out and the other
+// clusters go on; any other failure is returned, once every write is done.
+func (r *Reconciler) rollOutPlan(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet, labelValue string, p *plan,
+	works map[string]*workv1.ManifestWork, want map[string]desired, now time.Time, out *outcome) error {
+	log := ctrl.LoggerFrom(ctx)
+	pending := p.result.Pending()
+	written := make([]*workv1.ManifestWork, len(pending))
+	errs := make([]error, len(pending))
+	var writes errgroup.Group
+	writes.SetLimit(writeConcurrency)
+	for i := range pending {
+		writes.Go(func() error {
+			c := pending[i].Name
+			written[i], errs[i] = r.applyWork(ctx, mwrs, labelValue, c, works[c], want[c], now)
+			return nil
+		})
+	}
+	_ = writes.Wait() // the errors are in errs
+
+	var failed error
+	for i, c := range pending {
+		if err := errs[i]; err != nil {
+			switch {
+			case isForeign(err):
+				out.foreign = append(out.foreign, err.Error())
+			case errors.Is(err, errStale):
+				out.stale = true
+			case isDenied(err):
+				out.denied = append(out.denied, err.Error())
+			default:
+				failed = cmp.Or(failed, err)
+			}
+			continue
+		}
+		works[c.Name] = written[i]
+		log.V(2).Info("Rolled out ManifestWork", "cluster", c.Name, "placement", p.ref.Name)
+	}
+	return failed
+}
+
+// requeueAfter is how soon to look again: when the soonest rollout asks,
+// and no later than patch.StaleRetry after a stale cache or deniedRetry after a
+// denied write; 0 when nothing asks.
+func requeueAfter(plans []*plan, out outcome) time.Duration {
+	var requeue time.Duration
+	for _, p := range plans {
+		if d := p.result.RequeueAfter; p.err == nil && d > 0 && (requeue == 0 || d < requeue) {
+			requeue = d
+		}
+	}
+	if out.stale && (requeue == 0 || requeue > patch.StaleRetry) {
 		requeue = patch.StaleRetry
 	}
-	if len(denied) > 0 && (requeue == 0 || requeue > deniedRetry) {
+	if len(out.denied) > 0 && (requeue == 0 || requeue > deniedRetry) {
 		requeue = deniedRetry
 	}
-	deniedMsg := joinLimited(denied)
-	reportDenied := len(denied) > 0 &&
+	return requeue
+}
+
+// reportOutcome writes the status, then lets foreign and denied
+// ManifestWorks override ManifestworkApplied; a new denial is also an Event.
+func (r *Reconciler) reportOutcome(mwrs *workv1alpha1.ManifestWorkReplicaSet, plans []*plan, works map[string]*workv1.ManifestWork,
+	want map[string]desired, ctl *control, out outcome) {
+	deniedMsg := joinLimited(out.denied)
+	reportDenied := len(out.denied) > 0 &&
 		!hasCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, workv1alpha1.ReasonManifestWorkDenied, deniedMsg)
 	writeStatus(mwrs, plans, works, want, ctl)
-	if len(foreign) > 0 {
-		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonNotAsExpected, joinLimited(foreign))
+	if len(out.foreign) > 0 {
+		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonNotAsExpected, joinLimited(out.foreign))
 	}
 	if reportDenied {
 		r.Recorder.Eventf(mwrs, nil, corev1.EventTypeWarning, workv1alpha1.ReasonManifestWorkDenied, "Reconcile", "%s", deniedMsg)
 	}
-	if len(denied) > 0 {
+	if len(out.denied) > 0 {
 		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonManifestWorkDenied, deniedMsg)
 	}
-	return ctrl.Result{RequeueAfter: requeue}, nil
 }
 
 // writeConcurrency bounds the ManifestWork writes of one reconcile in
