@@ -1,0 +1,234 @@
+package config
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+)
+
+// HubValues parameterise the hub manifests in config/hub.
+type HubValues struct {
+	// Image is the ocm-controller image of the hub controller.
+	Image string
+	// HubNamespace is where the hub controller runs.
+	HubNamespace string
+	// OperatorNamespace is where the bootstrap ServiceAccount lives.
+	OperatorNamespace string
+	// ClusterManagerName is the ClusterManager the hub controller reports on
+	// and reads autoApproveUsers from. Default: cluster-manager.
+	ClusterManagerName string
+	// FeatureGates is the hub controller's --feature-gates value
+	// (featuregate.Set.Flag); empty renders no flag.
+	FeatureGates string
+	// ConversionWebhookURL, when set, is where the API server reaches the
+	// hub controller's conversion webhook (https://<host>:<port>/convert),
+	// instead of through the Service in front of it: for hubs whose API
+	// server cannot reach Services, such as the local test environment. The
+	// controller then listens on that port (on that host when it is a
+	// loopback address) and its serving certificate names that host.
+	ConversionWebhookURL string
+	// NetworkPolicy, when set, renders the NetworkPolicies of the hub
+	// controller's Pod (the ClusterManager's
+	// spec.networkPolicyConfiguration): ingress to its webhook port, from
+	// APIServerNamespace when set, and to its metrics port from
+	// MonitoringNamespace, only when set. Nil renders none.
+	NetworkPolicy *operatorv1.NetworkPolicyConfiguration
+	// Scheduling places the hub controller's Pod and sizes its container.
+	Scheduling
+}
+
+// HubMetricsPort is the port of the hub controller's Prometheus /metrics
+// endpoint: its container port and --metrics-bind-address, and the port its
+// NetworkPolicy opens to the monitoring namespace.
+const HubMetricsPort = 8080
+
+// MetricsPort is HubMetricsPort, for the templates.
+func (HubValues) MetricsPort() int { return HubMetricsPort }
+
+// BootstrapServiceAccount names the shared bootstrap ServiceAccount.
+func (HubValues) BootstrapServiceAccount() string { return identity.BootstrapServiceAccount }
+
+// AgentTokenNamespace is the hub namespace of the token driver's agent
+// identities, which only the hub controller administers.
+func (HubValues) AgentTokenNamespace() string { return identity.AgentTokenNamespace }
+
+// BootstrapTokenGroup is the group of the bootstrap tokens bound to the
+// bootstrap role.
+func (HubValues) BootstrapTokenGroup() string { return identity.BootstrapTokenGroup }
+
+// ClusterBootstrapUserPrefix starts the user names of the cluster-bound
+// bootstrap ServiceAccounts, which the admission policies restrict.
+func (HubValues) ClusterBootstrapUserPrefix() string { return identity.ClusterBootstrapUserPrefix }
+
+// StandbyHub is the bootstrap kubeconfig of a standby hub, in its own
+// Secret of the agent's namespace.
+type StandbyHub struct {
+	// Secret names the Secret (StandbySecretName).
+	Secret string
+	// Kubeconfig is the bootstrap kubeconfig.
+	Kubeconfig []byte
+}
+
+// StandbySecretName names the bootstrap kubeconfig Secret of the n-th hub
+// (n from 2) that `kubectl ocm join` writes: bootstrap-hub-kubeconfig-<n>.
+func StandbySecretName(n int) string {
+	return fmt.Sprintf("%s-%d", operatorv1.BootstrapHubKubeConfigSecret, n)
+}
+
+// ClusterBootstrapValues parameterise the manifests in
+// config/cluster-bootstrap: the bootstrap identity bound to one cluster.
+type ClusterBootstrapValues struct {
+	// ClusterName is the cluster the identity may register.
+	ClusterName string
+}
+
+// ServiceAccount names the cluster-bound bootstrap ServiceAccount.
+func (v ClusterBootstrapValues) ServiceAccount() string {
+	return identity.ClusterBootstrapServiceAccount(v.ClusterName)
+}
+
+// Namespace is where the bootstrap ServiceAccounts live.
+func (ClusterBootstrapValues) Namespace() string { return identity.BootstrapNamespace }
+
+// AgentValues parameterise the managed-cluster manifests in config/agent.
+type AgentValues struct {
+	// ClusterName is the managed cluster's name on the hub.
+	ClusterName string
+	// Image is the ocm-controller image of the agent.
+	Image string
+	// AgentNamespace is where the agent runs.
+	AgentNamespace string
+	// HubAPIServer is the hub's API server URL.
+	HubAPIServer string
+	// BootstrapKubeconfig is the kubeconfig the agent first joins with.
+	BootstrapKubeconfig []byte
+	// Mode is the Klusterlet's spec.deployOption.mode: Default or Singleton.
+	// Default: Default.
+	Mode string
+	// ExternalServerURLs are the managed cluster's API server URLs the hub
+	// may use (the Klusterlet's spec.externalServerURLs).
+	ExternalServerURLs []string
+	// ClientCertExpirationSeconds is the requested lifetime of the agent's
+	// client certificates; 0 leaves it to the hub's signer.
+	ClientCertExpirationSeconds int32
+	// RegistrationAuth is how the agent authenticates to the hub, its
+	// --registration-auth (the Klusterlet's
+	// spec.registrationConfiguration.registrationDriver.authType): token;
+	// empty leaves the default, csr.
+	RegistrationAuth string
+	// AddonKubeClientRegistrationAuth is how add-on agents obtain their hub
+	// credential for the hub's API server: csr or token (the Klusterlet's
+	// spec.registrationConfiguration.addOnKubeClientRegistrationDriver.authType
+	// and the agent's --addon-kubeclient-registration-auth); empty leaves
+	// the agent's default, csr.
+	AddonKubeClientRegistrationAuth string
+	// AddonTokenExpirationSeconds is the requested lifetime of add-on
+	// tokens with the token driver; 0 leaves the agent's default, a year.
+	AddonTokenExpirationSeconds int64
+	// KlusterletName names the Klusterlet; Hosted mode only, where it is
+	// HostedKlusterletName(ClusterName) by default.
+	KlusterletName string
+	// ManagedKubeconfig is the managed cluster's kubeconfig, with embedded
+	// credentials; Hosted mode only.
+	ManagedKubeconfig []byte
+	// HubKubeAPIQPS and HubKubeAPIBurst limit the work agent's requests to
+	// the hub (the Klusterlet's spec.workConfiguration, which the agent
+	// reads at start); 0 leaves the agent's defaults, 50 and 100.
+	HubKubeAPIQPS   int32
+	HubKubeAPIBurst int32
+	// WorkKubeAPIQPS and WorkKubeAPIBurst limit the work agent's requests
+	// to the managed cluster (the Klusterlet's spec.workConfiguration
+	// kubeAPIQPS and kubeAPIBurst, the agent's --work-kube-api-qps and
+	// --work-kube-api-burst); 0 leaves the agent's defaults, 50 and 100.
+	WorkKubeAPIQPS   int32
+	WorkKubeAPIBurst int32
+	// StatusSyncInterval and EvictionGracePeriod are the work agent's
+	// --status-sync-interval and
+	// --appliedmanifestwork-eviction-grace-period (Go durations); empty
+	// leaves the agent's defaults.
+	StatusSyncInterval  string
+	EvictionGracePeriod string
+	// FeatureGates is the agent's --feature-gates (featuregate.Set.Flag);
+	// empty leaves every feature at its default.
+	FeatureGates string
+	// BootstrapKubeconfigSecrets name the bootstrap kubeconfig Secrets, one
+	// per hub in order of preference, when they are not
+	// bootstrap-hub-kubeconfig alone (the Klusterlet's
+	// spec.registrationConfiguration.bootstrapKubeConfigs, the agent's
+	// --bootstrap-kubeconfig-secret).
+	BootstrapKubeconfigSecrets []string
+	// HubConnectionTimeoutSeconds is how long the agent tolerates losing
+	// its hub before it moves to the next one, with two or more bootstrap
+	// kubeconfigs (the agent's --hub-connection-timeout); 0 leaves the
+	// agent's default.
+	HubConnectionTimeoutSeconds int32
+	// StandbyHubs are the bootstrap kubeconfigs of standby hubs that
+	// `kubectl ocm join` writes next to bootstrap-hub-kubeconfig, listed
+	// after it in the Klusterlet's bootstrapKubeConfigs.
+	StandbyHubs []StandbyHub
+	// KubeAPIQPS and KubeAPIBurst limit the registration and add-on
+	// agents' requests to the managed cluster (the Klusterlet's
+	// spec.registrationConfiguration); 0 leaves the agent's defaults.
+	KubeAPIQPS   int32
+	KubeAPIBurst int32
+	// PriorityClassName is the agent Pod's priority class.
+	PriorityClassName string
+	// HostAliases are entries of the agent Pod's hosts file, such as the
+	// hub API server's address.
+	HostAliases []corev1.HostAlias
+	// Scheduling places the agent's Pod and sizes its container.
+	Scheduling
+}
+
+// Namespace is the hub controller's own namespace, HubNamespace. The roles
+// generated from RBAC markers name it as {{ .Namespace }}.
+func (v HubValues) Namespace() string { return v.HubNamespace }
+
+// Namespace is the agent's own namespace, AgentNamespace. The roles
+// generated from RBAC markers name it as {{ .Namespace }}.
+func (v AgentValues) Namespace() string { return v.AgentNamespace }
+
+// HubTunnel reports whether the agent runs the hub tunnel, which its
+// FeatureGates decide (featuregate.HubTunnel); a flag that does not parse
+// leaves the tunnel's RBAC out (the agent refuses such a flag at start).
+func (v AgentValues) HubTunnel() bool {
+	gates, err := featuregate.Parse(featuregate.Agent, v.FeatureGates)
+	return err == nil && gates.Enabled(featuregate.HubTunnel)
+}
+
+// withDefaults fills empty fields.
+func (v HubValues) withDefaults() HubValues {
+	v.Image = cmpOr(v.Image, DefaultImage())
+	v.HubNamespace = cmpOr(v.HubNamespace, HubNamespace)
+	v.OperatorNamespace = cmpOr(v.OperatorNamespace, OperatorNamespace)
+	v.ClusterManagerName = cmpOr(v.ClusterManagerName, operatorv1.ClusterManagerName)
+	return v
+}
+
+// withDefaults fills empty fields.
+func (v AgentValues) withDefaults() AgentValues {
+	v.Image = cmpOr(v.Image, DefaultImage())
+	v.AgentNamespace = cmpOr(v.AgentNamespace, AgentNamespace)
+	v.Mode = cmpOr(v.Mode, "Default")
+	return v
+}
+
+// withHostedDefaults fills empty fields for Hosted mode.
+func (v AgentValues) withHostedDefaults() AgentValues {
+	v.Image = cmpOr(v.Image, DefaultImage())
+	v.KlusterletName = cmpOr(v.KlusterletName, HostedKlusterletName(v.ClusterName))
+	v.AgentNamespace = cmpOr(v.AgentNamespace, v.KlusterletName)
+	v.Mode = cmpOr(v.Mode, "Hosted")
+	return v
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
