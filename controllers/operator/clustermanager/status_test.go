@@ -6,29 +6,21 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus/deploystatustest"
 )
-
-// controllerDeployment returns the hub controller Deployment at generation
-// 2 with status st.
-func controllerDeployment(st appsv1.DeploymentStatus) *appsv1.Deployment {
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: config.HubNamespace, Name: config.HubControllerDeployment, Generation: 2},
-		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To[int32](1)},
-		Status:     st,
-	}
-}
 
 // The Klusterlet operator's test of setDeploymentStatus has the same cases:
 // both operators judge their Deployments alike.
 func TestSetDeploymentConditions(t *testing.T) {
+	dep := func(st appsv1.DeploymentStatus) *appsv1.Deployment {
+		return deploystatustest.Deployment(config.HubNamespace, config.HubControllerDeployment, st)
+	}
 	tests := []struct {
 		name            string
 		dep             *appsv1.Deployment
@@ -37,17 +29,15 @@ func TestSetDeploymentConditions(t *testing.T) {
 		wantReason      string
 		wantMessage     string
 	}{
-		{"rolled out", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}),
+		{"rolled out", dep(deploystatustest.RolledOut()),
 			metav1.ConditionTrue, metav1.ConditionFalse, operatorv1.ReasonClusterManagerUpToDate, "is available"},
-		{"the new generation is not observed yet", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}),
+		{"the new generation is not observed yet", dep(deploystatustest.NotObserved()),
 			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonClusterManagerDeploymentRolling, "has not observed generation 2"},
-		{"an old replica remains", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 1, AvailableReplicas: 2}),
+		{"an old replica remains", dep(deploystatustest.OldReplicaPending()),
 			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonClusterManagerDeploymentRolling, "1 old replicas pending termination"},
-		{"not available, with the Deployment's cause", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1,
-			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable", Message: "no"}}}),
+		{"not available, with the Deployment's cause", dep(deploystatustest.Unavailable("MinimumReplicasUnavailable", "no")),
 			metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonClusterManagerDeploymentRolling, "0 of 1 updated replicas available (MinimumReplicasUnavailable: no)"},
-		{"past its progress deadline", controllerDeployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 1, UpdatedReplicas: 1,
-			Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: deploystatus.ReasonProgressDeadlineExceeded, Message: "timed out"}}}),
+		{"past its progress deadline", dep(deploystatustest.PastDeadline("timed out")),
 			metav1.ConditionFalse, metav1.ConditionFalse, deploystatus.ReasonProgressDeadlineExceeded, "exceeded its progress deadline"},
 		{"missing", nil, metav1.ConditionFalse, metav1.ConditionTrue, operatorv1.ReasonClusterManagerDeploymentRolling, "not found"},
 	}
