@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/transport"
@@ -146,36 +147,16 @@ func Run(ctx context.Context, opts Options, session Session) error {
 		opts.RetryDelay = DefaultRetryDelay
 	}
 	ref := opts.Namespace + "/" + opts.Secret
-	kube, err := kubernetes.NewForConfig(opts.Config)
+	w, err := watchSecret(ctx, opts, ref)
 	if err != nil {
-		return fmt.Errorf("create a client to watch Secret %s: %w", ref, err)
+		return err
 	}
-	changed := make(chan struct{}, 1)
-	signal := func(any) {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	}
-	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0,
-		informers.WithNamespace(opts.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", opts.Secret).String()
-		}))
-	secrets := factory.Core().V1().Secrets()
-	if _, err := secrets.Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    signal,
-		UpdateFunc: func(_, obj any) { signal(obj) },
-		DeleteFunc: signal,
-	}); err != nil {
-		return fmt.Errorf("watch Secret %s: %w", ref, err)
-	}
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	defer w.factory.Shutdown()
 	log.Info("Watching the hub credential", "secret", ref)
-	if !toolscache.WaitForCacheSync(ctx.Done(), secrets.Informer().HasSynced) {
+	if !toolscache.WaitForCacheSync(ctx.Done(), w.synced) {
 		return nil
 	}
+	secrets, changed := w.lister, w.changed
 
 	var cur *running
 	defer func() { cur.stop() }()
@@ -187,7 +168,7 @@ func Run(ctx context.Context, opts Options, session Session) error {
 		}
 	}
 	for {
-		s, err := secrets.Lister().Secrets(opts.Namespace).Get(opts.Secret)
+		s, err := secrets.Get(opts.Secret)
 		switch {
 		case apierrors.IsNotFound(err) && cur == nil:
 			report("Waiting for the hub credential Secret; the registration agent writes it once the cluster is accepted on the hub")
@@ -229,17 +210,67 @@ func Run(ctx context.Context, opts Options, session Session) error {
 			log.Error(cur.err, "Hub session ended; starting a new one", "after", opts.RetryDelay)
 		}
 		cur, lastState = nil, ""
-		// Wait for the delay, or a change of the Secret, before reconnecting.
-		t := time.NewTimer(opts.RetryDelay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !waitRetry(ctx, changed, opts.RetryDelay) {
 			return nil
-		case <-changed:
-		case <-t.C:
 		}
-		t.Stop()
 	}
+}
+
+// waitRetry waits for delay, or a change of the Secret, before a session
+// is started again; false when ctx ended first.
+func waitRetry(ctx context.Context, changed <-chan struct{}, delay time.Duration) bool {
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-changed:
+	case <-t.C:
+	}
+	return true
+}
+
+// secretWatch is an informer on the hub credential Secret alone.
+type secretWatch struct {
+	factory informers.SharedInformerFactory
+	lister  corelisters.SecretNamespaceLister
+	synced  toolscache.InformerSynced
+	// changed receives a signal after the Secret changed; signals not yet
+	// received are coalesced into one.
+	changed chan struct{}
+}
+
+// watchSecret starts the informer on the Secret opts names until ctx ends;
+// the caller shuts its factory down.
+func watchSecret(ctx context.Context, opts Options, ref string) (*secretWatch, error) {
+	kube, err := kubernetes.NewForConfig(opts.Config)
+	if err != nil {
+		return nil, fmt.Errorf("create a client to watch Secret %s: %w", ref, err)
+	}
+	w := &secretWatch{changed: make(chan struct{}, 1)}
+	signal := func(any) {
+		select {
+		case w.changed <- struct{}{}:
+		default:
+		}
+	}
+	w.factory = informers.NewSharedInformerFactoryWithOptions(kube, 0,
+		informers.WithNamespace(opts.Namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", opts.Secret).String()
+		}))
+	secrets := w.factory.Core().V1().Secrets()
+	if _, err := secrets.Informer().AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    signal,
+		UpdateFunc: func(_, obj any) { signal(obj) },
+		DeleteFunc: signal,
+	}); err != nil {
+		return nil, fmt.Errorf("watch Secret %s: %w", ref, err)
+	}
+	w.lister = secrets.Lister().Secrets(opts.Namespace)
+	w.synced = secrets.Informer().HasSynced
+	w.factory.Start(ctx.Done())
+	return w, nil
 }
 
 // running is one session: run with one credential until it fails or is
