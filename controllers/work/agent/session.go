@@ -19,6 +19,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -63,51 +64,20 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 		executorRetry: a.opts.ExecutorRetryInterval,
 		drifts:        newDriftDetector(),
 	}
-	hubKube, err := kubernetes.NewForConfig(cfg)
+	broadcaster, err := hubEventBroadcaster(ctx, cfg, cred.ClusterName)
 	if err != nil {
-		return fmt.Errorf("create hub clientset: %w", err)
+		return err
 	}
-	// Drift is recorded as Events on the ManifestWorks, in the cluster
-	// namespace where the agent may create them.
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	defer broadcaster.Shutdown()
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: hubKube.CoreV1().Events(cred.ClusterName)})
 	r.recorder = broadcaster.NewRecorder(apis.Scheme, corev1.EventSource{Component: "work-agent", Host: cred.ClusterName})
 	c, err := hubsession.NewController(workControllerName, r, a.opts.Workers, log, "manifestWork")
 	if err != nil {
 		return err
 	}
-	if err := c.Watch(source.Kind(hub.GetCache(), &workv1.ManifestWork{},
-		&handler.TypedEnqueueRequestForObject[*workv1.ManifestWork]{}, workChanged())); err != nil {
-		return fmt.Errorf("watch ManifestWorks: %w", err)
-	}
-	if err := c.Watch(source.Channel(a.appliedEvents, handler.EnqueueRequestsFromMapFunc(
-		func(_ context.Context, obj client.Object) []reconcile.Request {
-			name, ok := workv1.ParseAppliedManifestWorkName(hubHash, obj.GetName())
-			if !ok {
-				return nil
-			}
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: cred.ClusterName, Name: name}}}
-		}))); err != nil {
-		return fmt.Errorf("watch AppliedManifestWorks: %w", err)
-	}
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// The applied objects are watched for this session's works: their
-	// changes bring the work back through the controller's queue.
-	var queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
-	pace := newPacer(watchRate, watchBurst)
-	r.watcher = newResourceWatcher(ctx, log.WithName("watcher"), a.dyn, hubHash, func(work string) {
-		if q := queue.Load(); q != nil {
-			(*q).AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: cred.ClusterName, Name: work}}, pace.delay(work))
-		}
-	})
-	if err := c.Watch(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-		queue.Store(&q)
-		return nil
-	})); err != nil {
-		return fmt.Errorf("watch applied resources: %w", err)
+	if err := a.watch(ctx, c, hub.GetCache(), r); err != nil {
+		return err
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
@@ -128,6 +98,55 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 		err = errors.Join(err, e)
 	}
 	return err
+}
+
+// hubEventBroadcaster returns a broadcaster of Events to the hub, in the
+// cluster namespace where the agent may create them: drift is recorded as
+// Events on the ManifestWorks. The caller shuts it down.
+func hubEventBroadcaster(ctx context.Context, cfg *rest.Config, cluster string) (record.EventBroadcaster, error) {
+	hubKube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create hub clientset: %w", err)
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: hubKube.CoreV1().Events(cluster)})
+	return broadcaster, nil
+}
+
+// watch feeds c from the ManifestWorks of the hub cache, the
+// AppliedManifestWork events and, through r's watcher started here until
+// ctx ends, the objects the works applied.
+func (a *Agent) watch(ctx context.Context, c controller.Controller, hubCache cache.Cache, r *workReconciler) error {
+	if err := c.Watch(source.Kind(hubCache, &workv1.ManifestWork{},
+		&handler.TypedEnqueueRequestForObject[*workv1.ManifestWork]{}, workChanged())); err != nil {
+		return fmt.Errorf("watch ManifestWorks: %w", err)
+	}
+	if err := c.Watch(source.Channel(a.appliedEvents, handler.EnqueueRequestsFromMapFunc(
+		func(_ context.Context, obj client.Object) []reconcile.Request {
+			name, ok := workv1.ParseAppliedManifestWorkName(r.hubHash, obj.GetName())
+			if !ok {
+				return nil
+			}
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: r.cluster, Name: name}}}
+		}))); err != nil {
+		return fmt.Errorf("watch AppliedManifestWorks: %w", err)
+	}
+	// The applied objects are watched for this session's works: their
+	// changes bring the work back through the controller's queue.
+	var queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
+	pace := newPacer(watchRate, watchBurst)
+	r.watcher = newResourceWatcher(ctx, ctrl.LoggerFrom(ctx).WithName("watcher"), a.dyn, r.hubHash, func(work string) {
+		if q := queue.Load(); q != nil {
+			(*q).AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: r.cluster, Name: work}}, pace.delay(work))
+		}
+	})
+	if err := c.Watch(source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		queue.Store(&q)
+		return nil
+	})); err != nil {
+		return fmt.Errorf("watch applied resources: %w", err)
+	}
+	return nil
 }
 
 // connectEviction waits for the session's ManifestWork cache to sync, then
