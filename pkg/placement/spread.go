@@ -122,29 +122,7 @@ func (r *run) pick(ranked []int, n int, cons []spreadConstraint) []int {
 	blockedBy := map[int]*spreadState{}
 	var selected []int
 	for len(selected) < n && len(remaining) > 0 {
-		best, bestExcess := -1, math.MaxInt
-		for k, i := range remaining {
-			ok, ex := true, 0
-			for _, s := range states {
-				d, has := r.domain(i, s.c)
-				if !has {
-					continue
-				}
-				e := s.excess(d)
-				if s.c.hard && e > 0 {
-					ok = false
-					blockedBy[i] = s
-					break
-				}
-				ex += e
-			}
-			if ok && ex < bestExcess {
-				best, bestExcess = k, ex
-				if ex == 0 {
-					break
-				}
-			}
-		}
+		best := r.leastExcess(remaining, states, blockedBy)
 		if best < 0 {
 			break
 		}
@@ -159,6 +137,45 @@ func (r *run) pick(ranked []int, n int, cons []spreadConstraint) []int {
 			}
 		}
 	}
+	r.explainSpread(selected, remaining, rank, blockedBy, n)
+	return selected
+}
+
+// leastExcess returns the position in remaining of the first cluster that
+// exceeds the soft constraints least and no hard one, or -1 when every
+// cluster exceeds a hard one; blockedBy records the hard constraint each
+// cluster it passed over exceeds.
+func (r *run) leastExcess(remaining []int, states []*spreadState, blockedBy map[int]*spreadState) int {
+	best, bestExcess := -1, math.MaxInt
+	for k, i := range remaining {
+		ok, ex := true, 0
+		for _, s := range states {
+			d, has := r.domain(i, s.c)
+			if !has {
+				continue
+			}
+			e := s.excess(d)
+			if s.c.hard && e > 0 {
+				ok = false
+				blockedBy[i] = s
+				break
+			}
+			ex += e
+		}
+		if ok && ex < bestExcess {
+			best, bestExcess = k, ex
+			if ex == 0 {
+				break
+			}
+		}
+	}
+	return best
+}
+
+// explainSpread explains the clusters pick left out of selected: a hard
+// constraint blocked them, the spread preferred clusters of a lower rank,
+// or they ranked below the n wanted.
+func (r *run) explainSpread(selected, remaining []int, rank map[int]int, blockedBy map[int]*spreadState, n int) {
 	worst := -1
 	for _, i := range selected {
 		if rank[i] > worst {
@@ -178,7 +195,6 @@ func (r *run) pick(ranked []int, n int, cons []spreadConstraint) []int {
 			r.exclude(i, StageRank, rankReason(rank[i]+1, n))
 		}
 	}
-	return selected
 }
 
 // explainRank explains the scored clusters below the wanted number.
