@@ -3,9 +3,11 @@ package hub
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"sync"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
@@ -157,5 +159,49 @@ func (g *guardedConn) forget(connID int64) {
 	if sent, ok := g.paused[connID]; ok {
 		g.pausedTotal -= sent
 		delete(g.paused, connID)
+	}
+}
+
+// hijackRecorder keeps the connection the WebSocket upgrade takes over, so
+// that a newer tunnel of the same cluster, or its revocation, can close
+// it, and puts the connection behind guardedConn's limits.
+type hijackRecorder struct {
+	http.ResponseWriter
+	// broke is called when the agent breaks a limit of the tunnel.
+	broke func(error)
+
+	mu   sync.Mutex
+	conn net.Conn
+	done bool
+}
+
+// Hijack takes over the connection, guards it and records it.
+func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("the connection cannot be taken over for a WebSocket")
+	}
+	conn, rw, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done {
+		_ = conn.Close()
+		return nil, nil, errors.New("a newer tunnel of the cluster attached")
+	}
+	g, grw := guard(conn, rw, h.broke)
+	h.conn = g
+	return g, grw, nil
+}
+
+// close closes the recorded connection, or the one Hijack takes later.
+func (h *hijackRecorder) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.done = true
+	if h.conn != nil {
+		_ = h.conn.Close()
 	}
 }

@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -279,50 +278,6 @@ func (s *Server) attached(t *tunnel) func() {
 			delete(s.attachedTunnels, t.cluster)
 		}
 		s.mu.Unlock()
-	}
-}
-
-// hijackRecorder keeps the connection the WebSocket upgrade takes over, so
-// that a newer tunnel of the same cluster, or its revocation, can close
-// it, and puts the connection behind guardedConn's limits.
-type hijackRecorder struct {
-	http.ResponseWriter
-	// broke is called when the agent breaks a limit of the tunnel.
-	broke func(error)
-
-	mu   sync.Mutex
-	conn net.Conn
-	done bool
-}
-
-// Hijack takes over the connection, guards it and records it.
-func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	hj, ok := h.ResponseWriter.(http.Hijacker)
-	if !ok {
-		return nil, nil, errors.New("the connection cannot be taken over for a WebSocket")
-	}
-	conn, rw, err := hj.Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.done {
-		_ = conn.Close()
-		return nil, nil, errors.New("a newer tunnel of the cluster attached")
-	}
-	g, grw := guard(conn, rw, h.broke)
-	h.conn = g
-	return g, grw, nil
-}
-
-// close closes the recorded connection, or the one Hijack takes later.
-func (h *hijackRecorder) close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.done = true
-	if h.conn != nil {
-		_ = h.conn.Close()
 	}
 }
 
