@@ -45,10 +45,8 @@ ACTIONLINT     := $(TOOLS_BIN)/actionlint-$(ACTIONLINT_VERSION)
 # per test, takes about 30 minutes on 2 cores.
 TEST_TIMEOUT ?= 45m
 export KUBE_BIN_DIR := $(KUBE_BIN)
-export OCM_BIN_DIR  := $(BIN)
 
-# RACE=1 builds the binaries with the race detector (which needs cgo), as
-# make test-race does for the controllers the integration tests launch.
+# RACE=1 builds the binaries with the race detector (which needs cgo).
 ifeq ($(RACE),1)
 BUILD_ENV   := CGO_ENABLED=1
 BUILD_FLAGS := -race
@@ -194,12 +192,11 @@ test-short: ## Run the fast unit tests only (no control planes).
 test-race-unit: ## Run the fast unit tests with the race detector (go test -race -short).
 	$(GO) test -race -short -count=1 $(GOFLAGS_TEST) ./...
 
-# The integration tests run most controllers in the test binary; those that
-# launch bin/ocm-controller get one built with -race (make build RACE=1), whose
-# reports land in RACE_LOG_DIR with the test binaries' and fail the target.
+# The integration tests run most controllers in the test binary; the binaries
+# they build and launch (test/framework.Build) are built with -race too, and
+# their reports land in RACE_LOG_DIR with the test binaries' and fail the target.
 .PHONY: test-race
-test-race: kube-bins ## Run the unit tier and the controller integration tests (test/integration) with the race detector, bin/ocm-controller built with -race; any race fails it.
-	$(MAKE) build RACE=1
+test-race: kube-bins ## Run the unit tier and the controller integration tests (test/integration) with the race detector, the binaries they launch built with -race too; any race fails it.
 	rm -rf $(RACE_LOG_DIR) && mkdir -p $(RACE_LOG_DIR)
 	export GORACE=log_path=$(RACE_LOG_DIR)/race; \
 	status=0; \

@@ -76,14 +76,16 @@ func BuildForTest(t testing.TB, pkg, name string, buildFlags ...string) string {
 
 // Build builds the main package pkg, a path relative to the repository root,
 // into the file out (or, when out ends in a slash, into that directory under
-// the package's name); buildFlags go to `go build` before the package. The
-// error carries the compiler's output.
+// the package's name); buildFlags go to `go build` before the package, after
+// -race when the test runs with the race detector. The error carries the
+// compiler's output.
 func Build(out, pkg string, buildFlags ...string) error {
 	root, err := RepoRoot()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("go", append(append([]string{"build", "-o", out}, buildFlags...), pkg)...)
+	args := append([]string{"build", "-o", out}, raceBuildFlags...)
+	cmd := exec.Command("go", append(append(args, buildFlags...), pkg)...)
 	cmd.Dir = root
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %w\n%s", pkg, err, msg)
