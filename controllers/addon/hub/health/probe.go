@@ -3,7 +3,6 @@ package health
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,24 +68,19 @@ func probe(mca *addonv1alpha1.ManagedClusterAddOn, works []*workv1.ManifestWork)
 func probedDeployments(w *workv1.ManifestWork) []workv1.ResourceIdentifier {
 	var out []workv1.ResourceIdentifier
 	for _, m := range w.Spec.Workload.Manifests {
-		var obj struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Metadata   struct {
-				Name      string `json:"name"`
-				Namespace string `json:"namespace"`
-			} `json:"metadata"`
+		meta, err := m.ResourceMeta()
+		if err != nil || meta.Kind != "Deployment" || meta.Group != "apps" {
+			continue
+		}
+		var d struct {
 			Spec struct {
 				Replicas *int64 `json:"replicas"`
 			} `json:"spec"`
 		}
-		if json.Unmarshal(m.Raw, &obj) != nil || obj.Kind != "Deployment" || !strings.HasPrefix(obj.APIVersion, "apps/") {
+		if json.Unmarshal(m.Raw, &d) != nil || d.Spec.Replicas != nil && *d.Spec.Replicas == 0 {
 			continue
 		}
-		if obj.Spec.Replicas != nil && *obj.Spec.Replicas == 0 {
-			continue
-		}
-		out = append(out, workv1.ResourceIdentifier{Group: "apps", Resource: "deployments", Namespace: obj.Metadata.Namespace, Name: obj.Metadata.Name})
+		out = append(out, workv1.ResourceIdentifier{Group: "apps", Resource: "deployments", Namespace: meta.Namespace, Name: meta.Name})
 	}
 	return out
 }

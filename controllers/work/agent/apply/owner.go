@@ -21,33 +21,15 @@ func OwnerReference(amw *workv1.AppliedManifestWork) metav1.OwnerReference {
 
 // OwnedByTheWork reports whether the ManifestWork owns the resource id under
 // its delete option: whether the resource is deleted with the work (or when
-// it leaves the work). Foreground (the default) owns everything, Orphan
-// nothing, SelectivelyOrphan everything but its orphaning rules.
+// it leaves the work), which is whether the option does not orphan it
+// (workv1.DeleteOption.Orphans, the rule `kubectl ocm work diff` applies too).
 //
 // An owned object carries the AppliedManifestWork's owner reference; an
 // orphaned one carries none. (OCM writes a reference with a mangled UID
 // instead; the garbage collector treats such a reference as dangling, so an
 // object whose only owner it is may be collected. No reference is safe.)
 func OwnedByTheWork(id workv1.ResourceIdentifier, opt *workv1.DeleteOption) bool {
-	if opt == nil {
-		return true
-	}
-	switch opt.PropagationPolicy {
-	case workv1.DeletePropagationPolicyTypeOrphan:
-		return false
-	case workv1.DeletePropagationPolicyTypeSelectivelyOrphan:
-		if opt.SelectivelyOrphan == nil {
-			return true
-		}
-		for _, r := range opt.SelectivelyOrphan.OrphaningRules {
-			if workv1.ResourceIdentifier(r) == id {
-				return false
-			}
-		}
-		return true
-	default:
-		return true
-	}
+	return !opt.Orphans(id)
 }
 
 // withOwner returns refs with owner present (owned) or absent (not owned)

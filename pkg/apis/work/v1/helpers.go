@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -28,8 +29,19 @@ func ParseAppliedManifestWorkName(hubHash, name string) (workName string, ok boo
 // version does not count, as the work agent identifies the objects it
 // applies. The admission policies in config/hub compute the same key in CEL.
 func ManifestKey(apiVersion, kind, namespace, name string) string {
+	group, _ := splitAPIVersion(apiVersion)
+	return manifestKey(group, kind, namespace, name)
+}
+
+// Key returns the ManifestKey of the object m describes.
+func (m ManifestResourceMeta) Key() string {
+	return manifestKey(m.Group, m.Kind, m.Namespace, m.Name)
+}
+
+// manifestKey is ManifestKey from the API group.
+func manifestKey(group, kind, namespace, name string) string {
 	key := kind
-	if group, _, found := strings.Cut(apiVersion, "/"); found {
+	if group != "" {
 		key += "." + group
 	}
 	key += " "
@@ -37,6 +49,42 @@ func ManifestKey(apiVersion, kind, namespace, name string) string {
 		key += namespace + "/"
 	}
 	return key + name
+}
+
+// splitAPIVersion returns the group and version of apiVersion; the core
+// group ("v1") is "".
+func splitAPIVersion(apiVersion string) (group, version string) {
+	if group, version, found := strings.Cut(apiVersion, "/"); found {
+		return group, version
+	}
+	return "", apiVersion
+}
+
+// ResourceMeta reads the identity of the manifest's object from its JSON
+// (Raw, else Object): the group and version of its apiVersion, its kind,
+// namespace and name. Resource and Ordinal stay unset: the resource of a kind
+// takes a RESTMapper, and the ordinal is the manifest's place in its work.
+func (m Manifest) ResourceMeta() (ManifestResourceMeta, error) {
+	data := m.Raw
+	if data == nil && m.Object != nil {
+		var err error
+		if data, err = json.Marshal(m.Object); err != nil {
+			return ManifestResourceMeta{}, fmt.Errorf("encode manifest: %w", err)
+		}
+	}
+	var obj struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return ManifestResourceMeta{}, fmt.Errorf("decode manifest: %w", err)
+	}
+	group, version := splitAPIVersion(obj.APIVersion)
+	return ManifestResourceMeta{Group: group, Version: version, Kind: obj.Kind, Namespace: obj.Metadata.Namespace, Name: obj.Metadata.Name}, nil
 }
 
 // Matches reports whether the identifier selects the manifest described by
@@ -77,4 +125,29 @@ func (s *ManifestWorkSpec) PropagationPolicy() DeletePropagationPolicyType {
 		return DeletePropagationPolicyTypeForeground
 	}
 	return s.DeleteOption.PropagationPolicy
+}
+
+// Orphans reports whether the delete option leaves the object id on the
+// cluster when its ManifestWork is deleted or drops its manifest, as OCM's
+// work agent does: Orphan orphans every object, SelectivelyOrphan the objects
+// its orphaning rules name (group, resource, namespace and name all equal),
+// and Foreground, the policy when the option or its policy is unset, none.
+func (o *DeleteOption) Orphans(id ResourceIdentifier) bool {
+	if o == nil {
+		return false
+	}
+	switch o.PropagationPolicy {
+	case DeletePropagationPolicyTypeOrphan:
+		return true
+	case DeletePropagationPolicyTypeSelectivelyOrphan:
+		if o.SelectivelyOrphan == nil {
+			return false
+		}
+		for _, r := range o.SelectivelyOrphan.OrphaningRules {
+			if ResourceIdentifier(r) == id {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,6 +1,13 @@
 package v1
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
 
 func TestAppliedManifestWorkName(t *testing.T) {
 	tests := []struct {
@@ -129,5 +136,69 @@ func TestTakeOverRuleOf(t *testing.T) {
 		if got != tc.want || (err != nil) != tc.err {
 			t.Errorf("TakeOverRuleOf(%v) = %q, %v; want %q, error %t", tc.annotations, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+func TestManifestResourceMeta(t *testing.T) {
+	tests := []struct {
+		name     string
+		manifest Manifest
+		want     ManifestResourceMeta
+		wantErr  string
+	}{
+		{"core", Manifest{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"default","name":"cm"}}`)}},
+			ManifestResourceMeta{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "cm"}, ""},
+		{"group", Manifest{RawExtension: runtime.RawExtension{Raw: []byte(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"namespace":"default","name":"web"},"spec":{"replicas":2}}`)}},
+			ManifestResourceMeta{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "default", Name: "web"}, ""},
+		{"object", Manifest{RawExtension: runtime.RawExtension{Object: &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "reader"}}}}},
+			ManifestResourceMeta{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "reader"}, ""},
+		{"not JSON", Manifest{RawExtension: runtime.RawExtension{Raw: []byte(`kind: ConfigMap`)}}, ManifestResourceMeta{}, "decode manifest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.manifest.ResourceMeta()
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, ManifestKey(tt.want.Group+"/"+tt.want.Version, tt.want.Kind, tt.want.Namespace, tt.want.Name), got.Key())
+		})
+	}
+}
+
+func TestDeleteOptionOrphans(t *testing.T) {
+	id := ResourceIdentifier{Group: "apps", Resource: "deployments", Namespace: "default", Name: "web"}
+	selective := func(rules ...OrphaningRule) *DeleteOption {
+		return &DeleteOption{PropagationPolicy: DeletePropagationPolicyTypeSelectivelyOrphan, SelectivelyOrphan: &SelectivelyOrphan{OrphaningRules: rules}}
+	}
+	other := func(mutate func(r *OrphaningRule)) OrphaningRule {
+		r := OrphaningRule(id)
+		mutate(&r)
+		return r
+	}
+	tests := []struct {
+		name   string
+		option *DeleteOption
+		want   bool
+	}{
+		{name: "no delete option", want: false},
+		{name: "empty policy", option: &DeleteOption{}, want: false},
+		{name: "Foreground", option: &DeleteOption{PropagationPolicy: DeletePropagationPolicyTypeForeground}, want: false},
+		{name: "Orphan", option: &DeleteOption{PropagationPolicy: DeletePropagationPolicyTypeOrphan}, want: true},
+		{name: "SelectivelyOrphan without rules", option: &DeleteOption{PropagationPolicy: DeletePropagationPolicyTypeSelectivelyOrphan}, want: false},
+		{name: "SelectivelyOrphan listed", option: selective(OrphaningRule(id)), want: true},
+		{name: "SelectivelyOrphan among others", option: selective(other(func(r *OrphaningRule) { r.Name = "db" }), OrphaningRule(id)), want: true},
+		{name: "other group", option: selective(other(func(r *OrphaningRule) { r.Group = "" })), want: false},
+		{name: "other resource", option: selective(other(func(r *OrphaningRule) { r.Resource = "replicasets" })), want: false},
+		{name: "other namespace", option: selective(other(func(r *OrphaningRule) { r.Namespace = "apps" })), want: false},
+		{name: "other name", option: selective(other(func(r *OrphaningRule) { r.Name = "db" })), want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.option.Orphans(id))
+		})
 	}
 }
