@@ -1,7 +1,8 @@
 // Package work implements `kubectl ocm work`: create delivers manifests to
 // managed clusters as ManifestWorks, get lists the works, status shows each
 // manifest on one cluster and delete removes works, waiting for the agents
-// to remove what they applied.
+// to remove what they applied. The rollout and diff verbs are in the
+// packages rollout and diff.
 package work
 
 import (
@@ -14,6 +15,9 @@ import (
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/diff"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workargs"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/rollout"
 )
 
 // NewCmdWork returns `kubectl ocm work` with its subcommands. getter selects
@@ -31,7 +35,7 @@ Managed clusters are named with --clusters (or -n, a cluster's namespace on
 the hub); kubectl's --context and --cluster select the hub in the kubeconfig.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdCreate(getter, streams), newCmdGet(getter, streams), newCmdStatus(getter, streams), newCmdDelete(getter, streams), newCmdRollout(getter, streams), newCmdDiff(getter, streams))
+	cmd.AddCommand(newCmdCreate(getter, streams), newCmdGet(getter, streams), newCmdStatus(getter, streams), newCmdDelete(getter, streams), rollout.NewCmdRollout(getter, streams), diff.NewCmdDiff(getter, streams))
 	return cmd
 }
 
@@ -130,7 +134,7 @@ or with -A (--all-namespaces), the works of every cluster.`,
 			# ManifestWorkReplicaSet web and the rollout state of each of its clusters
 			kubectl ocm work get web --replicaset -n apps`),
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: completeWorks(getter),
+		ValidArgsFunction: workargs.CompleteWorks(getter),
 		RunE:              cli.RunE(o),
 	}
 	o.PrintFlags.AddFlags(cmd)
@@ -161,7 +165,7 @@ namespace on the hub.`,
 			# The same as JSON
 			kubectl ocm work status web -n cluster1 -o json`),
 		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: completeWorks(getter),
+		ValidArgsFunction: workargs.CompleteWorks(getter),
 		RunE:              cli.RunE(o),
 	}
 	cmd.Flags().StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed cluster of the work (one name).")
@@ -192,7 +196,7 @@ applied (unless its delete option orphans them) and lets the ManifestWork go;
 			# Check that the hub would delete web from cluster1, deleting nothing
 			kubectl ocm work delete web --clusters cluster1 --dry-run=server`),
 		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: completeWorks(getter),
+		ValidArgsFunction: workargs.CompleteWorks(getter),
 		RunE:              cli.RunE(o),
 	}
 	f := cmd.Flags()

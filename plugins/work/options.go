@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workargs"
 )
 
 // updateStrategies are the values of --update-strategy.
@@ -72,7 +72,7 @@ func (o *CreateOptions) Complete(cmd *cobra.Command, args []string) error {
 // Validate checks the flags; the manifests are checked in Run, once read.
 func (o *CreateOptions) Validate() error {
 	var errs []error
-	errs = append(errs, validateWorkName(o.Name))
+	errs = append(errs, workargs.ValidateName(o.Name))
 	if len(o.Filenames) == 0 {
 		errs = append(errs, errors.New("no manifests given: use -f FILE|DIR (repeatable; -R to read subdirectories; - for stdin)"))
 	}
@@ -81,7 +81,7 @@ func (o *CreateOptions) Validate() error {
 		if len(o.Clusters) == 0 {
 			errs = append(errs, errors.New("no cluster given: use --clusters a,b (see `kubectl ocm get clusters`), or --placement NAMESPACE/NAME to follow a Placement"))
 		} else {
-			errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+			errs = append(errs, workargs.ValidateClusters(o.Clusters, "--clusters"))
 		}
 	} else {
 		errs = append(errs, o.Rollout.validate(o.Name, len(o.Clusters) > 0))
@@ -147,7 +147,7 @@ func NewGetOptions(getter genericclioptions.RESTClientGetter, streams genericioo
 func (o *GetOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = cli.FirstArg(args)
 	var err error
-	o.Namespace, o.Clusters, err = namespaceClusters(o.getter, o.Clusters, !o.ReplicaSet && !o.AllNamespaces)
+	o.Namespace, o.Clusters, err = workargs.NamespaceClusters(o.getter, o.Clusters, !o.ReplicaSet && !o.AllNamespaces)
 	return err
 }
 
@@ -164,10 +164,10 @@ func (o *GetOptions) Validate() error {
 		errs = append(errs, errors.New("--clusters and --all-namespaces (-A) exclude each other: give one"))
 	}
 	if len(o.Clusters) > 0 {
-		errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+		errs = append(errs, workargs.ValidateClusters(o.Clusters, "--clusters"))
 	}
 	if o.Name != "" {
-		errs = append(errs, validateWorkName(o.Name))
+		errs = append(errs, workargs.ValidateName(o.Name))
 	}
 	return errors.Join(append(errs, cli.ValidateListOutput(o.PrintFlags))...)
 }
@@ -195,18 +195,18 @@ func NewStatusOptions(getter genericclioptions.RESTClientGetter, streams generic
 func (o *StatusOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = cli.FirstArg(args)
 	var err error
-	_, o.Clusters, err = namespaceClusters(o.getter, o.Clusters, true)
+	_, o.Clusters, err = workargs.NamespaceClusters(o.getter, o.Clusters, true)
 	return err
 }
 
 // Validate checks the flags.
 func (o *StatusOptions) Validate() error {
-	errs := []error{validateWorkName(o.Name)}
+	errs := []error{workargs.ValidateName(o.Name)}
 	switch len(o.Clusters) {
 	case 0:
 		errs = append(errs, errors.New("no cluster given: use --clusters NAME (the managed cluster whose work to show), or -n NAME"))
 	case 1:
-		errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+		errs = append(errs, workargs.ValidateClusters(o.Clusters, "--clusters"))
 	default:
 		errs = append(errs, fmt.Errorf("--clusters: work status shows one cluster at a time, not %d: give one name", len(o.Clusters)))
 	}
@@ -252,70 +252,22 @@ func NewDeleteOptions(getter genericclioptions.RESTClientGetter, streams generic
 func (o *DeleteOptions) Complete(_ *cobra.Command, args []string) error {
 	o.Name = cli.FirstArg(args)
 	var err error
-	o.Namespace, o.Clusters, err = namespaceClusters(o.getter, o.Clusters, !o.ReplicaSet)
+	o.Namespace, o.Clusters, err = workargs.NamespaceClusters(o.getter, o.Clusters, !o.ReplicaSet)
 	return err
 }
 
 // Validate checks the flags.
 func (o *DeleteOptions) Validate() error {
-	errs := []error{validateWorkName(o.Name)}
+	errs := []error{workargs.ValidateName(o.Name)}
 	switch {
 	case o.ReplicaSet && len(o.Clusters) > 0:
 		errs = append(errs, errors.New("--clusters and --replicaset exclude each other: a ManifestWorkReplicaSet is deleted from its namespace (-n), and the hub removes its works from every cluster"))
 	case !o.ReplicaSet:
-		errs = append(errs, validateClusters(o.Clusters, "--clusters"))
+		errs = append(errs, workargs.ValidateClusters(o.Clusters, "--clusters"))
 	}
 	errs = append(errs, cli.ValidateDryRunMode(o.DryRun))
 	if o.Wait && cli.IsDryRun(o.DryRun) {
 		errs = append(errs, errors.New("--wait and --dry-run exclude each other: a dry run deletes nothing to wait for"))
 	}
 	return errors.Join(append(errs, cli.ValidateTimeout(o.Timeout))...)
-}
-
-// validateWorkName checks a ManifestWork name.
-func validateWorkName(name string) error {
-	if name == "" {
-		return errors.New("no work name given: pass NAME as the first argument")
-	}
-	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
-		return fmt.Errorf("work name %q is invalid: %s", name, strings.Join(msgs, "; "))
-	}
-	return nil
-}
-
-// validateClusters checks the cluster names of flag: at least one, each a
-// DNS-1123 label, none twice.
-func validateClusters(clusters []string, flag string) error {
-	if len(clusters) == 0 {
-		return fmt.Errorf("no cluster given: use %s a,b (see `kubectl ocm get clusters`)", flag)
-	}
-	seen := map[string]bool{}
-	for _, c := range clusters {
-		if msgs := validation.IsDNS1123Label(c); len(msgs) > 0 {
-			return fmt.Errorf("%s: cluster name %q is invalid: %s", flag, c, strings.Join(msgs, "; "))
-		}
-		if seen[c] {
-			return fmt.Errorf("%s: cluster %s is given twice", flag, c)
-		}
-		seen[c] = true
-	}
-	return nil
-}
-
-// namespaceClusters returns the namespace of the kubectl flags (-n, else the
-// context's) and clusters, or, when clusters is empty, -n was given and
-// useNamespace, the managed cluster whose namespace -n names: a cluster's
-// works live in its namespace on the hub.
-func namespaceClusters(getter genericclioptions.RESTClientGetter, clusters []string, useNamespace bool) (string, []string, error) {
-	if getter == nil {
-		return "", clusters, nil
-	}
-	ns, explicit, err := cli.Namespace(getter)
-	if err != nil {
-		return "", nil, err
-	}
-	if explicit && useNamespace && len(clusters) == 0 {
-		clusters = []string{ns}
-	}
-	return ns, clusters, nil
 }

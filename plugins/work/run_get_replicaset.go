@@ -21,6 +21,7 @@ import (
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/rollout"
 )
 
 // Rollout states of one cluster of a ManifestWorkReplicaSet.
@@ -141,7 +142,7 @@ func clusterStates(ctx context.Context, c client.Client, mwrs *workv1alpha1.Mani
 			}
 		}
 	}
-	revisions, err := revisionNumbers(ctx, c, mwrs)
+	revisions, err := rollout.RevisionNumbers(ctx, c, mwrs)
 	if err != nil {
 		return nil, err
 	}

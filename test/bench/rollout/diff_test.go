@@ -18,7 +18,7 @@ import (
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
-	workcli "github.com/kubectl-ocm/kubectl-ocm/plugins/work"
+	workdiff "github.com/kubectl-ocm/kubectl-ocm/plugins/work/diff"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
@@ -78,7 +78,7 @@ func BenchmarkDiffReports(b *testing.B) {
 
 	file := writeManifests(b, configMap(diffObjectNamespace, "app-config", "v2"), configMap(diffObjectNamespace, "app-flags", "on"))
 	reports := &reportTimes{}
-	f.watchWorks(ctx, b, workcli.DiffOfLabel, diffSet, reports.observe)
+	f.watchWorks(ctx, b, workdiff.OfLabel, diffSet, reports.observe)
 	cpu0 := processCPU(b)
 	start = time.Now()
 	r := f.ocm(ctx, "work", "diff", diffSet, "-f", file, "--replicaset", "-n", setNamespace, "-o", "json", "--timeout", diffTimeout.String())
@@ -132,7 +132,7 @@ func checkDiffReport(b *testing.B, r cliResult, clusters []string) {
 	fail := func(format string, args ...any) {
 		b.Fatalf("kubectl ocm work diff: %s (returned %v)\nstderr: %s", fmt.Sprintf(format, args...), r.err, lastLines(r.errOut, 10))
 	}
-	report := &workcli.DiffReport{}
+	report := &workdiff.Report{}
 	if err := json.Unmarshal([]byte(r.out), report); err != nil {
 		fail("decode the report: %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/diff"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
@@ -60,7 +60,7 @@ func (s *suite) testReportDiff(ctx context.Context, t *testing.T) {
 	// The agent releases their finalizer.
 	eventually(ctx, t, "the ReportDiff works gone", func(ctx context.Context) (bool, error) {
 		left := &workv1.ManifestWorkList{}
-		err := s.hubC.List(ctx, left, client.HasLabels{work.DiffOfLabel})
+		err := s.hubC.List(ctx, left, client.HasLabels{diff.OfLabel})
 		return len(left.Items) == 0, err
 	})
 

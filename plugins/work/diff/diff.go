@@ -1,0 +1,230 @@
+// Package diff implements `kubectl ocm work diff`: what new manifests for
+// a ManifestWork or a ManifestWorkReplicaSet would change on each cluster.
+// The hub cannot reach the clusters, so the command writes a ManifestWork in
+// ReportDiff mode next to each work, lets each cluster's agent compute the
+// difference, and prints the agents' reports.
+package diff
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/text"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workargs"
+)
+
+// OfLabel on a ManifestWork in ReportDiff mode names the work whose
+// new manifests `kubectl ocm work diff` compares; the command deletes it
+// when done.
+const OfLabel = "work.kubectl-ocm.io/diff-of"
+
+// errDiffers is returned, silently, when the new manifests would change a
+// cluster: the command exits 1, as kubectl diff does.
+var errDiffers = errors.New("the new manifests would change the cluster")
+
+// Options are the flags and arguments of `kubectl ocm work diff`.
+type Options struct {
+	genericiooptions.IOStreams
+	getter genericclioptions.RESTClientGetter
+
+	// Name is the ManifestWork, or the ManifestWorkReplicaSet with
+	// ReplicaSet.
+	Name string
+	// Filenames and Recursive are the new manifests (-f, -R).
+	Filenames []string
+	Recursive bool
+	// Clusters are the clusters whose work NAME to compare (--clusters, else
+	// an explicit -n); empty: every cluster that has it.
+	Clusters []string
+	// ReplicaSet compares ManifestWorkReplicaSet NAME of Namespace on every
+	// cluster it has a work on.
+	ReplicaSet bool
+	Namespace  string
+	// Timeout bounds the wait for the agents' reports.
+	Timeout time.Duration
+	// Output is json or yaml; empty prints the diffs.
+	Output string
+}
+
+func NewCmdDiff(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &Options{IOStreams: streams, getter: getter, Timeout: 2 * time.Minute}
+	cmd := &cobra.Command{
+		Use:   "diff NAME -f FILE|DIR [--clusters CLUSTER[,CLUSTER...] | --replicaset -n NAMESPACE]",
+		Short: "Show, per cluster, what new manifests for a work would change, without changing anything",
+		Long: `Show what replacing the manifests of ManifestWork NAME (or of
+ManifestWorkReplicaSet NAME, with --replicaset) with those read from -f would
+change on each cluster, without changing anything.
+
+The hub cannot reach the clusters, so each cluster's work agent computes it: the
+command writes, next to the work on each cluster, a ManifestWork in ReportDiff
+mode (annotation ` + workv1.ApplyModeAnnotation + `) holding the new manifests
+with the work's manifest configs, executor and, for a ManifestWorkReplicaSet,
+the cluster's overrides. The agent applies each manifest with its update
+strategy as a server-side dry run against the live object and reports the
+difference; the command waits for every report, prints them as unified diffs,
+one per group of clusters that agree, and deletes those works. Manifests the
+new set leaves out are listed as deleted (unless the work orphans them).
+
+The exit status is 0 when nothing would change, 1 when something would, and
+another failure otherwise, as kubectl diff's.`,
+		Example: cli.Examples(`
+			# What app-v2.yaml would change where work web runs
+			kubectl ocm work diff web -f app-v2.yaml
+
+			# Only on cluster1 and cluster2
+			kubectl ocm work diff web -f app-v2.yaml --clusters cluster1,cluster2
+
+			# On every cluster of ManifestWorkReplicaSet web in namespace apps, overrides included
+			kubectl ocm work diff web -f app-v2.yaml --replicaset -n apps`),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: workargs.CompleteWorks(getter),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := cli.RunE(o)(cmd, args)
+			if errors.Is(err, errDiffers) {
+				cmd.SilenceErrors = true
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Files or directories of the new manifests (repeatable; - reads stdin).")
+	f.BoolVarP(&o.Recursive, "recursive", "R", false, "Also read the subdirectories of directories given with -f.")
+	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The clusters whose work NAME to compare, comma separated; default: every cluster that has it.")
+	f.BoolVarP(&o.ReplicaSet, "replicaset", "r", false, "NAME is a ManifestWorkReplicaSet of -n NAMESPACE: compare on every cluster it has a work on.")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait for the agents' reports.")
+	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints the diffs.")
+	_ = cmd.MarkFlagRequired("filename")
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
+	return cmd
+}
+
+// Complete records NAME, and the namespace: the clusters' (an explicit -n)
+// or the set's.
+func (o *Options) Complete(_ *cobra.Command, args []string) error {
+	o.Name = cli.FirstArg(args)
+	var err error
+	if o.ReplicaSet {
+		o.Namespace, _, err = workargs.NamespaceClusters(o.getter, nil, false)
+		return err
+	}
+	_, o.Clusters, err = workargs.NamespaceClusters(o.getter, o.Clusters, true)
+	return err
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	errs := []error{workargs.ValidateName(o.Name)}
+	if o.ReplicaSet && len(o.Clusters) > 0 {
+		errs = append(errs, errors.New("--clusters and --replicaset exclude each other: a ManifestWorkReplicaSet is compared on every cluster it has a work on"))
+	}
+	if len(o.Clusters) > 0 {
+		errs = append(errs, workargs.ValidateClusters(o.Clusters, "--clusters"))
+	}
+	if o.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout %s: give a positive duration", o.Timeout))
+	}
+	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
+		errs = append(errs, fmt.Errorf("--output %q is not supported: use json or yaml", o.Output))
+	}
+	return errors.Join(errs...)
+}
+
+// Run writes the ReportDiff works, waits for their reports, prints them and
+// deletes the works.
+func (o *Options) Run(ctx context.Context) error {
+	manifests, err := o.readManifests()
+	if err != nil {
+		return err
+	}
+	c, cfg, err := cli.NewClient(o.getter)
+	if err != nil {
+		return err
+	}
+	mapper, err := o.getter.ToRESTMapper()
+	if err != nil {
+		return err
+	}
+	var targets []*diffTarget
+	if o.ReplicaSet {
+		targets, err = o.setTargets(ctx, c, manifests)
+	} else {
+		targets, err = o.workTargets(ctx, c, manifests)
+	}
+	if err != nil {
+		return err
+	}
+	defer o.cleanup(ctx, c, targets)
+	if err := o.writeProbes(ctx, c, cfg.Host, targets); err != nil {
+		return err
+	}
+	if err := o.wait(ctx, c, targets); err != nil {
+		return err
+	}
+	report := o.report(targets, mapper)
+	switch o.Output {
+	case "json":
+		err = cli.PrintJSON(o.Out, report)
+	case "yaml":
+		err = cli.PrintYAML(o.Out, report)
+	default:
+		printDiffs(o.Out, report)
+	}
+	if err != nil {
+		return err
+	}
+	return outcome(report)
+}
+
+// readManifests reads and checks the new manifests of -f.
+func (o *Options) readManifests() ([]workv1.Manifest, error) {
+	manifests, err := cli.ReadManifests(o.Filenames, o.Recursive, o.In)
+	if err != nil {
+		return nil, err
+	}
+	if err := cli.ValidateManifests(manifests, workv1.DefaultManifestsSizeLimit); err != nil {
+		return nil, err
+	}
+	raw := make([]workv1.Manifest, 0, len(manifests))
+	for _, m := range manifests {
+		data, err := json.Marshal(m.Object.Object)
+		if err != nil {
+			return nil, fmt.Errorf("encode manifest %s: %w", m.Object.GetName(), err)
+		}
+		raw = append(raw, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: data}})
+	}
+	return raw, nil
+}
+
+// outcome is the command's result once the report is printed: an error
+// naming the manifests that could not be compared, errDiffers when the new
+// manifests would change a cluster, else nil.
+func outcome(report *Report) error {
+	var failed []string
+	differs := false
+	for _, cd := range report.Clusters {
+		differs = differs || cd.Differs
+		for _, m := range cd.Manifests {
+			if m.Result == workv1.DiffReasonFailed {
+				failed = append(failed, fmt.Sprintf("%s: %s %s: %s", cd.Cluster, m.Kind, m.Name, m.Diff))
+			}
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return fmt.Errorf("%d manifests could not be compared: %s", len(failed), text.JoinLimited(failed, "; ", 5))
+	case differs:
+		return errDiffers
+	}
+	return nil
+}
