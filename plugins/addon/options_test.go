@@ -41,7 +41,7 @@ func TestEnableValidate(t *testing.T) {
 		{"wait with a dry run", func(o *EnableOptions) { o.Wait, o.DryRun = true, cli.DryRunServer }, "--wait and --dry-run exclude each other"},
 		{"bad dry run", func(o *EnableOptions) { o.DryRun = "all" }, "--dry-run all is not supported"},
 		{"zero timeout", func(o *EnableOptions) { o.Timeout = 0 }, "--timeout 0s must be positive"},
-		{"wide output", func(o *EnableOptions) { o.PrintFlags.OutputFormat = ptr.To("wide") }, `--output "wide" is not supported: use json, yaml, name`},
+		{"wide output", func(o *EnableOptions) { o.PrintFlags.OutputFormat = ptr.To("wide") }, `--output "wide" is not supported: use json, yaml or name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

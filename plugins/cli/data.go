@@ -13,22 +13,9 @@ import (
 // with a JSONPath template, as kubectl's -o jsonpath=TEMPLATE does.
 const jsonpathPrefix = "jsonpath="
 
-// ValidateDataOutput fails unless format, the -o of a verb that prints a
-// summary or its data, is empty (the summary), json, yaml or
-// jsonpath=TEMPLATE with a template that parses.
-func ValidateDataOutput(format string) error {
-	switch {
-	case format == "", format == "json", format == "yaml":
-		return nil
-	case strings.HasPrefix(format, jsonpathPrefix):
-		_, err := parseJSONPath(strings.TrimPrefix(format, jsonpathPrefix))
-		return err
-	}
-	return fmt.Errorf("--output %q is not supported: use json, yaml or jsonpath=TEMPLATE", format)
-}
-
-// PrintData writes v, a verb's data, in format: json, yaml, or
-// jsonpath=TEMPLATE applied to v's JSON form.
+// PrintData writes v, a verb's report, in format, an -o value of
+// ReportFormats or DataFormats: json, yaml, or jsonpath=TEMPLATE applied to
+// v's JSON form.
 func PrintData(out io.Writer, format string, v any) error {
 	switch {
 	case format == "yaml":

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -99,40 +97,6 @@ func clusterFlagHint(cmd *cobra.Command, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w; note that --cluster %s is kubectl's flag, the kubeconfig cluster to use: name managed clusters with --clusters %s", err, cluster.Value, cluster.Value)
-}
-
-// Output is the -o value of flags, "" when unset.
-func Output(flags *genericclioptions.PrintFlags) string {
-	if flags == nil || flags.OutputFormat == nil {
-		return ""
-	}
-	return *flags.OutputFormat
-}
-
-// ValidateOutput fails unless the -o value of flags is empty or one of allowed.
-func ValidateOutput(flags *genericclioptions.PrintFlags, allowed ...string) error {
-	f := Output(flags)
-	if f == "" || slices.Contains(allowed, f) {
-		return nil
-	}
-	return fmt.Errorf("--output %q is not supported: use %s", f, strings.Join(allowed, ", "))
-}
-
-// ValidateListOutput fails unless the -o value of flags is empty (the
-// table), wide, or a format flags can print: json, yaml, name, or one of
-// kubectl's templates such as jsonpath=TEMPLATE, which is parsed here.
-func ValidateListOutput(flags *genericclioptions.PrintFlags) error {
-	f := Output(flags)
-	if f == "" || f == "wide" {
-		return nil
-	}
-	if _, err := flags.ToPrinter(); err != nil {
-		if genericclioptions.IsNoCompatiblePrinterError(err) {
-			return fmt.Errorf("--output %q is not supported: use wide, %s", f, strings.Join(flags.AllowedFormats(), ", "))
-		}
-		return fmt.Errorf("--output %q: %w", f, err)
-	}
-	return nil
 }
 
 // Dry-run modes of --dry-run.

@@ -180,7 +180,6 @@ context's namespace): the Placements there no longer select the set's clusters.`
 // addResultFlags adds -o json|yaml, which prints what the verb did as a
 // result object, and --dry-run with the verb's usage text.
 func addResultFlags(cmd *cobra.Command, output, dryRun *string, dryRunUsage string) {
-	cmd.Flags().StringVarP(output, "output", "o", "", "Output format: json or yaml (what changed, with dryRun set in a dry run). Empty prints a line per change.")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	cli.AddOutputFlag(cmd, output, "Output format: json or yaml (what changed, with dryRun set in a dry run). Empty prints a line per change.", cli.ReportFormats)
 	cli.AddDryRunFlagUsage(cmd, dryRun, dryRunUsage)
 }

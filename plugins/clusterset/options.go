@@ -176,7 +176,7 @@ func (o *SetOptions) Validate() error {
 	if o.Name == clusterv1beta2.GlobalClusterSetName && len(o.Clusters) > 0 {
 		errs = append(errs, errors.New("ManagedClusterSet global holds every cluster by its label selector: clusters cannot be set into it"))
 	}
-	return errors.Join(append(errs, validateOutput(o.Output), cli.ValidateDryRunMode(o.DryRun))...)
+	return errors.Join(append(errs, cli.ValidateOutputFormat(o.Output, cli.ReportFormats), cli.ValidateDryRunMode(o.DryRun))...)
 }
 
 // BindOptions are the flags and arguments of `kubectl ocm clusterset bind`
@@ -224,16 +224,7 @@ func (o *BindOptions) Validate() error {
 	if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
 		errs = append(errs, fmt.Errorf("--namespace %q is invalid: %s", o.Namespace, strings.Join(msgs, "; ")))
 	}
-	return errors.Join(append(errs, validateOutput(o.Output), cli.ValidateDryRunMode(o.DryRun))...)
-}
-
-// validateOutput checks an -o value of the verbs that print a result.
-func validateOutput(format string) error {
-	switch format {
-	case "", "json", "yaml":
-		return nil
-	}
-	return fmt.Errorf("--output %q is not supported: use json or yaml", format)
+	return errors.Join(append(errs, cli.ValidateOutputFormat(o.Output, cli.ReportFormats), cli.ValidateDryRunMode(o.DryRun))...)
 }
 
 // unique returns names without repeats, in their first order.

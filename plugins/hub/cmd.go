@@ -82,7 +82,7 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 		"An https URL (ending in "+conversion.Path+") at which the API server calls the add-on conversion webhook, for hubs whose API server cannot reach Services (see docs/install.md).")
 	cli.AddImageFlags(f, &o.Image, &o.ImageRegistry, "the hub controller")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
-	f.StringVarP(&o.Output, "output", "o", "", "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, caCertHashes).")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, caCertHashes).", cli.DataFormats)
 	f.StringVar(&o.ClusterName, "cluster-name", "", "Print a join command whose token may register only this cluster (see 'kubectl ocm hub token --help').")
 	f.StringSliceVar(&o.AutoApprovedCSRIdentities, "auto-approved-csr-identities", nil,
 		"Bootstrap identities whose first-join requests the hub approves and accepts by itself (see docs/operations.md#what-auto-approval-trusts).")
@@ -130,7 +130,7 @@ See docs/install.md#kubectl-ocm-hub-token for the identities and the pin.`,
 		RunE: cli.RunE(o),
 	}
 	cmd.Flags().DurationVar(&o.Duration, "duration", 24*time.Hour, "How long the bootstrap token stays valid.")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, clusterName, caCertHashes); jsonpath='{.hubToken}' prints the bare token. Empty prints the join command.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, clusterName, caCertHashes); jsonpath='{.hubToken}' prints the bare token. Empty prints the join command.", cli.DataFormats)
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", "", "Issue a token that may register only this cluster.")
 	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says what would be created and whose token it would be, contacting no cluster; "server" also has the hub admit it unstored. Neither issues a token.`)
 	cmd.AddCommand(newCmdTokenRevoke(getter, streams))
@@ -151,7 +151,7 @@ func newCmdStatus(getter genericclioptions.RESTClientGetter, streams genericioop
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE. Empty prints a summary.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json, yaml or jsonpath=TEMPLATE. Empty prints a summary.", cli.DataFormats)
 	return cmd
 }
 

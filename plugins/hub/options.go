@@ -72,12 +72,12 @@ func (o *InitOptions) Validate() error {
 	}
 	o.Image = image
 	switch {
-	case o.DryRun == cli.DryRunClient && o.Output != "" && o.Output != "yaml" && o.Output != "json":
-		return fmt.Errorf("--output %q is not supported with --dry-run=client: use yaml or json (the manifests)", o.Output)
+	case o.DryRun == cli.DryRunClient && cli.ValidateOutputFormat(o.Output, cli.ManifestFormats) != nil:
+		return fmt.Errorf("%w (the manifests, with --dry-run=client)", cli.ValidateOutputFormat(o.Output, cli.ManifestFormats))
 	case o.DryRun == cli.DryRunServer && o.Output != "":
 		return errors.New("--output is not supported with --dry-run=server: it lists what the hub admitted")
-	case o.DryRun == cli.DryRunNone && validateOutput(o.Output) != nil:
-		return fmt.Errorf("%w (of hubToken, hubApiserver, expirationTimestamp)", validateOutput(o.Output))
+	case o.DryRun == cli.DryRunNone && cli.ValidateOutputFormat(o.Output, cli.DataFormats) != nil:
+		return fmt.Errorf("%w (of hubToken, hubApiserver, expirationTimestamp)", cli.ValidateOutputFormat(o.Output, cli.DataFormats))
 	case o.DryRun != cli.DryRunNone && o.Wait:
 		return errors.New("--wait cannot be combined with --dry-run: nothing is installed to wait for")
 	case o.DryRun != cli.DryRunNone && o.OutputJoinCommandFile != "":
@@ -122,7 +122,7 @@ func (o *TokenOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
 func (o *TokenOptions) Validate() error {
-	if err := validateOutput(o.Output); err != nil {
+	if err := cli.ValidateOutputFormat(o.Output, cli.DataFormats); err != nil {
 		return err
 	}
 	if err := cli.ValidateDryRunMode(o.DryRun); err != nil {
@@ -157,10 +157,6 @@ func validateClusterName(name string) error {
 	return nil
 }
 
-// validateOutput checks an -o of a verb that prints a summary or its data:
-// json, yaml or jsonpath=TEMPLATE.
-func validateOutput(format string) error { return cli.ValidateDataOutput(format) }
-
 // StatusOptions are the flags of `kubectl ocm hub status`.
 type StatusOptions struct {
 	genericiooptions.IOStreams
@@ -179,7 +175,7 @@ func NewStatusOptions(getter genericclioptions.RESTClientGetter, streams generic
 func (o *StatusOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
-func (o *StatusOptions) Validate() error { return validateOutput(o.Output) }
+func (o *StatusOptions) Validate() error { return cli.ValidateOutputFormat(o.Output, cli.DataFormats) }
 
 // CleanOptions are the flags of `kubectl ocm hub clean`.
 type CleanOptions struct {

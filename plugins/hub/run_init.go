@@ -90,7 +90,7 @@ func (o *InitOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.Output != "" {
-		return printData(o.Out, o.Output, join)
+		return cli.PrintData(o.Out, o.Output, join)
 	}
 	name := "Replace <cluster_name> with a name for the cluster."
 	if join.ClusterName != "" {

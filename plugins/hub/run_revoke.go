@@ -62,7 +62,7 @@ func (o *RevokeOptions) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
 func (o *RevokeOptions) Validate() error {
-	return errors.Join(validateOutput(o.Output), cli.ValidateDryRunMode(o.DryRun), validateClusterName(o.ClusterName))
+	return errors.Join(cli.ValidateOutputFormat(o.Output, cli.DataFormats), cli.ValidateDryRunMode(o.DryRun), validateClusterName(o.ClusterName))
 }
 
 func newCmdTokenRevoke(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
@@ -99,7 +99,7 @@ new one (kubectl ocm join again).`,
 		RunE: cli.RunE(o),
 	}
 	cmd.Flags().StringVar(&o.ClusterName, "cluster-name", "", "Revoke the tokens bound to this cluster instead of the shared ones.")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE. Empty prints a summary.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json, yaml or jsonpath=TEMPLATE. Empty prints a summary.", cli.DataFormats)
 	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" says which ServiceAccount would be deleted, changing nothing; "server" also has the hub admit the deletion without doing it.`)
 	return cmd
 }
@@ -142,7 +142,7 @@ func (o *RevokeOptions) Run(ctx context.Context) error {
 		}
 	}
 	if o.Output != "" {
-		return printData(o.Out, o.Output, res)
+		return cli.PrintData(o.Out, o.Output, res)
 	}
 	o.printRevoke(res)
 	return nil

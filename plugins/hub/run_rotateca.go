@@ -92,7 +92,7 @@ docs/operations.md#rotating-the-hubs-cas.`,
 	cmd.Flags().StringVar(&o.SigningCAFile, "signing-ca-file", "", "PEM file of the CA the hub signs client certificates with now: announce it to the agents (not with --check) and report which clusters hold a certificate of it.")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "Wait until every cluster is ready, printing progress.")
 	cli.AddTimeoutFlag(cmd.Flags(), &o.Timeout, o.Timeout, "How long --wait waits.")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json, yaml or jsonpath=TEMPLATE. Empty prints a table.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json, yaml or jsonpath=TEMPLATE. Empty prints a table.", cli.DataFormats)
 	return cmd
 }
 
@@ -110,7 +110,7 @@ func (o *RotateCAOptions) Validate() error {
 	if o.Wait && o.Timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive with --wait")
 	}
-	return validateOutput(o.Output)
+	return cli.ValidateOutputFormat(o.Output, cli.DataFormats)
 }
 
 // CATrust is what rotate-ca reports.
@@ -175,7 +175,7 @@ func (o *RotateCAOptions) Run(ctx context.Context) error {
 		})
 	}
 	if o.Output != "" {
-		if err := printData(o.Out, o.Output, report); err != nil {
+		if err := cli.PrintData(o.Out, o.Output, report); err != nil {
 			return err
 		}
 	} else {

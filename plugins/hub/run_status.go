@@ -69,7 +69,7 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("read hub status from %s: %w", cfg.Host, err)
 	}
 	if o.Output != "" {
-		return printData(o.Out, o.Output, st)
+		return cli.PrintData(o.Out, o.Output, st)
 	}
 	printStatus(o.Out, st)
 	return nil

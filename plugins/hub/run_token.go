@@ -30,7 +30,7 @@ func (o *TokenOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if o.Output != "" {
-		return printData(o.Out, o.Output, join)
+		return cli.PrintData(o.Out, o.Output, join)
 	}
 	fmt.Fprintf(o.Out, "On the cluster to register, run:\n    %s\n", join.Command())
 	printPinNote(o.Out, join)
@@ -86,6 +86,3 @@ func printPinNote(out io.Writer, join cli.JoinInfo) {
 	}
 	fmt.Fprintln(out, "--ca-cert-hash pins the hub's CA: join checks the hub against it before it sends the token.")
 }
-
-// printData writes v as json, yaml or jsonpath=TEMPLATE.
-func printData(out io.Writer, format string, v any) error { return cli.PrintData(out, format, v) }

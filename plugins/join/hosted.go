@@ -3,6 +3,7 @@ package join
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -100,7 +101,7 @@ func (o *Options) preflightManaged(ctx context.Context) (*managedCheck, error) {
 // managed cluster when a dry run prints the manifests of both clusters of
 // hosted mode as one stream, which kubectl would apply to one cluster.
 func (o *Options) noteManagedObjects(managed []*unstructured.Unstructured) {
-	if format := cli.Output(o.PrintFlags); len(managed) == 0 || (format != "yaml" && format != "json") {
+	if len(managed) == 0 || !slices.Contains(cli.ManifestFormats, cli.Output(o.PrintFlags)) {
 		return
 	}
 	names := make([]string, 0, len(managed))

@@ -129,7 +129,7 @@ func newCmdDecisions(getter genericclioptions.RESTClientGetter, streams generici
 		ValidArgsFunction: cli.FirstArgOnly(cli.CompletePlacements(getter)),
 		RunE:              cli.RunE(o),
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a table.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json or yaml. Empty prints a table.", cli.ReportFormats)
 	return cmd
 }
 
@@ -155,7 +155,7 @@ for example when the hub's scheduler is not running.`,
 		ValidArgsFunction: cli.FirstArgOnly(cli.CompletePlacements(getter)),
 		RunE:              cli.RunE(o),
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a summary and a table.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json or yaml. Empty prints a summary and a table.", cli.ReportFormats)
 	return cmd
 }
 

@@ -3,7 +3,6 @@ package placement
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -287,10 +286,7 @@ func (o *NamedOptions) Complete(_ *cobra.Command, args []string) error {
 // Validate checks NAME and -o.
 func (o *NamedOptions) Validate() error {
 	errs := []error{validateName(o.Name)}
-	if o.Output != "" && !slices.Contains([]string{"json", "yaml"}, o.Output) {
-		errs = append(errs, fmt.Errorf("--output %q is not supported: use json or yaml", o.Output))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, cli.ValidateOutputFormat(o.Output, cli.ReportFormats))...)
 }
 
 // validateName checks a Placement name.

@@ -75,11 +75,8 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		fmt.Fprintln(o.ErrOut, "Warning: "+w)
 	}
 	report := Explain(p, placement.NewScheduler().Schedule(in), decided)
-	switch o.Output {
-	case "json":
-		return cli.PrintJSON(o.Out, report)
-	case "yaml":
-		return cli.PrintYAML(o.Out, report)
+	if o.Output != "" {
+		return cli.PrintData(o.Out, o.Output, report)
 	}
 	return PrintExplanation(o.Out, report)
 }

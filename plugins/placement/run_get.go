@@ -113,17 +113,13 @@ func (o *DecisionsOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	switch o.Output {
-	case "json", "yaml":
+	if o.Output != "" {
 		for i := range list.Items {
 			list.Items[i].SetGroupVersionKind(clusterv1beta1.GroupVersion.WithKind("PlacementDecision"))
 			list.Items[i].ManagedFields = nil
 		}
 		list.SetGroupVersionKind(clusterv1beta1.GroupVersion.WithKind("PlacementDecisionList"))
-		if o.Output == "json" {
-			return cli.PrintJSON(o.Out, list)
-		}
-		return cli.PrintYAML(o.Out, list)
+		return cli.PrintData(o.Out, o.Output, list)
 	}
 	table := DecisionsTable(list.Items)
 	if len(table.Rows) == 0 {

@@ -72,7 +72,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	f.StringVar(&o.BundleVersion, "bundle-version", "", "The version to upgrade to, such as v0.2.0: the image is <image-registry>/"+config.ControllerImageName+":<bundle-version>. Default: this kubectl-ocm's version, "+version.Version+".")
 	f.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the new version runs everywhere it should: the operator has acted on the change and every Deployment it manages rolled out, available.")
 	cli.AddTimeoutFlag(f, &o.Timeout, o.Timeout, "How long --wait waits.")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a summary.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json or yaml. Empty prints a summary.", cli.ReportFormats)
 	f.BoolVar(&o.Force, "force", false, "Upgrade even when the versions would break the supported version skew (agents at most "+
 		fmt.Sprint(version.MaxAgentMinorSkew)+" minor versions older than the hub controller, never newer; kubectl-ocm within "+fmt.Sprint(version.MaxClientMinorSkew)+" minor version of it).")
 	if o.Target == TargetKlusterlet {
@@ -80,7 +80,6 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 		f.StringVar(&o.HubKubeconfig, "hub-kubeconfig", "", "A kubeconfig file of the hub, to check the new agent version against the hub controller's (its current context, or --hub-context).")
 	}
 	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" checks the version skew and says what would change, changing nothing; "server" also has the cluster admit the changes without storing them. Neither waits.`)
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // Complete takes the Klusterlet's name from the argument, if any.
@@ -111,11 +110,7 @@ func (o *Options) Validate() error {
 	} else {
 		o.Image = image
 	}
-	switch o.Output {
-	case "", "json", "yaml":
-	default:
-		errs = append(errs, fmt.Errorf("--output %q is not supported: use json or yaml", o.Output))
-	}
+	errs = append(errs, cli.ValidateOutputFormat(o.Output, cli.ReportFormats))
 	if o.Wait {
 		errs = append(errs, cli.ValidateTimeout(o.Timeout))
 	}

@@ -241,11 +241,8 @@ func observe(ctx context.Context, c client.Client, obj client.Object, opDep *app
 
 // print writes the result: -o json|yaml, or a summary.
 func (o *Options) print(res *Result) error {
-	switch o.Output {
-	case "json":
-		return cli.PrintJSON(o.Out, res)
-	case "yaml":
-		return cli.PrintYAML(o.Out, res)
+	if o.Output != "" {
+		return cli.PrintData(o.Out, o.Output, res)
 	}
 	switch {
 	case !res.Changed:

@@ -46,8 +46,7 @@ not a failure.`, pkgversion.ConditionHubControllerVersion, pkgversion.AgentVersi
 		Args:    cobra.NoArgs,
 		RunE:    cli.RunE(o),
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints text and a table of the managed clusters.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json or yaml. Empty prints text and a table of the managed clusters.", cli.ReportFormats)
 	cmd.Flags().BoolVar(&o.ClientOnly, "client", false, "Print the plugin's version only, without asking the hub.")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

@@ -1,11 +1,11 @@
 package version
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // Options holds the flags of `kubectl ocm version`.
@@ -29,9 +29,5 @@ func (o *Options) Complete(*cobra.Command, []string) error { return nil }
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	switch o.Output {
-	case "", "json", "yaml":
-		return nil
-	}
-	return fmt.Errorf("--output %q is not supported: use json or yaml", o.Output)
+	return cli.ValidateOutputFormat(o.Output, cli.ReportFormats)
 }

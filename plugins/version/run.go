@@ -72,11 +72,8 @@ func (o *Options) Run(ctx context.Context) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
-	switch o.Output {
-	case "json":
-		return cli.PrintJSON(o.Out, res)
-	case "yaml":
-		return cli.PrintYAML(o.Out, res)
+	if o.Output != "" {
+		return cli.PrintData(o.Out, o.Output, res)
 	}
 	return printText(o.Out, res)
 }

@@ -169,7 +169,7 @@ namespace on the hub.`,
 		RunE:              cli.RunE(o),
 	}
 	cmd.Flags().StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed cluster of the work (one name).")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a table.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json or yaml. Empty prints a table.", cli.ReportFormats)
 	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
 	return cmd
 }

@@ -210,10 +210,7 @@ func (o *StatusOptions) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("--clusters: work status shows one cluster at a time, not %d: give one name", len(o.Clusters)))
 	}
-	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
-		errs = append(errs, fmt.Errorf("--output %q is not supported: use json or yaml", o.Output))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, cli.ValidateOutputFormat(o.Output, cli.ReportFormats))...)
 }
 
 // DeleteOptions are the flags and arguments of `kubectl ocm work delete`.

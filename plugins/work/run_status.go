@@ -83,11 +83,8 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("read ManifestWork %s in cluster %s on %s: %w", o.Name, cluster, cfg.Host, err)
 	}
 	status := NewReport(work)
-	switch o.Output {
-	case "json":
-		return cli.PrintJSON(o.Out, status)
-	case "yaml":
-		return cli.PrintYAML(o.Out, status)
+	if o.Output != "" {
+		return cli.PrintData(o.Out, o.Output, status)
 	}
 	return printers.NewTablePrinter(printers.PrintOptions{}).PrintObj(StatusTable(status, time.Now()), o.Out)
 }

@@ -102,7 +102,7 @@ another failure otherwise, as kubectl diff's.`,
 	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The clusters whose work NAME to compare, comma separated; default: every cluster that has it.")
 	f.BoolVarP(&o.ReplicaSet, "replicaset", "r", false, "NAME is a ManifestWorkReplicaSet of -n NAMESPACE: compare on every cluster it has a work on.")
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "How long to wait for the agents' reports.")
-	f.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints the diffs.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json or yaml. Empty prints the diffs.", cli.ReportFormats)
 	_ = cmd.MarkFlagRequired("filename")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("clusters", cli.CompleteClusters(getter))
@@ -134,10 +134,7 @@ func (o *Options) Validate() error {
 	if o.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("--timeout %s: give a positive duration", o.Timeout))
 	}
-	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
-		errs = append(errs, fmt.Errorf("--output %q is not supported: use json or yaml", o.Output))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, cli.ValidateOutputFormat(o.Output, cli.ReportFormats))...)
 }
 
 // Run writes the ReportDiff works, waits for their reports, prints them and
@@ -172,16 +169,12 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	report := o.report(targets, mapper)
-	switch o.Output {
-	case "json":
-		err = cli.PrintJSON(o.Out, report)
-	case "yaml":
-		err = cli.PrintYAML(o.Out, report)
-	default:
+	if o.Output != "" {
+		if err := cli.PrintData(o.Out, o.Output, report); err != nil {
+			return err
+		}
+	} else {
 		printDiffs(o.Out, report)
-	}
-	if err != nil {
-		return err
 	}
 	return outcome(report)
 }

@@ -48,7 +48,7 @@ kubectl ocm work rollout approve), or Closed (not reached yet).`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE:              cli.RunE(o),
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Empty prints a table.")
+	cli.AddOutputFlag(cmd, &o.Output, "Output format: json or yaml. Empty prints a table.", cli.ReportFormats)
 	return cmd
 }
 
@@ -60,10 +60,7 @@ func (o *StatusOptions) Complete(_ *cobra.Command, args []string) error {
 // Validate checks the flags.
 func (o *StatusOptions) Validate() error {
 	errs := []error{workargs.ValidateName(o.Name)}
-	if o.Output != "" && o.Output != "json" && o.Output != "yaml" {
-		errs = append(errs, fmt.Errorf("--output %q is not supported: use json or yaml", o.Output))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, cli.ValidateOutputFormat(o.Output, cli.ReportFormats))...)
 }
 
 // StatusReport is the rollout of a set's current revision.
@@ -118,11 +115,8 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 		return err
 	}
 	report := fr.report()
-	switch o.Output {
-	case "json":
-		return cli.PrintJSON(o.Out, report)
-	case "yaml":
-		return cli.PrintYAML(o.Out, report)
+	if o.Output != "" {
+		return cli.PrintData(o.Out, o.Output, report)
 	}
 	gates := report.Gates
 	if gates == "" {
