@@ -121,19 +121,10 @@ func (o *GetOptions) Run(ctx context.Context) error {
 		return err
 	}
 	list := &clusterv1beta2.ManagedClusterSetList{}
-	if o.Name != "" {
-		set := &clusterv1beta2.ManagedClusterSet{}
-		if err := c.Get(ctx, client.ObjectKey{Name: o.Name}, set); err != nil {
-			if apierrors.IsNotFound(err) {
-				return fmt.Errorf("ManagedClusterSet %s not found: list the sets with `kubectl ocm clusterset get`", o.Name)
-			}
-			return fmt.Errorf("read ManagedClusterSet %s on %s: %w", o.Name, cfg.Host, err)
-		}
-		list.Items = append(list.Items, *set)
-	} else if err := c.List(ctx, list); err != nil {
-		return fmt.Errorf("list ManagedClusterSets on %s: %w", cfg.Host, err)
+	notFound := fmt.Errorf("ManagedClusterSet %s not found: list the sets with `kubectl ocm clusterset get`", o.Name)
+	if err := cli.GetOrList(ctx, c, list, &list.Items, "", o.Name, cli.Lookup{Kind: "ManagedClusterSet", Host: cfg.Host, NotFound: notFound}); err != nil {
+		return err
 	}
-	slices.SortFunc(list.Items, func(a, b clusterv1beta2.ManagedClusterSet) int { return strings.Compare(a.Name, b.Name) })
 	return cli.PrintList(o.IOStreams, o.PrintFlags, list, list.Items, clusterv1beta2.GroupVersion.WithKind("ManagedClusterSet"),
 		func() (*metav1.Table, error) {
 			bound, err := boundNamespaces(ctx, c)

@@ -29,24 +29,13 @@ func (o *GetOptions) Run(ctx context.Context) error {
 		return err
 	}
 	list := &clusterv1beta1.PlacementList{}
-	if o.Name != "" {
-		p, err := getPlacement(ctx, c, o.Namespace, o.Name)
-		if err != nil {
-			return err
-		}
-		list.Items = append(list.Items, *p)
-	} else {
-		ns := o.Namespace
-		if o.AllNamespaces {
-			ns = ""
-		}
-		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return fmt.Errorf("list Placements on %s: %w", cfg.Host, err)
-		}
+	ns := o.Namespace
+	if o.AllNamespaces && o.Name == "" {
+		ns = ""
 	}
-	slices.SortFunc(list.Items, func(a, b clusterv1beta1.Placement) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
-	})
+	if err := cli.GetOrList(ctx, c, list, &list.Items, ns, o.Name, cli.Lookup{Kind: "Placement", Host: cfg.Host, NotFound: placementNotFound(o.Namespace, o.Name)}); err != nil {
+		return err
+	}
 	empty := "No placements found in namespace " + o.Namespace + "."
 	if o.AllNamespaces {
 		empty = "No placements found."
@@ -201,11 +190,16 @@ func getPlacement(ctx context.Context, c client.Client, ns, name string) (*clust
 	p := &clusterv1beta1.Placement{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("placement %s not found in namespace %s: list them with `kubectl ocm placement get -A`, or give the namespace with -n", name, ns)
+			return nil, placementNotFound(ns, name)
 		}
 		return nil, fmt.Errorf("read Placement %s/%s: %w", ns, name, err)
 	}
 	return p, nil
+}
+
+// placementNotFound is the error of a Placement ns/name that does not exist.
+func placementNotFound(ns, name string) error {
+	return fmt.Errorf("placement %s not found in namespace %s: list them with `kubectl ocm placement get -A`, or give the namespace with -n", name, ns)
 }
 
 // decisionsOf lists the PlacementDecisions of Placement ns/name, sorted by

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,27 +44,14 @@ func (o *GetOptions) runReplicaSets(ctx context.Context) error {
 		return err
 	}
 	list := &workv1alpha1.ManifestWorkReplicaSetList{}
-	if o.Name != "" {
-		mwrs := &workv1alpha1.ManifestWorkReplicaSet{}
-		if err := c.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, mwrs); err != nil {
-			if apierrors.IsNotFound(err) {
-				return fmt.Errorf("ManifestWorkReplicaSet %s not found in namespace %s: list them with `kubectl ocm work get --replicaset -A`", o.Name, o.Namespace)
-			}
-			return fmt.Errorf("read ManifestWorkReplicaSet %s/%s on %s: %w", o.Namespace, o.Name, cfg.Host, err)
-		}
-		list.Items = append(list.Items, *mwrs)
-	} else {
-		ns := o.Namespace
-		if o.AllNamespaces {
-			ns = ""
-		}
-		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return fmt.Errorf("list ManifestWorkReplicaSets on %s: %w", cfg.Host, err)
-		}
+	ns := o.Namespace
+	if o.AllNamespaces && o.Name == "" {
+		ns = ""
 	}
-	slices.SortFunc(list.Items, func(a, b workv1alpha1.ManifestWorkReplicaSet) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
-	})
+	notFound := fmt.Errorf("ManifestWorkReplicaSet %s not found in namespace %s: list them with `kubectl ocm work get --replicaset -A`", o.Name, o.Namespace)
+	if err := cli.GetOrList(ctx, c, list, &list.Items, ns, o.Name, cli.Lookup{Kind: "ManifestWorkReplicaSet", Host: cfg.Host, NotFound: notFound}); err != nil {
+		return err
+	}
 	empty := "No ManifestWorkReplicaSets found in namespace " + o.Namespace + "."
 	if o.AllNamespaces {
 		empty = "No ManifestWorkReplicaSets found."
