@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // proxyVerbs are the verbs of managedclusters/proxy, one for each HTTP
@@ -59,11 +60,7 @@ var notName = regexp.MustCompile(`[^a-z0-9.-]+`)
 
 // objectName turns s into a lowercase name fit for a ClusterRoleBinding.
 func objectName(s string) string {
-	name := strings.Trim(notName.ReplaceAllString(strings.ToLower(s), "-"), "-.")
-	if len(name) > 200 {
-		name = name[:200]
-	}
-	return name
+	return cli.NamePrefix(strings.Trim(notName.ReplaceAllString(strings.ToLower(s), "-"), "-."))
 }
 
 // plainWord matches what a POSIX shell takes as one word without quotes.

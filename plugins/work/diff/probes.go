@@ -3,7 +3,6 @@ package diff
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,10 +19,7 @@ import (
 
 // probePrefix is the generateName of the ReportDiff works of name.
 func probePrefix(name string) string {
-	if len(name) > 200 {
-		name = strings.TrimRight(name[:200], "-.")
-	}
-	return name + "-diff-"
+	return cli.NamePrefix(name) + "-diff-"
 }
 
 // writeProbes writes the ReportDiff work of every target, next to its

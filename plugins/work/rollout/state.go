@@ -226,11 +226,7 @@ func approvalName(set string, rev int64, placement, stage string, gate rollout.G
 		return name
 	}
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%s\x00%s\x00%s", set, rev, placement, stage, gate)))
-	prefix := set
-	if len(prefix) > 200 {
-		prefix = prefix[:200]
-	}
-	return fmt.Sprintf("%s-r%d-%s", strings.TrimRight(prefix, "-."), rev, hex.EncodeToString(sum[:])[:10])
+	return fmt.Sprintf("%s-r%d-%s", cli.NamePrefix(set), rev, hex.EncodeToString(sum[:])[:10])
 }
 
 // stageNames lists the names of stages.
