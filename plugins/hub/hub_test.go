@@ -23,7 +23,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 func TestInitValidate(t *testing.T) {
@@ -185,14 +184,14 @@ func TestJoinScript(t *testing.T) {
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	expires := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	shared := cli.JoinInfo{HubToken: "tok.en", HubAPIServer: "https://hub:6443", ExpirationTimestamp: expires}
+	shared := JoinInfo{HubToken: "tok.en", HubAPIServer: "https://hub:6443", ExpirationTimestamp: expires}
 	bound := shared
 	bound.ClusterName = "cluster1"
 	pinned := shared
 	pinned.CACertHashes = []string{"sha256:" + strings.Repeat("ab", 32), "sha256:" + strings.Repeat("cd", 32)}
 	tests := []struct {
 		name    string
-		join    cli.JoinInfo
+		join    JoinInfo
 		args    []string
 		want    string
 		wantErr string

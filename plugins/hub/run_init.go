@@ -80,7 +80,7 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	if err := migrateStoredVersions(ctx, o, c, in); err != nil {
 		return err
 	}
-	join, err := cli.NewJoinInfo(ctx, c, cfg, o.TokenDuration, o.ClusterName)
+	join, err := NewJoinInfo(ctx, c, cfg, o.TokenDuration, o.ClusterName)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (o *InitOptions) manifests(objs []*unstructured.Unstructured) ([]*unstructu
 // runs the join command of join, taking the cluster name as its first
 // argument unless the token is bound to a cluster, and passing the
 // arguments that follow to kubectl ocm join (--context, --wait, ...).
-func joinScript(join cli.JoinInfo) string {
+func joinScript(join JoinInfo) string {
 	expiry := join.ExpirationTimestamp.UTC().Format("2006-01-02T15:04:05Z")
 	if join.ClusterName != "" {
 		return fmt.Sprintf(`#!/bin/sh

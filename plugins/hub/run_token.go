@@ -25,7 +25,7 @@ func (o *TokenOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	join, err := cli.NewJoinInfo(ctx, c, cfg, o.Duration, o.ClusterName)
+	join, err := NewJoinInfo(ctx, c, cfg, o.Duration, o.ClusterName)
 	if err != nil {
 		return err
 	}
@@ -79,9 +79,9 @@ func (o *TokenOptions) dryRun(ctx context.Context) error {
 }
 
 // printPinNote says what --ca-cert-hash is, or what to do without one.
-func printPinNote(out io.Writer, join cli.JoinInfo) {
+func printPinNote(out io.Writer, join JoinInfo) {
 	if len(join.CACertHashes) == 0 {
-		fmt.Fprintln(out, cli.NoPinNote)
+		fmt.Fprintln(out, NoPinNote)
 		return
 	}
 	fmt.Fprintln(out, "--ca-cert-hash pins the hub's CA: join checks the hub against it before it sends the token.")

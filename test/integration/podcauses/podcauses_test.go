@@ -18,6 +18,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
@@ -150,7 +151,7 @@ func joinHosted(ctx context.Context, t *testing.T, env *framework.Environment, o
 	hub := env.Cluster("hub")
 	r := onHub.Run(ctx, "hub", "token", "--cluster-name", clusterName, "-o", "json")
 	clitest.ExpectOK(t, r)
-	var join cli.JoinInfo
+	var join hubcli.JoinInfo
 	if err := json.Unmarshal([]byte(r.Out), &join); err != nil {
 		t.Fatalf("hub token -o json: %v\n%s", err, r.Out)
 	}

@@ -12,7 +12,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	pkgversion "github.com/kubectl-ocm/kubectl-ocm/pkg/version"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/version"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
@@ -51,7 +51,7 @@ func TestVersion(t *testing.T) {
 
 	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
 	clitest.ExpectOK(t, onHub.Run(ctx, "hub", "init", "--wait", "--timeout", "2m"))
-	var join cli.JoinInfo
+	var join hubcli.JoinInfo
 	r := onHub.Run(ctx, "hub", "token", "--cluster-name", "cluster1", "-o", "json")
 	clitest.ExpectOK(t, r)
 	if err := json.Unmarshal([]byte(r.Out), &join); err != nil {

@@ -29,7 +29,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	regcsr "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 )
 
 // joinTimeout bounds one join, from the agent Deployment to Available.
@@ -81,7 +81,7 @@ func (t JoinTimes) String() string {
 // driver).
 func JoinCluster(ctx context.Context, b *testing.B, f *Fleet, cluster string, with ...func(*config.AgentValues)) JoinTimes {
 	b.Helper()
-	info, err := cli.NewJoinInfo(ctx, f.HubClient, f.Hub.RESTConfig(), time.Hour, "")
+	info, err := hubcli.NewJoinInfo(ctx, f.HubClient, f.Hub.RESTConfig(), time.Hour, "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func AcceptCluster(ctx context.Context, hub client.Client, cluster string) error
 // connection timeout.
 func (f *Fleet) StandbyHub(ctx context.Context, b *testing.B, timeout time.Duration) func(*config.AgentValues) {
 	b.Helper()
-	info, err := cli.NewJoinInfo(ctx, f.Standby.Client(), f.Standby.RESTConfig(), time.Hour, "")
+	info, err := hubcli.NewJoinInfo(ctx, f.Standby.Client(), f.Standby.RESTConfig(), time.Hour, "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 )
 
 // JoinClusterWithOperator installs on cluster what `kubectl ocm join`
@@ -22,7 +22,7 @@ import (
 // installed the agent and the ManagedCluster is Available.
 func JoinClusterWithOperator(ctx context.Context, b *testing.B, f *Fleet, cluster string) {
 	b.Helper()
-	info, err := cli.NewJoinInfo(ctx, f.HubClient, f.Hub.RESTConfig(), time.Hour, "")
+	info, err := hubcli.NewJoinInfo(ctx, f.HubClient, f.Hub.RESTConfig(), time.Hour, "")
 	if err != nil {
 		b.Fatal(err)
 	}

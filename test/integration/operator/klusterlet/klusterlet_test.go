@@ -26,7 +26,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
@@ -65,7 +65,7 @@ func TestKlusterletOperator(t *testing.T) {
 	clitest.ExpectOK(t, s.onHub.Run(ctx, "hub", "init", "--wait", "--timeout", "2m"))
 	r := s.onHub.Run(ctx, "hub", "token", "-o", "json")
 	clitest.ExpectOK(t, r)
-	var join cli.JoinInfo
+	var join hubcli.JoinInfo
 	if err := json.Unmarshal([]byte(r.Out), &join); err != nil {
 		t.Fatalf("hub token -o json: %v\n%s", err, r.Out)
 	}

@@ -34,7 +34,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -211,7 +211,7 @@ func hubPins(ctx context.Context, t *testing.T, hubs ...*framework.Cluster) []st
 	t.Helper()
 	var pins []string
 	for _, h := range hubs {
-		p, err := cli.HubCAPins(ctx, h.Client(), h.RESTConfig())
+		p, err := hubcli.CAPins(ctx, h.Client(), h.RESTConfig())
 		if err != nil || len(p) == 0 {
 			t.Fatalf("the CA pins of hub %s: %v, %v; want at least one", h.Name, p, err)
 		}

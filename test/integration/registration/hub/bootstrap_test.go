@@ -23,7 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
@@ -259,7 +259,7 @@ func TestBootstrapSecurity(t *testing.T) {
 	})
 
 	t.Run("cluster-bound bootstrap token", func(t *testing.T) {
-		var join cli.JoinInfo
+		var join hubcli.JoinInfo
 		r := ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "--duration", "1h", "-o", "json")
 		clitest.ExpectOK(t, r)
 		if err := json.Unmarshal([]byte(r.Out), &join); err != nil || join.HubToken == "" || join.ClusterName != "cluster-b" {
@@ -311,7 +311,7 @@ func TestBootstrapSecurity(t *testing.T) {
 		// The shared token keeps working for any cluster, as in OCM.
 		r = ocm.Run(ctx, "hub", "token", "-o", "json")
 		clitest.ExpectOK(t, r)
-		var shared cli.JoinInfo
+		var shared hubcli.JoinInfo
 		if err := json.Unmarshal([]byte(r.Out), &shared); err != nil || shared.ClusterName != "" {
 			t.Fatalf("hub token -o json: %v (%s)", err, r.Out)
 		}

@@ -26,7 +26,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
@@ -127,7 +127,7 @@ func TestCLI(t *testing.T) {
 		return meta.IsStatusConditionTrue(cm.Status.Conditions, operatorv1.ConditionClusterManagerApplied), nil
 	})
 
-	var join cli.JoinInfo
+	var join hubcli.JoinInfo
 	if err := json.Unmarshal([]byte(must("hub", "token", "--duration", "1h", "-o", "json")), &join); err != nil || join.HubToken == "" {
 		t.Fatalf("hub token -o json: %v (%+v)", err, join)
 	}
@@ -194,7 +194,7 @@ func TestCLI(t *testing.T) {
 
 	// Revoking: the tokens printed so far stop working at once, the next
 	// ones work; c1, registered, is not affected.
-	boundJoin := cli.JoinInfo{}
+	boundJoin := hubcli.JoinInfo{}
 	if err := json.Unmarshal([]byte(must("hub", "token", "--cluster-name", "c2", "-o", "json")), &boundJoin); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cli
+package hub
 
 import (
 	"encoding/json"

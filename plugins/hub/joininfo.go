@@ -1,4 +1,4 @@
-package cli
+package hub
 
 import (
 	"context"
@@ -103,20 +103,20 @@ func NewJoinInfo(ctx context.Context, c client.Client, cfg *rest.Config, duratio
 		return JoinInfo{}, fmt.Errorf("request a token for ServiceAccount %s/%s (is the hub installed? run `kubectl ocm hub init`): %w",
 			identity.BootstrapNamespace, sa, err)
 	}
-	pins, err := HubCAPins(ctx, c, cfg)
+	pins, err := CAPins(ctx, c, cfg)
 	if err != nil {
 		return JoinInfo{}, err
 	}
 	return JoinInfo{HubToken: tr.Status.Token, HubAPIServer: cfg.Host, ExpirationTimestamp: tr.Status.ExpirationTimestamp, ClusterName: cluster, CACertHashes: pins}, nil
 }
 
-// HubCAPins returns the pins of the CAs that verify the certificate the
+// CAPins returns the pins of the CAs that verify the certificate the
 // hub at cfg serves, which `kubectl ocm join --ca-cert-hash` checks the hub
 // against: those of the hub's published CA bundle (ConfigMap
 // kube-public/kube-root-ca.crt, which join reads too) and of the CAs cfg
 // trusts. None, without an error, when none of them verifies it (a public
 // CA, or a kubeconfig that skips verification).
-func HubCAPins(ctx context.Context, c client.Client, cfg *rest.Config) ([]string, error) {
+func CAPins(ctx context.Context, c client.Client, cfg *rest.Config) ([]string, error) {
 	u, err := url.Parse(cfg.Host)
 	if err != nil || u.Scheme != "https" {
 		return nil, nil
