@@ -23,9 +23,6 @@ import (
 // has the cluster check it) and, with --wait, waits until the cluster has
 // joined.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if o.AddHub {
 		return o.runAddHub(ctx)
 	}
@@ -44,39 +41,74 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	localCluster := localClusterName(ctx, spoke, o.agentNamespace())
-	if err := o.checkClusterName(ctx, hub.client, localCluster); err != nil {
+	if err := o.checkSpoke(ctx, hub, spoke); err != nil {
 		return err
 	}
-	if len(o.StandbyHubs) > 0 {
-		checked, err := o.preflightHubs(ctx, o.StandbyHubs, 2, localCluster)
-		if err != nil {
-			return err
-		}
-		if o.standby, err = o.standbyValues(checked, 2); err != nil {
-			return err
-		}
-	}
-	server := o.HubAPIServer
-	if o.ForceInternalEndpointLookup {
-		if server, err = internalEndpoint(ctx, hub.client); err != nil {
-			return err
-		}
-	}
-	objs, managedObjs, err := o.objects(server, hub.ca)
+	objs, managedObjs, err := o.render(ctx, hub)
 	if err != nil {
 		return err
-	}
-	if o.OutputFile != "" {
-		all := apply.Sort(append(slices.Clip(managedObjs), objs...))
-		if err := cli.WriteManifestsFile("--output-file", o.OutputFile, all, cli.PrivateFileMode); err != nil {
-			return err
-		}
 	}
 	if o.DryRun == cli.DryRunClient {
 		o.noteManagedObjects(managedObjs)
 		return o.printObjects(append(managedObjs, objs...))
 	}
+	if err := o.install(ctx, spoke, objs, managedObjs); err != nil {
+		return err
+	}
+	if o.DryRun == cli.DryRunServer {
+		return o.printObjects(append(managedObjs, objs...))
+	}
+	o.printInstalled(hub)
+	if !o.Wait && !o.WaitAccepted {
+		return nil
+	}
+	return o.wait(ctx, spoke, hub.client, cli.NewInspector(spoke, spokeCfg, cli.ImageFlagsFix))
+}
+
+// checkSpoke checks that the cluster of --context may join as --cluster-name
+// (it is not another cluster already), and the standby hubs with that
+// cluster's name, recording their values.
+func (o *Options) checkSpoke(ctx context.Context, hub *hubCheck, spoke client.Client) error {
+	localCluster := localClusterName(ctx, spoke, o.agentNamespace())
+	if err := o.checkClusterName(ctx, hub.client, localCluster); err != nil {
+		return err
+	}
+	if len(o.StandbyHubs) == 0 {
+		return nil
+	}
+	checked, err := o.preflightHubs(ctx, o.StandbyHubs, 2, localCluster)
+	if err != nil {
+		return err
+	}
+	o.standby, err = o.standbyValues(checked, 2)
+	return err
+}
+
+// render returns the objects join writes (objects) for the hub's API
+// server, --force-internal-endpoint-lookup's when asked, and writes them to
+// --output-file when given.
+func (o *Options) render(ctx context.Context, hub *hubCheck) (objs, managedObjs []*unstructured.Unstructured, err error) {
+	server := o.HubAPIServer
+	if o.ForceInternalEndpointLookup {
+		if server, err = internalEndpoint(ctx, hub.client); err != nil {
+			return nil, nil, err
+		}
+	}
+	if objs, managedObjs, err = o.objects(server, hub.ca); err != nil {
+		return nil, nil, err
+	}
+	if o.OutputFile != "" {
+		all := apply.Sort(append(slices.Clip(managedObjs), objs...))
+		if err := cli.WriteManifestsFile("--output-file", o.OutputFile, all, cli.PrivateFileMode); err != nil {
+			return nil, nil, err
+		}
+	}
+	return objs, managedObjs, nil
+}
+
+// install applies the CRDs of hosted mode to the managed cluster and the
+// agent to spoke, as a server dry run with --dry-run=server.
+func (o *Options) install(ctx context.Context, spoke client.Client, objs, managedObjs []*unstructured.Unstructured) error {
 	opts := apply.Options{DryRun: o.DryRun == cli.DryRunServer}
 	if len(managedObjs) > 0 {
 		if err := apply.Apply(ctx, o.managed.client, managedObjs, opts); err != nil {
@@ -89,9 +121,11 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		return fmt.Errorf("install the agent on the managed cluster: %w", err)
 	}
-	if o.DryRun == cli.DryRunServer {
-		return o.printObjects(append(managedObjs, objs...))
-	}
+	return nil
+}
+
+// printInstalled says what was installed and how the hub accepts the cluster.
+func (o *Options) printInstalled(hub *hubCheck) {
 	if o.hosted() {
 		fmt.Fprintf(o.Out, "Installed the Klusterlet operator and the Klusterlet of cluster %s, whose agent runs in namespace %s of the hosting cluster %s; it manages the cluster at %s and joins hub %s as %s.\n",
 			o.ClusterName, o.agentNamespace(), o.contextName, o.managed.server, o.HubAPIServer, hub.user)
@@ -103,10 +137,6 @@ func (o *Options) Run(ctx context.Context) error {
 		fmt.Fprintf(o.Out, "Standby hub %d: %s (Secret %s/%s); the agent registers there when the hubs before it have been lost.\n", i+2, h.APIServer, o.agentNamespace(), o.standby[i].Secret)
 	}
 	fmt.Fprintf(o.Out, "On the hub, accept the cluster with:\n\n    kubectl ocm accept --clusters %s\n\n", o.ClusterName)
-	if !o.Wait && !o.WaitAccepted {
-		return nil
-	}
-	return o.wait(ctx, spoke, hub.client, cli.NewInspector(spoke, spokeCfg, cli.ImageFlagsFix))
 }
 
 // objects renders what join writes for a hub at server with CA ca: on the

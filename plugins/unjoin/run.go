@@ -66,9 +66,6 @@ func (o *Options) target() (*target, error) {
 
 // Run removes the agent and waits until it is gone.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	t, err := o.target()
 	if err != nil {
 		return err
@@ -83,28 +80,18 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	k := &operatorv1.Klusterlet{}
-	err = c.Get(ctx, types.NamespacedName{Name: t.klusterlet}, k)
-	switch {
-	case err == nil && k.Spec.ClusterName != "" && k.Spec.ClusterName != o.ClusterName:
-		return fmt.Errorf("this cluster joined as %s, not %s: pass --cluster-name %s, or check --context", k.Spec.ClusterName, o.ClusterName, k.Spec.ClusterName)
-	case err == nil && o.Mode == ModeDefault && k.Mode().IsHosted():
-		return fmt.Errorf("the Klusterlet %s records mode %s: pass --mode hosted", t.klusterlet, k.Mode())
-	case err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err):
-		return fmt.Errorf("read Klusterlet %s: %w", t.klusterlet, err)
+	k, err := o.klusterlet(ctx, c, t)
+	if err != nil {
+		return err
 	}
 	if cli.IsDryRun(o.DryRun) {
-		var existing *operatorv1.Klusterlet
-		if err == nil {
-			existing = k
-		}
-		return o.dryRun(ctx, c, t, existing)
+		return o.dryRun(ctx, c, t, k)
 	}
 	hubServer := o.hubServer(ctx, c, t.namespace)
 
 	// The Klusterlet operator unjoins a deleted Klusterlet; without a running
 	// operator (an agent installed directly), unjoin removes the agent below.
-	if err == nil {
+	if k != nil {
 		if err := o.deleteKlusterlet(ctx, c, k); err != nil {
 			return err
 		}
@@ -121,6 +108,40 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 
+	if err := o.removeCRDs(ctx, c, managed, t); err != nil {
+		return err
+	}
+	hub := "the hub"
+	if hubServer != "" {
+		hub = "the hub (" + hubServer + ")"
+	}
+	fmt.Fprintf(o.Out, "On %s, ManagedCluster %s and its namespace remain; remove them with:\n\n    kubectl delete managedcluster %s --context <hub>\n\n",
+		hub, o.ClusterName, o.ClusterName)
+	return nil
+}
+
+// klusterlet reads the Klusterlet of t, nil when there is none, and checks
+// that it is the one of --cluster-name and --mode.
+func (o *Options) klusterlet(ctx context.Context, c client.Client, t *target) (*operatorv1.Klusterlet, error) {
+	k := &operatorv1.Klusterlet{}
+	err := c.Get(ctx, types.NamespacedName{Name: t.klusterlet}, k)
+	switch {
+	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read Klusterlet %s: %w", t.klusterlet, err)
+	case k.Spec.ClusterName != "" && k.Spec.ClusterName != o.ClusterName:
+		return nil, fmt.Errorf("this cluster joined as %s, not %s: pass --cluster-name %s, or check --context", k.Spec.ClusterName, o.ClusterName, k.Spec.ClusterName)
+	case o.Mode == ModeDefault && k.Mode().IsHosted():
+		return nil, fmt.Errorf("the Klusterlet %s records mode %s: pass --mode hosted", t.klusterlet, k.Mode())
+	}
+	return k, nil
+}
+
+// removeCRDs removes the CRDs of t that nothing uses any more, on the
+// cluster of --context and, given its client, the managed cluster of hosted
+// mode, and names those it kept.
+func (o *Options) removeCRDs(ctx context.Context, c, managed client.Client, t *target) error {
 	kept, err := o.removeUnusedCRDs(ctx, c, t.crds)
 	if err != nil {
 		return err
@@ -137,12 +158,6 @@ func (o *Options) Run(ctx context.Context) error {
 	if len(kept) > 0 {
 		fmt.Fprintf(o.Out, "Kept CRDs still in use: %s.\n", strings.Join(kept, ", "))
 	}
-	hub := "the hub"
-	if hubServer != "" {
-		hub = "the hub (" + hubServer + ")"
-	}
-	fmt.Fprintf(o.Out, "On %s, ManagedCluster %s and its namespace remain; remove them with:\n\n    kubectl delete managedcluster %s --context <hub>\n\n",
-		hub, o.ClusterName, o.ClusterName)
 	return nil
 }
 
