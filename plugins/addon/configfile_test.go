@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 )
 
@@ -48,7 +50,11 @@ func TestReadConfigFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := ReadConfigFile(path)
-			checkErr(t, err, tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.wantErr)
+			}
 			if tt.wantErr == "" && !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("ReadConfigFile = %+v, want %+v", got, tt.want)
 			}

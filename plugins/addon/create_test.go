@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -130,7 +131,11 @@ func TestCreatePrecheck(t *testing.T) {
 			o.Name, o.Version, o.Overwrite = "hello", tt.version, tt.overwrite
 			tmpl := NewAddOnTemplate("hello", tt.version, nil, false, "", nil)
 			got, previous, err := o.precheck(t.Context(), hub{Client: b.Build()}, tmpl, NewClusterManagementAddOn("hello", tmpl.Name, nil, nil))
-			checkErr(t, err, tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.wantErr)
+			}
 			if tt.wantErr != "" {
 				return
 			}
@@ -155,7 +160,7 @@ func TestCreateDryRunClient(t *testing.T) {
 	}
 	o := NewCreateOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
 	o.Name, o.Filenames, o.DryRun = "hello", []string{path}, cli.DryRunClient
-	checkErr(t, o.Run(t.Context()), "the manifests of add-on hello: "+path+" (document 2): ConfigMap a is also defined in "+path+" (document 1)")
+	assert.ErrorContains(t, o.Run(t.Context()), "the manifests of add-on hello: "+path+" (document 2): ConfigMap a is also defined in "+path+" (document 1)")
 
 	if err := os.WriteFile(path, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -233,7 +238,11 @@ func TestValidateTemplateNamespaces(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkErr(t, ValidateTemplateNamespaces([]cli.Manifest{withNamespace(tt.ns)}), tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, ValidateTemplateNamespaces([]cli.Manifest{withNamespace(tt.ns)}))
+			} else {
+				assert.ErrorContains(t, ValidateTemplateNamespaces([]cli.Manifest{withNamespace(tt.ns)}), tt.wantErr)
+			}
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,7 +32,11 @@ func TestRequireAddons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			checkErr(t, requireAddons(tt.cmas, tt.names...), tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, requireAddons(tt.cmas, tt.names...))
+			} else {
+				assert.ErrorContains(t, requireAddons(tt.cmas, tt.names...), tt.wantErr)
+			}
 		})
 	}
 }
@@ -60,7 +65,11 @@ func TestCheckClusters(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(tt.objs...).Build()
-			checkErr(t, hub{Client: c}.checkClusters(t.Context(), tt.clusters, tt.accepted), tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, hub{Client: c}.checkClusters(t.Context(), tt.clusters, tt.accepted))
+			} else {
+				assert.ErrorContains(t, hub{Client: c}.checkClusters(t.Context(), tt.clusters, tt.accepted), tt.wantErr)
+			}
 		})
 	}
 }

@@ -5,22 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
-
-// checkErr fails t unless err is nil when want is empty, or holds want.
-func checkErr(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Errorf("unexpected error: %v", err)
-	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-		t.Errorf("error = %v, want one containing %q", err, want)
-	}
-}
 
 func TestEnableValidate(t *testing.T) {
 	tests := []struct {
@@ -48,7 +38,11 @@ func TestEnableValidate(t *testing.T) {
 			o := NewEnableOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
 			o.Names, o.Clusters = []string{"helloworld"}, []string{"cluster1", "cluster2"}
 			tt.set(o)
-			checkErr(t, o.Validate(), tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, o.Validate())
+			} else {
+				assert.ErrorContains(t, o.Validate(), tt.wantErr)
+			}
 		})
 	}
 }
@@ -72,7 +66,11 @@ func TestDisableValidate(t *testing.T) {
 			o := NewDisableOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
 			o.Names = []string{"helloworld"}
 			tt.set(o)
-			checkErr(t, o.Validate(), tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, o.Validate())
+			} else {
+				assert.ErrorContains(t, o.Validate(), tt.wantErr)
+			}
 		})
 	}
 }
@@ -99,7 +97,11 @@ func TestGetValidate(t *testing.T) {
 			if err := o.Complete(nil, tt.args); err != nil {
 				t.Fatal(err)
 			}
-			checkErr(t, o.Validate(), tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, o.Validate())
+			} else {
+				assert.ErrorContains(t, o.Validate(), tt.wantErr)
+			}
 		})
 	}
 }
@@ -132,7 +134,11 @@ func TestCreateValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.set(o)
-			checkErr(t, o.Validate(), tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, o.Validate())
+			} else {
+				assert.ErrorContains(t, o.Validate(), tt.wantErr)
+			}
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
@@ -29,9 +31,7 @@ func TestResolveImage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ResolveImage(tt.image, tt.registry)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("ResolveImage(%q, %q) = %q, %v; want error containing %q", tt.image, tt.registry, got, err, tt.wantErr)
-				}
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			if err != nil || got != tt.want {

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // writeFiles writes files (path relative to dir → content) under dir.
@@ -59,9 +62,7 @@ func TestReadManifests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ReadManifests(tt.paths, tt.recursive, strings.NewReader(tt.stdin))
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-				}
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			if err != nil {
@@ -139,9 +140,7 @@ func TestValidateManifests(t *testing.T) {
 				t.Fatalf("no error, want %q", tt.wantErrs)
 			}
 			for _, want := range tt.wantErrs {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error lacks %q:\n%v", want, err)
-				}
+				assert.ErrorContains(t, err, want)
 			}
 		})
 	}

@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/require"
 )
 
 func TestTimeoutFlag(t *testing.T) {
@@ -33,9 +33,7 @@ func TestTimeoutFlag(t *testing.T) {
 			}
 			err := fs.Parse(args)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			if err != nil || d != tt.want {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -75,9 +76,8 @@ func TestValidate(t *testing.T) {
 		if o.selector == nil || o.selector.MatchLabels["env"] != "prod" || len(o.selector.MatchExpressions) != 1 {
 			t.Errorf("selector = %+v, want env=prod and region in (eu)", o.selector)
 		}
-		if err := (&CreateOptions{ClusterSelector: "env in ("}).Complete(nil, []string{"x"}); err == nil || !strings.Contains(err.Error(), "--cluster-selector") {
-			t.Errorf("bad selector: err = %v, want one naming --cluster-selector", err)
-		}
+		err := (&CreateOptions{ClusterSelector: "env in ("}).Complete(nil, []string{"x"})
+		assert.ErrorContains(t, err, "--cluster-selector")
 	})
 }
 

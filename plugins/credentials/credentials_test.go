@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -184,9 +186,7 @@ func TestCredentials(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cred, stderr, err := run(t, kubeconfigWith(t, tt.user), tt.execInfo, tt.inCluster)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
-				}
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			if err != nil {
@@ -292,9 +292,7 @@ func TestServerBinding(t *testing.T) {
 				t.Fatalf("printed %+v, want an error", cred.Status)
 			}
 			for _, want := range tt.wantErr {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q\nlacks %q", err, want)
-				}
+				assert.ErrorContains(t, err, want)
 			}
 		})
 	}

@@ -2,9 +2,9 @@ package hub
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/version"
@@ -49,9 +49,7 @@ func TestCheckAdmissionPolicyAPI(t *testing.T) {
 				t.Fatalf("no error, want %q", tt.wantErr)
 			}
 			for _, w := range tt.wantErr {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
+				assert.ErrorContains(t, err, w)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,8 +55,6 @@ func TestWaitForClusterManagerNamesPodCause(t *testing.T) {
 	}
 	for _, want := range []string{"timed out after 1.2s", "The last Pod-level cause seen of Deployment open-cluster-management/cluster-manager",
 		"ImagePullBackOff for image " + image, "To fix: " + cli.ImageFlagsFix} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error lacks %q: %v", want, err)
-		}
+		assert.ErrorContains(t, err, want)
 	}
 }

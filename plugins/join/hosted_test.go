@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/tools/clientcmd"
@@ -62,9 +63,7 @@ func TestLoadManagedKubeconfig(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data, cfg, err := loadManagedKubeconfig(tt.file)
 			if tt.wantErrContains != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErrContains) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErrContains)
-				}
+				require.ErrorContains(t, err, tt.wantErrContains)
 				if strings.Contains(err.Error(), "\n") {
 					t.Errorf("error spans several lines: %q", err)
 				}

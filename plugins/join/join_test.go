@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -108,9 +109,7 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErrContains) {
-				t.Fatalf("err = %v, want one containing %q", err, tt.wantErrContains)
-			}
+			require.ErrorContains(t, err, tt.wantErrContains)
 			if strings.Count(err.Error(), "\n") != 0 {
 				t.Errorf("error spans several lines: %q", err)
 			}

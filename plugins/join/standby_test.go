@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -66,9 +67,7 @@ func TestStandbyHubFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := parsed(t, append([]string{"--cluster-name", "c1"}, tt.args...)...)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want one containing %q", err, tt.want)
-			}
+			require.ErrorContains(t, err, tt.want)
 		})
 	}
 	if _, err := parsed(t, "--add-hub", "--hub-apiserver", "https://hub2:6443", "--hub-token", "t2", "--ca-cert-hash", testPin, "--hub-connection-timeout-seconds", "180"); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -16,19 +18,6 @@ import (
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
-
-// checkErr fails t unless err matches want ("" means no error).
-func checkErr(t *testing.T, err error, want string) {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Fatalf("unexpected error: %v", err)
-	case want != "" && err == nil:
-		t.Fatalf("no error; want one containing %q", want)
-	case want != "" && !strings.Contains(err.Error(), want):
-		t.Fatalf("error %q lacks %q", err, want)
-	}
-}
 
 func TestParseSelector(t *testing.T) {
 	tests := []struct {
@@ -54,7 +43,11 @@ func TestParseSelector(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParseSelector("--label-selectors", tt.in, tt.claims)
-			checkErr(t, err, tt.wantErr)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tt.wantErr)
+			}
 			if tt.wantErr == "" && !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("ParseSelector(%q) = %+v, want %+v", tt.in, got, tt.want)
 			}
@@ -85,7 +78,11 @@ func TestParsePrioritizer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := ParsePrioritizer(tt.in)
-			checkErr(t, err, tt.wantErr)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tt.wantErr)
+			}
 			if tt.wantErr == "" && !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("ParsePrioritizer(%q) = %+v, want %+v", tt.in, got, tt.want)
 			}
@@ -111,7 +108,11 @@ func TestParseSpread(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := ParseSpread(tt.in)
-			checkErr(t, err, tt.wantErr)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tt.wantErr)
+			}
 			if tt.wantErr == "" && got != tt.want {
 				t.Errorf("ParseSpread(%q) = %+v, want %+v", tt.in, got, tt.want)
 			}
@@ -141,7 +142,11 @@ func TestParseToleration(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := ParseToleration(tt.in)
-			checkErr(t, err, tt.wantErr)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tt.wantErr)
+			}
 			if tt.wantErr == "" && !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("ParseToleration(%q) = %+v, want %+v", tt.in, got, tt.want)
 			}
@@ -225,9 +230,7 @@ func TestCreateFlags(t *testing.T) {
 				t.Fatalf("no error; want one containing %q", tt.wantErr)
 			}
 			for _, w := range tt.wantErr {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error lacks %q: %v", w, err)
-				}
+				assert.ErrorContains(t, err, w)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/assert"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
@@ -41,9 +42,7 @@ func TestGroupCommandsFailOnMistakes(t *testing.T) {
 			}
 			for _, args := range [][]string{{"no-such-verb"}, {"no-such-verb", "--no-such-flag", "x"}} {
 				err := run(t, append(path, args...)...)
-				if err == nil || !strings.Contains(err.Error(), `unknown command "`) {
-					t.Errorf("kubectl ocm %s %s: err = %v, want unknown command", strings.Join(path, " "), strings.Join(args, " "), err)
-				}
+				assert.ErrorContains(t, err, `unknown command "`)
 			}
 		})
 	}
@@ -78,9 +77,7 @@ func TestUnknownCommands(t *testing.T) {
 				t.Fatal("succeeded")
 			}
 			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
+				assert.ErrorContains(t, err, w)
 			}
 		})
 	}

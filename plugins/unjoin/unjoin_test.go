@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -39,9 +40,7 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErrContains) {
-				t.Fatalf("err = %v, want one containing %q", err, tt.wantErrContains)
-			}
+			require.ErrorContains(t, err, tt.wantErrContains)
 		})
 	}
 }

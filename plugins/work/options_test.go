@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -49,7 +50,11 @@ func TestCreateValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := valid()
 			tt.mutate(o)
-			checkErr(t, o.Validate(), tt.wantErr)
+			if tt.wantErr == "" {
+				require.NoError(t, o.Validate())
+			} else {
+				require.ErrorContains(t, o.Validate(), tt.wantErr)
+			}
 		})
 	}
 }
@@ -94,21 +99,13 @@ func TestOtherValidate(t *testing.T) {
 		{"delete bad timeout", del("web", []string{"c"}, 0), "--timeout 0s must be positive"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { checkErr(t, tt.err, tt.wantErr) })
-	}
-}
-
-// checkErr checks that err contains want, or is nil when want is empty.
-func checkErr(t *testing.T, err error, want string) {
-	t.Helper()
-	if want == "" {
-		if err != nil {
-			t.Fatalf("unexpected error: %v", err)
-		}
-		return
-	}
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("err = %v, want one containing %q", err, want)
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.wantErr == "" {
+				require.NoError(t, tt.err)
+			} else {
+				require.ErrorContains(t, tt.err, tt.wantErr)
+			}
+		})
 	}
 }
 
