@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestWait(t *testing.T) {
@@ -58,11 +59,10 @@ func TestWait(t *testing.T) {
 				timeout = 200 * time.Millisecond
 			}
 			err := Wait(context.Background(), &out, timeout, "x", tt.check())
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("unexpected error: %v", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tt.wantErr)
 			}
 			if out.String() != tt.wantOut {
 				t.Errorf("progress = %q, want %q", out.String(), tt.wantOut)

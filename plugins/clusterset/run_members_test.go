@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -147,11 +148,10 @@ func TestSetRun(t *testing.T) {
 			o := tt.o
 			o.IOStreams = streams
 			err := o.run(ctx, c, "https://hub")
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("unexpected error: %v", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tt.wantErr)
 			}
 			if tt.wantOut != nil && out.String() != strings.Join(tt.wantOut, "") {
 				t.Errorf("output =\n%s\nwant\n%s", out, strings.Join(tt.wantOut, ""))
@@ -209,11 +209,10 @@ func TestBindRun(t *testing.T) {
 			o := tt.o
 			o.IOStreams = streams
 			err := o.run(ctx, c, "https://hub")
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("unexpected error: %v", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tt.wantErr)
 			}
 			if out.String() != tt.wantOut {
 				t.Errorf("output =\n%s\nwant\n%s", out, tt.wantOut)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -56,8 +57,10 @@ func TestInitValidate(t *testing.T) {
 			o.Timeout, o.TokenDuration = time.Minute, time.Hour
 			tt.mutate(o)
 			err := o.Validate()
-			if (err != nil) != (tt.wantErr != "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
-				t.Errorf("Validate() = %v, want error containing %q", err, tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.wantErr)
 			}
 		})
 	}
@@ -252,8 +255,10 @@ func TestTokenAndCleanValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.o.Validate()
-			if (err != nil) != (tt.wantErr != "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
-				t.Errorf("Validate() = %v, want error containing %q", err, tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.wantErr)
 			}
 		})
 	}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -249,8 +248,10 @@ func TestDeleteValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := &DeleteOptions{NamedOptions: NamedOptions{Name: "web"}, DryRun: tt.dryRun}
 			err := o.Validate()
-			if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
-				t.Errorf("Validate() = %v, want %q", err, tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.wantErr)
 			}
 		})
 	}

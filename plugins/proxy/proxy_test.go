@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -349,8 +350,10 @@ func TestValidate(t *testing.T) {
 		o := NewKubeconfigOptions(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard())
 		o.Cluster, o.Namespace = tt.cluster, tt.namespace
 		err := o.Validate()
-		if (tt.wantErr == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
-			t.Errorf("Validate(%q, %q) = %v, want %q", tt.cluster, tt.namespace, err, tt.wantErr)
+		if tt.wantErr == "" {
+			assert.NoError(t, err)
+		} else {
+			assert.ErrorContains(t, err, tt.wantErr)
 		}
 	}
 }
