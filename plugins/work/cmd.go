@@ -45,22 +45,15 @@ func newCmdCreate(getter genericclioptions.RESTClientGetter, streams genericioop
 		Use:   "create NAME -f FILE|DIR (--clusters CLUSTER[,CLUSTER...] | --placement NAMESPACE/NAME)",
 		Short: "Create a ManifestWork NAME in each cluster's namespace, or a ManifestWorkReplicaSet following a Placement",
 		Long: fmt.Sprintf(`Create a ManifestWork NAME in the namespace of each managed cluster given with
---clusters, holding the manifests read from -f: files of one or more YAML or
-JSON documents, and directories (-R for their subdirectories). The manifests are
-checked first as the hub does: each has metadata.name and no
-metadata.generateName, no object appears twice, and together they stay within
-%d KiB. Each cluster must exist and be accepted.
+--clusters, holding the manifests read from -f (files of YAML or JSON documents,
+and directories; -R for their subdirectories), at most %d KiB in all. Each
+cluster must exist and be accepted; --overwrite replaces the manifests of
+existing works.
 
-The works are written with server-side apply (field manager kubectl-ocm);
---overwrite replaces the manifests of existing works.
-
-With --placement NAMESPACE/NAME instead of --clusters, the manifests go into one
-ManifestWorkReplicaSet NAME in the placement's namespace: the hub creates a
-ManifestWork in every cluster the placement selects, follows its decisions as
-they change and rolls changes out with --rollout (All, Progressive with
---max-concurrency, or ProgressivePerGroup, one decision group at a time).
-Following a placement is done only this way, so --placement implies
---replicaset (-r), which is accepted for clarity.`, workv1.DefaultManifestsSizeLimit/1024),
+With --placement NAMESPACE/NAME instead, the manifests go into one
+ManifestWorkReplicaSet NAME in the placement's namespace, which the hub rolls
+out to every cluster the placement selects as --rollout says (--placement
+implies --replicaset).`, workv1.DefaultManifestsSizeLimit/1024),
 		Example: cli.Examples(`
 			# Deliver app.yaml to cluster1 and cluster2
 			kubectl ocm work create web -f app.yaml --clusters cluster1,cluster2
@@ -94,7 +87,7 @@ Following a placement is done only this way, so --placement implies
 	f.StringSliceVarP(&o.Clusters, "clusters", "c", nil, "The managed clusters that get the work, comma separated.")
 	f.BoolVar(&o.Overwrite, "overwrite", false, "Replace the manifests of a ManifestWork NAME that already exists.")
 	f.StringVar(&o.UpdateStrategy, "update-strategy", "", "How the agent updates every manifest: Update (default), CreateOnly, ServerSideApply or ReadOnly.")
-	f.StringVar(&o.TakeOver, "take-over", "", "Whether the agent takes over an object that exists on the cluster and that the work did not create: Always (the default, as OCM), IfNoDiff (only when it already holds what the manifest sets) or Never. Sets annotation "+workv1.TakeOverAnnotation+".")
+	f.StringVar(&o.TakeOver, "take-over", "", "Whether the agent takes over an object the work did not create: Always (default), IfNoDiff (when it already matches) or Never. Sets annotation "+workv1.TakeOverAnnotation+".")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	o.Rollout.addFlags(cmd)
 	_ = cmd.MarkFlagRequired("filename")

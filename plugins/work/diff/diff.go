@@ -63,17 +63,11 @@ func NewCmdDiff(getter genericclioptions.RESTClientGetter, streams genericioopti
 		Short: "Show, per cluster, what new manifests for a work would change, without changing anything",
 		Long: `Show what replacing the manifests of ManifestWork NAME (or of
 ManifestWorkReplicaSet NAME, with --replicaset) with those read from -f would
-change on each cluster, without changing anything.
-
-The hub cannot reach the clusters, so each cluster's work agent computes it: the
-command writes, next to the work on each cluster, a ManifestWork in ReportDiff
-mode (annotation ` + workv1.ApplyModeAnnotation + `) holding the new manifests
-with the work's manifest configs, executor and, for a ManifestWorkReplicaSet,
-the cluster's overrides. The agent applies each manifest with its update
-strategy as a server-side dry run against the live object and reports the
-difference; the command waits for every report, prints them as unified diffs,
-one per group of clusters that agree, and deletes those works. Manifests the
-new set leaves out are listed as deleted (unless the work orphans them).
+change on each cluster, without changing anything: each cluster's work agent
+computes it from a temporary ManifestWork in ReportDiff mode (annotation
+` + workv1.ApplyModeAnnotation + `), and the command prints the reports as
+unified diffs, one per group of clusters that agree. Manifests the new set
+leaves out are listed as deleted, unless the work orphans them.
 
 The exit status is 0 when nothing would change, 1 when something would, and
 another failure otherwise, as kubectl diff's.`,
