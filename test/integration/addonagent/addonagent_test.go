@@ -1,10 +1,7 @@
 package addonagent
 
 import (
-	"context"
 	"testing"
-
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // TestAddonAgent runs the add-on agent and the hub's add-on approver on one
@@ -12,9 +9,7 @@ import (
 // working credential and back, forged requests, and a template add-on's
 // custom signer with its deleted credentials coming back.
 func TestAddonAgent(t *testing.T) {
-	framework.SkipIfShort(t)
-	ctx := context.Background()
-	s := setup(ctx, t)
+	ctx, s := setup(t)
 	t.Run("lease health", func(t *testing.T) { s.testLease(ctx, t) })
 	t.Run("registration", func(t *testing.T) { s.testRegistration(ctx, t) })
 	t.Run("forged requests", func(t *testing.T) { s.testForgedRequests(ctx, t) })

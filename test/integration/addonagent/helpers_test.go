@@ -42,12 +42,11 @@ type suite struct {
 // install, runs the registration and add-on hub controllers, accepts
 // cluster1 and cluster2 on the hub, writes cluster1's hub credential Secret
 // and starts the add-on agent until the test ends.
-func setup(ctx context.Context, t *testing.T) *suite {
+func setup(t *testing.T) (context.Context, *suite) {
 	t.Helper()
-	env := framework.StartForTest(t, "hub", clusterName)
+	ctx, env := hubtest.Start(t, 10*time.Minute, clusterName)
 	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName)}
 	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
-	hubtest.Install(ctx, t, s.hubC)
 	hubtest.RunControllers(t, s.hub, 2,
 		func(mgr ctrl.Manager) error { return registrationhub.SetupWithManager(mgr, registrationhub.Options{}) },
 		func(mgr ctrl.Manager) error {
@@ -56,7 +55,7 @@ func setup(ctx context.Context, t *testing.T) *suite {
 	hubtest.AcceptClusters(ctx, t, s.hubC, clusterName, otherName)
 	agenttest.Join(ctx, t, s.hub, s.spoke, config.AgentValues{ClusterName: clusterName}, agentID)
 	agenttest.StartAddonAgent(t, s.spoke, addonagent.Options{})
-	return s
+	return ctx, s
 }
 
 // agentClient returns a hub client of cluster's agent.

@@ -10,16 +10,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
 
 // TestAddonCLI runs the add-on command tests against one hub, in order: the
 // add-ons create makes are enabled, inspected and disabled by the later ones.
 func TestAddonCLI(t *testing.T) {
-	framework.SkipIfShort(t)
-	ctx := context.Background()
-	k, c := setup(ctx, t)
+	ctx, k, c := setup(t)
 	t.Run("create", func(t *testing.T) { testCreate(ctx, t, k, c) })
 	t.Run("enable", func(t *testing.T) { testEnable(ctx, t, k, c) })
 	t.Run("list and get", func(t *testing.T) { testInspect(ctx, t, k, c) })

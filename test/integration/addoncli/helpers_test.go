@@ -21,7 +21,6 @@ import (
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
@@ -33,17 +32,16 @@ const pollTimeout = 30 * time.Second
 // setup starts a hub, installs the hub objects and creates the accepted
 // ManagedClusters cluster1 and cluster2 with their namespaces, and the not
 // accepted pending without one.
-func setup(ctx context.Context, t *testing.T) (clitest.CLI, client.Client) {
+func setup(t *testing.T) (context.Context, clitest.CLI, client.Client) {
 	t.Helper()
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 10*time.Minute)
 	c := env.Cluster("hub").Client()
-	hubtest.Install(ctx, t, c)
 	for _, name := range []string{"cluster1", "cluster2"} {
 		kit.MustCreate(ctx, t, c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})
 		kit.MustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	}
 	kit.MustCreate(ctx, t, c, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "pending"}})
-	return clitest.CLI{Kubeconfig: env.Kubeconfig()}, c
+	return ctx, clitest.CLI{Kubeconfig: env.Kubeconfig()}, c
 }
 
 // writeFiles writes files (path relative to a new directory: content) and

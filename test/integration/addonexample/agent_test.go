@@ -48,17 +48,13 @@ type fleet struct {
 // TestAgent enables the example on cluster1 by hand, as the add-on manager
 // and the managed cluster's agents would, and checks what the agent does.
 func TestAgent(t *testing.T) {
-	framework.SkipIfShort(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	env := framework.StartForTest(t, "hub", "cluster1")
+	ctx, env := hubtest.Start(t, 5*time.Minute, "cluster1")
 	f := &fleet{hub: env.Cluster("hub"), spoke: env.Cluster("cluster1")}
 	f.hubC, f.spokeC = f.hub.Client(), f.spoke.Client()
 	f.runner = runner.StartForTest(t, map[string]string{"helloworld-addon": framework.BuildForTest(t, "./examples/addons/helloworld/agent", "helloworld-addon")}, f.spoke)
 
 	// The hub: what `hub init` installs, the example as its README applies
 	// it, and the namespaces of two clusters.
-	hubtest.Install(ctx, t, f.hubC)
 	require.NoError(t, apply.Apply(ctx, f.hubC, loadExample(t).objects, apply.Options{}))
 	for _, ns := range []string{"cluster1", "cluster2"} {
 		require.NoError(t, f.hubC.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))

@@ -59,13 +59,9 @@ type suite struct {
 // namespace unless `hub init` did.
 func setup(t *testing.T) *suite {
 	t.Helper()
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 15*time.Minute)
 	hub := env.Cluster("hub")
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	t.Cleanup(cancel)
 	s := &suite{ctx: ctx, admin: hub.Client(), hub: hub}
-	hubtest.Install(ctx, t, s.admin)
 	t.Cleanup(func() {
 		if t.Failed() {
 			s.dump(t)

@@ -1,13 +1,13 @@
 package completion
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -33,10 +33,8 @@ func TestCompletion(t *testing.T) {
 		t.Fatalf("kubectl not found: %v; run 'make kube-bins'", err)
 	}
 
-	ctx := context.Background()
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 10*time.Minute)
 	c := env.Cluster("hub").Client()
-	hubtest.Install(ctx, t, c)
 	for _, name := range []string{"edge1", "edge2"} {
 		if err := c.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
 			t.Fatalf("create ManagedCluster %s: %v", name, err)

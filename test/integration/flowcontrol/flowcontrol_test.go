@@ -26,13 +26,9 @@ const priorityLevelHeader = "X-Kubernetes-PF-PriorityLevel-UID"
 // leader-election level, everything else in its own ocm-hub-controller
 // level; and another identity's lease requests stay out of both.
 func TestHubControllerPriorityLevels(t *testing.T) {
-	framework.SkipIfShort(t)
-	env := framework.StartForTestWith(t, framework.Options{Clusters: []string{"hub"}, PriorityAndFairness: []string{"hub"}})
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
+	ctx, env := hubtest.StartWith(t, 3*time.Minute, framework.Options{PriorityAndFairness: []string{"hub"}})
 	hub := env.Cluster("hub")
 	admin := hub.Client()
-	hubtest.Install(ctx, t, admin)
 
 	uid := func(name string) string {
 		pl := &flowcontrolv1.PriorityLevelConfiguration{}

@@ -15,7 +15,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
@@ -34,13 +33,9 @@ var (
 // what another writer added between its read and its patch, and returns a
 // conflict, to be requeued, when the other writer changed what it holds.
 func TestPatchHelper(t *testing.T) {
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 5*time.Minute)
 	hub := env.Cluster("hub")
 	admin := hub.Client()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	hubtest.Install(ctx, t, admin)
 	cfg, err := hub.ConfigForServiceAccount(ctx, config.HubNamespace, "ocm-hub-controller", time.Hour)
 	if err != nil {
 		t.Fatalf("hub controller credentials: %v", err)

@@ -45,12 +45,9 @@ type suite struct {
 // ServiceAccount, with the hub's cache restrictions.
 func setup(t *testing.T) (*suite, context.Context) {
 	t.Helper()
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 10*time.Minute)
 	cluster := env.Cluster("hub")
 	s := &suite{admin: cluster.Client()}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	t.Cleanup(cancel)
-	hubtest.Install(ctx, t, s.admin)
 	hubtest.RunControllers(t, cluster, 1, placement.SetupWithManager)
 	return s, ctx
 }

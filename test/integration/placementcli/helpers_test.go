@@ -27,11 +27,10 @@ const pollTimeout = 30 * time.Second
 //	c3  env=prod, tainted gpu=true:NoSelect
 //	c4  env=dev
 //	c5  env=prod (left out of set prod)
-func setup(ctx context.Context, t *testing.T) (*framework.Environment, client.Client) {
+func setup(t *testing.T) (context.Context, *framework.Environment, client.Client) {
 	t.Helper()
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 10*time.Minute)
 	c := env.Cluster("hub").Client()
-	hubtest.Install(ctx, t, c)
 	kit.MustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps"}})
 	for name, labels := range map[string]map[string]string{
 		"c1": {"env": "prod", "region": "eu"}, "c2": {"env": "prod", "region": "us"}, "c3": {"env": "prod"},
@@ -43,7 +42,7 @@ func setup(ctx context.Context, t *testing.T) (*framework.Environment, client.Cl
 		}
 		kit.MustCreate(ctx, t, c, mc)
 	}
-	return env, c
+	return ctx, env, c
 }
 
 // poll calls cond until it returns true, failing t after pollTimeout with

@@ -1,10 +1,8 @@
 package placementcli
 
 import (
-	"context"
 	"testing"
 
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
 
@@ -12,9 +10,7 @@ import (
 // against one hub, in order: the placements use the sets the clusterset tests
 // bind, and the works use the placements.
 func TestPlacementCLI(t *testing.T) {
-	framework.SkipIfShort(t)
-	ctx := context.Background()
-	env, c := setup(ctx, t)
+	ctx, env, c := setup(t)
 	k := clitest.CLI{Kubeconfig: env.Kubeconfig()}
 	t.Run("clusterset", func(t *testing.T) { testClusterSet(ctx, t, k, c) })
 	t.Run("clusterset namespaces", func(t *testing.T) { testClusterSetNamespaces(ctx, t, k, c) })

@@ -47,12 +47,9 @@ type suite struct {
 // ManifestWorkReplicaSet controller as the hub controller's ServiceAccount.
 func setup(t *testing.T) *suite {
 	t.Helper()
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 15*time.Minute)
 	hubCluster := env.Cluster("hub")
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	t.Cleanup(cancel)
 	s := &suite{ctx: ctx, admin: hubCluster.Client(), hub: hubCluster, ocm: clitest.CLI{Kubeconfig: env.Kubeconfig()}}
-	hubtest.Install(ctx, t, s.admin)
 	hubtest.RunControllers(t, hubCluster, 2, replicaset.SetupWithManager, workttl.SetupWithManager)
 	return s
 }

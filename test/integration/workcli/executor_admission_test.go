@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -40,9 +39,7 @@ func executorWork(name, sa string) string {
 // changing a ManifestWork's executor needs execute-as on manifestworks named
 // after the executor, and works without one are unaffected.
 func TestExecutorAdmission(t *testing.T) {
-	framework.SkipIfShort(t)
-	ctx := context.Background()
-	env, admin := setup(ctx, t)
+	ctx, env, admin := setup(t)
 	hub := env.Cluster("hub")
 
 	// The user may write ManifestWorks in cluster1, as a hub user would.

@@ -26,11 +26,10 @@ const pollTimeout = 30 * time.Second
 // setup starts a hub, installs the hub objects and creates the accepted
 // ManagedCluster cluster1 with its namespace, and the not accepted cluster2
 // without one.
-func setup(ctx context.Context, t *testing.T) (*framework.Environment, client.Client) {
+func setup(t *testing.T) (context.Context, *framework.Environment, client.Client) {
 	t.Helper()
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 10*time.Minute)
 	c := env.Cluster("hub").Client()
-	hubtest.Install(ctx, t, c)
 	for _, mc := range []*clusterv1.ManagedCluster{
 		{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}},
@@ -38,7 +37,7 @@ func setup(ctx context.Context, t *testing.T) (*framework.Environment, client.Cl
 		kit.MustCreate(ctx, t, c, mc)
 	}
 	kit.MustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}})
-	return env, c
+	return ctx, env, c
 }
 
 // mustDecode decodes one YAML object.

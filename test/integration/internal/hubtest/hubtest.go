@@ -39,8 +39,17 @@ import (
 // after timeout or with t.
 func Start(t *testing.T, timeout time.Duration, clusters ...string) (context.Context, *framework.Environment) {
 	t.Helper()
+	return StartWith(t, timeout, framework.Options{Clusters: clusters})
+}
+
+// StartWith is Start with the settings of opts (API Priority and Fairness,
+// no client certificate signing, ...): opts.Clusters names the managed
+// clusters, started after the hub "hub", which the other fields may name.
+func StartWith(t *testing.T, timeout time.Duration, opts framework.Options) (context.Context, *framework.Environment) {
+	t.Helper()
 	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, append([]string{"hub"}, clusters...)...)
+	opts.Clusters = append([]string{"hub"}, opts.Clusters...)
+	env := framework.StartForTestWith(t, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
 	Install(ctx, t, env.Cluster("hub").Client())

@@ -35,6 +35,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // TestAgentTokenDriver checks the hub's half of the token registration
@@ -45,13 +46,9 @@ import (
 // cluster; it refreshes itself through the TokenRequest API; and denying
 // the cluster revokes it.
 func TestAgentTokenDriver(t *testing.T) {
-	framework.SkipIfShort(t)
-	env := framework.StartForTestWith(t, framework.Options{Clusters: []string{"hub"}, NoClientSigning: []string{"hub"}})
+	ctx, env := hubtest.StartWith(t, 5*time.Minute, framework.Options{NoClientSigning: []string{"hub"}})
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	installHub(ctx, t, admin)
 	startController(t, hubCluster, hub.Options{})
 	bootCfg, err := hubCluster.ConfigForServiceAccount(ctx, identity.BootstrapNamespace, identity.BootstrapServiceAccount, time.Hour)
 	boot := clientFor(t, bootCfg, err)

@@ -26,6 +26,7 @@ import (
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // csrSpec describes a certificate request to file: agent1 of cluster, unless
@@ -120,13 +121,9 @@ func waitIssued(ctx context.Context, t *testing.T, c client.Client, name string)
 // bootstrap token (`kubectl ocm hub token --cluster-name`) can register its
 // own cluster only while the shared token keeps working.
 func TestBootstrapSecurity(t *testing.T) {
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 10*time.Minute)
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	installHub(ctx, t, admin)
 	stop := startController(t, hubCluster, hub.Options{LeaseGraceRatio: 1.5})
 	defer stop()
 	ocm := clitest.CLI{Kubeconfig: env.Kubeconfig()}

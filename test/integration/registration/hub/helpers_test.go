@@ -38,12 +38,6 @@ const (
 	managedClustersGroup = "system:open-cluster-management:managed-clusters"
 )
 
-// installHub applies everything `hub init` installs, as the admin.
-func installHub(ctx context.Context, t *testing.T, c client.Client) {
-	t.Helper()
-	hubtest.Install(ctx, t, c)
-}
-
 // startController runs the hub controllers in-process as the shipped
 // ServiceAccount and returns a function that stops them and waits.
 func startController(t *testing.T, cluster *framework.Cluster, opts hub.Options) (stop func()) {

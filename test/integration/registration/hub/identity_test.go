@@ -50,13 +50,9 @@ import (
 // authenticator without a groups prefix emits; L8) gets nothing either.
 // Each of cluster1's bindings names one subject, its certificate group.
 func TestNamespaceEditorIsNoAgent(t *testing.T) {
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 5*time.Minute)
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	installHub(ctx, t, admin)
 	hubtest.RunControllers(t, hubCluster, 2,
 		func(mgr ctrl.Manager) error { return hub.SetupWithManager(mgr, hub.Options{}) },
 		func(mgr ctrl.Manager) error {

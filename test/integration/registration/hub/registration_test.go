@@ -18,20 +18,16 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // TestHubRegistration runs the hub controller as its ServiceAccount on a
 // real hub and checks accept, deny, isolation between clusters, CSR
 // approval, admission, lease health, cluster sets, deletion and restarts.
 func TestHubRegistration(t *testing.T) {
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub")
+	ctx, env := hubtest.Start(t, 10*time.Minute)
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	installHub(ctx, t, admin)
 	stop := startController(t, hubCluster, hub.Options{})
 	// restart replaces the controller by a new one that lives as long as t.
 	restart := func() {
