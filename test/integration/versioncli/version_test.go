@@ -15,8 +15,8 @@ import (
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/version"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // The versions of the test: the components run a release the plugin is
@@ -31,12 +31,8 @@ const (
 // versions with `kubectl ocm version`; then the hub admin writes the status
 // of two more clusters as agents of unsupported versions would.
 func TestVersion(t *testing.T) {
-	framework.SkipIfShort(t)
-	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller", pkgversion.StampFlags(componentVersion)...)
-	env := framework.StartForTest(t, "hub", "cluster1")
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	hub, spoke := env.Cluster("hub"), env.Cluster("cluster1")
+	ctx, env, _ := hubtest.StartRunner(t, 8*time.Minute, framework.Options{Clusters: []string{"cluster1"}}, pkgversion.StampFlags(componentVersion)...)
+	hub := env.Cluster("hub")
 	admin := hub.Client()
 	onHub, onCluster1 := clitest.CLI{Kubeconfig: env.Kubeconfig()}, clitest.CLI{Kubeconfig: env.Kubeconfig(), Context: "cluster1"}
 	stampPlugin(t, pluginVersion)
@@ -49,7 +45,6 @@ func TestVersion(t *testing.T) {
 		}
 	})
 
-	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
 	clitest.ExpectOK(t, onHub.Run(ctx, "hub", "init", "--wait", "--timeout", "2m"))
 	var join hubcli.JoinInfo
 	r := onHub.Run(ctx, "hub", "token", "--cluster-name", "cluster1", "-o", "json")

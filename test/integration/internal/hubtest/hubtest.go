@@ -31,6 +31,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
 // Start starts, unless the tests run with -short, a hub named "hub" and
@@ -48,11 +49,34 @@ func Start(t *testing.T, timeout time.Duration, clusters ...string) (context.Con
 func StartWith(t *testing.T, timeout time.Duration, opts framework.Options) (context.Context, *framework.Environment) {
 	t.Helper()
 	framework.SkipIfShort(t)
+	ctx, env := start(t, timeout, opts)
+	Install(ctx, t, env.Cluster("hub").Client())
+	return ctx, env
+}
+
+// StartRunner is for the tests of the shipped binary and of `hub init`: it
+// starts, unless the tests run with -short, the hub "hub" and the managed
+// clusters of opts.Clusters (as StartWith, but it installs nothing), runs
+// the component runner on every cluster with ocm-controller built from the
+// tree with buildFlags, and returns a context that ends after timeout or
+// with t, the environment and the runner.
+func StartRunner(t *testing.T, timeout time.Duration, opts framework.Options, buildFlags ...string) (context.Context, *framework.Environment, *runner.Runner) {
+	t.Helper()
+	framework.SkipIfShort(t)
+	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", config.ControllerImageName, buildFlags...)
+	ctx, env := start(t, timeout, opts)
+	r := runner.StartForTest(t, map[string]string{config.ControllerImageName: bin}, env.Clusters()...)
+	return ctx, env, r
+}
+
+// start starts the hub "hub" and the clusters of opts for t and returns a
+// context that ends after timeout or with t.
+func start(t *testing.T, timeout time.Duration, opts framework.Options) (context.Context, *framework.Environment) {
+	t.Helper()
 	opts.Clusters = append([]string{"hub"}, opts.Clusters...)
 	env := framework.StartForTestWith(t, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	t.Cleanup(cancel)
-	Install(ctx, t, env.Cluster("hub").Client())
 	return ctx, env
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // wait bounds every wait of the suite: a rollout restarts one process.
@@ -38,14 +39,9 @@ type suite struct {
 // ClusterManager.
 func newSuite(t *testing.T) *suite {
 	t.Helper()
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub")
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	t.Cleanup(cancel)
-	s := &suite{ctx: ctx, hub: env.Cluster("hub")}
+	ctx, env, ocmRunner := hubtest.StartRunner(t, 15*time.Minute, framework.Options{})
+	s := &suite{ctx: ctx, hub: env.Cluster("hub"), runner: ocmRunner}
 	s.admin = s.hub.Client()
-	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
-	s.runner = runner.StartForTest(t, map[string]string{config.ControllerImageName: bin}, s.hub)
 	port, err := framework.FreePort()
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 const (
@@ -54,14 +55,9 @@ type suite struct {
 // edit of the Klusterlet in its own subtest, an agent that stops, and the
 // deletion, which unjoins.
 func TestKlusterletOperator(t *testing.T) {
-	framework.SkipIfShort(t)
-	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
-	env := framework.StartForTest(t, "hub", clusterName)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
+	ctx, env, ocmRunner := hubtest.StartRunner(t, 15*time.Minute, framework.Options{Clusters: []string{clusterName}})
 	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
-	s := &suite{ctx: ctx, hub: hub.Client(), spoke: spoke.Client(), onHub: clitest.CLI{Kubeconfig: env.Kubeconfig()}}
-	s.runner = runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
+	s := &suite{ctx: ctx, hub: hub.Client(), spoke: spoke.Client(), onHub: clitest.CLI{Kubeconfig: env.Kubeconfig()}, runner: ocmRunner}
 	clitest.ExpectOK(t, s.onHub.Run(ctx, "hub", "init", "--wait", "--timeout", "2m"))
 	r := s.onHub.Run(ctx, "hub", "token", "-o", "json")
 	clitest.ExpectOK(t, r)

@@ -31,6 +31,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // suite is the shared state of the ordered subtests.
@@ -45,14 +46,9 @@ type suite struct {
 // restart while its request is pending, acceptance, lease and status,
 // recovery from a lost or corrupted credential, and certificate rotation.
 func TestAgentRegistration(t *testing.T) {
-	framework.SkipIfShort(t)
-	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
-	env := framework.StartForTest(t, "hub", clusterName)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName)}
+	ctx, env, ocmRunner := hubtest.StartRunner(t, 10*time.Minute, framework.Options{Clusters: []string{clusterName}})
+	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName), runner: ocmRunner}
 	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
-	s.runner = runner.StartForTest(t, map[string]string{"ocm-controller": bin}, s.hub, s.spoke)
 	t.Cleanup(func() {
 		if t.Failed() {
 			dumpCSRs(t, s.hub)

@@ -32,7 +32,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // TestHubTrustIgnoresNamespaceEditors shows that an agent's trust in its hub
@@ -45,18 +45,13 @@ import (
 // the administrator's CA, and no version of its hub or bootstrap kubeconfig
 // Secret since before the editor's write ever trusted the editor's CA.
 func TestHubTrustIgnoresNamespaceEditors(t *testing.T) {
-	framework.SkipIfShort(t)
-	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
-	env := framework.StartForTest(t, "hub", clusterName)
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+	ctx, env, _ := hubtest.StartRunner(t, 6*time.Minute, framework.Options{Clusters: []string{clusterName}})
 	hubC, spoke := env.Cluster("hub"), env.Cluster(clusterName)
 	hubCA := hubC.CAData()
 	hubCAFile := filepath.Join(t.TempDir(), "hub-ca.crt")
 	if err := os.WriteFile(hubCAFile, hubCA, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hubC, spoke)
 	hubObjs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
 		t.Fatal(err)

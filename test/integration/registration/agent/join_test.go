@@ -27,20 +27,15 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // TestJoinAndUnjoin runs `kubectl ocm join` against a real hub: failed
 // preflight checks install nothing; a good join with --wait reports progress
 // until the hub admin accepts the cluster; unjoin leaves nothing behind.
 func TestJoinAndUnjoin(t *testing.T) {
-	framework.SkipIfShort(t)
-	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
-	env := framework.StartForTest(t, "hub", clusterName)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx, env, _ := hubtest.StartRunner(t, 5*time.Minute, framework.Options{Clusters: []string{clusterName}})
 	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
-	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
 	hubObjs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
 		t.Fatal(err)

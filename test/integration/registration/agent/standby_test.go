@@ -30,7 +30,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // standbyApp is the namespace of the workload both hubs deliver.
@@ -47,13 +47,8 @@ const standbyApp = "standby-app"
 // standby as current. The time from the primary's death to the cluster
 // Available on the standby, and to the work applied there, is logged.
 func TestStandbyHub(t *testing.T) {
-	framework.SkipIfShort(t)
-	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
-	env := framework.StartForTest(t, "hub", "hub2", clusterName)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
+	ctx, env, _ := hubtest.StartRunner(t, 10*time.Minute, framework.Options{Clusters: []string{"hub2", clusterName}})
 	primary, standby, spoke := env.Cluster("hub"), env.Cluster("hub2"), env.Cluster(clusterName)
-	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, primary, standby, spoke)
 	hubObjs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // TestTokenRegistration joins a cluster with `join --registration-auth
@@ -36,13 +36,8 @@ import (
 // it) makes the agent register again, which a new accept answers; and that
 // unjoin deletes the ServiceAccount.
 func TestTokenRegistration(t *testing.T) {
-	framework.SkipIfShort(t)
-	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
-	env := framework.StartForTestWith(t, framework.Options{Clusters: []string{"hub", clusterName}, NoClientSigning: []string{"hub"}})
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+	ctx, env, _ := hubtest.StartRunner(t, 6*time.Minute, framework.Options{Clusters: []string{clusterName}, NoClientSigning: []string{"hub"}})
 	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
-	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hub, spoke)
 	hubObjs, err := config.HubObjects(config.HubValues{})
 	if err != nil {
 		t.Fatal(err)

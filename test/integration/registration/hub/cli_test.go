@@ -29,7 +29,7 @@ import (
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // TestCLI drives the hub verbs through the cobra commands against a real hub
@@ -38,13 +38,9 @@ import (
 // agent's registration with the printed token, accept, get clusters, status
 // and clean.
 func TestCLI(t *testing.T) {
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub")
+	ctx, env, _ := hubtest.StartRunner(t, 10*time.Minute, framework.Options{})
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	runner.StartForTest(t, map[string]string{"ocm-controller": framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")}, hubCluster)
 	kubectl := func(args ...string) (string, string, error) {
 		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 		cmd := root.NewCmdRoot(streams)
