@@ -14,6 +14,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -42,7 +43,7 @@ func (s *suite) testForgedRequests(ctx context.Context, t *testing.T) {
 	}
 
 	s.createAddon(ctx, t, clusterName, "target", reg(clusterName, "target"))
-	eventually(ctx, t, "the add-on agent's request for add-on target approved", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the add-on agent's request for add-on target approved", func(ctx context.Context) (bool, error) {
 		for _, csr := range s.addonCSRs(ctx, t, "target") {
 			req, err := certs.ParseCSR(csr.Spec.Request)
 			if err != nil {

@@ -83,7 +83,7 @@ func (s *suite) createAddon(ctx context.Context, t *testing.T, cluster, name str
 // setStatus changes the status of a ManagedClusterAddOn as the admin.
 func (s *suite) setStatus(ctx context.Context, t *testing.T, cluster, name string, edit func(*addonv1alpha1.ManagedClusterAddOnStatus)) {
 	t.Helper()
-	eventually(ctx, t, "status of ManagedClusterAddOn "+name+" written", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "status of ManagedClusterAddOn "+name+" written", func(ctx context.Context) (bool, error) {
 		mca := &addonv1alpha1.ManagedClusterAddOn{}
 		if err := s.hubC.Get(ctx, types.NamespacedName{Namespace: cluster, Name: name}, mca); err != nil {
 			return false, err
@@ -98,7 +98,7 @@ func (s *suite) setStatus(ctx context.Context, t *testing.T, cluster, name strin
 func (s *suite) waitCondition(ctx context.Context, t *testing.T, name, typ string, status metav1.ConditionStatus, reason string) *metav1.Condition {
 	t.Helper()
 	var c *metav1.Condition
-	eventually(ctx, t, "ManagedClusterAddOn "+name+" "+typ+"="+string(status)+" ("+reason+")", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "ManagedClusterAddOn "+name+" "+typ+"="+string(status)+" ("+reason+")", func(ctx context.Context) (bool, error) {
 		mca := &addonv1alpha1.ManagedClusterAddOn{}
 		if err := s.hubC.Get(ctx, types.NamespacedName{Namespace: clusterName, Name: name}, mca); err != nil {
 			return false, err
@@ -107,11 +107,4 @@ func (s *suite) waitCondition(ctx context.Context, t *testing.T, name, typ strin
 		return c != nil && c.Status == status && c.Reason == reason, nil
 	})
 	return c
-}
-
-// eventually polls cond until it holds, failing t with what after
-// pollTimeout.
-func eventually(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	framework.Eventually(ctx, t, pollTimeout, what, cond)
 }

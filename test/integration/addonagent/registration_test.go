@@ -21,6 +21,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
@@ -91,7 +92,7 @@ func (s *suite) testRegistration(ctx context.Context, t *testing.T) {
 func (s *suite) waitSecret(ctx context.Context, t *testing.T) *corev1.Secret {
 	t.Helper()
 	secret := &corev1.Secret{}
-	eventually(ctx, t, "Secret helloworld-hub-kubeconfig", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "Secret helloworld-hub-kubeconfig", func(ctx context.Context) (bool, error) {
 		return true, s.spokeC.Get(ctx, types.NamespacedName{Namespace: addonNS, Name: "helloworld-hub-kubeconfig"}, secret)
 	})
 	return secret
@@ -100,7 +101,7 @@ func (s *suite) waitSecret(ctx context.Context, t *testing.T) *corev1.Secret {
 // waitSecretGone waits until the add-on's hub credential Secret is deleted.
 func (s *suite) waitSecretGone(ctx context.Context, t *testing.T) {
 	t.Helper()
-	eventually(ctx, t, "Secret helloworld-hub-kubeconfig deleted", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "Secret helloworld-hub-kubeconfig deleted", func(ctx context.Context) (bool, error) {
 		err := s.spokeC.Get(ctx, types.NamespacedName{Namespace: addonNS, Name: "helloworld-hub-kubeconfig"}, &corev1.Secret{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})

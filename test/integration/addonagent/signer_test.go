@@ -24,6 +24,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -170,7 +171,7 @@ func (s *suite) approveAsAdmin(ctx context.Context, t *testing.T, name string) {
 func (s *suite) waitAddonSecret(ctx context.Context, t *testing.T, name string, old types.UID) *corev1.Secret {
 	t.Helper()
 	secret := &corev1.Secret{}
-	eventually(ctx, t, "Secret "+name+" written", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "Secret "+name+" written", func(ctx context.Context) (bool, error) {
 		err := s.spokeC.Get(ctx, types.NamespacedName{Namespace: addonv1alpha1.DefaultAddonInstallNamespace, Name: name}, secret)
 		if apierrors.IsNotFound(err) {
 			return false, nil

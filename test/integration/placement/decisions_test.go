@@ -16,6 +16,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -32,7 +33,7 @@ type pageShape struct {
 func (s *suite) waitPages(ctx context.Context, t *testing.T, ns, name string, want ...pageShape) []clusterv1beta1.PlacementDecision {
 	t.Helper()
 	var items []clusterv1beta1.PlacementDecision
-	poll(ctx, t, fmt.Sprintf("placement %s/%s has PlacementDecisions %v", ns, name, want), func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("placement %s/%s has PlacementDecisions %v", ns, name, want), func(ctx context.Context) (bool, error) {
 		var err error
 		if items, err = s.decisions(ctx, ns, name); err != nil {
 			return false, err
@@ -78,7 +79,7 @@ func testPaging(ctx context.Context, t *testing.T, s *suite) {
 	// The first decisions score Steady 0; the run that follows them scores
 	// every decided cluster Steady 100 and rewrites every page once. Only
 	// then are the decisions settled: Balance 100 + Steady 100.
-	poll(ctx, t, "the decisions to settle at score 200", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the decisions to settle at score 200", func(ctx context.Context) (bool, error) {
 		var err error
 		if items, err = s.decisions(ctx, ns, "all"); err != nil || len(items) != 3 {
 			return false, err
@@ -107,14 +108,14 @@ func testPaging(ctx context.Context, t *testing.T, s *suite) {
 		})
 	}
 	s.waitPages(ctx, t, ns, "all", pageShape{"all-decision-1", "0", "", 100}, pageShape{"all-decision-2", "0", "", 100})
-	poll(ctx, t, "all-decision-3 deleted", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "all-decision-3 deleted", func(ctx context.Context) (bool, error) {
 		err := s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "all-decision-3"}, &clusterv1beta1.PlacementDecision{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
 
 	t.Log("a PlacementDecision deleted by someone else is restored")
 	kit.Must(t, "delete all-decision-1", s.admin.Delete(ctx, &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "all-decision-1"}}))
-	poll(ctx, t, "all-decision-1 restored", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "all-decision-1 restored", func(ctx context.Context) (bool, error) {
 		d := &clusterv1beta1.PlacementDecision{}
 		if err := s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "all-decision-1"}, d); err != nil {
 			return false, err

@@ -52,12 +52,6 @@ func setup(t *testing.T) (*suite, context.Context) {
 	return s, ctx
 }
 
-// poll waits until cond holds, failing t with what when it never does.
-func poll(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	framework.Eventually(ctx, t, pollTimeout, what, cond)
-}
-
 // fixture creates namespace ns with an exclusive cluster set of the same
 // name bound to it.
 func (s *suite) fixture(ctx context.Context, t *testing.T, ns string) {
@@ -119,7 +113,7 @@ func (s *suite) createCluster(ctx context.Context, t *testing.T, set string, c c
 // metadata, then status), retrying on conflicts.
 func (s *suite) updateCluster(ctx context.Context, t *testing.T, name string, change func(*clusterv1.ManagedCluster)) {
 	t.Helper()
-	poll(ctx, t, "update cluster "+name, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "update cluster "+name, func(ctx context.Context) (bool, error) {
 		mc := &clusterv1.ManagedCluster{}
 		if err := s.admin.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 			return false, err
@@ -149,7 +143,7 @@ func (s *suite) scoreUntil(ctx context.Context, t *testing.T, cluster, name, sco
 		t.Fatalf("create namespace %s: %v", cluster, err)
 	}
 	sc := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}
-	poll(ctx, t, "score "+cluster+"/"+name, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "score "+cluster+"/"+name, func(ctx context.Context) (bool, error) {
 		err := s.admin.Get(ctx, client.ObjectKeyFromObject(sc), sc)
 		if client.IgnoreNotFound(err) != nil {
 			return false, err
@@ -180,7 +174,7 @@ func newPlacement(ns, name string, spec clusterv1beta1.PlacementSpec) *clusterv1
 // updatePlacement changes the spec of placement ns/name with change.
 func (s *suite) updatePlacement(ctx context.Context, t *testing.T, ns, name string, change func(*clusterv1beta1.Placement)) {
 	t.Helper()
-	poll(ctx, t, "update placement "+name, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "update placement "+name, func(ctx context.Context) (bool, error) {
 		p := &clusterv1beta1.Placement{}
 		if err := s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
 			return false, err
@@ -224,7 +218,7 @@ func (s *suite) waitDecided(ctx context.Context, t *testing.T, ns, name string, 
 	t.Helper()
 	want = slices.Sorted(slices.Values(want))
 	var got []string
-	poll(ctx, t, fmt.Sprintf("placement %s/%s decides %v", ns, name, want), func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("placement %s/%s decides %v", ns, name, want), func(ctx context.Context) (bool, error) {
 		var err error
 		if got, err = s.decided(ctx, ns, name); err != nil {
 			return false, err
@@ -248,7 +242,7 @@ func (s *suite) waitDecided(ctx context.Context, t *testing.T, ns, name string, 
 func (s *suite) waitCondition(ctx context.Context, t *testing.T, ns, name, typ string, status metav1.ConditionStatus, reason string) *clusterv1beta1.Placement {
 	t.Helper()
 	p := &clusterv1beta1.Placement{}
-	poll(ctx, t, fmt.Sprintf("placement %s/%s %s=%s (%s)", ns, name, typ, status, reason), func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("placement %s/%s %s=%s (%s)", ns, name, typ, status, reason), func(ctx context.Context) (bool, error) {
 		if err := s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
 			return false, err
 		}

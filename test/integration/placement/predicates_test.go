@@ -14,6 +14,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // testPredicates checks label, claim and CEL selectors: selectors of one
@@ -68,7 +69,7 @@ func testMisconfigured(ctx context.Context, t *testing.T, s *suite) {
 		t.Errorf("Misconfigured message %q does not carry the CEL compiler's syntax error", c.Message)
 	}
 	s.waitDecided(ctx, t, ns, "bad-cel")
-	poll(ctx, t, "a Warning event Misconfigured about bad-cel", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "a Warning event Misconfigured about bad-cel", func(ctx context.Context) (bool, error) {
 		events := &eventsv1.EventList{}
 		if err := s.admin.List(ctx, events, client.InNamespace(ns)); err != nil {
 			return false, err

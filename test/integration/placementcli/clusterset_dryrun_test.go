@@ -175,7 +175,7 @@ func clusterWriter(ctx context.Context, t *testing.T, env *framework.Environment
 	if err := framework.WriteKubeconfig(path, "hub", cfg); err != nil {
 		t.Fatal(err)
 	}
-	poll(ctx, t, "bob's permissions", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "bob's permissions", func(ctx context.Context) (bool, error) {
 		bc, err := client.New(cfg, client.Options{Scheme: c.Scheme()})
 		if err != nil {
 			return false, err

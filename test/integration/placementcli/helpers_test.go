@@ -45,13 +45,6 @@ func setup(t *testing.T) (context.Context, *framework.Environment, client.Client
 	return ctx, env, c
 }
 
-// poll calls cond until it returns true, failing t after pollTimeout with
-// the last error cond returned.
-func poll(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	framework.Eventually(ctx, t, pollTimeout, what, cond)
-}
-
 // row returns the fields of the first line of table whose first field is
 // first, or nil.
 func row(table, first string) []string {

@@ -42,7 +42,7 @@ func namespaceUser(ctx context.Context, t *testing.T, env *framework.Environment
 	if err := framework.WriteKubeconfig(path, "hub", cfg); err != nil {
 		t.Fatal(err)
 	}
-	poll(ctx, t, "alice's permissions", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "alice's permissions", func(ctx context.Context) (bool, error) {
 		ac, err := client.New(cfg, client.Options{Scheme: c.Scheme()})
 		if err != nil {
 			return false, err

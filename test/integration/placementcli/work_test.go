@@ -1,6 +1,7 @@
 package placementcli
 
 import (
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 
 	"context"
@@ -117,7 +118,7 @@ func testWork(ctx context.Context, t *testing.T, k clitest.CLI, c client.Client)
 		if !strings.Contains(r.Out, "ManifestWorkReplicaSet web deleted in namespace apps") {
 			t.Errorf("output lacks the deletion:\n%s", r.Out)
 		}
-		poll(ctx, t, "ManifestWorkReplicaSet apps/web to be gone", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "ManifestWorkReplicaSet apps/web to be gone", func(ctx context.Context) (bool, error) {
 			err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "web"}, &workv1alpha1.ManifestWorkReplicaSet{})
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})

@@ -14,6 +14,7 @@ import (
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workcli "github.com/kubectl-ocm/kubectl-ocm/plugins/work"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -216,7 +217,7 @@ func (s *suite) expectRejected(ctx context.Context, t *testing.T, work *workv1.M
 func (s *suite) waitManifestCondition(ctx context.Context, t *testing.T, name string, ordinal int, typ, reason string) *metav1.Condition {
 	t.Helper()
 	var c *metav1.Condition
-	eventually(ctx, t, "manifest "+name+" "+typ+" "+reason, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "manifest "+name+" "+typ+" "+reason, func(ctx context.Context) (bool, error) {
 		w, err := s.getWork(ctx, name)
 		if err != nil {
 			return false, err

@@ -14,6 +14,7 @@ import (
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/diff"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
@@ -58,7 +59,7 @@ func (s *suite) testReportDiff(ctx context.Context, t *testing.T) {
 		t.Errorf("diff-c after the diff: %v, want it not created", err)
 	}
 	// The agent releases their finalizer.
-	eventually(ctx, t, "the ReportDiff works gone", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the ReportDiff works gone", func(ctx context.Context) (bool, error) {
 		left := &workv1.ManifestWorkList{}
 		err := s.hubC.List(ctx, left, client.HasLabels{diff.OfLabel})
 		return len(left.Items) == 0, err
@@ -98,7 +99,7 @@ func (s *suite) testReportDiff(ctx context.Context, t *testing.T) {
 	}
 	kit.Must(t, "create diff-r", s.spokeC.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "diff-r"},
 		Data: map[string]string{"a": "1"}}))
-	eventually(ctx, t, "the report to follow the object created on the cluster", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the report to follow the object created on the cluster", func(ctx context.Context) (bool, error) {
 		w, err := s.getWork(ctx, "report-only")
 		if err != nil {
 			return false, err

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -43,7 +44,7 @@ func (s *suite) waitDrift(ctx context.Context, t *testing.T, work string, ordina
 		return true
 	}
 	var c *metav1.Condition
-	eventually(ctx, t, "drift "+reason+" "+strings.Join(parts, " ")+" of "+work, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "drift "+reason+" "+strings.Join(parts, " ")+" of "+work, func(ctx context.Context) (bool, error) {
 		w, err := s.getWork(ctx, work)
 		if err != nil {
 			return false, err
@@ -51,7 +52,7 @@ func (s *suite) waitDrift(ctx context.Context, t *testing.T, work string, ordina
 		c = manifestCondition(w, ordinal, workv1.ManifestDrifted)
 		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == reason && matches(c.Message), nil
 	})
-	eventually(ctx, t, "an Event "+reason+" on ManifestWork "+work, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "an Event "+reason+" on ManifestWork "+work, func(ctx context.Context) (bool, error) {
 		events := &corev1.EventList{}
 		if err := s.hubC.List(ctx, events, client.InNamespace(clusterName)); err != nil {
 			return false, err
@@ -95,13 +96,13 @@ func (s *suite) testDrift(ctx context.Context, t *testing.T) {
 		if err := s.spokeC.Update(ctx, cm); err != nil {
 			t.Fatal(err)
 		}
-		eventually(ctx, t, "data.a restored", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "data.a restored", func(ctx context.Context) (bool, error) {
 			cm, err := s.configMap(ctx, "default", "drift-cm")
 			return err == nil && cm.Data["a"] == "1", err
 		})
 		restored := time.Since(start)
 		c := s.waitDrift(ctx, t, "drift", 0, workv1.DriftReasonModified, "ConfigMap default/drift-cm was modified", "data.a", "restored")
-		// For information only (polled every pollInterval).
+		// For information only (polled every framework.PollInterval).
 		t.Logf("edit → restored on cluster1 within %v; Drifted: %s", restored, c.Message)
 	})
 	t.Run("removed label is restored", func(t *testing.T) {
@@ -113,7 +114,7 @@ func (s *suite) testDrift(ctx context.Context, t *testing.T) {
 		if err := s.spokeC.Update(ctx, cm); err != nil {
 			t.Fatal(err)
 		}
-		eventually(ctx, t, "label app restored", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "label app restored", func(ctx context.Context) (bool, error) {
 			cm, err := s.configMap(ctx, "default", "drift-cm")
 			return err == nil && cm.Labels["app"] == "drift", err
 		})
@@ -128,7 +129,7 @@ func (s *suite) testDrift(ctx context.Context, t *testing.T) {
 		if err := s.spokeC.Update(ctx, d); err != nil {
 			t.Fatal(err)
 		}
-		eventually(ctx, t, "replicas restored", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "replicas restored", func(ctx context.Context) (bool, error) {
 			err := s.spokeC.Get(ctx, types.NamespacedName{Namespace: "default", Name: "web"}, d)
 			return err == nil && *d.Spec.Replicas == 3, err
 		})
@@ -150,7 +151,7 @@ func (s *suite) testDrift(ctx context.Context, t *testing.T) {
 		if err := s.spokeC.Delete(ctx, cm); err != nil {
 			t.Fatal(err)
 		}
-		eventually(ctx, t, "Deployment and ConfigMap created again", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "Deployment and ConfigMap created again", func(ctx context.Context) (bool, error) {
 			d := &appsv1.Deployment{}
 			if err := s.spokeC.Get(ctx, types.NamespacedName{Namespace: "default", Name: "web"}, d); err != nil {
 				return false, client.IgnoreNotFound(err)
@@ -173,7 +174,7 @@ func (s *suite) testDrift(ctx context.Context, t *testing.T) {
 		if err := s.spokeC.Update(ctx, cm); err != nil {
 			t.Fatal(err)
 		}
-		eventually(ctx, t, "data.a restored", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "data.a restored", func(ctx context.Context) (bool, error) {
 			cm, err := s.configMap(ctx, "default", "drift-ssa")
 			return err == nil && cm.Data["a"] == "1", err
 		})

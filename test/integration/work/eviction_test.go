@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -55,12 +56,12 @@ func (s *suite) testEviction(ctx context.Context, t *testing.T) {
 	s.startAgent()
 
 	t.Run("a work that comes back cancels the eviction", func(t *testing.T) {
-		eventually(ctx, t, "evictionStartTime on ev-back's record", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "evictionStartTime on ev-back's record", func(ctx context.Context) (bool, error) {
 			amw, err := s.appliedWork(ctx, "ev-back")
 			return err == nil && amw.Status.EvictionStartTime != nil, err
 		})
 		kit.MustCreate(ctx, t, s.hubC, newWork(t, "ev-back", configMap("default", "ev-back", "1")))
-		eventually(ctx, t, "evictionStartTime cleared", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "evictionStartTime cleared", func(ctx context.Context) (bool, error) {
 			amw, err := s.appliedWork(ctx, "ev-back")
 			return err == nil && amw.Status.EvictionStartTime == nil, err
 		})

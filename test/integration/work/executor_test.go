@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -53,7 +54,7 @@ func (s *suite) grantConfigMaps(ctx context.Context, t *testing.T, namespace str
 func (s *suite) waitManifestApplied(ctx context.Context, t *testing.T, name string, ordinal int, status metav1.ConditionStatus) *metav1.Condition {
 	t.Helper()
 	var c *metav1.Condition
-	eventually(ctx, t, "manifest "+name+"/"+strconv.Itoa(ordinal)+" Applied="+string(status), func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "manifest "+name+"/"+strconv.Itoa(ordinal)+" Applied="+string(status), func(ctx context.Context) (bool, error) {
 		w, err := s.getWork(ctx, name)
 		if err != nil {
 			return false, err

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -36,8 +35,6 @@ const (
 	agentNS     = config.AgentNamespace
 	// pollTimeout bounds every wait of the tests.
 	pollTimeout = 60 * time.Second
-	// pollInterval is how often waits look again.
-	pollInterval = 50 * time.Millisecond
 	// evictionGrace is the agent's AppliedManifestWork eviction grace period
 	// in these tests (60 m by default).
 	evictionGrace = 8 * time.Second
@@ -116,21 +113,6 @@ func mustApply(ctx context.Context, t *testing.T, c client.Client, objs []*unstr
 	}
 }
 
-// eventually polls cond until it returns true, failing t with what after
-// pollTimeout. cond's error is reported but does not stop the polling.
-func eventually(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, pollTimeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		last = err
-		return ok && err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("timed out waiting for %s (last error: %v)", what, last)
-	}
-}
-
 // newWork builds a ManifestWork in cluster1 from YAML manifests.
 func newWork(t *testing.T, name string, manifests ...string) *workv1.ManifestWork {
 	t.Helper()
@@ -186,7 +168,7 @@ func (s *suite) updateWork(ctx context.Context, t *testing.T, name string, chang
 func (s *suite) waitWorkCondition(ctx context.Context, t *testing.T, name, typ string, status metav1.ConditionStatus) *workv1.ManifestWork {
 	t.Helper()
 	var w *workv1.ManifestWork
-	eventually(ctx, t, "ManifestWork "+name+" "+typ+"="+string(status), func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "ManifestWork "+name+" "+typ+"="+string(status), func(ctx context.Context) (bool, error) {
 		var err error
 		w, err = s.getWork(ctx, name)
 		if err != nil {
@@ -201,7 +183,7 @@ func (s *suite) waitWorkCondition(ctx context.Context, t *testing.T, name, typ s
 // waitGone waits until obj no longer exists.
 func waitGone(ctx context.Context, t *testing.T, c client.Client, obj client.Object) {
 	t.Helper()
-	eventually(ctx, t, "deletion of "+obj.GetNamespace()+"/"+obj.GetName(), func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "deletion of "+obj.GetNamespace()+"/"+obj.GetName(), func(ctx context.Context) (bool, error) {
 		err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})

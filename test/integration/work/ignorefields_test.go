@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -68,7 +69,7 @@ func (s *suite) testIgnoreFields(ctx context.Context, t *testing.T) {
 			}
 		}
 		for _, name := range []string{"ign-present", "ign-change"} {
-			eventually(ctx, t, name+" data.b restored", func(ctx context.Context) (bool, error) {
+			framework.Eventually(ctx, t, pollTimeout, name+" data.b restored", func(ctx context.Context) (bool, error) {
 				cm, err := s.configMap(ctx, "default", name)
 				return err == nil && cm.Data["b"] == "1", err
 			})
@@ -81,11 +82,11 @@ func (s *suite) testIgnoreFields(ctx context.Context, t *testing.T) {
 	t.Run("a manifest change applies to OnSpokeChange fields, not to OnSpokePresent ones", func(t *testing.T) {
 		s.updateWork(ctx, t, "ignore", func(w *workv1.ManifestWork) { w.Spec = ignoreWork(t, "2").Spec })
 		s.waitWorkCondition(ctx, t, "ignore", workv1.WorkApplied, metav1.ConditionTrue)
-		eventually(ctx, t, "ign-change data a=2 b=2", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "ign-change data a=2 b=2", func(ctx context.Context) (bool, error) {
 			cm, err := s.configMap(ctx, "default", "ign-change")
 			return err == nil && cm.Data["a"] == "2" && cm.Data["b"] == "2", err
 		})
-		eventually(ctx, t, "ign-present data.b=2", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "ign-present data.b=2", func(ctx context.Context) (bool, error) {
 			cm, err := s.configMap(ctx, "default", "ign-present")
 			return err == nil && cm.Data["b"] == "2", err
 		})

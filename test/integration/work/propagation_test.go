@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/propagation"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
@@ -36,20 +37,20 @@ func (s *suite) testPropagation(ctx context.Context, t *testing.T) {
 		}
 		return m.GetHistogram().GetSampleCount()
 	}
-	eventually(ctx, t, "the tracker to have seen the works listed at start", func(context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the tracker to have seen the works listed at start", func(context.Context) (bool, error) {
 		return runnable.Synced(), nil
 	})
 	before := count()
 
 	kit.MustCreate(ctx, t, s.hubC, newWork(t, "mw-propagation", configMap("default", "propagation", "v1")))
 	s.waitWorkCondition(ctx, t, "mw-propagation", workv1.WorkApplied, metav1.ConditionTrue)
-	eventually(ctx, t, "the new work's propagation time recorded", func(context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the new work's propagation time recorded", func(context.Context) (bool, error) {
 		return count() == before+1, nil
 	})
 	s.updateWork(ctx, t, "mw-propagation", func(w *workv1.ManifestWork) {
 		w.Spec.Workload.Manifests = toManifests(t, configMap("default", "propagation", "v2"))
 	})
-	eventually(ctx, t, "the second generation's propagation time recorded", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the second generation's propagation time recorded", func(ctx context.Context) (bool, error) {
 		return count() == before+2, nil
 	})
 	families, err := reg.Gather()

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -92,7 +93,7 @@ func (s *suite) testFeedback(ctx context.Context, t *testing.T) {
 	}}
 	kit.MustCreate(ctx, t, s.hubC, work)
 	w := s.waitWorkCondition(ctx, t, "feedback", workv1.WorkApplied, metav1.ConditionTrue)
-	eventually(ctx, t, "image feedback", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "image feedback", func(ctx context.Context) (bool, error) {
 		var err error
 		w, err = s.getWork(ctx, "feedback")
 		v := feedbackValue(w, 0, "image")
@@ -230,7 +231,7 @@ func (s *suite) testFrozenManifest(ctx context.Context, t *testing.T) {
 		t.Fatal(err)
 	}
 	completeJob(ctx, t, s, job)
-	eventually(ctx, t, "job-a Complete", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "job-a Complete", func(ctx context.Context) (bool, error) {
 		w, err := s.getWork(ctx, "frozen")
 		if err != nil {
 			return false, err

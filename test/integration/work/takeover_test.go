@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -40,7 +41,7 @@ func (s *suite) testTakeOver(ctx context.Context, t *testing.T) {
 	refused := func(work string, parts ...string) {
 		t.Helper()
 		var c *metav1.Condition
-		eventually(ctx, t, work+" refusing its object", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, work+" refusing its object", func(ctx context.Context) (bool, error) {
 			w, err := s.getWork(ctx, work)
 			if err != nil {
 				return false, err

@@ -112,7 +112,7 @@ func (s *suite) testSeed(ctx context.Context, t *testing.T) {
 	if !ownedBy(pod, amw.UID) {
 		t.Errorf("Pod owners = %+v, want the AppliedManifestWork %s", pod.OwnerReferences, amw.UID)
 	}
-	eventually(ctx, t, "the Pod in appliedResources", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the Pod in appliedResources", func(ctx context.Context) (bool, error) {
 		amw, err := s.appliedWork(ctx, "mw-01")
 		if err != nil {
 			return false, err
@@ -177,7 +177,7 @@ func (s *suite) testStrategies(ctx context.Context, t *testing.T) {
 			configMap(ns, "upd", "2"), configMap(ns, "co", "2"), configMap(ns, "ssa", "2"), configMap("default", "ro", "hub2"), nsManifest)
 	})
 	s.waitWorkCondition(ctx, t, "strategies", workv1.WorkApplied, metav1.ConditionTrue)
-	eventually(ctx, t, "the Update and ServerSideApply ConfigMaps to change", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the Update and ServerSideApply ConfigMaps to change", func(ctx context.Context) (bool, error) {
 		upd, err := s.configMap(ctx, ns, "upd")
 		if err != nil {
 			return false, err
@@ -244,7 +244,7 @@ func (s *suite) testRemoveManifest(ctx context.Context, t *testing.T) {
 	}
 	s.updateWork(ctx, t, "remove", func(w *workv1.ManifestWork) { w.Spec.Workload.Manifests = w.Spec.Workload.Manifests[:1] })
 	waitGone(ctx, t, s.spokeC, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "drop-b"}})
-	eventually(ctx, t, "appliedResources without drop-b", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "appliedResources without drop-b", func(ctx context.Context) (bool, error) {
 		amw, err := s.appliedWork(ctx, "remove")
 		if err != nil {
 			return false, err
@@ -267,7 +267,7 @@ func (s *suite) testDeleteOptions(ctx context.Context, t *testing.T) {
 			t.Fatal(err)
 		}
 		waitGone(ctx, t, s.spokeC, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "fg"}})
-		eventually(ctx, t, "Deleting=True while the held ConfigMap is terminating", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "Deleting=True while the held ConfigMap is terminating", func(ctx context.Context) (bool, error) {
 			w, err := s.getWork(ctx, "foreground")
 			if err != nil {
 				return false, err
@@ -333,7 +333,7 @@ func (s *suite) testBadManifests(ctx context.Context, t *testing.T) {
 	if !hasReason(w.Status.Conditions, workv1.WorkAppliedReasonFailed, "") {
 		t.Errorf("work conditions = %+v", w.Status.Conditions)
 	}
-	eventually(ctx, t, "per-manifest conditions of the bad work", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "per-manifest conditions of the bad work", func(ctx context.Context) (bool, error) {
 		w, err := s.getWork(ctx, "bad")
 		if err != nil {
 			return false, err
@@ -393,7 +393,7 @@ func (s *suite) testRestart(ctx context.Context, t *testing.T) {
 func (s *suite) testRotation(ctx context.Context, t *testing.T) {
 	// A new certificate (here also a new agent ID) replaces the Secret.
 	s.writeHubSecret(ctx, t, "agent2")
-	eventually(ctx, t, "the AppliedManifestWork to carry the new agent ID", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the AppliedManifestWork to carry the new agent ID", func(ctx context.Context) (bool, error) {
 		amw, err := s.appliedWork(ctx, "mw-01")
 		return err == nil && amw.Spec.AgentID == "agent2", err
 	})

@@ -8,6 +8,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // manifestWork returns a ManifestWork in cluster1 with the given manifests (YAML
@@ -38,7 +40,7 @@ func bigConfigMap(name string, n int) string {
 // is rejected with an error naming the field and the rule.
 func testAdmission(ctx context.Context, t *testing.T, c client.Client) {
 	// The policies take effect once the API server has loaded them.
-	poll(ctx, t, "the ManifestWork admission policy", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the ManifestWork admission policy", func(ctx context.Context) (bool, error) {
 		err := c.Create(ctx, mustDecode(t, manifestWork("probe", cm, cm)))
 		if err == nil {
 			_ = c.Delete(ctx, mustDecode(t, manifestWork("probe", cm)))

@@ -49,7 +49,7 @@ func worksOnlyUser(ctx context.Context, t *testing.T, env *framework.Environment
 	if err := framework.WriteKubeconfig(path, "hub", cfg); err != nil {
 		t.Fatal(err)
 	}
-	poll(ctx, t, "bob's permissions", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "bob's permissions", func(ctx context.Context) (bool, error) {
 		bc, err := client.New(cfg, client.Options{Scheme: c.Scheme()})
 		if err != nil {
 			return false, err
@@ -259,7 +259,7 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 			streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut}
 			done <- k.RunWith(ctx, streams, "work", "delete", "web", "--clusters", "cluster1", "--wait", "--timeout", "30s")
 		}()
-		poll(ctx, t, "the work to be deleting", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "the work to be deleting", func(ctx context.Context) (bool, error) {
 			w = getWork(ctx, t, c, "cluster1", "web")
 			return w.DeletionTimestamp != nil, nil
 		})
@@ -268,7 +268,7 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		if err := c.Status().Update(ctx, w); err != nil {
 			t.Fatal(err)
 		}
-		poll(ctx, t, "the progress line", func(context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "the progress line", func(context.Context) (bool, error) {
 			return strings.Contains(errOut.String(), "cluster1: Removing 3 applied resources"), nil
 		})
 		w = getWork(ctx, t, c, "cluster1", "web")

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -63,7 +64,7 @@ func TestExecutorAdmission(t *testing.T) {
 	}
 
 	// The policy takes effect once the API server has loaded it.
-	poll(ctx, t, "the executor admission policy", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the executor admission policy", func(ctx context.Context) (bool, error) {
 		err := user.Create(ctx, mustDecode(t, executorWork("probe", executorSA)))
 		if err == nil {
 			_ = admin.Delete(ctx, mustDecode(t, executorWork("probe", "")))
@@ -121,7 +122,7 @@ func TestExecutorAdmission(t *testing.T) {
 	})
 
 	t.Run("the same user with execute-as for the executor is allowed", func(t *testing.T) {
-		poll(ctx, t, "work with executor created once execute-as is granted", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "work with executor created once execute-as is granted", func(ctx context.Context) (bool, error) {
 			err := user.Create(ctx, mustDecode(t, executorWork("allowed", executorSA)))
 			return err == nil, err
 		})
@@ -146,7 +147,7 @@ func TestExecutorAdmission(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		poll(ctx, t, "bob labels the work with an executor", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "bob labels the work with an executor", func(ctx context.Context) (bool, error) {
 			w := mustDecode(t, executorWork("allowed", ""))
 			if err := bob.Get(ctx, client.ObjectKeyFromObject(w), w); err != nil {
 				return false, err

@@ -50,13 +50,6 @@ func mustDecode(t *testing.T, s string) *unstructured.Unstructured {
 	return u
 }
 
-// poll calls cond until it returns true, failing t after pollTimeout with
-// the last error cond returned.
-func poll(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	framework.Eventually(ctx, t, pollTimeout, what, cond)
-}
-
 // indent indents every line of s by n spaces.
 func indent(s string, n int) string {
 	pad := strings.Repeat(" ", n)

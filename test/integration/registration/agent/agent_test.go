@@ -103,11 +103,11 @@ func TestAgentRegistration(t *testing.T) {
 }
 
 func testBootstrap(ctx context.Context, t *testing.T, s *suite) {
-	eventually(ctx, t, "ManagedCluster "+clusterName+" on the hub", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "ManagedCluster "+clusterName+" on the hub", func(ctx context.Context) (bool, error) {
 		_, err := managedCluster(ctx, s.hubC)
 		return err == nil, client.IgnoreNotFound(err)
 	})
-	eventually(ctx, t, "one pending CSR", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "one pending CSR", func(ctx context.Context) (bool, error) {
 		all, err := csrsOf(ctx, s.hubC)
 		return len(all) == 1 && len(all[0].Status.Conditions) == 0, err
 	})
@@ -127,7 +127,7 @@ func testBootstrap(ctx context.Context, t *testing.T, s *suite) {
 		!slices.Contains(req.Subject.Organization, "system:open-cluster-management:managed-clusters") {
 		t.Errorf("CSR subject %v does not name the agent identity of %s", req.Subject, clusterName)
 	}
-	eventually(ctx, t, "Klusterlet HubConnectionDegraded CSRPending naming the accept command", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "Klusterlet HubConnectionDegraded CSRPending naming the accept command", func(ctx context.Context) (bool, error) {
 		c, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
 		return c != nil && c.Reason == "CSRPending" && strings.Contains(c.Message, "kubectl ocm accept --clusters "+clusterName), err
 	})
@@ -150,7 +150,7 @@ func testRestartReusesCSR(ctx context.Context, t *testing.T, s *suite) {
 		t.Fatal(err)
 	}
 	scaleAgent(ctx, t, s, 1)
-	eventually(ctx, t, "the restarted agent reporting its pending CSR", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the restarted agent reporting its pending CSR", func(ctx context.Context) (bool, error) {
 		c, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
 		return c != nil && c.Reason == "CSRPending", err
 	})
@@ -171,7 +171,7 @@ func scaleAgent(ctx context.Context, t *testing.T, s *suite, replicas int32) {
 	if err := s.spokeC.Patch(ctx, dep, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(ctx, t, fmt.Sprintf("the agent process count to be %d", replicas), func(context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("the agent process count to be %d", replicas), func(context.Context) (bool, error) {
 		info, ok := s.runner.Process(clusterName, agentNS, "klusterlet-agent")
 		running := ok && info.Pid != 0
 		return running == (replicas > 0), nil
@@ -191,7 +191,7 @@ func testAccept(ctx context.Context, t *testing.T, s *suite) {
 	if err := s.hubC.Patch(ctx, mc, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(ctx, t, "Secret hub-kubeconfig-secret with OCM's keys", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "Secret hub-kubeconfig-secret with OCM's keys", func(ctx context.Context) (bool, error) {
 		sec, err := hubSecret(ctx, s.spokeC)
 		if err != nil {
 			return false, client.IgnoreNotFound(err)
@@ -204,12 +204,12 @@ func testAccept(ctx context.Context, t *testing.T, s *suite) {
 		return string(sec.Data["cluster-name"]) == clusterName, nil
 	})
 	for _, typ := range []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
-		eventually(ctx, t, "ManagedCluster condition "+typ, func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "ManagedCluster condition "+typ, func(ctx context.Context) (bool, error) {
 			return conditionTrue(ctx, s.hubC, typ)
 		})
 	}
 	var first *metav1.MicroTime
-	eventually(ctx, t, "two lease renewals", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "two lease renewals", func(ctx context.Context) (bool, error) {
 		l := &coordinationv1.Lease{}
 		if err := s.hubC.Get(ctx, types.NamespacedName{Namespace: clusterName, Name: clusterv1.LeaseName}, l); err != nil {
 			return false, client.IgnoreNotFound(err)
@@ -225,7 +225,7 @@ func testAccept(ctx context.Context, t *testing.T, s *suite) {
 	})
 	// The agent writes only HubConnectionDegraded; Available is the
 	// Klusterlet operator's, from the agent Deployment.
-	eventually(ctx, t, "Klusterlet HubConnectionDegraded False", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "Klusterlet HubConnectionDegraded False", func(ctx context.Context) (bool, error) {
 		d, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
 		return d != nil && d.Status == metav1.ConditionFalse, err
 	})
@@ -280,7 +280,7 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 	// it out, nor the CAs of its certificate and of the hub. Nor do they push out a
 	// claim with a reserved suffix.
 	wantClaims := []string{version.AgentVersionClaim, certs.ClientIssuerClaim, certs.HubCAsClaim, "id.k8s.io", "platform.example.com", "app", "region"}
-	eventually(ctx, t, "version, capacity, allocatable and claims on the ManagedCluster", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "version, capacity, allocatable and claims on the ManagedCluster", func(ctx context.Context) (bool, error) {
 		mc, err := managedCluster(ctx, s.hubC)
 		if err != nil {
 			return false, err
@@ -298,7 +298,7 @@ func testStatus(ctx context.Context, t *testing.T, s *suite) {
 		}
 		return true, nil
 	}) // The agent says on the hub that it left claims out.
-	eventually(ctx, t, "event CustomClusterClaimsTruncated about the cluster in its namespace on the hub", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "event CustomClusterClaimsTruncated about the cluster in its namespace on the hub", func(ctx context.Context) (bool, error) {
 		list := &eventsv1.EventList{}
 		if err := s.hubC.List(ctx, list, client.InNamespace(clusterName)); err != nil {
 			return false, err
@@ -342,7 +342,7 @@ func testSecretCorrupted(ctx context.Context, t *testing.T, s *suite) {
 func recoverCredential(ctx context.Context, t *testing.T, s *suite, oldCert string) {
 	t.Helper()
 	approveNextCSR(ctx, t, s.hub)
-	eventually(ctx, t, "a new hub credential", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "a new hub credential", func(ctx context.Context) (bool, error) {
 		sec, err := hubSecret(ctx, s.spokeC)
 		if err != nil {
 			return false, client.IgnoreNotFound(err)
@@ -350,12 +350,12 @@ func recoverCredential(ctx context.Context, t *testing.T, s *suite, oldCert stri
 		_, err = certutil.ParseCertsPEM(sec.Data["tls.crt"])
 		return err == nil && string(sec.Data["tls.crt"]) != oldCert, nil
 	})
-	eventually(ctx, t, "Klusterlet HubConnectionDegraded False", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "Klusterlet HubConnectionDegraded False", func(ctx context.Context) (bool, error) {
 		d, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
 		return d != nil && d.Status == metav1.ConditionFalse, err
 	})
 	for _, typ := range []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
-		eventually(ctx, t, "ManagedCluster condition "+typ, func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "ManagedCluster condition "+typ, func(ctx context.Context) (bool, error) {
 			return conditionTrue(ctx, s.hubC, typ)
 		})
 	}
@@ -389,7 +389,7 @@ func testRotation(ctx context.Context, t *testing.T, s *suite) {
 	var rotatedTo string
 	// The hub controller (run by the component runner) must approve the
 	// renewal: it is requested by the agent's own identity for its cluster.
-	eventually(ctx, t, "a rotated certificate while the cluster stays available", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "a rotated certificate while the cluster stays available", func(ctx context.Context) (bool, error) {
 		mc, err := managedCluster(ctx, s.hubC)
 		if err != nil {
 			return false, err

@@ -91,7 +91,7 @@ func TestHubCARotation(t *testing.T) {
 	mustAccept(ctx, t, flagsFor("hub"), names...)
 	setLease(ctx, t, hubC.Client(), rotationLease, names...)
 	for _, name := range names {
-		eventually(ctx, t, name+" Available", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, name+" Available", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			err := hubC.Client().Get(ctx, client.ObjectKey{Name: name}, mc)
 			return err == nil && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), err
@@ -100,11 +100,11 @@ func TestHubCARotation(t *testing.T) {
 	mon := faults.WatchFleet(t, hubC, names, pollInterval)
 	renewed := func(t *testing.T, since time.Time) {
 		t.Helper()
-		eventually(ctx, t, "every cluster renews its lease", func(context.Context) (bool, error) { return mon.RenewedAfter(since) })
+		framework.Eventually(ctx, t, pollTimeout, "every cluster renews its lease", func(context.Context) (bool, error) { return mon.RenewedAfter(since) })
 	}
 
 	t.Run("the agents learn the new serving CA; rotate-ca --check reports when", func(t *testing.T) {
-		eventually(ctx, t, "rotate-ca --check: every cluster trusts the old and the new CA", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "rotate-ca --check: every cluster trusts the old and the new CA", func(ctx context.Context) (bool, error) {
 			return rotateCACheck(ctx, flagsFor("hub"), "")
 		})
 		for _, name := range names {
@@ -123,7 +123,7 @@ func TestHubCARotation(t *testing.T) {
 		if err := env.RemoveOldServingCA(ctx, hubC); err != nil {
 			t.Fatal(err)
 		}
-		eventually(ctx, t, "every cluster trusts only the new CA", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "every cluster trusts only the new CA", func(ctx context.Context) (bool, error) {
 			mcs := &clusterv1.ManagedClusterList{}
 			if err := hubC.Client().List(ctx, mcs); err != nil {
 				return false, err

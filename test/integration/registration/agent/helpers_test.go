@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	certutil "k8s.io/client-go/util/cert"
@@ -43,24 +42,9 @@ const (
 	agentNS     = config.AgentNamespace
 	// pollTimeout bounds every wait of the test.
 	pollTimeout = 90 * time.Second
-	// pollInterval is how often waits look again.
+	// pollInterval is how often the fleet watch looks again.
 	pollInterval = 200 * time.Millisecond
 )
-
-// eventually polls cond until it returns true, failing t with what after
-// pollTimeout. cond's error is reported but does not stop the polling.
-func eventually(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, pollTimeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		last = err
-		return ok && err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("timed out waiting for %s (last error: %v)", what, last)
-	}
-}
 
 // applyAll applies objs to c.
 func applyAll(ctx context.Context, t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
@@ -106,7 +90,7 @@ func approveCSR(ctx context.Context, t *testing.T, hub *framework.Cluster, csr *
 func approveNextCSR(ctx context.Context, t *testing.T, hub *framework.Cluster) string {
 	t.Helper()
 	var csr *certificatesv1.CertificateSigningRequest
-	eventually(ctx, t, "a pending CSR of "+clusterName, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "a pending CSR of "+clusterName, func(ctx context.Context) (bool, error) {
 		pending, err := pendingCSRs(ctx, hub.Client())
 		if len(pending) == 1 {
 			csr = &pending[0]

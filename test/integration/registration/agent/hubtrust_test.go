@@ -69,7 +69,7 @@ func TestHubTrustIgnoresNamespaceEditors(t *testing.T) {
 		t.Fatalf("join: %v\noutput:\n%s", err, out)
 	}
 	mustAccept(ctx, t, contextFlags(env, "hub"), clusterName)
-	eventually(ctx, t, clusterName+" Available", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, clusterName+" Available", func(ctx context.Context) (bool, error) {
 		return conditionTrue(ctx, hubC.Client(), clusterv1.ManagedClusterConditionAvailable)
 	})
 	framework.WaitAgentTrusts(ctx, t, spoke, hubCA, pollTimeout)
@@ -92,7 +92,7 @@ func TestHubTrustIgnoresNamespaceEditors(t *testing.T) {
 			t.Fatal(err)
 		}
 		bundle := client.ObjectKey{Namespace: certs.HubCABundleNamespace, Name: certs.HubCABundleConfigMap}
-		eventually(ctx, t, "the agent reading "+bundle.String(), func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "the agent reading "+bundle.String(), func(ctx context.Context) (bool, error) {
 			return true, agent.Get(ctx, bundle, &corev1.ConfigMap{})
 		})
 		for what, err := range map[string]error{
@@ -124,7 +124,7 @@ func TestHubTrustIgnoresNamespaceEditors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		eventually(ctx, t, editor+" reading "+clusterName+"/"+certs.HubCABundleConfigMap, func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, editor+" reading "+clusterName+"/"+certs.HubCABundleConfigMap, func(ctx context.Context) (bool, error) {
 			_, err := asEditor.CoreV1().ConfigMaps(clusterName).Get(ctx, certs.HubCABundleConfigMap, metav1.GetOptions{})
 			return err == nil, err
 		})
@@ -139,7 +139,7 @@ func TestHubTrustIgnoresNamespaceEditors(t *testing.T) {
 		setBundle(ctx, t, hubC.Clientset(), certs.HubCABundleNamespace, slices.Concat(hubCA, genuineCA))
 
 		attacker, want := caIDs(t, attackerCA), certs.HubCAsClaimValue(slices.Concat(hubCA, genuineCA))
-		eventually(ctx, t, "the agent trusting the CA added to kube-public", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "the agent trusting the CA added to kube-public", func(ctx context.Context) (bool, error) {
 			for _, name := range trustSecrets {
 				got, err := trustOf(ctx, spoke, name)
 				if err != nil {

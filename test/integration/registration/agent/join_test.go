@@ -185,7 +185,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 		})
 		defer wg.Wait()
 		// The hub admin accepts: approve the CSR, then set hubAcceptsClient.
-		eventually(ctx, t, "a pending CSR of "+clusterName, func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "a pending CSR of "+clusterName, func(ctx context.Context) (bool, error) {
 			select {
 			case <-joined:
 				t.Fatalf("join ended before the cluster was accepted: %v\noutput:\n%s", joinErr, out)
@@ -195,7 +195,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 			return len(pending) == 1, err
 		})
 		approveNextCSR(ctx, t, hub)
-		eventually(ctx, t, "hubAcceptsClient set", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "hubAcceptsClient set", func(ctx context.Context) (bool, error) {
 			mc, err := managedCluster(ctx, hub.Client())
 			if err != nil {
 				return false, err

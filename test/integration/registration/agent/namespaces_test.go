@@ -16,6 +16,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -49,7 +50,7 @@ func testManagedNamespaces(ctx context.Context, t *testing.T, s *suite) {
 		t.Fatal(err)
 	}
 
-	eventually(ctx, t, "team-a and team-b labeled "+key+"=true on the managed cluster and reported available", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "team-a and team-b labeled "+key+"=true on the managed cluster and reported available", func(ctx context.Context) (bool, error) {
 		for _, name := range []string{"team-a", "team-b"} {
 			ns := &corev1.Namespace{}
 			if err := s.spokeC.Get(ctx, types.NamespacedName{Name: name}, ns); err != nil {
@@ -80,7 +81,7 @@ func testManagedNamespaces(ctx context.Context, t *testing.T, s *suite) {
 	if err := s.hubC.Patch(ctx, set, client.MergeFrom(setBase)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(ctx, t, "team-a deleted, team-b kept labeled false and reported retained", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "team-a deleted, team-b kept labeled false and reported retained", func(ctx context.Context) (bool, error) {
 		a := &corev1.Namespace{}
 		err := s.spokeC.Get(ctx, types.NamespacedName{Name: "team-a"}, a)
 		if err == nil && a.DeletionTimestamp == nil {

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
@@ -35,6 +34,9 @@ import (
 
 // standbyApp is the namespace of the workload both hubs deliver.
 const standbyApp = "standby-app"
+
+// failoverTimeout bounds the waits that include the hub connection timeout.
+const failoverTimeout = 5 * time.Minute
 
 // TestStandbyHub checks what join with a second --hub-apiserver and
 // --hub-token writes (a client dry run), joins a cluster to a primary hub,
@@ -118,7 +120,7 @@ func TestStandbyHub(t *testing.T) {
 	}
 	// The agent restarts with both hubs and stays with the primary, the hub
 	// its credential is for.
-	eventually(ctx, t, "the agent connected to hub 1 of 2", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the agent connected to hub 1 of 2", func(ctx context.Context) (bool, error) {
 		k := &operatorv1.Klusterlet{}
 		if err := spoke.Client().Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k); err != nil {
 			return false, err
@@ -144,7 +146,7 @@ func TestStandbyHub(t *testing.T) {
 		err := standby.Client().Get(ctx, client.ObjectKey{Name: clusterName}, mc)
 		return err == nil && meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), client.IgnoreNotFound(err)
 	}
-	longEventually(ctx, t, clusterName+" Available on the standby hub", waitAvailable)
+	framework.Eventually(ctx, t, failoverTimeout, clusterName+" Available on the standby hub", waitAvailable)
 	available := time.Since(killed)
 	waitWorkApplied(ctx, t, standby, "the standby's work")
 	applied := time.Since(killed)
@@ -154,7 +156,7 @@ func TestStandbyHub(t *testing.T) {
 
 	// The primary's records go after the grace period; the objects they
 	// shared with the standby's records stay.
-	eventually(ctx, t, "the primary's AppliedManifestWork evicted", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "the primary's AppliedManifestWork evicted", func(ctx context.Context) (bool, error) {
 		list := &workv1.AppliedManifestWorkList{}
 		if err := spoke.Client().List(ctx, list); err != nil {
 			return false, err
@@ -204,7 +206,7 @@ func createStandbyWork(ctx context.Context, t *testing.T, hub client.Client) {
 // Available.
 func waitWorkApplied(ctx context.Context, t *testing.T, hub *framework.Cluster, what string) {
 	t.Helper()
-	longEventually(ctx, t, what+" applied", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, failoverTimeout, what+" applied", func(ctx context.Context) (bool, error) {
 		w := &workv1.ManifestWork{}
 		if err := hub.Client().Get(ctx, client.ObjectKey{Namespace: clusterName, Name: "app"}, w); err != nil {
 			return false, err
@@ -217,7 +219,7 @@ func waitWorkApplied(ctx context.Context, t *testing.T, hub *framework.Cluster, 
 func hubsShown(ctx context.Context, t *testing.T, flags *genericclioptions.ConfigFlags, server string) {
 	t.Helper()
 	var last string
-	longEventually(ctx, t, "get klusterlet showing "+server+" as the current hub", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, failoverTimeout, "get klusterlet showing "+server+" as the current hub", func(ctx context.Context) (bool, error) {
 		streams, _, out, _ := genericiooptions.NewTestIOStreams()
 		o := get.NewKlusterletOptions(flags, streams)
 		if err := o.Run(ctx); err != nil {
@@ -233,20 +235,5 @@ func hubsShown(ctx context.Context, t *testing.T, flags *genericclioptions.Confi
 	})
 	if !bytes.Contains([]byte(last), []byte("Hub connection timeout:")) {
 		t.Errorf("get klusterlet does not show the hub connection timeout:\n%s", last)
-	}
-}
-
-// longEventually is eventually for waits that include the hub connection
-// timeout: at most 5 minutes.
-func longEventually(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		last = err
-		return ok && err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("timed out waiting for %s (last error: %v)", what, last)
 	}
 }

@@ -61,7 +61,7 @@ func TestTokenRegistration(t *testing.T) {
 	available := func(t *testing.T) {
 		t.Helper()
 		for _, typ := range []string{clusterv1.ManagedClusterConditionJoined, clusterv1.ManagedClusterConditionAvailable} {
-			eventually(ctx, t, "ManagedCluster condition "+typ, func(ctx context.Context) (bool, error) {
+			framework.Eventually(ctx, t, pollTimeout, "ManagedCluster condition "+typ, func(ctx context.Context) (bool, error) {
 				return conditionTrue(ctx, hub.Client(), typ)
 			})
 		}
@@ -105,11 +105,11 @@ func TestTokenRegistration(t *testing.T) {
 		if err := hub.Client().Delete(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: agentSA.Namespace, Name: agentSA.Name}}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(ctx, t, "a new pending token request", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "a new pending token request", func(ctx context.Context) (bool, error) {
 			pending, err := pendingCSRs(ctx, hub.Client())
 			return len(pending) == 1 && pending[0].Spec.SignerName == certs.AgentTokenSignerName, err
 		})
-		eventually(ctx, t, "Klusterlet HubConnectionDegraded naming the accept command", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "Klusterlet HubConnectionDegraded naming the accept command", func(ctx context.Context) (bool, error) {
 			c, err := klusterletCondition(ctx, spoke.Client(), operatorv1.ConditionHubConnectionDegraded)
 			return c != nil && c.Status == "True" && strings.Contains(c.Message, "kubectl ocm accept --clusters "+clusterName), err
 		})
@@ -117,7 +117,7 @@ func TestTokenRegistration(t *testing.T) {
 		if out, err := runAcceptRejoin(ctx, t, hubFlags, 2*time.Minute, clusterName); err != nil {
 			t.Fatalf("accept --rejoin: %v\noutput:\n%s", err, out)
 		}
-		eventually(ctx, t, "ServiceAccount "+agentSA.String()+" created again", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "ServiceAccount "+agentSA.String()+" created again", func(ctx context.Context) (bool, error) {
 			err := hub.Client().Get(ctx, agentSA, &corev1.ServiceAccount{})
 			return err == nil, client.IgnoreNotFound(err)
 		})
@@ -148,7 +148,7 @@ func TestTokenRegistration(t *testing.T) {
 		if err := hub.Client().Delete(ctx, mc); err != nil {
 			t.Fatal(err)
 		}
-		eventually(ctx, t, "ManagedCluster "+clusterName+" removed", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "ManagedCluster "+clusterName+" removed", func(ctx context.Context) (bool, error) {
 			err := hub.Client().Get(ctx, client.ObjectKeyFromObject(mc), mc)
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})

@@ -33,7 +33,7 @@ func testAdmission(ctx context.Context, t *testing.T, hubCluster *framework.Clus
 	})
 
 	// hubAcceptsClient.
-	poll(ctx, t, "alice's base permissions", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "alice's base permissions", func(ctx context.Context) (bool, error) {
 		return true, alice.Get(ctx, client.ObjectKey{Name: "cluster-adm"}, &clusterv1.ManagedCluster{})
 	})
 	expectDenied(t, "alice accepts without managedclusters/accept", setAccept(ctx, alice, "cluster-adm", true), "managedclusters/accept")
@@ -41,7 +41,7 @@ func testAdmission(ctx context.Context, t *testing.T, hubCluster *framework.Clus
 		APIGroups: []string{"register.open-cluster-management.io"}, Resources: []string{"managedclusters/accept"},
 		ResourceNames: []string{"cluster-adm"}, Verbs: []string{"update"},
 	})
-	poll(ctx, t, "alice may accept cluster-adm", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "alice may accept cluster-adm", func(ctx context.Context) (bool, error) {
 		return true, setAccept(ctx, alice, "cluster-adm", true)
 	})
 
@@ -56,7 +56,7 @@ func testAdmission(ctx context.Context, t *testing.T, hubCluster *framework.Clus
 		APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclustersets/join"},
 		ResourceNames: []string{"default"}, Verbs: []string{"create"},
 	})
-	poll(ctx, t, "alice may move cluster-adm to prod", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "alice may move cluster-adm to prod", func(ctx context.Context) (bool, error) {
 		return true, setClusterSet(ctx, alice, "cluster-adm", "prod")
 	})
 
@@ -75,7 +75,7 @@ func testAdmission(ctx context.Context, t *testing.T, hubCluster *framework.Clus
 		APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclustersets/bind"},
 		ResourceNames: []string{"default"}, Verbs: []string{"create"},
 	})
-	poll(ctx, t, "alice may bind default", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "alice may bind default", func(ctx context.Context) (bool, error) {
 		return true, alice.Create(ctx, binding())
 	})
 }

@@ -84,7 +84,7 @@ func TestAgentTokenDriver(t *testing.T) {
 	t.Run("approved and accepted: a sealed token only the request's key opens", func(t *testing.T) {
 		expectAllowed(t, "approve cluster1's request", approveAsAdmin(ctx, admin, csr1))
 		var st certs.RequestState
-		poll(ctx, t, "cluster1's token issued", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "cluster1's token issued", func(ctx context.Context) (bool, error) {
 			st = tokenState(ctx, t, admin, csr1)
 			return st.Phase == certs.RequestIssued, nil
 		})
@@ -115,14 +115,14 @@ func TestAgentTokenDriver(t *testing.T) {
 	agent := clientFor(t, tokenConfig(hubCluster, token), nil)
 
 	t.Run("the token identity holds the agent's rights and no other cluster's", func(t *testing.T) {
-		poll(ctx, t, "the token identity reads its lease", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "the token identity reads its lease", func(ctx context.Context) (bool, error) {
 			return true, agent.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
 		})
 		mc := &clusterv1.ManagedCluster{}
 		expectAllowed(t, "the token identity reads its ManagedCluster", agent.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc))
 		expectAllowed(t, "the token identity patches its ManagedCluster's status", agent.Status().Patch(ctx, mc, client.RawPatch("application/merge-patch+json", []byte(`{"status":{"version":{"kubernetes":"v1.37.0"}}}`))))
 		createCluster(ctx, t, admin, "cluster3", true, 0)
-		poll(ctx, t, "lease cluster3/managed-cluster-lease", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "lease cluster3/managed-cluster-lease", func(ctx context.Context) (bool, error) {
 			return true, admin.Get(ctx, client.ObjectKey{Namespace: "cluster3", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
 		})
 		expectForbidden(t, "cluster1's token reads cluster3's ManagedCluster", agent.Get(ctx, client.ObjectKey{Name: "cluster3"}, &clusterv1.ManagedCluster{}))
@@ -181,7 +181,7 @@ func TestAgentTokenDriver(t *testing.T) {
 		}))
 		eveCfg, err := hubCluster.ConfigForUser("eve")
 		eve := clientFor(t, eveCfg, err)
-		poll(ctx, t, "eve edits cluster1", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "eve edits cluster1", func(ctx context.Context) (bool, error) {
 			err := eve.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "eve"}})
 			return err == nil, ignoreForbidden(err)
 		})
@@ -212,16 +212,16 @@ func TestAgentTokenDriver(t *testing.T) {
 			clientFor(t, old, nil).Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
 		legacy.Labels = map[string]string{clusterv1.ClusterNameLabelKey: "cluster1"}
 		expectAllowed(t, "label it as the earlier release did", admin.Update(ctx, legacy))
-		poll(ctx, t, "ServiceAccount cluster1/klusterlet deleted", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "ServiceAccount cluster1/klusterlet deleted", func(ctx context.Context) (bool, error) {
 			err := admin.Get(ctx, client.ObjectKeyFromObject(legacy), &corev1.ServiceAccount{})
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
 		// A 401 makes the agent register again.
-		poll(ctx, t, "the earlier release's token rejected with 401", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "the earlier release's token rejected with 401", func(ctx context.Context) (bool, error) {
 			_, err := whoAmI(ctx, old)
 			return apierrors.IsUnauthorized(err), nil
 		})
-		poll(ctx, t, "an event on ManagedCluster cluster1 naming accept --rejoin", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "an event on ManagedCluster cluster1 naming accept --rejoin", func(ctx context.Context) (bool, error) {
 			events := &eventsv1.EventList{}
 			if err := admin.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
 				return false, err
@@ -237,19 +237,19 @@ func TestAgentTokenDriver(t *testing.T) {
 	t.Run("a request whose subject names another cluster fails", func(t *testing.T) {
 		_, forged := createTokenCSR(ctx, t, boot, "cluster1", "cluster3")
 		expectAllowed(t, "an administrator approves the forged request", approveAsAdmin(ctx, admin, forged))
-		poll(ctx, t, "the forged request failed", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "the forged request failed", func(ctx context.Context) (bool, error) {
 			return tokenState(ctx, t, admin, forged).Phase == certs.RequestDenied, nil
 		})
 	})
 
 	t.Run("denying the cluster revokes its tokens", func(t *testing.T) {
 		expectAllowed(t, "deny cluster1", setAccept(ctx, admin, "cluster1", false))
-		poll(ctx, t, "ServiceAccount "+tokenIdentity("cluster1").String()+" deleted", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "ServiceAccount "+tokenIdentity("cluster1").String()+" deleted", func(ctx context.Context) (bool, error) {
 			err := admin.Get(ctx, tokenIdentity("cluster1"), &corev1.ServiceAccount{})
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
 		// The API server caches a token's authentication for seconds.
-		poll(ctx, t, "the token rejected with 401", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "the token rejected with 401", func(ctx context.Context) (bool, error) {
 			err := agent.Get(ctx, client.ObjectKey{Name: "cluster1"}, &clusterv1.ManagedCluster{})
 			return apierrors.IsUnauthorized(err), nil
 		})

@@ -36,7 +36,7 @@ func testAgentWrites(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 		t.Fatal(err)
 	}
 	defer func() { _ = admin.Delete(ctx, work) }()
-	poll(ctx, t, "cluster1's agent reads its work", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "cluster1's agent reads its work", func(ctx context.Context) (bool, error) {
 		return true, agent1.Get(ctx, client.ObjectKeyFromObject(work), &workv1.ManifestWork{})
 	})
 

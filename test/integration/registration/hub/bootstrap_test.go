@@ -106,7 +106,7 @@ func tokenClient(t *testing.T, hubCluster *framework.Cluster, token string) clie
 // of the CSR name.
 func waitIssued(ctx context.Context, t *testing.T, c client.Client, name string) {
 	t.Helper()
-	poll(ctx, t, "certificate of CSR "+name+" issued", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "certificate of CSR "+name+" issued", func(ctx context.Context) (bool, error) {
 		csr := &certificatesv1.CertificateSigningRequest{}
 		if err := c.Get(ctx, client.ObjectKey{Name: name}, csr); err != nil {
 			return false, err

@@ -115,7 +115,7 @@ func TestCLI(t *testing.T) {
 	} else {
 		expectTokenWorks(ctx, t, hubCluster, scriptToken, true, "the token of the join script")
 	}
-	poll(ctx, t, "ClusterManager Applied by the running controller", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "ClusterManager Applied by the running controller", func(ctx context.Context) (bool, error) {
 		cm := &operatorv1.ClusterManager{}
 		if err := admin.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm); err != nil {
 			return false, err
@@ -217,7 +217,7 @@ func TestCLI(t *testing.T) {
 	if out := must("get", "clusters", "-o", "name"); strings.TrimSpace(out) != "managedcluster.cluster.open-cluster-management.io/c1" {
 		t.Errorf("get clusters -o name: %q", out)
 	}
-	poll(ctx, t, "c1 in set default in get clusters -o wide", func(context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "c1 in set default in get clusters -o wide", func(context.Context) (bool, error) {
 		out := must("get", "clusters", "-o", "wide", "--clusterset", "default")
 		return strings.Contains(out, "CLUSTERSET") && strings.Contains(out, "default"), nil
 	})
@@ -240,7 +240,7 @@ func TestCLI(t *testing.T) {
 	if err := admin.Get(ctx, boundBinding, &rbacv1.ClusterRoleBinding{}); !apierrors.IsNotFound(err) {
 		t.Errorf("c2's bootstrap binding after hub clean: %v, want NotFound", err)
 	}
-	poll(ctx, t, "hub namespace gone", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "hub namespace gone", func(ctx context.Context) (bool, error) {
 		err := admin.Get(ctx, client.ObjectKey{Name: config.HubNamespace}, &corev1.Namespace{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
@@ -267,7 +267,7 @@ func expectTokenWorks(ctx context.Context, t *testing.T, hubCluster *framework.C
 		}
 		return
 	}
-	poll(ctx, t, what+" refused as Unauthorized", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, what+" refused as Unauthorized", func(ctx context.Context) (bool, error) {
 		ok, err := authenticated(ctx)
 		return !ok, err
 	})

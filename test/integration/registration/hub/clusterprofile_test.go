@@ -187,7 +187,7 @@ func healthy(p *multiclusterv1alpha1.ClusterProfile) metav1.ConditionStatus {
 func waitProfile(ctx context.Context, t *testing.T, c client.Client, ns, name, what string, ok func(*multiclusterv1alpha1.ClusterProfile) bool) *multiclusterv1alpha1.ClusterProfile {
 	t.Helper()
 	p := &multiclusterv1alpha1.ClusterProfile{}
-	poll(ctx, t, fmt.Sprintf("ClusterProfile %s/%s: %s", ns, name, what), func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("ClusterProfile %s/%s: %s", ns, name, what), func(ctx context.Context) (bool, error) {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}

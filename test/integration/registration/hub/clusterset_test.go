@@ -12,13 +12,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // testClusterSets checks the built-in sets, set status and binding status.
 func testClusterSets(ctx context.Context, t *testing.T, admin client.Client) {
 	waitSet := func(name, what string, ok func(*clusterv1beta2.ManagedClusterSet) bool) {
 		t.Helper()
-		poll(ctx, t, fmt.Sprintf("ManagedClusterSet %s: %s", name, what), func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("ManagedClusterSet %s: %s", name, what), func(ctx context.Context) (bool, error) {
 			set := &clusterv1beta2.ManagedClusterSet{}
 			if err := admin.Get(ctx, client.ObjectKey{Name: name}, set); err != nil {
 				return false, err
@@ -77,7 +78,7 @@ func testClusterSets(ctx context.Context, t *testing.T, admin client.Client) {
 	}
 	waitBinding := func(name string, status metav1.ConditionStatus, reason string) {
 		t.Helper()
-		poll(ctx, t, "binding "+name+" "+reason, func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "binding "+name+" "+reason, func(ctx context.Context) (bool, error) {
 			b := &clusterv1beta2.ManagedClusterSetBinding{}
 			if err := admin.Get(ctx, client.ObjectKey{Namespace: "team-b", Name: name}, b); err != nil {
 				return false, err

@@ -29,7 +29,7 @@ func testCSRApproval(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 	renewal := createCSR(ctx, t, agent1, "cluster1", "cluster1")
 	waitApproved(ctx, t, admin, renewal)
 	// A cluster's agent reads its own requests, and nobody else's.
-	poll(ctx, t, "cluster1's agent may read its own renewal request", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "cluster1's agent may read its own renewal request", func(ctx context.Context) (bool, error) {
 		return agent1.Get(ctx, client.ObjectKey{Name: renewal}, &certificatesv1.CertificateSigningRequest{}) == nil, nil
 	})
 	renewal2 := createCSR(ctx, t, agent2, "cluster2", "cluster2")
@@ -66,7 +66,7 @@ func testCSRApproval(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 	expectPending(ctx, t, admin, secondJoin, "auto-approved requester for cluster2, accepted before")
 	expectPending(ctx, t, admin, bootstrapForeign, "auto-approved requester, subject names another cluster")
 	expectPending(ctx, t, admin, foreignRequester, "cluster1's agent asking for cluster2's certificate")
-	poll(ctx, t, "cluster3 accepted automatically", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "cluster3 accepted automatically", func(ctx context.Context) (bool, error) {
 		mc := &clusterv1.ManagedCluster{}
 		if err := admin.Get(ctx, client.ObjectKey{Name: "cluster3"}, mc); err != nil {
 			return false, err
@@ -102,7 +102,7 @@ func deleteClusterAndWait(ctx context.Context, t *testing.T, admin client.Client
 	if err := admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}); client.IgnoreNotFound(err) != nil {
 		t.Fatalf("delete managed cluster %s: %v", name, err)
 	}
-	poll(ctx, t, "managed cluster "+name+" gone", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "managed cluster "+name+" gone", func(ctx context.Context) (bool, error) {
 		err := admin.Get(ctx, client.ObjectKey{Name: name}, &clusterv1.ManagedCluster{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})

@@ -15,6 +15,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
 // testDeletion deletes an accepted, available cluster4 holding two
@@ -61,7 +62,7 @@ func testDeletion(ctx context.Context, t *testing.T, admin client.Client) {
 	waitWorkDeleting(ctx, t, admin, "later")
 	releaseWork(ctx, t, admin, "later")
 
-	poll(ctx, t, "cluster4 gone", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "cluster4 gone", func(ctx context.Context) (bool, error) {
 		err := admin.Get(ctx, client.ObjectKey{Name: "cluster4"}, &clusterv1.ManagedCluster{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
@@ -100,7 +101,7 @@ func createWork(ctx context.Context, t *testing.T, admin client.Client, name, pr
 // waitWorkDeleting waits until the hub has deleted the work name.
 func waitWorkDeleting(ctx context.Context, t *testing.T, admin client.Client, name string) {
 	t.Helper()
-	poll(ctx, t, "ManifestWork "+name+" deleted by the hub", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "ManifestWork "+name+" deleted by the hub", func(ctx context.Context) (bool, error) {
 		w := &workv1.ManifestWork{}
 		if err := admin.Get(ctx, client.ObjectKey{Namespace: "cluster4", Name: name}, w); err != nil {
 			return false, err

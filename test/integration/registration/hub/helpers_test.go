@@ -68,17 +68,11 @@ func agentClient(t *testing.T, hubCluster *framework.Cluster, cluster string) cl
 // agentUser is the certificate identity of agent1 of cluster.
 func agentUser(cluster string) string { return "system:open-cluster-management:" + cluster + ":agent1" }
 
-// poll waits until cond holds, failing t with what when it never does.
-func poll(ctx context.Context, t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	framework.Eventually(ctx, t, pollTimeout, what, cond)
-}
-
 // waitCluster waits until the ManagedCluster name satisfies ok and returns it.
 func waitCluster(ctx context.Context, t *testing.T, c client.Client, name, what string, ok func(*clusterv1.ManagedCluster) bool) *clusterv1.ManagedCluster {
 	t.Helper()
 	mc := &clusterv1.ManagedCluster{}
-	poll(ctx, t, fmt.Sprintf("managed cluster %s: %s", name, what), func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("managed cluster %s: %s", name, what), func(ctx context.Context) (bool, error) {
 		if err := c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 			return false, err
 		}
@@ -189,7 +183,7 @@ func csrApproval(ctx context.Context, c client.Client, name string) (string, err
 // waitApproved waits until the CSR name is approved by the hub controller.
 func waitApproved(ctx context.Context, t *testing.T, c client.Client, name string) {
 	t.Helper()
-	poll(ctx, t, "CSR "+name+" approved", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "CSR "+name+" approved", func(ctx context.Context) (bool, error) {
 		reason, err := csrApproval(ctx, c, name)
 		if reason != "" && reason != "AutoApprovedByHubCSRApprovingController" {
 			return false, errors.New("approved with reason " + reason)

@@ -62,7 +62,7 @@ func TestNamespaceEditorIsNoAgent(t *testing.T) {
 	createCluster(ctx, t, admin, cluster, true, 0)
 	agent := agentClient(t, hubCluster, cluster)
 	// The grants exist: the cluster's own agent reads its lease.
-	poll(ctx, t, "cluster1's agent reads its lease", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "cluster1's agent reads its lease", func(ctx context.Context) (bool, error) {
 		return true, agent.Get(ctx, client.ObjectKey{Namespace: cluster, Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
 	})
 
@@ -89,7 +89,7 @@ func TestNamespaceEditorIsNoAgent(t *testing.T) {
 	impersonating := rest.CopyConfig(eveCfg)
 	impersonating.Impersonate = rest.ImpersonationConfig{UserName: legacyUser}
 	// The attack's precondition: edit lets eve act as the ServiceAccount.
-	poll(ctx, t, "eve impersonates "+legacyUser, func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "eve impersonates "+legacyUser, func(ctx context.Context) (bool, error) {
 		who, err := whoAmI(ctx, impersonating)
 		return err == nil && who == legacyUser, nil
 	})
@@ -139,7 +139,7 @@ func TestNamespaceEditorIsNoAgent(t *testing.T) {
 		for _, cfg := range []*rest.Config{impersonating, minted} {
 			c := clientFor(t, cfg, nil)
 			csr := addonCSR(t, cluster, "helloworld", addonSubject)
-			poll(ctx, t, "the ServiceAccount files an add-on request", func(ctx context.Context) (bool, error) {
+			framework.Eventually(ctx, t, pollTimeout, "the ServiceAccount files an add-on request", func(ctx context.Context) (bool, error) {
 				err := c.Create(ctx, csr)
 				return err == nil, ignoreForbidden(err)
 			})
@@ -149,7 +149,7 @@ func TestNamespaceEditorIsNoAgent(t *testing.T) {
 		// CSR controller has decided the forged ones before it.
 		genuine := addonCSR(t, cluster, "helloworld", addonSubject)
 		expectAllowed(t, "cluster1's agent files the add-on request", agent.Create(ctx, genuine))
-		poll(ctx, t, "cluster1's agent's add-on request approved", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "cluster1's agent's add-on request approved", func(ctx context.Context) (bool, error) {
 			return approved(ctx, admin, genuine.Name)
 		})
 		for _, name := range forged {

@@ -25,7 +25,7 @@ func testLeaseHealth(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 	waitCluster(ctx, t, admin, "cluster3", "accepted", hasCondition(
 		clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
 	agent := agentClient(t, hubCluster, "cluster3")
-	poll(ctx, t, "cluster3's lease readable by its agent", func(ctx context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "cluster3's lease readable by its agent", func(ctx context.Context) (bool, error) {
 		return true, agent.Get(ctx, client.ObjectKey{Namespace: "cluster3", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
 	})
 

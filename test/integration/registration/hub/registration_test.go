@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
@@ -48,7 +49,7 @@ func TestHubRegistration(t *testing.T) {
 			t.Errorf("never accepted cluster has condition %v", c)
 		}
 		agent := agentClient(t, hubCluster, "cluster1")
-		poll(ctx, t, "cluster1's agent can read its ManagedCluster", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "cluster1's agent can read its ManagedCluster", func(ctx context.Context) (bool, error) {
 			return true, agent.Get(ctx, client.ObjectKey{Name: "cluster1"}, &clusterv1.ManagedCluster{})
 		})
 		got := &clusterv1.ManagedCluster{}
@@ -76,17 +77,17 @@ func TestHubRegistration(t *testing.T) {
 			expectAllowed(t, "get RoleBinding "+rb.String(), admin.Get(ctx, rb, &rbacv1.RoleBinding{}))
 		}
 		expectAllowed(t, "get ClusterRoleBinding", admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:cluster1"}, &rbacv1.ClusterRoleBinding{}))
-		poll(ctx, t, "lease cluster1/managed-cluster-lease", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "lease cluster1/managed-cluster-lease", func(ctx context.Context) (bool, error) {
 			return true, admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
 		})
 	})
 
 	t.Run("one cluster's identity cannot touch another's", func(t *testing.T) {
 		agent1 := agentClient(t, hubCluster, "cluster1")
-		poll(ctx, t, "cluster1's agent may read its lease", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "cluster1's agent may read its lease", func(ctx context.Context) (bool, error) {
 			return true, agent1.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
 		})
-		poll(ctx, t, "lease cluster2/managed-cluster-lease", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "lease cluster2/managed-cluster-lease", func(ctx context.Context) (bool, error) {
 			return true, admin.Get(ctx, client.ObjectKey{Namespace: "cluster2", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
 		})
 		expectForbidden(t, "cluster1 reads cluster2's ManagedCluster", agent1.Get(ctx, client.ObjectKey{Name: "cluster2"}, &clusterv1.ManagedCluster{}))
@@ -98,7 +99,7 @@ func TestHubRegistration(t *testing.T) {
 		// The hub's CA bundle: the agent follows kube-public's, which only
 		// the hub's administrators write, and may not read the copy in its
 		// own namespace, which the namespace's editors may write.
-		poll(ctx, t, "cluster1's agent may read kube-public/kube-root-ca.crt", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "cluster1's agent may read kube-public/kube-root-ca.crt", func(ctx context.Context) (bool, error) {
 			return true, agent1.Get(ctx, client.ObjectKey{Namespace: "kube-public", Name: "kube-root-ca.crt"}, &corev1.ConfigMap{})
 		})
 		expectForbidden(t, "cluster1 reads cluster1/kube-root-ca.crt", agent1.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "kube-root-ca.crt"}, &corev1.ConfigMap{}))
@@ -117,7 +118,7 @@ func TestHubRegistration(t *testing.T) {
 		expectAllowed(t, "admin denies cluster1", setAccept(ctx, admin, "cluster1", false))
 		waitCluster(ctx, t, admin, "cluster1", "HubAccepted False Denied", hasCondition(
 			clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionFalse, clusterv1.ReasonHubClusterAdminDenied))
-		poll(ctx, t, "cluster1's RoleBindings gone", func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, pollTimeout, "cluster1's RoleBindings gone", func(ctx context.Context) (bool, error) {
 			err := admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "open-cluster-management:managedcluster:cluster1:registration"}, &rbacv1.RoleBinding{})
 			if !apierrors.IsNotFound(err) {
 				return false, nil

@@ -18,6 +18,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	multiclusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/multicluster/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
@@ -69,7 +70,7 @@ func TestSetStatusReconcilesNoMember(t *testing.T) {
 	if err := admin.Patch(ctx, mc, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
-	poll(ctx, t, "s0 reconciled by both controllers", func(context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, "s0 reconciled by both controllers", func(context.Context) (bool, error) {
 		now := reconciles(t)
 		return now[0] > before[0] && now[1] > before[1], nil
 	})
@@ -86,7 +87,7 @@ func TestSetStatusReconcilesNoMember(t *testing.T) {
 func settled(ctx context.Context, t *testing.T, what string) [2]float64 {
 	t.Helper()
 	quiet, last := 0, reconciles(t)
-	poll(ctx, t, what, func(context.Context) (bool, error) {
+	framework.Eventually(ctx, t, pollTimeout, what, func(context.Context) (bool, error) {
 		now := reconciles(t)
 		if now == last {
 			quiet++
