@@ -3,8 +3,9 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestSetChartVersions checks a release sets both version lines of every
@@ -18,9 +19,7 @@ func TestSetChartVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := checkChartVersions(root, "v1.2.3"); err == nil || !strings.Contains(err.Error(), "make release VERSION=v1.2.3") {
-		t.Fatalf("charts at 0.0.1: got %v, want an error naming the fix", err)
-	}
+	require.ErrorContains(t, checkChartVersions(root, "v1.2.3"), "make release VERSION=v1.2.3", "charts at 0.0.1: the error names the fix")
 	if err := setChartVersions(root, "v1.2.3"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"text/template"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fakeSums gives every release platform's archive of version v a made-up
@@ -94,9 +97,8 @@ func TestManifestStyle(t *testing.T) {
 func TestRenderManifestMissingSum(t *testing.T) {
 	sums := fakeSums("v1.0.0")
 	delete(sums, platforms[1].archive("v1.0.0"))
-	if _, err := renderManifest("v1.0.0", "c", platforms, sums); err == nil || !strings.Contains(err.Error(), "linux_arm64") {
-		t.Fatalf("err = %v, want one naming the linux/arm64 archive", err)
-	}
+	_, err := renderManifest("v1.0.0", "c", platforms, sums)
+	require.ErrorContains(t, err, "linux_arm64", "the error names the linux/arm64 archive")
 }
 
 // TestCheckVersion accepts krew's semantic versions only.
@@ -119,8 +121,8 @@ func TestCheckVersion(t *testing.T) {
 			if (err == nil) != tt.ok {
 				t.Fatalf("checkVersion(%q) = %v, want ok %v", tt.version, err, tt.ok)
 			}
-			if err != nil && !strings.Contains(err.Error(), "VERSION=v0.1.0") {
-				t.Errorf("error %q does not say how to give a version", err)
+			if err != nil {
+				assert.ErrorContains(t, err, "VERSION=v0.1.0", "the error says how to give a version")
 			}
 		})
 	}

@@ -2,10 +2,10 @@ package apply
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -80,12 +80,12 @@ func TestToUnstructured(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			u, err := ToUnstructured(tt.obj, clientgoscheme.Scheme)
-			switch {
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("unexpected error: %v", err)
-			case err == nil && !reflect.DeepEqual(u.Object, tt.want):
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			if !reflect.DeepEqual(u.Object, tt.want) {
 				t.Errorf("ToUnstructured = %v, want %v", u.Object, tt.want)
 			}
 		})

@@ -1,11 +1,11 @@
 package celprogram
 
 import (
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/cel-go/cel"
+	"github.com/stretchr/testify/require"
 )
 
 // newEnv returns an environment with the variable x of type t.
@@ -49,11 +49,10 @@ func TestProgram(t *testing.T) {
 					t.Errorf("= %v, want %v", out.Value(), tt.want)
 				}
 			}
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("error %v", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("error %v, want %q", err, tt.wantErr)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tt.wantErr)
 			}
 		})
 	}

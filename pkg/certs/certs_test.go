@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/keyutil"
 )
@@ -98,14 +100,10 @@ func TestValidateClientCertificate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ValidateClientCertificate(tt.cert, tt.key, tt.subject, now)
 			if tt.wantErrContains == "" {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
+				require.NoError(t, err)
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErrContains) {
-				t.Errorf("err = %v, want one containing %q", err, tt.wantErrContains)
-			}
+			assert.ErrorContains(t, err, tt.wantErrContains)
 		})
 	}
 }

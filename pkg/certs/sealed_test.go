@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -94,9 +95,8 @@ func TestSealToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SealToken(tokenCSR(t, edKey, "c1-ed", "4"), token); err == nil || !strings.Contains(err.Error(), "ECDSA") {
-		t.Errorf("SealToken to an Ed25519 key: %v, want an error asking for ECDSA", err)
-	}
+	_, err = SealToken(tokenCSR(t, edKey, "c1-ed", "4"), token)
+	assert.ErrorContains(t, err, "ECDSA", "SealToken to an Ed25519 key")
 }
 
 // TestStateOfTokenRequestIgnoresCertificate checks that a request of the

@@ -7,10 +7,11 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	certutil "k8s.io/client-go/util/cert"
 )
@@ -53,14 +54,10 @@ func TestParseCA(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseCA(tt.cert, tt.key)
 			if tt.wantErrText == "" {
-				if err != nil {
-					t.Fatalf("ParseCA: %v", err)
-				}
+				require.NoError(t, err, "ParseCA")
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErrText) {
-				t.Errorf("ParseCA = %v, want an error containing %q", err, tt.wantErrText)
-			}
+			assert.ErrorContains(t, err, tt.wantErrText)
 		})
 	}
 }
@@ -103,9 +100,7 @@ func TestIssueClientCertificate(t *testing.T) {
 			}
 			got, err := ca.IssueClientCertificate(tt.csr, tt.usages, tt.lifetime, now)
 			if tt.wantErrText != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErrText) {
-					t.Fatalf("IssueClientCertificate = %v, want an error containing %q", err, tt.wantErrText)
-				}
+				require.ErrorContains(t, err, tt.wantErrText)
 				return
 			}
 			if err != nil {

@@ -6,12 +6,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
@@ -57,9 +58,7 @@ current-context: c
 		t.Run(tt.name, func(t *testing.T) {
 			cred, err := Parse(secret(tt.data), tt.clusterName)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
-				}
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			if err != nil {

@@ -1,8 +1,9 @@
 package identity
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestParseAgentUserName(t *testing.T) {
@@ -142,11 +143,10 @@ func TestValidateClusterName(t *testing.T) {
 		"local-cluster":                        "",
 	} {
 		err := ValidateClusterName(name)
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("ValidateClusterName(%q) = %v, want nil", name, err)
-		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("ValidateClusterName(%q) = %v, want an error saying %q", name, err, want)
+		if want == "" {
+			assert.NoError(t, err, "ValidateClusterName(%q)", name)
+		} else {
+			assert.ErrorContains(t, err, want, "ValidateClusterName(%q)", name)
 		}
 	}
 	if ClusterGroup(ReservedClusterName) != ManagedClustersGroup {

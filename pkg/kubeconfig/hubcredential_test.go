@@ -12,6 +12,8 @@ import (
 
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/stretchr/testify/require"
+
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 )
@@ -107,9 +109,11 @@ func TestHubCredentialValidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			cert, err := cred.Validate(tt.subject, testNow)
-			if errorExpected(t, err, tt.wantErrContains) {
+			if tt.wantErrContains != "" {
+				require.ErrorContains(t, err, tt.wantErrContains)
 				return
 			}
+			require.NoError(t, err)
 			if cert.Subject.CommonName != subject.CommonName {
 				t.Fatalf("Validate = %v, %v; want the certificate of %s", cert, err, subject.CommonName)
 			}
@@ -135,9 +139,11 @@ func TestReadHubCredential(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cred, err := ReadHubCredential(tt.data)
-			if errorExpected(t, err, tt.wantErrContains) {
+			if tt.wantErrContains != "" {
+				require.ErrorContains(t, err, tt.wantErrContains)
 				return
 			}
+			require.NoError(t, err)
 			if cred.ClusterName != "" || cred.AgentName != "" || cred.Kubeconfig.Server != "https://hub" {
 				t.Fatalf("ReadHubCredential = %+v", cred)
 			}

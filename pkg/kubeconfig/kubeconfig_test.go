@@ -1,9 +1,9 @@
 package kubeconfig
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	certutil "k8s.io/client-go/util/cert"
 )
 
@@ -30,9 +30,11 @@ func TestFromSecretContext(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			info, err := FromSecret(map[string][]byte{KubeconfigKey: []byte(tt.data)})
-			if errorExpected(t, err, tt.wantErrContains) {
+			if tt.wantErrContains != "" {
+				require.ErrorContains(t, err, tt.wantErrContains)
 				return
 			}
+			require.NoError(t, err)
 			if !tt.check(info) {
 				t.Errorf("FromSecret = %+v", info)
 			}
@@ -112,19 +114,6 @@ func TestHubIndex(t *testing.T) {
 			t.Errorf("%s: HubIndex = %d, want %d", tt.name, got, tt.want)
 		}
 	}
-}
-
-// errorExpected fails t unless err matches want, a part of the expected
-// error ("" when none is), and reports whether an error was expected.
-func errorExpected(t *testing.T, err error, want string) bool {
-	t.Helper()
-	switch {
-	case want == "" && err != nil:
-		t.Fatalf("unexpected error: %v", err)
-	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-		t.Fatalf("err = %v, want one containing %q", err, want)
-	}
-	return want != ""
 }
 
 // kubeconfigYAML is a kubeconfig whose current context c joins cluster h

@@ -1,9 +1,10 @@
 package kubeconfig
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
@@ -65,12 +66,12 @@ func TestManagedClusterConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg, err := managedClusterConfig(tt.data, "klusterlet-c1/external-managed-kubeconfig")
-			if errorExpected(t, err, tt.wantErrContains) {
-				if !strings.Contains(err.Error(), "klusterlet-c1/external-managed-kubeconfig") {
-					t.Errorf("error %q does not name the Secret", err)
-				}
+			if tt.wantErrContains != "" {
+				require.ErrorContains(t, err, tt.wantErrContains)
+				assert.ErrorContains(t, err, "klusterlet-c1/external-managed-kubeconfig", "the error names the Secret")
 				return
 			}
+			require.NoError(t, err)
 			if cfg.Host != tt.wantHost || cfg.BearerToken != "secret-token" {
 				t.Errorf("host %q token %q, want %q with the Secret's token", cfg.Host, cfg.BearerToken, tt.wantHost)
 			}

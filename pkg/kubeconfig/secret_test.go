@@ -2,6 +2,8 @@ package kubeconfig
 
 import (
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestFromSecret(t *testing.T) {
@@ -51,9 +53,11 @@ func TestFromSecret(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			info, err := FromSecret(tt.data)
-			if errorExpected(t, err, tt.wantErrContains) {
+			if tt.wantErrContains != "" {
+				require.ErrorContains(t, err, tt.wantErrContains)
 				return
 			}
+			require.NoError(t, err)
 			if string(info.CAData) != tt.wantCA || string(info.CertData) != tt.wantCert || string(info.KeyData) != tt.wantKey || info.Token != tt.wantToken {
 				t.Errorf("FromSecret = CA %q cert %q key %q token %q, want %q %q %q %q",
 					info.CAData, info.CertData, info.KeyData, info.Token, tt.wantCA, tt.wantCert, tt.wantKey, tt.wantToken)

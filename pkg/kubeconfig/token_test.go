@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // jwt returns an unsigned token with the claims of ServiceAccount ns/name.
@@ -50,9 +52,7 @@ func TestTokenCredential(t *testing.T) {
 			}
 			tok, err := cred.ValidateToken("c1", "hello-agent", tt.uid, now)
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("ValidateToken error %v, want %q", err, tt.wantErr)
-				}
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			if err != nil {

@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/stretchr/testify/assert"
+
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
@@ -133,9 +135,7 @@ users: [{name: default-auth, user: {client-certificate: tls.crt, client-key: tls
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErrContains) {
-				t.Errorf("err = %v, want one containing %q", err, tt.wantErrContains)
-			}
+			assert.ErrorContains(t, err, tt.wantErrContains)
 		})
 	}
 }
@@ -313,8 +313,10 @@ func TestOptionsValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.opts.Default()
 			err := tt.opts.Validate()
-			if (tt.wantErrContains == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErrContains)) {
-				t.Errorf("Validate = %v, want error containing %q", err, tt.wantErrContains)
+			if tt.wantErrContains == "" {
+				assert.NoError(t, err, "Validate")
+			} else {
+				assert.ErrorContains(t, err, tt.wantErrContains, "Validate")
 			}
 		})
 	}

@@ -1,8 +1,9 @@
 package agent
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestValidateManagedKubeconfigSecret(t *testing.T) {
@@ -23,14 +24,10 @@ func TestValidateManagedKubeconfigSecret(t *testing.T) {
 			o.Default()
 			err := o.Validate()
 			if tt.wantErrContains == "" {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
+				require.NoError(t, err)
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErrContains) {
-				t.Fatalf("err = %v, want one containing %q", err, tt.wantErrContains)
-			}
+			require.ErrorContains(t, err, tt.wantErrContains)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -86,9 +87,7 @@ func TestExecutorCheck(t *testing.T) {
 				t.Fatalf("err = %v", err)
 			}
 			for _, part := range tt.wantMsg {
-				if !strings.Contains(err.Error(), part) {
-					t.Errorf("message %q lacks %q", err, part)
-				}
+				assert.ErrorContains(t, err, part)
 			}
 			spec := f.last.Spec
 			if spec.User != "system:serviceaccount:default:deployer" ||
@@ -234,9 +233,7 @@ func TestExecutorEscalation(t *testing.T) {
 			}
 			if tt.wantDenied {
 				for _, part := range []string{"default/deployer", "escalate its privileges", "roles.rbac.authorization.k8s.io \"r\"", "not currently held"} {
-					if !strings.Contains(err.Error(), part) {
-						t.Errorf("message %q lacks %q", err, part)
-					}
+					assert.ErrorContains(t, err, part)
 				}
 			}
 		})

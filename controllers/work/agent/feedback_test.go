@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/stretchr/testify/assert"
+
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
 
@@ -136,8 +138,10 @@ data: {big: "` + strings.Repeat("x", 1100) + `", small: "y"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := statusFeedback(object(t, tt.obj), tt.rules, workv1.DefaultMaxJSONRawLength)
-			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
-				t.Errorf("error = %v, want %q", err, tt.wantErr)
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, tt.wantErr)
 			}
 			if len(got) != len(tt.want) {
 				t.Fatalf("values = %s, want %s", toYAML(got), toYAML(tt.want))

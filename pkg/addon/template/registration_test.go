@@ -1,12 +1,12 @@
 package template
 
 import (
-	"errors"
 	"reflect"
-	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/stretchr/testify/require"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 )
@@ -114,9 +114,8 @@ func TestPermissionBindings(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := PermissionBindings("cluster1", "hello", newTemplate(t, agentDeployment).kubeClient(tc.perms...).t)
 			if tc.wantErr != "" {
-				if !errors.Is(err, ErrInvalidHubPermission) || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want ErrInvalidHubPermission with %q", err, tc.wantErr)
-				}
+				require.ErrorIs(t, err, ErrInvalidHubPermission)
+				require.ErrorContains(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {

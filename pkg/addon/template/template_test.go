@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
@@ -286,9 +287,8 @@ func TestBadInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Render(newTemplate(t, tc.manifests...).input())
-			if !errors.Is(err, ErrInvalidManifest) || !strings.Contains(err.Error(), tc.wantMsg) {
-				t.Errorf("err = %v, want ErrInvalidManifest with %q", err, tc.wantMsg)
-			}
+			assert.ErrorIs(t, err, ErrInvalidManifest)
+			assert.ErrorContains(t, err, tc.wantMsg)
 		})
 	}
 }

@@ -9,6 +9,9 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
@@ -71,14 +74,10 @@ func TestValidateAddon(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := ValidateAddon(tt.req)
 			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("ValidateAddon: %v", err)
-				}
+				require.NoError(t, err, "ValidateAddon")
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("ValidateAddon = %v, want an error containing %q", err, tt.wantErr)
-			}
+			assert.ErrorContains(t, err, tt.wantErr)
 		})
 	}
 }

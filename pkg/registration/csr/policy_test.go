@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -107,14 +108,10 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			err := Validate(tt.req)
 			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("Validate: %v", err)
-				}
+				require.NoError(t, err, "Validate")
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("Validate = %v, want an error containing %q", err, tt.wantErr)
-			}
+			assert.ErrorContains(t, err, tt.wantErr)
 		})
 	}
 }

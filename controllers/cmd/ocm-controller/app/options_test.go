@@ -1,11 +1,11 @@
 package app
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLeaderElectionFlags checks the leader election timings: the defaults
@@ -34,9 +34,7 @@ func TestLeaderElectionFlags(t *testing.T) {
 			}
 			err := o.Validate()
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("Validate() = %v, want an error naming %s", err, tc.wantErr)
-				}
+				require.ErrorContains(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {

@@ -2,12 +2,13 @@ package apply
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/stretchr/testify/require"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
@@ -41,14 +42,12 @@ func TestTakeOver(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := takeOver(tc.d, tc.existing, required, owner)
-			switch {
-			case tc.want == "" && err != nil:
-				t.Fatalf("takeOver = %v, want nil", err)
-			case tc.want != "" && (err == nil || !IsTakeOverError(err)):
-				t.Fatalf("takeOver = %v, want a TakeOverError", err)
-			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
-				t.Fatalf("takeOver = %q, want it to contain %q", err, tc.want)
+			if tc.want == "" {
+				require.NoError(t, err, "takeOver")
+				return
 			}
+			require.ErrorContains(t, err, tc.want, "takeOver")
+			require.True(t, IsTakeOverError(err), "takeOver = %v, want a TakeOverError", err)
 		})
 	}
 }

@@ -1,9 +1,9 @@
 package v1beta1_test
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
@@ -189,9 +189,7 @@ func TestManagedClusterAddOnStaleAnnotations(t *testing.T) {
 	t.Run("an annotation that is not JSON fails the conversion and names the annotation", func(t *testing.T) {
 		beta := &v1beta1.ManagedClusterAddOn{ObjectMeta: meta("cluster1", "hello", v1beta1.V1alpha1FieldsAnnotation, "{")}
 		err := (&v1alpha1.ManagedClusterAddOn{}).ConvertFrom(beta)
-		if err == nil || !strings.Contains(err.Error(), v1beta1.V1alpha1FieldsAnnotation) {
-			t.Errorf("error %v, want one naming %s", err, v1beta1.V1alpha1FieldsAnnotation)
-		}
+		assert.ErrorContains(t, err, v1beta1.V1alpha1FieldsAnnotation)
 	})
 	t.Run("a hub object of another kind is refused", func(t *testing.T) {
 		if err := (&v1alpha1.ManagedClusterAddOn{}).ConvertTo(&v1beta1.AddOnTemplate{}); err == nil {
