@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -141,18 +140,5 @@ func compare(t *testing.T, chartOutput string, want []*unstructured.Unstructured
 	}
 	if diff := cmp.Diff(normalize(t, want), normalize(t, got)); diff != "" {
 		t.Errorf("helm template differs from the verb (-verb +chart):\n%s", diff)
-	}
-}
-
-// wantError fails t unless err is an error that names every one of words.
-func wantError(t *testing.T, err error, words ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("helm template succeeded, want an error naming %q", words)
-	}
-	for _, w := range words {
-		if !strings.Contains(err.Error(), w) {
-			t.Errorf("error %q does not name %q", err, w)
-		}
 	}
 }

@@ -5,6 +5,7 @@ go 1.27.3
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/kubectl-ocm/kubectl-ocm v0.0.0
+	github.com/stretchr/testify v1.12.1
 	helm.sh/helm/v4 v4.3.1
 	k8s.io/api v0.37.1
 	k8s.io/apiextensions-apiserver v0.37.1

@@ -4,11 +4,14 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
@@ -70,7 +73,8 @@ func TestHubChart(t *testing.T) {
 // TestHubChartRejects checks that the chart refuses what hub init refuses.
 func TestHubChartRejects(t *testing.T) {
 	_, err := helmTemplate(t, "hub", map[string]any{"conversionWebhookURL": "http://hub.example.com/convert"}, nil)
-	wantError(t, err, "conversionWebhookURL", "https://")
+	require.ErrorContains(t, err, "conversionWebhookURL")
+	assert.ErrorContains(t, err, "https://")
 }
 
 // testScheduling places a Pod on control-plane nodes and sizes its

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
@@ -59,11 +60,9 @@ func expectInvalid(t *testing.T, err error, field, message string) {
 	if !apierrors.IsInvalid(err) {
 		t.Fatalf("error is not Invalid (reason %q): %v", apierrors.ReasonForError(err), err)
 	}
-	if !strings.Contains(err.Error(), field) {
-		t.Errorf("error does not name the field %q: %v", field, err)
-	}
-	if message != "" && !strings.Contains(err.Error(), message) {
-		t.Errorf("error does not say %q: %v", message, err)
+	assert.ErrorContains(t, err, field, "the error names the field")
+	if message != "" {
+		assert.ErrorContains(t, err, message)
 	}
 	t.Logf("rejected as expected: %v", err)
 }

@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	"github.com/stretchr/testify/assert"
+
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -78,9 +80,9 @@ func (s *suite) testOverrides(t *testing.T) {
 	} {
 		bad := mwrs.DeepCopy()
 		bad.Spec.Overrides = []workv1alpha1.ManifestWorkOverride{tc.override}
-		if err := s.admin.Create(s.ctx, bad); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.msg) {
-			t.Errorf("create with override %+v: got %v, want Invalid containing %q", tc.override, err, tc.msg)
-		}
+		err := s.admin.Create(s.ctx, bad)
+		assert.ErrorContains(t, err, tc.msg, "create with override %+v", tc.override)
+		assert.True(t, apierrors.IsInvalid(err), "create with override %+v: got %v, want Invalid", tc.override, err)
 	}
 	kit.Must(t, "create", s.admin.Create(s.ctx, mwrs))
 	s.waitValues(t, ns, name, map[string]string{c1: "named", c2: "prod", c3: "base"})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -106,9 +107,7 @@ func (s *suite) testRevisions(t *testing.T) {
 	set := &workv1alpha1.ManifestWorkReplicaSet{}
 	kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, set))
 	set.Annotations[revision.HistoryLimitAnnotation] = "ten"
-	if err := s.admin.Update(s.ctx, set); err == nil || !strings.Contains(err.Error(), "revision-history-limit=ten: must be a whole number") {
-		t.Errorf("update with revision-history-limit=ten: %v, want the hub's refusal", err)
-	}
+	assert.ErrorContains(t, s.admin.Update(s.ctx, set), "revision-history-limit=ten: must be a whole number")
 	kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, set))
 	set.Annotations[revision.HistoryLimitAnnotation] = "1"
 	kit.Must(t, "update", s.admin.Update(s.ctx, set))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -202,9 +203,7 @@ func (s *suite) expectRejected(ctx context.Context, t *testing.T, work *workv1.M
 		t.Fatal("the hub accepted the work")
 	}
 	for _, part := range parts {
-		if !strings.Contains(err.Error(), part) {
-			t.Errorf("rejection %q lacks %q", err, part)
-		}
+		assert.ErrorContains(t, err, part)
 	}
 	t.Logf("rejected: %v", err)
 	if _, err := s.getWork(ctx, work.Name); !apierrors.IsNotFound(err) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,7 +112,5 @@ func (s *suite) testReportDiff(ctx context.Context, t *testing.T) {
 	// The hub refuses an apply mode it does not know.
 	bad := newWork(t, "bad-mode", configMap("default", "diff-x", "1"))
 	bad.Annotations = map[string]string{workv1.ApplyModeAnnotation: "DryRun"}
-	if err := s.hubC.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "apply-mode=DryRun: the apply mode must be Apply (the default) or ReportDiff") {
-		t.Errorf("create with apply-mode DryRun: %v, want the hub's refusal", err)
-	}
+	assert.ErrorContains(t, s.hubC.Create(ctx, bad), "apply-mode=DryRun: the apply mode must be Apply (the default) or ReportDiff")
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,9 +86,7 @@ func TestExecutorAdmission(t *testing.T) {
 		}
 		for _, want := range []string{"spec.executor", `user "` + workUser + `"`, "execute-as",
 			"manifestworks.work.open-cluster-management.io", `resourceNames: ["` + executor + `"]`} {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("error lacks %q: %v", want, err)
-			}
+			assert.ErrorContains(t, err, want)
 		}
 	}
 

@@ -20,6 +20,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
@@ -78,9 +80,8 @@ func TestJoinAndUnjoin(t *testing.T) {
 				o := join.NewOptions(flags, streams)
 				o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.CACertHashes = tt.server, tt.token, clusterName, tt.caFile, tt.pins
 				err := runJoin(ctx, o)
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
-					t.Fatalf("join error = %v, want one line containing %q", err, tt.wantErr)
-				}
+				require.ErrorContains(t, err, tt.wantErr)
+				require.NotContains(t, err.Error(), "\n", "the join error is one line")
 				if out.Len() != 0 {
 					t.Errorf("join printed %q although it failed", out.String())
 				}

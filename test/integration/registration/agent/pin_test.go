@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +27,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	certutil "k8s.io/client-go/util/cert"
 	"k8s.io/utils/ptr"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
@@ -78,12 +81,9 @@ func TestJoinPinsTheHub(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			imp := startImpostor(t, hub, ownBundle)
 			out, _, err := dryRun(imp.URL(), func(o *join.Options) { o.CACertHashes = pins })
-			if err == nil || !strings.Contains(err.Error(), "is not the hub of --ca-cert-hash") || !strings.Contains(err.Error(), "join sent it nothing") {
-				t.Fatalf("join through the impostor: %v, want the refusal naming --ca-cert-hash\n%s", err, out)
-			}
-			if !strings.Contains(err.Error(), certs.Pin(imp.ca)) {
-				t.Errorf("the refusal does not name the CA the impostor offered (%s): %v", certs.Pin(imp.ca), err)
-			}
+			require.ErrorContains(t, err, "is not the hub of --ca-cert-hash", "join through the impostor\n%s", out)
+			require.ErrorContains(t, err, "join sent it nothing", "join through the impostor\n%s", out)
+			assert.ErrorContains(t, err, certs.Pin(imp.ca), "the refusal names the CA the impostor offered")
 			requests, credentials := imp.seen()
 			if len(requests) == 0 {
 				t.Fatal("join never asked the impostor anything: the test shows nothing")

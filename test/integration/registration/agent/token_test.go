@@ -16,6 +16,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
@@ -158,9 +160,7 @@ func TestTokenRegistration(t *testing.T) {
 			t.Fatalf("join: %v\noutput:\n%s", err, out)
 		}
 		acceptOut, err := runAccept(ctx, t, hubFlags, csr.UnsignedGrace+20*time.Second, clusterName)
-		if err == nil || !strings.Contains(err.Error(), "--registration-auth token") {
-			t.Fatalf("accept on a hub that signs nothing: %v, want an error naming --registration-auth token\noutput:\n%s", err, acceptOut)
-		}
+		require.ErrorContains(t, err, "--registration-auth token", "accept on a hub that signs nothing; output:\n%s", acceptOut)
 		t.Logf("accept: %v", err)
 	})
 }

@@ -2,9 +2,9 @@ package hub
 
 import (
 	"context"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -88,9 +88,7 @@ func expectDenied(t *testing.T, what string, err error, hint string) {
 		t.Errorf("%s: got %v, want an admission denial", what, err)
 		return
 	}
-	if !strings.Contains(err.Error(), hint) {
-		t.Errorf("%s: denial %q does not mention %q", what, err.Error(), hint)
-	}
+	assert.ErrorContains(t, err, hint, what)
 }
 
 // grant gives user alice the rule through a ClusterRole and binding named name.

@@ -27,6 +27,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -188,9 +190,8 @@ func TestAgentTokenDriver(t *testing.T) {
 		impersonating := rest.CopyConfig(eveCfg)
 		impersonating.Impersonate = rest.ImpersonationConfig{UserName: identity.AgentTokenUserName("cluster1")}
 		_, err = whoAmI(ctx, impersonating)
-		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "impersonate") {
-			t.Errorf("eve impersonates the token identity of cluster1: %v, want a refusal to impersonate", err)
-		}
+		assert.ErrorContains(t, err, "impersonate", "eve impersonates the token identity of cluster1")
+		assert.True(t, apierrors.IsForbidden(err), "eve impersonates the token identity of cluster1: %v, want Forbidden", err)
 		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(600))}}
 		expectForbidden(t, "eve requests a token of the token identity of cluster1",
 			eve.SubResource("token").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.AgentTokenNamespace, Name: "cluster1"}}, tr))

@@ -20,6 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
@@ -265,9 +267,8 @@ func TestBootstrapSecurity(t *testing.T) {
 		bound := tokenClient(t, hubCluster, join.HubToken)
 
 		err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}})
-		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "may register managed cluster cluster-b only") {
-			t.Errorf("cluster-b's token registers cluster-c: %v, want Forbidden naming cluster-b", err)
-		}
+		assert.ErrorContains(t, err, "may register managed cluster cluster-b only", "cluster-b's token registers cluster-c")
+		assert.True(t, apierrors.IsForbidden(err), "cluster-b's token registers cluster-c: %v, want Forbidden", err)
 		if _, err := fileCSR(ctx, t, bound, agentCSR("cluster-c")); !apierrors.IsForbidden(err) {
 			t.Errorf("cluster-b's token requests cluster-c's certificate: %v, want Forbidden", err)
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +23,8 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonhub "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub"
@@ -201,9 +202,8 @@ func expectSubjects(ctx context.Context, t *testing.T, admin client.Client, clus
 // attack untried.
 func expectRefusedAs(t *testing.T, what string, err error, user string) {
 	t.Helper()
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), fmt.Sprintf("User %q cannot", user)) {
-		t.Errorf("%s: got %v, want 403 Forbidden for user %s", what, err, user)
-	}
+	assert.ErrorContains(t, err, fmt.Sprintf("User %q cannot", user), what)
+	assert.True(t, apierrors.IsForbidden(err), "%s: got %v, want 403 Forbidden for user %s", what, err, user)
 }
 
 // ignoreForbidden returns nil for a 403 (an RBAC grant not yet seen by the
