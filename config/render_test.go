@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
@@ -44,9 +46,8 @@ func TestHubObjects(t *testing.T) {
 }
 
 func TestAgentObjects(t *testing.T) {
-	if _, err := AgentObjects(AgentValues{}); err == nil || !strings.Contains(err.Error(), "cluster name") {
-		t.Errorf("AgentObjects without a cluster name: err = %v, want one naming the cluster name", err)
-	}
+	_, err := AgentObjects(AgentValues{})
+	assert.ErrorContains(t, err, "cluster name", "AgentObjects without a cluster name")
 	objs, err := AgentObjects(AgentValues{ClusterName: "cluster1", AgentNamespace: "open-cluster-management-agent-x"})
 	if err != nil {
 		t.Fatal(err)
@@ -88,9 +89,8 @@ func TestDecodeDocuments(t *testing.T) {
 }
 
 func TestHostedAgentObjects(t *testing.T) {
-	if _, _, err := HostedAgentObjects(AgentValues{}); err == nil || !strings.Contains(err.Error(), "cluster name") {
-		t.Errorf("HostedAgentObjects without a cluster name: err = %v, want one naming the cluster name", err)
-	}
+	_, _, err := HostedAgentObjects(AgentValues{})
+	assert.ErrorContains(t, err, "cluster name", "HostedAgentObjects without a cluster name")
 	hosting, managed, err := HostedAgentObjects(AgentValues{ClusterName: "c2", BootstrapKubeconfig: []byte("boot"), ManagedKubeconfig: []byte("managed")})
 	if err != nil {
 		t.Fatal(err)
@@ -158,9 +158,8 @@ func sorted(s []string) []string {
 }
 
 func TestClusterBootstrapObjects(t *testing.T) {
-	if _, err := ClusterBootstrapObjects("Bad_Name"); err == nil || !strings.Contains(err.Error(), "invalid cluster name") {
-		t.Errorf("ClusterBootstrapObjects with an invalid name: err = %v", err)
-	}
+	_, err := ClusterBootstrapObjects("Bad_Name")
+	assert.ErrorContains(t, err, "invalid cluster name", "ClusterBootstrapObjects with an invalid name")
 	objs, err := ClusterBootstrapObjects("c1")
 	if err != nil {
 		t.Fatal(err)

@@ -332,9 +332,9 @@ func TestCheckCATrust(t *testing.T) {
 	if r := checkCATrust([]*x509.Certificate{old}, []clusterv1.ManagedCluster{cluster("c1", both)}); !r.Ready {
 		t.Errorf("every cluster trusts the old CA: %+v", r)
 	}
-	if err := (&RotateCAOptions{}).Validate(); err == nil || !strings.Contains(err.Error(), "--check") || !strings.Contains(err.Error(), "--signing-ca-file") {
-		t.Errorf("rotate-ca without --check or --signing-ca-file: %v", err)
-	}
+	err := (&RotateCAOptions{}).Validate()
+	assert.ErrorContains(t, err, "--check", "rotate-ca without --check or --signing-ca-file")
+	assert.ErrorContains(t, err, "--signing-ca-file", "rotate-ca without --check or --signing-ca-file")
 	if err := (&RotateCAOptions{Check: true, CAFile: "a", SigningCAFile: "b"}).Validate(); err == nil {
 		t.Error("rotate-ca with both --ca-file and --signing-ca-file: no error")
 	}

@@ -222,9 +222,8 @@ func TestHubConfigAppliesTheKubectlFlags(t *testing.T) {
 	empty := writeFile(t, dir, "empty", "")
 	flags := genericclioptions.NewConfigFlags(false)
 	flags.KubeConfig = ptr.To(empty)
-	if _, err := HubConfig(flags); err == nil || !strings.Contains(err.Error(), "--kubeconfig") {
-		t.Errorf("an empty kubeconfig: err = %v, want one naming --kubeconfig", err)
-	}
+	_, err := HubConfig(flags)
+	assert.ErrorContains(t, err, "--kubeconfig", "an empty kubeconfig")
 }
 
 func TestGrant(t *testing.T) {
