@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	certutil "k8s.io/client-go/util/cert"
@@ -31,29 +33,29 @@ func TestCABundleRotation(t *testing.T) {
 	first := s.secret(t)
 	s.expectCABundles(t, first.Data[servingcert.CABundleKey])
 
-	s.poll(t, 30*time.Second, "the serving certificate renewed", func(ctx context.Context) (bool, error) {
+	framework.Eventually(s.ctx, t, 30*time.Second, "the serving certificate renewed", func(ctx context.Context) (bool, error) {
 		return !bytes.Equal(s.secret(t).Data[servingcert.CertKey], first.Data[servingcert.CertKey]), nil
 	})
-	s.poll(t, 10*time.Second, "a conversion with the renewed certificate", func(ctx context.Context) (bool, error) {
+	framework.Eventually(s.ctx, t, 10*time.Second, "a conversion with the renewed certificate", func(ctx context.Context) (bool, error) {
 		return true, conversion.ProbeAll(ctx, s.admin)
 	})
 
 	var rotated *corev1.Secret
-	s.poll(t, time.Minute, "the CA renewed, the previous one still in the bundle", func(ctx context.Context) (bool, error) {
+	framework.Eventually(s.ctx, t, time.Minute, "the CA renewed, the previous one still in the bundle", func(ctx context.Context) (bool, error) {
 		rotated = s.secret(t)
 		cas, err := certutil.ParseCertsPEM(rotated.Data[servingcert.CABundleKey])
 		return err == nil && len(cas) == 2, err
 	})
 	s.expectCABundles(t, rotated.Data[servingcert.CABundleKey])
-	s.poll(t, 10*time.Second, "a conversion after the CA renewal", func(ctx context.Context) (bool, error) {
+	framework.Eventually(s.ctx, t, 10*time.Second, "a conversion after the CA renewal", func(ctx context.Context) (bool, error) {
 		return true, conversion.ProbeAll(ctx, s.admin)
 	})
-	s.poll(t, time.Minute, "the expired CA dropped from the bundle", func(ctx context.Context) (bool, error) {
+	framework.Eventually(s.ctx, t, time.Minute, "the expired CA dropped from the bundle", func(ctx context.Context) (bool, error) {
 		cas, err := certutil.ParseCertsPEM(s.secret(t).Data[servingcert.CABundleKey])
 		return err == nil && len(cas) == 1, err
 	})
 	s.expectCABundles(t, s.secret(t).Data[servingcert.CABundleKey])
-	s.poll(t, 10*time.Second, "a conversion with the renewed CA alone", func(ctx context.Context) (bool, error) {
+	framework.Eventually(s.ctx, t, 10*time.Second, "a conversion with the renewed CA alone", func(ctx context.Context) (bool, error) {
 		return true, conversion.ProbeAll(ctx, s.admin)
 	})
 }
@@ -110,7 +112,7 @@ func (s *suite) secret(t *testing.T) *corev1.Secret {
 func (s *suite) expectCABundles(t *testing.T, bundle []byte) {
 	t.Helper()
 	for _, name := range conversion.CRDNames {
-		s.poll(t, 30*time.Second, "the caBundle of "+name, func(ctx context.Context) (bool, error) {
+		framework.Eventually(s.ctx, t, 30*time.Second, "the caBundle of "+name, func(ctx context.Context) (bool, error) {
 			crd := s.crd(t, name)
 			cc := crd.Spec.Conversion.Webhook.ClientConfig
 			return bytes.Equal(cc.CABundle, bundle) && cc.URL != nil && *cc.URL == s.url, nil

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+
 	"github.com/go-logr/logr/testr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -60,7 +62,7 @@ func TestControllerMigratesStoredVersions(t *testing.T) {
 			t.Errorf("migrator: %v", err)
 		}
 	})
-	s.poll(t, time.Minute, "the converted CRDs to store v1beta1 only", func(ctx context.Context) (bool, error) {
+	framework.Eventually(s.ctx, t, time.Minute, "the converted CRDs to store v1beta1 only", func(ctx context.Context) (bool, error) {
 		pending, err := conversion.MigrationPending(ctx, s.admin)
 		return !pending, err
 	})

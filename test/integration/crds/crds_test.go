@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -102,16 +101,13 @@ func installCRDs(ctx context.Context, t *testing.T, cluster *framework.Cluster, 
 		}
 	}
 	for _, crd := range crds {
-		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
+		framework.Eventually(ctx, t, establishTimeout, "CRD "+crd.Name+" established on "+cluster.Name, func(ctx context.Context) (bool, error) {
 			got := &apiextensionsv1.CustomResourceDefinition{}
 			if err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, got); err != nil {
 				return false, err
 			}
 			return apihelpers.IsCRDConditionTrue(got, apiextensionsv1.Established), nil
 		})
-		if err != nil {
-			t.Fatalf("CRD %s on %s not established within %v: %v", crd.Name, cluster.Name, establishTimeout, err)
-		}
 	}
 	// A fresh client discovers the new kinds; poll until each served version is served.
 	c = cluster.Client()
@@ -122,12 +118,9 @@ func installCRDs(ctx context.Context, t *testing.T, cluster *framework.Cluster, 
 			}
 			list := &unstructured.UnstructuredList{}
 			list.SetGroupVersionKind(schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.ListKind})
-			err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, establishTimeout, true, func(ctx context.Context) (bool, error) {
-				return c.List(ctx, list) == nil, nil
+			framework.Eventually(ctx, t, establishTimeout, fmt.Sprintf("%s %s/%s served on %s", crd.Spec.Names.Kind, crd.Spec.Group, v.Name, cluster.Name), func(ctx context.Context) (bool, error) {
+				return true, c.List(ctx, list)
 			})
-			if err != nil {
-				t.Fatalf("%s %s/%s not served on %s within %v: %v", crd.Spec.Names.Kind, crd.Spec.Group, v.Name, cluster.Name, establishTimeout, c.List(ctx, list))
-			}
 		}
 	}
 	return c

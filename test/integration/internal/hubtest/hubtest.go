@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-logr/logr/testr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -142,17 +141,9 @@ func StartConversionWebhook(ctx context.Context, t testing.TB, c, admin client.C
 			t.Errorf("conversion webhook: %v", err)
 		}
 	})
-	var last error
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		err := conversion.ProbeAll(ctx, admin)
-		if ctx.Err() == nil {
-			last = err
-		}
-		return err == nil, nil
+	framework.Eventually(ctx, t, time.Minute, "the API server converting add-on objects through the webhook at "+opts.BindAddress, func(ctx context.Context) (bool, error) {
+		return true, conversion.ProbeAll(ctx, admin)
 	})
-	if err != nil {
-		t.Fatalf("the API server does not convert add-on objects through the webhook at %s: %v", opts.BindAddress, last)
-	}
 	return w
 }
 
