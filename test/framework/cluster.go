@@ -3,8 +3,12 @@ package framework
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net"
+	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -15,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/host"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/process"
 )
 
@@ -212,4 +217,51 @@ func (c *Cluster) APIServerPid() int {
 		return 0
 	}
 	return c.apiserver.Pid()
+}
+
+// KillContainer kills (SIGKILL) every process of the running container
+// container of Pod namespace/pod, as a crash would: the kubelet sees it exit
+// and restarts it by the Pod's restart policy. It returns the ID of the
+// container it killed.
+func (c *Cluster) KillContainer(ctx context.Context, namespace, pod, container string) (string, error) {
+	if c.node == nil {
+		return "", fmt.Errorf("cluster %s has no node", c.Name)
+	}
+	p, err := c.Clientset().CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	var id string
+	for _, s := range p.Status.ContainerStatuses {
+		if s.Name == container && s.State.Running != nil {
+			_, id, _ = strings.Cut(s.ContainerID, "://")
+		}
+	}
+	if id == "" {
+		return "", fmt.Errorf("container %s of Pod %s/%s on cluster %s is not running", container, namespace, pod, c.Name)
+	}
+	hs, err := host.V1Hierarchies()
+	if err != nil {
+		return "", err
+	}
+	// The kubelet keeps each container in a cgroup named by its ID, under
+	// its Pod's, under the node's.
+	var dirs []string
+	for _, h := range hs {
+		_ = filepath.WalkDir(filepath.Join(h, c.node.cgroup), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() == id {
+				dirs = append(dirs, path)
+				return filepath.SkipDir
+			}
+			return nil
+		})
+	}
+	pids := host.CgroupPids(dirs)
+	if len(pids) == 0 {
+		return "", fmt.Errorf("no process of container %s (%s) of Pod %s/%s found in the node's cgroups", container, id, namespace, pod)
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return id, nil
 }

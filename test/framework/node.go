@@ -6,14 +6,12 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/template"
 	"time"
 
@@ -372,51 +370,4 @@ func (n *node) renderConfig(name string) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
 	return b.Bytes(), nil
-}
-
-// KillContainer kills (SIGKILL) every process of the running container
-// container of Pod namespace/pod, as a crash would: the kubelet sees it exit
-// and restarts it by the Pod's restart policy. It returns the ID of the
-// container it killed.
-func (c *Cluster) KillContainer(ctx context.Context, namespace, pod, container string) (string, error) {
-	if c.node == nil {
-		return "", fmt.Errorf("cluster %s has no node", c.Name)
-	}
-	p, err := c.Clientset().CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{})
-	if err != nil {
-		return "", err
-	}
-	var id string
-	for _, s := range p.Status.ContainerStatuses {
-		if s.Name == container && s.State.Running != nil {
-			_, id, _ = strings.Cut(s.ContainerID, "://")
-		}
-	}
-	if id == "" {
-		return "", fmt.Errorf("container %s of Pod %s/%s on cluster %s is not running", container, namespace, pod, c.Name)
-	}
-	hs, err := host.V1Hierarchies()
-	if err != nil {
-		return "", err
-	}
-	// The kubelet keeps each container in a cgroup named by its ID, under
-	// its Pod's, under the node's.
-	var dirs []string
-	for _, h := range hs {
-		_ = filepath.WalkDir(filepath.Join(h, c.node.cgroup), func(path string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() && d.Name() == id {
-				dirs = append(dirs, path)
-				return filepath.SkipDir
-			}
-			return nil
-		})
-	}
-	pids := host.CgroupPids(dirs)
-	if len(pids) == 0 {
-		return "", fmt.Errorf("no process of container %s (%s) of Pod %s/%s found in the node's cgroups", container, id, namespace, pod)
-	}
-	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	return id, nil
 }
