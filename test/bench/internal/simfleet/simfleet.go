@@ -258,29 +258,7 @@ func (f *Fleet) register(ctx context.Context, cluster string) error {
 	if err != nil && !rejoin {
 		return fmt.Errorf("create ManagedCluster as the bootstrap user: %w", err)
 	}
-	csr, _, err := benchkit.NewAgentCSR(cluster)
-	if err != nil {
-		return err
-	}
-	if err := f.bootstrap.Create(ctx, csr); err != nil {
-		return fmt.Errorf("create CSR as the bootstrap user: %w", err)
-	}
-	if rejoin {
-		// A cluster registered before is no first join: auto-approval
-		// leaves its request to the hub admin, who approves it as
-		// `kubectl ocm accept` would (a conflict: the hub decided first).
-		if err := regcsr.ApproveRequest(ctx, f.admin, csr, "ApprovedByHarness", "the harness registers its simulated cluster again"); err != nil && !apierrors.IsConflict(err) {
-			return err
-		}
-	}
-	err = f.waitStore(ctx, "the certificate of CSR "+csr.Name, f.csrs, csr.Name, func(obj any) (bool, error) {
-		got := obj.(*certificatesv1.CertificateSigningRequest)
-		if st := certs.StateOf(got); st.Decided() && len(got.Status.Certificate) == 0 && !st.Approved {
-			return false, fmt.Errorf("CSR %s was denied: %v", csr.Name, got.Status.Conditions)
-		}
-		return len(got.Status.Certificate) > 0, nil
-	})
-	if err != nil {
+	if err := f.issueCertificate(ctx, cluster, rejoin); err != nil {
 		return err
 	}
 	// Auto-approval accepted the cluster with its first join, which is
@@ -332,6 +310,34 @@ func (f *Fleet) register(ctx context.Context, cluster string) error {
 		}
 	}
 	return nil
+}
+
+// issueCertificate requests the agent's client certificate of cluster as
+// the bootstrap user and waits until the hub issues it. The request of a
+// cluster that registers again (rejoin) is approved as the hub admin.
+func (f *Fleet) issueCertificate(ctx context.Context, cluster string, rejoin bool) error {
+	csr, _, err := benchkit.NewAgentCSR(cluster)
+	if err != nil {
+		return err
+	}
+	if err := f.bootstrap.Create(ctx, csr); err != nil {
+		return fmt.Errorf("create CSR as the bootstrap user: %w", err)
+	}
+	if rejoin {
+		// A cluster registered before is no first join: auto-approval
+		// leaves its request to the hub admin, who approves it as
+		// `kubectl ocm accept` would (a conflict: the hub decided first).
+		if err := regcsr.ApproveRequest(ctx, f.admin, csr, "ApprovedByHarness", "the harness registers its simulated cluster again"); err != nil && !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return f.waitStore(ctx, "the certificate of CSR "+csr.Name, f.csrs, csr.Name, func(obj any) (bool, error) {
+		got := obj.(*certificatesv1.CertificateSigningRequest)
+		if st := certs.StateOf(got); st.Decided() && len(got.Status.Certificate) == 0 && !st.Approved {
+			return false, fmt.Errorf("CSR %s was denied: %v", csr.Name, got.Status.Conditions)
+		}
+		return len(got.Status.Certificate) > 0, nil
+	})
 }
 
 // waitStore polls store for the object of key until done says so.
