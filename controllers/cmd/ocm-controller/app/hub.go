@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -121,25 +122,7 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	if err := webhook.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	reviews, err := proxyhub.ReviewClient(cfg)
-	if err != nil {
-		return err
-	}
-	tunnels := proxyhub.New(proxyhub.Options{
-		Reviews: reviews, Reader: mgr.GetAPIReader(), Clusters: mgr.GetCache(),
-		Limits: o.Tunnel, Log: ctrl.Log.WithName("hub-tunnel"),
-	})
-	tunnels.Register(webhook.Server)
-	if err := mgr.Add(tunnels); err != nil {
-		return fmt.Errorf("add the hub tunnel server: %w", err)
-	}
-	if err := mgr.Add(&proxyhub.EndpointPublisher{
-		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: o.Namespace,
-		IP: os.Getenv(PodIPEnv), Port: int32(webhook.Port), Log: ctrl.Log.WithName("hub-tunnel"),
-	}); err != nil {
-		return fmt.Errorf("add the hub tunnel's endpoint publisher: %w", err)
-	}
-	if err := tunnels.RegisterMetrics(); err != nil {
+	if err := o.addTunnel(mgr, cfg, webhook); err != nil {
 		return err
 	}
 	migrator, err := addonconversion.NewMigrator(mgr, ctrl.Log.WithName("stored-version-migration"))
@@ -176,4 +159,28 @@ func (o *HubOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("run hub controllers: %w", err)
 	}
 	return nil
+}
+
+// addTunnel adds the hub tunnel to mgr: its server, which shares webhook's
+// server and certificate, the publisher of its endpoint, and its metrics.
+func (o *HubOptions) addTunnel(mgr manager.Manager, cfg *rest.Config, webhook *addonconversion.Webhook) error {
+	reviews, err := proxyhub.ReviewClient(cfg)
+	if err != nil {
+		return err
+	}
+	tunnels := proxyhub.New(proxyhub.Options{
+		Reviews: reviews, Reader: mgr.GetAPIReader(), Clusters: mgr.GetCache(),
+		Limits: o.Tunnel, Log: ctrl.Log.WithName("hub-tunnel"),
+	})
+	tunnels.Register(webhook.Server)
+	if err := mgr.Add(tunnels); err != nil {
+		return fmt.Errorf("add the hub tunnel server: %w", err)
+	}
+	if err := mgr.Add(&proxyhub.EndpointPublisher{
+		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: o.Namespace,
+		IP: os.Getenv(PodIPEnv), Port: int32(webhook.Port), Log: ctrl.Log.WithName("hub-tunnel"),
+	}); err != nil {
+		return fmt.Errorf("add the hub tunnel's endpoint publisher: %w", err)
+	}
+	return tunnels.RegisterMetrics()
 }
