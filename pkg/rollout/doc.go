@@ -1,5 +1,6 @@
 // Package rollout decides, from the clusters a placement selected and the
 // state of what was already rolled out to each, which clusters to update
 // next under a RolloutStrategy (All, Progressive, ProgressivePerGroup). It is
-// shared by the ManifestWorkReplicaSet controller and the add-on manager.
+// shared by the ManifestWorkReplicaSet controller, the add-on manager and
+// `kubectl ocm work rollout` (plugins/work/rollout).
 package rollout
