@@ -26,6 +26,11 @@
 //     primary hub's API server: seconds to every cluster Available on the
 //     standby and to every work applied there, and the applied objects
 //     deleted or recreated meanwhile.
+//   - BenchmarkLeaderTakeover: two hub controllers with leader election on
+//     one hub; the leader is killed: seconds from the kill to the standby's
+//     acquisition of the Lease, the killed leader's last renewal to that
+//     acquisition in lease durations, and seconds from the kill to the new
+//     leader accepting a ManagedCluster created after it.
 //   - BenchmarkHubMemory: resident memory of the ocm-controller hub process
 //     with 2 registered clusters (real agents) and with 100 (the rest
 //     lightweight simulated agents that speak the real protocol).

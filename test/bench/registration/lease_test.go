@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -174,9 +173,5 @@ func availableIs(ctx context.Context, f *benchkit.Fleet, cluster string, status 
 // scaleAgent sets the agent Deployment's replicas, as `kubectl scale` would.
 func scaleAgent(ctx context.Context, b *testing.B, spoke client.Client, replicas int) {
 	b.Helper()
-	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: config.AgentNamespace, Name: benchkit.AgentDeployment}}
-	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas))
-	if err := spoke.Patch(ctx, dep, patch); err != nil {
-		b.Fatalf("scale %s/%s to %d: %v", config.AgentNamespace, benchkit.AgentDeployment, replicas, err)
-	}
+	scaleDeployment(ctx, b, spoke, client.ObjectKey{Namespace: config.AgentNamespace, Name: benchkit.AgentDeployment}, replicas)
 }

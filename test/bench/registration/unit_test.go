@@ -41,3 +41,25 @@ func TestDescribeWrites(t *testing.T) {
 		})
 	}
 }
+
+func TestLeaderTimings(t *testing.T) {
+	tests := []struct {
+		lease                            time.Duration
+		wantRenew, wantRetry             time.Duration
+		wantEarliest, wantLatestTakeover time.Duration
+	}{
+		// The product's defaults: 15 s, 10 s, 2 s; a retry waits up to 2.2 × 2 s.
+		{lease: 15 * time.Second, wantRenew: 10 * time.Second, wantRetry: 2 * time.Second, wantEarliest: 15 * time.Second, wantLatestTakeover: 23800 * time.Millisecond},
+		{lease: 6 * time.Second, wantRenew: 4 * time.Second, wantRetry: 800 * time.Millisecond, wantEarliest: 6 * time.Second, wantLatestTakeover: 9520 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		lease, renew, retry := leaderTimings(tt.lease)
+		if lease != tt.lease || renew != tt.wantRenew || retry != tt.wantRetry {
+			t.Errorf("leaderTimings(%s) = %s, %s, %s; want %s, %s, %s", tt.lease, lease, renew, retry, tt.lease, tt.wantRenew, tt.wantRetry)
+		}
+		earliest, latest := expectedTakeover(lease, retry)
+		if earliest != tt.wantEarliest || latest != tt.wantLatestTakeover {
+			t.Errorf("expectedTakeover(%s, %s) = %s, %s; want %s, %s", lease, retry, earliest, latest, tt.wantEarliest, tt.wantLatestTakeover)
+		}
+	}
+}
