@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -18,7 +16,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/clusterset"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // managedNamespaces returns the names of the managed namespaces of set name.
@@ -137,7 +134,7 @@ func testClusterSetDryRun(ctx context.Context, t *testing.T, env *framework.Envi
 		})
 	}
 	t.Run("admission", func(t *testing.T) {
-		bob := clusterWriter(ctx, t, env, c)
+		bob := clusterWriter(ctx, t, env)
 		was := snapshot(ctx, t, c)
 		// The client dry run sends no write, so the hub admits nothing.
 		clitest.ExpectOK(t, bob.Run(ctx, "clusterset", "set", "prod", "--clusters", "c4", "--dry-run=client"), "Cluster c4 added to ManagedClusterSet prod (dry run)")
@@ -153,37 +150,12 @@ func testClusterSetDryRun(ctx context.Context, t *testing.T, env *framework.Envi
 // clusterWriter returns a cli for user bob, who may read and patch
 // ManagedClusters and ManagedClusterSets and write the bindings of namespace
 // apps, but may neither join nor bind any set.
-func clusterWriter(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) clitest.CLI {
+func clusterWriter(ctx context.Context, t *testing.T, env *framework.Environment) clitest.CLI {
 	t.Helper()
-	kit.MustCreate(ctx, t, c, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "bob-clusters"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclusters", "managedclustersets"},
-			Verbs: []string{"get", "list", "watch", "patch", "update"}}}})
-	kit.MustCreate(ctx, t, c, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "bob-clusters"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "bob-clusters"},
-		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "bob"}}})
-	kit.MustCreate(ctx, t, c, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "bob-bindings"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclustersetbindings"},
-			Verbs: []string{"get", "list", "create", "patch", "update", "delete"}}}})
-	kit.MustCreate(ctx, t, c, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "bob-bindings"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "bob-bindings"},
-		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "bob"}}})
-	cfg, err := env.Cluster("hub").ConfigForUser("bob")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "bob.kubeconfig")
-	if err := framework.WriteKubeconfig(path, "hub", cfg); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(ctx, t, pollTimeout, "bob's permissions", func(ctx context.Context) (bool, error) {
-		bc, err := client.New(cfg, client.Options{Scheme: c.Scheme()})
-		if err != nil {
-			return false, err
-		}
-		if err := bc.List(ctx, &clusterv1beta2.ManagedClusterSetBindingList{}, client.InNamespace("apps")); err != nil {
-			return false, err
-		}
-		return true, bc.List(ctx, &clusterv1.ManagedClusterList{})
-	})
-	return clitest.CLI{Kubeconfig: path}
+	return clitest.AsUser(ctx, t, env.Cluster("hub"), clitest.User{Name: "bob", Grants: []clitest.Grant{
+		{Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclusters", "managedclustersets"},
+			Verbs: []string{"get", "list", "watch", "patch", "update"}}}},
+		{Namespace: "apps", Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclustersetbindings"},
+			Verbs: []string{"get", "list", "create", "patch", "update", "delete"}}}},
+	}})
 }

@@ -2,60 +2,33 @@ package placementcli
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // namespaceUser returns a cli for user alice, who may read the hub's
 // ManagedClusters and ManagedClusterSets and the placements, decisions and
 // bindings of namespace apps, and nothing else (no AddOnPlacementScores, no
 // decisions of other namespaces).
-func namespaceUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) clitest.CLI {
+func namespaceUser(ctx context.Context, t *testing.T, env *framework.Environment) clitest.CLI {
 	t.Helper()
 	read := []string{"get", "list", "watch"}
-	kit.MustCreate(ctx, t, c, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "alice-clusters"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclusters", "managedclustersets"}, Verbs: read}}})
-	kit.MustCreate(ctx, t, c, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "alice-clusters"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "alice-clusters"},
-		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "alice"}}})
-	kit.MustCreate(ctx, t, c, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alice-placements"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"},
-			Resources: []string{"placements", "placementdecisions", "managedclustersetbindings"}, Verbs: read}}})
-	kit.MustCreate(ctx, t, c, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alice-placements"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "alice-placements"},
-		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "alice"}}})
-	cfg, err := env.Cluster("hub").ConfigForUser("alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "alice.kubeconfig")
-	if err := framework.WriteKubeconfig(path, "hub", cfg); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(ctx, t, pollTimeout, "alice's permissions", func(ctx context.Context) (bool, error) {
-		ac, err := client.New(cfg, client.Options{Scheme: c.Scheme()})
-		if err != nil {
-			return false, err
-		}
-		err = ac.List(ctx, &clusterv1beta1.PlacementList{}, client.InNamespace("apps"))
-		return err == nil, err
-	})
-	return clitest.CLI{Kubeconfig: path}
+	return clitest.AsUser(ctx, t, env.Cluster("hub"), clitest.User{Name: "alice", Grants: []clitest.Grant{
+		{Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclusters", "managedclustersets"}, Verbs: read}}},
+		{Namespace: "apps", Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"},
+			Resources: []string{"placements", "placementdecisions", "managedclustersetbindings"}, Verbs: read}}},
+	}})
 }
 
 // testNamespaceUser explains placement apps/eu as a user limited to namespace apps.
 func testNamespaceUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) {
-	k := namespaceUser(ctx, t, env, c)
+	k := namespaceUser(ctx, t, env)
 	r := k.Run(ctx, "placement", "explain", "eu", "-n", "apps")
 	clitest.ExpectOK(t, r)
 	if got := row(r.Out, "c1"); len(got) < 3 || got[1] != "yes" {

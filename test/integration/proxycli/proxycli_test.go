@@ -70,13 +70,13 @@ func TestProxyKubeconfigAndCredentials(t *testing.T) {
 			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: hubtunnel.MappedUser(user)}},
 		}))
 	}
-	// On the hub, alice may read ManagedClusters; bob may not.
-	k.mustRun(ctx, t, env.Kubeconfig(), "--context", "hub", "create", "clusterrole", "cluster-reader", "--verb=get,list", "--resource=managedclusters.cluster.open-cluster-management.io")
-	k.mustRun(ctx, t, env.Kubeconfig(), "--context", "hub", "create", "clusterrolebinding", "cluster-reader-alice", "--clusterrole=cluster-reader", "--user=alice")
-
+	// On the hub, alice may read ManagedClusters; bob may not. Their
+	// kubeconfigs name certificate files, which `proxy kubeconfig` embeds.
+	asAlice := clitest.AsUser(ctx, t, hubCluster, clitest.User{Name: "alice", CertFiles: true, Grants: []clitest.Grant{
+		{Rules: []rbacv1.PolicyRule{{APIGroups: []string{"cluster.open-cluster-management.io"}, Resources: []string{"managedclusters"}, Verbs: []string{"get", "list"}}}},
+	}})
+	alice := asAlice.Kubeconfig
 	dir := t.TempDir()
-	alice := certUserKubeconfig(t, hubCluster, dir, "alice")
-	asAlice := clitest.CLI{Kubeconfig: alice, Context: "hub"}
 	proxyServer := hubCluster.Server() + hubtunnel.ProxyPath("cluster1")
 
 	t.Run("without managedclusters/proxy: the kubeconfig, and a warning naming the grant, which works", func(t *testing.T) {
@@ -122,9 +122,9 @@ func TestProxyKubeconfigAndCredentials(t *testing.T) {
 	})
 
 	t.Run("a user without the grant gets the warning, and 403 from kubectl", func(t *testing.T) {
-		bob := certUserKubeconfig(t, hubCluster, dir, "bob")
+		asBob := clitest.AsUser(ctx, t, hubCluster, clitest.User{Name: "bob", CertFiles: true})
 		file := filepath.Join(dir, "bob-cluster1.kubeconfig")
-		r := clitest.CLI{Kubeconfig: bob, Context: "hub"}.Run(ctx, "proxy", "kubeconfig", "cluster1", "--output-file", file)
+		r := asBob.Run(ctx, "proxy", "kubeconfig", "cluster1", "--output-file", file)
 		clitest.ExpectOK(t, r, "Wrote "+file)
 		// bob may not read ManagedClusters either: the check is a warning.
 		assert.Contains(t, r.ErrOut, `Warning: cannot check that managed cluster "cluster1" exists`)
@@ -276,21 +276,6 @@ func waitAnswers(ctx context.Context, t *testing.T, cli clitest.CLI) {
 		}
 		return true, nil
 	})
-}
-
-// certUserKubeconfig writes, in dir, the client certificate and key of hub
-// user user and a kubeconfig with context hub that names those files.
-func certUserKubeconfig(t *testing.T, hubCluster *framework.Cluster, dir, user string) string {
-	t.Helper()
-	cfg, err := hubCluster.ConfigForUser(user)
-	require.NoError(t, err)
-	cfg.CertFile, cfg.KeyFile = filepath.Join(dir, user+".crt"), filepath.Join(dir, user+".key")
-	require.NoError(t, os.WriteFile(cfg.CertFile, cfg.CertData, 0o600))
-	require.NoError(t, os.WriteFile(cfg.KeyFile, cfg.KeyData, 0o600))
-	cfg.CertData, cfg.KeyData = nil, nil
-	path := filepath.Join(dir, user+"-hub.kubeconfig")
-	require.NoError(t, framework.WriteKubeconfig(path, "hub", cfg))
-	return path
 }
 
 // kubectl runs the real kubectl of the Kubernetes binaries.

@@ -23,41 +23,17 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // worksOnlyUser returns a cli for user bob, who may only manage
 // ManifestWorks in namespace cluster1 (no access to ManagedClusters or
 // Namespaces).
-func worksOnlyUser(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) clitest.CLI {
+func worksOnlyUser(ctx context.Context, t *testing.T, env *framework.Environment) clitest.CLI {
 	t.Helper()
-	kit.MustCreate(ctx, t, c, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "works"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"}, Resources: []string{"manifestworks"},
-			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}},
-	})
-	kit.MustCreate(ctx, t, c, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "bob-works"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "works"},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "bob"}},
-	})
-	cfg, err := env.Cluster("hub").ConfigForUser("bob")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "bob.kubeconfig")
-	if err := framework.WriteKubeconfig(path, "hub", cfg); err != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(ctx, t, pollTimeout, "bob's permissions", func(ctx context.Context) (bool, error) {
-		bc, err := client.New(cfg, client.Options{Scheme: c.Scheme()})
-		if err != nil {
-			return false, err
-		}
-		err = bc.List(ctx, &workv1.ManifestWorkList{}, client.InNamespace("cluster1"))
-		return err == nil, err
-	})
-	return clitest.CLI{Kubeconfig: path}
+	return clitest.AsUser(ctx, t, env.Cluster("hub"), clitest.User{Name: "bob", Grants: []clitest.Grant{
+		{Namespace: "cluster1", Rules: []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"}, Resources: []string{"manifestworks"},
+			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}}},
+	}})
 }
 
 // hasRow reports whether a line of table starts with the fields want.
@@ -173,7 +149,7 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 			"over the 512000-byte (500 KiB) limit of a ManifestWork", "ConfigMap app/big from "+f)
 	})
 	t.Run("a user who may only write works", func(t *testing.T) {
-		bob := worksOnlyUser(ctx, t, env, c)
+		bob := worksOnlyUser(ctx, t, env)
 		clitest.ExpectOK(t, bob.Run(ctx, "work", "create", "bobs", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork bobs created in cluster cluster1\n")
 		clitest.ExpectOK(t, bob.Run(ctx, "work", "get", "--clusters", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
 		clitest.ExpectOK(t, bob.Run(ctx, "work", "get", "-n", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
