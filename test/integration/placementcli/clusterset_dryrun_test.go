@@ -96,7 +96,7 @@ func testClusterSetNamespaces(ctx context.Context, t *testing.T, k clitest.CLI, 
 		for _, args := range [][]string{{"clusterset", "get"}, {"get", "clustersets"}} {
 			r := k.Run(ctx, args...)
 			clitest.ExpectOK(t, r)
-			if !hasRow(r.Out, "prod", "apps", "3", "ExclusiveClusterSetLabel", "team-a,team-b,team-c") {
+			if !clitest.HasRow(r.Out, "prod", "apps", "3", "ExclusiveClusterSetLabel", "team-a,team-b,team-c") {
 				t.Errorf("%s: no row of prod with its managed namespaces:\n%s", strings.Join(args, " "), r.Out)
 			}
 		}

@@ -69,7 +69,7 @@ func testClusterSet(ctx context.Context, t *testing.T, k clitest.CLI, c client.C
 	t.Run("get", func(t *testing.T) {
 		r := k.Run(ctx, "clusterset", "get")
 		clitest.ExpectOK(t, r)
-		if !hasRow(r.Out, "prod", "apps", "3", "ExclusiveClusterSetLabel") || !hasRow(r.Out, "eu", "1", "LabelSelector") {
+		if !clitest.HasRow(r.Out, "prod", "apps", "3", "ExclusiveClusterSetLabel") || !clitest.HasRow(r.Out, "eu", "1", "LabelSelector") {
 			t.Errorf("table lacks prod (apps, 3 clusters) or eu (1 cluster):\n%s", r.Out)
 		}
 		clitest.ExpectOK(t, k.Run(ctx, "clusterset", "get", "prod", "-o", "yaml"), "kind: ManagedClusterSet", "name: prod")

@@ -2,7 +2,6 @@ package placementcli
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -43,26 +42,4 @@ func setup(t *testing.T) (context.Context, *framework.Environment, client.Client
 		kit.MustCreate(ctx, t, c, mc)
 	}
 	return ctx, env, c
-}
-
-// row returns the fields of the first line of table whose first field is
-// first, or nil.
-func row(table, first string) []string {
-	for _, line := range strings.Split(table, "\n") {
-		if f := strings.Fields(line); len(f) > 0 && f[0] == first {
-			return f
-		}
-	}
-	return nil
-}
-
-// hasRow reports whether a line of table starts with the fields want.
-func hasRow(table string, want ...string) bool {
-	for _, line := range strings.Split(table, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= len(want) && strings.Join(f[:len(want)], " ") == strings.Join(want, " ") {
-			return true
-		}
-	}
-	return false
 }

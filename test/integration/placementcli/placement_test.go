@@ -131,12 +131,12 @@ func testPlacement(ctx context.Context, t *testing.T, k clitest.CLI, c client.Cl
 		}
 		r := k.Run(ctx, "placement", "get", "-n", "apps")
 		clitest.ExpectOK(t, r)
-		if !hasRow(r.Out, "full", "True", "AllDecisionsScheduled", "2") {
+		if !clitest.HasRow(r.Out, "full", "True", "AllDecisionsScheduled", "2") {
 			t.Errorf("table lacks full True AllDecisionsScheduled 2:\n%s", r.Out)
 		}
 		r = k.Run(ctx, "placement", "get", "-A", "-o", "wide")
 		clitest.ExpectOK(t, r)
-		if !hasRow(r.Out, "apps", "full", "True", "AllDecisionsScheduled", "2") || !strings.Contains(r.Out, "CLUSTERSETS") {
+		if !clitest.HasRow(r.Out, "apps", "full", "True", "AllDecisionsScheduled", "2") || !strings.Contains(r.Out, "CLUSTERSETS") {
 			t.Errorf("-A -o wide lacks the namespace or the wide columns:\n%s", r.Out)
 		}
 		clitest.ExpectOK(t, k.Run(ctx, "placement", "get", "full", "-n", "apps", "-o", "json"), `"kind": "Placement"`, `"numberOfClusters": 2`)
@@ -152,7 +152,7 @@ func testPlacement(ctx context.Context, t *testing.T, k clitest.CLI, c client.Cl
 		}
 		r := k.Run(ctx, "placement", "decisions", "full", "-n", "apps")
 		clitest.ExpectOK(t, r)
-		if !hasRow(r.Out, "c1", "0", "canary", "40", "full-decision-1") || !hasRow(r.Out, "c2", "0", "canary", "30", "full-decision-1") {
+		if !clitest.HasRow(r.Out, "c1", "0", "canary", "40", "full-decision-1") || !clitest.HasRow(r.Out, "c2", "0", "canary", "30", "full-decision-1") {
 			t.Errorf("decisions table lacks c1 and c2:\n%s", r.Out)
 		}
 		clitest.ExpectOK(t, k.Run(ctx, "placement", "decisions", "full", "-n", "apps", "-o", "yaml"), "kind: PlacementDecisionList", "clusterName: c1")
@@ -181,14 +181,14 @@ func testExplain(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clie
 			"c1": {"c1", "yes", "Selected"}, "c2": {"c2", "yes", "Selected"}, "c3": {"c3", "no", "Taint"},
 			"c4": {"c4", "no", "Predicate"}, "c5": {"c5", "no", "ClusterSet"},
 		} {
-			if got := row(r.Out, cluster); len(got) < 3 || strings.Join(got[:3], " ") != strings.Join(want, " ") {
+			if got := clitest.Row(r.Out, cluster); len(got) < 3 || strings.Join(got[:3], " ") != strings.Join(want, " ") {
 				t.Errorf("row of %s = %v, want it to start with %v\n%s", cluster, got, want, r.Out)
 			}
 		}
-		if got := strings.Join(row(r.Out, "c3"), " "); !strings.Contains(got, "gpu") {
+		if got := strings.Join(clitest.Row(r.Out, "c3"), " "); !strings.Contains(got, "gpu") {
 			t.Errorf("the reason of c3 does not name taint gpu: %q", got)
 		}
-		if got := strings.Join(row(r.Out, "c4"), " "); !strings.Contains(got, "env") {
+		if got := strings.Join(clitest.Row(r.Out, "c4"), " "); !strings.Contains(got, "env") {
 			t.Errorf("the reason of c4 does not name label env: %q", got)
 		}
 	})
@@ -219,7 +219,7 @@ func testExplain(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clie
 		r := k.Run(ctx, "placement", "explain", "scored", "-n", "apps")
 		clitest.ExpectOK(t, r, "ADDON:DEMO:CPU")
 		for cluster, want := range map[string][]string{"c1": {"c1", "no", "Rank", "10", "20"}, "c2": {"c2", "yes", "Selected", "90", "180"}} {
-			if got := row(r.Out, cluster); len(got) < 5 || strings.Join(got[:5], " ") != strings.Join(want, " ") {
+			if got := clitest.Row(r.Out, cluster); len(got) < 5 || strings.Join(got[:5], " ") != strings.Join(want, " ") {
 				t.Errorf("row of %s = %v, want it to start with %v\n%s", cluster, got, want, r.Out)
 			}
 		}

@@ -31,7 +31,7 @@ func testNamespaceUser(ctx context.Context, t *testing.T, env *framework.Environ
 	k := namespaceUser(ctx, t, env)
 	r := k.Run(ctx, "placement", "explain", "eu", "-n", "apps")
 	clitest.ExpectOK(t, r)
-	if got := row(r.Out, "c1"); len(got) < 3 || got[1] != "yes" {
+	if got := clitest.Row(r.Out, "c1"); len(got) < 3 || got[1] != "yes" {
 		t.Errorf("row of c1 = %v, want it selected\n%s", got, r.Out)
 	}
 	for _, w := range []string{"cannot list AddOnPlacementScores", "Balance counts only the placements of namespace apps"} {
@@ -41,7 +41,7 @@ func testNamespaceUser(ctx context.Context, t *testing.T, env *framework.Environ
 	}
 	r = k.Run(ctx, "placement", "get", "-n", "apps")
 	clitest.ExpectOK(t, r)
-	if row(r.Out, "eu") == nil {
+	if clitest.Row(r.Out, "eu") == nil {
 		t.Errorf("placement get lacks eu:\n%s", r.Out)
 	}
 }

@@ -95,17 +95,17 @@ func testWork(ctx context.Context, t *testing.T, k clitest.CLI, c client.Client)
 		}
 		r := k.Run(ctx, "work", "get", "--replicaset", "-n", "apps")
 		clitest.ExpectOK(t, r)
-		if !hasRow(r.Out, "web", "eu(All)", "2", "1", "1", "0", "Progressing") {
+		if !clitest.HasRow(r.Out, "web", "eu(All)", "2", "1", "1", "0", "Progressing") {
 			t.Errorf("table lacks web eu(All) 2 1 1 0 Progressing:\n%s", r.Out)
 		}
 		r = k.Run(ctx, "work", "get", "--replicaset", "-A")
 		clitest.ExpectOK(t, r)
-		if !hasRow(r.Out, "apps", "web") {
+		if !clitest.HasRow(r.Out, "apps", "web") {
 			t.Errorf("-A lacks the namespace column:\n%s", r.Out)
 		}
 		r = k.Run(ctx, "work", "get", "web", "--replicaset", "-n", "apps")
 		clitest.ExpectOK(t, r)
-		if !hasRow(r.Out, "c1", "eu", "True", "True", "Succeeded") || !hasRow(r.Out, "c2", "eu", "ToApply") {
+		if !clitest.HasRow(r.Out, "c1", "eu", "True", "True", "Succeeded") || !clitest.HasRow(r.Out, "c2", "eu", "ToApply") {
 			t.Errorf("per-cluster table lacks c1 Succeeded and c2 ToApply:\n%s", r.Out)
 		}
 		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "web", "--replicaset", "-n", "apps", "-o", "yaml"), "kind: ManifestWorkReplicaSet")

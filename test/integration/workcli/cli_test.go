@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,17 +33,6 @@ func worksOnlyUser(ctx context.Context, t *testing.T, env *framework.Environment
 		{Namespace: "cluster1", Rules: []rbacv1.PolicyRule{{APIGroups: []string{"work.open-cluster-management.io"}, Resources: []string{"manifestworks"},
 			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}}},
 	}})
-}
-
-// hasRow reports whether a line of table starts with the fields want.
-func hasRow(table string, want ...string) bool {
-	for _, line := range strings.Split(table, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= len(want) && slices.Equal(f[:len(want)], want) {
-			return true
-		}
-	}
-	return false
 }
 
 // manifestDir writes a directory of manifests: a.yaml (ConfigMap and
@@ -178,11 +166,11 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		}
 		r = k.Run(ctx, "work", "get")
 		clitest.ExpectOK(t, r, "CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   AGE")
-		if !hasRow(r.Out, "web", "cluster1", "3") {
+		if !clitest.HasRow(r.Out, "web", "cluster1", "3") {
 			t.Errorf("table lacks the row of web:\n%s", r.Out)
 		}
 		writeStatus(ctx, t, c)
-		if r = k.Run(ctx, "work", "get", "web", "--clusters", "cluster1", "-o", "wide"); !hasRow(r.Out, "web", "cluster1", "3", "True", "False", "1") {
+		if r = k.Run(ctx, "work", "get", "web", "--clusters", "cluster1", "-o", "wide"); !clitest.HasRow(r.Out, "web", "cluster1", "3", "True", "False", "1") {
 			t.Errorf("wide table lacks web applied, not available, one manifest drifted:\n%s", r.Out)
 		}
 		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "--clusters", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
@@ -229,7 +217,7 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		if err := c.Update(ctx, w); err != nil {
 			t.Fatal(err)
 		}
-		errOut := &syncBuffer{}
+		errOut := &clitest.SyncBuffer{}
 		done := make(chan clitest.Result, 1)
 		go func() {
 			streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut}

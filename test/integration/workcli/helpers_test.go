@@ -1,10 +1,8 @@
 package workcli
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -54,23 +52,4 @@ func mustDecode(t *testing.T, s string) *unstructured.Unstructured {
 func indent(s string, n int) string {
 	pad := strings.Repeat(" ", n)
 	return pad + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n"+pad)
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// String returns what was written so far.
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
