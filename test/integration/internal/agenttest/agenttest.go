@@ -3,7 +3,9 @@
 // cluster, with the shipped agent RBAC, reaching the hub with a client
 // certificate of the cluster's agent identity, written to the hub
 // credential Secret as the registration agent would. Every permission
-// decision is the API servers'.
+// decision is the API servers'. For the tests of registration itself, a
+// Fleet (StartFleet) runs the shipped ocm-controller on a hub and managed
+// clusters that join it with `kubectl ocm join`.
 package agenttest
 
 import (

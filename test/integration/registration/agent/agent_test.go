@@ -31,7 +31,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 )
 
 // suite is the shared state of the ordered subtests.
@@ -46,8 +46,8 @@ type suite struct {
 // restart while its request is pending, acceptance, lease and status,
 // recovery from a lost or corrupted credential, and certificate rotation.
 func TestAgentRegistration(t *testing.T) {
-	ctx, env, ocmRunner := hubtest.StartRunner(t, 10*time.Minute, framework.Options{Clusters: []string{clusterName}})
-	s := &suite{hub: env.Cluster("hub"), spoke: env.Cluster(clusterName), runner: ocmRunner}
+	ctx, f := agenttest.StartFleet(t, 10*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{clusterName}}})
+	s := &suite{hub: f.Hub, spoke: f.Env.Cluster(clusterName), runner: f.Runner}
 	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -63,16 +63,7 @@ func TestAgentRegistration(t *testing.T) {
 		}
 	})
 
-	hubObjs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	applyAll(ctx, t, s.hubC, hubObjs)
-	token, err := s.hub.ServiceAccountToken(ctx, config.OperatorNamespace, "agent-registration-bootstrap", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bootstrap, err := kubeconfig.ForToken(s.hub.Server(), s.hub.CAData(), token)
+	bootstrap, err := kubeconfig.ForToken(s.hub.Server(), s.hub.CAData(), f.Token)
 	if err != nil {
 		t.Fatal(err)
 	}

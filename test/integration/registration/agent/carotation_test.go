@@ -17,17 +17,15 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 )
 
 // rotationLease is the lease duration of the rotated fleet's clusters: an
@@ -47,46 +45,23 @@ const rotationLease = 15
 // stops accepting the old CA. Neither cluster is ever shown other than
 // Available; the largest gap between lease renewals is logged.
 func TestHubCARotation(t *testing.T) {
-	framework.SkipIfShort(t)
 	const cluster2 = "cluster2"
-	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", "ocm-controller")
-	env := framework.StartForTest(t, "hub", clusterName, cluster2)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	hubC := env.Cluster("hub")
-	oldCA := hubC.CAData()
-	hubCAFile := filepath.Join(t.TempDir(), "hub-ca.crt")
-	if err := os.WriteFile(hubCAFile, oldCA, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// The hub's own components trust the new CA before it serves with it:
-	// they start after it is published. The agents start trusting only the
-	// old one (join --ca-file) and must learn the new one.
-	if err := env.AddServingCA(ctx, hubC); err != nil {
-		t.Fatal(err)
-	}
+	ctx, f := agenttest.StartFleet(t, 8*time.Minute, agenttest.FleetOptions{
+		Options: framework.Options{Clusters: []string{clusterName, cluster2}},
+		// The hub's own components trust the new CA before it serves with
+		// it: they start after it is published. The agents start trusting
+		// only the old one (join --ca-file) and must learn the new one.
+		BeforeRunner: func(ctx context.Context, env *framework.Environment) error {
+			return env.AddServingCA(ctx, env.Cluster("hub"))
+		},
+	})
+	env, hubC, oldCA, hubCAFile := f.Env, f.Hub, f.CA, f.CAFile
 	newCA := bytes.TrimPrefix(hubC.CAData(), oldCA)
-	runner.StartForTest(t, map[string]string{"ocm-controller": bin}, hubC, env.Cluster(clusterName), env.Cluster(cluster2))
-	hubObjs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	applyAll(ctx, t, hubC.Client(), hubObjs)
-	token, err := hubC.ServiceAccountToken(ctx, config.OperatorNamespace, identity.BootstrapServiceAccount, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	flagsFor := func(context string) *genericclioptions.ConfigFlags { return contextFlags(env, context) }
+	flagsFor := f.Flags
 	clusters := map[string]string{clusterName: operatorv1.CSRAuthType, cluster2: operatorv1.TokenAuthType}
 	names := []string{clusterName, cluster2}
 	for _, name := range names {
-		streams, _, out, _ := genericiooptions.NewTestIOStreams()
-		o := join.NewOptions(flagsFor(name), streams)
-		o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.RegistrationAuth = hubC.Server(), token, name, hubCAFile, clusters[name]
-		o.Image, o.Wait, o.Timeout = "example.com/ocm-controller:test", true, 2*time.Minute
-		if err := runJoin(ctx, o); err != nil {
-			t.Fatalf("join %s: %v\noutput:\n%s", name, err, out)
-		}
+		f.Join(ctx, t, name, func(o *join.Options) { o.RegistrationAuth = clusters[name] })
 	}
 	mustAccept(ctx, t, flagsFor("hub"), names...)
 	setLease(ctx, t, hubC.Client(), rotationLease, names...)

@@ -24,7 +24,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	certutil "k8s.io/client-go/util/cert"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -188,7 +187,6 @@ func dumpCSRs(t *testing.T, hub *framework.Cluster) {
 	}
 }
 
-// contextFlags selects context of env's kubeconfig, as --context does.
 // hubPins returns the CA pins of hubs as `kubectl ocm hub token` prints
 // them, for join's --ca-cert-hash; it fails the test when a hub has none.
 func hubPins(ctx context.Context, t *testing.T, hubs ...*framework.Cluster) []string {
@@ -202,12 +200,6 @@ func hubPins(ctx context.Context, t *testing.T, hubs ...*framework.Cluster) []st
 		pins = append(pins, p...)
 	}
 	return pins
-}
-
-func contextFlags(env *framework.Environment, context string) *genericclioptions.ConfigFlags {
-	f := genericclioptions.NewConfigFlags(false)
-	f.KubeConfig, f.Context = ptr.To(env.Kubeconfig()), ptr.To(context)
-	return f
 }
 
 // runAccept runs `kubectl ocm accept --clusters clusters --wait` on the hub

@@ -7,8 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,20 +17,16 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 )
 
 // TestHubTrustIgnoresNamespaceEditors shows that an agent's trust in its hub
@@ -45,30 +39,10 @@ import (
 // the administrator's CA, and no version of its hub or bootstrap kubeconfig
 // Secret since before the editor's write ever trusted the editor's CA.
 func TestHubTrustIgnoresNamespaceEditors(t *testing.T) {
-	ctx, env, _ := hubtest.StartRunner(t, 6*time.Minute, framework.Options{Clusters: []string{clusterName}})
-	hubC, spoke := env.Cluster("hub"), env.Cluster(clusterName)
-	hubCA := hubC.CAData()
-	hubCAFile := filepath.Join(t.TempDir(), "hub-ca.crt")
-	if err := os.WriteFile(hubCAFile, hubCA, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	hubObjs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	applyAll(ctx, t, hubC.Client(), hubObjs)
-	token, err := hubC.ServiceAccountToken(ctx, config.OperatorNamespace, identity.BootstrapServiceAccount, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	streams, _, out, _ := genericiooptions.NewTestIOStreams()
-	o := join.NewOptions(contextFlags(env, clusterName), streams)
-	o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile = hubC.Server(), token, clusterName, hubCAFile
-	o.Image, o.Wait, o.Timeout = "example.com/ocm-controller:test", true, 2*time.Minute
-	if err := runJoin(ctx, o); err != nil {
-		t.Fatalf("join: %v\noutput:\n%s", err, out)
-	}
-	mustAccept(ctx, t, contextFlags(env, "hub"), clusterName)
+	ctx, f := agenttest.StartFleet(t, 6*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{clusterName}}})
+	hubC, spoke, hubCA := f.Hub, f.Env.Cluster(clusterName), f.CA
+	f.Join(ctx, t, clusterName)
+	mustAccept(ctx, t, f.Flags("hub"), clusterName)
 	framework.Eventually(ctx, t, pollTimeout, clusterName+" Available", func(ctx context.Context) (bool, error) {
 		return conditionTrue(ctx, hubC.Client(), clusterv1.ManagedClusterConditionAvailable)
 	})

@@ -15,7 +15,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,33 +28,18 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 )
 
 // TestJoinAndUnjoin runs `kubectl ocm join` against a real hub: failed
 // preflight checks install nothing; a good join with --wait reports progress
 // until the hub admin accepts the cluster; unjoin leaves nothing behind.
 func TestJoinAndUnjoin(t *testing.T) {
-	ctx, env, _ := hubtest.StartRunner(t, 5*time.Minute, framework.Options{Clusters: []string{clusterName}})
-	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
-	hubObjs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	applyAll(ctx, t, hub.Client(), hubObjs)
-	token, err := hub.ServiceAccountToken(ctx, config.OperatorNamespace, "agent-registration-bootstrap", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	flags := genericclioptions.NewConfigFlags(false)
-	flags.KubeConfig, flags.Context = ptr.To(env.Kubeconfig()), ptr.To(clusterName)
+	ctx, f := agenttest.StartFleet(t, 5*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{clusterName}}})
+	hub, spoke, token, hubCA := f.Hub, f.Env.Cluster(clusterName), f.Token, f.CAFile
+	flags := f.Flags(clusterName)
 	wrongCA := filepath.Join(t.TempDir(), "wrong-ca.crt")
 	if err := os.WriteFile(wrongCA, spoke.CAData(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-
-	hubCA := filepath.Join(t.TempDir(), "hub-ca.crt")
-	if err := os.WriteFile(hubCA, hub.CAData(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -79,7 +63,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 				streams, _, out, _ := genericiooptions.NewTestIOStreams()
 				o := join.NewOptions(flags, streams)
 				o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.CACertHashes = tt.server, tt.token, clusterName, tt.caFile, tt.pins
-				err := runJoin(ctx, o)
+				err := agenttest.RunJoin(ctx, o)
 				require.ErrorContains(t, err, tt.wantErr)
 				require.NotContains(t, err.Error(), "\n", "the join error is one line")
 				if out.Len() != 0 {
@@ -99,7 +83,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 				streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 				o := join.NewOptions(flags, streams)
 				o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.DryRun = hub.Server(), token, clusterName, hubCA, mode
-				if err := runJoin(ctx, o); err != nil {
+				if err := agenttest.RunJoin(ctx, o); err != nil {
 					t.Fatalf("join --dry-run=%s: %v\n%s", mode, err, errOut)
 				}
 				if want := "deployment.apps/klusterlet applied (" + mode + " dry run)"; !strings.Contains(out.String(), want) {
@@ -120,7 +104,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 				o := join.NewOptions(flags, streams)
 				o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.DryRun = hub.Server(), token, clusterName, hubCA, cli.DryRunClient
 				change(o)
-				if err := runJoin(ctx, o); err != nil {
+				if err := agenttest.RunJoin(ctx, o); err != nil {
 					t.Fatalf("join: %v\n%s", err, errOut)
 				}
 				return out.String()
@@ -148,11 +132,11 @@ func TestJoinAndUnjoin(t *testing.T) {
 		streams, _, out, _ := genericiooptions.NewTestIOStreams()
 		o := join.NewOptions(flags, streams)
 		o.HubAPIServer, o.HubToken, o.ClusterName, o.Wait, o.Timeout = hub.Server(), token, clusterName, true, 2*time.Minute
-		o.Image = "example.com/ocm-controller:test"
+		o.Image = agenttest.TestImage
 		// The pin `hub token` prints: join learns the CA anonymously and
 		// the agent registers with it.
 		o.CACertHashes = pins
-		if err := runJoin(ctx, o); err != nil {
+		if err := agenttest.RunJoin(ctx, o); err != nil {
 			t.Fatalf("join: %v\noutput:\n%s", err, out)
 		}
 		if !strings.Contains(out.String(), "The hub has the registration of cluster "+clusterName) {
@@ -172,7 +156,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 		o := join.NewOptions(flags, streams)
 		o.HubAPIServer, o.HubToken, o.ClusterName, o.WaitAccepted, o.Timeout = hub.Server(), token, clusterName, true, 2*time.Minute
-		o.Image = "example.com/ocm-controller:test"
+		o.Image = agenttest.TestImage
 		// clusteradm's way: the hub's CA bundle as a file.
 		o.CAFile = hubCA
 		var (
@@ -182,7 +166,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 		)
 		wg.Go(func() {
 			defer close(joined)
-			joinErr = runJoin(ctx, o)
+			joinErr = agenttest.RunJoin(ctx, o)
 		})
 		defer wg.Wait()
 		// The hub admin accepts: approve the CSR, then set hubAcceptsClient.
@@ -249,15 +233,4 @@ func TestJoinAndUnjoin(t *testing.T) {
 			}
 		}
 	})
-}
-
-// runJoin completes, validates and runs o, as the command does.
-func runJoin(ctx context.Context, o *join.Options) error {
-	if err := o.Complete(nil, nil); err != nil {
-		return err
-	}
-	if err := o.Validate(); err != nil {
-		return err
-	}
-	return o.Run(ctx)
 }

@@ -1,7 +1,6 @@
 package agent_test
 
 import (
-	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
@@ -35,6 +34,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 )
 
 // TestJoinPinsTheHub is the attack on join's discovery: a man in the middle
@@ -45,22 +45,10 @@ import (
 // impostor sees only anonymous requests. --insecure-skip-ca-verification,
 // the control, does send it the token, and says which CA it trusted.
 func TestJoinPinsTheHub(t *testing.T) {
-	framework.SkipIfShort(t)
-	env := framework.StartForTest(t, "hub", clusterName)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
-	hubObjs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	applyAll(ctx, t, hub.Client(), hubObjs)
-	token, err := hub.ServiceAccountToken(ctx, config.OperatorNamespace, "agent-registration-bootstrap", time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, f := agenttest.StartFleet(t, 3*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{clusterName}}, NoRunner: true})
+	hub, spoke, token := f.Hub, f.Env.Cluster(clusterName), f.Token
 	pins := hubPins(ctx, t, hub)
-	flags := contextFlags(env, clusterName)
+	flags := f.Flags(clusterName)
 
 	// dryRun runs a client dry run of join against server.
 	dryRun := func(server string, change func(o *join.Options)) (string, string, error) {
@@ -69,7 +57,7 @@ func TestJoinPinsTheHub(t *testing.T) {
 		o.HubAPIServer, o.HubToken, o.ClusterName = server, token, clusterName
 		o.DryRun, o.PrintFlags.OutputFormat = cli.DryRunClient, ptr.To("yaml")
 		change(o)
-		err := runJoin(ctx, o)
+		err := agenttest.RunJoin(ctx, o)
 		return out.String(), errOut.String(), err
 	}
 

@@ -19,7 +19,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -29,7 +28,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 )
 
 // standbyApp is the namespace of the workload both hubs deliver.
@@ -49,19 +48,9 @@ const failoverTimeout = 5 * time.Minute
 // standby as current. The time from the primary's death to the cluster
 // Available on the standby, and to the work applied there, is logged.
 func TestStandbyHub(t *testing.T) {
-	ctx, env, _ := hubtest.StartRunner(t, 10*time.Minute, framework.Options{Clusters: []string{"hub2", clusterName}})
-	primary, standby, spoke := env.Cluster("hub"), env.Cluster("hub2"), env.Cluster(clusterName)
-	hubObjs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens := map[*framework.Cluster]string{}
-	for _, h := range []*framework.Cluster{primary, standby} {
-		applyAll(ctx, t, h.Client(), hubObjs)
-		if tokens[h], err = h.ServiceAccountToken(ctx, config.OperatorNamespace, identity.BootstrapServiceAccount, time.Hour); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ctx, f := agenttest.StartFleet(t, 10*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{"hub2", clusterName}}})
+	primary, standby, spoke := f.Hub, f.Env.Cluster("hub2"), f.Env.Cluster(clusterName)
+	tokens := map[*framework.Cluster]string{primary: f.Token, standby: agenttest.InstallHub(ctx, t, standby)}
 	// The standby accepts the cluster's bootstrap identity by itself, as a
 	// standby prepared for a failover nobody watches does.
 	cm := &operatorv1.ClusterManager{ObjectMeta: metav1.ObjectMeta{Name: operatorv1.ClusterManagerName},
@@ -70,7 +59,7 @@ func TestStandbyHub(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	flagsFor := func(context string) *genericclioptions.ConfigFlags { return contextFlags(env, context) }
+	flagsFor := f.Flags
 	// join with both hubs checks both and writes both bootstrap
 	// kubeconfigs, listed in the Klusterlet; here as a client dry run.
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
@@ -79,8 +68,8 @@ func TestStandbyHub(t *testing.T) {
 	o.CACertHashes = hubPins(ctx, t, primary, standby)
 	o.StandbyHubs = []join.Hub{{APIServer: standby.Server(), Token: tokens[standby]}}
 	o.HubConnectionTimeoutSeconds = operatorv1.MinHubConnectionTimeoutSeconds
-	o.Image, o.DryRun, o.PrintFlags.OutputFormat = "example.com/ocm-controller:test", cli.DryRunClient, ptr.To("yaml")
-	if err := runJoin(ctx, o); err != nil {
+	o.Image, o.DryRun, o.PrintFlags.OutputFormat = agenttest.TestImage, cli.DryRunClient, ptr.To("yaml")
+	if err := agenttest.RunJoin(ctx, o); err != nil {
 		t.Fatalf("join with a standby hub, dry run: %v\noutput:\n%s", err, out)
 	}
 	for _, want := range []string{"name: bootstrap-hub-kubeconfig-2", "type: LocalSecrets", "hubConnectionTimeoutSeconds: 180"} {
@@ -90,14 +79,7 @@ func TestStandbyHub(t *testing.T) {
 	}
 
 	// The cluster joins the primary, then gains the standby with --add-hub.
-	streams, _, out, _ = genericiooptions.NewTestIOStreams()
-	o = join.NewOptions(flagsFor(clusterName), streams)
-	o.HubAPIServer, o.HubToken, o.ClusterName = primary.Server(), tokens[primary], clusterName
-	o.CACertHashes = hubPins(ctx, t, primary)
-	o.Image, o.Wait, o.Timeout = "example.com/ocm-controller:test", true, 2*time.Minute
-	if err := runJoin(ctx, o); err != nil {
-		t.Fatalf("join: %v\noutput:\n%s", err, out)
-	}
+	f.Join(ctx, t, clusterName, func(o *join.Options) { o.CAFile, o.CACertHashes = "", hubPins(ctx, t, primary) })
 	// The primary's records are evicted soon after the failover, so that
 	// the test sees what their eviction does to the objects.
 	setEvictionGrace(ctx, t, spoke.Client(), 20*time.Second)
@@ -112,7 +94,7 @@ func TestStandbyHub(t *testing.T) {
 	o.AddHub, o.HubAPIServer, o.HubToken = true, standby.Server(), tokens[standby]
 	o.CACertHashes = hubPins(ctx, t, standby)
 	o.HubConnectionTimeoutSeconds = operatorv1.MinHubConnectionTimeoutSeconds
-	if err := runJoin(ctx, o); err != nil {
+	if err := agenttest.RunJoin(ctx, o); err != nil {
 		t.Fatalf("join --add-hub: %v\noutput:\n%s", err, out)
 	}
 	if !strings.Contains(out.String(), "Added hub "+standby.Server()+" as hub 2 of cluster "+clusterName) {

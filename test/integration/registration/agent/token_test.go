@@ -2,8 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,14 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
@@ -28,7 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 )
 
 // TestTokenRegistration joins a cluster with `join --registration-auth
@@ -38,24 +33,11 @@ import (
 // it) makes the agent register again, which a new accept answers; and that
 // unjoin deletes the ServiceAccount.
 func TestTokenRegistration(t *testing.T) {
-	ctx, env, _ := hubtest.StartRunner(t, 6*time.Minute, framework.Options{Clusters: []string{clusterName}, NoClientSigning: []string{"hub"}})
-	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
-	hubObjs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	applyAll(ctx, t, hub.Client(), hubObjs)
-	token, err := hub.ServiceAccountToken(ctx, config.OperatorNamespace, identity.BootstrapServiceAccount, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spokeFlags := genericclioptions.NewConfigFlags(false)
-	spokeFlags.KubeConfig, spokeFlags.Context = ptr.To(env.Kubeconfig()), ptr.To(clusterName)
-	hubFlags := contextFlags(env, "hub")
-	hubCA := filepath.Join(t.TempDir(), "hub-ca.crt")
-	if err := os.WriteFile(hubCA, hub.CAData(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ctx, f := agenttest.StartFleet(t, 6*time.Minute, agenttest.FleetOptions{
+		Options: framework.Options{Clusters: []string{clusterName}, NoClientSigning: []string{"hub"}},
+	})
+	hub, spoke := f.Hub, f.Env.Cluster(clusterName)
+	spokeFlags, hubFlags := f.Flags(clusterName), f.Flags("hub")
 	acceptCluster := func(t *testing.T) {
 		t.Helper()
 		mustAccept(ctx, t, hubFlags, clusterName)
@@ -71,14 +53,8 @@ func TestTokenRegistration(t *testing.T) {
 	agentSA := client.ObjectKey{Namespace: identity.AgentTokenNamespace, Name: identity.AgentTokenServiceAccount(clusterName)}
 
 	t.Run("join, accept: available with a token credential", func(t *testing.T) {
-		streams, _, out, _ := genericiooptions.NewTestIOStreams()
-		o := join.NewOptions(spokeFlags, streams)
-		o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile, o.RegistrationAuth = hub.Server(), token, clusterName, hubCA, operatorv1.TokenAuthType
-		o.Image, o.Wait, o.Timeout = "example.com/ocm-controller:test", true, 2*time.Minute
 		start := time.Now()
-		if err := runJoin(ctx, o); err != nil {
-			t.Fatalf("join: %v\noutput:\n%s", err, out)
-		}
+		f.Join(ctx, t, clusterName, func(o *join.Options) { o.RegistrationAuth = operatorv1.TokenAuthType })
 		acceptCluster(t)
 		available(t)
 		t.Logf("join --registration-auth token → Available: %s", time.Since(start).Round(10*time.Millisecond))
@@ -143,8 +119,6 @@ func TestTokenRegistration(t *testing.T) {
 	})
 
 	t.Run("a certificate join to this hub: accept names the token driver", func(t *testing.T) {
-		streams, _, out, _ := genericiooptions.NewTestIOStreams()
-		o := join.NewOptions(spokeFlags, streams)
 		// The hub forgets the cluster, as unjoin's output suggests.
 		mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: clusterName}}
 		if err := hub.Client().Delete(ctx, mc); err != nil {
@@ -154,11 +128,7 @@ func TestTokenRegistration(t *testing.T) {
 			err := hub.Client().Get(ctx, client.ObjectKeyFromObject(mc), mc)
 			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 		})
-		o.HubAPIServer, o.HubToken, o.ClusterName, o.CAFile = hub.Server(), token, clusterName, hubCA
-		o.Image, o.Wait, o.Timeout = "example.com/ocm-controller:test", true, 2*time.Minute
-		if err := runJoin(ctx, o); err != nil {
-			t.Fatalf("join: %v\noutput:\n%s", err, out)
-		}
+		f.Join(ctx, t, clusterName)
 		acceptOut, err := runAccept(ctx, t, hubFlags, csr.UnsignedGrace+20*time.Second, clusterName)
 		require.ErrorContains(t, err, "--registration-auth token", "accept on a hub that signs nothing; output:\n%s", acceptOut)
 		t.Logf("accept: %v", err)
