@@ -165,20 +165,12 @@ func condition(typ string, status metav1.ConditionStatus, reason, message string
 	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: message, LastTransitionTime: metav1.Now()}
 }
 
-// hasRow reports whether a line of table, its columns joined by single
-// spaces, starts with the whole fields of row.
-func hasRow(table, row string) bool {
-	return slices.ContainsFunc(strings.Split(table, "\n"), func(line string) bool {
-		return strings.HasPrefix(strings.Join(strings.Fields(line), " ")+" ", row+" ")
-	})
-}
-
 // expectRows fails t unless table has a row starting with each of rows
 // (fields separated by single spaces).
 func expectRows(t *testing.T, table string, rows ...string) {
 	t.Helper()
 	for _, row := range rows {
-		if !hasRow(table, row) {
+		if !clitest.HasRow(table, strings.Fields(row)...) {
 			t.Errorf("no row %q in:\n%s", row, table)
 		}
 	}

@@ -88,7 +88,7 @@ func testInspect(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clie
 		r = k.Run(ctx, "addon", "get", "hello", "--clusters", "cluster2", "-o", "wide")
 		clitest.ExpectOK(t, r, "Available: the agent has no lease")
 		expectRows(t, r.Out, "cluster2 Unknown True (WaitingForManifestApplied) Lease")
-		if hasRow(r.Out, "cluster1") {
+		if clitest.HasRow(r.Out, "cluster1") {
 			t.Errorf("--clusters cluster2 shows cluster1:\n%s", r.Out)
 		}
 		clitest.ExpectOK(t, k.Run(ctx, "addon", "get", "hello", "-o", "yaml"), "kind: ManagedClusterAddOn", "namespace: cluster1", "namespace: cluster2")
