@@ -13,6 +13,18 @@ func TestFromSecretContext(t *testing.T) {
 	token, _ := ForToken("https://hub:6443", []byte("CA"), "tok")
 	viaProxy, _ := ForTokenVia("https://hub:6443", []byte("CA"), "http://proxy:3128", "tok")
 	proxied, _ := forClientCertificate(&Info{Server: "https://hub:6443", ProxyURL: "http://proxy:3128"}, []byte("CERT"), []byte("KEY"))
+	// A context whose user the kubeconfig lacks, or that names none, sends
+	// no credentials, as client-go's loader does.
+	withoutUser := "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- {name: c, context: {cluster: h, user: missing}}\nclusters:\n- {name: h, cluster: {server: \"https://h\"}}\n"
+	noUser := "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- {name: c, context: {cluster: h}}\nclusters:\n- {name: h, cluster: {server: \"https://h\"}}\n"
+	anonymous := func(i *Info) bool {
+		cfg, err := i.RESTConfig()
+		return err == nil && i.Server == "https://h" && i.Token == "" && len(i.CertData) == 0 &&
+			cfg.Host == "https://h" && cfg.BearerToken == "" && len(cfg.CertData) == 0
+	}
+	// Empty names are names: client-go's loader reads them so.
+	emptyNames := "apiVersion: v1\nkind: Config\ncurrent-context: \"\"\ncontexts:\n- {name: \"\", context: {cluster: \"\", user: \"\"}}\n" +
+		"clusters:\n- {name: \"\", cluster: {server: \"https://h\"}}\nusers:\n- {name: \"\", user: {token: t}}\n"
 	tests := []struct {
 		name            string
 		data            string
@@ -26,6 +38,12 @@ func TestFromSecretContext(t *testing.T) {
 		{name: "no current context", data: "apiVersion: v1\nkind: Config\n", wantErrContains: "no current context"},
 		{name: "no server", data: kubeconfigYAML(`{}`, `{token: t}`), wantErrContains: "names no cluster with a server"},
 		{name: "other contexts are not read", data: kubeconfigYAML(`{server: "https://h"}`, `{token: t}`), check: func(i *Info) bool { return i.Server == "https://h" }},
+		{name: "missing user: no credentials", data: withoutUser, check: anonymous},
+		{name: "no user: no credentials", data: noUser, check: anonymous},
+		{name: "empty names", data: emptyNames, check: func(i *Info) bool {
+			cfg, err := i.RESTConfig()
+			return err == nil && i.Token == "t" && cfg.Host == "https://h" && cfg.BearerToken == "t"
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

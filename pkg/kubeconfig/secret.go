@@ -76,6 +76,9 @@ func parse(raw []byte, secret map[string][]byte) (*Info, error) {
 		return nil, fmt.Errorf("kubeconfig context %q names no cluster with a server", loaded.CurrentContext)
 	}
 	// Keep the current context only, so that nothing else is resolved or used.
+	// This is not clientcmdapi.MinifyConfig: that refuses a context whose
+	// user is missing, and an empty current-context, and drops a cluster or
+	// user named "", all of which client-go's loader accepts.
 	kc := clientcmdapi.NewConfig()
 	kc.CurrentContext = loaded.CurrentContext
 	kc.Contexts[loaded.CurrentContext] = ctx.DeepCopy()
