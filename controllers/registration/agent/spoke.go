@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"os"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -63,14 +62,13 @@ func spokeFor(c cluster.Cluster) (*spokeClients, error) {
 	return &spokeClients{cluster: c, kube: kube, meta: meta, ca: ca}, nil
 }
 
-// caBundle returns the CA bundle a client configuration trusts.
+// caBundle returns the CA bundle a client configuration trusts: its CA data,
+// else the content of its CA file.
 func caBundle(cfg *rest.Config) ([]byte, error) {
-	if len(cfg.CAData) > 0 || cfg.CAFile == "" {
-		return cfg.CAData, nil
-	}
-	data, err := os.ReadFile(cfg.CAFile)
-	if err != nil {
+	// Load the CA only: the client certificate and key are not read here.
+	ca := &rest.Config{TLSClientConfig: rest.TLSClientConfig{CAFile: cfg.CAFile, CAData: cfg.CAData}}
+	if err := rest.LoadTLSFiles(ca); err != nil {
 		return nil, fmt.Errorf("read the managed cluster's CA file: %w", err)
 	}
-	return data, nil
+	return ca.CAData, nil
 }
