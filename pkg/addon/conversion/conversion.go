@@ -10,6 +10,7 @@ package conversion
 import (
 	"slices"
 
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
@@ -54,12 +55,11 @@ func ServiceHosts(namespace string) []string {
 // StorageVersion returns the name of crd's storage version, or "" when none
 // is marked.
 func StorageVersion(crd *apiextensionsv1.CustomResourceDefinition) string {
-	for _, v := range crd.Spec.Versions {
-		if v.Storage {
-			return v.Name
-		}
+	v, err := apihelpers.GetCRDStorageVersion(crd)
+	if err != nil {
+		return ""
 	}
-	return ""
+	return v
 }
 
 // NeedsMigration reports whether objects of crd may be stored at a version
