@@ -159,11 +159,17 @@ func klusterletHubs(ctx context.Context, c client.Client, k *operatorv1.Klusterl
 	return hubs
 }
 
+// newBlockWriter returns the writer that aligns one block of
+// PrintKlusterlet's report: columns two spaces apart.
+func newBlockWriter(out io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+}
+
 // PrintKlusterlet writes a readable report of k: its settings, its hubs
 // (read by klusterletHubs; none when nil), conditions, generations and
 // related resources.
 func PrintKlusterlet(out io.Writer, k *operatorv1.Klusterlet, hubs []KlusterletHub) error {
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	w := newBlockWriter(out)
 	fmt.Fprintf(w, "Klusterlet:\t%s\n", k.Name)
 	fmt.Fprintf(w, "Cluster:\t%s\n", k.Spec.ClusterName)
 	fmt.Fprintf(w, "Namespace:\t%s\n", k.AgentNamespace())
@@ -179,7 +185,7 @@ func PrintKlusterlet(out io.Writer, k *operatorv1.Klusterlet, hubs []KlusterletH
 	}
 	if len(hubs) > 0 {
 		fmt.Fprintln(out, "Hubs:")
-		w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		w = newBlockWriter(out)
 		fmt.Fprintln(w, "  SECRET\tSERVER\tCURRENT")
 		for _, h := range hubs {
 			server, current := h.Server, ""
@@ -196,7 +202,7 @@ func PrintKlusterlet(out io.Writer, k *operatorv1.Klusterlet, hubs []KlusterletH
 		}
 	}
 	fmt.Fprintln(out, "Conditions:")
-	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	w = newBlockWriter(out)
 	fmt.Fprintln(w, "  TYPE\tSTATUS\tREASON\tMESSAGE")
 	for _, c := range k.Status.Conditions {
 		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, strings.ReplaceAll(c.Message, "\n", " "))

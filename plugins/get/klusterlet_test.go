@@ -55,3 +55,51 @@ func TestPrintKlusterletTokenDriver(t *testing.T) {
 		t.Errorf("report lacks %q:\n%s", want, out.String())
 	}
 }
+
+// TestPrintKlusterletHubs pins the whole report, with its three aligned
+// blocks: settings, hubs and conditions.
+func TestPrintKlusterletHubs(t *testing.T) {
+	k := &operatorv1.Klusterlet{
+		ObjectMeta: metav1.ObjectMeta{Name: "klusterlet", Generation: 2},
+		Spec:       operatorv1.KlusterletSpec{ClusterName: "c1", ImagePullSpec: "ocm-controller:dev"},
+		Status: operatorv1.KlusterletStatus{
+			ObservedGeneration: 1,
+			Conditions: []metav1.Condition{
+				{Type: "Available", Status: metav1.ConditionTrue, Reason: "AllAvailable", Message: "all\nready"},
+				{Type: "HubConnectionDegraded", Status: metav1.ConditionFalse, Reason: "HubConnectionFunctional", Message: "ok"},
+			},
+		},
+	}
+	hubs := []KlusterletHub{
+		{Secret: "bootstrap-hub-kubeconfig", Server: "https://hub1.example:6443", Current: true},
+		{Secret: "standby", Problem: "Secret not found"},
+	}
+	var out bytes.Buffer
+	if err := PrintKlusterlet(&out, k, hubs); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		"Klusterlet:              klusterlet",
+		"Cluster:                 c1",
+		"Namespace:               open-cluster-management-agent",
+		"Mode:                    Default",
+		"Image:                   ocm-controller:dev",
+		"Registration:            csr (a client certificate the hub signs)",
+		"Generation:              2 (observed 1)",
+		"Hub connection timeout:  600s (then the agent moves to the next hub that answers)",
+		"Hubs:",
+		"  SECRET                    SERVER                     CURRENT",
+		"  bootstrap-hub-kubeconfig  https://hub1.example:6443  yes",
+		"  standby                   (Secret not found)         ",
+		"Conditions:",
+		"  TYPE                   STATUS  REASON                   MESSAGE",
+		"  Available              True    AllAvailable             all ready",
+		"  HubConnectionDegraded  False   HubConnectionFunctional  ok",
+		"Generations:",
+		"Related resources:",
+		"",
+	}, "\n")
+	if out.String() != want {
+		t.Errorf("report:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
