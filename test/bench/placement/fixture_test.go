@@ -3,10 +3,10 @@ package placement
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,29 +35,12 @@ func clusterName(i int) string { return fmt.Sprintf("bench-%04d", i) }
 // parallel runs fn(0) … fn(n-1) with -concurrency calls in flight and
 // returns the first error.
 func parallel(n int, fn func(i int) error) error {
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	next := make(chan int)
-	for w := 0; w < max(1, *concurrency); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := fn(i); err != nil {
-					once.Do(func() { first = err })
-				}
-			}
-		}()
+	var g errgroup.Group
+	g.SetLimit(max(1, *concurrency))
+	for i := range n {
+		g.Go(func() error { return fn(i) })
 	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return first
+	return g.Wait()
 }
 
 // createClusters creates the exclusive set benchSet and -clusters

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,5 +49,22 @@ func TestTally(t *testing.T) {
 				t.Errorf("writes = %d, want %d", tl.writes, tt.wantWrites)
 			}
 		})
+	}
+}
+
+func TestParallel(t *testing.T) {
+	seen := make([]bool, 3*max(1, *concurrency))
+	err := parallel(len(seen), func(i int) error {
+		seen[i] = true
+		if i == 1 {
+			return fmt.Errorf("cluster %d", i)
+		}
+		return nil
+	})
+	if err == nil || err.Error() != "cluster 1" {
+		t.Errorf("err = %v, want cluster 1", err)
+	}
+	if slices.Contains(seen, false) {
+		t.Error("not every index was run after an error")
 	}
 }

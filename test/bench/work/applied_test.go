@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -243,25 +243,12 @@ func (wf *workFleet) lowerBound(ctx context.Context, b *testing.B, phase string,
 
 // runConcurrently calls fn(0..n-1), conc at a time, and returns the first error.
 func runConcurrently(n, conc int, fn func(i int) error) error {
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var first error
-	sem := make(chan struct{}, max(1, conc))
+	var g errgroup.Group
+	g.SetLimit(max(1, conc))
 	for i := range n {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			if err := fn(i); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
-				}
-				mu.Unlock()
-			}
-		})
+		g.Go(func() error { return fn(i) })
 	}
-	wg.Wait()
-	return first
+	return g.Wait()
 }
 
 // parseSizes parses "20,100,1000" into ascending sizes.

@@ -1,7 +1,9 @@
 package work
 
 import (
+	"errors"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -25,10 +27,29 @@ func TestParseSizes(t *testing.T) {
 
 func TestRunConcurrently(t *testing.T) {
 	seen := make([]bool, 50)
-	if err := runConcurrently(len(seen), 4, func(i int) error { seen[i] = true; return nil }); err != nil {
-		t.Fatal(err)
+	var (
+		mu             sync.Mutex
+		inFlight, most int
+	)
+	err := runConcurrently(len(seen), 4, func(i int) error {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+		seen[i] = true
+		if i == 7 {
+			return errors.New("seven")
+		}
+		return nil
+	})
+	if err == nil || err.Error() != "seven" {
+		t.Errorf("err = %v, want seven", err)
 	}
 	if slices.Contains(seen, false) {
-		t.Error("not every index was run")
+		t.Error("not every index was run after an error")
+	}
+	if most > 4 {
+		t.Errorf("%d calls in flight, want at most 4", most)
 	}
 }
