@@ -6,10 +6,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/agenttoken"
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clustermanager"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clusterprofile"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/clusterset"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/csr"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/hubversion"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/managedcluster"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/managednamespace"
@@ -72,7 +72,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		&clusterset.SetReconciler{Client: c, Recorder: rec, NoBuiltInSets: !opts.enabled(featuregate.DefaultClusterSet)},
 		&clusterset.BindingReconciler{Client: c},
 		&managednamespace.Reconciler{Client: c},
-		&clustermanager.Reconciler{Client: c, Name: opts.ClusterManagerName},
+		&hubversion.Reconciler{Client: c, Name: opts.ClusterManagerName},
 	}
 	if opts.enabled(featuregate.DefaultClusterSet) {
 		reconcilers = append(reconcilers, &clusterset.LabelReconciler{Client: c})

@@ -1,4 +1,4 @@
-package clustermanager
+package hubversion
 
 import (
 	"context"
@@ -31,6 +31,8 @@ type Reconciler struct {
 // SetupWithManager registers the reconciler for the one ClusterManager Name.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == r.Name })
+	// The controller is named after the kind it reconciles, in logs and
+	// metrics.
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("clustermanager").
 		For(&operatorv1.ClusterManager{}, builder.WithPredicates(named)).
