@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"

@@ -1,7 +1,8 @@
 // Package deploy deploys template add-ons: for each ManagedClusterAddOn of an
 // add-on the hub's add-on manager manages whose desired configurations
 // (status.configReferences[].desiredConfig) include an AddOnTemplate, it
-// renders the template with pkg/addon/template and writes the result.
+// renders the template with controllers/addon/hub/template and writes the
+// result.
 //
 //   - ManifestWorks addon-<name>-deploy-<i> in the cluster's namespace,
 //     controlled by the ManagedClusterAddOn, labeled with the add-on and

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	addonv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1beta1"
 )

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/template"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"

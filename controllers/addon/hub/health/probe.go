@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/template"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
