@@ -23,6 +23,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -31,7 +32,7 @@ import (
 const (
 	// ProductPartOf is the app.kubernetes.io/part-of value of every Deployment
 	// the product ships (ocm-controller on the hub and the managed clusters).
-	ProductPartOf = "kubectl-ocm"
+	ProductPartOf = apply.PartOfLabelValue
 	// ExamplesPartOf is the app.kubernetes.io/part-of value of the Deployments
 	// of the repository's examples, such as the agent of the helloworld
 	// add-on (examples/addons/helloworld), which the hub deploys to managed
@@ -39,7 +40,7 @@ const (
 	ExamplesPartOf = "kubectl-ocm-examples"
 	// DefaultSelector selects the Deployments the component Runner runs
 	// by default: those of the product and of its examples.
-	DefaultSelector = "app.kubernetes.io/part-of in (" + ProductPartOf + "," + ExamplesPartOf + ")"
+	DefaultSelector = apply.PartOfLabelKey + " in (" + ProductPartOf + "," + ExamplesPartOf + ")"
 )
 
 // Options configure a component Runner.

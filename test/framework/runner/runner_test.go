@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -135,7 +136,7 @@ func TestRunner(t *testing.T) {
 
 	t.Run("runs an example's Deployment, waiting for its ServiceAccount and Secret volume", func(t *testing.T) {
 		dep := whoamiDeployment("late", "late-sa", "late-report")
-		dep.Labels["app.kubernetes.io/part-of"] = ExamplesPartOf // as an example add-on's agent
+		dep.Labels[apply.PartOfLabelKey] = ExamplesPartOf // as an example add-on's agent
 		pod := &dep.Spec.Template.Spec
 		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "hub-kubeconfig", VolumeSource: corev1.VolumeSource{
 			Secret: &corev1.SecretVolumeSource{SecretName: "late-secret"}}})
@@ -278,7 +279,7 @@ func whoamiDeployment(name, sa, report string) *appsv1.Deployment {
 	labels := map[string]string{"app": name}
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: runnerTestNS,
-			Labels: map[string]string{"app.kubernetes.io/part-of": "kubectl-ocm"}},
+			Labels: map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue}},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To[int32](1),
 			Selector: &metav1.LabelSelector{MatchLabels: labels},

@@ -6,10 +6,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 )
 
 func TestParseSelector(t *testing.T) {
-	partOf := func(v string) labels.Set { return labels.Set{"app.kubernetes.io/part-of": v} }
+	partOf := func(v string) labels.Set { return labels.Set{apply.PartOfLabelKey: v} }
 	tests := []struct {
 		name      string
 		selector  string
@@ -19,7 +21,7 @@ func TestParseSelector(t *testing.T) {
 	}{
 		{
 			name:    "default: the product and its examples",
-			match:   []labels.Set{partOf(ProductPartOf), partOf(ExamplesPartOf), {"app.kubernetes.io/part-of": "kubectl-ocm", "app": "x"}},
+			match:   []labels.Set{partOf(ProductPartOf), partOf(ExamplesPartOf), {apply.PartOfLabelKey: apply.PartOfLabelValue, "app": "x"}},
 			noMatch: []labels.Set{{}, partOf("other"), partOf("kubectl-ocm-example"), {"app": "kubectl-ocm"}},
 		},
 		{
