@@ -1,0 +1,104 @@
+package tlsprofile
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Load reads the ConfigMap ocm-tls-profile in namespace and returns its
+// profile with overrides (the flags) applied. A missing ConfigMap is the
+// default profile; a bad one is an error naming the key at fault.
+func Load(ctx context.Context, c kubernetes.Interface, namespace string, overrides Settings) (Profile, error) {
+	var settings Settings
+	cm, err := c.CoreV1().ConfigMaps(namespace).Get(ctx, ConfigMapName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w", namespace, ConfigMapName, err)
+	default:
+		if settings, err = FromConfigMap(cm); err != nil {
+			return Profile{}, err
+		}
+	}
+	return settings.Override(overrides).Profile()
+}
+
+// Watcher keeps Profile in step with the ConfigMap ocm-tls-profile in
+// Namespace. A valid change (or the ConfigMap's removal, which restores
+// the default) is put in force for new connections; an invalid one is
+// logged with the reason and ignored, so the profile in force stays. It
+// is a controller-runtime Runnable that runs in every replica.
+type Watcher struct {
+	// Client reads the ConfigMap; it needs get, list and watch on it.
+	Client kubernetes.Interface
+	// Namespace is the component's namespace.
+	Namespace string
+	// Overrides are the flags, which win over the ConfigMap.
+	Overrides Settings
+	// Profile is what the watcher updates.
+	Profile *Dynamic
+	// Log receives changes and the errors of invalid profiles.
+	Log logr.Logger
+}
+
+// NeedLeaderElection is false: every replica serves TLS.
+func (w *Watcher) NeedLeaderElection() bool { return false }
+
+// Start watches the ConfigMap until ctx ends.
+func (w *Watcher) Start(ctx context.Context) error {
+	factory := informers.NewSharedInformerFactoryWithOptions(w.Client, 0,
+		informers.WithNamespace(w.Namespace),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", ConfigMapName).String()
+		}))
+	informer := factory.Core().V1().ConfigMaps().Informer()
+	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.Update(asConfigMap(obj)) },
+		UpdateFunc: func(_, obj any) { w.Update(asConfigMap(obj)) },
+		DeleteFunc: func(any) { w.Update(nil) },
+	}); err != nil {
+		return fmt.Errorf("watch the TLS profile, ConfigMap %s/%s: %w", w.Namespace, ConfigMapName, err)
+	}
+	factory.Start(ctx.Done())
+	<-ctx.Done()
+	factory.Shutdown()
+	return nil
+}
+
+// Update puts the profile of cm (nil: no ConfigMap) in force, unless it is
+// invalid.
+func (w *Watcher) Update(cm *corev1.ConfigMap) {
+	current := w.Profile.Profile()
+	var settings Settings
+	var err error
+	if cm != nil {
+		settings, err = FromConfigMap(cm)
+	}
+	var p Profile
+	if err == nil {
+		p, err = settings.Override(w.Overrides).Profile()
+	}
+	if err != nil {
+		w.Log.Error(err, "Invalid TLS profile ignored; the profile in force stays", "configMap", w.Namespace+"/"+ConfigMapName, "profile", current.String())
+		return
+	}
+	if p.Equal(current) {
+		return
+	}
+	w.Profile.Set(p)
+	w.Log.Info("TLS profile changed; new connections use it", "configMap", w.Namespace+"/"+ConfigMapName, "profile", p.String(), "previous", current.String())
+}
+
+func asConfigMap(obj any) *corev1.ConfigMap {
+	cm, _ := obj.(*corev1.ConfigMap)
+	return cm
+}
