@@ -46,6 +46,9 @@ type HubOptions struct {
 	FeatureGates string
 	// Tunnel bounds the hub tunnel and its proxied connections.
 	Tunnel proxyhub.Limits
+	// TLS is the TLS profile of the webhook's server, which the hub
+	// tunnel shares.
+	TLS TLSOptions
 }
 
 // NewHubCommand returns `ocm-controller hub`, which runs every hub controller
@@ -68,6 +71,7 @@ func NewHubCommand() *cobra.Command {
 	cmd.Flags().IntVar(&o.Tunnel.ConnectionsPerCluster, "proxy-max-connections-per-cluster", tunnel.ConnectionsPerCluster, "Proxied connections (requests, watches, logs, execs through managedclusters/proxy) open to one cluster at once; more get 429 Too Many Requests.")
 	cmd.Flags().IntVar(&o.Tunnel.ConnectionsPerUser, "proxy-max-connections-per-user", tunnel.ConnectionsPerUser, "Proxied connections one hub user holds open at once, to every cluster together; more get 429 Too Many Requests.")
 	cmd.Flags().DurationVar(&o.Tunnel.Lifetime, "tunnel-max-lifetime", tunnel.Lifetime, "How long an agent's tunnel stays attached before the hub closes it and the agent attaches again with the credential it holds then (each tunnel up to a tenth longer).")
+	o.TLS.AddFlags(cmd.Flags(), "the conversion webhook and hub tunnel server (--webhook-bind-address)")
 	cmd.Flags().StringSliceVar(&o.AutoApprovedCSRUsers, "auto-approved-csr-users", nil, "Bootstrap identities whose first-join CSRs are approved automatically, merged with the ClusterManager's spec.registrationConfiguration.autoApproveUsers.")
 	return cmd
 }
@@ -81,6 +85,9 @@ func (o *HubOptions) Validate() error {
 		return fmt.Errorf("--lease-grace-ratio %v must be at least %v: agents renew once per lease period plus up to 10 %% jitter, and a smaller ratio marks clusters Unknown between two timely renewals", o.LeaseGraceRatio, lease.MinGraceRatio)
 	}
 	if err := o.Tunnel.Validate(); err != nil {
+		return err
+	}
+	if err := o.TLS.Validate(); err != nil {
 		return err
 	}
 	if o.ClusterManagerName == "" {
@@ -108,6 +115,14 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	// certificate; the hub's API server presents its front-proxy client
 	// certificate to it.
 	o.Webhook.TLSOpts = append(o.Webhook.TLSOpts, func(c *tls.Config) { c.ClientAuth = tls.RequestClientCert })
+	// The TLS profile applies to each new connection, so a change of the
+	// ConfigMap takes effect without restarting the hub controller, which
+	// would drop every agent's tunnel and hand leadership over.
+	profile, profileWatcher, err := o.TLS.Load(ctx, cfg, o.Namespace, ctrl.Log.WithName("tls-profile"))
+	if err != nil {
+		return err
+	}
+	o.Webhook.TLSOpts = append(o.Webhook.TLSOpts, profile.ServerOption())
 	webhook, err := addonconversion.New(nil, nil, o.Webhook, ctrl.Log.WithName("conversion-webhook"))
 	if err != nil {
 		return err
@@ -121,6 +136,9 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	}
 	if err := webhook.SetupWithManager(mgr); err != nil {
 		return err
+	}
+	if err := mgr.Add(profileWatcher); err != nil {
+		return fmt.Errorf("add the TLS profile's watcher: %w", err)
 	}
 	if err := o.addTunnel(mgr, cfg, webhook); err != nil {
 		return err

@@ -1,0 +1,63 @@
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
+)
+
+// TestTLSFlags checks --tls-min-version and --tls-cipher-suites: each is
+// checked on its own, and without a namespace they are the whole profile.
+func TestTLSFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    uint16
+		suites  []uint16
+		wantErr string
+	}{
+		{name: "defaults", want: tls.VersionTLS12},
+		{name: "TLS 1.3", args: []string{"--tls-min-version=VersionTLS13"}, want: tls.VersionTLS13},
+		{name: "OpenSSL spelling", args: []string{"--tls-min-version=TLSv1.3"}, want: tls.VersionTLS13},
+		{
+			name:   "suites",
+			args:   []string{"--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"},
+			want:   tls.VersionTLS12,
+			suites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384},
+		},
+		{name: "bad version", args: []string{"--tls-min-version=1.3"}, wantErr: `--tls-min-version: "1.3" is not a TLS version: use VersionTLS10`},
+		{name: "bad suite", args: []string{"--tls-cipher-suites=ECDHE-RSA-AES128-GCM-SHA256"}, wantErr: `--tls-cipher-suites: unknown cipher suite "ECDHE-RSA-AES128-GCM-SHA256"`},
+		{name: "insecure suite", args: []string{"--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA"}, wantErr: `--tls-cipher-suites: cipher suite "TLS_RSA_WITH_RC4_128_SHA" is insecure`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &TLSOptions{}
+			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+			o.AddFlags(fs, "the endpoints")
+			require.NoError(t, fs.Parse(tc.args))
+			err := o.Validate()
+			if err == nil {
+				// The insecure suite passes Validate, which checks flags on
+				// their own, and fails with the profile it makes.
+				var d *tlsprofile.Dynamic
+				var w *tlsprofile.Watcher
+				if d, w, err = o.Load(context.Background(), nil, "", logr.Discard()); err == nil {
+					assert.Nil(t, w, "no watcher without a namespace")
+					assert.Equal(t, tc.want, d.Profile().MinVersion)
+					assert.Equal(t, tc.suites, d.Profile().CipherSuites)
+				}
+			}
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				return
+			}
+			require.NoError(t, err)
+		})
+	}
+}
