@@ -209,3 +209,20 @@ func TestApplyToClient(t *testing.T) {
 	require.Error(t, err, "a TLS 1.3 client profile against a TLS 1.2 server")
 	assert.Contains(t, err.Error(), "protocol version")
 }
+
+func TestWatcherCheck(t *testing.T) {
+	var logged []string
+	log := funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
+	w := &Watcher{Namespace: "ns", Profile: NewDynamic(Profile{}), Log: log, Check: func(p Profile) string {
+		if !p.AllowsECDSA() {
+			return "TLS 1.3 clients only"
+		}
+		return ""
+	}}
+	w.Update(configMap(map[string]string{CipherSuitesKey: "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"}))
+	require.Len(t, logged, 2)
+	assert.Contains(t, logged[1], "Warning: TLS 1.3 clients only")
+	logged = nil
+	w.Update(configMap(map[string]string{CipherSuitesKey: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}))
+	require.Len(t, logged, 1, "no warning for a profile that fits")
+}

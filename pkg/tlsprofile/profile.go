@@ -147,6 +147,20 @@ func (p Profile) Validate() error {
 	return nil
 }
 
+// AllowsECDSA reports whether a server whose certificate has an ECDSA key
+// can serve TLS 1.2 with p: p requires TLS 1.3, leaves the suites to Go,
+// or lists a TLS_ECDHE_ECDSA_ suite. A profile of RSA suites only is valid
+// (OCM's examples list such profiles) but leaves such a server to TLS 1.3
+// clients.
+func (p Profile) AllowsECDSA() bool {
+	if p.minVersion() >= tls.VersionTLS13 || len(p.CipherSuites) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(p.CipherSuites, func(id uint16) bool {
+		return belowTLS13(id) && strings.Contains(tls.CipherSuiteName(id), "_ECDSA_")
+	})
+}
+
 // String describes p for logs: its minimum version and its cipher suites.
 func (p Profile) String() string {
 	if len(p.CipherSuites) == 0 {

@@ -259,3 +259,22 @@ func TestProfileString(t *testing.T) {
 		Profile{CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}}.String())
 	assert.True(t, Profile{}.Equal(Profile{MinVersion: tls.VersionTLS12}))
 }
+
+func TestAllowsECDSA(t *testing.T) {
+	tests := []struct {
+		name    string
+		profile Profile
+		want    bool
+	}{
+		{name: "Go's suites", profile: Profile{}, want: true},
+		{name: "TLS 1.3", profile: Profile{MinVersion: tls.VersionTLS13, CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256}}, want: true},
+		{name: "an ECDSA suite", profile: Profile{CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}, want: true},
+		{name: "RSA suites only", profile: Profile{CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_RSA_WITH_AES_128_GCM_SHA256}}, want: false},
+		{name: "RSA and TLS 1.3 suites", profile: Profile{CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_AES_128_GCM_SHA256}}, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.profile.AllowsECDSA())
+		})
+	}
+}

@@ -48,6 +48,10 @@ type Watcher struct {
 	Profile *Dynamic
 	// Log receives changes and the errors of invalid profiles.
 	Log logr.Logger
+	// Check, when set, returns what a valid profile in force leaves
+	// unserved on this component (such as the TLS 1.2 clients of a
+	// certificate no listed suite can use), to be logged with it.
+	Check func(Profile) string
 }
 
 // NeedLeaderElection is false: every replica serves TLS.
@@ -96,6 +100,11 @@ func (w *Watcher) Update(cm *corev1.ConfigMap) {
 	}
 	w.Profile.Set(p)
 	w.Log.Info("TLS profile changed; new connections use it", "configMap", w.Namespace+"/"+ConfigMapName, "profile", p.String(), "previous", current.String())
+	if w.Check != nil {
+		if warning := w.Check(p); warning != "" {
+			w.Log.Info("Warning: "+warning, "profile", p.String())
+		}
+	}
 }
 
 func asConfigMap(obj any) *corev1.ConfigMap {

@@ -48,14 +48,14 @@ func TestTLSProfile(t *testing.T) {
 	log := funcr.New(func(prefix, args string) { _, _ = logs.Write([]byte(args + "\n")) }, funcr.Options{})
 	tlsOpts := &app.TLSOptions{}
 
-	_, _, err = tlsOpts.Load(s.ctx, saCfg, config.HubNamespace, log)
+	_, _, err = tlsOpts.Load(s.ctx, saCfg, config.HubNamespace, nil, log)
 	want := `TLS profile: key minTLSVersion of ConfigMap ` + config.HubNamespace + `/ocm-tls-profile: "TLSv13" is not a TLS version: use VersionTLS10, VersionTLS11, VersionTLS12 or VersionTLS13 (also TLSv1.0 to TLSv1.3)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("start with a bad profile: got error %v, want %s", err, want)
 	}
 
 	s.setMinVersion(t, cm, "VersionTLS13")
-	profile, watcher, err := tlsOpts.Load(s.ctx, saCfg, config.HubNamespace, log)
+	profile, watcher, err := tlsOpts.Load(s.ctx, saCfg, config.HubNamespace, nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -123,7 +123,7 @@ func (o *agentOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := o.tls.Load(ctx, cfg, o.manager.Namespace, ctrl.Log.WithName("tls-profile")); err != nil {
+	if _, _, err := o.tls.Load(ctx, cfg, o.manager.Namespace, nil, ctrl.Log.WithName("tls-profile")); err != nil {
 		return err
 	}
 	mgr, err := o.manager.NewManager(cfg, agentLeaderElectionID, func(mo *manager.Options) {

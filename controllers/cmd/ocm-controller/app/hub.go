@@ -118,7 +118,7 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	// The TLS profile applies to each new connection, so a change of the
 	// ConfigMap takes effect without restarting the hub controller, which
 	// would drop every agent's tunnel and hand leadership over.
-	profile, profileWatcher, err := o.TLS.Load(ctx, cfg, o.Namespace, ctrl.Log.WithName("tls-profile"))
+	profile, profileWatcher, err := o.TLS.Load(ctx, cfg, o.Namespace, servesECDSA, ctrl.Log.WithName("tls-profile"))
 	if err != nil {
 		return err
 	}

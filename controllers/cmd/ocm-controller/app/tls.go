@@ -56,8 +56,10 @@ func (o *TLSOptions) Validate() error {
 
 // Load reads the profile in namespace with the flags over it and returns
 // it, with the watcher that keeps it current; add the watcher to the
-// manager. An empty namespace means the flags alone.
-func (o *TLSOptions) Load(ctx context.Context, cfg *rest.Config, namespace string, log logr.Logger) (*tlsprofile.Dynamic, *tlsprofile.Watcher, error) {
+// manager. An empty namespace means the flags alone. check, when set,
+// names what a valid profile leaves unserved on this mode, logged as a
+// warning (see tlsprofile.Watcher.Check).
+func (o *TLSOptions) Load(ctx context.Context, cfg *rest.Config, namespace string, check func(tlsprofile.Profile) string, log logr.Logger) (*tlsprofile.Dynamic, *tlsprofile.Watcher, error) {
 	flags := tlsprofile.FromFlags(o.MinVersion, o.CipherSuites)
 	if namespace == "" {
 		p, err := flags.Profile()
@@ -75,6 +77,21 @@ func (o *TLSOptions) Load(ctx context.Context, cfg *rest.Config, namespace strin
 		return nil, nil, fmt.Errorf("TLS profile: %w", err)
 	}
 	log.Info("TLS profile", "configMap", namespace+"/"+tlsprofile.ConfigMapName, "profile", p.String())
+	if check != nil {
+		if warning := check(p); warning != "" {
+			log.Info("Warning: "+warning, "profile", p.String())
+		}
+	}
 	d := tlsprofile.NewDynamic(p)
-	return d, &tlsprofile.Watcher{Client: c, Namespace: namespace, Overrides: flags, Profile: d, Log: log}, nil
+	return d, &tlsprofile.Watcher{Client: c, Namespace: namespace, Overrides: flags, Profile: d, Log: log, Check: check}, nil
+}
+
+// servesECDSA warns of a profile under which the webhook's server, whose
+// certificate has an ECDSA key (servingcert makes them with
+// certs.NewPrivateKey), serves TLS 1.3 clients only.
+func servesECDSA(p tlsprofile.Profile) string {
+	if p.AllowsECDSA() {
+		return ""
+	}
+	return "no cipher suite of the profile fits the ECDSA certificate of the conversion webhook and hub tunnel server, so it serves TLS 1.3 clients only: add TLS_ECDHE_ECDSA_ suites to serve TLS 1.2 clients"
 }

@@ -47,7 +47,7 @@ func TestTLSFlags(t *testing.T) {
 				// their own, and fails with the profile it makes.
 				var d *tlsprofile.Dynamic
 				var w *tlsprofile.Watcher
-				if d, w, err = o.Load(context.Background(), nil, "", logr.Discard()); err == nil {
+				if d, w, err = o.Load(context.Background(), nil, "", nil, logr.Discard()); err == nil {
 					assert.Nil(t, w, "no watcher without a namespace")
 					assert.Equal(t, tc.want, d.Profile().MinVersion)
 					assert.Equal(t, tc.suites, d.Profile().CipherSuites)
@@ -60,4 +60,12 @@ func TestTLSFlags(t *testing.T) {
 			require.NoError(t, err)
 		})
 	}
+}
+
+// TestServesECDSA checks the hub's warning for a profile that leaves its
+// ECDSA certificate to TLS 1.3 clients, as OCM's own RSA-only example does.
+func TestServesECDSA(t *testing.T) {
+	rsaOnly := tlsprofile.Profile{CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384}}
+	assert.Contains(t, servesECDSA(rsaOnly), "serves TLS 1.3 clients only: add TLS_ECDHE_ECDSA_ suites")
+	assert.Empty(t, servesECDSA(tlsprofile.Profile{}))
 }
