@@ -11,6 +11,7 @@ import (
 	"errors"
 	"math/big"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/events"
 )
 
 // selfSigned returns a throwaway ECDSA serving certificate.
@@ -143,7 +145,8 @@ func TestLoad(t *testing.T) {
 func TestWatcherUpdate(t *testing.T) {
 	var logged []string
 	log := funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{})
-	w := &Watcher{Namespace: "ns", Profile: NewDynamic(Profile{}), Log: log}
+	recorder := events.NewFakeRecorder(10)
+	w := &Watcher{Namespace: "ns", Profile: NewDynamic(Profile{}), Log: log, Recorder: recorder}
 	steps := []struct {
 		name    string
 		cm      *corev1.ConfigMap
@@ -162,6 +165,14 @@ func TestWatcherUpdate(t *testing.T) {
 		assert.True(t, s.want.Equal(w.Profile.Profile()), "%s: got %s, want %s", s.name, w.Profile.Profile(), s.want)
 		require.Len(t, logged, 1, s.name)
 		assert.Contains(t, logged[0], s.wantLog, s.name)
+		if strings.Contains(logged[0], "Invalid TLS profile") {
+			require.Len(t, recorder.Events, 1, s.name)
+			event := <-recorder.Events
+			assert.Contains(t, event, "Warning InvalidTLSProfile", s.name)
+			assert.Contains(t, event, "the profile in force stays: VersionTLS13", s.name)
+		} else {
+			assert.Empty(t, recorder.Events, s.name)
+		}
 	}
 	// The same profile again logs nothing.
 	logged = nil

@@ -12,7 +12,12 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 )
+
+// ReasonInvalid is the reason of the Warning event the Watcher records on
+// the ConfigMap when it ignores an invalid profile.
+const ReasonInvalid = "InvalidTLSProfile"
 
 // Load reads the ConfigMap ocm-tls-profile in namespace and returns its
 // profile with overrides (the flags) applied. A missing ConfigMap is the
@@ -48,6 +53,10 @@ type Watcher struct {
 	Profile *Dynamic
 	// Log receives changes and the errors of invalid profiles.
 	Log logr.Logger
+	// Recorder, when set, records a Warning event with reason
+	// ReasonInvalid on the ConfigMap for an invalid profile, so that
+	// `kubectl describe` shows why it is not in force.
+	Recorder events.EventRecorder
 	// Check, when set, returns what a valid profile in force leaves
 	// unserved on this component (such as the TLS 1.2 clients of a
 	// certificate no listed suite can use), to be logged with it.
@@ -93,6 +102,9 @@ func (w *Watcher) Update(cm *corev1.ConfigMap) {
 	}
 	if err != nil {
 		w.Log.Error(err, "Invalid TLS profile ignored; the profile in force stays", "configMap", w.Namespace+"/"+ConfigMapName, "profile", current.String())
+		if w.Recorder != nil && cm != nil {
+			w.Recorder.Eventf(cm, nil, corev1.EventTypeWarning, ReasonInvalid, "Load", "%v; the profile in force stays: %s", err, current)
+		}
 		return
 	}
 	if p.Equal(current) {

@@ -12,6 +12,9 @@ import (
 	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
@@ -28,8 +31,9 @@ import (
 // controller reads it, as the shipped ocm-hub-controller ServiceAccount: a
 // bad profile stops the start with the reason; with VersionTLS13 a TLS 1.2
 // client is refused and a TLS 1.3 client served, and the API server still
-// converts; a bad change is logged and leaves TLS 1.3 in force; a good one
-// reaches new connections without a restart.
+// converts; a bad change is logged, recorded as a Warning event on the
+// ConfigMap and leaves TLS 1.3 in force; a good one reaches new
+// connections without a restart.
 func TestTLSProfile(t *testing.T) {
 	s := newSuite(t)
 	s.install(t)
@@ -60,6 +64,15 @@ func TestTLSProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	watchCtx, cancel := context.WithCancel(s.ctx)
+	// The hub records the watcher's events with its manager's recorder;
+	// this one writes them as the same ServiceAccount.
+	saClient, err := kubernetes.NewForConfig(saCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: saClient.EventsV1()})
+	broadcaster.StartRecordingToSink(watchCtx.Done())
+	watcher.Recorder = broadcaster.NewRecorder(clientgoscheme.Scheme, "ocm-hub-controller")
 	watched := make(chan error, 1)
 	go func() { watched <- watcher.Start(watchCtx) }()
 	t.Cleanup(func() {
@@ -83,6 +96,19 @@ func TestTLSProfile(t *testing.T) {
 	s.setMinVersion(t, cm, "TLS1.2")
 	framework.Eventually(s.ctx, t, 30*time.Second, "the bad profile logged", func(context.Context) (bool, error) {
 		return strings.Contains(logs.String(), `\"TLS1.2\" is not a TLS version: use VersionTLS10`), nil
+	})
+	framework.Eventually(s.ctx, t, 30*time.Second, "a Warning event on the ConfigMap", func(ctx context.Context) (bool, error) {
+		list, err := s.hub.Clientset().EventsV1().Events(config.HubNamespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range list.Items {
+			if e.Regarding.Kind == "ConfigMap" && e.Regarding.Name == tlsprofile.ConfigMapName && e.Reason == tlsprofile.ReasonInvalid &&
+				strings.Contains(e.Note, `"TLS1.2" is not a TLS version`) && strings.Contains(e.Note, "the profile in force stays: VersionTLS13") {
+				return true, nil
+			}
+		}
+		return false, nil
 	})
 	if err := s.dial(t, tls.VersionTLS12); err == nil {
 		t.Fatalf("TLS 1.2 client served after a bad profile: VersionTLS13 should stay in force")

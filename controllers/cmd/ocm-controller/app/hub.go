@@ -137,6 +137,7 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	if err := webhook.SetupWithManager(mgr); err != nil {
 		return err
 	}
+	profileWatcher.Recorder = mgr.GetEventRecorder("tls-profile")
 	if err := mgr.Add(profileWatcher); err != nil {
 		return fmt.Errorf("add the TLS profile's watcher: %w", err)
 	}
