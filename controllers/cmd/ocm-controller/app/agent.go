@@ -108,7 +108,7 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 	fs.IntVar(&w.HubBurst, "hub-kube-api-burst", workagent.DefaultHubBurst, "Request burst of the work agent to the hub. The Klusterlet operator sets it from spec.workConfiguration.hubKubeAPIBurst.")
 	fs.Float32Var(&w.KubeQPS, "work-kube-api-qps", workagent.DefaultKubeQPS, "Requests per second of the work agent to the managed cluster (--kube-api-qps limits the rest of the agent). The Klusterlet operator sets it from spec.workConfiguration.kubeAPIQPS.")
 	fs.IntVar(&w.KubeBurst, "work-kube-api-burst", workagent.DefaultKubeBurst, "Request burst of the work agent to the managed cluster (--kube-api-burst limits the rest of the agent). The Klusterlet operator sets it from spec.workConfiguration.kubeAPIBurst.")
-	o.tls.AddFlags(fs, "the agent's TLS endpoints (it serves none today: metrics and probes are plain HTTP)")
+	o.tls.AddFlags(fs, "the agent's TLS endpoints (it serves none today: metrics and probes are plain HTTP)", "checked at start")
 	fs.StringVar(&o.featureGates, "feature-gates", "", featuregate.Usage(featuregate.Agent)+" The Klusterlet operator sets it from the featureGates of spec.registrationConfiguration and spec.workConfiguration.")
 	fs.StringVar(&o.addon.KubeClientDriver, "addon-kubeclient-registration-auth", addonv1alpha1.KubeClientDriverCSR, "How add-on agents get their hub credential: csr (client certificates) or token (ServiceAccount tokens). Default: the Klusterlet's choice, else csr.")
 	fs.Int64Var(&o.addon.TokenExpirationSeconds, "addon-token-expiration-seconds", addonagent.DefaultTokenExpirationSeconds, "Requested lifetime in seconds (at least 600) of the add-on tokens of --addon-kubeclient-registration-auth token; they are refreshed after 80 % of it.")

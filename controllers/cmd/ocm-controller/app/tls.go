@@ -19,9 +19,10 @@ import (
 // TLSOptions are the TLS profile flags of the hub and agent modes. The
 // profile is read at start from the flags and the ConfigMap
 // ocm-tls-profile in the controller's namespace (flags win, key by key);
-// a later change of the ConfigMap applies to new connections without a
-// restart, and an invalid change is logged and ignored. A bad profile at
-// start stops the controller with the reason, as OCM's components do.
+// a bad profile at start stops the controller with the reason, as OCM's
+// components do. The hub also runs the watcher Load returns: a later
+// change of the ConfigMap applies to new connections without a restart,
+// and an invalid change is logged and ignored.
 type TLSOptions struct {
 	// MinVersion is --tls-min-version; empty: the ConfigMap's.
 	MinVersion string
@@ -30,13 +31,14 @@ type TLSOptions struct {
 }
 
 // AddFlags registers --tls-min-version and --tls-cipher-suites. endpoints
-// names the mode's TLS endpoints for the usage.
-func (o *TLSOptions) AddFlags(fs *pflag.FlagSet, endpoints string) {
+// names the mode's TLS endpoints and reads says how it reads the ConfigMap,
+// for the usage.
+func (o *TLSOptions) AddFlags(fs *pflag.FlagSet, endpoints, reads string) {
 	fs.StringVar(&o.MinVersion, tlsprofile.MinVersionFlag, "",
 		"Minimum TLS version of "+endpoints+": "+tlsprofile.VersionUsage+". Overrides key "+tlsprofile.MinTLSVersionKey+
-			" of ConfigMap "+tlsprofile.ConfigMapName+" in the controller's namespace, which is read at start and applied to new connections when it changes. Default: that key, else VersionTLS12.")
+			" of ConfigMap "+tlsprofile.ConfigMapName+" in the controller's namespace, "+reads+". Default: that key, else VersionTLS12.")
 	fs.StringSliceVar(&o.CipherSuites, tlsprofile.CipherSuitesFlag, nil,
-		"Cipher suites of TLS 1.0 to 1.2 for "+endpoints+", IANA names separated by commas (TLS 1.3's are fixed by Go); insecure suites only with a minimum below VersionTLS12. Overrides key "+
+		"Cipher suites of TLS 1.0 to 1.2 for "+endpoints+", IANA names separated by commas (Go fixes TLS 1.3's); insecure suites only with a minimum below VersionTLS12. Overrides key "+
 			tlsprofile.CipherSuitesKey+" of ConfigMap "+tlsprofile.ConfigMapName+". Default: that key, else Go's defaults.")
 }
 

@@ -39,7 +39,7 @@ func TestTLSFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			o := &TLSOptions{}
 			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-			o.AddFlags(fs, "the endpoints")
+			o.AddFlags(fs, "the endpoints", "read at start")
 			require.NoError(t, fs.Parse(tc.args))
 			err := o.Validate()
 			if err == nil {
