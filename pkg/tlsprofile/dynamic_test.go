@@ -156,7 +156,7 @@ func TestWatcherUpdate(t *testing.T) {
 		{name: "TLS 1.3", cm: configMap(map[string]string{MinTLSVersionKey: "VersionTLS13"}), want: Profile{MinVersion: tls.VersionTLS13}, wantLog: "TLS profile changed"},
 		{name: "bad version keeps TLS 1.3", cm: configMap(map[string]string{MinTLSVersionKey: "TLS13"}), want: Profile{MinVersion: tls.VersionTLS13}, wantLog: `\"TLS13\" is not a TLS version`},
 		{name: "misspelled key keeps TLS 1.3", cm: configMap(map[string]string{"MinTLSVersion": "VersionTLS10"}), want: Profile{MinVersion: tls.VersionTLS13}, wantLog: `key \"MinTLSVersion\" is not read`},
-		{name: "insecure suite keeps TLS 1.3", cm: configMap(map[string]string{CipherSuitesKey: "TLS_RSA_WITH_RC4_128_SHA"}), want: Profile{MinVersion: tls.VersionTLS13}, wantLog: "is insecure"},
+		{name: "insecure suite keeps TLS 1.3", cm: configMap(map[string]string{CipherSuitesKey: "TLS_RSA_WITH_RC4_128_SHA"}), want: Profile{MinVersion: tls.VersionTLS13}, wantLog: "insecure cipher suite"},
 		{name: "deleted: the default", cm: nil, want: Profile{MinVersion: tls.VersionTLS12}, wantLog: "TLS profile changed"},
 	}
 	for _, s := range steps {

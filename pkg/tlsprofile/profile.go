@@ -100,8 +100,8 @@ func ParseCipherSuites(names []string) ([]uint16, error) {
 		out = append(out, s.ID)
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("unknown cipher suite %s: use IANA names that Go's crypto/tls supports: %s",
-			quoteAll(unknown), strings.Join(secureSuiteNames(), ", "))
+		return nil, fmt.Errorf("unknown %s: use IANA names that Go's crypto/tls supports: %s",
+			suites(unknown), strings.Join(secureSuiteNames(), ", "))
 	}
 	return out, nil
 }
@@ -136,13 +136,17 @@ func (p Profile) Validate() error {
 			}
 		}
 		if len(insecure) > 0 {
-			return fmt.Errorf("cipher suite %s is insecure (crypto/tls.InsecureCipherSuites) and refused with a minimum of %s: remove it, or set the minimum version to VersionTLS10 or VersionTLS11 to admit legacy clients on purpose",
-				quoteAll(insecure), VersionName(minVersion))
+			remove := "remove it"
+			if len(insecure) > 1 {
+				remove = "remove them"
+			}
+			return fmt.Errorf("insecure %s (crypto/tls.InsecureCipherSuites) refused with a minimum of %s: %s, or set the minimum version to VersionTLS10 or VersionTLS11 to admit legacy clients on purpose",
+				suites(insecure), VersionName(minVersion), remove)
 		}
 	}
 	if minVersion < tls.VersionTLS13 && len(p.CipherSuites) > 0 && !slices.ContainsFunc(p.CipherSuites, belowTLS13) {
-		return fmt.Errorf("cipher suites %s are TLS 1.3 suites only, which Go does not configure, so connections below TLS 1.3 would have no cipher suite with a minimum of %s: add TLS 1.2 suites or set the minimum version to VersionTLS13",
-			quoteAll(CipherSuiteNames(p.CipherSuites)), VersionName(minVersion))
+		return fmt.Errorf("only TLS 1.3 %s, which Go does not configure, so connections below TLS 1.3 would have no cipher suite with a minimum of %s: add TLS 1.2 suites or set the minimum version to VersionTLS13",
+			suites(CipherSuiteNames(p.CipherSuites)), VersionName(minVersion))
 	}
 	return nil
 }
@@ -240,6 +244,15 @@ func secureSuiteNames() []string {
 		names = append(names, s.Name)
 	}
 	return names
+}
+
+// suites names cipher suites in an error: `cipher suite "A"` or
+// `cipher suites "A", "B"`.
+func suites(names []string) string {
+	if len(names) == 1 {
+		return "cipher suite " + quoteAll(names)
+	}
+	return "cipher suites " + quoteAll(names)
 }
 
 func quoteAll(names []string) string {

@@ -34,7 +34,7 @@ func TestTLSFlags(t *testing.T) {
 		},
 		{name: "bad version", args: []string{"--tls-min-version=1.3"}, wantErr: `--tls-min-version: "1.3" is not a TLS version: use VersionTLS10`},
 		{name: "bad suite", args: []string{"--tls-cipher-suites=ECDHE-RSA-AES128-GCM-SHA256"}, wantErr: `--tls-cipher-suites: unknown cipher suite "ECDHE-RSA-AES128-GCM-SHA256"`},
-		{name: "insecure suite", args: []string{"--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA"}, wantErr: `--tls-cipher-suites: cipher suite "TLS_RSA_WITH_RC4_128_SHA" is insecure`},
+		{name: "insecure suite", args: []string{"--tls-cipher-suites=TLS_RSA_WITH_RC4_128_SHA"}, wantErr: `--tls-cipher-suites: insecure cipher suite "TLS_RSA_WITH_RC4_128_SHA"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := &TLSOptions{}
