@@ -19,8 +19,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 )
 
@@ -96,9 +99,15 @@ func TestLoad(t *testing.T) {
 		name      string
 		objects   []*corev1.ConfigMap
 		overrides Settings
+		forbidden bool
 		want      Profile
 		wantErr   string
 	}{
+		{
+			name:      "no right to read it",
+			forbidden: true,
+			wantErr:   `read the TLS profile, ConfigMap ns/ocm-tls-profile: configmaps "ocm-tls-profile" is forbidden: no rule: the component's Role must allow get, list and watch on it`,
+		},
 		{name: "no ConfigMap", want: Profile{MinVersion: tls.VersionTLS12}},
 		{name: "no ConfigMap, a flag", overrides: FromFlags("VersionTLS13", nil), want: Profile{MinVersion: tls.VersionTLS13}},
 		{
@@ -126,6 +135,11 @@ func TestLoad(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := fake.NewClientset()
+			if tt.forbidden {
+				c.PrependReactor("get", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
+					return true, nil, apierrors.NewForbidden(corev1.Resource("configmaps"), ConfigMapName, errors.New("no rule"))
+				})
+			}
 			for _, cm := range tt.objects {
 				_, err := c.CoreV1().ConfigMaps(cm.Namespace).Create(context.Background(), cm, metav1.CreateOptions{})
 				require.NoError(t, err)

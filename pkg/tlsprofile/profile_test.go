@@ -177,12 +177,12 @@ func TestSettingsProfile(t *testing.T) {
 		{
 			name:    "misspelled key",
 			data:    map[string]string{"minTlsVersion": "VersionTLS13"},
-			wantErr: `ConfigMap ns/ocm-tls-profile: key "minTlsVersion" is not read: spell it minTLSVersion or cipherSuites`,
+			wantErr: `ConfigMap ns/ocm-tls-profile: key "minTlsVersion" is not read: spell it minTLSVersion`,
 		},
 		{
 			name:    "misspelled suites key",
 			data:    map[string]string{"ciphersuites": "TLS_AES_128_GCM_SHA256"},
-			wantErr: `key "ciphersuites" is not read`,
+			wantErr: `key "ciphersuites" is not read: spell it cipherSuites`,
 		},
 	}
 	for _, tt := range tests {

@@ -51,8 +51,10 @@ func FromConfigMap(cm *corev1.ConfigMap) (Settings, error) {
 			s.MinVersion = Setting{Value: v, Source: "key " + k + " of " + where}
 		case k == CipherSuitesKey:
 			s.CipherSuites = Setting{Value: v, Source: "key " + k + " of " + where}
-		case strings.EqualFold(k, MinTLSVersionKey), strings.EqualFold(k, CipherSuitesKey):
-			return Settings{}, fmt.Errorf("%s: key %q is not read: spell it %s or %s", where, k, MinTLSVersionKey, CipherSuitesKey)
+		case strings.EqualFold(k, MinTLSVersionKey):
+			return Settings{}, fmt.Errorf("%s: key %q is not read: spell it %s", where, k, MinTLSVersionKey)
+		case strings.EqualFold(k, CipherSuitesKey):
+			return Settings{}, fmt.Errorf("%s: key %q is not read: spell it %s", where, k, CipherSuitesKey)
 		}
 	}
 	return s, nil

@@ -27,6 +27,8 @@ func Load(ctx context.Context, c kubernetes.Interface, namespace string, overrid
 	cm, err := c.CoreV1().ConfigMaps(namespace).Get(ctx, ConfigMapName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
+	case apierrors.IsForbidden(err):
+		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w: the component's Role must allow get, list and watch on it, as the shipped one does", namespace, ConfigMapName, err)
 	case err != nil:
 		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w", namespace, ConfigMapName, err)
 	default:
