@@ -320,19 +320,7 @@ var helpLink = regexp.MustCompile(`docs/[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md(#[A-Za
 // repository's root: the page exists in fsys and has the heading its
 // fragment names. A problem's File is the command's path.
 func HelpLinks(fsys fs.FS, roots ...*cobra.Command) []Problem {
-	docs := map[string]document{}
-	load := func(name string) (document, error) {
-		if d, ok := docs[name]; ok {
-			return d, nil
-		}
-		src, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return document{}, err
-		}
-		d := parse(src)
-		docs[name] = d
-		return d, nil
-	}
+	load := documents(fsys)
 	var problems []Problem
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {

@@ -18,19 +18,7 @@ var scheme = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
 // #fragment, if any, is a heading of the Markdown file it names (or of the
 // file itself, for a bare #fragment).
 func Links(fsys fs.FS, files []string) ([]Problem, error) {
-	docs := map[string]document{}
-	load := func(name string) (document, error) {
-		if d, ok := docs[name]; ok {
-			return d, nil
-		}
-		src, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return document{}, err
-		}
-		d := parse(src)
-		docs[name] = d
-		return d, nil
-	}
+	load := documents(fsys)
 	var problems []Problem
 	for _, file := range files {
 		doc, err := load(file)

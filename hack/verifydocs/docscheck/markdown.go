@@ -3,6 +3,7 @@ package docscheck
 import (
 	"bufio"
 	"bytes"
+	"io/fs"
 	"regexp"
 	"strconv"
 	"strings"
@@ -194,4 +195,22 @@ func links(text string) []string {
 		out = append(out, strings.Trim(target, "<>"))
 	}
 	return out
+}
+
+// documents returns a reader of the Markdown files of fsys that parses each
+// file once.
+func documents(fsys fs.FS) func(name string) (document, error) {
+	docs := map[string]document{}
+	return func(name string) (document, error) {
+		if d, ok := docs[name]; ok {
+			return d, nil
+		}
+		src, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return document{}, err
+		}
+		d := parse(src)
+		docs[name] = d
+		return d, nil
+	}
 }
