@@ -75,8 +75,7 @@ func TestParsePin(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParsePin(tt.in)
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
+				require.ErrorContains(t, err, tt.wantErr)
 				assert.NotContains(t, err.Error(), "\n")
 				return
 			}
@@ -93,8 +92,7 @@ func TestParsePins(t *testing.T) {
 	assert.Equal(t, []string{a, b}, got, "canonical, in order, each once")
 
 	got, err = ParsePins([]string{"x", a, "md5:00"})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `"x" is not a CA pin`)
+	require.ErrorContains(t, err, `"x" is not a CA pin`)
 	assert.Contains(t, err.Error(), `"md5:00" has hash type "md5"`)
 	assert.Equal(t, []string{a}, got)
 }
@@ -135,8 +133,7 @@ func TestVerifyPinned(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := VerifyPinned(tt.candidates, tt.chain, tt.host, tt.pins)
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
+				require.ErrorContains(t, err, tt.wantErr)
 				assert.Contains(t, err.Error(), tt.wantOffered)
 				assert.Empty(t, got)
 				return

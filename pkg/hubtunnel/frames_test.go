@@ -155,8 +155,7 @@ func TestFrameScanner(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/chunks of %d", tt.name, chunk), func(t *testing.T) {
 				e, err := scanInChunks(tt.scanner, tt.stream, chunk)
 				if tt.err != "" {
-					require.Error(t, err)
-					assert.Contains(t, err.Error(), tt.err)
+					require.ErrorContains(t, err, tt.err)
 					return
 				}
 				require.NoError(t, err)

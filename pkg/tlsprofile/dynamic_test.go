@@ -146,8 +146,7 @@ func TestLoad(t *testing.T) {
 			}
 			got, err := Load(context.Background(), c, "ns", tt.overrides)
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)

@@ -37,8 +37,7 @@ func TestParseVersion(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParseVersion(tt.in)
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)
@@ -84,8 +83,7 @@ func TestParseCipherSuites(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParseCipherSuites(SplitCipherSuites(tt.in))
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)
@@ -197,8 +195,7 @@ func TestSettingsProfile(t *testing.T) {
 				got, err = settings.Override(FromFlags(tt.flagMin, tt.flagCS)).Profile()
 			}
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)

@@ -31,8 +31,7 @@ func TestNodesRefusedWhereTheyCannotRun(t *testing.T) {
 	}
 	dir := t.TempDir()
 	_, err = Start(context.Background(), Options{Clusters: []string{"hub"}, Nodes: true, BinDir: empty, Dir: dir})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "this machine cannot run the clusters' nodes: missing")
+	require.ErrorContains(t, err, "this machine cannot run the clusters' nodes: missing")
 	assert.Contains(t, err.Error(), "kubelet in "+empty)
 	entries, _ := filepath.Glob(filepath.Join(dir, "*"))
 	assert.Empty(t, entries, "Start made something before refusing")

@@ -276,8 +276,7 @@ func TestVerify(t *testing.T) {
 			cfg := &requestHeaderConfig{roots: certPool(ca.cert), allowedNames: tt.allowedNames, userHeaders: []string{"X-Remote-User"}}
 			err := cfg.verify(tt.chain)
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)

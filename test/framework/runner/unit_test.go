@@ -174,8 +174,7 @@ func TestResolveEnv(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := resolveEnv(context.Background(), src, pod, &tt.ctr)
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)
@@ -306,8 +305,7 @@ func TestProjectVolume(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := projectVolume(tt.data, tt.exists, tt.items, tt.defaultMode, tt.optional)
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)

@@ -46,8 +46,7 @@ func TestParseFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := parseFlags(tt.args)
 			if tt.wantError != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantError)
+				require.ErrorContains(t, err, tt.wantError)
 				return
 			}
 			require.NoError(t, err)
@@ -106,6 +105,5 @@ func TestLoadHubConfig(t *testing.T) {
 	}
 
 	_, err := loadHubConfig(filepath.Join(t.TempDir(), "missing"), defaultAddonName)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "helloworld-hub-kubeconfig")
+	require.ErrorContains(t, err, "helloworld-hub-kubeconfig")
 }
