@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -164,4 +166,33 @@ func TestStillAuthorized(t *testing.T) {
 			}
 		})
 	}
+}
+
+// syncTimeoutCache fails GetInformer as an informer cache does when it stops
+// before the informer synced.
+type syncTimeoutCache struct{ cache.Cache }
+
+func (syncTimeoutCache) GetInformer(ctx context.Context, _ client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	<-ctx.Done()
+	return nil, errors.New("timeout: failed waiting for *v1.ManagedCluster Informer to sync")
+}
+
+func TestStartStoppedBeforeCacheSyncIsNoFailure(t *testing.T) {
+	s := New(Options{Clusters: syncTimeoutCache{}, Log: logr.Discard()})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.NoError(t, s.Start(ctx), "a shutdown before the cache synced")
+}
+
+// informerErrorCache fails GetInformer at once, as a cache that cannot
+// watch the kind does.
+type informerErrorCache struct{ cache.Cache }
+
+func (informerErrorCache) GetInformer(context.Context, client.Object, ...cache.InformerGetOption) (cache.Informer, error) {
+	return nil, errors.New("no kind ManagedCluster is registered")
+}
+
+func TestStartReportsACacheThatCannotWatch(t *testing.T) {
+	s := New(Options{Clusters: informerErrorCache{}, Log: logr.Discard()})
+	require.ErrorContains(t, s.Start(context.Background()), "watch ManagedClusters for the hub tunnel: no kind ManagedCluster")
 }

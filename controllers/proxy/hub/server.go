@@ -110,6 +110,11 @@ func (s *Server) Register(mux Handler) {
 func (s *Server) Start(ctx context.Context) error {
 	defer s.closeAll()
 	if err := s.watchClusters(ctx); err != nil {
+		if ctx.Err() != nil {
+			// Stopped before the ManagedCluster cache synced: a shutdown,
+			// not a failure.
+			return nil
+		}
 		return err
 	}
 	ticker := time.NewTicker(s.limits.Reauthorize)
