@@ -39,7 +39,7 @@ func StartForTestWith(t testing.TB, opts Options) *Environment {
 	quietControllerRuntime()
 	opts.Log = testWriter{t}
 	if keep := os.Getenv(KeepDirEnv); keep != "" {
-		opts.Dir = keep + "/" + strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+		opts.Dir = filepath.Join(keep, testDirName(t))
 	} else {
 		opts.Dir = t.TempDir()
 	}

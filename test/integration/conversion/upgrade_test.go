@@ -10,7 +10,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 
-	"github.com/go-logr/logr/testr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -52,7 +51,7 @@ func TestControllerMigratesStoredVersions(t *testing.T) {
 	s.install(t)
 	s.startWebhook(t, addonconversion.Options{Resync: time.Second})
 
-	m := &addonconversion.Migrator{Client: s.controllerClient(t), Resync: time.Second, Log: testr.New(t)}
+	m := &addonconversion.Migrator{Client: s.controllerClient(t), Resync: time.Second, Log: framework.TestLogger(t, "migrator", 0)}
 	ctx, cancel := context.WithCancel(s.ctx)
 	done := make(chan error, 1)
 	go func() { done <- m.Start(ctx) }()

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -128,7 +127,7 @@ func StartConversionWebhook(ctx context.Context, t testing.TB, c, admin client.C
 	if opts.Namespace == "" {
 		opts.Namespace = config.HubNamespace
 	}
-	w, err := addonconversion.New(c, c, opts, testr.NewWithInterface(t, testr.Options{}))
+	w, err := addonconversion.New(c, c, opts, framework.TestLogger(t, "conversion webhook", 0))
 	if err != nil {
 		t.Fatalf("conversion webhook: %v", err)
 	}
@@ -189,17 +188,17 @@ func RunControllers(t *testing.T, cluster *framework.Cluster, logVerbosity int, 
 }
 
 // RunManager creates a manager for cfg with opts, completed with the
-// project's scheme, no metrics or health endpoints, logs to the test log at
-// logVerbosity and controller names that may be registered again, registers
-// setups with it and runs it under ctx until the returned stop (which calls
-// cancel, waits for the manager and may be called more than once) or the end
-// of the test. what names the manager in failures.
+// project's scheme, no metrics or health endpoints, logs through
+// framework.TestLogger at logVerbosity and controller names that may be
+// registered again, registers setups with it and runs it under ctx until the
+// returned stop (which calls cancel, waits for the manager and may be called
+// more than once) or the end of the test. what names the manager in failures.
 func RunManager(ctx context.Context, t *testing.T, cancel context.CancelFunc, cfg *rest.Config, opts manager.Options, logVerbosity int, what string, setups ...Setup) (stop func()) {
 	t.Helper()
 	opts.Scheme = apis.Scheme
 	opts.Metrics = metricsserver.Options{BindAddress: "0"}
 	opts.HealthProbeBindAddress = "0"
-	opts.Logger = testr.NewWithOptions(t, testr.Options{Verbosity: logVerbosity})
+	opts.Logger = framework.TestLogger(t, what, logVerbosity)
 	opts.Controller = ctrlconfig.Controller{SkipNameValidation: ptr.To(true)}
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {

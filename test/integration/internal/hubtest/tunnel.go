@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -68,7 +67,7 @@ func StartTunnelWithLimits(ctx context.Context, t testing.TB, hub *framework.Clu
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := testr.NewWithInterface(t, testr.Options{Verbosity: 1})
+	log := framework.TestLogger(t, "hub tunnel", 1)
 	w, err := addonconversion.New(c, c, addonconversion.Options{
 		Namespace: config.HubNamespace, BindAddress: bind, Resync: time.Minute,
 		TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.ClientAuth = tls.RequestClientCert }},
