@@ -152,6 +152,9 @@ func (r *Runnable) NeedLeaderElection() bool { return true }
 func (r *Runnable) Start(ctx context.Context) error {
 	informer, err := r.Cache.GetInformer(ctx, &workv1.ManifestWork{})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before the cache synced
+		}
 		return fmt.Errorf("watch ManifestWorks for their propagation time: %w", err)
 	}
 	registration, err := informer.AddEventHandler(toolscache.ResourceEventHandlerDetailedFuncs{

@@ -1,6 +1,8 @@
 package propagation
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -9,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
@@ -81,4 +85,21 @@ func TestTracker(t *testing.T) {
 	assert.Equal(t, 1.0, gauge())
 	tr.Deleted("c1", "w")
 	assert.Equal(t, 0.0, gauge())
+}
+
+// unsyncedCache fails GetInformer as an informer cache does when it stops
+// before the informer synced.
+type unsyncedCache struct{ cache.Cache }
+
+func (unsyncedCache) GetInformer(ctx context.Context, _ client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	<-ctx.Done()
+	return nil, errors.New("timeout: failed waiting for *v1.ManifestWork Informer to sync")
+}
+
+func TestRunnableStoppedBeforeCacheSyncIsNoFailure(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := &Runnable{Cache: unsyncedCache{}}
+	assert.NoError(t, r.Start(ctx))
+	assert.False(t, r.Synced())
 }
