@@ -314,31 +314,54 @@ func runWithInput(ctx context.Context, kubeconfig, input, bin string, args ...st
 // returns the body of GET / through the forwarded port.
 func portForwardGet(t *testing.T, kubeconfig, pod string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, kubectlBin(t), "port-forward", "pod/"+pod, ":8080")
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	defer func() {
-		cancel()
-		_ = cmd.Wait()
-	}()
-	port := ""
-	forwarding := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+)`)
-	scanner := bufio.NewScanner(stdout)
-	for port == "" && scanner.Scan() {
-		if m := forwarding.FindStringSubmatch(scanner.Text()); m != nil {
-			port = m[1]
-		}
-	}
-	require.NotEmpty(t, port, "kubectl port-forward printed no local port")
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	port := portForward(t, kubeconfig, "pod/"+pod, "8080")
 	resp, err := http.Get("http://127.0.0.1:" + port + "/")
 	require.NoError(t, err)
 	defer func() { _ = resp.Body.Close() }()
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return string(body)
+}
+
+// portForward runs `kubectl port-forward target :remotePort` (with
+// kubectlArgs before it, such as --context) with kubeconfig until the test
+// ends, and returns the local port.
+func portForward(t *testing.T, kubeconfig, target, remotePort string, kubectlArgs ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	args := append(append([]string{}, kubectlArgs...), "port-forward", target, ":"+remotePort)
+	cmd := exec.CommandContext(ctx, kubectlBin(t), args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+	})
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		scanner := bufio.NewScanner(stdout)
+		for scanner.Scan() {
+			lines <- scanner.Text()
+		}
+	}()
+	forwarding := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+)`)
+	deadline := time.After(time.Minute)
+	for {
+		select {
+		case line, ok := <-lines:
+			require.True(t, ok, "kubectl port-forward %s ended before it printed a local port", target)
+			if m := forwarding.FindStringSubmatch(line); m != nil {
+				go func() {
+					for range lines {
+					}
+				}()
+				return m[1]
+			}
+		case <-deadline:
+			t.Fatalf("kubectl port-forward %s printed no local port within a minute", target)
+		}
+	}
 }
