@@ -88,6 +88,13 @@ type ClusterManagerSpec struct {
 	// port. Unset, the operator applies none and removes those it applied.
 	// +optional
 	NetworkPolicyConfiguration *NetworkPolicyConfiguration `json:"networkPolicyConfiguration,omitempty"`
+
+	// tlsProfile is the TLS profile of the hub controller's TLS server (the
+	// add-on conversion webhook and the hub tunnel). Each key it sets wins
+	// over the same key of ConfigMap ocm-tls-profile in the operator's
+	// namespace. OCM has no such field; it reads the ConfigMap only.
+	// +optional
+	TLSProfile *TLSProfile `json:"tlsProfile,omitempty"`
 }
 
 // ClusterManagerDeployOption says how the hub components are deployed.

@@ -87,6 +87,13 @@ type KlusterletSpec struct {
 	// priorityClassName is the PriorityClass of the agent's pods.
 	// +optional
 	PriorityClassName string `json:"priorityClassName,omitempty"`
+
+	// tlsProfile is the TLS profile of the agent's TLS endpoints. Each key
+	// it sets wins over the same key of ConfigMap ocm-tls-profile in the
+	// Klusterlet operator's namespace. OCM has no such field; it reads the
+	// ConfigMap only.
+	// +optional
+	TLSProfile *TLSProfile `json:"tlsProfile,omitempty"`
 }
 
 // ServerURL is an API server URL of the managed cluster and its CA bundle.

@@ -129,3 +129,26 @@ type GenerationStatus struct {
 	// +required
 	LastGeneration int64 `json:"lastGeneration"`
 }
+
+// TLSProfile is the TLS profile the operator passes to the components it
+// runs (their --tls-min-version and --tls-cipher-suites). Each field that
+// is set wins over the same key of ConfigMap ocm-tls-profile in the
+// operator's namespace; unset, the ConfigMap's key applies, else the
+// default: TLS 1.2 with Go's cipher suites.
+type TLSProfile struct {
+	// minTLSVersion is the minimum TLS version, spelled as Kubernetes'
+	// --tls-min-version: VersionTLS12 or VersionTLS13.
+	// +optional
+	// +kubebuilder:validation:Enum=VersionTLS12;VersionTLS13
+	MinTLSVersion string `json:"minTLSVersion,omitempty"`
+
+	// cipherSuites are the cipher suites of TLS 1.2, by their IANA names
+	// (TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, ...), in order of
+	// preference. TLS 1.3's suites are fixed and cannot be chosen. The
+	// operator refuses a name it does not know, and an insecure suite unless
+	// the ConfigMap sets a minimum below VersionTLS12.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=64
+	CipherSuites []string `json:"cipherSuites,omitempty"`
+}
