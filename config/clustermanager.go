@@ -52,6 +52,8 @@ type HubOperatorValues struct {
 	// ConversionWebhookURL becomes the operator's --conversion-webhook-url,
 	// which it passes into HubValues.ConversionWebhookURL.
 	ConversionWebhookURL string
+	// TLSProfile becomes the ClusterManager's spec.tlsProfile.
+	TLSProfile *operatorv1.TLSProfile
 }
 
 // Namespace is the operator's namespace, OperatorNamespace.

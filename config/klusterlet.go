@@ -46,6 +46,7 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 		BootstrapKubeconfig: bootstrap,
 		Mode:                string(k.Mode()),
 		PriorityClassName:   s.PriorityClassName,
+		TLSProfile:          s.TLSProfile,
 		Scheduling: Scheduling{
 			NodeSelector: s.NodePlacement.NodeSelector,
 			Tolerations:  s.NodePlacement.Tolerations,

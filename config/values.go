@@ -39,6 +39,9 @@ type HubValues struct {
 	NetworkPolicy *operatorv1.NetworkPolicyConfiguration
 	// Scheduling places the hub controller's Pod and sizes its container.
 	Scheduling
+	// TLSValues is the TLS profile the operator passes to the hub
+	// controller.
+	TLSValues
 }
 
 // HubMetricsPort is the port of the hub controller's Prometheus /metrics
@@ -180,8 +183,13 @@ type AgentValues struct {
 	// HostAliases are entries of the agent Pod's hosts file, such as the
 	// hub API server's address.
 	HostAliases []corev1.HostAlias
+	// TLSProfile is the Klusterlet's spec.tlsProfile, which `kubectl ocm
+	// join` sets.
+	TLSProfile *operatorv1.TLSProfile
 	// Scheduling places the agent's Pod and sizes its container.
 	Scheduling
+	// TLSValues is the TLS profile the operator passes to the agent.
+	TLSValues
 }
 
 // Namespace is the hub controller's own namespace, HubNamespace. The roles

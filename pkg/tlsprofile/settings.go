@@ -1,6 +1,8 @@
 package tlsprofile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -71,6 +73,84 @@ func FromFlags(minVersion string, cipherSuites []string) Settings {
 		s.CipherSuites = Setting{Value: strings.Join(cipherSuites, ","), Source: "--" + CipherSuitesFlag}
 	}
 	return s
+}
+
+// FromSpec returns the settings of a custom resource's TLS profile
+// fields (the ClusterManager's or Klusterlet's spec.tlsProfile); path
+// names the fields for errors, such as "spec.tlsProfile of Klusterlet
+// klusterlet". An empty field sets nothing.
+func FromSpec(path, minVersion string, cipherSuites []string) Settings {
+	var s Settings
+	if strings.TrimSpace(minVersion) != "" {
+		s.MinVersion = Setting{Value: minVersion, Source: fieldSource(path, MinTLSVersionKey)}
+	}
+	if strings.TrimSpace(strings.Join(cipherSuites, "")) != "" {
+		s.CipherSuites = Setting{Value: strings.Join(cipherSuites, ","), Source: fieldSource(path, CipherSuitesKey)}
+	}
+	return s
+}
+
+// fieldSource names field key of the fields at path: "spec.tlsProfile of
+// Klusterlet k" and "minTLSVersion" give "spec.tlsProfile.minTLSVersion of
+// Klusterlet k".
+func fieldSource(path, key string) string {
+	field, object, found := strings.Cut(path, " of ")
+	if !found {
+		return path + "." + key
+	}
+	return field + "." + key + " of " + object
+}
+
+// Resolve is the rule that merges the layers of a profile: the settings of
+// the ConfigMap cm (nil: none), with each setting of overrides (the flags,
+// or a custom resource's fields) in place of the ConfigMap's key. It
+// returns the merged settings and their profile; a bad value in a setting
+// that is used is an error naming its source, the value and what is
+// accepted.
+func Resolve(cm *corev1.ConfigMap, overrides Settings) (Settings, Profile, error) {
+	var s Settings
+	if cm != nil {
+		var err error
+		if s, err = FromConfigMap(cm); err != nil {
+			return Settings{}, Profile{}, err
+		}
+	}
+	s = s.Override(overrides)
+	p, err := s.Profile()
+	if err != nil {
+		return Settings{}, Profile{}, err
+	}
+	return s, p, nil
+}
+
+// Args returns the flags that pass the settings that are set to a
+// component: --tls-min-version=... and --tls-cipher-suites=..., in that
+// order, the suites without blanks. Settings that are not set give no flag,
+// so that the component's own defaults apply.
+func (s Settings) Args() []string {
+	var args []string
+	if s.MinVersion.IsSet() {
+		args = append(args, "--"+MinVersionFlag+"="+strings.TrimSpace(s.MinVersion.Value))
+	}
+	if s.CipherSuites.IsSet() {
+		var names []string
+		for _, n := range SplitCipherSuites(s.CipherSuites.Value) {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+		args = append(args, "--"+CipherSuitesFlag+"="+strings.Join(names, ","))
+	}
+	return args
+}
+
+// Hash returns a short hash of Args, which an operator puts in the pod
+// template of the Deployments it passes them to, so that a change of the
+// profile rolls them out and the profile in force can be compared at a
+// glance.
+func (s Settings) Hash() string {
+	sum := sha256.Sum256([]byte(strings.Join(s.Args(), "\n")))
+	return hex.EncodeToString(sum[:8])
 }
 
 // Override returns s with each setting that o sets replaced by o's: flags

@@ -23,20 +23,17 @@ const ReasonInvalid = "InvalidTLSProfile"
 // profile with overrides (the flags) applied. A missing ConfigMap is the
 // default profile; a bad one is an error naming the key at fault.
 func Load(ctx context.Context, c kubernetes.Interface, namespace string, overrides Settings) (Profile, error) {
-	var settings Settings
 	cm, err := c.CoreV1().ConfigMaps(namespace).Get(ctx, ConfigMapName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
+		cm = nil
 	case apierrors.IsForbidden(err):
 		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w: the component's Role must allow get, list and watch on it, as the shipped one does", namespace, ConfigMapName, err)
 	case err != nil:
 		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w", namespace, ConfigMapName, err)
-	default:
-		if settings, err = FromConfigMap(cm); err != nil {
-			return Profile{}, err
-		}
 	}
-	return settings.Override(overrides).Profile()
+	_, p, err := Resolve(cm, overrides)
+	return p, err
 }
 
 // Watcher keeps Profile in step with the ConfigMap ocm-tls-profile in
@@ -93,15 +90,7 @@ func (w *Watcher) Start(ctx context.Context) error {
 // invalid.
 func (w *Watcher) Update(cm *corev1.ConfigMap) {
 	current := w.Profile.Profile()
-	var settings Settings
-	var err error
-	if cm != nil {
-		settings, err = FromConfigMap(cm)
-	}
-	var p Profile
-	if err == nil {
-		p, err = settings.Override(w.Overrides).Profile()
-	}
+	_, p, err := Resolve(cm, w.Overrides)
 	if err != nil {
 		w.Log.Error(err, "Invalid TLS profile ignored; the profile in force stays", "configMap", w.Namespace+"/"+ConfigMapName, "profile", current.String())
 		if w.Recorder != nil && cm != nil {

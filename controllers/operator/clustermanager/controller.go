@@ -8,10 +8,12 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -27,6 +29,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
 )
 
 // FieldManager is the server-side apply field manager of the operator.
@@ -48,39 +51,56 @@ type Reconciler struct {
 	// ConversionWebhookURL is passed into config.HubValues
 	// (--conversion-webhook-url).
 	ConversionWebhookURL string
+	// Namespace is the operator's own namespace, whose ConfigMap
+	// ocm-tls-profile gives the hub controller's TLS profile where the
+	// ClusterManager's spec.tlsProfile does not (config.ResolveTLSProfile).
+	Namespace string
 
 	// mu guards applied.
 	mu sync.Mutex
 	// applied is the generation of the ClusterManager last applied in full,
-	// and when: a status change of the hub controller Deployment within
-	// Resync then only updates the ClusterManager's status.
+	// the ConfigMap ocm-tls-profile it was applied with (its resource
+	// version, empty when there was none), and when: a status change of the
+	// hub controller Deployment within Resync then only updates the
+	// ClusterManager's status.
 	applied struct {
 		generation int64
+		tlsVersion string
 		at         time.Time
 	}
 }
 
 // CacheOptions restricts the manager's cache to what the operator watches:
-// the Deployments of the product in the hub namespace.
-func CacheOptions() cache.Options {
+// the Deployments of the product in the hub namespace and the ConfigMap
+// ocm-tls-profile in the operator's namespace.
+func CacheOptions(namespace string) cache.Options {
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&appsv1.Deployment{}: {
 			Namespaces: map[string]cache.Config{config.HubNamespace: {}},
 			Label:      labels.SelectorFromSet(labels.Set{apply.PartOfLabelKey: apply.PartOfLabelValue}),
 		},
+		&corev1.ConfigMap{}: {
+			Namespaces: map[string]cache.Config{namespace: {}},
+			Field:      fields.OneTermEqualSelector("metadata.name", tlsprofile.ConfigMapName),
+		},
 	}}
 }
 
-// SetupWithManager registers the operator for the ClusterManager Name and
-// the Deployments it rendered.
+// SetupWithManager registers the operator for the ClusterManager Name, the
+// Deployments it rendered and the ConfigMap ocm-tls-profile in Namespace.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == r.Name })
+	toClusterManager := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: r.Name}}}
+	})
+	tlsProfile := predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		return obj.GetNamespace() == r.Namespace && obj.GetName() == tlsprofile.ConfigMapName
+	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("clustermanager-operator").
 		For(&operatorv1.ClusterManager{}, builder.WithPredicates(named)).
-		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: r.Name}}}
-		})).
+		Watches(&appsv1.Deployment{}, toClusterManager).
+		Watches(&corev1.ConfigMap{}, toClusterManager, builder.WithPredicates(tlsProfile)).
 		Complete(r)
 }
 
@@ -98,12 +118,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 	}
 	h := patch.NewHelper(cm, r.Client)
+	profile, err := r.tlsProfile(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	dep := &appsv1.Deployment{}
 	key := client.ObjectKey{Namespace: config.HubNamespace, Name: config.HubControllerDeployment}
 	var applyErr error
-	applied := r.stale(cm) || r.Writer.Get(ctx, key, dep) != nil
+	applied := r.stale(cm, profile) || r.Writer.Get(ctx, key, dep) != nil
 	if applied {
-		applyErr = r.apply(ctx, cm)
+		applyErr = r.apply(ctx, cm, profile)
 	}
 	// Read after applying, from the API server, so that the state judged
 	// is that of the pod template just applied.
@@ -121,29 +145,60 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if applied {
 		r.mu.Lock()
-		r.applied.generation, r.applied.at = cm.Generation, time.Now()
+		r.applied.generation, r.applied.tlsVersion, r.applied.at = cm.Generation, resourceVersion(profile), time.Now()
 		r.mu.Unlock()
 	}
 	return ctrl.Result{RequeueAfter: Resync}, nil
 }
 
-// stale reports whether the hub must be applied for cm: this process did
-// not apply its generation and record the outcome within Resync, or the
+// stale reports whether the hub must be applied for cm and the ConfigMap
+// profile (nil: none): this process did not apply its generation with this
+// version of profile and record the outcome within Resync, or the
 // ClusterManager does not say it was applied at that generation.
-func (r *Reconciler) stale(cm *operatorv1.ClusterManager) bool {
+func (r *Reconciler) stale(cm *operatorv1.ClusterManager, profile *corev1.ConfigMap) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionClusterManagerApplied)
-	return r.applied.generation != cm.Generation || time.Since(r.applied.at) >= Resync ||
+	return r.applied.generation != cm.Generation || r.applied.tlsVersion != resourceVersion(profile) || time.Since(r.applied.at) >= Resync ||
 		c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != cm.Generation
 }
 
-// apply renders and applies the hub for cm, deletes what it applied before
-// and no longer renders, and sets Applied, relatedResources and
-// generations. A spec that cannot take effect changes nothing: Applied is
-// False, naming the field. The error is one worth retrying.
-func (r *Reconciler) apply(ctx context.Context, cm *operatorv1.ClusterManager) error {
+// tlsProfile reads the ConfigMap ocm-tls-profile in the operator's
+// namespace from the cache; nil when there is none.
+func (r *Reconciler) tlsProfile(ctx context.Context) (*corev1.ConfigMap, error) {
+	if r.Namespace == "" {
+		return nil, nil
+	}
+	cm := &corev1.ConfigMap{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: tlsprofile.ConfigMapName}, cm)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w", r.Namespace, tlsprofile.ConfigMapName, err)
+	}
+	return cm, nil
+}
+
+// resourceVersion is cm's resource version, empty for nil.
+func resourceVersion(cm *corev1.ConfigMap) string {
+	if cm == nil {
+		return ""
+	}
+	return cm.ResourceVersion
+}
+
+// apply renders and applies the hub for cm, with the TLS profile of its
+// spec.tlsProfile over that of the ConfigMap profile (nil: none), deletes
+// what it applied before and no longer renders, and sets Applied,
+// relatedResources and generations. A spec or a profile that cannot take
+// effect changes nothing: Applied is False, naming the field or key. The
+// error is one worth retrying.
+func (r *Reconciler) apply(ctx context.Context, cm *operatorv1.ClusterManager, profile *corev1.ConfigMap) error {
 	values, unknown, err := config.HubValuesFromClusterManager(cm)
+	if err == nil {
+		values.TLS, err = config.ResolveTLSProfile("ClusterManager", cm.Name, cm.Spec.TLSProfile, profile)
+	}
 	if err != nil {
 		reason := "InvalidSpec"
 		if fe := (*config.FieldError)(nil); errors.As(err, &fe) {

@@ -5,5 +5,10 @@
 // ClusterManager's status what runs (Applied, Available, Progressing,
 // HubRegistrationDegraded, HubPlacementDegraded, generations,
 // relatedResources), and removes the hub when the ClusterManager is
-// deleted (pkg/hubclean).
+// deleted (pkg/hubclean). The hub controller's TLS profile (its
+// --tls-min-version and --tls-cipher-suites, with a hash in the pod
+// template) is the ClusterManager's spec.tlsProfile over the ConfigMap
+// ocm-tls-profile in the operator's namespace (config.ResolveTLSProfile),
+// which the operator watches; a bad one is refused on the Applied
+// condition and changes nothing.
 package clustermanager

@@ -16,7 +16,15 @@
 // more (pkg/apply.UnusedCRDs, the rule `kubectl ocm unjoin` follows), then
 // the finalizer.
 //
-// To stay small the operator caches only Klusterlets and the Deployments it
-// rendered (by the label config.KlusterletOwnerLabel); everything else,
-// Secrets included, it reads directly.
+// The TLS profile the operator passes to each agent (its --tls-min-version
+// and --tls-cipher-suites, with a hash in the pod template) is the
+// Klusterlet's spec.tlsProfile over the ConfigMap ocm-tls-profile in the
+// operator's namespace (config.ResolveTLSProfile); a bad one is refused on
+// the Applied condition and changes nothing. AddonTLSProfileReconciler
+// copies that ConfigMap into every add-on namespace of the cluster.
+//
+// To stay small the operator caches only Klusterlets, the Deployments it
+// rendered (by the label config.KlusterletOwnerLabel), the ConfigMaps
+// ocm-tls-profile and the add-on namespaces; everything else, Secrets
+// included, it reads directly.
 package klusterlet

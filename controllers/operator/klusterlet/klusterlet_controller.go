@@ -7,6 +7,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -24,6 +25,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
 )
 
 // FieldManager is the server-side apply field manager of the operator.
@@ -45,6 +47,11 @@ type Reconciler struct {
 	// Direct reads and writes everything else without a cache: the agent
 	// objects, Secrets, CRDs.
 	Direct client.Client
+	// Namespace is the operator's own namespace, whose ConfigMap
+	// ocm-tls-profile gives the agents' TLS profile where a Klusterlet's
+	// spec.tlsProfile does not (config.ResolveTLSProfile). The cache holds
+	// it.
+	Namespace string
 }
 
 // CacheSelector is the label selector of the Deployments the operator's
@@ -52,7 +59,8 @@ type Reconciler struct {
 func CacheSelector() string { return config.KlusterletOwnerLabel }
 
 // SetupWithManager registers the controller: it reconciles a Klusterlet when
-// it changes and when a Deployment rendered for it changes.
+// it changes, when a Deployment rendered for it changes, and every
+// Klusterlet when the ConfigMap ocm-tls-profile in Namespace changes.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toOwner := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 		if name := obj.GetLabels()[config.KlusterletOwnerLabel]; name != "" {
@@ -65,6 +73,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&operatorv1.Klusterlet{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{},
 			predicate.AnnotationChangedPredicate{}, deletionPredicate()))).
 		Watches(&appsv1.Deployment{}, toOwner).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.allKlusterlets),
+			builder.WithPredicates(isTLSProfileSource(r.Namespace))).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("set up the Klusterlet operator: %w", err)
@@ -127,6 +137,9 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterl
 	}
 	bootstrap, ready := r.readyToApply(ctx, k, namespace, previous)
 	values, unknown, err := config.AgentValuesFromKlusterlet(k, bootstrap)
+	if err == nil {
+		values.TLS, err = r.tlsProfile(ctx, k)
+	}
 	if err != nil {
 		setApplied(k, err, nil, 0)
 		return ctrl.Result{}, nil
@@ -197,13 +210,15 @@ func render(k *operatorv1.Klusterlet, v config.AgentValues) ([]*unstructured.Uns
 // Klusterlet operator creates it on the managed cluster, and add-on
 // managers built with addon-framework deploy their agents there without a
 // Namespace manifest of their own; it goes with the agent when the
-// Klusterlet is deleted, as in OCM.
+// Klusterlet is deleted, as in OCM. Its label
+// addon.open-cluster-management.io/namespace=true brings it the copy of the
+// TLS profile (AddonTLSProfileReconciler).
 func addonNamespace() *unstructured.Unstructured {
 	ns := &unstructured.Unstructured{}
 	ns.SetAPIVersion("v1")
 	ns.SetKind("Namespace")
 	ns.SetName(addonv1alpha1.DefaultAddonInstallNamespace)
-	ns.SetLabels(map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue})
+	ns.SetLabels(map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue, addonv1alpha1.InstallNamespaceLabelKey: "true"})
 	return ns
 }
 
@@ -222,4 +237,44 @@ func agentDeployment(k *operatorv1.Klusterlet) string {
 		return k.Name + "-agent"
 	}
 	return config.AgentDeployment
+}
+
+// allKlusterlets maps an event to every Klusterlet in the cache.
+func (r *Reconciler) allKlusterlets(ctx context.Context, _ client.Object) []reconcile.Request {
+	list := &operatorv1.KlusterletList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Cannot list the Klusterlets to apply the changed TLS profile to")
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for _, k := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: k.Name}})
+	}
+	return out
+}
+
+// tlsProfile returns the TLS profile the operator passes to the agent of
+// k: k's spec.tlsProfile over the ConfigMap ocm-tls-profile in the
+// operator's namespace. A bad value is a *config.FieldError.
+func (r *Reconciler) tlsProfile(ctx context.Context, k *operatorv1.Klusterlet) (tlsprofile.Settings, error) {
+	var source *corev1.ConfigMap
+	if r.Namespace != "" {
+		cm := &corev1.ConfigMap{}
+		err := r.Client.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: tlsprofile.ConfigMapName}, cm)
+		switch {
+		case err == nil:
+			source = cm
+		case !apierrors.IsNotFound(err):
+			return tlsprofile.Settings{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w", r.Namespace, tlsprofile.ConfigMapName, err)
+		}
+	}
+	return config.ResolveTLSProfile("Klusterlet", k.Name, k.Spec.TLSProfile, source)
+}
+
+// isTLSProfileSource passes events of the ConfigMap ocm-tls-profile in the
+// operator's namespace.
+func isTLSProfileSource(namespace string) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		return namespace != "" && obj.GetNamespace() == namespace && obj.GetName() == tlsprofile.ConfigMapName
+	})
 }

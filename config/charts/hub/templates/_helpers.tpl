@@ -27,4 +27,8 @@ generated templates execute the manifests of config/hub-operator with it.
 {{- $_ := set $v "ClusterManagerName" "cluster-manager" -}}
 {{- $_ := set $v "AutoApproveUsers" $values.clusterManager.registrationConfiguration.autoApproveUsers -}}
 {{- $_ := set $v "ConversionWebhookURL" $url -}}
+{{- $tls := $values.clusterManager.tlsProfile | default dict -}}
+{{- if or $tls.minTLSVersion $tls.cipherSuites -}}
+{{- $_ := set $v "TLSProfile" (dict "MinTLSVersion" ($tls.minTLSVersion | default "") "CipherSuites" $tls.cipherSuites) -}}
+{{- end -}}
 {{- end }}

@@ -43,6 +43,10 @@ generated templates execute the manifests of config/agent with it.
 {{- $_ := set $v "AddonTokenExpirationSeconds" (int64 ($token.expirationSeconds | default 0)) -}}
 {{- $_ := set $v "HubKubeAPIQPS" (int64 ($work.hubKubeAPIQPS | default 0)) -}}
 {{- $_ := set $v "HubKubeAPIBurst" (int64 ($work.hubKubeAPIBurst | default 0)) -}}
+{{- $tls := $k.tlsProfile | default dict -}}
+{{- if or $tls.minTLSVersion $tls.cipherSuites -}}
+{{- $_ := set $v "TLSProfile" (dict "MinTLSVersion" ($tls.minTLSVersion | default "") "CipherSuites" $tls.cipherSuites) -}}
+{{- end -}}
 {{- $_ := set $v "NodeSelector" $values.nodeSelector -}}
 {{- $_ := set $v "Tolerations" $values.tolerations -}}
 {{- $_ := set $v "Resources" $values.resources -}}

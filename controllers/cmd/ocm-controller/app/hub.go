@@ -137,9 +137,11 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	if err := webhook.SetupWithManager(mgr); err != nil {
 		return err
 	}
-	profileWatcher.Recorder = mgr.GetEventRecorder("tls-profile")
-	if err := mgr.Add(profileWatcher); err != nil {
-		return fmt.Errorf("add the TLS profile's watcher: %w", err)
+	if profileWatcher != nil {
+		profileWatcher.Recorder = mgr.GetEventRecorder("tls-profile")
+		if err := mgr.Add(profileWatcher); err != nil {
+			return fmt.Errorf("add the TLS profile's watcher: %w", err)
+		}
 	}
 	if err := o.addTunnel(mgr, cfg, webhook); err != nil {
 		return err

@@ -66,7 +66,7 @@ func (o *OperatorHubOptions) Run(ctx context.Context) error {
 		return err
 	}
 	mgr, err := o.NewManager(cfg, operatorHubLeaderElectionID, func(mo *manager.Options) {
-		mo.Cache = clustermanager.CacheOptions()
+		mo.Cache = clustermanager.CacheOptions(o.Namespace)
 	})
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func (o *OperatorHubOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create the operator's client: %w", err)
 	}
-	r := &clustermanager.Reconciler{Client: mgr.GetClient(), Writer: writer, Name: o.ClusterManagerName, ConversionWebhookURL: o.ConversionWebhookURL}
+	r := &clustermanager.Reconciler{Client: mgr.GetClient(), Writer: writer, Name: o.ClusterManagerName, ConversionWebhookURL: o.ConversionWebhookURL, Namespace: o.Namespace}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ClusterManager operator: %w", err)
 	}

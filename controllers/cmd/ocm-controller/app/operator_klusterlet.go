@@ -61,9 +61,12 @@ func runKlusterletOperator(o *ManagerOptions) error {
 		return err
 	}
 	mgr, err := o.NewManager(cfg, klusterletOperatorLeaderElectionID, func(mo *manager.Options) {
-		// The cache holds Klusterlets and the Deployments the operator
-		// rendered, nothing else: the operator reads everything else directly.
+		// The cache holds Klusterlets, the Deployments the operator
+		// rendered and, for the TLS profile, the ConfigMaps
+		// ocm-tls-profile and the add-on namespaces, nothing else: the
+		// operator reads everything else directly.
 		mo.Cache.ByObject = map[client.Object]cache.ByObject{&appsv1.Deployment{}: {Label: owned}}
+		klusterlet.AddonCache(mo.Cache.ByObject)
 		mo.GracefulShutdownTimeout = ptr.To(10 * time.Second)
 	})
 	if err != nil {
@@ -73,9 +76,15 @@ func runKlusterletOperator(o *ManagerOptions) error {
 	if err != nil {
 		return fmt.Errorf("create the operator's client: %w", err)
 	}
-	r := &klusterlet.Reconciler{Client: mgr.GetClient(), Direct: direct}
+	r := &klusterlet.Reconciler{Client: mgr.GetClient(), Direct: direct, Namespace: o.Namespace}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
+	}
+	if o.Namespace != "" {
+		copier := &klusterlet.AddonTLSProfileReconciler{Client: mgr.GetClient(), Namespace: o.Namespace}
+		if err := copier.SetupWithManager(mgr); err != nil {
+			return err
+		}
 	}
 	ctrl.Log.WithName("klusterlet-operator").Info("Starting the Klusterlet operator", "namespace", o.Namespace)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {

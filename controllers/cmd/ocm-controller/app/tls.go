@@ -58,12 +58,14 @@ func (o *TLSOptions) Validate() error {
 
 // Load reads the profile in namespace with the flags over it and returns
 // it, with the watcher that keeps it current; add the watcher to the
-// manager. An empty namespace means the flags alone. check, when set,
-// names what a valid profile leaves unserved on this mode, logged as a
-// warning (see tlsprofile.Watcher.Check).
+// manager when it is not nil. An empty namespace means the flags alone, and
+// so do flags that set both keys (as an operator passing a whole profile
+// does): the ConfigMap could change nothing, so it is neither read nor
+// watched. check, when set, names what a valid profile leaves unserved on
+// this mode, logged as a warning (see tlsprofile.Watcher.Check).
 func (o *TLSOptions) Load(ctx context.Context, cfg *rest.Config, namespace string, check func(tlsprofile.Profile) string, log logr.Logger) (*tlsprofile.Dynamic, *tlsprofile.Watcher, error) {
 	flags := tlsprofile.FromFlags(o.MinVersion, o.CipherSuites)
-	if namespace == "" {
+	if namespace == "" || (flags.MinVersion.IsSet() && flags.CipherSuites.IsSet()) {
 		p, err := flags.Profile()
 		if err != nil {
 			return nil, nil, err

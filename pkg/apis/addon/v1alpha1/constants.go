@@ -143,6 +143,11 @@ const (
 	TokenInfrastructureLabelKey = "addon.open-cluster-management.io/token-infrastructure"
 	// AddonNameLabelKey names the add-on of its token ServiceAccount and RBAC.
 	AddonNameLabelKey = "addon.open-cluster-management.io/name"
+	// InstallNamespaceLabelKey, set to "true" on a namespace of a managed
+	// cluster, marks it as a namespace add-on agents are installed in: the
+	// Klusterlet operator copies the TLS profile (ConfigMap ocm-tls-profile
+	// of its own namespace) into it.
+	InstallNamespaceLabelKey = "addon.open-cluster-management.io/namespace"
 
 	// AddonLifecycleAnnotationKey on a ClusterManagementAddOn says who manages
 	// the add-on's lifecycle: AddonLifecycleAddonManagerAnnotationValue (the
