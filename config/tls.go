@@ -1,7 +1,9 @@
 package config
 
 import (
+	"crypto/tls"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -61,4 +63,45 @@ func ResolveTLSProfile(kind, name string, spec *operatorv1.TLSProfile, cm *corev
 			"TLS profile: %v; fix it there (each field of spec.tlsProfile wins over the same key of ConfigMap %s)", err, tlsprofile.ConfigMapName)}
 	}
 	return s, nil
+}
+
+// TLSProfileFromFlags returns the spec.tlsProfile that `kubectl ocm hub
+// init` and `kubectl ocm join` write for their --tls-min-version and
+// --tls-cipher-suites, nil when both are empty. It refuses, naming the flag,
+// what the operator would refuse and what the field cannot hold: a version
+// other than VersionTLS12 or VersionTLS13 (TLSv1.2 and TLSv1.3 are written
+// as those), an unknown or insecure cipher suite.
+func TLSProfileFromFlags(minVersion string, cipherSuites []string) (*operatorv1.TLSProfile, error) {
+	flags := tlsprofile.FromFlags(minVersion, cipherSuites)
+	if !flags.MinVersion.IsSet() && !flags.CipherSuites.IsSet() {
+		return nil, nil
+	}
+	// The field admits no minimum below TLS 1.2, so no insecure suite.
+	for _, s := range tls.InsecureCipherSuites() {
+		for _, name := range cipherSuites {
+			if strings.TrimSpace(name) == s.Name {
+				return nil, fmt.Errorf("--%s: insecure cipher suite %q refused: spec.tlsProfile admits no minimum below VersionTLS12; remove it, or set a legacy profile in ConfigMap %s instead",
+					tlsprofile.CipherSuitesFlag, s.Name, tlsprofile.ConfigMapName)
+			}
+		}
+	}
+	p, err := flags.Profile()
+	if err != nil {
+		return nil, err
+	}
+	out := &operatorv1.TLSProfile{}
+	if flags.MinVersion.IsSet() {
+		if p.MinVersion < tls.VersionTLS12 {
+			return nil, fmt.Errorf("--%s %s: spec.tlsProfile takes VersionTLS12 or VersionTLS13; a lower minimum can be set only in ConfigMap %s", tlsprofile.MinVersionFlag, minVersion, tlsprofile.ConfigMapName)
+		}
+		out.MinTLSVersion = tlsprofile.VersionName(p.MinVersion)
+	}
+	if flags.CipherSuites.IsSet() {
+		for _, name := range tlsprofile.SplitCipherSuites(flags.CipherSuites.Value) {
+			if name = strings.TrimSpace(name); name != "" {
+				out.CipherSuites = append(out.CipherSuites, name)
+			}
+		}
+	}
+	return out, nil
 }

@@ -71,7 +71,13 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 			sh join.sh cluster1 --context cluster1
 
 			# Approve first-join requests of the bootstrap ServiceAccount automatically
-			kubectl ocm hub init --auto-approved-csr-identities ` + identity.BootstrapUser),
+			kubectl ocm hub init --auto-approved-csr-identities ` + identity.BootstrapUser + `
+
+			# Serve the conversion webhook and hub tunnel with TLS 1.3 only
+			kubectl ocm hub init --tls-min-version VersionTLS13
+
+			# Allow TLS 1.2 clients with two ECDSA suites only
+			kubectl ocm hub init --tls-cipher-suites TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384`),
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
@@ -87,6 +93,7 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 	f.StringSliceVar(&o.AutoApprovedCSRIdentities, "auto-approved-csr-identities", nil,
 		"Bootstrap identities whose first-join requests the hub approves and accepts by itself (see docs/operations.md#what-auto-approval-trusts).")
 	f.DurationVar(&o.TokenDuration, "duration", 24*time.Hour, "How long the printed bootstrap token stays valid.")
+	cli.AddTLSFlags(f, &o.TLSMinVersion, &o.TLSCipherSuites, "ClusterManager", "the hub controller's conversion webhook and hub tunnel server", "ClusterManager operator")
 	f.StringVar(&o.OutputFile, "output-file", "", "Also write the manifests init applies to this file, as --dry-run=client -o yaml prints them; it is written before anything is applied.")
 	f.StringVar(&o.OutputJoinCommandFile, "output-join-command-file", "",
 		`Also write the join command to this file, an owner-only shell script taking the cluster name and more join flags: 'sh FILE cluster1 --context cluster1'.`)

@@ -50,6 +50,12 @@ func TestInitValidate(t *testing.T) {
 		{"image registry", func(o *InitOptions) { o.ImageRegistry = "registry.example.com/mirror" }, ""},
 		{"invalid image", func(o *InitOptions) { o.Image = "example.com/OCM:v1" }, "--image"},
 		{"invalid image registry", func(o *InitOptions) { o.ImageRegistry = "quay.io/org:v1" }, "--image-registry"},
+		{"TLS profile", func(o *InitOptions) {
+			o.TLSMinVersion, o.TLSCipherSuites = "VersionTLS12", []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}
+		}, ""},
+		{"unknown TLS version", func(o *InitOptions) { o.TLSMinVersion = "TLS13" }, `--tls-min-version: "TLS13" is not a TLS version`},
+		{"TLS version below 1.2", func(o *InitOptions) { o.TLSMinVersion = "TLSv1.0" }, "spec.tlsProfile takes VersionTLS12 or VersionTLS13"},
+		{"unknown cipher suite", func(o *InitOptions) { o.TLSCipherSuites = []string{"TLS_NO_SUCH_SUITE"} }, `--tls-cipher-suites: unknown cipher suite "TLS_NO_SUCH_SUITE"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

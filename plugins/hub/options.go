@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -50,6 +51,12 @@ type InitOptions struct {
 	// to, as a script whose first argument is the cluster name
 	// (clusteradm's --output-join-command-file).
 	OutputJoinCommandFile string
+	// TLSMinVersion and TLSCipherSuites are --tls-min-version and
+	// --tls-cipher-suites; Validate turns them into TLSProfile, the
+	// ClusterManager's spec.tlsProfile (nil when both are empty).
+	TLSMinVersion   string
+	TLSCipherSuites []string
+	TLSProfile      *operatorv1.TLSProfile
 }
 
 // NewInitOptions returns InitOptions for the hub getter selects.
@@ -91,6 +98,9 @@ func (o *InitOptions) Validate() error {
 	}
 	if err := config.ValidateConversionWebhookURL(o.ConversionWebhookURL); err != nil {
 		return fmt.Errorf("--conversion-webhook-url: %w", err)
+	}
+	if o.TLSProfile, err = config.TLSProfileFromFlags(o.TLSMinVersion, o.TLSCipherSuites); err != nil {
+		return err
 	}
 	return validateDuration(o.TokenDuration)
 }

@@ -49,6 +49,9 @@ var joinExample = cli.Examples(`
 	# Add a standby hub to a cluster that has joined already
 	kubectl ocm join --add-hub --hub-apiserver https://hub2.example.com:6443 --hub-token <token2> --ca-cert-hash sha256:<hash2> --context cluster1
 
+	# Pass the agent a TLS profile of TLS 1.3 only (spec.tlsProfile of the Klusterlet)
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --cluster-name cluster1 --tls-min-version VersionTLS13
+
 	# Pull the agent image of this version from a mirror
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --cluster-name cluster1 --image-registry registry.example.com/mirror
 

@@ -97,6 +97,13 @@ func TestValidate(t *testing.T) {
 		{name: "insecure", change: func(o *Options) { o.CACertHashes, o.InsecureSkipCAVerification = nil, true }},
 		{name: "insecure and a pin", change: func(o *Options) { o.InsecureSkipCAVerification = true }, wantErrContains: "--insecure-skip-ca-verification contradicts"},
 		{name: "negative timeout", change: func(o *Options) { o.Timeout = -time.Second }, wantErrContains: "--timeout -1s must be positive"},
+		{name: "TLS profile", change: func(o *Options) {
+			o.TLSMinVersion, o.TLSCipherSuites = "TLSv1.3", []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}
+		}},
+		{name: "unknown TLS version", change: func(o *Options) { o.TLSMinVersion = "1.3" }, wantErrContains: `--tls-min-version: "1.3" is not a TLS version`},
+		{name: "TLS version below 1.2", change: func(o *Options) { o.TLSMinVersion = "VersionTLS11" }, wantErrContains: "spec.tlsProfile takes VersionTLS12 or VersionTLS13"},
+		{name: "unknown cipher suite", change: func(o *Options) { o.TLSCipherSuites = []string{"TLS_NO_SUCH_SUITE"} }, wantErrContains: `--tls-cipher-suites: unknown cipher suite "TLS_NO_SUCH_SUITE"`},
+		{name: "insecure cipher suite", change: func(o *Options) { o.TLSCipherSuites = []string{"TLS_RSA_WITH_RC4_128_SHA"} }, wantErrContains: "insecure cipher suite"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

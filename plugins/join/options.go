@@ -124,6 +124,12 @@ type Options struct {
 	// written before anything is applied. It holds the bootstrap token, so
 	// only its owner reads it.
 	OutputFile string
+	// TLSMinVersion and TLSCipherSuites are --tls-min-version and
+	// --tls-cipher-suites; Validate turns them into tlsProfile, the
+	// Klusterlet's spec.tlsProfile (nil when both are empty).
+	TLSMinVersion   string
+	TLSCipherSuites []string
+	tlsProfile      *operatorv1.TLSProfile
 
 	// hubAPIServers, hubTokens and caFiles are the repeated flags, the
 	// first of each for HubAPIServer, HubToken and CAFile; changed names
@@ -191,6 +197,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.Int64Var(&o.AddonTokenExpirationSeconds, "addon-token-expiration-seconds", o.AddonTokenExpirationSeconds, "With --addon-kubeclient-registration-auth token: the requested lifetime of add-on tokens in seconds (at least 600). Default: a year.")
 	fs.StringSliceVar(&o.ExternalServerURLs, "external-server-urls", o.ExternalServerURLs, "This cluster's API server URLs for the hub (https).")
 	o.addProxyFlags(fs)
+	cli.AddTLSFlags(fs, &o.TLSMinVersion, &o.TLSCipherSuites, "Klusterlet", "the agent (it serves none today: metrics and probes are plain HTTP)", "Klusterlet operator")
 	fs.BoolVar(&o.Force, "force", o.Force, "Join even if a joined, available cluster of the same name exists on the hub.")
 	fs.StringVar(&o.OutputFile, "output-file", o.OutputFile, "Also write the manifests join installs to this file, as --dry-run=client -o yaml prints them, readable by its owner only (it holds the bootstrap token); it is written before anything is installed.")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
@@ -317,6 +324,11 @@ func (o *Options) Validate() error {
 		}
 	}
 	errs = append(errs, o.validateProxy()...)
+	if p, err := config.TLSProfileFromFlags(o.TLSMinVersion, o.TLSCipherSuites); err != nil {
+		errs = append(errs, err)
+	} else {
+		o.tlsProfile = p
+	}
 	errs = append(errs, cli.ValidateDryRun(o.DryRun), cli.ValidateOutput(o.PrintFlags, "yaml", "json", "name"))
 	if cli.Output(o.PrintFlags) != "" && o.DryRun == cli.DryRunNone {
 		errs = append(errs, errors.New("-o/--output only applies with --dry-run=client or --dry-run=server"))

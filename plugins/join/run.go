@@ -157,6 +157,7 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		ClientCertExpirationSeconds: o.ClientCertExpirationSeconds,
 		StandbyHubs:                 o.standby,
 		HubConnectionTimeoutSeconds: o.HubConnectionTimeoutSeconds,
+		TLSProfile:                  o.tlsProfile,
 	}
 	if o.RegistrationAuth != operatorv1.CSRAuthType {
 		// csr is the agent's default: the Klusterlet records only a change.

@@ -47,16 +47,20 @@ func TestHubChart(t *testing.T) {
 		name: "default values, no flags but the image",
 		want: func(t *testing.T) []*unstructured.Unstructured { return hubInit(t, "--image", defaultImage(t, "hub")) },
 	}, {
-		name: "image, auto-approved identities and conversion webhook URL",
+		name: "image, auto-approved identities, conversion webhook URL and TLS profile",
 		values: map[string]any{
-			"images":               map[string]any{"registry": "registry.example.com/ocm", "tag": "v1.2.3"},
-			"clusterManager":       map[string]any{"registrationConfiguration": map[string]any{"autoApproveUsers": []string{"system:bootstrap:abc", "alice"}}},
+			"images": map[string]any{"registry": "registry.example.com/ocm", "tag": "v1.2.3"},
+			"clusterManager": map[string]any{
+				"registrationConfiguration": map[string]any{"autoApproveUsers": []string{"system:bootstrap:abc", "alice"}},
+				"tlsProfile":                map[string]any{"minTLSVersion": "VersionTLS13", "cipherSuites": []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}},
+			},
 			"conversionWebhookURL": "https://127.0.0.1:9555/convert",
 		},
 		want: func(t *testing.T) []*unstructured.Unstructured {
 			return hubInit(t, "--image", "registry.example.com/ocm/ocm-controller:v1.2.3",
 				"--auto-approved-csr-identities", "system:bootstrap:abc,alice",
-				"--conversion-webhook-url", "https://127.0.0.1:9555/convert")
+				"--conversion-webhook-url", "https://127.0.0.1:9555/convert",
+				"--tls-min-version", "VersionTLS13", "--tls-cipher-suites", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256")
 		},
 	}}
 	for _, tt := range tests {

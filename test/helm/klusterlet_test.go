@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
@@ -44,6 +45,7 @@ func TestKlusterletChart(t *testing.T) {
 					"addOnKubeClientRegistrationDriver": map[string]any{"authType": "token", "token": map[string]any{"expirationSeconds": 7200}},
 				},
 				"workConfiguration": map[string]any{"hubKubeAPIQPS": 20, "hubKubeAPIBurst": 40},
+				"tlsProfile":        map[string]any{"minTLSVersion": "VersionTLS13", "cipherSuites": []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}},
 			},
 			"nodeSelector": map[string]string{"node-role.kubernetes.io/control-plane": ""},
 			"tolerations":  []map[string]any{{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}},
@@ -62,6 +64,7 @@ func TestKlusterletChart(t *testing.T) {
 			ClientCertExpirationSeconds:     31536000,
 			AddonKubeClientRegistrationAuth: "token", AddonTokenExpirationSeconds: 7200,
 			HubKubeAPIQPS: 20, HubKubeAPIBurst: 40,
+			TLSProfile: &operatorv1.TLSProfile{MinTLSVersion: "VersionTLS13", CipherSuites: []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}},
 			Scheduling: testScheduling(),
 		},
 	}}
