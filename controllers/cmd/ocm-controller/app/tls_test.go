@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
 )
@@ -68,4 +69,21 @@ func TestServesECDSA(t *testing.T) {
 	rsaOnly := tlsprofile.Profile{CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384}}
 	assert.Contains(t, servesECDSA(rsaOnly), "serves TLS 1.3 clients only: add TLS_ECDHE_ECDSA_ suites")
 	assert.Empty(t, servesECDSA(tlsprofile.Profile{}))
+}
+
+// TestTLSBothFlagsReadNoConfigMap checks that flags setting both keys, as
+// an operator passes them, are the whole profile: the ConfigMap could
+// change nothing, so the API server, which here answers nothing, is not
+// asked for it and no watcher is returned.
+func TestTLSBothFlagsReadNoConfigMap(t *testing.T) {
+	nowhere := &rest.Config{Host: "https://127.0.0.1:1"}
+	o := &TLSOptions{MinVersion: "VersionTLS13", CipherSuites: []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}}
+	d, w, err := o.Load(context.Background(), nowhere, "ns", nil, logr.Discard())
+	require.NoError(t, err)
+	assert.Nil(t, w)
+	assert.Equal(t, uint16(tls.VersionTLS13), d.Profile().MinVersion)
+	// One flag leaves the other key to the ConfigMap, which is read.
+	o.CipherSuites = nil
+	_, _, err = o.Load(context.Background(), nowhere, "ns", nil, logr.Discard())
+	require.ErrorContains(t, err, "ConfigMap ns/ocm-tls-profile")
 }
