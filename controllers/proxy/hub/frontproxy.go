@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -91,8 +92,11 @@ func (f *frontProxy) authenticate(r *http.Request) (*caller, error) {
 	for _, h := range cfg.groupHeaders {
 		c.groups = append(c.groups, r.Header.Values(h)...)
 	}
-	for name, values := range r.Header {
-		for _, prefix := range cfg.extraPrefixes {
+	// By prefix, then by header name, as the configuration and the names
+	// order them: a key several headers give has its values in one order.
+	names := slices.Sorted(maps.Keys(r.Header))
+	for _, prefix := range cfg.extraPrefixes {
+		for _, name := range names {
 			key, ok := cutPrefixFold(name, prefix)
 			if !ok || key == "" {
 				continue
@@ -103,7 +107,7 @@ func (f *frontProxy) authenticate(r *http.Request) (*caller, error) {
 			if c.extra == nil {
 				c.extra = map[string][]string{}
 			}
-			c.extra[strings.ToLower(key)] = append(c.extra[strings.ToLower(key)], values...)
+			c.extra[strings.ToLower(key)] = append(c.extra[strings.ToLower(key)], r.Header[name]...)
 		}
 	}
 	return c, nil
