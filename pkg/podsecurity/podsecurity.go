@@ -34,6 +34,9 @@ const (
 	// it reaches a cluster; a pinned version would instead keep enforcing
 	// an older, looser standard.
 	Version = psaapi.VersionLatest
+	// EnforceLabel is the namespace label whose value is the level the
+	// namespace enforces: pod-security.kubernetes.io/enforce.
+	EnforceLabel = psaapi.EnforceLevelLabel
 )
 
 // Labels returns the Pod Security Admission labels of every namespace the
@@ -61,7 +64,7 @@ func WithLabels(labels map[string]string) map[string]string {
 // level restricted (its pod-security.kubernetes.io/enforce label), at any
 // version.
 func EnforcesRestricted(labels map[string]string) bool {
-	return labels[psaapi.EnforceLevelLabel] == Level
+	return labels[EnforceLabel] == Level
 }
 
 // evaluator is the API server's policy evaluator with its default checks.
