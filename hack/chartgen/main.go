@@ -11,8 +11,9 @@
 // bootstrap kubeconfig Secret and the Klusterlet). Each manifest becomes a
 // chart template that builds, in the chart's _helpers.tpl, the values the Go
 // renderer passes (HubOperatorValues, KlusterletOperatorValues, AgentValues)
-// from .Values and executes the manifest with them; the part-of label, which
-// the Go renderer adds to every object, is written into each object's
+// from .Values and executes the manifest with them; the labels the Go
+// renderer adds (the part-of label on every object, the Pod Security labels
+// of pkg/podsecurity on every Namespace) are written into each object's
 // metadata. A chart's CRD is the one of its resource, from config/crd/bases;
 // the operator installs the others.
 package main
@@ -20,6 +21,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -32,6 +34,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
 // chart is one chart: the manifests its templates are made of and its CRDs.
@@ -142,7 +145,7 @@ func generate(root string, c chart) error {
 			if len(c.sources) > 1 {
 				name = src.dir + "-" + name
 			}
-			out := wrap(src.values, file, withPartOfLabel(string(raw)))
+			out := wrap(src.values, file, withRenderedLabels(string(raw)))
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(out), 0o644); err != nil {
 				return err
 			}
@@ -185,7 +188,7 @@ func writeCRD(root, dir, chartName, name, group string) error {
 	if strings.Contains(text, "{{") || strings.Contains(text, "}}") {
 		return fmt.Errorf("CRD file %s holds template delimiters {{ or }}, which a chart template cannot copy as they are", file)
 	}
-	text = withPartOfLabel(text)
+	text = withLabels(text, []string{partOfLabel})
 	if conversion.IsConverted(name) {
 		stanza, err := conversionStanza()
 		if err != nil {
@@ -235,10 +238,36 @@ func indent(s, pad string) string {
 // partOfLabel is the label the Go renderer adds to every object.
 var partOfLabel = apply.PartOfLabelKey + ": " + apply.PartOfLabelValue
 
-// withPartOfLabel writes the part-of label into the metadata of every
-// object of a manifest that lacks it: under its labels, or in a new labels
-// block.
-func withPartOfLabel(manifest string) string {
+// podSecurityLabels are the labels the Go renderer adds to every Namespace
+// (podsecurity.Labels), as YAML lines sorted by key.
+func podSecurityLabels() []string {
+	labels := podsecurity.Labels()
+	out := make([]string, 0, len(labels))
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		out = append(out, k+": "+labels[k])
+	}
+	return out
+}
+
+// withRenderedLabels writes into a manifest the labels the Go renderer
+// (config.RenderFile) adds: the part-of label on every object, and the Pod
+// Security labels on every Namespace.
+func withRenderedLabels(manifest string) string {
+	docs := strings.SplitAfter(manifest, "\n---\n")
+	for i, doc := range docs {
+		labels := []string{partOfLabel}
+		if slices.Contains(strings.Split(doc, "\n"), "kind: Namespace") {
+			labels = append(labels, podSecurityLabels()...)
+		}
+		docs[i] = withLabels(doc, labels)
+	}
+	return strings.Join(docs, "")
+}
+
+// withLabels writes the labels (each a "key: value" line) into the metadata
+// of every object of a manifest that lacks them: under its labels, or in a
+// new labels block.
+func withLabels(manifest string, labels []string) string {
 	lines := strings.SplitAfter(manifest, "\n")
 	var out []string
 	for i := 0; i < len(lines); i++ {
@@ -253,19 +282,23 @@ func withPartOfLabel(manifest string) string {
 		}
 		at := slices.IndexFunc(block, func(l string) bool { return strings.TrimRight(l, "\n") == child+"labels:" })
 		if at < 0 {
-			out = append(out, child+"labels:\n", child+"  "+partOfLabel+"\n")
+			out = append(out, child+"labels:\n")
+			for _, l := range labels {
+				out = append(out, child+"  "+l+"\n")
+			}
 			continue
 		}
-		labels := labelLines(block[at+1:], child)
-		if slices.ContainsFunc(labels, func(l string) bool { return strings.TrimSpace(l) == partOfLabel }) {
-			continue
-		}
+		have := labelLines(block[at+1:], child)
 		pad := child + "  "
-		if len(labels) > 0 {
-			pad = leading(labels[0])
+		if len(have) > 0 {
+			pad = leading(have[0])
 		}
 		out = append(out, block[:at+1]...)
-		out = append(out, pad+partOfLabel+"\n")
+		for _, l := range labels {
+			if !slices.ContainsFunc(have, func(h string) bool { return strings.TrimSpace(h) == l }) {
+				out = append(out, pad+l+"\n")
+			}
+		}
 		i += at + 1
 	}
 	return strings.Join(out, "")

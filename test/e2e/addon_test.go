@@ -60,6 +60,11 @@ func TestAddon(t *testing.T) {
 		mca := &addonv1alpha1.ManagedClusterAddOn{}
 		require.NoError(t, hub.Get(ctx, client.ObjectKey{Namespace: c, Name: helloworld}, mca))
 		assert.True(t, meta.IsStatusConditionTrue(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnConditionAvailable), "%s: %+v", c, mca.Status.Conditions)
+		// Its agent runs in the add-on namespace, which enforces restricted.
+		ps := meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnPodSecurity)
+		if assert.NotNil(t, ps, "%s: no PodSecurity condition", c) {
+			assert.Equal(t, addonv1alpha1.PodSecurityReasonMeetsRestricted, ps.Reason, "%s: %s", c, ps.Message)
+		}
 		require.NotEmpty(t, mca.Status.Registrations, "%s: the template's registration is recorded", c)
 		spoke := f.env.Cluster(c).Client()
 		secret := &corev1.Secret{}

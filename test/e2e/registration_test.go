@@ -21,9 +21,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
@@ -143,6 +145,17 @@ func TestRegistration(t *testing.T) {
 			ns.SetAPIVersion("v1")
 			ns.SetKind("Namespace")
 			require.NoError(t, hub.Get(ctx, client.ObjectKey{Name: c}, ns))
+		}
+	})
+
+	t.Run("the product's namespaces enforce restricted and its Pods run", func(t *testing.T) {
+		// The hub controller and its operator; the agent and the Klusterlet
+		// operator on each cluster.
+		assert.GreaterOrEqual(t, assertRestrictedNamespaces(t, hub, operatorv1.OperatorNamespace, config.HubNamespace,
+			identity.AgentTokenNamespace, "cluster1", "cluster2"), 2, "Pods running in the hub's namespaces")
+		for _, c := range []string{"cluster1", "cluster2"} {
+			assert.GreaterOrEqual(t, assertRestrictedNamespaces(t, f.env.Cluster(c).Client(), operatorv1.OperatorNamespace, config.AgentNamespace,
+				addonv1alpha1.DefaultAddonInstallNamespace), 2, "Pods running in the namespaces of %s", c)
 		}
 	})
 

@@ -25,6 +25,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
 )
 
@@ -212,13 +213,16 @@ func render(k *operatorv1.Klusterlet, v config.AgentValues) ([]*unstructured.Uns
 // Namespace manifest of their own; it goes with the agent when the
 // Klusterlet is deleted, as in OCM. Its label
 // addon.open-cluster-management.io/namespace=true brings it the copy of the
-// TLS profile (AddonTLSProfileReconciler).
+// TLS profile (AddonTLSProfileReconciler). Like the agent's, it enforces the
+// Pod Security level of pkg/podsecurity: the add-on agents the hub deploys
+// there must meet it, and the hub says on the ManagedClusterAddOn of a
+// template add-on when they do not.
 func addonNamespace() *unstructured.Unstructured {
 	ns := &unstructured.Unstructured{}
 	ns.SetAPIVersion("v1")
 	ns.SetKind("Namespace")
 	ns.SetName(addonv1alpha1.DefaultAddonInstallNamespace)
-	ns.SetLabels(map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue, addonv1alpha1.InstallNamespaceLabelKey: "true"})
+	ns.SetLabels(podsecurity.WithLabels(map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue, addonv1alpha1.InstallNamespaceLabelKey: "true"}))
 	return ns
 }
 

@@ -21,6 +21,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
 // ownedKinds are the kinds of the objects the operator renders, in which it
@@ -171,7 +172,7 @@ func (r *Reconciler) secretData(ctx context.Context, namespace, name string) (ma
 // agent's previous namespace to namespace, creating the namespace, so that
 // the agent moved there keeps its identity. Existing Secrets are kept.
 func (r *Reconciler) copySecrets(ctx context.Context, from, to string, bootstrap []string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: to}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: to, Labels: podsecurity.Labels()}}
 	if err := r.Direct.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s for the agent: %w", to, err)
 	}

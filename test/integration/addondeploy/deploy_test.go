@@ -73,6 +73,7 @@ func TestTemplateAddons(t *testing.T) {
 		{"health follows the Deployment and the cluster", s.testHealth},
 		{"pre-delete hook runs before the add-on goes", s.testPreDeleteHook},
 		{"seed 003: install namespace default", s.testSeedDefaultNamespace},
+		{"Pods that violate restricted are named on the add-on", s.testPodSecurity},
 		{"deleting an add-on removes its works and hub permissions", s.testDelete},
 	} {
 		if !t.Run(step.name, step.run) {

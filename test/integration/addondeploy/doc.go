@@ -6,5 +6,6 @@
 // The tests play the configuration controller: they write each
 // ManagedClusterAddOn's status.configReferences[].desiredConfig themselves.
 // With no kubelet, they also write the status of the Deployments and Jobs
-// the agent applied, and the ManagedCluster's Available condition.
+// the agent applied, and the ManagedCluster's Available condition; the
+// managed cluster's Pod Security admission is asked with dry-run Pods.
 package addondeploy

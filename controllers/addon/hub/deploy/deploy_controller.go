@@ -114,6 +114,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mca *addonv1alpha1.Man
 			"AddOnTemplate %s uses variables no AddOnDeploymentConfig defines, rendered empty: %v", src.template.Name, agent.UnknownVariables)
 	}
 
+	r.recordPodSecurity(mca, src, agent)
 	r.reconcileRegistration(ctx, mca, src.template)
 	mca.Status.Namespace = agent.InstallNamespace
 	mca.Status.HealthCheck.Mode = addonv1alpha1.HealthCheckModeCustomized

@@ -14,6 +14,11 @@
 //     ManagedClusterAddOn's status.registrations, status.namespace,
 //     status.healthCheck, status.relatedObjects and its ManifestApplied and
 //     RegistrationApplied conditions.
+//   - The PodSecurity condition: False (ViolatesRestricted) with a Warning
+//     event when a Pod template of the agent, in a namespace that enforces
+//     Pod Security level restricted on the managed cluster, fails it, naming
+//     the object, its containers, the failed checks and the fix; the works
+//     are written all the same.
 //   - Pre-delete hooks: while the template has hook manifests the
 //     ManagedClusterAddOn holds the finalizer
 //     addon.open-cluster-management.io/addon-pre-delete; once it is deleted

@@ -118,6 +118,14 @@ type Agent struct {
 	// HookManifestConfigs ask for the status feedback that tells when each
 	// hook Job or Pod completed.
 	HookManifestConfigs []workv1.ManifestConfigOption
+	// PodSecurityChecked lists the namespaces, known to enforce Pod
+	// Security level restricted on the managed cluster, that hold Pod
+	// templates of the agent (its workload or hook manifests): those the
+	// hub checked. Empty when no Pod template lands in such a namespace.
+	PodSecurityChecked []string
+	// PodSecurityViolations are the Pod templates in those namespaces that
+	// fail the level; the managed cluster refuses their Pods.
+	PodSecurityViolations []PodSecurityViolation
 	// UnknownVariables lists, sorted, the {{NAME}} placeholders that no
 	// variable defines; they were rendered as empty strings, as OCM does.
 	UnknownVariables []string
@@ -148,6 +156,7 @@ func Render(in Input) (*Agent, error) {
 		return nil, err
 	}
 	agent.UnknownVariables = vars.unknownNames()
+	agent.PodSecurityChecked, agent.PodSecurityViolations = podSecurity(objs)
 	return agent, agent.sort(objs, in.Template.Spec.AgentSpec.ManifestConfigs)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
 // Names of the RBAC objects the hub creates per cluster and of the common
@@ -74,11 +75,13 @@ func labels(cluster string) map[string]string {
 	return map[string]string{clusterv1.ClusterNameLabelKey: cluster}
 }
 
-// clusterNamespace renders the cluster namespace.
+// clusterNamespace renders the cluster namespace. It holds the cluster's
+// works, add-ons and leases, never Pods, so it enforces the Pod Security
+// level of every namespace the product creates (pkg/podsecurity).
 func clusterNamespace(cluster string) *corev1.Namespace {
 	return &corev1.Namespace{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: cluster, Labels: labels(cluster)},
+		ObjectMeta: metav1.ObjectMeta{Name: cluster, Labels: podsecurity.WithLabels(labels(cluster))},
 	}
 }
 

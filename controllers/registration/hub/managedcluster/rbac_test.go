@@ -13,6 +13,7 @@ import (
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
 func TestClusterRoleRules(t *testing.T) {
@@ -204,8 +205,8 @@ func TestRBACNamesAndSubjects(t *testing.T) {
 			t.Errorf("the cluster's ClusterRole, bound in every namespace, has rule %v on ConfigMaps", r)
 		}
 	}
-	if ns := clusterNamespace("c1"); ns.Labels["open-cluster-management.io/cluster-name"] != "c1" {
-		t.Errorf("namespace labels %v", ns.Labels)
+	if ns := clusterNamespace("c1"); ns.Labels["open-cluster-management.io/cluster-name"] != "c1" || !podsecurity.EnforcesRestricted(ns.Labels) {
+		t.Errorf("namespace labels %v, want the cluster name and the Pod Security labels", ns.Labels)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	addonv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1beta1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
 // withRegistration returns an add-on on cluster1 whose kubeClient
@@ -109,5 +110,15 @@ func TestConfigHashes(t *testing.T) {
 	got := configHashes(mca)
 	if len(got) != 1 || got["addondeploymentconfigs.addon.open-cluster-management.io/ns/c"] != "h" {
 		t.Errorf("configHashes = %v, want the desired AddOnDeploymentConfig's hash alone", got)
+	}
+}
+
+// TestAgentMeetsRestricted checks that the agent's Pod would be admitted in
+// the default install namespace, which enforces Pod Security level
+// restricted.
+func TestAgentMeetsRestricted(t *testing.T) {
+	dep := agentDeployment(Options{}.withDefaults(), "cluster1", DefaultInstallNamespace)
+	if f := podsecurity.Check(&dep.Spec.Template.ObjectMeta, &dep.Spec.Template.Spec); len(f) > 0 {
+		t.Errorf("agent Deployment %s", podsecurity.Describe(f))
 	}
 }

@@ -38,6 +38,11 @@ const (
 	// ManagedClusterAddOnTokenRefreshed reports the agent's last token
 	// refresh for the token driver.
 	ManagedClusterAddOnTokenRefreshed = "TokenRefreshed"
+	// ManagedClusterAddOnPodSecurity reports whether the Pods of a template
+	// add-on's agent meet Pod Security level restricted in the namespaces
+	// that enforce it on the managed cluster. It is this project's own
+	// (OCM has none), and OCM's tools ignore it.
+	ManagedClusterAddOnPodSecurity = "PodSecurity"
 )
 
 // Reasons of the ManagedClusterAddOn conditions.
@@ -122,6 +127,14 @@ const (
 	// rendered from its AddOnTemplate and AddOnDeploymentConfigs; the
 	// ManifestWorks are left as they were.
 	ManifestAppliedReasonRenderFailed = "AddonManifestRenderFailed"
+
+	// PodSecurityReasonMeetsRestricted: every Pod template the agent runs in
+	// a namespace that enforces Pod Security level restricted meets it.
+	PodSecurityReasonMeetsRestricted = "MeetsRestricted"
+	// PodSecurityReasonViolatesRestricted: a Pod template the agent runs in
+	// a namespace that enforces Pod Security level restricted fails it; the
+	// managed cluster refuses its Pods.
+	PodSecurityReasonViolatesRestricted = "ViolatesRestricted"
 )
 
 // Labels and annotations of add-on objects.

@@ -1,13 +1,16 @@
 // Package klusterlet tests the Klusterlet operator on real API servers: a
 // managed cluster gets only what a GitOps repository holds (the operator,
 // the bootstrap Secret and the Klusterlet), the operator installs the agent,
-// the cluster joins, and each edit of the Klusterlet applies live.
+// the cluster joins, the namespaces on both sides enforce Pod Security level
+// restricted and admit the product's Pods, and each edit of the Klusterlet
+// applies live.
 package klusterlet
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,15 +25,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const (
@@ -95,6 +101,19 @@ func TestKlusterletOperator(t *testing.T) {
 		}
 		if len(k.Status.RelatedResources) == 0 || len(k.Status.Generations) != 1 {
 			t.Errorf("Klusterlet relatedResources %d, generations %+v; want the rendered objects and the agent Deployment", len(k.Status.RelatedResources), k.Status.Generations)
+		}
+	})
+
+	t.Run("the product's namespaces enforce restricted and admit its Pods", func(t *testing.T) {
+		checked := kit.ExpectRestrictedPods(ctx, t, s.hub, config.OperatorNamespace, config.HubNamespace, identity.AgentTokenNamespace, clusterName)
+		checked = append(checked, kit.ExpectRestrictedPods(ctx, t, s.spoke, operatorv1.OperatorNamespace, config.AgentNamespace,
+			addonv1alpha1.DefaultAddonInstallNamespace)...)
+		want := []string{
+			config.OperatorNamespace + "/" + config.HubOperatorDeployment, config.HubNamespace + "/" + config.HubControllerDeployment,
+			operatorv1.OperatorNamespace + "/klusterlet", config.AgentNamespace + "/" + config.AgentDeployment,
+		}
+		if !slices.Equal(checked, want) {
+			t.Errorf("checked the Pods of Deployments %v, want those of %v", checked, want)
 		}
 	})
 

@@ -1,0 +1,69 @@
+package klusterlet
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
+)
+
+// TestRenderEnforcesRestricted checks that in every mode each namespace the
+// operator applies, the add-on namespace included, enforces the Pod
+// Security level of pkg/podsecurity, and that each Pod template it applies
+// meets that level.
+func TestRenderEnforcesRestricted(t *testing.T) {
+	tests := []struct {
+		name       string
+		k          *operatorv1.Klusterlet
+		namespaces []string
+	}{
+		{name: "Default", k: &operatorv1.Klusterlet{ObjectMeta: metav1.ObjectMeta{Name: operatorv1.KlusterletName},
+			Spec: operatorv1.KlusterletSpec{ClusterName: "cluster1"}},
+			namespaces: []string{config.AgentNamespace, addonv1alpha1.DefaultAddonInstallNamespace}},
+		{name: "Singleton", k: &operatorv1.Klusterlet{ObjectMeta: metav1.ObjectMeta{Name: operatorv1.KlusterletName},
+			Spec: operatorv1.KlusterletSpec{ClusterName: "cluster1", DeployOption: operatorv1.KlusterletDeployOption{Mode: operatorv1.InstallModeSingleton}}},
+			namespaces: []string{config.AgentNamespace, addonv1alpha1.DefaultAddonInstallNamespace}},
+		{name: "Hosted", k: &operatorv1.Klusterlet{ObjectMeta: metav1.ObjectMeta{Name: config.HostedKlusterletName("cluster1")},
+			Spec: operatorv1.KlusterletSpec{ClusterName: "cluster1", DeployOption: operatorv1.KlusterletDeployOption{Mode: operatorv1.InstallModeHosted}}},
+			namespaces: []string{config.HostedKlusterletName("cluster1")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			values, _, err := config.AgentValuesFromKlusterlet(tt.k, []byte("kubeconfig"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			values.ManagedKubeconfig = []byte("managed")
+			objs, err := render(tt.k, values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			enforced, pods := map[string]bool{}, 0
+			for _, o := range objs {
+				if o.GetKind() == "Namespace" {
+					enforced[o.GetName()] = podsecurity.EnforcesRestricted(o.GetLabels())
+				}
+				tmpl, ok, err := podsecurity.PodTemplate(o)
+				if err != nil || !ok {
+					continue
+				}
+				pods++
+				if f := podsecurity.Check(&tmpl.ObjectMeta, &tmpl.Spec); len(f) > 0 {
+					t.Errorf("%s %s/%s %s", o.GetKind(), o.GetNamespace(), o.GetName(), podsecurity.Describe(f))
+				}
+			}
+			for _, ns := range tt.namespaces {
+				if !enforced[ns] {
+					t.Errorf("namespace %s is not rendered with the Pod Security labels; rendered: %v", ns, enforced)
+				}
+			}
+			if pods == 0 {
+				t.Error("no Pod template rendered: the agent Deployment is missing")
+			}
+		})
+	}
+}
