@@ -37,7 +37,7 @@ const agentHint = "the agent runs on the managed cluster, out of the hub's sight
 
 // Run accepts every cluster in turn.
 func (o *Options) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -28,9 +28,9 @@ type hub struct {
 	config *rest.Config
 }
 
-// connect returns a client of the hub getter selects.
-func connect(getter genericclioptions.RESTClientGetter) (hub, error) {
-	c, cfg, err := cli.NewClient(getter)
+// connect returns a client of the hub getter selects, writing as ctx's verb.
+func connect(ctx context.Context, getter genericclioptions.RESTClientGetter) (hub, error) {
+	c, cfg, err := cli.NewClient(ctx, getter)
 	if err != nil {
 		return hub{}, err
 	}
@@ -40,7 +40,7 @@ func connect(getter genericclioptions.RESTClientGetter) (hub, error) {
 // connectAddons connects to the hub getter selects and reads its
 // ClusterManagementAddOns (see addons).
 func connectAddons(ctx context.Context, getter genericclioptions.RESTClientGetter) (hub, map[string]*addonv1alpha1.ClusterManagementAddOn, error) {
-	h, err := connect(getter)
+	h, err := connect(ctx, getter)
 	if err != nil {
 		return hub{}, nil, err
 	}

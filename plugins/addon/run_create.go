@@ -50,7 +50,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 		}
 		return printObjects(o.Out, o.PrintFlags, out)
 	}
-	h, err := connect(o.getter)
+	h, err := connect(ctx, o.getter)
 	if err != nil {
 		return err
 	}

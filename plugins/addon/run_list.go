@@ -18,7 +18,7 @@ import (
 // Run lists the ClusterManagementAddOns; the table counts their
 // ManagedClusterAddOns.
 func (o *ListOptions) Run(ctx context.Context) error {
-	h, err := connect(o.getter)
+	h, err := connect(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -16,8 +16,8 @@ func ToUnstructured(obj client.Object) (*unstructured.Unstructured, error) {
 	return apply.ToUnstructured(obj, apis.Scheme)
 }
 
-// Apply writes obj with server-side apply as field manager kubectl-ocm,
-// forcing ownership, and returns the hub's answer: the stored object or,
+// Apply writes obj with server-side apply as the field manager of ctx's verb
+// (see FieldManagerFrom), forcing ownership, and returns the hub's answer: the stored object or,
 // with serverDryRun, the object the hub validated and admitted and would
 // have stored (defaults filled in), without storing it.
 func Apply(ctx context.Context, c client.Client, obj client.Object, serverDryRun bool) (*unstructured.Unstructured, error) {
@@ -25,7 +25,7 @@ func Apply(ctx context.Context, c client.Client, obj client.Object, serverDryRun
 	if err != nil {
 		return nil, err
 	}
-	opts := []client.ApplyOption{client.FieldOwner(apply.FieldManager), client.ForceOwnership}
+	opts := []client.ApplyOption{client.FieldOwner(FieldManagerFrom(ctx)), client.ForceOwnership}
 	if serverDryRun {
 		opts = append(opts, client.DryRunAll)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -22,8 +23,9 @@ const (
 // NewClient returns a controller-runtime client, using the project's scheme,
 // and its REST configuration, for the cluster the kubectl flags in getter
 // select (--kubeconfig, --context, --as, ...), with the commands' rate
-// limits unless the configuration sets its own.
-func NewClient(getter genericclioptions.RESTClientGetter) (client.Client, *rest.Config, error) {
+// limits unless the configuration sets its own. Its creates, updates and
+// patches carry the field manager of ctx's verb (see FieldManagerFrom).
+func NewClient(ctx context.Context, getter genericclioptions.RESTClientGetter) (client.Client, *rest.Config, error) {
 	cfg, err := getter.ToRESTConfig()
 	if err != nil {
 		return nil, nil, fmt.Errorf("load kubeconfig: %w", err)
@@ -36,7 +38,7 @@ func NewClient(getter genericclioptions.RESTClientGetter) (client.Client, *rest.
 	if err != nil {
 		return nil, nil, fmt.Errorf("create client for %s: %w", cfg.Host, err)
 	}
-	return c, cfg, nil
+	return client.WithFieldOwner(c, FieldManagerFrom(ctx)), cfg, nil
 }
 
 // Namespace returns the namespace the kubectl flags in getter select: -n,

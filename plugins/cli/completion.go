@@ -108,15 +108,15 @@ func ExceptArgs(f cobra.CompletionFunc) cobra.CompletionFunc {
 // returns (given the namespace of the kubectl flags).
 func CompleteNames(getter genericclioptions.RESTClientGetter, list func(context.Context, client.Client, string) ([]string, error)) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		c, _, err := NewClient(getter)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		ns, _, _ := getter.ToRawKubeConfigLoader().Namespace()
 		ctx := cmd.Context()
 		if ctx == nil {
 			ctx = context.Background()
 		}
+		c, _, err := NewClient(ctx, getter)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ns, _, _ := getter.ToRawKubeConfigLoader().Namespace()
 		ctx, cancel := context.WithTimeout(ctx, CompletionTimeout)
 		defer cancel()
 		names, err := list(ctx, c, ns)

@@ -36,8 +36,14 @@ func RunE(o Verb) func(*cobra.Command, []string) error {
 	}
 }
 
-// run is RunE's work.
+// run is RunE's work. The verb runs with a context that carries its field
+// manager (see FieldManager).
 func run(cmd *cobra.Command, args []string, o Verb) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cmd.SetContext(WithFieldManager(ctx, FieldManager(cmd)))
 	if err := o.Complete(cmd, args); err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 		}
 		return o.print(u, "created (dry run)")
 	}
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (o *CreateOptions) print(obj runtime.Object, verb string) error {
 // Run deletes the set unless it is bound (without --force), warning about
 // its member clusters and the bindings left behind.
 func (o *DeleteOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 
 // Run lists the sets, or shows one.
 func (o *GetOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

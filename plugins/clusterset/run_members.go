@@ -17,7 +17,6 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -66,7 +65,7 @@ type BindResult struct {
 // every cluster exists. With --dry-run it writes through a client that
 // sends nothing (client) or has the hub admit each write (server).
 func (o *SetOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}
@@ -155,7 +154,7 @@ func (o *SetOptions) addNamespaces(ctx context.Context, c client.Client, set *cl
 		if len(res.AddedNamespaces) == 0 {
 			return nil
 		}
-		return c.Patch(ctx, set, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}), client.FieldOwner(apply.FieldManager))
+		return c.Patch(ctx, set, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
 	})
 	if err != nil {
 		return err
@@ -183,7 +182,7 @@ func (o *SetOptions) label(ctx context.Context, c client.Client, mc *clusterv1.M
 	patch.SetGroupVersionKind(clusterv1.GroupVersion.WithKind("ManagedCluster"))
 	patch.SetName(mc.Name)
 	patch.SetLabels(map[string]string{clusterv1beta2.ClusterSetLabel: o.Name})
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner(apply.FieldManager), client.ForceOwnership); err != nil {
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner(cli.FieldManagerFrom(ctx)), client.ForceOwnership); err != nil {
 		return fmt.Errorf("label managed cluster %s with %s=%s: %w", mc.Name, clusterv1beta2.ClusterSetLabel, o.Name, err)
 	}
 	if old == "" {
@@ -214,7 +213,7 @@ func namespaceNames(set *clusterv1beta2.ManagedClusterSet) []string {
 // --dry-run it writes through a client that sends nothing (client) or has
 // the hub admit the write (server).
 func (o *BindOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func (o *KlusterletOptions) Validate() error { return cli.ValidateOutput(o.Print
 
 // Run reads the Klusterlets and prints them.
 func (o *KlusterletOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

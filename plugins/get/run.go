@@ -20,7 +20,7 @@ import (
 
 // Run lists the clusters.
 func (o *ClustersOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

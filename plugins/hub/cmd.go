@@ -26,7 +26,9 @@ func NewCmdHub(getter genericclioptions.RESTClientGetter, streams genericiooptio
 context (--context).`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdInit(getter, streams), newCmdToken(getter, streams), newCmdStatus(getter, streams), newCmdClean(getter, streams), newCmdRotateCA(getter, streams))
+	// init, token and clean write the hub's install, which every release
+	// applies as the one install field manager (see cli.InstallVerb).
+	cmd.AddCommand(cli.InstallVerb(newCmdInit(getter, streams)), cli.InstallVerb(newCmdToken(getter, streams)), newCmdStatus(getter, streams), cli.InstallVerb(newCmdClean(getter, streams)), newCmdRotateCA(getter, streams))
 	return cmd
 }
 

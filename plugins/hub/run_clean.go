@@ -25,7 +25,7 @@ import (
 // ClusterManager, whose operator removes what it installed, then the
 // operator itself.
 func (o *CleanOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

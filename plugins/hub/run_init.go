@@ -48,7 +48,7 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	if o.DryRun == cli.DryRunClient {
 		return o.printDryRun(objs)
 	}
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -107,7 +107,7 @@ new one (kubectl ocm join again).`,
 // Run deletes the bootstrap ServiceAccount (and creates the shared one
 // anew), revoking every token issued for it.
 func (o *RevokeOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -146,7 +146,7 @@ type ClusterCATrust struct {
 // Run announces the signing CA when asked to, then reports, until every
 // cluster is ready with --wait.
 func (o *RotateCAOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ type ClusterCounts struct {
 
 // Run prints the hub's status.
 func (o *StatusOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func (o *TokenOptions) Run(ctx context.Context) error {
 	if cli.IsDryRun(o.DryRun) {
 		return o.dryRun(ctx)
 	}
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (o *TokenOptions) dryRun(ctx context.Context) error {
 		sa = identity.ClusterBootstrapServiceAccount(o.ClusterName)
 	}
 	if o.DryRun == cli.DryRunServer {
-		c, cfg, err := cli.NewClient(o.getter)
+		c, cfg, err := cli.NewClient(ctx, o.getter)
 		if err != nil {
 			return err
 		}

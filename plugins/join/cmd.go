@@ -93,5 +93,8 @@ See docs/install.md#kubectl-ocm-join and docs/operations.md#standby-hubs.`,
 		RunE:    cli.RunE(o),
 	}
 	o.AddFlags(cmd)
-	return cmd
+	// join applies the agent's install, which a re-run and upgrade apply
+	// again: it writes as the one install field manager (see
+	// cli.InstallVerb).
+	return cli.InstallVerb(cmd)
 }

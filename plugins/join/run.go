@@ -37,7 +37,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	// spoke is the cluster of --context: the managed cluster, or in hosted
 	// mode the hosting cluster, where the agent runs.
-	spoke, spokeCfg, err := cli.NewClient(o.getter)
+	spoke, spokeCfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func (o *Options) standbyValues(hubs []checkedHub, first int) ([]config.StandbyH
 // Secret and appends it to the Klusterlet's bootstrapKubeConfigs, from
 // which the Klusterlet operator restarts the agent with the new list.
 func (o *Options) runAddHub(ctx context.Context) error {
-	spoke, spokeCfg, err := cli.NewClient(o.getter)
+	spoke, spokeCfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

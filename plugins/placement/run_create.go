@@ -25,7 +25,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 		}
 		return o.print(u, "created (dry run)")
 	}
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

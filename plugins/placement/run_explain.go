@@ -59,7 +59,7 @@ type ClusterExplanation struct {
 // Run reads what the scheduler reads, runs the scheduling rules and prints
 // each cluster's fate.
 func (o *ExplainOptions) Run(ctx context.Context) error {
-	c, _, err := cli.NewClient(o.getter)
+	c, _, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ import (
 
 // Run lists the Placements, or shows one.
 func (o *GetOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ type DecisionsOptions struct{ NamedOptions }
 
 // Run lists the decisions of the Placement.
 func (o *DecisionsOptions) Run(ctx context.Context) error {
-	c, _, err := cli.NewClient(o.getter)
+	c, _, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (o *DeleteOptions) Validate() error {
 
 // Run deletes the Placement, warning about ManifestWorkReplicaSets that use it.
 func (o *DeleteOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

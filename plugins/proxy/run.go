@@ -57,7 +57,7 @@ func (o *KubeconfigOptions) Run(ctx context.Context) error {
 // hub user who may not read ManagedClusters (a proxy grant needs no more)
 // gets a warning instead: the check through the tunnel still tells.
 func (o *KubeconfigOptions) checkCluster(ctx context.Context) error {
-	c, restCfg, err := cli.NewClient(o.flags)
+	c, restCfg, err := cli.NewClient(ctx, o.flags)
 	if err != nil {
 		return err
 	}

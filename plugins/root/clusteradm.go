@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // clusteradmAlias is one of clusteradm's spellings that kubectl ocm
@@ -58,6 +60,8 @@ func addClusteradmAliases(root *cobra.Command, newTree func() *cobra.Command) {
 		if err != nil || native == tree {
 			panic(fmt.Sprintf("clusteradm alias %q: no native verb %q", a.alias, a.native))
 		}
+		// The alias writes as the native verb does.
+		cli.PinFieldManagers(native)
 		native.Parent().RemoveCommand(native)
 		words := strings.Fields(a.alias)
 		parent := root

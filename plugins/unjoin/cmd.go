@@ -45,5 +45,7 @@ removed.`,
 		RunE:    cli.RunE(o),
 	}
 	o.AddFlags(cmd)
-	return cmd
+	// unjoin changes and removes the agent's install that join applied: it
+	// writes as the one install field manager (see cli.InstallVerb).
+	return cli.InstallVerb(cmd)
 }

@@ -70,7 +70,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c, _, err := cli.NewClient(o.getter)
+	c, _, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (o *Options) removeCRDs(ctx context.Context, c, managed client.Client, t *t
 }
 
 // managedClient returns a client of the managed cluster from a kubeconfig
-// file (its current context).
+// file (its current context), writing as the install verbs do.
 func managedClient(file string) (client.Client, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", file)
 	if err != nil {
@@ -172,7 +172,7 @@ func managedClient(file string) (client.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the managed cluster with --managed-cluster-kubeconfig %s: %w", file, err)
 	}
-	return c, nil
+	return client.WithFieldOwner(c, cli.InstallFieldManager), nil
 }
 
 // crdNames lists the names of crds, comma-separated.

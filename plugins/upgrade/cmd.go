@@ -30,7 +30,9 @@ be at most 2 minor versions older than the hub controller, never newer.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newCmdHub(getter, streams), newCmdKlusterlet(getter, streams))
-	return cmd
+	// upgrade changes the install that hub init and join applied: it
+	// writes as the one install field manager (see cli.InstallVerb).
+	return cli.InstallVerb(cmd)
 }
 
 func newCmdHub(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -44,7 +43,7 @@ type Result struct {
 // Run sets the image of the resource and of its operator, and with --wait
 // waits until the new image runs everywhere it should.
 func (o *Options) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}
@@ -107,12 +106,12 @@ func (o *Options) run(ctx context.Context, c client.Client, in *deploystatus.Ins
 // each when not nil.
 func (o *Options) apply(ctx context.Context, c client.Client, obj client.Object, kind string, opDep *appsv1.Deployment, patch, opPatch []byte) error {
 	if patch != nil {
-		if err := c.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(apply.FieldManager)); err != nil {
+		if err := c.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch)); err != nil {
 			return fmt.Errorf("set the image of %s %s: %w", kind, o.Name, err)
 		}
 	}
 	if opPatch != nil {
-		if err := c.Patch(ctx, opDep, client.RawPatch(types.StrategicMergePatchType, opPatch), client.FieldOwner(apply.FieldManager)); err != nil {
+		if err := c.Patch(ctx, opDep, client.RawPatch(types.StrategicMergePatchType, opPatch)); err != nil {
 			return fmt.Errorf("set the image of the operator Deployment %s/%s: %w", opDep.Namespace, opDep.Name, err)
 		}
 	}

@@ -82,7 +82,7 @@ func (o *Options) Run(ctx context.Context) error {
 // there and judges them. It returns nil when no hub answered; every problem
 // is a warning, never an error: the client version is printed anyway.
 func (o *Options) hubVersions(ctx context.Context, clientVersion string) (*HubVersions, []string) {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("no hub to ask for its versions (%v): showing the client version only", err)}
 	}

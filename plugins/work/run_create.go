@@ -44,7 +44,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 		}
 		return o.print(works, "created (dry run)")
 	}
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ import (
 // Run deletes the work from every cluster and, with --wait, waits until
 // every one is gone; with --replicaset it deletes the ManifestWorkReplicaSet.
 func (o *DeleteOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

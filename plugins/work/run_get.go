@@ -24,7 +24,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	if o.ReplicaSet {
 		return o.runReplicaSets(ctx)
 	}
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

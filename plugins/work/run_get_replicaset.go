@@ -39,7 +39,7 @@ const (
 // runReplicaSets lists the ManifestWorkReplicaSets, or shows one with the
 // rollout state of each of its clusters.
 func (o *GetOptions) runReplicaSets(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

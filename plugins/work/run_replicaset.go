@@ -31,7 +31,7 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []cli.Manif
 		}
 		return o.print([]*unstructured.Unstructured{u}, "created (dry run)")
 	}
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ var standardConditions = []string{workv1.ManifestApplied, workv1.ManifestAvailab
 
 // Run prints the state of each manifest of the work.
 func (o *StatusOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

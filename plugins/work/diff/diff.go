@@ -138,7 +138,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

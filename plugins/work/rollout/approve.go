@@ -97,7 +97,7 @@ type gateRef struct {
 
 // Run creates the RolloutApprovals.
 func (o *ApproveOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

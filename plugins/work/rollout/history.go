@@ -52,7 +52,7 @@ func (o *HistoryOptions) Validate() error { return workargs.ValidateName(o.Name)
 
 // Run prints the revisions, newest last.
 func (o *HistoryOptions) Run(ctx context.Context) error {
-	c, _, err := cli.NewClient(o.getter)
+	c, _, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

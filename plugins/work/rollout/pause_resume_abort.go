@@ -80,7 +80,7 @@ func (o *PauseResumeAbortOptions) Validate() error { return workargs.ValidateNam
 
 // Run writes the set's annotations.
 func (o *PauseResumeAbortOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

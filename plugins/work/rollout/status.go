@@ -106,7 +106,7 @@ type ClusterReport struct {
 
 // Run prints the rollout.
 func (o *StatusOptions) Run(ctx context.Context) error {
-	c, _, err := cli.NewClient(o.getter)
+	c, _, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

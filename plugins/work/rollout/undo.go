@@ -64,7 +64,7 @@ func (o *UndoOptions) Validate() error {
 
 // Run writes the chosen revision's template into the set.
 func (o *UndoOptions) Run(ctx context.Context) error {
-	c, cfg, err := cli.NewClient(o.getter)
+	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
 	}

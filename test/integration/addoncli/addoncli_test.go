@@ -71,9 +71,9 @@ func testCreate(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clien
 			t.Errorf("ClusterManagementAddOn spec = %+v", cma.Spec)
 		}
 		if !slices.ContainsFunc(cma.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
-			return f.Manager == "kubectl-ocm" && f.Operation == metav1.ManagedFieldsOperationApply
+			return f.Manager == "kubectl-ocm-addon-create" && f.Operation == metav1.ManagedFieldsOperationApply
 		}) {
-			t.Errorf("ClusterManagementAddOn not applied by kubectl-ocm: %v", cma.ManagedFields)
+			t.Errorf("ClusterManagementAddOn not applied by kubectl-ocm-addon-create: %v", cma.ManagedFields)
 		}
 	})
 

@@ -83,8 +83,8 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		for _, f := range w.ManagedFields {
 			managers = append(managers, f.Manager+"/"+string(f.Operation))
 		}
-		if !strings.Contains(strings.Join(managers, ","), "kubectl-ocm/Apply") {
-			t.Errorf("managed fields %v lack kubectl-ocm/Apply", managers)
+		if !strings.Contains(strings.Join(managers, ","), "kubectl-ocm-work-create/Apply") {
+			t.Errorf("managed fields %v lack kubectl-ocm-work-create/Apply", managers)
 		}
 	})
 	t.Run("create without -R reads only the top directory", func(t *testing.T) {
