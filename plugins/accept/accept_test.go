@@ -4,7 +4,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 )
 
 func TestValidate(t *testing.T) {
@@ -38,6 +42,29 @@ func TestValidate(t *testing.T) {
 			if err := o.Validate(); (err != nil) != tt.wantErr {
 				t.Errorf("Validate() = %v, wantErr %v", err, tt.wantErr)
 			}
+		})
+	}
+}
+
+func TestRecordAcceptance(t *testing.T) {
+	at := time.Date(2026, 11, 27, 1, 2, 3, 0, time.FixedZone("CET", 3600))
+	tests := []struct {
+		name        string
+		user        string
+		annotations map[string]string
+		want        map[string]string
+	}{
+		{name: "user known", user: "alice",
+			want: map[string]string{AcceptedByAnnotation: "alice", AcceptedAtAnnotation: "2026-11-27T00:02:03Z"}},
+		{name: "user unknown", want: map[string]string{AcceptedAtAnnotation: "2026-11-27T00:02:03Z"}},
+		{name: "other annotations kept", user: "system:admin", annotations: map[string]string{"a": "b"},
+			want: map[string]string{"a": "b", AcceptedByAnnotation: "system:admin", AcceptedAtAnnotation: "2026-11-27T00:02:03Z"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", Annotations: tt.annotations}}
+			(&Options{acceptedBy: tt.user}).recordAcceptance(mc, at)
+			assert.Equal(t, tt.want, mc.Annotations)
 		})
 	}
 }

@@ -21,7 +21,9 @@ func NewCmdAccept(getter genericclioptions.RESTClientGetter, streams genericioop
 		Use:   "accept --clusters NAME[,NAME...]",
 		Short: "Accept managed clusters that asked to join the hub",
 		Long: `Accept managed clusters on the hub of the current context: approve their pending
-certificate requests and set spec.hubAcceptsClient to true.
+certificate requests and set spec.hubAcceptsClient to true. The ManagedCluster
+records who accepted it, as the hub knows you, and when, in the annotations
+kubectl-ocm.io/accepted-by and kubectl-ocm.io/accepted-at.
 
 A request is approved only when it is an agent certificate request for the
 cluster it is labeled with, filed by a bootstrap identity (or, with

@@ -40,6 +40,9 @@ type Options struct {
 
 	// approved are the requests Run approved, by name.
 	approved map[string]bool
+	// acceptedBy is the user Run accepts the clusters as, which they
+	// record; empty when the hub could not say.
+	acceptedBy string
 	// DryRun is none, client (say what would be approved and set) or
 	// server (have the hub admit the approvals and the change too),
 	// changing nothing.

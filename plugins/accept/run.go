@@ -42,6 +42,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	in := cli.NewInspector(c, cfg, cli.HubImageFix)
+	if o.acceptedBy, err = cli.WhoAmI(ctx, c); err != nil {
+		fmt.Fprintf(o.ErrOut, "Warning: cannot ask %s who you are (SelfSubjectReview): %v; the clusters accepted do not record who accepted them\n", cfg.Host, err)
+	}
 	c = cli.DryRunWriter(c, o.DryRun)
 	for _, name := range o.Clusters {
 		if err := o.accept(ctx, c, in, name); err != nil {
@@ -302,12 +305,36 @@ func (o *Options) setAccepted(ctx context.Context, c client.Client, in *deployst
 	if !mc.Spec.HubAcceptsClient {
 		base := mc.DeepCopy()
 		mc.Spec.HubAcceptsClient = true
+		o.recordAcceptance(mc, time.Now())
 		if err := c.Patch(ctx, mc, client.MergeFrom(base)); err != nil {
 			return fmt.Errorf("set hubAcceptsClient for managed cluster %s: %w", name, err)
 		}
 	}
 	fmt.Fprintf(o.Out, "set hubAcceptsClient to true for managed cluster %s%s\n", name, cli.DryRunSuffix(o.DryRun))
 	return nil
+}
+
+// Annotations with which accept records, on the ManagedCluster, who
+// accepted it and when: the hub's audit log holds the same for as long as
+// it keeps its records. OCM's controllers and agents ignore them.
+const (
+	// AcceptedByAnnotation is the user who accepted the cluster, as the
+	// hub authenticated them (SelfSubjectReview).
+	AcceptedByAnnotation = "kubectl-ocm.io/accepted-by"
+	// AcceptedAtAnnotation is when, in RFC 3339 UTC.
+	AcceptedAtAnnotation = "kubectl-ocm.io/accepted-at"
+)
+
+// recordAcceptance sets mc's acceptance annotations: by o.acceptedBy,
+// unless unknown, at now.
+func (o *Options) recordAcceptance(mc *clusterv1.ManagedCluster, now time.Time) {
+	if mc.Annotations == nil {
+		mc.Annotations = map[string]string{}
+	}
+	if o.acceptedBy != "" {
+		mc.Annotations[AcceptedByAnnotation] = o.acceptedBy
+	}
+	mc.Annotations[AcceptedAtAnnotation] = now.UTC().Format(time.RFC3339)
 }
 
 // explain adds to err, a failed wait, the last Pod-level cause in saw of the
