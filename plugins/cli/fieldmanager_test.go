@@ -2,14 +2,17 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -95,4 +98,57 @@ func TestApplyFieldManager(t *testing.T) {
 	_, err := Apply(ctx, c, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "b"}}, false)
 	require.NoError(t, err)
 	assert.Equal(t, "kubectl-ocm-work-create", got)
+}
+
+// TestApplyAdoptsLegacyFields checks that a verb re-applying an object an
+// earlier release applied as kubectl-ocm takes over its fields: a label
+// the verb no longer sends is removed, and kubectl-ocm owns nothing.
+func TestApplyAdoptsLegacyFields(t *testing.T) {
+	tests := []struct {
+		name       string
+		legacy     map[string]string
+		apply      map[string]string
+		conflicts  int
+		wantLabels map[string]string
+	}{
+		{name: "another writer in between", legacy: map[string]string{"a": "1", "b": "2"}, apply: map[string]string{"a": "1"}, conflicts: 2, wantLabels: map[string]string{"a": "1"}},
+		{name: "label dropped", legacy: map[string]string{"a": "1", "b": "2"}, apply: map[string]string{"a": "1"}, wantLabels: map[string]string{"a": "1"}},
+		{name: "label changed", legacy: map[string]string{"a": "1"}, apply: map[string]string{"a": "2"}, wantLabels: map[string]string{"a": "2"}},
+		{name: "no legacy manager", apply: map[string]string{"a": "1"}, wantLabels: map[string]string{"a": "1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			conflicts := tt.conflicts
+			c := fake.NewClientBuilder().WithReturnManagedFields().WithInterceptorFuncs(interceptor.Funcs{
+				Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+					if conflicts > 0 {
+						conflicts--
+						return apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, obj.GetName(), errors.New("changed meanwhile"))
+					}
+					return c.Patch(ctx, obj, patch, opts...)
+				},
+			}).Build()
+			cm := func(labels map[string]string) *corev1.ConfigMap {
+				return &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+					ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "b", Labels: labels}, Data: map[string]string{"k": "v"}}
+			}
+			if tt.legacy != nil {
+				_, err := Apply(WithFieldManager(ctx, legacyFieldManager), c, cm(tt.legacy), false)
+				require.NoError(t, err)
+			}
+			u, err := Apply(WithFieldManager(ctx, "kubectl-ocm-work-create"), c, cm(tt.apply), false)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantLabels, u.GetLabels())
+			got := &corev1.ConfigMap{}
+			require.NoError(t, c.Get(ctx, client.ObjectKey{Name: "a", Namespace: "b"}, got))
+			assert.Equal(t, tt.wantLabels, got.Labels)
+			var managers []string
+			for _, e := range got.ManagedFields {
+				managers = append(managers, e.Manager)
+			}
+			assert.Equal(t, []string{"kubectl-ocm-work-create"}, managers)
+			assert.Zero(t, conflicts)
+		})
+	}
 }
