@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -84,6 +85,15 @@ func testClusterSetNamespaces(ctx context.Context, t *testing.T, k clitest.CLI, 
 		}
 		if got := managedNamespaces(ctx, t, c, "prod"); got != "team-a,team-b,team-c" {
 			t.Errorf("managed namespaces of prod = %s, want team-a,team-b,team-c", got)
+		}
+		set := &clusterv1beta2.ManagedClusterSet{}
+		if err := c.Get(ctx, client.ObjectKey{Name: "prod"}, set); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(set.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
+			return f.Manager == "kubectl-ocm-clusterset-set" && f.Operation == metav1.ManagedFieldsOperationUpdate
+		}) {
+			t.Errorf("ManagedClusterSet prod not updated by kubectl-ocm-clusterset-set: %v", set.ManagedFields)
 		}
 	})
 	t.Run("of a label selector set", func(t *testing.T) {

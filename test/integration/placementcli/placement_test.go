@@ -1,6 +1,8 @@
 package placementcli
 
 import (
+	"slices"
+
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 
 	"context"
@@ -42,7 +44,13 @@ func testPlacement(ctx context.Context, t *testing.T, k clitest.CLI, c client.Cl
 			"--spread", "region:1:DoNotSchedule", "--spread", "platform.open-cluster-management.io:2:claim",
 			"--tolerate", "gpu=true:NoSelect:300", "--tolerate", "cluster.open-cluster-management.io/unreachable"),
 			"Placement full created in namespace apps\n")
-		got := getPlacement(ctx, t, c, "full").Spec
+		full := getPlacement(ctx, t, c, "full")
+		if !slices.ContainsFunc(full.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
+			return f.Manager == "kubectl-ocm-placement-create" && f.Operation == metav1.ManagedFieldsOperationApply
+		}) {
+			t.Errorf("Placement full not applied by kubectl-ocm-placement-create: %v", full.ManagedFields)
+		}
+		got := full.Spec
 		want := clusterv1beta1.PlacementSpec{
 			ClusterSets:      []string{"prod"},
 			NumberOfClusters: ptr.To[int32](2),

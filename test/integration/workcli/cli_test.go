@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +15,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
@@ -68,6 +71,15 @@ func getWork(ctx context.Context, t *testing.T, c client.Client, cluster, name s
 	return w
 }
 
+// fieldManagers lists the managers of obj's fields as MANAGER/OPERATION.
+func fieldManagers(obj client.Object) []string {
+	var managers []string
+	for _, f := range obj.GetManagedFields() {
+		managers = append(managers, f.Manager+"/"+string(f.Operation))
+	}
+	return managers
+}
+
 // testCLI drives create, get, status and delete through the cobra commands.
 func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) {
 	k := clitest.CLI{Kubeconfig: env.Kubeconfig()}
@@ -79,11 +91,7 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		if n := len(w.Spec.Workload.Manifests); n != 3 {
 			t.Errorf("work has %d manifests, want 3", n)
 		}
-		managers := []string{}
-		for _, f := range w.ManagedFields {
-			managers = append(managers, f.Manager+"/"+string(f.Operation))
-		}
-		if !strings.Contains(strings.Join(managers, ","), "kubectl-ocm-work-create/Apply") {
+		if managers := fieldManagers(w); !slices.Contains(managers, "kubectl-ocm-work-create/Apply") {
 			t.Errorf("managed fields %v lack kubectl-ocm-work-create/Apply", managers)
 		}
 	})
@@ -112,6 +120,30 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		}
 		if got := strings.Join(resources, ","); got != "/configmaps,/namespaces,apps/deployments" {
 			t.Errorf("resources = %s", got)
+		}
+	})
+	t.Run("overwrite takes over what an earlier release applied", func(t *testing.T) {
+		// Before each verb had its field manager, work create applied as
+		// kubectl-ocm: the fields it applied, such as a label the work no
+		// longer has, become the verb's and go.
+		old := &workv1.ManifestWork{TypeMeta: metav1.TypeMeta{APIVersion: workv1.GroupVersion.String(), Kind: "ManifestWork"},
+			ObjectMeta: metav1.ObjectMeta{Name: "legacy", Namespace: "cluster1", Labels: map[string]string{"example.com/old": "x"}},
+			Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{
+				Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"old","namespace":"app"}}`)}}}}}}
+		u, err := cli.ToUnstructured(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("kubectl-ocm"), client.ForceOwnership); err != nil {
+			t.Fatalf("apply ManifestWork legacy as kubectl-ocm: %v", err)
+		}
+		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "legacy", "-f", dir, "-R", "--clusters", "cluster1", "--overwrite"), "ManifestWork legacy configured in cluster cluster1\n")
+		w := getWork(ctx, t, c, "cluster1", "legacy")
+		if _, ok := w.Labels["example.com/old"]; ok || len(w.Spec.Workload.Manifests) != 3 {
+			t.Errorf("work legacy kept the label of the earlier release (%v) or has %d manifests, want 3", w.Labels, len(w.Spec.Workload.Manifests))
+		}
+		if managers := fieldManagers(w); !slices.Equal(managers, []string{"kubectl-ocm-work-create/Apply"}) {
+			t.Errorf("managed fields of work legacy: %v, want kubectl-ocm-work-create/Apply alone", managers)
 		}
 	})
 	t.Run("clusters must exist and be accepted", func(t *testing.T) {

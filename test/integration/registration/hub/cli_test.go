@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,6 +29,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -116,6 +119,16 @@ func TestCLI(t *testing.T) {
 	} else {
 		expectTokenWorks(ctx, t, hubCluster, scriptToken, true, "the token of the join script")
 	}
+	// hub init applies the install as the one install field manager.
+	installed := &operatorv1.ClusterManager{}
+	if err := admin.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, installed); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(installed.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
+		return f.Manager == "kubectl-ocm" && f.Operation == metav1.ManagedFieldsOperationApply
+	}) {
+		t.Errorf("ClusterManager not applied by kubectl-ocm: %v", installed.ManagedFields)
+	}
 	framework.Eventually(ctx, t, pollTimeout, "ClusterManager Applied by the running controller", func(ctx context.Context) (bool, error) {
 		cm := &operatorv1.ClusterManager{}
 		if err := admin.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm); err != nil {
@@ -178,6 +191,32 @@ func TestCLI(t *testing.T) {
 	expectPending(ctx, t, admin, stray, "requested by the admin, not the bootstrap identity")
 	waitCluster(ctx, t, admin, "c1", "accepted", hasCondition(
 		clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
+	// accept writes as its own field manager and records who accepted c1.
+	c1 := &clusterv1.ManagedCluster{}
+	if err := admin.Get(ctx, client.ObjectKey{Name: "c1"}, c1); err != nil {
+		t.Fatal(err)
+	}
+	review, err := kubernetes.NewForConfigOrDie(hubCluster.RESTConfig()).AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by, at := c1.Annotations[accept.AcceptedByAnnotation], c1.Annotations[accept.AcceptedAtAnnotation]; by != review.Status.UserInfo.Username || by == "" || at == "" {
+		t.Errorf("ManagedCluster c1 records acceptance by %q at %q, want by %q", by, at, review.Status.UserInfo.Username)
+	}
+	if !slices.ContainsFunc(c1.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
+		return f.Manager == "kubectl-ocm-accept" && f.Operation == metav1.ManagedFieldsOperationUpdate
+	}) {
+		t.Errorf("ManagedCluster c1 not updated by kubectl-ocm-accept: %v", c1.ManagedFields)
+	}
+	approved := &certificatesv1.CertificateSigningRequest{}
+	if err := admin.Get(ctx, client.ObjectKey{Name: csrName}, approved); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(approved.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
+		return f.Manager == "kubectl-ocm-accept" && f.Subresource == "approval"
+	}) {
+		t.Errorf("CSR %s not approved by kubectl-ocm-accept: %v", csrName, approved.ManagedFields)
+	}
 
 	// c1's agent reports it joined, as the registration agent does; accept
 	// --wait on the accepted and joined cluster has no request to wait for
