@@ -25,7 +25,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
 
-// FieldManager is the server-side apply field manager of the kubectl-ocm CLI.
+// FieldManager is the server-side apply field manager of the kubectl-ocm
+// CLI's install verbs (hub init, join, upgrade, ...), which every release
+// has applied the product's manifests with; the other verbs write as
+// managers of their own (see plugins/cli).
 const FieldManager = "kubectl-ocm"
 
 // Options tune Apply.
