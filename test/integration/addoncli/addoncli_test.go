@@ -2,11 +2,9 @@ package addoncli
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
@@ -70,11 +68,7 @@ func testCreate(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clien
 			!cma.Spec.SupportedConfigs[0].IsTemplateConfig() || cma.Spec.SupportedConfigs[0].DefaultConfig.Name != "hello-0.0.1" {
 			t.Errorf("ClusterManagementAddOn spec = %+v", cma.Spec)
 		}
-		if !slices.ContainsFunc(cma.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
-			return f.Manager == "kubectl-ocm-addon-create" && f.Operation == metav1.ManagedFieldsOperationApply
-		}) {
-			t.Errorf("ClusterManagementAddOn not applied by kubectl-ocm-addon-create: %v", cma.ManagedFields)
-		}
+		clitest.ExpectFieldManager(t, cma, "kubectl-ocm-addon-create/Apply")
 	})
 
 	t.Run("dry runs write nothing", func(t *testing.T) {

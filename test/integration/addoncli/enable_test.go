@@ -3,7 +3,6 @@ package addoncli
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -35,11 +34,7 @@ func testEnable(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clien
 				len(mca.Spec.Configs) != 1 || mca.Spec.Configs[0].Name != "proxy" || mca.Spec.Configs[0].Resource != addonv1alpha1.AddOnDeploymentConfigResource {
 				t.Errorf("ManagedClusterAddOn %s/hello: %+v %+v", cluster, mca.ObjectMeta, mca.Spec)
 			}
-			if !slices.ContainsFunc(mca.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
-				return f.Manager == "kubectl-ocm-addon-enable" && f.Operation == metav1.ManagedFieldsOperationApply
-			}) {
-				t.Errorf("ManagedClusterAddOn %s/hello not applied by kubectl-ocm-addon-enable: %v", cluster, mca.ManagedFields)
-			}
+			clitest.ExpectFieldManager(t, mca, "kubectl-ocm-addon-enable/Apply")
 		}
 	})
 

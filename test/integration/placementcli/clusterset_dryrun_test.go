@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -90,11 +89,7 @@ func testClusterSetNamespaces(ctx context.Context, t *testing.T, k clitest.CLI, 
 		if err := c.Get(ctx, client.ObjectKey{Name: "prod"}, set); err != nil {
 			t.Fatal(err)
 		}
-		if !slices.ContainsFunc(set.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
-			return f.Manager == "kubectl-ocm-clusterset-set" && f.Operation == metav1.ManagedFieldsOperationUpdate
-		}) {
-			t.Errorf("ManagedClusterSet prod not updated by kubectl-ocm-clusterset-set: %v", set.ManagedFields)
-		}
+		clitest.ExpectFieldManager(t, set, "kubectl-ocm-clusterset-set/Update")
 	})
 	t.Run("of a label selector set", func(t *testing.T) {
 		clitest.ExpectOK(t, k.Run(ctx, "clusterset", "set", "eu", "--namespaces", "team-eu"), "Namespace team-eu added")

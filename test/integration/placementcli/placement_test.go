@@ -1,8 +1,6 @@
 package placementcli
 
 import (
-	"slices"
-
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 
 	"context"
@@ -45,11 +43,7 @@ func testPlacement(ctx context.Context, t *testing.T, k clitest.CLI, c client.Cl
 			"--tolerate", "gpu=true:NoSelect:300", "--tolerate", "cluster.open-cluster-management.io/unreachable"),
 			"Placement full created in namespace apps\n")
 		full := getPlacement(ctx, t, c, "full")
-		if !slices.ContainsFunc(full.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
-			return f.Manager == "kubectl-ocm-placement-create" && f.Operation == metav1.ManagedFieldsOperationApply
-		}) {
-			t.Errorf("Placement full not applied by kubectl-ocm-placement-create: %v", full.ManagedFields)
-		}
+		clitest.ExpectFieldManager(t, full, "kubectl-ocm-placement-create/Apply")
 		got := full.Spec
 		want := clusterv1beta1.PlacementSpec{
 			ClusterSets:      []string{"prod"},

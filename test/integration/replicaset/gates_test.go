@@ -120,6 +120,12 @@ func (s *suite) testGates(t *testing.T) {
 
 	r = s.ocm.Run(s.ctx, "work", "rollout", "approve", name, "-n", ns, "--message", "ticket 1")
 	clitest.ExpectOK(t, r, "Gate before stage canary of revision 1 (placement p) approved by")
+	approvals := &rolloutv1alpha1.RolloutApprovalList{}
+	kit.Must(t, "list approvals", s.admin.List(s.ctx, approvals, client.InNamespace(ns)))
+	if len(approvals.Items) != 1 {
+		t.Fatalf("%d RolloutApprovals in namespace %s after one approval, want 1", len(approvals.Items), ns)
+	}
+	clitest.ExpectFieldManager(t, &approvals.Items[0], "kubectl-ocm-work-rollout-approve/Update")
 	s.waitValue(t, ns, name, "v1", c1)
 	s.waitStatus(t, ns, name, "waiting after canary", rolledOutReason(rolloutv1alpha1.ReasonAwaitingApproval, "approval after stage canary"))
 	s.expectValues(t, ns, name, map[string]string{c2: "", c3: ""})
@@ -181,6 +187,9 @@ func (s *suite) testPauseAbort(t *testing.T) {
 
 	r := s.ocm.Run(s.ctx, "work", "rollout", "pause", name, "-n", ns)
 	clitest.ExpectOK(t, r, "ManifestWorkReplicaSet control/app paused")
+	paused := &workv1alpha1.ManifestWorkReplicaSet{}
+	kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, paused))
+	clitest.ExpectFieldManager(t, paused, "kubectl-ocm-work-rollout-pause/Update")
 	s.setTemplate(t, ns, name, "v2")
 	s.waitStatus(t, ns, name, "paused", rolledOutReason(rolloutv1alpha1.ReasonPaused, "3 clusters wait"))
 	s.expectValues(t, ns, name, map[string]string{c1: "v1", c2: "v1", c3: "v1"})
@@ -194,6 +203,9 @@ func (s *suite) testPauseAbort(t *testing.T) {
 	})
 	r = s.ocm.Run(s.ctx, "work", "rollout", "abort", name, "-n", ns)
 	clitest.ExpectOK(t, r, "the rollout of revision 2 is aborted; each cluster keeps what it has")
+	aborted := &workv1alpha1.ManifestWorkReplicaSet{}
+	kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, aborted))
+	clitest.ExpectFieldManager(t, aborted, "kubectl-ocm-work-rollout-abort/Update")
 	s.report(t, c2, name, True)
 	s.waitStatus(t, ns, name, "aborted", rolledOutReason(rolloutv1alpha1.ReasonAborted, "the rollout of revision 2 was aborted: 1 clusters not started"))
 	s.expectValues(t, ns, name, map[string]string{c1: "v2", c2: "v2", c3: "v1"})

@@ -90,6 +90,9 @@ func (s *suite) testRevisions(t *testing.T) {
 
 	r = s.ocm.Run(s.ctx, "work", "rollout", "undo", name, "-n", ns)
 	clitest.ExpectOK(t, r, "rolled back from revision 3 to revision 2")
+	undone := &workv1alpha1.ManifestWorkReplicaSet{}
+	kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, undone))
+	clitest.ExpectFieldManager(t, undone, "kubectl-ocm-work-rollout-undo/Update")
 	at("v2", 4, 1, 3, 4)
 	r = s.ocm.Run(s.ctx, "work", "rollout", "undo", name, "-n", ns, "--to-revision", "1")
 	clitest.ExpectOK(t, r, "rolled back from revision 4 to revision 1")

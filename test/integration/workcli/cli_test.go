@@ -71,15 +71,6 @@ func getWork(ctx context.Context, t *testing.T, c client.Client, cluster, name s
 	return w
 }
 
-// fieldManagers lists the managers of obj's fields as MANAGER/OPERATION.
-func fieldManagers(obj client.Object) []string {
-	var managers []string
-	for _, f := range obj.GetManagedFields() {
-		managers = append(managers, f.Manager+"/"+string(f.Operation))
-	}
-	return managers
-}
-
 // testCLI drives create, get, status and delete through the cobra commands.
 func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) {
 	k := clitest.CLI{Kubeconfig: env.Kubeconfig()}
@@ -91,9 +82,7 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		if n := len(w.Spec.Workload.Manifests); n != 3 {
 			t.Errorf("work has %d manifests, want 3", n)
 		}
-		if managers := fieldManagers(w); !slices.Contains(managers, "kubectl-ocm-work-create/Apply") {
-			t.Errorf("managed fields %v lack kubectl-ocm-work-create/Apply", managers)
-		}
+		clitest.ExpectFieldManager(t, w, "kubectl-ocm-work-create/Apply")
 	})
 	t.Run("create without -R reads only the top directory", func(t *testing.T) {
 		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "top", "-f", dir, "--clusters", "cluster1", "--dry-run=server", "-o", "json"), `"kind": "ManifestWork"`, `"name": "cm"`)
@@ -142,7 +131,7 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 		if _, ok := w.Labels["example.com/old"]; ok || len(w.Spec.Workload.Manifests) != 3 {
 			t.Errorf("work legacy kept the label of the earlier release (%v) or has %d manifests, want 3", w.Labels, len(w.Spec.Workload.Manifests))
 		}
-		if managers := fieldManagers(w); !slices.Equal(managers, []string{"kubectl-ocm-work-create/Apply"}) {
+		if managers := clitest.FieldManagers(w); !slices.Equal(managers, []string{"kubectl-ocm-work-create/Apply"}) {
 			t.Errorf("managed fields of work legacy: %v, want kubectl-ocm-work-create/Apply alone", managers)
 		}
 	})

@@ -33,6 +33,7 @@ import (
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
@@ -124,11 +125,7 @@ func TestCLI(t *testing.T) {
 	if err := admin.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, installed); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(installed.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
-		return f.Manager == "kubectl-ocm" && f.Operation == metav1.ManagedFieldsOperationApply
-	}) {
-		t.Errorf("ClusterManager not applied by kubectl-ocm: %v", installed.ManagedFields)
-	}
+	clitest.ExpectFieldManager(t, installed, "kubectl-ocm/Apply")
 	framework.Eventually(ctx, t, pollTimeout, "ClusterManager Applied by the running controller", func(ctx context.Context) (bool, error) {
 		cm := &operatorv1.ClusterManager{}
 		if err := admin.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm); err != nil {
@@ -203,20 +200,12 @@ func TestCLI(t *testing.T) {
 	if by, at := c1.Annotations[accept.AcceptedByAnnotation], c1.Annotations[accept.AcceptedAtAnnotation]; by != review.Status.UserInfo.Username || by == "" || at == "" {
 		t.Errorf("ManagedCluster c1 records acceptance by %q at %q, want by %q", by, at, review.Status.UserInfo.Username)
 	}
-	if !slices.ContainsFunc(c1.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
-		return f.Manager == "kubectl-ocm-accept" && f.Operation == metav1.ManagedFieldsOperationUpdate
-	}) {
-		t.Errorf("ManagedCluster c1 not updated by kubectl-ocm-accept: %v", c1.ManagedFields)
-	}
+	clitest.ExpectFieldManager(t, c1, "kubectl-ocm-accept/Update")
 	approved := &certificatesv1.CertificateSigningRequest{}
 	if err := admin.Get(ctx, client.ObjectKey{Name: csrName}, approved); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(approved.ManagedFields, func(f metav1.ManagedFieldsEntry) bool {
-		return f.Manager == "kubectl-ocm-accept" && f.Subresource == "approval"
-	}) {
-		t.Errorf("CSR %s not approved by kubectl-ocm-accept: %v", csrName, approved.ManagedFields)
-	}
+	clitest.ExpectFieldManager(t, approved, "kubectl-ocm-accept/Update/approval")
 
 	// c1's agent reports it joined, as the registration agent does; accept
 	// --wait on the accepted and joined cluster has no request to wait for
