@@ -114,7 +114,7 @@ node-images: ## Build the ocm-controller image for this machine's platform (make
 	$(MAKE) sandbox-images
 
 .PHONY: node-deps
-node-deps: ## Install the Debian packages the local clusters' nodes use when missing (runc, CNI plugins, iptables, busybox-static; needs root).
+node-deps: ## Install the Debian packages the local clusters' nodes and their tests use when missing (runc, CNI plugins, iptables, busybox-static, openssl; needs root).
 	hack/node-deps.sh
 
 .PHONY: image-push

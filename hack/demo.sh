@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The getting-started flow on the `make dev-env` clusters, each step shown as a
-# user would type it: install the hub, join cluster1 and cluster2, accept them,
-# list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
+# user would type it: install the hub (TLS 1.3 only, and a TLS 1.2 handshake
+# shown refused), join cluster1 and cluster2, accept them, list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
 # cluster1 and read its Pod's log through the hub, roll a workload out to both clusters through a placement (and a
 # second version, rolled back), give
 # every cluster of the default set a namespace, then
@@ -51,7 +51,9 @@ refused() {
 for c in hub cluster1 cluster2 hub2; do
 	step kubectl get nodes --context "$c"
 done
-step kubectl ocm hub init --context hub --wait | tee "$DEV_ENV_DIR/hub-init.out"
+# TLS 1.3 only: the ClusterManager's tlsProfile, which the operator passes to
+# the hub controller.
+step kubectl ocm hub init --context hub --wait --tls-min-version VersionTLS13 | tee "$DEV_ENV_DIR/hub-init.out"
 TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 HUB=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 # The pin of the hub's CA: join checks the hub against it before it sends the token.
@@ -95,6 +97,26 @@ step kubectl ocm get hub-info --context hub
 # cluster2's agent keeps the proxy in the hub kubeconfig it wrote.
 step sh -c "kubectl get secret hub-kubeconfig-secret -n open-cluster-management-agent --context cluster2 -o jsonpath='{.data.kubeconfig}' | base64 -d | grep -E 'server|proxy-url'"
 step kubectl ocm version --context hub
+# The hub controller's TLS server (conversion webhook, hub tunnel) refuses a
+# TLS 1.2 handshake and completes a TLS 1.3 one, through a port-forward.
+kubectl port-forward deployment/ocm-hub-controller :9443 --namespace open-cluster-management-hub --context hub >"$DEV_ENV_DIR/tls-port-forward.out" 2>&1 &
+FORWARD_PID=$!
+TLS_PORT=
+for _ in $(seq 1 60); do
+	TLS_PORT=$(grep -o 'Forwarding from 127.0.0.1:[0-9]*' "$DEV_ENV_DIR/tls-port-forward.out" | head -1 | cut -d: -f2)
+	[[ -n $TLS_PORT ]] && break
+	sleep 1
+done
+if [[ -z $TLS_PORT ]]; then
+	echo "kubectl port-forward to the hub controller printed no port:" >&2
+	cat "$DEV_ENV_DIR/tls-port-forward.out" >&2
+	kill "$FORWARD_PID" 2>/dev/null || true
+	exit 1
+fi
+refused openssl s_client -connect "127.0.0.1:$TLS_PORT" -tls1_2 -brief </dev/null
+step openssl s_client -connect "127.0.0.1:$TLS_PORT" -tls1_3 -brief </dev/null
+kill "$FORWARD_PID" 2>/dev/null || true
+wait "$FORWARD_PID" 2>/dev/null || true
 
 # Upgrade the hub, then cluster1's agent, to the second controller image make
 # node-images built (stamped with another version, in dist/upgrade), and show

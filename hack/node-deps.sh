@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install what the local clusters' nodes need from Debian when it is missing:
 # runc, the CNI plugins (containernetworking-plugins), iptables for
-# kube-proxy, and busybox-static, of which the sandbox's busybox image is
-# made. containerd and the Kubernetes binaries are built from source by
+# kube-proxy, busybox-static, of which the sandbox's busybox image is
+# made, and openssl, the TLS client the end-to-end tests check the hub's
+# TLS profile with. containerd and the Kubernetes binaries are built from source by
 # `make kube-bins`. Needs root on Debian; elsewhere it says what to install.
 #
 #   hack/node-deps.sh
@@ -14,6 +15,7 @@ declare -A FILES=(
 	[containernetworking-plugins]=/usr/lib/cni/bridge
 	[iptables]=/usr/sbin/iptables
 	[busybox-static]=/bin/busybox
+	[openssl]=/usr/bin/openssl
 )
 
 missing=()
@@ -21,7 +23,7 @@ for pkg in "${!FILES[@]}"; do
 	[[ -e ${FILES[$pkg]} ]] || missing+=("$pkg")
 done
 if [[ ${#missing[@]} -eq 0 ]]; then
-	echo "node-deps: runc, CNI plugins, iptables and busybox-static are installed"
+	echo "node-deps: runc, CNI plugins, iptables, busybox-static and openssl are installed"
 	exit 0
 fi
 

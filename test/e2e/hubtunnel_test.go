@@ -334,6 +334,9 @@ func portForward(t *testing.T, kubeconfig, target, remotePort string, kubectlArg
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
+	// Read only after Wait, which ends the copying into it.
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		cancel()
@@ -352,7 +355,10 @@ func portForward(t *testing.T, kubeconfig, target, remotePort string, kubectlArg
 	for {
 		select {
 		case line, ok := <-lines:
-			require.True(t, ok, "kubectl port-forward %s ended before it printed a local port", target)
+			if !ok {
+				_ = cmd.Wait()
+				t.Fatalf("kubectl port-forward %s ended before it printed a local port: %s", target, stderr.String())
+			}
 			if m := forwarding.FindStringSubmatch(line); m != nil {
 				go func() {
 					for range lines {
@@ -361,7 +367,9 @@ func portForward(t *testing.T, kubeconfig, target, remotePort string, kubectlArg
 				return m[1]
 			}
 		case <-deadline:
-			t.Fatalf("kubectl port-forward %s printed no local port within a minute", target)
+			cancel()
+			_ = cmd.Wait()
+			t.Fatalf("kubectl port-forward %s printed no local port within a minute: %s", target, stderr.String())
 		}
 	}
 }
