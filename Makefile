@@ -124,7 +124,7 @@ image-push: ## Push the image of dist/image as $(REGISTRY)/ocm-controller:<versi
 	$(GO) run ./hack/image push $(IMAGE_ARGS)
 
 .PHONY: kube-bins
-kube-bins: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl, etcd, containerd and its runc shim into bin/kube, and the previous Kubernetes release's into bin/kube/previous (skipped when current).
+kube-bins: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl, etcd, containerd and its runc shim, and the nodes' NetworkPolicy enforcer kube-network-policies into bin/kube, and the previous Kubernetes release's into bin/kube/previous (skipped when current).
 	hack/kube-bins.sh $(KUBE_BIN)
 
 ##@ Release
@@ -307,6 +307,7 @@ verify-tidy:
 	$(GO) mod tidy -diff
 	cd test/kube && $(GO) mod tidy -diff
 	cd test/kube/containerd && $(GO) mod tidy -diff
+	cd test/kube/netpol && $(GO) mod tidy -diff
 	cd test/kube/previous && $(GO) mod tidy -diff
 	cd test/helm && $(GO) mod tidy -diff
 	cd hack/tools/krew && $(GO) mod tidy -diff

@@ -137,10 +137,17 @@ func HostedAgentObjects(v AgentValues) (hosting, managed []*unstructured.Unstruc
 			managedCRDs = append(managedCRDs, crd)
 		}
 	}
-	manifests, err := Render("agent-hosted", v.withHostedDefaults())
+	v = v.withHostedDefaults()
+	manifests, err := Render("agent-hosted", v)
 	if err != nil {
 		return nil, nil, err
 	}
+	// The agent's NetworkPolicies, one template for both modes.
+	policies, err := RenderFile(agentNetworkPoliciesFile, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	manifests = append(manifests, policies...)
 	if hosting, err = withCRDs(hostingCRDs, manifests); err != nil {
 		return nil, nil, err
 	}

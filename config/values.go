@@ -186,6 +186,12 @@ type AgentValues struct {
 	// TLSProfile is the Klusterlet's spec.tlsProfile, which `kubectl ocm
 	// join` sets.
 	TLSProfile *operatorv1.TLSProfile
+	// NetworkPolicy, when set, renders the NetworkPolicies of the agent's
+	// namespace (the Klusterlet's spec.networkPolicyConfiguration): every
+	// Pod there denied all traffic, the agent allowed egress to DNS and
+	// NetworkPolicy.Egress and ingress to its metrics port from
+	// MonitoringNamespace, only when set. Nil renders none.
+	NetworkPolicy *AgentNetworkPolicy
 	// Scheduling places the agent's Pod and sizes its container.
 	Scheduling
 	// TLSValues is the TLS profile the operator passes to the agent.

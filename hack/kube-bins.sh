@@ -2,7 +2,8 @@
 # Build the Kubernetes and container-runtime binaries the tests and dev-env
 # use: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet,
 # kube-proxy, kubectl and etcd from the versions pinned in test/kube/go.mod,
-# containerd with its runc shim from test/kube/containerd/go.mod, and the
+# containerd with its runc shim from test/kube/containerd/go.mod, the nodes'
+# NetworkPolicy enforcer kube-network-policies from test/kube/netpol, and the
 # previous Kubernetes release's kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubelet and kube-proxy from test/kube/previous/go.mod into
 # DIR/previous, for the tests' version matrix (separate Go modules, see their
@@ -32,6 +33,7 @@ GO=${GO:-go}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODDIR=$ROOT/test/kube
 CTRDDIR=$ROOT/test/kube/containerd
+NETPOLDIR=$ROOT/test/kube/netpol
 PREVDIR=$ROOT/test/kube/previous
 SCRIPT=$ROOT/hack/kube-bins.sh
 
@@ -56,6 +58,9 @@ CTRD_PKGS=(
 	github.com/containerd/containerd/v2/cmd/containerd
 	github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2
 )
+# The nodes' NetworkPolicy enforcer, from its own module (a main package
+# around sigs.k8s.io/kube-network-policies, see its doc.go).
+NETPOL_BIN=kube-network-policies
 # The previous release's binaries of a cluster and its node, into previous/.
 PREV_BINS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
 PREV_PKGS=("${PKGS[@]:0:5}")
@@ -66,7 +71,7 @@ die() {
 }
 
 command -v "$GO" >/dev/null 2>&1 || die "'$GO' not found in PATH"
-for d in "$MODDIR" "$CTRDDIR" "$PREVDIR"; do
+for d in "$MODDIR" "$CTRDDIR" "$NETPOLDIR" "$PREVDIR"; do
 	[[ -f $d/go.mod && -f $d/go.sum ]] || die "$d/go.mod or go.sum missing"
 done
 
@@ -78,17 +83,19 @@ KUBE_VERSION=$(mod_version "$MODDIR" k8s.io/kubernetes) || die "cannot read the 
 ETCD_VERSION=$(mod_version "$MODDIR" go.etcd.io/etcd/server/v3) || die "cannot read the go.etcd.io/etcd/server/v3 version from $MODDIR/go.mod"
 CTRD_VERSION=$(mod_version "$CTRDDIR" github.com/containerd/containerd/v2) || die "cannot read the containerd version from $CTRDDIR/go.mod"
 PREV_VERSION=$(mod_version "$PREVDIR" k8s.io/kubernetes) || die "cannot read the k8s.io/kubernetes version from $PREVDIR/go.mod"
+NETPOL_VERSION=$(mod_version "$NETPOLDIR" sigs.k8s.io/kube-network-policies) || die "cannot read the kube-network-policies version from $NETPOLDIR/go.mod"
 
 wanted_stamp() {
 	{
 		cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$CTRDDIR/go.mod" "$CTRDDIR/go.sum" "$PREVDIR/go.mod" "$PREVDIR/go.sum" "$SCRIPT"
+		cat "$NETPOLDIR/go.mod" "$NETPOLDIR/go.sum" "$NETPOLDIR"/*.go
 		(cd "$MODDIR" && "$GO" version)
 	} | sha256sum | cut -d' ' -f1
 }
 
 all_present() {
 	local b
-	for b in "${BINS[@]}" "${CTRD_BINS[@]}"; do
+	for b in "${BINS[@]}" "${CTRD_BINS[@]}" "$NETPOL_BIN"; do
 		[[ -x $DIR/$b ]] || return 1
 	done
 	for b in "${PREV_BINS[@]}"; do
@@ -148,8 +155,8 @@ trap 'rm -rf "$WORK"' EXIT
 CTRD_LDFLAGS="-s -w -X github.com/containerd/containerd/v2/version.Version=$CTRD_VERSION"
 CTRD_LDFLAGS+=" -X github.com/containerd/containerd/v2/version.Package=github.com/containerd/containerd/v2"
 
-echo "kube-bins: building Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION and containerd $CTRD_VERSION into $DIR, and Kubernetes $PREV_VERSION into $DIR/previous"
-echo "kube-bins: one go build for ${BINS[*]} (shares compilation; a cold build takes several minutes), one for ${CTRD_BINS[*]}, one for the previous release's ${PREV_BINS[*]}"
+echo "kube-bins: building Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, containerd $CTRD_VERSION and kube-network-policies $NETPOL_VERSION into $DIR, and Kubernetes $PREV_VERSION into $DIR/previous"
+echo "kube-bins: one go build for ${BINS[*]} (shares compilation; a cold build takes several minutes), one for ${CTRD_BINS[*]}, one for $NETPOL_BIN, one for the previous release's ${PREV_BINS[*]}"
 start=$SECONDS
 
 # One invocation per module: the go command compiles the shared packages once
@@ -167,6 +174,10 @@ build_ok=true
 	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$CTRD_LDFLAGS" -o "$WORK/" "${CTRD_PKGS[@]}"
 ) || build_ok=false
 (
+	cd "$NETPOLDIR"
+	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "-s -w" -o "$WORK/$NETPOL_BIN" .
+) || build_ok=false
+(
 	cd "$PREVDIR"
 	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$PREV_LDFLAGS" -o "$WORK/previous/" "${PREV_PKGS[@]}"
 ) || build_ok=false
@@ -178,6 +189,11 @@ for i in "${!PREV_BINS[@]}"; do
 	ALL_PKGS+=("${PREV_PKGS[$i]}")
 done
 failed=()
+if [[ -f $WORK/$NETPOL_BIN ]]; then
+	printf 'kube-bins:   built %-24s %4d MB  (%s %s)\n' "$NETPOL_BIN" "$(($(stat -c %s "$WORK/$NETPOL_BIN") / 1048576))" sigs.k8s.io/kube-network-policies "$NETPOL_VERSION"
+else
+	failed+=("$NETPOL_BIN ($NETPOLDIR)")
+fi
 for i in "${!ALL_BINS[@]}"; do
 	b=${ALL_BINS[$i]}
 	pkg=${ALL_PKGS[$i]}
@@ -204,9 +220,9 @@ fi
 
 rm -f "$STAMP"
 mkdir -p "$DIR/previous"
-for b in "${ALL_BINS[@]}"; do
+for b in "${ALL_BINS[@]}" "$NETPOL_BIN"; do
 	mv -f "$WORK/$b" "$DIR/$b"
 done
 echo "$WANT" >"$STAMP"
 
-echo "kube-bins: done in $((SECONDS - start))s: Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, containerd $CTRD_VERSION in $DIR; Kubernetes $PREV_VERSION in $DIR/previous"
+echo "kube-bins: done in $((SECONDS - start))s: Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, containerd $CTRD_VERSION, kube-network-policies $NETPOL_VERSION in $DIR; Kubernetes $PREV_VERSION in $DIR/previous"

@@ -96,6 +96,10 @@ func TestValidate(t *testing.T) {
 		{name: "md5 pin", change: func(o *Options) { o.CACertHashes = []string{"md5:0123"} }, wantErrContains: "only sha256 is supported"},
 		{name: "insecure", change: func(o *Options) { o.CACertHashes, o.InsecureSkipCAVerification = nil, true }},
 		{name: "insecure and a pin", change: func(o *Options) { o.InsecureSkipCAVerification = true }, wantErrContains: "--insecure-skip-ca-verification contradicts"},
+		{name: "network policy", change: func(o *Options) { o.NetworkPolicy = true }},
+		{name: "network policy monitoring namespace", change: func(o *Options) { o.NetworkPolicyMonitoringNamespace = "monitoring" }},
+		{name: "bad monitoring namespace", change: func(o *Options) { o.NetworkPolicyMonitoringNamespace = "Monitoring" },
+			wantErrContains: `--network-policy-monitoring-namespace "Monitoring" is not a namespace name`},
 		{name: "negative timeout", change: func(o *Options) { o.Timeout = -time.Second }, wantErrContains: "--timeout -1s must be positive"},
 		{name: "TLS profile", change: func(o *Options) {
 			o.TLSMinVersion, o.TLSCipherSuites = "TLSv1.3", []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}
@@ -302,6 +306,55 @@ func TestObjects(t *testing.T) {
 	}
 	if got, _, _ := unstructured.NestedFieldNoCopy(k.Object, "spec", "registrationConfiguration", "clientCertExpirationSeconds"); fmt.Sprint(got) != "3600" {
 		t.Errorf("Klusterlet clientCertExpirationSeconds = %v, want 3600", got)
+	}
+}
+
+// TestObjectsNetworkPolicy checks the Klusterlet's
+// spec.networkPolicyConfiguration that --network-policy and
+// --network-policy-monitoring-namespace write, in both modes, and that join
+// itself writes no NetworkPolicy (the operator renders them).
+func TestObjectsNetworkPolicy(t *testing.T) {
+	tests := []struct {
+		name      string
+		enabled   bool
+		namespace string
+		hosted    bool
+		want      string // the field as fmt prints it; empty: absent
+	}{
+		{name: "unset"},
+		{name: "--network-policy", enabled: true, want: "map[]"},
+		{name: "--network-policy-monitoring-namespace", namespace: "monitoring", want: "map[monitoringNamespace:monitoring]"},
+		{name: "hosted", hosted: true, namespace: "monitoring", want: "map[monitoringNamespace:monitoring]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := validOptions()
+			o.NetworkPolicy, o.NetworkPolicyMonitoringNamespace = tt.enabled, tt.namespace
+			if tt.hosted {
+				o.Mode, o.ManagedClusterKubeconfig = ModeHosted, "managed.kubeconfig"
+			}
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			objs, _, err := o.objects("https://hub.example.com:6443", []byte("CA"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			for _, obj := range objs {
+				switch obj.GetKind() {
+				case "NetworkPolicy":
+					t.Errorf("join writes NetworkPolicy %s, which the operator renders", obj.GetName())
+				case "Klusterlet":
+					if np, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "networkPolicyConfiguration"); found {
+						got = fmt.Sprint(np)
+					}
+				}
+			}
+			if got != tt.want {
+				t.Errorf("Klusterlet spec.networkPolicyConfiguration %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -105,6 +106,11 @@ type Options struct {
 	AddonTokenExpirationSeconds int64
 	// ExternalServerURLs are the managed cluster's API server URLs for the hub.
 	ExternalServerURLs []string
+	// NetworkPolicy sets the Klusterlet's spec.networkPolicyConfiguration,
+	// and NetworkPolicyMonitoringNamespace its monitoringNamespace (which
+	// implies NetworkPolicy).
+	NetworkPolicy                    bool
+	NetworkPolicyMonitoringNamespace string
 	// ProxyURL is the HTTP(S) proxy through which the agent, and join,
 	// reach the hub (proxy.go).
 	ProxyURL string
@@ -196,6 +202,8 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.AddonKubeClientRegistrationAuth, "addon-kubeclient-registration-auth", o.AddonKubeClientRegistrationAuth, "How add-on agents get their hub credential: csr (client certificates the hub approves) or token (ServiceAccount tokens; see docs/addons.md).")
 	fs.Int64Var(&o.AddonTokenExpirationSeconds, "addon-token-expiration-seconds", o.AddonTokenExpirationSeconds, "With --addon-kubeclient-registration-auth token: the requested lifetime of add-on tokens in seconds (at least 600). Default: a year.")
 	fs.StringSliceVar(&o.ExternalServerURLs, "external-server-urls", o.ExternalServerURLs, "This cluster's API server URLs for the hub (https).")
+	fs.BoolVar(&o.NetworkPolicy, "network-policy", o.NetworkPolicy, "Have the Klusterlet operator apply NetworkPolicies to the agent's namespace: the agent may reach only DNS, its hub and this cluster's API server, and nothing may reach it (see docs/operations.md#network-policies).")
+	fs.StringVar(&o.NetworkPolicyMonitoringNamespace, "network-policy-monitoring-namespace", o.NetworkPolicyMonitoringNamespace, "The namespace whose Pods may reach the agent's metrics port; implies --network-policy.")
 	o.addProxyFlags(fs)
 	cli.AddTLSFlags(fs, &o.TLSMinVersion, &o.TLSCipherSuites, "Klusterlet", "the agent (it serves none today: metrics and probes are plain HTTP)", "Klusterlet operator")
 	fs.BoolVar(&o.Force, "force", o.Force, "Join even if a joined, available cluster of the same name exists on the hub.")
@@ -317,6 +325,12 @@ func (o *Options) Validate() error {
 		errs = append(errs, err)
 	} else {
 		o.Image = image
+	}
+	if ns := o.NetworkPolicyMonitoringNamespace; ns != "" {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("--network-policy-monitoring-namespace %q is not a namespace name (%s); name the namespace of your Prometheus", ns, msgs[0]))
+		}
+		o.NetworkPolicy = true
 	}
 	for _, u := range o.ExternalServerURLs {
 		if p, err := url.Parse(u); err != nil || p.Scheme != "https" || p.Host == "" {

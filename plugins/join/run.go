@@ -159,6 +159,9 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		HubConnectionTimeoutSeconds: o.HubConnectionTimeoutSeconds,
 		TLSProfile:                  o.tlsProfile,
 	}
+	if o.NetworkPolicy {
+		v.NetworkPolicy = &config.AgentNetworkPolicy{MonitoringNamespace: o.NetworkPolicyMonitoringNamespace}
+	}
 	if o.RegistrationAuth != operatorv1.CSRAuthType {
 		// csr is the agent's default: the Klusterlet records only a change.
 		v.RegistrationAuth = o.RegistrationAuth

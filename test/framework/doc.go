@@ -13,8 +13,9 @@
 // container would give it but without Docker (node.go, with the
 // configuration files of nodeconfig/): its own network namespace on the
 // environment's bridge, its own mount namespace and cgroup, containerd with
-// runc and the CNI plugins, a kubelet and kube-proxy, and a kube-scheduler
-// beside the API server, which then listens on the bridge. The nodes pull
+// runc and the CNI plugins, a kubelet, kube-proxy and kube-network-policies
+// (netpol.go, which enforces NetworkPolicies), and a kube-scheduler beside
+// the API server, which then listens on the bridge. The nodes pull
 // from a registry the environment serves on each node's loopback
 // (internal/registry), mirroring docker.io, quay.io and registry.k8s.io, so
 // manifests keep their real image names and nothing is fetched from

@@ -29,8 +29,9 @@ import (
 // a container: a network namespace on the environment's bridge, a mount
 // namespace of its own (a private /run, its own /var/lib and /var/log) and a
 // cgroup of its own, in which run containerd (with runc and the CNI
-// plugins), a kubelet and kube-proxy. The cluster's kube-scheduler runs on
-// the host beside its API server.
+// plugins), a kubelet, kube-proxy and kube-network-policies, which enforces
+// the cluster's NetworkPolicies. The cluster's kube-scheduler runs on the
+// host beside its API server.
 type node struct {
 	c *Cluster
 	// name is the Node's name, <cluster>-control-plane as on kind.
@@ -43,17 +44,20 @@ type node struct {
 	cgroup string
 	// holder keeps the node's mount namespace.
 	holder *process.Process
-	// kubelet and proxy are the node's kubelet and kube-proxy, which
-	// restartClients replaces.
-	kubelet, proxy *process.Process
-	procs          []*process.Process
+	// kubelet, proxy and netpol are the node's kubelet, kube-proxy and
+	// NetworkPolicy enforcer, which restartClients replaces.
+	kubelet, proxy, netpol *process.Process
+	procs                  []*process.Process
 	// pathEnv is the PATH the node's processes run with.
 	pathEnv string
+	// netpolBin is the enforcer's binary, of the environment's current
+	// release whatever the cluster's.
+	netpolBin string
 }
 
 // nodeBinaries are what a node runs, from the Kubernetes binaries'
 // directory.
-var nodeBinaries = []string{"kubelet", "kube-proxy", "kube-scheduler", "containerd", "containerd-shim-runc-v2"}
+var nodeBinaries = []string{"kubelet", "kube-proxy", "kube-scheduler", "containerd", "containerd-shim-runc-v2", netpolBinary}
 
 // kubeletSysctls are the kernel settings the kubelet sets when they differ
 // (its container manager's kernel tunables). They are the whole machine's,
@@ -88,6 +92,7 @@ func (n *node) start(ctx context.Context, e *Environment) error {
 		return fmt.Errorf("node %s: %w", n.name, err)
 	}
 	n.pathEnv = "PATH=" + e.binDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	n.netpolBin = filepath.Join(e.binDir, netpolBinary)
 	containerd, err := n.run("containerd", filepath.Join(e.binDir, "containerd"), []string{"--config", n.path("containerd.toml")}, n.pathEnv)
 	if err != nil {
 		return err
@@ -97,14 +102,20 @@ func (n *node) start(ctx context.Context, e *Environment) error {
 	}); err != nil {
 		return err
 	}
+	if err := grantNetpol(ctx, n.c.Clientset()); err != nil {
+		return fmt.Errorf("node %s: %w", n.name, err)
+	}
 	if err := n.startClients(); err != nil {
+		return err
+	}
+	if err := n.waitNetpol(ctx); err != nil {
 		return err
 	}
 	return n.waitReady(ctx)
 }
 
-// startClients starts the node's clients of the API server: the kubelet and
-// kube-proxy.
+// startClients starts the node's clients of the API server: the kubelet,
+// kube-proxy and the NetworkPolicy enforcer.
 func (n *node) startClients() error {
 	kubelet, err := n.run("kubelet", filepath.Join(n.c.binDir, "kubelet"), []string{
 		"--config=" + n.path("kubelet.yaml"),
@@ -118,10 +129,14 @@ func (n *node) startClients() error {
 	}
 	n.kubelet = kubelet
 	n.proxy, err = n.run("kube-proxy", filepath.Join(n.c.binDir, "kube-proxy"), []string{"--config=" + n.path("kube-proxy.yaml"), "--v=1"}, n.pathEnv)
+	if err != nil {
+		return err
+	}
+	n.netpol, err = n.startNetpol()
 	return err
 }
 
-// restartClients gives the kubelet and kube-proxy new credentials of the
+// restartClients gives the kubelet, kube-proxy and the enforcer new credentials of the
 // cluster's current client CA, trusting its current serving CAs, and
 // restarts them, as an administrator does in a CA rotation; it waits until
 // the Node is Ready again. The node's containers run on: containerd stays.
@@ -129,7 +144,7 @@ func (n *node) restartClients(ctx context.Context) error {
 	if err := n.writeCredentials(); err != nil {
 		return fmt.Errorf("node %s: %w", n.name, err)
 	}
-	for _, p := range []*process.Process{n.proxy, n.kubelet} {
+	for _, p := range []*process.Process{n.netpol, n.proxy, n.kubelet} {
 		if err := p.Stop(10 * time.Second); err != nil {
 			return fmt.Errorf("node %s: stop %s: %w", n.name, p.Name(), err)
 		}
@@ -267,7 +282,8 @@ func (n *node) writeConfig(e *Environment) error {
 	return n.writeCredentials()
 }
 
-// writeCredentials writes the kubeconfigs of the kubelet and kube-proxy:
+// writeCredentials writes the kubeconfigs of the kubelet, kube-proxy and the
+// enforcer:
 // client certificates of the cluster's current client CA, and its current
 // serving CAs.
 func (n *node) writeCredentials() error {
@@ -281,6 +297,9 @@ func (n *node) writeCredentials() error {
 		return err
 	}
 	if err := WriteKubeconfig(n.path("kubelet.kubeconfig"), c.Name, c.configWith(rest.TLSClientConfig{CertData: kubeletCreds.certPEM, KeyData: kubeletCreds.keyPEM})); err != nil {
+		return err
+	}
+	if err := n.writeNetpolCredentials(); err != nil {
 		return err
 	}
 	return WriteKubeconfig(n.path("kube-proxy.kubeconfig"), c.Name, c.configWith(rest.TLSClientConfig{CertData: proxyCreds.certPEM, KeyData: proxyCreds.keyPEM}))

@@ -44,8 +44,9 @@ func TestKlusterletChart(t *testing.T) {
 					"clientCertExpirationSeconds":       31536000,
 					"addOnKubeClientRegistrationDriver": map[string]any{"authType": "token", "token": map[string]any{"expirationSeconds": 7200}},
 				},
-				"workConfiguration": map[string]any{"hubKubeAPIQPS": 20, "hubKubeAPIBurst": 40},
-				"tlsProfile":        map[string]any{"minTLSVersion": "VersionTLS13", "cipherSuites": []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}},
+				"workConfiguration":          map[string]any{"hubKubeAPIQPS": 20, "hubKubeAPIBurst": 40},
+				"tlsProfile":                 map[string]any{"minTLSVersion": "VersionTLS13", "cipherSuites": []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}},
+				"networkPolicyConfiguration": map[string]any{"monitoringNamespace": "monitoring"},
 			},
 			"nodeSelector": map[string]string{"node-role.kubernetes.io/control-plane": ""},
 			"tolerations":  []map[string]any{{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists", "effect": "NoSchedule"}},
@@ -64,8 +65,9 @@ func TestKlusterletChart(t *testing.T) {
 			ClientCertExpirationSeconds:     31536000,
 			AddonKubeClientRegistrationAuth: "token", AddonTokenExpirationSeconds: 7200,
 			HubKubeAPIQPS: 20, HubKubeAPIBurst: 40,
-			TLSProfile: &operatorv1.TLSProfile{MinTLSVersion: "VersionTLS13", CipherSuites: []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}},
-			Scheduling: testScheduling(),
+			TLSProfile:    &operatorv1.TLSProfile{MinTLSVersion: "VersionTLS13", CipherSuites: []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}},
+			NetworkPolicy: &config.AgentNetworkPolicy{MonitoringNamespace: "monitoring"},
+			Scheduling:    testScheduling(),
 		},
 	}}
 	for _, tt := range tests {

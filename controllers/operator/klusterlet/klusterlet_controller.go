@@ -145,6 +145,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterl
 		setApplied(k, err, nil, 0)
 		return ctrl.Result{}, nil
 	}
+	if values.NetworkPolicy, err = r.networkPolicy(ctx, k, namespace); err != nil {
+		setApplied(k, err, nil, 0)
+		return ctrl.Result{}, err
+	}
 	objs, err := render(k, values)
 	if err != nil {
 		setApplied(k, err, nil, 0)

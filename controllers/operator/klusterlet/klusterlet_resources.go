@@ -36,6 +36,7 @@ var ownedKinds = []schema.GroupVersionKind{
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "Role"},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "RoleBinding"},
 	{Group: "apps", Version: "v1", Kind: "Deployment"},
+	{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
 }
 
 // objectKey identifies an object across kinds.

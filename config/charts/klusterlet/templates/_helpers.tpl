@@ -37,6 +37,9 @@ generated templates execute the manifests of config/agent with it.
 {{- $_ := set $v "BootstrapKubeconfig" (required "bootstrapHubKubeConfig is required: --set-file bootstrapHubKubeConfig=<kubeconfig>" $values.bootstrapHubKubeConfig) -}}
 {{- $_ := set $v "Mode" $mode -}}
 {{- $_ := set $v "ExternalServerURLs" $urls -}}
+{{- if kindIs "map" $k.networkPolicyConfiguration -}}
+{{- $_ := set $v "NetworkPolicy" (dict "MonitoringNamespace" ($k.networkPolicyConfiguration.monitoringNamespace | default "")) -}}
+{{- end -}}
 {{- $_ := set $v "ClientCertExpirationSeconds" (int64 ($reg.clientCertExpirationSeconds | default 0)) -}}
 {{- $_ := set $v "RegistrationAuth" ($regDriver.authType | default "") -}}
 {{- $_ := set $v "AddonKubeClientRegistrationAuth" ($driver.authType | default "") -}}

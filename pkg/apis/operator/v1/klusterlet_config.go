@@ -231,3 +231,15 @@ type WorkAgentConfiguration struct {
 	// +kubebuilder:validation:Pattern=`^([0-9]+(s|m|h))+$`
 	StatusSyncInterval *metav1.Duration `json:"statusSyncInterval,omitempty"`
 }
+
+// KlusterletNetworkPolicyConfiguration configures the NetworkPolicies of the
+// agent's namespace.
+type KlusterletNetworkPolicyConfiguration struct {
+	// monitoringNamespace is the namespace of the Prometheus scraper allowed
+	// to reach the agent's metrics port. Unset adds no such policy: no Pod
+	// reaches the metrics port.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	MonitoringNamespace string `json:"monitoringNamespace,omitempty"`
+}

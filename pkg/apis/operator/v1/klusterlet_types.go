@@ -94,6 +94,15 @@ type KlusterletSpec struct {
 	// ConfigMap only.
 	// +optional
 	TLSProfile *TLSProfile `json:"tlsProfile,omitempty"`
+
+	// networkPolicyConfiguration, when set, makes the operator apply
+	// NetworkPolicies to the agent's namespace: its Pods get no traffic but
+	// the agent's egress to its hubs' API servers (and the proxy it reaches
+	// them through), to the managed cluster's API server and to DNS, and,
+	// from monitoringNamespace, ingress to the agent's metrics port. Unset,
+	// the operator applies none and removes those it applied.
+	// +optional
+	NetworkPolicyConfiguration *KlusterletNetworkPolicyConfiguration `json:"networkPolicyConfiguration,omitempty"`
 }
 
 // ServerURL is an API server URL of the managed cluster and its CA bundle.
