@@ -72,7 +72,9 @@ fi
 # A pin that is not the hub's CA's (a hub impersonated on the way, say):
 # join stops before it sends the token, and installs nothing.
 refused kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "sha256:$(printf '0%.0s' $(seq 64))" --cluster-name cluster1 --context cluster1
-step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "$HUB_PIN" --cluster-name cluster1 --context cluster1
+# cluster1's agent runs behind default-deny NetworkPolicies that let it reach
+# only its hub, its cluster's API server and DNS (the nodes enforce them).
+step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "$HUB_PIN" --cluster-name cluster1 --context cluster1 --network-policy
 step kubectl ocm hub token --cluster-name cluster2 --context hub | tee "$DEV_ENV_DIR/hub-token.out"
 BOUND_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-token.out" | head -1 | cut -d' ' -f2)
 if [[ -z $BOUND_TOKEN ]]; then
@@ -86,6 +88,7 @@ step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB_VIA_PROXY
 step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
 step kubectl ocm get clusters --context hub -o wide
+step kubectl get networkpolicy -n open-cluster-management-agent --context cluster1
 # cluster1's request got a certificate; cluster2's a sealed token.
 step kubectl get csr -l open-cluster-management.io/cluster-name --context hub -o custom-columns=NAME:.metadata.name,CLUSTER:.metadata.labels.open-cluster-management\\.io/cluster-name,SIGNER:.spec.signerName
 step sh -c "kubectl ocm get klusterlet --context cluster2 | grep -E 'Cluster|Registration'"
@@ -103,7 +106,7 @@ kubectl port-forward deployment/ocm-hub-controller :9443 --namespace open-cluste
 FORWARD_PID=$!
 TLS_PORT=
 for _ in $(seq 1 60); do
-	TLS_PORT=$(grep -o 'Forwarding from 127.0.0.1:[0-9]*' "$DEV_ENV_DIR/tls-port-forward.out" | head -1 | cut -d: -f2)
+	TLS_PORT=$(grep -o 'Forwarding from 127.0.0.1:[0-9]*' "$DEV_ENV_DIR/tls-port-forward.out" | head -1 | cut -d: -f2 || true)
 	[[ -n $TLS_PORT ]] && break
 	sleep 1
 done
@@ -113,8 +116,13 @@ if [[ -z $TLS_PORT ]]; then
 	kill "$FORWARD_PID" 2>/dev/null || true
 	exit 1
 fi
-refused openssl s_client -connect "127.0.0.1:$TLS_PORT" -tls1_2 -brief </dev/null
-step openssl s_client -connect "127.0.0.1:$TLS_PORT" -tls1_3 -brief </dev/null
+# openssl checks the server's certificate against the CA of the webhook's
+# Secret, for the name the hub's API server dials.
+kubectl get secret ocm-hub-controller-webhook-serving-cert -n open-cluster-management-hub --context hub \
+	-o jsonpath='{.data.ca\.crt}' | base64 -d >"$DEV_ENV_DIR/hub-webhook-ca.crt"
+WEBHOOK_NAME=ocm-hub-controller-webhook.open-cluster-management-hub.svc
+refused openssl s_client -connect "127.0.0.1:$TLS_PORT" -tls1_2 -brief -CAfile "$DEV_ENV_DIR/hub-webhook-ca.crt" -verify_hostname "$WEBHOOK_NAME" -servername "$WEBHOOK_NAME" </dev/null
+step openssl s_client -connect "127.0.0.1:$TLS_PORT" -tls1_3 -brief -CAfile "$DEV_ENV_DIR/hub-webhook-ca.crt" -verify_hostname "$WEBHOOK_NAME" -servername "$WEBHOOK_NAME" -verify_return_error </dev/null
 kill "$FORWARD_PID" 2>/dev/null || true
 wait "$FORWARD_PID" 2>/dev/null || true
 

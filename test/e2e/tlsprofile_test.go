@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,6 +24,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
@@ -43,15 +47,24 @@ func TestTLSProfileOnNodes(t *testing.T) {
 	t.Cleanup(func() { setTLSProfile(t, hub, nil) })
 	port := portForward(t, f.env.Kubeconfig(), "deployment/"+config.HubControllerDeployment, strconv.Itoa(conversion.Port), "--context", "hub", "--namespace", config.HubNamespace)
 	addr := "127.0.0.1:" + port
+	// The TLS 1.3 handshake verifies the server as the hub's API server
+	// does: the CA of the webhook's Secret, the Service's name.
+	secret := &corev1.Secret{}
+	require.NoError(t, hub.Get(t.Context(), client.ObjectKey{Namespace: config.HubNamespace, Name: conversion.SecretName}, secret))
+	caFile := filepath.Join(t.TempDir(), "ca.crt")
+	require.NoError(t, os.WriteFile(caFile, secret.Data[servingcert.CABundleKey], 0o600))
+	name := conversion.ServiceName + "." + config.HubNamespace + ".svc"
+	verify := []string{"-CAfile", caFile, "-verify_hostname", name, "-servername", name, "-verify_return_error"}
 
 	t.Run("TLS 1.2 is refused and TLS 1.3 answered", func(t *testing.T) {
 		out, err := opensslHandshake(t.Context(), addr, "-tls1_2")
 		require.Error(t, err, "a TLS 1.2 handshake succeeded:\n%s", out)
 		assert.Contains(t, out, "protocol version", "the refusal is the server's protocol_version alert")
 		t.Logf("$ openssl s_client -connect %s -tls1_2\n%s", addr, out)
-		out, err = opensslHandshake(t.Context(), addr, "-tls1_3")
+		out, err = opensslHandshake(t.Context(), addr, append([]string{"-tls1_3"}, verify...)...)
 		require.NoError(t, err, out)
-		assert.Contains(t, out, "TLSv1.3")
+		assert.Contains(t, out, "Protocol version: TLSv1.3")
+		assert.Contains(t, out, "Verification: OK")
 	})
 
 	t.Run("the hub's API server still reaches the hub controller", func(t *testing.T) {
@@ -128,13 +141,13 @@ func deploymentRolledOut(d *appsv1.Deployment) bool {
 	return s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == want && s.AvailableReplicas == want && s.Replicas == want
 }
 
-// opensslHandshake runs `openssl s_client` against addr with a version
-// flag such as -tls1_2 and returns what it printed; the error is non-nil
-// when the handshake failed.
-func opensslHandshake(ctx context.Context, addr, version string) (string, error) {
+// opensslHandshake runs `openssl s_client` against addr with args, such as
+// -tls1_2, and returns what it printed; the error is non-nil when the
+// handshake failed.
+func opensslHandshake(ctx context.Context, addr string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "openssl", "s_client", "-connect", addr, version, "-brief")
+	cmd := exec.CommandContext(ctx, "openssl", append([]string{"s_client", "-connect", addr, "-brief"}, args...)...)
 	cmd.Stdin = strings.NewReader("")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
