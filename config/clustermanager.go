@@ -54,6 +54,9 @@ type HubOperatorValues struct {
 	ConversionWebhookURL string
 	// TLSProfile becomes the ClusterManager's spec.tlsProfile.
 	TLSProfile *operatorv1.TLSProfile
+	// NetworkPolicy becomes the ClusterManager's
+	// spec.networkPolicyConfiguration; nil leaves the field out.
+	NetworkPolicy *operatorv1.NetworkPolicyConfiguration
 }
 
 // Namespace is the operator's namespace, OperatorNamespace.

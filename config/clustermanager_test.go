@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 )
@@ -159,5 +161,61 @@ func TestHubOperatorObjects(t *testing.T) {
 	}
 	if _, err := HubOperatorObjects(HubOperatorValues{ConversionWebhookURL: "http://x"}); err == nil {
 		t.Error("an http conversion webhook URL was accepted")
+	}
+}
+
+// TestHubOperatorNetworkPolicy checks the ClusterManager's
+// spec.networkPolicyConfiguration that HubOperatorValues.NetworkPolicy
+// writes: absent when nil, {} when set and empty, and each namespace given.
+func TestHubOperatorNetworkPolicy(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		np   *operatorv1.NetworkPolicyConfiguration
+		want any // the field as written, nil when absent
+	}{
+		{name: "unset", np: nil, want: nil},
+		{name: "empty", np: &operatorv1.NetworkPolicyConfiguration{}, want: map[string]any{}},
+		{name: "monitoringNamespace", np: &operatorv1.NetworkPolicyConfiguration{MonitoringNamespace: "monitoring"},
+			want: map[string]any{"monitoringNamespace": "monitoring"}},
+		{name: "apiServerNamespace", np: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system"},
+			want: map[string]any{"apiServerNamespace": "kube-system"}},
+		{name: "both", np: &operatorv1.NetworkPolicyConfiguration{MonitoringNamespace: "monitoring", APIServerNamespace: "kube-system"},
+			want: map[string]any{"monitoringNamespace": "monitoring", "apiServerNamespace": "kube-system"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := HubOperatorObjects(HubOperatorValues{NetworkPolicy: tt.np})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cm *unstructured.Unstructured
+			for _, o := range objs {
+				if o.GetKind() == "ClusterManager" {
+					cm = o
+				}
+				if o.GetKind() == "NetworkPolicy" {
+					t.Errorf("hub init writes NetworkPolicy %s, which the operator renders", o.GetName())
+				}
+			}
+			if cm == nil {
+				t.Fatal("no ClusterManager")
+			}
+			got, found, err := unstructured.NestedFieldNoCopy(cm.Object, "spec", "networkPolicyConfiguration")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !found {
+				got = nil
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("spec.networkPolicyConfiguration %#v, want %#v", got, tt.want)
+			}
+			var typed operatorv1.ClusterManager
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(cm.Object, &typed, true); err != nil {
+				t.Fatalf("decode the ClusterManager: %v", err)
+			}
+			if !reflect.DeepEqual(typed.Spec.NetworkPolicyConfiguration, tt.np) {
+				t.Errorf("decoded spec.networkPolicyConfiguration %+v, want %+v", typed.Spec.NetworkPolicyConfiguration, tt.np)
+			}
+		})
 	}
 }

@@ -27,6 +27,10 @@ generated templates execute the manifests of config/hub-operator with it.
 {{- $_ := set $v "ClusterManagerName" "cluster-manager" -}}
 {{- $_ := set $v "AutoApproveUsers" $values.clusterManager.registrationConfiguration.autoApproveUsers -}}
 {{- $_ := set $v "ConversionWebhookURL" $url -}}
+{{- $np := $values.clusterManager.networkPolicyConfiguration -}}
+{{- if kindIs "map" $np -}}
+{{- $_ := set $v "NetworkPolicy" (dict "MonitoringNamespace" ($np.monitoringNamespace | default "") "APIServerNamespace" ($np.apiServerNamespace | default "")) -}}
+{{- end -}}
 {{- $tls := $values.clusterManager.tlsProfile | default dict -}}
 {{- if or $tls.minTLSVersion $tls.cipherSuites -}}
 {{- $_ := set $v "TLSProfile" (dict "MinTLSVersion" ($tls.minTLSVersion | default "") "CipherSuites" $tls.cipherSuites) -}}
