@@ -79,7 +79,12 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 			kubectl ocm hub init --tls-min-version VersionTLS13
 
 			# Allow TLS 1.2 clients with two ECDSA suites only
-			kubectl ocm hub init --tls-cipher-suites TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384`),
+			kubectl ocm hub init --tls-cipher-suites TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384
+
+			# Confine the hub controller with NetworkPolicies: Prometheus in namespace
+			# monitoring may scrape it, and only the API server Pods of kube-system
+			# reach its webhook
+			kubectl ocm hub init --network-policy-monitoring-namespace monitoring --network-policy-apiserver-namespace kube-system`),
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
@@ -96,6 +101,9 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 		"Bootstrap identities whose first-join requests the hub approves and accepts by itself (see docs/operations.md#what-auto-approval-trusts).")
 	f.DurationVar(&o.TokenDuration, "duration", 24*time.Hour, "How long the printed bootstrap token stays valid.")
 	cli.AddTLSFlags(f, &o.TLSMinVersion, &o.TLSCipherSuites, "ClusterManager", "the hub controller's conversion webhook and hub tunnel server", "ClusterManager operator")
+	f.BoolVar(&o.NetworkPolicy, "network-policy", false, "Have the ClusterManager operator apply NetworkPolicies to the hub controller: its webhook port accepts the API server's calls, its other ports no connection from Pods (see docs/operations.md#network-policies). Sets the ClusterManager's spec.networkPolicyConfiguration; running init again without this flag or the two that imply it removes the field, and the operator the policies.")
+	f.StringVar(&o.NetworkPolicyMonitoringNamespace, "network-policy-monitoring-namespace", "", "The namespace whose Pods may reach the hub controller's metrics port (spec.networkPolicyConfiguration.monitoringNamespace); implies --network-policy.")
+	f.StringVar(&o.NetworkPolicyAPIServerNamespace, "network-policy-apiserver-namespace", "", "The namespace the API server's webhook calls come from, for API servers that run as Pods in it (spec.networkPolicyConfiguration.apiServerNamespace); implies --network-policy. Default: the webhook port accepts every source, as it must where the API server runs on the host network.")
 	f.StringVar(&o.OutputFile, "output-file", "", "Also write the manifests init applies to this file, as --dry-run=client -o yaml prints them; it is written before anything is applied.")
 	f.StringVar(&o.OutputJoinCommandFile, "output-join-command-file", "",
 		`Also write the join command to this file, an owner-only shell script taking the cluster name and more join flags: 'sh FILE cluster1 --context cluster1'.`)

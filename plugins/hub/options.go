@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -57,6 +58,13 @@ type InitOptions struct {
 	TLSMinVersion   string
 	TLSCipherSuites []string
 	TLSProfile      *operatorv1.TLSProfile
+	// NetworkPolicy sets the ClusterManager's
+	// spec.networkPolicyConfiguration; NetworkPolicyMonitoringNamespace and
+	// NetworkPolicyAPIServerNamespace its monitoringNamespace and
+	// apiServerNamespace, each of which implies NetworkPolicy.
+	NetworkPolicy                    bool
+	NetworkPolicyMonitoringNamespace string
+	NetworkPolicyAPIServerNamespace  string
 }
 
 // NewInitOptions returns InitOptions for the hub getter selects.
@@ -102,7 +110,37 @@ func (o *InitOptions) Validate() error {
 	if o.TLSProfile, err = config.TLSProfileFromFlags(o.TLSMinVersion, o.TLSCipherSuites); err != nil {
 		return err
 	}
+	if err := o.validateNetworkPolicy(); err != nil {
+		return err
+	}
 	return validateDuration(o.TokenDuration)
+}
+
+// validateNetworkPolicy checks the namespaces of --network-policy-*-namespace;
+// either one implies --network-policy.
+func (o *InitOptions) validateNetworkPolicy() error {
+	for _, f := range []struct{ flag, ns, fix string }{
+		{"--network-policy-monitoring-namespace", o.NetworkPolicyMonitoringNamespace, "name the namespace of your Prometheus"},
+		{"--network-policy-apiserver-namespace", o.NetworkPolicyAPIServerNamespace, "name the namespace the hub's API server Pods run in"},
+	} {
+		if f.ns == "" {
+			continue
+		}
+		if msgs := validation.IsDNS1123Label(f.ns); len(msgs) > 0 {
+			return fmt.Errorf("%s %q is not a namespace name (%s); %s", f.flag, f.ns, msgs[0], f.fix)
+		}
+		o.NetworkPolicy = true
+	}
+	return nil
+}
+
+// networkPolicy is the ClusterManager's spec.networkPolicyConfiguration of
+// the flags, nil without --network-policy.
+func (o *InitOptions) networkPolicy() *operatorv1.NetworkPolicyConfiguration {
+	if !o.NetworkPolicy {
+		return nil
+	}
+	return &operatorv1.NetworkPolicyConfiguration{MonitoringNamespace: o.NetworkPolicyMonitoringNamespace, APIServerNamespace: o.NetworkPolicyAPIServerNamespace}
 }
 
 // TokenOptions are the flags of `kubectl ocm hub token`.

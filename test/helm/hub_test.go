@@ -62,6 +62,21 @@ func TestHubChart(t *testing.T) {
 				"--conversion-webhook-url", "https://127.0.0.1:9555/convert",
 				"--tls-min-version", "VersionTLS13", "--tls-cipher-suites", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256")
 		},
+	}, {
+		name:   "network policy, no namespace",
+		values: map[string]any{"clusterManager": map[string]any{"networkPolicyConfiguration": map[string]any{}}},
+		want: func(t *testing.T) []*unstructured.Unstructured {
+			return hubInit(t, "--image", defaultImage(t, "hub"), "--network-policy")
+		},
+	}, {
+		name: "network policy, both namespaces",
+		values: map[string]any{"clusterManager": map[string]any{
+			"networkPolicyConfiguration": map[string]any{"monitoringNamespace": "monitoring", "apiServerNamespace": "kube-system"},
+		}},
+		want: func(t *testing.T) []*unstructured.Unstructured {
+			return hubInit(t, "--image", defaultImage(t, "hub"),
+				"--network-policy-monitoring-namespace", "monitoring", "--network-policy-apiserver-namespace", "kube-system")
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
