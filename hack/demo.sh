@@ -52,8 +52,8 @@ for c in hub cluster1 cluster2 hub2; do
 	step kubectl get nodes --context "$c"
 done
 # TLS 1.3 only: the ClusterManager's tlsProfile, which the operator passes to
-# the hub controller.
-step kubectl ocm hub init --context hub --wait --tls-min-version VersionTLS13 | tee "$DEV_ENV_DIR/hub-init.out"
+# the hub controller; and the hub controller behind NetworkPolicies.
+step kubectl ocm hub init --context hub --wait --tls-min-version VersionTLS13 --network-policy | tee "$DEV_ENV_DIR/hub-init.out"
 TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 HUB=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 # The pin of the hub's CA: join checks the hub against it before it sends the token.
@@ -88,6 +88,7 @@ step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB_VIA_PROXY
 step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m
 step kubectl ocm get clusters --context hub -o wide
+step kubectl get networkpolicy -n open-cluster-management-hub --context hub
 step kubectl get networkpolicy -n open-cluster-management-agent --context cluster1
 # cluster1's request got a certificate; cluster2's a sealed token.
 step kubectl get csr -l open-cluster-management.io/cluster-name --context hub -o custom-columns=NAME:.metadata.name,CLUSTER:.metadata.labels.open-cluster-management\\.io/cluster-name,SIGNER:.spec.signerName
