@@ -73,8 +73,12 @@ func TestAgentNetworkPolicies(t *testing.T) {
 		hubIP := podIP(t, hub, config.HubNamespace, config.HubControllerDeployment)
 		hubPorts := []int{config.HubMetricsPort}
 		assert.Equal(t, "open", probe(t, hubC.Clientset(), "hub-before", hubIP, hubPorts, "open"), "a Pod reaches the hub controller's metrics port without policies")
-		editClusterManager(t, hub, &operatorv1.NetworkPolicyConfiguration{})
-		t.Cleanup(func() { editClusterManager(t, hub, nil) })
+		editClusterManager(t, hub, func(cm *operatorv1.ClusterManager) {
+			cm.Spec.NetworkPolicyConfiguration = &operatorv1.NetworkPolicyConfiguration{}
+		})
+		t.Cleanup(func() {
+			editClusterManager(t, hub, func(cm *operatorv1.ClusterManager) { cm.Spec.NetworkPolicyConfiguration = nil })
+		})
 		waitPolicies(t, hub, config.HubNamespace, 1)
 		assert.Equal(t, "closed", probe(t, hubC.Clientset(), "hub-after", hubIP, hubPorts, "closed"), "a Pod reaches the hub controller's metrics port through its policies")
 	})
@@ -93,15 +97,15 @@ func editKlusterlet(t *testing.T, c client.Client, change func(*operatorv1.Klust
 	}))
 }
 
-// editClusterManager sets the ClusterManager's networkPolicyConfiguration.
-func editClusterManager(t *testing.T, c client.Client, np *operatorv1.NetworkPolicyConfiguration) {
+// editClusterManager changes the ClusterManager of the hub of c.
+func editClusterManager(t *testing.T, c client.Client, change func(*operatorv1.ClusterManager)) {
 	t.Helper()
 	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cm := &operatorv1.ClusterManager{}
 		if err := c.Get(context.Background(), client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm); err != nil {
 			return err
 		}
-		cm.Spec.NetworkPolicyConfiguration = np
+		change(cm)
 		return c.Update(context.Background(), cm)
 	}))
 }

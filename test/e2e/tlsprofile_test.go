@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
@@ -76,11 +77,10 @@ func TestTLSProfileOnNodes(t *testing.T) {
 
 	t.Run("a suite the operator does not know is refused and changes nothing", func(t *testing.T) {
 		before := f.instance(t, "hub", config.HubNamespace, config.HubControllerDeployment)
+		editClusterManager(t, hub, func(cm *operatorv1.ClusterManager) {
+			cm.Spec.TLSProfile.CipherSuites = []string{"TLS_NOT_A_SUITE"}
+		})
 		cm := &operatorv1.ClusterManager{}
-		require.NoError(t, hub.Get(t.Context(), client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm))
-		patch := client.MergeFrom(cm.DeepCopy())
-		cm.Spec.TLSProfile.CipherSuites = []string{"TLS_NOT_A_SUITE"}
-		require.NoError(t, hub.Patch(t.Context(), cm, patch))
 		framework.Eventually(t.Context(), t, time.Minute, "the ClusterManager naming the unknown suite", func(ctx context.Context) (bool, error) {
 			if err := hub.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm); err != nil {
 				return false, err
@@ -101,11 +101,9 @@ func TestTLSProfileOnNodes(t *testing.T) {
 func setTLSProfile(t *testing.T, hub client.Client, p *operatorv1.TLSProfile) {
 	t.Helper()
 	ctx := context.WithoutCancel(t.Context())
+	editClusterManager(t, hub, func(cm *operatorv1.ClusterManager) { cm.Spec.TLSProfile = p })
 	cm := &operatorv1.ClusterManager{}
 	require.NoError(t, hub.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, cm))
-	patch := client.MergeFrom(cm.DeepCopy())
-	cm.Spec.TLSProfile = p
-	require.NoError(t, hub.Patch(ctx, cm, patch))
 	require.Equal(t, p, cm.Spec.TLSProfile, "the API server kept spec.tlsProfile only if the installed CRD has it")
 	want := "--" + tlsprofile.MinVersionFlag + "="
 	if p != nil {
@@ -122,23 +120,13 @@ func setTLSProfile(t *testing.T, hub client.Client, p *operatorv1.TLSProfile) {
 		if p == nil {
 			has = !has
 		}
-		if has && deploymentRolledOut(d) {
+		st := deploystatus.Of(d)
+		if has && st.Done {
 			return true, nil
 		}
-		seen = fmt.Sprintf("generation %d, args %q, status %+v", d.Generation, args, d.Status)
+		seen = fmt.Sprintf("args %q, %s", args, st)
 		return false, errors.New(seen)
 	})
-}
-
-// deploymentRolledOut says whether every replica of d runs its newest
-// template and is available, with no old Pod left.
-func deploymentRolledOut(d *appsv1.Deployment) bool {
-	want := int32(1)
-	if d.Spec.Replicas != nil {
-		want = *d.Spec.Replicas
-	}
-	s := d.Status
-	return s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == want && s.AvailableReplicas == want && s.Replicas == want
 }
 
 // opensslHandshake runs `openssl s_client` against addr with args, such as
