@@ -205,7 +205,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.NetworkPolicy, "network-policy", o.NetworkPolicy, "Have the Klusterlet operator apply NetworkPolicies to the agent's namespace: the agent may reach only DNS, its hub and this cluster's API server, and nothing may reach it (see docs/operations.md#network-policies).")
 	fs.StringVar(&o.NetworkPolicyMonitoringNamespace, "network-policy-monitoring-namespace", o.NetworkPolicyMonitoringNamespace, "The namespace whose Pods may reach the agent's metrics port; implies --network-policy.")
 	o.addProxyFlags(fs)
-	cli.AddTLSFlags(fs, &o.TLSMinVersion, &o.TLSCipherSuites, "Klusterlet", "the agent (it serves none today: metrics and probes are plain HTTP)", "Klusterlet operator")
+	cli.AddTLSFlags(fs, &o.TLSMinVersion, &o.TLSCipherSuites, "Klusterlet", "the agent's hub tunnel connection (the agent serves no TLS: metrics and probes are plain HTTP)", "Klusterlet operator")
 	fs.BoolVar(&o.Force, "force", o.Force, "Join even if a joined, available cluster of the same name exists on the hub.")
 	fs.StringVar(&o.OutputFile, "output-file", o.OutputFile, "Also write the manifests join installs to this file, as --dry-run=client -o yaml prints them, readable by its owner only (it holds the bootstrap token); it is written before anything is installed.")
 	cli.AddDryRunFlag(cmd, &o.DryRun)

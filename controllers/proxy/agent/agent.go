@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubsession"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
 )
 
 // +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=secrets,verbs=list;watch
@@ -46,6 +48,10 @@ type Options struct {
 	Namespace, HubKubeconfigSecret string
 	// ClusterName, when not empty, overrides the Secret's cluster-name.
 	ClusterName string
+	// TLS is the TLS profile of the tunnel's connection to the hub's API
+	// server (its minimum version and cipher suites); the zero Profile is
+	// TLS 1.2 and up with Go's suites.
+	TLS tlsprofile.Profile
 }
 
 // Agent keeps the tunnel attached. It runs in the elected replica only.
@@ -88,21 +94,35 @@ func (a *Agent) Start(ctx context.Context) error {
 	}, a.session)
 }
 
+// newDialer returns the WebSocket dialer of a tunnel to the hub of cfg (a
+// hub credential's configuration): its CA, client certificate and proxy,
+// with the TLS profile p applied.
+func newDialer(cfg *rest.Config, p tlsprofile.Profile) (*websocket.Dialer, error) {
+	tlsConfig, err := rest.TLSConfigFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("TLS configuration of the hub credential: %w", err)
+	}
+	if tlsConfig == nil {
+		tlsConfig = &tls.Config{}
+	}
+	p.Apply(tlsConfig)
+	proxy := cfg.Proxy
+	if proxy == nil {
+		proxy = http.ProxyFromEnvironment
+	}
+	return &websocket.Dialer{TLSClientConfig: tlsConfig, Proxy: proxy, HandshakeTimeout: 10 * time.Second}, nil
+}
+
 // session keeps the tunnel attached with cred until ctx ends.
 func (a *Agent) session(ctx context.Context, cred *hubsession.Credential) error {
 	wsURL, err := AttachURL(cred.Config.Host, cred.ClusterName)
 	if err != nil {
 		return err
 	}
-	tlsConfig, err := rest.TLSConfigFor(cred.Config)
+	dialer, err := newDialer(cred.Config, a.opts.TLS)
 	if err != nil {
-		return fmt.Errorf("TLS configuration of the hub credential: %w", err)
+		return err
 	}
-	proxy := cred.Config.Proxy
-	if proxy == nil {
-		proxy = http.ProxyFromEnvironment
-	}
-	dialer := &websocket.Dialer{TLSClientConfig: tlsConfig, Proxy: proxy, HandshakeTimeout: 10 * time.Second}
 	log := ctrl.LoggerFrom(ctx).WithValues("url", wsURL)
 	backoff := MinBackoff
 	for {

@@ -41,10 +41,13 @@ type agentOptions struct {
 	// addon holds the add-on agent's own flags; the rest of its options come
 	// from registration's.
 	addon addonagent.Options
-	// tls is the TLS profile. The agent serves no TLS today (its metrics and
-	// probes are plain HTTP, the tunnel's forwarder listens in memory); it
-	// takes the flags OCM's Klusterlet deployments pass and checks the
-	// profile at start, so that a bad one shows where it was set.
+	// tls is the TLS profile, read at start: the hub tunnel dials the hub
+	// with it. The agent serves no TLS (its metrics and probes are plain
+	// HTTP, the tunnel's forwarder listens in memory), and its clients of
+	// the API servers are client-go's, which sets no TLS version or suite
+	// of its own choice: those follow the API servers' settings. It takes
+	// the flags OCM's Klusterlet deployments pass, so that a bad profile
+	// shows where it was set.
 	tls TLSOptions
 }
 
@@ -108,7 +111,7 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 	fs.IntVar(&w.HubBurst, "hub-kube-api-burst", workagent.DefaultHubBurst, "Request burst of the work agent to the hub. The Klusterlet operator sets it from spec.workConfiguration.hubKubeAPIBurst.")
 	fs.Float32Var(&w.KubeQPS, "work-kube-api-qps", workagent.DefaultKubeQPS, "Requests per second of the work agent to the managed cluster (--kube-api-qps limits the rest of the agent). The Klusterlet operator sets it from spec.workConfiguration.kubeAPIQPS.")
 	fs.IntVar(&w.KubeBurst, "work-kube-api-burst", workagent.DefaultKubeBurst, "Request burst of the work agent to the managed cluster (--kube-api-burst limits the rest of the agent). The Klusterlet operator sets it from spec.workConfiguration.kubeAPIBurst.")
-	o.tls.AddFlags(fs, "the agent's TLS endpoints (it serves none today: metrics and probes are plain HTTP)", "checked at start")
+	o.tls.AddFlags(fs, "the hub tunnel's connection to the hub (the agent serves no TLS: metrics and probes are plain HTTP)", "read at start")
 	fs.StringVar(&o.featureGates, "feature-gates", "", featuregate.Usage(featuregate.Agent)+" The Klusterlet operator sets it from the featureGates of spec.registrationConfiguration and spec.workConfiguration.")
 	fs.StringVar(&o.addon.KubeClientDriver, "addon-kubeclient-registration-auth", addonv1alpha1.KubeClientDriverCSR, "How add-on agents get their hub credential: csr (client certificates) or token (ServiceAccount tokens). Default: the Klusterlet's choice, else csr.")
 	fs.Int64Var(&o.addon.TokenExpirationSeconds, "addon-token-expiration-seconds", addonagent.DefaultTokenExpirationSeconds, "Requested lifetime in seconds (at least 600) of the add-on tokens of --addon-kubeclient-registration-auth token; they are refreshed after 80 % of it.")
@@ -123,7 +126,8 @@ func (o *agentOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := o.tls.Load(ctx, cfg, o.manager.Namespace, nil, ctrl.Log.WithName("tls-profile")); err != nil {
+	profile, _, err := o.tls.Load(ctx, cfg, o.manager.Namespace, nil, ctrl.Log.WithName("tls-profile"))
+	if err != nil {
 		return err
 	}
 	mgr, err := o.manager.NewManager(cfg, agentLeaderElectionID, func(mo *manager.Options) {
@@ -178,7 +182,7 @@ func (o *agentOptions) run(ctx context.Context) error {
 		tunnel, err := proxyagent.New(proxyagent.Options{
 			Config: mgr.GetConfig(), Managed: managed.GetConfig(),
 			Namespace: o.manager.Namespace, HubKubeconfigSecret: o.registration.HubKubeconfigSecret,
-			ClusterName: o.registration.ClusterName,
+			ClusterName: o.registration.ClusterName, TLS: profile.Profile(),
 		}, ctrl.Log.WithName("hub-tunnel"))
 		if err != nil {
 			return err
