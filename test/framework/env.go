@@ -101,9 +101,11 @@ type Environment struct {
 	etcdURL         string
 	etcdArgs        []string
 	clusters        []*Cluster
-	// slot and registry exist with nodes.
+	// slot, registry and private exist with nodes.
 	slot     *host.Slot
 	registry *registry.Server
+	// private is the registry that requires credentials.
+	private  *registry.Server
 	images   []string
 	stopOnce sync.Once
 	stopErr  error
@@ -339,8 +341,10 @@ func (e *Environment) Stop() error {
 		if e.etcd != nil {
 			errs = append(errs, e.etcd.Stop(10*time.Second))
 		}
-		if e.registry != nil {
-			e.registry.Stop()
+		for _, r := range []*registry.Server{e.registry, e.private} {
+			if r != nil {
+				r.Stop()
+			}
 		}
 		if e.slot != nil {
 			errs = append(errs, e.slot.Release())
