@@ -20,10 +20,11 @@ import (
 )
 
 // prepareNodes takes the environment's slot and makes, before any cluster
-// starts, its bridge, its registry with opts' images, and each cluster's
-// node network with the guards of its ranges. Each cluster then listens on
-// the bridge and uses its node's Service range.
-func (e *Environment) prepareNodes(ctx context.Context, layouts []ImageLayout) error {
+// starts, its bridge, its registry with the images of layouts, its private
+// registry with those of the private repositories, and each cluster's node
+// network with the guards of its ranges. Each cluster then listens on the
+// bridge and uses its node's Service range.
+func (e *Environment) prepareNodes(ctx context.Context, layouts []ImageLayout, private []string) error {
 	s, err := host.TakeSlot(e.logf)
 	if err != nil {
 		return err
@@ -49,6 +50,9 @@ func (e *Environment) prepareNodes(ctx context.Context, layouts []ImageLayout) e
 		}
 		e.images = append(e.images, names...)
 		e.logf("registry %s: %v from %s", e.registry.Host(), names, l.Dir)
+	}
+	if err := e.copyPrivateImages(ctx, private); err != nil {
+		return err
 	}
 	for i, c := range e.clusters {
 		nn := s.Node(i)

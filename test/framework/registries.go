@@ -44,6 +44,47 @@ func (e *Environment) PrivateRegistry() *PrivateRegistry {
 	return &PrivateRegistry{Host: registry.PrivateHost, Address: e.private.Host(), Username: creds.Username, Password: creds.Password}
 }
 
+// copyPrivateImages stores the images of the environment's registry in
+// repositories into the private registry, under the names PrivateRegistry's
+// Name gives them.
+func (e *Environment) copyPrivateImages(ctx context.Context, repositories []string) error {
+	if len(repositories) == 0 {
+		return nil
+	}
+	p := e.PrivateRegistry()
+	wanted := map[string]bool{}
+	for _, r := range repositories {
+		repo, err := name.NewRepository(r)
+		if err != nil {
+			return err
+		}
+		wanted[repo.Name()] = true
+	}
+	var copied []string
+	for _, image := range e.images {
+		ref, err := name.ParseReference(image)
+		if err != nil || !wanted[ref.Context().Name()] {
+			continue
+		}
+		dst, err := p.Name(image)
+		if err != nil {
+			return err
+		}
+		if err := e.TagImage(ctx, image, dst); err != nil {
+			return err
+		}
+		copied = append(copied, dst)
+	}
+	if len(copied) == 0 {
+		return fmt.Errorf("no image of %v in the environment's registry to store in the private registry", repositories)
+	}
+	e.logf("private registry %s (%s): %v", p.Host, p.Address, copied)
+	return nil
+}
+
+// PrivateRegistryHost is the private registry as the nodes name it.
+const PrivateRegistryHost = registry.PrivateHost
+
 // registryStateFile, in an environment's directory, tells other processes
 // (dev-env load) where its registry is and where its nodes' runtimes read
 // the registries' configuration.

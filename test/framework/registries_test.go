@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -19,15 +21,41 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/images"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/internal/registry"
 )
 
 func TestPrivateRegistryAndLoadImage(t *testing.T) {
 	SkipIfShort(t)
-	env := startNodes(t, "hub")
+	layouts, err := DefaultImages()
+	require.NoError(t, err)
+	controller := config.DefaultImageRegistry + "/" + config.ControllerImageName
+	env := StartForTestWith(t, Options{Clusters: []string{"hub"}, Nodes: true, Images: layouts, PrivateImages: []string{controller}})
 	cs := env.Cluster("hub").Clientset()
 	ctx := t.Context()
+
+	t.Run("the ocm-controller images are in the private registry, for its credentials only", func(t *testing.T) {
+		p := env.PrivateRegistry()
+		var n int
+		for _, image := range env.Images() {
+			if !strings.HasPrefix(image, controller+":") {
+				continue
+			}
+			n++
+			private, err := p.Name(image)
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(private, "localhost:5001/kubectl-ocm/ocm-controller:"), private)
+			// The same image where the private registry listens on the host.
+			tag, err := name.ParseReference(p.Address+strings.TrimPrefix(private, p.Host), name.Insecure)
+			require.NoError(t, err)
+			_, err = remote.Head(tag, remote.WithContext(ctx), remote.WithAuth(&authn.Basic{Username: p.Username, Password: p.Password}))
+			require.NoError(t, err, "%s in the private registry", image)
+			_, err = remote.Head(tag, remote.WithContext(ctx))
+			require.ErrorContains(t, err, "401 Unauthorized", "%s without credentials", image)
+		}
+		assert.Positive(t, n, "the environment has ocm-controller images: %v", env.Images())
+	})
 
 	t.Run("a Pod pulls from the private registry only with its credentials", func(t *testing.T) {
 		p := env.PrivateRegistry()
