@@ -171,7 +171,7 @@ func (e *Environment) LoadImage(ctx context.Context, path, repository string) ([
 func LoadImageInto(ctx context.Context, dir, path, repository string) ([]string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, registryStateFile))
 	if err != nil {
-		return nil, fmt.Errorf("no environment with nodes in %s: %w", dir, err)
+		return nil, fmt.Errorf("no registry of an environment with nodes in %s (an environment started by an older framework has none: restart it): %w", dir, err)
 	}
 	var s registryState
 	if err := json.Unmarshal(b, &s); err != nil {

@@ -139,7 +139,7 @@ func TestPrivateRegistryAndLoadImage(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, names, "index.docker.io/library/busybox:latest")
 		_, err = LoadImageInto(ctx, t.TempDir(), filepath.Join(mustRepoRoot(t), "dist", "sandbox", "layout"), "")
-		assert.ErrorContains(t, err, "no environment with nodes in")
+		assert.ErrorContains(t, err, "no registry of an environment with nodes in")
 		hosts, err := filepath.Glob(filepath.Join(env.Dir(), "hub", "node", "certs.d", "*", "hosts.toml"))
 		require.NoError(t, err)
 		var got []string

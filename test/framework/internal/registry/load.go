@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -92,7 +93,7 @@ func readArchive(path, repository string) ([]namedImage, error) {
 // readLayout reads the named images and image indexes of the OCI layout in
 // dir.
 func readLayout(dir, repository string) ([]namedImage, error) {
-	if _, err := os.Stat(dir + "/index.json"); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "index.json")); err != nil {
 		return nil, fmt.Errorf("%s is not an OCI layout (no index.json): %w", dir, err)
 	}
 	p, err := layout.FromPath(dir)

@@ -88,9 +88,9 @@ func (r *Server) serve(l net.Listener) {
 }
 
 // ServeInNetns serves the registry on 127.0.0.1:Port (the private
-// registry: PrivatePort) inside the
-// network namespace ns: a socket stays in the namespace it was made in, so
-// the listener is made from a thread switched into ns.
+// registry on 127.0.0.1:PrivatePort) inside the network namespace ns: a
+// socket stays in the namespace it was made in, so the listener is made
+// from a thread switched into ns.
 func (r *Server) ServeInNetns(ns string) error {
 	type result struct {
 		l   net.Listener
