@@ -240,6 +240,12 @@ dev-env: build kube-bins node-deps node-images ## Start hub, cluster1, cluster2 
 demo: dev-env ## The getting-started flow on the dev-env clusters: hub init, join and accept cluster1 and cluster2, a ManifestWork, a placement rollout, the example add-on.
 	DEV_ENV_DIR=$(DEV_ENV_DIR) hack/demo.sh
 
+.PHONY: dev-env-load
+dev-env-load: ## Load IMAGE (a docker save archive or an OCI layout directory; NAME=<repository> for layout images named only by a tag) into the running dev-env: every node pulls its images by their names.
+	@if [ -z "$(IMAGE)" ]; then echo "usage: make dev-env-load IMAGE=<docker save archive or OCI layout directory> [NAME=<repository>]" >&2; exit 2; fi
+	$(GO) build -o $(BIN)/dev-env ./test/framework/cmd/dev-env
+	$(BIN)/dev-env load --dir $(DEV_ENV_DIR) $(if $(NAME),--name $(NAME)) $(IMAGE)
+
 .PHONY: dev-env-down
 dev-env-down: ## Stop the development environment started by make dev-env and remove everything it made on the host.
 	@if [ -x $(BIN)/dev-env ]; then $(BIN)/dev-env down --dir $(DEV_ENV_DIR); else echo "no dev-env binary: nothing to stop"; fi

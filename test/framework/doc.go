@@ -19,7 +19,10 @@
 // from a registry the environment serves on each node's loopback
 // (internal/registry), mirroring docker.io, quay.io and registry.k8s.io, so
 // manifests keep their real image names and nothing is fetched from
-// outside. The host carries unreachable routes for every Pod and Service
+// outside; LoadImage adds the images of a docker save archive or an OCI
+// layout (registries.go). A second, private registry, which the nodes
+// name localhost:5001, answers only the environment's random credentials,
+// which Pods give in imagePullSecrets (PrivateRegistry). The host carries unreachable routes for every Pod and Service
 // range in use, and teardown removes every namespace, link, route, mount,
 // cgroup and process the nodes made (internal/host: what a killed
 // environment left is removed by the next one that takes its slot).

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -51,6 +52,12 @@ type Options struct {
 	// Images are the OCI image layouts whose images the environment's
 	// registry serves to the nodes (with Nodes).
 	Images []ImageLayout
+	// PrivateImages names repositories (such as
+	// quay.io/kubectl-ocm/ocm-controller) whose images of Images are also
+	// stored in the private registry (with Nodes), under the names
+	// PrivateRegistry().Name gives them
+	// (localhost:5001/kubectl-ocm/ocm-controller:<tag>).
+	PrivateImages []string
 	// Previous names the clusters that run the previous Kubernetes release
 	// (kube-apiserver, kube-controller-manager and, with Nodes, the
 	// kubelet, kube-proxy and kube-scheduler from BinDir/previous, which
@@ -101,9 +108,11 @@ type Environment struct {
 	etcdURL         string
 	etcdArgs        []string
 	clusters        []*Cluster
-	// slot and registry exist with nodes.
+	// slot, registry and private exist with nodes.
 	slot     *host.Slot
 	registry *registry.Server
+	// private is the registry that requires credentials.
+	private  *registry.Server
 	images   []string
 	stopOnce sync.Once
 	stopErr  error
@@ -135,7 +144,7 @@ func Start(ctx context.Context, opts Options) (_ *Environment, err error) {
 	defer cancel()
 	start := time.Now()
 	if opts.Nodes {
-		if err := e.prepareNodes(ctx, opts.Images); err != nil {
+		if err := e.prepareNodes(ctx, opts.Images, opts.PrivateImages); err != nil {
 			return nil, err
 		}
 	}
@@ -179,6 +188,14 @@ func (o *Options) complete() (binDir string, err error) {
 			if _, err := os.Stat(filepath.Join(binDir, PreviousDir, b)); err != nil {
 				return "", fmt.Errorf("%s of the previous Kubernetes release not found in %s: run 'make kube-bins' to build it", b, filepath.Join(binDir, PreviousDir))
 			}
+		}
+	}
+	for _, r := range o.PrivateImages {
+		if !o.Nodes {
+			return "", errors.New("Options.PrivateImages needs Options.Nodes: only nodes have registries")
+		}
+		if _, err := name.NewRepository(r); err != nil {
+			return "", fmt.Errorf("Options.PrivateImages: %w", err)
 		}
 	}
 	if o.Nodes {
@@ -339,8 +356,10 @@ func (e *Environment) Stop() error {
 		if e.etcd != nil {
 			errs = append(errs, e.etcd.Stop(10*time.Second))
 		}
-		if e.registry != nil {
-			e.registry.Stop()
+		for _, r := range []*registry.Server{e.registry, e.private} {
+			if r != nil {
+				r.Stop()
+			}
 		}
 		if e.slot != nil {
 			errs = append(errs, e.slot.Release())

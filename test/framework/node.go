@@ -279,6 +279,9 @@ func (n *node) writeConfig(e *Environment) error {
 			return err
 		}
 	}
+	if err := writeHostsTOML(n.path("certs.d"), registry.PrivateHost, registry.PrivateHostsTOML()); err != nil {
+		return err
+	}
 	return n.writeCredentials()
 }
 
@@ -309,11 +312,7 @@ func (n *node) writeCredentials() error {
 // environment's registry. The runtime reads the hosts' configuration on
 // every pull.
 func (n *node) mirror(host string) error {
-	path := n.path("certs.d", host, "hosts.toml")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(registry.HostsTOML(host)), 0o644)
+	return writeHostsTOML(n.path("certs.d"), host, registry.HostsTOML(host))
 }
 
 // nodeConfigFS holds the templates of the configuration files of a node's

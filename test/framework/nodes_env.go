@@ -20,10 +20,11 @@ import (
 )
 
 // prepareNodes takes the environment's slot and makes, before any cluster
-// starts, its bridge, its registry with opts' images, and each cluster's
-// node network with the guards of its ranges. Each cluster then listens on
-// the bridge and uses its node's Service range.
-func (e *Environment) prepareNodes(ctx context.Context, layouts []ImageLayout) error {
+// starts, its bridge, its registry with the images of layouts, its private
+// registry with those of the private repositories, and each cluster's node
+// network with the guards of its ranges. Each cluster then listens on the
+// bridge and uses its node's Service range.
+func (e *Environment) prepareNodes(ctx context.Context, layouts []ImageLayout, private []string) error {
 	s, err := host.TakeSlot(e.logf)
 	if err != nil {
 		return err
@@ -39,6 +40,9 @@ func (e *Environment) prepareNodes(ctx context.Context, layouts []ImageLayout) e
 	if e.registry, err = registry.Start(filepath.Join(e.dir, "registry")); err != nil {
 		return err
 	}
+	if e.private, err = registry.StartPrivate(filepath.Join(e.dir, "private-registry")); err != nil {
+		return err
+	}
 	for _, l := range layouts {
 		names, err := e.registry.PushLayout(ctx, l.Dir, l.Repository)
 		if err != nil {
@@ -47,19 +51,24 @@ func (e *Environment) prepareNodes(ctx context.Context, layouts []ImageLayout) e
 		e.images = append(e.images, names...)
 		e.logf("registry %s: %v from %s", e.registry.Host(), names, l.Dir)
 	}
+	if err := e.copyPrivateImages(ctx, private); err != nil {
+		return err
+	}
 	for i, c := range e.clusters {
 		nn := s.Node(i)
 		if err := s.CreateNodeNet(nn); err != nil {
 			return fmt.Errorf("cluster %s: node network: %w", c.Name, err)
 		}
-		if err := e.registry.ServeInNetns(nn.Name); err != nil {
-			return err
+		for _, r := range []*registry.Server{e.registry, e.private} {
+			if err := r.ServeInNetns(nn.Name); err != nil {
+				return err
+			}
 		}
 		c.bindIP = s.HostIP()
 		c.serviceCIDR = nn.ServiceCIDR.String()
 		c.node = &node{c: c, name: c.Name + "-control-plane", net: nn, dir: filepath.Join(c.dir, "node"), cgroup: host.CgroupParent + "/" + nn.Name}
 	}
-	return nil
+	return e.writeRegistryState()
 }
 
 // startNode starts the cluster's kube-scheduler and its node, and waits
@@ -187,23 +196,27 @@ func DefaultImages() ([]ImageLayout, error) {
 // Images lists them) available to the nodes as dst too, in any registry:
 // the nodes' runtime fetches dst's registry from the environment's registry
 // from now on. It is how a test gives an image another name or version.
+// A dst in the private registry (PrivateRegistry().Host, such as
+// localhost:5001/kubectl-ocm/ocm-controller:v1) is stored there, and pulls
+// of it need the private registry's credentials.
 func (e *Environment) TagImage(ctx context.Context, src, dst string) error {
 	if e.registry == nil {
 		return errors.New("the environment has no nodes, and no registry")
 	}
+	ref, err := name.ParseReference(dst)
+	if err != nil {
+		return fmt.Errorf("tag %s as %s: %w", src, dst, err)
+	}
+	if ref.Context().RegistryStr() == registry.PrivateHost {
+		if err := e.registry.CopyImageTo(ctx, src, e.private, dst); err != nil {
+			return fmt.Errorf("tag %s as %s: %w", src, dst, err)
+		}
+		return nil
+	}
 	if err := e.registry.CopyImage(ctx, src, dst); err != nil {
 		return fmt.Errorf("tag %s as %s: %w", src, dst, err)
 	}
-	ref, err := name.ParseReference(dst)
-	if err != nil {
-		return err
-	}
-	for _, c := range e.clusters {
-		if err := c.node.mirror(registry.HostOf(ref)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return e.registryState().mirror(registry.HostOf(ref))
 }
 
 // LayoutTag returns the tag of the one image of the OCI layout in dir, as

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,12 +11,20 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/images"
 )
 
 // TestUpDown runs `dev-env up` and `dev-env down` as `make dev-env` and
@@ -75,11 +85,113 @@ func TestUpDown(t *testing.T) {
 	}
 	assert.NotEqual(t, kubeletVersions["hub"], kubeletVersions["cluster1"], "cluster1 (--previous) runs another Kubernetes release than the hub: %v", kubeletVersions)
 
+	t.Run("the ocm-controller image is pulled from the private registry with the credentials in private-registry.json", func(t *testing.T) {
+		assert.Contains(t, out, "localhost:5001")
+		creds := filepath.Join(dir, privateRegistryFile)
+		fi, err := os.Stat(creds)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "credentials are for the owner only")
+		dockerConfig, err := os.ReadFile(creds)
+		require.NoError(t, err)
+		tag, err := framework.LayoutTag(filepath.Join(root, "dist", "image", "layout"))
+		require.NoError(t, err)
+		cs := clientset(t, dir, "cluster1")
+		_, err = cs.CoreV1().Secrets("default").Create(t.Context(), &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "private-registry"},
+			Type:       corev1.SecretTypeDockerConfigJson,
+			Data:       map[string][]byte{corev1.DockerConfigJsonKey: dockerConfig},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		image := "localhost:5001/kubectl-ocm/ocm-controller:" + tag
+		_, err = cs.CoreV1().Pods("default").Create(t.Context(), &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "private"},
+			Spec: corev1.PodSpec{
+				ImagePullSecrets: []corev1.LocalObjectReference{{Name: "private-registry"}},
+				Containers:       []corev1.Container{{Name: "main", Image: image, Args: []string{"--help"}}},
+			},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		framework.Eventually(t.Context(), t, 2*time.Minute, image+" pulled", func(ctx context.Context) (bool, error) {
+			p, err := cs.CoreV1().Pods("default").Get(ctx, "private", metav1.GetOptions{})
+			if err != nil || len(p.Status.ContainerStatuses) == 0 {
+				return false, err
+			}
+			if w := p.Status.ContainerStatuses[0].State.Waiting; w != nil && strings.Contains(w.Reason, "Image") {
+				return false, fmt.Errorf("%s: %s", w.Reason, w.Message)
+			}
+			return p.Status.ContainerStatuses[0].ImageID != "", nil
+		})
+	})
+
+	t.Run("load makes the images of a docker save archive run on the nodes", func(t *testing.T) {
+		assert.Contains(t, out, "make dev-env-load IMAGE=<path>")
+		archive := saveBusybox(t, root, "registry.devenv.test/tools/box:v1")
+		assert.Contains(t, run("load", archive), "Loaded registry.devenv.test/tools/box:v1")
+		for _, ctxName := range []string{"hub", "cluster1"} {
+			kubectl := exec.Command(filepath.Join(root, "bin", "kube", "kubectl"), "--kubeconfig", filepath.Join(dir, "kubeconfig"), "--context", ctxName,
+				"run", "loaded", "--image=registry.devenv.test/tools/box:v1", "--restart=Never", "--command", "--", "echo", "loaded")
+			out, err := kubectl.CombinedOutput()
+			require.NoError(t, err, "kubectl run: %s", out)
+			cs := clientset(t, dir, ctxName)
+			framework.Eventually(t.Context(), t, 2*time.Minute, "the loaded image's Pod to succeed on "+ctxName, func(ctx context.Context) (bool, error) {
+				p, err := cs.CoreV1().Pods("default").Get(ctx, "loaded", metav1.GetOptions{})
+				return err == nil && p.Status.Phase == corev1.PodSucceeded, err
+			})
+		}
+		bad := exec.Command(filepath.Join(bin, "dev-env"), "load", "--dir", dir, filepath.Join(dir, "kubeconfig"))
+		badOut, err := bad.CombinedOutput()
+		assert.Error(t, err)
+		assert.Contains(t, string(badOut), "is neither an OCI layout directory nor a docker save archive")
+	})
+
 	assert.Contains(t, run("down"), "stopped")
 	for _, p := range append(children, pid) {
 		assert.ErrorIs(t, syscall.Kill(p, 0), syscall.ESRCH, "process %d is still running after down", p)
 	}
 	assert.Contains(t, run("down"), "not running")
+	assert.NoFileExists(t, filepath.Join(dir, privateRegistryFile), "the credentials of a registry that is gone")
+	notRunning := exec.Command(filepath.Join(bin, "dev-env"), "load", "--dir", dir, filepath.Join(root, "dist", "sandbox", "layout"))
+	out3, err := notRunning.CombinedOutput()
+	assert.Error(t, err)
+	assert.Contains(t, string(out3), "no development environment is running in "+dir+": start one with 'make dev-env'")
+}
+
+// clientset returns a client of the environment's cluster ctxName.
+func clientset(t *testing.T, dir, ctxName string) kubernetes.Interface {
+	t.Helper()
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: filepath.Join(dir, "kubeconfig")},
+		&clientcmd.ConfigOverrides{CurrentContext: ctxName}).ClientConfig()
+	require.NoError(t, err)
+	cs, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	return cs
+}
+
+// saveBusybox writes the sandbox's busybox image as a docker save archive
+// naming it tag, and returns its path.
+func saveBusybox(t *testing.T, root, tag string) string {
+	t.Helper()
+	p, err := layout.FromPath(filepath.Join(root, "dist", "sandbox", "layout"))
+	require.NoError(t, err)
+	idx, err := p.ImageIndex()
+	require.NoError(t, err)
+	m, err := idx.IndexManifest()
+	require.NoError(t, err)
+	for _, d := range m.Manifests {
+		if d.Annotations["org.opencontainers.image.ref.name"] != images.Busybox {
+			continue
+		}
+		img, err := idx.Image(d.Digest)
+		require.NoError(t, err)
+		ref, err := name.NewTag(tag)
+		require.NoError(t, err)
+		path := filepath.Join(t.TempDir(), "box.tar")
+		require.NoError(t, tarball.WriteToFile(path, ref, img))
+		return path
+	}
+	t.Fatalf("no %s in the sandbox layout", images.Busybox)
+	return ""
 }
 
 // childPIDs returns the PIDs whose parent is pid, from /proc.

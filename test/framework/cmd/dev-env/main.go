@@ -25,6 +25,8 @@ type options struct {
 	clusters   []string
 	// previous are the clusters that run the previous Kubernetes release.
 	previous []string
+	// name is the repository of load's layout entries named only by a tag.
+	name string
 }
 
 func newCommand() *cobra.Command {
@@ -60,7 +62,23 @@ func newCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return o.down(cmd.OutOrStdout()) },
 	}
-	root.AddCommand(up, serve, down)
+	load := &cobra.Command{
+		Use:   "load PATH",
+		Short: "Load the images of a docker save archive or an OCI layout directory into the running environment",
+		Long: `Load the images of a docker save archive or an OCI layout directory into the
+running environment's registry, as kind load does: every node can then pull
+them by the names the archive gives them (docker save's RepoTags, the OCI
+layout's org.opencontainers.image.ref.name).`,
+		Example: `  docker save -o box.tar example.com/tools/box:v1
+  dev-env load --dir .dev-env box.tar
+  dev-env load --dir .dev-env --name quay.io/kubectl-ocm/ocm-controller dist/image/layout`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.load(cmd.Context(), cmd.OutOrStdout(), args[0])
+		},
+	}
+	load.Flags().StringVar(&o.name, "name", "", "Repository of the OCI layout's images named only by a tag (as make image writes them), e.g. quay.io/kubectl-ocm/ocm-controller")
+	root.AddCommand(up, serve, down, load)
 	root.SetErrPrefix("dev-env: error:")
 	return root
 }

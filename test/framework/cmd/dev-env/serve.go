@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -34,6 +35,11 @@ const (
 	// resolves.
 	hubViaProxyFile = "hub-url-via-proxy"
 	logFile         = "dev-env.log"
+	// privateRegistryFile holds a docker config.json with the private
+	// registry's credentials.
+	privateRegistryFile = "private-registry.json"
+	// envSubdir holds the framework's environment.
+	envSubdir = "env"
 )
 
 func (o *options) path(name string) string { return filepath.Join(o.dir, name) }
@@ -151,9 +157,19 @@ Install the hub:
 An HTTP proxy in front of the hub, for join --proxy-url: its URL is in %s,
 the hub's URL through it (a name only the proxy resolves) in %s.
 
+A private registry the nodes pull from only with credentials, %s: the
+ocm-controller image is there as %s/kubectl-ocm/ocm-controller:<tag>,
+and %s is a docker config.json with its credentials (the
+.dockerconfigjson of an imagePullSecret).
+
+Load images built elsewhere (a docker save archive or an OCI layout) so that
+every node pulls them by their names:
+  make dev-env-load IMAGE=<path>
+
 Stop them, and everything they started:
   make dev-env-down
-`, strings.Join(o.clusters, ", "), o.path("env"), kubeconfig, o.clusters[0], o.clusters[0], o.standbyUsage(), o.path(proxyURLFile), o.path(hubViaProxyFile))
+`, strings.Join(o.clusters, ", "), o.path("env"), kubeconfig, o.clusters[0], o.clusters[0], o.standbyUsage(), o.path(proxyURLFile), o.path(hubViaProxyFile),
+		framework.PrivateRegistryHost, framework.PrivateRegistryHost, o.path(privateRegistryFile))
 }
 
 // standbyHub is the cluster of the environment meant as a standby hub.
@@ -183,7 +199,7 @@ func (o *options) serve(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer os.Remove(o.path(pidFile))
-	envDir := o.path("env")
+	envDir := o.path(envSubdir)
 	if err := os.RemoveAll(envDir); err != nil {
 		return err
 	}
@@ -199,6 +215,7 @@ func (o *options) serve(ctx context.Context, out io.Writer) error {
 	env, err := framework.Start(ctx, framework.Options{
 		Clusters: o.clusters, Dir: envDir, BinDir: o.kubeBinDir, Log: out,
 		Nodes: true, Images: layouts, StartTimeout: 5 * time.Minute, Previous: o.previous,
+		PrivateImages: []string{config.DefaultImageRegistry + "/" + config.ControllerImageName},
 	})
 	if err != nil {
 		return err
@@ -227,6 +244,10 @@ func (o *options) serve(ctx context.Context, out io.Writer) error {
 			return err
 		}
 	}
+	if err := os.WriteFile(o.path(privateRegistryFile), env.PrivateRegistry().DockerConfigJSON(), 0o600); err != nil {
+		return err
+	}
+	defer os.Remove(o.path(privateRegistryFile))
 	kubeconfig, err := os.ReadFile(env.Kubeconfig())
 	if err != nil {
 		return err
@@ -269,6 +290,29 @@ func (o *options) down(out io.Writer) error {
 	}
 	fmt.Fprintln(out, "killed after 60s.")
 	return o.sweep(out)
+}
+
+// load loads the images of the archive or layout at path into the running
+// environment.
+func (o *options) load(ctx context.Context, out io.Writer, path string) error {
+	if o.running() == 0 {
+		return fmt.Errorf("no development environment is running in %s: start one with 'make dev-env'", o.dir)
+	}
+	if _, err := os.Stat(o.path(readyFile)); err != nil {
+		return fmt.Errorf("the development environment in %s is still starting: load images once 'make dev-env' has printed how to use it", o.dir)
+	}
+	names, err := framework.LoadImageInto(ctx, o.path(envSubdir), path, o.name)
+	if errors.Is(err, framework.ErrNoRepository) {
+		return fmt.Errorf("%w: give it with --name REPOSITORY (make dev-env-load NAME=REPOSITORY)", err)
+	}
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		fmt.Fprintf(out, "Loaded %s\n", n)
+	}
+	fmt.Fprintf(out, "Every node of the environment in %s pulls them by these names.\n", o.dir)
+	return nil
 }
 
 // sweep removes what environments whose process is gone left on the host.

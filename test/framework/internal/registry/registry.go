@@ -1,7 +1,9 @@
 // Package registry is the image registry of a test environment with nodes:
-// it serves the images of OCI layouts on the host's loopback and on the
-// loopback of every node, where the node's container runtime pulls them, so
-// that no image is fetched from outside the machine.
+// it serves the images of OCI layouts and docker save archives on the host's
+// loopback and on the loopback of every node, where the node's container
+// runtime pulls them, so that no image is fetched from outside the machine.
+// A second, private registry beside it requires credentials, as a
+// company's registry does.
 package registry
 
 import (
@@ -15,13 +17,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	ggcrregistry "github.com/google/go-containerregistry/pkg/registry"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"golang.org/x/sys/unix"
 )
@@ -29,29 +30,46 @@ import (
 // Port is where the registry listens on each node's loopback.
 const Port = 5000
 
-// Server is the environment's image registry: one handler, served on
-// the host's loopback (where the framework and a user push) and on the
+// Server is one of the environment's image registries: one handler, served
+// on the host's loopback (where the framework and a user push) and on the
 // loopback of every node, where the node's container runtime pulls from it.
-// An image named <registry>/<repository>:<tag> is stored as repository
+//
+// In the environment's registry (Start), an image named
+// <registry>/<repository>:<tag> is stored as repository
 // <registry>/<repository>, so docker.io/library/busybox and
-// quay.io/kubectl-ocm/x never meet.
+// quay.io/kubectl-ocm/x never meet. The private registry (StartPrivate) is
+// one registry, PrivateHost, and stores its repositories as named.
 type Server struct {
 	handler http.Handler
 	host    string // 127.0.0.1:<port> on the host
+	// nodePort is where it listens on each node's loopback.
+	nodePort int
+	// creds are what the private registry requires, nil for the
+	// environment's registry.
+	creds   *Credentials
 	mu      sync.Mutex
 	servers []*http.Server
 }
 
-// Start starts the registry with its blobs under dir, serving on the
-// host's loopback.
+// Start starts the environment's registry with its blobs under dir,
+// serving on the host's loopback.
 func Start(dir string) (*Server, error) {
+	return start(dir, Port, nil)
+}
+
+// start starts a registry with its blobs under dir, serving on the host's
+// loopback; with creds, every request must carry them.
+func start(dir string, nodePort int, creds *Credentials) (*Server, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	r := &Server{handler: ggcrregistry.New(
+	r := &Server{nodePort: nodePort, creds: creds, handler: ggcrregistry.New(
 		ggcrregistry.WithBlobHandler(ggcrregistry.NewDiskBlobHandler(dir)),
 		ggcrregistry.Logger(log.New(io.Discard, "", 0)),
 	)}
+	if creds != nil {
+		r.handler = requireBasicAuth(*creds, r.handler)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -69,9 +87,10 @@ func (r *Server) serve(l net.Listener) {
 	go func() { _ = srv.Serve(l) }()
 }
 
-// ServeInNetns serves the registry on 127.0.0.1:Port inside the
-// network namespace ns: a socket stays in the namespace it was made in, so
-// the listener is made from a thread switched into ns.
+// ServeInNetns serves the registry on 127.0.0.1:Port (the private
+// registry on 127.0.0.1:PrivatePort) inside the network namespace ns: a
+// socket stays in the namespace it was made in, so the listener is made
+// from a thread switched into ns.
 func (r *Server) ServeInNetns(ns string) error {
 	type result struct {
 		l   net.Listener
@@ -99,7 +118,7 @@ func (r *Server) ServeInNetns(ns string) error {
 			ch <- result{err: fmt.Errorf("enter network namespace %s: %w", ns, err)}
 			return
 		}
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", Port))
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", r.nodePort))
 		if serr := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); serr != nil {
 			if l != nil {
 				_ = l.Close()
@@ -119,62 +138,19 @@ func (r *Server) ServeInNetns(ns string) error {
 }
 
 // PushLayout pushes every image and image index of the OCI layout in dir
-// under its name (annotation org.opencontainers.image.ref.name). A name that
-// is only a tag, as `make image` writes, is a tag of repository.
+// under its name (annotation org.opencontainers.image.ref.name), and
+// returns their names. A name that is only a tag, as `make image` writes,
+// is a tag of repository.
 func (r *Server) PushLayout(ctx context.Context, dir, repository string) ([]string, error) {
-	p, err := layout.FromPath(dir)
+	refs, err := Load(ctx, r.host, dir, repository)
 	if err != nil {
-		return nil, fmt.Errorf("open OCI layout %s: %w", dir, err)
+		return nil, err
 	}
-	top, err := p.ImageIndex()
-	if err != nil {
-		return nil, fmt.Errorf("read %s/index.json: %w", dir, err)
+	names := make([]string, len(refs))
+	for i, ref := range refs {
+		names[i] = ref.Name()
 	}
-	m, err := top.IndexManifest()
-	if err != nil {
-		return nil, fmt.Errorf("read %s/index.json: %w", dir, err)
-	}
-	var pushed []string
-	for _, d := range m.Manifests {
-		refName := d.Annotations["org.opencontainers.image.ref.name"]
-		if refName == "" {
-			continue
-		}
-		if !strings.ContainsAny(refName, "/:") && repository != "" {
-			refName = repository + ":" + refName
-		}
-		src, err := name.ParseReference(refName)
-		if err != nil {
-			return nil, fmt.Errorf("image name %q in %s: %w", refName, dir, err)
-		}
-		dst, err := r.localRef(src)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case d.MediaType.IsIndex():
-			idx, err := top.ImageIndex(d.Digest)
-			if err != nil {
-				return nil, err
-			}
-			err = remote.WriteIndex(dst, idx, remote.WithContext(ctx))
-			if err != nil {
-				return nil, fmt.Errorf("push %s: %w", src, err)
-			}
-		case d.MediaType.IsImage():
-			img, err := top.Image(d.Digest)
-			if err != nil {
-				return nil, err
-			}
-			if err := remote.Write(dst, img, remote.WithContext(ctx)); err != nil {
-				return nil, fmt.Errorf("push %s: %w", src, err)
-			}
-		default:
-			continue
-		}
-		pushed = append(pushed, src.Name())
-	}
-	return pushed, nil
+	return names, nil
 }
 
 // Host returns the registry's address on the host, 127.0.0.1:<port>.
@@ -182,12 +158,37 @@ func (r *Server) Host() string { return r.host }
 
 // localRef is where image ref is stored in the registry.
 func (r *Server) localRef(ref name.Reference) (name.Reference, error) {
-	repo := ref.Context()
-	s := fmt.Sprintf("%s/%s/%s", r.host, HostOf(ref), repo.RepositoryStr())
-	if t, ok := ref.(name.Tag); ok {
-		return name.NewTag(s+":"+t.TagStr(), name.Insecure)
+	if r.creds == nil {
+		return storedRef(r.host, ref)
 	}
-	return name.NewDigest(s+"@"+ref.Identifier(), name.Insecure)
+	if h := ref.Context().RegistryStr(); h != PrivateHost {
+		return nil, fmt.Errorf("image %s is not in the private registry %s", ref, PrivateHost)
+	}
+	return withRepository(r.host+"/"+ref.Context().RepositoryStr(), ref)
+}
+
+// storedRef is where image ref is stored in the environment's registry at
+// host (its address on the host): under the name of its registry.
+func storedRef(host string, ref name.Reference) (name.Reference, error) {
+	return withRepository(fmt.Sprintf("%s/%s/%s", host, HostOf(ref), ref.Context().RepositoryStr()), ref)
+}
+
+// withRepository returns ref's tag or digest in repository repo.
+func withRepository(repo string, ref name.Reference) (name.Reference, error) {
+	if t, ok := ref.(name.Tag); ok {
+		return name.NewTag(repo+":"+t.TagStr(), name.Insecure)
+	}
+	return name.NewDigest(repo+"@"+ref.Identifier(), name.Insecure)
+}
+
+// remoteOptions are the options of a request to the registry: with ctx,
+// and with the private registry's credentials.
+func (r *Server) remoteOptions(ctx context.Context) []remote.Option {
+	opts := []remote.Option{remote.WithContext(ctx)}
+	if r.creds != nil {
+		opts = append(opts, remote.WithAuth(&authn.Basic{Username: r.creds.Username, Password: r.creds.Password}))
+	}
+	return opts
 }
 
 // HostsTOML is the containerd hosts.toml for registry host: fetch from the
@@ -213,6 +214,13 @@ func (r *Server) Stop() {
 // CopyImage stores image src again as dst (both full names, such as
 // quay.io/kubectl-ocm/ocm-controller:v1): an image or image index, unchanged.
 func (r *Server) CopyImage(ctx context.Context, src, dst string) error {
+	return r.CopyImageTo(ctx, src, r, dst)
+}
+
+// CopyImageTo stores image src of registry r as dst in registry to (both
+// full names; in the private registry, names in PrivateHost): an image or
+// image index, unchanged.
+func (r *Server) CopyImageTo(ctx context.Context, src string, to *Server, dst string) error {
 	s, err := name.ParseReference(src)
 	if err != nil {
 		return err
@@ -225,11 +233,11 @@ func (r *Server) CopyImage(ctx context.Context, src, dst string) error {
 	if err != nil {
 		return err
 	}
-	to, err := r.localRef(d)
+	target, err := to.localRef(d)
 	if err != nil {
 		return err
 	}
-	desc, err := remote.Get(from, remote.WithContext(ctx))
+	desc, err := remote.Get(from, r.remoteOptions(ctx)...)
 	if err != nil {
 		return fmt.Errorf("image %s is not in the environment's registry: %w", src, err)
 	}
@@ -238,13 +246,13 @@ func (r *Server) CopyImage(ctx context.Context, src, dst string) error {
 		if err != nil {
 			return err
 		}
-		return remote.WriteIndex(to, idx, remote.WithContext(ctx))
+		return remote.WriteIndex(target, idx, to.remoteOptions(ctx)...)
 	}
 	img, err := desc.Image()
 	if err != nil {
 		return err
 	}
-	return remote.Write(to, img, remote.WithContext(ctx))
+	return remote.Write(target, img, to.remoteOptions(ctx)...)
 }
 
 // HostOf is how the container runtime names the registry of image
