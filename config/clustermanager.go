@@ -57,6 +57,12 @@ type HubOperatorValues struct {
 	// NetworkPolicy becomes the ClusterManager's
 	// spec.networkPolicyConfiguration; nil leaves the field out.
 	NetworkPolicy *operatorv1.NetworkPolicyConfiguration
+	// HubController becomes the ClusterManager's spec.nodePlacement and
+	// spec.resourceRequirement, which place the hub controller's Pod and
+	// size its container.
+	HubController Scheduling
+	// OperatorPod overrides the operator's Pod.
+	OperatorPod
 }
 
 // Namespace is the operator's namespace, OperatorNamespace.
@@ -77,6 +83,9 @@ func HubOperatorObjects(v HubOperatorValues) ([]*unstructured.Unstructured, erro
 	}
 	manifests, err := Render("hub-operator", v)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckRestricted(manifests); err != nil {
 		return nil, err
 	}
 	return withCRDs([]*apiextensionsv1.CustomResourceDefinition{crd}, manifests)

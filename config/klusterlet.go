@@ -188,8 +188,8 @@ func bootstrapSecretsValues(l *operatorv1.LocalSecretsConfig, v *AgentValues) er
 type KlusterletOperatorValues struct {
 	// Image is the ocm-controller image of the operator.
 	Image string
-	// Scheduling places the operator's Pod and sizes its container.
-	Scheduling
+	// OperatorPod places, sizes and otherwise overrides the operator's Pod.
+	OperatorPod
 }
 
 // Namespace is the operator's namespace, open-cluster-management.
@@ -206,6 +206,9 @@ func KlusterletOperatorObjects(v KlusterletOperatorValues) ([]*unstructured.Unst
 	}
 	manifests, err := Render("klusterlet-operator", v)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckRestricted(manifests); err != nil {
 		return nil, err
 	}
 	return withCRDs([]*apiextensionsv1.CustomResourceDefinition{crd}, manifests)

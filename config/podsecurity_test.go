@@ -35,7 +35,7 @@ func renderedSets(t *testing.T) map[string][]*unstructured.Unstructured {
 			return HubObjects(HubValues{ConversionWebhookURL: "https://127.0.0.1:9443/convert"})
 		},
 		"klusterlet-operator": func() ([]*unstructured.Unstructured, error) {
-			return KlusterletOperatorObjects(KlusterletOperatorValues{Scheduling: sched})
+			return KlusterletOperatorObjects(KlusterletOperatorValues{OperatorPod: OperatorPod{Scheduling: sched}})
 		},
 		"agent":           func() ([]*unstructured.Unstructured, error) { return AgentObjects(agent) },
 		"agent singleton": func() ([]*unstructured.Unstructured, error) { return AgentObjects(singleton) },

@@ -16,10 +16,17 @@
 // of pkg/podsecurity on every Namespace) are written into each object's
 // metadata. A chart's CRD is the one of its resource, from config/crd/bases;
 // the operator installs the others.
+//
+// Every chart also gets the parts that only a chart has, from the files next
+// to this one: _operatorpod.tpl builds the overrides of the operator's Pod
+// (config.OperatorPod) from the values and fails on those that break
+// restricted Pod Security, and image-pull-credentials.yaml creates the
+// image pull credentials Secret of images.imageCredentials.
 package main
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
 	"maps"
 	"os"
@@ -52,6 +59,19 @@ type source struct {
 	values string
 	keep   func(file string) (bool, error)
 }
+
+// chartOnly are the templates every chart gets as they are, by file name.
+var chartOnly = map[string]string{
+	"_operatorpod.tpl":            operatorPodTemplate,
+	"image-pull-credentials.yaml": imagePullCredentialsTemplate,
+}
+
+var (
+	//go:embed operatorpod.tpl
+	operatorPodTemplate string
+	//go:embed imagepullcredentials.yaml.tpl
+	imagePullCredentialsTemplate string
+)
 
 var charts = []chart{
 	{name: "hub", sources: []source{{dir: "hub-operator", values: "hub"}}, crds: oneCRD(config.ClusterManagersCRDName)},
@@ -149,6 +169,11 @@ func generate(root string, c chart) error {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(out), 0o644); err != nil {
 				return err
 			}
+		}
+	}
+	for name, text := range chartOnly {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return err
 		}
 	}
 	crds, err := c.crds()

@@ -57,7 +57,7 @@ func TestKlusterletChart(t *testing.T) {
 				"resources":    map[string]any{"requests": map[string]string{"cpu": "100m", "memory": "256Mi"}, "limits": map[string]string{"memory": "1Gi"}},
 			},
 		},
-		op: config.KlusterletOperatorValues{Image: "registry.example.com/ocm/ocm-controller:v1.2.3", Scheduling: testScheduling()},
+		op: config.KlusterletOperatorValues{Image: "registry.example.com/ocm/ocm-controller:v1.2.3", OperatorPod: config.OperatorPod{Scheduling: testScheduling()}},
 		want: config.AgentValues{
 			ClusterName: "edge-7", Image: "registry.example.com/ocm/ocm-controller:v1.2.3", AgentNamespace: "ocm-agent",
 			BootstrapKubeconfig: bootstrap, Mode: "Singleton",

@@ -10,6 +10,9 @@ the tag by default the chart's appVersion.
 kubectl-ocm.hub.values fills the dict (index . 1) with the fields and methods
 of config.HubOperatorValues, from the chart's values (index . 0): the
 generated templates execute the manifests of config/hub-operator with it.
+nodeSelector, tolerations and resources place and size both the operator
+(kubectl-ocm.operatorPod) and the hub controller (HubController, the
+ClusterManager's spec.nodePlacement and spec.resourceRequirement).
 */}}
 {{- define "kubectl-ocm.hub.values" -}}
 {{- $root := index . 0 -}}
@@ -35,4 +38,6 @@ generated templates execute the manifests of config/hub-operator with it.
 {{- if or $tls.minTLSVersion $tls.cipherSuites -}}
 {{- $_ := set $v "TLSProfile" (dict "MinTLSVersion" ($tls.minTLSVersion | default "") "CipherSuites" $tls.cipherSuites) -}}
 {{- end -}}
+{{- $_ := set $v "HubController" (dict "NodeSelector" $values.nodeSelector "Tolerations" $values.tolerations "Resources" $values.resources) -}}
+{{- include "kubectl-ocm.operatorPod" (list $root $v) -}}
 {{- end }}

@@ -53,21 +53,20 @@ generated templates execute the manifests of config/agent with it.
 {{- $_ := set $v "NodeSelector" $values.nodeSelector -}}
 {{- $_ := set $v "Tolerations" $values.tolerations -}}
 {{- $_ := set $v "Resources" $values.resources -}}
+{{- $_ := set $v "PriorityClassName" ($values.priorityClassName | default "") -}}
 {{- end }}
 
 {{/*
 kubectl-ocm.klusterlet.operator.values fills the dict (index . 1) with the
 fields and methods of config.KlusterletOperatorValues, from the chart's values
 (index . 0): the generated templates execute the manifests of
-config/klusterlet-operator with it.
+config/klusterlet-operator with it. The operator's Pod takes the top-level
+values of kubectl-ocm.operatorPod, each one under operator winning.
 */}}
 {{- define "kubectl-ocm.klusterlet.operator.values" -}}
 {{- $root := index . 0 -}}
 {{- $v := index . 1 -}}
-{{- $op := $root.Values.operator | default dict -}}
 {{- $_ := set $v "Image" (include "kubectl-ocm.image" $root) -}}
 {{- $_ := set $v "Namespace" "open-cluster-management" -}}
-{{- $_ := set $v "NodeSelector" $op.nodeSelector -}}
-{{- $_ := set $v "Tolerations" $op.tolerations -}}
-{{- $_ := set $v "Resources" $op.resources -}}
+{{- include "kubectl-ocm.operatorPod" (list $root $v) -}}
 {{- end }}
