@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli/valuesfile"
 )
 
 // NewCmdHub returns `kubectl ocm hub` with its subcommands. getter selects
@@ -84,7 +85,12 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 			# Confine the hub controller with NetworkPolicies: Prometheus in namespace
 			# monitoring may scrape it, and only the API server Pods of kube-system
 			# reach its webhook
-			kubectl ocm hub init --network-policy-monitoring-namespace monitoring --network-policy-apiserver-namespace kube-system`),
+			kubectl ocm hub init --network-policy-monitoring-namespace monitoring --network-policy-apiserver-namespace kube-system
+
+			# Install with the values file the hub Helm chart takes (operator Pod
+			# placement, resources, security contexts, pull secrets, ...); a flag
+			# given wins over the file
+			kubectl ocm hub init --values-file hub-values.yaml --wait`),
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
@@ -104,6 +110,7 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 	f.BoolVar(&o.NetworkPolicy, "network-policy", false, "Have the ClusterManager operator apply NetworkPolicies to the hub controller: its webhook port accepts the API server's calls, its other ports no connection from Pods (see docs/operations.md#network-policies). Sets the ClusterManager's spec.networkPolicyConfiguration; running init again without this flag or the two that imply it removes the field, and the operator the policies.")
 	f.StringVar(&o.NetworkPolicyMonitoringNamespace, "network-policy-monitoring-namespace", "", "The namespace whose Pods may reach the hub controller's metrics port (spec.networkPolicyConfiguration.monitoringNamespace); implies --network-policy.")
 	f.StringVar(&o.NetworkPolicyAPIServerNamespace, "network-policy-apiserver-namespace", "", "The namespace the API server's webhook calls come from, for API servers that run as Pods in it (spec.networkPolicyConfiguration.apiServerNamespace); implies --network-policy. Default: the webhook port accepts every source, as it must where the API server runs on the host network.")
+	valuesfile.AddFlag(f, &o.ValuesFile, clusterManagerValuesFileFlag, "hub", "the hub")
 	f.StringVar(&o.OutputFile, "output-file", "", "Also write the manifests init applies to this file, as --dry-run=client -o yaml prints them; it is written before anything is applied.")
 	f.StringVar(&o.OutputJoinCommandFile, "output-join-command-file", "",
 		`Also write the join command to this file, an owner-only shell script taking the cluster name and more join flags: 'sh FILE cluster1 --context cluster1'.`)

@@ -14,6 +14,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli/valuesfile"
 )
 
 // InitOptions are the flags of `kubectl ocm hub init`.
@@ -65,6 +66,12 @@ type InitOptions struct {
 	NetworkPolicy                    bool
 	NetworkPolicyMonitoringNamespace string
 	NetworkPolicyAPIServerNamespace  string
+	// ValuesFile is a file of the hub chart's values (--values-file, or
+	// clusteradm's --cluster-manager-values-file); Complete merges them
+	// under the flags given into the fields above and values.
+	ValuesFile string
+	// values are the values of ValuesFile, nil without one.
+	values *valuesfile.Hub
 }
 
 // NewInitOptions returns InitOptions for the hub getter selects.
@@ -72,9 +79,11 @@ func NewInitOptions(getter genericclioptions.RESTClientGetter, streams genericio
 	return &InitOptions{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone, ImageRegistry: config.DefaultImageRegistry}
 }
 
-// Complete has nothing to fill in; it exists for the Complete, Validate, Run
-// sequence every verb follows.
-func (o *InitOptions) Complete(*cobra.Command, []string) error { return nil }
+// Complete reads --values-file, when given, and fills in each flag not given
+// on the command line from it.
+func (o *InitOptions) Complete(cmd *cobra.Command, _ []string) error {
+	return o.completeValuesFile(cmd)
+}
 
 // Validate checks the flags and resolves the image init deploys.
 func (o *InitOptions) Validate() error {

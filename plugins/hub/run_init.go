@@ -32,7 +32,7 @@ const ControllerDeployment = config.HubControllerDeployment
 // Run writes the ClusterManager operator and the ClusterManager, optionally
 // waits until the ClusterManager is Available, and prints the join command.
 func (o *InitOptions) Run(ctx context.Context) error {
-	objs, err := config.HubOperatorObjects(config.HubOperatorValues{Image: o.Image, AutoApproveUsers: o.AutoApprovedCSRIdentities, ConversionWebhookURL: o.ConversionWebhookURL, TLSProfile: o.TLSProfile, NetworkPolicy: o.networkPolicy()})
+	objs, err := config.HubOperatorObjects(o.operatorValues())
 	if err != nil {
 		return fmt.Errorf("render hub manifests: %w", err)
 	}

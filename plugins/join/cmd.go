@@ -63,6 +63,11 @@ var joinExample = cli.Examples(`
 	# Keep a copy of the manifests installed (it holds the token: only its owner reads it)
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --cluster-name cluster1 --output-file cluster1.yaml
 
+	# Install with the values file the klusterlet Helm chart takes (the agent's
+	# and the operator's placement, resources, security contexts, ...); a flag
+	# given wins over the file
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --values-file klusterlet-values.yaml
+
 	# Have the cluster check what would be installed, without storing it
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --cluster-name cluster1 --dry-run=server`)
 

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli/valuesfile"
 )
 
 // Install modes of --mode.
@@ -136,6 +137,12 @@ type Options struct {
 	TLSMinVersion   string
 	TLSCipherSuites []string
 	tlsProfile      *operatorv1.TLSProfile
+	// ValuesFile is a file of the klusterlet chart's values (--values-file,
+	// or clusteradm's --klusterlet-values-file); Complete merges them under
+	// the flags given into the fields above and values.
+	ValuesFile string
+	// values are the values of ValuesFile, nil without one.
+	values *valuesfile.Klusterlet
 
 	// hubAPIServers, hubTokens and caFiles are the repeated flags, the
 	// first of each for HubAPIServer, HubToken and CAFile; changed names
@@ -207,6 +214,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	o.addProxyFlags(fs)
 	cli.AddTLSFlags(fs, &o.TLSMinVersion, &o.TLSCipherSuites, "Klusterlet", "the agent's hub tunnel connection (the agent serves no TLS: metrics and probes are plain HTTP)", "Klusterlet operator")
 	fs.BoolVar(&o.Force, "force", o.Force, "Join even if a joined, available cluster of the same name exists on the hub.")
+	valuesfile.AddFlag(fs, &o.ValuesFile, klusterletValuesFileFlag, "klusterlet", "the agent")
 	fs.StringVar(&o.OutputFile, "output-file", o.OutputFile, "Also write the manifests join installs to this file, as --dry-run=client -o yaml prints them, readable by its owner only (it holds the bootstrap token); it is written before anything is installed.")
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	fs.Lookup("dry-run").Usage = `Check the hub, then install nothing: "client" prints the objects; "server" also has the cluster (and a hosted mode's managed cluster) admit them unstored.`
@@ -223,6 +231,11 @@ func (o *Options) Complete(cmd *cobra.Command, _ []string) error {
 				o.changed = append(o.changed, f.Name)
 			}
 		})
+	}
+	if cmd != nil {
+		if err := o.completeValuesFile(cmd); err != nil {
+			return err
+		}
 	}
 	if err := o.completeHubs(); err != nil {
 		return err
@@ -338,6 +351,7 @@ func (o *Options) Validate() error {
 		}
 	}
 	errs = append(errs, o.validateProxy()...)
+	errs = append(errs, o.validateValuesFile()...)
 	if p, err := config.TLSProfileFromFlags(o.TLSMinVersion, o.TLSCipherSuites); err != nil {
 		errs = append(errs, err)
 	} else {

@@ -172,6 +172,7 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		v.AddonTokenExpirationSeconds = o.AddonTokenExpirationSeconds
 	}
 	op := config.KlusterletOperatorValues{Image: o.Image}
+	o.withValuesFile(&v, &op)
 	if o.hosted() {
 		v.Mode = string(operatorv1.InstallModeHosted)
 		if o.Singleton {

@@ -43,16 +43,7 @@ func defaultImage(t *testing.T, name string) string {
 // with Helm's own command and returns what it prints.
 func helmTemplate(t *testing.T, chart string, values map[string]any, files map[string]string) (string, error) {
 	t.Helper()
-	// Not t.TempDir: Helm splits --values and --set-file at commas, which
-	// test names may hold.
-	home, err := os.MkdirTemp("", "helm-template")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(home) })
-	for _, env := range []string{"HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME"} {
-		t.Setenv(env, filepath.Join(home, env))
-	}
+	home := helmHome(t)
 	args := []string{"template", "ocm", chartDir(chart)}
 	if values != nil {
 		data, err := yaml.Marshal(values)
@@ -73,6 +64,23 @@ func helmTemplate(t *testing.T, chart string, values map[string]any, files map[s
 		args = append(args, "--set-file", key+"="+path)
 	}
 	return runHelm(t, args...)
+}
+
+// helmHome returns a directory for Helm's files and the test's, and points
+// Helm's cache, configuration and data there.
+func helmHome(t *testing.T) string {
+	t.Helper()
+	// Not t.TempDir: Helm splits --values and --set-file at commas, which
+	// test names may hold.
+	home, err := os.MkdirTemp("", "helm-template")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(home) })
+	for _, env := range []string{"HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME"} {
+		t.Setenv(env, filepath.Join(home, env))
+	}
+	return home
 }
 
 // runHelm runs Helm's own command with args and returns what it prints.

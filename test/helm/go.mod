@@ -5,6 +5,7 @@ go 1.27.3
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/kubectl-ocm/kubectl-ocm v0.0.0
+	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
 	helm.sh/helm/v4 v4.3.1
 	k8s.io/api v0.37.1
@@ -100,7 +101,6 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
 	github.com/spf13/cast v1.7.0 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/tetratelabs/wabin v0.0.0-20230304001439-f6f874872834 // indirect
 	github.com/tetratelabs/wazero v1.12.0 // indirect

@@ -41,8 +41,13 @@ generated templates execute the manifests of config/agent with it.
 {{- $_ := set $v "NetworkPolicy" (dict "MonitoringNamespace" ($k.networkPolicyConfiguration.monitoringNamespace | default "")) -}}
 {{- end -}}
 {{- $_ := set $v "ClientCertExpirationSeconds" (int64 ($reg.clientCertExpirationSeconds | default 0)) -}}
-{{- $_ := set $v "RegistrationAuth" ($regDriver.authType | default "") -}}
-{{- $_ := set $v "AddonKubeClientRegistrationAuth" ($driver.authType | default "") -}}
+{{- /* csr is the agent's default: the Klusterlet records only a change, as join's does. */ -}}
+{{- $regAuth := $regDriver.authType | default "" -}}
+{{- if eq $regAuth "csr" }}{{ $regAuth = "" }}{{ end -}}
+{{- $addonAuth := $driver.authType | default "" -}}
+{{- if eq $addonAuth "csr" }}{{ $addonAuth = "" }}{{ end -}}
+{{- $_ := set $v "RegistrationAuth" $regAuth -}}
+{{- $_ := set $v "AddonKubeClientRegistrationAuth" $addonAuth -}}
 {{- $_ := set $v "AddonTokenExpirationSeconds" (int64 ($token.expirationSeconds | default 0)) -}}
 {{- $_ := set $v "HubKubeAPIQPS" (int64 ($work.hubKubeAPIQPS | default 0)) -}}
 {{- $_ := set $v "HubKubeAPIBurst" (int64 ($work.hubKubeAPIBurst | default 0)) -}}
