@@ -3,6 +3,7 @@ package helm
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -120,4 +121,22 @@ func appVersion(t *testing.T, name string) string {
 	}
 	require.NoError(t, yaml.Unmarshal(data, &meta))
 	return meta.AppVersion
+}
+
+// TestDocsExample checks that the example of docs/install.md's "One values
+// file" section is examples/values/hub.yaml, which TestOneValuesFile runs.
+func TestDocsExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "install.md"))
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(doc), "\n## One values file for the CLI, Helm and GitOps\n")
+	require.True(t, ok, "docs/install.md has no section One values file for the CLI, Helm and GitOps")
+	_, block, ok := strings.Cut(section, "\n```yaml\n")
+	require.True(t, ok, "the section has no yaml block")
+	block, _, _ = strings.Cut(block, "\n```\n")
+	file, err := os.ReadFile(filepath.Join("..", "..", "examples", "values", "hub.yaml"))
+	require.NoError(t, err)
+	var inDoc, inFile any
+	require.NoError(t, yaml.Unmarshal([]byte(block), &inDoc))
+	require.NoError(t, yaml.Unmarshal(file, &inFile))
+	require.Equal(t, inFile, inDoc, "the example in docs/install.md differs from examples/values/hub.yaml")
 }
