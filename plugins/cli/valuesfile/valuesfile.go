@@ -8,6 +8,12 @@
 // klusterlet chart's bootstrapHubKubeConfig, which join makes from the
 // hub's token), never ignored. The verbs merge what is read with their
 // flags, a flag given on the command line winning over the file.
+//
+// A value a chart gains goes into Hub or Klusterlet with the chart's
+// spelling, is checked in ReadHub or ReadKlusterlet, and is mapped to its
+// flag (Set) or to the rendered values in the verb's
+// completeValuesFile; a value the verb cannot apply yet is refused there
+// (see Images.validate for the image pull credentials).
 package valuesfile
 
 import (
@@ -134,7 +140,7 @@ func (i Images) Image(registry string) string {
 	if i.Tag == "" {
 		return ""
 	}
-	return registry + "/" + config.ControllerImageName + ":" + i.Tag
+	return strings.TrimSuffix(registry, "/") + "/" + config.ControllerImageName + ":" + i.Tag
 }
 
 // validate checks the images values.
