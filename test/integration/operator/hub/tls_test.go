@@ -51,12 +51,16 @@ func testTLSProfile(t *testing.T, s *suite) {
 	}
 
 	// The CRD takes the two versions a profile of the field may start at.
-	cm, err := s.clusterManager(s.ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm.Spec.TLSProfile = &operatorv1.TLSProfile{MinTLSVersion: "VersionTLS11"}
-	if err := s.admin.Update(s.ctx, cm); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.tlsProfile.minTLSVersion") {
+	// The operator writes the status meanwhile: a conflict is retried.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cm, err := s.clusterManager(s.ctx)
+		if err != nil {
+			return err
+		}
+		cm.Spec.TLSProfile = &operatorv1.TLSProfile{MinTLSVersion: "VersionTLS11"}
+		return s.admin.Update(s.ctx, cm)
+	})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.tlsProfile.minTLSVersion") {
 		t.Errorf("spec.tlsProfile.minTLSVersion VersionTLS11: got %v, want the API server to refuse it", err)
 	}
 
