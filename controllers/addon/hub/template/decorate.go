@@ -1,6 +1,7 @@
 package template
 
 import (
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 )
 
 // Names of what the proxy configuration adds to the agent.
@@ -111,7 +113,10 @@ func (d decorator) decoratePods(obj *unstructured.Unstructured, typed runtime.Ob
 
 // decoratePod applies everything to one pod template, in OCM's order:
 // variables as env, hub credential volumes, node placement, image mirrors,
-// proxy, resource requirements.
+// proxy, resource requirements; and, as OCM's add-on framework does, the
+// image pull Secret open-cluster-management-image-pull-credentials, which
+// the Klusterlet operator copies into every add-on namespace (the kubelet
+// pulls without it where there is none).
 func (d decorator) decoratePod(resource, name string, pod *corev1.PodTemplateSpec) {
 	var env []corev1.EnvVar
 	for _, n := range d.vars.env {
@@ -130,6 +135,9 @@ func (d decorator) decoratePod(resource, name string, pod *corev1.PodTemplateSpe
 		}
 	}
 	spec.Volumes = setVolumes(spec.Volumes, volumes)
+	if pull := (corev1.LocalObjectReference{Name: pullsecret.Name}); !slices.Contains(spec.ImagePullSecrets, pull) {
+		spec.ImagePullSecrets = append(spec.ImagePullSecrets, pull)
+	}
 	if np := d.cfg.nodePlacement; np != nil {
 		if np.NodeSelector != nil {
 			spec.NodeSelector = np.NodeSelector

@@ -119,6 +119,7 @@ func TestKlusterletOperator(t *testing.T) {
 
 	s.testLiveEdits(t)
 	s.testTLSProfile(t)
+	s.testPullSecret(t)
 	s.testNetworkPolicies(t, hub.Server())
 
 	t.Run("an agent that stops turns Available False with the cause, then back", func(t *testing.T) {
