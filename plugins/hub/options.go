@@ -65,6 +65,10 @@ type InitOptions struct {
 	NetworkPolicy                    bool
 	NetworkPolicyMonitoringNamespace string
 	NetworkPolicyAPIServerNamespace  string
+	// ImagePullCredentials is the file of --image-pull-credentials, a
+	// docker config.json; Validate reads it into pullCredentials.
+	ImagePullCredentials string
+	pullCredentials      []byte
 }
 
 // NewInitOptions returns InitOptions for the hub getter selects.
@@ -111,6 +115,9 @@ func (o *InitOptions) Validate() error {
 		return err
 	}
 	if err := o.validateNetworkPolicy(); err != nil {
+		return err
+	}
+	if o.pullCredentials, err = cli.ReadImagePullCredentials(o.ImagePullCredentials); err != nil {
 		return err
 	}
 	return validateDuration(o.TokenDuration)
