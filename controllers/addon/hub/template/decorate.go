@@ -129,7 +129,7 @@ func (d decorator) decoratePod(resource, name string, pod *corev1.PodTemplateSpe
 		c := &spec.Containers[i]
 		c.Env = setEnv(c.Env, env)
 		c.VolumeMounts = setMounts(c.VolumeMounts, mounts)
-		c.Image = overrideImage(d.cfg.registries, c.Image)
+		c.Image = overrideImage(d.mirrors(), c.Image)
 		if r, ok := d.resources(resource, name, c.Name); ok {
 			c.Resources = *r.DeepCopy()
 		}
@@ -232,6 +232,16 @@ func wildcard(pattern, s string) bool {
 		s = s[i+len(p):]
 	}
 	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+// mirrors returns the image mirrors of the agent: the cluster's, then the
+// AddOnDeploymentConfigs', so that these win where both rewrite an image
+// (overrideImage takes the last match).
+func (d decorator) mirrors() []addonv1alpha1.ImageMirror {
+	if len(d.in.ClusterRegistries) == 0 {
+		return d.cfg.registries
+	}
+	return append(slices.Clip(d.in.ClusterRegistries), d.cfg.registries...)
 }
 
 // overrideImage rewrites image with the image mirrors, as OCM does: a
