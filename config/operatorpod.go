@@ -10,13 +10,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
-// ImagePullCredentialsSecret names the Secret of type
-// kubernetes.io/dockerconfigjson in an operator's namespace that holds the
-// credentials of the image registry (OCM's name). The Helm charts create it
-// from images.imageCredentials and list it in the operator Pod's
-// imagePullSecrets.
-const ImagePullCredentialsSecret = "open-cluster-management-image-pull-credentials"
-
 // OperatorPod overrides the Pod of an operator's Deployment (the
 // ClusterManager operator, the Klusterlet operator), as the Helm charts'
 // values imagePullSecrets and operator.* do. Empty fields render the

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
@@ -46,7 +48,7 @@ func TestOperatorPod(t *testing.T) {
 				t.Fatal("no operator Deployment")
 			}
 			spec := tmpl.Spec
-			if len(spec.ImagePullSecrets) != 1 || spec.ImagePullSecrets[0].Name != "pull" || spec.PriorityClassName != "high" ||
+			if len(spec.ImagePullSecrets) != 2 || spec.ImagePullSecrets[0].Name != pullsecret.Name || spec.ImagePullSecrets[1].Name != "pull" || spec.PriorityClassName != "high" ||
 				*spec.SecurityContext.RunAsUser != 1000 || len(spec.Volumes) != 1 || len(spec.Containers[0].VolumeMounts) != 1 {
 				t.Errorf("the operator's Pod lacks the overrides: %+v", spec)
 			}

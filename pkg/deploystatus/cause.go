@@ -52,6 +52,9 @@ type PodCause struct {
 	Message string
 	// Image is the container's image.
 	Image string
+	// ImageCause names why the image cannot be pulled when the kubelet's
+	// message says it, such as ImageCauseUnauthorized; empty otherwise.
+	ImageCause string
 	// Restarts is how often the container was restarted.
 	Restarts int32
 	// LastExit describes the container's last termination, such as "exit
@@ -87,6 +90,9 @@ func (c *PodCause) Summary() string {
 		}
 	default:
 		b.WriteString(": " + c.Reason)
+		if c.ImageCause != "" {
+			b.WriteString(": " + c.ImageCause)
+		}
 		if c.isImage() && c.Image != "" {
 			fmt.Fprintf(&b, " for image %s", c.Image)
 		}
@@ -188,6 +194,8 @@ func containerCause(pod *corev1.Pod, s *corev1.ContainerStatus, imageFix string)
 		logs = fmt.Sprintf("`kubectl logs -n %s %s -c %s`", pod.Namespace, pod.Name, s.Name)
 	}
 	switch {
+	case (c.Reason == ReasonErrImagePull || c.Reason == ReasonImagePullBackOff) && imageCause(c.Message) == ImageCauseUnauthorized:
+		c.ImageCause, c.Fix = ImageCauseUnauthorized, unauthorizedFix(c.Image)
 	case c.isImage():
 		c.Fix = imageFix
 	case last != nil && last.Reason == ReasonOOMKilled:

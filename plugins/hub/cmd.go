@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -66,6 +67,10 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 			# Run the hub controller image of this version from a mirror
 			kubectl ocm hub init --image-registry registry.example.com/mirror
 
+			# Pull the images from a private registry with the credentials of
+			# 'docker login registry.example.com'
+			kubectl ocm hub init --image-registry registry.example.com/ocm --image-pull-credentials ~/.docker/config.json
+
 			# Print a join command whose token may register cluster1 only
 			kubectl ocm hub init --cluster-name cluster1
 
@@ -100,6 +105,7 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 	f.StringVar(&o.ConversionWebhookURL, "conversion-webhook-url", "",
 		"An https URL (ending in "+conversion.Path+") at which the API server calls the add-on conversion webhook, for hubs whose API server cannot reach Services (see docs/install.md).")
 	cli.AddImageFlags(f, &o.Image, &o.ImageRegistry, "the hub controller")
+	cli.AddImagePullCredentialsFlag(f, &o.ImagePullCredentials, config.OperatorNamespace)
 	cli.AddDryRunFlag(cmd, &o.DryRun)
 	cli.AddOutputFlag(cmd, &o.Output, "Output format. With --dry-run=client: yaml or json (the manifests). Otherwise: json, yaml or jsonpath=TEMPLATE (of hubToken, hubApiserver, expirationTimestamp, caCertHashes).", cli.DataFormats)
 	f.StringVar(&o.ClusterName, "cluster-name", "", "Print a join command whose token may register only this cluster (see 'kubectl ocm hub token --help').")
@@ -111,7 +117,7 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 	f.StringVar(&o.NetworkPolicyMonitoringNamespace, "network-policy-monitoring-namespace", "", "The namespace whose Pods may reach the hub controller's metrics port (spec.networkPolicyConfiguration.monitoringNamespace); implies --network-policy.")
 	f.StringVar(&o.NetworkPolicyAPIServerNamespace, "network-policy-apiserver-namespace", "", "The namespace the API server's webhook calls come from, for API servers that run as Pods in it (spec.networkPolicyConfiguration.apiServerNamespace); implies --network-policy. Default: the webhook port accepts every source, as it must where the API server runs on the host network.")
 	valuesfile.AddFlag(f, &o.ValuesFile, clusterManagerValuesFileFlag, "hub", "the hub")
-	f.StringVar(&o.OutputFile, "output-file", "", "Also write the manifests init applies to this file, as --dry-run=client -o yaml prints them; it is written before anything is applied.")
+	f.StringVar(&o.OutputFile, "output-file", "", "Also write the manifests init applies to this file, as --dry-run=client -o yaml prints them; it is written before anything is applied (owner-only with --image-pull-credentials).")
 	f.StringVar(&o.OutputJoinCommandFile, "output-join-command-file", "",
 		`Also write the join command to this file, an owner-only shell script taking the cluster name and more join flags: 'sh FILE cluster1 --context cluster1'.`)
 	return cmd

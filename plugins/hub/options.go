@@ -72,6 +72,10 @@ type InitOptions struct {
 	ValuesFile string
 	// values are the values of ValuesFile, nil without one.
 	values *valuesfile.Hub
+	// ImagePullCredentials is the file of --image-pull-credentials, a
+	// docker config.json; Validate reads it into pullCredentials.
+	ImagePullCredentials string
+	pullCredentials      []byte
 }
 
 // NewInitOptions returns InitOptions for the hub getter selects.
@@ -121,6 +125,14 @@ func (o *InitOptions) Validate() error {
 	}
 	if err := o.validateNetworkPolicy(); err != nil {
 		return err
+	}
+	if o.pullCredentials, err = cli.ReadImagePullCredentials(o.ImagePullCredentials); err != nil {
+		return err
+	}
+	if o.pullCredentials == nil && o.values != nil {
+		if o.pullCredentials, err = o.values.Images.PullCredentials(o.ImageRegistry); err != nil {
+			return err
+		}
 	}
 	return validateDuration(o.TokenDuration)
 }

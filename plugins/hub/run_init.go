@@ -33,6 +33,11 @@ const ControllerDeployment = config.HubControllerDeployment
 // waits until the ClusterManager is Available, and prints the join command.
 func (o *InitOptions) Run(ctx context.Context) error {
 	objs, err := config.HubOperatorObjects(o.operatorValues())
+	if err == nil {
+		// Applied in install order: the Secret before the operator's
+		// Deployment, which pulls with it.
+		objs, err = cli.WithImagePullSecret(objs, config.OperatorNamespace, o.pullCredentials)
+	}
 	if err != nil {
 		return fmt.Errorf("render hub manifests: %w", err)
 	}
@@ -41,7 +46,11 @@ func (o *InitOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := cli.WriteManifestsFile("--output-file", o.OutputFile, all, cli.PublicFileMode); err != nil {
+		mode := cli.PublicFileMode
+		if o.pullCredentials != nil {
+			mode = cli.PrivateFileMode // it holds the registry credentials
+		}
+		if err := cli.WriteManifestsFile("--output-file", o.OutputFile, all, mode); err != nil {
 			return err
 		}
 	}

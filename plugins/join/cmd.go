@@ -55,6 +55,10 @@ var joinExample = cli.Examples(`
 	# Pull the agent image of this version from a mirror
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --cluster-name cluster1 --image-registry registry.example.com/mirror
 
+	# Pull the agent and add-on images from a private registry with the
+	# credentials of 'docker login registry.example.com'
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --cluster-name cluster1 --image-registry registry.example.com/ocm --image-pull-credentials ~/.docker/config.json
+
 	# Print what would be installed, without installing it, and apply it with
 	# kubectl (twice on a new cluster: the Klusterlet needs its CRD established first)
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --cluster-name cluster1 --dry-run=client -o yaml > cluster1.yaml

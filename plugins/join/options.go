@@ -77,6 +77,10 @@ type Options struct {
 	Image string
 	// ImageRegistry is the registry and organization of the default image.
 	ImageRegistry string
+	// ImagePullCredentials is the file of --image-pull-credentials, a
+	// docker config.json; Validate reads it into pullCredentials.
+	ImagePullCredentials string
+	pullCredentials      []byte
 	// Mode is the install mode: default (the agent runs on the managed
 	// cluster) or hosted (the agent runs on the cluster of --context, the
 	// hosting cluster, and reaches the managed cluster with
@@ -200,6 +204,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.BoolVar(&o.WaitAccepted, "wait-accepted", o.WaitAccepted, "Wait until the hub has accepted the cluster and it is available, showing progress (someone accepts it on the hub meanwhile).")
 	cli.AddTimeoutFlag(fs, &o.Timeout, o.Timeout, "How long --wait or --wait-accepted waits.")
 	cli.AddImageFlags(fs, &o.Image, &o.ImageRegistry, "the agent")
+	cli.AddImagePullCredentialsFlag(fs, &o.ImagePullCredentials, operatorv1.OperatorNamespace)
 	fs.StringVarP(&o.Mode, "mode", "m", o.Mode, "Install mode: default (the agent runs on this cluster) or hosted (the agent runs on this cluster, the hosting cluster, and manages the cluster of --managed-cluster-kubeconfig).")
 	fs.StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file whose current context reaches the managed cluster; it is stored on the hosting cluster as the agent's identity on the managed cluster.")
 	fs.BoolVar(&o.ForceInternalEndpointLookup, "force-internal-endpoint-lookup", o.ForceInternalEndpointLookup, "Use the hub address from ConfigMap kube-public/cluster-info on the hub instead of --hub-apiserver, for the agent (e.g. kind clusters).")
@@ -352,6 +357,18 @@ func (o *Options) Validate() error {
 	}
 	errs = append(errs, o.validateProxy()...)
 	errs = append(errs, o.validateValuesFile()...)
+	if data, err := cli.ReadImagePullCredentials(o.ImagePullCredentials); err != nil {
+		errs = append(errs, err)
+	} else {
+		o.pullCredentials = data
+	}
+	if o.pullCredentials == nil && o.values != nil {
+		if data, err := o.values.Images.PullCredentials(o.ImageRegistry); err != nil {
+			errs = append(errs, err)
+		} else {
+			o.pullCredentials = data
+		}
+	}
 	if p, err := config.TLSProfileFromFlags(o.TLSMinVersion, o.TLSCipherSuites); err != nil {
 		errs = append(errs, err)
 	} else {

@@ -181,13 +181,27 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		if o.managed != nil {
 			v.ManagedKubeconfig = o.managed.kubeconfig
 		}
-		return config.KlusterletInstallObjects(op, v, true)
+		return o.withPullSecret(config.KlusterletInstallObjects(op, v, true))
 	}
 	v.Mode = string(operatorv1.InstallModeDefault)
 	if o.Singleton {
 		v.Mode = string(operatorv1.InstallModeSingleton)
 	}
-	return config.KlusterletInstallObjects(op, v, false)
+	return o.withPullSecret(config.KlusterletInstallObjects(op, v, false))
+}
+
+// withPullSecret adds to objs, what join writes on the cluster of
+// --context, the image pull Secret of --image-pull-credentials next to the
+// Klusterlet operator, which applies in install order before the
+// operator's Deployment.
+func (o *Options) withPullSecret(objs, managed []*unstructured.Unstructured, err error) ([]*unstructured.Unstructured, []*unstructured.Unstructured, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	if objs, err = cli.WithImagePullSecret(objs, operatorv1.OperatorNamespace, o.pullCredentials); err != nil {
+		return nil, nil, err
+	}
+	return objs, managed, nil
 }
 
 // localClusterName returns the cluster name of the hub credential in

@@ -63,7 +63,11 @@ See docs/operations.md#upgrading.`,
 			kubectl ocm upgrade hub --wait=false -o json
 
 			# Check the skew and have the hub admit the change, changing nothing
-			kubectl ocm upgrade hub --bundle-version v0.2.0 --dry-run=server`),
+			kubectl ocm upgrade hub --bundle-version v0.2.0 --dry-run=server
+
+			# Upgrade from a private registry, with the credentials of
+			# 'docker login registry.example.com'
+			kubectl ocm upgrade hub --image-registry registry.example.com/ocm --image-pull-credentials ~/.docker/config.json`),
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE:              cli.RunE(o),
@@ -100,7 +104,11 @@ See docs/operations.md#upgrading.`,
 			kubectl ocm upgrade klusterlet klusterlet-cluster2 --context hosting
 
 			# Say what would change, changing nothing
-			kubectl ocm upgrade klusterlet --context c1 --bundle-version v0.2.0 --dry-run`),
+			kubectl ocm upgrade klusterlet --context c1 --bundle-version v0.2.0 --dry-run
+
+			# Upgrade from a private registry, with the credentials of
+			# 'docker login registry.example.com'
+			kubectl ocm upgrade klusterlet --context c1 --image-registry registry.example.com/ocm --image-pull-credentials ~/.docker/config.json`),
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: cli.FirstArgOnly(cli.CompleteNames(getter, klusterletNames)),
 		RunE:              cli.RunE(o),

@@ -49,6 +49,10 @@ type Options struct {
 	// cluster admit the changes too), changing nothing and waiting for
 	// nothing.
 	DryRun string
+	// ImagePullCredentials is the file of --image-pull-credentials, a
+	// docker config.json; Validate reads it into pullCredentials.
+	ImagePullCredentials string
+	pullCredentials      []byte
 
 	getter genericclioptions.RESTClientGetter
 	genericiooptions.IOStreams
@@ -69,6 +73,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	what := map[string]string{TargetHub: "the hub controller and the cluster-manager operator", TargetKlusterlet: "the agent and the klusterlet operator"}[o.Target]
 	cli.AddImageFlags(f, &o.Image, &o.ImageRegistry, what)
+	cli.AddImagePullCredentialsFlag(f, &o.ImagePullCredentials, operatorv1.OperatorNamespace)
 	f.StringVar(&o.BundleVersion, "bundle-version", "", "The version to upgrade to, such as v0.2.0: the image is <image-registry>/"+config.ControllerImageName+":<bundle-version>. Default: this kubectl-ocm's version, "+version.Version+".")
 	f.BoolVar(&o.Wait, "wait", o.Wait, "Wait until the new version runs everywhere it should: the operator has acted on the change and every Deployment it manages rolled out, available.")
 	cli.AddTimeoutFlag(f, &o.Timeout, o.Timeout, "How long --wait waits.")
@@ -115,5 +120,10 @@ func (o *Options) Validate() error {
 		errs = append(errs, cli.ValidateTimeout(o.Timeout))
 	}
 	errs = append(errs, cli.ValidateDryRunMode(o.DryRun))
+	if data, err := cli.ReadImagePullCredentials(o.ImagePullCredentials); err != nil {
+		errs = append(errs, err)
+	} else {
+		o.pullCredentials = data
+	}
 	return errors.Join(errs...)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 )
 
 // imageField is one image field of a resource's spec.
@@ -83,9 +84,10 @@ func imagePatch(obj client.Object, image string) ([]byte, error) {
 // operatorPatch returns the strategic merge patch that moves the containers
 // of the operator Deployment dep that run an ocm-controller image, or one of
 // previous (the images the resource named, which may be of another name), to
-// image; nil when they run it already (or dep is nil: there is no operator
-// Deployment, as on an installation by other means).
-func operatorPatch(dep *appsv1.Deployment, image string, previous []string) ([]byte, error) {
+// image and, with pullSecret, adds the image pull Secret to its
+// imagePullSecrets; nil when there is nothing to change (or dep is nil:
+// there is no operator Deployment, as on an installation by other means).
+func operatorPatch(dep *appsv1.Deployment, image string, previous []string, pullSecret bool) ([]byte, error) {
 	if dep == nil {
 		return nil, nil
 	}
@@ -95,10 +97,20 @@ func operatorPatch(dep *appsv1.Deployment, image string, previous []string) ([]b
 			containers = append(containers, map[string]string{"name": c.Name, "image": image})
 		}
 	}
-	if len(containers) == 0 {
+	podSpec := map[string]any{}
+	if len(containers) > 0 {
+		podSpec["containers"] = containers
+	}
+	// An operator installed before it referenced the image pull Secret
+	// gets the reference (a strategic merge adds it to any others).
+	ref := corev1.LocalObjectReference{Name: pullsecret.Name}
+	if pullSecret && !slices.Contains(dep.Spec.Template.Spec.ImagePullSecrets, ref) {
+		podSpec["imagePullSecrets"] = []corev1.LocalObjectReference{ref}
+	}
+	if len(podSpec) == 0 {
 		return nil, nil
 	}
-	patch := map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": containers}}}}
+	patch := map[string]any{"spec": map[string]any{"template": map[string]any{"spec": podSpec}}}
 	data, err := json.Marshal(patch)
 	if err != nil {
 		return nil, fmt.Errorf("encode the operator image patch: %w", err)

@@ -13,7 +13,9 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -38,6 +40,9 @@ type Result struct {
 	// DryRun is client or server when the upgrade was a dry run: Changed
 	// then says what it would change, and nothing was.
 	DryRun string `json:"dryRun,omitempty"`
+	// ImagePullSecret is the Secret, as namespace/name, that
+	// --image-pull-credentials wrote (or, in a dry run, would write).
+	ImagePullSecret string `json:"imagePullSecret,omitempty"`
 }
 
 // Run sets the image of the resource and of its operator, and with --wait
@@ -74,7 +79,7 @@ func (o *Options) run(ctx context.Context, c client.Client, in *deploystatus.Ins
 	if err != nil {
 		return err
 	}
-	opPatch, err := operatorPatch(opDep, o.Image, res.PreviousImages)
+	opPatch, err := operatorPatch(opDep, o.Image, res.PreviousImages, o.pullCredentials != nil)
 	if err != nil {
 		return err
 	}
@@ -85,6 +90,12 @@ func (o *Options) run(ctx context.Context, c client.Client, in *deploystatus.Ins
 		for _, w := range res.Warnings {
 			fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 		}
+	}
+	// The Secret first: the operator's new Pod pulls with it.
+	if err := o.writePullSecret(ctx, c, res); err != nil {
+		return fmt.Errorf("%w on %s", err, host)
+	}
+	if res.Changed {
 		if err := o.apply(ctx, cli.DryRunWriter(c, o.DryRun), obj, kind, opDep, patch, opPatch); err != nil {
 			return fmt.Errorf("%w on %s", err, host)
 		}
@@ -100,6 +111,28 @@ func (o *Options) run(ctx context.Context, c client.Client, in *deploystatus.Ins
 		}
 	}
 	return o.print(res)
+}
+
+// writePullSecret creates or updates the image pull Secret of
+// --image-pull-credentials in the operator's namespace, when given, and
+// records it in res; a client dry run writes nothing, a server dry run has
+// the cluster admit it.
+func (o *Options) writePullSecret(ctx context.Context, c client.Client, res *Result) error {
+	if o.pullCredentials == nil {
+		return nil
+	}
+	objs, err := cli.WithImagePullSecret(nil, operatorv1.OperatorNamespace, o.pullCredentials)
+	if err != nil {
+		return err
+	}
+	if o.DryRun != cli.DryRunClient {
+		if err := apply.Apply(ctx, c, objs, apply.Options{DryRun: o.DryRun == cli.DryRunServer}); err != nil {
+			return fmt.Errorf("write the image pull Secret: %w", err)
+		}
+	}
+	res.ImagePullSecret = operatorv1.OperatorNamespace + "/" + pullsecret.Name
+	fmt.Fprintf(o.ErrOut, "Wrote the image pull Secret %s from %s%s.\n", res.ImagePullSecret, o.ImagePullCredentials, cli.DryRunSuffix(o.DryRun))
+	return nil
 }
 
 // apply writes patch to obj, a kind, and opPatch to the operator Deployment opDep,

@@ -21,6 +21,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
@@ -112,7 +113,7 @@ func TestOperatorPatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := operatorPatch(deployment("op", newImage, func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers = tt.containers }), newImage, []string{"example.com/renamed:v1"})
+			got, err := operatorPatch(deployment("op", newImage, func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers = tt.containers }), newImage, []string{"example.com/renamed:v1"}, false)
 			require.NoError(t, err)
 			if tt.want == "" {
 				assert.Nil(t, got)
@@ -121,9 +122,27 @@ func TestOperatorPatch(t *testing.T) {
 			assert.JSONEq(t, tt.want, string(got))
 		})
 	}
-	got, err := operatorPatch(nil, newImage, nil)
+	got, err := operatorPatch(nil, newImage, nil, false)
 	assert.NoError(t, err)
 	assert.Nil(t, got, "no operator Deployment")
+
+	// --image-pull-credentials: an operator without the reference gets it,
+	// next to any other, with or without a new image.
+	ref := `"imagePullSecrets":[{"name":"open-cluster-management-image-pull-credentials"}]`
+	at := deployment("op", newImage, func(d *appsv1.Deployment) {
+		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "operator", Image: newImage}}
+		d.Spec.Template.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "mine"}}
+	})
+	got, err = operatorPatch(at, newImage, nil, true)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"spec":{"template":{"spec":{`+ref+`}}}}`, string(got))
+	got, err = operatorPatch(at, "example.com/ocm-controller:v9", nil, true)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"spec":{"template":{"spec":{"containers":[{"name":"operator","image":"example.com/ocm-controller:v9"}],`+ref+`}}}}`, string(got))
+	at.Spec.Template.Spec.ImagePullSecrets = append(at.Spec.Template.Spec.ImagePullSecrets, corev1.LocalObjectReference{Name: pullsecret.Name})
+	got, err = operatorPatch(at, newImage, nil, true)
+	require.NoError(t, err)
+	assert.Nil(t, got, "the reference is there already")
 }
 
 // deployment returns Deployment open-cluster-management-hub/name running

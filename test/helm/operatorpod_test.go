@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"testing"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -128,8 +130,8 @@ func TestChartsImageCredentials(t *testing.T) {
 				require.NoError(t, err, out)
 				objs, err := config.DecodeDocuments([]byte(out))
 				require.NoError(t, err)
-				secret := find(objs, "Secret", config.ImagePullCredentialsSecret)
-				require.NotNil(t, secret, "no Secret %s", config.ImagePullCredentialsSecret)
+				secret := find(objs, "Secret", pullsecret.Name)
+				require.NotNil(t, secret, "no Secret %s", pullsecret.Name)
 				assert.Equal(t, "open-cluster-management", secret.GetNamespace())
 				assert.Equal(t, string(corev1.SecretTypeDockerConfigJson), secret.Object["type"])
 				data, _, _ := unstructured.NestedString(secret.Object, "data", corev1.DockerConfigJsonKey)
@@ -144,7 +146,7 @@ func TestChartsImageCredentials(t *testing.T) {
 				}
 				require.NotNil(t, operator, "no operator Deployment")
 				secrets, _, _ := unstructured.NestedSlice(operator.Object, "spec", "template", "spec", "imagePullSecrets")
-				assert.Equal(t, []any{map[string]any{"name": "other"}, map[string]any{"name": config.ImagePullCredentialsSecret}}, secrets)
+				assert.Equal(t, []any{map[string]any{"name": pullsecret.Name}, map[string]any{"name": "other"}}, secrets)
 			})
 		}
 	}

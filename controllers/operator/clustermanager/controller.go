@@ -29,6 +29,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
 )
 
@@ -53,26 +54,30 @@ type Reconciler struct {
 	ConversionWebhookURL string
 	// Namespace is the operator's own namespace, whose ConfigMap
 	// ocm-tls-profile gives the hub controller's TLS profile where the
-	// ClusterManager's spec.tlsProfile does not (config.ResolveTLSProfile).
+	// ClusterManager's spec.tlsProfile does not (config.ResolveTLSProfile),
+	// and whose Secret open-cluster-management-image-pull-credentials the
+	// operator copies next to the Deployments it renders, which reference it
+	// (pullsecret.Wire).
 	Namespace string
 
 	// mu guards applied.
 	mu sync.Mutex
 	// applied is the generation of the ClusterManager last applied in full,
-	// the ConfigMap ocm-tls-profile it was applied with (its resource
-	// version, empty when there was none), and when: a status change of the
-	// hub controller Deployment within Resync then only updates the
-	// ClusterManager's status.
+	// the ConfigMap ocm-tls-profile and the image pull Secret it was
+	// applied with (their resource versions, empty when there was none),
+	// and when: a status change of the hub controller Deployment within
+	// Resync then only updates the ClusterManager's status.
 	applied struct {
-		generation int64
-		tlsVersion string
-		at         time.Time
+		generation  int64
+		tlsVersion  string
+		pullVersion string
+		at          time.Time
 	}
 }
 
 // CacheOptions restricts the manager's cache to what the operator watches:
-// the Deployments of the product in the hub namespace and the ConfigMap
-// ocm-tls-profile in the operator's namespace.
+// the Deployments of the product in the hub namespace, the ConfigMap
+// ocm-tls-profile and the image pull Secret in the operator's namespace.
 func CacheOptions(namespace string) cache.Options {
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
 		&appsv1.Deployment{}: {
@@ -83,11 +88,16 @@ func CacheOptions(namespace string) cache.Options {
 			Namespaces: map[string]cache.Config{namespace: {}},
 			Field:      fields.OneTermEqualSelector("metadata.name", tlsprofile.ConfigMapName),
 		},
+		&corev1.Secret{}: {
+			Namespaces: map[string]cache.Config{namespace: {}},
+			Field:      fields.OneTermEqualSelector("metadata.name", pullsecret.Name),
+		},
 	}}
 }
 
 // SetupWithManager registers the operator for the ClusterManager Name, the
-// Deployments it rendered and the ConfigMap ocm-tls-profile in Namespace.
+// Deployments it rendered, and the ConfigMap ocm-tls-profile and the image
+// pull Secret in Namespace.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	named := predicate.NewPredicateFuncs(func(obj client.Object) bool { return obj.GetName() == r.Name })
 	toClusterManager := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
@@ -96,11 +106,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	tlsProfile := predicate.NewPredicateFuncs(func(obj client.Object) bool {
 		return obj.GetNamespace() == r.Namespace && obj.GetName() == tlsprofile.ConfigMapName
 	})
+	pullSecret := predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		return obj.GetNamespace() == r.Namespace && obj.GetName() == pullsecret.Name
+	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("clustermanager-operator").
 		For(&operatorv1.ClusterManager{}, builder.WithPredicates(named)).
 		Watches(&appsv1.Deployment{}, toClusterManager).
 		Watches(&corev1.ConfigMap{}, toClusterManager, builder.WithPredicates(tlsProfile)).
+		Watches(&corev1.Secret{}, toClusterManager, builder.WithPredicates(pullSecret)).
 		Complete(r)
 }
 
@@ -122,12 +136,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	pull, err := r.pullSecret(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	dep := &appsv1.Deployment{}
 	key := client.ObjectKey{Namespace: config.HubNamespace, Name: config.HubControllerDeployment}
 	var applyErr error
-	applied := r.stale(cm, profile) || r.Writer.Get(ctx, key, dep) != nil
+	applied := r.stale(cm, profile, pull) || r.Writer.Get(ctx, key, dep) != nil
 	if applied {
-		applyErr = r.apply(ctx, cm, profile)
+		applyErr = r.apply(ctx, cm, profile, pull)
 	}
 	// Read after applying, from the API server, so that the state judged
 	// is that of the pod template just applied.
@@ -145,21 +163,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if applied {
 		r.mu.Lock()
-		r.applied.generation, r.applied.tlsVersion, r.applied.at = cm.Generation, resourceVersion(profile), time.Now()
+		r.applied.generation, r.applied.tlsVersion, r.applied.pullVersion, r.applied.at = cm.Generation, resourceVersion(profile), resourceVersion(pull), time.Now()
 		r.mu.Unlock()
 	}
 	return ctrl.Result{RequeueAfter: Resync}, nil
 }
 
-// stale reports whether the hub must be applied for cm and the ConfigMap
-// profile (nil: none): this process did not apply its generation with this
-// version of profile and record the outcome within Resync, or the
-// ClusterManager does not say it was applied at that generation.
-func (r *Reconciler) stale(cm *operatorv1.ClusterManager, profile *corev1.ConfigMap) bool {
+// stale reports whether the hub must be applied for cm, the ConfigMap
+// profile and the image pull Secret pull (nil: none): this process did not
+// apply its generation with these versions of profile and pull and record
+// the outcome within Resync, or the ClusterManager does not say it was
+// applied at that generation.
+func (r *Reconciler) stale(cm *operatorv1.ClusterManager, profile *corev1.ConfigMap, pull *corev1.Secret) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionClusterManagerApplied)
-	return r.applied.generation != cm.Generation || r.applied.tlsVersion != resourceVersion(profile) || time.Since(r.applied.at) >= Resync ||
+	return r.applied.generation != cm.Generation || r.applied.tlsVersion != resourceVersion(profile) ||
+		r.applied.pullVersion != resourceVersion(pull) || time.Since(r.applied.at) >= Resync ||
 		c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != cm.Generation
 }
 
@@ -180,21 +200,43 @@ func (r *Reconciler) tlsProfile(ctx context.Context) (*corev1.ConfigMap, error) 
 	return cm, nil
 }
 
-// resourceVersion is cm's resource version, empty for nil.
-func resourceVersion(cm *corev1.ConfigMap) string {
-	if cm == nil {
+// pullSecret reads the image pull Secret in the operator's namespace from
+// the cache; nil when there is none.
+func (r *Reconciler) pullSecret(ctx context.Context) (*corev1.Secret, error) {
+	if r.Namespace == "" {
+		return nil, nil
+	}
+	s := &corev1.Secret{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: pullsecret.Name}, s)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read the image pull Secret %s/%s: %w", r.Namespace, pullsecret.Name, err)
+	}
+	return s, nil
+}
+
+// resourceVersion is obj's resource version, empty for nil.
+func resourceVersion[T interface {
+	*corev1.ConfigMap | *corev1.Secret
+	GetResourceVersion() string
+}](obj T) string {
+	if obj == nil {
 		return ""
 	}
-	return cm.ResourceVersion
+	return obj.GetResourceVersion()
 }
 
 // apply renders and applies the hub for cm, with the TLS profile of its
-// spec.tlsProfile over that of the ConfigMap profile (nil: none), deletes
+// spec.tlsProfile over that of the ConfigMap profile (nil: none) and, when
+// pull is not nil, a copy of that image pull Secret next to every
+// Deployment, which references it (pullsecret.Wire); it deletes
 // what it applied before and no longer renders, and sets Applied,
 // relatedResources and generations. A spec or a profile that cannot take
 // effect changes nothing: Applied is False, naming the field or key. The
 // error is one worth retrying.
-func (r *Reconciler) apply(ctx context.Context, cm *operatorv1.ClusterManager, profile *corev1.ConfigMap) error {
+func (r *Reconciler) apply(ctx context.Context, cm *operatorv1.ClusterManager, profile *corev1.ConfigMap, pull *corev1.Secret) error {
 	values, unknown, err := config.HubValuesFromClusterManager(cm)
 	if err == nil {
 		values.TLS, err = config.ResolveTLSProfile("ClusterManager", cm.Name, cm.Spec.TLSProfile, profile)
@@ -209,6 +251,9 @@ func (r *Reconciler) apply(ctx context.Context, cm *operatorv1.ClusterManager, p
 	}
 	values.ConversionWebhookURL = r.ConversionWebhookURL
 	objs, err := config.HubObjects(values)
+	if err == nil {
+		objs, err = pullsecret.Wire(objs, pull)
+	}
 	if err != nil {
 		setCondition(cm, operatorv1.ConditionClusterManagerApplied, false, operatorv1.ReasonRuntimeResourceApplyFailed, fmt.Sprintf("render the hub: %v", err))
 		return nil

@@ -20,11 +20,16 @@
 // and --tls-cipher-suites, with a hash in the pod template) is the
 // Klusterlet's spec.tlsProfile over the ConfigMap ocm-tls-profile in the
 // operator's namespace (config.ResolveTLSProfile); a bad one is refused on
-// the Applied condition and changes nothing. AddonTLSProfileReconciler
-// copies that ConfigMap into every add-on namespace of the cluster.
+// the Applied condition and changes nothing. The image pull Secret
+// open-cluster-management-image-pull-credentials of the operator's
+// namespace, when there is one, is copied next to the agent, whose
+// Deployment references it (pullsecret.Wire). AddonCopyReconciler copies
+// that ConfigMap and that Secret into every add-on namespace of the
+// cluster.
 //
 // To stay small the operator caches only Klusterlets, the Deployments it
 // rendered (by the label config.KlusterletOwnerLabel), the ConfigMaps
-// ocm-tls-profile and the add-on namespaces; everything else, Secrets
-// included, it reads directly.
+// ocm-tls-profile, the Secrets open-cluster-management-image-pull-credentials
+// and the add-on namespaces; everything else, other Secrets included, it
+// reads directly.
 package klusterlet

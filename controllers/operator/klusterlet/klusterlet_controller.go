@@ -26,6 +26,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
 )
 
@@ -50,8 +51,10 @@ type Reconciler struct {
 	Direct client.Client
 	// Namespace is the operator's own namespace, whose ConfigMap
 	// ocm-tls-profile gives the agents' TLS profile where a Klusterlet's
-	// spec.tlsProfile does not (config.ResolveTLSProfile). The cache holds
-	// it.
+	// spec.tlsProfile does not (config.ResolveTLSProfile), and whose Secret
+	// open-cluster-management-image-pull-credentials the operator copies
+	// next to the agent, whose Deployment references it (pullsecret.Wire).
+	// The cache holds both.
 	Namespace string
 }
 
@@ -61,7 +64,8 @@ func CacheSelector() string { return config.KlusterletOwnerLabel }
 
 // SetupWithManager registers the controller: it reconciles a Klusterlet when
 // it changes, when a Deployment rendered for it changes, and every
-// Klusterlet when the ConfigMap ocm-tls-profile in Namespace changes.
+// Klusterlet when the ConfigMap ocm-tls-profile or the image pull Secret in
+// Namespace changes.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toOwner := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 		if name := obj.GetLabels()[config.KlusterletOwnerLabel]; name != "" {
@@ -76,6 +80,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&appsv1.Deployment{}, toOwner).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.allKlusterlets),
 			builder.WithPredicates(isTLSProfileSource(r.Namespace))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.allKlusterlets),
+			builder.WithPredicates(isSource(r.Namespace, pullsecret.Name))).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("set up the Klusterlet operator: %w", err)
@@ -149,7 +155,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterl
 		setApplied(k, err, nil, 0)
 		return ctrl.Result{}, err
 	}
-	objs, err := render(k, values)
+	pull, err := r.pullSecret(ctx)
+	if err != nil {
+		setApplied(k, err, nil, 0)
+		return ctrl.Result{}, err
+	}
+	objs, err := render(k, values, pull)
 	if err != nil {
 		setApplied(k, err, nil, 0)
 		return ctrl.Result{}, err
@@ -180,8 +191,10 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterl
 }
 
 // render returns the agent objects of k that the operator applies: every
-// rendered object except those the user owns, each labeled with k's name.
-func render(k *operatorv1.Klusterlet, v config.AgentValues) ([]*unstructured.Unstructured, error) {
+// rendered object except those the user owns, with a copy of the image
+// pull Secret pull (nil: none) next to the agent, which references it, each
+// labeled with k's name.
+func render(k *operatorv1.Klusterlet, v config.AgentValues, pull *corev1.Secret) ([]*unstructured.Unstructured, error) {
 	var all []*unstructured.Unstructured
 	var err error
 	if k.Mode().IsHosted() {
@@ -196,6 +209,9 @@ func render(k *operatorv1.Klusterlet, v config.AgentValues) ([]*unstructured.Uns
 	}
 	if !k.Mode().IsHosted() {
 		all = append(all, addonNamespace())
+	}
+	if all, err = pullsecret.Wire(all, pull); err != nil {
+		return nil, fmt.Errorf("render the agent: %w", err)
 	}
 	out := make([]*unstructured.Unstructured, 0, len(all))
 	for _, obj := range all {
@@ -216,8 +232,8 @@ func render(k *operatorv1.Klusterlet, v config.AgentValues) ([]*unstructured.Uns
 // managers built with addon-framework deploy their agents there without a
 // Namespace manifest of their own; it goes with the agent when the
 // Klusterlet is deleted, as in OCM. Its label
-// addon.open-cluster-management.io/namespace=true brings it the copy of the
-// TLS profile (AddonTLSProfileReconciler). Like the agent's, it enforces the
+// addon.open-cluster-management.io/namespace=true brings it the copies of the
+// TLS profile and the image pull Secret (AddonCopyReconciler). Like the agent's, it enforces the
 // Pod Security level of pkg/podsecurity: the add-on agents the hub deploys
 // there must meet it, and the hub says on the ManagedClusterAddOn of a
 // template add-on when they do not.
@@ -282,7 +298,29 @@ func (r *Reconciler) tlsProfile(ctx context.Context, k *operatorv1.Klusterlet) (
 // isTLSProfileSource passes events of the ConfigMap ocm-tls-profile in the
 // operator's namespace.
 func isTLSProfileSource(namespace string) predicate.Predicate {
+	return isSource(namespace, tlsprofile.ConfigMapName)
+}
+
+// isSource passes events of the object name in the operator's namespace.
+func isSource(namespace, name string) predicate.Predicate {
 	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
-		return namespace != "" && obj.GetNamespace() == namespace && obj.GetName() == tlsprofile.ConfigMapName
+		return namespace != "" && obj.GetNamespace() == namespace && obj.GetName() == name
 	})
+}
+
+// pullSecret reads the image pull Secret in the operator's namespace from
+// the cache; nil when there is none.
+func (r *Reconciler) pullSecret(ctx context.Context) (*corev1.Secret, error) {
+	if r.Namespace == "" {
+		return nil, nil
+	}
+	s := &corev1.Secret{}
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: pullsecret.Name}, s)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read the image pull Secret %s/%s: %w", r.Namespace, pullsecret.Name, err)
+	}
+	return s, nil
 }

@@ -3,12 +3,15 @@ package klusterlet
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 )
 
 // TestRenderEnforcesRestricted checks that in every mode each namespace the
@@ -38,7 +41,7 @@ func TestRenderEnforcesRestricted(t *testing.T) {
 				t.Fatal(err)
 			}
 			values.ManagedKubeconfig = []byte("managed")
-			objs, err := render(tt.k, values)
+			objs, err := render(tt.k, values, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,6 +66,47 @@ func TestRenderEnforcesRestricted(t *testing.T) {
 			}
 			if pods == 0 {
 				t.Error("no Pod template rendered: the agent Deployment is missing")
+			}
+		})
+	}
+}
+
+// TestRenderPullSecret checks that in Default and Hosted mode the agent's
+// namespace gets the copy of the image pull Secret, labeled as the
+// Klusterlet's and as a copy, and the agent Deployment references it.
+func TestRenderPullSecret(t *testing.T) {
+	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: operatorv1.OperatorNamespace, Name: pullsecret.Name},
+		Type: corev1.SecretTypeDockerConfigJson, Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"r":{}}}`)}}
+	for _, k := range []*operatorv1.Klusterlet{
+		{ObjectMeta: metav1.ObjectMeta{Name: operatorv1.KlusterletName}, Spec: operatorv1.KlusterletSpec{ClusterName: "cluster1"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: config.HostedKlusterletName("cluster1")},
+			Spec: operatorv1.KlusterletSpec{ClusterName: "cluster1", DeployOption: operatorv1.KlusterletDeployOption{Mode: operatorv1.InstallModeHosted}}},
+	} {
+		t.Run(string(k.Mode()), func(t *testing.T) {
+			values, _, err := config.AgentValuesFromKlusterlet(k, []byte("kubeconfig"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			values.ManagedKubeconfig = []byte("managed")
+			objs, err := render(k, values, source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns, copies, refs := agentNamespace(k), 0, 0
+			for _, o := range objs {
+				switch {
+				case o.GetKind() == "Secret" && o.GetName() == pullsecret.Name:
+					copies++
+					if o.GetNamespace() != ns || o.GetLabels()[pullsecret.CopyLabel] != source.Namespace || o.GetLabels()[config.KlusterletOwnerLabel] != k.Name {
+						t.Errorf("copy %s/%s labels %v", o.GetNamespace(), o.GetName(), o.GetLabels())
+					}
+				case o.GetKind() == "Deployment" && o.GetName() == agentDeployment(k):
+					list, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "imagePullSecrets")
+					refs = len(list)
+				}
+			}
+			if copies != 1 || refs != 1 {
+				t.Errorf("%d copies and %d references, want one each in %s", copies, refs, ns)
 			}
 		})
 	}

@@ -12,18 +12,22 @@
 // A value a chart gains goes into Hub or Klusterlet with the chart's
 // spelling, is checked in ReadHub or ReadKlusterlet, and is mapped to its
 // flag (Set) or to the rendered values in the verb's
-// completeValuesFile; a value the verb cannot apply yet is refused there
-// (see Images.validate for the image pull credentials).
+// completeValuesFile; a value the verb cannot apply yet is refused there.
+// The image pull credentials are Images.PullCredentials, which the verbs
+// read when --image-pull-credentials is not given.
 package valuesfile
 
 import (
 	"encoding"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 
 	"github.com/distribution/reference"
 	corev1 "k8s.io/api/core/v1"
@@ -143,6 +147,35 @@ func (i Images) Image(registry string) string {
 	return strings.TrimSuffix(registry, "/") + "/" + config.ControllerImageName + ":" + i.Tag
 }
 
+// PullCredentials returns the docker config.json of
+// images.imageCredentials, as the charts write it into Secret
+// pullsecret.Name: dockerConfigJson as it is, else userName and password for
+// registry (images.registry, or the --image-registry that replaces it);
+// nil without createImageCredentials. The error names the value that is
+// missing or wrong.
+func (i Images) PullCredentials(registry string) ([]byte, error) {
+	c := i.ImageCredentials
+	if !c.CreateImageCredentials {
+		return nil, nil
+	}
+	const key = "images.imageCredentials"
+	data := []byte(c.DockerConfigJSON)
+	if c.DockerConfigJSON == "" {
+		if c.UserName == "" || c.Password == "" {
+			return nil, fmt.Errorf("%s: createImageCredentials needs userName and password, or dockerConfigJson", key)
+		}
+		entry := map[string]string{"username": c.UserName, "password": c.Password, "auth": base64.StdEncoding.EncodeToString([]byte(c.UserName + ":" + c.Password))}
+		var err error
+		if data, err = json.Marshal(map[string]any{"auths": map[string]any{registry: entry}}); err != nil {
+			return nil, err
+		}
+	}
+	if err := pullsecret.Validate(key+" of the values file", data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
 // validate checks the images values.
 func (i Images) validate(verb string) []string {
 	var errs []string
@@ -155,14 +188,6 @@ func (i Images) validate(verb string) []string {
 	}
 	if i.Tag != "" && !reference.TagRegexp.MatchString(i.Tag) {
 		errs = append(errs, fmt.Sprintf("images.tag %q is not an image tag such as v0.1.0", i.Tag))
-	}
-	if i.ImageCredentials.CreateImageCredentials {
-		// Extension point: when the verb creates the image pull
-		// credentials Secret itself, map these values to it there and
-		// drop this refusal.
-		errs = append(errs, fmt.Sprintf("images.imageCredentials.createImageCredentials: %s does not create the image pull credentials Secret; create Secret %s "+
-			"(type kubernetes.io/dockerconfigjson) in namespace %s yourself, list it in imagePullSecrets and set createImageCredentials to false",
-			verb, config.ImagePullCredentialsSecret, config.OperatorNamespace))
 	}
 	return errs
 }

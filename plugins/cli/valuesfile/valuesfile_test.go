@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -79,7 +82,6 @@ func TestReadRefuses(t *testing.T) {
 		{name: "unknown key in an inline field", content: "extraVolumes:\n- name: a\n  configmap: {name: a}\n", want: []string{"unknown key extraVolumes[0].configmap"}},
 		{name: "wrong type", content: "imagePullSecrets: mirror\n", want: []string{"imagePullSecrets"}},
 		{name: "not an object", content: "- a\n", want: []string{"no YAML object"}},
-		{name: "image credentials", content: "images: {imageCredentials: {createImageCredentials: true, userName: u, password: p}}\n", want: []string{"images.imageCredentials.createImageCredentials", "imagePullSecrets"}},
 		{name: "registry with a slash", content: "images: {registry: quay.io/org/}\n", want: []string{"images.registry", "slash"}},
 		{name: "conversion URL", content: "conversionWebhookURL: http://example.com/convert\n", want: []string{"conversionWebhookURL"}},
 		{name: "TLS version", content: "clusterManager: {tlsProfile: {minTLSVersion: VersionTLS10}}\n", want: []string{"clusterManager.tlsProfile"}},
@@ -207,5 +209,38 @@ func TestChartDefaults(t *testing.T) {
 	}
 	if _, err := ReadKlusterlet("--values-file", filepath.Join("..", "..", "..", "config", "charts", "klusterlet", "values.yaml")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestPullCredentials reads images.imageCredentials as the charts write it
+// into the image pull Secret.
+func TestPullCredentials(t *testing.T) {
+	tests := []struct {
+		name       string
+		creds      ImageCredentials
+		want       string
+		wantErrors []string
+	}{
+		{name: "not created", creds: ImageCredentials{UserName: "u", Password: "p"}},
+		{name: "user and password for the registry", creds: ImageCredentials{CreateImageCredentials: true, UserName: "u", Password: "p"},
+			want: `{"auths":{"localhost:5001/kubectl-ocm":{"auth":"dTpw","password":"p","username":"u"}}}`},
+		{name: "docker config as it is", creds: ImageCredentials{CreateImageCredentials: true, DockerConfigJSON: `{"auths":{"r.example":{"auth":"eDp5"}}}`},
+			want: `{"auths":{"r.example":{"auth":"eDp5"}}}`},
+		{name: "no password", creds: ImageCredentials{CreateImageCredentials: true, UserName: "u"}, wantErrors: []string{"images.imageCredentials", "userName and password"}},
+		{name: "docker config without auths", creds: ImageCredentials{CreateImageCredentials: true, DockerConfigJSON: `{}`}, wantErrors: []string{"images.imageCredentials", "auths"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Images{ImageCredentials: tt.creds}.PullCredentials("localhost:5001/kubectl-ocm")
+			if len(tt.wantErrors) > 0 {
+				require.Error(t, err)
+				for _, w := range tt.wantErrors {
+					assert.ErrorContains(t, err, w)
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
 	}
 }

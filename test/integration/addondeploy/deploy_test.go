@@ -22,6 +22,7 @@ import (
 	addonconfig "github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -69,6 +70,7 @@ func TestTemplateAddons(t *testing.T) {
 		{"template with a deployment config is rendered and applied", s.testDeploy},
 		{"a configuration change waits for its desired hash", s.testRollout},
 		{"bad input is reported and changes nothing", s.testBadInput},
+		{"the cluster's image-registries annotation mirrors the images", s.testClusterRegistries},
 		{"large templates are split over works", s.testSplit},
 		{"health follows the Deployment and the cluster", s.testHealth},
 		{"pre-delete hook runs before the add-on goes", s.testPreDeleteHook},
@@ -150,6 +152,7 @@ func (s *suite) testDeploy(t *testing.T) {
 		"built-in env":           env["CLUSTER_NAME"] == "cluster1" && env["INSTALL_NAMESPACE"] == "hello-agents" && env["HUB_KUBECONFIG"] != "",
 		"proxy env":              env["HTTP_PROXY"] == "http://proxy.local:3128" && env["http_proxy"] == "http://proxy.local:3128",
 		"hub kubeconfig mounted": len(pod.Volumes) == 1 && pod.Volumes[0].Secret != nil && pod.Volumes[0].Secret.SecretName == "hello-hub-kubeconfig",
+		"image pull Secret":      reflect.DeepEqual(pod.ImagePullSecrets, []corev1.LocalObjectReference{{Name: pullsecret.Name}}),
 	}
 	for what, ok := range checks {
 		if !ok {

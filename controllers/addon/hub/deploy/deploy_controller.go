@@ -30,6 +30,7 @@ const (
 	eventUnknownVariables = "UnknownVariables"
 	eventPermissionFailed = "SetPermissionFailed"
 	eventHookReleased     = "PreDeleteHookSkipped"
+	eventBadRegistries    = addonv1alpha1.ImageRegistriesReasonInvalid
 )
 
 // Reconciler deploys the template add-ons of one ManagedClusterAddOn at a time.
@@ -114,6 +115,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mca *addonv1alpha1.Man
 			"AddOnTemplate %s uses variables no AddOnDeploymentConfig defines, rendered empty: %v", src.template.Name, agent.UnknownVariables)
 	}
 
+	r.recordImageRegistries(mca, src)
 	r.recordPodSecurity(mca, src, agent)
 	r.reconcileRegistration(ctx, mca, src.template)
 	mca.Status.Namespace = agent.InstallNamespace
@@ -133,6 +135,42 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mca *addonv1alpha1.Man
 	}
 	setManifestApplied(mca, written)
 	return nil
+}
+
+// recordImageRegistries sets the ImageRegistries condition from the
+// cluster's annotation open-cluster-management.io/image-registries: removed
+// without it, True when its mirrors apply, False naming what is wrong when
+// it is malformed (the agent is then rendered without it), with a Warning
+// event when it turns False or its message changes.
+func (r *Reconciler) recordImageRegistries(mca *addonv1alpha1.ManagedClusterAddOn, src *source) {
+	typ := addonv1alpha1.ManagedClusterAddOnImageRegistries
+	switch {
+	case !src.hasRegistries:
+		meta.RemoveStatusCondition(&mca.Status.Conditions, typ)
+	case src.registriesErr == nil:
+		setCondition(mca, typ, metav1.ConditionTrue, addonv1alpha1.ImageRegistriesReasonApplied,
+			fmt.Sprintf("the %d image mirrors of ManagedCluster %s apply to the agent's images, after those of its AddOnDeploymentConfigs",
+				len(src.clusterRegistries), mca.Namespace))
+	default:
+		msg := fmt.Sprintf("ManagedCluster %s: %v. The agent's images are rendered without the cluster's mirrors", mca.Namespace, src.registriesErr)
+		was := previous(mca, typ)
+		setCondition(mca, typ, metav1.ConditionFalse, addonv1alpha1.ImageRegistriesReasonInvalid, msg)
+		if was.Status != metav1.ConditionFalse || was.Message != msg {
+			if len(msg) > maxEventNote {
+				msg = msg[:maxEventNote-3] + "..."
+			}
+			r.Recorder.Eventf(mca, src.template, corev1.EventTypeWarning, eventBadRegistries, "Render", "%s", msg)
+		}
+	}
+}
+
+// previous returns a copy of condition typ of mca, the zero condition when
+// there is none: meta.SetStatusCondition changes the condition in place.
+func previous(mca *addonv1alpha1.ManagedClusterAddOn, typ string) metav1.Condition {
+	if c := meta.FindStatusCondition(mca.Status.Conditions, typ); c != nil {
+		return *c
+	}
+	return metav1.Condition{}
 }
 
 // sizeLimit returns the size limit of a deploy work.

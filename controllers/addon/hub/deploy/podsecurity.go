@@ -43,7 +43,7 @@ func setPodSecurity(mca *addonv1alpha1.ManagedClusterAddOn, templateName string,
 				strings.Join(agent.PodSecurityChecked, ", "), podsecurity.Level))
 		return false
 	}
-	was := meta.FindStatusCondition(mca.Status.Conditions, typ)
+	was := previous(mca, typ)
 	parts := make([]string, len(agent.PodSecurityViolations))
 	for i, v := range agent.PodSecurityViolations {
 		parts[i] = v.String()
@@ -53,7 +53,7 @@ func setPodSecurity(mca *addonv1alpha1.ManagedClusterAddOn, templateName string,
 		"or install the add-on in a namespace that does not enforce %s (an AddOnDeploymentConfig's agentInstallNamespace)",
 		mca.Namespace, templateName, podsecurity.Level, strings.Join(parts, "; "), podSecurityFix, podsecurity.Level)
 	setCondition(mca, typ, metav1.ConditionFalse, addonv1alpha1.PodSecurityReasonViolatesRestricted, msg)
-	return was == nil || was.Status != metav1.ConditionFalse || was.Message != msg
+	return was.Status != metav1.ConditionFalse || was.Message != msg
 }
 
 // recordPodSecurity sets the PodSecurity condition and, when it turned

@@ -34,6 +34,9 @@ func TestSetPodSecurity(t *testing.T) {
 			wantStatus: "False", wantReason: addonv1alpha1.PodSecurityReasonViolatesRestricted, wantEvent: true,
 			wantText: []string{"cluster cluster1 refuses Pods of AddOnTemplate hello-template", "Deployment " + ns + "/hello-agent",
 				`container "agent" must set securityContext.seccompProfile.type`, "The manifests are deployed", "To fix:", "seccompProfile.type=RuntimeDefault"}},
+		{name: "a template that met restricted and no longer does", agent: &template.Agent{PodSecurityChecked: []string{ns}, PodSecurityViolations: []template.PodSecurityViolation{violation}},
+			before:     &metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnPodSecurity, Status: "True", Reason: addonv1alpha1.PodSecurityReasonMeetsRestricted},
+			wantStatus: "False", wantReason: addonv1alpha1.PodSecurityReasonViolatesRestricted, wantEvent: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -48,7 +48,8 @@ const (
 // fields left empty from it. Besides ManagedClusterAddOns it watches the
 // add-ons' works and RoleBindings, the ClusterManagementAddOns, the
 // AddOnTemplates and AddOnDeploymentConfigs they desire, and the deletion
-// of ManagedClusters (which releases a waiting pre-delete hook).
+// of ManagedClusters (which releases a waiting pre-delete hook) and changes
+// of their annotation open-cluster-management.io/image-registries.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
@@ -86,7 +87,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&addonv1alpha1.ClusterManagementAddOn{}, handler.EnqueueRequestsFromMapFunc(r.byName)).
 		Watches(configObject(templateGVK), handler.EnqueueRequestsFromMapFunc(r.byConfig(addonv1alpha1.AddOnTemplateResource))).
 		Watches(configObject(deployCfgGVK), handler.EnqueueRequestsFromMapFunc(r.byConfig(addonv1alpha1.AddOnDeploymentConfigResource))).
-		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace), builder.WithPredicates(clusterDeletion())).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace),
+			builder.WithPredicates(predicate.Or(clusterDeletion(), registriesChanged()))).
 		Complete(r)
 }
 
@@ -154,6 +156,20 @@ func (r *Reconciler) requests(ctx context.Context, opts ...client.ListOption) []
 		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
 	}
 	return out
+}
+
+// registriesChanged passes the updates of a ManagedCluster that change its
+// annotation open-cluster-management.io/image-registries.
+func registriesChanged() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			key := clusterv1.ClusterImageRegistriesAnnotationKey
+			return e.ObjectOld.GetAnnotations()[key] != e.ObjectNew.GetAnnotations()[key]
+		},
+	}
 }
 
 // clusterDeletion passes the events of a ManagedCluster's deletion: its

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	addonv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1beta1"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 )
 
 // The configuration kinds the deploy controller reads, as unstructured
@@ -50,13 +51,19 @@ type source struct {
 	// waiting, when not empty, says why the works cannot be rendered from
 	// the desired configurations yet.
 	waiting string
+	// clusterRegistries are the image mirrors of the cluster's annotation
+	// open-cluster-management.io/image-registries; registriesErr says why
+	// the annotation is not used, and hasRegistries whether there is one.
+	clusterRegistries []addonv1alpha1.ImageMirror
+	registriesErr     error
+	hasRegistries     bool
 }
 
 // input returns the template package's input for mca.
 func (s *source) input(mca *addonv1alpha1.ManagedClusterAddOn) template.Input {
 	//nolint:staticcheck // OCM honors the deprecated v1alpha1 field; an AddOnDeploymentConfig's agentInstallNamespace overrides it.
 	return template.Input{Cluster: mca.Namespace, AddonName: mca.Name, InstallNamespace: mca.Spec.InstallNamespace,
-		Template: s.template, DeploymentConfigs: s.configs}
+		Template: s.template, DeploymentConfigs: s.configs, ClusterRegistries: s.clusterRegistries}
 }
 
 // load reads the desired AddOnTemplate and AddOnDeploymentConfigs of mca.
@@ -110,7 +117,22 @@ func (r *Reconciler) load(ctx context.Context, mca *addonv1alpha1.ManagedCluster
 	if src.template == nil && src.waiting == "" {
 		src.waiting = "no desired AddOnTemplate"
 	}
-	return src, nil
+	return src, r.loadClusterRegistries(ctx, mca.Namespace, src)
+}
+
+// loadClusterRegistries reads the image mirrors of the annotation
+// open-cluster-management.io/image-registries of cluster into src. A
+// malformed annotation is recorded in src.registriesErr, and the agent is
+// rendered without it; a cluster that does not exist has none.
+func (r *Reconciler) loadClusterRegistries(ctx context.Context, cluster string, src *source) error {
+	mc := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	value, ok := mc.Annotations[clusterv1.ClusterImageRegistriesAnnotationKey]
+	src.hasRegistries = ok
+	src.clusterRegistries, src.registriesErr = template.ParseClusterImageRegistries(value)
+	return nil
 }
 
 // describe names a configuration: namespace/name, or name when cluster-scoped.

@@ -1,6 +1,7 @@
 package template
 
 import (
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 )
 
 // Names of what the proxy configuration adds to the agent.
@@ -111,7 +113,10 @@ func (d decorator) decoratePods(obj *unstructured.Unstructured, typed runtime.Ob
 
 // decoratePod applies everything to one pod template, in OCM's order:
 // variables as env, hub credential volumes, node placement, image mirrors,
-// proxy, resource requirements.
+// proxy, resource requirements; and, as OCM's add-on framework does, the
+// image pull Secret open-cluster-management-image-pull-credentials, which
+// the Klusterlet operator copies into every add-on namespace (the kubelet
+// pulls without it where there is none).
 func (d decorator) decoratePod(resource, name string, pod *corev1.PodTemplateSpec) {
 	var env []corev1.EnvVar
 	for _, n := range d.vars.env {
@@ -124,12 +129,15 @@ func (d decorator) decoratePod(resource, name string, pod *corev1.PodTemplateSpe
 		c := &spec.Containers[i]
 		c.Env = setEnv(c.Env, env)
 		c.VolumeMounts = setMounts(c.VolumeMounts, mounts)
-		c.Image = overrideImage(d.cfg.registries, c.Image)
+		c.Image = overrideImage(d.mirrors(), c.Image)
 		if r, ok := d.resources(resource, name, c.Name); ok {
 			c.Resources = *r.DeepCopy()
 		}
 	}
 	spec.Volumes = setVolumes(spec.Volumes, volumes)
+	if pull := (corev1.LocalObjectReference{Name: pullsecret.Name}); !slices.Contains(spec.ImagePullSecrets, pull) {
+		spec.ImagePullSecrets = append(spec.ImagePullSecrets, pull)
+	}
 	if np := d.cfg.nodePlacement; np != nil {
 		if np.NodeSelector != nil {
 			spec.NodeSelector = np.NodeSelector
@@ -224,6 +232,16 @@ func wildcard(pattern, s string) bool {
 		s = s[i+len(p):]
 	}
 	return strings.HasSuffix(s, parts[len(parts)-1])
+}
+
+// mirrors returns the image mirrors of the agent: the cluster's, then the
+// AddOnDeploymentConfigs', so that these win where both rewrite an image
+// (overrideImage takes the last match).
+func (d decorator) mirrors() []addonv1alpha1.ImageMirror {
+	if len(d.in.ClusterRegistries) == 0 {
+		return d.cfg.registries
+	}
+	return append(slices.Clip(d.in.ClusterRegistries), d.cfg.registries...)
 }
 
 // overrideImage rewrites image with the image mirrors, as OCM does: a

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 )
 
 // daemonSet is a DaemonSet with two containers, and an env variable
@@ -124,6 +125,13 @@ func TestDeploymentConfig(t *testing.T) {
 		check: func(t *testing.T, pod corev1.PodSpec) {
 			if !reflect.DeepEqual(pod.Containers[0].Resources, big) || !reflect.DeepEqual(pod.Containers[1].Resources, small) {
 				t.Errorf("resources %s", toJSON([]any{pod.Containers[0].Resources, pod.Containers[1].Resources}))
+			}
+		},
+	}, {
+		name: "the image pull Secret of the add-on namespace, as OCM's add-on framework sets it",
+		check: func(t *testing.T, pod corev1.PodSpec) {
+			if want := []corev1.LocalObjectReference{{Name: pullsecret.Name}}; !reflect.DeepEqual(pod.ImagePullSecrets, want) {
+				t.Errorf("imagePullSecrets %v, want %v", pod.ImagePullSecrets, want)
 			}
 		},
 	}, {

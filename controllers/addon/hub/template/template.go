@@ -94,6 +94,11 @@ type Input struct {
 	// cluster, in the order of its configurations: where two set the same
 	// field, the later one wins.
 	DeploymentConfigs []*addonv1alpha1.AddOnDeploymentConfig
+	// ClusterRegistries are the image mirrors of the ManagedCluster's
+	// annotation open-cluster-management.io/image-registries
+	// (ParseClusterImageRegistries); the AddOnDeploymentConfigs'
+	// registries win over them for an image both rewrite.
+	ClusterRegistries []addonv1alpha1.ImageMirror
 }
 
 // Agent is the rendered agent of one add-on on one cluster.

@@ -62,9 +62,11 @@ func runKlusterletOperator(o *ManagerOptions) error {
 	}
 	mgr, err := o.NewManager(cfg, klusterletOperatorLeaderElectionID, func(mo *manager.Options) {
 		// The cache holds Klusterlets, the Deployments the operator
-		// rendered and, for the TLS profile, the ConfigMaps
-		// ocm-tls-profile and the add-on namespaces, nothing else: the
-		// operator reads everything else directly.
+		// rendered and, for the TLS profile and the image pull Secret, the
+		// ConfigMaps ocm-tls-profile, the Secrets
+		// open-cluster-management-image-pull-credentials and the add-on
+		// namespaces, nothing else: the operator reads everything else
+		// directly.
 		mo.Cache.ByObject = map[client.Object]cache.ByObject{&appsv1.Deployment{}: {Label: owned}}
 		klusterlet.AddonCache(mo.Cache.ByObject)
 		mo.GracefulShutdownTimeout = ptr.To(10 * time.Second)
@@ -81,7 +83,7 @@ func runKlusterletOperator(o *ManagerOptions) error {
 		return err
 	}
 	if o.Namespace != "" {
-		copier := &klusterlet.AddonTLSProfileReconciler{Client: mgr.GetClient(), Namespace: o.Namespace}
+		copier := &klusterlet.AddonCopyReconciler{Client: mgr.GetClient(), Namespace: o.Namespace}
 		if err := copier.SetupWithManager(mgr); err != nil {
 			return err
 		}

@@ -43,6 +43,12 @@ const (
 	// that enforce it on the managed cluster. It is this project's own
 	// (OCM has none), and OCM's tools ignore it.
 	ManagedClusterAddOnPodSecurity = "PodSecurity"
+	// ManagedClusterAddOnImageRegistries reports whether the image mirrors
+	// of the ManagedCluster's annotation
+	// open-cluster-management.io/image-registries apply to a template
+	// add-on's images; absent when the cluster has no such annotation. It is
+	// this project's own (OCM has none), and OCM's tools ignore it.
+	ManagedClusterAddOnImageRegistries = "ImageRegistries"
 )
 
 // Reasons of the ManagedClusterAddOn conditions.
@@ -135,6 +141,14 @@ const (
 	// a namespace that enforces Pod Security level restricted fails it; the
 	// managed cluster refuses its Pods.
 	PodSecurityReasonViolatesRestricted = "ViolatesRestricted"
+
+	// ImageRegistriesReasonApplied: the mirrors of the cluster's annotation
+	// apply to the agent's images, after those of its
+	// AddOnDeploymentConfigs.
+	ImageRegistriesReasonApplied = "ClusterImageRegistriesApplied"
+	// ImageRegistriesReasonInvalid: the cluster's annotation is not a
+	// valid document of mirrors; the agent is rendered without them.
+	ImageRegistriesReasonInvalid = "InvalidClusterImageRegistries"
 )
 
 // Labels and annotations of add-on objects.

@@ -204,6 +204,8 @@ func TestClusterManagerOperator(t *testing.T) {
 
 	t.Run("tlsProfile and ConfigMap ocm-tls-profile", func(t *testing.T) { testTLSProfile(t, s) })
 
+	t.Run("image pull Secret", func(t *testing.T) { testPullSecret(t, s) })
+
 	t.Run("a stopped hub controller turns the conditions false", func(t *testing.T) {
 		gen := s.edit(t, func(cm *operatorv1.ClusterManager) { setImages(cm, "registry.example.com/mirror/no-such-binary:v1") })
 		available := s.waitCondition(t, gen, operatorv1.ConditionClusterManagerAvailable, metav1.ConditionFalse)

@@ -10,6 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -64,7 +66,14 @@ func TestKlusterletOperator(t *testing.T) {
 	ctx, env, ocmRunner := hubtest.StartRunner(t, 15*time.Minute, framework.Options{Clusters: []string{clusterName}})
 	hub, spoke := env.Cluster("hub"), env.Cluster(clusterName)
 	s := &suite{ctx: ctx, hub: hub.Client(), spoke: spoke.Client(), onHub: clitest.CLI{Kubeconfig: env.Kubeconfig()}, runner: ocmRunner}
-	clitest.ExpectOK(t, s.onHub.Run(ctx, "hub", "init", "--wait", "--timeout", "2m"))
+	// hub init with the image pull Secret: the operator and the hub
+	// controller reference it, and --wait shows it blocks nothing.
+	pullCredentials := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(pullCredentials, []byte(hubPullCredentials), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clitest.ExpectOK(t, s.onHub.Run(ctx, "hub", "init", "--wait", "--timeout", "2m", "--image-pull-credentials", pullCredentials))
+	s.testHubPullSecret(t)
 	r := s.onHub.Run(ctx, "hub", "token", "-o", "json")
 	clitest.ExpectOK(t, r)
 	var join hubcli.JoinInfo
@@ -119,6 +128,7 @@ func TestKlusterletOperator(t *testing.T) {
 
 	s.testLiveEdits(t)
 	s.testTLSProfile(t)
+	s.testPullSecret(t)
 	s.testNetworkPolicies(t, hub.Server())
 
 	t.Run("an agent that stops turns Available False with the cause, then back", func(t *testing.T) {

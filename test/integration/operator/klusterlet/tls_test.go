@@ -29,7 +29,8 @@ const ecdsaSuite = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
 // the operator's namespace and the Klusterlet's spec.tlsProfile end up as
 // the agent's flags, the field winning key by key, with a hash that
 // changes with them; a bad value turns Applied False and leaves the agent
-// as it runs; the copies follow the source and go with it.
+// as it runs; the copies follow the source and go with it, except in a
+// namespace that lost the add-on label, where the operator deletes nothing.
 func (s *suite) testTLSProfile(t *testing.T) {
 	source := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: operatorv1.OperatorNamespace, Name: tlsprofile.ConfigMapName},
 		Data: map[string]string{tlsprofile.MinTLSVersionKey: "VersionTLS13"}}
@@ -129,7 +130,7 @@ func (s *suite) testTLSProfile(t *testing.T) {
 		}
 	})
 
-	t.Run("copies go with the label and with the source", func(t *testing.T) {
+	t.Run("copies stay where the label goes and go with the source", func(t *testing.T) {
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			ns := &corev1.Namespace{}
 			if err := s.spoke.Get(s.ctx, types.NamespacedName{Name: app.Name}, ns); err != nil {
@@ -141,7 +142,6 @@ func (s *suite) testTLSProfile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.waitCopy(t, app.Name, nil)
 		before := s.waitAvailable(t, "the agent before the ConfigMap's removal", s.klusterlet(t).AgentNamespace())
 		s.edit(t, func(k *operatorv1.Klusterlet) { k.Spec.TLSProfile = nil })
 		if err := s.spoke.Delete(s.ctx, source); err != nil {
@@ -149,6 +149,9 @@ func (s *suite) testTLSProfile(t *testing.T) {
 		}
 		s.waitCopy(t, addonv1alpha1.DefaultAddonInstallNamespace, nil)
 		s.waitTLS(t, before)
+		// In a namespace without the label the operator deletes nothing,
+		// whatever the labels of what is there say.
+		s.waitCopy(t, app.Name, map[string]string{tlsprofile.MinTLSVersionKey: "VersionTLS12"})
 	})
 }
 

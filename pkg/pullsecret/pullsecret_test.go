@@ -1,0 +1,106 @@
+package pullsecret
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name, data, wantErr string
+	}{
+		{name: "docker login", data: `{"auths":{"registry.example:5000":{"auth":"dTpw"}},"credsStore":""}`},
+		{name: "not JSON", data: `auths: {}`, wantErr: "are not a docker config.json"},
+		{name: "no auths", data: `{"credsStore":"desktop"}`, wantErr: `have no registry under "auths"`},
+		{name: "empty auths", data: `{"auths":{}}`, wantErr: `have no registry under "auths"`},
+		{name: "empty file", data: ``, wantErr: "are not a docker config.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Validate("creds.json", []byte(tt.data))
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatal(err)
+			case tt.wantErr == "":
+			case err == nil:
+				t.Fatalf("no error, want %q", tt.wantErr)
+			case !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "creds.json"):
+				t.Errorf("error %q, want the file and %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func deployment(ns, name string, refs ...string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("apps/v1")
+	u.SetKind("Deployment")
+	u.SetNamespace(ns)
+	u.SetName(name)
+	var list []any
+	for _, r := range refs {
+		list = append(list, map[string]any{"name": r})
+	}
+	if list != nil {
+		_ = unstructured.SetNestedSlice(u.Object, list, "spec", "template", "spec", "imagePullSecrets")
+	}
+	return u
+}
+
+func refs(t *testing.T, dep *unstructured.Unstructured) []string {
+	t.Helper()
+	list, _, err := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "imagePullSecrets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range list {
+		out = append(out, r.(map[string]any)["name"].(string))
+	}
+	return out
+}
+
+// TestWire checks that every Deployment references the Secret once, that a
+// copy lands in each of their namespaces but the source's, and that no
+// source changes nothing.
+func TestWire(t *testing.T) {
+	source := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "open-cluster-management", Name: Name},
+		Type: corev1.SecretTypeDockerConfigJson, Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths":{"r":{}}}`)}}
+	objs := []*unstructured.Unstructured{
+		deployment("hub", "a"), deployment("hub", "b", "mine", Name), deployment("other", "c", "mine"),
+		deployment("open-cluster-management", "operator"),
+	}
+	none, err := Wire(objs, nil)
+	if err != nil || len(none) != len(objs) || refs(t, none[0]) != nil {
+		t.Fatalf("Wire without a source: %v, %d objects, refs %v", err, len(none), refs(t, none[0]))
+	}
+	got, err := Wire(objs, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": Name, "b": "mine," + Name, "c": "mine," + Name, "operator": Name}
+	copies := map[string]bool{}
+	for _, obj := range got {
+		switch obj.GetKind() {
+		case "Deployment":
+			if r := strings.Join(refs(t, obj), ","); r != want[obj.GetName()] {
+				t.Errorf("Deployment %s imagePullSecrets %s, want %s", obj.GetName(), r, want[obj.GetName()])
+			}
+		case "Secret":
+			copies[obj.GetNamespace()] = true
+			if obj.GetLabels()[CopyLabel] != source.Namespace || obj.GetName() != Name {
+				t.Errorf("copy %s/%s labels %v", obj.GetNamespace(), obj.GetName(), obj.GetLabels())
+			}
+			if typ, _, _ := unstructured.NestedString(obj.Object, "type"); typ != string(corev1.SecretTypeDockerConfigJson) {
+				t.Errorf("copy type %q", typ)
+			}
+		}
+	}
+	if len(copies) != 2 || !copies["hub"] || !copies["other"] {
+		t.Errorf("copies in %v, want hub and other", copies)
+	}
+}
