@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The getting-started flow on the `make dev-env` clusters, each step shown as a
-# user would type it: install the hub (TLS 1.3 only, and a TLS 1.2 handshake
-# shown refused), join cluster1 and cluster2, accept them, list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
+# user would type it: install the hub from a values file (TLS 1.3 only, and a
+# TLS 1.2 handshake shown refused; NetworkPolicies; images from a registry that
+# requires credentials), join cluster1 and cluster2, accept them, list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
 # cluster1 and read its Pod's log through the hub, roll a workload out to both clusters through a placement (and a
 # second version, rolled back), give
 # every cluster of the default set a namespace, then
@@ -11,7 +12,9 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-DEV_ENV_DIR=${DEV_ENV_DIR:-$ROOT/.dev-env}
+DEV_ENV_DIR=$(realpath -m "${DEV_ENV_DIR:-$ROOT/.dev-env}")
+# The values files are named as in the docs, from the repository's root.
+cd "$ROOT"
 export KUBECONFIG=$DEV_ENV_DIR/kubeconfig
 # kubectl finds the kubectl-ocm plugin on PATH; bin/kube has a kubectl of its own.
 export PATH=$ROOT/bin:$ROOT/bin/kube:$PATH
@@ -51,9 +54,14 @@ refused() {
 for c in hub cluster1 cluster2 hub2; do
 	step kubectl get nodes --context "$c"
 done
-# TLS 1.3 only: the ClusterManager's tlsProfile, which the operator passes to
-# the hub controller; and the hub controller behind NetworkPolicies.
-step kubectl ocm hub init --context hub --wait --tls-min-version VersionTLS13 --network-policy | tee "$DEV_ENV_DIR/hub-init.out"
+# The hub from a values file, one for the CLI, Helm and GitOps
+# (examples/values/sandbox-hub.yaml): TLS 1.3 only (the ClusterManager's
+# tlsProfile, which the operator passes to the hub controller), the hub
+# controller behind NetworkPolicies, and the images from the sandbox's
+# registry that requires credentials, which hub init hands to the nodes.
+step cat examples/values/sandbox-hub.yaml
+step kubectl ocm hub init --context hub --wait --values-file examples/values/sandbox-hub.yaml --image-pull-credentials "$DEV_ENV_DIR/private-registry.json" | tee "$DEV_ENV_DIR/hub-init.out"
+step kubectl get deployments -n open-cluster-management -n open-cluster-management-hub --context hub -o custom-columns=NAME:.metadata.name,IMAGE:.spec.template.spec.containers[0].image,PULL-SECRETS:.spec.template.spec.imagePullSecrets[*].name
 TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 HUB=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 # The pin of the hub's CA: join checks the hub against it before it sends the token.
@@ -72,9 +80,11 @@ fi
 # A pin that is not the hub's CA's (a hub impersonated on the way, say):
 # join stops before it sends the token, and installs nothing.
 refused kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "sha256:$(printf '0%.0s' $(seq 64))" --cluster-name cluster1 --context cluster1
-# cluster1's agent runs behind default-deny NetworkPolicies that let it reach
-# only its hub, its cluster's API server and DNS (the nodes enforce them).
-step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "$HUB_PIN" --cluster-name cluster1 --context cluster1 --network-policy
+# cluster1 joins from a values file too (examples/values/sandbox-klusterlet.yaml):
+# its agent runs behind default-deny NetworkPolicies that let it reach only
+# its hub, its cluster's API server and DNS (the nodes enforce them), with
+# TLS 1.3 only, from the registry that requires credentials.
+step kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "$HUB_PIN" --cluster-name cluster1 --context cluster1 --values-file examples/values/sandbox-klusterlet.yaml --image-pull-credentials "$DEV_ENV_DIR/private-registry.json"
 step kubectl ocm hub token --cluster-name cluster2 --context hub | tee "$DEV_ENV_DIR/hub-token.out"
 BOUND_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-token.out" | head -1 | cut -d' ' -f2)
 if [[ -z $BOUND_TOKEN ]]; then

@@ -18,13 +18,15 @@ import (
 )
 
 // valuesFiles are the values files one chart and its verb both take: one
-// per chart that sets every value the verb applies, and the examples of
-// docs/install.md.
+// per chart that sets every value the verb applies, the examples of
+// docs/install.md and the values files of make demo.
 var valuesFiles = []struct{ chart, file string }{
 	{"hub", "testdata/hub-every-value.yaml"},
 	{"hub", "../../examples/values/hub.yaml"},
 	{"klusterlet", "testdata/klusterlet-every-value.yaml"},
 	{"klusterlet", "../../examples/values/klusterlet.yaml"},
+	{"hub", "../../examples/values/sandbox-hub.yaml"},
+	{"klusterlet", "../../examples/values/sandbox-klusterlet.yaml"},
 }
 
 // TestOneValuesFile checks that one values file installs the same objects

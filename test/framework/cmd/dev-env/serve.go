@@ -160,7 +160,8 @@ the hub's URL through it (a name only the proxy resolves) in %s.
 A private registry the nodes pull from only with credentials, %s: the
 ocm-controller image is there as %s/kubectl-ocm/ocm-controller:<tag>,
 and %s is a docker config.json with its credentials (the
-.dockerconfigjson of an imagePullSecret).
+.dockerconfigjson of an imagePullSecret). Install from it:
+  kubectl ocm hub init --context %s --wait --image-registry %s/kubectl-ocm --image-pull-credentials %s
 
 Load images built elsewhere (a docker save archive or an OCI layout) so that
 every node pulls them by their names:
@@ -169,7 +170,8 @@ every node pulls them by their names:
 Stop them, and everything they started:
   make dev-env-down
 `, strings.Join(o.clusters, ", "), o.path("env"), kubeconfig, o.clusters[0], o.clusters[0], o.standbyUsage(), o.path(proxyURLFile), o.path(hubViaProxyFile),
-		framework.PrivateRegistryHost, framework.PrivateRegistryHost, o.path(privateRegistryFile))
+		framework.PrivateRegistryHost, framework.PrivateRegistryHost, o.path(privateRegistryFile),
+		o.clusters[0], framework.PrivateRegistryHost, o.path(privateRegistryFile))
 }
 
 // standbyHub is the cluster of the environment meant as a standby hub.

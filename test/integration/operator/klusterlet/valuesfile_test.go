@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -87,7 +89,7 @@ clusterManager:
 		require.NoError(t, hub.Get(ctx, client.ObjectKey{Namespace: config.OperatorNamespace, Name: config.HubOperatorDeployment}, op))
 		pod := op.Spec.Template.Spec
 		assert.Equal(t, "system-cluster-critical", pod.PriorityClassName)
-		assert.Equal(t, []corev1.LocalObjectReference{{Name: "mirror"}}, pod.ImagePullSecrets)
+		assert.Equal(t, []corev1.LocalObjectReference{{Name: pullsecret.Name}, {Name: "mirror"}}, pod.ImagePullSecrets)
 		assert.Equal(t, nodeSelector, pod.NodeSelector)
 		assert.Equal(t, tolerations, pod.Tolerations)
 		assert.Equal(t, int64(65532), *pod.SecurityContext.RunAsUser)
