@@ -42,7 +42,7 @@ func TestPrivateRegistryInstall(t *testing.T) {
 
 	token, apiserver := joinArgs(t, out)
 	join := append([]string{"join", "--hub-token", token, "--hub-apiserver", apiserver, "--cluster-name", "cluster1", "--context", "cluster1", "--image-registry", mirror}, pinFlags(t, out)...)
-	out, err := f.tryOCM(t, append(join, "--image-pull-credentials", bad, "--wait", "--timeout", "2m")...)
+	out, err := f.tryOCM(t, append(join, "--image-pull-credentials", bad, "--wait", "--timeout", "45s")...)
 	require.Error(t, err, "join waited for an agent whose image the nodes cannot pull:\n%s", out)
 	assert.Contains(t, out, "ImagePullBackOff: unauthorized", "the wait names the registry's refusal")
 	assert.Contains(t, out, "--image-pull-credentials", "the fix names the flag")
