@@ -61,7 +61,7 @@ done
 # registry that requires credentials, which hub init hands to the nodes.
 step cat examples/values/sandbox-hub.yaml
 step kubectl ocm hub init --context hub --wait --values-file examples/values/sandbox-hub.yaml --image-pull-credentials "$DEV_ENV_DIR/private-registry.json" | tee "$DEV_ENV_DIR/hub-init.out"
-step kubectl get deployments -n open-cluster-management -n open-cluster-management-hub --context hub -o custom-columns=NAME:.metadata.name,IMAGE:.spec.template.spec.containers[0].image,PULL-SECRETS:.spec.template.spec.imagePullSecrets[*].name
+step kubectl get deployments --all-namespaces --selector app.kubernetes.io/part-of=kubectl-ocm --context hub -o custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,IMAGE:.spec.template.spec.containers[0].image,PULL-SECRETS:.spec.template.spec.imagePullSecrets[*].name
 TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 HUB=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub-init.out" | head -1 | cut -d' ' -f2)
 # The pin of the hub's CA: join checks the hub against it before it sends the token.
