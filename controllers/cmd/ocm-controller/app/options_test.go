@@ -40,8 +40,8 @@ func TestLeaderElectionFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Validate() = %v", err)
 			}
-			lease, renew, retry := o.leaderElectionTimings()
-			if got := [3]time.Duration{lease, renew, retry}; got != tc.want {
+			lt := o.leaderElectionTimings()
+			if got := [3]time.Duration{lt.LeaseDuration, lt.RenewDeadline, lt.RetryPeriod}; got != tc.want {
 				t.Fatalf("timings %v, want %v", got, tc.want)
 			}
 		})
