@@ -100,7 +100,15 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 		if d := wc.AppliedManifestWorkEvictionGracePeriod; d != nil && d.Duration > 0 {
 			v.EvictionGracePeriod = d.Duration.String()
 		}
+		if w := wc.Workers; w != nil {
+			v.ManifestWorkWorkers, v.AppliedWorkWorkers = w.ManifestWorks, w.AppliedManifestWorkFinalize
+		}
 	}
+	le, err := leaderElectionValues(s.LeaderElection)
+	if err != nil {
+		return v, nil, err
+	}
+	v.LeaderElection = le
 	gates, unknown := featuregate.FromSpec(featuregate.Agent, regGates, workGates)
 	if len(v.BootstrapKubeconfigSecrets) > 1 && !gates.Enabled(featuregate.MultipleHubs) {
 		return v, nil, &FieldError{Reason: "MultipleHubsDisabled", Message: "spec.registrationConfiguration.featureGates" + ": " + fmt.Sprintf(
@@ -188,6 +196,9 @@ func bootstrapSecretsValues(l *operatorv1.LocalSecretsConfig, v *AgentValues) er
 type KlusterletOperatorValues struct {
 	// Image is the ocm-controller image of the operator.
 	Image string
+	// LeaderElection is the operator's leader election timings (`kubectl
+	// ocm join`'s --operator-leader-elect-* flags).
+	LeaderElection
 	// OperatorPod places, sizes and otherwise overrides the operator's Pod.
 	OperatorPod
 }

@@ -54,6 +54,10 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 			v.WorkKubeAPIQPS, v.WorkKubeAPIBurst = 30, 60
 		}, wantArgs: []string{"--hub-kube-api-qps=20", "--hub-kube-api-burst=40", "--work-kube-api-qps=30", "--work-kube-api-burst=60",
 			"--status-sync-interval=5s", "--appliedmanifestwork-eviction-grace-period=1h0m0s"}},
+		{name: "workers", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
+			s.WorkConfiguration = &operatorv1.WorkAgentConfiguration{Workers: &operatorv1.WorkAgentWorkers{ManifestWorks: 3, AppliedManifestWorkFinalize: 5}}
+		}), want: func(v *AgentValues) { v.ManifestWorkWorkers, v.AppliedWorkWorkers = 3, 5 },
+			wantArgs: []string{"--manifestwork-agent-workers=3", "--appliedmanifestwork-finalize-controller-workers=5"}},
 		{name: "registration configuration", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.ExternalServerURLs = []operatorv1.ServerURL{{URL: "https://a:6443"}, {URL: "https://b:6443"}}
 			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{ClientCertExpirationSeconds: 3600,
