@@ -11,6 +11,7 @@ import (
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
 // ClusterManagersCRDName is the CRD of the ClusterManager, which the
@@ -179,7 +180,7 @@ func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []st
 	if np := spec.NetworkPolicyConfiguration; np != nil {
 		v.NetworkPolicy = np.DeepCopy()
 	}
-	le, err := leaderElectionValues(spec.LeaderElection)
+	le, err := leaderElectionValues(spec.LeaderElection, leaderelect.Hub)
 	if err != nil {
 		errs = append(errs, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
 // KlusterletOwnerLabel marks every object the Klusterlet operator applied
@@ -104,7 +105,7 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 			v.ManifestWorkWorkers, v.AppliedWorkWorkers = w.ManifestWorks, w.AppliedManifestWorkFinalize
 		}
 	}
-	le, err := leaderElectionValues(s.LeaderElection)
+	le, err := leaderElectionValues(s.LeaderElection, leaderelect.Managed)
 	if err != nil {
 		return v, nil, err
 	}

@@ -24,8 +24,9 @@ type LeaderElection struct {
 func (l LeaderElection) LeaderElectionArgs() []string { return leaderelect.Args(l.Timings) }
 
 // leaderElectionValues returns the timings of spec.leaderElection le (nil:
-// none set), or a *FieldError when the leader elector would refuse them.
-func leaderElectionValues(le *operatorv1.LeaderElectionConfiguration) (LeaderElection, error) {
+// none set), or a *FieldError when the leader elector would refuse them
+// with defaults (the component's) in the fields le leaves unset.
+func leaderElectionValues(le *operatorv1.LeaderElectionConfiguration, defaults leaderelect.Timings) (LeaderElection, error) {
 	var t leaderelect.Timings
 	if le == nil {
 		return LeaderElection{}, nil
@@ -39,12 +40,12 @@ func leaderElectionValues(le *operatorv1.LeaderElectionConfiguration) (LeaderEle
 	if le.RetryPeriod != nil {
 		t.RetryPeriod = le.RetryPeriod.Duration
 	}
-	if err := leaderelect.Validate(t, leaderelect.FieldNames("spec.leaderElection")); err != nil {
+	if err := leaderelect.Validate(t, defaults, leaderelect.FieldNames("spec.leaderElection")); err != nil {
 		var e *leaderelect.Error
 		if errors.As(err, &e) {
 			return LeaderElection{}, &FieldError{Reason: ReasonLeaderElectionInvalid, Message: err.Error() +
-				" (unset fields count at their defaults: leaseDuration " + leaderelect.DefaultLeaseDuration.String() +
-				", renewDeadline " + leaderelect.DefaultRenewDeadline.String() + ", retryPeriod " + leaderelect.DefaultRetryPeriod.String() + ")"}
+				" (unset fields count at their defaults: leaseDuration " + defaults.LeaseDuration.String() +
+				", renewDeadline " + defaults.RenewDeadline.String() + ", retryPeriod " + defaults.RetryPeriod.String() + ")"}
 		}
 		return LeaderElection{}, err
 	}

@@ -35,28 +35,45 @@ func leaderElectionSpec(lease, renew, retry time.Duration) *operatorv1.LeaderEle
 // field.
 func TestLeaderElectionFromResources(t *testing.T) {
 	for _, tt := range []struct {
-		name      string
-		le        *operatorv1.LeaderElectionConfiguration
-		wantArgs  []string
+		name string
+		// le is the field, for the resource's defaults d.
+		le        func(d leaderelect.Timings) *operatorv1.LeaderElectionConfiguration
+		wantArgs  func(d leaderelect.Timings) []string
 		wantField string
 	}{
-		{name: "unset", le: nil},
-		{name: "empty", le: &operatorv1.LeaderElectionConfiguration{}},
-		{name: "all three", le: leaderElectionSpec(2*time.Minute, 90*time.Second, 10*time.Second),
-			wantArgs: []string{"--leader-elect-lease-duration=2m0s", "--leader-elect-renew-deadline=1m30s", "--leader-elect-retry-period=10s"}},
-		{name: "short, as the failover tests set them", le: leaderElectionSpec(6*time.Second, 4*time.Second, time.Second),
-			wantArgs: []string{"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s"}},
-		{name: "lease only, longer than the default renew deadline", le: leaderElectionSpec(leaderelect.DefaultRenewDeadline+time.Minute, 0, 0),
-			wantArgs: []string{"--leader-elect-lease-duration=" + (leaderelect.DefaultRenewDeadline + time.Minute).String()}},
-		{name: "renew deadline beyond the default lease", le: leaderElectionSpec(0, leaderelect.DefaultLeaseDuration+time.Second, 0),
-			wantField: "spec.leaderElection.leaseDuration"},
-		{name: "retry period within the renew deadline's jitter", le: leaderElectionSpec(0, 0, leaderelect.DefaultRenewDeadline),
-			wantField: "spec.leaderElection.renewDeadline"},
+		{name: "unset", le: func(leaderelect.Timings) *operatorv1.LeaderElectionConfiguration { return nil }},
+		{name: "empty", le: func(leaderelect.Timings) *operatorv1.LeaderElectionConfiguration {
+			return &operatorv1.LeaderElectionConfiguration{}
+		}},
+		{name: "all three", le: func(leaderelect.Timings) *operatorv1.LeaderElectionConfiguration {
+			return leaderElectionSpec(2*time.Minute, 90*time.Second, 10*time.Second)
+		}, wantArgs: func(leaderelect.Timings) []string {
+			return []string{"--leader-elect-lease-duration=2m0s", "--leader-elect-renew-deadline=1m30s", "--leader-elect-retry-period=10s"}
+		}},
+		{name: "short, as the failover tests set them", le: func(leaderelect.Timings) *operatorv1.LeaderElectionConfiguration {
+			return leaderElectionSpec(6*time.Second, 4*time.Second, time.Second)
+		}, wantArgs: func(leaderelect.Timings) []string {
+			return []string{"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s"}
+		}},
+		{name: "lease only, longer than the default renew deadline", le: func(d leaderelect.Timings) *operatorv1.LeaderElectionConfiguration {
+			return leaderElectionSpec(d.RenewDeadline+time.Second, 0, 0)
+		}, wantArgs: func(d leaderelect.Timings) []string {
+			return []string{"--leader-elect-lease-duration=" + (d.RenewDeadline + time.Second).String()}
+		}},
+		{name: "renew deadline beyond the default lease", le: func(d leaderelect.Timings) *operatorv1.LeaderElectionConfiguration {
+			return leaderElectionSpec(0, d.LeaseDuration+time.Second, 0)
+		}, wantField: "spec.leaderElection.leaseDuration"},
+		{name: "lease within the default renew deadline", le: func(d leaderelect.Timings) *operatorv1.LeaderElectionConfiguration {
+			return leaderElectionSpec(d.RenewDeadline, 0, 0)
+		}, wantField: "spec.leaderElection.leaseDuration"},
+		{name: "retry period within the default renew deadline's jitter", le: func(d leaderelect.Timings) *operatorv1.LeaderElectionConfiguration {
+			return leaderElectionSpec(0, 0, d.RenewDeadline)
+		}, wantField: "spec.leaderElection.renewDeadline"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cm := &operatorv1.ClusterManager{ObjectMeta: metav1.ObjectMeta{Name: "cm"}, Spec: operatorv1.ClusterManagerSpec{LeaderElection: tt.le}}
+			cm := &operatorv1.ClusterManager{ObjectMeta: metav1.ObjectMeta{Name: "cm"}, Spec: operatorv1.ClusterManagerSpec{LeaderElection: tt.le(leaderelect.Hub)}}
 			hv, _, hubErr := HubValuesFromClusterManager(cm)
-			k := klusterlet(func(s *operatorv1.KlusterletSpec) { s.LeaderElection = tt.le })
+			k := klusterlet(func(s *operatorv1.KlusterletSpec) { s.LeaderElection = tt.le(leaderelect.Managed) })
 			av, _, agentErr := AgentValuesFromKlusterlet(k, []byte("kubeconfig"))
 			if tt.wantField != "" {
 				for what, err := range map[string]error{"ClusterManager": hubErr, "Klusterlet": agentErr} {
@@ -70,18 +87,21 @@ func TestLeaderElectionFromResources(t *testing.T) {
 			if hubErr != nil || agentErr != nil {
 				t.Fatalf("errors: %v, %v", hubErr, agentErr)
 			}
-			hubArgs := hubControllerArgs(t, hv)
-			agent := agentArgs(t, av)
-			for _, a := range tt.wantArgs {
-				if !strings.Contains(hubArgs, a) {
-					t.Errorf("hub controller args %q lack %q", hubArgs, a)
+			for what, c := range map[string]struct {
+				args     string
+				defaults leaderelect.Timings
+			}{"hub controller": {hubControllerArgs(t, hv), leaderelect.Hub}, "agent": {agentArgs(t, av), leaderelect.Managed}} {
+				if tt.wantArgs == nil {
+					if strings.Contains(c.args, "--leader-elect-") {
+						t.Errorf("%s: timings rendered though none is set: %q", what, c.args)
+					}
+					continue
 				}
-				if !strings.Contains(agent, a) {
-					t.Errorf("agent args %q lack %q", agent, a)
+				for _, a := range tt.wantArgs(c.defaults) {
+					if !strings.Contains(c.args, a) {
+						t.Errorf("%s args %q lack %q", what, c.args, a)
+					}
 				}
-			}
-			if len(tt.wantArgs) == 0 && (strings.Contains(hubArgs, "--leader-elect-") || strings.Contains(agent, "--leader-elect-")) {
-				t.Errorf("timings rendered though none is set: %q, %q", hubArgs, agent)
 			}
 		})
 	}

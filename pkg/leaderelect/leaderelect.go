@@ -11,38 +11,46 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 )
 
-// The default timings of every ocm-controller mode. A standby replica takes
-// the Lease at most LeaseDuration (plus one RetryPeriod) after the leader's
-// last renewal; a leader that cannot renew for RenewDeadline stops, and its
-// process restarts. They are controller-runtime's.
-const (
-	DefaultLeaseDuration = 15 * time.Second
-	DefaultRenewDeadline = 10 * time.Second
-	DefaultRetryPeriod   = 2 * time.Second
+// The default timings, by the API server that holds the Lease. A standby
+// replica takes the Lease at most LeaseDuration (plus one RetryPeriod)
+// after the leader's last renewal; a leader that cannot renew for
+// RenewDeadline stops, and its process restarts. A leader that stops
+// cleanly (a rollout, a drained node) releases the Lease, and a standby
+// takes it within a RetryPeriod whatever the lease duration.
+var (
+	// Hub are the hub controller's and the ClusterManager operator's,
+	// whose Leases live on the hub's API server, which the fleet loads: on
+	// a saturated hub API server (docs/sizing.md, "Leader election")
+	// renewals took 4.0 s on average and 11 % of them more than 10 s, and
+	// controller-runtime's 15 s/10 s/2 s restarted both 22 times in 12
+	// minutes. A renew deadline of 40 s outlasts several such renewals in a
+	// row; the lease keeps 20 s beyond it, so that a standby never acts
+	// while a slow leader still does.
+	Hub = Timings{LeaseDuration: 60 * time.Second, RenewDeadline: 40 * time.Second, RetryPeriod: 2 * time.Second}
+	// Managed are the agent's and the Klusterlet operator's,
+	// controller-runtime's: their Leases live on the managed cluster's API
+	// server, which the fleet does not load, and they run one replica, so
+	// that a longer lease would only make a restarted agent wait longer
+	// after a crash.
+	Managed = Timings{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}
 )
 
 // Timings are a lease duration, a renew deadline and a retry period. A zero
-// field means its default (OrDefault).
+// field means its default (Or).
 type Timings struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
-// Defaults returns the default timings.
-func Defaults() Timings {
-	return Timings{LeaseDuration: DefaultLeaseDuration, RenewDeadline: DefaultRenewDeadline, RetryPeriod: DefaultRetryPeriod}
-}
-
-// OrDefault returns t with each zero field set to its default.
-func (t Timings) OrDefault() Timings {
-	d := Defaults()
+// Or returns t with each zero field set to that of defaults.
+func (t Timings) Or(defaults Timings) Timings {
 	if t.LeaseDuration == 0 {
-		t.LeaseDuration = d.LeaseDuration
+		t.LeaseDuration = defaults.LeaseDuration
 	}
 	if t.RenewDeadline == 0 {
-		t.RenewDeadline = d.RenewDeadline
+		t.RenewDeadline = defaults.RenewDeadline
 	}
 	if t.RetryPeriod == 0 {
-		t.RetryPeriod = d.RetryPeriod
+		t.RetryPeriod = defaults.RetryPeriod
 	}
 	return t
 }
@@ -75,19 +83,20 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Field + " " + e.Message }
 
-// Validate checks t, with each zero field at its default, the way client-go's
-// leader elector does when it starts (the retry period positive, the renew
-// deadline longer than JitterFactor retry periods, the lease longer than
-// the renew deadline), so that a bad combination is refused where it is set
-// rather than failing after start. Errors name the timings by names.
-func Validate(t Timings, names Names) error {
-	t = t.OrDefault()
+// Validate checks t, with each zero field at that of defaults, the way
+// client-go's leader elector does when it starts (every timing positive,
+// the renew deadline longer than JitterFactor retry periods, the lease
+// longer than the renew deadline), so that a bad combination is refused
+// where it is set rather than failing after start. Errors name the timings
+// by names.
+func Validate(t, defaults Timings, names Names) error {
+	t = t.Or(defaults)
 	switch {
-	case t.LeaseDuration < 0:
+	case t.LeaseDuration <= 0:
 		return &Error{Field: names.LeaseDuration, Message: fmt.Sprintf("%v must be positive", t.LeaseDuration)}
-	case t.RenewDeadline < 0:
+	case t.RenewDeadline <= 0:
 		return &Error{Field: names.RenewDeadline, Message: fmt.Sprintf("%v must be positive", t.RenewDeadline)}
-	case t.RetryPeriod < 0:
+	case t.RetryPeriod <= 0:
 		return &Error{Field: names.RetryPeriod, Message: fmt.Sprintf("%v must be positive", t.RetryPeriod)}
 	case t.RenewDeadline <= time.Duration(leaderelection.JitterFactor*float64(t.RetryPeriod)):
 		return &Error{Field: names.RenewDeadline, Message: fmt.Sprintf("%v must be longer than %v times %s %v; lengthen it or shorten %s",

@@ -21,13 +21,13 @@ func TestValidate(t *testing.T) {
 		{name: "defaults", t: Timings{}},
 		{name: "short", t: Timings{LeaseDuration: 4 * s, RenewDeadline: 3 * s, RetryPeriod: 500 * time.Millisecond}},
 		{name: "lease equal to renew", t: Timings{LeaseDuration: 10 * s, RenewDeadline: 10 * s, RetryPeriod: s}, wantField: "leaseDuration"},
-		{name: "lease at its default below a long renew", t: Timings{RenewDeadline: DefaultLeaseDuration + s}, wantField: "leaseDuration"},
+		{name: "lease at its default below a long renew", t: Timings{RenewDeadline: Hub.LeaseDuration + s}, wantField: "leaseDuration"},
 		{name: "renew within the jitter of retry", t: Timings{LeaseDuration: 20 * s, RenewDeadline: 12 * s, RetryPeriod: 10 * s}, wantField: "renewDeadline"},
 		{name: "negative retry", t: Timings{RetryPeriod: -s}, wantField: "retryPeriod"},
 		{name: "negative lease", t: Timings{LeaseDuration: -s}, wantField: "leaseDuration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Validate(tc.t, FieldNames("spec.leaderElection"))
+			err := Validate(tc.t, Hub, FieldNames("spec.leaderElection"))
 			if tc.wantField == "" {
 				require.NoError(t, err)
 				return
@@ -37,6 +37,13 @@ func TestValidate(t *testing.T) {
 			require.Equal(t, "spec.leaderElection."+tc.wantField, e.Field)
 			require.ErrorContains(t, err, "spec.leaderElection."+tc.wantField)
 		})
+	}
+}
+
+// TestDefaults checks that both sets of defaults pass the rule.
+func TestDefaults(t *testing.T) {
+	for _, d := range []Timings{Hub, Managed} {
+		require.NoError(t, Validate(Timings{}, d, FlagNames))
 	}
 }
 

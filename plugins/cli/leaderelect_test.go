@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
 // TestLeaderElectionFlags checks that the flags fill the timings, leave
@@ -24,7 +26,7 @@ func TestLeaderElectionFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var l LeaderElectionFlags
 			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-			AddLeaderElectionFlags(fs, &l, "operator-", "the operator", "its Deployment's flags")
+			AddLeaderElectionFlags(fs, &l, "operator-", "the operator", "its Deployment's flags", leaderelect.Hub)
 			require.NoError(t, fs.Parse(tc.args))
 			err := l.Validate()
 			if tc.wantErr != "" {

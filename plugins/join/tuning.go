@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -14,8 +15,8 @@ import (
 func (o *Options) addTuningFlags(fs *pflag.FlagSet) {
 	fs.Int32Var(&o.ManifestWorkWorkers, "manifestwork-agent-workers", o.ManifestWorkWorkers, "How many ManifestWorks the work agent reconciles at once (at least 1). Sets the Klusterlet's spec.workConfiguration.workers.manifestWorks. Default: 10.")
 	fs.Int32Var(&o.AppliedWorkWorkers, "appliedmanifestwork-finalize-controller-workers", o.AppliedWorkWorkers, "How many AppliedManifestWorks the work agent finalizes or evicts at once (at least 1). Sets the Klusterlet's spec.workConfiguration.workers.appliedManifestWorkFinalize. Default: 10.")
-	cli.AddLeaderElectionFlags(fs, &o.LeaderElection, "", "the agent", "the Klusterlet's spec.leaderElection")
-	cli.AddLeaderElectionFlags(fs, &o.OperatorLeaderElection, "operator-", "the Klusterlet operator", "its Deployment's flags")
+	cli.AddLeaderElectionFlags(fs, &o.LeaderElection, "", "the agent", "the Klusterlet's spec.leaderElection", leaderelect.Managed)
+	cli.AddLeaderElectionFlags(fs, &o.OperatorLeaderElection, "operator-", "the Klusterlet operator", "its Deployment's flags", leaderelect.Managed)
 }
 
 // validateTuning checks the worker counts given (left out, they stay unset) and

@@ -42,6 +42,10 @@ type ManagerOptions struct {
 	// interval between attempts. They bound the time a standby takes over
 	// after the leader dies.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// LeaderElectionDefaults are the mode's defaults of the three timings,
+	// set before AddFlags: leaderelect.Hub for the hub's controllers, none
+	// (leaderelect.Managed) for the managed cluster's.
+	LeaderElectionDefaults leaderelect.Timings
 	// Namespace is the controller's own namespace (default: $POD_NAMESPACE).
 	Namespace string
 	// Kubeconfig is an explicit kubeconfig file; empty means $KUBECONFIG, the
@@ -86,9 +90,10 @@ func (o *ManagerOptions) AddFlagsWithLimits(fs *pflag.FlagSet, leaderElect bool,
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8080", `Address the Prometheus /metrics endpoint binds to; "0" disables it.`)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `Address the /healthz and /readyz endpoints bind to; "0" disables them.`)
 	fs.BoolVar(&o.LeaderElect, "leader-elect", leaderElect, "Elect a leader through a Lease in the controller's namespace, so that only one replica acts.")
-	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", leaderelect.DefaultLeaseDuration, "How long a standby replica waits after the leader's last renewal before it takes over.")
-	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", leaderelect.DefaultRenewDeadline, "How long the leader keeps trying to renew its Lease before it stops acting; shorter than --leader-elect-lease-duration.")
-	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", leaderelect.DefaultRetryPeriod, "How often the replicas try to acquire or renew the Lease; shorter than --leader-elect-renew-deadline.")
+	le := o.leaderElectionDefaults()
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration, "How long a standby replica waits after the leader's last renewal before it takes over.")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", le.RenewDeadline, "How long the leader keeps trying to renew its Lease before it stops acting; shorter than --leader-elect-lease-duration.")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod, "How often the replicas try to acquire or renew the Lease; shorter than --leader-elect-renew-deadline.")
 	fs.StringVar(&o.Namespace, "namespace", "", "The controller's own namespace (leader election, secrets). Default: $"+PodNamespaceEnv+".")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Default: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", qps, "Requests per second of the manager to the cluster it runs against; 0 sets no client-side limit, leaving the API server's priority and fairness as the limit.")
@@ -132,7 +137,7 @@ func (o *ManagerOptions) Validate() error {
 	if o.LeaderElect && o.Namespace == "" {
 		return errors.New("leader election needs the controller's namespace: set $" + PodNamespaceEnv + " or --namespace, or pass --leader-elect=false")
 	}
-	if err := leaderelect.Validate(o.leaderElectionTimings(), leaderelect.FlagNames); err != nil {
+	if err := leaderelect.Validate(o.leaderElectionTimings(), o.leaderElectionDefaults(), leaderelect.FlagNames); err != nil {
 		return err
 	}
 	if o.KubeAPIQPS < 0 {
@@ -147,7 +152,12 @@ func (o *ManagerOptions) Validate() error {
 // leaderElectionTimings returns the lease duration, renew deadline and retry
 // period, each defaulted when unset.
 func (o *ManagerOptions) leaderElectionTimings() leaderelect.Timings {
-	return leaderelect.Timings{LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod}.OrDefault()
+	return leaderelect.Timings{LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod}.Or(o.leaderElectionDefaults())
+}
+
+// leaderElectionDefaults returns the mode's default timings.
+func (o *ManagerOptions) leaderElectionDefaults() leaderelect.Timings {
+	return o.LeaderElectionDefaults.Or(leaderelect.Managed)
 }
 
 // RESTConfig returns the client configuration the manager uses,

@@ -157,8 +157,9 @@ type TLSProfile struct {
 // LeaderElectionConfiguration sets the leader election timings of a
 // component the operator deploys (the ocm-controller flags
 // --leader-elect-lease-duration, --leader-elect-renew-deadline and
-// --leader-elect-retry-period). Unset fields keep the binary's defaults
-// (60s, 40s, 5s; docs/sizing.md argues them). The API server checks the
+// --leader-elect-retry-period). Unset fields keep the binary's defaults:
+// 60s, 40s and 2s for the hub controller, whose Lease lives on the hub's
+// API server, 15s, 10s and 2s for the agent (docs/sizing.md argues them). The API server checks the
 // fields set together; the operator checks them with the defaults of the
 // unset ones and reports a refused combination as condition Applied False
 // with reason LeaderElectionInvalid, rolling nothing out. OCM has no such
@@ -186,7 +187,7 @@ type LeaderElectionConfiguration struct {
 	RenewDeadline *metav1.Duration `json:"renewDeadline,omitempty"`
 
 	// retryPeriod is how often the replicas try to acquire or renew the
-	// Lease, such as 5s; renewDeadline must be longer than 1.2 times it.
+	// Lease, such as 2s; renewDeadline must be longer than 1.2 times it.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=20
