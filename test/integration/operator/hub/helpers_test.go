@@ -52,7 +52,7 @@ func newSuite(t *testing.T) *suite {
 		t.Fatal(err)
 	}
 	objs, err := config.HubOperatorObjects(config.HubOperatorValues{ConversionWebhookURL: fmt.Sprintf("https://127.0.0.1:%d/convert", port),
-		LeaderElection: operatorLeaderElection})
+		LeaderElection: operatorLeaderElection, HubLeaderElection: hubtest.LeaderElection})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
 
 // testLeaderElection checks that the operator runs with the timings of its
@@ -20,7 +21,8 @@ import (
 // the timings as flags; a renewDeadline beyond the default lease duration,
 // which only the operator can see (the CRD sees the fields set, not the
 // binary's defaults), sets Applied False with reason LeaderElectionInvalid
-// and changes nothing; removed, the flags go.
+// and changes nothing; removed, the flags go, and the suite's timings are
+// set again.
 func testLeaderElection(t *testing.T, s *suite) {
 	d := func(v time.Duration) *metav1.Duration { return &metav1.Duration{Duration: v} }
 	op, ok := s.runner.Process("hub", config.OperatorNamespace, config.HubOperatorDeployment)
@@ -68,4 +70,14 @@ func testLeaderElection(t *testing.T, s *suite) {
 		}
 		return nil
 	})
+	// Back to the suite's timings (hubtest.LeaderElection).
+	s.waitAvailable(t, s.edit(t, func(cm *operatorv1.ClusterManager) {
+		cm.Spec.LeaderElection = leaderElectionSpec(hubtest.LeaderElection.Timings)
+	}))
+}
+
+// leaderElectionSpec returns spec.leaderElection with timings t.
+func leaderElectionSpec(t leaderelect.Timings) *operatorv1.LeaderElectionConfiguration {
+	return &operatorv1.LeaderElectionConfiguration{LeaseDuration: &metav1.Duration{Duration: t.LeaseDuration},
+		RenewDeadline: &metav1.Duration{Duration: t.RenewDeadline}, RetryPeriod: &metav1.Duration{Duration: t.RetryPeriod}}
 }
