@@ -88,6 +88,18 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 			v.Mode, v.KlusterletName, v.AgentNamespace = "Hosted", "klusterlet-cluster1", "klusterlet-cluster1"
 		},
 			wantArgs: []string{"--klusterlet-name=klusterlet-cluster1", "--managed-kubeconfig-secret=external-managed-kubeconfig"}},
+		{name: "hosted with workers and leader election", k: func() *operatorv1.Klusterlet {
+			k := klusterlet(func(s *operatorv1.KlusterletSpec) {
+				s.DeployOption.Mode = operatorv1.InstallModeHosted
+				s.WorkConfiguration = &operatorv1.WorkAgentConfiguration{Workers: &operatorv1.WorkAgentWorkers{ManifestWorks: 7}}
+				s.LeaderElection = &operatorv1.LeaderElectionConfiguration{RetryPeriod: &metav1.Duration{Duration: time.Second}}
+			})
+			k.Name = "klusterlet-cluster1"
+			return k
+		}(), want: func(v *AgentValues) {
+			v.Mode, v.KlusterletName, v.AgentNamespace = "Hosted", "klusterlet-cluster1", "klusterlet-cluster1"
+			v.ManifestWorkWorkers, v.RetryPeriod = 7, time.Second
+		}, wantArgs: []string{"--manifestwork-agent-workers=7", "--leader-elect-retry-period=1s"}},
 		{name: "no cluster name", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.ClusterName = "" }), wantReason: "ClusterNameMissing"},
 		{name: "two images", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.WorkImagePullSpec = "example.com/work:v1" }), wantReason: "ImagePullSpecMismatch"},
 		{name: "aws registration", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
