@@ -11,6 +11,7 @@ import (
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
 // ClusterManagersCRDName is the CRD of the ClusterManager, which the
@@ -63,6 +64,13 @@ type HubOperatorValues struct {
 	HubController Scheduling
 	// OperatorPod overrides the operator's Pod.
 	OperatorPod
+	// LeaderElection is the operator's own leader election timings
+	// (`kubectl ocm hub init`'s --operator-leader-elect-* flags).
+	LeaderElection
+	// HubLeaderElection becomes the ClusterManager's spec.leaderElection,
+	// the hub controller's timings (`hub init`'s --leader-elect-* flags);
+	// zero fields are left out.
+	HubLeaderElection LeaderElection
 }
 
 // Namespace is the operator's namespace, OperatorNamespace.
@@ -172,6 +180,11 @@ func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []st
 	if np := spec.NetworkPolicyConfiguration; np != nil {
 		v.NetworkPolicy = np.DeepCopy()
 	}
+	le, err := leaderElectionValues(spec.LeaderElection, leaderelect.Hub)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	v.LeaderElection = le
 	return v, unknown, errors.Join(errs...)
 }
 

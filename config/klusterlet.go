@@ -12,6 +12,7 @@ import (
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
 // KlusterletOwnerLabel marks every object the Klusterlet operator applied
@@ -100,7 +101,15 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 		if d := wc.AppliedManifestWorkEvictionGracePeriod; d != nil && d.Duration > 0 {
 			v.EvictionGracePeriod = d.Duration.String()
 		}
+		if w := wc.Workers; w != nil {
+			v.ManifestWorkWorkers, v.AppliedWorkWorkers = w.ManifestWorks, w.AppliedManifestWorkFinalize
+		}
 	}
+	le, err := leaderElectionValues(s.LeaderElection, leaderelect.Managed)
+	if err != nil {
+		return v, nil, err
+	}
+	v.LeaderElection = le
 	gates, unknown := featuregate.FromSpec(featuregate.Agent, regGates, workGates)
 	if len(v.BootstrapKubeconfigSecrets) > 1 && !gates.Enabled(featuregate.MultipleHubs) {
 		return v, nil, &FieldError{Reason: "MultipleHubsDisabled", Message: "spec.registrationConfiguration.featureGates" + ": " + fmt.Sprintf(
@@ -188,6 +197,9 @@ func bootstrapSecretsValues(l *operatorv1.LocalSecretsConfig, v *AgentValues) er
 type KlusterletOperatorValues struct {
 	// Image is the ocm-controller image of the operator.
 	Image string
+	// LeaderElection is the operator's leader election timings (`kubectl
+	// ocm join`'s --operator-leader-elect-* flags).
+	LeaderElection
 	// OperatorPod places, sizes and otherwise overrides the operator's Pod.
 	OperatorPod
 }

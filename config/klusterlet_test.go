@@ -54,6 +54,10 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 			v.WorkKubeAPIQPS, v.WorkKubeAPIBurst = 30, 60
 		}, wantArgs: []string{"--hub-kube-api-qps=20", "--hub-kube-api-burst=40", "--work-kube-api-qps=30", "--work-kube-api-burst=60",
 			"--status-sync-interval=5s", "--appliedmanifestwork-eviction-grace-period=1h0m0s"}},
+		{name: "workers", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
+			s.WorkConfiguration = &operatorv1.WorkAgentConfiguration{Workers: &operatorv1.WorkAgentWorkers{ManifestWorks: 3, AppliedManifestWorkFinalize: 5}}
+		}), want: func(v *AgentValues) { v.ManifestWorkWorkers, v.AppliedWorkWorkers = 3, 5 },
+			wantArgs: []string{"--manifestwork-agent-workers=3", "--appliedmanifestwork-finalize-controller-workers=5"}},
 		{name: "registration configuration", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.ExternalServerURLs = []operatorv1.ServerURL{{URL: "https://a:6443"}, {URL: "https://b:6443"}}
 			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{ClientCertExpirationSeconds: 3600,
@@ -84,6 +88,18 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 			v.Mode, v.KlusterletName, v.AgentNamespace = "Hosted", "klusterlet-cluster1", "klusterlet-cluster1"
 		},
 			wantArgs: []string{"--klusterlet-name=klusterlet-cluster1", "--managed-kubeconfig-secret=external-managed-kubeconfig"}},
+		{name: "hosted with workers and leader election", k: func() *operatorv1.Klusterlet {
+			k := klusterlet(func(s *operatorv1.KlusterletSpec) {
+				s.DeployOption.Mode = operatorv1.InstallModeHosted
+				s.WorkConfiguration = &operatorv1.WorkAgentConfiguration{Workers: &operatorv1.WorkAgentWorkers{ManifestWorks: 7}}
+				s.LeaderElection = &operatorv1.LeaderElectionConfiguration{RetryPeriod: &metav1.Duration{Duration: time.Second}}
+			})
+			k.Name = "klusterlet-cluster1"
+			return k
+		}(), want: func(v *AgentValues) {
+			v.Mode, v.KlusterletName, v.AgentNamespace = "Hosted", "klusterlet-cluster1", "klusterlet-cluster1"
+			v.ManifestWorkWorkers, v.RetryPeriod = 7, time.Second
+		}, wantArgs: []string{"--manifestwork-agent-workers=7", "--leader-elect-retry-period=1s"}},
 		{name: "no cluster name", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.ClusterName = "" }), wantReason: "ClusterNameMissing"},
 		{name: "two images", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.WorkImagePullSpec = "example.com/work:v1" }), wantReason: "ImagePullSpecMismatch"},
 		{name: "aws registration", k: klusterlet(func(s *operatorv1.KlusterletSpec) {

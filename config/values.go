@@ -37,6 +37,9 @@ type HubValues struct {
 	// APIServerNamespace when set, and to its metrics port from
 	// MonitoringNamespace, only when set. Nil renders none.
 	NetworkPolicy *operatorv1.NetworkPolicyConfiguration
+	// LeaderElection is the hub controller's leader election timings (the
+	// ClusterManager's spec.leaderElection).
+	LeaderElection
 	// Scheduling places the hub controller's Pod and sizes its container.
 	Scheduling
 	// TLSValues is the TLS profile the operator passes to the hub
@@ -155,6 +158,12 @@ type AgentValues struct {
 	// leaves the agent's defaults.
 	StatusSyncInterval  string
 	EvictionGracePeriod string
+	// ManifestWorkWorkers and AppliedWorkWorkers are the work agent's
+	// --manifestwork-agent-workers and
+	// --appliedmanifestwork-finalize-controller-workers (the Klusterlet's
+	// spec.workConfiguration.workers); 0 leaves the agent's defaults.
+	ManifestWorkWorkers int32
+	AppliedWorkWorkers  int32
 	// FeatureGates is the agent's --feature-gates (featuregate.Set.Flag);
 	// empty leaves every feature at its default.
 	FeatureGates string
@@ -192,6 +201,9 @@ type AgentValues struct {
 	// NetworkPolicy.Egress and ingress to its metrics port from
 	// MonitoringNamespace, only when set. Nil renders none.
 	NetworkPolicy *AgentNetworkPolicy
+	// LeaderElection is the agent's leader election timings (the
+	// Klusterlet's spec.leaderElection).
+	LeaderElection
 	// Scheduling places the agent's Pod and sizes its container.
 	Scheduling
 	// TLSValues is the TLS profile the operator passes to the agent.

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli/valuesfile"
 )
@@ -117,6 +118,8 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 	f.StringVar(&o.NetworkPolicyMonitoringNamespace, "network-policy-monitoring-namespace", "", "The namespace whose Pods may reach the hub controller's metrics port (spec.networkPolicyConfiguration.monitoringNamespace); implies --network-policy.")
 	f.StringVar(&o.NetworkPolicyAPIServerNamespace, "network-policy-apiserver-namespace", "", "The namespace the API server's webhook calls come from, for API servers that run as Pods in it (spec.networkPolicyConfiguration.apiServerNamespace); implies --network-policy. Default: the webhook port accepts every source, as it must where the API server runs on the host network.")
 	valuesfile.AddFlag(f, &o.ValuesFile, clusterManagerValuesFileFlag, "hub", "the hub")
+	cli.AddLeaderElectionFlags(f, &o.LeaderElection, "", "the hub controller", "the ClusterManager's spec.leaderElection", leaderelect.Hub)
+	cli.AddLeaderElectionFlags(f, &o.OperatorLeaderElection, "operator-", "the ClusterManager operator", "its Deployment's flags", leaderelect.Hub)
 	f.StringVar(&o.OutputFile, "output-file", "", "Also write the manifests init applies to this file, as --dry-run=client -o yaml prints them; it is written before anything is applied (owner-only with --image-pull-credentials).")
 	f.StringVar(&o.OutputJoinCommandFile, "output-join-command-file", "",
 		`Also write the join command to this file, an owner-only shell script taking the cluster name and more join flags: 'sh FILE cluster1 --context cluster1'.`)

@@ -56,6 +56,12 @@ func TestInitValidate(t *testing.T) {
 		{"unknown TLS version", func(o *InitOptions) { o.TLSMinVersion = "TLS13" }, `--tls-min-version: "TLS13" is not a TLS version`},
 		{"TLS version below 1.2", func(o *InitOptions) { o.TLSMinVersion = "TLSv1.0" }, "spec.tlsProfile takes VersionTLS12 or VersionTLS13"},
 		{"unknown cipher suite", func(o *InitOptions) { o.TLSCipherSuites = []string{"TLS_NO_SUCH_SUITE"} }, `--tls-cipher-suites: unknown cipher suite "TLS_NO_SUCH_SUITE"`},
+		{"short leader election", func(o *InitOptions) {
+			o.LeaderElection.LeaseDuration, o.LeaderElection.RenewDeadline, o.LeaderElection.RetryPeriod = 6*time.Second, 4*time.Second, time.Second
+		}, ""},
+		{"retry period within the renew deadline's jitter", func(o *InitOptions) {
+			o.LeaderElection.RenewDeadline, o.LeaderElection.RetryPeriod = 4*time.Second, 4*time.Second
+		}, "--leader-elect-renew-deadline 4s must be longer than 1.2 times --leader-elect-retry-period 4s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -76,6 +76,10 @@ type InitOptions struct {
 	// docker config.json; Validate reads it into pullCredentials.
 	ImagePullCredentials string
 	pullCredentials      []byte
+	// LeaderElection and OperatorLeaderElection are the hub controller's
+	// (the ClusterManager's spec.leaderElection) and the ClusterManager
+	// operator's leader election timings.
+	LeaderElection, OperatorLeaderElection cli.LeaderElectionFlags
 }
 
 // NewInitOptions returns InitOptions for the hub getter selects.
@@ -133,6 +137,9 @@ func (o *InitOptions) Validate() error {
 		if o.pullCredentials, err = o.values.Images.PullCredentials(o.ImageRegistry); err != nil {
 			return err
 		}
+	}
+	if err := errors.Join(o.LeaderElection.Validate(), o.OperatorLeaderElection.Validate()); err != nil {
+		return err
 	}
 	return validateDuration(o.TokenDuration)
 }

@@ -49,6 +49,8 @@ func (o *InitOptions) operatorValues() config.HubOperatorValues {
 	v := config.HubOperatorValues{
 		Image: o.Image, AutoApproveUsers: o.AutoApprovedCSRIdentities, ConversionWebhookURL: o.ConversionWebhookURL,
 		TLSProfile: o.TLSProfile, NetworkPolicy: o.networkPolicy(),
+		LeaderElection:    config.LeaderElection{Timings: o.OperatorLeaderElection.Timings},
+		HubLeaderElection: config.LeaderElection{Timings: o.LeaderElection.Timings},
 	}
 	if o.values != nil {
 		v.OperatorPod = o.values.OperatorPod()

@@ -108,6 +108,17 @@ func TestValidate(t *testing.T) {
 		{name: "TLS version below 1.2", change: func(o *Options) { o.TLSMinVersion = "VersionTLS11" }, wantErrContains: "spec.tlsProfile takes VersionTLS12 or VersionTLS13"},
 		{name: "unknown cipher suite", change: func(o *Options) { o.TLSCipherSuites = []string{"TLS_NO_SUCH_SUITE"} }, wantErrContains: `--tls-cipher-suites: unknown cipher suite "TLS_NO_SUCH_SUITE"`},
 		{name: "insecure cipher suite", change: func(o *Options) { o.TLSCipherSuites = []string{"TLS_RSA_WITH_RC4_128_SHA"} }, wantErrContains: "insecure cipher suite"},
+		{name: "workers and leader election", change: func(o *Options) {
+			o.ManifestWorkWorkers, o.AppliedWorkWorkers = 3, 4
+			o.LeaderElection.LeaseDuration, o.LeaderElection.RenewDeadline, o.LeaderElection.RetryPeriod = 6*time.Second, 4*time.Second, time.Second
+		}},
+		{name: "no workers given", change: func(o *Options) {
+			o.changed = append(o.changed, "manifestwork-agent-workers")
+		}, wantErrContains: "--manifestwork-agent-workers 0 must be at least 1"},
+		{name: "negative workers", change: func(o *Options) { o.AppliedWorkWorkers = -1 }, wantErrContains: "--appliedmanifestwork-finalize-controller-workers -1 must be at least 1"},
+		{name: "renew deadline beyond the lease", change: func(o *Options) {
+			o.LeaderElection.LeaseDuration, o.LeaderElection.RenewDeadline = 5*time.Second, 6*time.Second
+		}, wantErrContains: "--leader-elect-lease-duration 5s must be longer than --leader-elect-renew-deadline 6s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -147,6 +147,13 @@ type Options struct {
 	ValuesFile string
 	// values are the values of ValuesFile, nil without one.
 	values *valuesfile.Klusterlet
+	// ManifestWorkWorkers and AppliedWorkWorkers are the Klusterlet's
+	// spec.workConfiguration.workers; 0 leaves them unset.
+	ManifestWorkWorkers, AppliedWorkWorkers int32
+	// LeaderElection and OperatorLeaderElection are the agent's (the
+	// Klusterlet's spec.leaderElection) and the Klusterlet operator's
+	// leader election timings.
+	LeaderElection, OperatorLeaderElection cli.LeaderElectionFlags
 
 	// hubAPIServers, hubTokens and caFiles are the repeated flags, the
 	// first of each for HubAPIServer, HubToken and CAFile; changed names
@@ -218,6 +225,7 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.StringVar(&o.NetworkPolicyMonitoringNamespace, "network-policy-monitoring-namespace", o.NetworkPolicyMonitoringNamespace, "The namespace whose Pods may reach the agent's metrics port; implies --network-policy.")
 	o.addProxyFlags(fs)
 	cli.AddTLSFlags(fs, &o.TLSMinVersion, &o.TLSCipherSuites, "Klusterlet", "the agent's hub tunnel connection (the agent serves no TLS: metrics and probes are plain HTTP)", "Klusterlet operator")
+	o.addTuningFlags(fs)
 	fs.BoolVar(&o.Force, "force", o.Force, "Join even if a joined, available cluster of the same name exists on the hub.")
 	valuesfile.AddFlag(fs, &o.ValuesFile, klusterletValuesFileFlag, "klusterlet", "the agent")
 	fs.StringVar(&o.OutputFile, "output-file", o.OutputFile, "Also write the manifests join installs to this file, as --dry-run=client -o yaml prints them, readable by its owner only (it holds the bootstrap token); it is written before anything is installed.")
@@ -369,6 +377,7 @@ func (o *Options) Validate() error {
 			o.pullCredentials = data
 		}
 	}
+	errs = append(errs, o.validateTuning()...)
 	if p, err := config.TLSProfileFromFlags(o.TLSMinVersion, o.TLSCipherSuites); err != nil {
 		errs = append(errs, err)
 	} else {

@@ -158,6 +158,9 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		StandbyHubs:                 o.standby,
 		HubConnectionTimeoutSeconds: o.HubConnectionTimeoutSeconds,
 		TLSProfile:                  o.tlsProfile,
+		ManifestWorkWorkers:         o.ManifestWorkWorkers,
+		AppliedWorkWorkers:          o.AppliedWorkWorkers,
+		LeaderElection:              config.LeaderElection{Timings: o.LeaderElection.Timings},
 	}
 	if o.NetworkPolicy {
 		v.NetworkPolicy = &config.AgentNetworkPolicy{MonitoringNamespace: o.NetworkPolicyMonitoringNamespace}
@@ -171,7 +174,7 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		v.AddonKubeClientRegistrationAuth = o.AddonKubeClientRegistrationAuth
 		v.AddonTokenExpirationSeconds = o.AddonTokenExpirationSeconds
 	}
-	op := config.KlusterletOperatorValues{Image: o.Image}
+	op := config.KlusterletOperatorValues{Image: o.Image, LeaderElection: config.LeaderElection{Timings: o.OperatorLeaderElection.Timings}}
 	o.withValuesFile(&v, &op)
 	if o.hosted() {
 		v.Mode = string(operatorv1.InstallModeHosted)

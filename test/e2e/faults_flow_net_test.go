@@ -21,9 +21,10 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// The leader election settings of every component (controller-runtime's
-// defaults): a leader that has not renewed its lease for the renew deadline
-// stops; it tries every retry period.
+// The leader election settings of every component (controller-runtime's:
+// the agent's defaults, and the hub controller's through hubLeaseArgs): a
+// leader that has not renewed its lease for the renew deadline stops; it
+// tries every retry period.
 const (
 	leaderRenewDeadline = 10 * time.Second
 	leaderRetryPeriod   = 2 * time.Second

@@ -33,8 +33,9 @@ import (
 const hubNamespace = "open-cluster-management-hub"
 
 // shortLeaseArgs are the leader election timings the hub fault tests give the
-// hub controller, so that a takeover waits seconds rather than the default
-// 15s lease. The renew deadline leaves the leader room on a loaded machine.
+// hub controller, so that a takeover waits seconds rather than the 15s
+// lease of hubLeaseArgs (the wrapper appends them, after the Deployment's
+// flags, so they win). The renew deadline leaves the leader room on a loaded machine.
 var shortLeaseArgs = []string{"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s"}
 
 // startFleetWithHubArgs is startRunnerFleet whose hub controller

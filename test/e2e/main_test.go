@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -163,12 +164,20 @@ func (f *fleet) quietOCM(ctx context.Context, args ...string) (string, error) {
 	return out.String(), err
 }
 
-// hubInit runs `kubectl ocm hub init --context hub --wait` and returns its
-// output.
+// hubInit runs `kubectl ocm hub init --context hub --wait` with
+// hubLeaseArgs and returns its output.
 func (f *fleet) hubInit(t *testing.T) string {
 	t.Helper()
-	return f.ocm(t, append([]string{"hub", "init", "--context", "hub", "--wait"}, f.webhookFlags(t)...)...)
+	return f.ocm(t, slices.Concat([]string{"hub", "init", "--context", "hub", "--wait"}, hubLeaseArgs, f.webhookFlags(t))...)
 }
+
+// hubLeaseArgs set the hub controller's leader election timings
+// (spec.leaderElection) to controller-runtime's 15 s, 10 s and 2 s, which
+// the agent keeps by default, rather than the hub's longer defaults: the
+// tests that kill the hub controller then wait out a 15 s lease, as they
+// always did, and every component of the fleet has the timings
+// leaderRenewDeadline and leaderRetryPeriod name.
+var hubLeaseArgs = []string{"--leader-elect-lease-duration=15s", "--leader-elect-renew-deadline=10s", "--leader-elect-retry-period=2s"}
 
 // webhookFlags are the flags hub init needs on this fleet: none with nodes.
 // Without, the API server reaches no Service, so the hub controller's

@@ -58,7 +58,7 @@ func (a *Agent) setupAppliedWorkController(mgr manager.Manager) error {
 		WatchesRawSource(source.Kind(a.managed.GetCache(), &workv1.AppliedManifestWork{},
 			&handler.TypedEnqueueRequestForObject[*workv1.AppliedManifestWork]{})).
 		WatchesRawSource(source.Channel(a.evictEvents, &handler.EnqueueRequestForObject{})).
-		WithOptions(controller.Options{MaxConcurrentReconciles: a.opts.Workers, SkipNameValidation: ptr.To(true)}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: a.opts.AppliedWorkWorkers, SkipNameValidation: ptr.To(true)}).
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("set up the AppliedManifestWork controller: %w", err)

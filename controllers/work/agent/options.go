@@ -12,8 +12,13 @@ import (
 
 // Defaults of the work agent, as OCM's work agent has them.
 const (
-	// DefaultWorkers is how many ManifestWorks are reconciled in parallel.
+	// DefaultWorkers is how many ManifestWorks are reconciled in parallel
+	// (OCM's --manifestwork-agent-workers).
 	DefaultWorkers = 10
+	// DefaultAppliedWorkWorkers is how many AppliedManifestWorks are
+	// finalized or evicted in parallel (OCM's
+	// --appliedmanifestwork-finalize-controller-workers).
+	DefaultAppliedWorkWorkers = 10
 	// DefaultResyncInterval is how often every ManifestWork is applied again
 	// (with up to 50 % jitter), which also restores objects changed on the
 	// managed cluster.
@@ -57,8 +62,13 @@ type Options struct {
 	// ClusterName is the managed cluster's name on the hub; empty means the
 	// Secret's cluster-name.
 	ClusterName string
-	// Workers is how many ManifestWorks are reconciled in parallel.
+	// Workers is how many ManifestWorks are reconciled in parallel: applied,
+	// their status reported and, once deleted, finalized (one controller
+	// does all three; OCM splits them into three controllers).
 	Workers int
+	// AppliedWorkWorkers is how many AppliedManifestWorks are finalized
+	// (their objects deleted) or evicted in parallel.
+	AppliedWorkWorkers int
 	// ResyncInterval is how often each ManifestWork is applied again.
 	ResyncInterval time.Duration
 	// HubQPS and HubBurst limit the requests to the hub.
@@ -91,6 +101,9 @@ func (o *Options) Default() {
 	}
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
+	}
+	if o.AppliedWorkWorkers <= 0 {
+		o.AppliedWorkWorkers = DefaultAppliedWorkWorkers
 	}
 	if o.ResyncInterval <= 0 {
 		o.ResyncInterval = DefaultResyncInterval

@@ -32,8 +32,18 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
 
-var takeoverLease = flag.Duration("takeover-lease", app.DefaultLeaseDuration,
-	"BenchmarkLeaderTakeover: the hub controllers' --leader-elect-lease-duration (renew deadline and retry period in the defaults' proportions)")
+// The benchmark's leader election timings unless -takeover-lease scales
+// them, set explicitly rather than taken from the product's defaults, so
+// that its figures stay comparable from run to run: controller-runtime's
+// 15 s, 10 s and 2 s.
+const (
+	takeoverLeaseDuration = 15 * time.Second
+	takeoverRenewDeadline = 10 * time.Second
+	takeoverRetryPeriod   = 2 * time.Second
+)
+
+var takeoverLease = flag.Duration("takeover-lease", takeoverLeaseDuration,
+	"BenchmarkLeaderTakeover: the hub controllers' --leader-elect-lease-duration (renew deadline and retry period in the proportions of 15 s, 10 s and 2 s)")
 
 // hubLeaseKey is the hub controller's leader election Lease
 // (hubLeaderElectionID of controllers/cmd/ocm-controller/app).
@@ -142,13 +152,13 @@ func BenchmarkLeaderTakeover(b *testing.B) {
 }
 
 // leaderTimings returns the renew deadline and retry period that go with
-// lease duration lease, in the proportions of the product's defaults (15 s,
-// 10 s, 2 s), and lease itself.
+// lease duration lease, in the proportions of takeoverLeaseDuration,
+// takeoverRenewDeadline and takeoverRetryPeriod, and lease itself.
 func leaderTimings(lease time.Duration) (leaseDuration, renew, retry time.Duration) {
 	scale := func(d time.Duration) time.Duration {
-		return time.Duration(float64(lease) * float64(d) / float64(app.DefaultLeaseDuration))
+		return time.Duration(float64(lease) * float64(d) / float64(takeoverLeaseDuration))
 	}
-	return lease, scale(app.DefaultRenewDeadline), scale(app.DefaultRetryPeriod)
+	return lease, scale(takeoverRenewDeadline), scale(takeoverRetryPeriod)
 }
 
 // expectedTakeover returns the window, counted from the killed leader's last

@@ -48,7 +48,7 @@ func BenchmarkKubeFleet(b *testing.B) {
 	if n <= len(realClusters) || *kfRollouts > *kfPlacements {
 		b.Fatalf("-kubefleet-clusters %d must exceed %d and -kubefleet-rollouts %d must not exceed -kubefleet-placements %d", n, len(realClusters), *kfRollouts, *kfPlacements)
 	}
-	f := benchkit.StartFleet(b, config.HubOperatorValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}}, realClusters...)
+	f := benchkit.StartFleet(b, config.HubOperatorValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}, HubLeaderElection: hubLeaderElection(*hubLeaseDuration)}, realClusters...)
 	ctx := b.Context()
 	for _, c := range realClusters {
 		b.Logf("joined %s: %s", c, benchkit.JoinCluster(ctx, b, f, c))

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
@@ -52,7 +53,7 @@ func BenchmarkScale(b *testing.B) {
 	results := &Results{Machine: machine()}
 	hubArgs := newHubArgs(b)
 	f := benchkit.StartFleetWith(b, benchkit.FleetOptions{
-		Values:   config.HubOperatorValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}},
+		Values:   config.HubOperatorValues{AutoApproveUsers: []string{benchkit.SimBootstrapUser}, HubLeaderElection: hubLeaderElection(*hubLeaseDuration)},
 		Binaries: map[string]string{"ocm-controller": hubArgs.wrapper},
 	}, realClusters...)
 	ctx := b.Context()
@@ -259,4 +260,14 @@ func registerConcurrency() int {
 		return simProcessConcurrency
 	}
 	return benchkit.SimConcurrency
+}
+
+// hubLeaderElection returns the hub controller's timings for lease: none
+// (the shipped defaults) for 0, else lease with a renew deadline and retry
+// period in the proportions of 15 s, 10 s and 2 s.
+func hubLeaderElection(lease time.Duration) config.LeaderElection {
+	if lease == 0 {
+		return config.LeaderElection{}
+	}
+	return config.LeaderElection{Timings: leaderelect.Timings{LeaseDuration: lease, RenewDeadline: lease * 10 / 15, RetryPeriod: lease * 2 / 15}}
 }

@@ -173,4 +173,79 @@ metadata: {name: bad-gate}
 spec: {workConfiguration: {featureGates: [{feature: ManifestWorkReplicaSet, mode: Enabled}]}}`,
 		wantField: "spec.workConfiguration.featureGates[0].mode",
 	},
+	{
+		name: "ClusterManager leaseDuration must be longer than renewDeadline",
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: ClusterManager
+metadata: {name: short-lease}
+spec: {leaderElection: {leaseDuration: 10s, renewDeadline: 10s}}`,
+		wantField:   "spec.leaderElection",
+		wantMessage: "leaseDuration must be longer than renewDeadline",
+	},
+	{
+		name:    "Klusterlet renewDeadline must be longer than 1.2 retry periods",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: short-renew}
+spec: {leaderElection: {renewDeadline: 5s, retryPeriod: 4500ms}}`,
+		wantField:   "spec.leaderElection",
+		wantMessage: "renewDeadline must be longer than 1.2 times retryPeriod",
+	},
+	{
+		name:    "Klusterlet leader election timings are durations",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: bad-duration}
+spec: {leaderElection: {leaseDuration: "60"}}`,
+		wantField: "spec.leaderElection.leaseDuration",
+	},
+	{
+		name:    "Klusterlet ManifestWork workers are at least 1",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: no-workers}
+spec: {workConfiguration: {workers: {manifestWorks: 0}}}`,
+		wantField:   "spec.workConfiguration.workers.manifestWorks",
+		wantMessage: "workers.manifestWorks must be at least 1",
+	},
+	{
+		name:    "Klusterlet AppliedManifestWork workers are at least 1",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: negative-workers}
+spec: {workConfiguration: {workers: {appliedManifestWorkFinalize: -1}}}`,
+		wantField:   "spec.workConfiguration.workers.appliedManifestWorkFinalize",
+		wantMessage: "must be at least 1",
+	},
+	{
+		name:    "Klusterlet work agent QPS must not be negative",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: negative-qps}
+spec: {workConfiguration: {hubKubeAPIQPS: -5}}`,
+		wantField:   "spec.workConfiguration.hubKubeAPIQPS",
+		wantMessage: "must not be negative",
+	},
+	{
+		name:    "Klusterlet registration burst must not be negative",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: negative-burst}
+spec: {registrationConfiguration: {kubeAPIBurst: -1}}`,
+		wantField:   "spec.registrationConfiguration.kubeAPIBurst",
+		wantMessage: "must not be negative",
+	},
 }

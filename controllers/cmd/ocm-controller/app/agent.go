@@ -54,7 +54,11 @@ type agentOptions struct {
 // NewAgentCommand returns `ocm-controller agent`, which registers a managed
 // cluster with its hub and keeps it joined.
 func NewAgentCommand() *cobra.Command {
-	o := &agentOptions{}
+	return newAgentCommand(&agentOptions{})
+}
+
+// newAgentCommand returns `ocm-controller agent` with its flags bound to o.
+func newAgentCommand(o *agentOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Run the managed-cluster agent (registration, work, add-ons) against the managed cluster",
@@ -78,6 +82,9 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 				return err
 			}
 			if err := o.tls.Validate(); err != nil {
+				return err
+			}
+			if err := o.validateWorkers(); err != nil {
 				return err
 			}
 			features, err := featuregate.Parse(featuregate.Agent, o.featureGates)
@@ -107,6 +114,8 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 	w := &o.work
 	fs.DurationVar(&w.EvictionGracePeriod, "appliedmanifestwork-eviction-grace-period", workagent.DefaultEvictionGracePeriod, "How long an AppliedManifestWork whose ManifestWork is gone is kept before it and its objects are deleted; 100 years or more never evicts.")
 	fs.DurationVar(&w.StatusSyncInterval, "status-sync-interval", workagent.DefaultStatusSyncInterval, "How often works with Poll feedback rules are read again, besides the watches of the applied objects. The Klusterlet operator sets it from spec.workConfiguration.statusSyncInterval.")
+	fs.IntVar(&w.Workers, "manifestwork-agent-workers", workagent.DefaultWorkers, "How many ManifestWorks the work agent reconciles at once (applies, reports the status of, finalizes once deleted); at least 1. The Klusterlet operator sets it from spec.workConfiguration.workers.manifestWorks.")
+	fs.IntVar(&w.AppliedWorkWorkers, "appliedmanifestwork-finalize-controller-workers", workagent.DefaultAppliedWorkWorkers, "How many AppliedManifestWorks the work agent finalizes (deletes their objects) or evicts at once; at least 1. The Klusterlet operator sets it from spec.workConfiguration.workers.appliedManifestWorkFinalize.")
 	fs.Float32Var(&w.HubQPS, "hub-kube-api-qps", workagent.DefaultHubQPS, "Requests per second of the work agent to the hub. The Klusterlet operator sets it from spec.workConfiguration.hubKubeAPIQPS.")
 	fs.IntVar(&w.HubBurst, "hub-kube-api-burst", workagent.DefaultHubBurst, "Request burst of the work agent to the hub. The Klusterlet operator sets it from spec.workConfiguration.hubKubeAPIBurst.")
 	fs.Float32Var(&w.KubeQPS, "work-kube-api-qps", workagent.DefaultKubeQPS, "Requests per second of the work agent to the managed cluster (--kube-api-qps limits the rest of the agent). The Klusterlet operator sets it from spec.workConfiguration.kubeAPIQPS.")
@@ -117,6 +126,23 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 	fs.Int64Var(&o.addon.TokenExpirationSeconds, "addon-token-expiration-seconds", addonagent.DefaultTokenExpirationSeconds, "Requested lifetime in seconds (at least 600) of the add-on tokens of --addon-kubeclient-registration-auth token; they are refreshed after 80 % of it.")
 	fs.Float64Var(&o.addon.LeaseGraceRatio, "addon-lease-grace-ratio", addonlease.DefaultGraceRatio, "An add-on in Lease mode becomes unavailable this many lease durations (the Lease's leaseDurationSeconds, else 60 s) after its agent's last renewal.")
 	return cmd
+}
+
+// validateWorkers refuses worker counts below 1, which the work agent
+// would otherwise replace with its defaults.
+func (o *agentOptions) validateWorkers() error {
+	for _, f := range []struct {
+		flag   string
+		n, def int
+	}{
+		{"--manifestwork-agent-workers", o.work.Workers, workagent.DefaultWorkers},
+		{"--appliedmanifestwork-finalize-controller-workers", o.work.AppliedWorkWorkers, workagent.DefaultAppliedWorkWorkers},
+	} {
+		if f.n < 1 {
+			return fmt.Errorf("%s %d must be at least 1 (default %d)", f.flag, f.n, f.def)
+		}
+	}
+	return nil
 }
 
 // run starts the manager with the registration agent until a signal arrives.

@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
 // PodIPEnv is the environment variable the shipped hub Deployment fills with
@@ -61,6 +62,8 @@ func NewHubCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  runMode(o),
 	}
+	// Its Lease lives on the hub's API server, which the fleet loads.
+	o.LeaderElectionDefaults = leaderelect.Hub
 	o.AddFlagsWithLimits(cmd.Flags(), true, HubKubeAPIQPS, DefaultKubeAPIBurst)
 	cmd.Flags().StringVar(&o.ClusterManagerName, "cluster-manager-name", operatorv1.ClusterManagerName, "The ClusterManager the controller reports on and reads autoApproveUsers from.")
 	cmd.Flags().Float64Var(&o.LeaseGraceRatio, "lease-grace-ratio", lease.DefaultGraceRatio, "A cluster's availability becomes Unknown this many lease periods after its agent's last lease renewal.")

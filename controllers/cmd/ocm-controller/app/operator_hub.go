@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/operator/clustermanager"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
 // operatorHubLeaderElectionID names the ClusterManager operator's leader
@@ -38,6 +39,8 @@ func NewOperatorHubCommand() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE:  runMode(o),
 	}
+	// Its Lease lives on the hub's API server, which the fleet loads.
+	o.LeaderElectionDefaults = leaderelect.Hub
 	o.AddFlags(cmd.Flags(), true)
 	cmd.Flags().StringVar(&o.ClusterManagerName, "cluster-manager-name", operatorv1.ClusterManagerName, "The ClusterManager the operator installs the hub from.")
 	cmd.Flags().StringVar(&o.ConversionWebhookURL, "conversion-webhook-url", "",

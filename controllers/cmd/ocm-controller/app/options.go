@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/client-go/tools/leaderelection"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -19,6 +18,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
 // PodNamespaceEnv is the environment variable the shipped Deployments fill
@@ -42,6 +42,10 @@ type ManagerOptions struct {
 	// interval between attempts. They bound the time a standby takes over
 	// after the leader dies.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// LeaderElectionDefaults are the mode's defaults of the three timings,
+	// set before AddFlags: leaderelect.Hub for the hub's controllers, none
+	// (leaderelect.Managed) for the managed cluster's.
+	LeaderElectionDefaults leaderelect.Timings
 	// Namespace is the controller's own namespace (default: $POD_NAMESPACE).
 	Namespace string
 	// Kubeconfig is an explicit kubeconfig file; empty means $KUBECONFIG, the
@@ -74,14 +78,6 @@ const (
 // neither the agents nor other clients share.
 const HubKubeAPIQPS = 0
 
-// The default leader election timings, those of controller-runtime: a
-// standby takes over at most 15 seconds after the leader's last renewal.
-const (
-	DefaultLeaseDuration = 15 * time.Second
-	DefaultRenewDeadline = 10 * time.Second
-	DefaultRetryPeriod   = 2 * time.Second
-)
-
 // AddFlags registers the shared flags on fs. leaderElect is the mode's
 // default for --leader-elect.
 func (o *ManagerOptions) AddFlags(fs *pflag.FlagSet, leaderElect bool) {
@@ -94,9 +90,10 @@ func (o *ManagerOptions) AddFlagsWithLimits(fs *pflag.FlagSet, leaderElect bool,
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8080", `Address the Prometheus /metrics endpoint binds to; "0" disables it.`)
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `Address the /healthz and /readyz endpoints bind to; "0" disables them.`)
 	fs.BoolVar(&o.LeaderElect, "leader-elect", leaderElect, "Elect a leader through a Lease in the controller's namespace, so that only one replica acts.")
-	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", DefaultLeaseDuration, "How long a standby replica waits after the leader's last renewal before it takes over.")
-	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", DefaultRenewDeadline, "How long the leader keeps trying to renew its Lease before it stops acting; shorter than --leader-elect-lease-duration.")
-	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", DefaultRetryPeriod, "How often the replicas try to acquire or renew the Lease; shorter than --leader-elect-renew-deadline.")
+	le := o.leaderElectionDefaults()
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", le.LeaseDuration, "How long a standby replica waits after the leader's last renewal before it takes over.")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", le.RenewDeadline, "How long the leader keeps trying to renew its Lease before it stops acting; shorter than --leader-elect-lease-duration.")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", le.RetryPeriod, "How often the replicas try to acquire or renew the Lease; shorter than --leader-elect-renew-deadline.")
 	fs.StringVar(&o.Namespace, "namespace", "", "The controller's own namespace (leader election, secrets). Default: $"+PodNamespaceEnv+".")
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Default: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", qps, "Requests per second of the manager to the cluster it runs against; 0 sets no client-side limit, leaving the API server's priority and fairness as the limit.")
@@ -140,7 +137,7 @@ func (o *ManagerOptions) Validate() error {
 	if o.LeaderElect && o.Namespace == "" {
 		return errors.New("leader election needs the controller's namespace: set $" + PodNamespaceEnv + " or --namespace, or pass --leader-elect=false")
 	}
-	if err := validateLeaderElection(o.leaderElectionTimings()); err != nil {
+	if err := leaderelect.Validate(o.leaderElectionTimings(), o.leaderElectionDefaults(), leaderelect.FlagNames); err != nil {
 		return err
 	}
 	if o.KubeAPIQPS < 0 {
@@ -154,29 +151,13 @@ func (o *ManagerOptions) Validate() error {
 
 // leaderElectionTimings returns the lease duration, renew deadline and retry
 // period, each defaulted when unset.
-func (o *ManagerOptions) leaderElectionTimings() (lease, renew, retry time.Duration) {
-	orDefault := func(d, def time.Duration) time.Duration {
-		if d == 0 {
-			return def
-		}
-		return d
-	}
-	return orDefault(o.LeaseDuration, DefaultLeaseDuration), orDefault(o.RenewDeadline, DefaultRenewDeadline), orDefault(o.RetryPeriod, DefaultRetryPeriod)
+func (o *ManagerOptions) leaderElectionTimings() leaderelect.Timings {
+	return leaderelect.Timings{LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod}.Or(o.leaderElectionDefaults())
 }
 
-// validateLeaderElection checks the leader election timings the way
-// client-go's leader elector does, so that a bad combination is a flag error
-// rather than a failure after start.
-func validateLeaderElection(lease, renew, retry time.Duration) error {
-	switch {
-	case retry <= 0:
-		return fmt.Errorf("--leader-elect-retry-period %v must be positive", retry)
-	case renew <= time.Duration(leaderelection.JitterFactor*float64(retry)):
-		return fmt.Errorf("--leader-elect-renew-deadline %v must be longer than %v times --leader-elect-retry-period %v", renew, leaderelection.JitterFactor, retry)
-	case lease <= renew:
-		return fmt.Errorf("--leader-elect-lease-duration %v must be longer than --leader-elect-renew-deadline %v", lease, renew)
-	}
-	return nil
+// leaderElectionDefaults returns the mode's default timings.
+func (o *ManagerOptions) leaderElectionDefaults() leaderelect.Timings {
+	return o.LeaderElectionDefaults.Or(leaderelect.Managed)
 }
 
 // RESTConfig returns the client configuration the manager uses,
@@ -210,7 +191,7 @@ func (o *ManagerOptions) RESTConfig() (*rest.Config, error) {
 // leaderElectionID. customize may adjust the options (for example the cache)
 // before the manager is built.
 func (o *ManagerOptions) NewManager(cfg *rest.Config, leaderElectionID string, customize func(*manager.Options)) (manager.Manager, error) {
-	lease, renew, retry := o.leaderElectionTimings()
+	t := o.leaderElectionTimings()
 	opts := manager.Options{
 		Scheme:                  apis.Scheme,
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
@@ -218,9 +199,9 @@ func (o *ManagerOptions) NewManager(cfg *rest.Config, leaderElectionID string, c
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        leaderElectionID,
 		LeaderElectionNamespace: o.Namespace,
-		LeaseDuration:           &lease,
-		RenewDeadline:           &renew,
-		RetryPeriod:             &retry,
+		LeaseDuration:           &t.LeaseDuration,
+		RenewDeadline:           &t.RenewDeadline,
+		RetryPeriod:             &t.RetryPeriod,
 		// Give the lock up on shutdown so a restarted replica takes over at once.
 		LeaderElectionReleaseOnCancel: true,
 	}

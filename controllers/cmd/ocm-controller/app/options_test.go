@@ -6,19 +6,24 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
 // TestLeaderElectionFlags checks the leader election timings: the defaults
-// are controller-runtime's, short settings are accepted, and combinations
+// are controller-runtime's unless the mode sets the hub's, short settings are accepted, and combinations
 // the leader elector would refuse are flag errors naming the flag.
 func TestLeaderElectionFlags(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		args    []string
-		want    [3]time.Duration
-		wantErr string
+		name     string
+		defaults leaderelect.Timings
+		args     []string
+		want     [3]time.Duration
+		wantErr  string
 	}{
 		{name: "defaults", want: [3]time.Duration{15 * time.Second, 10 * time.Second, 2 * time.Second}},
+		{name: "the hub's defaults", defaults: leaderelect.Hub, want: [3]time.Duration{60 * time.Second, 40 * time.Second, 2 * time.Second}},
+		{name: "the hub's defaults, a short lease", defaults: leaderelect.Hub, args: []string{"--leader-elect-lease-duration=30s"}, wantErr: "--leader-elect-lease-duration 30s must be longer than --leader-elect-renew-deadline 40s"},
 		{name: "short", args: []string{"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=500ms"},
 			want: [3]time.Duration{4 * time.Second, 3 * time.Second, 500 * time.Millisecond}},
 		{name: "lease not longer than renew", args: []string{"--leader-elect-lease-duration=10s"}, wantErr: "--leader-elect-lease-duration"},
@@ -26,7 +31,7 @@ func TestLeaderElectionFlags(t *testing.T) {
 		{name: "retry not positive", args: []string{"--leader-elect-retry-period=-1s"}, wantErr: "--leader-elect-retry-period"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := &ManagerOptions{}
+			o := &ManagerOptions{LeaderElectionDefaults: tc.defaults}
 			fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 			o.AddFlags(fs, true)
 			if err := fs.Parse(append(tc.args, "--namespace=ns")); err != nil {
@@ -40,8 +45,8 @@ func TestLeaderElectionFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Validate() = %v", err)
 			}
-			lease, renew, retry := o.leaderElectionTimings()
-			if got := [3]time.Duration{lease, renew, retry}; got != tc.want {
+			lt := o.leaderElectionTimings()
+			if got := [3]time.Duration{lt.LeaseDuration, lt.RenewDeadline, lt.RetryPeriod}; got != tc.want {
 				t.Fatalf("timings %v, want %v", got, tc.want)
 			}
 		})

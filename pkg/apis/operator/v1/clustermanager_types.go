@@ -95,6 +95,11 @@ type ClusterManagerSpec struct {
 	// namespace. OCM has no such field; it reads the ConfigMap only.
 	// +optional
 	TLSProfile *TLSProfile `json:"tlsProfile,omitempty"`
+
+	// leaderElection sets the leader election timings of the hub controller; unset
+	// fields keep its defaults. OCM has no such field.
+	// +optional
+	LeaderElection *LeaderElectionConfiguration `json:"leaderElection,omitempty"`
 }
 
 // ClusterManagerDeployOption says how the hub components are deployed.

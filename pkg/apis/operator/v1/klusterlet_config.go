@@ -44,12 +44,14 @@ type RegistrationConfiguration struct {
 	// work agent's (workConfiguration.kubeAPIQPS); 50 by default.
 	// +optional
 	// +kubebuilder:default=50
+	// +kubebuilder:validation:XValidation:rule="self >= 0",message="kubeAPIQPS must not be negative; 0 means the default, 50"
 	KubeAPIQPS int32 `json:"kubeAPIQPS,omitempty"`
 
 	// kubeAPIBurst is the agent's burst towards the managed cluster, but for
 	// the work agent's (workConfiguration.kubeAPIBurst); 100 by default.
 	// +optional
 	// +kubebuilder:default=100
+	// +kubebuilder:validation:XValidation:rule="self >= 0",message="kubeAPIBurst must not be negative; 0 means the default, 100"
 	KubeAPIBurst int32 `json:"kubeAPIBurst,omitempty"`
 
 	// bootstrapKubeConfigs lists bootstrap kubeconfigs in order of preference,
@@ -198,22 +200,26 @@ type WorkAgentConfiguration struct {
 	// default.
 	// +optional
 	// +kubebuilder:default=50
+	// +kubebuilder:validation:XValidation:rule="self >= 0",message="kubeAPIQPS must not be negative; 0 means the default, 50"
 	KubeAPIQPS int32 `json:"kubeAPIQPS,omitempty"`
 
 	// kubeAPIBurst is the work agent's burst towards the managed cluster;
 	// 100 by default.
 	// +optional
 	// +kubebuilder:default=100
+	// +kubebuilder:validation:XValidation:rule="self >= 0",message="kubeAPIBurst must not be negative; 0 means the default, 100"
 	KubeAPIBurst int32 `json:"kubeAPIBurst,omitempty"`
 
 	// hubKubeAPIQPS is the work agent's QPS towards the hub; 50 by default.
 	// +optional
 	// +kubebuilder:default=50
+	// +kubebuilder:validation:XValidation:rule="self >= 0",message="hubKubeAPIQPS must not be negative; 0 means the default, 50"
 	HubKubeAPIQPS int32 `json:"hubKubeAPIQPS,omitempty"`
 
 	// hubKubeAPIBurst is the work agent's burst towards the hub; 100 by default.
 	// +optional
 	// +kubebuilder:default=100
+	// +kubebuilder:validation:XValidation:rule="self >= 0",message="hubKubeAPIBurst must not be negative; 0 means the default, 100"
 	HubKubeAPIBurst int32 `json:"hubKubeAPIBurst,omitempty"`
 
 	// appliedManifestWorkEvictionGracePeriod is how long the agent keeps an
@@ -230,6 +236,30 @@ type WorkAgentConfiguration struct {
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^([0-9]+(s|m|h))+$`
 	StatusSyncInterval *metav1.Duration `json:"statusSyncInterval,omitempty"`
+
+	// workers sets how many objects the work agent's controllers reconcile
+	// at once. OCM has no such field (its work agent has the flags only).
+	// +optional
+	Workers *WorkAgentWorkers `json:"workers,omitempty"`
+}
+
+// WorkAgentWorkers are the work agent's worker counts; unset fields keep
+// the agent's default, 10.
+type WorkAgentWorkers struct {
+	// manifestWorks is how many ManifestWorks the agent reconciles at once:
+	// applies, reports the status of and, once deleted, finalizes (the
+	// agent's --manifestwork-agent-workers). At least 1; 10 when unset.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self >= 1",message="workers.manifestWorks must be at least 1 (unset means 10)"
+	ManifestWorks int32 `json:"manifestWorks,omitempty"`
+
+	// appliedManifestWorkFinalize is how many AppliedManifestWorks the
+	// agent finalizes (deletes the objects they own) or evicts at once (the
+	// agent's --appliedmanifestwork-finalize-controller-workers). At least
+	// 1; 10 when unset.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self >= 1",message="workers.appliedManifestWorkFinalize must be at least 1 (unset means 10)"
+	AppliedManifestWorkFinalize int32 `json:"appliedManifestWorkFinalize,omitempty"`
 }
 
 // KlusterletNetworkPolicyConfiguration configures the NetworkPolicies of the

@@ -103,6 +103,11 @@ type KlusterletSpec struct {
 	// the operator applies none and removes those it applied.
 	// +optional
 	NetworkPolicyConfiguration *KlusterletNetworkPolicyConfiguration `json:"networkPolicyConfiguration,omitempty"`
+
+	// leaderElection sets the leader election timings of the agent; unset
+	// fields keep its defaults. OCM has no such field.
+	// +optional
+	LeaderElection *LeaderElectionConfiguration `json:"leaderElection,omitempty"`
 }
 
 // ServerURL is an API server URL of the managed cluster and its CA bundle.

@@ -2,6 +2,7 @@ package v1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // InstallMode is how the components of one side are deployed.
@@ -151,4 +152,45 @@ type TLSProfile struct {
 	// +kubebuilder:validation:MaxItems=32
 	// +kubebuilder:validation:items:MaxLength=64
 	CipherSuites []string `json:"cipherSuites,omitempty"`
+}
+
+// LeaderElectionConfiguration sets the leader election timings of a
+// component the operator deploys (the ocm-controller flags
+// --leader-elect-lease-duration, --leader-elect-renew-deadline and
+// --leader-elect-retry-period). Unset fields keep the binary's defaults:
+// 60s, 40s and 2s for the hub controller, whose Lease lives on the hub's
+// API server, 15s, 10s and 2s for the agent (docs/sizing.md argues them). The API server checks the
+// fields set together; the operator checks them with the defaults of the
+// unset ones and reports a refused combination as condition Applied False
+// with reason LeaderElectionInvalid, rolling nothing out. OCM has no such
+// field.
+// +kubebuilder:validation:XValidation:rule="!has(self.leaseDuration) || !has(self.renewDeadline) || duration(self.leaseDuration) > duration(self.renewDeadline)",message="leaseDuration must be longer than renewDeadline"
+// +kubebuilder:validation:XValidation:rule="!has(self.renewDeadline) || !has(self.retryPeriod) || duration(self.renewDeadline).getMilliseconds() * 5 > duration(self.retryPeriod).getMilliseconds() * 6",message="renewDeadline must be longer than 1.2 times retryPeriod (the leader elector's jitter)"
+type LeaderElectionConfiguration struct {
+	// leaseDuration is how long a standby replica waits after the leader's
+	// last renewal before it takes the Lease, such as 60s: a longer lease
+	// rides out a slower API server, and a standby takes over later after
+	// the leader's Pod dies without releasing it.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
+	LeaseDuration *metav1.Duration `json:"leaseDuration,omitempty"`
+
+	// renewDeadline is how long the leader keeps trying to renew its Lease
+	// before it stops acting (and its process restarts), such as 40s;
+	// shorter than leaseDuration.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
+	RenewDeadline *metav1.Duration `json:"renewDeadline,omitempty"`
+
+	// retryPeriod is how often the replicas try to acquire or renew the
+	// Lease, such as 2s; renewDeadline must be longer than 1.2 times it.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
+	RetryPeriod *metav1.Duration `json:"retryPeriod,omitempty"`
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
@@ -78,6 +79,14 @@ func start(t *testing.T, timeout time.Duration, opts framework.Options) (context
 	return ctx, env
 }
 
+// LeaderElection are the hub controller's leader election timings in the
+// integration tests that install the hub themselves: controller-runtime's
+// 15 s, 10 s and 2 s rather than the hub's longer defaults. A hub
+// controller stopped while it acquires the Lease can leave it held until
+// the lease runs out, and tests that roll the hub controller in quick
+// succession would wait out a 60 s lease.
+var LeaderElection = config.LeaderElection{Timings: leaderelect.Timings{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}}
+
 // Install applies what the ClusterManager operator installs (CRDs, RBAC,
 // admission policies, the hub controller) and the ClusterManager, as c's
 // user, without the operator itself, and runs the hub controller's
@@ -87,11 +96,11 @@ func start(t *testing.T, timeout time.Duration, opts framework.Options) (context
 func Install(ctx context.Context, t testing.TB, c client.Client) {
 	t.Helper()
 	bind, url := ConversionWebhookAddress(t)
-	objs, err := config.HubObjects(config.HubValues{ConversionWebhookURL: url})
+	objs, err := config.HubObjects(config.HubValues{ConversionWebhookURL: url, LeaderElection: LeaderElection})
 	if err != nil {
 		t.Fatalf("render hub objects: %v", err)
 	}
-	operatorObjs, err := config.HubOperatorObjects(config.HubOperatorValues{})
+	operatorObjs, err := config.HubOperatorObjects(config.HubOperatorValues{HubLeaderElection: LeaderElection})
 	if err != nil {
 		t.Fatalf("render the ClusterManager: %v", err)
 	}

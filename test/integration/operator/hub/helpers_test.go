@@ -18,6 +18,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
@@ -25,6 +26,10 @@ import (
 
 // wait bounds every wait of the suite: a rollout restarts one process.
 const wait = 2 * time.Minute
+
+// operatorLeaderElection are the ClusterManager operator's leader election
+// timings in the suite, which `hub init --operator-leader-elect-*` sets.
+var operatorLeaderElection = config.LeaderElection{Timings: leaderelect.Timings{LeaseDuration: 12 * time.Second, RenewDeadline: 8 * time.Second, RetryPeriod: 2 * time.Second}}
 
 // suite is one hub with the runner and the operator's install applied.
 type suite struct {
@@ -46,7 +51,8 @@ func newSuite(t *testing.T) *suite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := config.HubOperatorObjects(config.HubOperatorValues{ConversionWebhookURL: fmt.Sprintf("https://127.0.0.1:%d/convert", port)})
+	objs, err := config.HubOperatorObjects(config.HubOperatorValues{ConversionWebhookURL: fmt.Sprintf("https://127.0.0.1:%d/convert", port),
+		LeaderElection: operatorLeaderElection, HubLeaderElection: hubtest.LeaderElection})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,6 +202,8 @@ func TestClusterManagerOperator(t *testing.T) {
 
 	t.Run("networkPolicyConfiguration", func(t *testing.T) { testNetworkPolicies(t, s) })
 
+	t.Run("leaderElection", func(t *testing.T) { testLeaderElection(t, s) })
+
 	t.Run("tlsProfile and ConfigMap ocm-tls-profile", func(t *testing.T) { testTLSProfile(t, s) })
 
 	t.Run("image pull Secret", func(t *testing.T) { testPullSecret(t, s) })

@@ -127,6 +127,7 @@ func TestKlusterletOperator(t *testing.T) {
 	})
 
 	s.testLiveEdits(t)
+	s.testTuning(t)
 	s.testTLSProfile(t)
 	s.testPullSecret(t)
 	s.testNetworkPolicies(t, hub.Server())
