@@ -55,6 +55,9 @@ func (o *Options) completeValuesFile(cmd *cobra.Command) error {
 	valuesfile.Set(fs, "addon-token-expiration-seconds", &o.AddonTokenExpirationSeconds, rc.AddOnKubeClientRegistrationDriver.Token.ExpirationSeconds)
 	valuesfile.Set(fs, "tls-min-version", &o.TLSMinVersion, s.TLSProfile.MinTLSVersion)
 	valuesfile.SetSlice(fs, "tls-cipher-suites", &o.TLSCipherSuites, s.TLSProfile.CipherSuites)
+	w := &s.WorkConfiguration.Workers
+	valuesfile.Set(fs, "manifestwork-agent-workers", &o.ManifestWorkWorkers, w.ManifestWorks)
+	valuesfile.Set(fs, "appliedmanifestwork-finalize-controller-workers", &o.AppliedWorkWorkers, w.AppliedManifestWorkFinalize)
 	return nil
 }
 

@@ -66,11 +66,17 @@ type KlusterletSpec struct {
 			} `json:"token,omitempty"`
 		} `json:"addOnKubeClientRegistrationDriver,omitempty"`
 	} `json:"registrationConfiguration,omitempty"`
-	// WorkConfiguration is the Klusterlet's spec.workConfiguration, which
-	// join has no flags for: it passes them on as they are.
+	// WorkConfiguration is the Klusterlet's spec.workConfiguration: the
+	// hub rate limits, which join has no flags for and passes on as they
+	// are, and the workers (--manifestwork-agent-workers,
+	// --appliedmanifestwork-finalize-controller-workers).
 	WorkConfiguration struct {
 		HubKubeAPIQPS   int32 `json:"hubKubeAPIQPS,omitempty"`
 		HubKubeAPIBurst int32 `json:"hubKubeAPIBurst,omitempty"`
+		Workers         struct {
+			ManifestWorks               int32 `json:"manifestWorks,omitempty"`
+			AppliedManifestWorkFinalize int32 `json:"appliedManifestWorkFinalize,omitempty"`
+		} `json:"workers,omitempty"`
 	} `json:"workConfiguration,omitempty"`
 	// TLSProfile is --tls-min-version and --tls-cipher-suites.
 	TLSProfile TLSProfile `json:"tlsProfile,omitempty"`

@@ -39,5 +39,8 @@ ClusterManager's spec.nodePlacement and spec.resourceRequirement).
 {{- $_ := set $v "TLSProfile" (dict "MinTLSVersion" ($tls.minTLSVersion | default "") "CipherSuites" $tls.cipherSuites) -}}
 {{- end -}}
 {{- $_ := set $v "HubController" (dict "NodeSelector" $values.nodeSelector "Tolerations" $values.tolerations "Resources" $values.resources) -}}
+{{- /* Leader election timings are set with hub init's flags or on the ClusterManager. */ -}}
+{{- $_ := set $v "HubLeaderElection" (dict "Timings" dict) -}}
+{{- $_ := set $v "LeaderElectionArgs" list -}}
 {{- include "kubectl-ocm.operatorPod" (list $root $v) -}}
 {{- end }}

@@ -51,6 +51,11 @@ generated templates execute the manifests of config/agent with it.
 {{- $_ := set $v "AddonTokenExpirationSeconds" (int64 ($token.expirationSeconds | default 0)) -}}
 {{- $_ := set $v "HubKubeAPIQPS" (int64 ($work.hubKubeAPIQPS | default 0)) -}}
 {{- $_ := set $v "HubKubeAPIBurst" (int64 ($work.hubKubeAPIBurst | default 0)) -}}
+{{- $workers := $work.workers | default dict -}}
+{{- $_ := set $v "ManifestWorkWorkers" (int64 ($workers.manifestWorks | default 0)) -}}
+{{- $_ := set $v "AppliedWorkWorkers" (int64 ($workers.appliedManifestWorkFinalize | default 0)) -}}
+{{- /* Leader election timings are set with join's flags or on the Klusterlet. */ -}}
+{{- $_ := set $v "LeaderElection" (dict "Timings" dict) -}}
 {{- $tls := $k.tlsProfile | default dict -}}
 {{- if or $tls.minTLSVersion $tls.cipherSuites -}}
 {{- $_ := set $v "TLSProfile" (dict "MinTLSVersion" ($tls.minTLSVersion | default "") "CipherSuites" $tls.cipherSuites) -}}
@@ -73,5 +78,6 @@ values of kubectl-ocm.operatorPod, each one under operator winning.
 {{- $v := index . 1 -}}
 {{- $_ := set $v "Image" (include "kubectl-ocm.image" $root) -}}
 {{- $_ := set $v "Namespace" "open-cluster-management" -}}
+{{- $_ := set $v "LeaderElectionArgs" list -}}
 {{- include "kubectl-ocm.operatorPod" (list $root $v) -}}
 {{- end }}
