@@ -1,15 +1,18 @@
 package pullsecret
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 )
@@ -140,4 +143,21 @@ func Reference(dep *unstructured.Unstructured) error {
 		return errors.Join(fmt.Errorf("set the imagePullSecrets of %s", apply.Describe(dep)), err)
 	}
 	return nil
+}
+
+// Get reads the image pull Secret of namespace through r (an operator's
+// cache); nil when there is none or namespace is empty.
+func Get(ctx context.Context, r client.Reader, namespace string) (*corev1.Secret, error) {
+	if namespace == "" {
+		return nil, nil
+	}
+	s := &corev1.Secret{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: namespace, Name: Name}, s)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("read the image pull Secret %s/%s: %w", namespace, Name, err)
+	}
+	return s, nil
 }

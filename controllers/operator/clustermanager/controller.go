@@ -203,18 +203,7 @@ func (r *Reconciler) tlsProfile(ctx context.Context) (*corev1.ConfigMap, error) 
 // pullSecret reads the image pull Secret in the operator's namespace from
 // the cache; nil when there is none.
 func (r *Reconciler) pullSecret(ctx context.Context) (*corev1.Secret, error) {
-	if r.Namespace == "" {
-		return nil, nil
-	}
-	s := &corev1.Secret{}
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: r.Namespace, Name: pullsecret.Name}, s)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("read the image pull Secret %s/%s: %w", r.Namespace, pullsecret.Name, err)
-	}
-	return s, nil
+	return pullsecret.Get(ctx, r.Client, r.Namespace)
 }
 
 // resourceVersion is obj's resource version, empty for nil.

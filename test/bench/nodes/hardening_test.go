@@ -2,17 +2,13 @@ package nodes
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -137,19 +133,7 @@ func workLatencies(ctx context.Context, b *testing.B, hub client.Client, n int) 
 	b.Helper()
 	times := make([]float64, 0, n)
 	for i := range n {
-		cm := &corev1.ConfigMap{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("hardening-%d", i)},
-			Data:       map[string]string{"n": fmt.Sprint(i)},
-		}
-		raw, err := json.Marshal(cm)
-		if err != nil {
-			b.Fatal(err)
-		}
-		mw := &workv1.ManifestWork{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: cm.Name},
-			Spec:       workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}}},
-		}
+		mw := configMapWork(b, fmt.Sprintf("hardening-%d", i), i)
 		start := time.Now()
 		if err := hub.Create(ctx, mw); err != nil {
 			b.Fatalf("create ManifestWork %s: %v", mw.Name, err)

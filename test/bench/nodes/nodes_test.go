@@ -181,19 +181,7 @@ func readMemory(ctx context.Context, b *testing.B, c *framework.Cluster, label s
 func applyWorks(ctx context.Context, b *testing.B, hub client.Client, n int) {
 	b.Helper()
 	for i := range n {
-		cm := &corev1.ConfigMap{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("bench-%d", i)},
-			Data:       map[string]string{"n": fmt.Sprint(i)},
-		}
-		raw, err := json.Marshal(cm)
-		if err != nil {
-			b.Fatal(err)
-		}
-		mw := &workv1.ManifestWork{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: cm.Name},
-			Spec:       workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}}},
-		}
+		mw := configMapWork(b, fmt.Sprintf("bench-%d", i), i)
 		if err := hub.Create(ctx, mw); err != nil {
 			b.Fatalf("create ManifestWork %s: %v", mw.Name, err)
 		}
@@ -213,4 +201,23 @@ func applyWorks(ctx context.Context, b *testing.B, hub client.Client, n int) {
 		return applied >= n, nil
 	})
 	benchkit.Record(b, fmt.Sprintf("%d works created → all Applied", n), benchkit.Seconds(time.Since(start)), "")
+}
+
+// configMapWork returns a ManifestWork for cluster1 named name, holding one
+// ConfigMap of that name in namespace default whose data records i.
+func configMapWork(b *testing.B, name string, i int) *workv1.ManifestWork {
+	b.Helper()
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Data:       map[string]string{"n": fmt.Sprint(i)},
+	}
+	raw, err := json.Marshal(cm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &workv1.ManifestWork{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: name},
+		Spec:       workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}}},
+	}
 }
