@@ -3,7 +3,6 @@ package pullsecret
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 
@@ -140,7 +139,7 @@ func Reference(dep *unstructured.Unstructured) error {
 	}
 	refs = append(refs, map[string]any{"name": Name})
 	if err := unstructured.SetNestedSlice(dep.Object, refs, "spec", "template", "spec", "imagePullSecrets"); err != nil {
-		return errors.Join(fmt.Errorf("set the imagePullSecrets of %s", apply.Describe(dep)), err)
+		return fmt.Errorf("set the imagePullSecrets of %s: %w", apply.Describe(dep), err)
 	}
 	return nil
 }
