@@ -25,12 +25,19 @@ import (
 // with a CA that already left the bundle.
 const hubTrustRecheck = 10 * time.Minute
 
+// hubTrustRetryMax bounds the wait before another attempt when an update
+// of the trust failed (a conflict with the credential loop's write of the
+// same Secret, a hub that did not answer): the attempts start a second
+// apart and double up to it.
+const hubTrustRetryMax = 30 * time.Second
+
 // followHubTrust keeps the CA bundle the agent trusts for the hub in step
 // with the bundle the hub publishes in kube-public
 // (certs.HubCABundleNamespace/certs.HubCABundleConfigMap), until ctx ends:
 // it watches that ConfigMap through the current hub connection and, on
 // each change and every hubTrustRecheck, updates the trust
-// (updateHubTrust). The copy in the cluster namespace is never read: a
+// (updateHubTrust), trying a failed update again until it succeeds or the
+// bundle changes. The copy in the cluster namespace is never read: a
 // namespace editor on the hub may write it.
 func (a *Agent) followHubTrust(ctx context.Context) {
 	source := certs.HubCABundleNamespace + "/" + certs.HubCABundleConfigMap
@@ -65,20 +72,38 @@ func (a *Agent) followHubTrust(ctx context.Context) {
 		return
 	}
 	go inf.RunWithContext(ctx)
+	var (
+		retry <-chan time.Time
+		delay time.Duration
+	)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
+		case <-retry:
 		}
+		retry = nil
 		obj, exists, err := inf.GetStore().GetByKey(source)
 		cm, ok := obj.(*corev1.ConfigMap)
 		if err != nil || !exists || !ok {
 			continue
 		}
-		if err := a.updateHubTrust(ctx, cm.Data[certs.HubCABundleKey]); err != nil && ctx.Err() == nil {
-			log.Error(err, "Cannot follow the hub's CA bundle")
+		err = a.updateHubTrust(ctx, cm.Data[certs.HubCABundleKey])
+		if err == nil {
+			delay = 0
+			continue
 		}
+		if ctx.Err() != nil {
+			return
+		}
+		delay = min(max(2*delay, time.Second), hubTrustRetryMax)
+		retry = time.After(delay)
+		if errors.Is(err, errNotConnected) {
+			log.V(1).Info("Cannot follow the hub's CA bundle yet", "error", err.Error(), "retryIn", delay.String())
+			continue
+		}
+		log.Error(err, "Cannot follow the hub's CA bundle", "retryIn", delay.String())
 	}
 }
 
@@ -87,31 +112,51 @@ func (a *Agent) followHubTrust(ctx context.Context) {
 // current connection) and, when it changed, writes it into the hub
 // kubeconfig Secret and then into the bootstrap kubeconfig Secret when that
 // points at the same hub: the credential loop then reconnects with the new
-// trust, and a later bootstrap trusts the hub too. A hub kubeconfig that
-// trusts the system's roots (no CA data) is left alone.
+// trust, and a later bootstrap trusts the hub too. The trust it starts from
+// is the hub kubeconfig Secret's, not the connection's: the connection
+// takes up a written trust only at the credential loop's next check. A hub
+// kubeconfig that trusts the system's roots (no CA data) is left alone.
+// Without a hub connection, or while the Secret names another hub than the
+// connection, it returns errNotConnected.
 func (a *Agent) updateHubTrust(ctx context.Context, published string) error {
 	conn, _ := a.current()
-	if conn == nil || published == "" || len(conn.cred.hub.CAData) == 0 {
+	if conn == nil {
+		return errNotConnected
+	}
+	if published == "" {
 		return nil
+	}
+	sec, err := a.readSecret(ctx, a.opts.HubKubeconfigSecret)
+	if err != nil {
+		return err
+	}
+	if sec == nil {
+		return errNotConnected
+	}
+	hub, err := kubeconfig.FromSecret(sec.Data)
+	if err != nil {
+		return fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, a.opts.HubKubeconfigSecret, err)
+	}
+	if len(hub.CAData) == 0 {
+		return nil
+	}
+	if !kubeconfig.SameHub(hub, conn.cred.hub) {
+		return errNotConnected
 	}
 	chain, host, err := servingChain(ctx, conn.cred.config)
 	if err != nil {
 		return fmt.Errorf("read the hub's serving certificate: %w", err)
 	}
-	u, err := certs.UpdateTrust(conn.cred.hub.CAData, []byte(published), certs.ServingVerifier(chain, host))
+	u, err := certs.UpdateTrust(hub.CAData, []byte(published), certs.ServingVerifier(chain, host))
 	if err != nil {
 		return err
 	}
 	if u.Changed {
-		data, err := a.secretData(ctx, a.opts.HubKubeconfigSecret)
-		if err != nil || data == nil {
-			return err
-		}
-		next, err := kubeconfig.WithCAData(data, u.Trusted)
+		next, err := kubeconfig.WithCAData(sec.Data, u.Trusted)
 		if err != nil {
 			return fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, a.opts.HubKubeconfigSecret, err)
 		}
-		if err := a.writeSecret(ctx, a.opts.HubKubeconfigSecret, next); err != nil {
+		if err := a.replaceSecretData(ctx, sec, next); err != nil {
 			return err
 		}
 		log := ctrl.LoggerFrom(ctx)
@@ -127,7 +172,7 @@ func (a *Agent) updateHubTrust(ctx context.Context, published string) error {
 	// another hub, or a hub recreated with another CA) is not touched.
 	var errs []error
 	for _, name := range a.opts.BootstrapKubeconfigSecrets {
-		errs = append(errs, a.followInBootstrap(ctx, name, conn.cred.hub, u.Trusted))
+		errs = append(errs, a.followInBootstrap(ctx, name, hub, u.Trusted))
 	}
 	return errors.Join(errs...)
 }
@@ -135,18 +180,19 @@ func (a *Agent) updateHubTrust(ctx context.Context, published string) error {
 // followInBootstrap sets the CAs trusted in bootstrap kubeconfig Secret name
 // to trusted when it points at hub.
 func (a *Agent) followInBootstrap(ctx context.Context, name string, hub *kubeconfig.Info, trusted []byte) error {
-	boot, err := a.secretData(ctx, name)
-	if err != nil || boot == nil {
+	sec, err := a.readSecret(ctx, name)
+	if err != nil || sec == nil {
 		return err
 	}
-	info, err := kubeconfig.FromSecret(boot)
+	info, err := kubeconfig.FromSecret(sec.Data)
 	if err != nil || len(info.CAData) == 0 || string(info.CAData) == string(trusted) || !kubeconfig.SameHub(info, hub) {
 		return nil
 	}
-	if boot, err = kubeconfig.WithCAData(boot, trusted); err != nil {
+	boot, err := kubeconfig.WithCAData(sec.Data, trusted)
+	if err != nil {
 		return fmt.Errorf("secret %s/%s: %w", a.opts.Namespace, name, err)
 	}
-	return a.writeSecret(ctx, name, boot)
+	return a.replaceSecretData(ctx, sec, boot)
 }
 
 // servingChain returns the certificates the hub at cfg serves (leaf first),

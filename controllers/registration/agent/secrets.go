@@ -23,6 +23,19 @@ import (
 // secretData returns the data of Secret name in the agent's namespace, nil
 // when it does not exist.
 func (a *Agent) secretData(ctx context.Context, name string) (map[string][]byte, error) {
+	s, err := a.readSecret(ctx, name)
+	if err != nil || s == nil {
+		return nil, err
+	}
+	if s.Data == nil {
+		return map[string][]byte{}, nil
+	}
+	return s.Data, nil
+}
+
+// readSecret returns Secret name in the agent's namespace, nil when it does
+// not exist.
+func (a *Agent) readSecret(ctx context.Context, name string) (*corev1.Secret, error) {
 	s := &corev1.Secret{}
 	err := a.mgmtReader.Get(ctx, types.NamespacedName{Namespace: a.opts.Namespace, Name: name}, s)
 	if apierrors.IsNotFound(err) {
@@ -31,10 +44,20 @@ func (a *Agent) secretData(ctx context.Context, name string) (map[string][]byte,
 	if err != nil {
 		return nil, fmt.Errorf("read Secret %s/%s: %w", a.opts.Namespace, name, err)
 	}
-	if s.Data == nil {
-		return map[string][]byte{}, nil
+	return s, nil
+}
+
+// replaceSecretData replaces the data of s, a Secret as readSecret returned
+// it, with data. It fails with a conflict when s changed since it was read,
+// so that data computed from s never overwrites a later write (a rotated
+// certificate).
+func (a *Agent) replaceSecretData(ctx context.Context, s *corev1.Secret, data map[string][]byte) error {
+	s = s.DeepCopy()
+	s.Data = data
+	if err := a.mgmt.Update(ctx, s); err != nil {
+		return fmt.Errorf("update Secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
-	return s.Data, nil
+	return nil
 }
 
 // writeSecret creates or replaces the data of Secret name in the agent's

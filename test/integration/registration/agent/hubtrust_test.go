@@ -141,6 +141,17 @@ func TestHubTrustIgnoresNamespaceEditors(t *testing.T) {
 		if err := hubC.StartControllerManager(ctx); err != nil {
 			t.Fatal(err)
 		}
+		want := certs.HubCAsClaimValue(hubCA)
+		framework.Eventually(ctx, t, pollTimeout, "the controller manager restoring "+certs.HubCABundleNamespace+"/"+certs.HubCABundleConfigMap, func(ctx context.Context) (bool, error) {
+			cm, err := hubC.Clientset().CoreV1().ConfigMaps(certs.HubCABundleNamespace).Get(ctx, certs.HubCABundleConfigMap, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			if got := certs.HubCAsClaimValue([]byte(cm.Data[certs.HubCABundleKey])); got != want {
+				return false, fmt.Errorf("the bundle lists %s, want %s", got, want)
+			}
+			return true, nil
+		})
 		framework.WaitAgentTrusts(ctx, t, spoke, hubCA, pollTimeout)
 	})
 }
