@@ -32,6 +32,7 @@ var wantCRDs = map[string][]string{
 	"manifestworkreplicasets.work.open-cluster-management.io":      {"v1alpha1"},
 	"manifestworks.work.open-cluster-management.io":                {"v1"},
 	"clusterprofiles.multicluster.x-k8s.io":                        {"v1alpha1"},
+	"placementdecisions.multicluster.x-k8s.io":                     {"v1alpha1"},
 	"rolloutapprovals.rollout.kubectl-ocm.io":                      {"v1alpha1"},
 }
 

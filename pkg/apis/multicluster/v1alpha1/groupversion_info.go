@@ -2,8 +2,10 @@
 // Kubernetes SIG-Multicluster Cluster Inventory API
 // (sigs.k8s.io/cluster-inventory-api apis/v1alpha1): ClusterProfile, one
 // cluster of the fleet as its cluster manager exports it to the consumers of
-// a namespace. The hub writes one per ManagedCluster of every
-// ManagedClusterSet bound to a namespace.
+// a namespace, and PlacementDecision (KEP-5313), the clusters a scheduler
+// chose. The hub writes a ClusterProfile per ManagedCluster of every
+// ManagedClusterSet bound to a namespace and, with the SIGPlacementDecision
+// feature, a PlacementDecision per PlacementDecision of OCM's cluster API.
 //
 // +kubebuilder:object:generate=true
 // +groupName=multicluster.x-k8s.io
@@ -32,6 +34,8 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(GroupVersion,
 		&ClusterProfile{},
 		&ClusterProfileList{},
+		&PlacementDecision{},
+		&PlacementDecisionList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil
