@@ -51,8 +51,9 @@ func TestHubValuesFromClusterManager(t *testing.T) {
 			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{FeatureGates: []operatorv1.FeatureGate{disable("ManagedClusterAutoApproval"), {Feature: "Foo", Mode: operatorv1.FeatureGateModeTypeEnable}}},
 			WorkConfiguration:         &operatorv1.WorkConfiguration{WorkDriver: operatorv1.WorkDriverTypeKube, FeatureGates: []operatorv1.FeatureGate{disable("ManifestWorkReplicaSet")}},
 			AddOnManagerConfiguration: &operatorv1.AddOnManagerConfiguration{FeatureGates: []operatorv1.FeatureGate{disable("AddonManagement")}},
+			PlacementConfiguration:    &operatorv1.PlacementConfiguration{FeatureGates: []operatorv1.FeatureGate{{Feature: "SIGPlacementDecision", Mode: operatorv1.FeatureGateModeTypeEnable}}},
 		},
-		want:        HubValues{ClusterManagerName: "cm", Image: DefaultImage(), FeatureGates: "AddonManagement=false,ManagedClusterAutoApproval=false,ManifestWorkReplicaSet=false"},
+		want:        HubValues{ClusterManagerName: "cm", Image: DefaultImage(), FeatureGates: "AddonManagement=false,ManagedClusterAutoApproval=false,ManifestWorkReplicaSet=false,SIGPlacementDecision=true"},
 		wantUnknown: []string{"Foo"},
 	}, {
 		name: "node placement and resources",

@@ -15,7 +15,7 @@ import (
 )
 
 // Hub feature gates (the ClusterManager's registrationConfiguration,
-// workConfiguration and addOnManagerConfiguration).
+// workConfiguration, addOnManagerConfiguration and placementConfiguration).
 const (
 	// DefaultClusterSet keeps the ManagedClusterSets default and global.
 	DefaultClusterSet = "DefaultClusterSet"
@@ -26,6 +26,10 @@ const (
 	ClusterProfile = "ClusterProfile"
 	// ManifestWorkReplicaSet runs the ManifestWorkReplicaSet controller.
 	ManifestWorkReplicaSet = "ManifestWorkReplicaSet"
+	// SIGPlacementDecision mirrors every PlacementDecision of the placement
+	// scheduler into a PlacementDecision of the SIG-Multicluster API
+	// (multicluster.x-k8s.io/v1alpha1, KEP-5313).
+	SIGPlacementDecision = "SIGPlacementDecision"
 	// AddonManagement runs the add-on manager on the hub, and the add-on
 	// agent (registration and health of add-ons) on managed clusters.
 	AddonManagement = "AddonManagement"
@@ -63,6 +67,7 @@ var Hub = []Gate{
 	{Name: DefaultClusterSet, Default: true, Description: "the ManagedClusterSets default and global"},
 	{Name: ManagedClusterAutoApproval, Default: true, Description: "automatic approval for the ClusterManager's autoApproveUsers"},
 	{Name: ManifestWorkReplicaSet, Default: true, Description: "the ManifestWorkReplicaSet controller"},
+	{Name: SIGPlacementDecision, Default: false, Description: "every PlacementDecision mirrored as a multicluster.x-k8s.io PlacementDecision (KEP-5313)"},
 }
 
 // Agent lists the gates of `ocm-controller agent`.

@@ -18,12 +18,17 @@ func TestFromSpecAndFlagRoundTrip(t *testing.T) {
 		{Feature: ManifestWorkReplicaSet, Mode: operatorv1.FeatureGateModeTypeDisable},
 		{Feature: ManifestWorkReplicaSet, Mode: operatorv1.FeatureGateModeTypeEnable},
 	}
-	s, unknown := FromSpec(Hub, reg, work)
+	placement := []operatorv1.FeatureGate{
+		{Feature: SIGPlacementDecision, Mode: operatorv1.FeatureGateModeTypeEnable},
+	}
+	s, unknown := FromSpec(Hub, reg, work, placement)
 	assert.Equal(t, []string{"NoSuchFeature"}, unknown)
 	assert.False(t, s.Enabled(ClusterProfile))
 	assert.True(t, s.Enabled(ManifestWorkReplicaSet), "the last mention wins")
 	assert.True(t, s.Enabled(AddonManagement), "unmentioned features keep their default")
-	assert.Equal(t, "ClusterProfile=false", s.Flag())
+	assert.True(t, s.Enabled(SIGPlacementDecision), "a feature off by default turns on")
+	assert.False(t, Defaults(Hub).Enabled(SIGPlacementDecision), "SIGPlacementDecision is off by default")
+	assert.Equal(t, "ClusterProfile=false,SIGPlacementDecision=true", s.Flag())
 
 	parsed, err := Parse(Hub, s.Flag())
 	require.NoError(t, err)

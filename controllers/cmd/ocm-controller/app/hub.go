@@ -16,6 +16,7 @@ import (
 	addonhub "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub"
 	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/placement"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/placement/sigdecision"
 	proxyhub "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
@@ -161,6 +162,9 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	}
 	if err := placement.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the placement scheduler: %w", err)
+	}
+	if err := sigdecision.Setup(mgr, o.Features.Enabled(featuregate.SIGPlacementDecision)); err != nil {
+		return err
 	}
 	if o.Features.Enabled(featuregate.ManifestWorkReplicaSet) {
 		if err := replicaset.SetupWithManager(mgr); err != nil {
