@@ -67,7 +67,7 @@ var Hub = []Gate{
 	{Name: DefaultClusterSet, Default: true, Description: "the ManagedClusterSets default and global"},
 	{Name: ManagedClusterAutoApproval, Default: true, Description: "automatic approval for the ClusterManager's autoApproveUsers"},
 	{Name: ManifestWorkReplicaSet, Default: true, Description: "the ManifestWorkReplicaSet controller"},
-	{Name: SIGPlacementDecision, Default: false, Description: "every PlacementDecision mirrored as a multicluster.x-k8s.io PlacementDecision (KEP-5313)"},
+	{Name: SIGPlacementDecision, Default: false, Description: "every PlacementDecision mirrored as a multicluster.x-k8s.io PlacementDecision of KEP-5313"},
 }
 
 // Agent lists the gates of `ocm-controller agent`.
