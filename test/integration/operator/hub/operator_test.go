@@ -52,15 +52,17 @@ func TestClusterManagerOperator(t *testing.T) {
 			cm.Spec.WorkConfiguration.FeatureGates = []operatorv1.FeatureGate{{Feature: "ManifestWorkReplicaSet", Mode: operatorv1.FeatureGateModeTypeDisable}}
 			cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{FeatureGates: []operatorv1.FeatureGate{
 				{Feature: "ClusterProfile", Mode: operatorv1.FeatureGateModeTypeDisable}, {Feature: "NoSuchFeature", Mode: operatorv1.FeatureGateModeTypeEnable}}}
+			cm.Spec.PlacementConfiguration = &operatorv1.PlacementConfiguration{FeatureGates: []operatorv1.FeatureGate{
+				{Feature: "SIGPlacementDecision", Mode: operatorv1.FeatureGateModeTypeEnable}}}
 		})
 		s.waitAvailable(t, gen)
-		s.process(t, "--feature-gates=ClusterProfile=false,ManifestWorkReplicaSet=false")
+		s.process(t, "--feature-gates=ClusterProfile=false,ManifestWorkReplicaSet=false,SIGPlacementDecision=true")
 		applied := s.waitCondition(t, gen, operatorv1.ConditionClusterManagerApplied, metav1.ConditionTrue)
 		if !strings.Contains(applied.Message, "NoSuchFeature") {
 			t.Errorf("Applied message %q does not name the unknown feature gate", applied.Message)
 		}
 		gen = s.edit(t, func(cm *operatorv1.ClusterManager) {
-			cm.Spec.WorkConfiguration.FeatureGates, cm.Spec.RegistrationConfiguration = nil, nil
+			cm.Spec.WorkConfiguration.FeatureGates, cm.Spec.RegistrationConfiguration, cm.Spec.PlacementConfiguration = nil, nil, nil
 		})
 		s.waitAvailable(t, gen)
 		s.waitController(t, "no --feature-gates", func(dep *appsv1.Deployment) error {
