@@ -108,7 +108,7 @@ func readHistory(ctx context.Context, c client.Client, namespace, name string) (
 // listRevisions returns the revisions of mwrs, oldest first.
 func listRevisions(ctx context.Context, c client.Client, mwrs *workv1alpha1.ManifestWorkReplicaSet) ([]*appsv1.ControllerRevision, error) {
 	list := &appsv1.ControllerRevisionList{}
-	if err := c.List(ctx, list, client.InNamespace(mwrs.Namespace), client.MatchingLabels{revision.SetLabel: mwrs.Name}); err != nil {
+	if err := c.List(ctx, list, client.InNamespace(mwrs.Namespace), client.MatchingLabels{revision.SetLabel: revision.SetLabelValue(mwrs.Name)}); err != nil {
 		return nil, fmt.Errorf("list the revisions of ManifestWorkReplicaSet %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
 	}
 	var out []*appsv1.ControllerRevision

@@ -5,11 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
@@ -77,4 +80,31 @@ func (s *suite) testLongName(t *testing.T) {
 	s.poll(t, "the ManifestWorkReplicaSet is gone", func(ctx context.Context) (bool, error) {
 		return gone(s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &workv1alpha1.ManifestWorkReplicaSet{}))
 	})
+
+	// A name longer than a label value by itself: its revisions are
+	// labeled with a hash of it too.
+	longer := strings.Repeat("long-set-name-", 7) + "end"
+	kit.Must(t, "create "+longer, s.admin.Create(s.ctx, newMWRS(ns, longer, "p", clusterv1alpha1.RolloutStrategy{}, "v1")))
+	s.waitValues(t, ns, longer, map[string]string{c2: "v1"})
+	s.poll(t, "update "+longer, func(ctx context.Context) (bool, error) {
+		mwrs := &workv1alpha1.ManifestWorkReplicaSet{}
+		if err := s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: longer}, mwrs); err != nil {
+			return false, err
+		}
+		mwrs.Spec.ManifestWorkTemplate.Workload.Manifests = []workv1.Manifest{configMap("v2")}
+		return true, s.admin.Update(ctx, mwrs)
+	})
+	s.waitValues(t, ns, longer, map[string]string{c2: "v2"})
+	revs := &appsv1.ControllerRevisionList{}
+	kit.Must(t, "list revisions", s.admin.List(s.ctx, revs, client.InNamespace(ns), client.MatchingLabels{revision.SetLabel: revision.SetLabelValue(longer)}))
+	if len(revs.Items) != 2 {
+		t.Errorf("%d ControllerRevisions of %s, want 2", len(revs.Items), longer)
+	}
+	r := s.ocm.Run(s.ctx, "work", "rollout", "history", longer, "-n", ns)
+	clitest.ExpectOK(t, r, "REVISION")
+	if lines := strings.Split(strings.TrimSpace(r.Out), "\n"); len(lines) != 3 {
+		t.Errorf("history:\n%s\nwant revisions 1 and 2", r.Out)
+	}
+	kit.Must(t, "delete "+longer, s.admin.Delete(s.ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: longer}}))
+	s.waitWorks(t, ns, longer)
 }
