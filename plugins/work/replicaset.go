@@ -16,7 +16,6 @@ import (
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
-	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -144,12 +143,6 @@ func (r *RolloutFlags) validate(name string, clusters bool) error {
 		}
 		if msgs := validation.IsDNS1123Subdomain(r.PlacementName); len(msgs) > 0 {
 			errs = append(errs, fmt.Errorf("--placement %q: placement name %q is invalid: %s", r.Placement, r.PlacementName, strings.Join(msgs, "; ")))
-		}
-		if name != "" && r.PlacementNamespace != "" {
-			if _, err := workv1alpha1.ControllerNameLabelValue(r.PlacementNamespace, name); err != nil {
-				errs = append(errs, fmt.Errorf("work name %q is too long for a ManifestWorkReplicaSet in namespace %s (its works are labeled %s.%s, at most 63 characters): choose a shorter name",
-					name, r.PlacementNamespace, r.PlacementNamespace, name))
-			}
 		}
 	}
 	if !slices.Contains(rolloutTypes, r.Type) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -104,7 +105,7 @@ func (o *DeleteOptions) deleteReplicaSet(ctx context.Context, c client.Client) e
 	if !o.Wait {
 		return nil
 	}
-	label := client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: o.Namespace + "." + o.Name}
+	label := client.MatchingLabels(workv1alpha1.OwnerLabels(o.Namespace, o.Name))
 	what := fmt.Sprintf("ManifestWorkReplicaSet %s/%s and its works to be removed", o.Namespace, o.Name)
 	return cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		getErr := c.Get(ctx, client.ObjectKeyFromObject(mwrs), &workv1alpha1.ManifestWorkReplicaSet{})
@@ -115,6 +116,7 @@ func (o *DeleteOptions) deleteReplicaSet(ctx context.Context, c client.Client) e
 		if err := c.List(ctx, works, label); err != nil {
 			return false, "", err
 		}
+		works.Items = slices.DeleteFunc(works.Items, func(w workv1.ManifestWork) bool { return !workv1alpha1.Owns(o.Namespace, o.Name, &w) })
 		state := fmt.Sprintf("%d work(s) left", len(works.Items))
 		if getErr == nil {
 			state += ", the ManifestWorkReplicaSet is being deleted"

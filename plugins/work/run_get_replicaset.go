@@ -111,9 +111,10 @@ func ReplicaSetsTable(items []workv1alpha1.ManifestWorkReplicaSet, now time.Time
 // and renders the rollout state per cluster.
 func clusterStates(ctx context.Context, c client.Client, mwrs *workv1alpha1.ManifestWorkReplicaSet) (*metav1.Table, error) {
 	works := &workv1.ManifestWorkList{}
-	if err := c.List(ctx, works, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: mwrs.Namespace + "." + mwrs.Name}); err != nil {
+	if err := c.List(ctx, works, client.MatchingLabels(workv1alpha1.OwnerLabels(mwrs.Namespace, mwrs.Name))); err != nil {
 		return nil, fmt.Errorf("list the ManifestWorks of ManifestWorkReplicaSet %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
 	}
+	works.Items = slices.DeleteFunc(works.Items, func(w workv1.ManifestWork) bool { return !workv1alpha1.Owns(mwrs.Namespace, mwrs.Name, &w) })
 	decided := map[string]string{}
 	for _, ref := range mwrs.Spec.PlacementRefs {
 		pds := &clusterv1beta1.PlacementDecisionList{}

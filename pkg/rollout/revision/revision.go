@@ -13,8 +13,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -34,7 +36,8 @@ const (
 	// written from; HashLabel on a ControllerRevision is its own.
 	HashAnnotation = "work.kubectl-ocm.io/template-hash"
 	HashLabel      = HashAnnotation
-	// SetLabel on a ControllerRevision names its ManifestWorkReplicaSet.
+	// SetLabel on a ControllerRevision (and a RolloutApproval) names its
+	// ManifestWorkReplicaSet: SetLabelValue.
 	SetLabel = "work.kubectl-ocm.io/replicaset"
 	// DefaultHistoryLimit is the number of earlier revisions kept, as a
 	// Deployment's revisionHistoryLimit.
@@ -105,8 +108,38 @@ func Decode(cr *appsv1.ControllerRevision) (Content, error) {
 	return c, nil
 }
 
-// Name is the name of the ControllerRevision of set with hash.
-func Name(set, hash string) string { return set + "-" + hash }
+// maxNamePrefix is the longest set name Name keeps whole in the name of a
+// ControllerRevision: with a '-', 8 digits of the set name's hash, a '-' and
+// a revision hash, it stays within the 253 characters of an object name.
+const maxNamePrefix = 200
+
+// Name is the name of the ControllerRevision of set with hash: <set>-<hash>,
+// or, for a set name too long for that to be an object name, the first 200
+// characters of set, 8 hex digits of the SHA-256 of the whole name (so that
+// two sets sharing those characters differ) and hash.
+func Name(set, hash string) string {
+	if len(set)+1+len(hash) <= validation.DNS1123SubdomainMaxLength {
+		return set + "-" + hash
+	}
+	return strings.TrimRight(set[:maxNamePrefix], "-.") + "-" + setHash(set)[:8] + "-" + hash
+}
+
+// SetLabelValue is the value of SetLabel for the ManifestWorkReplicaSet
+// named set: the name itself when it is a valid label value (at most 63
+// characters), else "set_" and 32 hex digits of the SHA-256 of the name;
+// names cannot contain '_', so the two forms never meet.
+func SetLabelValue(set string) string {
+	if len(validation.IsValidLabelValue(set)) == 0 {
+		return set
+	}
+	return "set_" + setHash(set)[:32]
+}
+
+// setHash is the SHA-256 of the set name, in hex.
+func setHash(set string) string {
+	sum := sha256.Sum256([]byte(set))
+	return hex.EncodeToString(sum[:])
+}
 
 // HistoryLimit returns the history limit of mwrs: its annotation, else
 // DefaultHistoryLimit; an error names a value that is not a number >= 0.

@@ -1,11 +1,13 @@
 package revision
 
 import (
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
@@ -49,5 +51,54 @@ func TestHistoryLimit(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("HistoryLimit(%q) = %d, %v; want %d", v, got, err, want)
 		}
+	}
+}
+
+func TestSetLabelValue(t *testing.T) {
+	tests := []struct {
+		name      string
+		set       string
+		wantWhole bool
+	}{
+		{name: "short", set: "web", wantWhole: true},
+		{name: "63 characters", set: strings.Repeat("a", 63), wantWhole: true},
+		{name: "64 characters", set: strings.Repeat("a", 64)},
+		{name: "253 characters", set: strings.Repeat("a.b", 84) + "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := SetLabelValue(tt.set)
+			if errs := validation.IsValidLabelValue(got); len(errs) > 0 {
+				t.Fatalf("SetLabelValue() = %q, not a label value: %v", got, errs)
+			}
+			if (got == tt.set) != tt.wantWhole {
+				t.Errorf("SetLabelValue(%d characters) = %q, want the name itself: %v", len(tt.set), got, tt.wantWhole)
+			}
+			if !tt.wantWhole && (!strings.HasPrefix(got, "set_") || got == SetLabelValue(tt.set+"x")) {
+				t.Errorf("SetLabelValue(%d characters) = %q, want set_ and a hash of the name", len(tt.set), got)
+			}
+		})
+	}
+}
+
+func TestName(t *testing.T) {
+	const hash = "0123456789"
+	if got := Name("web", hash); got != "web-"+hash {
+		t.Errorf("Name(web) = %q, want web-%s", got, hash)
+	}
+	// 242 characters and the hash make exactly 253.
+	whole := strings.Repeat("a", 242)
+	if got := Name(whole, hash); got != whole+"-"+hash {
+		t.Errorf("Name(242 characters) = %q, want the name and the hash", got)
+	}
+	long, other := strings.Repeat("a", 243), strings.Repeat("a", 250)
+	for _, set := range []string{long, other} {
+		got := Name(set, hash)
+		if errs := validation.IsDNS1123Subdomain(got); len(errs) > 0 || !strings.HasSuffix(got, "-"+hash) {
+			t.Errorf("Name(%d characters) = %q: %v", len(set), got, errs)
+		}
+	}
+	if Name(long, hash) == Name(other, hash) {
+		t.Errorf("two long set names sharing their first 200 characters get the same revision name")
 	}
 }

@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -83,14 +84,11 @@ func (o *Options) setTargets(ctx context.Context, c client.Client, manifests []w
 	if err != nil {
 		return nil, fmt.Errorf("the overrides of ManifestWorkReplicaSet %s/%s do not fit the new manifests: %w", o.Namespace, o.Name, err)
 	}
-	value, err := workv1alpha1.ControllerNameLabelValue(o.Namespace, o.Name)
-	if err != nil {
-		return nil, err
-	}
 	works := &workv1.ManifestWorkList{}
-	if err := c.List(ctx, works, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: value}); err != nil {
+	if err := c.List(ctx, works, client.MatchingLabels(workv1alpha1.OwnerLabels(o.Namespace, o.Name))); err != nil {
 		return nil, fmt.Errorf("list the ManifestWorks of ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
 	}
+	works.Items = slices.DeleteFunc(works.Items, func(w workv1.ManifestWork) bool { return !workv1alpha1.Owns(o.Namespace, o.Name, &w) })
 	if len(works.Items) == 0 {
 		return nil, fmt.Errorf("ManifestWorkReplicaSet %s/%s has no ManifestWork yet: a diff compares new manifests with works that applied; see `kubectl ocm work rollout status %s -n %s`", o.Namespace, o.Name, o.Name, o.Namespace)
 	}

@@ -122,7 +122,7 @@ func (o *ApproveOptions) Run(ctx context.Context) error {
 		}
 		a := &rolloutv1alpha1.RolloutApproval{
 			ObjectMeta: metav1.ObjectMeta{Name: approvalName(o.Name, fr.number, t.placement, t.gate.Stage, t.gate.Type), Namespace: o.Namespace,
-				Labels: map[string]string{revision.SetLabel: o.Name},
+				Labels: map[string]string{revision.SetLabel: revision.SetLabelValue(o.Name)},
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: workv1alpha1.GroupVersion.String(), Kind: "ManifestWorkReplicaSet",
 					Name: fr.set.Name, UID: fr.set.UID, BlockOwnerDeletion: ptr.To(false)}}},
 			Spec: rolloutv1alpha1.RolloutApprovalSpec{ManifestWorkReplicaSet: o.Name, Revision: fr.number, Placement: t.placement,

@@ -108,7 +108,7 @@ func readHistory(ctx context.Context, c client.Client, namespace, name string) (
 // listRevisions returns the revisions of mwrs, oldest first.
 func listRevisions(ctx context.Context, c client.Client, mwrs *workv1alpha1.ManifestWorkReplicaSet) ([]*appsv1.ControllerRevision, error) {
 	list := &appsv1.ControllerRevisionList{}
-	if err := c.List(ctx, list, client.InNamespace(mwrs.Namespace), client.MatchingLabels{revision.SetLabel: mwrs.Name}); err != nil {
+	if err := c.List(ctx, list, client.InNamespace(mwrs.Namespace), client.MatchingLabels{revision.SetLabel: revision.SetLabelValue(mwrs.Name)}); err != nil {
 		return nil, fmt.Errorf("list the revisions of ManifestWorkReplicaSet %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
 	}
 	var out []*appsv1.ControllerRevision
@@ -151,16 +151,15 @@ func (h *history) numbers() string {
 // clustersByHash returns the clusters whose ManifestWork of the set was
 // written from each revision hash.
 func (h *history) clustersByHash(ctx context.Context, c client.Client) (map[string][]string, error) {
-	value, err := workv1alpha1.ControllerNameLabelValue(h.set.Namespace, h.set.Name)
-	if err != nil {
-		return nil, err
-	}
 	works := &workv1.ManifestWorkList{}
-	if err := c.List(ctx, works, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: value}); err != nil {
+	if err := c.List(ctx, works, client.MatchingLabels(workv1alpha1.OwnerLabels(h.set.Namespace, h.set.Name))); err != nil {
 		return nil, fmt.Errorf("list the ManifestWorks of ManifestWorkReplicaSet %s/%s: %w", h.set.Namespace, h.set.Name, err)
 	}
 	out := map[string][]string{}
 	for _, w := range works.Items {
+		if !workv1alpha1.Owns(h.set.Namespace, h.set.Name, &w) {
+			continue
+		}
 		hash := w.Annotations[revision.HashAnnotation]
 		out[hash] = append(out[hash], w.Namespace)
 	}

@@ -115,12 +115,8 @@ func readRollout(ctx context.Context, c client.Client, namespace, name string, n
 		}
 	}
 	byCluster := map[string]*workv1.ManifestWork{}
-	value, err := workv1alpha1.ControllerNameLabelValue(namespace, name)
-	if err != nil {
-		return nil, err
-	}
 	list := &workv1.ManifestWorkList{}
-	switch err := c.List(ctx, list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: value}); {
+	switch err := c.List(ctx, list, client.MatchingLabels(workv1alpha1.OwnerLabels(namespace, name))); {
 	case apierrors.IsForbidden(err) && !needWorks:
 		fr.worksHidden = true
 	case apierrors.IsForbidden(err):
@@ -129,7 +125,9 @@ func readRollout(ctx context.Context, c client.Client, namespace, name string, n
 		return nil, fmt.Errorf("list the ManifestWorks of ManifestWorkReplicaSet %s/%s: %w", namespace, name, err)
 	}
 	for i := range list.Items {
-		byCluster[list.Items[i].Namespace] = &list.Items[i]
+		if workv1alpha1.Owns(namespace, name, &list.Items[i]) {
+			byCluster[list.Items[i].Namespace] = &list.Items[i]
+		}
 	}
 	seen := map[string]bool{}
 	now := time.Now()

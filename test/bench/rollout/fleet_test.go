@@ -269,12 +269,13 @@ func (f *fleet) deleteSet(ctx context.Context, b *testing.B, name string) {
 	})
 }
 
-// setLabel is the label value the works of set name carry.
+// setLabel is the value of the manifestworkreplicaset label the works of
+// set name carry (the benchmark's names are short enough to have one).
 func setLabel(b *testing.B, name string) string {
 	b.Helper()
-	v, err := workv1alpha1.ControllerNameLabelValue(setNamespace, name)
-	if err != nil {
-		b.Fatal(err)
+	v, ok := workv1alpha1.OwnerLabels(setNamespace, name)[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey]
+	if !ok {
+		b.Fatalf("ManifestWorkReplicaSet %s/%s: name too long for the %s label", setNamespace, name, workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey)
 	}
 	return v
 }

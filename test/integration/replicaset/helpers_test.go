@@ -137,12 +137,14 @@ func newMWRS(ns, name, placement string, strategy clusterv1alpha1.RolloutStrateg
 // works returns the ManifestWorks of the ManifestWorkReplicaSet ns/name by cluster.
 func (s *suite) works(ctx context.Context, ns, name string) (map[string]*workv1.ManifestWork, error) {
 	list := &workv1.ManifestWorkList{}
-	if err := s.admin.List(ctx, list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: ns + "." + name}); err != nil {
+	if err := s.admin.List(ctx, list, client.MatchingLabels(workv1alpha1.OwnerLabels(ns, name))); err != nil {
 		return nil, err
 	}
 	out := map[string]*workv1.ManifestWork{}
 	for i := range list.Items {
-		out[list.Items[i].Namespace] = &list.Items[i]
+		if workv1alpha1.Owns(ns, name, &list.Items[i]) {
+			out[list.Items[i].Namespace] = &list.Items[i]
+		}
 	}
 	return out, nil
 }

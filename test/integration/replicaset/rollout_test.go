@@ -70,6 +70,7 @@ func TestReplicaSet(t *testing.T) {
 	t.Run("overrides by name and label", s.testOverrides)
 	t.Run("a same-named work of someone else is left alone", s.testForeign)
 	t.Run("cascade deletion Background and Foreground", s.testCascade)
+	t.Run("a set whose namespace.name is longer than a label value", s.testLongName)
 	t.Run("seed 001-rolloutstrategy-progressive", s.testSeed)
 	t.Run("ttlSecondsAfterFinished deletes completed works", s.testTTL)
 	t.Run("executor: execute-as at admission, denied works reported", s.testExecutor)

@@ -21,8 +21,9 @@ import (
 const ControllerName = "addon-install"
 
 // Reconciler installs the add-on of one ClusterManagementAddOn: owner
-// references on its ManagedClusterAddOns, and the ManagedClusterAddOns of
-// the Placements install strategy.
+// references on its ManagedClusterAddOns, the ManagedClusterAddOns of the
+// Placements install strategy, and the add-on annotations of their
+// ManagedClusters on them.
 type Reconciler struct {
 	// Client reads from the manager's cache and writes to the API server.
 	Client client.Client
@@ -36,36 +37,92 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, cma); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !cma.DeletionTimestamp.IsZero() || !addonv1alpha1.ManagedByAddonManager(cma.Annotations) {
+	if !cma.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
 	return patch.RetryStale(ctx, r.reconcileNormal(ctx, cma), apierrors.IsAlreadyExists)
 }
 
-// reconcileNormal owns, creates and deletes the add-on's ManagedClusterAddOns.
+// reconcileNormal owns, creates and deletes the add-on's ManagedClusterAddOns
+// when the add-on manager manages the add-on, and gives them the add-on
+// annotations of their clusters when its install strategy is not Manual.
 func (r *Reconciler) reconcileNormal(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn) error {
-	log := ctrl.LoggerFrom(ctx)
 	mcas, err := lookup.MCAsOf(ctx, r.Client, cma.Name)
 	if err != nil {
 		return err
 	}
-	decided, err := r.decided(ctx, cma)
-	if err != nil {
-		return err
-	}
-	targets, err := r.targets(ctx, decided)
-	if err != nil {
-		return err
-	}
-	a := plan(cma, mcas, decided, targets)
-	for _, mca := range a.own {
-		h := patch.NewHelper(mca, r.Client)
-		owned := mca.DeepCopy()
-		owned.OwnerReferences = append(owned.OwnerReferences, ownerRef(cma, false))
-		if err := h.Patch(ctx, owned); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("add the owner reference of %s to its ManagedClusterAddOn in %s: %w", cma.Name, mca.Namespace, err)
+	var (
+		a       actions
+		targets map[string]target
+	)
+	if addonv1alpha1.ManagedByAddonManager(cma.Annotations) {
+		decided, err := r.decided(ctx, cma)
+		if err != nil {
+			return err
 		}
+		if targets, err = r.targets(ctx, decided); err != nil {
+			return err
+		}
+		a = plan(cma, mcas, decided, targets)
 	}
+	if err := r.update(ctx, cma, mcas, a); err != nil {
+		return err
+	}
+	return r.install(ctx, cma, a, targets)
+}
+
+// update patches the ManagedClusterAddOns of cma that lack its owner
+// reference (a.own) or, when syncsAnnotations, the add-on annotations of
+// their ManagedCluster; one patch each, of what changed only. Those being
+// deleted, or about to be (a.remove), are left alone.
+func (r *Reconciler) update(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, mcas []addonv1alpha1.ManagedClusterAddOn, a actions) error {
+	skip := map[*addonv1alpha1.ManagedClusterAddOn]bool{}
+	for _, mca := range a.remove {
+		skip[mca] = true
+	}
+	own := map[*addonv1alpha1.ManagedClusterAddOn]bool{}
+	for _, mca := range a.own {
+		own[mca] = true
+	}
+	for i := range mcas {
+		mca := &mcas[i]
+		if skip[mca] || !mca.DeletionTimestamp.IsZero() {
+			continue
+		}
+		updated := mca.DeepCopy()
+		if own[mca] {
+			updated.OwnerReferences = append(updated.OwnerReferences, ownerRef(cma, false))
+		}
+		if syncsAnnotations(cma) {
+			cluster := &clusterv1.ManagedCluster{}
+			switch err := r.Client.Get(ctx, client.ObjectKey{Name: mca.Namespace}, cluster); {
+			case err == nil:
+				updated.Annotations = mergeClusterAnnotations(updated.Annotations, cluster.Annotations)
+			case !apierrors.IsNotFound(err):
+				return fmt.Errorf("get ManagedCluster %s: %w", mca.Namespace, err)
+			}
+		}
+		h := patch.NewHelper(mca, r.Client)
+		changed, err := h.HasChanges(updated)
+		if err != nil {
+			return fmt.Errorf("compare ManagedClusterAddOn %s: %w", klog.KObj(mca), err)
+		}
+		if !changed {
+			continue
+		}
+		if err := h.Patch(ctx, updated); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("patch the owner reference and cluster annotations of ManagedClusterAddOn %s: %w", klog.KObj(mca), err)
+		}
+		ctrl.LoggerFrom(ctx).V(2).Info("Updated ManagedClusterAddOn", "cluster", mca.Namespace,
+			"clusterAnnotations", updated.Annotations[addonv1alpha1.ClusterAnnotationsAnnotation])
+	}
+	return nil
+}
+
+// install creates and deletes ManagedClusterAddOns as a says; targets
+// holds the ManagedCluster of every cluster to create one for.
+func (r *Reconciler) install(ctx context.Context, cma *addonv1alpha1.ClusterManagementAddOn, a actions, targets map[string]target) error {
+	log := ctrl.LoggerFrom(ctx)
 	for _, cluster := range a.create {
 		if err := r.Client.Create(ctx, newMCA(cma, targets[cluster].cluster)); err != nil {
 			return fmt.Errorf("create ManagedClusterAddOn %s/%s: %w", cluster, cma.Name, err)

@@ -2,7 +2,6 @@ package install
 
 import (
 	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,10 +11,6 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 )
-
-// annotationPrefix marks the ManagedCluster annotations copied to the
-// ManagedClusterAddOns the controller creates.
-const annotationPrefix = "addon.open-cluster-management.io/"
 
 // target is a cluster a ManagedClusterAddOn may be created for: its
 // ManagedCluster and namespace as the cache holds them (nil when missing).
@@ -97,21 +92,14 @@ func notInstallable(t target) string {
 }
 
 // newMCA renders the ManagedClusterAddOn of cma in the namespace of
-// cluster: controlled by cma, with the cluster's add-on annotations.
+// cluster: controlled by cma, with the cluster's add-on annotations
+// (mergeClusterAnnotations).
 func newMCA(cma *addonv1alpha1.ClusterManagementAddOn, cluster *clusterv1.ManagedCluster) *addonv1alpha1.ManagedClusterAddOn {
-	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{
+	return &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{
 		Name: cma.Name, Namespace: cluster.Name,
 		OwnerReferences: []metav1.OwnerReference{ownerRef(cma, true)},
+		Annotations:     mergeClusterAnnotations(nil, cluster.Annotations),
 	}}
-	for k, v := range cluster.Annotations {
-		if strings.HasPrefix(k, annotationPrefix) {
-			if mca.Annotations == nil {
-				mca.Annotations = map[string]string{}
-			}
-			mca.Annotations[k] = v
-		}
-	}
-	return mca
 }
 
 // ownerRef is an owner reference to cma, blocking its foreground deletion.

@@ -137,7 +137,10 @@ func TestNewMCA(t *testing.T) {
 	if got.Namespace != "c1" || got.Name != "helloworld" {
 		t.Errorf("created %s/%s, want c1/helloworld", got.Namespace, got.Name)
 	}
-	if want := map[string]string{"addon.open-cluster-management.io/hosted-manifest-location": "hosting"}; !reflect.DeepEqual(got.Annotations, want) {
+	if want := map[string]string{
+		"addon.open-cluster-management.io/hosted-manifest-location": "hosting",
+		addonv1alpha1.ClusterAnnotationsAnnotation:                  "addon.open-cluster-management.io/hosted-manifest-location",
+	}; !reflect.DeepEqual(got.Annotations, want) {
 		t.Errorf("annotations = %v, want %v", got.Annotations, want)
 	}
 	if !isController(got, cmaUID) {

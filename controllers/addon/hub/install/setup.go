@@ -20,7 +20,7 @@ import (
 )
 
 // The controller reads from the cache and creates, patches (owner
-// references) and deletes ManagedClusterAddOns. Their blocking owner
+// references, cluster annotations) and deletes ManagedClusterAddOns. Their blocking owner
 // reference to the ClusterManagementAddOn needs update on its finalizers
 // where the OwnerReferencesPermissionEnforcement admission plugin runs.
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=clustermanagementaddons,verbs=list;watch
@@ -31,8 +31,9 @@ import (
 
 // SetupWithManager registers r with mgr. Besides ClusterManagementAddOns it
 // watches their ManagedClusterAddOns, the Placements and PlacementDecisions
-// they install by, and the ManagedClusters and cluster namespaces a
-// ManagedClusterAddOn may wait for.
+// they install by, the ManagedClusters and cluster namespaces a
+// ManagedClusterAddOn may wait for, and the add-on annotations of
+// ManagedClusters.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := lookup.Register(context.Background(), mgr); err != nil {
 		return err
@@ -54,7 +55,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return nil
 		})).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.installedByPlacements),
-			builder.WithPredicates(lifecycle)).
+			builder.WithPredicates(predicate.Or(lifecycle, addonAnnotationsChange))).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.installedByPlacements),
 			builder.WithPredicates(lifecycle)).
 		Complete(r)
@@ -71,10 +72,22 @@ var (
 	lifecycle = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		return e.ObjectOld.GetDeletionTimestamp().IsZero() && !e.ObjectNew.GetDeletionTimestamp().IsZero()
 	}}
+	// addonAnnotationsChange passes the updates that change the add-on
+	// annotations of a ManagedCluster.
+	addonAnnotationsChange = predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return addonAnnotationsChanged(e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations())
+		},
+	}
 )
 
 // installedByPlacements returns every ClusterManagementAddOn installed by
-// Placements: a cluster or its namespace appeared or is going away.
+// Placements, the only install strategy besides Manual: a cluster or its
+// namespace appeared or is going away, or the add-on annotations of a
+// cluster changed.
 func (r *Reconciler) installedByPlacements(ctx context.Context, _ client.Object) []reconcile.Request {
 	list := &addonv1alpha1.ClusterManagementAddOnList{}
 	if err := r.Client.List(ctx, list); err != nil {

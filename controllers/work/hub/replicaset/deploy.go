@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -23,23 +24,28 @@ var errForeign = errors.New("not created by this ManifestWorkReplicaSet")
 // isForeign reports whether err is about a ManifestWork of someone else.
 func isForeign(err error) bool { return errors.Is(err, errForeign) }
 
-// listWorks returns the ManifestWorks labeled with labelValue by cluster
-// (namespace).
-func (r *Reconciler) listWorks(ctx context.Context, labelValue string) (map[string]*workv1.ManifestWork, error) {
+// listWorks returns the ManifestWorks of mwrs (workv1alpha1.OwnerLabels) by
+// cluster (namespace).
+func (r *Reconciler) listWorks(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet) (map[string]*workv1.ManifestWork, error) {
 	list := &workv1.ManifestWorkList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey: labelValue}); err != nil {
-		return nil, fmt.Errorf("list ManifestWorks labeled %s: %w", labelValue, err)
+	selector := workv1alpha1.OwnerLabels(mwrs.Namespace, mwrs.Name)
+	if err := r.Client.List(ctx, list, client.MatchingLabels(selector)); err != nil {
+		return nil, fmt.Errorf("list ManifestWorks labeled %s: %w", labels.SelectorFromSet(selector), err)
 	}
 	works := make(map[string]*workv1.ManifestWork, len(list.Items))
 	for i := range list.Items {
-		works[list.Items[i].Namespace] = &list.Items[i]
+		// A hashed owner label is checked against the set's name, so that
+		// a work naming another set is never taken for one of mwrs.
+		if workv1alpha1.Owns(mwrs.Namespace, mwrs.Name, &list.Items[i]) {
+			works[list.Items[i].Namespace] = &list.Items[i]
+		}
 	}
 	return works, nil
 }
 
 // applyWork creates or updates the ManifestWork of cluster so that it has
 // the desired spec, labels and annotations, and returns it.
-func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet, labelValue, cluster string,
+func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet, cluster string,
 	current *workv1.ManifestWork, d desired, now time.Time) (*workv1.ManifestWork, error) {
 	var mw *workv1.ManifestWork
 	if current == nil {
@@ -53,7 +59,12 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 	if mw.Annotations == nil {
 		mw.Annotations = map[string]string{}
 	}
-	mw.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey] = labelValue
+	for k, v := range workv1alpha1.OwnerLabels(mwrs.Namespace, mwrs.Name) {
+		mw.Labels[k] = v
+	}
+	for k, v := range workv1alpha1.OwnerAnnotations(mwrs.Namespace, mwrs.Name) {
+		mw.Annotations[k] = v
+	}
 	mw.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] = d.placement
 	mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] = d.hash
 	mw.Annotations[workv1alpha1.ManifestWorkSpecWrittenAnnotationKey] = now.UTC().Format(time.RFC3339)
@@ -67,7 +78,7 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 	if current == nil {
 		if err := r.Client.Create(ctx, mw); err != nil {
 			if apierrors.IsAlreadyExists(err) {
-				return nil, r.existing(ctx, cluster, mwrs.Name, labelValue)
+				return nil, r.existing(ctx, cluster, mwrs)
 			}
 			return nil, fmt.Errorf("create ManifestWork %s/%s: %w", cluster, mwrs.Name, err)
 		}
@@ -103,7 +114,8 @@ func isStale(err error) bool { return errors.Is(err, errStale) }
 // existing explains why the ManifestWork cluster/name could not be created:
 // a work of this ManifestWorkReplicaSet the cache has not seen yet (stale),
 // or a work of someone else (foreign). It reads the API server directly.
-func (r *Reconciler) existing(ctx context.Context, cluster, name, labelValue string) error {
+func (r *Reconciler) existing(ctx context.Context, cluster string, mwrs *workv1alpha1.ManifestWorkReplicaSet) error {
+	name := mwrs.Name
 	reader := r.APIReader
 	if reader == nil {
 		reader = r.Client
@@ -112,7 +124,7 @@ func (r *Reconciler) existing(ctx context.Context, cluster, name, labelValue str
 	if err := reader.Get(ctx, client.ObjectKey{Namespace: cluster, Name: name}, mw); err != nil {
 		return fmt.Errorf("get ManifestWork %s/%s: %w", cluster, name, err)
 	}
-	if mw.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey] == labelValue {
+	if workv1alpha1.Owns(mwrs.Namespace, mwrs.Name, mw) {
 		return errStale
 	}
 	return fmt.Errorf("the ManifestWork %s/%s exists and is %w", cluster, name, errForeign)

@@ -104,12 +104,7 @@ func (r *Reconciler) now() time.Time {
 // reconcileNormal creates, updates and deletes the ManifestWorks and fills
 // in the status.
 func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet) (ctrl.Result, error) {
-	labelValue, err := workv1alpha1.ControllerNameLabelValue(mwrs.Namespace, mwrs.Name)
-	if err != nil {
-		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, workv1alpha1.ReasonInvalidManifestWorkName, err.Error())
-		return ctrl.Result{}, nil
-	}
-	works, err := r.listWorks(ctx, labelValue)
+	works, err := r.listWorks(ctx, mwrs)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -155,7 +150,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 			r.Recorder.Eventf(mwrs, nil, corev1.EventTypeWarning, eventInvalidRollout, "Reconcile", "placement %s: %v", p.ref.Name, p.err)
 			continue
 		}
-		if err := r.rollOutPlan(ctx, mwrs, labelValue, p, works, want, now, &out); err != nil {
+		if err := r.rollOutPlan(ctx, mwrs, p, works, want, now, &out); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -209,7 +204,7 @@ func clusterStates(p *plan, works map[string]*workv1.ManifestWork, want map[stri
 // clusters a plan's rollout started, and records them in works. A foreign
 // work, a denied write or a stale cache is added to out and the other
 // clusters go on; any other failure is returned, once every write is done.
-func (r *Reconciler) rollOutPlan(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet, labelValue string, p *plan,
+func (r *Reconciler) rollOutPlan(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet, p *plan,
 	works map[string]*workv1.ManifestWork, want map[string]desired, now time.Time, out *outcome) error {
 	log := ctrl.LoggerFrom(ctx)
 	pending := p.result.Pending()
@@ -220,7 +215,7 @@ func (r *Reconciler) rollOutPlan(ctx context.Context, mwrs *workv1alpha1.Manifes
 	for i := range pending {
 		writes.Go(func() error {
 			c := pending[i].Name
-			written[i], errs[i] = r.applyWork(ctx, mwrs, labelValue, c, works[c], want[c], now)
+			written[i], errs[i] = r.applyWork(ctx, mwrs, c, works[c], want[c], now)
 			return nil
 		})
 	}

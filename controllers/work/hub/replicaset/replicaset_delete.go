@@ -19,19 +19,16 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, mwrs *workv1alpha1.Man
 	if !controllerutil.ContainsFinalizer(mwrs, workv1alpha1.ManifestWorkReplicaSetFinalizer) {
 		return ctrl.Result{}, nil
 	}
-	remaining := 0
-	if labelValue, err := workv1alpha1.ControllerNameLabelValue(mwrs.Namespace, mwrs.Name); err == nil {
-		works, err := r.listWorks(ctx, labelValue)
-		if err != nil {
+	works, err := r.listWorks(ctx, mwrs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	for _, mw := range works {
+		if err := r.deleteWork(ctx, mw); err != nil {
 			return ctrl.Result{}, err
 		}
-		for _, mw := range works {
-			if err := r.deleteWork(ctx, mw); err != nil {
-				return ctrl.Result{}, err
-			}
-		}
-		remaining = len(works)
 	}
+	remaining := len(works)
 	if mwrs.Spec.CascadeDeletionPolicy == workv1alpha1.Foreground && remaining > 0 {
 		// The ManifestWork watch brings the MWRS back as they go.
 		ctrl.LoggerFrom(ctx).V(2).Info("Waiting for ManifestWorks to be deleted", "remaining", remaining)

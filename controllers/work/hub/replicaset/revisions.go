@@ -41,7 +41,7 @@ func (r *Reconciler) syncRevisions(ctx context.Context, mwrs *workv1alpha1.Manif
 		return revisions{}, err
 	}
 	list := &appsv1.ControllerRevisionList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(mwrs.Namespace), client.MatchingLabels{revision.SetLabel: mwrs.Name}); err != nil {
+	if err := r.Client.List(ctx, list, client.InNamespace(mwrs.Namespace), client.MatchingLabels{revision.SetLabel: revision.SetLabelValue(mwrs.Name)}); err != nil {
 		return revisions{}, fmt.Errorf("list the revisions of %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
 	}
 	var revs []*appsv1.ControllerRevision
@@ -62,7 +62,7 @@ func (r *Reconciler) syncRevisions(ctx context.Context, mwrs *workv1alpha1.Manif
 	case cur == nil:
 		cur = &appsv1.ControllerRevision{
 			ObjectMeta: metav1.ObjectMeta{Name: revision.Name(mwrs.Name, hash), Namespace: mwrs.Namespace,
-				Labels:          map[string]string{revision.SetLabel: mwrs.Name, revision.HashLabel: hash},
+				Labels:          map[string]string{revision.SetLabel: revision.SetLabelValue(mwrs.Name), revision.HashLabel: hash},
 				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(mwrs, workv1alpha1.GroupVersion.WithKind("ManifestWorkReplicaSet"))}},
 			Data:     runtime.RawExtension{Raw: data},
 			Revision: highest + 1,

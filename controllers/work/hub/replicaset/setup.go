@@ -66,8 +66,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return fmt.Errorf("index ManifestWorkReplicaSets by placement: %w", err)
 	}
 	hasMWRSLabel := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		_, ok := o.GetLabels()[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey]
-		return ok
+		return workv1alpha1.HasOwnerLabel(o)
 	})
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
@@ -83,7 +82,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return r.byPlacement(ctx, o.GetNamespace(), name)
 		})).
 		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			ns, name, ok := workv1alpha1.ParseControllerNameLabelValue(o.GetLabels()[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey])
+			ns, name, ok := workv1alpha1.OwnerOf(o)
 			if !ok {
 				return nil
 			}

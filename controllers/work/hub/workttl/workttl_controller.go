@@ -97,7 +97,7 @@ func Due(mw *workv1.ManifestWork, now time.Time) (wait time.Duration, due bool) 
 	if seconds == nil || !mw.DeletionTimestamp.IsZero() {
 		return 0, false
 	}
-	if _, ok := mw.Labels[workv1alpha1.ManifestWorkReplicaSetControllerNameLabelKey]; ok {
+	if workv1alpha1.HasOwnerLabel(mw) {
 		return 0, false
 	}
 	done := meta.FindStatusCondition(mw.Status.Conditions, workv1.WorkComplete)

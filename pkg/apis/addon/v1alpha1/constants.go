@@ -207,6 +207,16 @@ const (
 	// InstallNamespaceAnnotation keeps spec.installNamespace when a
 	// ManagedClusterAddOn is converted to v1beta1, which lacks the field.
 	InstallNamespaceAnnotation = "addon.open-cluster-management.io/v1alpha1-install-namespace"
+	// ClusterAnnotationPrefix begins the ManagedCluster annotations the
+	// add-on manager copies to the ManagedClusterAddOns of add-ons whose
+	// install strategy is not Manual.
+	ClusterAnnotationPrefix = "addon.open-cluster-management.io/"
+	// ClusterAnnotationsAnnotation on a ManagedClusterAddOn lists, sorted and
+	// comma separated, the annotations the add-on manager copied to it from
+	// its ManagedCluster, so that it removes them when the cluster drops them
+	// and leaves alone those set on the ManagedClusterAddOn itself. Not an
+	// OCM annotation.
+	ClusterAnnotationsAnnotation = "addon.kubectl-ocm.io/cluster-annotations"
 )
 
 // Finalizers of ManagedClusterAddOns.

@@ -264,7 +264,7 @@ const (
 	ManifestWorkReplicaSetConditionPlacementRolledOut = "PlacementRolledOut"
 	// ManifestWorkReplicaSetConditionManifestworkApplied reports whether a
 	// ManifestWork exists for every decided cluster. Reasons: AsExpected,
-	// NotAsExpected, Processing, InvalidManifestWorkName, InvalidOverride,
+	// NotAsExpected, Processing, InvalidOverride,
 	// ManifestWorkDenied.
 	ManifestWorkReplicaSetConditionManifestworkApplied = "ManifestworkApplied"
 )
@@ -285,9 +285,11 @@ const (
 	ReasonProgressing = "Progressing"
 	// ReasonComplete means the rollout finished.
 	ReasonComplete = "Complete"
-	// ReasonInvalidManifestWorkName means <namespace>.<name> of the
-	// ManifestWorkReplicaSet is not a valid label value, so its ManifestWorks
-	// cannot be labeled.
+	// ReasonInvalidManifestWorkName is OCM's reason for a
+	// ManifestWorkReplicaSet whose <namespace>.<name> is not a valid label
+	// value. This controller never reports it: such a set's ManifestWorks
+	// carry a hashed owner label instead (OwnerLabels). Kept for clients
+	// matching on it.
 	ReasonInvalidManifestWorkName = "InvalidManifestWorkName"
 	// ReasonInvalidOverride means an override of the ManifestWorkReplicaSet
 	// cannot be applied (a patch names no manifest of the template, is not a
@@ -308,8 +310,17 @@ const (
 // Labels and finalizers.
 const (
 	// ManifestWorkReplicaSetControllerNameLabelKey on a ManifestWork names its
-	// ManifestWorkReplicaSet as <namespace>.<name>.
+	// ManifestWorkReplicaSet as <namespace>.<name> when that fits a label
+	// value (63 characters); see OwnerLabels.
 	ManifestWorkReplicaSetControllerNameLabelKey = "work.open-cluster-management.io/manifestworkreplicaset"
+	// ManifestWorkReplicaSetOwnerKeyHashLabelKey on a ManifestWork is
+	// OwnerKeyHash of its ManifestWorkReplicaSet when <namespace>.<name> is
+	// too long for the label above; see OwnerLabels.
+	ManifestWorkReplicaSetOwnerKeyHashLabelKey = "work.open-cluster-management.io/ownerkey-hash"
+	// ManifestWorkReplicaSetOwnerAnnotationKey on a ManifestWork labeled with
+	// ManifestWorkReplicaSetOwnerKeyHashLabelKey names its
+	// ManifestWorkReplicaSet as <namespace>/<name>; see OwnerAnnotations.
+	ManifestWorkReplicaSetOwnerAnnotationKey = "work.open-cluster-management.io/manifestworkreplicaset-owner"
 	// ManifestWorkReplicaSetPlacementNameLabelKey on a ManifestWork names the
 	// Placement that selected its cluster.
 	ManifestWorkReplicaSetPlacementNameLabelKey = "work.open-cluster-management.io/placementname"
