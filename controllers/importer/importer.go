@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -346,26 +345,11 @@ func (r *Reconciler) hubAPIServer(ctx context.Context) (string, error) {
 		return r.opts.HubAPIServer, nil
 	}
 	cm := &corev1.ConfigMap{}
-	if err := r.reader.Get(ctx, types.NamespacedName{Namespace: metav1.NamespacePublic, Name: ClusterInfoConfigMap}, cm); err != nil {
-		return "", fmt.Errorf("read ConfigMap %s/%s, which names the hub's API server for the agents (`kubectl ocm hub init` writes it): %w", metav1.NamespacePublic, ClusterInfoConfigMap, err)
+	if err := r.reader.Get(ctx, types.NamespacedName{Namespace: metav1.NamespacePublic, Name: imp.ClusterInfoConfigMap}, cm); err != nil {
+		return "", fmt.Errorf("read ConfigMap %s/%s, which names the hub's API server for the agents (`kubectl ocm hub init` writes it): %w", metav1.NamespacePublic, imp.ClusterInfoConfigMap, err)
 	}
-	kc, err := clientcmd.Load([]byte(cm.Data[ClusterInfoKey]))
-	if err != nil {
-		return "", fmt.Errorf("ConfigMap %s/%s holds no kubeconfig: %w", metav1.NamespacePublic, ClusterInfoConfigMap, err)
-	}
-	for _, c := range kc.Clusters {
-		if c.Server != "" {
-			return c.Server, nil
-		}
-	}
-	return "", fmt.Errorf("ConfigMap %s/%s names no server", metav1.NamespacePublic, ClusterInfoConfigMap)
+	return imp.ServerOf(cm)
 }
-
-// The ConfigMap that names the hub's API server (kubeadm's cluster-info).
-const (
-	ClusterInfoConfigMap = "cluster-info"
-	ClusterInfoKey       = "kubeconfig"
-)
 
 // hubCA returns the CA bundle the hub publishes (kube-public/kube-root-ca.crt).
 func (r *Reconciler) hubCA(ctx context.Context) ([]byte, error) {

@@ -190,3 +190,17 @@ func TestDataHashAndRetries(t *testing.T) {
 		t.Error("a negative count was accepted")
 	}
 }
+
+func TestClusterInfo(t *testing.T) {
+	cm, err := ClusterInfo("https://hub.example:6443", []byte("CA"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ServerOf(cm); got != "https://hub.example:6443" || err != nil {
+		t.Errorf("ServerOf = %q, %v", got, err)
+	}
+	cm.Data[ClusterInfoKey] = "apiVersion: v1\nkind: Config\n"
+	if _, err := ServerOf(cm); err == nil || !strings.Contains(err.Error(), "names no server") {
+		t.Errorf("a kubeconfig without a server: %v", err)
+	}
+}
