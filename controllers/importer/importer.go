@@ -178,12 +178,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			Message: fmt.Sprintf("Secret %s/%s: %v", req.Name, imp.SecretName, err)}
 		importErr = err
 	}
+	n := 0
+	if importErr != nil {
+		n = r.fail(req.Name, hash)
+	}
+	cond.Message += imp.Note(sec.ResourceVersion, n)
 	meta.SetStatusCondition(&cluster.Status.Conditions, cond)
 	if perr := h.Patch(ctx, cluster); perr != nil {
 		return patch.RetryStale(ctx, perr, apierrors.IsNotFound)
 	}
 	if importErr != nil {
-		n := r.fail(req.Name, hash)
 		r.recorder.Eventf(cluster, nil, corev1.EventTypeWarning, cond.Reason, "Import", "%s", cond.Message)
 		if retries >= 0 && n > retries {
 			log.Info("Import failed; no retries left with this Secret", "cluster", req.Name, "reason", cond.Reason, "attempts", n)

@@ -341,3 +341,21 @@ func ServerOf(cm *corev1.ConfigMap) (string, error) {
 	}
 	return "", fmt.Errorf("ConfigMap %s/%s names no server", cm.Namespace, cm.Name)
 }
+
+// Note returns what the importer appends to its condition's message: the
+// version of the import Secret it used and, for a failure, the attempt
+// with that version. `kubectl ocm import --wait` reads it (ForVersion) to
+// tell the outcome of its own Secret from an earlier one.
+func Note(secretVersion string, attempt int) string {
+	if attempt > 0 {
+		return fmt.Sprintf(" (import Secret version %s, attempt %d)", secretVersion, attempt)
+	}
+	return fmt.Sprintf(" (import Secret version %s)", secretVersion)
+}
+
+// ForVersion reports whether message, of the import condition, is about
+// the import Secret at resourceVersion secretVersion.
+func ForVersion(message, secretVersion string) bool {
+	return strings.Contains(message, "(import Secret version "+secretVersion+")") ||
+		strings.Contains(message, "(import Secret version "+secretVersion+", attempt ")
+}

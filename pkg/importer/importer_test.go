@@ -204,3 +204,14 @@ func TestClusterInfo(t *testing.T) {
 		t.Errorf("a kubeconfig without a server: %v", err)
 	}
 }
+
+func TestNote(t *testing.T) {
+	for _, msg := range []string{"failed" + Note("12", 3), "done" + Note("12", 0)} {
+		if !ForVersion(msg, "12") {
+			t.Errorf("%q is not read as about version 12", msg)
+		}
+		if ForVersion(msg, "1") {
+			t.Errorf("%q is read as about version 1", msg)
+		}
+	}
+}

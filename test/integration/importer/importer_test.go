@@ -8,6 +8,8 @@ package importer_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +31,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/importcmd"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 )
@@ -97,8 +99,17 @@ func TestImport(t *testing.T) {
 		})
 	}
 
-	t.Run("the cluster's credential imports it", func(t *testing.T) {
-		writeImportSecret(ctx, t, hub, "cluster1", kubeconfigData(t, spoke.RESTConfig()))
+	t.Run("kubectl ocm import with the cluster's credential imports it", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "cluster1.kubeconfig")
+		if err := os.WriteFile(file, kubeconfigBytes(t, spoke.RESTConfig()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := runImport(ctx, t, f, "cluster1", "--managed-cluster-kubeconfig", file, "--accept", "--wait", "--timeout", "2m")
+		for _, want := range []string{"Wrote the import Secret cluster1/" + imp.SecretName, "Imported cluster cluster1: Installed the Klusterlet"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("import printed no %q:\n%s", want, out)
+			}
+		}
 		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionTrue, imp.ReasonImportSucceed, "Installed the Klusterlet")
 		framework.Eventually(ctx, t, pollTimeout, "the import Secret deleted", func(ctx context.Context) (bool, error) {
 			err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: imp.SecretName}, &corev1.Secret{})
@@ -107,7 +118,6 @@ func TestImport(t *testing.T) {
 			}
 			return false, fmt.Errorf("the Secret is still there (err %v)", err)
 		})
-		runAccept(ctx, t, f, "cluster1")
 		framework.Eventually(ctx, t, pollTimeout, "cluster1 Available", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
@@ -285,19 +295,16 @@ func closedPort(t *testing.T) int {
 	return port
 }
 
-// runAccept runs `kubectl ocm accept --wait` on the hub for cluster.
-func runAccept(ctx context.Context, t *testing.T, f *agenttest.Fleet, cluster string) {
+// runImport runs `kubectl ocm import cluster args...` on the hub, failing
+// t when it fails, and returns what it printed.
+func runImport(ctx context.Context, t *testing.T, f *agenttest.Fleet, cluster string, args ...string) string {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	a := accept.NewOptions(f.Flags("hub"), streams)
-	a.Clusters, a.Wait, a.Timeout = []string{cluster}, true, pollTimeout
-	if err := a.Complete(nil, nil); err != nil {
-		t.Fatal(err)
+	cmd := importcmd.NewCmdImport(f.Flags("hub"), streams)
+	cmd.SetArgs(append([]string{cluster}, args...))
+	cmd.SetContext(ctx)
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		t.Fatalf("import %s: %v\n%s%s", cluster, err, out, errOut)
 	}
-	if err := a.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Run(ctx); err != nil {
-		t.Fatalf("accept %s: %v\n%s%s", cluster, err, out, errOut)
-	}
+	return out.String() + errOut.String()
 }
