@@ -55,7 +55,11 @@ func TestImportFromTheHub(t *testing.T) {
 			operatorv1.FeatureGate{Feature: "ClusterImporter", Mode: operatorv1.FeatureGateModeTypeEnable})
 	})
 	waitDeploymentAvailable(t, hub, config.HubNamespace, "ocm-importer")
+	// What `kubectl ocm import` writes besides the Secret: the
+	// ManagedCluster and its namespace, which the hub creates only once it
+	// accepts the cluster.
 	require.NoError(t, hub.Create(t.Context(), &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}}))
+	require.NoError(t, hub.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}}))
 
 	for _, tc := range []struct {
 		name         string
@@ -64,7 +68,7 @@ func TestImportFromTheHub(t *testing.T) {
 	}{
 		{"a wrong token", &rest.Config{Host: spoke.Server(), BearerToken: "not-a-token", TLSClientConfig: rest.TLSClientConfig{CAData: spoke.CAData()}},
 			imp.ReasonImportFailed, "401 Unauthorized"},
-		{"a server nothing serves", &rest.Config{Host: strings.TrimSuffix(spoke.Server(), portOf(spoke.Server())) + "1", BearerToken: "t"},
+		{"a server nothing serves", &rest.Config{Host: strings.TrimSuffix(spoke.Server(), portOf(spoke.Server())) + ":1", BearerToken: "t"},
 			imp.ReasonImportFailed, "connection refused"},
 		{"a kubeconfig for the hub", hubCluster.RESTConfig(), imp.ReasonKubeConfigGetFailed, "reaches the hub itself"},
 	} {
