@@ -161,6 +161,8 @@ ADDON_RBAC_FILE         := config/agent/17-addon-role.yaml
 ADDON_RBAC_PATHS        := ./controllers/addon/agent/...
 TUNNEL_RBAC_FILE        := config/agent/19-hub-tunnel-role.yaml
 TUNNEL_RBAC_PATHS       := ./controllers/proxy/agent/...
+IMPORTER_RBAC_FILE      := config/hub/12-importer-role.yaml
+IMPORTER_RBAC_PATHS     := ./controllers/importer/...
 # rbac-gen writes role $(1) to file $(2) from the markers of packages $(3).
 rbac-gen = $(CONTROLLER_GEN) rbac:roleName=$(1),fileName=$(notdir $(2)),headerFile=hack/boilerplate.rbac.txt \
 	'paths=$(3)' output:rbac:dir=$(dir $(2))
@@ -175,6 +177,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/a
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:work,$(WORK_RBAC_FILE),$(WORK_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:addon,$(ADDON_RBAC_FILE),$(ADDON_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:hub-tunnel,$(TUNNEL_RBAC_FILE),$(TUNNEL_RBAC_PATHS))
+	$(call rbac-gen,open-cluster-management:importer,$(IMPORTER_RBAC_FILE),$(IMPORTER_RBAC_PATHS))
 	$(GO) run ./hack/chartgen
 
 ##@ Test

@@ -110,6 +110,11 @@ const (
 	ReasonImporterConfigurationUnsupported = "ImporterConfigurationUnsupported"
 )
 
+// ImportRendererAuto is OCM's importer renderer that renders the Klusterlet
+// from the hub's own settings (image, bootstrap token, pull Secret), the one
+// the importer has.
+const ImportRendererAuto = "render-auto"
+
 // FieldError is a field of a ClusterManager (or Klusterlet) that cannot take
 // effect: Reason names the field, Message says why and how to fix it.
 type FieldError struct {
@@ -150,9 +155,13 @@ func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []st
 					"spec.registrationConfiguration.registrationDrivers authType %s is not supported: the hub registers clusters through certificate signing requests only; remove it or use authType csr", d.AuthType)})
 			}
 		}
-		if ic := rc.ImporterConfiguration; ic != nil && len(ic.Renderers) > 0 {
-			errs = append(errs, &FieldError{Reason: ReasonImporterConfigurationUnsupported, Message: "spec.registrationConfiguration.importerConfiguration is not supported: " +
-				"the hub has no cluster importer, clusters join with `kubectl ocm join` (or a Klusterlet); remove importerConfiguration"})
+		if ic := rc.ImporterConfiguration; ic != nil {
+			for _, r := range ic.Renderers {
+				if r != ImportRendererAuto {
+					errs = append(errs, &FieldError{Reason: ReasonImporterConfigurationUnsupported, Message: fmt.Sprintf(
+						"spec.registrationConfiguration.importerConfiguration.renderers: renderer %q is not supported: the importer renders the Klusterlet from the hub's own settings (%s); remove it or use %s", r, ImportRendererAuto, ImportRendererAuto)})
+				}
+			}
 		}
 	}
 	if wc := spec.WorkConfiguration; wc != nil {
@@ -174,6 +183,9 @@ func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []st
 	}
 	set, unknown := featuregate.FromSpec(featuregate.Hub, gates...)
 	v.FeatureGates = set.Flag()
+	if set.Enabled(featuregate.ClusterImporter) {
+		v.Importer = &ImporterValues{}
+	}
 	v.NodeSelector = spec.NodePlacement.NodeSelector
 	v.Tolerations = spec.NodePlacement.Tolerations
 	v.Resources = resources(spec.ResourceRequirement)

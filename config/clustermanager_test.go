@@ -94,11 +94,21 @@ func TestHubValuesFromClusterManager(t *testing.T) {
 	}, {
 		name: "rejected: serverConfiguration, importerConfiguration",
 		spec: operatorv1.ClusterManagerSpec{
-			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-auto"}}},
+			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-auto", "render-from-config-secret"}}},
 			ServerConfiguration:       &operatorv1.ServerConfiguration{EndpointsExposure: []operatorv1.EndpointExposure{{Protocol: "grpc"}}},
 		},
 		want:        HubValues{ClusterManagerName: "cm", Image: DefaultImage()},
 		wantReasons: []string{ReasonImporterConfigurationUnsupported, ReasonServerConfigurationUnsupported},
+	}, {
+		name: "the cluster importer",
+		spec: operatorv1.ClusterManagerSpec{
+			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{
+				FeatureGates:          []operatorv1.FeatureGate{{Feature: "ClusterImporter", Mode: operatorv1.FeatureGateModeTypeEnable}},
+				ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-auto"}},
+			},
+		},
+		want: HubValues{ClusterManagerName: "cm", Image: DefaultImage(), Importer: &ImporterValues{},
+			FeatureGates: "ClusterImporter=true"},
 	}, {
 		name: "networkPolicyConfiguration",
 		spec: operatorv1.ClusterManagerSpec{NetworkPolicyConfiguration: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system", MonitoringNamespace: "monitoring"}},
@@ -218,5 +228,40 @@ func TestHubOperatorNetworkPolicy(t *testing.T) {
 				t.Errorf("decoded spec.networkPolicyConfiguration %+v, want %+v", typed.Spec.NetworkPolicyConfiguration, tt.np)
 			}
 		})
+	}
+}
+
+// TestHubObjectsImporter shows that the cluster importer, its identity and
+// its admission policy are rendered with the feature gate only.
+func TestHubObjectsImporter(t *testing.T) {
+	names := func(v HubValues) map[string]bool {
+		objs, err := HubObjects(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, o := range objs {
+			out[o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName()] = true
+		}
+		return out
+	}
+	want := []string{
+		"Deployment open-cluster-management-hub/ocm-importer",
+		"ServiceAccount open-cluster-management-hub/ocm-importer",
+		"ClusterRoleBinding /open-cluster-management:importer",
+		"RoleBinding kube-public/open-cluster-management:importer",
+		"RoleBinding open-cluster-management/open-cluster-management:importer",
+		"RoleBinding open-cluster-management-hub/open-cluster-management:importer",
+		"ValidatingAdmissionPolicy /importer.open-cluster-management.io",
+		"ValidatingAdmissionPolicyBinding /importer.open-cluster-management.io",
+	}
+	with, without := names(HubValues{Importer: &ImporterValues{}}), names(HubValues{})
+	for _, n := range want {
+		if !with[n] {
+			t.Errorf("with the importer: %s is not rendered", n)
+		}
+		if without[n] {
+			t.Errorf("without the importer: %s is rendered", n)
+		}
 	}
 }

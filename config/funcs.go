@@ -38,6 +38,7 @@ var templateFuncs = template.FuncMap{
 	},
 	"quote":  func(s string) string { return fmt.Sprintf("%q", s) },
 	"join":   func(sep string, items []string) string { return strings.Join(items, sep) },
+	"list":   func(items ...any) []any { return items },
 	"toYaml": toYaml,
 	"nindent": func(n int, s string) string {
 		pad := strings.Repeat(" ", n)

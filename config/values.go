@@ -45,7 +45,15 @@ type HubValues struct {
 	// TLSValues is the TLS profile the operator passes to the hub
 	// controller.
 	TLSValues
+	// Importer, when set, renders the cluster importer (feature gate
+	// ClusterImporter): its ServiceAccount, bindings, admission policy and
+	// Deployment.
+	Importer *ImporterValues
 }
+
+// ImporterValues configure the cluster importer; it has no settings of its
+// own yet beyond the hub controller's (image, scheduling, leader election).
+type ImporterValues struct{}
 
 // HubMetricsPort is the port of the hub controller's Prometheus /metrics
 // endpoint: its container port and --metrics-bind-address, and the port its
@@ -69,6 +77,13 @@ func (HubValues) BootstrapTokenGroup() string { return identity.BootstrapTokenGr
 // ClusterBootstrapUserPrefix starts the user names of the cluster-bound
 // bootstrap ServiceAccounts, which the admission policies restrict.
 func (HubValues) ClusterBootstrapUserPrefix() string { return identity.ClusterBootstrapUserPrefix }
+
+// ClusterBootstrapServiceAccountPrefix starts the names of the
+// cluster-bound bootstrap ServiceAccounts, the only ones the importer may
+// issue tokens of.
+func (HubValues) ClusterBootstrapServiceAccountPrefix() string {
+	return identity.ClusterBootstrapServiceAccountPrefix
+}
 
 // StandbyHub is the bootstrap kubeconfig of a standby hub, in its own
 // Secret of the agent's namespace.

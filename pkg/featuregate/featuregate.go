@@ -33,6 +33,10 @@ const (
 	// AddonManagement runs the add-on manager on the hub, and the add-on
 	// agent (registration and health of add-ons) on managed clusters.
 	AddonManagement = "AddonManagement"
+	// ClusterImporter runs the cluster importer (`ocm-controller importer`,
+	// its own Deployment and ServiceAccount), which installs the Klusterlet
+	// on clusters whose namespace holds an import Secret.
+	ClusterImporter = "ClusterImporter"
 )
 
 // Agent feature gates (the Klusterlet's registrationConfiguration and
@@ -63,6 +67,7 @@ type Gate struct {
 // Hub lists the gates of `ocm-controller hub`.
 var Hub = []Gate{
 	{Name: AddonManagement, Default: true, Description: "the add-on manager"},
+	{Name: ClusterImporter, Default: false, Description: "the cluster importer, which installs the Klusterlet on clusters whose namespace holds an import Secret"},
 	{Name: ClusterProfile, Default: true, Description: "ClusterProfiles in the namespaces bound to a cluster's sets"},
 	{Name: DefaultClusterSet, Default: true, Description: "the ManagedClusterSets default and global"},
 	{Name: ManagedClusterAutoApproval, Default: true, Description: "automatic approval for the ClusterManager's autoApproveUsers"},

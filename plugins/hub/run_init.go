@@ -14,14 +14,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -78,6 +81,9 @@ func (o *InitOptions) Run(ctx context.Context) error {
 		return nil
 	}
 	fmt.Fprintf(o.ErrOut, "Applied %d hub objects to %s; the ClusterManager operator installs the rest.\n", len(objs), cfg.Host)
+	if err := publishClusterInfo(ctx, c, cfg, o.ErrOut); err != nil {
+		return err
+	}
 	in := cli.NewInspector(c, cfg, cli.ImageFlagsFix)
 	if o.Wait {
 		if err := WaitForClusterManager(ctx, c, in, o.ErrOut, o.Timeout, operatorv1.ClusterManagerName); err != nil {
@@ -269,5 +275,30 @@ func migrateStoredVersions(ctx context.Context, o *InitOptions, c client.Client,
 	if err != nil {
 		return fmt.Errorf("%w; run 'kubectl ocm hub init' again to finish the migration", err)
 	}
+	return nil
+}
+
+// publishClusterInfo writes ConfigMap kube-public/cluster-info, naming the
+// hub's API server as cfg reaches it, when the hub has none (kubeadm's
+// clusters have one): the cluster importer tells imported clusters' agents
+// that address, as join's --hub-apiserver does.
+func publishClusterInfo(ctx context.Context, c client.Client, cfg *rest.Config, out io.Writer) error {
+	err := c.Get(ctx, client.ObjectKey{Namespace: metav1.NamespacePublic, Name: importer.ClusterInfoConfigMap}, &corev1.ConfigMap{})
+	if !apierrors.IsNotFound(err) {
+		return client.IgnoreNotFound(err)
+	}
+	ca := cfg.CAData
+	bundle := &corev1.ConfigMap{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: certs.HubCABundleNamespace, Name: certs.HubCABundleConfigMap}, bundle); err == nil && bundle.Data[certs.HubCABundleKey] != "" {
+		ca = []byte(bundle.Data[certs.HubCABundleKey])
+	}
+	cm, err := importer.ClusterInfo(cfg.Host, ca)
+	if err != nil {
+		return err
+	}
+	if err := c.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("publish the hub's address in ConfigMap %s/%s: %w", cm.Namespace, cm.Name, err)
+	}
+	fmt.Fprintf(out, "Published the hub's address %s in ConfigMap %s/%s, for the clusters the hub imports.\n", cfg.Host, cm.Namespace, cm.Name)
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/credentials"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/get"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/importcmd"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/placement"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/proxy"
@@ -75,7 +76,7 @@ func addVerbs(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags, st
 		cmd.AddCommand(verb)
 	}
 	cmd.AddGroup(&cobra.Group{ID: groupManagedCluster, Title: "Managed Cluster Commands:"})
-	for _, verb := range []*cobra.Command{join.NewCmdJoin(configFlags, streams), unjoin.NewCmdUnjoin(configFlags, streams)} {
+	for _, verb := range []*cobra.Command{join.NewCmdJoin(configFlags, streams), unjoin.NewCmdUnjoin(configFlags, streams), importcmd.NewCmdImport(configFlags, streams)} {
 		verb.GroupID = groupManagedCluster
 		cmd.AddCommand(verb)
 	}

@@ -42,6 +42,7 @@ type pathMapping struct{ from, to string }
 type launchInput struct {
 	binary     string
 	container  *corev1.Container
+	extraArgs  []string
 	env        []envVar
 	mounts     []pathMapping
 	kubeconfig string
@@ -255,6 +256,7 @@ func buildLaunch(in launchInput) (*launchSpec, error) {
 		args = append(args, in.container.Command[1:]...)
 	}
 	args = append(args, in.container.Args...)
+	args = append(args, in.extraArgs...)
 	for i := range args {
 		args[i] = rewritePaths(expandVars(args[i], lookup), in.mounts)
 	}

@@ -222,7 +222,7 @@ func (c *clusterRunner) prepare(ctx context.Context, dep *appsv1.Deployment, ins
 		return nil, fmt.Errorf("create home directory: %w", err)
 	}
 	spec, err := buildLaunch(launchInput{
-		binary: binary, container: ctr, env: env,
+		binary: binary, container: ctr, env: env, extraArgs: c.r.opts.ExtraArgs[dep.Name],
 		mounts:     append(mounts, pathMapping{from: inClusterServiceAccountDir, to: inst.saDir()}),
 		kubeconfig: filepath.Join(inst.dir, "kubeconfig"), home: home, freePort: framework.FreePort,
 	})

@@ -65,6 +65,12 @@ type Options struct {
 	// Log receives one line per lifecycle event (start, exit, stop). Default:
 	// discarded.
 	Log io.Writer
+	// ExtraArgs are arguments appended to those of the Deployments of the
+	// names they are keyed by, in every namespace and cluster: a setting
+	// that a Pod needs only because the Runner runs it on the host, such as
+	// the cluster importer's --allow-loopback-import (the clusters' API
+	// servers listen on loopback here).
+	ExtraArgs map[string][]string
 }
 
 // Runner is a test harness that plays the part of the kubelet for the
@@ -102,6 +108,7 @@ type Options struct {
 //     contents are kept in sync every second. Because the process runs on the
 //     host, every occurrence of a volumeMount's mountPath (as a path prefix) in
 //     the arguments and environment values is rewritten to the local directory.
+//   - Options.ExtraArgs of the Deployment's name follow the arguments.
 //   - Every --<name>-bind-address flag (for example --metrics-bind-address or
 //     --health-probe-bind-address, as "--flag=value" or "--flag value") whose
 //     value is neither "0" nor empty is rewritten to 127.0.0.1:<free port>, so
@@ -248,11 +255,19 @@ func (r *Runner) Process(cluster, namespace, name string) (info ProcessInfo, ok 
 // directory), and stops it when t ends. It fails t if the Runner cannot start.
 func StartForTest(t testing.TB, binaries map[string]string, clusters ...*framework.Cluster) *Runner {
 	t.Helper()
+	return StartForTestWith(t, Options{Binaries: binaries, Clusters: clusters})
+}
+
+// StartForTestWith is StartForTest with the Runner's options; Dir and Log
+// are set for t.
+func StartForTestWith(t testing.TB, opts Options) *Runner {
+	t.Helper()
 	dir := t.TempDir()
 	if keep := os.Getenv(framework.KeepDirEnv); keep != "" {
 		dir = filepath.Join(keep, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()), "runner")
 	}
-	r := New(Options{Clusters: clusters, Binaries: binaries, Dir: dir, Log: framework.TestLogWriter(t)})
+	opts.Dir, opts.Log = dir, framework.TestLogWriter(t)
+	r := New(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	t.Cleanup(func() {

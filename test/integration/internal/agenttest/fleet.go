@@ -56,6 +56,11 @@ type FleetOptions struct {
 	// NoRunner starts no component runner, for the tests of what join
 	// checks before it installs anything.
 	NoRunner bool
+	// Hub are the values of what InstallHub installs on the hub, such as
+	// the cluster importer.
+	Hub config.HubValues
+	// RunnerArgs are the component runner's Options.ExtraArgs.
+	RunnerArgs map[string][]string
 }
 
 // StartFleet starts, unless the tests run with -short, the hub "hub" and
@@ -87,9 +92,11 @@ func StartFleet(t *testing.T, timeout time.Duration, opts FleetOptions) (context
 		}
 	}
 	if !opts.NoRunner {
-		f.Runner = runner.StartForTest(t, map[string]string{config.ControllerImageName: bin}, f.Env.Clusters()...)
+		f.Runner = runner.StartForTestWith(t, runner.Options{
+			Binaries: map[string]string{config.ControllerImageName: bin}, Clusters: f.Env.Clusters(), ExtraArgs: opts.RunnerArgs,
+		})
 	}
-	f.Token = InstallHub(ctx, t, f.Hub)
+	f.Token = InstallHubWith(ctx, t, f.Hub, opts.Hub)
 	return ctx, f
 }
 
@@ -98,7 +105,13 @@ func StartFleet(t *testing.T, timeout time.Duration, opts FleetOptions) (context
 // token of hub, valid for an hour, as `hub token` prints it.
 func InstallHub(ctx context.Context, t testing.TB, hub *framework.Cluster) string {
 	t.Helper()
-	objs, err := config.HubObjects(config.HubValues{})
+	return InstallHubWith(ctx, t, hub, config.HubValues{})
+}
+
+// InstallHubWith is InstallHub with the values v.
+func InstallHubWith(ctx context.Context, t testing.TB, hub *framework.Cluster, v config.HubValues) string {
+	t.Helper()
+	objs, err := config.HubObjects(v)
 	if err != nil {
 		t.Fatalf("render the hub objects: %v", err)
 	}

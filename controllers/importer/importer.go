@@ -1,0 +1,390 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
+)
+
+// What the importer reads and writes on the hub.
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch;update
+// +kubebuilder:rbac:groups="",resources=secrets,resourceNames=auto-import-secret,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=namespaces,resourceNames=kube-system,verbs=get
+// +kubebuilder:rbac:groups="",namespace=kube-public,resources=configmaps,resourceNames=cluster-info;kube-root-ca.crt,verbs=get
+// +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=secrets,resourceNames=open-cluster-management-image-pull-credentials,verbs=get
+// +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace="{{ .Namespace }}",resources=leases,verbs=get;create;update
+// The cluster-bound bootstrap identity (config.ClusterBootstrapObjects) and
+// its tokens; admission policy importer.open-cluster-management.io limits
+// these to agent-registration-bootstrap-<cluster> and its binding.
+// +kubebuilder:rbac:groups="",namespace="{{ .OperatorNamespace }}",resources=serviceaccounts,verbs=get;create;patch
+// +kubebuilder:rbac:groups="",namespace="{{ .OperatorNamespace }}",resources=serviceaccounts/token,verbs=create
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterrolebindings,verbs=get;create;patch
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=open-cluster-management:bootstrap,verbs=bind
+
+// FieldManager owns what the importer writes, on the hub and on the
+// imported cluster.
+const FieldManager = "ocm-importer"
+
+// Options configure the importer.
+type Options struct {
+	// Namespace is the importer's own namespace, where the operator copies
+	// the image pull Secret the Klusterlet operator is installed with.
+	Namespace string
+	// AgentImage is the ocm-controller image the imported cluster runs.
+	AgentImage string
+	// HubAPIServer is the hub's API server URL as the imported clusters
+	// reach it; empty reads it from ConfigMap kube-public/cluster-info.
+	HubAPIServer string
+	// Guard is the rule for the addresses the importer dials.
+	Guard imp.Guard
+	// RequestTimeout bounds each request to an imported cluster.
+	RequestTimeout time.Duration
+}
+
+// Reconciler imports the cluster of each ManagedCluster whose namespace
+// holds an import Secret.
+type Reconciler struct {
+	client.Client
+	// reader reads from the hub's API server directly (the hub's CA
+	// bundle, cluster-info, the pull Secret), which the cache does not hold.
+	reader client.Reader
+	// tokens issues the bootstrap tokens.
+	tokens   kubernetes.Interface
+	recorder events.EventRecorder
+	opts     Options
+	// hubID is the UID of the hub's namespace kube-system: a credential
+	// that reaches a cluster with the same one reaches the hub itself.
+	hubID types.UID
+
+	mu sync.Mutex
+	// failures counts the failed attempts with each version of an import
+	// Secret (by namespace), for its autoImportRetry.
+	failures map[string]failureCount
+}
+
+// failureCount is the failed attempts with one version of an import Secret.
+type failureCount struct {
+	hash string
+	n    int
+}
+
+// SetupWithManager adds the importer to mgr.
+func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error {
+	if opts.AgentImage == "" {
+		return errors.New("the importer needs the agent image (--agent-image)")
+	}
+	if opts.RequestTimeout == 0 {
+		opts.RequestTimeout = 30 * time.Second
+	}
+	tokens, err := kubernetes.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{}
+	if err := mgr.GetAPIReader().Get(ctx, types.NamespacedName{Name: metav1.NamespaceSystem}, ns); err != nil {
+		return fmt.Errorf("read the hub's namespace kube-system, which tells the hub from the clusters to import: %w", err)
+	}
+	r := &Reconciler{
+		Client: mgr.GetClient(), reader: mgr.GetAPIReader(), tokens: tokens,
+		recorder: mgr.GetEventRecorder("cluster-importer"), opts: opts, hubID: ns.UID,
+		failures: map[string]failureCount{},
+	}
+	isImportSecret := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == imp.SecretName })
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("cluster-importer").
+		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetNamespace()}}}
+		}), builder.WithPredicates(isImportSecret)).
+		Complete(r)
+}
+
+// Reconcile imports cluster req.Name when its namespace holds an import
+// Secret that was not used yet.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	sec := &corev1.Secret{}
+	err := r.Get(ctx, types.NamespacedName{Namespace: req.Name, Name: imp.SecretName}, sec)
+	if apierrors.IsNotFound(err) {
+		return ctrl.Result{}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	hash := imp.DataHash(sec.Data)
+	if sec.Annotations[imp.ImportedAnnotation] == hash || !sec.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	cluster := &clusterv1.ManagedCluster{}
+	if err := r.Get(ctx, types.NamespacedName{Name: req.Name}, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			// Only who may create ManagedClusters chooses which clusters
+			// are imported; a namespace's editor cannot.
+			r.recorder.Eventf(sec, nil, corev1.EventTypeWarning, "NoManagedCluster", "Import",
+				"There is no ManagedCluster %s: create it (kubectl ocm import creates it) and the cluster is imported with this Secret", req.Name)
+			log.Info("An import Secret waits for its ManagedCluster", "cluster", req.Name)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	if !cluster.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	retries, err := imp.Retries(sec.Data)
+	if err == nil && retries >= 0 && r.failed(req.Name, hash) > retries {
+		return ctrl.Result{}, nil
+	}
+
+	h := patch.NewHelper(cluster, r.Client)
+	cond, importErr := r.importCluster(ctx, cluster, sec)
+	if err != nil {
+		// A bad autoImportRetry is the Secret's fault too; the import is
+		// tried, and the condition says so.
+		cond = metav1.Condition{Type: imp.ConditionImportSucceeded, Status: metav1.ConditionFalse, Reason: imp.ReasonKubeConfigGetFailed,
+			Message: fmt.Sprintf("Secret %s/%s: %v", req.Name, imp.SecretName, err)}
+		importErr = err
+	}
+	n := 0
+	if importErr != nil {
+		n = r.fail(req.Name, hash)
+	}
+	cond.Message += imp.Note(sec.ResourceVersion, n)
+	meta.SetStatusCondition(&cluster.Status.Conditions, cond)
+	if perr := h.Patch(ctx, cluster); perr != nil {
+		return patch.RetryStale(ctx, perr, apierrors.IsNotFound)
+	}
+	if importErr != nil {
+		r.recorder.Eventf(cluster, nil, corev1.EventTypeWarning, cond.Reason, "Import", "%s", cond.Message)
+		if retries >= 0 && n > retries {
+			log.Info("Import failed; no retries left with this Secret", "cluster", req.Name, "reason", cond.Reason, "attempts", n)
+			return ctrl.Result{}, nil
+		}
+		log.Info("Import failed; retrying", "cluster", req.Name, "reason", cond.Reason, "attempts", n)
+		return ctrl.Result{RequeueAfter: backoff(n)}, nil
+	}
+	r.forget(req.Name)
+	r.recorder.Eventf(cluster, nil, corev1.EventTypeNormal, imp.ReasonImportSucceed, "Import", "%s", cond.Message)
+	log.Info("Imported the cluster", "cluster", req.Name)
+	if imp.Kept(sec) {
+		sec = sec.DeepCopy()
+		metav1.SetMetaDataAnnotation(&sec.ObjectMeta, imp.ImportedAnnotation, hash)
+		return ctrl.Result{}, client.IgnoreNotFound(r.Update(ctx, sec))
+	}
+	// The credential is not kept past the import.
+	return ctrl.Result{}, client.IgnoreNotFound(r.Delete(ctx, sec, client.Preconditions{UID: &sec.UID}))
+}
+
+// backoff is the wait before attempt n+1 after n failed ones: 10 s
+// doubling up to 5 minutes.
+func backoff(n int) time.Duration {
+	d := 10 * time.Second
+	for i := 1; i < n && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Minute)
+}
+
+func (r *Reconciler) failed(cluster, hash string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if f := r.failures[cluster]; f.hash == hash {
+		return f.n
+	}
+	return 0
+}
+
+func (r *Reconciler) fail(cluster, hash string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.failures[cluster]
+	if f.hash != hash {
+		f = failureCount{hash: hash}
+	}
+	f.n++
+	r.failures[cluster] = f
+	return f.n
+}
+
+func (r *Reconciler) forget(cluster string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.failures, cluster)
+}
+
+// importCluster installs the Klusterlet on cluster with the credential of
+// sec and returns the condition that says how it went, with the error when
+// it failed.
+func (r *Reconciler) importCluster(ctx context.Context, cluster *clusterv1.ManagedCluster, sec *corev1.Secret) (metav1.Condition, error) {
+	ref := sec.Namespace + "/" + sec.Name
+	fail := func(reason, format string, args ...any) (metav1.Condition, error) {
+		err := fmt.Errorf(format, args...)
+		return metav1.Condition{Type: imp.ConditionImportSucceeded, Status: metav1.ConditionFalse, Reason: reason, Message: err.Error()}, err
+	}
+	cred, err := imp.ReadCredential(sec.Data)
+	if err != nil {
+		return fail(imp.ReasonKubeConfigGetFailed, "Secret %s: %v", ref, err)
+	}
+	cfg := r.opts.Guard.Guarded(cred, r.opts.RequestTimeout)
+	cfg.UserAgent = FieldManager
+	target, err := client.New(cfg, client.Options{Scheme: r.Scheme()})
+	if err != nil {
+		return fail(imp.ReasonKubeConfigGetFailed, "Secret %s: %v", ref, err)
+	}
+	ns := &corev1.Namespace{}
+	if err := target.Get(ctx, types.NamespacedName{Name: metav1.NamespaceSystem}, ns); err != nil {
+		return fail(imp.ReasonImportFailed, "cannot reach the cluster at %s with the credential of Secret %s: %s", cred.Host, ref, reachCause(err))
+	}
+	if ns.UID == r.hubID {
+		return fail(imp.ReasonKubeConfigGetFailed, "the credential of Secret %s reaches the hub itself (%s has the hub's namespace kube-system): write the kubeconfig of the cluster to import", ref, cred.Host)
+	}
+	objs, err := r.render(ctx, cluster.Name)
+	if err != nil {
+		return fail(imp.ReasonConfigRendererFailed, "render the Klusterlet of cluster %s: %v", cluster.Name, err)
+	}
+	if err := apply.Apply(ctx, target, objs, apply.Options{FieldManager: FieldManager}); err != nil {
+		return fail(imp.ReasonImportFailed, "install the Klusterlet on the cluster at %s with the credential of Secret %s: %s", cred.Host, ref, reachCause(err))
+	}
+	msg := fmt.Sprintf("Installed the Klusterlet operator and the Klusterlet on the cluster at %s; its agent registers as %s with a bootstrap token bound to that name", cred.Host, cluster.Name)
+	if !cluster.Spec.HubAcceptsClient {
+		msg += fmt.Sprintf(". Accept it with `kubectl ocm accept --clusters %s` unless its bootstrap identity is auto-approved", cluster.Name)
+	}
+	return metav1.Condition{Type: imp.ConditionImportSucceeded, Status: metav1.ConditionTrue, Reason: imp.ReasonImportSucceed, Message: msg}, nil
+}
+
+// reachCause says what an error of a request to the imported cluster
+// means for the user.
+func reachCause(err error) string {
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return "the cluster rejects the credential (401 Unauthorized): write a valid token or client certificate into the Secret"
+	case apierrors.IsForbidden(err):
+		return fmt.Sprintf("the credential may not do this (%v): the import needs a cluster-admin credential", err)
+	case strings.Contains(err.Error(), "x509:") || strings.Contains(err.Error(), "certificate"):
+		return fmt.Sprintf("%v: the CA in the Secret does not verify the cluster's serving certificate; write the cluster's CA", err)
+	}
+	return err.Error()
+}
+
+// render returns what the importer installs on cluster: the Klusterlet
+// operator, the agent's namespace, the bootstrap kubeconfig with a fresh
+// token of the cluster's own bootstrap identity, the Klusterlet, and the
+// image pull Secret when the hub has one.
+func (r *Reconciler) render(ctx context.Context, cluster string) ([]*unstructured.Unstructured, error) {
+	server, err := r.hubAPIServer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ca, err := r.hubCA(ctx)
+	if err != nil {
+		return nil, err
+	}
+	token, err := r.bootstrapToken(ctx, cluster)
+	if err != nil {
+		return nil, err
+	}
+	boot, err := kubeconfig.ForToken(server, ca, token)
+	if err != nil {
+		return nil, err
+	}
+	v := config.AgentValues{
+		ClusterName:         cluster,
+		Image:               r.opts.AgentImage,
+		HubAPIServer:        server,
+		BootstrapKubeconfig: boot,
+		Mode:                string(operatorv1.InstallModeDefault),
+	}
+	objs, _, err := config.KlusterletInstallObjects(config.KlusterletOperatorValues{Image: r.opts.AgentImage}, v, false)
+	if err != nil {
+		return nil, err
+	}
+	pull, err := pullsecret.Get(ctx, r.reader, r.opts.Namespace)
+	if err != nil || pull == nil {
+		return objs, err
+	}
+	u, err := pullsecret.Unstructured(pullsecret.Secret(operatorv1.OperatorNamespace, pull.Data[corev1.DockerConfigJsonKey]))
+	if err != nil {
+		return nil, err
+	}
+	return append(objs, u), nil
+}
+
+// hubAPIServer returns the hub's API server URL as clusters reach it:
+// Options.HubAPIServer, or the server of ConfigMap kube-public/cluster-info.
+func (r *Reconciler) hubAPIServer(ctx context.Context) (string, error) {
+	if r.opts.HubAPIServer != "" {
+		return r.opts.HubAPIServer, nil
+	}
+	cm := &corev1.ConfigMap{}
+	if err := r.reader.Get(ctx, types.NamespacedName{Namespace: metav1.NamespacePublic, Name: imp.ClusterInfoConfigMap}, cm); err != nil {
+		return "", fmt.Errorf("read ConfigMap %s/%s, which names the hub's API server for the agents (`kubectl ocm hub init` writes it): %w", metav1.NamespacePublic, imp.ClusterInfoConfigMap, err)
+	}
+	return imp.ServerOf(cm)
+}
+
+// hubCA returns the CA bundle the hub publishes (kube-public/kube-root-ca.crt).
+func (r *Reconciler) hubCA(ctx context.Context) ([]byte, error) {
+	cm := &corev1.ConfigMap{}
+	key := types.NamespacedName{Namespace: certs.HubCABundleNamespace, Name: certs.HubCABundleConfigMap}
+	if err := r.reader.Get(ctx, key, cm); err != nil {
+		return nil, fmt.Errorf("read the hub's CA bundle %s: %w", key, err)
+	}
+	ca := cm.Data[certs.HubCABundleKey]
+	if ca == "" {
+		return nil, fmt.Errorf("the hub's CA bundle %s is empty", key)
+	}
+	return []byte(ca), nil
+}
+
+// bootstrapToken creates (or updates) the bootstrap identity bound to
+// cluster and returns a token of it.
+func (r *Reconciler) bootstrapToken(ctx context.Context, cluster string) (string, error) {
+	objs, err := config.ClusterBootstrapObjects(cluster)
+	if err != nil {
+		return "", err
+	}
+	if err := apply.Apply(ctx, r.Client, objs, apply.Options{FieldManager: FieldManager}); err != nil {
+		return "", fmt.Errorf("create the bootstrap identity of cluster %s: %w", cluster, err)
+	}
+	sa := identity.ClusterBootstrapServiceAccount(cluster)
+	tr, err := r.tokens.CoreV1().ServiceAccounts(identity.BootstrapNamespace).CreateToken(ctx, sa, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(imp.BootstrapTokenDuration / time.Second))},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("request a token of ServiceAccount %s/%s: %w", identity.BootstrapNamespace, sa, err)
+	}
+	return tr.Status.Token, nil
+}

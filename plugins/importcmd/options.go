@@ -1,0 +1,98 @@
+package importcmd
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// Options are the flags of `kubectl ocm import`.
+type Options struct {
+	genericiooptions.IOStreams
+	getter genericclioptions.RESTClientGetter
+
+	// Cluster is the name of the cluster to import.
+	Cluster string
+	// Kubeconfig and Context select the credential of the cluster.
+	Kubeconfig, Context string
+	// KeepSecret keeps the import Secret after the import.
+	KeepSecret bool
+	// Accept accepts the cluster once imported.
+	Accept bool
+	// Wait waits for the import (and, with Accept, the join).
+	Wait bool
+	// Timeout bounds the wait.
+	Timeout time.Duration
+	// DryRun is none, client or server.
+	DryRun string
+	// Output is the format of a dry run's objects.
+	Output string
+
+	// kubeconfig is what the import Secret holds: the credential of the
+	// selected context, certificates embedded; server is its API server.
+	kubeconfig []byte
+	server     string
+}
+
+// NewOptions returns Options for the hub getter selects.
+func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
+	return &Options{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone}
+}
+
+// Complete takes the cluster name; --accept implies waiting.
+func (o *Options) Complete(_ *cobra.Command, args []string) error {
+	if len(args) == 1 {
+		o.Cluster = args[0]
+	}
+	if o.Accept {
+		o.Wait = true
+	}
+	return nil
+}
+
+// Validate checks the flags and reads the credential, before any request.
+func (o *Options) Validate() error {
+	if err := identity.ValidateClusterName(o.Cluster); err != nil {
+		return fmt.Errorf("cluster name: %w", err)
+	}
+	if o.Kubeconfig == "" {
+		return errors.New("--managed-cluster-kubeconfig is required: a kubeconfig of the cluster to import")
+	}
+	if o.Wait && cli.IsDryRun(o.DryRun) {
+		return errors.New("--wait and --accept exclude --dry-run: a dry run imports nothing to wait for")
+	}
+	if o.Output != "" && !cli.IsDryRun(o.DryRun) {
+		return errors.New("-o prints the objects of a dry run: add --dry-run=client")
+	}
+	if err := errors.Join(cli.ValidateDryRunMode(o.DryRun), cli.ValidateTimeout(o.Timeout), cli.ValidateOutputFormat(o.Output, []string{"yaml", "json"})); err != nil {
+		return err
+	}
+	kc, err := clientcmd.LoadFromFile(o.Kubeconfig)
+	if err != nil {
+		return fmt.Errorf("read --managed-cluster-kubeconfig %s: %w", o.Kubeconfig, err)
+	}
+	// Files the kubeconfig names (a CA, a client certificate) are read
+	// now, on this machine; the Secret holds their content.
+	if err := clientcmdapi.FlattenConfig(kc); err != nil {
+		return fmt.Errorf("read the files --managed-cluster-kubeconfig %s names: %w", o.Kubeconfig, err)
+	}
+	cfg, err := imp.FromKubeconfig(kc, o.Context)
+	if err != nil {
+		return fmt.Errorf("--managed-cluster-kubeconfig %s: %w", o.Kubeconfig, err)
+	}
+	if o.kubeconfig, err = imp.Kubeconfig(cfg); err != nil {
+		return err
+	}
+	o.server = cfg.Host
+	return nil
+}

@@ -1,0 +1,135 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+)
+
+// TestImportFromTheHub imports cluster1 from the hub, with no command run
+// against cluster1: `kubectl ocm import` refuses while the hub runs no
+// importer and names the switch; with the ClusterImporter gate on, the
+// operator runs the importer as a Pod on the hub's node; a wrong token, a
+// server nothing serves and a kubeconfig for the hub each end in a named
+// condition and install nothing on cluster1; then import with cluster1's
+// context installs the Klusterlet there, whose agent joins as a Pod on
+// cluster1's node, and the cluster becomes Available once accepted.
+func TestImportFromTheHub(t *testing.T) {
+	f := startFleet(t, "hub", "cluster1")
+	hubCluster, spoke := f.env.Cluster("hub"), f.env.Cluster("cluster1")
+	hub, managed := hubCluster.Client(), spoke.Client()
+	f.hubInit(t)
+
+	importArgs := []string{"import", "cluster1", "--context", "hub", "--managed-cluster-kubeconfig", f.env.Kubeconfig(), "--managed-cluster-context", "cluster1"}
+	t.Run("import refuses while the hub runs no importer", func(t *testing.T) {
+		out, err := f.tryOCM(t, importArgs...)
+		require.Error(t, err)
+		assert.Contains(t, out, "turn on its feature gate ClusterImporter")
+		assert.Contains(t, out, `"feature":"ClusterImporter","mode":"Enable"`)
+		err = hub.Get(t.Context(), client.ObjectKey{Namespace: "cluster1", Name: imp.SecretName}, &corev1.Secret{})
+		assert.True(t, apierrors.IsNotFound(err), "a refused import wrote its Secret: %v", err)
+	})
+
+	editClusterManager(t, hub, func(cm *operatorv1.ClusterManager) {
+		if cm.Spec.RegistrationConfiguration == nil {
+			cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{}
+		}
+		cm.Spec.RegistrationConfiguration.FeatureGates = append(cm.Spec.RegistrationConfiguration.FeatureGates,
+			operatorv1.FeatureGate{Feature: "ClusterImporter", Mode: operatorv1.FeatureGateModeTypeEnable})
+	})
+	waitDeploymentAvailable(t, hub, config.HubNamespace, "ocm-importer")
+	// What `kubectl ocm import` writes besides the Secret: the
+	// ManagedCluster and its namespace, which the hub creates only once it
+	// accepts the cluster.
+	require.NoError(t, hub.Create(t.Context(), &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}}))
+	require.NoError(t, hub.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}}))
+
+	for _, tc := range []struct {
+		name         string
+		cfg          *rest.Config
+		reason, says string
+	}{
+		{"a wrong token", &rest.Config{Host: spoke.Server(), BearerToken: "not-a-token", TLSClientConfig: rest.TLSClientConfig{CAData: spoke.CAData()}},
+			imp.ReasonImportFailed, "401 Unauthorized"},
+		{"a server nothing serves", &rest.Config{Host: strings.TrimSuffix(spoke.Server(), portOf(spoke.Server())) + ":1", BearerToken: "t"},
+			imp.ReasonImportFailed, "connection refused"},
+		{"a kubeconfig for the hub", hubCluster.RESTConfig(), imp.ReasonKubeConfigGetFailed, "reaches the hub itself"},
+	} {
+		t.Run(tc.name+" ends in a named condition and installs nothing", func(t *testing.T) {
+			data, err := imp.Kubeconfig(tc.cfg)
+			require.NoError(t, err)
+			// Written as a GitOps repository would, not through import,
+			// which refuses a kubeconfig for the hub before writing it.
+			writeImportSecretE2E(t, hub, "cluster1", data)
+			waitImportCondition(t, hub, "cluster1", tc.reason, tc.says)
+			for _, ns := range []string{operatorv1.OperatorNamespace, operatorv1.DefaultAgentNamespace} {
+				err := managed.Get(t.Context(), client.ObjectKey{Name: ns}, &corev1.Namespace{})
+				assert.True(t, apierrors.IsNotFound(err), "namespace %s exists on cluster1 after a failed import (err %v)", ns, err)
+			}
+			err = hub.Get(t.Context(), client.ObjectKey{Name: operatorv1.DefaultAgentNamespace}, &corev1.Namespace{})
+			assert.True(t, apierrors.IsNotFound(err), "the import installed an agent on the hub (err %v)", err)
+		})
+	}
+
+	t.Run("import with cluster1's context installs the agent as Pods", func(t *testing.T) {
+		require.NoError(t, client.IgnoreNotFound(hub.Delete(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: imp.SecretName}})))
+		out := f.ocm(t, append(importArgs, "--accept", "--wait")...)
+		assert.Contains(t, out, "Imported cluster cluster1")
+		waitJoinedAvailable(t, hub, "cluster1")
+		err := hub.Get(t.Context(), client.ObjectKey{Namespace: "cluster1", Name: imp.SecretName}, &corev1.Secret{})
+		assert.True(t, apierrors.IsNotFound(err), "the import Secret is kept (err %v)", err)
+		pod, err := f.runningPod(t.Context(), "cluster1", operatorv1.DefaultAgentNamespace, "klusterlet-agent")
+		require.NoError(t, err)
+		assert.NotEmpty(t, pod.Spec.NodeName, "the agent does not run on cluster1's node")
+		require.NoError(t, hub.Create(t.Context(), configMapWork("cluster1", "imported", 1, "v1")))
+		waitWorkApplied(t, hub, "cluster1", "imported", 2*time.Minute)
+	})
+}
+
+// portOf returns the port of URL u with its colon, as ":6443".
+func portOf(u string) string { return u[strings.LastIndex(u, ":"):] }
+
+// writeImportSecretE2E replaces the import Secret of cluster with one
+// holding kubeconfig.
+func writeImportSecretE2E(t *testing.T, hub client.Client, cluster string, kubeconfig []byte) {
+	t.Helper()
+	require.NoError(t, client.IgnoreNotFound(hub.Delete(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: imp.SecretName}})))
+	framework.Eventually(t.Context(), t, time.Minute, "the import Secret created", func(ctx context.Context) (bool, error) {
+		return true, hub.Create(ctx, imp.NewSecret(cluster, kubeconfig, false))
+	})
+}
+
+// waitImportCondition waits until the import condition of cluster is False
+// with reason and a message holding says.
+func waitImportCondition(t *testing.T, hub client.Client, cluster, reason, says string) {
+	t.Helper()
+	framework.Eventually(t.Context(), t, 2*time.Minute, fmt.Sprintf("%s %s=False (%s)", cluster, imp.ConditionImportSucceeded, reason), func(ctx context.Context) (bool, error) {
+		mc := &clusterv1.ManagedCluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(mc.Status.Conditions, imp.ConditionImportSucceeded)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != reason || !strings.Contains(c.Message, says) {
+			return false, fmt.Errorf("condition %+v", c)
+		}
+		return true, nil
+	})
+}
+

@@ -1,0 +1,310 @@
+// Package importer_test tests the cluster importer (`ocm-controller
+// importer`) as it ships: its Deployment, ServiceAccount, roles and
+// admission policy rendered with the ClusterImporter gate, run by the
+// component runner next to the hub controller and the imported cluster's
+// Klusterlet operator and agent.
+package importer_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/importcmd"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+)
+
+const pollTimeout = 2 * time.Minute
+
+// TestImport imports cluster1 from the hub with an import Secret: a
+// Secret that reaches the hub itself, one with a wrong token, one for a
+// server nothing serves and one for a link-local address each end in a
+// named condition and install nothing; then a Secret with cluster1's
+// credential installs the Klusterlet, is deleted, and cluster1 becomes
+// Available once accepted, with no command run on it.
+func TestImport(t *testing.T) {
+	ctx, f := agenttest.StartFleet(t, 8*time.Minute, agenttest.FleetOptions{
+		Options: framework.Options{Clusters: []string{"cluster1"}},
+		Hub:     config.HubValues{Importer: &config.ImporterValues{}},
+		// The clusters' API servers listen on loopback here.
+		RunnerArgs: map[string][]string{"ocm-importer": {"--allow-loopback-import"}},
+	})
+	hub, spoke := f.Hub.Client(), f.Env.Cluster("cluster1")
+	info, err := imp.ClusterInfo(f.Hub.Server(), f.CA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.Create(ctx, info); err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}},
+		&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}, Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}},
+	} {
+		if err := hub.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+
+	for _, tc := range []struct {
+		name         string
+		data         map[string][]byte
+		reason, says string
+	}{
+		{"the hub itself", kubeconfigData(t, f.Hub.RESTConfig()), imp.ReasonKubeConfigGetFailed, "reaches the hub itself"},
+		{"a wrong token", map[string][]byte{imp.ServerKey: []byte(spoke.Server()), imp.TokenKey: []byte("not-a-token"), imp.CAKey: spoke.CAData()},
+			imp.ReasonImportFailed, "401 Unauthorized"},
+		{"a server nothing serves", map[string][]byte{imp.ServerKey: []byte(fmt.Sprintf("https://127.0.0.1:%d", closedPort(t))), imp.TokenKey: []byte("t")},
+			imp.ReasonImportFailed, "connection refused"},
+		{"a link-local server", map[string][]byte{imp.ServerKey: []byte("https://169.254.169.254:6443"), imp.TokenKey: []byte("t")},
+			imp.ReasonImportFailed, "link-local"},
+		{"an exec credential", execKubeconfig(t, spoke.Server()), imp.ReasonKubeConfigGetFailed, "uses exec"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writeImportSecret(ctx, t, hub, "cluster1", tc.data)
+			waitCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, tc.reason, tc.says)
+			for c, namespaces := range map[*framework.Cluster][]string{
+				f.Hub: {operatorv1.DefaultAgentNamespace},
+				spoke: {operatorv1.DefaultAgentNamespace, operatorv1.OperatorNamespace},
+			} {
+				for _, ns := range namespaces {
+					err := c.Client().Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
+					if !apierrors.IsNotFound(err) {
+						t.Errorf("namespace %s exists on %s (err %v): the import installed something", ns, c.Name, err)
+					}
+				}
+			}
+		})
+	}
+
+	t.Run("kubectl ocm import with the cluster's credential imports it", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "cluster1.kubeconfig")
+		if err := os.WriteFile(file, kubeconfigBytes(t, spoke.RESTConfig()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := runImport(ctx, t, f, "cluster1", "--managed-cluster-kubeconfig", file, "--accept", "--wait", "--timeout", "2m")
+		for _, want := range []string{"Wrote the import Secret cluster1/" + imp.SecretName, "Imported cluster cluster1: Installed the Klusterlet"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("import printed no %q:\n%s", want, out)
+			}
+		}
+		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionTrue, imp.ReasonImportSucceed, "Installed the Klusterlet")
+		framework.Eventually(ctx, t, pollTimeout, "the import Secret deleted", func(ctx context.Context) (bool, error) {
+			err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: imp.SecretName}, &corev1.Secret{})
+			if apierrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, fmt.Errorf("the Secret is still there (err %v)", err)
+		})
+		framework.Eventually(ctx, t, pollTimeout, "cluster1 Available", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
+				return false, err
+			}
+			return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
+		})
+		// The agent registered with the bootstrap identity of cluster1.
+		sa := &corev1.ServiceAccount{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, sa); err != nil {
+			t.Errorf("the bootstrap identity of cluster1: %v", err)
+		}
+	})
+
+	t.Run("a namespace editor cannot import a cluster of their choosing", func(t *testing.T) {
+		// mallory may edit namespace cluster2, but there is no
+		// ManagedCluster cluster2: the importer leaves the Secret alone.
+		if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := hub.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "cluster2", Name: "editor"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "mallory"}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := f.Hub.ConfigForUser("mallory")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mallory, err := client.New(cfg, client.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		framework.Eventually(ctx, t, pollTimeout, "mallory writing an import Secret", func(ctx context.Context) (bool, error) {
+			return true, mallory.Create(ctx, imp.NewSecret("cluster2", kubeconfigBytes(t, spoke.RESTConfig()), false))
+		})
+		framework.Eventually(ctx, t, pollTimeout, "the importer declining the import of cluster2", func(ctx context.Context) (bool, error) {
+			evs, err := f.Hub.Clientset().EventsV1().Events("cluster2").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err
+			}
+			for _, e := range evs.Items {
+				if e.Reason == "NoManagedCluster" && e.Regarding.Name == imp.SecretName {
+					return true, nil
+				}
+			}
+			return false, fmt.Errorf("no event NoManagedCluster about Secret cluster2/%s", imp.SecretName)
+		})
+		sa := &corev1.ServiceAccount{}
+		err = hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster2")}, sa)
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("a bootstrap identity of cluster2 exists (err %v)", err)
+		}
+	})
+
+	t.Run("the importer's identity reaches no further", func(t *testing.T) {
+		cfg, err := f.Hub.ConfigForServiceAccount(ctx, config.HubNamespace, "ocm-importer", time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := kubernetes.NewForConfigOrDie(cfg)
+		// The operator's identity, as `hub init` creates it, next to the
+		// bootstrap ServiceAccounts.
+		operator := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: config.OperatorNamespace, Name: "cluster-manager"}}
+		if err := hub.Create(ctx, operator); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}
+		for what, err := range map[string]error{
+			"a token of the operator's ServiceAccount": func() error {
+				_, err := cs.CoreV1().ServiceAccounts(config.OperatorNamespace).CreateToken(ctx, "cluster-manager", tr, metav1.CreateOptions{})
+				return err
+			}(),
+			"a token of the shared bootstrap ServiceAccount": func() error {
+				_, err := cs.CoreV1().ServiceAccounts(config.OperatorNamespace).CreateToken(ctx, identity.BootstrapServiceAccount, tr, metav1.CreateOptions{})
+				return err
+			}(),
+			"a binding of cluster-admin": func() error {
+				_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+					ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:bootstrap:evil"},
+					RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+					Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: config.OperatorNamespace, Name: identity.ClusterBootstrapServiceAccount("evil")}},
+				}, metav1.CreateOptions{})
+				return err
+			}(),
+			"a binding of the bootstrap role to another ServiceAccount": func() error {
+				_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+					ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:bootstrap:evil"},
+					RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "open-cluster-management:bootstrap"},
+					Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "default"}},
+				}, metav1.CreateOptions{})
+				return err
+			}(),
+			"a Secret other than an import Secret": func() error {
+				_, err := cs.CoreV1().Secrets(config.OperatorNamespace).List(ctx, metav1.ListOptions{})
+				return err
+			}(),
+		} {
+			if !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) {
+				t.Errorf("the importer's identity may get %s (err %v), want it refused", what, err)
+			}
+		}
+	})
+}
+
+// writeImportSecret creates or replaces the import Secret of cluster.
+func writeImportSecret(ctx context.Context, t *testing.T, hub client.Client, cluster string, data map[string][]byte) {
+	t.Helper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: imp.SecretName}}
+	if err := hub.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(ctx, t, pollTimeout, "the import Secret created", func(ctx context.Context) (bool, error) {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: imp.SecretName}, Data: data}
+		return true, hub.Create(ctx, s)
+	})
+}
+
+// waitCondition waits until the import condition of cluster has status and
+// reason and its message holds says.
+func waitCondition(ctx context.Context, t *testing.T, hub client.Client, cluster string, status metav1.ConditionStatus, reason, says string) {
+	t.Helper()
+	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("%s %s=%s (%s)", cluster, imp.ConditionImportSucceeded, status, reason), func(ctx context.Context) (bool, error) {
+		mc := &clusterv1.ManagedCluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(mc.Status.Conditions, imp.ConditionImportSucceeded)
+		if c == nil || c.Status != status || c.Reason != reason || !strings.Contains(c.Message, says) {
+			return false, fmt.Errorf("condition %+v", c)
+		}
+		return true, nil
+	})
+}
+
+// kubeconfigData returns import Secret data with a kubeconfig of cfg.
+func kubeconfigData(t *testing.T, cfg *rest.Config) map[string][]byte {
+	t.Helper()
+	return map[string][]byte{imp.KubeconfigKey: kubeconfigBytes(t, cfg)}
+}
+
+// kubeconfigBytes returns a kubeconfig of cfg, certificates embedded.
+func kubeconfigBytes(t *testing.T, cfg *rest.Config) []byte {
+	t.Helper()
+	out, err := imp.Kubeconfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// execKubeconfig returns import Secret data with a kubeconfig for server
+// whose user runs a command.
+func execKubeconfig(t *testing.T, server string) map[string][]byte {
+	t.Helper()
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q}}]
+users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh, args: ["-c", "id"]}}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`, server)
+	return map[string][]byte{imp.KubeconfigKey: []byte(kc)}
+}
+
+// closedPort returns a loopback port nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	port, err := framework.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+// runImport runs `kubectl ocm import cluster args...` on the hub, failing
+// t when it fails, and returns what it printed.
+func runImport(ctx context.Context, t *testing.T, f *agenttest.Fleet, cluster string, args ...string) string {
+	t.Helper()
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	cmd := importcmd.NewCmdImport(f.Flags("hub"), streams)
+	cmd.SetArgs(append([]string{cluster}, args...))
+	cmd.SetContext(ctx)
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		t.Fatalf("import %s: %v\n%s%s", cluster, err, out, errOut)
+	}
+	return out.String() + errOut.String()
+}
