@@ -132,4 +132,3 @@ func waitImportCondition(t *testing.T, hub client.Client, cluster, reason, says 
 		return true, nil
 	})
 }
-
