@@ -97,9 +97,10 @@ func checkPolicy(np *networkingv1.NetworkPolicy, pod map[string]string, port int
 	return nil
 }
 
-// testUnsupportedServers sets serverConfiguration and importerConfiguration,
-// which configure servers the hub does not run: Applied turns False naming
-// both fields, the hub is left as it was, and removing them applies again.
+// testUnsupportedServers sets serverConfiguration, which configures servers
+// the hub does not run, and an importerConfiguration renderer the importer
+// does not have: Applied turns False naming both fields, the hub is left as
+// it was, and removing them applies again.
 func testUnsupportedServers(t *testing.T, s *suite) {
 	dep, err := s.controller(s.ctx)
 	if err != nil {
@@ -107,7 +108,7 @@ func testUnsupportedServers(t *testing.T, s *suite) {
 	}
 	gen := s.edit(t, func(cm *operatorv1.ClusterManager) {
 		cm.Spec.ServerConfiguration = &operatorv1.ServerConfiguration{EndpointsExposure: []operatorv1.EndpointExposure{{Protocol: "grpc"}}}
-		cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-auto"}}}
+		cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-from-config-secret"}}}
 	})
 	applied := s.waitCondition(t, gen, operatorv1.ConditionClusterManagerApplied, metav1.ConditionFalse)
 	if applied.Reason != config.ReasonImporterConfigurationUnsupported && applied.Reason != config.ReasonServerConfigurationUnsupported {
