@@ -179,6 +179,9 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/a
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:hub-tunnel,$(TUNNEL_RBAC_FILE),$(TUNNEL_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:importer,$(IMPORTER_RBAC_FILE),$(IMPORTER_RBAC_PATHS))
 	$(GO) run ./hack/chartgen
+	@# Cluster API's Cluster CRD, from its types, for the test hubs that play Cluster API's part.
+	tmp=$$(mktemp -d) && $(CONTROLLER_GEN) crd:crdVersions=v1 paths=sigs.k8s.io/cluster-api/api/core/v1beta2 output:crd:artifacts:config=$$tmp && \
+		cp $$tmp/cluster.x-k8s.io_clusters.yaml test/framework/capi/ && rm -rf $$tmp
 
 ##@ Test
 

@@ -25,6 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	capiv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
@@ -91,6 +93,10 @@ type Reconciler struct {
 	hubID types.UID
 
 	mu sync.Mutex
+	// capi is whether the hub serves Cluster API's Clusters, whose
+	// clusters are imported too (capi.go).
+	capi bool
+
 	// failures counts the failed attempts with each version of an import
 	// Secret (by namespace), for its autoImportRetry.
 	failures map[string]failureCount
@@ -124,13 +130,21 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		failures: map[string]failureCount{},
 	}
 	isImportSecret := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == imp.SecretName })
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("cluster-importer").
 		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetNamespace()}}}
-		}), builder.WithPredicates(isImportSecret)).
-		Complete(r)
+		}), builder.WithPredicates(isImportSecret))
+	if r.capi, err = servesCAPI(mgr); err != nil {
+		return err
+	}
+	if r.capi {
+		b = b.Watches(&capiv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}
+		}))
+	}
+	return b.Complete(r)
 }
 
 // Reconcile imports cluster req.Name when its namespace holds an import
@@ -140,6 +154,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	sec := &corev1.Secret{}
 	err := r.Get(ctx, types.NamespacedName{Namespace: req.Name, Name: imp.SecretName}, sec)
 	if apierrors.IsNotFound(err) {
+		if r.capi {
+			return r.reconcileCAPI(ctx, req.Name)
+		}
 		return ctrl.Result{}, nil
 	}
 	if err != nil {
@@ -170,7 +187,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	h := patch.NewHelper(cluster, r.Client)
-	cond, importErr := r.importCluster(ctx, cluster, sec)
+	cond, importErr := r.importCluster(ctx, cluster, "Secret "+sec.Namespace+"/"+sec.Name, sec.Data)
 	if err != nil {
 		// A bad autoImportRetry is the Secret's fault too; the import is
 		// tried, and the condition says so.
@@ -248,35 +265,34 @@ func (r *Reconciler) forget(cluster string) {
 // importCluster installs the Klusterlet on cluster with the credential of
 // sec and returns the condition that says how it went, with the error when
 // it failed.
-func (r *Reconciler) importCluster(ctx context.Context, cluster *clusterv1.ManagedCluster, sec *corev1.Secret) (metav1.Condition, error) {
-	ref := sec.Namespace + "/" + sec.Name
+func (r *Reconciler) importCluster(ctx context.Context, cluster *clusterv1.ManagedCluster, ref string, data map[string][]byte) (metav1.Condition, error) {
 	fail := func(reason, format string, args ...any) (metav1.Condition, error) {
 		err := fmt.Errorf(format, args...)
 		return metav1.Condition{Type: imp.ConditionImportSucceeded, Status: metav1.ConditionFalse, Reason: reason, Message: err.Error()}, err
 	}
-	cred, err := imp.ReadCredential(sec.Data)
+	cred, err := imp.ReadCredential(data)
 	if err != nil {
-		return fail(imp.ReasonKubeConfigGetFailed, "Secret %s: %v", ref, err)
+		return fail(imp.ReasonKubeConfigGetFailed, "%s: %v", ref, err)
 	}
 	cfg := r.opts.Guard.Guarded(cred, r.opts.RequestTimeout)
 	cfg.UserAgent = FieldManager
 	target, err := client.New(cfg, client.Options{Scheme: r.Scheme()})
 	if err != nil {
-		return fail(imp.ReasonKubeConfigGetFailed, "Secret %s: %v", ref, err)
+		return fail(imp.ReasonKubeConfigGetFailed, "%s: %v", ref, err)
 	}
 	ns := &corev1.Namespace{}
 	if err := target.Get(ctx, types.NamespacedName{Name: metav1.NamespaceSystem}, ns); err != nil {
-		return fail(imp.ReasonImportFailed, "cannot reach the cluster at %s with the credential of Secret %s: %s", cred.Host, ref, reachCause(err))
+		return fail(imp.ReasonImportFailed, "cannot reach the cluster at %s with the credential of %s: %s", cred.Host, ref, reachCause(err))
 	}
 	if ns.UID == r.hubID {
-		return fail(imp.ReasonKubeConfigGetFailed, "the credential of Secret %s reaches the hub itself (%s has the hub's namespace kube-system): write the kubeconfig of the cluster to import", ref, cred.Host)
+		return fail(imp.ReasonKubeConfigGetFailed, "the credential of %s reaches the hub itself (%s has the hub's namespace kube-system): write the kubeconfig of the cluster to import", ref, cred.Host)
 	}
 	objs, err := r.render(ctx, cluster.Name)
 	if err != nil {
 		return fail(imp.ReasonConfigRendererFailed, "render the Klusterlet of cluster %s: %v", cluster.Name, err)
 	}
 	if err := apply.Apply(ctx, target, objs, apply.Options{FieldManager: FieldManager}); err != nil {
-		return fail(imp.ReasonImportFailed, "install the Klusterlet on the cluster at %s with the credential of Secret %s: %s", cred.Host, ref, reachCause(err))
+		return fail(imp.ReasonImportFailed, "install the Klusterlet on the cluster at %s with the credential of %s: %s", cred.Host, ref, reachCause(err))
 	}
 	msg := fmt.Sprintf("Installed the Klusterlet operator and the Klusterlet on the cluster at %s; its agent registers as %s with a bootstrap token bound to that name", cred.Host, cluster.Name)
 	if !cluster.Spec.HubAcceptsClient {

@@ -1,8 +1,8 @@
 // Package apis holds the one runtime.Scheme of kubectl-ocm: Kubernetes' built-in
 // types, CustomResourceDefinitions, every Open Cluster Management API group
-// this project serves, its own rollout.kubectl-ocm.io and the Cluster
-// Inventory API's ClusterProfile. Every client and manager in the project
-// uses it.
+// this project serves, its own rollout.kubectl-ocm.io, the Cluster
+// Inventory API's ClusterProfile and Cluster API's Cluster (which the
+// cluster importer reads). Every client and manager in the project uses it.
 package apis
 
 import (
@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	capiv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	addonv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1beta1"
@@ -42,6 +43,7 @@ var addToSchemeFuncs = []func(*runtime.Scheme) error{
 	operatorv1.AddToScheme,
 	multiclusterv1alpha1.AddToScheme,
 	rolloutv1alpha1.AddToScheme,
+	capiv1.AddToScheme,
 }
 
 // AddToScheme adds every type the project uses to s.

@@ -24,6 +24,7 @@ func TestSchemeRegistersEveryGroupVersion(t *testing.T) {
 		{gv: schema.GroupVersion{Group: "operator.open-cluster-management.io", Version: "v1"}, kind: "Klusterlet"},
 		{gv: schema.GroupVersion{Group: "multicluster.x-k8s.io", Version: "v1alpha1"}, kind: "ClusterProfile"},
 		{gv: schema.GroupVersion{Group: "multicluster.x-k8s.io", Version: "v1alpha1"}, kind: "PlacementDecision"},
+		{gv: schema.GroupVersion{Group: "cluster.x-k8s.io", Version: "v1beta2"}, kind: "Cluster"},
 		{gv: schema.GroupVersion{Group: "apiextensions.k8s.io", Version: "v1"}, kind: "CustomResourceDefinition"},
 		{gv: schema.GroupVersion{Group: "", Version: "v1"}, kind: "Namespace"},
 	}

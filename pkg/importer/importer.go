@@ -359,3 +359,11 @@ func ForVersion(message, secretVersion string) bool {
 	return strings.Contains(message, "(import Secret version "+secretVersion+")") ||
 		strings.Contains(message, "(import Secret version "+secretVersion+", attempt ")
 }
+
+// Cluster API's kubeconfig Secret of a Cluster: <cluster>-kubeconfig in the
+// Cluster's namespace, the kubeconfig under key value.
+const CAPIKubeconfigKey = "value"
+
+// CAPIKubeconfigSecret returns the name of the kubeconfig Secret of
+// Cluster API Cluster cluster.
+func CAPIKubeconfigSecret(cluster string) string { return cluster + "-kubeconfig" }

@@ -1,0 +1,114 @@
+package importer_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/importer"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/capi"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+)
+
+// TestImportFromClusterAPI imports cluster1 from a Cluster API Cluster on
+// the hub, played by the test (the Cluster CRD from Cluster API's types, a
+// Cluster and its kubeconfig Secret): the importer creates the
+// ManagedCluster, waits while the control plane is not initialized, then
+// installs the Klusterlet with the Cluster's kubeconfig, and cluster1
+// becomes Available once accepted. A Cluster outside the namespace of its
+// own name gets no ManagedCluster.
+func TestImportFromClusterAPI(t *testing.T) {
+	ctx, f := agenttest.StartFleet(t, 8*time.Minute, agenttest.FleetOptions{
+		Options: framework.Options{Clusters: []string{"cluster1"}},
+		Hub:     config.HubValues{Importer: &config.ImporterValues{}},
+		// The importer looks for Cluster API's Clusters when it starts.
+		BeforeRunner: func(ctx context.Context, env *framework.Environment) error {
+			return capi.Install(ctx, env.Cluster("hub").Client())
+		},
+		RunnerArgs: map[string][]string{"ocm-importer": {"--allow-loopback-import"}},
+	})
+	hub, spoke := f.Hub.Client(), f.Env.Cluster("cluster1")
+	info, err := imp.ClusterInfo(f.Hub.Server(), f.CA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.Create(ctx, info); err != nil {
+		t.Fatal(err)
+	}
+	// A Cluster whose ManagedCluster would be named after it from another
+	// namespace: only a ManagedCluster that names it imports it.
+	if err := capi.Provision(ctx, hub, "team-a", "cluster9", kubeconfigBytes(t, spoke.RESTConfig()), true); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := capi.Provision(ctx, hub, "cluster1", "cluster1", kubeconfigBytes(t, spoke.RESTConfig()), false); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("the ManagedCluster waits for the control plane", func(t *testing.T) {
+		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, imp.ReasonKubeConfigNotFound, "control plane is not initialized")
+		mc := &clusterv1.ManagedCluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
+			t.Fatal(err)
+		}
+		if got := mc.Annotations[importer.CAPIAnnotation]; got != "cluster1/cluster1" {
+			t.Errorf("annotation %s = %q, want cluster1/cluster1", importer.CAPIAnnotation, got)
+		}
+		if mc.Spec.HubAcceptsClient {
+			t.Error("the importer accepted the cluster")
+		}
+	})
+	t.Run("an initialized control plane imports the cluster", func(t *testing.T) {
+		if err := capi.SetInitialized(ctx, hub, "cluster1", "cluster1"); err != nil {
+			t.Fatal(err)
+		}
+		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionTrue, imp.ReasonImportSucceed, "Installed the Klusterlet")
+		acceptCluster(ctx, t, f, "cluster1")
+		framework.Eventually(ctx, t, pollTimeout, "cluster1 Available", func(ctx context.Context) (bool, error) {
+			mc := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
+				return false, err
+			}
+			return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
+		})
+		// Cluster API's Secret stays: it is Cluster API's.
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: imp.CAPIKubeconfigSecret("cluster1")}, &corev1.Secret{}); err != nil {
+			t.Errorf("the Cluster's kubeconfig Secret: %v", err)
+		}
+	})
+	t.Run("a Cluster in another namespace gets no ManagedCluster", func(t *testing.T) {
+		err := hub.Get(ctx, client.ObjectKey{Name: "cluster9"}, &clusterv1.ManagedCluster{})
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("ManagedCluster cluster9 exists (err %v)", err)
+		}
+	})
+}
+
+// acceptCluster runs `kubectl ocm accept --wait` on the hub for cluster.
+func acceptCluster(ctx context.Context, t *testing.T, f *agenttest.Fleet, cluster string) {
+	t.Helper()
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	a := accept.NewOptions(f.Flags("hub"), streams)
+	a.Clusters, a.Wait, a.Timeout = []string{cluster}, true, pollTimeout
+	if err := a.Complete(nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Run(ctx); err != nil {
+		t.Fatal(fmt.Errorf("accept %s: %w\n%s%s", cluster, err, out, errOut))
+	}
+}
