@@ -21,21 +21,28 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework/capi"
 )
 
-// TestImportFromTheHub imports cluster1 from the hub, with no command run
-// against cluster1: `kubectl ocm import` refuses while the hub runs no
-// importer and names the switch; with the ClusterImporter gate on, the
-// operator runs the importer as a Pod on the hub's node; a wrong token, a
-// server nothing serves and a kubeconfig for the hub each end in a named
+// TestImportFromTheHub imports cluster1 and cluster2 from the hub, with no
+// command run against either: `kubectl ocm import` refuses while the hub
+// runs no importer and names the switch; with the ClusterImporter gate on,
+// the operator runs the importer as a Pod on the hub's node; a wrong token,
+// a server nothing serves and a kubeconfig for the hub each end in a named
 // condition and install nothing on cluster1; then import with cluster1's
 // context installs the Klusterlet there, whose agent joins as a Pod on
 // cluster1's node, and the cluster becomes Available once accepted.
+// cluster2 is a Cluster API Cluster on the hub (the test plays Cluster
+// API's part): once its control plane is initialized the importer creates
+// its ManagedCluster and installs its agent with the Cluster's kubeconfig.
 func TestImportFromTheHub(t *testing.T) {
-	f := startFleet(t, "hub", "cluster1")
+	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hubCluster, spoke := f.env.Cluster("hub"), f.env.Cluster("cluster1")
 	hub, managed := hubCluster.Client(), spoke.Client()
 	f.hubInit(t)
+	// Cluster API is installed before the importer starts, which looks for
+	// its Clusters then.
+	require.NoError(t, capi.Install(t.Context(), hub))
 
 	importArgs := []string{"import", "cluster1", "--context", "hub", "--managed-cluster-kubeconfig", f.env.Kubeconfig(), "--managed-cluster-context", "cluster1"}
 	t.Run("import refuses while the hub runs no importer", func(t *testing.T) {
@@ -101,6 +108,19 @@ func TestImportFromTheHub(t *testing.T) {
 		require.NoError(t, hub.Create(t.Context(), configMapWork("cluster1", "imported", 1, "v1")))
 		waitWorkApplied(t, hub, "cluster1", "imported", 2*time.Minute)
 	})
+
+	t.Run("a Cluster API Cluster's cluster is imported once its control plane is initialized", func(t *testing.T) {
+		kc, err := imp.Kubeconfig(f.env.Cluster("cluster2").RESTConfig())
+		require.NoError(t, err)
+		require.NoError(t, capi.Provision(t.Context(), hub, "cluster2", "cluster2", kc, false))
+		waitImportCondition(t, hub, "cluster2", imp.ReasonKubeConfigNotFound, "control plane is not initialized")
+		require.NoError(t, capi.SetInitialized(t.Context(), hub, "cluster2", "cluster2"))
+		f.ocm(t, "accept", "--clusters", "cluster2", "--context", "hub", "--wait")
+		waitJoinedAvailable(t, hub, "cluster2")
+		pod, err := f.runningPod(t.Context(), "cluster2", operatorv1.DefaultAgentNamespace, "klusterlet-agent")
+		require.NoError(t, err)
+		assert.NotEmpty(t, pod.Spec.NodeName, "the agent does not run on cluster2's node")
+	})
 }
 
 // portOf returns the port of URL u with its colon, as ":6443".
@@ -117,7 +137,8 @@ func writeImportSecretE2E(t *testing.T, hub client.Client, cluster string, kubec
 }
 
 // waitImportCondition waits until the import condition of cluster is False
-// with reason and a message holding says.
+// with reason and a message holding says (a ManagedCluster the importer
+// creates may not exist yet).
 func waitImportCondition(t *testing.T, hub client.Client, cluster, reason, says string) {
 	t.Helper()
 	framework.Eventually(t.Context(), t, 2*time.Minute, fmt.Sprintf("%s %s=False (%s)", cluster, imp.ConditionImportSucceeded, reason), func(ctx context.Context) (bool, error) {
