@@ -132,18 +132,22 @@ func TestImport(t *testing.T) {
 		}
 	})
 
-	t.Run("a namespace editor cannot import a cluster of their choosing", func(t *testing.T) {
-		// mallory may edit namespace cluster2, but there is no
-		// ManagedCluster cluster2: the importer leaves the Secret alone.
+	t.Run("a namespace editor cannot write an import Secret", func(t *testing.T) {
+		// mallory may edit the namespaces of cluster1 and of cluster2, which
+		// has no ManagedCluster: writing an import Secret in either is
+		// refused, since it would hand a bootstrap token of that cluster to
+		// a cluster of mallory's choosing.
 		if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := hub.Create(ctx, &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "cluster2", Name: "editor"},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "mallory"}},
-		}); err != nil {
-			t.Fatal(err)
+		for _, ns := range []string{"cluster1", "cluster2"} {
+			if err := hub.Create(ctx, &rbacv1.RoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "editor"},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+				Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "mallory"}},
+			}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		cfg, err := f.Hub.ConfigForUser("mallory")
 		if err != nil {
@@ -153,23 +157,19 @@ func TestImport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		framework.Eventually(ctx, t, pollTimeout, "mallory writing an import Secret", func(ctx context.Context) (bool, error) {
-			return true, mallory.Create(ctx, imp.NewSecret("cluster2", kubeconfigBytes(t, spoke.RESTConfig()), false))
-		})
-		framework.Eventually(ctx, t, pollTimeout, "the importer declining the import of cluster2", func(ctx context.Context) (bool, error) {
-			evs, err := f.Hub.Clientset().EventsV1().Events("cluster2").List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return false, err
-			}
-			for _, e := range evs.Items {
-				if e.Reason == "NoManagedCluster" && e.Regarding.Name == imp.SecretName {
+		for _, ns := range []string{"cluster1", "cluster2"} {
+			framework.Eventually(ctx, t, pollTimeout, "mallory's import Secret in "+ns+" refused at admission", func(ctx context.Context) (bool, error) {
+				err := mallory.Create(ctx, imp.NewSecret(ns, kubeconfigBytes(t, spoke.RESTConfig()), false))
+				switch {
+				case err == nil:
+					t.Fatalf("mallory wrote an import Secret in %s", ns)
+				case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "needs the right to update ManagedCluster "+ns):
 					return true, nil
 				}
-			}
-			return false, fmt.Errorf("no event NoManagedCluster about Secret cluster2/%s", imp.SecretName)
-		})
-		sa := &corev1.ServiceAccount{}
-		err = hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster2")}, sa)
+				return false, err
+			})
+		}
+		err = hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster2")}, &corev1.ServiceAccount{})
 		if !apierrors.IsNotFound(err) {
 			t.Errorf("a bootstrap identity of cluster2 exists (err %v)", err)
 		}
