@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,9 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	capiv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
@@ -30,6 +34,38 @@ import (
 // the kubeconfig Secret of a Cluster, which it does not watch.
 const kubeconfigWait = time.Minute
 
+// capiRecheck is how often an importer started on a hub without Cluster
+// API looks for it again.
+const capiRecheck = 30 * time.Second
+
+// errCAPIInstalled ends the importer when Cluster API was installed on the
+// hub after it started: its Pod restarts and watches the Clusters then.
+var errCAPIInstalled = errors.New("the hub now serves Cluster API's Clusters (cluster.x-k8s.io/v1beta2): restarting to import their clusters")
+
+// watchForCAPI returns a runnable that ends with errCAPIInstalled once the
+// hub serves Cluster API's Clusters, checked every capiRecheck with a fresh
+// discovery.
+func watchForCAPI(cfg *rest.Config) manager.RunnableFunc {
+	return func(ctx context.Context) error {
+		dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		t := time.NewTicker(capiRecheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+			if _, err := dc.ServerResourcesForGroupVersion(capiv1.GroupVersion.String()); err == nil {
+				return errCAPIInstalled
+			}
+		}
+	}
+}
+
 // servesCAPI reports whether the hub serves Cluster API's Clusters.
 func servesCAPI(mgr ctrl.Manager) (bool, error) {
 	_, err := mgr.GetRESTMapper().RESTMapping(capiv1.GroupVersion.WithKind(capiv1.ClusterKind).GroupKind(), capiv1.GroupVersion.Version)
@@ -37,7 +73,7 @@ func servesCAPI(mgr ctrl.Manager) (bool, error) {
 	case err == nil:
 		return true, nil
 	case meta.IsNoMatchError(err):
-		ctrl.Log.WithName("cluster-importer").Info("The hub serves no Cluster API Clusters (cluster.x-k8s.io/v1beta2): imports from import Secrets only; restart the importer after installing Cluster API")
+		ctrl.Log.WithName("cluster-importer").Info("The hub serves no Cluster API Clusters (cluster.x-k8s.io/v1beta2): importing from import Secrets; the importer restarts once Cluster API is installed")
 		return false, nil
 	}
 	return false, fmt.Errorf("look for Cluster API's Clusters on the hub: %w", err)

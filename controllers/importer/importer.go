@@ -139,6 +139,11 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	if r.capi, err = servesCAPI(mgr); err != nil {
 		return err
 	}
+	if !r.capi {
+		if err := mgr.Add(watchForCAPI(mgr.GetConfig())); err != nil {
+			return err
+		}
+	}
 	if r.capi {
 		b = b.Watches(&capiv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}

@@ -24,8 +24,9 @@ import (
 )
 
 // TestImportFromClusterAPI imports cluster1 from a Cluster API Cluster on
-// the hub, played by the test (the Cluster CRD from Cluster API's types, a
-// Cluster and its kubeconfig Secret): the importer creates the
+// the hub, played by the test (the Cluster CRD from Cluster API's types,
+// installed after the importer started, a Cluster and its kubeconfig
+// Secret): the importer restarts to watch Clusters, creates the
 // ManagedCluster, waits while the control plane is not initialized, then
 // installs the Klusterlet with the Cluster's kubeconfig, and cluster1
 // becomes Available once accepted. A Cluster outside the namespace of its
@@ -34,13 +35,14 @@ func TestImportFromClusterAPI(t *testing.T) {
 	ctx, f := agenttest.StartFleet(t, 8*time.Minute, agenttest.FleetOptions{
 		Options: framework.Options{Clusters: []string{"cluster1"}},
 		Hub:     config.HubValues{Importer: &config.ImporterValues{}},
-		// The importer looks for Cluster API's Clusters when it starts.
-		BeforeRunner: func(ctx context.Context, env *framework.Environment) error {
-			return capi.Install(ctx, env.Cluster("hub").Client())
-		},
 		RunnerArgs: map[string][]string{"ocm-importer": {"--allow-loopback-import"}},
 	})
 	hub, spoke := f.Hub.Client(), f.Env.Cluster("cluster1")
+	// Cluster API is installed after the importer started, which restarts
+	// to watch its Clusters.
+	if err := capi.Install(ctx, hub); err != nil {
+		t.Fatal(err)
+	}
 	info, err := imp.ClusterInfo(f.Hub.Server(), f.CA)
 	if err != nil {
 		t.Fatal(err)
