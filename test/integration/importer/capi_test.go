@@ -2,7 +2,6 @@ package importer_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -10,14 +9,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/importer"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/capi"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
@@ -77,7 +74,7 @@ func TestImportFromClusterAPI(t *testing.T) {
 			t.Fatal(err)
 		}
 		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionTrue, imp.ReasonImportSucceed, "Installed the Klusterlet")
-		acceptCluster(ctx, t, f, "cluster1")
+		f.Accept(ctx, t, "cluster1")
 		framework.Eventually(ctx, t, pollTimeout, "cluster1 Available", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
@@ -96,21 +93,4 @@ func TestImportFromClusterAPI(t *testing.T) {
 			t.Errorf("ManagedCluster cluster9 exists (err %v)", err)
 		}
 	})
-}
-
-// acceptCluster runs `kubectl ocm accept --wait` on the hub for cluster.
-func acceptCluster(ctx context.Context, t *testing.T, f *agenttest.Fleet, cluster string) {
-	t.Helper()
-	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	a := accept.NewOptions(f.Flags("hub"), streams)
-	a.Clusters, a.Wait, a.Timeout = []string{cluster}, true, pollTimeout
-	if err := a.Complete(nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Run(ctx); err != nil {
-		t.Fatal(fmt.Errorf("accept %s: %w\n%s%s", cluster, err, out, errOut))
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
@@ -161,4 +162,23 @@ func RunJoin(ctx context.Context, o *join.Options) error {
 		return err
 	}
 	return o.Run(ctx)
+}
+
+// Accept runs `kubectl ocm accept --wait` on the hub for clusters, as the
+// hub's admin, with a 2-minute wait, failing t when it fails.
+func (f *Fleet) Accept(ctx context.Context, t testing.TB, clusters ...string) {
+	t.Helper()
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	a := accept.NewOptions(f.Flags("hub"), streams)
+	a.Clusters, a.Wait, a.Timeout = clusters, true, 2*time.Minute
+	err := a.Complete(nil, nil)
+	if err == nil {
+		err = a.Validate()
+	}
+	if err == nil {
+		err = a.Run(ctx)
+	}
+	if err != nil {
+		t.Fatalf("accept %v: %v\noutput:\n%s", clusters, err, bytes.Join([][]byte{out.Bytes(), errOut.Bytes()}, nil))
+	}
 }
