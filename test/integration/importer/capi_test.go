@@ -30,8 +30,8 @@ import (
 // own name gets no ManagedCluster.
 func TestImportFromClusterAPI(t *testing.T) {
 	ctx, f := agenttest.StartFleet(t, 8*time.Minute, agenttest.FleetOptions{
-		Options: framework.Options{Clusters: []string{"cluster1"}},
-		Hub:     config.HubValues{Importer: &config.ImporterValues{}},
+		Options:    framework.Options{Clusters: []string{"cluster1"}},
+		Hub:        config.HubValues{Importer: &config.ImporterValues{}},
 		RunnerArgs: map[string][]string{"ocm-importer": {"--allow-loopback-import"}},
 	})
 	hub, spoke := f.Hub.Client(), f.Env.Cluster("cluster1")
