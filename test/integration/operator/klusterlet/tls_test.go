@@ -131,6 +131,9 @@ func (s *suite) testTLSProfile(t *testing.T) {
 	})
 
 	t.Run("copies stay where the label goes and go with the source", func(t *testing.T) {
+		// The copy holds the source as the last step left it before the
+		// label goes: from then on the operator writes nothing there.
+		s.waitCopy(t, app.Name, map[string]string{tlsprofile.MinTLSVersionKey: "VersionTLS12"})
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			ns := &corev1.Namespace{}
 			if err := s.spoke.Get(s.ctx, types.NamespacedName{Name: app.Name}, ns); err != nil {
