@@ -110,10 +110,18 @@ const (
 	ReasonImporterConfigurationUnsupported = "ImporterConfigurationUnsupported"
 )
 
-// ImportRendererAuto is OCM's importer renderer that renders the Klusterlet
-// from the hub's own settings (image, bootstrap token, pull Secret), the one
-// the importer has.
-const ImportRendererAuto = "render-auto"
+// OCM's importer renderers, which importerConfiguration.renderers lists in
+// the order they apply, each over what the earlier ones rendered.
+const (
+	// ImportRendererAuto renders the Klusterlet from the hub's own
+	// settings: the hub's image, a bootstrap kubeconfig for the hub's API
+	// server with a token bound to the cluster, the hub's pull Secret.
+	ImportRendererAuto = "render-auto"
+	// ImportRendererFromConfigSecret renders it from the klusterlet chart's
+	// values in Secret cluster-import-config (key values.yaml) of the
+	// cluster's namespace.
+	ImportRendererFromConfigSecret = "render-from-config-secret"
+)
 
 // FieldError is a field of a ClusterManager (or Klusterlet) that cannot take
 // effect: Reason names the field, Message says why and how to fix it.
@@ -157,12 +165,13 @@ func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []st
 		}
 		if ic := rc.ImporterConfiguration; ic != nil {
 			for _, r := range ic.Renderers {
-				if r != ImportRendererAuto {
+				if r != ImportRendererAuto && r != ImportRendererFromConfigSecret {
 					errs = append(errs, &FieldError{Reason: ReasonImporterConfigurationUnsupported, Message: fmt.Sprintf(
-						"spec.registrationConfiguration.importerConfiguration.renderers: renderer %q is not supported: the importer renders the Klusterlet from the hub's own settings (%s); remove it or use %s", r, ImportRendererAuto, ImportRendererAuto)})
+						"spec.registrationConfiguration.importerConfiguration.renderers: renderer %q is not one of %s, %s; remove it", r, ImportRendererAuto, ImportRendererFromConfigSecret)})
 				}
 			}
 		}
+
 	}
 	if wc := spec.WorkConfiguration; wc != nil {
 		gates = append(gates, wc.FeatureGates)
@@ -185,6 +194,9 @@ func HubValuesFromClusterManager(cm *operatorv1.ClusterManager) (HubValues, []st
 	v.FeatureGates = set.Flag()
 	if set.Enabled(featuregate.ClusterImporter) {
 		v.Importer = &ImporterValues{}
+		if rc := spec.RegistrationConfiguration; rc != nil && rc.ImporterConfiguration != nil {
+			v.Importer.Renderers = rc.ImporterConfiguration.Renderers
+		}
 	}
 	v.NodeSelector = spec.NodePlacement.NodeSelector
 	v.Tolerations = spec.NodePlacement.Tolerations

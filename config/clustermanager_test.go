@@ -94,7 +94,7 @@ func TestHubValuesFromClusterManager(t *testing.T) {
 	}, {
 		name: "rejected: serverConfiguration, importerConfiguration",
 		spec: operatorv1.ClusterManagerSpec{
-			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-auto", "render-from-config-secret"}}},
+			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-auto", "render-from-cluster-api"}}},
 			ServerConfiguration:       &operatorv1.ServerConfiguration{EndpointsExposure: []operatorv1.EndpointExposure{{Protocol: "grpc"}}},
 		},
 		want:        HubValues{ClusterManagerName: "cm", Image: DefaultImage()},
@@ -104,10 +104,10 @@ func TestHubValuesFromClusterManager(t *testing.T) {
 		spec: operatorv1.ClusterManagerSpec{
 			RegistrationConfiguration: &operatorv1.RegistrationHubConfiguration{
 				FeatureGates:          []operatorv1.FeatureGate{{Feature: "ClusterImporter", Mode: operatorv1.FeatureGateModeTypeEnable}},
-				ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-auto"}},
+				ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-auto", "render-from-config-secret"}},
 			},
 		},
-		want: HubValues{ClusterManagerName: "cm", Image: DefaultImage(), Importer: &ImporterValues{},
+		want: HubValues{ClusterManagerName: "cm", Image: DefaultImage(), Importer: &ImporterValues{Renderers: []string{"render-auto", "render-from-config-secret"}},
 			FeatureGates: "ClusterImporter=true"},
 	}, {
 		name: "networkPolicyConfiguration",
@@ -263,5 +263,32 @@ func TestHubObjectsImporter(t *testing.T) {
 		if without[n] {
 			t.Errorf("without the importer: %s is rendered", n)
 		}
+	}
+}
+
+// TestHubObjectsImporterRenderers shows that the importer is passed the
+// renderers of importerConfiguration in their order, and none by default.
+func TestHubObjectsImporterRenderers(t *testing.T) {
+	args := func(v HubValues) string {
+		objs, err := HubObjects(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			if o.GetKind() == "Deployment" && o.GetName() == "ocm-importer" {
+				containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+				a, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+				return strings.Join(a, " ")
+			}
+		}
+		t.Fatal("no importer Deployment")
+		return ""
+	}
+	got := args(HubValues{Importer: &ImporterValues{Renderers: []string{ImportRendererFromConfigSecret, ImportRendererAuto}}})
+	if !strings.Contains(got, "--import-renderers=render-from-config-secret,render-auto") {
+		t.Errorf("importer args %q lack the renderers in order", got)
+	}
+	if got := args(HubValues{Importer: &ImporterValues{}}); strings.Contains(got, "--import-renderers") {
+		t.Errorf("importer args %q name renderers none were given", got)
 	}
 }

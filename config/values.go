@@ -51,9 +51,14 @@ type HubValues struct {
 	Importer *ImporterValues
 }
 
-// ImporterValues configure the cluster importer; it has no settings of its
-// own yet beyond the hub controller's (image, scheduling, leader election).
-type ImporterValues struct{}
+// ImporterValues configure the cluster importer, beyond what it shares with
+// the hub controller (image, scheduling, leader election).
+type ImporterValues struct {
+	// Renderers are the importer's --import-renderers, in order: what the
+	// Klusterlet it installs is rendered from (ImportRendererAuto,
+	// ImportRendererFromConfigSecret); empty is ImportRendererAuto alone.
+	Renderers []string
+}
 
 // HubMetricsPort is the port of the hub controller's Prometheus /metrics
 // endpoint: its container port and --metrics-bind-address, and the port its

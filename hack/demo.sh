@@ -2,7 +2,7 @@
 # The getting-started flow on the `make dev-env` clusters, each step shown as a
 # user would type it: install the hub from a values file (TLS 1.3 only, and a
 # TLS 1.2 handshake shown refused; NetworkPolicies; images from a registry that
-# requires credentials), join cluster1 and cluster2, accept them, list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
+# requires credentials), join cluster1, import cluster2 from the hub, accept them, list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
 # cluster1 and read its Pod's log through the hub, roll a workload out to both clusters through a placement (and a
 # second version, rolled back), give
 # every cluster of the default set a namespace, then
@@ -71,12 +71,15 @@ if [[ -z $TOKEN || -z $HUB || -z $HUB_PIN ]]; then
 	exit 1
 fi
 
-# cluster1 joins with the shared token hub init printed; cluster2 with a token
-# the hub lets register cluster2 only, through the environment's HTTP proxy
-# to the hub, by a hub name that only the proxy resolves: its agent reaches
-# the hub that way or not at all. cluster2 registers with the token driver:
-# its hub credential is a ServiceAccount token, as on a hub that signs no
-# client certificates (Amazon EKS), where cluster1's way would not work.
+# cluster1 joins with the shared token hub init printed. cluster2 is imported
+# from the hub instead: no command runs against it, the hub's importer
+# installs its agent with a credential of cluster2 (ocm-importer, the
+# ClusterImporter gate). Its values give it a token the hub lets register
+# cluster2 only, and the environment's HTTP proxy to the hub, by a hub name
+# that only the proxy resolves: its agent reaches the hub that way or not at
+# all. cluster2 registers with the token driver: its hub credential is a
+# ServiceAccount token, as on a hub that signs no client certificates
+# (Amazon EKS), where cluster1's way would not work.
 # A pin that is not the hub's CA's (a hub impersonated on the way, say):
 # join stops before it sends the token, and installs nothing.
 refused kubectl ocm join --hub-token "$TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "sha256:$(printf '0%.0s' $(seq 64))" --cluster-name cluster1 --context cluster1
@@ -93,7 +96,47 @@ if [[ -z $BOUND_TOKEN ]]; then
 fi
 PROXY_URL=$(cat "$DEV_ENV_DIR/proxy-url")
 HUB_VIA_PROXY=$(cat "$DEV_ENV_DIR/hub-url-via-proxy")
-step kubectl ocm join --hub-token "$BOUND_TOKEN" --hub-apiserver "$HUB_VIA_PROXY" --ca-cert-hash "$HUB_PIN" --proxy-url "$PROXY_URL" --cluster-name cluster2 --context cluster2 --registration-auth token
+# The importer on, rendering each cluster's Klusterlet from the hub's settings
+# and then from the cluster's own values (OCM's renderers).
+step kubectl patch clustermanager cluster-manager --context hub --type=merge -p '{"spec":{"registrationConfiguration":{"featureGates":[{"feature":"ClusterImporter","mode":"Enable"}],"importerConfiguration":{"renderers":["render-auto","render-from-config-secret"]}}}}'
+step kubectl rollout status deployment/ocm-importer -n open-cluster-management-hub --context hub --timeout=3m
+# cluster2's values, the klusterlet chart's: the bootstrap kubeconfig with
+# the proxy and the bound token, and the token driver.
+HUB_CA=$(kubectl get configmap kube-root-ca.crt -n kube-public --context hub -o jsonpath='{.data.ca\.crt}' | base64 -w0)
+CLUSTER2_VALUES=$DEV_ENV_DIR/cluster2-values.yaml
+cat >"$CLUSTER2_VALUES" <<EOF
+bootstrapHubKubeConfig: |
+  apiVersion: v1
+  kind: Config
+  clusters:
+  - name: hub
+    cluster:
+      server: $HUB_VIA_PROXY
+      proxy-url: $PROXY_URL
+      certificate-authority-data: $HUB_CA
+  users:
+  - name: bootstrap
+    user:
+      token: $BOUND_TOKEN
+  contexts:
+  - name: bootstrap
+    context: {cluster: hub, user: bootstrap}
+  current-context: bootstrap
+klusterlet:
+  registrationConfiguration:
+    registrationDriver:
+      authType: token
+EOF
+# Shown as cat shows it, with the token and the CA shortened.
+printf '\n%s$ cat %s%s\n' "$bold" "$CLUSTER2_VALUES" "$reset"
+VALUES_SHOWN=$(<"$CLUSTER2_VALUES")
+VALUES_SHOWN=${VALUES_SHOWN//$BOUND_TOKEN/${BOUND_TOKEN:0:12}...}
+printf '%s\n' "${VALUES_SHOWN//$HUB_CA/${HUB_CA:0:12}...}"
+# import takes a kubeconfig of cluster2 (here the context cluster2 of the
+# environment's), writes it with the values on the hub, and waits for the
+# importer.
+step kubectl ocm import cluster2 --context hub --managed-cluster-kubeconfig "$KUBECONFIG" --managed-cluster-context cluster2 --values-file "$CLUSTER2_VALUES" --wait
+step kubectl get managedcluster cluster2 --context hub -o jsonpath='{.status.conditions[?(@.type=="ManagedClusterImportSucceeded")].reason}{"\n"}'
 
 step kubectl ocm accept --clusters cluster1,cluster2 --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=2m

@@ -37,12 +37,14 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/valuesfile"
 )
 
 // What the importer reads and writes on the hub.
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch;update
 // +kubebuilder:rbac:groups="",resources=secrets,resourceNames=auto-import-secret,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=secrets,resourceNames=cluster-import-config,verbs=get
 // +kubebuilder:rbac:groups="",resources=namespaces,resourceNames=kube-system,verbs=get
 // +kubebuilder:rbac:groups="",namespace=kube-public,resources=configmaps,resourceNames=cluster-info;kube-root-ca.crt,verbs=get
 // +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=secrets,resourceNames=open-cluster-management-image-pull-credentials,verbs=get
@@ -75,6 +77,10 @@ type Options struct {
 	Guard imp.Guard
 	// RequestTimeout bounds each request to an imported cluster.
 	RequestTimeout time.Duration
+	// Renderers are what the Klusterlet is rendered from, in order
+	// (config.ImportRendererAuto, config.ImportRendererFromConfigSecret);
+	// empty is config.ImportRendererAuto.
+	Renderers []string
 }
 
 // Reconciler imports the cluster of each ManagedCluster whose namespace
@@ -321,46 +327,114 @@ func reachCause(err error) string {
 }
 
 // render returns what the importer installs on cluster: the Klusterlet
-// operator, the agent's namespace, the bootstrap kubeconfig with a fresh
-// token of the cluster's own bootstrap identity, the Klusterlet, and the
-// image pull Secret when the hub has one.
+// operator, the agent's namespace, its bootstrap kubeconfig, the Klusterlet
+// and an image pull Secret, as the renderers make them, each over the
+// earlier ones. render-auto gives the hub's image and pull Secret and a
+// bootstrap kubeconfig for the hub with a fresh token of the cluster's own
+// bootstrap identity; render-from-config-secret the values of the
+// cluster's Secret cluster-import-config. The token is issued only when
+// the bootstrap kubeconfig that wins is render-auto's.
 func (r *Reconciler) render(ctx context.Context, cluster string) ([]*unstructured.Unstructured, error) {
-	server, err := r.hubAPIServer(ctx)
-	if err != nil {
-		return nil, err
+	v := config.AgentValues{ClusterName: cluster, Image: r.opts.AgentImage, Mode: string(operatorv1.InstallModeDefault)}
+	var op config.KlusterletOperatorValues
+	var pull []byte
+	autoBootstrap := false
+	for _, renderer := range cmpOr(r.opts.Renderers, []string{config.ImportRendererAuto}) {
+		switch renderer {
+		case config.ImportRendererAuto:
+			v.Image, v.BootstrapKubeconfig, autoBootstrap = r.opts.AgentImage, nil, true
+			sec, err := pullsecret.Get(ctx, r.reader, r.opts.Namespace)
+			if err != nil {
+				return nil, err
+			}
+			if sec != nil {
+				pull = sec.Data[corev1.DockerConfigJsonKey]
+			}
+		case config.ImportRendererFromConfigSecret:
+			k, err := r.importConfig(ctx, cluster)
+			if err != nil {
+				return nil, err
+			}
+			p, err := k.Install(&v, &op)
+			if err != nil {
+				return nil, err
+			}
+			if p != nil {
+				pull = p
+			}
+			if k.BootstrapHubKubeConfig != "" {
+				autoBootstrap = false
+			}
+		}
 	}
-	ca, err := r.hubCA(ctx)
-	if err != nil {
-		return nil, err
+	if autoBootstrap {
+		var err error
+		if v.HubAPIServer, v.BootstrapKubeconfig, err = r.autoBootstrap(ctx, cluster); err != nil {
+			return nil, err
+		}
 	}
-	token, err := r.bootstrapToken(ctx, cluster)
-	if err != nil {
-		return nil, err
+	if len(v.BootstrapKubeconfig) == 0 {
+		return nil, fmt.Errorf("Secret %s/%s sets no bootstrapHubKubeConfig, and no renderer %s comes after it to make one: set it, or list %s in the ClusterManager's importerConfiguration.renderers",
+			cluster, imp.ConfigSecretName, config.ImportRendererAuto, config.ImportRendererAuto)
 	}
-	boot, err := kubeconfig.ForToken(server, ca, token)
-	if err != nil {
-		return nil, err
-	}
-	v := config.AgentValues{
-		ClusterName:         cluster,
-		Image:               r.opts.AgentImage,
-		HubAPIServer:        server,
-		BootstrapKubeconfig: boot,
-		Mode:                string(operatorv1.InstallModeDefault),
-	}
-	objs, _, err := config.KlusterletInstallObjects(config.KlusterletOperatorValues{Image: r.opts.AgentImage}, v, false)
-	if err != nil {
-		return nil, err
-	}
-	pull, err := pullsecret.Get(ctx, r.reader, r.opts.Namespace)
+	op.Image = v.Image
+	objs, _, err := config.KlusterletInstallObjects(op, v, false)
 	if err != nil || pull == nil {
 		return objs, err
 	}
-	u, err := pullsecret.Unstructured(pullsecret.Secret(operatorv1.OperatorNamespace, pull.Data[corev1.DockerConfigJsonKey]))
+	u, err := pullsecret.Unstructured(pullsecret.Secret(operatorv1.OperatorNamespace, pull))
 	if err != nil {
 		return nil, err
 	}
 	return append(objs, u), nil
+}
+
+// cmpOr returns a unless it is empty, else b.
+func cmpOr(a, b []string) []string {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
+
+// importConfig reads and checks the klusterlet chart's values in Secret
+// cluster-import-config of cluster's namespace. It reads the Secret from
+// the API server: the importer may get that one Secret, not list Secrets.
+func (r *Reconciler) importConfig(ctx context.Context, cluster string) (*valuesfile.Klusterlet, error) {
+	sec := &corev1.Secret{}
+	err := r.reader.Get(ctx, types.NamespacedName{Namespace: cluster, Name: imp.ConfigSecretName}, sec)
+	if apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("there is no Secret %s/%s, which renderer %s reads: create it with key %s holding the klusterlet chart's values (kubectl ocm import --values-file writes it)",
+			cluster, imp.ConfigSecretName, config.ImportRendererFromConfigSecret, imp.ConfigValuesKey)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read Secret %s/%s: %w", cluster, imp.ConfigSecretName, err)
+	}
+	data, ok := sec.Data[imp.ConfigValuesKey]
+	if !ok {
+		return nil, fmt.Errorf("Secret %s/%s has no key %s: write the klusterlet chart's values there", cluster, imp.ConfigSecretName, imp.ConfigValuesKey)
+	}
+	return valuesfile.ParseImport(valuesfile.ImportValuesSource(cluster, imp.ConfigSecretName, imp.ConfigValuesKey), data, cluster)
+}
+
+// autoBootstrap returns render-auto's hub API server and bootstrap
+// kubeconfig: the hub's address and CA, with a fresh token of the
+// cluster's own bootstrap identity.
+func (r *Reconciler) autoBootstrap(ctx context.Context, cluster string) (string, []byte, error) {
+	server, err := r.hubAPIServer(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	ca, err := r.hubCA(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	token, err := r.bootstrapToken(ctx, cluster)
+	if err != nil {
+		return "", nil, err
+	}
+	boot, err := kubeconfig.ForToken(server, ca, token)
+	return server, boot, err
 }
 
 // hubAPIServer returns the hub's API server URL as clusters reach it:

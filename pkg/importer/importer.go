@@ -52,6 +52,28 @@ const (
 	ImportedAnnotation = "import.open-cluster-management.io/imported-data-hash"
 )
 
+// The import configuration: the klusterlet chart's values, in a Secret of
+// this name in a cluster's namespace, that the importer's renderer
+// render-from-config-secret installs the cluster with (OCM's
+// cluster-import-config).
+const (
+	// ConfigSecretName is the import configuration Secret's name.
+	ConfigSecretName = "cluster-import-config"
+	// ConfigValuesKey holds the values, as YAML.
+	ConfigValuesKey = "values.yaml"
+)
+
+// NewConfigSecret returns the import configuration Secret of cluster,
+// holding the klusterlet chart's values.
+func NewConfigSecret(cluster string, values []byte) *corev1.Secret {
+	return &corev1.Secret{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: ConfigSecretName, Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster}},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       map[string][]byte{ConfigValuesKey: values},
+	}
+}
+
 // The condition the importer sets on the ManagedCluster, with OCM's reasons.
 const (
 	// ConditionImportSucceeded says whether the importer installed the

@@ -15,8 +15,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/valuesfile"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli/valuesfile"
 )
 
 // NewCmdHub returns `kubectl ocm hub` with its subcommands. getter selects

@@ -13,8 +13,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/valuesfile"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli/valuesfile"
 )
 
 // InitOptions are the flags of `kubectl ocm hub init`.

@@ -30,6 +30,12 @@ done (unless --keep-secret). The agent then registers with a bootstrap token
 bound to CLUSTER; accept it with 'kubectl ocm accept' (or --accept here) unless
 its bootstrap identity is auto-approved.
 
+With --values-file, import also writes the klusterlet chart's values into
+Secret cluster-import-config, which the importer applies over its own when the
+ClusterManager lists renderer render-from-config-secret: another hub address or
+proxy (bootstrapHubKubeConfig), images, the registration driver, the agent's
+placement and resources.
+
 The kubeconfig's context (--managed-cluster-context, or its current one) must
 carry its credential itself: a token or a client certificate, certificates
 embedded or in files that are read now. A user that runs a command (exec, an
@@ -44,6 +50,10 @@ See docs/importing.md.`,
 			# Import it, accept it and wait until it is available
 			kubectl ocm import cluster2 --managed-cluster-kubeconfig ~/.kube/config --managed-cluster-context cluster2 --accept --wait
 
+			# Import it with values of the klusterlet chart: its agent reaches the hub
+			# through a proxy (the values' bootstrapHubKubeConfig) with the token driver
+			kubectl ocm import cluster2 --managed-cluster-kubeconfig cluster2.kubeconfig --values-file cluster2-values.yaml --wait
+
 			# Print the ManagedCluster and import Secret for a GitOps repository
 			# (the Secret holds the credential: store it encrypted)
 			kubectl ocm import cluster2 --managed-cluster-kubeconfig cluster2.kubeconfig --dry-run=client -o yaml`),
@@ -53,6 +63,7 @@ See docs/importing.md.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Kubeconfig, "managed-cluster-kubeconfig", "", "A kubeconfig of the cluster to import, whose credential may install the agent (cluster-admin).")
 	f.StringVar(&o.Context, "managed-cluster-context", "", "The context of --managed-cluster-kubeconfig to use. Default: its current context.")
+	f.StringVar(&o.ValuesFile, "values-file", "", "A YAML file of the klusterlet Helm chart's values (config/charts/klusterlet/values.yaml) to install the cluster with: the hub's importer applies them over its own (images, a bootstrapHubKubeConfig with its own hub address, proxy or token, the registration driver, the agent's placement). Written into Secret cluster-import-config; needs renderer render-from-config-secret on the hub.")
 	f.BoolVar(&o.KeepSecret, "keep-secret", false, "Keep the import Secret after the import (it is used again only when its content changes).")
 	f.BoolVar(&o.Accept, "accept", false, "Accept the cluster once the import succeeded: approve its agent's request and set hubAcceptsClient, as 'kubectl ocm accept' does (implies waiting).")
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the importer reports the import (with --accept, until the cluster has joined).")

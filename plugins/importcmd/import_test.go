@@ -63,6 +63,16 @@ func TestImportDryRun(t *testing.T) {
 			t.Errorf("the dry run printed no %q:\n%s", want, out)
 		}
 	}
+	// With --values-file the import configuration comes before the import
+	// Secret, which starts the import.
+	values := writeFile(t, dir, "values.yaml", "klusterlet: {registrationConfiguration: {registrationDriver: {authType: token}}}\n")
+	withValues, err := run(t, "cluster2", "--managed-cluster-kubeconfig", kc, "--values-file", values, "--dry-run=client", "-o", "yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, j := strings.Index(withValues, "name: cluster-import-config"), strings.Index(withValues, "name: auto-import-secret"); i < 0 || j < i {
+		t.Errorf("the dry run printed no import configuration before the import Secret:\n%s", withValues)
+	}
 	// The CA file's content travels in the Secret, the file name does not.
 	if strings.Contains(out, "ca.crt\n") || strings.Contains(out, "certificate-authority:") {
 		t.Errorf("the Secret names a file of this machine:\n%s", out)
@@ -72,6 +82,8 @@ func TestImportDryRun(t *testing.T) {
 func TestImportRefuses(t *testing.T) {
 	dir := t.TempDir()
 	execFile := writeFile(t, dir, "exec", execKubeconfig)
+	writeFile(t, dir, "ca.crt", "MY-CA")
+	tokenFile := writeFile(t, dir, "kubeconfig", tokenKubeconfig)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -84,6 +96,9 @@ func TestImportRefuses(t *testing.T) {
 		{"an unknown context", []string{"cluster2", "--managed-cluster-kubeconfig", execFile, "--managed-cluster-context", "x"}, `no context "x"`},
 		{"wait with a dry run", []string{"cluster2", "--managed-cluster-kubeconfig", execFile, "--dry-run=client", "--wait"}, "exclude --dry-run"},
 		{"-o without a dry run", []string{"cluster2", "--managed-cluster-kubeconfig", execFile, "-o", "yaml"}, "add --dry-run=client"},
+		{"values for another cluster", []string{"cluster2", "--managed-cluster-kubeconfig", tokenFile, "--values-file", writeFile(t, dir, "v1.yaml", "klusterlet: {clusterName: cluster1}")},
+			`--values-file ` + filepath.Join(dir, "v1.yaml") + `: klusterlet.clusterName "cluster1"`},
+		{"values with an unknown key", []string{"cluster2", "--managed-cluster-kubeconfig", tokenFile, "--values-file", writeFile(t, dir, "v2.yaml", "hub: {}")}, "unknown key hub"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := run(t, tc.args...)

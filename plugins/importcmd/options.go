@@ -3,6 +3,7 @@ package importcmd
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/valuesfile"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -37,11 +39,16 @@ type Options struct {
 	DryRun string
 	// Output is the format of a dry run's objects.
 	Output string
+	// ValuesFile is a file of the klusterlet chart's values that the
+	// importer installs the cluster with (Secret cluster-import-config).
+	ValuesFile string
 
 	// kubeconfig is what the import Secret holds: the credential of the
 	// selected context, certificates embedded; server is its API server.
 	kubeconfig []byte
 	server     string
+	// values is the content of ValuesFile, checked.
+	values []byte
 }
 
 // NewOptions returns Options for the hub getter selects.
@@ -94,5 +101,15 @@ func (o *Options) Validate() error {
 		return err
 	}
 	o.server = cfg.Host
+	if o.ValuesFile != "" {
+		data, err := os.ReadFile(o.ValuesFile)
+		if err != nil {
+			return fmt.Errorf("--values-file: %w", err)
+		}
+		if _, err := valuesfile.ParseImport("--values-file "+o.ValuesFile, data, o.Cluster); err != nil {
+			return err
+		}
+		o.values = data
+	}
 	return nil
 }

@@ -1,10 +1,13 @@
 package importcmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +34,10 @@ const ImporterDeployment = "ocm-importer"
 // enableImporter is the command that turns the importer on.
 const enableImporter = `kubectl patch clustermanager cluster-manager --type=merge -p '{"spec":{"registrationConfiguration":{"featureGates":[{"feature":"ClusterImporter","mode":"Enable"}]}}}'`
 
+// enableConfigRenderer is the command that has the importer apply the
+// import configuration after its own rendering.
+const enableConfigRenderer = `kubectl patch clustermanager cluster-manager --type=merge -p '{"spec":{"registrationConfiguration":{"importerConfiguration":{"renderers":["render-auto","render-from-config-secret"]}}}}'`
+
 // Run writes the ManagedCluster and the import Secret and, with --wait,
 // waits for the import (and with --accept accepts the cluster).
 func (o *Options) Run(ctx context.Context) error {
@@ -48,11 +55,15 @@ func (o *Options) Run(ctx context.Context) error {
 	if sameHost(cfg.Host, o.server) {
 		return fmt.Errorf("--managed-cluster-kubeconfig points at %s, the hub itself: give a kubeconfig of the cluster to import", o.server)
 	}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: config.HubNamespace, Name: ImporterDeployment}, &appsv1.Deployment{}); err != nil {
+	importer := &appsv1.Deployment{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: config.HubNamespace, Name: ImporterDeployment}, importer); err != nil {
 		if apierrors.IsNotFound(err) {
 			return fmt.Errorf("the hub at %s runs no cluster importer (Deployment %s/%s): turn on its feature gate ClusterImporter with\n\n    %s\n\nand run import again", cfg.Host, config.HubNamespace, ImporterDeployment, enableImporter)
 		}
 		return fmt.Errorf("look for the cluster importer on %s: %w", cfg.Host, err)
+	}
+	if err := o.checkRenderers(ctx, c, importer); err != nil {
+		return err
 	}
 	mc := &clusterv1.ManagedCluster{}
 	switch err := c.Get(ctx, client.ObjectKey{Name: o.Cluster}, mc); {
@@ -67,8 +78,13 @@ func (o *Options) Run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "Warning: cluster %s has joined already; the import installs its agent again.\n", o.Cluster)
 		}
 	}
-	if err := apply.Apply(ctx, c, objs, apply.Options{DryRun: o.DryRun == cli.DryRunServer, FieldManager: cli.FieldManagerFrom(ctx)}); err != nil {
-		return fmt.Errorf("write the import of cluster %s on %s: %w", o.Cluster, cfg.Host, err)
+	// The import Secret goes last: the importer starts when it appears,
+	// and reads the configuration then.
+	last := len(objs) - 1
+	for _, batch := range [][]*unstructured.Unstructured{objs[:last], objs[last:]} {
+		if err := apply.Apply(ctx, c, batch, apply.Options{DryRun: o.DryRun == cli.DryRunServer, FieldManager: cli.FieldManagerFrom(ctx)}); err != nil {
+			return fmt.Errorf("write the import of cluster %s on %s: %w", o.Cluster, cfg.Host, err)
+		}
 	}
 	if o.DryRun == cli.DryRunServer {
 		for _, obj := range apply.Sort(objs) {
@@ -122,13 +138,17 @@ func (o *Options) waitImported(ctx context.Context, c client.Client, version str
 }
 
 // objects returns what import writes: the ManagedCluster, the cluster's
-// namespace and the import Secret.
+// namespace, the import configuration with --values-file, and the import
+// Secret, last.
 func (o *Options) objects() ([]*unstructured.Unstructured, error) {
 	typed := []client.Object{
 		&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: o.Cluster}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.Cluster}},
-		imp.NewSecret(o.Cluster, o.kubeconfig, o.KeepSecret),
 	}
+	if o.values != nil {
+		typed = append(typed, imp.NewConfigSecret(o.Cluster, o.values))
+	}
+	typed = append(typed, imp.NewSecret(o.Cluster, o.kubeconfig, o.KeepSecret))
 	var out []*unstructured.Unstructured
 	for _, obj := range typed {
 		u, err := apply.ToUnstructured(obj, apis.Scheme)
@@ -149,6 +169,38 @@ func (o *Options) print(objs []*unstructured.Unstructured) error {
 	}
 	for _, obj := range objs {
 		fmt.Fprintf(o.Out, "%s (client dry run)\n", apply.Describe(obj))
+	}
+	return nil
+}
+
+// checkRenderers checks that the hub's importer, Deployment d, applies
+// the import configuration exactly when there is one: with --values-file
+// its --import-renderers must list render-from-config-secret, and when they
+// do, the cluster needs a Secret cluster-import-config from --values-file
+// or from before.
+func (o *Options) checkRenderers(ctx context.Context, c client.Client, d *appsv1.Deployment) error {
+	var renderers []string
+	for _, ctr := range d.Spec.Template.Spec.Containers {
+		for _, arg := range ctr.Args {
+			if v, ok := strings.CutPrefix(arg, "--import-renderers="); ok {
+				renderers = strings.Split(v, ",")
+			}
+		}
+	}
+	reads := slices.Contains(renderers, config.ImportRendererFromConfigSecret)
+	switch {
+	case o.values != nil && !reads:
+		return fmt.Errorf("the hub's importer does not read --values-file: its renderers are %s, without %s. List it after %s with\n\n    %s\n\nand run import again",
+			cmp.Or(strings.Join(renderers, ","), config.ImportRendererAuto+" (the default)"), config.ImportRendererFromConfigSecret, config.ImportRendererAuto, enableConfigRenderer)
+	case o.values == nil && reads:
+		err := c.Get(ctx, client.ObjectKey{Namespace: o.Cluster, Name: imp.ConfigSecretName}, &corev1.Secret{})
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("the hub's importer renders the Klusterlet from the cluster's Secret %s/%s too (renderer %s), and there is none: give the klusterlet chart's values with --values-file",
+				o.Cluster, imp.ConfigSecretName, config.ImportRendererFromConfigSecret)
+		}
+		if err != nil {
+			return fmt.Errorf("look for Secret %s/%s: %w", o.Cluster, imp.ConfigSecretName, err)
+		}
 	}
 	return nil
 }

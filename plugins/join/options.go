@@ -19,8 +19,8 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/valuesfile"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli/valuesfile"
 )
 
 // Install modes of --mode.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli/valuesfile"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/valuesfile"
 )
 
 // klusterletValuesFileFlag is clusteradm's name of --values-file.

@@ -47,7 +47,8 @@ const pollTimeout = 2 * time.Minute
 func TestImport(t *testing.T) {
 	ctx, f := agenttest.StartFleet(t, 8*time.Minute, agenttest.FleetOptions{
 		Options: framework.Options{Clusters: []string{"cluster1"}},
-		Hub:     config.HubValues{Importer: &config.ImporterValues{}},
+		Hub: config.HubValues{Importer: &config.ImporterValues{
+			Renderers: []string{config.ImportRendererAuto, config.ImportRendererFromConfigSecret}}},
 		// The clusters' API servers listen on loopback here.
 		RunnerArgs: map[string][]string{"ocm-importer": {"--allow-loopback-import"}},
 	})
@@ -99,12 +100,40 @@ func TestImport(t *testing.T) {
 		})
 	}
 
-	t.Run("kubectl ocm import with the cluster's credential imports it", func(t *testing.T) {
-		file := filepath.Join(t.TempDir(), "cluster1.kubeconfig")
+	t.Run("an import configuration the importer cannot apply installs nothing", func(t *testing.T) {
+		if err := hub.Create(ctx, imp.NewConfigSecret("cluster1", []byte("klusterlet: {mode: Hosted}\n"))); err != nil {
+			t.Fatal(err)
+		}
+		writeImportSecret(ctx, t, hub, "cluster1", kubeconfigData(t, spoke.RESTConfig()))
+		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, imp.ReasonConfigRendererFailed,
+			`Secret cluster1/cluster-import-config key values.yaml: klusterlet.mode "Hosted"`)
+		for _, ns := range []string{operatorv1.DefaultAgentNamespace, operatorv1.OperatorNamespace} {
+			if err := spoke.Client().Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
+				t.Errorf("namespace %s exists on cluster1 (err %v): the import installed something", ns, err)
+			}
+		}
+		// render-auto comes first, but the import failed before it needed
+		// a token: no bootstrap identity was made.
+		err := hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, &corev1.ServiceAccount{})
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("a bootstrap identity of cluster1 exists (err %v)", err)
+		}
+	})
+
+	t.Run("kubectl ocm import with the cluster's credential and values imports it", func(t *testing.T) {
+		if err := hub.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: imp.SecretName}}); client.IgnoreNotFound(err) != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		file := filepath.Join(dir, "cluster1.kubeconfig")
 		if err := os.WriteFile(file, kubeconfigBytes(t, spoke.RESTConfig()), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out := runImport(ctx, t, f, "cluster1", "--managed-cluster-kubeconfig", file, "--accept", "--wait", "--timeout", "2m")
+		values := filepath.Join(dir, "values.yaml")
+		if err := os.WriteFile(values, []byte("klusterlet:\n  externalServerURLs: [{url: \"https://cluster1.example.com:6443\"}]\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := runImport(ctx, t, f, "cluster1", "--managed-cluster-kubeconfig", file, "--values-file", values, "--accept", "--wait", "--timeout", "2m")
 		for _, want := range []string{"Wrote the import Secret cluster1/" + imp.SecretName, "Imported cluster cluster1: Installed the Klusterlet"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("import printed no %q:\n%s", want, out)
@@ -129,6 +158,14 @@ func TestImport(t *testing.T) {
 		sa := &corev1.ServiceAccount{}
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, sa); err != nil {
 			t.Errorf("the bootstrap identity of cluster1: %v", err)
+		}
+		// The values of the import configuration reached the Klusterlet.
+		k := &operatorv1.Klusterlet{}
+		if err := spoke.Client().Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k); err != nil {
+			t.Fatal(err)
+		}
+		if len(k.Spec.ExternalServerURLs) != 1 || k.Spec.ExternalServerURLs[0].URL != "https://cluster1.example.com:6443" {
+			t.Errorf("the Klusterlet's externalServerURLs are %+v, not the values'", k.Spec.ExternalServerURLs)
 		}
 	})
 
@@ -158,16 +195,25 @@ func TestImport(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ns := range []string{"cluster1", "cluster2"} {
-			framework.Eventually(ctx, t, pollTimeout, "mallory's import Secret in "+ns+" refused at admission", func(ctx context.Context) (bool, error) {
-				err := mallory.Create(ctx, imp.NewSecret(ns, kubeconfigBytes(t, spoke.RESTConfig()), false))
-				switch {
-				case err == nil:
-					t.Fatalf("mallory wrote an import Secret in %s", ns)
-				case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "needs the right to update ManagedCluster "+ns):
-					return true, nil
-				}
-				return false, err
-			})
+			// The import configuration chooses the hub address, images and
+			// token the importer installs: as much a hub administrator's.
+			for _, sec := range []*corev1.Secret{imp.NewSecret(ns, kubeconfigBytes(t, spoke.RESTConfig()), false), imp.NewConfigSecret(ns, []byte("images: {registry: evil.example.com}"))} {
+				framework.Eventually(ctx, t, pollTimeout, "mallory's Secret "+ns+"/"+sec.Name+" refused at admission", func(ctx context.Context) (bool, error) {
+					err := mallory.Create(ctx, sec.DeepCopy())
+					if apierrors.IsAlreadyExists(err) {
+						// The import configuration of cluster1 exists:
+						// changing it is refused too.
+						err = mallory.Update(ctx, sec.DeepCopy())
+					}
+					switch {
+					case err == nil:
+						t.Fatalf("mallory wrote Secret %s/%s", ns, sec.Name)
+					case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "needs the right to update ManagedCluster "+ns):
+						return true, nil
+					}
+					return false, err
+				})
+			}
 		}
 		err = hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster2")}, &corev1.ServiceAccount{})
 		if !apierrors.IsNotFound(err) {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/importer"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
@@ -44,6 +45,9 @@ func NewImporterCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.AgentImage, "agent-image", "", "The ocm-controller image imported clusters run (the Klusterlet operator and agent).")
 	cmd.Flags().StringVar(&o.HubAPIServer, "hub-apiserver-url", "", "The hub's API server URL as imported clusters reach it. Default: the server of ConfigMap kube-public/cluster-info.")
 	cmd.Flags().BoolVar(&o.Guard.AllowLoopback, "allow-loopback-import", false, "Dial clusters at loopback addresses too. Only for a hub whose clusters run on the same host as the importer, as in a test environment.")
+	cmd.Flags().StringSliceVar(&o.Renderers, "import-renderers", nil, fmt.Sprintf(
+		"What the Klusterlet of an imported cluster is rendered from, in order, each over the earlier ones: %s (the hub's image, API server and pull Secret, a token bound to the cluster), %s (the klusterlet chart's values in Secret %s, key %s, of the cluster's namespace). Default: %s.",
+		config.ImportRendererAuto, config.ImportRendererFromConfigSecret, imp.ConfigSecretName, imp.ConfigValuesKey, config.ImportRendererAuto))
 	cmd.Flags().DurationVar(&o.RequestTimeout, "import-request-timeout", 30*time.Second, "Time limit of each request to a cluster being imported.")
 	return cmd
 }
@@ -59,6 +63,11 @@ func (o *ImporterOptions) Validate() error {
 	if o.HubAPIServer != "" {
 		if u, err := url.Parse(o.HubAPIServer); err != nil || u.Scheme != "https" || u.Host == "" {
 			return fmt.Errorf("--hub-apiserver-url %q is not an https URL", o.HubAPIServer)
+		}
+	}
+	for _, r := range o.Renderers {
+		if r != config.ImportRendererAuto && r != config.ImportRendererFromConfigSecret {
+			return fmt.Errorf("--import-renderers: %q is not one of %s, %s", r, config.ImportRendererAuto, config.ImportRendererFromConfigSecret)
 		}
 	}
 	if o.RequestTimeout <= 0 {
@@ -86,7 +95,7 @@ func (o *ImporterOptions) Run(ctx context.Context) error {
 	if err := importer.SetupWithManager(ctx, mgr, o.Options); err != nil {
 		return fmt.Errorf("set up the cluster importer: %w", err)
 	}
-	ctrl.Log.WithName("importer").Info("Starting the cluster importer", "namespace", o.ManagerOptions.Namespace, "agentImage", o.AgentImage)
+	ctrl.Log.WithName("importer").Info("Starting the cluster importer", "namespace", o.ManagerOptions.Namespace, "agentImage", o.AgentImage, "renderers", o.Renderers)
 	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("run the cluster importer: %w", err)
 	}

@@ -204,10 +204,10 @@ func TestFlags(t *testing.T) {
 // key a chart has is one the verb knows, so that a copy of it is a valid
 // values file.
 func TestChartDefaults(t *testing.T) {
-	if _, err := ReadHub("--values-file", filepath.Join("..", "..", "..", "config", "charts", "hub", "values.yaml")); err != nil {
+	if _, err := ReadHub("--values-file", filepath.Join("..", "..", "config", "charts", "hub", "values.yaml")); err != nil {
 		t.Error(err)
 	}
-	if _, err := ReadKlusterlet("--values-file", filepath.Join("..", "..", "..", "config", "charts", "klusterlet", "values.yaml")); err != nil {
+	if _, err := ReadKlusterlet("--values-file", filepath.Join("..", "..", "config", "charts", "klusterlet", "values.yaml")); err != nil {
 		t.Error(err)
 	}
 }

@@ -200,27 +200,33 @@ func read(flag, path, chart string, v any) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", flag, err)
 	}
+	return decode(flag+" "+path, data, chart, v)
+}
+
+// decode decodes data, the values of chart from source (such as
+// "--values-file FILE"), into v as read does.
+func decode(source string, data []byte, chart string, v any) error {
 	jsonData, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return fmt.Errorf("%s %s: not YAML: %w", flag, path, err)
+		return fmt.Errorf("%s: not YAML: %w", source, err)
 	}
 	var raw any
 	if err := json.Unmarshal(jsonData, &raw); err != nil {
-		return fmt.Errorf("%s %s: %w", flag, path, err)
+		return fmt.Errorf("%s: %w", source, err)
 	}
 	if raw == nil {
 		return nil
 	}
 	if _, ok := raw.(map[string]any); !ok {
-		return fmt.Errorf("%s %s: the file holds no YAML object; write the %s chart's values, as in config/charts/%s/values.yaml", flag, path, chart, chart)
+		return fmt.Errorf("%s: holds no YAML object; write the %s chart's values, as in config/charts/%s/values.yaml", source, chart, chart)
 	}
 	if key := unknownKey(reflect.TypeOf(v), raw, ""); key != "" {
-		return fmt.Errorf("%s %s: unknown key %s: the %s chart has no such value (see config/charts/%s/values.yaml and docs/install.md#one-values-file-for-the-cli-helm-and-gitops); fix or remove it",
-			flag, path, key, chart, chart)
+		return fmt.Errorf("%s: unknown key %s: the %s chart has no such value (see config/charts/%s/values.yaml and docs/install.md#one-values-file-for-the-cli-helm-and-gitops); fix or remove it",
+			source, key, chart, chart)
 	}
 	if err := yaml.UnmarshalStrict(data, v); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "error unmarshaling JSON: while decoding JSON: ")
-		return fmt.Errorf("%s %s: %s; write the values as config/charts/%s/values.yaml has them", flag, path, strings.TrimPrefix(msg, "json: "), chart)
+		return fmt.Errorf("%s: %s; write the values as config/charts/%s/values.yaml has them", source, strings.TrimPrefix(msg, "json: "), chart)
 	}
 	return nil
 }
