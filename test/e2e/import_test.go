@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -31,10 +33,14 @@ import (
 // a server nothing serves and a kubeconfig for the hub each end in a named
 // condition and install nothing on cluster1; then import with cluster1's
 // context installs the Klusterlet there, whose agent joins as a Pod on
-// cluster1's node, and the cluster becomes Available once accepted.
-// cluster2 is a Cluster API Cluster on the hub (the test plays Cluster
-// API's part): once its control plane is initialized the importer creates
-// its ManagedCluster and installs its agent with the Cluster's kubeconfig.
+// cluster1's node, and the cluster becomes Available once accepted. The
+// importer renders each Klusterlet from the cluster's values too
+// (render-from-config-secret): cluster1's agent registers with the token
+// driver its values choose. cluster2 is a Cluster API Cluster on the hub
+// (the test plays Cluster API's part): once its control plane is
+// initialized the importer creates its ManagedCluster and installs its
+// agent with the Cluster's kubeconfig and the values of its
+// cluster-import-config.
 func TestImportFromTheHub(t *testing.T) {
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hubCluster, spoke := f.env.Cluster("hub"), f.env.Cluster("cluster1")
@@ -60,6 +66,9 @@ func TestImportFromTheHub(t *testing.T) {
 		}
 		cm.Spec.RegistrationConfiguration.FeatureGates = append(cm.Spec.RegistrationConfiguration.FeatureGates,
 			operatorv1.FeatureGate{Feature: "ClusterImporter", Mode: operatorv1.FeatureGateModeTypeEnable})
+		// Each cluster's own values over the hub's settings.
+		cm.Spec.RegistrationConfiguration.ImporterConfiguration = &operatorv1.ImporterConfiguration{
+			Renderers: []string{config.ImportRendererAuto, config.ImportRendererFromConfigSecret}}
 	})
 	waitDeploymentAvailable(t, hub, config.HubNamespace, "ocm-importer")
 	// What `kubectl ocm import` writes besides the Secret: the
@@ -95,23 +104,41 @@ func TestImportFromTheHub(t *testing.T) {
 		})
 	}
 
-	t.Run("import with cluster1's context installs the agent as Pods", func(t *testing.T) {
+	t.Run("import with cluster1's context and values installs the agent as Pods", func(t *testing.T) {
 		require.NoError(t, client.IgnoreNotFound(hub.Delete(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: imp.SecretName}})))
-		out := f.ocm(t, append(importArgs, "--accept", "--wait")...)
+		out, err := f.tryOCM(t, append(importArgs, "--wait")...)
+		require.Error(t, err, "import without values on a hub that renders from them")
+		assert.Contains(t, out, "give the klusterlet chart's values with --values-file")
+		// The values: the token driver, whose hub credential is a
+		// ServiceAccount token instead of a certificate.
+		values := filepath.Join(t.TempDir(), "values.yaml")
+		require.NoError(t, os.WriteFile(values, []byte("klusterlet: {registrationConfiguration: {registrationDriver: {authType: token}}}\n"), 0o600))
+		out = f.ocm(t, append(importArgs, "--values-file", values, "--accept", "--wait")...)
 		assert.Contains(t, out, "Imported cluster cluster1")
 		waitJoinedAvailable(t, hub, "cluster1")
-		err := hub.Get(t.Context(), client.ObjectKey{Namespace: "cluster1", Name: imp.SecretName}, &corev1.Secret{})
+		err = hub.Get(t.Context(), client.ObjectKey{Namespace: "cluster1", Name: imp.SecretName}, &corev1.Secret{})
 		assert.True(t, apierrors.IsNotFound(err), "the import Secret is kept (err %v)", err)
 		pod, err := f.runningPod(t.Context(), "cluster1", operatorv1.DefaultAgentNamespace, "klusterlet-agent")
 		require.NoError(t, err)
 		assert.NotEmpty(t, pod.Spec.NodeName, "the agent does not run on cluster1's node")
 		require.NoError(t, hub.Create(t.Context(), configMapWork("cluster1", "imported", 1, "v1")))
 		waitWorkApplied(t, hub, "cluster1", "imported", 2*time.Minute)
+		k := &operatorv1.Klusterlet{}
+		require.NoError(t, managed.Get(t.Context(), client.ObjectKey{Name: operatorv1.KlusterletName}, k))
+		require.NotNil(t, k.Spec.RegistrationConfiguration)
+		require.NotNil(t, k.Spec.RegistrationConfiguration.RegistrationDriver)
+		assert.Equal(t, operatorv1.TokenAuthType, k.Spec.RegistrationConfiguration.RegistrationDriver.AuthType, "the values' registration driver")
+		hubKubeconfig := &corev1.Secret{}
+		require.NoError(t, managed.Get(t.Context(), client.ObjectKey{Namespace: operatorv1.DefaultAgentNamespace, Name: operatorv1.HubKubeConfigSecret}, hubKubeconfig))
+		assert.Empty(t, hubKubeconfig.Data[corev1.TLSCertKey], "the agent of the token driver holds a client certificate")
 	})
 
 	t.Run("a Cluster API Cluster's cluster is imported once its control plane is initialized", func(t *testing.T) {
 		kc, err := imp.Kubeconfig(f.env.Cluster("cluster2").RESTConfig())
 		require.NoError(t, err)
+		// cluster2's values, as a GitOps repository would hold them.
+		require.NoError(t, hub.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}}))
+		require.NoError(t, hub.Create(t.Context(), imp.NewConfigSecret("cluster2", []byte("klusterlet: {externalServerURLs: [{url: \"https://cluster2.example.com:6443\"}]}\n"))))
 		require.NoError(t, capi.Provision(t.Context(), hub, "cluster2", "cluster2", kc, false))
 		waitImportCondition(t, hub, "cluster2", imp.ReasonKubeConfigNotFound, "control plane is not initialized")
 		require.NoError(t, capi.SetInitialized(t.Context(), hub, "cluster2", "cluster2"))
@@ -120,6 +147,10 @@ func TestImportFromTheHub(t *testing.T) {
 		pod, err := f.runningPod(t.Context(), "cluster2", operatorv1.DefaultAgentNamespace, "klusterlet-agent")
 		require.NoError(t, err)
 		assert.NotEmpty(t, pod.Spec.NodeName, "the agent does not run on cluster2's node")
+		k := &operatorv1.Klusterlet{}
+		require.NoError(t, f.env.Cluster("cluster2").Client().Get(t.Context(), client.ObjectKey{Name: operatorv1.KlusterletName}, k))
+		require.Len(t, k.Spec.ExternalServerURLs, 1)
+		assert.Equal(t, "https://cluster2.example.com:6443", k.Spec.ExternalServerURLs[0].URL, "the values' externalServerURLs")
 	})
 }
 
