@@ -21,6 +21,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -62,6 +63,12 @@ import (
 // FieldManager owns what the importer writes, on the hub and on the
 // imported cluster.
 const FieldManager = "ocm-importer"
+
+// Workers is how many clusters the importer imports at a time: each
+// import waits on another cluster's API server (up to
+// Options.RequestTimeout per request), so one slow or unreachable cluster
+// holds up no more than its worker.
+const Workers = 10
 
 // Options configure the importer.
 type Options struct {
@@ -138,6 +145,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	isImportSecret := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetName() == imp.SecretName })
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("cluster-importer").
+		WithOptions(controller.Options{MaxConcurrentReconciles: Workers}).
 		For(&clusterv1.ManagedCluster{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetNamespace()}}}

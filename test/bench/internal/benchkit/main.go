@@ -162,6 +162,12 @@ type FleetOptions struct {
 	// the bootstrap identity's requests by itself: a standby hub the
 	// agents of StandbyHub fail over to.
 	Standby bool
+	// RunnerArgs are the component runner's runner.Options.ExtraArgs.
+	RunnerArgs map[string][]string
+	// Unmanaged are managed clusters whose Deployments the component
+	// runner does not run: the targets of installs that are measured on
+	// the hub's side alone.
+	Unmanaged []string
 }
 
 // StartFleetWith is StartFleet with opts.
@@ -194,7 +200,13 @@ func StartFleetWith(b testing.TB, opts FleetOptions, managed ...string) *Fleet {
 			b.Fatal(err)
 		}
 	}
-	componentRunner := runner.StartForTest(b, images, env.Clusters()...)
+	var run []*framework.Cluster
+	for _, c := range env.Clusters() {
+		if !slices.Contains(opts.Unmanaged, c.Name) {
+			run = append(run, c)
+		}
+	}
+	componentRunner := runner.StartForTestWith(b, runner.Options{Binaries: images, Clusters: run, ExtraArgs: opts.RunnerArgs})
 	f := &Fleet{Env: env, Runner: componentRunner, Hub: env.Cluster("hub"), JoinCA: joinCA}
 	f.HubClient = f.Hub.Client()
 
