@@ -149,7 +149,7 @@ func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploy
 	if err != nil || approved > 0 || !o.Wait {
 		return approved, err
 	}
-	what := fmt.Sprintf("a certificate request of managed cluster %s (run `kubectl ocm join` on it)", name)
+	what := fmt.Sprintf("a certificate request of managed cluster %s (its agent files one once `kubectl ocm join` runs on it or the hub imports it)", name)
 	err = cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		n, err := o.approveRequests(ctx, c, name, skipped, "")
 		approved += n
@@ -297,7 +297,7 @@ func (o *Options) setAccepted(ctx context.Context, c client.Client, in *deployst
 		}
 	}
 	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("managed cluster %s is not registered on this hub: run `kubectl ocm join ... --cluster-name %s` on it first, or pass --wait", name, name)
+		return fmt.Errorf("managed cluster %s is not registered on this hub: run `kubectl ocm join ... --cluster-name %s` on it or `kubectl ocm import %s` on the hub first, or pass --wait", name, name, name)
 	}
 	if err != nil {
 		return fmt.Errorf("get ManagedCluster %s: %w", name, err)
