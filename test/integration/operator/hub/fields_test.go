@@ -99,7 +99,7 @@ func checkPolicy(np *networkingv1.NetworkPolicy, pod map[string]string, port int
 
 // testUnsupportedServers sets serverConfiguration, which configures servers
 // the hub does not run, and an importerConfiguration renderer the importer
-// does not have: Applied turns False naming both fields, the hub is left as
+// does not have (OCM has no such renderer either): Applied turns False naming both fields, the hub is left as
 // it was, and removing them applies again.
 func testUnsupportedServers(t *testing.T, s *suite) {
 	dep, err := s.controller(s.ctx)
@@ -108,7 +108,7 @@ func testUnsupportedServers(t *testing.T, s *suite) {
 	}
 	gen := s.edit(t, func(cm *operatorv1.ClusterManager) {
 		cm.Spec.ServerConfiguration = &operatorv1.ServerConfiguration{EndpointsExposure: []operatorv1.EndpointExposure{{Protocol: "grpc"}}}
-		cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-from-config-secret"}}}
+		cm.Spec.RegistrationConfiguration = &operatorv1.RegistrationHubConfiguration{ImporterConfiguration: &operatorv1.ImporterConfiguration{Renderers: []string{"render-auto", "render-from-cluster-api"}}}
 	})
 	applied := s.waitCondition(t, gen, operatorv1.ConditionClusterManagerApplied, metav1.ConditionFalse)
 	if applied.Reason != config.ReasonImporterConfigurationUnsupported && applied.Reason != config.ReasonServerConfigurationUnsupported {
