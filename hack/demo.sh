@@ -99,6 +99,7 @@ HUB_VIA_PROXY=$(cat "$DEV_ENV_DIR/hub-url-via-proxy")
 # The importer on, rendering each cluster's Klusterlet from the hub's settings
 # and then from the cluster's own values (OCM's renderers).
 step kubectl patch clustermanager cluster-manager --context hub --type=merge -p '{"spec":{"registrationConfiguration":{"featureGates":[{"feature":"ClusterImporter","mode":"Enable"}],"importerConfiguration":{"renderers":["render-auto","render-from-config-secret"]}}}}'
+step kubectl wait --for=create deployment/ocm-importer -n open-cluster-management-hub --context hub --timeout=1m
 step kubectl rollout status deployment/ocm-importer -n open-cluster-management-hub --context hub --timeout=3m
 # cluster2's values, the klusterlet chart's: the bootstrap kubeconfig with
 # the proxy and the bound token, and the token driver.
