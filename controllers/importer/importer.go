@@ -29,6 +29,7 @@ import (
 	capiv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/config/valuesfile"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
@@ -38,7 +39,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/valuesfile"
 )
 
 // What the importer reads and writes on the hub.
@@ -382,7 +382,7 @@ func (r *Reconciler) render(ctx context.Context, cluster string) ([]*unstructure
 		}
 	}
 	if len(v.BootstrapKubeconfig) == 0 {
-		return nil, fmt.Errorf("Secret %s/%s sets no bootstrapHubKubeConfig, and no renderer %s comes after it to make one: set it, or list %s in the ClusterManager's importerConfiguration.renderers",
+		return nil, fmt.Errorf("the values of Secret %s/%s set no bootstrapHubKubeConfig, and no renderer %s comes after them to make one: set it, or list %s in the ClusterManager's importerConfiguration.renderers",
 			cluster, imp.ConfigSecretName, config.ImportRendererAuto, config.ImportRendererAuto)
 	}
 	op.Image = v.Image
@@ -420,7 +420,7 @@ func (r *Reconciler) importConfig(ctx context.Context, cluster string) (*valuesf
 	}
 	data, ok := sec.Data[imp.ConfigValuesKey]
 	if !ok {
-		return nil, fmt.Errorf("Secret %s/%s has no key %s: write the klusterlet chart's values there", cluster, imp.ConfigSecretName, imp.ConfigValuesKey)
+		return nil, fmt.Errorf("the import configuration %s/%s has no key %s: write the klusterlet chart's values there", cluster, imp.ConfigSecretName, imp.ConfigValuesKey)
 	}
 	return valuesfile.ParseImport(valuesfile.ImportValuesSource(cluster, imp.ConfigSecretName, imp.ConfigValuesKey), data, cluster)
 }

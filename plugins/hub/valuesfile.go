@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/valuesfile"
+	"github.com/kubectl-ocm/kubectl-ocm/config/valuesfile"
 )
 
 // clusterManagerValuesFileFlag is clusteradm's name of --values-file.

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/config/valuesfile"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/valuesfile"
 )
 
 // klusterletValuesFileFlag is clusteradm's name of --values-file.
