@@ -131,7 +131,7 @@ func (o *Options) waitImported(ctx context.Context, c client.Client, version str
 		}
 		if cond.Status == metav1.ConditionTrue {
 			fmt.Fprintf(o.Out, "Imported cluster %s: %s\n", o.Cluster, cond.Message)
-			return true, cond.Reason, nil
+			return true, "", nil
 		}
 		return false, "", cli.Stop(fmt.Errorf("the import of cluster %s failed (%s): %s; the importer tries again with backoff until the Secret changes: fix the credential and run import again", o.Cluster, cond.Reason, cond.Message))
 	})
