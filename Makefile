@@ -243,7 +243,7 @@ dev-env: build kube-bins node-deps node-images ## Start hub, cluster1, cluster2 
 	$(BIN)/dev-env up --dir $(DEV_ENV_DIR) --kube-bin-dir $(KUBE_BIN) --dist-dir $(ROOT)/dist
 
 .PHONY: demo
-demo: dev-env ## The getting-started flow on the dev-env clusters: hub init, join and accept cluster1 and cluster2, a ManifestWork, a placement rollout, the example add-on.
+demo: dev-env ## The getting-started flow on the dev-env clusters: hub init, join cluster1, import cluster2 from the hub, accept both, a ManifestWork, a placement rollout, the example add-on.
 	DEV_ENV_DIR=$(DEV_ENV_DIR) hack/demo.sh
 
 .PHONY: dev-env-load
