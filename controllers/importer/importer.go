@@ -8,16 +8,13 @@ import (
 	"sync"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,7 +31,6 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
@@ -96,9 +92,7 @@ type Reconciler struct {
 	client.Client
 	// reader reads from the hub's API server directly (the hub's CA
 	// bundle, cluster-info, the pull Secret), which the cache does not hold.
-	reader client.Reader
-	// tokens issues the bootstrap tokens.
-	tokens   kubernetes.Interface
+	reader   client.Reader
 	recorder events.EventRecorder
 	opts     Options
 	// hubID is the UID of the hub's namespace kube-system: a credential
@@ -129,16 +123,12 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	if opts.RequestTimeout == 0 {
 		opts.RequestTimeout = 30 * time.Second
 	}
-	tokens, err := kubernetes.NewForConfig(mgr.GetConfig())
-	if err != nil {
-		return err
-	}
 	ns := &corev1.Namespace{}
 	if err := mgr.GetAPIReader().Get(ctx, types.NamespacedName{Name: metav1.NamespaceSystem}, ns); err != nil {
 		return fmt.Errorf("read the hub's namespace kube-system, which tells the hub from the clusters to import: %w", err)
 	}
 	r := &Reconciler{
-		Client: mgr.GetClient(), reader: mgr.GetAPIReader(), tokens: tokens,
+		Client: mgr.GetClient(), reader: mgr.GetAPIReader(),
 		recorder: mgr.GetEventRecorder("cluster-importer"), opts: opts, hubID: ns.UID,
 		failures: map[string]failureCount{},
 	}
@@ -150,6 +140,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetNamespace()}}}
 		}), builder.WithPredicates(isImportSecret))
+	var err error
 	if r.capi, err = servesCAPI(mgr); err != nil {
 		return err
 	}
@@ -437,11 +428,11 @@ func (r *Reconciler) autoBootstrap(ctx context.Context, cluster string) (string,
 	if err != nil {
 		return "", nil, err
 	}
-	token, err := r.bootstrapToken(ctx, cluster)
+	token, err := config.BootstrapToken(ctx, r.Client, cluster, imp.BootstrapTokenDuration, FieldManager)
 	if err != nil {
 		return "", nil, err
 	}
-	boot, err := kubeconfig.ForToken(server, ca, token)
+	boot, err := kubeconfig.ForToken(server, ca, token.Token)
 	return server, boot, err
 }
 
@@ -470,24 +461,4 @@ func (r *Reconciler) hubCA(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("the hub's CA bundle %s is empty", key)
 	}
 	return []byte(ca), nil
-}
-
-// bootstrapToken creates (or updates) the bootstrap identity bound to
-// cluster and returns a token of it.
-func (r *Reconciler) bootstrapToken(ctx context.Context, cluster string) (string, error) {
-	objs, err := config.ClusterBootstrapObjects(cluster)
-	if err != nil {
-		return "", err
-	}
-	if err := apply.Apply(ctx, r.Client, objs, apply.Options{FieldManager: FieldManager}); err != nil {
-		return "", fmt.Errorf("create the bootstrap identity of cluster %s: %w", cluster, err)
-	}
-	sa := identity.ClusterBootstrapServiceAccount(cluster)
-	tr, err := r.tokens.CoreV1().ServiceAccounts(identity.BootstrapNamespace).CreateToken(ctx, sa, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(imp.BootstrapTokenDuration / time.Second))},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		return "", fmt.Errorf("request a token of ServiceAccount %s/%s: %w", identity.BootstrapNamespace, sa, err)
-	}
-	return tr.Status.Token, nil
 }

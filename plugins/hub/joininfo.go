@@ -13,17 +13,13 @@ import (
 	"strings"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
 // JoinInfo is what a managed cluster needs to join the hub.
@@ -84,30 +80,15 @@ const NoPinNote = "No CA that the hub publishes (ConfigMap kube-public/kube-root
 // updates) first and which may register that cluster only; without one it
 // belongs to the shared bootstrap ServiceAccount.
 func NewJoinInfo(ctx context.Context, c client.Client, cfg *rest.Config, duration time.Duration, cluster string) (JoinInfo, error) {
-	sa := identity.BootstrapServiceAccount
-	if cluster != "" {
-		objs, err := config.ClusterBootstrapObjects(cluster)
-		if err != nil {
-			return JoinInfo{}, err
-		}
-		if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
-			return JoinInfo{}, fmt.Errorf("create the bootstrap identity of cluster %s on %s (is the hub installed? run `kubectl ocm hub init`): %w", cluster, cfg.Host, err)
-		}
-		sa = identity.ClusterBootstrapServiceAccount(cluster)
-	}
-	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
-		ExpirationSeconds: ptr.To(int64(duration / time.Second)),
-	}}
-	owner := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.BootstrapNamespace, Name: sa}}
-	if err := c.SubResource("token").Create(ctx, owner, tr); err != nil {
-		return JoinInfo{}, fmt.Errorf("request a token for ServiceAccount %s/%s (is the hub installed? run `kubectl ocm hub init`): %w",
-			identity.BootstrapNamespace, sa, err)
+	token, err := config.BootstrapToken(ctx, c, cluster, duration, "")
+	if err != nil {
+		return JoinInfo{}, fmt.Errorf("%w; is the hub at %s installed? Run `kubectl ocm hub init`", err, cfg.Host)
 	}
 	pins, err := CAPins(ctx, c, cfg)
 	if err != nil {
 		return JoinInfo{}, err
 	}
-	return JoinInfo{HubToken: tr.Status.Token, HubAPIServer: cfg.Host, ExpirationTimestamp: tr.Status.ExpirationTimestamp, ClusterName: cluster, CACertHashes: pins}, nil
+	return JoinInfo{HubToken: token.Token, HubAPIServer: cfg.Host, ExpirationTimestamp: token.ExpirationTimestamp, ClusterName: cluster, CACertHashes: pins}, nil
 }
 
 // CAPins returns the pins of the CAs that verify the certificate the
