@@ -217,6 +217,25 @@ func TestPush(t *testing.T) {
 	if d, _ := got.Digest(); d != want || !strings.Contains(out.String(), want.String()) {
 		t.Errorf("pushed %s (said %q), want %s", d, out.String(), want)
 	}
+	m, err := got.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var archs []string
+	for _, d := range m.Manifests {
+		if d.Platform == nil {
+			t.Fatalf("index entry %s has no platform", d.Digest)
+		}
+		archs = append(archs, d.Platform.String())
+		img, err := got.Image(d.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkImage(t, img, *d.Platform, cfg.Version)
+	}
+	if got := strings.Join(archs, ","); got != "linux/amd64,linux/arm64" {
+		t.Errorf("pushed platforms %s, want linux/amd64,linux/arm64", got)
+	}
 
 	err = run(t.Context(), []string{"push", "--out", dir, "--version", cfg.Version}, &out)
 	if !errors.Is(err, errNoRegistry) {
@@ -224,15 +243,23 @@ func TestPush(t *testing.T) {
 	}
 }
 
-// TestBuild builds the image of both platforms from the real binaries, reads
-// it back from the OCI layout and runs the binary of the host's architecture
-// from the layer.
+// TestBuild builds the image of the host's platform from the real binary,
+// reads it back from the OCI layout and runs the binary from the layer. An
+// index of several platforms is checked with stand-in binaries in TestPush:
+// cross-compiling the whole tree for a second architecture here would
+// double the test's cost and test the Go toolchain, not this builder.
 func TestBuild(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds ocm-controller for two platforms")
+		t.Skip("builds ocm-controller")
 	}
 	const ver = "v9.8.7-image-test"
 	cfg := testConfig(t, ver)
+	host := "linux/" + runtime.GOARCH
+	platforms, err := parsePlatforms(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Platforms = platforms
 	out := t.TempDir()
 	var log bytes.Buffer
 	// No deadline of its own: a cold cross-build on a busy machine is slow,
@@ -272,8 +299,8 @@ func TestBuild(t *testing.T) {
 			t.Errorf("ocm-controller version from the image: %q, %v; want it to print %s", got, err, ver)
 		}
 	}
-	if got := strings.Join(archs, ","); got != "linux/amd64,linux/arm64" {
-		t.Errorf("platforms %s, want linux/amd64,linux/arm64", got)
+	if got := strings.Join(archs, ","); got != host {
+		t.Errorf("platforms %s, want %s", got, host)
 	}
 
 	archive := filepath.Join(out, tarballName(version.ImageTag(ver), v1.Platform{OS: "linux", Architecture: runtime.GOARCH}))

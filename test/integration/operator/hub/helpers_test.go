@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,8 +96,18 @@ func (s *suite) edit(t *testing.T, mutate func(*operatorv1.ClusterManager)) int6
 // at generation (0: any), and returns it.
 func (s *suite) waitCondition(t *testing.T, generation int64, typ string, status metav1.ConditionStatus) metav1.Condition {
 	t.Helper()
+	return s.waitConditionNaming(t, generation, typ, status, "")
+}
+
+// waitConditionNaming is waitCondition that also waits for the condition's
+// message to contain cause (any message when cause is empty).
+func (s *suite) waitConditionNaming(t *testing.T, generation int64, typ string, status metav1.ConditionStatus, cause string) metav1.Condition {
+	t.Helper()
 	var got metav1.Condition
 	what := fmt.Sprintf("ClusterManager condition %s=%s at generation %d", typ, status, generation)
+	if cause != "" {
+		what += " naming " + cause
+	}
 	framework.Eventually(s.ctx, t, wait, what, func(ctx context.Context) (bool, error) {
 		cm, err := s.clusterManager(ctx)
 		if err != nil {
@@ -110,7 +121,7 @@ func (s *suite) waitCondition(t *testing.T, generation int64, typ string, status
 		if generation != 0 && (c.ObservedGeneration != generation || cm.Status.ObservedGeneration != generation) {
 			return false, fmt.Errorf("condition %s at generation %d: %s", typ, c.ObservedGeneration, c.Message)
 		}
-		if c.Status != status {
+		if c.Status != status || !strings.Contains(c.Message, cause) {
 			return false, fmt.Errorf("%s=%s %s: %s", typ, c.Status, c.Reason, c.Message)
 		}
 		return true, nil
