@@ -76,6 +76,7 @@ func TestTemplateAddons(t *testing.T) {
 		{"pre-delete hook runs before the add-on goes", s.testPreDeleteHook},
 		{"seed 003: install namespace default", s.testSeedDefaultNamespace},
 		{"Pods that violate restricted are named on the add-on", s.testPodSecurity},
+		{"a hosted add-on's agent goes to its hosting cluster", s.testHosted},
 		{"deleting an add-on removes its works and hub permissions", s.testDelete},
 	} {
 		if !t.Run(step.name, step.run) {

@@ -162,6 +162,12 @@ func (s *suite) specHash(t *testing.T, ref configRef) string {
 // hash, the current one unless hashes names another.
 func (s *suite) setDesired(t *testing.T, addon string, hashes map[string]string, refs ...configRef) {
 	t.Helper()
+	s.setDesiredIn(t, clusterName, addon, hashes, refs...)
+}
+
+// setDesiredIn is setDesired for the add-on of cluster.
+func (s *suite) setDesiredIn(t *testing.T, cluster, addon string, hashes map[string]string, refs ...configRef) {
+	t.Helper()
 	var out []addonv1alpha1.ConfigReference
 	for _, ref := range refs {
 		hash, ok := hashes[ref.name]
@@ -175,7 +181,7 @@ func (s *suite) setDesired(t *testing.T, addon string, hashes map[string]string,
 			DesiredConfig:       &addonv1alpha1.ConfigSpecHash{ConfigReferent: referent, SpecHash: hash},
 		})
 	}
-	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: addon}}
+	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: addon}}
 	s.update(t, s.hubC, mca, true, func() { mca.Status.ConfigReferences = out })
 }
 

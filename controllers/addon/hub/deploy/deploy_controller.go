@@ -134,7 +134,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mca *addonv1alpha1.Man
 		return err
 	}
 	setManifestApplied(mca, written)
-	return nil
+	return r.reconcileHosting(ctx, mca, src, agent)
 }
 
 // recordImageRegistries sets the ImageRegistries condition from the
@@ -182,10 +182,17 @@ func (r *Reconciler) sizeLimit() int {
 }
 
 // setManifestApplied sets ManifestApplied from the Applied conditions of
-// the deploy works, as OCM does: True when every work is applied, False
-// when one is not; unchanged while one has not reported on its current
-// spec yet, or when there is no work.
+// the deploy works.
 func setManifestApplied(mca *addonv1alpha1.ManagedClusterAddOn, works []*workv1.ManifestWork) {
+	setWorksApplied(mca, addonv1alpha1.ManagedClusterAddOnManifestApplied, works)
+}
+
+// setWorksApplied sets condition typ (ManifestApplied or
+// HostingManifestApplied) from the Applied conditions of works, as OCM
+// does: True when every work is applied, False when one is not; unchanged
+// while one has not reported on its current spec yet, or when there is no
+// work.
+func setWorksApplied(mca *addonv1alpha1.ManagedClusterAddOn, typ string, works []*workv1.ManifestWork) {
 	if len(works) == 0 {
 		return
 	}
@@ -195,12 +202,12 @@ func setManifestApplied(mca *addonv1alpha1.ManagedClusterAddOn, works []*workv1.
 			return
 		}
 		if c.Status != metav1.ConditionTrue {
-			setCondition(mca, addonv1alpha1.ManagedClusterAddOnManifestApplied, metav1.ConditionFalse,
-				addonv1alpha1.ManifestAppliedReasonManifestsApplyFailed, fmt.Sprintf("failed to apply the manifests of addon: work %s: %s", w.Name, c.Message))
+			setCondition(mca, typ, metav1.ConditionFalse,
+				addonv1alpha1.ManifestAppliedReasonManifestsApplyFailed, fmt.Sprintf("failed to apply the manifests of addon: work %s/%s: %s", w.Namespace, w.Name, c.Message))
 			return
 		}
 	}
-	setCondition(mca, addonv1alpha1.ManagedClusterAddOnManifestApplied, metav1.ConditionTrue,
+	setCondition(mca, typ, metav1.ConditionTrue,
 		addonv1alpha1.ManifestAppliedReasonManifestsApplied, "manifests of addon are applied successfully")
 }
 

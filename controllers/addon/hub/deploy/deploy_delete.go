@@ -22,18 +22,33 @@ import (
 
 // reconcileDelete runs the pre-delete hook of a ManagedClusterAddOn being
 // deleted that holds the hook finalizer, and drops the finalizer once the
-// hook completed. Its works and RoleBindings go with it afterwards (owner
-// references, deleteBindings).
+// hook completed; then it deletes the hosting works of one that holds the
+// hosting finalizer, and drops that finalizer once they are gone. Its other
+// works and its RoleBindings go with it afterwards (owner references,
+// deleteBindings).
 func (r *Reconciler) reconcileDelete(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn) error {
-	if !controllerutil.ContainsFinalizer(mca, addonv1alpha1.AddonPreDeleteHookFinalizer) &&
-		!controllerutil.ContainsFinalizer(mca, addonv1alpha1.AddonDeprecatedPreDeleteHookFinalizer) {
+	hook := func() bool {
+		return controllerutil.ContainsFinalizer(mca, addonv1alpha1.AddonPreDeleteHookFinalizer) ||
+			controllerutil.ContainsFinalizer(mca, addonv1alpha1.AddonDeprecatedPreDeleteHookFinalizer)
+	}
+	if !hook() && !hasHostingFinalizer(mca) {
 		return nil
 	}
 	h := patch.NewHelper(mca, r.Client)
-	done, err := r.runHook(ctx, mca)
-	if done {
-		controllerutil.RemoveFinalizer(mca, addonv1alpha1.AddonPreDeleteHookFinalizer)
-		controllerutil.RemoveFinalizer(mca, addonv1alpha1.AddonDeprecatedPreDeleteHookFinalizer)
+	var err error
+	if hook() {
+		var done bool
+		done, err = r.runHook(ctx, mca)
+		if done {
+			controllerutil.RemoveFinalizer(mca, addonv1alpha1.AddonPreDeleteHookFinalizer)
+			controllerutil.RemoveFinalizer(mca, addonv1alpha1.AddonDeprecatedPreDeleteHookFinalizer)
+		}
+	}
+	if err == nil && !hook() && hasHostingFinalizer(mca) {
+		var existing []*workv1.ManifestWork
+		if existing, err = r.listHostingWorks(ctx, mca); err == nil {
+			err = r.cleanupHosting(ctx, mca, existing)
+		}
 	}
 	if perr := h.Patch(ctx, mca); perr != nil && !apierrors.IsNotFound(perr) {
 		return errors.Join(err, perr)
@@ -81,7 +96,7 @@ func (r *Reconciler) runHook(ctx context.Context, mca *addonv1alpha1.ManagedClus
 	}
 	name := template.PreDeleteHookWorkName(mca.Name)
 	labels := map[string]string{addonv1alpha1.AddonLabelKey: mca.Name, addonv1alpha1.AddonTemplateLabelKey: src.template.Name}
-	w, err := r.writeWork(ctx, mca, works[name], name, spec, labels, nil)
+	w, err := r.writeWork(ctx, mca, works[name], client.ObjectKey{Namespace: mca.Namespace, Name: name}, spec, labels, nil)
 	if err != nil {
 		return false, err
 	}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -27,6 +28,8 @@ const (
 	configIndex = "addon.deploy.desiredConfigs"
 	// nameIndex holds the add-on's name.
 	nameIndex = "addon.deploy.name"
+	// hostingIndex holds the add-on's hosting cluster, in Hosted mode.
+	hostingIndex = "addon.deploy.hostingCluster"
 )
 
 // ManagedClusterAddOns: read, finalizer and status patches; owners of the
@@ -47,9 +50,10 @@ const (
 // SetupWithManager registers the reconciler with mgr, filling in the
 // fields left empty from it. Besides ManagedClusterAddOns it watches the
 // add-ons' works and RoleBindings, the ClusterManagementAddOns, the
-// AddOnTemplates and AddOnDeploymentConfigs they desire, and the deletion
-// of ManagedClusters (which releases a waiting pre-delete hook) and changes
-// of their annotation open-cluster-management.io/image-registries.
+// AddOnTemplates and AddOnDeploymentConfigs they desire, the deletion of
+// ManagedClusters (which releases a waiting pre-delete hook) and changes of
+// their annotation open-cluster-management.io/image-registries, and the
+// creation and deletion of the hosting clusters of hosted add-ons.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
@@ -75,6 +79,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}); err != nil {
 		return fmt.Errorf("index ManagedClusterAddOns by name: %w", err)
 	}
+	if err := indexer.IndexField(ctx, &addonv1alpha1.ManagedClusterAddOn{}, hostingIndex, func(o client.Object) []string {
+		if h := template.HostingCluster(o.(*addonv1alpha1.ManagedClusterAddOn)); h != "" {
+			return []string{h}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("index ManagedClusterAddOns by hosting cluster: %w", err)
+	}
 	hasAddonLabel := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		_, ok := o.GetLabels()[addonv1alpha1.AddonLabelKey]
 		return ok
@@ -89,6 +101,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(configObject(deployCfgGVK), handler.EnqueueRequestsFromMapFunc(r.byConfig(addonv1alpha1.AddOnDeploymentConfigResource))).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace),
 			builder.WithPredicates(predicate.Or(clusterDeletion(), registriesChanged()))).
+		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.hostedOn),
+			builder.WithPredicates(predicate.Or(clusterDeletion(), clusterCreation()))).
 		Complete(r)
 }
 
@@ -108,9 +122,20 @@ func desiredKeys(mca *addonv1alpha1.ManagedClusterAddOn) []string {
 	return keys
 }
 
-// byAddonLabel maps an add-on's work to its ManagedClusterAddOn.
+// byAddonLabel maps an add-on's work to its ManagedClusterAddOn: in the
+// work's namespace, or for a hosting work in the namespace its label
+// open-cluster-management.io/addon-namespace names.
 func byAddonLabel(_ context.Context, o client.Object) []reconcile.Request {
-	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: o.GetLabels()[addonv1alpha1.AddonLabelKey]}}}
+	ns := o.GetNamespace()
+	if owner := o.GetLabels()[addonv1alpha1.AddonNamespaceLabelKey]; owner != "" {
+		ns = owner
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: o.GetLabels()[addonv1alpha1.AddonLabelKey]}}}
+}
+
+// hostedOn maps a ManagedCluster to the add-ons it hosts.
+func (r *Reconciler) hostedOn(ctx context.Context, o client.Object) []reconcile.Request {
+	return r.requests(ctx, client.MatchingFields{hostingIndex: o.GetName()})
 }
 
 // byBindingLabels maps a hub permission RoleBinding, in any namespace, to
@@ -169,6 +194,16 @@ func registriesChanged() predicate.Funcs {
 			key := clusterv1.ClusterImageRegistriesAnnotationKey
 			return e.ObjectOld.GetAnnotations()[key] != e.ObjectNew.GetAnnotations()[key]
 		},
+	}
+}
+
+// clusterCreation passes the creation of a ManagedCluster.
+func clusterCreation() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return true },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc:  func(event.UpdateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
 	}
 }
 

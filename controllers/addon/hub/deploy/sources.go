@@ -63,7 +63,8 @@ type source struct {
 func (s *source) input(mca *addonv1alpha1.ManagedClusterAddOn) template.Input {
 	//nolint:staticcheck // OCM honors the deprecated v1alpha1 field; an AddOnDeploymentConfig's agentInstallNamespace overrides it.
 	return template.Input{Cluster: mca.Namespace, AddonName: mca.Name, InstallNamespace: mca.Spec.InstallNamespace,
-		Template: s.template, DeploymentConfigs: s.configs, ClusterRegistries: s.clusterRegistries}
+		Template: s.template, DeploymentConfigs: s.configs, ClusterRegistries: s.clusterRegistries,
+		HostingCluster: template.HostingCluster(mca)}
 }
 
 // load reads the desired AddOnTemplate and AddOnDeploymentConfigs of mca.

@@ -48,7 +48,7 @@ func (r *Reconciler) writeDeployWorks(ctx context.Context, mca *addonv1alpha1.Ma
 	var written []*workv1.ManifestWork
 	for i := range specs {
 		name := template.DeployWorkName(mca.Name, i)
-		w, err := r.writeWork(ctx, mca, existing[name], name, &specs[i], workLabels, annotations)
+		w, err := r.writeWork(ctx, mca, existing[name], client.ObjectKey{Namespace: mca.Namespace, Name: name}, &specs[i], workLabels, annotations)
 		if err != nil {
 			return nil, err
 		}
@@ -64,29 +64,33 @@ func (r *Reconciler) writeDeployWorks(ctx context.Context, mca *addonv1alpha1.Ma
 	return written, nil
 }
 
-// writeWork creates the work name of the add-on, or updates current, so
-// that it has spec, workLabels and annotations and is controlled by mca. The
-// labels and annotations of others are kept.
-func (r *Reconciler) writeWork(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, current *workv1.ManifestWork, name string,
+// writeWork creates the work key of the add-on mca, or updates current, so
+// that it has spec, workLabels and annotations; a work in mca's namespace is
+// controlled by mca (a hosting work, in another namespace, cannot be: the
+// hosting finalizer removes it). The labels and annotations of others are
+// kept.
+func (r *Reconciler) writeWork(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, current *workv1.ManifestWork, key client.ObjectKey,
 	spec *workv1.ManifestWorkSpec, workLabels, annotations map[string]string) (*workv1.ManifestWork, error) {
 	w := current.DeepCopy()
 	if current == nil {
-		w = &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: mca.Namespace, Name: name}}
+		w = &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	}
 	w.Labels = labels.Merge(w.Labels, workLabels)
 	w.Annotations = labels.Merge(w.Annotations, annotations)
 	w.Spec = *spec.DeepCopy()
-	if err := controllerutil.SetControllerReference(mca, w, r.Client.Scheme()); err != nil {
-		return nil, fmt.Errorf("ManifestWork %s/%s: %w", mca.Namespace, name, err)
+	if key.Namespace == mca.Namespace {
+		if err := controllerutil.SetControllerReference(mca, w, r.Client.Scheme()); err != nil {
+			return nil, fmt.Errorf("ManifestWork %s: %w", key, err)
+		}
 	}
 	if current == nil {
 		if err := r.Client.Create(ctx, w); err != nil {
-			return nil, fmt.Errorf("create ManifestWork %s/%s: %w", mca.Namespace, name, err)
+			return nil, fmt.Errorf("create ManifestWork %s: %w", key, err)
 		}
 		return w, nil
 	}
 	if err := patch.NewHelper(current, r.Client).Patch(ctx, w); err != nil {
-		return nil, fmt.Errorf("update ManifestWork %s/%s: %w", mca.Namespace, name, err)
+		return nil, fmt.Errorf("update ManifestWork %s: %w", key, err)
 	}
 	return w, nil
 }

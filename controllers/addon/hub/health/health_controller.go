@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/internal/lookup"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -97,7 +99,11 @@ func (r *Reconciler) reconcileAddon(ctx context.Context, cluster *clusterv1.Mana
 		if err != nil || !managed {
 			return err
 		}
-		want = probe(mca, works)
+		hosting, err := r.hostingWorks(ctx, mca)
+		if err != nil {
+			return err
+		}
+		want = probe(mca, works, hosting)
 	}
 	if want == nil {
 		return nil
@@ -118,6 +124,28 @@ func (r *Reconciler) reconcileAddon(ctx context.Context, cluster *clusterv1.Mana
 			"update addon %q status to unknown on managed cluster %q", mca.Name, cluster.Name)
 	}
 	return nil
+}
+
+// hostingWorks returns, for a hosted add-on, its deploy works in its
+// hosting cluster's namespace (only there: a work elsewhere with the same
+// labels is not the hub's), in index order; none in Default mode.
+func (r *Reconciler) hostingWorks(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn) ([]*workv1.ManifestWork, error) {
+	hosting := template.HostingCluster(mca)
+	if hosting == "" {
+		return nil, nil
+	}
+	list := &workv1.ManifestWorkList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(hosting), client.MatchingLabels(template.HostingWorkLabels(mca.Name, mca.Namespace))); err != nil {
+		return nil, fmt.Errorf("list the hosting ManifestWorks of add-on %s of cluster %s: %w", mca.Name, mca.Namespace, err)
+	}
+	var out []*workv1.ManifestWork
+	for i := range list.Items {
+		if _, ok := template.HostingDeployWorkIndex(mca.Name, mca.Namespace, list.Items[i].Name); ok {
+			out = append(out, &list.Items[i])
+		}
+	}
+	slices.SortFunc(out, func(a, b *workv1.ManifestWork) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
 // isTemplateAddon reports whether mca's desired configurations include an

@@ -13,17 +13,18 @@ import (
 )
 
 // probe computes the Available condition of a template add-on from its
-// deploy works, as OCM's DeploymentAvailability health check does. It
+// deploy works among works and, in Hosted mode, its deploy works on its
+// hosting cluster, as OCM's DeploymentAvailability health check does. It
 // returns nil while the add-on's manifests were never applied (no
 // ManifestApplied condition): there is nothing to judge yet.
-func probe(mca *addonv1alpha1.ManagedClusterAddOn, works []*workv1.ManifestWork) *metav1.Condition {
+func probe(mca *addonv1alpha1.ManagedClusterAddOn, works, hosting []*workv1.ManifestWork) *metav1.Condition {
 	if meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied) == nil {
 		return nil
 	}
 	cond := func(status metav1.ConditionStatus, reason, msg string) *metav1.Condition {
 		return &metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: status, Reason: reason, Message: msg}
 	}
-	works = template.SelectDeployWorks(mca.Name, works)
+	works = append(template.SelectDeployWorks(mca.Name, works), hosting...)
 	if len(works) == 0 {
 		return cond(metav1.ConditionUnknown, addonv1alpha1.AddonAvailableReasonWorkNotFound, "Addon manifestWork is not found")
 	}

@@ -113,7 +113,7 @@ func TestProbe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Name: "hello"}}
 			mca.Status.Conditions = tc.conditions
-			got := probe(mca, tc.works)
+			got := probe(mca, tc.works, nil)
 			if tc.want == nil {
 				if got != nil {
 					t.Errorf("probe = %+v, want nil", got)

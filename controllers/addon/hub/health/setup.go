@@ -26,7 +26,8 @@ import (
 
 // SetupWithManager registers the reconciler with mgr, filling in the
 // fields left empty from it. Every event of a ManagedCluster, of an add-on
-// or of an add-on's work brings its cluster back; a ClusterManagementAddOn
+// or of an add-on's work (a hosting work: of the cluster of its add-on)
+// brings its cluster back; a ClusterManagementAddOn
 // brings back every cluster with its add-on.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Client == nil {
@@ -46,9 +47,20 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named(ControllerName).
 		For(&clusterv1.ManagedCluster{}).
 		Watches(&addonv1alpha1.ManagedClusterAddOn{}, byNamespace).
-		Watches(&workv1.ManifestWork{}, byNamespace, builder.WithPredicates(hasAddonLabel)).
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(workCluster), builder.WithPredicates(hasAddonLabel)).
 		Watches(&addonv1alpha1.ClusterManagementAddOn{}, handler.EnqueueRequestsFromMapFunc(r.clustersWith)).
 		Complete(r)
+}
+
+// workCluster maps an add-on's work to its cluster: the work's namespace,
+// or for the hosting work of a hosted add-on the namespace its label
+// open-cluster-management.io/addon-namespace names.
+func workCluster(_ context.Context, o client.Object) []reconcile.Request {
+	cluster := o.GetNamespace()
+	if owner := o.GetLabels()[addonv1alpha1.AddonNamespaceLabelKey]; owner != "" {
+		cluster = owner
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: cluster}}}
 }
 
 // clustersWith maps a ClusterManagementAddOn to the clusters with its add-on.

@@ -70,6 +70,44 @@ func SelectDeployWorks(addon string, works []*workv1.ManifestWork) []*workv1.Man
 	return out
 }
 
+// HostingDeployWorkNamePrefix returns the prefix of the names of the deploy
+// works, in the hosting cluster's namespace, of addon on cluster in Hosted
+// mode: addon-<addon>-deploy-hosting-<cluster>-.
+func HostingDeployWorkNamePrefix(addon, cluster string) string {
+	return "addon-" + addon + "-deploy-hosting-" + cluster + "-"
+}
+
+// HostingDeployWorkName returns the name of hosting deploy work i of addon
+// on cluster: addon-<addon>-deploy-hosting-<cluster>-<i>.
+func HostingDeployWorkName(addon, cluster string, i int) string {
+	return HostingDeployWorkNamePrefix(addon, cluster) + strconv.Itoa(i)
+}
+
+// HostingDeployWorkIndex returns i when name is
+// HostingDeployWorkName(addon, cluster, i).
+func HostingDeployWorkIndex(addon, cluster, name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, HostingDeployWorkNamePrefix(addon, cluster))
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(rest)
+	return i, err == nil && i >= 0 && strconv.Itoa(i) == rest
+}
+
+// HostingCluster returns the hosting cluster of mca: its annotation
+// addon.open-cluster-management.io/hosting-cluster-name, empty in Default
+// mode.
+func HostingCluster(mca *addonv1alpha1.ManagedClusterAddOn) string {
+	return mca.Annotations[addonv1alpha1.HostingClusterNameAnnotationKey]
+}
+
+// HostingWorkLabels returns the labels of the hosting works of addon on
+// cluster, in its hosting cluster's namespace: the add-on's name and its
+// ManagedClusterAddOn's namespace, as OCM's add-on framework labels them.
+func HostingWorkLabels(addon, cluster string) map[string]string {
+	return map[string]string{addonv1alpha1.AddonLabelKey: addon, addonv1alpha1.AddonNamespaceLabelKey: cluster}
+}
+
 // PreDeleteHookWorkName returns the name of the pre-delete hook work of
 // addon: addon-<addon>-pre-delete.
 func PreDeleteHookWorkName(addon string) string { return "addon-" + addon + "-pre-delete" }
@@ -99,6 +137,12 @@ type Input struct {
 	// (ParseClusterImageRegistries); the AddOnDeploymentConfigs'
 	// registries win over them for an image both rewrite.
 	ClusterRegistries []addonv1alpha1.ImageMirror
+	// HostingCluster is the ManagedClusterAddOn's annotation
+	// addon.open-cluster-management.io/hosting-cluster-name: the add-on is
+	// installed in Hosted mode, its manifests placed by their annotation
+	// addon.open-cluster-management.io/hosted-manifest-location. Empty is
+	// Default mode: every manifest goes to the managed cluster.
+	HostingCluster string
 }
 
 // Agent is the rendered agent of one add-on on one cluster.
@@ -108,8 +152,15 @@ type Agent struct {
 	// ManagedClusterAddOn's spec.installNamespace, else
 	// open-cluster-management-agent-addon.
 	InstallNamespace string
-	// Manifests are the manifests to deploy, in the template's order.
+	// Manifests are the manifests to deploy on the managed cluster, in the
+	// template's order.
 	Manifests []workv1.Manifest
+	// HostingManifests are, in Hosted mode, the manifests to deploy on the
+	// hosting cluster (location hosting), in the template's order, with
+	// their manifest configs and delete option made as those of Manifests.
+	HostingManifests       []workv1.Manifest
+	HostingManifestConfigs []workv1.ManifestConfigOption
+	HostingDeleteOption    *workv1.DeleteOption
 	// ManifestConfigs are the manifest configs of the deploy works: status
 	// feedback of every Deployment (for health) merged with the template's
 	// own manifestConfigs.
@@ -161,8 +212,53 @@ func Render(in Input) (*Agent, error) {
 		return nil, err
 	}
 	agent.UnknownVariables = vars.unknownNames()
-	agent.PodSecurityChecked, agent.PodSecurityViolations = podSecurity(objs)
-	return agent, agent.sort(objs, in.Template.Spec.AgentSpec.ManifestConfigs)
+	managed, hosting, err := place(objs, in.HostingCluster != "")
+	if err != nil {
+		return nil, err
+	}
+	agent.PodSecurityChecked, agent.PodSecurityViolations = podSecurity(managed)
+	userConfigs := in.Template.Spec.AgentSpec.ManifestConfigs
+	if err := agent.sort(managed, userConfigs); err != nil {
+		return nil, err
+	}
+	if len(hosting) > 0 {
+		h := &Agent{}
+		if err := h.sort(hosting, userConfigs); err != nil {
+			return nil, err
+		}
+		agent.HostingManifests, agent.HostingManifestConfigs, agent.HostingDeleteOption = h.Manifests, h.ManifestConfigs, h.DeleteOption
+	}
+	return agent, nil
+}
+
+// place checks each object's annotation
+// addon.open-cluster-management.io/hosted-manifest-location and, in Hosted
+// mode, sets aside those located on the hosting cluster and drops those
+// located nowhere, as OCM's add-on framework does. It returns the objects
+// for the managed cluster (in Default mode all of them) and those for the
+// hosting cluster.
+func place(objs []*unstructured.Unstructured, hosted bool) (managed, hosting []*unstructured.Unstructured, err error) {
+	for _, obj := range objs {
+		loc := obj.GetAnnotations()[addonv1alpha1.HostedManifestLocationAnnotationKey]
+		switch loc {
+		case "", addonv1alpha1.HostedManifestLocationManagedValue, addonv1alpha1.HostedManifestLocationHostingValue, addonv1alpha1.HostedManifestLocationNoneValue:
+		default:
+			return nil, nil, fmt.Errorf("%w: %s %s: annotation %s is %q; use %s, %s or %s", ErrInvalidManifest, obj.GetKind(), obj.GetName(),
+				addonv1alpha1.HostedManifestLocationAnnotationKey, loc, addonv1alpha1.HostedManifestLocationManagedValue,
+				addonv1alpha1.HostedManifestLocationHostingValue, addonv1alpha1.HostedManifestLocationNoneValue)
+		}
+		switch {
+		case !hosted || loc == "" || loc == addonv1alpha1.HostedManifestLocationManagedValue:
+			managed = append(managed, obj)
+		case loc == addonv1alpha1.HostedManifestLocationHostingValue:
+			if _, ok := hookIdentifier(obj); ok {
+				return nil, nil, fmt.Errorf("%w: %s %s is a pre-delete hook located on the hosting cluster; hooks run on the managed cluster only: remove its annotation %s",
+					ErrInvalidManifest, obj.GetKind(), obj.GetName(), addonv1alpha1.HostedManifestLocationAnnotationKey)
+			}
+			hosting = append(hosting, obj)
+		}
+	}
+	return managed, hosting, nil
 }
 
 // renderManifest substitutes the variables in every string of a manifest
@@ -243,9 +339,22 @@ func (a *Agent) sort(objs []*unstructured.Unstructured, userConfigs []workv1.Man
 // hold are ignored by the agent). An error wraps ErrManifestTooLarge when a
 // single manifest is larger than limit.
 func (a *Agent) DeployWorks(limit int) ([]workv1.ManifestWorkSpec, error) {
+	return split(a.Manifests, a.ManifestConfigs, a.DeleteOption, limit)
+}
+
+// HostingDeployWorks returns the specs of the deploy works on the hosting
+// cluster, split as DeployWorks splits; none in Default mode or when no
+// manifest is located there.
+func (a *Agent) HostingDeployWorks(limit int) ([]workv1.ManifestWorkSpec, error) {
+	return split(a.HostingManifests, a.HostingManifestConfigs, a.HostingDeleteOption, limit)
+}
+
+// split puts manifests into works of at most limit bytes of manifests, each
+// with configs and del.
+func split(manifests []workv1.Manifest, configs []workv1.ManifestConfigOption, del *workv1.DeleteOption, limit int) ([]workv1.ManifestWorkSpec, error) {
 	var specs []workv1.ManifestWorkSpec
 	size := 0
-	for i, m := range a.Manifests {
+	for i, m := range manifests {
 		n := len(m.Raw)
 		if n > limit {
 			return nil, fmt.Errorf("%w: manifest %d is %d bytes once rendered, over the %d-byte limit of a ManifestWork",
@@ -253,8 +362,8 @@ func (a *Agent) DeployWorks(limit int) ([]workv1.ManifestWorkSpec, error) {
 		}
 		if len(specs) == 0 || size+n > limit {
 			specs = append(specs, workv1.ManifestWorkSpec{
-				ManifestConfigs: cloneConfigs(a.ManifestConfigs),
-				DeleteOption:    a.DeleteOption.DeepCopy(),
+				ManifestConfigs: cloneConfigs(configs),
+				DeleteOption:    del.DeepCopy(),
 			})
 			size = 0
 		}

@@ -297,6 +297,7 @@ func TestNames(t *testing.T) {
 	for got, want := range map[string]string{
 		DeployWorkName("hello", 0):                    "addon-hello-deploy-0",
 		DeployWorkName("hello", 12):                   "addon-hello-deploy-12",
+		HostingDeployWorkName("hello", "cluster2", 0): "addon-hello-deploy-hosting-cluster2-0",
 		PreDeleteHookWorkName("hello"):                "addon-hello-pre-delete",
 		HubKubeconfigSecretName("hello"):              "hello-hub-kubeconfig",
 		PermissionBindingName("hello", "ClusterRole"): "open-cluster-management:hello:clusterrole:agent",
@@ -321,5 +322,67 @@ func TestSelectDeployWorks(t *testing.T) {
 	}
 	if want := []string{"addon-hello-deploy-0", "addon-hello-deploy-2", "addon-hello-deploy-10"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("SelectDeployWorks = %v, want %v", got, want)
+	}
+}
+
+// TestHostedPlacement places manifests by their hosted-manifest-location
+// annotation in Hosted mode and ignores it in Default mode.
+func TestHostedPlacement(t *testing.T) {
+	at := func(name, loc string) string {
+		ann := ""
+		if loc != "" {
+			ann = `, "annotations": {"` + addonv1alpha1.HostedManifestLocationAnnotationKey + `": "` + loc + `"}`
+		}
+		return `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "` + name + `", "namespace": "ns"` + ann + `}}`
+	}
+	hostedDeployment := strings.Replace(agentDeployment, "  name: hello-agent\n",
+		"  name: hello-agent\n  annotations: {\""+addonv1alpha1.HostedManifestLocationAnnotationKey+"\": hosting}\n", 1)
+	tpl := newTemplate(t, at("plain", ""), at("managed", "managed"), at("hosting", "hosting"), at("none", "none"), hostedDeployment)
+	names := func(manifests []workv1.Manifest) []string {
+		var out []string
+		for _, o := range objects(t, manifests) {
+			out = append(out, o.GetName())
+		}
+		return out
+	}
+
+	a := mustRender(t, tpl.input())
+	assert.Equal(t, []string{"plain", "managed", "hosting", "none", "hello-agent"}, names(a.Manifests), "Default mode deploys every manifest on the managed cluster")
+	assert.Empty(t, a.HostingManifests)
+	if specs, err := a.HostingDeployWorks(workv1.DefaultManifestsSizeLimit); err != nil || len(specs) != 0 {
+		t.Errorf("HostingDeployWorks in Default mode = %d specs, %v; want none", len(specs), err)
+	}
+
+	in := tpl.input()
+	in.HostingCluster = "cluster1"
+	a = mustRender(t, in)
+	assert.Equal(t, []string{"plain", "managed"}, names(a.Manifests))
+	assert.Equal(t, []string{"hosting", "hello-agent"}, names(a.HostingManifests))
+	specs, err := a.HostingDeployWorks(workv1.DefaultManifestsSizeLimit)
+	if err != nil || len(specs) != 1 {
+		t.Fatalf("HostingDeployWorks = %d specs, %v; want 1", len(specs), err)
+	}
+	var probed bool
+	for _, c := range specs[0].ManifestConfigs {
+		probed = probed || (c.ResourceIdentifier.Resource == "deployments" && c.ResourceIdentifier.Name == "hello-agent")
+	}
+	assert.True(t, probed, "the hosting work asks for the status of the agent Deployment: %+v", specs[0].ManifestConfigs)
+	for _, c := range a.ManifestConfigs {
+		assert.NotEqual(t, "hello-agent", c.ResourceIdentifier.Name, "the managed works probe a Deployment they do not hold")
+	}
+
+	for name, manifest := range map[string]string{
+		"an unknown location": at("x", "elsewhere"),
+		"a hook on the hosting cluster": `{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "cleanup", "namespace": "ns",
+			"labels": {"` + addonv1alpha1.AddonPreDeleteHookLabelKey + `": ""},
+			"annotations": {"` + addonv1alpha1.HostedManifestLocationAnnotationKey + `": "hosting"}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := newTemplate(t, manifest).input()
+			in.HostingCluster = "cluster1"
+			_, err := Render(in)
+			assert.ErrorIs(t, err, ErrInvalidManifest)
+			assert.ErrorContains(t, err, addonv1alpha1.HostedManifestLocationAnnotationKey)
+		})
 	}
 }

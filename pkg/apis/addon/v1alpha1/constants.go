@@ -121,6 +121,11 @@ const (
 	// TokenRefreshedReasonFailed: the agent could not obtain or write a token.
 	TokenRefreshedReasonFailed = "TokenCreationFailed"
 
+	// HostingClusterValidityReasonValid: the hosting cluster of a hosted
+	// add-on is a managed cluster of the hub.
+	HostingClusterValidityReasonValid = "HostingClusterValid"
+	// HostingClusterValidityReasonInvalid: it is not.
+	HostingClusterValidityReasonInvalid = "HostingClusterInvalid"
 	// ManifestAppliedReasonManifestsApplied: the add-on's ManifestWorks are applied.
 	ManifestAppliedReasonManifestsApplied = "AddonManifestApplied"
 	// ManifestAppliedReasonManifestsApplyFailed: a ManifestWork of the add-on
@@ -156,7 +161,9 @@ const (
 	// AddonLabelKey on an object names the add-on it belongs to, for example
 	// the add-on's CSRs and ManifestWorks.
 	AddonLabelKey = "open-cluster-management.io/addon-name"
-	// AddonNamespaceLabelKey on a ManifestWork names the add-on's install namespace.
+	// AddonNamespaceLabelKey on a ManifestWork of a hosted add-on, in its
+	// hosting cluster's namespace, names the namespace of the
+	// ManagedClusterAddOn it deploys (its managed cluster).
 	AddonNamespaceLabelKey = "open-cluster-management.io/addon-namespace"
 	// AddonTemplateLabelKey on objects of a template add-on names its AddOnTemplate.
 	AddonTemplateLabelKey = "open-cluster-management.io/addon-template-name"
