@@ -61,7 +61,7 @@ func DefaultImage() string { return ControllerImage(DefaultImageRegistry, versio
 // HostedKlusterletName is the name of the Klusterlet of a managed cluster
 // whose agent runs on a hosting cluster (Hosted mode): klusterlet-<cluster>.
 // As in OCM, it is also the agent's namespace on the hosting cluster.
-func HostedKlusterletName(cluster string) string { return "klusterlet-" + cluster }
+func HostedKlusterletName(cluster string) string { return identity.HostedAgentNamespace(cluster) }
 
 // HostedAgentDeployment names the Deployment of a hosted agent.
 func HostedAgentDeployment(cluster string) string { return HostedKlusterletName(cluster) + "-agent" }

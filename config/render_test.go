@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
@@ -110,7 +111,8 @@ func TestHostedAgentObjects(t *testing.T) {
 	for _, want := range []string{
 		"CustomResourceDefinition " + KlusterletsCRDName,
 		"Namespace klusterlet-c2",
-		"ServiceAccount klusterlet-c2/klusterlet-agent",
+		// The subject the hub's hosting works of hosted add-ons bind.
+		"ServiceAccount " + identity.HostedAgentSubject("c2").Namespace + "/" + identity.HostedAgentSubject("c2").Name,
 		"Secret klusterlet-c2/bootstrap-hub-kubeconfig",
 		"Secret klusterlet-c2/" + ManagedKubeconfigSecret,
 		"Klusterlet klusterlet-c2",

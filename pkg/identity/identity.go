@@ -297,3 +297,18 @@ func AddonServiceAccount(addon string) string { return addon + "-agent" }
 func AddonTokenUserName(cluster, addon string) string {
 	return ServiceAccountUserName(cluster, AddonServiceAccount(addon))
 }
+
+// HostedAgentNamespace names the namespace of the agent of cluster in
+// Hosted mode, on its hosting cluster: klusterlet-<cluster>, also its
+// Klusterlet's name there.
+func HostedAgentNamespace(cluster string) string { return "klusterlet-" + cluster }
+
+// HostedAgentServiceAccount is the ServiceAccount of a hosted agent, in
+// HostedAgentNamespace on the hosting cluster.
+const HostedAgentServiceAccount = "klusterlet-agent"
+
+// HostedAgentSubject is the hosted agent of cluster as a subject of a
+// binding on its hosting cluster.
+func HostedAgentSubject(cluster string) rbacv1.Subject {
+	return rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: HostedAgentNamespace(cluster), Name: HostedAgentServiceAccount}
+}

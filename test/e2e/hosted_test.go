@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
@@ -104,10 +105,17 @@ func TestHostedMode(t *testing.T) {
 		})
 	})
 
-	t.Run("nothing of the agent is on the managed cluster but the CRDs", func(t *testing.T) {
+	t.Run("nothing of the agent is on the managed cluster but the CRDs and the add-on namespace", func(t *testing.T) {
 		sel := client.MatchingLabels{apply.PartOfLabelKey: apply.PartOfLabelValue}
+		namespaces := &metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}}
+		framework.Eventually(ctx, t, time.Minute, "the add-on namespace on cluster2, created by the operator", func(ctx context.Context) (bool, error) {
+			if err := managed.List(ctx, namespaces, sel); err != nil {
+				return false, err
+			}
+			return len(namespaces.Items) == 1 && namespaces.Items[0].Name == addonv1alpha1.DefaultAddonInstallNamespace &&
+				namespaces.Items[0].Labels[addonv1alpha1.InstallNamespaceLabelKey] == "true", nil
+		})
 		for _, list := range []client.ObjectList{
-			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}},
 			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DeploymentList"}},
 			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "SecretList"}},
 			&metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRoleList"}},
@@ -170,6 +178,8 @@ func TestHostedMode(t *testing.T) {
 		})
 	})
 
+	t.Run("a hosted add-on runs its agent on the hosting cluster", func(t *testing.T) { testHostedAddon(t, f, initOut) })
+
 	t.Run("unjoin removes the hosted agent from the hosting cluster", func(t *testing.T) {
 		out := f.ocm(t, "unjoin", "--cluster-name", "cluster2", "--mode", "hosted", "--context", "cluster1", "--managed-cluster-kubeconfig", kubeconfig)
 		assert.Contains(t, out, "Kept CRDs still in use: "+config.ClusterClaimsCRDName, "the claim keeps its CRD")
@@ -179,5 +189,10 @@ func TestHostedMode(t *testing.T) {
 		assert.True(t, apierrors.IsNotFound(err) || meta.IsNoMatchError(err), "Klusterlet %s still on cluster1: %v", ns, err)
 		err = managed.Get(ctx, client.ObjectKey{Name: config.AppliedManifestWorksCRDName}, &apiextensionsv1.CustomResourceDefinition{})
 		assert.True(t, apierrors.IsNotFound(err), "unused CRD %s still on cluster2: %v", config.AppliedManifestWorksCRDName, err)
+		framework.Eventually(ctx, t, time.Minute, "the add-on namespace removed from cluster2", func(ctx context.Context) (bool, error) {
+			got := &corev1.Namespace{}
+			err := managed.Get(ctx, client.ObjectKey{Name: addonv1alpha1.DefaultAddonInstallNamespace}, got)
+			return apierrors.IsNotFound(err) || (err == nil && !got.DeletionTimestamp.IsZero()), client.IgnoreNotFound(err)
+		})
 	})
 }

@@ -120,6 +120,9 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 		return fmt.Errorf("create hub client: %w", err)
 	}
 	lr := &lease.Reconciler{Hub: hub.GetClient(), Leases: a.leases, Cluster: cred.ClusterName, GraceRatio: a.opts.LeaseGraceRatio}
+	if a.opts.ManagedCluster != nil {
+		lr.HostingLeases = a.agentReader
+	}
 	lc, err := lr.NewController(hub.GetCache(), a.leases, log)
 	if err != nil {
 		return err
@@ -127,7 +130,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 	rr := &registration.Reconciler{
 		Hub: hub.GetClient(), HubDirect: direct, HubInfo: cred.Hub, Cluster: cred.ClusterName,
 		Managed: a.managed.GetClient(), ManagedReader: a.managed.GetAPIReader(),
-		Agent: a.agent, AgentReader: a.agentReader, Namespace: a.opts.Namespace,
+		Agent: a.agent, AgentReader: a.agentReader, Namespace: a.opts.Namespace, Hosted: a.opts.ManagedCluster != nil,
 		Driver: a.opts.KubeClientDriver, TokenExpirationSeconds: a.opts.TokenExpirationSeconds,
 	}
 	secrets, err := registration.NewSecretCache(a.managed, cred.ClusterName)

@@ -179,6 +179,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterl
 		setApplied(k, err, unknown, 0)
 		return ctrl.Result{}, err
 	}
+	if k.Mode().IsHosted() {
+		if err := r.applyManagedAddonNamespace(ctx, k); err != nil {
+			setApplied(k, err, unknown, 0)
+			return ctrl.Result{}, err
+		}
+	}
 	setApplied(k, nil, unknown, len(objs))
 	k.Status.RelatedResources = r.relatedResources(objs)
 	if err := r.setDeploymentStatus(ctx, k, namespace, agentDeployment(k)); err != nil {
@@ -228,7 +234,9 @@ func render(k *operatorv1.Klusterlet, v config.AgentValues, pull *corev1.Secret)
 
 // addonNamespace is the namespace add-on agents are installed in unless
 // they are told otherwise (open-cluster-management-agent-addon). OCM's
-// Klusterlet operator creates it on the managed cluster, and add-on
+// Klusterlet operator creates it on the managed cluster (in Hosted mode
+// through the managed cluster's kubeconfig, applyManagedAddonNamespace),
+// and add-on
 // managers built with addon-framework deploy their agents there without a
 // Namespace manifest of their own; it goes with the agent when the
 // Klusterlet is deleted, as in OCM. Its label

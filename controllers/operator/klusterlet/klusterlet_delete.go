@@ -29,6 +29,10 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, k *operatorv1.Klusterl
 	}
 	// Before the agent and its hub credential go.
 	r.revokeHubToken(ctx, k)
+	if k.Mode().IsHosted() {
+		// Before the managed cluster's kubeconfig goes with the agent's namespace.
+		r.deleteManagedAddonNamespace(ctx, k)
+	}
 	owned, err := r.owned(ctx, k.Name)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -14,9 +14,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -144,8 +146,15 @@ func (s *suite) testHosted(t *testing.T) {
 		}
 		w := &workv1.ManifestWork{}
 		kit.Must(t, "get the hosting work", s.hubC.Get(s.ctx, client.ObjectKey{Namespace: clusterName, Name: hostingWork}, w))
-		if got := manifestNames(t, w); !slices.Equal(got, []string{"hosted-agent"}) {
-			t.Errorf("hosting work manifests %v, want [hosted-agent]", got)
+		// The agent, then the grant of its credential to cluster2's hosted agent.
+		grant := template.HostedCredentialRoleName("hosted")
+		if got := manifestNames(t, w); !slices.Equal(got, []string{"hosted-agent", grant, grant}) {
+			t.Errorf("hosting work manifests %v, want [hosted-agent %s %s]", got, grant, grant)
+		}
+		rb := &rbacv1.RoleBinding{}
+		kit.Must(t, "get the grant on cluster1", s.spokeC.Get(s.ctx, client.ObjectKey{Namespace: addonv1alpha1.DefaultAddonInstallNamespace, Name: grant}, rb))
+		if want := identity.HostedAgentSubject(hostedCluster); len(rb.Subjects) != 1 || rb.Subjects[0] != want {
+			t.Errorf("grant subjects %v, want %v", rb.Subjects, want)
 		}
 		if w.Labels[addonv1alpha1.AddonLabelKey] != "hosted" || w.Labels[addonv1alpha1.AddonNamespaceLabelKey] != hostedCluster || len(w.OwnerReferences) != 0 {
 			t.Errorf("hosting work labels %v, owners %v", w.Labels, w.OwnerReferences)

@@ -45,6 +45,11 @@ type Reconciler struct {
 	Hub client.Client
 	// Leases reads Leases of the managed cluster from a cache.
 	Leases client.Reader
+	// HostingLeases reads, around any cache, the Leases of hosted add-ons
+	// (annotation addon.open-cluster-management.io/hosting-cluster-name),
+	// whose agents run on the cluster the agent runs on: the hosting
+	// cluster in Hosted mode, as in OCM. Nil reads them from Leases.
+	HostingLeases client.Reader
 	// Cluster is the managed cluster's name, its namespace on the hub.
 	Cluster string
 	// GraceRatio multiplies a lease's duration to give the age at which it
@@ -106,7 +111,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	ns := mca.AgentInstallNamespace()
 	var lease *coordinationv1.Lease
 	l := &coordinationv1.Lease{}
-	switch err := r.Leases.Get(ctx, types.NamespacedName{Namespace: ns, Name: mca.Name}, l); {
+	leases, hosted := r.Leases, r.HostingLeases != nil && mca.Annotations[addonv1alpha1.HostingClusterNameAnnotationKey] != ""
+	if hosted {
+		leases = r.HostingLeases
+	}
+	switch err := leases.Get(ctx, types.NamespacedName{Namespace: ns, Name: mca.Name}, l); {
 	case err == nil:
 		lease = l
 	case !apierrors.IsNotFound(err):
@@ -121,11 +130,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := h.Patch(ctx, mca); err != nil {
 		return ctrl.Result{}, err
 	}
+	if hosted && (staleIn <= 0 || staleIn > HostingLeasePeriod) {
+		// The hosting cluster's Leases are not watched: look again.
+		staleIn = HostingLeasePeriod
+	}
 	if staleIn > 0 {
 		return ctrl.Result{RequeueAfter: staleIn}, nil
 	}
 	return ctrl.Result{}, nil
 }
+
+// HostingLeasePeriod is how often the lease of a hosted add-on, on the
+// hosting cluster, is read: those Leases are read by name, not watched,
+// since the agent may read Leases there only in namespaces granted to it.
+const HostingLeasePeriod = 30 * time.Second
 
 // grace returns the age at which lease is stale: its duration (or the
 // default) times the grace ratio.

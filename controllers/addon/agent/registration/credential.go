@@ -33,7 +33,7 @@ import (
 func (r *Reconciler) reconcileCredential(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, reg certRegistration) (ctrl.Result, *rotation, error) {
 	log := ctrl.LoggerFrom(ctx)
 	now := r.now()
-	current, foreign, err := r.readSecret(ctx, reg.target, mca.Name)
+	current, foreign, err := r.readSecret(ctx, mca, reg.target)
 	if err != nil {
 		return ctrl.Result{}, nil, err
 	}
@@ -64,12 +64,38 @@ func secretKey(mca *addonv1alpha1.ManagedClusterAddOn) types.NamespacedName {
 	return types.NamespacedName{Namespace: mca.AgentInstallNamespace(), Name: mca.Name + SecretSuffix}
 }
 
-// readSecret reads the add-on Secret target of addon: nil when there is
+// targetCluster returns the writer and reader of the cluster the
+// credential Secrets of mca go to: the managed cluster, or for a hosted
+// add-on (annotation addon.open-cluster-management.io/hosting-cluster-name)
+// the cluster the agent runs on, the hosting cluster in Hosted mode, as in
+// OCM. There the agent may write only in the namespaces the hub's hosting
+// work grants it (controllers/addon/hub/template).
+func (r *Reconciler) targetCluster(mca *addonv1alpha1.ManagedClusterAddOn) (client.Client, client.Reader) {
+	if r.hostingNamespace(mca) != "" {
+		return r.Agent, r.AgentReader
+	}
+	return r.Managed, r.ManagedReader
+}
+
+// hostingNamespace returns the install namespace of a hosted add-on on the
+// hosting cluster when the agent runs there (Hosted mode); empty when mca
+// is not hosted, or the agent runs on the managed cluster, where its
+// Secrets go then.
+func (r *Reconciler) hostingNamespace(mca *addonv1alpha1.ManagedClusterAddOn) string {
+	if !r.Hosted || mca == nil || mca.Annotations[addonv1alpha1.HostingClusterNameAnnotationKey] == "" {
+		return ""
+	}
+	return mca.AgentInstallNamespace()
+}
+
+// readSecret reads the add-on Secret target of mca: nil when there is
 // none. When it exists and the agent did not write it, foreign says so,
 // for a condition's message, and the caller must leave it alone.
-func (r *Reconciler) readSecret(ctx context.Context, target types.NamespacedName, addon string) (s *corev1.Secret, foreign string, err error) {
+func (r *Reconciler) readSecret(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, target types.NamespacedName) (s *corev1.Secret, foreign string, err error) {
+	addon := mca.Name
+	_, rd := r.targetCluster(mca)
 	s = &corev1.Secret{}
-	err = r.ManagedReader.Get(ctx, target, s)
+	err = rd.Get(ctx, target, s)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, "", nil
@@ -148,7 +174,8 @@ func (r *Reconciler) request(ctx context.Context, mca *addonv1alpha1.ManagedClus
 	expires := issued[0].NotAfter.UTC().Format(time.RFC3339)
 	data, err := r.credentialData(addon, reg, st.CertPEM, p.KeyPEM)
 	if err == nil {
-		err = r.writeSecret(ctx, r.Managed, r.ManagedReader, reg.target, addon, data)
+		w, rd := r.targetCluster(mca)
+		err = r.writeSecret(ctx, w, rd, reg.target, addon, data)
 	}
 	if err != nil {
 		msg := fmt.Sprintf("Cannot write the client certificate of CertificateSigningRequest %s to Secret %s: %v", st.Name, reg.target, err)
@@ -255,24 +282,40 @@ func (r *Reconciler) writeSecret(ctx context.Context, w client.Client, rd client
 }
 
 // cleanup deletes the Secrets the agent wrote for addon, on the managed
-// cluster and its pending requests, except those in keep.
-func (r *Reconciler) cleanup(ctx context.Context, addon string, keep ...types.NamespacedName) error {
-	managed, pending := &corev1.SecretList{}, &corev1.SecretList{}
+// cluster, in hosting (the install namespace of a hosted add-on on the
+// cluster the agent runs on, when not empty) and its pending requests,
+// except those in keep, which are on the hosting cluster when hosting is
+// set: all of the add-on's Secrets on the managed cluster go then. The
+// credential of a hosted add-on that is gone is left to its install
+// namespace's removal with the hosting work: the agent may not list
+// Secrets in every namespace of the hosting cluster.
+func (r *Reconciler) cleanup(ctx context.Context, addon, hosting string, keep ...types.NamespacedName) error {
+	managed, hosted, pending := &corev1.SecretList{}, &corev1.SecretList{}, &corev1.SecretList{}
 	if err := r.ManagedReader.List(ctx, managed, client.MatchingLabels(r.labels(addon))); err != nil {
 		return fmt.Errorf("list the Secrets of add-on %s: %w", addon, err)
 	}
+	if hosting != "" && hosting != r.Namespace {
+		if err := r.AgentReader.List(ctx, hosted, client.MatchingLabels(r.labels(addon)), client.InNamespace(hosting)); err != nil {
+			return fmt.Errorf("list the Secrets of hosted add-on %s in namespace %s: %w", addon, hosting, err)
+		}
+	}
 	if err := r.AgentReader.List(ctx, pending, client.MatchingLabels(r.labels(addon)), client.InNamespace(r.Namespace)); err != nil {
 		return fmt.Errorf("list the pending requests of add-on %s: %w", addon, err)
+	}
+	managedKeep := keep
+	if hosting != "" {
+		managedKeep = nil
 	}
 	for _, list := range []struct {
 		items   []corev1.Secret
 		pending bool
 		c       client.Client
-	}{{managed.Items, false, r.Managed}, {pending.Items, true, r.Agent}} {
+		keep    []types.NamespacedName
+	}{{managed.Items, false, r.Managed, managedKeep}, {hosted.Items, false, r.Agent, keep}, {pending.Items, true, r.Agent, keep}} {
 		for i := range list.items {
 			s := &list.items[i]
 			key := client.ObjectKeyFromObject(s)
-			if slices.Contains(keep, key) || r.isPending(s) != list.pending {
+			if slices.Contains(list.keep, key) || r.isPending(s) != list.pending {
 				continue
 			}
 			if err := list.c.Delete(ctx, s); client.IgnoreNotFound(err) != nil {

@@ -77,6 +77,9 @@ type Reconciler struct {
 	Agent       client.Client
 	AgentReader client.Reader
 	Namespace   string
+	// Hosted is true when the agent runs in Hosted mode, on the hosting
+	// cluster: the credentials of hosted add-ons are written there.
+	Hosted bool
 	// Driver is how kube-apiserver credentials are obtained: csr (the
 	// default when empty) or token. The reconciler reports it on each
 	// ManagedClusterAddOn with such a registration.
@@ -137,6 +140,7 @@ func registrationChanged() predicate.TypedPredicate[*addonv1alpha1.ManagedCluste
 			return !equality.Semantic.DeepEqual(o.Status.Registrations, n.Status.Registrations) ||
 				o.AgentInstallNamespace() != n.AgentInstallNamespace() ||
 				o.Status.KubeClientDriver != n.Status.KubeClientDriver ||
+				o.Annotations[addonv1alpha1.HostingClusterNameAnnotationKey] != n.Annotations[addonv1alpha1.HostingClusterNameAnnotationKey] ||
 				!equality.Semantic.DeepEqual(tokenInfrastructure(o), tokenInfrastructure(n)) ||
 				!n.DeletionTimestamp.Equal(o.DeletionTimestamp)
 		},
@@ -159,7 +163,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, err
 		}
-		return ctrl.Result{}, r.cleanup(ctx, addon)
+		return ctrl.Result{}, r.cleanup(ctx, addon, "")
 	}
 	if declared, err := r.declareDriver(ctx, mca); err != nil || declared {
 		// The status change comes back as an event.
@@ -176,7 +180,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	// Credentials of registrations that are gone, or of another install
 	// namespace, go.
-	if err := r.cleanup(ctx, addon, keep...); err != nil {
+	if err := r.cleanup(ctx, addon, r.hostingNamespace(mca), keep...); err != nil {
 		return ctrl.Result{}, err
 	}
 	var result ctrl.Result

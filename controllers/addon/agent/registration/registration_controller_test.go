@@ -250,3 +250,54 @@ func TestReconcileLeavesForeignSecret(t *testing.T) {
 		t.Errorf("requests filed for a Secret the agent may not write: %d, %v", len(csrs.Items), err)
 	}
 }
+
+// TestHostedTarget writes the credential of a hosted add-on on the cluster
+// the agent runs on and cleans up where it wrote.
+func TestHostedTarget(t *testing.T) {
+	secret := func(ns, name string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name,
+			Labels: map[string]string{clusterv1.ClusterNameLabelKey: "c1", addonv1alpha1.AddonLabelKey: "helloworld"}}}
+	}
+	managed := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(secret("ns", "helloworld-hub-kubeconfig")).Build()
+	hosting := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(
+		secret("ns", "helloworld-hub-kubeconfig"), secret("ns", "helloworld-old"), secret("agent", "helloworld-hub-kubeconfig-pending")).Build()
+	r := &Reconciler{Cluster: "c1", Namespace: "agent", Managed: managed, ManagedReader: managed, Agent: hosting, AgentReader: hosting, Hosted: true}
+
+	m := mca("", kubeClient)
+	m.Status.Namespace = "ns"
+	if w, _ := r.targetCluster(m); w != managed {
+		t.Error("an add-on in Default mode has its credential written elsewhere than on the managed cluster")
+	}
+	m.Annotations = map[string]string{addonv1alpha1.HostingClusterNameAnnotationKey: "hosting1"}
+	if w, _ := r.targetCluster(m); w != hosting {
+		t.Error("a hosted add-on has its credential written elsewhere than on the cluster the agent runs on")
+	}
+
+	if w, _ := (&Reconciler{Managed: managed, Agent: hosting}).targetCluster(m); w != managed {
+		t.Error("an agent on the managed cluster writes the credential of a hosted add-on elsewhere than there")
+	}
+
+	target := secretKey(m)
+	pending := types.NamespacedName{Namespace: "agent", Name: "helloworld-hub-kubeconfig-pending"}
+	if err := r.cleanup(context.Background(), "helloworld", r.hostingNamespace(m), target, pending); err != nil {
+		t.Fatal(err)
+	}
+	exists := func(c client.Client, ns, name string) bool {
+		return c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, &corev1.Secret{}) == nil
+	}
+	for _, tc := range []struct {
+		what string
+		c    client.Client
+		name types.NamespacedName
+		want bool
+	}{
+		{"the Default-mode credential on the managed cluster", managed, target, false},
+		{"the hosted credential on the hosting cluster", hosting, target, true},
+		{"another Secret of the add-on in its hosting namespace", hosting, types.NamespacedName{Namespace: "ns", Name: "helloworld-old"}, false},
+		{"the pending request", hosting, pending, true},
+	} {
+		if got := exists(tc.c, tc.name.Namespace, tc.name.Name); got != tc.want {
+			t.Errorf("%s %s exists = %v, want %v", tc.what, tc.name, got, tc.want)
+		}
+	}
+}

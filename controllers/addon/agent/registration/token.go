@@ -29,7 +29,7 @@ func (r *Reconciler) reconcileToken(ctx context.Context, mca *addonv1alpha1.Mana
 	log := ctrl.LoggerFrom(ctx)
 	addon := mca.Name
 	target := secretKey(mca)
-	current, foreign, err := r.readSecret(ctx, target, addon)
+	current, foreign, err := r.readSecret(ctx, mca, target)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -110,7 +110,8 @@ func (r *Reconciler) writeToken(ctx context.Context, mca *addonv1alpha1.ManagedC
 	if err != nil {
 		return nil, err
 	}
-	if err := r.writeSecret(ctx, r.Managed, r.ManagedReader, secretKey(mca), mca.Name, data); err != nil {
+	w, rd := r.targetCluster(mca)
+	if err := r.writeSecret(ctx, w, rd, secretKey(mca), mca.Name, data); err != nil {
 		return nil, err
 	}
 	return tok, nil

@@ -222,6 +222,11 @@ func Render(in Input) (*Agent, error) {
 		return nil, err
 	}
 	if len(hosting) > 0 {
+		grant, err := hostedAgentGrant(in.Cluster, in.AddonName, agent.InstallNamespace)
+		if err != nil {
+			return nil, err
+		}
+		hosting = append(hosting, grant...)
 		h := &Agent{}
 		if err := h.sort(hosting, userConfigs); err != nil {
 			return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -357,7 +358,15 @@ func TestHostedPlacement(t *testing.T) {
 	in.HostingCluster = "cluster1"
 	a = mustRender(t, in)
 	assert.Equal(t, []string{"plain", "managed"}, names(a.Manifests))
-	assert.Equal(t, []string{"hosting", "hello-agent"}, names(a.HostingManifests))
+	grant := HostedCredentialRoleName("hello")
+	assert.Equal(t, []string{"hosting", "hello-agent", grant, grant}, names(a.HostingManifests),
+		"the hosting manifests, then the hosted agent's Role and RoleBinding")
+	binding := objects(t, a.HostingManifests)[3]
+	subjects, _, _ := unstructured.NestedSlice(binding.Object, "subjects")
+	assert.Equal(t, "RoleBinding", binding.GetKind())
+	assert.Equal(t, []any{map[string]any{"kind": "ServiceAccount", "namespace": "klusterlet-cluster1", "name": "klusterlet-agent"}}, subjects,
+		"the grant binds the hosted agent of the add-on's cluster")
+	assert.Equal(t, a.InstallNamespace, binding.GetNamespace())
 	specs, err := a.HostingDeployWorks(workv1.DefaultManifestsSizeLimit)
 	if err != nil || len(specs) != 1 {
 		t.Fatalf("HostingDeployWorks = %d specs, %v; want 1", len(specs), err)
