@@ -112,6 +112,8 @@ func testHostedAddon(t *testing.T, f *fleet, initOut string) {
 	waitGone(t, hub, &addonv1alpha1.ManagedClusterAddOn{}, "cluster2", helloworld)
 	waitGone(t, hub, &workv1.ManifestWork{}, "cluster1", "addon-"+helloworld+"-deploy-hosting-cluster2-0")
 	waitGone(t, hosting, &appsv1.Deployment{}, ns, helloworldAgent)
+	waitGone(t, hub, &workv1.ManifestWork{}, "cluster2", "addon-"+helloworld+"-deploy-0")
+	waitGone(t, managed, &corev1.ConfigMap{}, ns, hostedOnlyConfigMap)
 }
 
 // hostTemplate locates every workload manifest of the helloworld template
