@@ -309,6 +309,33 @@ fi
 step kubectl ocm join --add-hub --hub-token "$STANDBY_TOKEN" --hub-apiserver "$STANDBY" --ca-cert-hash "$STANDBY_PIN" --hub-connection-timeout-seconds 180 --context cluster1
 step kubectl ocm get klusterlet --context cluster1
 
+# A hosted cluster and its add-on: the hub cluster itself joins as managed
+# cluster local-cluster, its agent hosted on cluster1 (join --mode hosted
+# with a kubeconfig of the hub cluster). cluster1's Klusterlet operator runs
+# the agent there and creates the add-on namespace on local-cluster. The
+# helloworld add-on of local-cluster, with the example's hosted template and
+# cluster1 as its hosting cluster, runs its agent on cluster1: the hub
+# deploys it in cluster1's namespace, local-cluster's hosted agent writes its
+# hub credential there, and the agent copies local-cluster's ConfigMaps.
+step kubectl ocm hub token --cluster-name local-cluster --context hub | tee "$DEV_ENV_DIR/local-token.out"
+LOCAL_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/local-token.out" | head -1 | cut -d' ' -f2)
+if [[ -z $LOCAL_TOKEN ]]; then
+	echo "hub token printed no token for local-cluster" >&2
+	exit 1
+fi
+kubectl config view --minify --flatten --context hub >"$DEV_ENV_DIR/local-cluster.kubeconfig"
+step kubectl ocm join --mode hosted --managed-cluster-kubeconfig "$DEV_ENV_DIR/local-cluster.kubeconfig" --hub-token "$LOCAL_TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "$HUB_PIN" --cluster-name local-cluster --context cluster1 --image "$UPGRADE_IMAGE" --image-pull-credentials "$DEV_ENV_DIR/private-registry.json"
+step kubectl ocm accept --clusters local-cluster --context hub --wait
+step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/local-cluster --context hub --timeout=2m
+step kubectl get namespace "$ADDON_NS" --context hub -L addon.open-cluster-management.io/namespace
+step kubectl apply -f "$ROOT/examples/addons/helloworld/hosted/addontemplate.yaml" --context hub
+step kubectl ocm addon enable --names helloworld --clusters local-cluster --config-file "$ROOT/examples/addons/helloworld/hosted/configs.yaml" --annotate addon.open-cluster-management.io/hosting-cluster-name=cluster1 -n helloworld-hosted --context hub --wait
+step kubectl get manifestwork -n cluster1 -l open-cluster-management.io/addon-namespace=local-cluster --context hub
+step kubectl get deployment,secret -n helloworld-hosted --context cluster1
+step kubectl create configmap greeting -n local-cluster --from-literal=value=hello-hosted --context hub
+step kubectl wait --for=create configmap/greeting -n helloworld-hosted --context cluster1 --timeout=1m
+step kubectl get configmap greeting -n helloworld-hosted --context cluster1 -o jsonpath='{.data.value}{"\n"}'
+
 # Every Pod of the product and of the examples, on the clusters' nodes.
 for c in hub cluster1 cluster2 hub2; do
 	step kubectl get pods -A -o wide --context "$c"
@@ -325,4 +352,4 @@ if [[ -n $not_ready ]]; then
 	exit 1
 fi
 
-printf '\nThe hub, two managed clusters and the standby hub are running. Stop everything with: make dev-env-down\n'
+printf '\nThe hub, two managed clusters, the hub itself as a hosted cluster and the standby hub are running. Stop everything with: make dev-env-down\n'

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,8 +31,10 @@ const hostedOnlyConfigMap = "helloworld-managed-side"
 
 // testHostedAddon runs the helloworld add-on of cluster2, whose agent is
 // hosted on cluster1, in Hosted mode: cluster1 joins as a managed cluster
-// of its own, the agent's manifests are located on the hosting cluster, and
-// the ManagedClusterAddOn names cluster1 as its hosting cluster. The agent
+// of its own, the add-on's template for cluster2 is the example's hosted
+// one (examples/addons/helloworld/hosted), whose manifests are located on
+// the hosting cluster, and the ManagedClusterAddOn names cluster1 as its
+// hosting cluster. The agent
 // runs as a Pod on cluster1 with the hub credential of cluster2's add-on,
 // which cluster2's hosted agent wrote there, and copies cluster2's
 // ConfigMaps from the hub; the other manifest lands on cluster2, in the
@@ -59,18 +60,23 @@ func testHostedAddon(t *testing.T, f *fleet, initOut string) {
 
 	root, err := framework.RepoRoot()
 	require.NoError(t, err)
-	for _, file := range []string{"hub-clusterrole.yaml", "addontemplate.yaml", "clustermanagementaddon.yaml"} {
+	for _, file := range []string{"hub-clusterrole.yaml", "clustermanagementaddon.yaml", "hosted/addontemplate.yaml"} {
 		data, err := os.ReadFile(filepath.Join(root, "examples", "addons", helloworld, file))
 		require.NoError(t, err)
 		objs, err := config.DecodeDocuments(data)
 		require.NoError(t, err, file)
-		if file == "addontemplate.yaml" {
-			hostTemplate(t, objs)
+		if file == "hosted/addontemplate.yaml" {
+			addManagedSide(t, objs)
 		}
 		require.NoError(t, apply.Apply(ctx, hub, objs, apply.Options{}), "apply %s", file)
 	}
+	// The example's way: the hosted template for this cluster (hosted/configs.yaml).
 	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster2", Name: helloworld,
-		Annotations: map[string]string{addonv1alpha1.HostingClusterNameAnnotationKey: "cluster1"}}}
+		Annotations: map[string]string{addonv1alpha1.HostingClusterNameAnnotationKey: "cluster1"}},
+		Spec: addonv1alpha1.ManagedClusterAddOnSpec{Configs: []addonv1alpha1.AddOnConfig{{
+			ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnTemplateResource},
+			ConfigReferent:      addonv1alpha1.ConfigReferent{Name: "helloworld-hosted-0.1.0"},
+		}}}}
 	require.NoError(t, hub.Create(ctx, mca))
 
 	framework.Eventually(ctx, t, 3*time.Minute, "add-on cluster2/helloworld Available with its agent on cluster1", func(ctx context.Context) (bool, error) {
@@ -116,26 +122,21 @@ func testHostedAddon(t *testing.T, f *fleet, initOut string) {
 	waitGone(t, managed, &corev1.ConfigMap{}, ns, hostedOnlyConfigMap)
 }
 
-// hostTemplate locates every workload manifest of the helloworld template
-// in objs on the hosting cluster and adds a ConfigMap for the managed one.
-func hostTemplate(t *testing.T, objs []*unstructured.Unstructured) {
+// addManagedSide adds to the hosted helloworld template in objs a
+// ConfigMap for the managed cluster (no location annotation).
+func addManagedSide(t *testing.T, objs []*unstructured.Unstructured) {
 	t.Helper()
-	for _, obj := range objs {
-		manifests, _, err := unstructured.NestedSlice(obj.Object, "spec", "agentSpec", "workload", "manifests")
-		require.NoError(t, err)
-		for _, m := range manifests {
-			u := &unstructured.Unstructured{Object: m.(map[string]any)}
-			ann := u.GetAnnotations()
-			if ann == nil {
-				ann = map[string]string{}
-			}
-			ann[addonv1alpha1.HostedManifestLocationAnnotationKey] = addonv1alpha1.HostedManifestLocationHostingValue
-			u.SetAnnotations(ann)
-		}
-		manifests = append(manifests, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-			"metadata": map[string]any{"name": hostedOnlyConfigMap, "namespace": addonv1alpha1.DefaultAddonInstallNamespace},
-			"data":     map[string]any{"cluster": "{{CLUSTER_NAME}}"}})
-		require.NoError(t, unstructured.SetNestedSlice(obj.Object, manifests, "spec", "agentSpec", "workload", "manifests"))
-		require.True(t, strings.HasPrefix(obj.GetName(), helloworld), "the template is helloworld's")
+	require.Len(t, objs, 1, "the hosted template")
+	obj := objs[0]
+	manifests, _, err := unstructured.NestedSlice(obj.Object, "spec", "agentSpec", "workload", "manifests")
+	require.NoError(t, err)
+	for _, m := range manifests {
+		u := &unstructured.Unstructured{Object: m.(map[string]any)}
+		require.Equal(t, addonv1alpha1.HostedManifestLocationHostingValue, u.GetAnnotations()[addonv1alpha1.HostedManifestLocationAnnotationKey],
+			"%s %s of the hosted template is located on the hosting cluster", u.GetKind(), u.GetName())
 	}
+	manifests = append(manifests, map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": hostedOnlyConfigMap, "namespace": addonv1alpha1.DefaultAddonInstallNamespace},
+		"data":     map[string]any{"cluster": "{{CLUSTER_NAME}}"}})
+	require.NoError(t, unstructured.SetNestedSlice(obj.Object, manifests, "spec", "agentSpec", "workload", "manifests"))
 }

@@ -126,11 +126,8 @@ func desiredKeys(mca *addonv1alpha1.ManagedClusterAddOn) []string {
 // work's namespace, or for a hosting work in the namespace its label
 // open-cluster-management.io/addon-namespace names.
 func byAddonLabel(_ context.Context, o client.Object) []reconcile.Request {
-	ns := o.GetNamespace()
-	if owner := o.GetLabels()[addonv1alpha1.AddonNamespaceLabelKey]; owner != "" {
-		ns = owner
-	}
-	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: o.GetLabels()[addonv1alpha1.AddonLabelKey]}}}
+	cluster, addon := template.WorkAddon(o.GetNamespace(), o.GetLabels())
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: cluster, Name: addon}}}
 }
 
 // hostedOn maps a ManagedCluster to the add-ons it hosts.

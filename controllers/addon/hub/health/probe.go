@@ -16,9 +16,11 @@ import (
 // deploy works among works and, in Hosted mode, its deploy works on its
 // hosting cluster, as OCM's DeploymentAvailability health check does. It
 // returns nil while the add-on's manifests were never applied (no
-// ManifestApplied condition): there is nothing to judge yet.
+// ManifestApplied or, in Hosted mode, HostingManifestApplied condition):
+// there is nothing to judge yet.
 func probe(mca *addonv1alpha1.ManagedClusterAddOn, works, hosting []*workv1.ManifestWork) *metav1.Condition {
-	if meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied) == nil {
+	if meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied) == nil &&
+		meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnHostingManifestApplied) == nil {
 		return nil
 	}
 	cond := func(status metav1.ConditionStatus, reason, msg string) *metav1.Condition {

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -56,10 +57,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // or for the hosting work of a hosted add-on the namespace its label
 // open-cluster-management.io/addon-namespace names.
 func workCluster(_ context.Context, o client.Object) []reconcile.Request {
-	cluster := o.GetNamespace()
-	if owner := o.GetLabels()[addonv1alpha1.AddonNamespaceLabelKey]; owner != "" {
-		cluster = owner
-	}
+	cluster, _ := template.WorkAddon(o.GetNamespace(), o.GetLabels())
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: cluster}}}
 }
 

@@ -15,11 +15,12 @@ import (
 
 // OCM's messages of the Progressing condition.
 const (
-	msgWaitingForManifestApplied = "Waiting for ManagedClusterAddOn ManifestApplied condition"
-	msgNoWorks                   = "progressing... no addon works"
-	msgMismatch                  = "progressing... mca and work configs mismatch"
-	msgNotReady                  = "progressing... work is not ready"
-	msgCompleted                 = "completed with no errors."
+	msgWaitingForManifestApplied        = "Waiting for ManagedClusterAddOn ManifestApplied condition"
+	msgWaitingForHostingManifestApplied = "Waiting for ManagedClusterAddOn HostingManifestApplied condition"
+	msgNoWorks                          = "progressing... no addon works"
+	msgMismatch                         = "progressing... mca and work configs mismatch"
+	msgNotReady                         = "progressing... work is not ready"
+	msgCompleted                        = "completed with no errors."
 )
 
 // progress sets the Progressing condition of mca, an add-on of cma whose
@@ -27,7 +28,8 @@ const (
 //
 //   - a configuration kind cma does not support: False ConfigurationUnsupported;
 //   - no deploy work: False WaitingForManifestApplied before the
-//     ManifestApplied condition, True Progressing after it;
+//     ManifestApplied condition (a hosted add-on: WaitingForHostingManifestApplied
+//     before HostingManifestApplied), True Progressing after it;
 //   - a work rendered from other configurations than the desired ones (its
 //     config-spec-hash annotation), or a desired configuration without a
 //     spec hash: True Progressing;
@@ -50,9 +52,13 @@ func progress(mca *addonv1alpha1.ManagedClusterAddOn, cma *addonv1alpha1.Cluster
 		}
 	}
 	if len(works) == 0 {
-		if meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied) == nil {
+		hosted := template.HostingCluster(mca) != ""
+		switch {
+		case hosted && meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnHostingManifestApplied) == nil:
+			set(metav1.ConditionFalse, addonv1alpha1.ProgressingReasonWaitingForHostingManifestApplied, msgWaitingForHostingManifestApplied)
+		case !hosted && meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied) == nil:
 			set(metav1.ConditionFalse, addonv1alpha1.ProgressingReasonWaitingForManifestApplied, msgWaitingForManifestApplied)
-		} else {
+		default:
 			set(metav1.ConditionTrue, addonv1alpha1.ProgressingReasonProgressing, msgNoWorks)
 		}
 		return

@@ -46,6 +46,12 @@ func work(name, hash string, applied metav1.ConditionStatus, gen int64) workv1.M
 	return w
 }
 
+// hosted annotates mca with hosting cluster hosting1.
+func hosted(mca *addonv1alpha1.ManagedClusterAddOn) *addonv1alpha1.ManagedClusterAddOn {
+	mca.Annotations = map[string]string{addonv1alpha1.HostingClusterNameAnnotationKey: "hosting1"}
+	return mca
+}
+
 func TestProgress(t *testing.T) {
 	cma := &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: "helloworld"},
 		Spec: addonv1alpha1.ClusterManagementAddOnSpec{SupportedConfigs: []addonv1alpha1.ConfigMeta{{ConfigGroupResource: adc}}}}
@@ -65,6 +71,11 @@ func TestProgress(t *testing.T) {
 			reason: addonv1alpha1.ProgressingReasonWaitingForManifestApplied, message: msgWaitingForManifestApplied},
 		{name: "no work after ManifestApplied", mca: newMCA(adc, "h1", manifestApplied), status: metav1.ConditionTrue,
 			reason: addonv1alpha1.ProgressingReasonProgressing, message: msgNoWorks},
+		{name: "hosted, no work yet", mca: hosted(newMCA(adc, "h1", manifestApplied)), status: metav1.ConditionFalse,
+			reason: addonv1alpha1.ProgressingReasonWaitingForHostingManifestApplied, message: msgWaitingForHostingManifestApplied},
+		{name: "hosted, its hosting work completed", mca: hosted(newMCA(adc, "h1")),
+			works:  []workv1.ManifestWork{work("addon-helloworld-deploy-hosting-cluster1-0", "h1", metav1.ConditionTrue, 2)},
+			status: metav1.ConditionFalse, reason: addonv1alpha1.ProgressingReasonCompleted, message: msgCompleted},
 		{name: "work of older configurations", mca: newMCA(adc, "h2"), works: []workv1.ManifestWork{work("addon-helloworld-deploy-0", "h1", metav1.ConditionTrue, 2)},
 			status: metav1.ConditionTrue, reason: addonv1alpha1.ProgressingReasonProgressing, message: msgMismatch},
 		{name: "desired configuration without hash", mca: newMCA(adc, ""), works: []workv1.ManifestWork{work("addon-helloworld-deploy-0", "", metav1.ConditionTrue, 2)},

@@ -7,6 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
@@ -42,6 +43,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	works := &workv1.ManifestWorkList{}
 	if err := r.Client.List(ctx, works, client.InNamespace(mca.Namespace), client.MatchingLabels{addonv1alpha1.AddonLabelKey: mca.Name}); err != nil {
 		return ctrl.Result{}, err
+	}
+	if hosting := template.HostingCluster(mca); hosting != "" {
+		// A hosted add-on's works on its hosting cluster roll out too.
+		hosted := &workv1.ManifestWorkList{}
+		if err := r.Client.List(ctx, hosted, client.InNamespace(hosting), client.MatchingLabels(template.HostingWorkLabels(mca.Name, mca.Namespace))); err != nil {
+			return ctrl.Result{}, err
+		}
+		works.Items = append(works.Items, hosted.Items...)
 	}
 	h := patch.NewHelper(mca, r.Client)
 	progress(mca, cma, deployWorks(mca.Name, works.Items))

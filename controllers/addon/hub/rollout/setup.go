@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/internal/lookup"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
@@ -35,7 +36,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named(ControllerName).
 		For(&addonv1alpha1.ManagedClusterAddOn{}).
 		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: o.GetLabels()[addonv1alpha1.AddonLabelKey]}}}
+			cluster, addon := template.WorkAddon(o.GetNamespace(), o.GetLabels())
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: cluster, Name: addon}}}
 		}), builder.WithPredicates(hasAddon)).
 		Watches(&addonv1alpha1.ClusterManagementAddOn{}, handler.EnqueueRequestsFromMapFunc(r.mcasOf)).
 		Complete(r)

@@ -94,6 +94,19 @@ func HostingDeployWorkIndex(addon, cluster, name string) (int, bool) {
 	return i, err == nil && i >= 0 && strconv.Itoa(i) == rest
 }
 
+// WorkAddon returns the ManagedClusterAddOn a work of an add-on, in
+// namespace with labels, deploys: the add-on of its label
+// open-cluster-management.io/addon-name, in its namespace or, for a
+// hosting work, in the namespace its label
+// open-cluster-management.io/addon-namespace names.
+func WorkAddon(namespace string, labels map[string]string) (cluster, addon string) {
+	cluster = namespace
+	if owner := labels[addonv1alpha1.AddonNamespaceLabelKey]; owner != "" {
+		cluster = owner
+	}
+	return cluster, labels[addonv1alpha1.AddonLabelKey]
+}
+
 // HostingCluster returns the hosting cluster of mca: its annotation
 // addon.open-cluster-management.io/hosting-cluster-name, empty in Default
 // mode.

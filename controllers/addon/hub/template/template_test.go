@@ -395,3 +395,18 @@ func TestHostedPlacement(t *testing.T) {
 		})
 	}
 }
+
+func TestWorkAddon(t *testing.T) {
+	for _, tc := range []struct {
+		namespace     string
+		labels        map[string]string
+		cluster, name string
+	}{
+		{"cluster1", map[string]string{addonv1alpha1.AddonLabelKey: "hello"}, "cluster1", "hello"},
+		{"cluster1", HostingWorkLabels("hello", "cluster2"), "cluster2", "hello"},
+	} {
+		if cluster, name := WorkAddon(tc.namespace, tc.labels); cluster != tc.cluster || name != tc.name {
+			t.Errorf("WorkAddon(%s, %v) = %s/%s, want %s/%s", tc.namespace, tc.labels, cluster, name, tc.cluster, tc.name)
+		}
+	}
+}
