@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/importcmd"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/mcp"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/placement"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/proxy"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/unjoin"
@@ -81,7 +82,7 @@ func addVerbs(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags, st
 		cmd.AddCommand(verb)
 	}
 	cmd.AddGroup(&cobra.Group{ID: groupOther, Title: "Other Commands:"})
-	for _, verb := range []*cobra.Command{version.NewCmdVersion(configFlags, streams), credentials.NewCmdCredentials(configFlags, streams)} {
+	for _, verb := range []*cobra.Command{version.NewCmdVersion(configFlags, streams), credentials.NewCmdCredentials(configFlags, streams), mcp.NewCmdMCP(configFlags, streams)} {
 		verb.GroupID = groupOther
 		cmd.AddCommand(verb)
 	}

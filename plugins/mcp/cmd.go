@@ -1,0 +1,186 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+)
+
+// Options are the options of `kubectl ocm mcp`.
+type Options struct {
+	genericiooptions.IOStreams
+	getter genericclioptions.RESTClientGetter
+
+	// Listen, when set, serves streamable HTTP on this address instead of stdio.
+	Listen string
+	// TLSCertFile and TLSKeyFile serve HTTPS; required off loopback.
+	TLSCertFile, TLSKeyFile string
+	// CallTimeout bounds each tool call.
+	CallTimeout time.Duration
+	// MaxResultBytes bounds each tool result.
+	MaxResultBytes int
+}
+
+// NewCmdMCP returns `kubectl ocm mcp`. getter selects the hub.
+func NewCmdMCP(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &Options{IOStreams: streams, getter: getter, CallTimeout: DefaultCallTimeout, MaxResultBytes: DefaultMaxBytes}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the fleet to AI assistants: a Model Context Protocol server on the hub",
+		Long: `Serve the Model Context Protocol (MCP) for AI assistants, with tools that read
+the fleet through the hub: fleet_overview (every cluster's availability, why it
+is not Available, version, cluster set, labels, claims and add-ons),
+cluster_status (one cluster's conditions, taints, capacity and add-ons) and
+list_works (a cluster's ManifestWorks and the state of each manifest). Every
+tool is read-only and its result is bounded (--max-result-bytes), with a note
+saying how to narrow a query that was cut; every call has a timeout.
+
+The server holds no credential of its own. Over stdio (the default, what
+desktop assistants start) it reads the hub with your kubeconfig, as every other
+verb does. With --listen it serves the protocol's streamable HTTP transport,
+and every request must carry its caller's hub bearer token, which each call
+uses as is: it is never stored or logged. Plain HTTP is served on loopback
+only; another address needs --tls-cert-file and --tls-key-file.`,
+		Example: cli.Examples(`
+			# The assistant starts the server over stdio, with the hub of context hub
+			kubectl ocm mcp --context hub
+
+			# Streamable HTTP on loopback; each request carries its caller's hub token
+			kubectl ocm mcp --listen 127.0.0.1:8765 --context hub
+
+			# Off loopback, over HTTPS only
+			kubectl ocm mcp --listen 0.0.0.0:8765 --tls-cert-file tls.crt --tls-key-file tls.key`),
+		Args: cobra.NoArgs,
+		RunE: cli.RunE(o),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Listen, "listen", "", "Serve streamable HTTP on this address (host:port) instead of stdio; each request must carry its caller's hub bearer token.")
+	f.StringVar(&o.TLSCertFile, "tls-cert-file", "", "With --listen: serve HTTPS with this certificate (PEM); required off loopback.")
+	f.StringVar(&o.TLSKeyFile, "tls-key-file", "", "With --listen: the private key (PEM) of --tls-cert-file.")
+	f.DurationVar(&o.CallTimeout, "call-timeout", DefaultCallTimeout, "Longest time one tool call may take.")
+	f.IntVar(&o.MaxResultBytes, "max-result-bytes", DefaultMaxBytes, "Largest JSON result of one tool call; a longer one is cut, with a note saying how to narrow the query.")
+	return cmd
+}
+
+// Complete implements cli.Verb.
+func (o *Options) Complete(*cobra.Command, []string) error { return nil }
+
+// Validate implements cli.Verb.
+func (o *Options) Validate() error {
+	if o.CallTimeout <= 0 {
+		return fmt.Errorf("--call-timeout %s must be positive", o.CallTimeout)
+	}
+	if o.MaxResultBytes < 1024 {
+		return fmt.Errorf("--max-result-bytes %d is below 1024: no result would fit", o.MaxResultBytes)
+	}
+	if (o.TLSCertFile == "") != (o.TLSKeyFile == "") {
+		return errors.New("--tls-cert-file and --tls-key-file go together")
+	}
+	if o.Listen == "" {
+		if o.TLSCertFile != "" {
+			return errors.New("--tls-cert-file needs --listen: over stdio there is no listener")
+		}
+		return nil
+	}
+	return CheckListen(o.Listen, o.TLSCertFile != "")
+}
+
+// CheckListen refuses a listen address off loopback without TLS: a hub
+// token sent in plain HTTP across a network can be read on the way.
+func CheckListen(addr string, tls bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %w; give host:port, such as 127.0.0.1:8765", addr, err)
+	}
+	if tls {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--listen %s is not a loopback address: requests carry hub tokens, which plain HTTP would expose on the network; serve on 127.0.0.1, or give --tls-cert-file and --tls-key-file", addr)
+}
+
+// Run implements cli.Verb.
+func (o *Options) Run(ctx context.Context) error {
+	hub, err := o.getter.ToRESTConfig()
+	if err != nil {
+		return fmt.Errorf("read the hub's client configuration: %w", err)
+	}
+	cfg := Config{Hub: hub, HTTP: o.Listen != "", CallTimeout: o.CallTimeout, MaxBytes: o.MaxResultBytes}
+	srv := NewServer(cfg)
+	if o.Listen == "" {
+		t := &mcp.IOTransport{Reader: io.NopCloser(o.In), Writer: nopWriteCloser{o.Out}}
+		if err := srv.Run(ctx, t); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("serve MCP over stdio: %w", err)
+		}
+		return nil
+	}
+	return o.serveHTTP(ctx, srv)
+}
+
+// serveHTTP serves srv over streamable HTTP until ctx ends.
+func (o *Options) serveHTTP(ctx context.Context, srv *mcp.Server) error {
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", o.Listen, err)
+	}
+	scheme := "http"
+	if o.TLSCertFile != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(o.ErrOut, "Serving MCP (streamable HTTP) on %s://%s/; each request must carry its caller's hub token (Authorization: Bearer <token>).\n", scheme, ln.Addr())
+	hs := &http.Server{Handler: Handler(srv), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() {
+		if o.TLSCertFile != "" {
+			errc <- hs.ServeTLS(ln, o.TLSCertFile, o.TLSKeyFile)
+		} else {
+			errc <- hs.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve MCP on %s: %w", o.Listen, err)
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		return hs.Shutdown(shutdown)
+	}
+}
+
+// Handler returns the HTTP handler of srv: the protocol's streamable HTTP
+// transport (which refuses, on loopback, a Host that is not loopback: DNS
+// rebinding) behind a check that each request carries a bearer token (the
+// hub judges it on each call) and the refusal of cross-origin browser
+// requests.
+func Handler(srv *mcp.Server) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	return http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := BearerToken(r.Header); !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="kubectl-ocm"`)
+			http.Error(w, ErrNoBearerToken.Error(), http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+}
+
+// nopWriteCloser makes a writer an io.WriteCloser whose Close does nothing.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,105 @@
+package mcp
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/client-go/rest"
+)
+
+func TestCheckListen(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:8765": true,
+		"[::1]:8765":     true,
+		"localhost:8765": true,
+		"0.0.0.0:8765":   false,
+		"10.1.2.3:8765":  false,
+		"example.com:80": false,
+		"8765":           false,
+	} {
+		err := CheckListen(addr, false)
+		if (err == nil) != ok {
+			t.Errorf("CheckListen(%q) = %v, want ok %v", addr, err, ok)
+		}
+	}
+	assert.NoError(t, CheckListen("0.0.0.0:8765", true), "any address with TLS")
+	assert.ErrorContains(t, CheckListen("0.0.0.0:8765", false), "--tls-cert-file")
+}
+
+func TestOptionsValidate(t *testing.T) {
+	base := func() *Options { return &Options{CallTimeout: DefaultCallTimeout, MaxResultBytes: DefaultMaxBytes} }
+	assert.NoError(t, base().Validate())
+	o := base()
+	o.TLSCertFile = "tls.crt"
+	assert.ErrorContains(t, o.Validate(), "go together")
+	o.TLSKeyFile = "tls.key"
+	assert.ErrorContains(t, o.Validate(), "needs --listen")
+	o = base()
+	o.MaxResultBytes = 10
+	assert.ErrorContains(t, o.Validate(), "--max-result-bytes")
+	o = base()
+	o.Listen = "0.0.0.0:1"
+	assert.ErrorContains(t, o.Validate(), "not a loopback address")
+}
+
+func TestBearerToken(t *testing.T) {
+	for value, want := range map[string]string{"Bearer abc": "abc", "bearer  abc ": "abc", "Basic abc": "", "Bearer ": "", "": ""} {
+		h := http.Header{}
+		if value != "" {
+			h.Set("Authorization", value)
+		}
+		got, ok := BearerToken(h)
+		if got != want || ok != (want != "") {
+			t.Errorf("BearerToken(%q) = %q, %v; want %q", value, got, ok, want)
+		}
+	}
+}
+
+// TestHandlerNeedsAToken refuses a request without a bearer token before
+// the protocol sees it.
+func TestHandlerNeedsAToken(t *testing.T) {
+	srv := httptest.NewServer(Handler(NewServer(Config{Hub: &rest.Config{Host: "https://hub.invalid"}, HTTP: true})))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.Contains(t, resp.Header.Get("WWW-Authenticate"), "Bearer")
+}
+
+func TestBoundItems(t *testing.T) {
+	items := []string{"aaaa", "bbbb", "cccc", "dddd"}
+	size := func(s []string) int { return jsonSize(s) }
+	got, note := boundItems(items, 1000, "narrow it", size)
+	assert.Equal(t, items, got)
+	assert.Empty(t, note)
+	got, note = boundItems(items, size(items[:2]), "narrow it", size)
+	assert.Equal(t, items[:2], got)
+	assert.Contains(t, note, "2 of 4 shown; narrow it")
+	assert.Equal(t, "ab…[cut]", truncate("abcdefghijklmnop", 10))
+	assert.Equal(t, "short", truncate("short", 10))
+}
+
+// TestHandlerRefusesCrossOrigin refuses a browser's cross-origin request,
+// token or not.
+func TestHandlerRefusesCrossOrigin(t *testing.T) {
+	srv := httptest.NewServer(Handler(NewServer(Config{Hub: &rest.Config{Host: "https://hub.invalid"}, HTTP: true})))
+	defer srv.Close()
+	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer abc")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
