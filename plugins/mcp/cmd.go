@@ -41,8 +41,9 @@ func NewCmdMCP(getter genericclioptions.RESTClientGetter, streams genericiooptio
 		Long: `Serve the Model Context Protocol (MCP) for AI assistants, with tools that read
 the fleet through the hub: fleet_overview (every cluster's availability, why it
 is not Available, version, cluster set, labels, claims and add-ons),
-cluster_status (one cluster's conditions, taints, capacity and add-ons) and
-list_works (a cluster's ManifestWorks and the state of each manifest). Every
+cluster_status (one cluster's conditions, taints, capacity and add-ons),
+list_works (a cluster's ManifestWorks and the state of each manifest) and
+placement_explain (why a Placement selects each cluster or not). Every
 tool is read-only and its result is bounded (--max-result-bytes), with a note
 saying how to narrow a query that was cut; every call has a timeout.
 

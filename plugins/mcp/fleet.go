@@ -280,8 +280,11 @@ func addOnSummary(a *addonv1alpha1.ManagedClusterAddOn) AddOnSummary {
 func conditions(conds []metav1.Condition) []Condition {
 	out := make([]Condition, 0, len(conds))
 	for _, c := range conds {
-		out = append(out, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason,
-			Message: truncate(c.Message, maxText), LastTransitionTime: c.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z")})
+		cond := Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: truncate(c.Message, maxText)}
+		if !c.LastTransitionTime.IsZero() {
+			cond.LastTransitionTime = c.LastTransitionTime.UTC().Format("2006-01-02T15:04:05Z")
+		}
+		out = append(out, cond)
 	}
 	return out
 }

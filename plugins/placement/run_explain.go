@@ -63,22 +63,32 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := getPlacement(ctx, c, o.Namespace, o.Name)
-	if err != nil {
-		return err
-	}
-	in, decided, warnings, err := readInput(ctx, c, p)
+	report, warnings, err := ExplainPlacement(ctx, c, o.Namespace, o.Name)
 	if err != nil {
 		return err
 	}
 	for _, w := range warnings {
 		fmt.Fprintln(o.ErrOut, "Warning: "+w)
 	}
-	report := Explain(p, placement.NewScheduler().Schedule(in), decided)
 	if o.Output != "" {
 		return cli.PrintData(o.Out, o.Output, report)
 	}
 	return PrintExplanation(o.Out, report)
+}
+
+// ExplainPlacement reads what the scheduler reads for Placement
+// namespace/name with c, runs the scheduling rules and explains each
+// cluster's fate, with warnings for what c may not read.
+func ExplainPlacement(ctx context.Context, c client.Client, namespace, name string) (Explanation, []string, error) {
+	p, err := getPlacement(ctx, c, namespace, name)
+	if err != nil {
+		return Explanation{}, nil, err
+	}
+	in, decided, warnings, err := readInput(ctx, c, p)
+	if err != nil {
+		return Explanation{}, nil, err
+	}
+	return Explain(p, placement.NewScheduler().Schedule(in), decided), warnings, nil
 }
 
 // readInput lists the objects the scheduler reads for p, and the clusters of

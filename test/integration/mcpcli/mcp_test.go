@@ -21,6 +21,8 @@ import (
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
+	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	ocmmcp "github.com/kubectl-ocm/kubectl-ocm/plugins/mcp"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
@@ -48,7 +50,7 @@ func TestMCP(t *testing.T) {
 				t.Errorf("tool %s: annotations %+v, description %q, input schema %v; want read-only, described, with a schema", tool.Name, tool.Annotations, tool.Description, tool.InputSchema)
 			}
 		}
-		if got := strings.Join(names, ","); got != "cluster_status,fleet_overview,list_works" {
+		if got := strings.Join(names, ","); got != "cluster_status,fleet_overview,list_works,placement_explain" {
 			t.Errorf("tools %s", got)
 		}
 	})
@@ -105,6 +107,19 @@ func TestMCP(t *testing.T) {
 		}
 		if msg := callError(ctx, t, session, "list_works", map[string]any{"cluster": "cluster1", "name": "nope"}); !strings.Contains(msg, `no ManifestWork "nope"`) {
 			t.Errorf("an unknown work: %q", msg)
+		}
+	})
+
+	t.Run("placement_explain", func(t *testing.T) {
+		// No placement controller runs here: the rules select cluster1,
+		// and no decision was written.
+		var out ocmmcp.PlacementOutput
+		call(ctx, t, session, "placement_explain", map[string]any{"namespace": "apps", "name": "prod-clusters"}, &out)
+		if strings.Join(out.Selected, ",") != "cluster1" || len(out.Decided) != 0 || out.Agrees || len(out.Clusters) == 0 {
+			t.Errorf("explanation %+v", out)
+		}
+		if msg := callError(ctx, t, session, "placement_explain", map[string]any{"namespace": "apps", "name": "nope"}); !strings.Contains(msg, "placement nope not found in namespace apps") {
+			t.Errorf("an unknown placement: %q", msg)
 		}
 	})
 
@@ -219,6 +234,11 @@ func seedFleet(ctx context.Context, t *testing.T, c client.Client) {
 			}
 		})
 	}
+	kit.MustCreate(ctx, t, c, &clusterv1beta2.ManagedClusterSet{ObjectMeta: metav1.ObjectMeta{Name: "prod"}})
+	kit.MustCreate(ctx, t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps"}})
+	kit.MustCreate(ctx, t, c, &clusterv1beta2.ManagedClusterSetBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod"},
+		Spec: clusterv1beta2.ManagedClusterSetBindingSpec{ClusterSet: "prod"}})
+	kit.MustCreate(ctx, t, c, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "prod-clusters"}})
 	mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "helloworld"}}
 	kit.MustCreate(ctx, t, c, mca)
 	updateStatus(ctx, t, c, mca, func() {
