@@ -144,6 +144,43 @@ func checkImage(t *testing.T, img v1.Image, p v1.Platform, ver string) {
 	}
 }
 
+// platformImages checks every image of idx (checkImage) and returns their
+// platforms, in the index's order.
+func platformImages(t *testing.T, idx v1.ImageIndex, ver string) []string {
+	t.Helper()
+	m, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var archs []string
+	for _, d := range m.Manifests {
+		if d.Platform == nil {
+			t.Fatalf("index entry %s has no platform", d.Digest)
+		}
+		archs = append(archs, d.Platform.String())
+		img, err := idx.Image(d.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkImage(t, img, *d.Platform, ver)
+	}
+	return archs
+}
+
+// hostImage returns the image of idx for the host's architecture.
+func hostImage(idx v1.ImageIndex) (v1.Image, error) {
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range m.Manifests {
+		if d.Platform != nil && d.Platform.Architecture == runtime.GOARCH {
+			return idx.Image(d.Digest)
+		}
+	}
+	return nil, errors.New("the index has no image of the host's architecture " + runtime.GOARCH)
+}
+
 // TestLayerReproducible checks that the same binary and time give the same
 // layer bytes, entries sorted, whatever order they are listed in.
 func TestLayerReproducible(t *testing.T) {
@@ -217,23 +254,7 @@ func TestPush(t *testing.T) {
 	if d, _ := got.Digest(); d != want || !strings.Contains(out.String(), want.String()) {
 		t.Errorf("pushed %s (said %q), want %s", d, out.String(), want)
 	}
-	m, err := got.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var archs []string
-	for _, d := range m.Manifests {
-		if d.Platform == nil {
-			t.Fatalf("index entry %s has no platform", d.Digest)
-		}
-		archs = append(archs, d.Platform.String())
-		img, err := got.Image(d.Digest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkImage(t, img, *d.Platform, cfg.Version)
-	}
-	if got := strings.Join(archs, ","); got != "linux/amd64,linux/arm64" {
+	if got := strings.Join(platformImages(t, got, cfg.Version), ","); got != "linux/amd64,linux/arm64" {
 		t.Errorf("pushed platforms %s, want linux/amd64,linux/arm64", got)
 	}
 
@@ -271,33 +292,18 @@ func TestBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := idx.IndexManifest()
+	archs := platformImages(t, idx, ver)
+	hostImg, err := hostImage(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var archs []string
-	for _, d := range m.Manifests {
-		if d.Platform == nil {
-			t.Fatalf("index entry %s has no platform", d.Digest)
-		}
-		archs = append(archs, d.Platform.String())
-		img, err := idx.Image(d.Digest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkImage(t, img, *d.Platform, ver)
-		if d.Platform.Architecture != runtime.GOARCH {
-			continue
-		}
-		_, bin := layerEntries(t, img, "ocm-controller")
-		path := filepath.Join(t.TempDir(), "ocm-controller")
-		if err := os.WriteFile(path, bin, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		got, err := exec.CommandContext(t.Context(), path, "version").CombinedOutput()
-		if err != nil || !strings.HasPrefix(string(got), "ocm-controller "+ver+" ") {
-			t.Errorf("ocm-controller version from the image: %q, %v; want it to print %s", got, err, ver)
-		}
+	_, bin := layerEntries(t, hostImg, "ocm-controller")
+	path := filepath.Join(t.TempDir(), "ocm-controller")
+	if err := os.WriteFile(path, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := exec.CommandContext(t.Context(), path, "version").CombinedOutput(); err != nil || !strings.HasPrefix(string(got), "ocm-controller "+ver+" ") {
+		t.Errorf("ocm-controller version from the image: %q, %v; want it to print %s", got, err, ver)
 	}
 	if got := strings.Join(archs, ","); got != host {
 		t.Errorf("platforms %s, want %s", got, host)
