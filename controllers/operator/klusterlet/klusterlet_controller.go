@@ -179,10 +179,12 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterl
 		setApplied(k, err, unknown, 0)
 		return ctrl.Result{}, err
 	}
+	var managedErr error
 	if k.Mode().IsHosted() {
-		if err := r.applyManagedAddonNamespace(ctx, k); err != nil {
-			setApplied(k, err, unknown, 0)
-			return ctrl.Result{}, err
+		// The agent itself reports an unreachable managed cluster; the
+		// add-on namespace there is tried again without holding the agent.
+		if managedErr = r.applyManagedAddonNamespace(ctx, k); managedErr != nil {
+			ctrl.LoggerFrom(ctx).Info("Cannot create the add-on namespace on the managed cluster yet; retrying", "klusterlet", k.Name, "error", managedErr.Error())
 		}
 	}
 	setApplied(k, nil, unknown, len(objs))
@@ -190,7 +192,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterl
 	if err := r.setDeploymentStatus(ctx, k, namespace, agentDeployment(k)); err != nil {
 		return ctrl.Result{}, err
 	}
-	if !ready {
+	if !ready || managedErr != nil {
 		return ctrl.Result{RequeueAfter: recheckPeriod}, nil
 	}
 	return ctrl.Result{}, nil
