@@ -67,8 +67,9 @@ type PodCause struct {
 	LogsUnread string
 	// Fix says how to remove the cause.
 	Fix string
-	// exited is true when the container's current run has ended (it waits
-	// for neither a restart nor an image): LastExit is that run's end.
+	// exited is true when the container's current run has ended and the
+	// kubelet has not yet put it in back-off: LastExit is that run's end,
+	// and the current run's log says why.
 	exited bool
 }
 
@@ -80,14 +81,14 @@ func (c *PodCause) Summary() string {
 		fmt.Fprintf(&b, ", container %s", c.Container)
 	}
 	switch {
-	case c.exited:
-		b.WriteString(": terminated with " + c.LastExit)
 	case c.Reason == ReasonCrashLoopBackOff:
 		// The kubelet's message only repeats the back-off and the Pod.
 		b.WriteString(": " + c.Reason)
 		if c.LastExit != "" {
 			b.WriteString("; last " + c.LastExit)
 		}
+	case c.exited:
+		b.WriteString(": terminated with " + c.LastExit)
 	default:
 		b.WriteString(": " + c.Reason)
 		if c.ImageCause != "" {
@@ -181,6 +182,10 @@ func containerCause(pod *corev1.Pod, s *corev1.ContainerStatus, imageFix string)
 		return nil
 	case w != nil:
 		c.Reason, c.Message = w.Reason, w.Message
+	case t != nil && t.ExitCode != 0 && s.RestartCount > 0 && pod.Spec.RestartPolicy != corev1.RestartPolicyNever:
+		// Between a crash and the kubelet's back-off the container shows
+		// its exit; it has restarted before and will again: a crash loop.
+		c.Reason, c.exited, last = ReasonCrashLoopBackOff, true, t
 	case t != nil && t.ExitCode != 0:
 		c.Reason, c.exited, last = cmp.Or(t.Reason, "Error"), true, t
 	default:

@@ -147,6 +147,17 @@ func TestInspect(t *testing.T) {
 			wantFix:     "`kubectl logs -n open-cluster-management-agent a -c agent --previous`",
 			wantLogs:    []string{"noise", "noise", "noise", "noise", "noise", "noise", "E0101 cannot read Secret: bad kubeconfig", "Error: exit"},
 			wantQuery:   "previous=true"},
+		{name: "a container that exited again after restarts is a crash loop, named with its own log",
+			pods: []client.Object{pod("a", time.Minute, func(p *corev1.Pod) {
+				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "agent", RestartCount: 2, State: corev1.ContainerState{
+					Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}}}}
+			})},
+			log:         "Error: bad kubeconfig\n",
+			wantReason:  ReasonCrashLoopBackOff,
+			wantSummary: []string{"container agent: CrashLoopBackOff; last exit code 1 (Error) after 2 restarts"},
+			wantFix:     "`kubectl logs -n open-cluster-management-agent a -c agent`",
+			wantLogs:    []string{"Error: bad kubeconfig"},
+			wantQuery:   "tailLines=8"},
 		{name: "a container that just exited is named with its own log",
 			pods: []client.Object{pod("a", time.Minute, func(p *corev1.Pod) {
 				p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "agent", State: corev1.ContainerState{
