@@ -30,6 +30,8 @@ type Options struct {
 	CallTimeout time.Duration
 	// MaxResultBytes bounds each tool result.
 	MaxResultBytes int
+	// ShowSecretData returns Secrets' data where the caller may read it.
+	ShowSecretData bool
 }
 
 // NewCmdMCP returns `kubectl ocm mcp`. getter selects the hub.
@@ -71,6 +73,7 @@ only; another address needs --tls-cert-file and --tls-key-file.`,
 	f.StringVar(&o.TLSKeyFile, "tls-key-file", "", "With --listen: the private key (PEM) of --tls-cert-file.")
 	f.DurationVar(&o.CallTimeout, "call-timeout", DefaultCallTimeout, "Longest time one tool call may take.")
 	f.IntVar(&o.MaxResultBytes, "max-result-bytes", DefaultMaxBytes, "Largest JSON result of one tool call; a longer one is cut, with a note saying how to narrow the query.")
+	f.BoolVar(&o.ShowSecretData, "show-secret-data", false, "Return Secrets' data where the caller may read it; without it, cluster_get withholds each value and says its size.")
 	return cmd
 }
 
@@ -122,7 +125,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the hub's client configuration: %w", err)
 	}
-	cfg := Config{Hub: hub, HTTP: o.Listen != "", CallTimeout: o.CallTimeout, MaxBytes: o.MaxResultBytes}
+	cfg := Config{Hub: hub, HTTP: o.Listen != "", CallTimeout: o.CallTimeout, MaxBytes: o.MaxResultBytes, SecretData: o.ShowSecretData}
 	srv := NewServer(cfg)
 	if o.Listen == "" {
 		t := &mcp.IOTransport{Reader: io.NopCloser(o.In), Writer: nopWriteCloser{o.Out}}

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -162,7 +161,7 @@ func (s *server) fleetOverview(ctx context.Context, req *mcp.CallToolRequest, in
 	if cut != "" {
 		notes = append(notes, cut)
 	}
-	out.Note = joinNotes(notes)
+	out.Note = joinNotes(notes...)
 	return nil, out, nil
 }
 
@@ -297,19 +296,6 @@ func quantities(l clusterv1.ResourceList) map[string]string {
 	out := map[string]string{}
 	for k, v := range l {
 		out[string(k)] = v.String()
-	}
-	return out
-}
-
-// joinNotes joins notes with "; ".
-func joinNotes(notes []string) string {
-	notes = slices.DeleteFunc(notes, func(s string) bool { return s == "" })
-	out := ""
-	for i, n := range notes {
-		if i > 0 {
-			out += "; "
-		}
-		out += n
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 )
 
@@ -102,4 +104,27 @@ func TestHandlerRefusesCrossOrigin(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
+
+func TestWithholdSecretData(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"kind": "Secret", "apiVersion": "v1",
+		"metadata":   map[string]any{"name": "db", "annotations": map[string]any{corev1.LastAppliedConfigAnnotation: `{"stringData":{"password":"hunter2"}}`, "team": "a"}},
+		"data":       map[string]any{"password": "aHVudGVyMg=="},
+		"stringData": map[string]any{"user": "admin"},
+	}}
+	WithholdSecretData(obj)
+	assert.Equal(t, map[string]string{"team": "a"}, obj.GetAnnotations())
+	assert.Equal(t, "(withheld: 7 bytes; kubectl ocm mcp --show-secret-data returns Secrets' data)", obj.Object["data"].(map[string]any)["password"])
+	assert.Contains(t, obj.Object["stringData"].(map[string]any)["user"], "withheld: 5 bytes")
+}
+
+func TestBounded(t *testing.T) {
+	v, err := bounded("limit", 0, 100, 1000)
+	assert.NoError(t, err)
+	assert.Equal(t, 100, v)
+	_, err = bounded("limit", 1001, 100, 1000)
+	assert.ErrorContains(t, err, "limit 1001 is outside 1..1000")
+	_, err = bounded("limit", -1, 100, 1000)
+	assert.Error(t, err)
 }

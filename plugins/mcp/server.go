@@ -34,6 +34,9 @@ type Config struct {
 	CallTimeout time.Duration
 	// MaxBytes bounds the JSON of each tool result (DefaultMaxBytes when zero).
 	MaxBytes int
+	// SecretData returns Secrets' data where the caller may read it;
+	// without it, each value is withheld.
+	SecretData bool
 }
 
 // ErrNoBearerToken: a call over HTTP without a bearer token.
@@ -58,6 +61,7 @@ func NewServer(cfg Config) *mcp.Server {
 	s.addFleetTools(srv)
 	s.addWorkTools(srv)
 	s.addPlacementTools(srv)
+	s.addClusterTools(srv)
 	return srv
 }
 
@@ -68,6 +72,20 @@ const instructions = `This server shows a fleet of Kubernetes clusters managed f
 // identity: the configured credential over stdio, the request's bearer
 // token over HTTP.
 func (s *server) hub(req *mcp.CallToolRequest) (client.Client, error) {
+	cfg, err := s.hubConfig(req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		return nil, fmt.Errorf("connect to the hub at %s: %w", cfg.Host, err)
+	}
+	return c, nil
+}
+
+// hubConfig returns the client configuration of the hub for the call req,
+// with the caller's identity.
+func (s *server) hubConfig(req *mcp.CallToolRequest) (*rest.Config, error) {
 	cfg := rest.CopyConfig(s.cfg.Hub)
 	if s.cfg.HTTP {
 		var h http.Header
@@ -82,11 +100,7 @@ func (s *server) hub(req *mcp.CallToolRequest) (client.Client, error) {
 		cfg.BearerToken = token
 	}
 	cfg.UserAgent = rest.DefaultKubernetesUserAgent() + " kubectl-ocm-mcp"
-	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
-	if err != nil {
-		return nil, fmt.Errorf("connect to the hub at %s: %w", cfg.Host, err)
-	}
-	return c, nil
+	return cfg, nil
 }
 
 // BearerToken returns the token of an Authorization: Bearer header.

@@ -114,7 +114,7 @@ func Kubeconfig(hub *clientcmdapi.Config, cluster, namespace string) (*clientcmd
 	if hubCluster == nil || hubCluster.Server == "" {
 		return nil, fmt.Errorf("context %q names no cluster with a server: select the hub with --context", hub.CurrentContext)
 	}
-	server, err := proxyServer(hubCluster.Server, cluster)
+	server, err := ServerURL(hubCluster.Server, cluster)
 	if err != nil {
 		return nil, fmt.Errorf("server of context %q: %w", hub.CurrentContext, err)
 	}
@@ -156,8 +156,9 @@ func Kubeconfig(hub *clientcmdapi.Config, cluster, namespace string) (*clientcmd
 	return out, nil
 }
 
-// proxyServer returns the URL of cluster's proxy on the hub at hubServer.
-func proxyServer(hubServer, cluster string) (string, error) {
+// ServerURL returns the URL of cluster's proxy on the hub at hubServer:
+// the server of a client that reaches cluster's API server through the hub.
+func ServerURL(hubServer, cluster string) (string, error) {
 	u, err := url.Parse(hubServer)
 	if err != nil {
 		return "", err
