@@ -24,7 +24,8 @@ const (
 // and its REST configuration, for the cluster the kubectl flags in getter
 // select (--kubeconfig, --context, --as, ...), with the commands' rate
 // limits unless the configuration sets its own. Its creates, updates and
-// patches carry the field manager of ctx's verb (see FieldManagerFrom).
+// patches carry the field manager of ctx's verb (see FieldManagerFrom), and
+// dryRun=All when ctx asks (WithServerDryRun).
 func NewClient(ctx context.Context, getter genericclioptions.RESTClientGetter) (client.Client, *rest.Config, error) {
 	cfg, err := getter.ToRESTConfig()
 	if err != nil {
@@ -38,7 +39,7 @@ func NewClient(ctx context.Context, getter genericclioptions.RESTClientGetter) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("create client for %s: %w", cfg.Host, err)
 	}
-	return client.WithFieldOwner(c, FieldManagerFrom(ctx)), cfg, nil
+	return withContextDryRun(ctx, client.WithFieldOwner(c, FieldManagerFrom(ctx))), cfg, nil
 }
 
 // Namespace returns the namespace the kubectl flags in getter select: -n,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -137,4 +138,38 @@ func (s noSubResourceWrites) Patch(ctx context.Context, obj client.Object, _ cli
 // Apply sends nothing.
 func (s noSubResourceWrites) Apply(context.Context, runtime.ApplyConfiguration, ...client.SubResourceApplyOption) error {
 	return nil
+}
+
+// serverDryRunKey is the context key of WithServerDryRun.
+type serverDryRunKey struct{}
+
+// WithServerDryRun returns ctx under which NewClient's clients send every
+// write with dryRun=All: a verb run under it is admitted by the API server
+// and stores nothing, as with --dry-run=server, whatever its own flags. A
+// SelfSubjectReview (who the caller is) is still created for real: it
+// stores nothing.
+func WithServerDryRun(ctx context.Context) context.Context {
+	return context.WithValue(ctx, serverDryRunKey{}, true)
+}
+
+// serverDryRun is DryRunWriter's server mode, except for SelfSubjectReviews.
+type serverDryRun struct {
+	client.Client
+	real client.Client
+}
+
+// Create creates obj with dryRun=All, or for real when it is a review.
+func (c serverDryRun) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if _, ok := obj.(*authenticationv1.SelfSubjectReview); ok {
+		return c.real.Create(ctx, obj, opts...)
+	}
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+// withContextDryRun wraps c as ctx asks (WithServerDryRun).
+func withContextDryRun(ctx context.Context, c client.Client) client.Client {
+	if on, _ := ctx.Value(serverDryRunKey{}).(bool); on {
+		return serverDryRun{Client: client.NewDryRunClient(c), real: c}
+	}
+	return c
 }

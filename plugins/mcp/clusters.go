@@ -17,13 +17,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -203,12 +200,10 @@ func mapping(ctx context.Context, cfg *rest.Config, cluster, resource string) (*
 	if resource == "" {
 		return nil, errors.New("resource is empty: name one as kubectl does, such as pods or deployments.apps")
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	mapper, err := configGetter{cfg: cfg}.ToRESTMapper()
 	if err != nil {
 		return nil, err
 	}
-	cached := memory.NewMemCacheClient(dc)
-	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(cached), cached, nil)
 	gvr, err := mapper.ResourceFor(schema.ParseGroupResource(resource).WithVersion(""))
 	if err != nil {
 		if meta.IsNoMatchError(err) {

@@ -32,6 +32,8 @@ type Options struct {
 	MaxResultBytes int
 	// ShowSecretData returns Secrets' data where the caller may read it.
 	ShowSecretData bool
+	// AllowWrites adds the tools that write.
+	AllowWrites bool
 }
 
 // NewCmdMCP returns `kubectl ocm mcp`. getter selects the hub.
@@ -41,13 +43,29 @@ func NewCmdMCP(getter genericclioptions.RESTClientGetter, streams genericiooptio
 		Use:   "mcp",
 		Short: "Serve the fleet to AI assistants: a Model Context Protocol server on the hub",
 		Long: `Serve the Model Context Protocol (MCP) for AI assistants, with tools that read
-the fleet through the hub: fleet_overview (every cluster's availability, why it
-is not Available, version, cluster set, labels, claims and add-ons),
-cluster_status (one cluster's conditions, taints, capacity and add-ons),
-list_works (a cluster's ManifestWorks and the state of each manifest) and
-placement_explain (why a Placement selects each cluster or not). Every
-tool is read-only and its result is bounded (--max-result-bytes), with a note
-saying how to narrow a query that was cut; every call has a timeout.
+the fleet through the hub:
+
+  fleet_overview     every cluster's availability (and why not), version,
+                     cluster set, labels, claims and add-ons
+  cluster_status     one cluster's conditions, taints, capacity and add-ons
+  list_works         a cluster's ManifestWorks and the state of each manifest
+  placement_explain  why a Placement selects each cluster or not
+  rollout_status     a ManifestWorkReplicaSet's rollout: stages, gates, clusters
+  rollout_history    its kept revisions
+  work_diff          what new manifests would change on each cluster
+  cluster_list       kubectl get's table of a resource on a cluster
+  cluster_get        one object of a cluster (Secrets' data withheld)
+  cluster_events     a cluster's events, newest first
+  pod_logs           a container's last log lines
+
+The cluster_ tools and pod_logs reach each cluster's API server through the
+hub's tunnel with your own hub identity, as kubectl ocm proxy does. With
+--allow-writes the server adds rollout_approve, rollout_pause, rollout_resume,
+rollout_abort, rollout_undo and apply_work; the hub admits each write in a
+server-side dry run first, shown in the result, and every write carries the
+field manager kubectl-ocm-mcp/TOOL/CALLER. Results are bounded
+(--max-result-bytes), with a note saying how to narrow a query that was cut;
+every call has a timeout (--call-timeout).
 
 The server holds no credential of its own. Over stdio (the default, what
 desktop assistants start) it reads the hub with your kubeconfig, as every other
@@ -62,6 +80,9 @@ only; another address needs --tls-cert-file and --tls-key-file.`,
 			# Streamable HTTP on loopback; each request carries its caller's hub token
 			kubectl ocm mcp --listen 127.0.0.1:8765 --context hub
 
+			# With the tools that write (approve, pause, resume, abort, undo, apply_work)
+			kubectl ocm mcp --context hub --allow-writes
+
 			# Off loopback, over HTTPS only
 			kubectl ocm mcp --listen 0.0.0.0:8765 --tls-cert-file tls.crt --tls-key-file tls.key`),
 		Args: cobra.NoArgs,
@@ -73,6 +94,7 @@ only; another address needs --tls-cert-file and --tls-key-file.`,
 	f.StringVar(&o.TLSKeyFile, "tls-key-file", "", "With --listen: the private key (PEM) of --tls-cert-file.")
 	f.DurationVar(&o.CallTimeout, "call-timeout", DefaultCallTimeout, "Longest time one tool call may take.")
 	f.IntVar(&o.MaxResultBytes, "max-result-bytes", DefaultMaxBytes, "Largest JSON result of one tool call; a longer one is cut, with a note saying how to narrow the query.")
+	f.BoolVar(&o.AllowWrites, "allow-writes", false, "Add the tools that write, as the caller: rollout_approve, rollout_pause, rollout_resume, rollout_abort, rollout_undo and apply_work; each is admitted in a server-side dry run first.")
 	f.BoolVar(&o.ShowSecretData, "show-secret-data", false, "Return Secrets' data where the caller may read it; without it, cluster_get withholds each value and says its size.")
 	return cmd
 }
@@ -125,7 +147,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the hub's client configuration: %w", err)
 	}
-	cfg := Config{Hub: hub, HTTP: o.Listen != "", CallTimeout: o.CallTimeout, MaxBytes: o.MaxResultBytes, SecretData: o.ShowSecretData}
+	cfg := Config{Hub: hub, HTTP: o.Listen != "", CallTimeout: o.CallTimeout, MaxBytes: o.MaxResultBytes, SecretData: o.ShowSecretData, AllowWrites: o.AllowWrites}
 	srv := NewServer(cfg)
 	if o.Listen == "" {
 		t := &mcp.IOTransport{Reader: io.NopCloser(o.In), Writer: nopWriteCloser{o.Out}}

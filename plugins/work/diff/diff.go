@@ -28,9 +28,9 @@ import (
 // when done.
 const OfLabel = "work.kubectl-ocm.io/diff-of"
 
-// errDiffers is returned, silently, when the new manifests would change a
+// ErrDiffers is returned, silently, when the new manifests would change a
 // cluster: the command exits 1, as kubectl diff does.
-var errDiffers = errors.New("the new manifests would change the cluster")
+var ErrDiffers = errors.New("the new manifests would change the cluster")
 
 // Options are the flags and arguments of `kubectl ocm work diff`.
 type Options struct {
@@ -84,7 +84,7 @@ another failure otherwise, as kubectl diff's.`,
 		ValidArgsFunction: workargs.CompleteWorks(getter),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := cli.RunE(o)(cmd, args)
-			if errors.Is(err, errDiffers) {
+			if errors.Is(err, ErrDiffers) {
 				cmd.SilenceErrors = true
 			}
 			return err
@@ -194,7 +194,7 @@ func (o *Options) readManifests() ([]workv1.Manifest, error) {
 }
 
 // outcome is the command's result once the report is printed: an error
-// naming the manifests that could not be compared, errDiffers when the new
+// naming the manifests that could not be compared, ErrDiffers when the new
 // manifests would change a cluster, else nil.
 func outcome(report *Report) error {
 	var failed []string
@@ -211,7 +211,13 @@ func outcome(report *Report) error {
 	case len(failed) > 0:
 		return fmt.Errorf("%d manifests could not be compared: %s", len(failed), text.JoinLimited(failed, "; ", 5))
 	case differs:
-		return errDiffers
+		return ErrDiffers
 	}
 	return nil
+}
+
+// NewOptions returns the options of a diff against the hub getter selects,
+// for callers that build them without a command line.
+func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
+	return &Options{IOStreams: streams, getter: getter, Timeout: 2 * time.Minute}
 }

@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -179,6 +180,37 @@ func RevisionNumbers(ctx context.Context, c client.Client, mwrs *workv1alpha1.Ma
 	out := map[string]int64{}
 	for _, cr := range revs {
 		out[cr.Labels[revision.HashLabel]] = cr.Revision
+	}
+	return out, nil
+}
+
+// RevisionReport is one kept revision of a ManifestWorkReplicaSet.
+type RevisionReport struct {
+	Revision int64     `json:"revision"`
+	Hash     string    `json:"hash"`
+	Created  time.Time `json:"created"`
+	// Clusters have a ManifestWork of the set written from the revision.
+	Clusters []string `json:"clusters,omitempty"`
+	Current  bool     `json:"current,omitempty"`
+}
+
+// History reads the kept revisions of ManifestWorkReplicaSet
+// namespace/name, oldest first, with the clusters at each.
+func History(ctx context.Context, c client.Client, namespace, name string) ([]RevisionReport, error) {
+	h, err := readHistory(ctx, c, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	clusters, err := h.clustersByHash(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RevisionReport, 0, len(h.revisions))
+	for _, cr := range h.revisions {
+		hash := cr.Labels[revision.HashLabel]
+		names := slices.Clone(clusters[hash])
+		slices.Sort(names)
+		out = append(out, RevisionReport{Revision: cr.Revision, Hash: hash, Created: cr.CreationTimestamp.UTC(), Clusters: names, Current: cr == h.current()})
 	}
 	return out, nil
 }

@@ -149,3 +149,9 @@ func (o *PauseResumeAbortOptions) Run(ctx context.Context) error {
 	fmt.Fprintln(o.Out, done)
 	return nil
 }
+
+// NewPauseResumeAbortOptions returns the options of verb pause, resume or
+// abort, for callers that build them without a command line (SetTarget).
+func NewPauseResumeAbortOptions(verb string, streams genericiooptions.IOStreams) *PauseResumeAbortOptions {
+	return &PauseResumeAbortOptions{IOStreams: streams, verb: verb}
+}

@@ -59,3 +59,10 @@ func (t *rolloutTarget) complete(args []string) error {
 	t.Namespace, _, err = workargs.NamespaceClusters(t.getter, nil, false)
 	return err
 }
+
+// SetTarget makes a verb's options act on ManifestWorkReplicaSet
+// namespace/name of the hub getter selects, as Complete does from the
+// command line; for callers that build the options themselves.
+func (t *rolloutTarget) SetTarget(getter genericclioptions.RESTClientGetter, namespace, name string) {
+	t.getter, t.Namespace, t.Name = getter, namespace, name
+}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
@@ -205,4 +206,14 @@ func StagesTable(r *StatusReport) *metav1.Table {
 		}
 	}
 	return table
+}
+
+// Status reads the rollout of ManifestWorkReplicaSet namespace/name's
+// current revision, as `kubectl ocm work rollout status -o json` reports it.
+func Status(ctx context.Context, c client.Client, namespace, name string) (*StatusReport, error) {
+	fr, err := readRollout(ctx, c, namespace, name, true)
+	if err != nil {
+		return nil, err
+	}
+	return fr.report(), nil
 }

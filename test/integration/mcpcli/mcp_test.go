@@ -46,11 +46,14 @@ func TestMCP(t *testing.T) {
 		var names []string
 		for _, tool := range res.Tools {
 			names = append(names, tool.Name)
-			if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint || tool.Description == "" || tool.InputSchema == nil {
+			// work_diff writes probes on the hub, which change no cluster.
+			readOnly := tool.Annotations != nil && (tool.Annotations.ReadOnlyHint ||
+				tool.Name == "work_diff" && tool.Annotations.DestructiveHint != nil && !*tool.Annotations.DestructiveHint)
+			if !readOnly || tool.Description == "" || tool.InputSchema == nil {
 				t.Errorf("tool %s: annotations %+v, description %q, input schema %v; want read-only, described, with a schema", tool.Name, tool.Annotations, tool.Description, tool.InputSchema)
 			}
 		}
-		if got := strings.Join(names, ","); got != "cluster_events,cluster_get,cluster_list,cluster_status,fleet_overview,list_works,placement_explain,pod_logs" {
+		if got := strings.Join(names, ","); got != "cluster_events,cluster_get,cluster_list,cluster_status,fleet_overview,list_works,placement_explain,pod_logs,rollout_history,rollout_status,work_diff" {
 			t.Errorf("tools %s", got)
 		}
 	})

@@ -79,6 +79,7 @@ func TestReplicaSet(t *testing.T) {
 	t.Run("gates: stages wait for approvals", s.testGates)
 	t.Run("pause, resume, abort and abort with rollback", s.testPauseAbort)
 	t.Run("failure strategy Rollback", s.testFailureStrategy)
+	t.Run("the MCP server reads and steers a rollout", s.testMCP)
 }
 
 func (s *suite) testAll(t *testing.T) {
