@@ -20,6 +20,7 @@ ROOT      := $(abspath .)
 BIN       := $(ROOT)/bin
 TOOLS_BIN := $(BIN)/tools
 KUBE_BIN  := $(BIN)/kube
+MCP_INSPECTOR_DIR := $(TOOLS_BIN)/mcp-inspector
 MODULE    := github.com/kubectl-ocm/kubectl-ocm
 
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.0.0-dev)
@@ -46,6 +47,7 @@ ACTIONLINT     := $(TOOLS_BIN)/actionlint-$(ACTIONLINT_VERSION)
 # integration packages.
 TEST_TIMEOUT ?= 60m
 export KUBE_BIN_DIR := $(KUBE_BIN)
+export OCM_MCP_INSPECTOR := $(MCP_INSPECTOR_DIR)/mcp-inspector
 
 # RACE=1 builds the binaries with the race detector (which needs cgo).
 ifeq ($(RACE),1)
@@ -113,6 +115,10 @@ node-images: ## Build the ocm-controller image for this machine's platform (make
 	$(MAKE) image IMAGE_PLATFORMS=$(HOST_PLATFORM)
 	$(MAKE) image IMAGE_PLATFORMS=$(HOST_PLATFORM) VERSION=$(UPGRADE_VERSION) IMAGE_DIR=$(ROOT)/dist/upgrade
 	$(MAKE) sandbox-images
+
+.PHONY: mcp-inspector
+mcp-inspector: ## Install the MCP Inspector's CLI and the Node.js it needs from the npm registry into bin/tools/mcp-inspector (the MCP client of the end-to-end tests and the demo).
+	hack/mcp-inspector.sh $(MCP_INSPECTOR_DIR)
 
 .PHONY: node-deps
 node-deps: ## Install the Debian packages the local clusters' nodes and their tests use when missing (runc, CNI plugins, iptables, busybox-static, openssl; needs root).
@@ -187,17 +193,22 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/a
 ##@ Test
 
 .PHONY: test
-test: build kube-bins node-deps node-images ## Run every test: unit, framework, integration and end-to-end, and the Helm charts' test (module test/helm).
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./...
-	cd test/helm && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./...
+# The test targets leave go vet to make verify (-vet=off), which runs it on
+# every package with all its checks.
+test: build kube-bins node-deps node-images mcp-inspector ## Run every test: unit, framework, integration and end-to-end, and the Helm charts' test (module test/helm).
+	$(GO) test -count=1 -vet=off -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./...
+	cd test/helm && $(GO) test -count=1 -vet=off -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./...
 
 .PHONY: test-short
 test-short: ## Run the fast unit tests only (no control planes).
 	$(GO) test -short -count=1 $(GOFLAGS_TEST) ./...
 
 .PHONY: test-race-unit
-test-race-unit: ## Run the fast unit tests with the race detector (go test -race -short).
-	$(GO) test -race -short -count=1 $(GOFLAGS_TEST) ./...
+# Only the product's packages: under -short the tree test/ (framework,
+# integration, end-to-end, benchmarks) skips what starts clusters, and
+# building its test binaries with -race would cost minutes for nothing.
+test-race-unit: ## Run the fast unit tests of the product's packages (all but test/) with the race detector (go test -race -short).
+	$(GO) test -race -short -count=1 -vet=off $(GOFLAGS_TEST) $$($(GO) list ./... | grep -v '^$(MODULE)/test/')
 
 # The integration tests run most controllers in the test binary; the binaries
 # they build and launch (test/framework.Build) are built with -race too, and
@@ -244,7 +255,7 @@ dev-env: build kube-bins node-deps node-images ## Start hub, cluster1, cluster2 
 	$(BIN)/dev-env up --dir $(DEV_ENV_DIR) --kube-bin-dir $(KUBE_BIN) --dist-dir $(ROOT)/dist
 
 .PHONY: demo
-demo: dev-env ## The getting-started flow on the dev-env clusters: hub init, join cluster1, import cluster2 from the hub, accept both, a ManifestWork, a placement rollout, the example add-on.
+demo: dev-env mcp-inspector ## The getting-started flow on the dev-env clusters: hub init, join cluster1, import cluster2 from the hub, accept both, a ManifestWork, a placement rollout, the example add-on, and an MCP client asking kubectl ocm mcp for the fleet.
 	DEV_ENV_DIR=$(DEV_ENV_DIR) hack/demo.sh
 
 .PHONY: dev-env-load

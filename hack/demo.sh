@@ -336,6 +336,25 @@ step kubectl create configmap greeting -n local-cluster --from-literal=value=hel
 step kubectl wait --for=create configmap/greeting -n helloworld-hosted --context cluster1 --timeout=1m
 step kubectl get configmap greeting -n helloworld-hosted --context cluster1 -o jsonpath='{.data.value}{"\n"}'
 
+# An AI assistant's view of the fleet: kubectl ocm mcp, the Model Context
+# Protocol server, driven over stdio by the MCP Inspector's command-line
+# client (make mcp-inspector), with the hub admin's kubeconfig: the fleet's
+# state, then the hello Pod's log on cluster1, read through the hub's tunnel.
+INSPECTOR=$ROOT/bin/tools/mcp-inspector/mcp-inspector
+mcp_call() {
+	local out
+	printf '\n%s$ mcp-inspector kubectl ocm mcp --context hub --method tools/call --tool-name %s%s\n' "$bold" "$*" "$reset"
+	out=$("$INSPECTOR" -e KUBECONFIG="$KUBECONFIG" "$ROOT/bin/kubectl-ocm" mcp --context hub --method tools/call --tool-name "$@")
+	echo "$out"
+	if grep -q '"isError": true' <<<"$out"; then
+		echo "the MCP tool $1 failed" >&2
+		exit 1
+	fi
+}
+step "$INSPECTOR" -e KUBECONFIG="$KUBECONFIG" "$ROOT/bin/kubectl-ocm" mcp --context hub --method tools/list >/dev/null
+mcp_call fleet_overview
+mcp_call pod_logs --tool-arg cluster=cluster1 namespace=default pod=hello tailLines=5
+
 # Every Pod of the product and of the examples, on the clusters' nodes.
 for c in hub cluster1 cluster2 hub2; do
 	step kubectl get pods -A -o wide --context "$c"
