@@ -167,7 +167,7 @@ func simulateClusters(ctx context.Context, b *testing.B, c client.Client, n int)
 		mc.Status = clusterv1.ManagedClusterStatus{
 			Conditions: []metav1.Condition{cond(clusterv1.ManagedClusterConditionHubAccepted, "HubClusterAdminAccepted"),
 				cond(clusterv1.ManagedClusterConditionJoined, "ManagedClusterJoined"), cond(clusterv1.ManagedClusterConditionAvailable, "ManagedClusterAvailable")},
-			Version:      clusterv1.ManagedClusterVersion{Kubernetes: "v1.37.1"},
+			Version:       clusterv1.ManagedClusterVersion{Kubernetes: "v1.37.1"},
 			ClusterClaims: []clusterv1.ManagedClusterClaim{{Name: "platform.open-cluster-management.io", Value: "Other"}},
 		}
 		if err := c.Status().Update(ctx, mc); err != nil {
