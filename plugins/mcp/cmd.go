@@ -57,10 +57,12 @@ the fleet through the hub:
   cluster_get        one object of a cluster (Secrets' data withheld)
   cluster_events     a cluster's events, newest first
   pod_logs           a container's last log lines
+  across_clusters    one object on many clusters: where it is, its images,
+                     and which clusters differ from the others, in what
 
-The cluster_ tools and pod_logs reach each cluster's API server through the
-hub's tunnel with your own hub identity, as kubectl ocm proxy does. With
---allow-writes the server adds rollout_approve, rollout_pause, rollout_resume,
+The cluster_ tools, pod_logs and across_clusters reach each cluster's API
+server through the hub's tunnel with your own hub identity, as kubectl ocm
+proxy does. With --allow-writes the server adds rollout_approve, rollout_pause, rollout_resume,
 rollout_abort, rollout_undo and apply_work; the hub admits each write in a
 server-side dry run first, shown in the result, and every write carries the
 field manager kubectl-ocm-mcp/TOOL/CALLER. Results are bounded

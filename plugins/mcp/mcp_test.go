@@ -128,3 +128,24 @@ func TestBounded(t *testing.T) {
 	_, err = bounded("limit", -1, 100, 1000)
 	assert.Error(t, err)
 }
+
+func TestDiffPaths(t *testing.T) {
+	a := map[string]any{"replicas": 2.0, "template": map[string]any{"containers": []any{map[string]any{"image": "a:1", "name": "c"}}}}
+	b := map[string]any{"replicas": 3.0, "template": map[string]any{"containers": []any{map[string]any{"image": "a:2", "name": "c"}}}, "paused": true}
+	assert.Equal(t, []string{"paused", "replicas", "template.containers[0].image"}, diffPaths("", a, b, 20))
+	assert.Len(t, diffPaths("", a, b, 2), 2)
+	assert.Nil(t, diffPaths("", a, a, 20))
+	assert.Equal(t, []string{"(the whole object)"}, diffPaths("", "x", 1.0, 20))
+}
+
+func TestImagesAndReplicas(t *testing.T) {
+	deploy := &unstructured.Unstructured{Object: map[string]any{
+		"spec":   map[string]any{"replicas": int64(3), "template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"image": "web:1.2"}, map[string]any{"image": "proxy:9"}}}}},
+		"status": map[string]any{"readyReplicas": int64(2)},
+	}}
+	assert.Equal(t, []string{"web:1.2", "proxy:9"}, images(deploy))
+	assert.Equal(t, "2/3", replicas(deploy))
+	pod := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"image": "busybox"}}}}}
+	assert.Equal(t, []string{"busybox"}, images(pod))
+	assert.Empty(t, replicas(pod))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -66,6 +67,7 @@ func NewServer(cfg Config) *mcp.Server {
 	s.addPlacementTools(srv)
 	s.addClusterTools(srv)
 	s.addDeliveryTools(srv)
+	s.addAcrossTools(srv)
 	if cfg.AllowWrites {
 		s.addWriteTools(srv)
 	}
@@ -128,8 +130,12 @@ func (s *server) call(ctx context.Context) (context.Context, context.CancelFunc)
 
 // hubError names what a failed request to the hub means for the caller.
 func hubError(what string, err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s: the hub did not answer within the call's timeout (kubectl ocm mcp --call-timeout): %w", what, err)
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return fmt.Errorf("%s: the hub cannot be reached: %w; check that the server's kubeconfig (--kubeconfig, --context) names a running hub", what, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

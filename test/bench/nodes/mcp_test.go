@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -164,24 +165,34 @@ func simulateClusters(ctx context.Context, b *testing.B, c client.Client, n int)
 		if err := c.Create(ctx, mc); err != nil {
 			b.Fatal(err)
 		}
-		mc.Status = clusterv1.ManagedClusterStatus{
-			Conditions: []metav1.Condition{cond(clusterv1.ManagedClusterConditionHubAccepted, "HubClusterAdminAccepted"),
-				cond(clusterv1.ManagedClusterConditionJoined, "ManagedClusterJoined"), cond(clusterv1.ManagedClusterConditionAvailable, "ManagedClusterAvailable")},
-			Version:       clusterv1.ManagedClusterVersion{Kubernetes: "v1.37.1"},
-			ClusterClaims: []clusterv1.ManagedClusterClaim{{Name: "platform.open-cluster-management.io", Value: "Other"}},
-		}
-		if err := c.Status().Update(ctx, mc); err != nil {
+		// The hub controller writes the cluster too (its finalizer): retry.
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(mc), mc); err != nil {
+				return err
+			}
+			mc.Status.Conditions = []metav1.Condition{cond(clusterv1.ManagedClusterConditionHubAccepted, "HubClusterAdminAccepted"),
+				cond(clusterv1.ManagedClusterConditionJoined, "ManagedClusterJoined"), cond(clusterv1.ManagedClusterConditionAvailable, "ManagedClusterAvailable")}
+			mc.Status.Version = clusterv1.ManagedClusterVersion{Kubernetes: "v1.37.1"}
+			mc.Status.ClusterClaims = []clusterv1.ManagedClusterClaim{{Name: "platform.open-cluster-management.io", Value: "Other"}}
+			return c.Status().Update(ctx, mc)
+		}); err != nil {
 			b.Fatal(err)
 		}
-		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+		// The hub controller creates an accepted cluster's namespace too.
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); client.IgnoreAlreadyExists(err) != nil {
 			b.Fatal(err)
 		}
 		addon := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: name, Name: "helloworld"}}
 		if err := c.Create(ctx, addon); err != nil {
 			b.Fatal(err)
 		}
-		addon.Status.Conditions = []metav1.Condition{cond(addonv1alpha1.ManagedClusterAddOnConditionAvailable, "ProbeAvailable")}
-		if err := c.Status().Update(ctx, addon); err != nil {
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(addon), addon); err != nil {
+				return err
+			}
+			addon.Status.Conditions = []metav1.Condition{cond(addonv1alpha1.ManagedClusterAddOnConditionAvailable, "ProbeAvailable")}
+			return c.Status().Update(ctx, addon)
+		}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -53,7 +53,7 @@ func TestMCP(t *testing.T) {
 				t.Errorf("tool %s: annotations %+v, description %q, input schema %v; want read-only, described, with a schema", tool.Name, tool.Annotations, tool.Description, tool.InputSchema)
 			}
 		}
-		if got := strings.Join(names, ","); got != "cluster_events,cluster_get,cluster_list,cluster_status,fleet_overview,list_works,placement_explain,pod_logs,rollout_history,rollout_status,work_diff" {
+		if got := strings.Join(names, ","); got != "across_clusters,cluster_events,cluster_get,cluster_list,cluster_status,fleet_overview,list_works,placement_explain,pod_logs,rollout_history,rollout_status,work_diff" {
 			t.Errorf("tools %s", got)
 		}
 	})
