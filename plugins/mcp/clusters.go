@@ -188,8 +188,13 @@ func (s *server) clusterConfig(ctx context.Context, req *mcp.CallToolRequest, cl
 
 // clusterError names what a failed request through the tunnel means.
 func clusterError(cluster, what string, err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s on cluster %s: no answer within the call's timeout (kubectl ocm mcp --call-timeout): %w", what, cluster, err)
+	case unreachable(err):
+		// The client dials the hub only: a cluster out of reach is the
+		// hub's answer (503), not a failed dial.
+		return fmt.Errorf("%s on cluster %s: the hub cannot be reached: %w; %s", what, cluster, err, checkKubeconfig)
 	}
 	return fmt.Errorf("%s on cluster %s: %w", what, cluster, err)
 }

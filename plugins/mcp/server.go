@@ -130,12 +130,20 @@ func (s *server) call(ctx context.Context) (context.Context, context.CancelFunc)
 
 // hubError names what a failed request to the hub means for the caller.
 func hubError(what string, err error) error {
-	var opErr *net.OpError
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s: the hub did not answer within the call's timeout (kubectl ocm mcp --call-timeout): %w", what, err)
-	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return fmt.Errorf("%s: the hub cannot be reached: %w; check that the server's kubeconfig (--kubeconfig, --context) names a running hub", what, err)
+	case unreachable(err):
+		return fmt.Errorf("%s: the hub cannot be reached: %w; %s", what, err, checkKubeconfig)
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// checkKubeconfig is the fix of a hub that cannot be reached.
+const checkKubeconfig = "check that the server's kubeconfig (--kubeconfig, --context) names a running hub"
+
+// unreachable reports whether err is a failure to connect.
+func unreachable(err error) bool {
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
 }

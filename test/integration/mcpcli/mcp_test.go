@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -156,6 +157,16 @@ func TestMCP(t *testing.T) {
 		slow := connect(ctx, t, ocmmcp.NewServer(ocmmcp.Config{Hub: hub.RESTConfig(), CallTimeout: time.Nanosecond}), nil)
 		if msg := callError(ctx, t, slow, "fleet_overview", nil); !strings.Contains(msg, "--call-timeout") {
 			t.Errorf("timeout: %q", msg)
+		}
+	})
+
+	t.Run("no hub answering is named, with the fix", func(t *testing.T) {
+		gone := connect(ctx, t, ocmmcp.NewServer(ocmmcp.Config{Hub: &rest.Config{Host: "https://127.0.0.1:1"}}), nil)
+		for tool, args := range map[string]map[string]any{"fleet_overview": nil, "cluster_list": {"cluster": "cluster1", "resource": "pods"}} {
+			msg := callError(ctx, t, gone, tool, args)
+			if !strings.Contains(msg, "the hub cannot be reached") || !strings.Contains(msg, "--kubeconfig, --context") {
+				t.Errorf("%s without a hub: %q", tool, msg)
+			}
 		}
 	})
 
