@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -128,18 +129,30 @@ func (s *server) runWrite(ctx context.Context, req *mcp.CallToolRequest, tool, n
 	out.FieldManager = FieldManager(tool, out.Caller)
 	ctx = cli.WithFieldManager(ctx, out.FieldManager)
 	getter := configGetter{cfg: cfg, namespace: namespace}
-	var dry bytes.Buffer
-	if err := run(cli.WithServerDryRun(ctx), getter, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &dry, ErrOut: &dry}); err != nil {
-		return out, fmt.Errorf("the hub refused %s in a server-side dry run, so nothing was written: %w", tool, err)
+	// A controller writing the same object between the read and the write
+	// of a verb is a conflict: the verb reads again, up to writeAttempts.
+	for attempt := 1; ; attempt++ {
+		var dry, real bytes.Buffer
+		err := run(cli.WithServerDryRun(ctx), getter, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &dry, ErrOut: &dry})
+		if err == nil {
+			out.DryRun = truncate(strings.TrimSpace(dry.String()), s.cfg.MaxBytes/3)
+			if err = run(ctx, getter, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &real, ErrOut: &real}); err == nil {
+				out.Result = truncate(strings.TrimSpace(real.String()), s.cfg.MaxBytes/3)
+				return out, nil
+			}
+			if !apierrors.IsConflict(err) || attempt == writeAttempts {
+				return out, hubError(tool+" after its dry run passed", err)
+			}
+			continue
+		}
+		if !apierrors.IsConflict(err) || attempt == writeAttempts {
+			return out, fmt.Errorf("the hub refused %s in a server-side dry run, so nothing was written: %w", tool, err)
+		}
 	}
-	out.DryRun = truncate(strings.TrimSpace(dry.String()), s.cfg.MaxBytes/3)
-	var real bytes.Buffer
-	if err := run(ctx, getter, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &real, ErrOut: &real}); err != nil {
-		return out, hubError(tool+" after its dry run passed", err)
-	}
-	out.Result = truncate(strings.TrimSpace(real.String()), s.cfg.MaxBytes/3)
-	return out, nil
 }
+
+// writeAttempts bounds the runs of a write that meets conflicts.
+const writeAttempts = 3
 
 // verb is the options of a verb of kubectl ocm: Validate, then Run.
 type verb interface {

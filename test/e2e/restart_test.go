@@ -151,28 +151,44 @@ func waitWorkApplied(t *testing.T, hub client.Client, cluster, name string, time
 
 // assertAppliedOnce checks that the work's n ConfigMaps exist once each on
 // the managed cluster and that its AppliedManifestWork records exactly them,
-// with their current UIDs: nothing was created twice or left behind.
+// with their current UIDs: nothing was created twice or left behind. The
+// agent writes the record after it applies, so the check waits for it.
 func assertAppliedOnce(t *testing.T, managed client.Client, work string, n int) {
 	t.Helper()
-	list := &corev1.ConfigMapList{}
-	require.NoError(t, managed.List(t.Context(), list, client.InNamespace("default"), client.MatchingLabels{"e2e-work": work}))
-	require.Len(t, list.Items, n)
-	uids := map[string]string{}
-	for _, cm := range list.Items {
-		uids[cm.Name] = string(cm.UID)
-	}
-	amws := &workv1.AppliedManifestWorkList{}
-	require.NoError(t, managed.List(t.Context(), amws))
-	var found bool
-	for _, amw := range amws.Items {
-		if amw.Spec.ManifestWorkName != work {
-			continue
+	framework.Eventually(t.Context(), t, time.Minute, fmt.Sprintf("the %d ConfigMaps of work %s applied once and recorded", n, work), func(ctx context.Context) (bool, error) {
+		list := &corev1.ConfigMapList{}
+		if err := managed.List(ctx, list, client.InNamespace("default"), client.MatchingLabels{"e2e-work": work}); err != nil {
+			return false, err
 		}
-		found = true
-		assert.Len(t, amw.Status.AppliedResources, n, "AppliedManifestWork %s records %d resources", amw.Name, len(amw.Status.AppliedResources))
-		for _, r := range amw.Status.AppliedResources {
-			assert.Equal(t, uids[r.Name], r.UID, "AppliedManifestWork %s records %s with a stale UID", amw.Name, r.Name)
+		if len(list.Items) != n {
+			return false, fmt.Errorf("%d ConfigMaps of work %s, want %d", len(list.Items), work, n)
 		}
-	}
-	assert.True(t, found, "no AppliedManifestWork for work %s", work)
+		uids := map[string]string{}
+		for _, cm := range list.Items {
+			uids[cm.Name] = string(cm.UID)
+		}
+		amws := &workv1.AppliedManifestWorkList{}
+		if err := managed.List(ctx, amws); err != nil {
+			return false, err
+		}
+		found := false
+		for _, amw := range amws.Items {
+			if amw.Spec.ManifestWorkName != work {
+				continue
+			}
+			found = true
+			if len(amw.Status.AppliedResources) != n {
+				return false, fmt.Errorf("AppliedManifestWork %s records %d resources, want %d", amw.Name, len(amw.Status.AppliedResources), n)
+			}
+			for _, r := range amw.Status.AppliedResources {
+				if uids[r.Name] != r.UID {
+					return false, fmt.Errorf("AppliedManifestWork %s records %s with UID %s, the ConfigMap has %s", amw.Name, r.Name, r.UID, uids[r.Name])
+				}
+			}
+		}
+		if !found {
+			return false, fmt.Errorf("no AppliedManifestWork for work %s", work)
+		}
+		return true, nil
+	})
 }

@@ -142,7 +142,7 @@ func (o *PauseResumeAbortOptions) Run(ctx context.Context) error {
 	}
 	if err := c.Update(ctx, set); err != nil {
 		if apierrors.IsConflict(err) {
-			return fmt.Errorf("%s changed while it was being updated: run the command again", ref)
+			return &conflictError{msg: fmt.Sprintf("%s changed while it was being updated: run the command again", ref), err: err}
 		}
 		return fmt.Errorf("write %s on %s: %w", ref, cfg.Host, err)
 	}
@@ -155,3 +155,14 @@ func (o *PauseResumeAbortOptions) Run(ctx context.Context) error {
 func NewPauseResumeAbortOptions(verb string, streams genericiooptions.IOStreams) *PauseResumeAbortOptions {
 	return &PauseResumeAbortOptions{IOStreams: streams, verb: verb}
 }
+
+// conflictError says that a set changed under a verb's write, in the verb's
+// words, and unwraps to the API server's conflict: a caller may run the verb
+// again (apierrors.IsConflict).
+type conflictError struct {
+	msg string
+	err error
+}
+
+func (e *conflictError) Error() string { return e.msg }
+func (e *conflictError) Unwrap() error { return e.err }

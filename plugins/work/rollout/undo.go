@@ -105,7 +105,7 @@ func (o *UndoOptions) Run(ctx context.Context) error {
 	}
 	if err := c.Update(ctx, set, opts...); err != nil {
 		if apierrors.IsConflict(err) {
-			return fmt.Errorf("ManifestWorkReplicaSet %s/%s changed while it was being rolled back: run the command again", o.Namespace, o.Name)
+			return &conflictError{msg: fmt.Sprintf("ManifestWorkReplicaSet %s/%s changed while it was being rolled back: run the command again", o.Namespace, o.Name), err: err}
 		}
 		return fmt.Errorf("write ManifestWorkReplicaSet %s/%s on %s: %w", o.Namespace, o.Name, cfg.Host, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,12 +69,18 @@ func testPaging(ctx context.Context, t *testing.T, s *suite) {
 	if first, last := items[0].Status.Decisions[0].ClusterName, items[2].Status.Decisions[49].ClusterName; first != "page-001" || last != "page-250" {
 		t.Errorf("decisions run from %s to %s, want page-001 to page-250 in name order", first, last)
 	}
-	p := &clusterv1beta1.Placement{}
-	kit.Must(t, "get placement", s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "all"}, p))
+	// The status follows the decisions in a write of its own.
 	wantGroups := []clusterv1beta1.DecisionGroupStatus{{Decisions: []string{"all-decision-1", "all-decision-2", "all-decision-3"}, ClustersCount: 250}}
-	if fmt.Sprint(p.Status.DecisionGroups) != fmt.Sprint(wantGroups) || p.Status.NumberOfSelectedClusters != 250 {
-		t.Errorf("status: %d selected, decision groups %+v; want 250, %+v", p.Status.NumberOfSelectedClusters, p.Status.DecisionGroups, wantGroups)
-	}
+	framework.Eventually(ctx, t, time.Minute, "the placement's status: 250 selected in three decisions", func(ctx context.Context) (bool, error) {
+		p := &clusterv1beta1.Placement{}
+		if err := s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: "all"}, p); err != nil {
+			return false, err
+		}
+		if fmt.Sprint(p.Status.DecisionGroups) != fmt.Sprint(wantGroups) || p.Status.NumberOfSelectedClusters != 250 {
+			return false, fmt.Errorf("status: %d selected, decision groups %+v; want 250, %+v", p.Status.NumberOfSelectedClusters, p.Status.DecisionGroups, wantGroups)
+		}
+		return true, nil
+	})
 
 	t.Log("a change in the last page rewrites only that page")
 	// The first decisions score Steady 0; the run that follows them scores

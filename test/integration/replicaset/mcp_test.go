@@ -1,8 +1,6 @@
 package replicaset
 
 import (
-	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -16,6 +14,7 @@ import (
 	ocmmcp "github.com/kubectl-ocm/kubectl-ocm/plugins/mcp"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/mcptest"
 )
 
 // testMCP steers a gated rollout through the MCP server's tools: read-only
@@ -23,25 +22,25 @@ import (
 // run, is made as the caller and carries a field manager naming the tool
 // and the caller; a write the hub refuses in the dry run changes nothing.
 func (s *suite) testMCP(t *testing.T) {
-	const ns, name = "assist", "web"
+	const ns, name = "assist", "assisted"
 	s.placement(t, ns, "p", group{name: "canary", clusters: []string{c1}}, group{name: "prod", clusters: []string{c2}})
 	set := newMWRS(ns, name, "p", clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.ProgressivePerGroup}, "v1")
 	set.Annotations = map[string]string{rolloutv1alpha1.GatesAnnotation: "Before"}
 	kit.Must(t, "create", s.admin.Create(s.ctx, set))
 	s.waitStatus(t, ns, name, "waiting before canary", rolledOutReason(rolloutv1alpha1.ReasonAwaitingApproval, "approval before stage canary of revision 1"))
 
-	readOnly := mcpSession(s.ctx, t, ocmmcp.Config{Hub: s.hub.RESTConfig()})
-	writer := mcpSession(s.ctx, t, ocmmcp.Config{Hub: s.hub.RESTConfig(), AllowWrites: true})
+	readOnly := mcptest.Connect(s.ctx, t, ocmmcp.NewServer(ocmmcp.Config{Hub: s.hub.RESTConfig()}), nil)
+	writer := mcptest.Connect(s.ctx, t, ocmmcp.NewServer(ocmmcp.Config{Hub: s.hub.RESTConfig(), AllowWrites: true}), nil)
 	set1 := map[string]any{"namespace": ns, "name": name}
 
 	var status ocmmcp.RolloutStatusOutput
-	mcpCall(s.ctx, t, readOnly, "rollout_status", set1, &status)
+	mcptest.Call(s.ctx, t, readOnly, "rollout_status", set1, &status)
 	if status.State != rolloutv1alpha1.ReasonAwaitingApproval || status.Revision != 1 || len(status.Placements) != 1 || len(status.Placements[0].Stages) != 2 ||
 		status.Placements[0].Stages[0].Name != "canary" || status.Placements[0].Stages[0].Before != "Waiting" {
 		t.Errorf("rollout_status %+v", status)
 	}
 	var history ocmmcp.RolloutHistoryOutput
-	mcpCall(s.ctx, t, readOnly, "rollout_history", set1, &history)
+	mcptest.Call(s.ctx, t, readOnly, "rollout_history", set1, &history)
 	if len(history.Revisions) != 1 || !history.Revisions[0].Current || history.Revisions[0].Revision != 1 {
 		t.Errorf("rollout_history %+v", history)
 	}
@@ -60,7 +59,7 @@ func (s *suite) testMCP(t *testing.T) {
 	}
 
 	// A stage the rollout does not have: refused in the dry run.
-	msg := mcpCallError(s.ctx, t, writer, "rollout_approve", map[string]any{"namespace": ns, "name": name, "stage": "nosuch"})
+	msg := mcptest.CallError(s.ctx, t, writer, "rollout_approve", map[string]any{"namespace": ns, "name": name, "stage": "nosuch"})
 	if !strings.Contains(msg, "the hub refused rollout_approve in a server-side dry run, so nothing was written") || !strings.Contains(msg, `stage "nosuch" does not exist`) {
 		t.Errorf("approve stage nosuch: %q", msg)
 	}
@@ -69,7 +68,7 @@ func (s *suite) testMCP(t *testing.T) {
 	}
 
 	var approved ocmmcp.WriteOutput
-	mcpCall(s.ctx, t, writer, "rollout_approve", map[string]any{"namespace": ns, "name": name, "message": "asked by an assistant"}, &approved)
+	mcptest.Call(s.ctx, t, writer, "rollout_approve", map[string]any{"namespace": ns, "name": name, "message": "asked by an assistant"}, &approved)
 	if !strings.Contains(approved.DryRun, "Gate before stage canary of revision 1 (placement p) approved by") ||
 		!strings.Contains(approved.Result, "approved by "+approved.Caller) || approved.Caller == "" ||
 		approved.FieldManager != ocmmcp.FieldManager("rollout_approve", approved.Caller) {
@@ -84,8 +83,8 @@ func (s *suite) testMCP(t *testing.T) {
 	s.waitValue(t, ns, name, "v1", c1)
 
 	var paused ocmmcp.WriteOutput
-	mcpCall(s.ctx, t, writer, "rollout_pause", set1, &paused)
-	if !strings.Contains(paused.Result, "ManifestWorkReplicaSet assist/web paused") {
+	mcptest.Call(s.ctx, t, writer, "rollout_pause", set1, &paused)
+	if !strings.Contains(paused.Result, "ManifestWorkReplicaSet assist/assisted paused") {
 		t.Errorf("rollout_pause %+v", paused)
 	}
 	got := &workv1alpha1.ManifestWorkReplicaSet{}
@@ -97,54 +96,4 @@ func (s *suite) testMCP(t *testing.T) {
 	if fm := cli.FieldManagerFrom(s.ctx); strings.HasPrefix(fm, ocmmcp.FieldManagerPrefix) {
 		t.Errorf("the test's context carries %s", fm)
 	}
-}
-
-// mcpSession connects an in-memory client to a server of cfg.
-func mcpSession(ctx context.Context, t *testing.T, cfg ocmmcp.Config) *mcp.ClientSession {
-	t.Helper()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := ocmmcp.NewServer(cfg).Connect(ctx, st, nil)
-	kit.Must(t, "connect the server", err)
-	t.Cleanup(func() { _ = ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	kit.Must(t, "connect the client", err)
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
-}
-
-// mcpCall calls tool and decodes its structured result into out.
-func mcpCall(ctx context.Context, t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, out any) {
-	t.Helper()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	kit.Must(t, "call "+tool, err)
-	if res.IsError {
-		t.Fatalf("%s failed: %s", tool, mcpText(res))
-	}
-	data, err := json.Marshal(res.StructuredContent)
-	kit.Must(t, "encode the result of "+tool, err)
-	kit.Must(t, "decode the result of "+tool, json.Unmarshal(data, out))
-}
-
-// mcpCallError calls tool, which must fail, and returns its error text.
-func mcpCallError(ctx context.Context, t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) string {
-	t.Helper()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		return err.Error()
-	}
-	if !res.IsError {
-		t.Fatalf("%s succeeded: %s", tool, mcpText(res))
-	}
-	return mcpText(res)
-}
-
-// mcpText is the text content of res.
-func mcpText(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
