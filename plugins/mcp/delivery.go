@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/diff"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/rollout"
 )
@@ -141,16 +140,10 @@ func (s *server) workDiff(ctx context.Context, req *mcp.CallToolRequest, in Diff
 	if err != nil {
 		return nil, out, err
 	}
-	c, err := s.hub(req)
-	if err != nil {
+	// The probes say who wrote them, as every write of the server does.
+	if ctx, _, _, err = s.asCaller(ctx, req, "work_diff"); err != nil {
 		return nil, out, err
 	}
-	caller, err := cli.WhoAmI(ctx, c)
-	if err != nil {
-		return nil, out, hubError("ask the hub who the caller is (SelfSubjectReview)", err)
-	}
-	// The probes say who wrote them, as every write of the server does.
-	ctx = cli.WithFieldManager(ctx, FieldManager("work_diff", caller))
 	var stdout, stderr bytes.Buffer
 	o := diff.NewOptions(configGetter{cfg: cfg, namespace: in.Namespace},
 		genericiooptions.IOStreams{In: strings.NewReader(in.Manifests), Out: &stdout, ErrOut: &stderr})

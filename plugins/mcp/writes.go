@@ -119,15 +119,9 @@ func (s *server) runWrite(ctx context.Context, req *mcp.CallToolRequest, tool, n
 	if err != nil {
 		return out, err
 	}
-	c, err := s.hub(req)
-	if err != nil {
+	if ctx, out.Caller, out.FieldManager, err = s.asCaller(ctx, req, tool); err != nil {
 		return out, err
 	}
-	if out.Caller, err = cli.WhoAmI(ctx, c); err != nil {
-		return out, hubError("ask the hub who the caller is (SelfSubjectReview)", err)
-	}
-	out.FieldManager = FieldManager(tool, out.Caller)
-	ctx = cli.WithFieldManager(ctx, out.FieldManager)
 	getter := configGetter{cfg: cfg, namespace: namespace}
 	// A controller writing the same object between the read and the write
 	// of a verb is a conflict: the verb reads again, up to writeAttempts.
@@ -153,6 +147,22 @@ func (s *server) runWrite(ctx context.Context, req *mcp.CallToolRequest, tool, n
 
 // writeAttempts bounds the runs of a write that meets conflicts.
 const writeAttempts = 3
+
+// asCaller asks the hub who the caller of req is and returns ctx carrying
+// the field manager of tool's writes for that caller, the caller and the
+// field manager.
+func (s *server) asCaller(ctx context.Context, req *mcp.CallToolRequest, tool string) (context.Context, string, string, error) {
+	c, err := s.hub(req)
+	if err != nil {
+		return ctx, "", "", err
+	}
+	caller, err := cli.WhoAmI(ctx, c)
+	if err != nil {
+		return ctx, "", "", hubError("ask the hub who the caller is (SelfSubjectReview)", err)
+	}
+	manager := FieldManager(tool, caller)
+	return cli.WithFieldManager(ctx, manager), caller, manager, nil
+}
 
 // verb is the options of a verb of kubectl ocm: Validate, then Run.
 type verb interface {
