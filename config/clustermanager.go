@@ -64,6 +64,12 @@ type HubOperatorValues struct {
 	HubController Scheduling
 	// OperatorPod overrides the operator's Pod.
 	OperatorPod
+	// EnforceSharedPodSecurity makes the operator's namespace
+	// open-cluster-management, which OCM's add-on managers share, enforce
+	// restricted Pod Security too (the values'
+	// podSecurity.enforceSharedNamespaces); it warns and audits at
+	// restricted either way.
+	EnforceSharedPodSecurity bool
 	// LeaderElection is the operator's own leader election timings
 	// (`kubectl ocm hub init`'s --operator-leader-elect-* flags).
 	LeaderElection

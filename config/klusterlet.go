@@ -202,6 +202,13 @@ type KlusterletOperatorValues struct {
 	LeaderElection
 	// OperatorPod places, sizes and otherwise overrides the operator's Pod.
 	OperatorPod
+	// EnforceSharedPodSecurity passes the operator
+	// --enforce-pod-security-in-shared-namespaces: the add-on agents'
+	// namespace open-cluster-management-agent-addon, which OCM's add-ons
+	// share, enforces restricted Pod Security too (the values'
+	// podSecurity.enforceSharedNamespaces); it warns and audits at
+	// restricted either way.
+	EnforceSharedPodSecurity bool
 }
 
 // Namespace is the operator's namespace, open-cluster-management.

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"maps"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +30,9 @@ func renderedSets(t *testing.T) map[string][]*unstructured.Unstructured {
 	singleton.Mode = string(operatorv1.InstallModeSingleton)
 	sets := map[string]func() ([]*unstructured.Unstructured, error){
 		"hub-operator": func() ([]*unstructured.Unstructured, error) { return HubOperatorObjects(HubOperatorValues{}) },
+		"hub-operator enforcing in shared namespaces": func() ([]*unstructured.Unstructured, error) {
+			return HubOperatorObjects(HubOperatorValues{EnforceSharedPodSecurity: true})
+		},
 		"hub": func() ([]*unstructured.Unstructured, error) {
 			return HubObjects(HubValues{Scheduling: sched, NetworkPolicy: &operatorv1.NetworkPolicyConfiguration{}})
 		},
@@ -56,22 +61,45 @@ func renderedSets(t *testing.T) map[string][]*unstructured.Unstructured {
 	return out
 }
 
-// TestNamespacesEnforceRestricted checks that every namespace the manifests
-// create carries the Pod Security labels of pkg/podsecurity, and that every
-// Pod template is in one of them.
+// TestNamespacesEnforceRestricted checks the Pod Security labels of every
+// namespace the manifests create: those of podsecurity.Labels on the
+// product's own namespaces; those of podsecurity.SharedLabels on
+// open-cluster-management of the hub, which OCM's add-on managers share,
+// enforcing only when the values say so. Each namespace names which part of
+// the product set its labels, and every Pod template is in one of the
+// namespaces of its set.
 func TestNamespacesEnforceRestricted(t *testing.T) {
+	hubShared := map[string]map[string]string{
+		"hub-operator":                      podsecurity.SharedLabels(false),
+		"hub":                               podsecurity.SharedLabels(false),
+		"hub with a conversion webhook URL": podsecurity.SharedLabels(false),
+		"hub-operator enforcing in shared namespaces": podsecurity.SharedLabels(true),
+	}
+	setBy := map[bool]string{true: podsecurity.SetByHub, false: podsecurity.SetByKlusterlet}
 	for name, objs := range renderedSets(t) {
 		t.Run(name, func(t *testing.T) {
 			namespaces := map[string]bool{}
+			onHub := strings.HasPrefix(name, "hub")
 			for _, o := range objs {
 				if o.GetKind() != "Namespace" {
 					continue
 				}
 				namespaces[o.GetName()] = true
-				for k, v := range podsecurity.Labels() {
-					if got := o.GetLabels()[k]; got != v {
-						t.Errorf("Namespace %s has label %s=%q, want %q", o.GetName(), k, got, v)
+				want := podsecurity.Labels()
+				if shared, ok := hubShared[name]; ok && o.GetName() == OperatorNamespace {
+					want = shared
+				}
+				got := map[string]string{}
+				for k, v := range o.GetLabels() {
+					if strings.HasPrefix(k, podsecurity.LabelPrefix) {
+						got[k] = v
 					}
+				}
+				if !maps.Equal(got, want) {
+					t.Errorf("Namespace %s has Pod Security labels %v, want %v", o.GetName(), got, want)
+				}
+				if by := o.GetAnnotations()[podsecurity.SetByAnnotation]; by != setBy[onHub] {
+					t.Errorf("Namespace %s has annotation %s=%q, want %q", o.GetName(), podsecurity.SetByAnnotation, by, setBy[onHub])
 				}
 			}
 			for _, o := range objs {

@@ -23,6 +23,20 @@ type Hub struct {
 	ClusterManager HubClusterManager `json:"clusterManager,omitempty"`
 	// ConversionWebhookURL is --conversion-webhook-url.
 	ConversionWebhookURL string `json:"conversionWebhookURL,omitempty"`
+	// PodSecurity is whether namespace open-cluster-management enforces
+	// restricted Pod Security.
+	PodSecurity PodSecurity `json:"podSecurity,omitempty"`
+}
+
+// PodSecurity are the charts' podSecurity values.
+type PodSecurity struct {
+	// EnforceSharedNamespaces makes the namespace the product shares with
+	// OCM's add-ons (open-cluster-management on the hub,
+	// open-cluster-management-agent-addon on a managed cluster) enforce
+	// restricted Pod Security, which it otherwise only warns and audits
+	// at (config.HubOperatorValues and KlusterletOperatorValues
+	// EnforceSharedPodSecurity).
+	EnforceSharedNamespaces bool `json:"enforceSharedNamespaces,omitempty"`
 }
 
 // HubClusterManager are the hub chart's clusterManager values.

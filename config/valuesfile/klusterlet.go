@@ -36,6 +36,9 @@ type Klusterlet struct {
 	// Operator overrides the operator's Pod, each value set winning over
 	// Pod's.
 	Operator Pod `json:"operator,omitempty"`
+	// PodSecurity is whether the add-on agents' namespace enforces
+	// restricted Pod Security.
+	PodSecurity PodSecurity `json:"podSecurity,omitempty"`
 }
 
 // KlusterletSpec are the klusterlet chart's klusterlet values.

@@ -276,12 +276,12 @@ func podSecurityLabels() []string {
 
 // withRenderedLabels writes into a manifest the labels the Go renderer
 // (config.RenderFile) adds: the part-of label on every object, and the Pod
-// Security labels on every Namespace.
+// Security labels on every Namespace whose manifest sets none.
 func withRenderedLabels(manifest string) string {
 	docs := strings.SplitAfter(manifest, "\n---\n")
 	for i, doc := range docs {
 		labels := []string{partOfLabel}
-		if slices.Contains(strings.Split(doc, "\n"), "kind: Namespace") {
+		if slices.Contains(strings.Split(doc, "\n"), "kind: Namespace") && !strings.Contains(doc, podsecurity.LabelPrefix) {
 			labels = append(labels, podSecurityLabels()...)
 		}
 		docs[i] = withLabels(doc, labels)

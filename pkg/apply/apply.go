@@ -23,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
 // FieldManager is the server-side apply field manager of the kubectl-ocm
@@ -69,6 +71,15 @@ func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructur
 		u := obj.DeepCopy()
 		u.SetManagedFields(nil)
 		u.SetResourceVersion("")
+		if u.GroupVersionKind().GroupKind() == (schema.GroupKind{Kind: "Namespace"}) {
+			owned, err := ownsNamespace(ctx, c, u, opts.FieldManager)
+			if err != nil {
+				return err
+			}
+			if !owned {
+				continue
+			}
+		}
 		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), applyOpts...); err != nil {
 			// A dry run creates no CRD and no namespace, so the server
 			// cannot check objects of the kinds, or in the namespaces, that
@@ -86,6 +97,26 @@ func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructur
 		return WaitForCRDs(ctx, c, crds, opts.CRDTimeout)
 	}
 	return nil
+}
+
+// ownsNamespace reports whether the product may apply ns, a Namespace,
+// over the namespace as it exists: whether it does not exist yet, or was
+// created by the same part of the product (podsecurity.Owns), or was
+// labeled by fieldManager before the product recorded who created it. A
+// namespace it does not own is not applied: it keeps its labels, its Pod
+// Security above all. It reads the namespace directly (an unstructured
+// read bypasses a controller's cache).
+func ownsNamespace(ctx context.Context, c client.Client, ns *unstructured.Unstructured, fieldManager string) (bool, error) {
+	existing := &unstructured.Unstructured{}
+	existing.SetGroupVersionKind(ns.GroupVersionKind())
+	err := c.Get(ctx, client.ObjectKey{Name: ns.GetName()}, existing)
+	switch {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("read %s before applying it: %w", Describe(ns), err)
+	}
+	return podsecurity.Owns(existing, ns, podsecurity.SetLabelsAs(existing, fieldManager)), nil
 }
 
 // ToUnstructured converts obj, a typed object of a kind scheme knows, into

@@ -1,13 +1,21 @@
 // Package podsecurity holds the Pod Security Standard of the product: the
-// Pod Security Admission labels every namespace the product creates carries
-// (enforce, audit and warn at level restricted, version latest), and the
-// check of a Pod template against that level with the API server's own
-// policy evaluator (k8s.io/pod-security-admission), so that the manifests,
-// the operators, the hub's add-on manager and the tests agree with the
-// managed cluster's admission.
+// Pod Security Admission labels of the namespaces the product creates, and
+// the check of a Pod template against level restricted with the API
+// server's own policy evaluator (k8s.io/pod-security-admission), so that the
+// manifests, the operators, the hub's add-on manager and the tests agree
+// with the managed cluster's admission.
+//
+// A namespace where only the product runs Pods enforces restricted (Labels).
+// A namespace the product shares with what OCM documents installing there
+// (Shared: open-cluster-management on the hub, where OCM's add-on managers
+// run, and the add-on agents' namespace open-cluster-management-agent-addon
+// on managed clusters) warns and audits at restricted but enforces it only
+// when the install's values ask for it (SharedLabels), since most of OCM's
+// add-ons do not meet restricted.
 package podsecurity
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
@@ -39,10 +47,10 @@ const (
 	EnforceLabel = psaapi.EnforceLevelLabel
 )
 
-// Labels returns the Pod Security Admission labels of every namespace the
-// product creates: pod-security.kubernetes.io/enforce, audit and warn set to
-// Level, each with its -version label set to Version. Each call returns a
-// new map.
+// Labels returns the Pod Security Admission labels of a namespace where only
+// the product runs Pods: pod-security.kubernetes.io/enforce, audit and warn
+// set to Level, each with its -version label set to Version. Each call
+// returns a new map.
 func Labels() map[string]string {
 	return map[string]string{
 		psaapi.EnforceLevelLabel: Level, psaapi.EnforceVersionLabel: Version,
@@ -50,6 +58,124 @@ func Labels() map[string]string {
 		psaapi.WarnLevelLabel: Level, psaapi.WarnVersionLabel: Version,
 	}
 }
+
+// SharedLabels returns the Pod Security Admission labels of a namespace the
+// product shares with OCM's add-ons: audit and warn set to Level at Version,
+// so that the API server warns of and records each Pod that restricted would
+// refuse; and enforce too when enforce is set (the values' podSecurity.
+// enforceSharedNamespaces). Each call returns a new map.
+func SharedLabels(enforce bool) map[string]string {
+	if enforce {
+		return Labels()
+	}
+	return map[string]string{
+		psaapi.AuditLevelLabel: Level, psaapi.AuditVersionLabel: Version,
+		psaapi.WarnLevelLabel: Level, psaapi.WarnVersionLabel: Version,
+	}
+}
+
+// SharedEnforceFlag is the operators' flag (ocm-controller operator hub and
+// operator klusterlet) that makes the namespaces they share with OCM's
+// add-ons enforce restricted too; the install values'
+// podSecurity.enforceSharedNamespaces sets it.
+const SharedEnforceFlag = "enforce-pod-security-in-shared-namespaces"
+
+// LabelPrefix begins every Pod Security Admission label.
+const LabelPrefix = "pod-security.kubernetes.io/"
+
+// HasLabels reports whether labels hold any Pod Security Admission label.
+func HasLabels(labels map[string]string) bool {
+	for k := range labels {
+		if strings.HasPrefix(k, LabelPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// WithoutLabels returns labels without the Pod Security Admission labels;
+// labels itself is not changed.
+func WithoutLabels(labels map[string]string) map[string]string {
+	out := make(map[string]string, len(labels))
+	for k, v := range labels {
+		if !strings.HasPrefix(k, LabelPrefix) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// EnforcedLevel is the level a namespace with these labels enforces: its
+// pod-security.kubernetes.io/enforce label, or privileged (Pod Security
+// Admission's default) without one.
+func EnforcedLevel(labels map[string]string) string {
+	if l := labels[EnforceLabel]; l != "" {
+		return l
+	}
+	return string(psaapi.LevelPrivileged)
+}
+
+// SetByAnnotation names, on a namespace the product creates, the part of
+// the product that sets its Pod Security labels: SetByHub (hub init, the hub
+// chart, the ClusterManager operator and the hub controller) or
+// SetByKlusterlet (join, the klusterlet chart and the Klusterlet operator).
+// Only that part changes them afterwards (Adopt): the product never
+// tightens the Pod Security of a namespace it did not create, and the hub
+// and the agent of a cluster that is both keep off each other's namespace
+// open-cluster-management.
+const SetByAnnotation = "kubectl-ocm.io/pod-security-set-by"
+
+// The values of SetByAnnotation.
+const (
+	SetByHub        = "hub"
+	SetByKlusterlet = "klusterlet"
+)
+
+// Owns reports whether the part of the product whose namespace desired
+// is (its SetByAnnotation) may apply desired over existing, the namespace
+// as it is: when it created existing (existing's SetByAnnotation names the
+// same part), or when legacy says the product labeled existing before it
+// recorded SetByAnnotation. A namespace it does not own is left as it is,
+// labels and all: the product never tightens the Pod Security of a
+// namespace it did not create, and the hub and the agent of a cluster that
+// is both keep off each other's namespace open-cluster-management.
+func Owns(existing, desired metav1.Object, legacy bool) bool {
+	want := desired.GetAnnotations()[SetByAnnotation]
+	have, recorded := existing.GetAnnotations()[SetByAnnotation]
+	return want == "" || have == want || (!recorded && legacy)
+}
+
+// SetLabelsAs reports whether fieldManager set one of the Pod Security
+// labels of obj, as its managed fields record.
+func SetLabelsAs(obj metav1.Object, fieldManager string) bool {
+	for _, mf := range obj.GetManagedFields() {
+		if mf.Manager != fieldManager || mf.FieldsV1 == nil {
+			continue
+		}
+		var fields struct {
+			Metadata struct {
+				Labels map[string]json.RawMessage `json:"f:labels"`
+			} `json:"f:metadata"`
+		}
+		if json.Unmarshal(mf.FieldsV1.Raw, &fields) != nil {
+			continue
+		}
+		for k := range fields.Metadata.Labels {
+			if strings.HasPrefix(k, "f:"+LabelPrefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// AddonNamespaceClaim names the cluster claim the registration agent
+// reports from its managed cluster: the level the add-on agents' namespace
+// open-cluster-management-agent-addon enforces (EnforcedLevel), which the
+// hub cannot read itself. The hub checks the Pod templates of a template
+// add-on bound there against restricted only when the claim says the
+// namespace enforces it.
+const AddonNamespaceClaim = "addonpodsecurity.kubectl-ocm.io"
 
 // WithLabels returns labels with Labels added, replacing their values where
 // labels had them; labels itself is not changed.

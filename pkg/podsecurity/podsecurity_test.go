@@ -1,12 +1,14 @@
 package podsecurity
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 )
@@ -90,6 +92,72 @@ func TestLabels(t *testing.T) {
 	assert.True(t, EnforcesRestricted(got))
 	assert.False(t, EnforcesRestricted(own))
 	assert.False(t, EnforcesRestricted(nil))
+}
+
+func TestSharedLabels(t *testing.T) {
+	warn := map[string]string{
+		"pod-security.kubernetes.io/audit": "restricted", "pod-security.kubernetes.io/audit-version": "latest",
+		"pod-security.kubernetes.io/warn": "restricted", "pod-security.kubernetes.io/warn-version": "latest",
+	}
+	assert.Equal(t, warn, SharedLabels(false))
+	assert.False(t, EnforcesRestricted(SharedLabels(false)))
+	assert.Equal(t, Labels(), SharedLabels(true))
+	assert.True(t, HasLabels(SharedLabels(false)))
+	assert.False(t, HasLabels(map[string]string{"app.kubernetes.io/part-of": "kubectl-ocm"}))
+
+	mixed := WithLabels(map[string]string{"a": "b"})
+	assert.Equal(t, map[string]string{"a": "b"}, WithoutLabels(mixed))
+	assert.True(t, HasLabels(mixed), "WithoutLabels changed its argument")
+
+	assert.Equal(t, "restricted", EnforcedLevel(Labels()))
+	assert.Equal(t, "baseline", EnforcedLevel(map[string]string{EnforceLabel: "baseline"}))
+	assert.Equal(t, "privileged", EnforcedLevel(SharedLabels(false)), "no enforce label is Pod Security Admission's default")
+}
+
+// namespace returns a Namespace object with these annotations and the
+// managed fields of one field manager that set labels.
+func namespace(annotations map[string]string, manager string, labels ...string) *metav1.ObjectMeta {
+	ns := &metav1.ObjectMeta{Name: "open-cluster-management", Annotations: annotations}
+	if manager != "" {
+		fields := map[string]any{}
+		for _, l := range labels {
+			fields["f:"+l] = map[string]any{}
+		}
+		raw, _ := json.Marshal(map[string]any{"f:metadata": map[string]any{"f:labels": fields}})
+		ns.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: manager, Operation: metav1.ManagedFieldsOperationApply,
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw}}}
+	}
+	return ns
+}
+
+func TestOwns(t *testing.T) {
+	hub := map[string]string{SetByAnnotation: SetByHub}
+	klusterlet := map[string]string{SetByAnnotation: SetByKlusterlet}
+	tests := []struct {
+		name          string
+		existing      *metav1.ObjectMeta
+		desired       map[string]string
+		legacyManager string
+		want          bool
+	}{
+		{name: "created by the same part", existing: namespace(hub, ""), desired: hub, want: true},
+		{name: "created by the hub, applied by the Klusterlet's install (a cluster that is both)", existing: namespace(hub, ""), desired: klusterlet},
+		{name: "created by someone else", existing: namespace(nil, ""), desired: hub},
+		{name: "created by someone else who wrote the annotation's value of another part", existing: namespace(map[string]string{SetByAnnotation: "admin"}, ""), desired: hub},
+		{name: "labeled by this field manager before the annotation was recorded",
+			existing: namespace(nil, "kubectl-ocm", "pod-security.kubernetes.io/enforce", "app.kubernetes.io/part-of"), desired: hub, legacyManager: "kubectl-ocm", want: true},
+		{name: "labeled by another field manager", existing: namespace(nil, "admin", "pod-security.kubernetes.io/enforce"), desired: hub, legacyManager: "kubectl-ocm"},
+		{name: "other labels by this field manager", existing: namespace(nil, "kubectl-ocm", "app.kubernetes.io/part-of"), desired: hub, legacyManager: "kubectl-ocm"},
+		{name: "a recorded owner is not overruled by the managed fields",
+			existing: namespace(klusterlet, "kubectl-ocm", "pod-security.kubernetes.io/enforce"), desired: hub, legacyManager: "kubectl-ocm"},
+		{name: "a namespace not the product's own (no annotation) is applied as it is", existing: namespace(nil, ""), desired: nil, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			legacy := tt.legacyManager != "" && SetLabelsAs(tt.existing, tt.legacyManager)
+			assert.Equal(t, tt.want, Owns(tt.existing, &metav1.ObjectMeta{Annotations: tt.desired}, legacy))
+		})
+	}
 }
 
 func TestPodTemplate(t *testing.T) {

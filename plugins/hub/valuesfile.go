@@ -55,6 +55,7 @@ func (o *InitOptions) operatorValues() config.HubOperatorValues {
 	if o.values != nil {
 		v.OperatorPod = o.values.OperatorPod()
 		v.HubController = o.values.Scheduling()
+		v.EnforceSharedPodSecurity = o.values.PodSecurity.EnforceSharedNamespaces
 	}
 	return v
 }

@@ -69,6 +69,7 @@ func (o *Options) withValuesFile(v *config.AgentValues, op *config.KlusterletOpe
 	}
 	o.values.Agent(v)
 	op.OperatorPod = o.values.OperatorPod()
+	op.EnforceSharedPodSecurity = o.values.PodSecurity.EnforceSharedNamespaces
 }
 
 // validateValuesFile refuses the values of --values-file that the install

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,13 +22,34 @@ import (
 // let through. It returns how many Pods run there.
 func assertRestrictedNamespaces(t *testing.T, c client.Client, namespaces ...string) int {
 	t.Helper()
+	return assertNamespacesLabeled(t, c, podsecurity.Labels(), namespaces...)
+}
+
+// assertSharedNamespaces checks that each of namespaces, which the product
+// shares with OCM's add-ons, warns and audits at restricted without
+// enforcing it (podsecurity.SharedLabels) and that every Pod in it runs.
+// It returns how many Pods run there.
+func assertSharedNamespaces(t *testing.T, c client.Client, namespaces ...string) int {
+	t.Helper()
+	return assertNamespacesLabeled(t, c, podsecurity.SharedLabels(false), namespaces...)
+}
+
+// assertNamespacesLabeled checks that the Pod Security labels of each of
+// namespaces are want, and that every Pod in it runs; it returns how many
+// Pods run there.
+func assertNamespacesLabeled(t *testing.T, c client.Client, want map[string]string, namespaces ...string) int {
+	t.Helper()
 	running := 0
 	for _, name := range namespaces {
 		ns := &corev1.Namespace{}
 		require.NoError(t, c.Get(t.Context(), client.ObjectKey{Name: name}, ns), "namespace %s", name)
-		for k, v := range podsecurity.Labels() {
-			assert.Equal(t, v, ns.Labels[k], "label %s of namespace %s", k, name)
+		got := map[string]string{}
+		for k, v := range ns.Labels {
+			if strings.HasPrefix(k, podsecurity.LabelPrefix) {
+				got[k] = v
+			}
 		}
+		assert.Equal(t, want, got, "Pod Security labels of namespace %s", name)
 		var pods []corev1.Pod
 		framework.Eventually(t.Context(), t, 2*time.Minute, "every Pod of namespace "+name+" Running", func(ctx context.Context) (bool, error) {
 			list := &corev1.PodList{}

@@ -148,14 +148,19 @@ func TestRegistration(t *testing.T) {
 		}
 	})
 
-	t.Run("the product's namespaces enforce restricted and its Pods run", func(t *testing.T) {
+	t.Run("the product's namespaces enforce restricted and its Pods run; those shared with OCM's add-ons warn", func(t *testing.T) {
 		// The hub controller and its operator; the agent and the Klusterlet
-		// operator on each cluster.
-		assert.GreaterOrEqual(t, assertRestrictedNamespaces(t, hub, operatorv1.OperatorNamespace, config.HubNamespace,
-			identity.AgentTokenNamespace, "cluster1", "cluster2"), 2, "Pods running in the hub's namespaces")
+		// operator on each cluster. The operator's namespace on the hub
+		// and the add-on agents' on each cluster are shared with OCM's
+		// add-ons.
+		running := assertSharedNamespaces(t, hub, operatorv1.OperatorNamespace)
+		running += assertRestrictedNamespaces(t, hub, config.HubNamespace, identity.AgentTokenNamespace, "cluster1", "cluster2")
+		assert.GreaterOrEqual(t, running, 2, "Pods running in the hub's namespaces")
 		for _, c := range []string{"cluster1", "cluster2"} {
-			assert.GreaterOrEqual(t, assertRestrictedNamespaces(t, f.env.Cluster(c).Client(), operatorv1.OperatorNamespace, config.AgentNamespace,
-				addonv1alpha1.DefaultAddonInstallNamespace), 2, "Pods running in the namespaces of %s", c)
+			spoke := f.env.Cluster(c).Client()
+			running := assertRestrictedNamespaces(t, spoke, operatorv1.OperatorNamespace, config.AgentNamespace)
+			running += assertSharedNamespaces(t, spoke, addonv1alpha1.DefaultAddonInstallNamespace)
+			assert.GreaterOrEqual(t, running, 2, "Pods running in the namespaces of %s", c)
 		}
 	})
 

@@ -56,6 +56,11 @@ type Reconciler struct {
 	// next to the agent, whose Deployment references it (pullsecret.Wire).
 	// The cache holds both.
 	Namespace string
+	// EnforceSharedPodSecurity makes the add-on agents' namespace, which
+	// OCM's add-ons share, enforce restricted Pod Security too
+	// (--enforce-pod-security-in-shared-namespaces); it warns and audits at
+	// restricted either way.
+	EnforceSharedPodSecurity bool
 }
 
 // CacheSelector is the label selector of the Deployments the operator's
@@ -160,7 +165,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterl
 		setApplied(k, err, nil, 0)
 		return ctrl.Result{}, err
 	}
-	objs, err := render(k, values, pull)
+	objs, err := render(k, values, pull, r.EnforceSharedPodSecurity)
 	if err != nil {
 		setApplied(k, err, nil, 0)
 		return ctrl.Result{}, err
@@ -201,8 +206,8 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, k *operatorv1.Klusterl
 // render returns the agent objects of k that the operator applies: every
 // rendered object except those the user owns, with a copy of the image
 // pull Secret pull (nil: none) next to the agent, which references it, each
-// labeled with k's name.
-func render(k *operatorv1.Klusterlet, v config.AgentValues, pull *corev1.Secret) ([]*unstructured.Unstructured, error) {
+// labeled with k's name; enforceShared is Reconciler.EnforceSharedPodSecurity.
+func render(k *operatorv1.Klusterlet, v config.AgentValues, pull *corev1.Secret, enforceShared bool) ([]*unstructured.Unstructured, error) {
 	var all []*unstructured.Unstructured
 	var err error
 	if k.Mode().IsHosted() {
@@ -216,7 +221,7 @@ func render(k *operatorv1.Klusterlet, v config.AgentValues, pull *corev1.Secret)
 		return nil, fmt.Errorf("render the agent: %w", err)
 	}
 	if !k.Mode().IsHosted() {
-		all = append(all, addonNamespace())
+		all = append(all, addonNamespace(enforceShared))
 	}
 	if all, err = pullsecret.Wire(all, pull); err != nil {
 		return nil, fmt.Errorf("render the agent: %w", err)
@@ -243,16 +248,22 @@ func render(k *operatorv1.Klusterlet, v config.AgentValues, pull *corev1.Secret)
 // Namespace manifest of their own; it goes with the agent when the
 // Klusterlet is deleted, as in OCM. Its label
 // addon.open-cluster-management.io/namespace=true brings it the copies of the
-// TLS profile and the image pull Secret (AddonCopyReconciler). Like the agent's, it enforces the
-// Pod Security level of pkg/podsecurity: the add-on agents the hub deploys
-// there must meet it, and the hub says on the ManagedClusterAddOn of a
-// template add-on when they do not.
-func addonNamespace() *unstructured.Unstructured {
+// TLS profile and the image pull Secret (AddonCopyReconciler). OCM's
+// add-on agents run here, and most do not meet restricted Pod Security: it
+// warns and audits at restricted, and enforces it only when enforce is set
+// (podsecurity.SharedLabels); the registration agent reports which level it
+// enforces to the hub, which then says on the ManagedClusterAddOn of a
+// template add-on when its Pods will be refused.
+func addonNamespace(enforce bool) *unstructured.Unstructured {
 	ns := &unstructured.Unstructured{}
 	ns.SetAPIVersion("v1")
 	ns.SetKind("Namespace")
 	ns.SetName(addonv1alpha1.DefaultAddonInstallNamespace)
-	ns.SetLabels(podsecurity.WithLabels(map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue, addonv1alpha1.InstallNamespaceLabelKey: "true"}))
+	labels := podsecurity.SharedLabels(enforce)
+	labels[apply.PartOfLabelKey] = apply.PartOfLabelValue
+	labels[addonv1alpha1.InstallNamespaceLabelKey] = "true"
+	ns.SetLabels(labels)
+	ns.SetAnnotations(map[string]string{podsecurity.SetByAnnotation: podsecurity.SetByKlusterlet})
 	return ns
 }
 

@@ -42,7 +42,7 @@ func (r *Reconciler) applyManagedAddonNamespace(ctx context.Context, k *operator
 	if err != nil {
 		return err
 	}
-	ns := addonNamespace()
+	ns := addonNamespace(r.EnforceSharedPodSecurity)
 	labels := ns.GetLabels()
 	labels[config.KlusterletOwnerLabel] = k.Name
 	ns.SetLabels(labels)

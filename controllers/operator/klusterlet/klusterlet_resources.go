@@ -173,7 +173,8 @@ func (r *Reconciler) secretData(ctx context.Context, namespace, name string) (ma
 // agent's previous namespace to namespace, creating the namespace, so that
 // the agent moved there keeps its identity. Existing Secrets are kept.
 func (r *Reconciler) copySecrets(ctx context.Context, from, to string, bootstrap []string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: to, Labels: podsecurity.Labels()}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: to, Labels: podsecurity.Labels(),
+		Annotations: map[string]string{podsecurity.SetByAnnotation: podsecurity.SetByKlusterlet}}}
 	if err := r.Direct.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create namespace %s for the agent: %w", to, err)
 	}

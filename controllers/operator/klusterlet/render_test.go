@@ -15,21 +15,27 @@ import (
 )
 
 // TestRenderEnforcesRestricted checks that in every mode each namespace the
-// operator applies, the add-on namespace included, enforces the Pod
-// Security level of pkg/podsecurity, and that each Pod template it applies
-// meets that level.
+// operator applies for the agent enforces the Pod Security level of
+// pkg/podsecurity, that the add-on agents' namespace, which OCM's add-ons
+// share, does so only when the operator is told to (and warns and audits
+// either way), and that each Pod template it applies meets restricted.
 func TestRenderEnforcesRestricted(t *testing.T) {
+	def := &operatorv1.Klusterlet{ObjectMeta: metav1.ObjectMeta{Name: operatorv1.KlusterletName},
+		Spec: operatorv1.KlusterletSpec{ClusterName: "cluster1"}}
 	tests := []struct {
-		name       string
-		k          *operatorv1.Klusterlet
-		namespaces []string
+		name          string
+		k             *operatorv1.Klusterlet
+		enforceShared bool
+		namespaces    []string
+		// shared is the add-on namespace, when rendered.
+		shared bool
 	}{
-		{name: "Default", k: &operatorv1.Klusterlet{ObjectMeta: metav1.ObjectMeta{Name: operatorv1.KlusterletName},
-			Spec: operatorv1.KlusterletSpec{ClusterName: "cluster1"}},
-			namespaces: []string{config.AgentNamespace, addonv1alpha1.DefaultAddonInstallNamespace}},
+		{name: "Default", k: def, namespaces: []string{config.AgentNamespace}, shared: true},
+		{name: "Default enforcing in shared namespaces", k: def, enforceShared: true,
+			namespaces: []string{config.AgentNamespace, addonv1alpha1.DefaultAddonInstallNamespace}, shared: true},
 		{name: "Singleton", k: &operatorv1.Klusterlet{ObjectMeta: metav1.ObjectMeta{Name: operatorv1.KlusterletName},
 			Spec: operatorv1.KlusterletSpec{ClusterName: "cluster1", DeployOption: operatorv1.KlusterletDeployOption{Mode: operatorv1.InstallModeSingleton}}},
-			namespaces: []string{config.AgentNamespace, addonv1alpha1.DefaultAddonInstallNamespace}},
+			namespaces: []string{config.AgentNamespace}, shared: true},
 		{name: "Hosted", k: &operatorv1.Klusterlet{ObjectMeta: metav1.ObjectMeta{Name: config.HostedKlusterletName("cluster1")},
 			Spec: operatorv1.KlusterletSpec{ClusterName: "cluster1", DeployOption: operatorv1.KlusterletDeployOption{Mode: operatorv1.InstallModeHosted}}},
 			namespaces: []string{config.HostedKlusterletName("cluster1")}},
@@ -41,7 +47,7 @@ func TestRenderEnforcesRestricted(t *testing.T) {
 				t.Fatal(err)
 			}
 			values.ManagedKubeconfig = []byte("managed")
-			objs, err := render(tt.k, values, nil)
+			objs, err := render(tt.k, values, nil, tt.enforceShared)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,6 +55,22 @@ func TestRenderEnforcesRestricted(t *testing.T) {
 			for _, o := range objs {
 				if o.GetKind() == "Namespace" {
 					enforced[o.GetName()] = podsecurity.EnforcesRestricted(o.GetLabels())
+					if by := o.GetAnnotations()[podsecurity.SetByAnnotation]; by != podsecurity.SetByKlusterlet {
+						t.Errorf("namespace %s: annotation %s=%q", o.GetName(), podsecurity.SetByAnnotation, by)
+					}
+				}
+				if o.GetKind() == "Namespace" && o.GetName() == addonv1alpha1.DefaultAddonInstallNamespace {
+					if !tt.shared {
+						t.Errorf("namespace %s rendered in mode %s", o.GetName(), tt.k.Mode())
+					}
+					for k, v := range podsecurity.SharedLabels(tt.enforceShared) {
+						if o.GetLabels()[k] != v {
+							t.Errorf("namespace %s: label %s=%q, want %q", o.GetName(), k, o.GetLabels()[k], v)
+						}
+					}
+					if podsecurity.EnforcesRestricted(o.GetLabels()) != tt.enforceShared {
+						t.Errorf("namespace %s enforces restricted: %t, want %t", o.GetName(), !tt.enforceShared, tt.enforceShared)
+					}
 				}
 				tmpl, ok, err := podsecurity.PodTemplate(o)
 				if err != nil || !ok {
@@ -88,7 +110,7 @@ func TestRenderPullSecret(t *testing.T) {
 				t.Fatal(err)
 			}
 			values.ManagedKubeconfig = []byte("managed")
-			objs, err := render(k, values, source)
+			objs, err := render(k, values, source, false)
 			if err != nil {
 				t.Fatal(err)
 			}

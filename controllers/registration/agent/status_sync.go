@@ -15,10 +15,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
@@ -126,8 +128,9 @@ func sumResources(nodes []corev1.Node) (capacity, allocatable clusterv1.Resource
 
 // applyClaims sets status.clusterClaims from the ClusterClaims, the agent's
 // own version claim (version.AgentVersionClaim), the CAs it trusts for the
-// hub (certs.HubCAsClaim) and the CA of its client certificate
-// (certs.ClientIssuerClaim), and records a hub
+// hub (certs.HubCAsClaim), the CA of its client certificate
+// (certs.ClientIssuerClaim) and the Pod Security level of the add-on
+// agents' namespace (podsecurity.AddonNamespaceClaim), and records a hub
 // event when custom claims are left out. With the ClusterClaim feature off
 // it reports no claim. Until the ClusterClaim informer has synced it keeps
 // the reported claims: the sync that follows the informer's sync reports them.
@@ -160,6 +163,9 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 	if cert := conn.cred.cert; cert != nil && len(cert.AuthorityKeyId) > 0 {
 		synthesized = append(synthesized, clusterv1.ManagedClusterClaim{Name: certs.ClientIssuerClaim, Value: certs.KeyID(cert.AuthorityKeyId)})
 	}
+	if level := a.addonNamespaceLevel(ctx); level != "" {
+		synthesized = append(synthesized, clusterv1.ManagedClusterClaim{Name: podsecurity.AddonNamespaceClaim, Value: level})
+	}
 	selected, truncated := selectClaims(claims.Items, limit, suffixes, synthesized...)
 	mc.Status.ClusterClaims = selected
 	a.mu.Lock()
@@ -172,6 +178,21 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 			truncated, limit, a.opts.KlusterletName))
 	}
 	return nil
+}
+
+// addonNamespaceLevel is the Pod Security level the add-on agents'
+// namespace enforces on the managed cluster (podsecurity.EnforcedLevel),
+// from the cache, whose Namespace events trigger status syncs; "" when the
+// namespace does not exist or the cache has not synced.
+func (a *Agent) addonNamespaceLevel(ctx context.Context) string {
+	if !informerSynced(ctx, a.spokeCache, &corev1.Namespace{}) {
+		return ""
+	}
+	ns := &corev1.Namespace{}
+	if err := a.spokeCache.Get(ctx, types.NamespacedName{Name: addonv1alpha1.DefaultAddonInstallNamespace}, ns); err != nil {
+		return ""
+	}
+	return podsecurity.EnforcedLevel(ns.Labels)
 }
 
 // selectClaims returns the claims to report: without those labeled

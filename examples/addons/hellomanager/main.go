@@ -33,6 +33,8 @@ func main() {
 	fs.StringVar(&opts.AgentName, "agent-name", rand.String(5),
 		"Last part of the default user of the agents' hub identity; random by default, as addon-framework's examples pick it.")
 	fs.StringVar(&opts.AgentImage, "agent-image", manager.DefaultAgentImage, "Image of the agent Deployment.")
+	fs.BoolVar(&opts.AgentWithoutSecurityContext, "agent-without-security-context", false,
+		"Render the agent's Pod without a securityContext, as OCM's addon-framework examples do; it then does not meet restricted Pod Security.")
 	fs.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz; 0 turns them off.")
 	config.RegisterFlags(fs) // --kubeconfig
 	logConfig := textlogger.NewConfig()

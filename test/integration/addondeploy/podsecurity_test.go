@@ -2,6 +2,7 @@ package addondeploy
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
@@ -30,6 +32,20 @@ spec:
     spec:
       containers: [{name: agent, image: quay.io/open-cluster-management/strict:v1}]`
 
+// setAddonNamespaceClaim reports, as cluster1's agent would, that the
+// add-on agents' namespace enforces Pod Security level (its claim
+// podsecurity.AddonNamespaceClaim).
+func (s *suite) setAddonNamespaceClaim(t *testing.T, level string) {
+	t.Helper()
+	mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: clusterName}}
+	s.update(t, s.hubC, mc, true, func() {
+		mc.Status.ClusterClaims = slices.DeleteFunc(mc.Status.ClusterClaims, func(c clusterv1.ManagedClusterClaim) bool {
+			return c.Name == podsecurity.AddonNamespaceClaim
+		})
+		mc.Status.ClusterClaims = append(mc.Status.ClusterClaims, clusterv1.ManagedClusterClaim{Name: podsecurity.AddonNamespaceClaim, Value: level})
+	})
+}
+
 // strictSecurityContext is what strict's Pod template needs to meet
 // restricted.
 const strictSecurityContext = `
@@ -38,12 +54,15 @@ const strictSecurityContext = `
         securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}}]`
 
 // testPodSecurity deploys a template add-on whose Pods the default install
-// namespace, which enforces restricted as the Klusterlet operator creates
-// it, refuses: the hub says so on the add-on, naming the Deployment, the
-// container, the failed checks and the fix, and still deploys it; the
-// managed cluster's admission agrees. Fixed, the add-on meets restricted.
-// hello, installed in a namespace the hub knows nothing of, has no
-// PodSecurity condition.
+// namespace refuses once it enforces restricted (as the Klusterlet operator
+// creates it when told podSecurity.enforceSharedNamespaces), which the
+// cluster's agent reports in its claim podsecurity.AddonNamespaceClaim: the
+// hub says so on the add-on, naming the Deployment, the container, the
+// failed checks and the fix, and still deploys it; the managed cluster's
+// admission agrees. Fixed, the add-on meets restricted. hello, installed in
+// a namespace the hub knows nothing of, has no PodSecurity condition. When
+// the namespace only warns, as it does by default, the hub leaves strict's
+// Pods to the cluster: no PodSecurity condition.
 func (s *suite) testPodSecurity(t *testing.T) {
 	ns := addonv1alpha1.DefaultAddonInstallNamespace
 	if err := s.spokeC.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: podsecurity.Labels()}}); err != nil {
@@ -53,6 +72,7 @@ func (s *suite) testPodSecurity(t *testing.T) {
 		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
 		s.update(t, s.spokeC, namespace, false, func() { namespace.Labels = podsecurity.WithLabels(namespace.Labels) })
 	}
+	s.setAddonNamespaceClaim(t, podsecurity.Level)
 	s.create(t, s.hubC, newCMA("strict"))
 	tplRef := configRef{addonv1alpha1.AddOnTemplateResource, "", "strict-template"}
 	tpl := &addonv1alpha1.AddOnTemplate{ObjectMeta: metav1.ObjectMeta{Name: tplRef.name}}
@@ -106,6 +126,19 @@ func (s *suite) testPodSecurity(t *testing.T) {
 	if c := meta.FindStatusCondition(hello.Status.Conditions, addonv1alpha1.ManagedClusterAddOnPodSecurity); c != nil {
 		t.Errorf("add-on hello, installed in %s, has a PodSecurity condition: %+v", hello.Status.Namespace, c)
 	}
+
+	// Back to the default: the namespace only warns, the agent says so,
+	// and the hub no longer checks strict's Pods.
+	s.update(t, s.hubC, tpl, false, func() { tpl.Spec.AgentSpec.Workload.Manifests = manifests(t, strictManifests) })
+	s.setDesired(t, "strict", nil, tplRef)
+	s.waitCondition(t, "strict", addonv1alpha1.ManagedClusterAddOnPodSecurity, metav1.ConditionFalse, addonv1alpha1.PodSecurityReasonViolatesRestricted)
+	s.setAddonNamespaceClaim(t, "privileged")
+	s.poll(t, "strict's PodSecurity condition removed", func(ctx context.Context) (bool, error) {
+		m, err := s.mca(ctx, "strict")
+		return err == nil && meta.FindStatusCondition(m.Status.Conditions, addonv1alpha1.ManagedClusterAddOnPodSecurity) == nil, err
+	})
+	mca, err = s.mca(s.ctx, "strict")
+	kit.Must(t, "get add-on strict", err)
 
 	kit.Must(t, "delete add-on strict", s.hubC.Delete(s.ctx, mca))
 	s.poll(t, "strict's works and agent gone", func(ctx context.Context) (bool, error) {

@@ -30,6 +30,7 @@ ClusterManager's spec.nodePlacement and spec.resourceRequirement).
 {{- $_ := set $v "ClusterManagerName" "cluster-manager" -}}
 {{- $_ := set $v "AutoApproveUsers" $values.clusterManager.registrationConfiguration.autoApproveUsers -}}
 {{- $_ := set $v "ConversionWebhookURL" $url -}}
+{{- $_ := set $v "EnforceSharedPodSecurity" (($values.podSecurity | default dict).enforceSharedNamespaces | default false) -}}
 {{- $np := $values.clusterManager.networkPolicyConfiguration -}}
 {{- if kindIs "map" $np -}}
 {{- $_ := set $v "NetworkPolicy" (dict "MonitoringNamespace" ($np.monitoringNamespace | default "") "APIServerNamespace" ($np.apiServerNamespace | default "")) -}}

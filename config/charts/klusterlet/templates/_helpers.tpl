@@ -79,5 +79,6 @@ values of kubectl-ocm.operatorPod, each one under operator winning.
 {{- $_ := set $v "Image" (include "kubectl-ocm.image" $root) -}}
 {{- $_ := set $v "Namespace" "open-cluster-management" -}}
 {{- $_ := set $v "LeaderElectionArgs" list -}}
+{{- $_ := set $v "EnforceSharedPodSecurity" (($root.Values.podSecurity | default dict).enforceSharedNamespaces | default false) -}}
 {{- include "kubectl-ocm.operatorPod" (list $root $v) -}}
 {{- end }}

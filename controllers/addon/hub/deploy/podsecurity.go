@@ -50,8 +50,9 @@ func setPodSecurity(mca *addonv1alpha1.ManagedClusterAddOn, templateName string,
 	}
 	msg := fmt.Sprintf("cluster %s refuses Pods of AddOnTemplate %s in namespaces that enforce Pod Security level %s: %s. "+
 		"The manifests are deployed, but these Pods are not created. To fix: in the AddOnTemplate, %s; "+
-		"or install the add-on in a namespace that does not enforce %s (an AddOnDeploymentConfig's agentInstallNamespace)",
-		mca.Namespace, templateName, podsecurity.Level, strings.Join(parts, "; "), podSecurityFix, podsecurity.Level)
+		"or install the add-on in a namespace that does not enforce %s (an AddOnDeploymentConfig's agentInstallNamespace); "+
+		"namespace %s enforces it only where the cluster's Klusterlet values set podSecurity.enforceSharedNamespaces",
+		mca.Namespace, templateName, podsecurity.Level, strings.Join(parts, "; "), podSecurityFix, podsecurity.Level, addonv1alpha1.DefaultAddonInstallNamespace)
 	setCondition(mca, typ, metav1.ConditionFalse, addonv1alpha1.PodSecurityReasonViolatesRestricted, msg)
 	return was.Status != metav1.ConditionFalse || was.Message != msg
 }

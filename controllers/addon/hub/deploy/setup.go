@@ -181,7 +181,9 @@ func (r *Reconciler) requests(ctx context.Context, opts ...client.ListOption) []
 }
 
 // registriesChanged passes the updates of a ManagedCluster that change its
-// annotation open-cluster-management.io/image-registries.
+// annotation open-cluster-management.io/image-registries, or its claim of
+// the Pod Security level of the add-on agents' namespace
+// (podsecurity.AddonNamespaceClaim).
 func registriesChanged() predicate.Funcs {
 	return predicate.Funcs{
 		CreateFunc:  func(event.CreateEvent) bool { return false },
@@ -189,7 +191,12 @@ func registriesChanged() predicate.Funcs {
 		DeleteFunc:  func(event.DeleteEvent) bool { return false },
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			key := clusterv1.ClusterImageRegistriesAnnotationKey
-			return e.ObjectOld.GetAnnotations()[key] != e.ObjectNew.GetAnnotations()[key]
+			if e.ObjectOld.GetAnnotations()[key] != e.ObjectNew.GetAnnotations()[key] {
+				return true
+			}
+			old, oldOK := e.ObjectOld.(*clusterv1.ManagedCluster)
+			cur, curOK := e.ObjectNew.(*clusterv1.ManagedCluster)
+			return oldOK && curOK && addonNamespaceEnforces(old) != addonNamespaceEnforces(cur)
 		},
 	}
 }

@@ -15,6 +15,7 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	addonv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1beta1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
 // The configuration kinds the deploy controller reads, as unstructured
@@ -57,6 +58,9 @@ type source struct {
 	clusterRegistries []addonv1alpha1.ImageMirror
 	registriesErr     error
 	hasRegistries     bool
+	// addonNamespaceEnforced is whether the cluster's agent reports that
+	// the add-on agents' namespace enforces restricted Pod Security.
+	addonNamespaceEnforced bool
 }
 
 // input returns the template package's input for mca.
@@ -64,7 +68,7 @@ func (s *source) input(mca *addonv1alpha1.ManagedClusterAddOn) template.Input {
 	//nolint:staticcheck // OCM honors the deprecated v1alpha1 field; an AddOnDeploymentConfig's agentInstallNamespace overrides it.
 	return template.Input{Cluster: mca.Namespace, AddonName: mca.Name, InstallNamespace: mca.Spec.InstallNamespace,
 		Template: s.template, DeploymentConfigs: s.configs, ClusterRegistries: s.clusterRegistries,
-		HostingCluster: template.HostingCluster(mca)}
+		HostingCluster: template.HostingCluster(mca), AddonNamespaceEnforced: s.addonNamespaceEnforced}
 }
 
 // load reads the desired AddOnTemplate and AddOnDeploymentConfigs of mca.
@@ -133,7 +137,22 @@ func (r *Reconciler) loadClusterRegistries(ctx context.Context, cluster string, 
 	value, ok := mc.Annotations[clusterv1.ClusterImageRegistriesAnnotationKey]
 	src.hasRegistries = ok
 	src.clusterRegistries, src.registriesErr = template.ParseClusterImageRegistries(value)
+	src.addonNamespaceEnforced = addonNamespaceEnforces(mc)
 	return nil
+}
+
+// addonNamespaceEnforces reports whether mc's agent reports that the add-on
+// agents' namespace on its cluster enforces restricted Pod Security (its
+// claim podsecurity.AddonNamespaceClaim). An agent that reports no such
+// claim (an older release, or cluster claims turned off) leaves it unknown,
+// taken as not enforced: the managed cluster's admission has the last word.
+func addonNamespaceEnforces(mc *clusterv1.ManagedCluster) bool {
+	for _, c := range mc.Status.ClusterClaims {
+		if c.Name == podsecurity.AddonNamespaceClaim {
+			return c.Value == podsecurity.Level
+		}
+	}
+	return false
 }
 
 // describe names a configuration: namespace/name, or name when cluster-scoped.

@@ -28,12 +28,13 @@ func (v PodSecurityViolation) String() string {
 
 // podSecurity checks the Pod templates of objs (the agent's workload and
 // hook manifests, rendered) whose namespace enforces restricted as far as
-// the hub can tell (enforcedNamespaces). It returns those namespaces that
-// hold a Pod template, and the templates that fail the level. A template
-// that cannot be decoded is left to the managed cluster's API server, which
-// refuses it with its own message.
-func podSecurity(objs []*unstructured.Unstructured) (checked []string, violations []PodSecurityViolation) {
-	enforced := enforcedNamespaces(objs)
+// the hub can tell (enforcedNamespaces; addonNamespace is whether the
+// cluster's add-on agents' namespace enforces it). It returns those
+// namespaces that hold a Pod template, and the templates that fail the
+// level. A template that cannot be decoded is left to the managed cluster's
+// API server, which refuses it with its own message.
+func podSecurity(objs []*unstructured.Unstructured, addonNamespace bool) (checked []string, violations []PodSecurityViolation) {
+	enforced := enforcedNamespaces(objs, addonNamespace)
 	seen := map[string]bool{}
 	for _, obj := range objs {
 		ns := obj.GetNamespace()
@@ -57,14 +58,14 @@ func podSecurity(objs []*unstructured.Unstructured) (checked []string, violation
 
 // enforcedNamespaces returns the namespaces the hub knows to enforce Pod
 // Security level restricted on the managed cluster: the default install
-// namespace, which the Klusterlet operator creates with the labels of
-// pkg/podsecurity, and every namespace whose Namespace object among objs is
-// labeled to enforce restricted. A Namespace object of the template that
-// sets another enforce level speaks for its namespace. The hub cannot read
-// the labels of other namespaces on the managed cluster: their Pods are
-// left to its admission.
-func enforcedNamespaces(objs []*unstructured.Unstructured) map[string]bool {
-	enforced := map[string]bool{addonv1alpha1.DefaultAddonInstallNamespace: true}
+// namespace when addonNamespace says its agent reports so (the Klusterlet
+// operator creates it enforcing restricted only when told to), and every
+// namespace whose Namespace object among objs is labeled to enforce
+// restricted. A Namespace object of the template that sets another enforce
+// level speaks for its namespace. The hub cannot read the labels of other
+// namespaces on the managed cluster: their Pods are left to its admission.
+func enforcedNamespaces(objs []*unstructured.Unstructured, addonNamespace bool) map[string]bool {
+	enforced := map[string]bool{addonv1alpha1.DefaultAddonInstallNamespace: addonNamespace}
 	for _, obj := range objs {
 		if obj.GetAPIVersion() != "v1" || obj.GetKind() != "Namespace" {
 			continue

@@ -65,25 +65,29 @@ func TestPodSecurity(t *testing.T) {
 		name      string
 		manifests []string
 		configs   []*addonv1alpha1.AddOnDeploymentConfig
-		checked   []string
+		// enforced: the cluster's agent reports that the default install
+		// namespace enforces restricted.
+		enforced bool
+		checked  []string
 		want      []string // one entry per violation: strings its text holds
 	}{
 		{name: "a restricted agent in the default install namespace", manifests: []string{restrictedDeployment},
-			checked: []string{addonv1alpha1.DefaultAddonInstallNamespace}},
+			enforced: true, checked: []string{addonv1alpha1.DefaultAddonInstallNamespace}},
 		{name: "an agent without a securityContext in the default install namespace", manifests: []string{agentDeployment},
-			checked: []string{addonv1alpha1.DefaultAddonInstallNamespace},
+			enforced: true, checked: []string{addonv1alpha1.DefaultAddonInstallNamespace},
 			want: []string{`Deployment open-cluster-management-agent-addon/hello-agent violates PodSecurity "restricted:latest"`,
 				`allowPrivilegeEscalation != false (container "agent" must set securityContext.allowPrivilegeEscalation=false)`,
 				"unrestricted capabilities", "runAsNonRoot != true", "seccompProfile"}},
+		{name: "the default install namespace that only warns is left to the cluster", manifests: []string{agentDeployment}},
 		{name: "a hook Job on the host network", manifests: []string{restrictedDeployment, hostJob},
-			checked: []string{addonv1alpha1.DefaultAddonInstallNamespace},
+			enforced: true, checked: []string{addonv1alpha1.DefaultAddonInstallNamespace},
 			want:    []string{"Job open-cluster-management-agent-addon/cleanup", "host namespaces (hostNetwork=true)"}},
 		{name: "a namespace the hub knows nothing of is left to the cluster", manifests: []string{inOther}},
 		{name: "the template's Namespace enforcing restricted is checked", manifests: []string{namespace("other", "restricted"), inOther},
 			checked: []string{"other"}, want: []string{"Deployment other/hello-agent", "seccompProfile"}},
 		{name: "the template's Namespace enforcing baseline is not", manifests: []string{namespace("other", "baseline"), inOther}},
 		{name: "the template's Namespace may relax the default install namespace",
-			manifests: []string{namespace(addonv1alpha1.DefaultAddonInstallNamespace, "privileged"), agentDeployment}},
+			manifests: []string{namespace(addonv1alpha1.DefaultAddonInstallNamespace, "privileged"), agentDeployment}, enforced: true},
 		{name: "moved by agentInstallNamespace with an unlabeled Namespace, no longer checked",
 			manifests: []string{namespace(addonv1alpha1.DefaultAddonInstallNamespace, ""), agentDeployment},
 			configs:   []*addonv1alpha1.AddOnDeploymentConfig{adc(addonv1alpha1.AddOnDeploymentConfigSpec{AgentInstallNamespace: "agents"})}},
@@ -94,7 +98,9 @@ func TestPodSecurity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := mustRender(t, newTemplate(t, tt.manifests...).input(tt.configs...))
+			in := newTemplate(t, tt.manifests...).input(tt.configs...)
+			in.AddonNamespaceEnforced = tt.enforced
+			a := mustRender(t, in)
 			assert.Equal(t, tt.checked, a.PodSecurityChecked)
 			if !assert.Len(t, a.PodSecurityViolations, min(len(tt.want), 1), "violations: %v", a.PodSecurityViolations) || len(tt.want) == 0 {
 				return

@@ -156,6 +156,12 @@ type Input struct {
 	// addon.open-cluster-management.io/hosted-manifest-location. Empty is
 	// Default mode: every manifest goes to the managed cluster.
 	HostingCluster string
+	// AddonNamespaceEnforced is whether the managed cluster's add-on agents'
+	// namespace (addonv1alpha1.DefaultAddonInstallNamespace) enforces
+	// restricted Pod Security, as its agent reports
+	// (podsecurity.AddonNamespaceClaim); it warns and audits at restricted
+	// by default, which refuses no Pod.
+	AddonNamespaceEnforced bool
 }
 
 // Agent is the rendered agent of one add-on on one cluster.
@@ -229,7 +235,7 @@ func Render(in Input) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	agent.PodSecurityChecked, agent.PodSecurityViolations = podSecurity(managed)
+	agent.PodSecurityChecked, agent.PodSecurityViolations = podSecurity(managed, in.AddonNamespaceEnforced)
 	userConfigs := in.Template.Spec.AgentSpec.ManifestConfigs
 	if err := agent.sort(managed, userConfigs); err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/operator/klusterlet"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
 // klusterletOperatorLeaderElectionID names the Klusterlet operator's
@@ -25,6 +26,7 @@ const klusterletOperatorLeaderElectionID = "klusterlet-operator-lock"
 // which installs and keeps the agent of every Klusterlet.
 func NewKlusterletOperatorCommand() *cobra.Command {
 	var o ManagerOptions
+	var enforceShared bool
 	cmd := &cobra.Command{
 		Use:   "klusterlet",
 		Short: "Run the Klusterlet operator: install the agent of every Klusterlet and report its status",
@@ -43,15 +45,17 @@ Deleting a Klusterlet removes its agent as 'kubectl ocm unjoin' does.`,
 				return err
 			}
 			defaultGCPercent(klusterletOperatorGCPercent)
-			return runKlusterletOperator(&o)
+			return runKlusterletOperator(&o, enforceShared)
 		},
 	}
 	o.AddFlags(cmd.Flags(), true)
+	cmd.Flags().BoolVar(&enforceShared, podsecurity.SharedEnforceFlag, false,
+		"Make the add-on agents' namespace open-cluster-management-agent-addon, which OCM's add-ons share, enforce restricted Pod Security; without it the namespace warns and audits at restricted only.")
 	return cmd
 }
 
 // runKlusterletOperator runs the operator until a signal arrives.
-func runKlusterletOperator(o *ManagerOptions) error {
+func runKlusterletOperator(o *ManagerOptions, enforceShared bool) error {
 	cfg, err := o.RESTConfig()
 	if err != nil {
 		return err
@@ -78,7 +82,7 @@ func runKlusterletOperator(o *ManagerOptions) error {
 	if err != nil {
 		return fmt.Errorf("create the operator's client: %w", err)
 	}
-	r := &klusterlet.Reconciler{Client: mgr.GetClient(), Direct: direct, Namespace: o.Namespace}
+	r := &klusterlet.Reconciler{Client: mgr.GetClient(), Direct: direct, Namespace: o.Namespace, EnforceSharedPodSecurity: enforceShared}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err
 	}

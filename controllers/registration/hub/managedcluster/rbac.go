@@ -76,12 +76,14 @@ func labels(cluster string) map[string]string {
 }
 
 // clusterNamespace renders the cluster namespace. It holds the cluster's
-// works, add-ons and leases, never Pods, so it enforces the Pod Security
-// level of every namespace the product creates (pkg/podsecurity).
+// works, add-ons and leases, never Pods, so it enforces restricted Pod
+// Security (pkg/podsecurity); a namespace of that name that someone else
+// created keeps its own (podsecurity.Adopt).
 func clusterNamespace(cluster string) *corev1.Namespace {
 	return &corev1.Namespace{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: cluster, Labels: podsecurity.WithLabels(labels(cluster))},
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+		ObjectMeta: metav1.ObjectMeta{Name: cluster, Labels: podsecurity.WithLabels(labels(cluster)),
+			Annotations: map[string]string{podsecurity.SetByAnnotation: podsecurity.SetByHub}},
 	}
 }
 

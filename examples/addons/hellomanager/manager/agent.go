@@ -85,7 +85,7 @@ func agentObjects(o Options, cluster, ns string) []runtime.Object {
 func agentDeployment(o Options, cluster, ns string) *appsv1.Deployment {
 	name := agentName(o)
 	selector := map[string]string{"app.kubernetes.io/name": exampleLabels["app.kubernetes.io/name"]}
-	return &appsv1.Deployment{
+	d := &appsv1.Deployment{
 		TypeMeta:   typeMeta("apps/v1", "Deployment"),
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: exampleLabels},
 		Spec: appsv1.DeploymentSpec{
@@ -116,6 +116,10 @@ func agentDeployment(o Options, cluster, ns string) *appsv1.Deployment {
 			},
 		},
 	}
+	if o.AgentWithoutSecurityContext {
+		d.Spec.Template.Spec.Containers[0].SecurityContext = nil
+	}
+	return d
 }
 
 // typeMeta is the apiVersion and kind a manifest must carry.

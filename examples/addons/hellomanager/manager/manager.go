@@ -62,6 +62,10 @@ type Options struct {
 	AgentName string
 	// AgentImage is the image of the agent Deployment. Default: DefaultAgentImage.
 	AgentImage string
+	// AgentWithoutSecurityContext renders the agent's Pod without a
+	// securityContext, as OCM's addon-framework examples do: such a Pod
+	// does not meet restricted Pod Security.
+	AgentWithoutSecurityContext bool
 }
 
 // withDefaults fills in the defaults.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,6 +50,39 @@ func ExpectRestrictedPods(ctx context.Context, t testing.TB, c client.Client, na
 			expectAdmitted(ctx, t, c, &deps.Items[i])
 			checked = append(checked, ns+"/"+deps.Items[i].Name)
 		}
+	}
+	return checked
+}
+
+// ExpectSharedNamespace checks, with the admin client c, that namespace ns,
+// one the product shares with OCM's add-ons (open-cluster-management on the
+// hub, open-cluster-management-agent-addon on a managed cluster), warns and
+// audits at restricted but does not enforce it (podsecurity.SharedLabels),
+// and that the Pod template of every Deployment of the product in it meets
+// restricted all the same, by the API server's own policy
+// (podsecurity.Check). It returns the Deployments checked.
+func ExpectSharedNamespace(ctx context.Context, t testing.TB, c client.Client, ns string) []string {
+	t.Helper()
+	namespace := &corev1.Namespace{}
+	Must(t, "get namespace "+ns, c.Get(ctx, client.ObjectKey{Name: ns}, namespace))
+	got := map[string]string{}
+	for k, v := range namespace.Labels {
+		if strings.HasPrefix(k, podsecurity.LabelPrefix) {
+			got[k] = v
+		}
+	}
+	if want := podsecurity.SharedLabels(false); !maps.Equal(got, want) {
+		t.Errorf("namespace %s has Pod Security labels %v, want %v", ns, got, want)
+	}
+	deps := &appsv1.DeploymentList{}
+	Must(t, "list the Deployments of "+ns, c.List(ctx, deps, client.InNamespace(ns),
+		client.MatchingLabels{apply.PartOfLabelKey: apply.PartOfLabelValue}))
+	var checked []string
+	for _, d := range deps.Items {
+		if f := podsecurity.Check(&d.Spec.Template.ObjectMeta, &d.Spec.Template.Spec); len(f) > 0 {
+			t.Errorf("Deployment %s/%s %s", ns, d.Name, podsecurity.Describe(f))
+		}
+		checked = append(checked, ns+"/"+d.Name)
 	}
 	return checked
 }

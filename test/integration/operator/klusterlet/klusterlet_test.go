@@ -113,10 +113,11 @@ func TestKlusterletOperator(t *testing.T) {
 		}
 	})
 
-	t.Run("the product's namespaces enforce restricted and admit its Pods", func(t *testing.T) {
-		checked := kit.ExpectRestrictedPods(ctx, t, s.hub, config.OperatorNamespace, config.HubNamespace, identity.AgentTokenNamespace, clusterName)
-		checked = append(checked, kit.ExpectRestrictedPods(ctx, t, s.spoke, operatorv1.OperatorNamespace, config.AgentNamespace,
-			addonv1alpha1.DefaultAddonInstallNamespace)...)
+	t.Run("the product's namespaces enforce restricted and admit its Pods, the shared ones warn", func(t *testing.T) {
+		checked := kit.ExpectSharedNamespace(ctx, t, s.hub, config.OperatorNamespace)
+		checked = append(checked, kit.ExpectRestrictedPods(ctx, t, s.hub, config.HubNamespace, identity.AgentTokenNamespace, clusterName)...)
+		checked = append(checked, kit.ExpectRestrictedPods(ctx, t, s.spoke, operatorv1.OperatorNamespace, config.AgentNamespace)...)
+		checked = append(checked, kit.ExpectSharedNamespace(ctx, t, s.spoke, addonv1alpha1.DefaultAddonInstallNamespace)...)
 		want := []string{
 			config.OperatorNamespace + "/" + config.HubOperatorDeployment, config.HubNamespace + "/" + config.HubControllerDeployment,
 			operatorv1.OperatorNamespace + "/klusterlet", config.AgentNamespace + "/" + config.AgentDeployment,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,10 +21,13 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
@@ -102,7 +106,8 @@ clusterManager:
 		assert.Equal(t, nodeSelector, cm.Spec.NodePlacement.NodeSelector)
 		assert.Equal(t, []string{"bob"}, cm.Spec.RegistrationConfiguration.AutoApproveUsers, "the flag wins over the file's autoApproveUsers")
 		expectPod(ctx, t, hub, config.HubNamespace, config.HubControllerDeployment, nodeSelector, "", resources)
-		kit.ExpectRestrictedPods(ctx, t, hub, config.OperatorNamespace, config.HubNamespace)
+		kit.ExpectSharedNamespace(ctx, t, hub, config.OperatorNamespace)
+		kit.ExpectRestrictedPods(ctx, t, hub, config.HubNamespace)
 	})
 
 	t.Run("join", func(t *testing.T) {
@@ -119,6 +124,7 @@ priorityClassName: system-node-critical
 operator:
   resources: {requests: {cpu: 10m}}
   securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: {drop: [ALL]}}
+podSecurity: {enforceSharedNamespaces: true}
 `)
 		clitest.ExpectOK(t, onSpoke.Run(ctx, "join", "--klusterlet-values-file", file, "--cluster-name", clusterName,
 			"--hub-apiserver", env.Cluster("hub").Server(), "--hub-token", token.HubToken, "--ca-file", caFile, "--image", image))
@@ -137,6 +143,16 @@ operator:
 			corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("30m")}})
 		checked := kit.ExpectRestrictedPods(ctx, t, spoke, operatorv1.OperatorNamespace, config.AgentNamespace)
 		assert.True(t, slices.Contains(checked, config.AgentNamespace+"/"+config.AgentDeployment), "checked %v", checked)
+		// podSecurity.enforceSharedNamespaces: the operator makes the add-on
+		// agents' namespace enforce restricted too.
+		assert.Contains(t, pod.Containers[0].Args, "--"+podsecurity.SharedEnforceFlag)
+		framework.Eventually(ctx, t, time.Minute, "namespace "+addonv1alpha1.DefaultAddonInstallNamespace+" enforcing restricted", func(ctx context.Context) (bool, error) {
+			ns := &corev1.Namespace{}
+			if err := spoke.Get(ctx, client.ObjectKey{Name: addonv1alpha1.DefaultAddonInstallNamespace}, ns); err != nil {
+				return false, client.IgnoreNotFound(err)
+			}
+			return maps.Equal(ns.Labels, labels.Merge(ns.Labels, podsecurity.Labels())), nil
+		})
 	})
 }
 
