@@ -69,7 +69,7 @@ func TestPodSecurity(t *testing.T) {
 		// namespace enforces restricted.
 		enforced bool
 		checked  []string
-		want      []string // one entry per violation: strings its text holds
+		want     []string // one entry per violation: strings its text holds
 	}{
 		{name: "a restricted agent in the default install namespace", manifests: []string{restrictedDeployment},
 			enforced: true, checked: []string{addonv1alpha1.DefaultAddonInstallNamespace}},
@@ -81,7 +81,7 @@ func TestPodSecurity(t *testing.T) {
 		{name: "the default install namespace that only warns is left to the cluster", manifests: []string{agentDeployment}},
 		{name: "a hook Job on the host network", manifests: []string{restrictedDeployment, hostJob},
 			enforced: true, checked: []string{addonv1alpha1.DefaultAddonInstallNamespace},
-			want:    []string{"Job open-cluster-management-agent-addon/cleanup", "host namespaces (hostNetwork=true)"}},
+			want: []string{"Job open-cluster-management-agent-addon/cleanup", "host namespaces (hostNetwork=true)"}},
 		{name: "a namespace the hub knows nothing of is left to the cluster", manifests: []string{inOther}},
 		{name: "the template's Namespace enforcing restricted is checked", manifests: []string{namespace("other", "restricted"), inOther},
 			checked: []string{"other"}, want: []string{"Deployment other/hello-agent", "seccompProfile"}},
