@@ -131,8 +131,12 @@ image-push: ## Push the image of dist/image as $(REGISTRY)/ocm-controller:<versi
 	$(GO) run ./hack/image push $(IMAGE_ARGS)
 
 .PHONY: kube-bins
-kube-bins: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl, etcd, containerd and its runc shim, and the nodes' NetworkPolicy enforcer kube-network-policies into bin/kube, and the previous Kubernetes release's into bin/kube/previous (skipped when current).
+kube-bins: ## Build kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl, etcd, containerd and its runc shim, and the nodes' NetworkPolicy enforcer kube-network-policies into bin/kube (skipped when current), printing progress.
 	hack/kube-bins.sh $(KUBE_BIN)
+
+.PHONY: kube-bins-previous
+kube-bins-previous: ## Build the previous Kubernetes release's kube-apiserver, kube-controller-manager, kube-scheduler, kubelet and kube-proxy into bin/kube/previous (skipped when current); the tests that run that release build it themselves when they start.
+	hack/kube-bins.sh --previous $(KUBE_BIN)
 
 ##@ Release
 
@@ -254,9 +258,23 @@ dev-env: build kube-bins node-deps node-images ## Start hub, cluster1, cluster2 
 	$(GO) build -o $(BIN)/dev-env ./test/framework/cmd/dev-env
 	$(BIN)/dev-env up --dir $(DEV_ENV_DIR) --kube-bin-dir $(KUBE_BIN) --dist-dir $(ROOT)/dist
 
+# DEMO_TIMINGS collects the time of each step of make demo for the summary
+# table it ends with. The Debian packages and the MCP Inspector (downloads)
+# install while the Kubernetes binaries compile.
+DEMO_TIMINGS := $(ROOT)/_output/demo-timings.tsv
+TIMED = hack/timed.sh $(DEMO_TIMINGS)
+
 .PHONY: demo
-demo: dev-env mcp-inspector ## The getting-started flow on the dev-env clusters: hub init, join cluster1, import cluster2 from the hub, accept both, a ManifestWork, a placement rollout, the example add-on, and an MCP client asking kubectl ocm mcp for the fleet.
-	DEV_ENV_DIR=$(DEV_ENV_DIR) hack/demo.sh
+demo: ## The getting-started flow on the dev-env clusters: hub init, join cluster1, import cluster2 from the hub, accept both, a ManifestWork, a placement rollout, the example add-ons, an MCP client asking kubectl ocm mcp for the fleet; each step timed.
+	@mkdir -p $(dir $(DEMO_TIMINGS)) && : >$(DEMO_TIMINGS)
+	@$(TIMED) "install the nodes' Debian packages and the MCP Inspector" $(MAKE) --no-print-directory node-deps mcp-inspector >$(ROOT)/_output/demo-downloads.log 2>&1 & \
+		downloads=$$!; \
+		$(TIMED) "build the Kubernetes binaries" $(MAKE) --no-print-directory kube-bins || { wait $$downloads; exit 1; }; \
+		if ! wait $$downloads; then cat $(ROOT)/_output/demo-downloads.log; exit 1; fi
+	@$(TIMED) "build kubectl-ocm and ocm-controller" $(MAKE) --no-print-directory build
+	@$(TIMED) "build the nodes' images" $(MAKE) --no-print-directory node-images
+	@$(TIMED) "start hub, cluster1, cluster2 and hub2" $(MAKE) --no-print-directory dev-env
+	DEV_ENV_DIR=$(DEV_ENV_DIR) DEMO_TIMINGS=$(DEMO_TIMINGS) hack/demo.sh
 
 .PHONY: dev-env-load
 dev-env-load: ## Load IMAGE (a docker save archive or an OCI layout directory; NAME=<repository> for layout images named only by a tag) into the running dev-env: every node pulls its images by their names.

@@ -24,21 +24,67 @@ if [[ ! -f $KUBECONFIG ]]; then
 	exit 1
 fi
 
-bold='' reset=''
+bold='' reset='' dim=''
 if [[ -t 1 ]]; then
 	bold=$(tput bold 2>/dev/null || true)
 	reset=$(tput sgr0 2>/dev/null || true)
+	dim=$(tput dim 2>/dev/null || true)
 fi
 
-# step prints a command as typed (with the token shortened) and runs it.
+# DEMO_TIMINGS, when set, is a file of "<what>\t<seconds>" lines that make
+# demo wrote for the steps before this script (builds, the clusters' start);
+# the summary at the end lists them before this script's phases.
+DEMO_TIMINGS=${DEMO_TIMINGS:-}
+
+# phase starts a phase of the demo, named for the summary table: each runs
+# until the next one starts.
+PHASES=() PHASE_STARTS=()
+phase() {
+	PHASES+=("$1")
+	PHASE_STARTS+=("$EPOCHREALTIME")
+	printf '\n%s== %s%s\n' "$bold" "$1" "$reset"
+}
+
+# elapsed prints the time since START (an $EPOCHREALTIME) as seconds with one
+# decimal.
+elapsed() {
+	awk -v s="$1" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.1fs", e - s }'
+}
+
+# step prints a command as typed (with the token shortened), runs it and
+# prints how long it took.
 step() {
 	local shown=$*
-	local token
+	local token start rc=0
 	for token in ${TOKEN:-} ${BOUND_TOKEN:-} ${STANDBY_TOKEN:-}; do
 		shown=${shown//$token/${token:0:12}...}
 	done
 	printf '\n%s$ %s%s\n' "$bold" "$shown" "$reset"
-	"$@"
+	start=$EPOCHREALTIME
+	"$@" || rc=$?
+	printf '%s[%s]%s\n' "$dim" "$(elapsed "$start")" "$reset"
+	return "$rc"
+}
+
+# summary prints the table of make demo's steps and this script's phases
+# with their times.
+summary() {
+	local end=$EPOCHREALTIME i total=0
+	printf '\n%-58s %10s\n' "step" "time"
+	if [[ -n $DEMO_TIMINGS && -s $DEMO_TIMINGS ]]; then
+		while IFS=$'\t' read -r what secs; do
+			printf '%-58s %9ss\n' "$what" "$secs"
+			total=$((total + secs))
+		done <"$DEMO_TIMINGS"
+	fi
+	for i in "${!PHASES[@]}"; do
+		local next=${PHASE_STARTS[$((i + 1))]:-$end}
+		printf '%-58s %9ss\n' "demo: ${PHASES[$i]}" "$(awk -v s="${PHASE_STARTS[$i]}" -v e="$next" 'BEGIN { printf "%.0f", e - s }')"
+	done
+	if ((${#PHASES[@]} > 0)); then
+		total=$(awk -v t="$total" -v s="${PHASE_STARTS[0]}" -v e="$end" 'BEGIN { printf "%.0f", t + e - s }')
+	fi
+	printf '%-58s %9ss (%dm%02ds)\n' "total" "$total" $((total / 60)) $((total % 60))
 }
 
 # refused is step for a command that must fail: it shows the error, and the
@@ -50,10 +96,12 @@ refused() {
 	fi
 }
 
-# A fleet of mixed releases: cluster2 runs the previous Kubernetes release.
+phase "the fleet"
+# The fleet: each cluster a real control plane with a node of its own.
 for c in hub cluster1 cluster2 hub2; do
 	step kubectl get nodes --context "$c"
 done
+phase "install the hub"
 # The hub from a values file, one for the CLI, Helm and GitOps
 # (examples/values/sandbox-hub.yaml): TLS 1.3 only (the ClusterManager's
 # tlsProfile, which the operator passes to the hub controller), the hub
@@ -71,6 +119,7 @@ if [[ -z $TOKEN || -z $HUB || -z $HUB_PIN ]]; then
 	exit 1
 fi
 
+phase "join cluster1, import cluster2, accept both"
 # cluster1 joins with the shared token hub init printed. cluster2 is imported
 # from the hub instead: no command runs against it, the hub's importer
 # installs its agent with a credential of cluster2 (ocm-importer, the
@@ -144,6 +193,7 @@ step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluste
 step kubectl ocm get clusters --context hub -o wide
 step kubectl get networkpolicy -n open-cluster-management-hub --context hub
 step kubectl get networkpolicy -n open-cluster-management-agent --context cluster1
+phase "credentials, CA bundle, TLS profile"
 # cluster1's request got a certificate; cluster2's a sealed token.
 step kubectl get csr -l open-cluster-management.io/cluster-name --context hub -o custom-columns=NAME:.metadata.name,CLUSTER:.metadata.labels.open-cluster-management\\.io/cluster-name,SIGNER:.spec.signerName
 step sh -c "kubectl ocm get klusterlet --context cluster2 | grep -E 'Cluster|Registration'"
@@ -181,6 +231,7 @@ step openssl s_client -connect "127.0.0.1:$TLS_PORT" -tls1_3 -brief -CAfile "$DE
 kill "$FORWARD_PID" 2>/dev/null || true
 wait "$FORWARD_PID" 2>/dev/null || true
 
+phase "upgrade the hub and cluster1's agent"
 # Upgrade the hub, then cluster1's agent, to the second controller image make
 # node-images built (stamped with another version, in dist/upgrade), and show
 # that version running.
@@ -197,6 +248,7 @@ step kubectl wait --for=jsonpath='{.status.clusterClaims[?(@.name=="agentversion
 step kubectl ocm version --context hub
 step kubectl get pods -A --context hub
 
+phase "a ManifestWork, and its Pod's log through the hub"
 # Deliver a workload to cluster1 through the hub.
 step kubectl apply -f "$ROOT/examples/manifestwork-hello.yaml" --context hub
 step kubectl wait --for=condition=Applied manifestwork/mw-01 -n cluster1 --context hub --timeout=1m
@@ -220,6 +272,7 @@ step kubectl ocm proxy kubeconfig cluster1 --namespace default --context hub --o
 step kubectl --kubeconfig "$VIA_HUB" get pods
 step kubectl --kubeconfig "$VIA_HUB" logs hello
 
+phase "a placement rollout: stages, diff, undo"
 # Roll a workload out to every cluster of the default set through a placement,
 # one cluster at a time.
 step kubectl create namespace demo --context hub
@@ -259,12 +312,14 @@ step kubectl ocm work rollout approve hello-fleet -n demo --stage batch-2 --cont
 step kubectl wait --for=jsonpath='{.data.greeting}'='hello from the hub' configmap/hello-fleet -n default --context cluster2 --timeout=2m
 step kubectl ocm work get hello-fleet --replicaset -n demo --context hub
 
+phase "fleet namespaces"
 # Fleet namespaces: every cluster of the default set gets namespace team-a,
 # created by its agent and reported on its ManagedCluster.
 step kubectl ocm clusterset set default --namespaces team-a --context hub
 step kubectl wait --for=jsonpath='{.status.managedNamespaces[?(@.name=="team-a")].conditions[?(@.type=="NamespaceAvailable")].status}'=True managedcluster/cluster1 managedcluster/cluster2 --context hub --timeout=1m
 step kubectl get namespace team-a --context cluster2 --show-labels
 
+phase "add-ons"
 # Register the example add-on (an AddOnTemplate: no controller of its own) and
 # enable it on both clusters: the hub's add-on manager deploys its agent, which
 # gets a hub credential of its own and copies its cluster's ConfigMaps.
@@ -288,6 +343,23 @@ step kubectl ocm addon get hellomanager --context hub
 step kubectl wait --for=create configmap/greeting -n hellomanager --context cluster1 --timeout=1m
 step kubectl get configmap greeting -n hellomanager --context cluster1 -o jsonpath='{.data.value}{"\n"}'
 
+# OCM's own add-ons run unchanged: an add-on shaped as addon-framework's
+# examples install one, its manager in namespace open-cluster-management and
+# its agent in open-cluster-management-agent-addon, neither Pod meeting
+# restricted Pod Security. Those two namespaces, shared with OCM's add-ons,
+# warn (the API server's warnings below) and audit at restricted without
+# enforcing it, as on OCM's hub; the product's own namespaces enforce it.
+# podSecurity.enforceSharedNamespaces in the values turns enforcement on.
+step kubectl get namespaces open-cluster-management open-cluster-management-hub --context hub -L pod-security.kubernetes.io/enforce,pod-security.kubernetes.io/warn
+step kubectl apply -f "$ROOT/examples/addons/hellomanager/ocm-shaped.yaml" --context hub
+step kubectl rollout status deployment/ocm-shaped-manager -n open-cluster-management --context hub --timeout=2m
+step kubectl ocm addon enable --names ocm-shaped --clusters cluster1 --context hub --wait
+step kubectl rollout status deployment/ocm-shaped-agent -n open-cluster-management-agent-addon --context cluster1 --timeout=2m
+# Each agent reports the level its add-on namespace enforces, which the hub
+# checks template add-ons against.
+step kubectl get managedclusters --context hub -o custom-columns='NAME:.metadata.name,ADDON-NAMESPACE-ENFORCES:.status.clusterClaims[?(@.name=="addonpodsecurity.kubectl-ocm.io")].value'
+
+phase "a standby hub"
 # A standby hub: hub2 is installed as the hub was and approves by itself the
 # first join of cluster1 alone: its token is bound to cluster1 (--cluster-name)
 # and only that identity is auto-approved, so a leaked token can register no
@@ -309,6 +381,7 @@ fi
 step kubectl ocm join --add-hub --hub-token "$STANDBY_TOKEN" --hub-apiserver "$STANDBY" --ca-cert-hash "$STANDBY_PIN" --hub-connection-timeout-seconds 180 --context cluster1
 step kubectl ocm get klusterlet --context cluster1
 
+phase "the hub cluster as a hosted cluster"
 # A hosted cluster and its add-on: the hub cluster itself joins as managed
 # cluster local-cluster, its agent hosted on cluster1 (join --mode hosted
 # with a kubeconfig of the hub cluster). cluster1's Klusterlet operator runs
@@ -336,6 +409,7 @@ step kubectl create configmap greeting -n local-cluster --from-literal=value=hel
 step kubectl wait --for=create configmap/greeting -n helloworld-hosted --context cluster1 --timeout=1m
 step kubectl get configmap greeting -n helloworld-hosted --context cluster1 -o jsonpath='{.data.value}{"\n"}'
 
+phase "an MCP client asks for the fleet"
 # An AI assistant's view of the fleet: kubectl ocm mcp, the Model Context
 # Protocol server, driven over stdio by the MCP Inspector's command-line
 # client (make mcp-inspector), with the hub admin's kubeconfig: the fleet's
@@ -355,6 +429,7 @@ step "$INSPECTOR" -e KUBECONFIG="$KUBECONFIG" "$ROOT/bin/kubectl-ocm" mcp --cont
 mcp_call fleet_overview
 mcp_call pod_logs --tool-arg cluster=cluster1 namespace=default pod=hello tailLines=5
 
+phase "every Pod ready"
 # Every Pod of the product and of the examples, on the clusters' nodes.
 for c in hub cluster1 cluster2 hub2; do
 	step kubectl get pods -A -o wide --context "$c"
@@ -371,4 +446,5 @@ if [[ -n $not_ready ]]; then
 	exit 1
 fi
 
+summary
 printf '\nThe hub, two managed clusters, the hub itself as a hosted cluster and the standby hub are running. Stop everything with: make dev-env-down\n'

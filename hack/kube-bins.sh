@@ -2,31 +2,40 @@
 # Build the Kubernetes and container-runtime binaries the tests and dev-env
 # use: kube-apiserver, kube-controller-manager, kube-scheduler, kubelet,
 # kube-proxy, kubectl and etcd from the versions pinned in test/kube/go.mod,
-# containerd with its runc shim from test/kube/containerd/go.mod, the nodes'
-# NetworkPolicy enforcer kube-network-policies from test/kube/netpol, and the
-# previous Kubernetes release's kube-apiserver, kube-controller-manager,
+# containerd with its runc shim from test/kube/containerd/go.mod and the
+# nodes' NetworkPolicy enforcer kube-network-policies from test/kube/netpol
+# (separate Go modules, see their doc.go). With --previous it builds instead
+# the previous Kubernetes release's kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubelet and kube-proxy from test/kube/previous/go.mod into
-# DIR/previous, for the tests' version matrix (separate Go modules, see their
-# doc.go).
+# DIR/previous, for the tests' version matrix: the tests that run a cluster
+# of the previous release build them when they start (test/framework
+# EnsurePrevious), and nothing else needs them.
 #
-#   hack/kube-bins.sh DIR
+#   hack/kube-bins.sh [--previous] DIR
 #
-# The build is skipped when DIR holds every binary and DIR/.kube-bins.stamp
-# matches a hash of the modules' go.mod and go.sum, this script and
-# `go version`. A rebuild with a warm Go build cache only relinks.
-# Binaries are built in a scratch directory and moved into DIR when all are
-# done, so DIR never holds a half-written binary. Concurrent runs for the
-# same DIR are serialised with a lock file.
+# The build is skipped when the target directory holds every binary and its
+# .kube-bins.stamp matches a hash of the modules' go.mod and go.sum, this
+# script and `go version`. A rebuild with a warm Go build cache only
+# relinks. Each go build prints, every PROGRESS_EVERY seconds (default 15),
+# how many packages it compiled of those it may have to and the time spent.
+# Binaries are built in a scratch directory and moved into place when all
+# are done, so the directory never holds a half-written binary. Concurrent
+# runs for the same directory are serialised with a lock file.
 #
 # Environment: GO (default: go), SOURCE_DATE_EPOCH (fixes the stamped build date).
 
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 DIR" >&2
+	echo "usage: $0 [--previous] DIR" >&2
 	exit 2
 }
 
+PREVIOUS=false
+if [[ ${1:-} == --previous ]]; then
+	PREVIOUS=true
+	shift
+fi
 [[ $# -eq 1 && -n $1 ]] || usage
 
 GO=${GO:-go}
@@ -39,7 +48,12 @@ SCRIPT=$ROOT/hack/kube-bins.sh
 
 mkdir -p "$1"
 DIR=$(cd "$1" && pwd)
+if [[ $PREVIOUS == true ]]; then
+	mkdir -p "$DIR/previous"
+	DIR=$DIR/previous
+fi
 STAMP=$DIR/.kube-bins.stamp
+PROGRESS_EVERY=${PROGRESS_EVERY:-15}
 
 # Binary name -> main package. Names and packages in the same order.
 BINS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl etcd)
@@ -87,19 +101,27 @@ NETPOL_VERSION=$(mod_version "$NETPOLDIR" sigs.k8s.io/kube-network-policies) || 
 
 wanted_stamp() {
 	{
-		cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$CTRDDIR/go.mod" "$CTRDDIR/go.sum" "$PREVDIR/go.mod" "$PREVDIR/go.sum" "$SCRIPT"
-		cat "$NETPOLDIR/go.mod" "$NETPOLDIR/go.sum" "$NETPOLDIR"/*.go
+		if [[ $PREVIOUS == true ]]; then
+			cat "$PREVDIR/go.mod" "$PREVDIR/go.sum"
+		else
+			cat "$MODDIR/go.mod" "$MODDIR/go.sum" "$CTRDDIR/go.mod" "$CTRDDIR/go.sum"
+			cat "$NETPOLDIR/go.mod" "$NETPOLDIR/go.sum" "$NETPOLDIR"/*.go
+		fi
+		cat "$SCRIPT"
 		(cd "$MODDIR" && "$GO" version)
 	} | sha256sum | cut -d' ' -f1
 }
 
 all_present() {
 	local b
+	if [[ $PREVIOUS == true ]]; then
+		for b in "${PREV_BINS[@]}"; do
+			[[ -x $DIR/$b ]] || return 1
+		done
+		return 0
+	fi
 	for b in "${BINS[@]}" "${CTRD_BINS[@]}" "$NETPOL_BIN"; do
 		[[ -x $DIR/$b ]] || return 1
-	done
-	for b in "${PREV_BINS[@]}"; do
-		[[ -x $DIR/previous/$b ]] || return 1
 	done
 }
 
@@ -108,8 +130,10 @@ is_current() {
 }
 
 WANT=$(wanted_stamp)
+WHAT=$KUBE_VERSION
+[[ $PREVIOUS == true ]] && WHAT="$PREV_VERSION, the previous release"
 if is_current; then
-	echo "kube binaries in $DIR are current ($KUBE_VERSION)"
+	echo "kube binaries in $DIR are current ($WHAT)"
 	exit 0
 fi
 
@@ -119,7 +143,7 @@ if ! flock -n 9; then
 	echo "kube-bins: another build into $DIR is running; waiting for it..."
 	flock 9
 	if is_current; then
-		echo "kube binaries in $DIR are current ($KUBE_VERSION)"
+		echo "kube binaries in $DIR are current ($WHAT)"
 		exit 0
 	fi
 fi
@@ -149,60 +173,80 @@ LDFLAGS=$(kube_ldflags "$KUBE_VERSION") || exit 1
 PREV_LDFLAGS=$(kube_ldflags "$PREV_VERSION") || exit 1
 
 WORK=$(mktemp -d "$DIR/.build.XXXXXX")
-mkdir "$WORK/previous"
 trap 'rm -rf "$WORK"' EXIT
 
 CTRD_LDFLAGS="-s -w -X github.com/containerd/containerd/v2/version.Version=$CTRD_VERSION"
 CTRD_LDFLAGS+=" -X github.com/containerd/containerd/v2/version.Package=github.com/containerd/containerd/v2"
 
-echo "kube-bins: building Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, containerd $CTRD_VERSION and kube-network-policies $NETPOL_VERSION into $DIR, and Kubernetes $PREV_VERSION into $DIR/previous"
-echo "kube-bins: one go build for ${BINS[*]} (shares compilation; a cold build takes several minutes), one for ${CTRD_BINS[*]}, one for $NETPOL_BIN, one for the previous release's ${PREV_BINS[*]}"
+fmt_secs() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+# build LABEL MODULE_DIR OUT LDFLAGS PKG... runs one go build of PKGs in
+# MODULE_DIR (the go command compiles the packages they share once and
+# overlaps the links with compilation) and reports its progress: the number
+# of packages compiled (go build -v names each) of those it may have to
+# compile (their dependencies, fewer with a warm build cache), every
+# PROGRESS_EVERY seconds. Lines that are not package names (errors) pass
+# through.
+build() {
+	local label=$1 moddir=$2 out=$3 ldflags=$4
+	shift 4
+	local total start=$SECONDS
+	total=$(cd "$moddir" && CGO_ENABLED=0 "$GO" list -deps "$@" 2>/dev/null | wc -l) || total=0
+	echo "kube-bins: building $label ($total packages at most)"
+	(
+		cd "$moddir"
+		CGO_ENABLED=0 "$GO" build -v -trimpath -buildvcs=false -ldflags "$ldflags" -o "$out" "$@" 2>&1
+	) | {
+		local n=0 last=$SECONDS line
+		while IFS= read -r line; do
+			if [[ $line =~ ^[A-Za-z0-9._/~-]+$ ]]; then
+				n=$((n + 1))
+			else
+				echo "$line"
+			fi
+			if ((SECONDS - last >= PROGRESS_EVERY)); then
+				last=$SECONDS
+				echo "kube-bins:   $label: $n of $total packages compiled, $(fmt_secs $((SECONDS - start))) elapsed"
+			fi
+		done
+		echo "kube-bins:   $label: $n packages compiled, done in $(fmt_secs $((SECONDS - start)))"
+	}
+	return "${PIPESTATUS[0]}"
+}
+
 start=$SECONDS
-
-# One invocation per module: the go command compiles the shared packages once
-# and overlaps the links with compilation, which is faster than sequential
-# builds on a small machine. `go build -o DIR/` names each binary after its
-# package (etcd's main package, go.etcd.io/etcd/server/v3, becomes "server"),
-# so the outputs are renamed below.
 build_ok=true
-(
-	cd "$MODDIR"
-	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$LDFLAGS" -o "$WORK/" "${PKGS[@]}"
-) || build_ok=false
-(
-	cd "$CTRDDIR"
-	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$CTRD_LDFLAGS" -o "$WORK/" "${CTRD_PKGS[@]}"
-) || build_ok=false
-(
-	cd "$NETPOLDIR"
-	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "-s -w" -o "$WORK/$NETPOL_BIN" .
-) || build_ok=false
-(
-	cd "$PREVDIR"
-	CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$PREV_LDFLAGS" -o "$WORK/previous/" "${PREV_PKGS[@]}"
-) || build_ok=false
-
-ALL_BINS=("${BINS[@]}" "${CTRD_BINS[@]}")
-ALL_PKGS=("${PKGS[@]}" "${CTRD_PKGS[@]}")
-for i in "${!PREV_BINS[@]}"; do
-	ALL_BINS+=("previous/${PREV_BINS[$i]}")
-	ALL_PKGS+=("${PREV_PKGS[$i]}")
-done
-failed=()
-if [[ -f $WORK/$NETPOL_BIN ]]; then
-	printf 'kube-bins:   built %-24s %4d MB  (%s %s)\n' "$NETPOL_BIN" "$(($(stat -c %s "$WORK/$NETPOL_BIN") / 1048576))" sigs.k8s.io/kube-network-policies "$NETPOL_VERSION"
+if [[ $PREVIOUS == true ]]; then
+	echo "kube-bins: building Kubernetes $PREV_VERSION (${PREV_BINS[*]}) into $DIR: a cold build takes several minutes"
+	build "Kubernetes $PREV_VERSION" "$PREVDIR" "$WORK/" "$PREV_LDFLAGS" "${PREV_PKGS[@]}" || build_ok=false
+	ALL_BINS=("${PREV_BINS[@]}")
+	ALL_PKGS=("${PREV_PKGS[@]}")
 else
-	failed+=("$NETPOL_BIN ($NETPOLDIR)")
+	echo "kube-bins: building Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, containerd $CTRD_VERSION and kube-network-policies $NETPOL_VERSION into $DIR: a cold build takes several minutes"
+	# One go build per module, with three steps in all.
+	build "1/3 Kubernetes $KUBE_VERSION and etcd $ETCD_VERSION" "$MODDIR" "$WORK/" "$LDFLAGS" "${PKGS[@]}" || build_ok=false
+	build "2/3 containerd $CTRD_VERSION" "$CTRDDIR" "$WORK/" "$CTRD_LDFLAGS" "${CTRD_PKGS[@]}" || build_ok=false
+	build "3/3 kube-network-policies $NETPOL_VERSION" "$NETPOLDIR" "$WORK/$NETPOL_BIN" "-s -w" . || build_ok=false
+	ALL_BINS=("${BINS[@]}" "${CTRD_BINS[@]}")
+	ALL_PKGS=("${PKGS[@]}" "${CTRD_PKGS[@]}")
+fi
+
+failed=()
+if [[ $PREVIOUS != true ]]; then
+	if [[ -f $WORK/$NETPOL_BIN ]]; then
+		printf 'kube-bins:   built %-24s %4d MB  (%s %s)\n' "$NETPOL_BIN" "$(($(stat -c %s "$WORK/$NETPOL_BIN") / 1048576))" sigs.k8s.io/kube-network-policies "$NETPOL_VERSION"
+	else
+		failed+=("$NETPOL_BIN ($NETPOLDIR)")
+	fi
 fi
 for i in "${!ALL_BINS[@]}"; do
 	b=${ALL_BINS[$i]}
 	pkg=${ALL_PKGS[$i]}
-	out=$WORK/$(dirname "$b")/$(basename "$pkg")
+	out=$WORK/$(basename "$pkg")
 	if [[ $pkg =~ /v[0-9]+$ ]]; then
 		# go build names a /vN module root after the element before /vN.
-		out=$WORK/$(dirname "$b")/$(basename "$(dirname "$pkg")")
+		out=$WORK/$(basename "$(dirname "$pkg")")
 	fi
-	out=${out/\/.\//\/}
 	if [[ -f $out ]]; then
 		[[ $out == "$WORK/$b" ]] || mv "$out" "$WORK/$b"
 		printf 'kube-bins:   built %-24s %4d MB  (%s)\n' "$b" "$(($(stat -c %s "$WORK/$b") / 1048576))" "$pkg"
@@ -219,10 +263,10 @@ if [[ $build_ok != true || ${#failed[@]} -gt 0 ]]; then
 fi
 
 rm -f "$STAMP"
-mkdir -p "$DIR/previous"
-for b in "${ALL_BINS[@]}" "$NETPOL_BIN"; do
+[[ $PREVIOUS == true ]] || ALL_BINS+=("$NETPOL_BIN")
+for b in "${ALL_BINS[@]}"; do
 	mv -f "$WORK/$b" "$DIR/$b"
 done
 echo "$WANT" >"$STAMP"
 
-echo "kube-bins: done in $((SECONDS - start))s: Kubernetes $KUBE_VERSION, etcd $ETCD_VERSION, containerd $CTRD_VERSION, kube-network-policies $NETPOL_VERSION in $DIR; Kubernetes $PREV_VERSION in $DIR/previous"
+echo "kube-bins: done in $((SECONDS - start))s ($(fmt_secs $((SECONDS - start)))): $WHAT in $DIR"

@@ -26,7 +26,7 @@ import (
 
 // TestOCMShapedAddonRuns installs, on the shared fleet's hub installed with
 // defaults, an add-on shaped as OCM's addon-framework examples are
-// (test/e2e/testdata/ocm-shaped-addon.yaml): its manager in namespace
+// (examples/addons/hellomanager/ocm-shaped.yaml): its manager in namespace
 // open-cluster-management and its agent in the add-on agents' namespace,
 // neither with a securityContext. Both namespaces warn and audit at
 // restricted without enforcing it, so the manager runs on the hub and,
@@ -42,7 +42,7 @@ func TestOCMShapedAddonRuns(t *testing.T) {
 
 	root, err := framework.RepoRoot()
 	require.NoError(t, err)
-	data, err := os.ReadFile(filepath.Join(root, "test", "e2e", "testdata", name+"-addon.yaml"))
+	data, err := os.ReadFile(filepath.Join(root, "examples", "addons", "hellomanager", name+".yaml"))
 	require.NoError(t, err)
 	objs, err := config.DecodeDocuments(data)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -130,7 +131,30 @@ func startFleetWith(t *testing.T, opts framework.Options) *fleet {
 	t.Helper()
 	framework.SkipIfShort(t)
 	opts.Nodes, opts.Images = true, bins.images
+	if len(opts.Previous) > 0 {
+		ensurePrevious(t)
+	}
 	return &fleet{env: framework.StartForTestWith(t, opts)}
+}
+
+// previousBuilt is the outcome of the one build of the previous Kubernetes
+// release that the tests running it share.
+var previousBuilt = sync.OnceValue(func() error {
+	var out strings.Builder
+	if err := framework.EnsurePrevious("", &out); err != nil {
+		return fmt.Errorf("%w\n%s", err, out.String())
+	}
+	fmt.Fprint(os.Stderr, out.String())
+	return nil
+})
+
+// ensurePrevious builds the previous Kubernetes release's binaries, once,
+// for the tests that run a cluster of it.
+func ensurePrevious(t *testing.T) {
+	t.Helper()
+	if err := previousBuilt(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // ocm runs `kubectl ocm args...` with the fleet's kubeconfig, logs the command

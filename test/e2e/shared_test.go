@@ -85,6 +85,9 @@ func runShared(t *testing.T) error {
 	if err != nil {
 		return err
 	}
+	if err := previousBuilt(); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	env, err := framework.Start(ctx, framework.Options{

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -61,7 +62,7 @@ type Options struct {
 	// Previous names the clusters that run the previous Kubernetes release
 	// (kube-apiserver, kube-controller-manager and, with Nodes, the
 	// kubelet, kube-proxy and kube-scheduler from BinDir/previous, which
-	// `make kube-bins` builds from test/kube/previous); the others run the
+	// EnsurePrevious builds from test/kube/previous); the others run the
 	// current one. etcd and the container runtime are shared.
 	Previous []string
 	// NoClientSigning names the clusters whose controller manager signs no
@@ -186,7 +187,7 @@ func (o *Options) complete() (binDir string, err error) {
 		}
 		for _, b := range bins {
 			if _, err := os.Stat(filepath.Join(binDir, PreviousDir, b)); err != nil {
-				return "", fmt.Errorf("%s of the previous Kubernetes release not found in %s: run 'make kube-bins' to build it", b, filepath.Join(binDir, PreviousDir))
+				return "", fmt.Errorf("%s of the previous Kubernetes release not found in %s: call EnsurePrevious before Start, or run 'make kube-bins-previous'", b, filepath.Join(binDir, PreviousDir))
 			}
 		}
 	}
@@ -303,6 +304,31 @@ func resolveBinDir(dir string) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// EnsurePrevious builds the previous Kubernetes release's binaries into
+// binDir/previous (binDir empty: Options.BinDir's default) with
+// `hack/kube-bins.sh --previous`, when they are missing or stale, writing
+// its progress to log. Concurrent calls, from any process, wait for one
+// build. A test that runs a cluster of the previous release (Options.
+// Previous) calls it before Start, outside the time it gives Start: a cold
+// build takes minutes, and only such tests need that release.
+func EnsurePrevious(binDir string, log io.Writer) error {
+	dir, err := resolveBinDir(binDir)
+	if err != nil {
+		return err
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return fmt.Errorf("find hack/kube-bins.sh: %w", err)
+	}
+	cmd := exec.Command(filepath.Join(root, "hack", "kube-bins.sh"), "--previous", dir)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("build the previous Kubernetes release into %s (hack/kube-bins.sh --previous): %w", filepath.Join(dir, PreviousDir), err)
+	}
+	return nil
 }
 
 // RepoRoot returns the root of the kubectl-ocm repository: the nearest parent

@@ -54,7 +54,7 @@ func newCommand() *cobra.Command {
 		c.Flags().StringVar(&o.kubeBinDir, "kube-bin-dir", "bin/kube", "Directory holding the Kubernetes binaries and containerd (make kube-bins)")
 		c.Flags().StringVar(&o.distDir, "dist-dir", "dist", "Directory holding the OCI layouts of make image (image/) and make sandbox-images (sandbox/)")
 		c.Flags().StringSliceVar(&o.clusters, "clusters", []string{"hub", "cluster1", "cluster2", "hub2"}, "Clusters to start; the first is the hub (the HTTP proxy is in front of it), "+standbyHub+" is a second hub to add as a standby (join --add-hub)")
-		c.Flags().StringSliceVar(&o.previous, "previous", []string{"cluster2"}, "Clusters that run the previous Kubernetes release (bin/kube/previous), as a fleet of mixed releases does; --previous= runs every cluster at the current one")
+		c.Flags().StringSliceVar(&o.previous, "previous", nil, "Clusters that run the previous Kubernetes release (bin/kube/previous, built first when missing), as a fleet of mixed releases does; by default every cluster runs the current one")
 	}
 	down := &cobra.Command{
 		Use:   "down",

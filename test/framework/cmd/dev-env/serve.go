@@ -92,6 +92,13 @@ func (o *options) up(ctx context.Context, out io.Writer) error {
 		o.printUsage(out)
 		return nil
 	}
+	if len(o.previous) > 0 {
+		// Built here, with its progress shown, rather than in the
+		// background environment's startup time.
+		if err := framework.EnsurePrevious(o.kubeBinDir, out); err != nil {
+			return err
+		}
+	}
 	_ = os.Remove(o.path(readyFile))
 	self, err := os.Executable()
 	if err != nil {
