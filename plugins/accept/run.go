@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
@@ -81,8 +82,14 @@ func (o *Options) accept(ctx context.Context, c client.Client, in *deploystatus.
 			return err
 		}
 		fmt.Fprintf(o.ErrOut, "Managed cluster %s is already accepted: no certificate request to wait for (--rejoin approves a new registration of it).\n", name)
-	} else if n, err := o.approveOrWait(ctx, c, in, name, skipped); err != nil {
+	} else if n, by, err := o.approveOrWait(ctx, c, in, name, skipped); err != nil {
 		return err
+	} else if by != "" {
+		// Accepted while accept waited, by someone else: the hub's
+		// auto-approval of the cluster's identity, most often. Nothing is
+		// left to approve, and the wait for its join below ends at once
+		// when it joined.
+		fmt.Fprintf(o.ErrOut, "Managed cluster %s was accepted %s while this command waited: no certificate request of it was left to approve.\n", name, by)
 	} else if n == 0 && len(o.CSRs) > 0 {
 		// --csr names the agent's request: without it approved, the
 		// cluster is not accepted either.
@@ -142,12 +149,14 @@ func unsignedRequest(ctx context.Context, c client.Client, name string) (string,
 }
 
 // approveOrWait approves the cluster's requests and, with --wait, waits for
-// one when none is pending yet, and returns how many it approved. An
-// ambiguous set of requests ends the wait.
-func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string, skipped map[string]bool) (int, error) {
-	approved, err := o.approveRequests(ctx, c, name, skipped, "")
+// one when none is pending yet, and returns how many it approved. The wait
+// also ends when the cluster is accepted by someone else meanwhile (the
+// hub's auto-approval, another admin), with acceptedBy saying by whom
+// (acceptedElsewhere). An ambiguous set of requests ends the wait.
+func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string, skipped map[string]bool) (approved int, acceptedBy string, err error) {
+	approved, err = o.approveRequests(ctx, c, name, skipped, "")
 	if err != nil || approved > 0 || !o.Wait {
-		return approved, err
+		return approved, "", err
 	}
 	what := fmt.Sprintf("a certificate request of managed cluster %s (its agent files one once `kubectl ocm join` runs on it or the hub imports it)", name)
 	err = cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
@@ -156,16 +165,58 @@ func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploy
 		if errors.As(err, new(ambiguousError)) {
 			return false, "", cli.Stop(err)
 		}
+		if err != nil || n > 0 {
+			return n > 0, "", err
+		}
+		by, err := acceptedElsewhere(ctx, c, name)
+		if err != nil || by != "" {
+			acceptedBy = by
+			return by != "", "", err
+		}
 		state := "no pending request that may be approved yet"
 		if len(skipped) > 0 {
 			state = fmt.Sprintf("%s; %d skipped, see above", state, len(skipped))
 		}
-		return n > 0, state, err
+		return false, state, nil
 	})
 	if err != nil && !errors.As(err, new(ambiguousError)) {
-		return approved, explain(in, err)
+		return approved, "", explain(in, err)
 	}
-	return approved, err
+	return approved, acceptedBy, err
+}
+
+// acceptedElsewhere says by whom the cluster name was accepted, when it was
+// while accept waited for a request to approve: the ManagedCluster accepts
+// its agent (spec.hubAcceptsClient) and either the agent joined or a
+// request of the cluster was approved. "" when it is not.
+func acceptedElsewhere(ctx context.Context, c client.Client, name string) (string, error) {
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+		return "", client.IgnoreNotFound(err)
+	}
+	if !mc.Spec.HubAcceptsClient {
+		return "", nil
+	}
+	joined := mc.IsJoined()
+	if !joined {
+		list := &certificatesv1.CertificateSigningRequestList{}
+		if err := c.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
+			return "", fmt.Errorf("list certificate requests of cluster %s: %w", name, err)
+		}
+		if !slices.ContainsFunc(list.Items, func(r certificatesv1.CertificateSigningRequest) bool {
+			st := certs.StateOf(&r)
+			return st.Approved && st.Refusal == nil
+		}) {
+			return "", nil
+		}
+	}
+	switch {
+	case mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey] != "":
+		return "by the hub's auto-approval of its identity", nil
+	case mc.Annotations[AcceptedByAnnotation] != "":
+		return "by " + mc.Annotations[AcceptedByAnnotation], nil
+	}
+	return "already", nil
 }
 
 // approveRequests approves the cluster's pending requests that the approval

@@ -43,6 +43,7 @@ const rotationLease = 15
 // created after both rotations is applied. The largest gap between lease
 // renewals is logged.
 func TestHubCARotation(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "hub", "cluster1")
 	ctx := t.Context()
 	const cluster = "cluster1"

@@ -37,6 +37,7 @@ const certLifetime = 2 * time.Minute
 // stays Available all along, and the agent keeps talking to the hub with
 // each new certificate.
 func TestClientCertificateRotation(t *testing.T) {
+	parallel(t)
 	f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, ClusterSigningDuration: certLifetime})
 	env := f.env
 	f.joinAll(t, "cluster1")

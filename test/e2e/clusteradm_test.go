@@ -49,6 +49,7 @@ spec:
 // plugin. Each either works, checked by what it did, or fails with
 // "unknown command" or the hint naming the native spelling.
 func TestClusteradmQuickStart(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "hub", "cluster1")
 	hub, managed := f.env.Cluster("hub").Client(), f.env.Cluster("cluster1").Client()
 	sh := newClusteradmShell(t, f)

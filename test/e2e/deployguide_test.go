@@ -27,6 +27,7 @@ import (
 // "What is next": kubectl get csr, kubectl certificate approve, and a patch
 // of hubAcceptsClient; the cluster joins. `make clean-deploy` removes it all.
 func TestRegistrationOperatorGuide(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "cluster1")
 	root, err := framework.RepoRoot()
 	require.NoError(t, err)

@@ -39,6 +39,7 @@ var hubLease = client.ObjectKey{Namespace: hubNamespace, Name: "ocm-hub-controll
 // the kill, without writing again what the leader had written and without
 // dropping a decision.
 func TestHubFailover(t *testing.T) {
+	parallel(t)
 	f := startFleetWithHubArgs(t, shortLeaseArgs, "hub")
 	f.hubInit(t)
 	hub := f.env.Cluster("hub").Client()

@@ -48,6 +48,7 @@ type flow struct {
 // and the figures (convergence time, writes, requests) are logged as
 // "fault=<name> key=value ...".
 func TestWorkFlowFaults(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "hub", "cluster1")
 	fl := &flow{fleet: f, hub: f.env.Cluster("hub"), c1: f.env.Cluster("cluster1")}
 	f.joinAllVia(t, func(hub string) string {

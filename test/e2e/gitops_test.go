@@ -35,6 +35,7 @@ import (
 // be the same but for the cluster name; and `join` and `hub init` run over
 // what kubectl applied must change none of its objects nor restart a process.
 func TestGitOps(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hub := f.env.Cluster("hub").Client()
 

@@ -31,6 +31,7 @@ import (
 // its Secrets and its Klusterlet live on cluster1, and cluster2 gets only the
 // managed-cluster CRDs, and cluster2's ManifestWorks apply to cluster2.
 func TestHostedMode(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hub := f.env.Cluster("hub").Client()
 	hosting := f.env.Cluster("cluster1").Client()

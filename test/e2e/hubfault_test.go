@@ -35,6 +35,7 @@ import (
 // Placement's decisions only grow, from the clusters before to those plus
 // the two new ones.
 func TestHubControllerKilledMidRollout(t *testing.T) {
+	parallel(t)
 	f := startFleetWithHubArgs(t, shortLeaseArgs, "hub")
 	f.hubInit(t)
 	hub := f.env.Cluster("hub").Client()

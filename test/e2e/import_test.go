@@ -42,6 +42,7 @@ import (
 // agent with the Cluster's kubeconfig and the values of its
 // cluster-import-config.
 func TestImportFromTheHub(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hubCluster, spoke := f.env.Cluster("hub"), f.env.Cluster("cluster1")
 	hub, managed := hubCluster.Client(), spoke.Client()

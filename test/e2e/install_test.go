@@ -43,6 +43,7 @@ const (
 // the agent; `kubectl ocm upgrade` must do the same, showing its progress;
 // and an upgrade to an image that cannot run must stop with the cause.
 func TestDeclarativeInstall(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "hub", "cluster1")
 	hub, managed := f.env.Cluster("hub").Client(), f.env.Cluster("cluster1").Client()
 	// The images the test moves to: the one `make image` built under other

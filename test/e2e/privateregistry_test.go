@@ -25,6 +25,7 @@ import (
 // password fails its wait naming the cause, ImagePullBackOff: unauthorized,
 // and the same join with the right one then completes.
 func TestPrivateRegistryInstall(t *testing.T) {
+	parallel(t)
 	f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, PrivateImages: []string{config.DefaultImageRegistry + "/" + config.ControllerImageName}})
 	reg := f.env.PrivateRegistry()
 	require.NotNil(t, reg)

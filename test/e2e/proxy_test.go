@@ -26,6 +26,7 @@ import (
 // test runs, and must keep the proxy across the rotation: works keep
 // applying and the cluster stays Available.
 func TestJoinThroughAProxy(t *testing.T) {
+	parallel(t)
 	f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, ClusterSigningDuration: certLifetime})
 	hubCluster := f.env.Cluster("hub")
 	server, err := url.Parse(hubCluster.Server())

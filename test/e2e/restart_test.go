@@ -27,6 +27,7 @@ import (
 // managed cluster's API server. Nothing may be lost or applied twice, and
 // every status converges.
 func TestRestarts(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "hub", "cluster1")
 	f.joinAll(t, "cluster1")
 	hub := f.env.Cluster("hub").Client()

@@ -116,6 +116,20 @@ func runShared(t *testing.T) error {
 	return nil
 }
 
+// parallel marks t, a test with a fleet of its own, to run beside the other
+// such tests: the go command starts them once every test that shares the
+// fleet (sharedFleet, which none of them uses) has ended, so the shared
+// fleet is stopped first, leaving the machine to them. Environments side by
+// side take host slots of their own (test/framework/internal/host).
+func parallel(t *testing.T) {
+	t.Helper()
+	framework.SkipIfShort(t)
+	t.Parallel()
+	if err := stopShared(); err != nil {
+		t.Logf("stop the shared fleet: %v", err)
+	}
+}
+
 // stopShared stops the shared fleet, if it was started.
 func stopShared() error {
 	shared.mu.Lock()
@@ -127,5 +141,6 @@ func stopShared() error {
 	if os.Getenv(framework.KeepDirEnv) == "" {
 		err = errors.Join(err, os.RemoveAll(shared.f.env.Dir()))
 	}
+	shared.f, shared.err = nil, errors.New("stopped: the tests that share the fleet have ended")
 	return err
 }

@@ -36,6 +36,7 @@ import (
 // over the applied objects. The workload's Pod runs on throughout: no
 // applied object is deleted or recreated.
 func TestStandbyHub(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "hub", "hub2", "cluster1")
 	ctx := t.Context()
 	primary, standby, managed := f.env.Cluster("hub"), f.env.Cluster("hub2"), f.env.Cluster("cluster1")

@@ -21,6 +21,7 @@ import (
 // decides two clusters, and once the replacement is Available no sample sees
 // zero copies. The figures are logged as "failover key=value ...".
 func TestWorkloadFailover(t *testing.T) {
+	parallel(t)
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	proxies := map[string]*framework.Proxy{}
 	next := []string{"cluster1", "cluster2"}

@@ -49,7 +49,7 @@ type Options struct {
 	// watches them with each cluster's admin configuration.
 	Clusters []*framework.Cluster
 	// Binaries maps a container image repository name to a local binary, e.g.
-	// "ocm-controller" → "/work/main/bin/ocm-controller". An image matches on
+	// "ocm-controller" → "bin/ocm-controller". An image matches on
 	// the last element of its repository path without tag or digest, so
 	// "quay.io/x/ocm-controller:v1" runs the binary of "ocm-controller". A key
 	// may also be written as a full repository ("quay.io/x/ocm-controller"): it

@@ -20,7 +20,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
-// seedWork is the manifest of /work/shared/examples/seeds/001-manifestwork-mw-01.yaml.
+// seedWork is the manifest of test/seeds/001-manifestwork-mw-01.yaml, the reference documents' first ManifestWork.
 const seedPod = `
 apiVersion: v1
 kind: Pod

@@ -110,6 +110,9 @@ func TestHubRegistration(t *testing.T) {
 
 	t.Run("an agent changes no work's spec and none of its own taints", func(t *testing.T) { testAgentWrites(ctx, t, hubCluster, admin) })
 	t.Run("CSR approval", func(t *testing.T) { testCSRApproval(ctx, t, hubCluster, admin) })
+	t.Run("accept --wait sees the hub's auto-approval", func(t *testing.T) {
+		testAcceptWaitsForAutoApproval(ctx, t, hubCluster, admin, env.Kubeconfig())
+	})
 	t.Run("admission", func(t *testing.T) { testAdmission(ctx, t, hubCluster, admin) })
 	t.Run("lease health and taints", func(t *testing.T) { testLeaseHealth(ctx, t, hubCluster, admin) })
 	t.Run("cluster sets", func(t *testing.T) { testClusterSets(ctx, t, admin) })
