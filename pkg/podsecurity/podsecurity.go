@@ -157,7 +157,7 @@ func SetLabelsAs(obj metav1.Object, fieldManager string) bool {
 				Labels map[string]json.RawMessage `json:"f:labels"`
 			} `json:"f:metadata"`
 		}
-		if json.Unmarshal(mf.FieldsV1.Raw, &fields) != nil {
+		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) != nil {
 			continue
 		}
 		for k := range fields.Metadata.Labels {

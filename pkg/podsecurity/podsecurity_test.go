@@ -125,7 +125,7 @@ func namespace(annotations map[string]string, manager string, labels ...string) 
 		}
 		raw, _ := json.Marshal(map[string]any{"f:metadata": map[string]any{"f:labels": fields}})
 		ns.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: manager, Operation: metav1.ManagedFieldsOperationApply,
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw}}}
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(raw))}}
 	}
 	return ns
 }

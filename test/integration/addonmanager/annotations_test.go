@@ -19,6 +19,7 @@ import (
 // follows them to the ManagedClusterAddOn of an add-on installed by
 // Placements, but not to the one of a Manual add-on on the same cluster.
 func TestClusterAnnotationSync(t *testing.T) {
+	t.Parallel() // an environment of its own
 	const (
 		cluster   = "annotated"
 		placed    = "placed-addon"

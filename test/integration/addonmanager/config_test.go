@@ -29,6 +29,7 @@ var exampleGVK = schema.GroupVersionKind{Group: "example.open-cluster-management
 // configuration kind served later and watched from then on, and
 // lastAppliedConfig once the deploy work runs the desired configurations.
 func TestConfigurations(t *testing.T) {
+	t.Parallel() // an environment of its own
 	s := setup(t)
 	s.cluster(t, clusterSpec{name: "cluster1", claims: map[string]string{platformClaim: "aws"}})
 	s.cluster(t, clusterSpec{name: "cluster2", claims: map[string]string{platformClaim: "gcp"}})

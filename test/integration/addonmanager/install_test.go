@@ -32,6 +32,7 @@ const (
 // disable-automatic-installation annotation, and the garbage collection of
 // the add-on's ManagedClusterAddOns when its ClusterManagementAddOn is deleted.
 func TestInstallStrategies(t *testing.T) {
+	t.Parallel() // an environment of its own
 	s := setup(t)
 	s.cluster(t, clusterSpec{name: "cluster1", claims: map[string]string{platformClaim: "aws"},
 		annotations: map[string]string{copiedAnnotation: "copied", "agent.open-cluster-management.io/other": "not copied"}})

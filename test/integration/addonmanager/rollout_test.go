@@ -27,6 +27,7 @@ var rolloutClusters = []string{"west1", "east1", "rest1", "rest2", "rest3", "res
 // quarter at a time, where a cluster that goes Unknown while it holds the
 // rollout is skipped instead of stalling it.
 func TestProgressiveRollout(t *testing.T) {
+	t.Parallel() // an environment of its own
 	s := setup(t)
 	for _, c := range rolloutClusters {
 		labels := map[string]string{}

@@ -27,6 +27,7 @@ import (
 // with the previous one kept in the bundle until it expires, every converted
 // CRD's caBundle follows the Secret, and the API server converts throughout.
 func TestCABundleRotation(t *testing.T) {
+	t.Parallel() // an environment of its own
 	s := newSuite(t)
 	s.install(t)
 	s.startWebhook(t, addonconversion.Options{CAValidity: 20 * time.Second, ServingValidity: 6 * time.Second, Resync: time.Second})
@@ -65,6 +66,7 @@ func TestCABundleRotation(t *testing.T) {
 // caBundle: the caBundle the hub controller set stays, under its own field
 // manager, and conversions keep working.
 func TestHubInitKeepsCABundle(t *testing.T) {
+	t.Parallel() // an environment of its own
 	s := newSuite(t)
 	s.install(t)
 	s.startWebhook(t, addonconversion.Options{Resync: time.Hour})

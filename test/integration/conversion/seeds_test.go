@@ -23,6 +23,7 @@ import (
 // project's own conversion of the v1alpha1 object gives, so the API server
 // converts through the webhook and nothing is lost on the way back).
 func TestSeedsRoundTrip(t *testing.T) {
+	t.Parallel() // an environment of its own
 	s := newSuite(t)
 	s.install(t)
 	s.startWebhook(t, addonconversion.Options{})

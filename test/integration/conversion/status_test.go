@@ -12,6 +12,7 @@ import (
 // hub controller serves the webhook (each problem with its cause and fix)
 // and once it does.
 func TestHubStatus(t *testing.T) {
+	t.Parallel() // an environment of its own
 	s := newSuite(t)
 	s.install(t)
 

@@ -35,6 +35,7 @@ import (
 // ConfigMap and leaves TLS 1.3 in force; a good one reaches new
 // connections without a restart.
 func TestTLSProfile(t *testing.T) {
+	t.Parallel() // an environment of its own
 	s := newSuite(t)
 	s.install(t)
 	cm := &corev1.ConfigMap{

@@ -28,6 +28,7 @@ import (
 // object stays, readable at both versions, and each CRD's
 // status.storedVersions is [v1beta1].
 func TestUpgradeMigratesStoredVersions(t *testing.T) {
+	t.Parallel() // an environment of its own
 	s := newSuite(t)
 	written := s.installV1alpha1Hub(t)
 
@@ -46,6 +47,7 @@ func TestUpgradeMigratesStoredVersions(t *testing.T) {
 // and leaves the migration to the hub controller's Migrator, run as the
 // ocm-hub-controller ServiceAccount with the RBAC the hub ships.
 func TestControllerMigratesStoredVersions(t *testing.T) {
+	t.Parallel() // an environment of its own
 	s := newSuite(t)
 	written := s.installV1alpha1Hub(t)
 	s.install(t)

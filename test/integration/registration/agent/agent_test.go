@@ -46,6 +46,7 @@ type suite struct {
 // restart while its request is pending, acceptance, lease and status,
 // recovery from a lost or corrupted credential, and certificate rotation.
 func TestAgentRegistration(t *testing.T) {
+	t.Parallel() // a fleet of its own
 	ctx, f := agenttest.StartFleet(t, 10*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{clusterName}}})
 	s := &suite{hub: f.Hub, spoke: f.Env.Cluster(clusterName), runner: f.Runner}
 	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()

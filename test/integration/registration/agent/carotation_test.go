@@ -45,6 +45,7 @@ const rotationLease = 15
 // stops accepting the old CA. Neither cluster is ever shown other than
 // Available; the largest gap between lease renewals is logged.
 func TestHubCARotation(t *testing.T) {
+	t.Parallel() // a fleet of its own
 	const cluster2 = "cluster2"
 	ctx, f := agenttest.StartFleet(t, 8*time.Minute, agenttest.FleetOptions{
 		Options: framework.Options{Clusters: []string{clusterName, cluster2}},

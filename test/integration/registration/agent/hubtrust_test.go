@@ -39,6 +39,7 @@ import (
 // the administrator's CA, and no version of its hub or bootstrap kubeconfig
 // Secret since before the editor's write ever trusted the editor's CA.
 func TestHubTrustIgnoresNamespaceEditors(t *testing.T) {
+	t.Parallel() // a fleet of its own
 	ctx, f := agenttest.StartFleet(t, 6*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{clusterName}}})
 	hubC, spoke, hubCA := f.Hub, f.Env.Cluster(clusterName), f.CA
 	f.Join(ctx, t, clusterName)

@@ -35,6 +35,7 @@ import (
 // preflight checks install nothing; a good join with --wait reports progress
 // until the hub admin accepts the cluster; unjoin leaves nothing behind.
 func TestJoinAndUnjoin(t *testing.T) {
+	t.Parallel() // a fleet of its own
 	ctx, f := agenttest.StartFleet(t, 5*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{clusterName}}})
 	hub, spoke, token, hubCA := f.Hub, f.Env.Cluster(clusterName), f.Token, f.CAFile
 	flags := f.Flags(clusterName)

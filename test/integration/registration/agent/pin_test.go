@@ -45,6 +45,7 @@ import (
 // impostor sees only anonymous requests. --insecure-skip-ca-verification,
 // the control, does send it the token, and says which CA it trusted.
 func TestJoinPinsTheHub(t *testing.T) {
+	t.Parallel() // a fleet of its own
 	ctx, f := agenttest.StartFleet(t, 3*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{clusterName}}, NoRunner: true})
 	hub, spoke, token := f.Hub, f.Env.Cluster(clusterName), f.Token
 	pins := hubPins(ctx, t, hub)

@@ -37,6 +37,7 @@ import (
 // referencing it, and the cluster registers; upgrade rewrites the Secret
 // and the copies follow.
 func TestJoinImagePullCredentials(t *testing.T) {
+	t.Parallel() // a fleet of its own
 	ctx, f := agenttest.StartFleet(t, 5*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{clusterName}}})
 	spoke := f.Env.Cluster(clusterName).Client()
 	dir := t.TempDir()

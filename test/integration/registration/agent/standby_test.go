@@ -48,6 +48,7 @@ const failoverTimeout = 5 * time.Minute
 // standby as current. The time from the primary's death to the cluster
 // Available on the standby, and to the work applied there, is logged.
 func TestStandbyHub(t *testing.T) {
+	t.Parallel() // a fleet of its own
 	ctx, f := agenttest.StartFleet(t, 10*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{"hub2", clusterName}}})
 	primary, standby, spoke := f.Hub, f.Env.Cluster("hub2"), f.Env.Cluster(clusterName)
 	tokens := map[*framework.Cluster]string{primary: f.Token, standby: agenttest.InstallHub(ctx, t, standby)}

@@ -33,6 +33,7 @@ import (
 // it) makes the agent register again, which a new accept answers; and that
 // unjoin deletes the ServiceAccount.
 func TestTokenRegistration(t *testing.T) {
+	t.Parallel() // a fleet of its own
 	ctx, f := agenttest.StartFleet(t, 6*time.Minute, agenttest.FleetOptions{
 		Options: framework.Options{Clusters: []string{clusterName}, NoClientSigning: []string{"hub"}},
 	})

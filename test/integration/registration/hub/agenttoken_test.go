@@ -48,6 +48,7 @@ import (
 // cluster; it refreshes itself through the TokenRequest API; and denying
 // the cluster revokes it.
 func TestAgentTokenDriver(t *testing.T) {
+	t.Parallel() // an environment of its own
 	ctx, env := hubtest.StartWith(t, 5*time.Minute, framework.Options{NoClientSigning: []string{"hub"}})
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()

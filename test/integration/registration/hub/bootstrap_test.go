@@ -123,6 +123,7 @@ func waitIssued(ctx context.Context, t *testing.T, c client.Client, name string)
 // bootstrap token (`kubectl ocm hub token --cluster-name`) can register its
 // own cluster only while the shared token keeps working.
 func TestBootstrapSecurity(t *testing.T) {
+	t.Parallel() // an environment of its own
 	ctx, env := hubtest.Start(t, 10*time.Minute)
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()

@@ -43,6 +43,7 @@ import (
 // agent's registration with the printed token, accept, get clusters, status
 // and clean.
 func TestCLI(t *testing.T) {
+	t.Parallel() // an environment of its own
 	ctx, env, _ := hubtest.StartRunner(t, 10*time.Minute, framework.Options{})
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()

@@ -26,6 +26,7 @@ import (
 // bindings, the sets' members and their status, and that profiles of another
 // cluster manager are left alone.
 func TestClusterProfiles(t *testing.T) {
+	t.Parallel() // an environment of its own
 	ctx, env := hubtest.Start(t, 5*time.Minute)
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()

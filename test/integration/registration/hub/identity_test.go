@@ -51,6 +51,7 @@ import (
 // authenticator without a groups prefix emits; L8) gets nothing either.
 // Each of cluster1's bindings names one subject, its certificate group.
 func TestNamespaceEditorIsNoAgent(t *testing.T) {
+	t.Parallel() // an environment of its own
 	ctx, env := hubtest.Start(t, 5*time.Minute)
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()

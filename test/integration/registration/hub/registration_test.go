@@ -26,6 +26,7 @@ import (
 // real hub and checks accept, deny, isolation between clusters, CSR
 // approval, admission, lease health, cluster sets, deletion and restarts.
 func TestHubRegistration(t *testing.T) {
+	t.Parallel() // an environment of its own
 	ctx, env := hubtest.Start(t, 10*time.Minute)
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()

@@ -28,6 +28,7 @@ import (
 // write reconciles none of the set's members or profiles. When it did,
 // every join reconciled every member of the set: quadratic registration.
 func TestSetStatusReconcilesNoMember(t *testing.T) {
+	t.Parallel() // an environment of its own
 	ctx, env := hubtest.Start(t, 3*time.Minute)
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()
