@@ -273,7 +273,7 @@ TIMED = hack/timed.sh $(DEMO_TIMINGS)
 .PHONY: demo
 demo: ## The getting-started flow on the dev-env clusters: hub init, join cluster1, import cluster2 from the hub, accept both, a ManifestWork, a placement rollout, the example add-ons, an MCP client asking kubectl ocm mcp for the fleet; each step timed.
 	@mkdir -p $(dir $(DEMO_TIMINGS)) && : >$(DEMO_TIMINGS) && date +%s >$(DEMO_TIMINGS).start
-	@$(TIMED) "  beside it: the nodes' Debian packages, the MCP Inspector" $(MAKE) --no-print-directory node-deps mcp-inspector >$(ROOT)/_output/demo-downloads.log 2>&1 & \
+	@$(TIMED) "Debian packages, MCP Inspector (beside the build)" $(MAKE) --no-print-directory node-deps mcp-inspector >$(ROOT)/_output/demo-downloads.log 2>&1 & \
 		downloads=$$!; \
 		$(TIMED) "build the Kubernetes binaries" $(MAKE) --no-print-directory kube-bins || { wait $$downloads; exit 1; }; \
 		if ! wait $$downloads; then cat $(ROOT)/_output/demo-downloads.log; exit 1; fi

@@ -31,7 +31,10 @@ cluster it is labeled with, filed by a bootstrap identity (or, with
 and every approved one with its requester, agent id and key fingerprint. When a
 cluster's requests come from more than one requester or key, accept approves
 none and lists them: --csr names the one to approve. A cluster that has joined
-keeps its agent: a new registration of it needs --rejoin.
+keeps its agent: a new registration of it needs --rejoin. With --wait, accept
+waits for the cluster's first request and then for its join; when the hub's
+auto-approval (or anyone else) accepts the cluster meanwhile, it says so and
+only waits for the join.
 
 See docs/operations.md#kubectl-ocm-accept for the full approval rule.`,
 		Example: cli.Examples(`
