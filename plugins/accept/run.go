@@ -16,7 +16,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
@@ -150,14 +149,19 @@ func unsignedRequest(ctx context.Context, c client.Client, name string) (string,
 
 // approveOrWait approves the cluster's requests and, with --wait, waits for
 // one when none is pending yet, and returns how many it approved. The wait
-// also ends when the cluster is accepted by someone else meanwhile (the
-// hub's auto-approval, another admin), with acceptedBy saying by whom
-// (acceptedElsewhere). An ambiguous set of requests ends the wait.
+// also ends when the cluster's first join is accepted by someone else
+// meanwhile (the hub's auto-approval, another admin), with acceptedBy saying
+// by whom (acceptedElsewhere); never with --rejoin, whose new registration
+// is this command's to approve. An ambiguous set of requests ends the wait.
 func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string, skipped map[string]bool) (approved int, acceptedBy string, err error) {
 	approved, err = o.approveRequests(ctx, c, name, skipped, "")
 	if err != nil || approved > 0 || !o.Wait {
 		return approved, "", err
 	}
+	// The new registration of a cluster whose agent joined before
+	// (--rejoin) is this command's to approve, whoever accepted the cluster:
+	// only a first join can have been accepted by someone else meanwhile.
+	watch := !o.Rejoin
 	what := fmt.Sprintf("a certificate request of managed cluster %s (its agent files one once `kubectl ocm join` runs on it or the hub imports it)", name)
 	err = cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		n, err := o.approveRequests(ctx, c, name, skipped, "")
@@ -165,7 +169,7 @@ func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploy
 		if errors.As(err, new(ambiguousError)) {
 			return false, "", cli.Stop(err)
 		}
-		if err != nil || n > 0 {
+		if err != nil || n > 0 || !watch {
 			return n > 0, "", err
 		}
 		by, err := acceptedElsewhere(ctx, c, name)
@@ -187,30 +191,16 @@ func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploy
 
 // acceptedElsewhere says by whom the cluster name was accepted, when it was
 // while accept waited for a request to approve: the ManagedCluster accepts
-// its agent (spec.hubAcceptsClient) and either the agent joined or a
-// request of the cluster was approved. "" when it is not.
+// its agent (spec.hubAcceptsClient) and the agent joined with a
+// certificate someone else approved. "" when it is not.
 func acceptedElsewhere(ctx context.Context, c client.Client, name string) (string, error) {
 	mc := &clusterv1.ManagedCluster{}
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
 		return "", client.IgnoreNotFound(err)
 	}
-	if !mc.Spec.HubAcceptsClient {
-		return "", nil
-	}
-	joined := mc.IsJoined()
-	if !joined {
-		list := &certificatesv1.CertificateSigningRequestList{}
-		if err := c.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
-			return "", fmt.Errorf("list certificate requests of cluster %s: %w", name, err)
-		}
-		if !slices.ContainsFunc(list.Items, func(r certificatesv1.CertificateSigningRequest) bool {
-			st := certs.StateOf(&r)
-			return st.Approved && st.Refusal == nil
-		}) {
-			return "", nil
-		}
-	}
 	switch {
+	case !mc.Spec.HubAcceptsClient || !mc.IsJoined():
+		return "", nil
 	case mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey] != "":
 		return "by the hub's auto-approval of its identity", nil
 	case mc.Annotations[AcceptedByAnnotation] != "":

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,12 +45,19 @@ func TestOCMShapedAddonRuns(t *testing.T) {
 	require.NoError(t, err)
 	objs, err := config.DecodeDocuments(data)
 	require.NoError(t, err)
-	t.Cleanup(func() {
-		ctx := context.WithoutCancel(ctx)
-		_ = hub.Delete(ctx, &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	// Put the shared fleet back as it was: the add-on and its agent gone,
+	// then its manager. Deferred rather than a cleanup, while t's context
+	// still lives.
+	defer func() {
+		if err := hub.Delete(ctx, &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: name}}); client.IgnoreNotFound(err) != nil {
+			t.Errorf("delete the add-on %s: %v", name, err)
+		}
 		waitGone(t, hub, &addonv1alpha1.ManagedClusterAddOn{}, "cluster1", name)
-		_ = apply.Delete(ctx, hub, objs)
-	})
+		waitGone(t, spoke, &appsv1.Deployment{}, agentNS, name+"-agent")
+		if err := apply.Delete(ctx, hub, objs); err != nil {
+			t.Errorf("delete the add-on's manager: %v", err)
+		}
+	}()
 	require.NoError(t, apply.Apply(ctx, hub, objs, apply.Options{}))
 
 	for _, obj := range objs {

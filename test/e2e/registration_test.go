@@ -26,6 +26,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
@@ -174,7 +175,14 @@ func TestRegistration(t *testing.T) {
 		})
 		// Back as the shared fleet had it.
 		f.ocm(t, append([]string{"join", "--hub-token", shared.tokens["cluster2"], "--hub-apiserver", shared.apiserver, "--cluster-name", "cluster2", "--context", "cluster2", "--force"}, shared.pins...)...)
-		f.ocm(t, "accept", "--clusters", "cluster2", "--context", "hub", "--wait", "--rejoin")
+		out = f.ocm(t, "accept", "--clusters", "cluster2", "--context", "hub", "--wait", "--rejoin")
+		// The conditions of the agent before stay True for a while: the new
+		// agent's request is approved, and it writes its hub credential.
+		assert.Contains(t, out, "approved (requester", "accept --rejoin approves the new agent's request")
+		framework.Eventually(t.Context(), t, 2*time.Minute, "the new agent's hub credential on cluster2", func(ctx context.Context) (bool, error) {
+			s, err := c2.CoreV1().Secrets(config.AgentNamespace).Get(ctx, operatorv1.HubKubeConfigSecret, metav1.GetOptions{})
+			return err == nil && len(s.Data[kubeconfig.KubeconfigKey]) > 0, client.IgnoreNotFound(err)
+		})
 		waitJoinedAvailable(t, hub, "cluster2")
 	})
 }
