@@ -89,12 +89,7 @@ func TestNamespacesEnforceRestricted(t *testing.T) {
 				if shared, ok := hubShared[name]; ok && o.GetName() == OperatorNamespace {
 					want = shared
 				}
-				got := map[string]string{}
-				for k, v := range o.GetLabels() {
-					if strings.HasPrefix(k, podsecurity.LabelPrefix) {
-						got[k] = v
-					}
-				}
+				got := podsecurity.LabelsOf(o.GetLabels())
 				if !maps.Equal(got, want) {
 					t.Errorf("Namespace %s has Pod Security labels %v, want %v", o.GetName(), got, want)
 				}

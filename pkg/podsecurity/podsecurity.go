@@ -85,20 +85,14 @@ const LabelPrefix = "pod-security.kubernetes.io/"
 
 // HasLabels reports whether labels hold any Pod Security Admission label.
 func HasLabels(labels map[string]string) bool {
-	for k := range labels {
-		if strings.HasPrefix(k, LabelPrefix) {
-			return true
-		}
-	}
-	return false
+	return len(LabelsOf(labels)) > 0
 }
 
-// WithoutLabels returns labels without the Pod Security Admission labels;
-// labels itself is not changed.
-func WithoutLabels(labels map[string]string) map[string]string {
-	out := make(map[string]string, len(labels))
+// LabelsOf returns the Pod Security Admission labels among labels.
+func LabelsOf(labels map[string]string) map[string]string {
+	out := map[string]string{}
 	for k, v := range labels {
-		if !strings.HasPrefix(k, LabelPrefix) {
+		if strings.HasPrefix(k, LabelPrefix) {
 			out[k] = v
 		}
 	}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -43,12 +42,7 @@ func assertNamespacesLabeled(t *testing.T, c client.Client, want map[string]stri
 	for _, name := range namespaces {
 		ns := &corev1.Namespace{}
 		require.NoError(t, c.Get(t.Context(), client.ObjectKey{Name: name}, ns), "namespace %s", name)
-		got := map[string]string{}
-		for k, v := range ns.Labels {
-			if strings.HasPrefix(k, podsecurity.LabelPrefix) {
-				got[k] = v
-			}
-		}
+		got := podsecurity.LabelsOf(ns.Labels)
 		assert.Equal(t, want, got, "Pod Security labels of namespace %s", name)
 		var pods []corev1.Pod
 		framework.Eventually(t.Context(), t, 2*time.Minute, "every Pod of namespace "+name+" Running", func(ctx context.Context) (bool, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"strings"
 	"testing"
 	"time"
 
@@ -65,12 +64,7 @@ func ExpectSharedNamespace(ctx context.Context, t testing.TB, c client.Client, n
 	t.Helper()
 	namespace := &corev1.Namespace{}
 	Must(t, "get namespace "+ns, c.Get(ctx, client.ObjectKey{Name: ns}, namespace))
-	got := map[string]string{}
-	for k, v := range namespace.Labels {
-		if strings.HasPrefix(k, podsecurity.LabelPrefix) {
-			got[k] = v
-		}
-	}
+	got := podsecurity.LabelsOf(namespace.Labels)
 	if want := podsecurity.SharedLabels(false); !maps.Equal(got, want) {
 		t.Errorf("namespace %s has Pod Security labels %v, want %v", ns, got, want)
 	}
