@@ -270,10 +270,6 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 	if err := WriteKubeconfig(f.kcmKubeconfig, c.Name, kcmCfg); err != nil {
 		return err
 	}
-	port, err := FreePort()
-	if err != nil {
-		return err
-	}
 	// Without a node, the component Runner owns Deployment status.
 	controllers := "*,-deployment-controller,bootstrapsigner,tokencleaner"
 	if c.node != nil {
@@ -284,7 +280,7 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 		"--authentication-kubeconfig=" + f.kcmKubeconfig,
 		"--authorization-kubeconfig=" + f.kcmKubeconfig,
 		"--bind-address=127.0.0.1",
-		fmt.Sprintf("--secure-port=%d", port),
+		"--secure-port=0", // chosen below, per attempt
 		"--cert-dir=" + filepath.Join(c.dir, "kcm-certs"),
 		"--controllers=" + controllers,
 		"--root-ca-file=" + f.rootCAs,
@@ -303,8 +299,25 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 			args = append(args, "--cluster-signing-duration="+e.signingDuration.String())
 		}
 	}
-	c.kcmArgs, c.kcmPort = args, port
-	return c.runControllerManager(ctx)
+	portArg := slices.Index(args, "--secure-port=0")
+	for attempt := 1; ; attempt++ {
+		port, err := FreePort()
+		if err != nil {
+			return err
+		}
+		args[portArg] = fmt.Sprintf("--secure-port=%d", port)
+		c.kcmArgs, c.kcmPort = args, port
+		err = c.runControllerManager(ctx)
+		if err == nil || c.kcm == nil {
+			return err
+		}
+		if exited, _ := c.kcm.Exited(); exited && attempt < 3 && c.kcm.LogContains("address already in use") {
+			e.logf("cluster %s: port %d was taken, retrying", c.Name, port)
+			c.kcm = nil
+			continue
+		}
+		return err
+	}
 }
 
 // runControllerManager starts kube-controller-manager with the cluster's

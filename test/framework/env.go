@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -415,10 +417,31 @@ func (e *Environment) writeKubeconfig() error {
 	return clientcmd.WriteToFile(*cfg, e.kubeconfig)
 }
 
+// Listeners' ports are chosen below Linux's default ephemeral range
+// (32768-60999), where the kernel picks the local ports of outgoing
+// connections: a port chosen there may be taken by any client's connection
+// between choosing and binding it. Below it (and below the NodePort range,
+// 30000-32767), only another listener chosen the same way can take it, and
+// the choice is random.
+const (
+	listenPortMin = 20000
+	listenPortMax = 29999
+)
+
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago, for a
 // listener a test or the local environment starts (tests that run side by
-// side need distinct ports).
+// side need distinct ports). Callers that start a process on it still retry
+// when the process reports the address in use.
 func FreePort() (int, error) {
+	for range 100 {
+		port := listenPortMin + rand.IntN(listenPortMax-listenPortMin+1) //nolint:gosec // a port number, not a secret
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			continue
+		}
+		_ = l.Close()
+		return port, nil
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

@@ -133,6 +133,17 @@ func (p *Process) LogContains(s string) bool {
 	return err == nil && strings.Contains(string(b), s)
 }
 
+// LogTail returns the last n lines of the process's log, for an error that
+// must explain itself where the log is not kept (a CI run's output).
+func (p *Process) LogTail(n int) string {
+	b, err := os.ReadFile(p.logPath)
+	if err != nil {
+		return fmt.Sprintf("(log unreadable: %v)", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
 // Done is closed when the process has exited.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
@@ -176,7 +187,7 @@ func (p *Process) WaitFor(ctx context.Context, what string, check func(context.C
 			lastErr = err
 		}
 		if exited, exitErr := p.Exited(); exited {
-			return fmt.Errorf("%s exited (%v) before %s; see %s", p.name, exitErr, what, p.logPath)
+			return fmt.Errorf("%s exited (%v) before %s; see %s, which ends:\n%s", p.name, exitErr, what, p.logPath, p.LogTail(5))
 		}
 		select {
 		case <-ctx.Done():
