@@ -75,6 +75,21 @@ func (HubValues) BootstrapServiceAccount() string { return identity.BootstrapSer
 // identities, which only the hub controller administers.
 func (HubValues) AgentTokenNamespace() string { return identity.AgentTokenNamespace }
 
+// ClusterIdentityCEL is the admission policies' rule for "an identity the
+// hub issued to a managed cluster" (identity.IsClusterIdentity).
+func (HubValues) ClusterIdentityCEL() string { return identity.ClusterIdentityCEL }
+
+// BootstrapIdentityCEL is the admission policies' rule for "a bootstrap
+// identity" (identity.IsBootstrapIdentity).
+func (HubValues) BootstrapIdentityCEL() string { return identity.BootstrapIdentityCEL }
+
+// RegistrantAnnotationsCEL holds when every annotation of the admitted
+// object is one a registrant may set (identity.RegistrantMayAnnotate).
+func (HubValues) RegistrantAnnotationsCEL() string { return identity.RegistrantAnnotationsCEL }
+
+// RegistrantAnnotationPrefix starts the annotations a registrant may set.
+func (HubValues) RegistrantAnnotationPrefix() string { return identity.RegistrantAnnotationPrefix }
+
 // BootstrapTokenGroup is the group of the bootstrap tokens bound to the
 // bootstrap role.
 func (HubValues) BootstrapTokenGroup() string { return identity.BootstrapTokenGroup }

@@ -22,7 +22,7 @@ import (
 func AgentSubject(cluster, agentID string) pkix.Name {
 	return pkix.Name{
 		CommonName:   identity.AgentUserName(cluster, agentID),
-		Organization: []string{identity.ClusterGroup(cluster), identity.ManagedClustersGroup},
+		Organization: identity.AgentGroups(cluster),
 	}
 }
 

@@ -174,16 +174,17 @@ func validKeyAndSignature(req Request) error {
 	return nil
 }
 
-// validOrganizations checks that orgs are exactly the cluster's group,
-// optionally with the managed-clusters group, each once.
+// validOrganizations checks that orgs are exactly the cluster's group and
+// the managed-clusters group, each once, as OCM's agents ask. Either group
+// alone is refused: a certificate with fewer groups than every agent holds
+// would be one that rules keyed on the missing group do not see.
 func validOrganizations(cluster string, orgs []string) error {
 	got := slices.Clone(orgs)
 	slices.Sort(got)
-	want := identity.ClusterGroup(cluster)
-	withGroup := []string{want, identity.ManagedClustersGroup}
-	slices.Sort(withGroup)
-	if !slices.Equal(got, []string{want}) && !slices.Equal(got, withGroup) {
-		return fmt.Errorf("organizations %v are not {%s} (optionally with %s)", orgs, want, identity.ManagedClustersGroup)
+	want := identity.AgentGroups(cluster)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("organizations %v are not %v, the groups of every agent of cluster %s", orgs, identity.AgentGroups(cluster), cluster)
 	}
 	return nil
 }

@@ -75,7 +75,9 @@ func TestValidate(t *testing.T) {
 		wantErr string
 	}{
 		{"agent request", good, ""},
-		{"only the cluster group", with(good, func(r *Request) { r.Organizations = r.Organizations[1:] }), ""},
+		{"only the cluster group", with(good, func(r *Request) { r.Organizations = r.Organizations[1:] }), "organizations"},
+		{"both groups, the cluster's first", with(good, func(r *Request) { r.Organizations = []string{r.Organizations[1], r.Organizations[0]} }), ""},
+		{"a group twice", with(good, func(r *Request) { r.Organizations = append(r.Organizations, identity.ManagedClustersGroup) }), "organizations"},
 		{"only client auth", with(good, func(r *Request) { r.Usages = []certificatesv1.KeyUsage{certificatesv1.UsageClientAuth} }), ""},
 		{"no cluster label", with(good, func(r *Request) { r.Cluster = "" }), "no open-cluster-management.io/cluster-name label"},
 		{"other signer", with(good, func(r *Request) { r.SignerName = certificatesv1.KubeletServingSignerName }), "signer kubernetes.io/kubelet-serving"},
@@ -157,7 +159,7 @@ func TestDecide(t *testing.T) {
 		want  Action
 	}{
 		{"renewal by the same cluster", request("cluster1", "cluster1", agent1), accepted, ApproveIfAuthorized},
-		{"renewal without the managed-clusters group", with(request("cluster1", "cluster1", agent1), func(r *Request) { r.Organizations = r.Organizations[1:] }), accepted, ApproveIfAuthorized},
+		{"renewal without the managed-clusters group", with(request("cluster1", "cluster1", agent1), func(r *Request) { r.Organizations = r.Organizations[1:] }), accepted, LeavePending},
 		{"renewal of a cluster not accepted", request("cluster1", "cluster1", agent1), Facts{}, LeavePending},
 		{"subject names another cluster than the label", request("cluster1", "cluster2", agent2), accepted, LeavePending},
 		{"renewal requested by another cluster's identity", request("cluster2", "cluster2", agent1), accepted, LeavePending},
@@ -233,7 +235,7 @@ func pemRequest(t *testing.T, key crypto.Signer, tmpl *x509.CertificateRequest) 
 }
 
 func TestParseRequest(t *testing.T) {
-	subject := pkix.Name{CommonName: agent1, Organization: []string{identity.ClusterGroup("cluster1")}}
+	subject := pkix.Name{CommonName: agent1, Organization: identity.AgentGroups("cluster1")}
 	plain := pemRequest(t, p256, &x509.CertificateRequest{Subject: subject})
 	withSANs := pemRequest(t, p256, &x509.CertificateRequest{Subject: subject, DNSNames: []string{"a.example"}, IPAddresses: []net.IP{net.IPv4(10, 0, 0, 1)}})
 	block, _ := pem.Decode(plain)

@@ -92,7 +92,7 @@ func clusterNamespace(cluster string) *corev1.Namespace {
 // per-cluster RoleBindings refer to.
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=create;get
 // +kubebuilder:rbac:groups=register.open-cluster-management.io,resources=managedclusters/clientcertificates,verbs=renew
-// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch;update
 // +kubebuilder:rbac:groups=proxy.kubectl-ocm.io,resources=managedclusters/attach,verbs=get
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=open-cluster-management:managedcluster:registration;open-cluster-management:managedcluster:work;open-cluster-management:hub-ca-bundle,verbs=bind
@@ -100,8 +100,8 @@ func clusterNamespace(cluster string) *corev1.Namespace {
 // +kubebuilder:rbac:groups="",resources=serviceaccounts/token,verbs=create
 
 // clusterRoleRules returns the rules of the per-cluster ClusterRole. An
-// accepted cluster's agent may request and renew certificates and update its
-// own ManagedCluster and its status, and attach its cluster's hub tunnel;
+// accepted cluster's agent may request and renew certificates, read its own
+// ManagedCluster and update its status, and attach its cluster's hub tunnel;
 // any other cluster's identity may only
 // read its ManagedCluster.
 //
@@ -130,8 +130,10 @@ func clusterRoleRules(cluster string, accepted bool, ownCSRs []string) []rbacv1.
 		// controller's SubjectAccessReview names the cluster of the request.
 		rbacv1.PolicyRule{APIGroups: []string{"register.open-cluster-management.io"}, Resources: []string{"managedclusters/clientcertificates"},
 			ResourceNames: []string{cluster}, Verbs: []string{"renew"}},
+		// Its ManagedCluster's spec, labels and annotations are the hub
+		// administrator's: the agent reads it and writes its status only.
 		rbacv1.PolicyRule{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
-			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "update", "watch"}},
+			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "watch"}},
 		rbacv1.PolicyRule{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters/status"},
 			ResourceNames: []string{cluster}, Verbs: []string{"patch", "update"}},
 		// The hub tunnel (pkg/hubtunnel): the agent attaches its own

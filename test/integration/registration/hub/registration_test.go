@@ -109,7 +109,8 @@ func TestHubRegistration(t *testing.T) {
 		expectForbidden(t, "cluster1 accepts itself via managedclusters/accept", setAccept(ctx, agent1, "cluster2", false))
 	})
 
-	t.Run("an agent changes no work's spec and none of its own taints", func(t *testing.T) { testAgentWrites(ctx, t, hubCluster, admin) })
+	t.Run("an agent changes no work's spec and nothing of its ManagedCluster but status", func(t *testing.T) { testAgentWrites(ctx, t, hubCluster, admin) })
+	t.Run("registrants set no hub annotation", func(t *testing.T) { testRegistrantAnnotations(ctx, t, hubCluster, admin) })
 	t.Run("CSR approval", func(t *testing.T) { testCSRApproval(ctx, t, hubCluster, admin) })
 	t.Run("a namespace the hub did not create keeps its labels", func(t *testing.T) { testForeignNamespaceKeepsLabels(ctx, t, admin) })
 	t.Run("accept --wait sees the hub's auto-approval", func(t *testing.T) {

@@ -1,0 +1,72 @@
+package identity
+
+import (
+	"slices"
+	"strings"
+)
+
+// The rules below decide, from a request's user name and groups alone, which
+// registration identity made it. Admission policies need the same decision
+// in CEL; the CEL constants are the same rule, tested for parity with the Go
+// functions (rule_test.go) over every subject the certificate policy
+// approves. Each rule keys on a prefix the hub alone hands out: a user name
+// or group it signs into an agent's certificate, or a ServiceAccount of a
+// namespace only the hub controller administers. None keys on a group that
+// a certificate request may leave out.
+
+// agentTokenUserPrefix starts the user names of the agents' token identities.
+const agentTokenUserPrefix = serviceAccountUserPrefix + AgentTokenNamespace + ":"
+
+// IsClusterIdentity reports whether user with groups holds an identity the
+// hub issues to a managed cluster: an agent's certificate of any subject
+// form (its user name, its cluster's group or the managed-clusters group),
+// an add-on agent's certificate (their names and groups all start with
+// Prefix), or an agent's token identity. Every such identity is some
+// cluster's; which one, RBAC decides. The admission policies that keep
+// agents from changing what the hub owns match exactly these identities
+// (ClusterIdentityCEL).
+func IsClusterIdentity(user string, groups []string) bool {
+	return strings.HasPrefix(user, Prefix) || strings.HasPrefix(user, agentTokenUserPrefix) ||
+		slices.ContainsFunc(groups, func(g string) bool { return strings.HasPrefix(g, Prefix) })
+}
+
+// ClusterIdentityCEL is IsClusterIdentity over an admission request's
+// request.userInfo.
+const ClusterIdentityCEL = "request.userInfo.username.startsWith('" + Prefix + "') || " +
+	"request.userInfo.username.startsWith('" + agentTokenUserPrefix + "') || " +
+	"request.userInfo.groups.exists(g, g.startsWith('" + Prefix + "'))"
+
+// IsBootstrapIdentity reports whether user with groups is a bootstrap
+// identity: the shared bootstrap ServiceAccount, any bootstrap token (user
+// system:bootstrap:<id>, or in the hub's join-token group), or a cluster-bound
+// bootstrap ServiceAccount. Such an identity registers a cluster; it never
+// writes what the hub decides about one.
+func IsBootstrapIdentity(user string, groups []string) bool {
+	return user == BootstrapUser || strings.HasPrefix(user, BootstrapTokenUserPrefix) ||
+		strings.HasPrefix(user, ClusterBootstrapUserPrefix) || slices.Contains(groups, BootstrapTokenGroup)
+}
+
+// BootstrapIdentityCEL is IsBootstrapIdentity over an admission request's
+// request.userInfo.
+const BootstrapIdentityCEL = "request.userInfo.username == '" + BootstrapUser + "' || " +
+	"request.userInfo.username.startsWith('" + BootstrapTokenUserPrefix + "') || " +
+	"request.userInfo.username.startsWith('" + ClusterBootstrapUserPrefix + "') || " +
+	"request.userInfo.groups.exists(g, g == '" + BootstrapTokenGroup + "')"
+
+// RegistrantAnnotationPrefix starts the only annotations a bootstrap or
+// cluster identity may set on a ManagedCluster it creates: OCM's agent
+// copies its --cluster-annotations under this prefix. Every other
+// annotation of a ManagedCluster (automatic acceptance, the agent's key, the
+// client signer, Cluster API's cluster) is written by the hub or its
+// administrators.
+const RegistrantAnnotationPrefix = "agent.open-cluster-management.io/"
+
+// RegistrantMayAnnotate reports whether a bootstrap or cluster identity may
+// set annotation key on a ManagedCluster it creates.
+func RegistrantMayAnnotate(key string) bool {
+	return strings.HasPrefix(key, RegistrantAnnotationPrefix)
+}
+
+// RegistrantAnnotationsCEL is RegistrantMayAnnotate for every annotation of
+// the admitted object.
+const RegistrantAnnotationsCEL = "object.metadata.?annotations.orValue({}).all(k, k.startsWith('" + RegistrantAnnotationPrefix + "'))"
