@@ -62,7 +62,9 @@ func ClusterGroup(cluster string) string { return Prefix + cluster }
 // AgentGroups returns the groups (certificate organizations) of every agent
 // of cluster: its cluster's group and the managed-clusters group, both
 // always, as OCM's agents ask for them.
-func AgentGroups(cluster string) []string { return []string{ClusterGroup(cluster), ManagedClustersGroup} }
+func AgentGroups(cluster string) []string {
+	return []string{ClusterGroup(cluster), ManagedClustersGroup}
+}
 
 // ReservedClusterName is a DNS label no managed cluster may be named: its
 // group, ClusterGroup("managed-clusters"), would be ManagedClustersGroup,
