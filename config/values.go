@@ -8,6 +8,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 )
 
 // HubValues parameterise the hub manifests in config/hub.
@@ -74,6 +75,10 @@ func (HubValues) BootstrapServiceAccount() string { return identity.BootstrapSer
 // AgentTokenNamespace is the hub namespace of the token driver's agent
 // identities, which only the hub controller administers.
 func (HubValues) AgentTokenNamespace() string { return identity.AgentTokenNamespace }
+
+// CAPIAnnotation names the Cluster API Cluster a ManagedCluster is imported
+// from (importer.CAPIAnnotation).
+func (HubValues) CAPIAnnotation() string { return importer.CAPIAnnotation }
 
 // ClusterIdentityCEL is the admission policies' rule for "an identity the
 // hub issued to a managed cluster" (identity.IsClusterIdentity).

@@ -79,18 +79,15 @@ func servesCAPI(mgr ctrl.Manager) (bool, error) {
 	return false, fmt.Errorf("look for Cluster API's Clusters on the hub: %w", err)
 }
 
-// CAPIAnnotation, on a ManagedCluster, names the Cluster API Cluster
-// (namespace/name) it is imported from, as in OCM. Without it a
-// ManagedCluster is imported from the Cluster of its name in the namespace
-// of its name.
-const CAPIAnnotation = "cluster.x-k8s.io/cluster"
+// CAPIAnnotation is imp.CAPIAnnotation.
+const CAPIAnnotation = imp.CAPIAnnotation
 
 // reconcileCAPI imports cluster name from its Cluster API Cluster once the
 // Cluster's control plane is initialized and its kubeconfig Secret exists.
 // A Cluster in the namespace of its own name gets a ManagedCluster of that
 // name when there is none; a Cluster elsewhere is imported only into a
-// ManagedCluster that names it (CAPIAnnotation), which only who may create
-// ManagedClusters writes.
+// ManagedCluster that names it (CAPIAnnotation), which only who may update
+// that Cluster sets (admission), never a bootstrap or cluster identity.
 func (r *Reconciler) reconcileCAPI(ctx context.Context, name string) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	mc := &clusterv1.ManagedCluster{}

@@ -386,6 +386,13 @@ func ForVersion(message, secretVersion string) bool {
 // Cluster's namespace, the kubeconfig under key value.
 const CAPIKubeconfigKey = "value"
 
+// CAPIAnnotation, on a ManagedCluster, names the Cluster API Cluster
+// (namespace/name) it is imported from, as in OCM. Without it a
+// ManagedCluster is imported from the Cluster of its name in the namespace
+// of its name. Whoever sets it must be able to update that Cluster (the hub's
+// admission policy capi-annotation.open-cluster-management.io).
+const CAPIAnnotation = "cluster.x-k8s.io/cluster"
+
 // CAPIKubeconfigSecret returns the name of the kubeconfig Secret of
 // Cluster API Cluster cluster.
 func CAPIKubeconfigSecret(cluster string) string { return cluster + "-kubeconfig" }

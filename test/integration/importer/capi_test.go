@@ -2,13 +2,16 @@ package importer_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -85,6 +88,76 @@ func TestImportFromClusterAPI(t *testing.T) {
 		// Cluster API's Secret stays: it is Cluster API's.
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: imp.CAPIKubeconfigSecret("cluster1")}, &corev1.Secret{}); err != nil {
 			t.Errorf("the Cluster's kubeconfig Secret: %v", err)
+		}
+	})
+	t.Run("only who may update a Cluster points a ManagedCluster at it", func(t *testing.T) {
+		// operator may create and update ManagedClusters, and update the
+		// Cluster API Clusters of namespace team-b only.
+		for name, rule := range map[string]rbacv1.PolicyRule{
+			"operator-managedclusters": {APIGroups: []string{clusterv1.GroupVersion.Group}, Resources: []string{"managedclusters"}, Verbs: []string{"create", "get", "update"}},
+			"operator-capi":            {APIGroups: []string{"cluster.x-k8s.io"}, Resources: []string{"clusters"}, Verbs: []string{"update"}},
+		} {
+			role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{rule}}
+			subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "operator"}}
+			ref := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}
+			var binding client.Object = &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name}, RoleRef: ref, Subjects: subjects}
+			if name == "operator-capi" {
+				binding = &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: name}, RoleRef: ref, Subjects: subjects}
+				if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b"}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, obj := range []client.Object{role, binding} {
+				if err := hub.Create(ctx, obj); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cfg, err := f.Hub.ConfigForUser("operator")
+		if err != nil {
+			t.Fatal(err)
+		}
+		operator, err := client.New(cfg, client.Options{Scheme: hub.Scheme()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		annotated := func(name, target string) *clusterv1.ManagedCluster {
+			return &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{importer.CAPIAnnotation: target}}}
+		}
+		// team-a/cluster9 is initialized and its kubeconfig reaches cluster1:
+		// pointing a new ManagedCluster at it would install a second agent there.
+		framework.Eventually(ctx, t, pollTimeout, "operator's ManagedCluster pointing at team-a/cluster9 refused", func(ctx context.Context) (bool, error) {
+			err := operator.Create(ctx, annotated("cluster8", "team-a/cluster9"))
+			switch {
+			case err == nil:
+				t.Fatal("operator created ManagedCluster cluster8 pointing at Cluster team-a/cluster9")
+			case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "of a Cluster that operator may update"):
+				return true, nil
+			}
+			return false, err
+		})
+		for _, target := range []string{"team-a", "team-a/", "/cluster9", "team-a/cluster9/x"} {
+			if err := operator.Create(ctx, annotated("cluster8", target)); !apierrors.IsForbidden(err) {
+				t.Errorf("ManagedCluster annotated %s=%q: got %v, want Forbidden", importer.CAPIAnnotation, target, err)
+			}
+		}
+		// A Cluster it may update: allowed, and changing it later is
+		// checked again.
+		mc := annotated("cluster7", "team-b/cluster7")
+		if err := operator.Create(ctx, mc); err != nil {
+			t.Fatalf("operator points ManagedCluster cluster7 at team-b/cluster7, which it may update: %v", err)
+		}
+		defer func() { _ = hub.Delete(ctx, mc) }()
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			fresh := &clusterv1.ManagedCluster{}
+			if err := operator.Get(ctx, client.ObjectKeyFromObject(mc), fresh); err != nil {
+				return err
+			}
+			fresh.Annotations[importer.CAPIAnnotation] = "team-a/cluster9"
+			return operator.Update(ctx, fresh)
+		})
+		if !apierrors.IsForbidden(err) {
+			t.Errorf("operator repoints cluster7 at team-a/cluster9: got %v, want Forbidden", err)
 		}
 	})
 	t.Run("a Cluster in another namespace gets no ManagedCluster", func(t *testing.T) {
