@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -372,6 +373,8 @@ func (g *grid) cells() (rounds [3][]cell) {
 type reviewer struct {
 	cs    kubernetes.Interface
 	slots chan struct{}
+	// asked counts the access reviews asked.
+	asked atomic.Int64
 }
 
 // workers is how many access reviews are in flight at once.
@@ -450,6 +453,7 @@ func (rv *reviewer) review(ctx context.Context, user authenticationv1.UserInfo, 
 		rv.slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-rv.slots }()
+			rv.asked.Add(1)
 			out[i], errs[i] = rv.ask(ctx, user, cells[i])
 		})
 	}
