@@ -80,6 +80,14 @@ func (HubValues) AgentTokenNamespace() string { return identity.AgentTokenNamesp
 // from (importer.CAPIAnnotation).
 func (HubValues) CAPIAnnotation() string { return importer.CAPIAnnotation }
 
+// ClusterRBACPrefix starts the names of the per-cluster RBAC the hub
+// controller writes (identity.ClusterRBACPrefix).
+func (HubValues) ClusterRBACPrefix() string { return identity.ClusterRBACPrefix }
+
+// AgentSubjectCEL holds for an RBAC subject s that names an identity issued
+// to managed clusters (identity.IsAgentSubject).
+func (HubValues) AgentSubjectCEL() string { return identity.AgentSubjectCEL }
+
 // ClusterIdentityCEL is the admission policies' rule for "an identity the
 // hub issued to a managed cluster" (identity.IsClusterIdentity).
 func (HubValues) ClusterIdentityCEL() string { return identity.ClusterIdentityCEL }

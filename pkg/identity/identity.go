@@ -297,7 +297,11 @@ func ParseServiceAccountUserName(user string) (namespace, name string, ok bool) 
 // AddonServiceAccount returns the name of the hub ServiceAccount whose
 // tokens the agents of addon hold with the token driver: <addon>-agent, in
 // the cluster namespace, as OCM names it.
-func AddonServiceAccount(addon string) string { return addon + "-agent" }
+func AddonServiceAccount(addon string) string { return addon + addonServiceAccountSuffix }
+
+// addonServiceAccountSuffix ends the name of every add-on agent's token
+// ServiceAccount.
+const addonServiceAccountSuffix = "-agent"
 
 // AddonTokenUserName returns the user name of the agent of addon on cluster
 // with the token driver: system:serviceaccount:<cluster>:<addon>-agent.

@@ -14,6 +14,31 @@ import (
 // namespace only the hub controller administers. None keys on a group that
 // a certificate request may leave out.
 
+// ClusterRBACPrefix starts the name of every ClusterRole and
+// ClusterRoleBinding the hub creates for a cluster's agent
+// (open-cluster-management:managedcluster:<cluster>), and of the shared
+// agent roles it binds in cluster namespaces. The hub controller's own RBAC
+// writes are held to these names by admission.
+const ClusterRBACPrefix = "open-cluster-management:managedcluster:"
+
+// IsAgentSubject reports whether an RBAC subject the hub controller binds
+// names an identity issued to managed clusters: a group under Prefix, a
+// ServiceAccount of AgentTokenNamespace, or an add-on agent's token
+// ServiceAccount (AddonServiceAccount, <addon>-agent).
+func IsAgentSubject(kind, namespace, name string) bool {
+	switch kind {
+	case "Group":
+		return strings.HasPrefix(name, Prefix)
+	case "ServiceAccount":
+		return namespace == AgentTokenNamespace || strings.HasSuffix(name, addonServiceAccountSuffix)
+	}
+	return false
+}
+
+// AgentSubjectCEL is IsAgentSubject for a subject s in CEL.
+const AgentSubjectCEL = "(s.kind == 'Group' && s.name.startsWith('" + Prefix + "')) || " +
+	"(s.kind == 'ServiceAccount' && (s.?namespace.orValue('') == '" + AgentTokenNamespace + "' || s.name.endsWith('" + addonServiceAccountSuffix + "')))"
+
 // agentTokenUserPrefix starts the user names of the agents' token identities.
 const agentTokenUserPrefix = serviceAccountUserPrefix + AgentTokenNamespace + ":"
 

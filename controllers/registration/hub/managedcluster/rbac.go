@@ -21,7 +21,7 @@ import (
 // ClusterRoles shipped in config/hub that they bind.
 const (
 	// rbacPrefix starts every per-cluster RBAC name.
-	rbacPrefix = "open-cluster-management:managedcluster:"
+	rbacPrefix = identity.ClusterRBACPrefix
 	// RegistrationClusterRole is the common ClusterRole of a cluster's
 	// registration agent inside its cluster namespace.
 	RegistrationClusterRole = rbacPrefix + "registration"
