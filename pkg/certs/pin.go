@@ -28,7 +28,24 @@ const PinPrefix = "sha256:"
 
 // Pin returns the pin of c.
 func Pin(c *x509.Certificate) string {
-	sum := sha256.Sum256(c.RawSubjectPublicKeyInfo)
+	return spkiPin(c.RawSubjectPublicKeyInfo)
+}
+
+// KeyPin returns the pin of a public key, in the format of Pin: the hub
+// records the key of each cluster's agent this way, and `kubectl ocm
+// accept` shows the keys of requests so. It fails for a key x509 cannot
+// encode.
+func KeyPin(pub any) (string, error) {
+	spki, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return "", fmt.Errorf("encode the public key: %w", err)
+	}
+	return spkiPin(spki), nil
+}
+
+// spkiPin returns the pin of a DER SubjectPublicKeyInfo.
+func spkiPin(spki []byte) string {
+	sum := sha256.Sum256(spki)
 	return PinPrefix + hex.EncodeToString(sum[:])
 }
 

@@ -52,6 +52,11 @@ func TestPinIsTheSPKIHash(t *testing.T) {
 	assert.Equal(t, "sha256:"+hex.EncodeToString(sum[:]), Pin(f.ca))
 	assert.NotEqual(t, Pin(f.ca), Pin(f.other))
 	assert.NotEqual(t, "sha256:"+Fingerprint(f.ca), Pin(f.ca), "a pin is of the key, not of the certificate")
+	keyPin, err := KeyPin(f.ca.PublicKey)
+	require.NoError(t, err)
+	assert.Equal(t, Pin(f.ca), keyPin, "KeyPin of the CA's key")
+	_, err = KeyPin(struct{}{})
+	assert.Error(t, err, "KeyPin of a value that is no key")
 }
 
 func TestParsePin(t *testing.T) {

@@ -1,14 +1,21 @@
 package accept
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 )
 
 func TestValidate(t *testing.T) {
@@ -66,5 +73,37 @@ func TestRecordAcceptance(t *testing.T) {
 			(&Options{acceptedBy: tt.user}).recordAcceptance(mc, at)
 			assert.Equal(t, tt.want, mc.Annotations)
 		})
+	}
+}
+
+func TestKeyComparison(t *testing.T) {
+	mine, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	theirs, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	recorded, err := certs.KeyPin(mine.Public())
+	require.NoError(t, err)
+	other, err := certs.KeyPin(theirs.Public())
+	require.NoError(t, err)
+	req := func(k *ecdsa.PrivateKey) csr.Request {
+		return csr.Request{CommonName: identity.AgentUserName("c1", "agent1"), PublicKey: k.Public()}
+	}
+
+	assert.Equal(t, "agent id agent1, key "+recorded, describeKey(req(mine), ""), "no key on record")
+	assert.Equal(t, "agent id agent1, key "+recorded+", the key of the agent on record", describeKey(req(mine), recorded))
+	assert.Equal(t, "agent id agent1, key "+other+", not the key of the agent on record "+recorded, describeKey(req(theirs), recorded))
+	assert.Empty(t, compareKey(req(theirs), ""), "no key on record")
+	assert.Empty(t, compareKey(csr.Request{}, recorded), "a request without a key")
+	assert.Contains(t, compareKey(req(mine), recorded), "is the key of the agent on record")
+	assert.Contains(t, compareKey(req(theirs), recorded), other+" is not the key of the agent on record, "+recorded)
+
+	o := &Options{approvedKeys: map[string][]string{"one": {recorded}, "two": {recorded, other}}}
+	for name, want := range map[string]struct {
+		key    string
+		record bool
+	}{"none": {"", false}, "one": {recorded, true}, "two": {"", true}} {
+		key, record := o.agentKey(name)
+		assert.Equal(t, want.key, key, name)
+		assert.Equal(t, want.record, record, name)
 	}
 }

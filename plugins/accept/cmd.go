@@ -31,7 +31,12 @@ cluster it is labeled with, filed by a bootstrap identity (or, with
 and every approved one with its requester, agent id and key fingerprint. When a
 cluster's requests come from more than one requester or key, accept approves
 none and lists them: --csr names the one to approve. A cluster that has joined
-keeps its agent: a new registration of it needs --rejoin. With --wait, accept
+keeps its agent: a new registration of it needs --rejoin. The ManagedCluster
+records the key of the agent whose request accept approved in the annotation
+kubectl-ocm.io/agent-key-sha256 (the hub moves it to each renewal's key), and
+accept shows that key beside each request's: a request with another key is
+another agent's, and the hub's auto-approval registers an accepted cluster
+again only with the key on record. With --wait, accept
 waits for the cluster's first request and then for its join; when the hub's
 auto-approval (or anyone else) accepts the cluster meanwhile, it says so and
 only waits for the join.

@@ -40,6 +40,11 @@ type Options struct {
 
 	// approved are the requests Run approved, by name.
 	approved map[string]bool
+	// approvedKeys are the keys (csr.Request.Key) of the requests Run
+	// approved, by cluster: the key of its agent to record.
+	approvedKeys map[string][]string
+	// shownKeys are the clusters whose agent's key on record Run showed.
+	shownKeys map[string]bool
 	// acceptedBy is the user Run accepts the clusters as, which they
 	// record; empty when the hub could not say.
 	acceptedBy string

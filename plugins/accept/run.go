@@ -221,22 +221,27 @@ func (o *Options) approveRequests(ctx context.Context, c client.Client, name str
 	if err := c.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
 		return 0, fmt.Errorf("list certificate requests of cluster %s: %w", name, err)
 	}
+	recorded, err := recordedKey(ctx, c, name)
+	if err != nil {
+		return 0, err
+	}
 	var approvable []candidate
 	for i := range list.Items {
 		obj := &list.Items[i]
 		if csr.Decided(obj) || skipped[obj.Name] || (len(o.CSRs) > 0 && !slices.Contains(o.CSRs, obj.Name)) {
 			continue
 		}
+		o.showRecordedKey(name, recorded)
 		req, ok, why := o.decide(ctx, c, obj)
 		if ok && refuse != "" {
 			ok, why = false, refuse
 		}
 		if !ok {
-			fmt.Fprintf(o.ErrOut, "CSR %s of cluster %s skipped: %s\n", obj.Name, name, why)
+			fmt.Fprintf(o.ErrOut, "CSR %s of cluster %s skipped: %s%s\n", obj.Name, name, why, compareKey(req, recorded))
 			skipped[obj.Name] = true
 			continue
 		}
-		approvable = append(approvable, candidate{obj: obj, req: req, why: why})
+		approvable = append(approvable, candidate{obj: obj, req: req, why: why, recorded: recorded})
 	}
 	if len(o.CSRs) == 0 && !oneAgent(approvable) {
 		return 0, ambiguousError{cluster: name, requests: approvable}
@@ -246,14 +251,58 @@ func (o *Options) approveRequests(ctx context.Context, c client.Client, name str
 		if err := csr.ApproveRequest(ctx, c, cand.obj, ReasonApproved, "Approved by the hub administrator with kubectl ocm accept: "+cand.why); err != nil {
 			return n, err
 		}
-		fmt.Fprintf(o.Out, "CSR %s approved%s (requester %s, %s)\n", cand.obj.Name, cli.DryRunSuffix(o.DryRun), cand.req.Requester, describeKey(cand.req))
+		fmt.Fprintf(o.Out, "CSR %s approved%s (requester %s, %s)\n", cand.obj.Name, cli.DryRunSuffix(o.DryRun), cand.req.Requester, describeKey(cand.req, recorded))
 		if o.approved == nil {
-			o.approved = map[string]bool{}
+			o.approved, o.approvedKeys = map[string]bool{}, map[string][]string{}
 		}
 		o.approved[cand.obj.Name] = true
+		if key := cand.req.Key(); !slices.Contains(o.approvedKeys[name], key) {
+			o.approvedKeys[name] = append(o.approvedKeys[name], key)
+		}
 		n++
 	}
 	return n, nil
+}
+
+// recordedKey returns the key of the agent of cluster name on record
+// (csr.AgentKey), "" when none or when the cluster is not registered.
+func recordedKey(ctx context.Context, c client.Reader, name string) (string, error) {
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", nil
+		}
+		return "", fmt.Errorf("get ManagedCluster %s: %w", name, err)
+	}
+	return csr.AgentKey(mc), nil
+}
+
+// showRecordedKey says once per cluster which key of its agent the hub has
+// on record, for the administrator to compare with the keys of the
+// requests listed after it and with the key the agent holds.
+func (o *Options) showRecordedKey(name, recorded string) {
+	if recorded == "" || o.shownKeys[name] {
+		return
+	}
+	if o.shownKeys == nil {
+		o.shownKeys = map[string]bool{}
+	}
+	o.shownKeys[name] = true
+	fmt.Fprintf(o.ErrOut, "Managed cluster %s: the key of its agent on record is %s; a request with another key is another agent's "+
+		"(the agent on the managed cluster names its key in its pending request's message: `kubectl ocm get klusterlet` there)\n", name, recorded)
+}
+
+// compareKey tells, for a skipped request, its key and whether it is the
+// key on record; "" when no key is on record or the request holds none.
+func compareKey(req csr.Request, recorded string) string {
+	key := req.Key()
+	switch {
+	case recorded == "" || key == "":
+		return ""
+	case key == recorded:
+		return fmt.Sprintf(" (its key %s is the key of the agent on record)", key)
+	}
+	return fmt.Sprintf(" (its key %s is not the key of the agent on record, %s)", key, recorded)
 }
 
 // candidate is a pending request the policy allows.
@@ -261,6 +310,8 @@ type candidate struct {
 	obj *certificatesv1.CertificateSigningRequest
 	req csr.Request
 	why string
+	// recorded is the key of the cluster's agent on record, "" when none.
+	recorded string
 }
 
 // oneAgent reports whether the requests all come from one requester with
@@ -274,13 +325,23 @@ func oneAgent(cands []candidate) bool {
 	return true
 }
 
-// describeKey names the agent and the key a request asks a credential for.
-func describeKey(req csr.Request) string {
+// describeKey names the agent and the key a request asks a credential for,
+// and whether that key is recorded, the key of the cluster's agent on
+// record ("" when none).
+func describeKey(req csr.Request, recorded string) string {
 	agent := "no agent id"
 	if _, id, ok := identity.ParseAgentUserName(req.CommonName); ok {
 		agent = "agent id " + id
 	}
-	return agent + ", key " + csr.KeyFingerprint(req.PublicKey)
+	s := agent + ", key " + csr.KeyFingerprint(req.PublicKey)
+	switch {
+	case recorded == "":
+	case req.Key() == recorded:
+		s += ", the key of the agent on record"
+	default:
+		s += ", not the key of the agent on record " + recorded
+	}
+	return s
 }
 
 // ambiguousError is accept's refusal to guess which of several approvable
@@ -295,7 +356,7 @@ func (e ambiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cluster %s has %d pending requests from different requesters or keys, and accept will not guess which one is its agent's:", e.cluster, len(e.requests))
 	for _, cand := range e.requests {
-		fmt.Fprintf(&b, "\n  CSR %s: requester %s, %s, filed %s", cand.obj.Name, cand.req.Requester, describeKey(cand.req), cand.obj.CreationTimestamp.UTC().Format(time.RFC3339))
+		fmt.Fprintf(&b, "\n  CSR %s: requester %s, %s, filed %s", cand.obj.Name, cand.req.Requester, describeKey(cand.req, cand.recorded), cand.obj.CreationTimestamp.UTC().Format(time.RFC3339))
 	}
 	fmt.Fprintf(&b, "\ncompare each key with the one the agent holds, then approve the agent's: kubectl ocm accept --clusters %s --csr NAME", e.cluster)
 	return b.String()
@@ -343,16 +404,47 @@ func (o *Options) setAccepted(ctx context.Context, c client.Client, in *deployst
 	if err != nil {
 		return fmt.Errorf("get ManagedCluster %s: %w", name, err)
 	}
-	if !mc.Spec.HubAcceptsClient {
-		base := mc.DeepCopy()
+	base := mc.DeepCopy()
+	accept := !mc.Spec.HubAcceptsClient
+	if accept {
 		mc.Spec.HubAcceptsClient = true
 		o.recordAcceptance(mc, time.Now())
+	}
+	changed := accept
+	key, recordKey := o.agentKey(name)
+	if recordKey && csr.SetAgentKey(mc, key) {
+		changed = true
+	}
+	if changed {
 		if err := c.Patch(ctx, mc, client.MergeFrom(base)); err != nil {
-			return fmt.Errorf("set hubAcceptsClient for managed cluster %s: %w", name, err)
+			return fmt.Errorf("set hubAcceptsClient and the key of the agent for managed cluster %s: %w", name, err)
 		}
+	}
+	switch {
+	case !recordKey:
+	case key != "":
+		fmt.Fprintf(o.Out, "recorded key %s as the key of the agent of managed cluster %s%s\n", key, name, cli.DryRunSuffix(o.DryRun))
+	default:
+		fmt.Fprintf(o.ErrOut, "Warning: the requests approved for managed cluster %s hold different keys: no key of its agent is on record, "+
+			"so any new registration of it takes `kubectl ocm accept --rejoin`\n", name)
 	}
 	fmt.Fprintf(o.Out, "set hubAcceptsClient to true for managed cluster %s%s\n", name, cli.DryRunSuffix(o.DryRun))
 	return nil
+}
+
+// agentKey returns the key to record for the agent of cluster name after
+// this run approved its requests, and whether there is one to record: the
+// key of the requests approved, or "" (no record) when they hold different
+// keys (--csr named several).
+func (o *Options) agentKey(name string) (string, bool) {
+	keys := o.approvedKeys[name]
+	switch len(keys) {
+	case 0:
+		return "", false
+	case 1:
+		return keys[0], true
+	}
+	return "", true
 }
 
 // Annotations with which accept records, on the ManagedCluster, who

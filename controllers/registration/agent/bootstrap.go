@@ -136,10 +136,16 @@ func (a *Agent) bootstrapOnce(ctx context.Context, id identity) (bool, time.Dura
 		}
 		return false, deniedRetryInterval, nil
 	}
+	// The request's key names this agent for the hub admin, who compares
+	// it with the key `kubectl ocm accept` shows for each request.
+	key, err := certs.KeyPin(p.Key.Public())
+	if err != nil {
+		key = "unknown"
+	}
 	a.reportDegraded(ctx, operatorv1.KlusterletReasonCSRPending, fmt.Sprintf(
-		"CertificateSigningRequest %s is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub "+
-			"(with --rejoin when cluster %s had joined the hub before: a new registration of a joined cluster is approved only with it)",
-		res.Name, id.cluster, id.cluster, id.cluster))
+		"CertificateSigningRequest %s (key %s) is pending: waiting for the hub admin to accept cluster %s: run `kubectl ocm accept --clusters %s` on the hub "+
+			"(with --rejoin when cluster %s had joined the hub before: a new registration of a joined cluster is approved only with it, after comparing its key with the one shown here)",
+		res.Name, key, id.cluster, id.cluster, id.cluster))
 	return false, awaitCSR(ctx, hub, res.Name, a.csrPoll.next(res.Name)), nil
 }
 

@@ -23,6 +23,11 @@
 // the registrations of its ManagedClusterAddOn, and the cluster's own agent
 // identity as requester.
 //
+// A cluster's identity is its agent's key (agentkey.go): a request of an
+// auto-approved bootstrap identity for a cluster accepted before is approved
+// only with the key on record, or when it is the very request, by UID, that
+// accepted the cluster (Decide).
+//
 // The functions here are pure: they look at a request and at facts the
 // caller gathered, and say what to do and why.
 package csr

@@ -30,6 +30,9 @@ const (
 type Request struct {
 	// Name is the request's name, for messages.
 	Name string
+	// RequestUID is the request's metadata.uid, which no other object
+	// ever has.
+	RequestUID string
 	// Cluster is the value of the open-cluster-management.io/cluster-name label.
 	Cluster string
 	// Addon is the value of the open-cluster-management.io/addon-name label,
@@ -62,11 +65,23 @@ type Request struct {
 	SignatureError error
 }
 
+// Key returns the pin of the request's key (certs.KeyPin), "" when it holds
+// none x509 can encode. For the token driver it is the key the token is
+// sealed to.
+func (r Request) Key() string {
+	pin, err := certs.KeyPin(r.PublicKey)
+	if err != nil {
+		return ""
+	}
+	return pin
+}
+
 // ParseRequest extracts the policy's view of csr. It fails only when
 // spec.request is not a PEM certificate request at all.
 func ParseRequest(csr *certificatesv1.CertificateSigningRequest) (Request, error) {
 	req := Request{
 		Name:       csr.Name,
+		RequestUID: string(csr.UID),
 		Cluster:    csr.Labels[clusterv1.ClusterNameLabelKey],
 		Addon:      csr.Labels[addonv1alpha1.AddonLabelKey],
 		Requester:  csr.Spec.Username,

@@ -2,15 +2,13 @@ package csr
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/hex"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
@@ -52,13 +50,14 @@ func Revoked(ctx context.Context, c client.Reader, req Request) (string, error) 
 	return "", nil
 }
 
-// KeyFingerprint names a public key: "sha256:" and the hex SHA-256 of its
-// DER SubjectPublicKeyInfo, as kubeadm's discovery pins name a CA's key.
+// KeyFingerprint names a public key for people: its pin (certs.KeyPin),
+// "sha256:" and the hex SHA-256 of its DER SubjectPublicKeyInfo, as
+// kubeadm's discovery pins name a CA's key; "unknown" for a key x509
+// cannot encode.
 func KeyFingerprint(pub any) string {
-	der, err := x509.MarshalPKIXPublicKey(pub)
+	pin, err := certs.KeyPin(pub)
 	if err != nil {
 		return "unknown"
 	}
-	sum := sha256.Sum256(der)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return pin
 }

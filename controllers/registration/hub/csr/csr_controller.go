@@ -102,7 +102,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 		log.V(2).Info("Leaving malformed request pending", "reason", err.Error())
 		return ctrl.Result{}, nil
 	}
-	facts, err := r.facts(ctx, req.Cluster, obj.Name)
+	facts, err := r.facts(ctx, req.Cluster)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -112,8 +112,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 		if err != nil {
 			return ctrl.Result{}, err
 		}
+		// An allowed renewal's requester holds the current credential: its
+		// key is the agent's from now on, recorded before the approval so
+		// that a retry records it too.
 		if !allowed {
 			action, why = csr.LeavePending, "the requester may not renew managedclusters/clientcertificates of cluster "+req.Cluster
+		} else if err := r.recordAgentKey(ctx, req.Cluster, req.Key()); err != nil {
+			return ctrl.Result{}, err
 		}
 	}
 	if action == csr.Approve {
@@ -134,7 +139,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 	if action == csr.Approve {
 		// A first join by an auto-approved identity is the hub's half of
 		// the double opt-in: accept the cluster too, once.
-		if err := r.acceptOnce(ctx, req.Cluster, obj.Name); err != nil {
+		if err := r.acceptOnce(ctx, req); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -144,14 +149,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, key ctrl.Request) (ctrl.Resu
 	return patch.RetryStale(ctx, r.approve(ctx, obj, action, why))
 }
 
-// acceptOnce sets spec.hubAcceptsClient on a cluster whose first-join request
-// is auto-approved, and records it in the automatically-accepted-on
-// annotation, with the request in automatically-accepted-for, so that a cluster an administrator denies later is not accepted
-// again by its next request. A cluster that does not exist yet is left alone:
-// the agent creates its ManagedCluster before its first request.
-func (r *Reconciler) acceptOnce(ctx context.Context, cluster, request string) error {
+// acceptOnce sets spec.hubAcceptsClient on a cluster whose first-join
+// request req is auto-approved, and records it in the
+// automatically-accepted-on annotation, with req's metadata.uid in
+// automatically-accepted-for and req's key as the agent's, so that a
+// cluster an administrator denies later is not accepted again by its next
+// request, and that the cluster is registered again automatically only with
+// its agent's key. A cluster that does not exist yet is left alone: the
+// agent creates its ManagedCluster before its first request.
+func (r *Reconciler) acceptOnce(ctx context.Context, req csr.Request) error {
 	mc := &clusterv1.ManagedCluster{}
-	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: req.Cluster}, mc); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	if _, done := mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey]; done || mc.Spec.HubAcceptsClient || !mc.DeletionTimestamp.IsZero() {
@@ -160,26 +168,46 @@ func (r *Reconciler) acceptOnce(ctx context.Context, cluster, request string) er
 	h := patch.NewHelper(mc, r.Client)
 	mc.Spec.HubAcceptsClient = true
 	metav1.SetMetaDataAnnotation(&mc.ObjectMeta, clusterv1.AutomaticallyAcceptedOnAnnotationKey, time.Now().UTC().Format(time.RFC3339))
-	metav1.SetMetaDataAnnotation(&mc.ObjectMeta, clusterv1.AutomaticallyAcceptedForAnnotationKey, request)
+	metav1.SetMetaDataAnnotation(&mc.ObjectMeta, clusterv1.AutomaticallyAcceptedForAnnotationKey, req.RequestUID)
+	csr.SetAgentKey(mc, req.Key())
 	if err := h.Patch(ctx, mc); err != nil {
-		return fmt.Errorf("accept ManagedCluster %s: %w", cluster, err)
+		return fmt.Errorf("accept ManagedCluster %s: %w", req.Cluster, err)
 	}
-	ctrl.LoggerFrom(ctx).V(2).Info("Accepted cluster whose first-join request was auto-approved", "cluster", cluster)
-	r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, "ManagedClusterAccepted", "Accept", "accepted automatically: its agent's identity is in the auto-approve list")
+	ctrl.LoggerFrom(ctx).V(2).Info("Accepted cluster whose first-join request was auto-approved", "cluster", req.Cluster, "agentKey", req.Key())
+	r.Recorder.Eventf(mc, nil, corev1.EventTypeNormal, "ManagedClusterAccepted", "Accept", "accepted automatically: its agent's identity is in the auto-approve list; its agent's key is %s", req.Key())
 	return nil
 }
 
-// facts gathers what Decide needs to know about the hub for request, a
-// request for cluster.
-func (r *Reconciler) facts(ctx context.Context, cluster, request string) (csr.Facts, error) {
-	facts := csr.Facts{AutoApproveUsers: slices.Clone(r.AutoApproveUsers)}
+// recordAgentKey records key as the key of cluster's agent.
+func (r *Reconciler) recordAgentKey(ctx context.Context, cluster, key string) error {
 	mc := &clusterv1.ManagedCluster{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: cluster}, mc); client.IgnoreNotFound(err) != nil {
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	h := patch.NewHelper(mc, r.Client)
+	if !csr.SetAgentKey(mc, key) {
+		return nil
+	}
+	if err := h.Patch(ctx, mc); err != nil {
+		return fmt.Errorf("record the key of the agent of ManagedCluster %s: %w", cluster, err)
+	}
+	ctrl.LoggerFrom(ctx).V(2).Info("Recorded the key of the cluster's agent", "cluster", cluster, "agentKey", key)
+	return nil
+}
+
+// facts gathers what Decide needs to know about the hub for a request for
+// cluster. The cluster is read from the API server: whether it was accepted
+// and with which key must not lag behind the approval just made of another
+// request.
+func (r *Reconciler) facts(ctx context.Context, cluster string) (csr.Facts, error) {
+	var facts csr.Facts
+	mc := &clusterv1.ManagedCluster{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: cluster}, mc); client.IgnoreNotFound(err) != nil {
 		return facts, fmt.Errorf("get ManagedCluster %s: %w", cluster, err)
 	} else if err == nil {
-		facts.ClusterAccepted = mc.Spec.HubAcceptsClient && mc.IsAccepted() && mc.DeletionTimestamp.IsZero()
-		facts.AcceptedBefore = acceptedBefore(mc, request)
+		facts = csr.FactsOf(mc)
 	}
+	facts.AutoApproveUsers = slices.Clone(r.AutoApproveUsers)
 	cm := &operatorv1.ClusterManager{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: r.ClusterManagerName}, cm); client.IgnoreNotFound(err) != nil {
 		return facts, fmt.Errorf("get ClusterManager %s: %w", r.ClusterManagerName, err)
@@ -187,18 +215,6 @@ func (r *Reconciler) facts(ctx context.Context, cluster, request string) (csr.Fa
 		facts.AutoApproveUsers = append(facts.AutoApproveUsers, cm.Spec.RegistrationConfiguration.AutoApprovedIdentities()...)
 	}
 	return facts, nil
-}
-
-// acceptedBefore reports whether mc was accepted before request: its
-// spec.hubAcceptsClient is set or the hub accepted it automatically, for
-// another request than this one (a reconcile retrying the approval of the
-// first join that accepted it finds it named in automatically-accepted-for).
-func acceptedBefore(mc *clusterv1.ManagedCluster, request string) bool {
-	_, auto := mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey]
-	if !mc.Spec.HubAcceptsClient && !auto {
-		return false
-	}
-	return !auto || mc.Annotations[clusterv1.AutomaticallyAcceptedForAnnotationKey] != request
 }
 
 // mayRenew asks the authorizer whether the requester of csr may renew the

@@ -132,11 +132,19 @@ const (
 	// AutomaticallyAcceptedOnAnnotationKey records when the hub accepted the
 	// cluster automatically (ManagedClusterAutoApproval).
 	AutomaticallyAcceptedOnAnnotationKey = "open-cluster-management.io/automatically-accepted-on"
-	// AutomaticallyAcceptedForAnnotationKey names the certificate request
-	// whose auto-approved first join accepted the cluster, beside
-	// AutomaticallyAcceptedOnAnnotationKey: that request alone, retried, is
-	// still a first join; every later one needs an administrator.
+	// AutomaticallyAcceptedForAnnotationKey holds the metadata.uid of the
+	// certificate request whose auto-approved first join accepted the
+	// cluster, beside AutomaticallyAcceptedOnAnnotationKey: that request
+	// alone, retried, is still a first join. A UID is never reused, unlike a
+	// request's name; a name recorded by an older hub matches no request.
 	AutomaticallyAcceptedForAnnotationKey = "kubectl-ocm.io/automatically-accepted-for"
+	// AgentKeyAnnotationKey holds the key of the cluster's agent as the hub
+	// last saw it proven: the pin (sha256:<hex> of the DER
+	// SubjectPublicKeyInfo) of the key of the request whose approval
+	// registered the agent, moved to the key of each renewal the hub
+	// approves. An auto-approved bootstrap identity registers an accepted
+	// cluster again only with this key. Only the hub writes it.
+	AgentKeyAnnotationKey = "kubectl-ocm.io/agent-key-sha256"
 	// SkipClockSyncCheckAnnotationKey set to "true" makes the hub treat the
 	// cluster's clock as synced.
 	SkipClockSyncCheckAnnotationKey = "registration.open-cluster-management.io/skip-clock-sync-check"

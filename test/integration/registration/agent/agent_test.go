@@ -119,9 +119,16 @@ func testBootstrap(ctx context.Context, t *testing.T, s *suite) {
 		!slices.Contains(req.Subject.Organization, "system:open-cluster-management:managed-clusters") {
 		t.Errorf("CSR subject %v does not name the agent identity of %s", req.Subject, clusterName)
 	}
-	framework.Eventually(ctx, t, pollTimeout, "Klusterlet HubConnectionDegraded CSRPending naming the accept command", func(ctx context.Context) (bool, error) {
+	// The message names the request's key, which `kubectl ocm accept`
+	// shows the hub admin for each request.
+	key, err := certs.KeyPin(req.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(ctx, t, pollTimeout, "Klusterlet HubConnectionDegraded CSRPending naming the accept command and the request's key", func(ctx context.Context) (bool, error) {
 		c, err := klusterletCondition(ctx, s.spokeC, operatorv1.ConditionHubConnectionDegraded)
-		return c != nil && c.Reason == "CSRPending" && strings.Contains(c.Message, "kubectl ocm accept --clusters "+clusterName), err
+		return c != nil && c.Reason == "CSRPending" && strings.Contains(c.Message, "kubectl ocm accept --clusters "+clusterName) &&
+			strings.Contains(c.Message, csr.Name+" (key "+key+")"), err
 	})
 }
 
