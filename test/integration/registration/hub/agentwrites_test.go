@@ -19,6 +19,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -190,8 +191,9 @@ func testRegistrantAnnotations(ctx context.Context, t *testing.T, hubCluster *fr
 			c := clientFor(t, cfg, err)
 			name := fmt.Sprintf("registrant-%d", i)
 			for _, key := range []string{
-				"cluster.x-k8s.io/cluster",
+				importer.CAPIAnnotation,
 				clusterv1.AutomaticallyAcceptedOnAnnotationKey,
+				clusterv1.AgentKeyAnnotationKey,
 				clusterv1.AutomaticallyAcceptedForAnnotationKey,
 				"kubectl-ocm.io/anything",
 			} {
@@ -201,7 +203,13 @@ func testRegistrantAnnotations(ctx context.Context, t *testing.T, hubCluster *fr
 					err = c.Create(ctx, mc)
 					return !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "cannot create resource"), nil
 				})
-				expectDenied(t, "it creates a ManagedCluster annotated "+key, err, "with annotations under "+identity.RegistrantAnnotationPrefix+" only, not "+key)
+				hint := "with annotations under " + identity.RegistrantAnnotationPrefix + " only, not " + key
+				if key == importer.CAPIAnnotation {
+					// Refused by the Cluster API annotation's own policy
+					// too, whichever the API server reports.
+					hint = "ManagedCluster " + name
+				}
+				expectDenied(t, "it creates a ManagedCluster annotated "+key, err, hint)
 			}
 			mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name,
 				Annotations: map[string]string{identity.RegistrantAnnotationPrefix + "site": "lab"}}}

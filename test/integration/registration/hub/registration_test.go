@@ -111,6 +111,8 @@ func TestHubRegistration(t *testing.T) {
 
 	t.Run("an agent changes no work's spec and nothing of its ManagedCluster but status", func(t *testing.T) { testAgentWrites(ctx, t, hubCluster, admin) })
 	t.Run("registrants set no hub annotation", func(t *testing.T) { testRegistrantAnnotations(ctx, t, hubCluster, admin) })
+	t.Run("the hub controller grants nothing beyond what it makes", func(t *testing.T) { testHubControllerWrites(ctx, t, hubCluster) })
+	t.Run("template authors grant only what they may bind", func(t *testing.T) { testTemplatePermissions(ctx, t, hubCluster, admin) })
 	t.Run("CSR approval", func(t *testing.T) { testCSRApproval(ctx, t, hubCluster, admin) })
 	t.Run("a namespace the hub did not create keeps its labels", func(t *testing.T) { testForeignNamespaceKeepsLabels(ctx, t, admin) })
 	t.Run("accept --wait sees the hub's auto-approval", func(t *testing.T) {
