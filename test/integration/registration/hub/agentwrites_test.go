@@ -121,8 +121,8 @@ func testAgentWrites(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 				},
 				"sets its lease duration to an hour": func(mc *clusterv1.ManagedCluster) { mc.Spec.LeaseDurationSeconds = 3600 },
 				"labels itself for a Placement":      func(mc *clusterv1.ManagedCluster) { mc.Labels["env"] = "prod" },
-				"annotates itself with a Cluster API cluster": func(mc *clusterv1.ManagedCluster) {
-					metav1.SetMetaDataAnnotation(&mc.ObjectMeta, "cluster.x-k8s.io/cluster", "team-b/prod")
+				"annotates itself": func(mc *clusterv1.ManagedCluster) {
+					metav1.SetMetaDataAnnotation(&mc.ObjectMeta, "example.com/team", "b")
 				},
 				"redirects its client configs": func(mc *clusterv1.ManagedCluster) {
 					mc.Spec.ManagedClusterClientConfigs = []clusterv1.ClientConfig{{URL: "https://attacker.example:6443"}}
@@ -130,6 +130,11 @@ func testAgentWrites(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 			} {
 				expectDenied(t, "it "+what, editCluster(ctx, c, edit), hint)
 			}
+			// The Cluster API annotation has a policy of its own too,
+			// whichever the API server reports.
+			expectDenied(t, "it annotates itself with a Cluster API cluster", editCluster(ctx, c, func(mc *clusterv1.ManagedCluster) {
+				metav1.SetMetaDataAnnotation(&mc.ObjectMeta, importer.CAPIAnnotation, "team-b/prod")
+			}), "ManagedCluster cluster1")
 		})
 	}
 }

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -81,8 +83,14 @@ func testTemplatePermissions(ctx context.Context, t *testing.T, hubCluster *fram
 	})
 	cfg, err := hubCluster.ConfigForUser("author")
 	author := clientFor(t, cfg, err)
+	agent, err := json.Marshal(&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "hello"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	template := func(name string, regs ...addonv1alpha1.RegistrationSpec) *addonv1alpha1.AddOnTemplate {
-		return &addonv1alpha1.AddOnTemplate{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: addonv1alpha1.AddOnTemplateSpec{AddonName: "hello", Registration: regs}}
+		return &addonv1alpha1.AddOnTemplate{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: addonv1alpha1.AddOnTemplateSpec{AddonName: "hello", Registration: regs,
+			AgentSpec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: agent}}}}}}}
 	}
 	kubeClient := func(p addonv1alpha1.HubPermissionConfig) addonv1alpha1.RegistrationSpec {
 		return addonv1alpha1.RegistrationSpec{Type: addonv1alpha1.RegistrationTypeKubeClient,
