@@ -22,15 +22,18 @@ import (
 // which only who may update the ManagedCluster writes, or its Cluster API
 // Cluster), as adopted for the cluster (clusternamespace.AdoptedAnnotation):
 // the hub then binds the cluster's agent there, and never relabels nor
-// deletes the namespace. A namespace marked already, the hub's own, or
-// being deleted is left as it is; one marked for another cluster is the
-// conflict the hub controller reports.
+// deletes the namespace. An adoption for an earlier ManagedCluster of the
+// name (the importer creates the ManagedCluster of a Cluster API Cluster
+// again after it was deleted) is replaced: the same evidence holds for the
+// cluster of that name now. A namespace the hub created, for this cluster
+// or another, or one being deleted, is left as it is; the hub controller
+// reports the conflict.
 func (r *Reconciler) adoptNamespace(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
 	ns := &corev1.Namespace{}
 	if err := r.reader.Get(ctx, types.NamespacedName{Name: cluster.Name}, ns); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	if !ns.DeletionTimestamp.IsZero() || clusternamespace.Marked(ns) ||
+	if !ns.DeletionTimestamp.IsZero() || ns.Annotations[clusternamespace.OwnerAnnotation] != "" ||
 		clusternamespace.Of(ns, cluster, managedcluster.FieldManager) != clusternamespace.Foreign {
 		return nil
 	}

@@ -82,13 +82,6 @@ func Of(ns *corev1.Namespace, cluster metav1.Object, hubFieldManager string) Sta
 	return Foreign
 }
 
-// Marked reports whether ns carries either mark, for any cluster.
-func Marked(ns *corev1.Namespace) bool {
-	_, owned := ns.Annotations[OwnerAnnotation]
-	_, adopted := ns.Annotations[AdoptedAnnotation]
-	return owned || adopted
-}
-
 // New renders the namespace of cluster as the hub creates it: labeled with
 // the cluster name, enforcing restricted Pod Security (it holds the
 // cluster's works, add-ons and leases, never Pods) set by the hub

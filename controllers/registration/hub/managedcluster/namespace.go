@@ -23,8 +23,9 @@ const (
 	// conflictRecheck: a namespace that is not the cluster's own. The
 	// cache holds only namespaces labeled with a cluster name, so the hub
 	// sees no event when an administrator deletes or marks an unlabeled
-	// one.
-	conflictRecheck = time.Minute
+	// one. Only clusters an administrator or the auto-approval accepted
+	// are looked at again, with one read each.
+	conflictRecheck = 10 * time.Second
 	// terminatingRecheck: a namespace being deleted, such as the namespace
 	// of an earlier cluster of the same name.
 	terminatingRecheck = 5 * time.Second
