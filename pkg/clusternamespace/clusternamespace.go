@@ -4,13 +4,14 @@
 // is someone else's. A cluster's name is chosen by whoever registers it, a
 // bootstrap-token holder included, so a name alone proves nothing: the hub
 // creates the cluster namespace itself and marks it with the UID of the
-// ManagedCluster (OwnerAnnotation), and the hub's importer marks an existing
-// namespace it imports a cluster into (AdoptedAnnotation). The hub
-// controller (accepting and deleting a cluster), the importer and `kubectl
-// ocm import` follow it.
+// ManagedCluster (OwnerAnnotation), the hub's importer marks an existing
+// namespace it imports a cluster into (AdoptedAnnotation), and an
+// administrator may prepare a namespace for a cluster that has not
+// registered yet (PreparedAnnotation). The hub controller (accepting and
+// deleting a cluster), the importer and `kubectl ocm import` follow it.
 //
-// Only who may update namespaces (a hub administrator, the hub controller,
-// the importer) writes either mark; an agent or a bootstrap-token holder
+// Only who may create or update namespaces (a hub administrator, the hub
+// controller, the importer) writes a mark; an agent or a bootstrap-token holder
 // writes no namespace.
 package clusternamespace
 
@@ -45,6 +46,14 @@ const (
 	// administrator may write it too. The hub binds the cluster's agent
 	// there, but never changes the namespace's labels and never deletes it.
 	AdoptedAnnotation = "kubectl-ocm.io/cluster-namespace-adopted-for"
+	// PreparedAnnotation marks a namespace an administrator creates ahead
+	// of a cluster that has not registered yet (a standby hub's, holding
+	// its ManifestWorks before a failover), for the cluster of the name
+	// that is its value: the first ManagedCluster of that name the hub
+	// accepts adopts it (the hub replaces the annotation with
+	// AdoptedAnnotation and that cluster's UID). With auto-approval, that
+	// is whoever registers the name first.
+	PreparedAnnotation = "kubectl-ocm.io/cluster-namespace-for"
 )
 
 // Standing is what a namespace is to the ManagedCluster of its name.
@@ -60,6 +69,9 @@ const (
 	Owned
 	// Adopted: used for this cluster as it is (AdoptedAnnotation).
 	Adopted
+	// Prepared: created ahead for the cluster of this name
+	// (PreparedAnnotation), to be adopted when it is accepted.
+	Prepared
 )
 
 // Of returns the standing of ns to cluster, the ManagedCluster of its name.
@@ -76,10 +88,23 @@ func Of(ns *corev1.Namespace, cluster metav1.Object, hubFieldManager string) Sta
 		return Owned
 	case adopted && adopter == uid && !owned:
 		return Adopted
+	case !owned && !adopted && ns.Annotations[PreparedAnnotation] == cluster.GetName():
+		return Prepared
 	case !owned && !adopted && legacy(ns, cluster, hubFieldManager):
 		return Owned
 	}
 	return Foreign
+}
+
+// AdoptPreparedPatch is the merge patch by which the hub adopts a Prepared
+// namespace for cluster, the ManagedCluster it accepts: AdoptedAnnotation
+// with its UID in place of PreparedAnnotation, so that a later cluster of
+// the same name does not take it.
+func AdoptPreparedPatch(cluster metav1.Object) []byte {
+	p, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"annotations": map[string]any{AdoptedAnnotation: string(cluster.GetUID()), PreparedAnnotation: nil},
+	}})
+	return p
 }
 
 // New renders the namespace of cluster as the hub creates it: labeled with

@@ -57,6 +57,9 @@ func TestOf(t *testing.T) {
 		{"an earlier release's namespace, written just before the cluster", namespace(t0.Add(-30*time.Second), hubManager), Owned},
 		{"an older namespace an earlier release labeled", namespace(t0.Add(-time.Hour), hubManager), Foreign},
 		{"an earlier release's namespace, marked for another cluster", namespace(t0.Add(time.Hour), hubManager, OwnerAnnotation, "uid-b"), Foreign},
+		{"prepared for the cluster of the name", namespace(t0.Add(-time.Hour), "", PreparedAnnotation, "c1"), Prepared},
+		{"prepared for another name", namespace(t0.Add(-time.Hour), "", PreparedAnnotation, "c2"), Foreign},
+		{"prepared, then adopted for an earlier cluster", namespace(t0.Add(-time.Hour), "", PreparedAnnotation, "c1", AdoptedAnnotation, "uid-b"), Foreign},
 		{"the Pod Security setter is no mark", namespace(t0, "", podsecurity.SetByAnnotation, podsecurity.SetByHub), Foreign},
 	}
 	for _, tt := range tests {

@@ -127,9 +127,10 @@ func (r *Reconciler) cleanup(ctx context.Context, cluster *clusterv1.ManagedClus
 		return "", "", fmt.Errorf("get namespace %s: %w", ns, err)
 	}
 	switch clusternamespace.Of(namespace, cluster, FieldManager) {
-	case clusternamespace.Adopted:
+	case clusternamespace.Owned:
+	case clusternamespace.Adopted, clusternamespace.Prepared:
 		return "", fmt.Sprintf("namespace %s, adopted for the cluster (annotation %s), is left as it is.", ns, clusternamespace.AdoptedAnnotation), nil
-	case clusternamespace.Foreign:
+	default:
 		return "", fmt.Sprintf("namespace %s, which the hub did not create for this cluster (it has no annotation %s=%s), is left as it is.",
 			ns, clusternamespace.OwnerAnnotation, cluster.UID), nil
 	}

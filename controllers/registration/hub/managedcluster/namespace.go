@@ -63,6 +63,13 @@ func (r *Reconciler) ensureNamespace(ctx context.Context, cluster *clusterv1.Man
 	switch {
 	case standing == clusternamespace.Foreign:
 		return ns, standing, clusternamespace.Conflict(ns, cluster), nil
+	case standing == clusternamespace.Prepared:
+		// Prepared ahead for the cluster of this name: adopted for this one.
+		p := clusternamespace.AdoptPreparedPatch(cluster)
+		if err := r.Client.Patch(ctx, ns.DeepCopy(), client.RawPatch(types.MergePatchType, p), client.FieldOwner(FieldManager)); err != nil {
+			return nil, 0, "", fmt.Errorf("adopt namespace %s for cluster %s: %w", ns.Name, cluster.Name, err)
+		}
+		return ns, clusternamespace.Adopted, "", nil
 	case standing == clusternamespace.Owned && ns.Annotations[clusternamespace.OwnerAnnotation] == "":
 		// Created by an earlier release: marked now, so that the mark alone
 		// tells from then on.

@@ -37,7 +37,9 @@ import (
 //
 // Variations: a namespace created after the cluster but before it was
 // accepted (refused, then used once an administrator adopts it, and left
-// when the cluster is deleted); a namespace marked for another
+// when the cluster is deleted); a namespace prepared for the cluster of its
+// name (adopted by the first cluster accepted, not by a later one of the
+// same name); a namespace marked for another
 // ManagedCluster of the same name (refused and left); the namespace of an
 // earlier cluster of the name still being deleted (waited for, then
 // replaced by the new cluster's own). The hub's own namespace, marked with
@@ -127,6 +129,32 @@ func testClusterNamespaces(ctx context.Context, t *testing.T, hubCluster *framew
 		if !apierrors.IsNotFound(err) {
 			t.Errorf("the cluster's RoleBinding outlives it in the adopted namespace (err %v)", err)
 		}
+	})
+
+	t.Run("a namespace prepared for the cluster of its name", func(t *testing.T) {
+		// As a standby hub's, holding works before the cluster registers.
+		const name = "cluster11"
+		expectAllowed(t, "create namespace cluster11", admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name,
+			Annotations: map[string]string{clusternamespace.PreparedAnnotation: name}}}))
+		createCluster(ctx, t, admin, name, true, 0)
+		mc := waitCluster(ctx, t, admin, name, "accepted", hasCondition(
+			clusterv1.ManagedClusterConditionHubAccepted, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted))
+		ns := &corev1.Namespace{}
+		expectAllowed(t, "get namespace cluster11", admin.Get(ctx, client.ObjectKey{Name: name}, ns))
+		if ns.Annotations[clusternamespace.AdoptedAnnotation] != string(mc.UID) || ns.Annotations[clusternamespace.PreparedAnnotation] != "" {
+			t.Errorf("namespace cluster11 has annotations %v, want it adopted for UID %s", ns.Annotations, mc.UID)
+		}
+		if got := podsecurity.LabelsOf(ns.Labels); len(got) > 0 {
+			t.Errorf("the hub set Pod Security labels %v on the prepared namespace", got)
+		}
+		deleteClusterAndWait(ctx, t, admin, name)
+		before := ns.DeepCopy()
+		expectAllowed(t, "get namespace cluster11", admin.Get(ctx, client.ObjectKey{Name: name}, before))
+		expectNamespaceUntouched(ctx, t, admin, before)
+		// A cluster of the same name registered again does not take it.
+		createCluster(ctx, t, admin, name, true, 0)
+		defer deleteClusterAndWait(ctx, t, admin, name)
+		waitInUse(ctx, t, admin, name, "adopted for another ManagedCluster cluster11 (UID "+string(mc.UID))
 	})
 
 	t.Run("a namespace marked for another cluster of the name", func(t *testing.T) {
