@@ -96,17 +96,6 @@ func Of(ns *corev1.Namespace, cluster metav1.Object, hubFieldManager string) Sta
 	return Foreign
 }
 
-// AdoptPreparedPatch is the merge patch by which the hub adopts a Prepared
-// namespace for cluster, the ManagedCluster it accepts: AdoptedAnnotation
-// with its UID in place of PreparedAnnotation, so that a later cluster of
-// the same name does not take it.
-func AdoptPreparedPatch(cluster metav1.Object) []byte {
-	p, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"annotations": map[string]any{AdoptedAnnotation: string(cluster.GetUID()), PreparedAnnotation: nil},
-	}})
-	return p
-}
-
 // New renders the namespace of cluster as the hub creates it: labeled with
 // the cluster name, enforcing restricted Pod Security (it holds the
 // cluster's works, add-ons and leases, never Pods) set by the hub
@@ -125,13 +114,16 @@ func New(cluster string, uid types.UID) *corev1.Namespace {
 	return ns
 }
 
-// AdoptionPatch is the merge patch by which the importer adopts an existing
-// namespace for the ManagedCluster cluster: AdoptedAnnotation, and the
-// cluster-name label by which the hub controller watches cluster
-// namespaces. It changes nothing else, no Pod Security label above all.
+// AdoptionPatch is the merge patch by which the importer, or the hub for a
+// Prepared namespace, adopts an existing namespace for the ManagedCluster
+// cluster: AdoptedAnnotation with its UID in place of any
+// PreparedAnnotation (so that a later cluster of the same name does not
+// take it), and the cluster-name label by which the hub controller caches
+// and watches cluster namespaces. It changes nothing else, no Pod Security
+// label above all.
 func AdoptionPatch(cluster metav1.Object) []byte {
 	p, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"annotations": map[string]string{AdoptedAnnotation: string(cluster.GetUID())},
+		"annotations": map[string]any{AdoptedAnnotation: string(cluster.GetUID()), PreparedAnnotation: nil},
 		"labels":      map[string]string{clusterv1.ClusterNameLabelKey: cluster.GetName()},
 	}})
 	return p

@@ -87,14 +87,18 @@ func TestNew(t *testing.T) {
 
 func TestAdoptionPatch(t *testing.T) {
 	var p struct {
-		Metadata metav1.ObjectMeta `json:"metadata"`
+		Metadata struct {
+			Annotations map[string]*string `json:"annotations"`
+			Labels      map[string]string  `json:"labels"`
+		} `json:"metadata"`
 	}
 	if err := json.Unmarshal(AdoptionPatch(clusterAt("a", time.Now())), &p); err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Metadata.Annotations) != 1 || p.Metadata.Annotations[AdoptedAnnotation] != "uid-a" ||
+	a := p.Metadata.Annotations
+	if len(a) != 2 || a[AdoptedAnnotation] == nil || *a[AdoptedAnnotation] != "uid-a" || a[PreparedAnnotation] != nil ||
 		len(p.Metadata.Labels) != 1 || p.Metadata.Labels[clusterv1.ClusterNameLabelKey] != "c1" {
-		t.Errorf("AdoptionPatch = %+v, want only the adoption mark and the cluster-name label", p.Metadata)
+		t.Errorf("AdoptionPatch = %+v, want only the adoption mark, the prepared mark removed and the cluster-name label", p.Metadata)
 	}
 }
 

@@ -63,9 +63,11 @@ func (r *Reconciler) ensureNamespace(ctx context.Context, cluster *clusterv1.Man
 	switch {
 	case standing == clusternamespace.Foreign:
 		return ns, standing, clusternamespace.Conflict(ns, cluster), nil
-	case standing == clusternamespace.Prepared:
-		// Prepared ahead for the cluster of this name: adopted for this one.
-		p := clusternamespace.AdoptPreparedPatch(cluster)
+	case standing == clusternamespace.Prepared ||
+		(standing == clusternamespace.Adopted && ns.Labels[clusterv1.ClusterNameLabelKey] != cluster.Name):
+		// Prepared ahead for the cluster of this name: adopted for this
+		// one. An adopted namespace gets the label the cache selects.
+		p := clusternamespace.AdoptionPatch(cluster)
 		if err := r.Client.Patch(ctx, ns.DeepCopy(), client.RawPatch(types.MergePatchType, p), client.FieldOwner(FieldManager)); err != nil {
 			return nil, 0, "", fmt.Errorf("adopt namespace %s for cluster %s: %w", ns.Name, cluster.Name, err)
 		}
