@@ -32,7 +32,7 @@ func namespace(created time.Time, labeler string, annotations ...string) *corev1
 	if labeler != "" {
 		ns.Labels = map[string]string{clusterv1.ClusterNameLabelKey: "c1"}
 		fields, _ := json.Marshal(map[string]any{"f:metadata": map[string]any{"f:labels": map[string]any{"f:" + clusterv1.ClusterNameLabelKey: map[string]any{}}}})
-		ns.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: labeler, Operation: metav1.ManagedFieldsOperationApply, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: fields}}}
+		ns.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: labeler, Operation: metav1.ManagedFieldsOperationApply, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(fields))}}
 	}
 	return ns
 }
