@@ -119,6 +119,15 @@ func (r *Reconciler) reconcileCAPI(ctx context.Context, name string) (ctrl.Resul
 		log.Info("Created the ManagedCluster of a Cluster API Cluster", "cluster", name, "capiCluster", key.String())
 		r.recorder.Eventf(mc, capi, corev1.EventTypeNormal, "ManagedClusterCreated", "Import", "Created ManagedCluster %s for Cluster API Cluster %s", name, key)
 	}
+	// The Cluster's own namespace is the cluster namespace: adopted, so
+	// that deleting the ManagedCluster never deletes it, and with it the
+	// Cluster. A cluster imported before the hub marked namespaces is
+	// adopted too.
+	if key.Namespace == name {
+		if err := r.adoptNamespace(ctx, mc); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	if meta.IsStatusConditionTrue(mc.Status.Conditions, imp.ConditionImportSucceeded) {
 		return ctrl.Result{}, nil
 	}

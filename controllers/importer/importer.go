@@ -196,6 +196,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 
+	if err := r.adoptNamespace(ctx, cluster); err != nil {
+		return ctrl.Result{}, err
+	}
 	h := patch.NewHelper(cluster, r.Client)
 	cond, importErr := r.importCluster(ctx, cluster, "Secret "+sec.Namespace+"/"+sec.Name, sec.Data)
 	if err != nil {

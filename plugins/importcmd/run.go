@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -78,6 +79,11 @@ func (o *Options) Run(ctx context.Context) error {
 			fmt.Fprintf(o.ErrOut, "Warning: cluster %s has joined already; the import installs its agent again.\n", o.Cluster)
 		}
 	}
+	if o.DryRun != cli.DryRunServer {
+		if objs, err = o.writeCluster(ctx, c, objs); err != nil {
+			return err
+		}
+	}
 	// The import Secret goes last: the importer starts when it appears,
 	// and reads the configuration then.
 	last := len(objs) - 1
@@ -114,6 +120,35 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	return a.Run(ctx)
+}
+
+// writeCluster writes the ManagedCluster when objs hold it, then creates
+// its namespace as the hub creates it, marked with the ManagedCluster's UID
+// (pkg/clusternamespace), so that the hub takes it as the cluster's own and
+// deletes it with the cluster. An existing namespace is left as it is: the
+// importer adopts it when it uses the import Secret, and the hub never
+// deletes it. It returns the rest of objs.
+func (o *Options) writeCluster(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	var rest []*unstructured.Unstructured
+	for _, obj := range objs {
+		switch obj.GetKind() {
+		case "ManagedCluster":
+			if err := apply.Apply(ctx, c, []*unstructured.Unstructured{obj}, apply.Options{FieldManager: cli.FieldManagerFrom(ctx)}); err != nil {
+				return nil, fmt.Errorf("write ManagedCluster %s: %w", o.Cluster, err)
+			}
+		case "Namespace":
+		default:
+			rest = append(rest, obj)
+		}
+	}
+	mc := &clusterv1.ManagedCluster{}
+	if err := c.Get(ctx, client.ObjectKey{Name: o.Cluster}, mc); err != nil {
+		return nil, fmt.Errorf("read ManagedCluster %s: %w", o.Cluster, err)
+	}
+	if err := c.Create(ctx, clusternamespace.New(o.Cluster, mc.UID), client.FieldOwner(cli.FieldManagerFrom(ctx))); client.IgnoreAlreadyExists(err) != nil {
+		return nil, fmt.Errorf("create namespace %s: %w", o.Cluster, err)
+	}
+	return rest, nil
 }
 
 // waitImported waits until the importer reports on the import Secret at

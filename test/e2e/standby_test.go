@@ -21,6 +21,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -56,7 +57,10 @@ func TestStandbyHub(t *testing.T) {
 	require.NoError(t, managed.Client().Patch(ctx, &operatorv1.Klusterlet{ObjectMeta: metav1.ObjectMeta{Name: operatorv1.KlusterletName}}, patch))
 
 	for _, h := range []*framework.Cluster{primary, standby} {
-		if err := h.Client().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}}); client.IgnoreAlreadyExists(err) != nil {
+		// On the standby hub, prepared for the cluster before it registers
+		// there.
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster, Annotations: map[string]string{clusternamespace.PreparedAnnotation: cluster}}}
+		if err := h.Client().Create(ctx, ns); client.IgnoreAlreadyExists(err) != nil {
 			t.Fatal(err)
 		}
 		w, err := framework.AppWork(cluster, "app", app)

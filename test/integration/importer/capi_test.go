@@ -12,12 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
+	capiv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/importer"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/capi"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
@@ -159,6 +162,53 @@ func TestImportFromClusterAPI(t *testing.T) {
 		if !apierrors.IsForbidden(err) {
 			t.Errorf("operator repoints cluster7 at team-a/cluster9: got %v, want Forbidden", err)
 		}
+	})
+	t.Run("detaching leaves the Cluster and its namespace", func(t *testing.T) {
+		// The Cluster's namespace existed before: adopted, not relabeled.
+		mc := &clusterv1.ManagedCluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
+			t.Fatal(err)
+		}
+		ns := &corev1.Namespace{}
+		if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, ns); err != nil {
+			t.Fatal(err)
+		}
+		if ns.Annotations[clusternamespace.AdoptedAnnotation] != string(mc.UID) || ns.Annotations[clusternamespace.OwnerAnnotation] != "" {
+			t.Errorf("namespace cluster1 has annotations %v, want it adopted for ManagedCluster cluster1 (UID %s)", ns.Annotations, mc.UID)
+		}
+		if got := podsecurity.LabelsOf(ns.Labels); len(got) > 0 {
+			t.Errorf("the hub set Pod Security labels %v on the Cluster API namespace cluster1", got)
+		}
+		if err := hub.Delete(ctx, mc); err != nil {
+			t.Fatal(err)
+		}
+		framework.Eventually(ctx, t, pollTimeout, "ManagedCluster cluster1 (UID "+string(mc.UID)+") gone", func(ctx context.Context) (bool, error) {
+			now := &clusterv1.ManagedCluster{}
+			err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, now)
+			return apierrors.IsNotFound(err) || (err == nil && now.UID != mc.UID), client.IgnoreNotFound(err)
+		})
+		if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, ns); err != nil || !ns.DeletionTimestamp.IsZero() {
+			t.Errorf("namespace cluster1 is deleted or being deleted (err %v)", err)
+		}
+		cl := &capiv1.Cluster{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "cluster1"}, cl); err != nil || !cl.DeletionTimestamp.IsZero() {
+			t.Errorf("Cluster API Cluster cluster1/cluster1 is deleted or being deleted (err %v)", err)
+		}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: imp.CAPIKubeconfigSecret("cluster1")}, &corev1.Secret{}); err != nil {
+			t.Errorf("the Cluster's kubeconfig Secret: %v", err)
+		}
+		// The importer makes the Cluster's ManagedCluster again, whose
+		// namespace it is then.
+		framework.Eventually(ctx, t, pollTimeout, "namespace cluster1 adopted for the new ManagedCluster cluster1", func(ctx context.Context) (bool, error) {
+			now := &clusterv1.ManagedCluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, now); err != nil {
+				return false, client.IgnoreNotFound(err)
+			}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, ns); err != nil {
+				return false, err
+			}
+			return now.UID != mc.UID && ns.Annotations[clusternamespace.AdoptedAnnotation] == string(now.UID), nil
+		})
 	})
 	t.Run("a Cluster in another namespace gets no ManagedCluster", func(t *testing.T) {
 		err := hub.Get(ctx, client.ObjectKey{Name: "cluster9"}, &clusterv1.ManagedCluster{})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 
@@ -23,6 +24,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
@@ -110,33 +112,49 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	h := patch.NewHelper(cluster, r.Client)
 	var err error
+	var recheck time.Duration
 	if cluster.Spec.HubAcceptsClient {
-		err = r.accept(ctx, cluster)
+		recheck, err = r.accept(ctx, cluster)
 	} else {
 		err = r.deny(ctx, cluster)
 	}
 	if perr := h.Patch(ctx, cluster); perr != nil {
 		return patch.RetryStale(ctx, perr, apierrors.IsNotFound)
 	}
-	return ctrl.Result{}, err
+	return ctrl.Result{RequeueAfter: recheck}, err
 }
 
 // accept creates the cluster namespace and grants the accepted cluster's
 // agent its permissions, then sets HubAcceptedManagedCluster True. The
 // grants name the cluster's token identity only once the token driver's
 // controller created it (agenttoken), and that identity gets its own Role in
-// identity.AgentTokenNamespace.
-func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
+// identity.AgentTokenNamespace. A namespace of the cluster's name that is
+// not the cluster's own stops it (namespaceInUse), and recheck says when to
+// look again.
+func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedCluster) (recheck time.Duration, err error) {
 	name := cluster.Name
 	csrs := &certificatesv1.CertificateSigningRequestList{}
 	if err := r.Client.List(ctx, csrs, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
-		return fmt.Errorf("list CertificateSigningRequests of cluster %s: %w", name, err)
+		return 0, fmt.Errorf("list CertificateSigningRequests of cluster %s: %w", name, err)
 	}
 	sa, err := r.tokenIdentity(ctx, name)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	objs := []client.Object{clusterNamespace(name), clusterRole(name, true, ownCSRNames(name, csrs.Items)...), clusterRoleBinding(name, sa != nil)}
+	ns, standing, why, err := r.ensureNamespace(ctx, cluster)
+	if err != nil {
+		setAccepted(cluster, metav1.ConditionFalse, clusterv1.ReasonHubAcceptError, fmt.Sprintf("Failed to set up the cluster namespace: %v", err))
+		return 0, err
+	}
+	if why != "" {
+		return r.namespaceInUse(ctx, cluster, sa, ns, why)
+	}
+	objs := []client.Object{clusterRole(name, true, ownCSRNames(name, csrs.Items)...), clusterRoleBinding(name, sa != nil)}
+	if standing == clusternamespace.Owned {
+		// Its labels are restored when someone edits them; an adopted
+		// namespace keeps its own.
+		objs = append(objs, clusternamespace.New(name, cluster.UID))
+	}
 	for _, rb := range roleBindings(name, sa != nil) {
 		objs = append(objs, rb)
 	}
@@ -146,17 +164,17 @@ func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedClust
 	}
 	if err := r.apply(ctx, objs...); err != nil {
 		setAccepted(cluster, metav1.ConditionFalse, clusterv1.ReasonHubAcceptError, fmt.Sprintf("Failed to set up the cluster namespace and permissions: %v", err))
-		return err
+		return 0, err
 	}
 	if err := r.deleteLegacyTokenIdentity(ctx, cluster); err != nil {
-		return err
+		return 0, err
 	}
 	if !cluster.IsAccepted() {
 		ctrl.LoggerFrom(ctx).V(2).Info("Accepted managed cluster", "cluster", klog.KObj(cluster))
 		r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventAccepted, "Accept", "managed cluster %s is accepted by hub cluster admin", name)
 	}
 	setAccepted(cluster, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted, "Accepted by hub cluster admin")
-	return nil
+	return 0, nil
 }
 
 // tokenIdentity returns the ServiceAccount of the token identity of
@@ -190,10 +208,10 @@ func (r *Reconciler) deleteLegacyTokenIdentity(ctx context.Context, cluster *clu
 	if err := r.Client.Get(ctx, key, sa); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	if !sa.DeletionTimestamp.IsZero() {
+	if !sa.DeletionTimestamp.IsZero() || sa.Labels[clusterv1.ClusterNameLabelKey] != cluster.Name {
 		return nil
 	}
-	if err := r.Client.Delete(ctx, sa); client.IgnoreNotFound(err) != nil {
+	if err := r.Client.Delete(ctx, sa, client.Preconditions{UID: &sa.UID}); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("delete ServiceAccount %s/%s: %w", key.Namespace, key.Name, err)
 	}
 	ctrl.LoggerFrom(ctx).Info("Deleted the token identity of the cluster namespace", "cluster", klog.KObj(cluster), "serviceAccount", key.String())
@@ -251,8 +269,8 @@ func (r *Reconciler) deny(ctx context.Context, cluster *clusterv1.ManagedCluster
 		return err
 	}
 	for _, rb := range roleBindings(name, false) {
-		if err := r.Client.Delete(ctx, rb); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete RoleBinding %s/%s: %w", rb.Namespace, rb.Name, err)
+		if err := r.deleteOwn(ctx, name, rb); err != nil {
+			return err
 		}
 	}
 	if meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) == nil {

@@ -20,6 +20,7 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
@@ -40,19 +41,23 @@ const cleanupPollInterval = 2 * time.Second
 //  1. ManifestWorks and ManagedClusterAddOns in the cluster namespace, lowest
 //     cleanup priority first (their agents remove their finalizers);
 //  2. the cluster's RBAC and CertificateSigningRequests, then the namespace
-//     with everything else in it;
-//  3. the finalizer, once the namespace is gone.
+//     with everything else in it, when it is the cluster's own
+//     (pkg/clusternamespace); any other namespace of its name is left;
+//  3. the finalizer, once the namespace is gone or left.
 func (r *Reconciler) reconcileDelete(ctx context.Context, cluster *clusterv1.ManagedCluster) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(cluster, clusterv1.ManagedClusterFinalizer) {
 		return ctrl.Result{}, nil
 	}
 	h := patch.NewHelper(cluster, r.Client)
-	remaining, err := r.cleanup(ctx, cluster)
+	remaining, kept, err := r.cleanup(ctx, cluster)
 	switch {
 	case err != nil:
 		setDeleting(cluster, metav1.ConditionFalse, clusterv1.ConditionDeletingReasonResourceError, err.Error())
 	case remaining != "":
 		setDeleting(cluster, metav1.ConditionFalse, clusterv1.ConditionDeletingReasonResourceRemaining, remaining)
+	case kept != "":
+		setDeleting(cluster, metav1.ConditionTrue, clusterv1.ConditionDeletingReasonNoResource,
+			"The cluster's works, add-ons, permissions and certificate requests are removed; "+kept)
 	default:
 		setDeleting(cluster, metav1.ConditionTrue, clusterv1.ConditionDeletingReasonNoResource,
 			"The cluster namespace, its content, the cluster's permissions and certificate requests are removed.")
@@ -84,16 +89,21 @@ func setDeleting(cluster *clusterv1.ManagedCluster, status metav1.ConditionStatu
 }
 
 // cleanup advances the deletion by one stage. It returns a message naming
-// what is left and why when the caller must wait, and "" when nothing is left.
-func (r *Reconciler) cleanup(ctx context.Context, cluster *clusterv1.ManagedCluster) (string, error) {
+// what is left and why when the caller must wait, and "" when nothing is
+// left; kept then says why the namespace of the cluster's name is left as
+// it is, when it is not the cluster's own (pkg/clusternamespace): adopted
+// for the cluster (a Cluster API namespace), someone else's or another
+// cluster's. Only the works, add-ons and RoleBindings the cluster had in it
+// are removed then.
+func (r *Reconciler) cleanup(ctx context.Context, cluster *clusterv1.ManagedCluster) (remaining, kept string, err error) {
 	ns := cluster.Name
 	works := &workv1.ManifestWorkList{}
 	if err := r.APIReader.List(ctx, works, client.InNamespace(ns)); err != nil && !meta.IsNoMatchError(err) {
-		return "", fmt.Errorf("list ManifestWorks in %s: %w", ns, err)
+		return "", "", fmt.Errorf("list ManifestWorks in %s: %w", ns, err)
 	}
 	addons := &addonv1alpha1.ManagedClusterAddOnList{}
 	if err := r.APIReader.List(ctx, addons, client.InNamespace(ns)); err != nil && !meta.IsNoMatchError(err) {
-		return "", fmt.Errorf("list ManagedClusterAddOns in %s: %w", ns, err)
+		return "", "", fmt.Errorf("list ManagedClusterAddOns in %s: %w", ns, err)
 	}
 	var objs []client.Object
 	for i := range works.Items {
@@ -103,24 +113,33 @@ func (r *Reconciler) cleanup(ctx context.Context, cluster *clusterv1.ManagedClus
 		objs = append(objs, &addons.Items[i])
 	}
 	if len(objs) > 0 {
-		return r.deleteByPriority(ctx, cluster, objs, len(works.Items), len(addons.Items))
+		remaining, err := r.deleteByPriority(ctx, cluster, objs, len(works.Items), len(addons.Items))
+		return remaining, "", err
 	}
 	if err := r.deleteGrants(ctx, cluster.Name); err != nil {
-		return "", err
+		return "", "", err
 	}
 	namespace := &corev1.Namespace{}
 	if err := r.APIReader.Get(ctx, client.ObjectKey{Name: ns}, namespace); err != nil {
 		if isGone(err) {
-			return "", nil
+			return "", "", nil
 		}
-		return "", fmt.Errorf("get namespace %s: %w", ns, err)
+		return "", "", fmt.Errorf("get namespace %s: %w", ns, err)
+	}
+	switch clusternamespace.Of(namespace, cluster, FieldManager) {
+	case clusternamespace.Owned:
+	case clusternamespace.Adopted, clusternamespace.Prepared:
+		return "", fmt.Sprintf("namespace %s, adopted for the cluster (annotation %s), is left as it is.", ns, clusternamespace.AdoptedAnnotation), nil
+	default:
+		return "", fmt.Sprintf("namespace %s, which the hub did not create for this cluster (it has no annotation %s=%s), is left as it is.",
+			ns, clusternamespace.OwnerAnnotation, cluster.UID), nil
 	}
 	if namespace.DeletionTimestamp.IsZero() {
-		if err := r.Client.Delete(ctx, namespace); client.IgnoreNotFound(err) != nil {
-			return "", fmt.Errorf("delete namespace %s: %w", ns, err)
+		if err := r.Client.Delete(ctx, namespace, client.Preconditions{UID: &namespace.UID}); client.IgnoreNotFound(err) != nil {
+			return "", "", fmt.Errorf("delete namespace %s: %w", ns, err)
 		}
 	}
-	return fmt.Sprintf("Waiting for namespace %s and the objects left in it to be deleted by the namespace controller.", ns), nil
+	return fmt.Sprintf("Waiting for namespace %s and the objects left in it to be deleted by the namespace controller.", ns), "", nil
 }
 
 // deleteByPriority deletes the objects of the lowest cleanup priority among
@@ -161,7 +180,9 @@ func (r *Reconciler) deleteByPriority(ctx context.Context, cluster *clusterv1.Ma
 
 // deleteGrants deletes the cluster's token identity (with its Role and
 // RoleBinding), RoleBindings, ClusterRoleBinding, ClusterRole and
-// CertificateSigningRequests.
+// CertificateSigningRequests: those labeled with the cluster's name, as the
+// hub labels what it creates (deleteOwn), never an object of the same name
+// someone else made.
 func (r *Reconciler) deleteGrants(ctx context.Context, cluster string) error {
 	if err := r.deleteTokenIdentity(ctx, cluster); err != nil {
 		return err
@@ -171,8 +192,8 @@ func (r *Reconciler) deleteGrants(ctx context.Context, cluster string) error {
 		objs = append([]client.Object{rb}, objs...)
 	}
 	for _, obj := range objs {
-		if err := r.Client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("delete %s %s: %w", kindOf(obj), obj.GetName(), err)
+		if err := r.deleteOwn(ctx, cluster, obj); err != nil {
+			return err
 		}
 	}
 	err := r.Client.DeleteAllOf(ctx, &certificatesv1.CertificateSigningRequest{},

@@ -12,9 +12,9 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
 // Names of the RBAC objects the hub creates per cluster and of the common
@@ -75,16 +75,10 @@ func labels(cluster string) map[string]string {
 	return map[string]string{clusterv1.ClusterNameLabelKey: cluster}
 }
 
-// clusterNamespace renders the cluster namespace. It holds the cluster's
-// works, add-ons and leases, never Pods, so it enforces restricted Pod
-// Security (pkg/podsecurity); a namespace of that name that someone else
-// created keeps its own (podsecurity.Adopt).
+// clusterNamespace renders the cluster namespace as the hub creates it
+// (clusternamespace.New), without the mark of the cluster's UID.
 func clusterNamespace(cluster string) *corev1.Namespace {
-	return &corev1.Namespace{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-		ObjectMeta: metav1.ObjectMeta{Name: cluster, Labels: podsecurity.WithLabels(labels(cluster)),
-			Annotations: map[string]string{podsecurity.SetByAnnotation: podsecurity.SetByHub}},
-	}
+	return clusternamespace.New(cluster, "")
 }
 
 // RBAC lets the controller grant only what it holds itself: every rule of the

@@ -37,6 +37,12 @@ const (
 	// ReasonHubAcceptError is the HubAcceptedManagedCluster=False reason when
 	// setting up the accepted cluster failed.
 	ReasonHubAcceptError = "Error"
+	// ReasonNamespaceInUse is the HubAcceptedManagedCluster=False reason
+	// when a namespace of the cluster's name exists that is not the
+	// cluster's own (pkg/clusternamespace), or is still being deleted: the
+	// hub binds the cluster's agent in no namespace it did not create for
+	// the cluster.
+	ReasonNamespaceInUse = "NamespaceInUse"
 	// ReasonManagedClusterJoined is the ManagedClusterJoined=True reason.
 	ReasonManagedClusterJoined = "ManagedClusterJoined"
 	// ReasonManagedClusterAvailable is the ManagedClusterConditionAvailable=True reason.

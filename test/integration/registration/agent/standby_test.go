@@ -22,6 +22,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/get"
@@ -172,7 +173,10 @@ func setEvictionGrace(ctx context.Context, t *testing.T, c client.Client, grace 
 // namespace, a ConfigMap and a Deployment.
 func createStandbyWork(ctx context.Context, t *testing.T, hub client.Client) {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterName}}
+	// On the standby hub, prepared for the cluster before it registers
+	// there.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterName,
+		Annotations: map[string]string{clusternamespace.PreparedAnnotation: clusterName}}}
 	if err := hub.Create(ctx, ns); client.IgnoreAlreadyExists(err) != nil {
 		t.Fatal(err)
 	}

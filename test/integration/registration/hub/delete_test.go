@@ -15,6 +15,8 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -35,6 +37,14 @@ func testDeletion(ctx context.Context, t *testing.T, admin client.Client) {
 	})
 	if err := admin.Status().Patch(ctx, mc, client.MergeFrom(base)); err != nil {
 		t.Fatalf("report cluster4 available: %v", err)
+	}
+	// The hub created the namespace: marked with the cluster's UID, it
+	// enforces restricted Pod Security and names the hub as its setter.
+	own := &corev1.Namespace{}
+	expectAllowed(t, "get namespace cluster4", admin.Get(ctx, client.ObjectKey{Name: "cluster4"}, own))
+	if own.Annotations[clusternamespace.OwnerAnnotation] != string(mc.UID) || !podsecurity.EnforcesRestricted(own.Labels) ||
+		own.Annotations[podsecurity.SetByAnnotation] != podsecurity.SetByHub {
+		t.Errorf("namespace cluster4, which the hub created, has labels %v and annotations %v", own.Labels, own.Annotations)
 	}
 	createWork(ctx, t, admin, "first", "")
 	createWork(ctx, t, admin, "later", "10")

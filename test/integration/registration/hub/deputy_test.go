@@ -58,7 +58,7 @@ func testHubControllerWrites(ctx context.Context, t *testing.T, hubCluster *fram
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"}, Subjects: []rbacv1.Subject{mallory}},
 			"not to User mallory"},
 		{"binds a role in cluster1 to a ServiceAccount of kube-system", &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "evil"},
-			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: identity.ClusterRBACPrefix + "work"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: identity.ClusterRBACPrefix + "work"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "kube-system", Name: "default"}}},
 			"not to ServiceAccount kube-system/default"},
 		{"creates a ServiceAccount in kube-system", &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "evil"}},

@@ -114,7 +114,7 @@ func TestHubRegistration(t *testing.T) {
 	t.Run("the hub controller grants nothing beyond what it makes", func(t *testing.T) { testHubControllerWrites(ctx, t, hubCluster) })
 	t.Run("template authors grant only what they may bind", func(t *testing.T) { testTemplatePermissions(ctx, t, hubCluster, admin) })
 	t.Run("CSR approval", func(t *testing.T) { testCSRApproval(ctx, t, hubCluster, admin) })
-	t.Run("a namespace the hub did not create keeps its labels", func(t *testing.T) { testForeignNamespaceKeepsLabels(ctx, t, admin) })
+	t.Run("the hub uses only the namespace it created", func(t *testing.T) { testClusterNamespaces(ctx, t, hubCluster, admin) })
 	t.Run("accept --wait sees the hub's auto-approval", func(t *testing.T) {
 		testAcceptWaitsForAutoApproval(ctx, t, hubCluster, admin, env.Kubeconfig())
 	})
