@@ -97,7 +97,7 @@ only; another address needs --tls-cert-file and --tls-key-file.`,
 	f.DurationVar(&o.CallTimeout, "call-timeout", DefaultCallTimeout, "Longest time one tool call may take.")
 	f.IntVar(&o.MaxResultBytes, "max-result-bytes", DefaultMaxBytes, "Largest JSON result of one tool call; a longer one is cut, with a note saying how to narrow the query.")
 	f.BoolVar(&o.AllowWrites, "allow-writes", false, "Add the tools that write, as the caller: rollout_approve, rollout_pause, rollout_resume, rollout_abort, rollout_undo and apply_work; each is admitted in a server-side dry run first.")
-	f.BoolVar(&o.ShowSecretData, "show-secret-data", false, "Return Secrets' data where the caller may read it; without it, cluster_get withholds each value and says its size.")
+	f.BoolVar(&o.ShowSecretData, "show-secret-data", false, "Return Secrets' data where the caller may read it (cluster_get, across_clusters); without it, each value is withheld and says its size. work_diff never returns Secrets' values.")
 	return cmd
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 )
@@ -104,19 +103,6 @@ func TestHandlerRefusesCrossOrigin(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
-}
-
-func TestWithholdSecretData(t *testing.T) {
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"kind": "Secret", "apiVersion": "v1",
-		"metadata":   map[string]any{"name": "db", "annotations": map[string]any{corev1.LastAppliedConfigAnnotation: `{"stringData":{"password":"hunter2"}}`, "team": "a"}},
-		"data":       map[string]any{"password": "aHVudGVyMg=="},
-		"stringData": map[string]any{"user": "admin"},
-	}}
-	WithholdSecretData(obj)
-	assert.Equal(t, map[string]string{"team": "a"}, obj.GetAnnotations())
-	assert.Equal(t, "(withheld: 7 bytes; kubectl ocm mcp --show-secret-data returns Secrets' data)", obj.Object["data"].(map[string]any)["password"])
-	assert.Contains(t, obj.Object["stringData"].(map[string]any)["user"], "withheld: 5 bytes")
 }
 
 func TestBounded(t *testing.T) {
