@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -121,26 +122,113 @@ func TestGuardCheck(t *testing.T) {
 		allowLoopback bool
 		wantErr       string
 	}{
+		// Clusters: private, public and IPv6 addresses, also through NAT64.
 		{ip: "10.0.0.1"},
 		{ip: "172.31.1.1"},
+		{ip: "192.168.1.10"},
+		{ip: "100.64.0.1"}, // carrier-grade NAT, beside Alibaba's metadata address
+		{ip: "100.100.100.201"},
+		{ip: "168.63.129.17"},
+		{ip: "203.0.113.7"},
 		{ip: "2001:db8::1"},
+		{ip: "fd00:ec2::253"},
+		{ip: "64:ff9b::cb00:7107"}, // 203.0.113.7 through NAT64
+		{ip: "64:ff9b:1::cb00:7107"},
+
+		// The importer itself.
 		{ip: "127.0.0.1", wantErr: "loopback"},
+		{ip: "127.1.2.3", wantErr: "loopback"},
 		{ip: "::1", wantErr: "loopback"},
 		{ip: "::ffff:127.0.0.1", wantErr: "loopback"},
+		{ip: "64:ff9b::7f00:1", wantErr: "127.0.0.1 through NAT64): a loopback"},
 		{ip: "127.0.0.1", allowLoopback: true},
+		{ip: "::1", allowLoopback: true},
+		{ip: "64:ff9b::7f00:1", allowLoopback: true},
+
+		// Metadata services, in every form.
 		{ip: "169.254.169.254", allowLoopback: true, wantErr: "link-local"},
+		{ip: "169.254.0.1", wantErr: "link-local"},
+		{ip: "::ffff:169.254.169.254", wantErr: "link-local"},
+		{ip: "64:ff9b::a9fe:a9fe", wantErr: "169.254.169.254 through NAT64): a link-local"},
+		{ip: "64:ff9b::169.254.0.1", wantErr: "through NAT64): a link-local"},
+		{ip: "64:ff9b:1::a9fe:a9fe", wantErr: "169.254.169.254 through NAT64): a link-local"},
 		{ip: "fe80::1", wantErr: "link-local"},
+		{ip: "fe80::a9fe:a9fe", wantErr: "link-local"},
+		{ip: "fd00:ec2::254", wantErr: "AWS's instance metadata"},
+		{ip: "100.100.100.200", wantErr: "Alibaba Cloud's instance metadata"},
+		{ip: "::ffff:100.100.100.200", wantErr: "Alibaba Cloud's instance metadata"},
+		{ip: "64:ff9b::6464:64c8", wantErr: "100.100.100.200 through NAT64): it is Alibaba"},
+		{ip: "168.63.129.16", wantErr: "Azure's WireServer"},
+		{ip: "64:ff9b::a83f:8110", wantErr: "168.63.129.16 through NAT64): it is Azure's WireServer"},
+
+		// No single host.
 		{ip: "0.0.0.0", wantErr: "not a unicast"},
+		{ip: "0.1.2.3", wantErr: "not a unicast"},
+		{ip: "::", wantErr: "not a unicast"},
+		{ip: "64:ff9b::", wantErr: "0.0.0.0 through NAT64): not a unicast"},
 		{ip: "239.1.1.1", wantErr: "not a unicast"},
+		{ip: "224.0.0.1", wantErr: "not a unicast"},
+		{ip: "255.255.255.255", wantErr: "not a unicast"},
+		{ip: "ff02::1", wantErr: "not a unicast"},
+		{ip: "ff01::1", wantErr: "not a unicast"},
+		{ip: "64:ff9b::e000:1", wantErr: "224.0.0.1 through NAT64): not a unicast"},
 	} {
 		err := Guard{AllowLoopback: tc.allowLoopback}.Check(net.ParseIP(tc.ip))
 		switch {
 		case tc.wantErr == "" && err != nil:
-			t.Errorf("%s: %v, want it allowed", tc.ip, err)
+			t.Errorf("%s (loopback allowed: %v): %v, want it allowed", tc.ip, tc.allowLoopback, err)
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("%s: got %v, want an error containing %q", tc.ip, err, tc.wantErr)
+			t.Errorf("%s (loopback allowed: %v): got %v, want an error containing %q", tc.ip, tc.allowLoopback, err, tc.wantErr)
 		}
 	}
+}
+
+// TestGuardRules checks each range of the table at its edges: its first
+// and last addresses are refused for its reason, the addresses just past
+// them are not, unless another range holds them.
+func TestGuardRules(t *testing.T) {
+	for _, r := range refused {
+		first, last := r.prefix.Masked().Addr(), lastOf(r.prefix)
+		for _, in := range []netip.Addr{first, last} {
+			if err := (Guard{}).Check(net.IP(in.AsSlice())); err == nil || !strings.Contains(err.Error(), r.why) {
+				t.Errorf("%s in %s: got %v, want %q", in, r.prefix, err, r.why)
+			}
+		}
+		for _, out := range []netip.Addr{first.Prev(), last.Next()} {
+			if !out.IsValid() || out.Is4() != first.Is4() || refusedElsewhere(out, r.prefix) {
+				continue
+			}
+			if err := (Guard{}).Check(net.IP(out.AsSlice())); err != nil {
+				t.Errorf("%s, just outside %s: %v", out, r.prefix, err)
+			}
+		}
+	}
+}
+
+// lastOf returns the last address of p.
+func lastOf(p netip.Prefix) netip.Addr {
+	b := p.Masked().Addr().AsSlice()
+	for i := p.Bits(); i < len(b)*8; i++ {
+		b[i/8] |= 0x80 >> (i % 8)
+	}
+	a, _ := netip.AddrFromSlice(b)
+	return a
+}
+
+// refusedElsewhere reports whether a range of the table other than p, or
+// the NAT64 prefix, holds a.
+func refusedElsewhere(a netip.Addr, p netip.Prefix) bool {
+	for _, o := range refused {
+		if o.prefix != p && o.prefix.Contains(a) {
+			return true
+		}
+	}
+	for _, p := range nat64 {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestGuardedDial shows that a guarded configuration refuses to connect to

@@ -24,6 +24,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/secretdata"
 )
 
 // acrossConcurrency bounds the clusters read at once by across_clusters.
@@ -99,7 +100,7 @@ func (s *server) acrossClusters(ctx context.Context, req *mcp.CallToolRequest, i
 		return nil, out, errors.New("no Available cluster matches: fleet_overview lists the clusters and why they are not Available")
 	}
 	out.Clusters = make([]ObjectOnCluster, len(clusters))
-	specs := make([]any, len(clusters))
+	objs := make([]*unstructured.Unstructured, len(clusters))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	sem := make(chan struct{}, acrossConcurrency)
@@ -107,8 +108,8 @@ func (s *server) acrossClusters(ctx context.Context, req *mcp.CallToolRequest, i
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			on, spec, resource := s.readOn(ctx, req, cluster, in)
-			out.Clusters[i], specs[i] = on, spec
+			on, obj, resource := s.readOn(ctx, req, cluster, in)
+			out.Clusters[i], objs[i] = on, obj
 			mu.Lock()
 			if out.Resource == "" {
 				out.Resource = resource
@@ -117,6 +118,20 @@ func (s *server) acrossClusters(ctx context.Context, req *mcp.CallToolRequest, i
 		})
 	}
 	wg.Wait()
+	// A Secret's values are compared with each other, across the clusters,
+	// and only said to be equal or not.
+	if !s.cfg.SecretData {
+		secretdata.Withhold(withheldHint, objs...)
+	}
+	specs := make([]any, len(clusters))
+	for i, obj := range objs {
+		if obj != nil {
+			specs[i] = comparable(obj)
+			data, _ := json.Marshal(specs[i])
+			sum := sha256.Sum256(data)
+			out.Clusters[i].SpecHash = hex.EncodeToString(sum[:6])
+		}
+	}
 	out.Groups = specGroups(out.Clusters)
 	if len(out.Groups) > 1 {
 		var ref any
@@ -176,8 +191,8 @@ func (s *server) selectClusters(ctx context.Context, req *mcp.CallToolRequest, i
 }
 
 // readOn reads the object of in on cluster: what it says of the object,
-// the spec it compares, and the resource's name.
-func (s *server) readOn(ctx context.Context, req *mcp.CallToolRequest, cluster string, in AcrossInput) (ObjectOnCluster, any, string) {
+// the object (nil when not found), and the resource's name.
+func (s *server) readOn(ctx context.Context, req *mcp.CallToolRequest, cluster string, in AcrossInput) (ObjectOnCluster, *unstructured.Unstructured, string) {
 	on := ObjectOnCluster{Cluster: cluster}
 	cfg, err := s.clusterConfig(ctx, req, cluster)
 	if err != nil {
@@ -209,27 +224,19 @@ func (s *server) readOn(ctx context.Context, req *mcp.CallToolRequest, cluster s
 	on.Found = true
 	on.Images = images(obj)
 	on.Replicas = replicas(obj)
-	spec := comparable(obj, s.cfg.SecretData)
-	data, _ := json.Marshal(spec)
-	sum := sha256.Sum256(data)
-	on.SpecHash = hex.EncodeToString(sum[:6])
-	return on, spec, gvrString(m.Resource)
+	return on, obj, gvrString(m.Resource)
 }
 
 // comparable is what across_clusters compares of obj: its spec, else its
-// data (a Secret's only by hash of the values), else the object without its
-// metadata and status.
-func comparable(obj *unstructured.Unstructured, secretData bool) any {
+// data (a Secret's values as secretdata.Withhold left them), else the
+// object without its metadata and status.
+func comparable(obj *unstructured.Unstructured) any {
 	if spec, ok := obj.Object["spec"]; ok {
 		return spec
 	}
 	for _, field := range []string{"data", "binaryData", "stringData"} {
 		if _, ok := obj.Object[field]; ok {
-			c := obj.DeepCopy()
-			if c.GetKind() == "Secret" && !secretData {
-				WithholdSecretData(c)
-			}
-			return map[string]any{"data": c.Object["data"], "binaryData": c.Object["binaryData"], "stringData": c.Object["stringData"]}
+			return map[string]any{"data": obj.Object["data"], "binaryData": obj.Object["binaryData"], "stringData": obj.Object["stringData"]}
 		}
 	}
 	c := obj.DeepCopy().Object

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/secretdata"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/proxy"
 )
 
@@ -42,8 +42,8 @@ const (
 	MaxTailLines = 5000
 )
 
-// withheld replaces each value of a Secret's data the server does not return.
-const withheld = "(withheld: %d bytes; kubectl ocm mcp --show-secret-data returns Secrets' data)"
+// withheldHint ends each value of a Secret the server withholds.
+const withheldHint = "kubectl ocm mcp --show-secret-data returns Secrets' data"
 
 // ListInput selects objects of one resource on a cluster.
 type ListInput struct {
@@ -143,7 +143,7 @@ func (s *server) addClusterTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "cluster_get",
 		Title:       "Get an object of a cluster",
-		Description: "Get one object of a managed cluster in full (kubectl get -o json, without managedFields). A Secret's data is withheld unless the server was started with --show-secret-data." + through,
+		Description: "Get one object of a managed cluster in full (kubectl get -o json, without managedFields). A Secret's values (data, stringData, the last-applied annotation) are withheld, each saying its size, unless the server was started with --show-secret-data." + through,
 		Annotations: annotations,
 	}, s.clusterGet)
 	mcp.AddTool(srv, &mcp.Tool{
@@ -365,8 +365,8 @@ func (s *server) clusterGet(ctx context.Context, req *mcp.CallToolRequest, in Ge
 		return nil, out, clusterError(in.Cluster, fmt.Sprintf("get %s %s", gvrString(m.Resource), objectName(in.Namespace, in.Name)), err)
 	}
 	obj.SetManagedFields(nil)
-	if m.GroupVersionKind.GroupKind() == (schema.GroupKind{Kind: "Secret"}) && !s.cfg.SecretData {
-		WithholdSecretData(obj)
+	if !s.cfg.SecretData {
+		secretdata.Withhold(withheldHint, obj)
 	}
 	out.Object = obj.Object
 	for _, field := range [][]string{{"metadata", "annotations"}, {"status"}, {"spec"}, {"data"}} {
@@ -377,29 +377,6 @@ func (s *server) clusterGet(ctx context.Context, req *mcp.CallToolRequest, in Ge
 		out.Note = joinNotes(out.Note, strings.Join(field, ".")+" left out to fit "+fmt.Sprint(s.cfg.MaxBytes)+" bytes")
 	}
 	return nil, out, nil
-}
-
-// WithholdSecretData replaces each value of a Secret's data and stringData
-// with its size, and drops the last-applied annotation, which holds them.
-func WithholdSecretData(obj *unstructured.Unstructured) {
-	for _, field := range []string{"data", "stringData"} {
-		values, ok := obj.Object[field].(map[string]any)
-		if !ok {
-			continue
-		}
-		for k, v := range values {
-			text := fmt.Sprint(v)
-			n := len(text)
-			if decoded, err := base64.StdEncoding.DecodeString(text); err == nil && field == "data" {
-				n = len(decoded)
-			}
-			values[k] = fmt.Sprintf(withheld, n)
-		}
-	}
-	if a := obj.GetAnnotations(); a != nil {
-		delete(a, corev1.LastAppliedConfigAnnotation)
-		obj.SetAnnotations(a)
-	}
 }
 
 // clusterEvents lists a cluster's events, newest first.

@@ -34,11 +34,13 @@ type Options struct {
 	ShowSecretData bool
 	// AllowWrites adds the tools that write.
 	AllowWrites bool
+	// SessionTimeout closes a session over HTTP idle this long.
+	SessionTimeout time.Duration
 }
 
 // NewCmdMCP returns `kubectl ocm mcp`. getter selects the hub.
 func NewCmdMCP(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &Options{IOStreams: streams, getter: getter, CallTimeout: DefaultCallTimeout, MaxResultBytes: DefaultMaxBytes}
+	o := &Options{IOStreams: streams, getter: getter, CallTimeout: DefaultCallTimeout, MaxResultBytes: DefaultMaxBytes, SessionTimeout: DefaultSessionTimeout}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the fleet to AI assistants: a Model Context Protocol server on the hub",
@@ -73,8 +75,19 @@ The server holds no credential of its own. Over stdio (the default, what
 desktop assistants start) it reads the hub with your kubeconfig, as every other
 verb does. With --listen it serves the protocol's streamable HTTP transport,
 and every request must carry its caller's hub bearer token, which each call
-uses as is: it is never stored or logged. Plain HTTP is served on loopback
-only; another address needs --tls-cert-file and --tls-key-file.`,
+uses as is: it is never stored or logged. The hub is asked who each token is;
+a request whose token it does not accept gets 401, and a session belongs to the
+user who opened it (another user's token gets 403) and closes after
+--session-timeout without a request. Plain HTTP is served on loopback only;
+another address needs --tls-cert-file and --tls-key-file. A kubeconfig that
+skips verifying the hub's certificate is refused with --listen: the callers'
+tokens would go to an unverified server.
+
+The HTTP server is meant for one user's assistants, or for callers who each
+send a hub token of their own: a caller hands their hub token, with all its
+rights, to whoever runs the server, so send it only to a server you trust as
+you trust your kubeconfig, and prefer a token with only the rights the
+assistant needs.`,
 		Example: cli.Examples(`
 			# The assistant starts the server over stdio, with the hub of context hub
 			kubectl ocm mcp --context hub
@@ -97,7 +110,8 @@ only; another address needs --tls-cert-file and --tls-key-file.`,
 	f.DurationVar(&o.CallTimeout, "call-timeout", DefaultCallTimeout, "Longest time one tool call may take.")
 	f.IntVar(&o.MaxResultBytes, "max-result-bytes", DefaultMaxBytes, "Largest JSON result of one tool call; a longer one is cut, with a note saying how to narrow the query.")
 	f.BoolVar(&o.AllowWrites, "allow-writes", false, "Add the tools that write, as the caller: rollout_approve, rollout_pause, rollout_resume, rollout_abort, rollout_undo and apply_work; each is admitted in a server-side dry run first.")
-	f.BoolVar(&o.ShowSecretData, "show-secret-data", false, "Return Secrets' data where the caller may read it; without it, cluster_get withholds each value and says its size.")
+	f.DurationVar(&o.SessionTimeout, "session-timeout", DefaultSessionTimeout, "With --listen: close a session its client sent no request for this long; the client opens a new one.")
+	f.BoolVar(&o.ShowSecretData, "show-secret-data", false, "Return Secrets' data where the caller may read it (cluster_get, across_clusters); without it, each value is withheld and says its size. work_diff never returns Secrets' values.")
 	return cmd
 }
 
@@ -108,6 +122,9 @@ func (o *Options) Complete(*cobra.Command, []string) error { return nil }
 func (o *Options) Validate() error {
 	if o.CallTimeout <= 0 {
 		return fmt.Errorf("--call-timeout %s must be positive", o.CallTimeout)
+	}
+	if o.SessionTimeout <= 0 {
+		return fmt.Errorf("--session-timeout %s must be positive", o.SessionTimeout)
 	}
 	if o.MaxResultBytes < 1024 {
 		return fmt.Errorf("--max-result-bytes %d is below 1024: no result would fit", o.MaxResultBytes)
@@ -149,7 +166,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the hub's client configuration: %w", err)
 	}
-	cfg := Config{Hub: hub, HTTP: o.Listen != "", CallTimeout: o.CallTimeout, MaxBytes: o.MaxResultBytes, SecretData: o.ShowSecretData, AllowWrites: o.AllowWrites}
+	cfg := Config{Hub: hub, HTTP: o.Listen != "", CallTimeout: o.CallTimeout, MaxBytes: o.MaxResultBytes, SecretData: o.ShowSecretData, AllowWrites: o.AllowWrites,
+		SessionTimeout: o.SessionTimeout}
 	srv := NewServer(cfg)
 	if o.Listen == "" {
 		t := &mcp.IOTransport{Reader: io.NopCloser(o.In), Writer: nopWriteCloser{o.Out}}
@@ -158,11 +176,16 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		return nil
 	}
-	return o.serveHTTP(ctx, srv)
+	return o.serveHTTP(ctx, srv, cfg)
 }
 
-// serveHTTP serves srv over streamable HTTP until ctx ends.
-func (o *Options) serveHTTP(ctx context.Context, srv *mcp.Server) error {
+// serveHTTP serves srv, configured by cfg, over streamable HTTP until ctx
+// ends.
+func (o *Options) serveHTTP(ctx context.Context, srv *mcp.Server, cfg Config) error {
+	handler, err := Handler(srv, cfg)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.Listen, err)
@@ -172,7 +195,7 @@ func (o *Options) serveHTTP(ctx context.Context, srv *mcp.Server) error {
 		scheme = "https"
 	}
 	fmt.Fprintf(o.ErrOut, "Serving MCP (streamable HTTP) on %s://%s/; each request must carry its caller's hub token (Authorization: Bearer <token>).\n", scheme, ln.Addr())
-	hs := &http.Server{Handler: Handler(srv), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() {
 		if o.TLSCertFile != "" {
@@ -189,23 +212,6 @@ func (o *Options) serveHTTP(ctx context.Context, srv *mcp.Server) error {
 		defer cancel()
 		return hs.Shutdown(shutdown)
 	}
-}
-
-// Handler returns the HTTP handler of srv: the protocol's streamable HTTP
-// transport (which refuses, on loopback, a Host that is not loopback: DNS
-// rebinding) behind a check that each request carries a bearer token (the
-// hub judges it on each call) and the refusal of cross-origin browser
-// requests.
-func Handler(srv *mcp.Server) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	return http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := BearerToken(r.Header); !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="kubectl-ocm"`)
-			http.Error(w, ErrNoBearerToken.Error(), http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	}))
 }
 
 // nopWriteCloser makes a writer an io.WriteCloser whose Close does nothing.

@@ -66,6 +66,7 @@ func (s *server) addDeliveryTools(srv *mcp.Server) {
 		Name:  "work_diff",
 		Title: "What new manifests would change on each cluster",
 		Description: "Compare new manifests with what a ManifestWork (or a ManifestWorkReplicaSet's works) delivers, on every cluster it reaches, as kubectl diff would on each: each cluster's agent compares them with the live objects and reports a unified diff per manifest. " +
+			"A Secret's values are never returned, whatever --show-secret-data says: the agent reports each value's size and whether it changes, never the value. " +
 			"It changes nothing on the clusters: it writes short-lived probe ManifestWorks on the hub, which ask the agents for a report only, and deletes them; the caller needs to create ManifestWorks in those cluster namespaces.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: boolPtr(false), IdempotentHint: true, OpenWorldHint: boolPtr(false)},
 	}, s.workDiff)

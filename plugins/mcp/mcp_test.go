@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 )
@@ -32,7 +32,9 @@ func TestCheckListen(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	base := func() *Options { return &Options{CallTimeout: DefaultCallTimeout, MaxResultBytes: DefaultMaxBytes} }
+	base := func() *Options {
+		return &Options{CallTimeout: DefaultCallTimeout, MaxResultBytes: DefaultMaxBytes, SessionTimeout: DefaultSessionTimeout}
+	}
 	assert.NoError(t, base().Validate())
 	o := base()
 	o.TLSCertFile = "tls.crt"
@@ -42,6 +44,9 @@ func TestOptionsValidate(t *testing.T) {
 	o = base()
 	o.MaxResultBytes = 10
 	assert.ErrorContains(t, o.Validate(), "--max-result-bytes")
+	o = base()
+	o.SessionTimeout = 0
+	assert.ErrorContains(t, o.Validate(), "--session-timeout")
 	o = base()
 	o.Listen = "0.0.0.0:1"
 	assert.ErrorContains(t, o.Validate(), "not a loopback address")
@@ -63,7 +68,7 @@ func TestBearerToken(t *testing.T) {
 // TestHandlerNeedsAToken refuses a request without a bearer token before
 // the protocol sees it.
 func TestHandlerNeedsAToken(t *testing.T) {
-	srv := httptest.NewServer(Handler(NewServer(Config{Hub: &rest.Config{Host: "https://hub.invalid"}, HTTP: true})))
+	srv := httptest.NewServer(handler(t, Config{Hub: &rest.Config{Host: "https://hub.invalid"}, HTTP: true}))
 	defer srv.Close()
 	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	if err != nil {
@@ -72,6 +77,45 @@ func TestHandlerNeedsAToken(t *testing.T) {
 	defer resp.Body.Close()
 	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 	assert.Contains(t, resp.Header.Get("WWW-Authenticate"), "Bearer")
+}
+
+// handler returns the HTTP handler of a server configured by cfg.
+func handler(t *testing.T, cfg Config) http.Handler {
+	t.Helper()
+	h, err := Handler(NewServer(cfg), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestCheckHTTPHub refuses to send callers' tokens to a hub that is not
+// verified, over the handler and each call.
+func TestCheckHTTPHub(t *testing.T) {
+	for _, tc := range []struct {
+		hub     *rest.Config
+		wantErr string
+	}{
+		{hub: &rest.Config{Host: "https://hub.example.com:6443", TLSClientConfig: rest.TLSClientConfig{CAData: []byte("ca")}}},
+		{hub: &rest.Config{Host: "hub.example.com:6443"}},
+		{hub: &rest.Config{Host: "https://hub.example.com:6443", TLSClientConfig: rest.TLSClientConfig{Insecure: true}}, wantErr: "put the hub's CA in the kubeconfig (certificate-authority-data) and drop insecure-skip-tls-verify"},
+		{hub: &rest.Config{Host: "http://hub.example.com:8080"}, wantErr: "is plain HTTP"},
+		{hub: &rest.Config{Host: "HTTP://hub.example.com:8080"}, wantErr: "is plain HTTP"},
+	} {
+		err := CheckHTTPHub(tc.hub)
+		if tc.wantErr == "" {
+			assert.NoError(t, err, tc.hub.Host)
+			continue
+		}
+		assert.ErrorContains(t, err, tc.wantErr, tc.hub.Host)
+		cfg := Config{Hub: tc.hub, HTTP: true}
+		_, err = Handler(NewServer(cfg), cfg)
+		assert.ErrorContains(t, err, tc.wantErr, "the handler of "+tc.hub.Host)
+		s := &server{cfg: cfg}
+		req := &mcp.CallToolRequest{Extra: &mcp.RequestExtra{Header: http.Header{"Authorization": {"Bearer abc"}}}}
+		_, err = s.hubConfig(req)
+		assert.ErrorContains(t, err, tc.wantErr, "a call with "+tc.hub.Host)
+	}
 }
 
 func TestBoundItems(t *testing.T) {
@@ -90,7 +134,7 @@ func TestBoundItems(t *testing.T) {
 // TestHandlerRefusesCrossOrigin refuses a browser's cross-origin request,
 // token or not.
 func TestHandlerRefusesCrossOrigin(t *testing.T) {
-	srv := httptest.NewServer(Handler(NewServer(Config{Hub: &rest.Config{Host: "https://hub.invalid"}, HTTP: true})))
+	srv := httptest.NewServer(handler(t, Config{Hub: &rest.Config{Host: "https://hub.invalid"}, HTTP: true}))
 	defer srv.Close()
 	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{}`))
 	if err != nil {
@@ -104,19 +148,6 @@ func TestHandlerRefusesCrossOrigin(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
-}
-
-func TestWithholdSecretData(t *testing.T) {
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"kind": "Secret", "apiVersion": "v1",
-		"metadata":   map[string]any{"name": "db", "annotations": map[string]any{corev1.LastAppliedConfigAnnotation: `{"stringData":{"password":"hunter2"}}`, "team": "a"}},
-		"data":       map[string]any{"password": "aHVudGVyMg=="},
-		"stringData": map[string]any{"user": "admin"},
-	}}
-	WithholdSecretData(obj)
-	assert.Equal(t, map[string]string{"team": "a"}, obj.GetAnnotations())
-	assert.Equal(t, "(withheld: 7 bytes; kubectl ocm mcp --show-secret-data returns Secrets' data)", obj.Object["data"].(map[string]any)["password"])
-	assert.Contains(t, obj.Object["stringData"].(map[string]any)["user"], "withheld: 5 bytes")
 }
 
 func TestBounded(t *testing.T) {

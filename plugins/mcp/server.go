@@ -41,6 +41,9 @@ type Config struct {
 	// AllowWrites adds the tools that write: rollouts' approve, pause,
 	// resume, abort and undo, and apply_work.
 	AllowWrites bool
+	// SessionTimeout closes a session over HTTP idle this long
+	// (DefaultSessionTimeout when zero).
+	SessionTimeout time.Duration
 }
 
 // ErrNoBearerToken: a call over HTTP without a bearer token.
@@ -104,6 +107,9 @@ func (s *server) hubConfig(req *mcp.CallToolRequest) (*rest.Config, error) {
 		token, ok := BearerToken(h)
 		if !ok {
 			return nil, ErrNoBearerToken
+		}
+		if err := CheckHTTPHub(cfg); err != nil {
+			return nil, err
 		}
 		cfg = rest.AnonymousClientConfig(cfg)
 		cfg.BearerToken = token

@@ -65,7 +65,9 @@ func TestMCPThroughTheTunnel(t *testing.T) {
 	kit.MustCreate(ctx, t, c1, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "other"}})
 	kit.MustCreate(ctx, t, c1, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "db",
 		Annotations: map[string]string{corev1.LastAppliedConfigAnnotation: `{"stringData":{"password":"hunter2"}}`}},
-		StringData: map[string]string{"password": "hunter2"}})
+		StringData: map[string]string{"password": "hunter2", "user": "admin"}})
+	kit.MustCreate(ctx, t, env.Cluster("cluster3").Client(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "db"},
+		StringData: map[string]string{"password": "hunter3", "user": "admin"}})
 	kit.MustCreate(ctx, t, c1, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "hello.1"},
 		InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Namespace: "team-a", Name: "hello"},
 		Type:           corev1.EventTypeWarning, Reason: "Checked", Message: "hello was checked", LastTimestamp: metav1.Now()})
@@ -182,6 +184,16 @@ func TestMCPThroughTheTunnel(t *testing.T) {
 		mcptest.Call(ctx, t, alice, "across_clusters", map[string]any{"resource": "configmaps", "namespace": "team-a", "name": "other", "clusters": []string{"cluster1", "cluster3"}}, &out)
 		if len(out.Groups) != 1 || strings.Join(out.Groups[0].Clusters, ",") != "cluster1" {
 			t.Errorf("other, only on cluster1: %+v", out)
+		}
+		// Secret db: the same user on both clusters, passwords of one size
+		// that differ. The clusters differ in the password, and no value is
+		// returned.
+		mcptest.Call(ctx, t, alice, "across_clusters", map[string]any{"resource": "secrets", "namespace": "team-a", "name": "db", "clusters": []string{"cluster1", "cluster3"}}, &out)
+		if len(out.Groups) != 2 || len(out.Clusters) != 2 || strings.Join(append(out.Clusters[0].Differs, out.Clusters[1].Differs...), ",") != "data.password" {
+			t.Errorf("Secret db: %+v, want two groups differing in data.password", out)
+		}
+		if s := jsonString(t, out); strings.Contains(s, "hunter") || strings.Contains(s, "aHVudGVy") {
+			t.Errorf("a Secret's value leaked: %s", s)
 		}
 	})
 

@@ -2,6 +2,7 @@ package work
 
 import (
 	"context"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +109,32 @@ func (s *suite) testReportDiff(ctx context.Context, t *testing.T) {
 		c := manifestCondition(w, 0, workv1.ManifestDiff)
 		return c != nil && c.Reason == workv1.DiffReasonNoDiff, nil
 	})
+
+	// A Secret's report holds no value, live or new: each says its size,
+	// numbered where the live and the new value differ.
+	kit.Must(t, "create diff-secret", s.spokeC.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "diff-secret",
+		Annotations: map[string]string{corev1.LastAppliedConfigAnnotation: `{"stringData":{"password":"live-pw-1"}}`}},
+		StringData: map[string]string{"password": "live-pw-1", "user": "admin", "old": "old-token"}}))
+	rs := newWork(t, "report-secret", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: diff-secret\n  namespace: default\n"+
+		"stringData:\n  password: new-pw-22\n  user: admin\n  token: new-token\n")
+	rs.Annotations = map[string]string{workv1.ApplyModeAnnotation: string(workv1.ApplyModeReportDiff)}
+	kit.MustCreate(ctx, t, s.hubC, rs)
+	w = s.waitWorkCondition(ctx, t, "report-secret", workv1.WorkDiffReported, metav1.ConditionTrue)
+	c := manifestCondition(w, 0, workv1.ManifestDiff)
+	if c == nil || c.Reason != workv1.DiffReasonDiffers {
+		t.Fatalf("Diff of a changed Secret = %+v, want Differs", c)
+	}
+	for _, want := range []string{"-  password: '(withheld: 9 bytes, value 1)'", "+  password: '(withheld: 9 bytes, value 2)'",
+		"   user: '(withheld: 5 bytes)'", "+  token: '(withheld: 9 bytes)'"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("the Secret's diff lacks %q:\n%s", want, c.Message)
+		}
+	}
+	for _, v := range []string{"live-pw-1", "new-pw-22", "admin", "old-token", "new-token"} {
+		if strings.Contains(c.Message, v) || strings.Contains(c.Message, base64.StdEncoding.EncodeToString([]byte(v))) {
+			t.Errorf("the Secret's diff holds %q:\n%s", v, c.Message)
+		}
+	}
 
 	// The hub refuses an apply mode it does not know.
 	bad := newWork(t, "bad-mode", configMap("default", "diff-x", "1"))

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/secretdata"
 )
 
 // dryRun is a ResourceInterface whose writes are server-side dry runs: the
@@ -56,8 +57,13 @@ type Diff struct {
 }
 
 // DiffOf compares the live object before (nil when missing) with after, the
-// object a dry-run apply returned, for the object named name.
+// object a dry-run apply returned, for the object named name. A Secret's
+// values are withheld: each says its size, and whether it changes
+// (secretdata.Withhold), since the diff is written into the work's status,
+// which more users read than may read the Secret.
 func DiffOf(name string, before, after *unstructured.Unstructured) (Diff, error) {
+	before, after = copyOf(before), copyOf(after)
+	secretdata.Withhold("", before, after)
 	from, err := diffYAML(before)
 	if err != nil {
 		return Diff{}, err
@@ -85,12 +91,19 @@ func DiffOf(name string, before, after *unstructured.Unstructured) (Diff, error)
 	return d, nil
 }
 
-// diffYAML renders obj for the diff, "" for nil.
-func diffYAML(obj *unstructured.Unstructured) (string, error) {
+// copyOf returns a copy of obj, nil for nil.
+func copyOf(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	if obj == nil {
+		return nil
+	}
+	return obj.DeepCopy()
+}
+
+// diffYAML renders o, a copy it may change, for the diff, "" for nil.
+func diffYAML(o *unstructured.Unstructured) (string, error) {
+	if o == nil {
 		return "", nil
 	}
-	o := obj.DeepCopy()
 	for _, f := range []string{"resourceVersion", "uid", "creationTimestamp", "managedFields", "generation", "selfLink"} {
 		unstructured.RemoveNestedField(o.Object, "metadata", f)
 	}
