@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
@@ -87,6 +88,10 @@ func (HubValues) ClusterRBACPrefix() string { return identity.ClusterRBACPrefix 
 // AgentSubjectCEL holds for an RBAC subject s that names an identity issued
 // to managed clusters (identity.IsAgentSubject).
 func (HubValues) AgentSubjectCEL() string { return identity.AgentSubjectCEL }
+
+// AdoptedAnnotation marks a namespace the importer adopted as a cluster's
+// (clusternamespace.AdoptedAnnotation).
+func (HubValues) AdoptedAnnotation() string { return clusternamespace.AdoptedAnnotation }
 
 // ClusterIdentityCEL is the admission policies' rule for "an identity the
 // hub issued to a managed cluster" (identity.IsClusterIdentity).

@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -29,6 +30,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/importcmd"
@@ -261,6 +263,17 @@ func TestImport(t *testing.T) {
 			}(),
 			"a Secret other than an import Secret": func() error {
 				_, err := cs.CoreV1().Secrets(config.OperatorNamespace).List(ctx, metav1.ListOptions{})
+				return err
+			}(),
+			// It adopts namespaces by annotating them, nothing more.
+			"a Pod Security label on kube-system": func() error {
+				_, err := cs.CoreV1().Namespaces().Patch(ctx, "kube-system", types.MergePatchType,
+					[]byte(`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"restricted"}}}`), metav1.PatchOptions{})
+				return err
+			}(),
+			"another annotation on kube-system": func() error {
+				_, err := cs.CoreV1().Namespaces().Patch(ctx, "kube-system", types.MergePatchType,
+					[]byte(`{"metadata":{"annotations":{"`+clusternamespace.OwnerAnnotation+`":"x"}}}`), metav1.PatchOptions{})
 				return err
 			}(),
 		} {
