@@ -266,8 +266,8 @@ func lookalike(rng *mathrand.Rand, s string) string {
 }
 
 // forge returns s changed the way a forged name would be: another case, a
-// space, a separator more, a misspelling, Cyrillic letters that look
-// Latin, cut short, or without its system: prefix.
+// space, a separator more, letters that look like others (rn for m,
+// Cyrillic for Latin), cut short, or without its system: prefix.
 func forge(rng *mathrand.Rand, s string) string {
 	if s == "" {
 		return " "
@@ -284,7 +284,8 @@ func forge(rng *mathrand.Rand, s string) string {
 	case 4:
 		return strings.Replace(s, ":", "::", 1)
 	case 5:
-		return strings.Replace(s, "management", "managment", 1)
+		// "rn" looks like "m".
+		return strings.Replace(s, "management", "rnanagement", 1)
 	case 6:
 		// Cyrillic small letters dze and o look like Latin s and o.
 		return strings.NewReplacer("s", "\u0455", "o", "\u043e").Replace(s)
