@@ -17,20 +17,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/identityhub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const (
-	// agentID is the agent ID in the common name of cluster1's agent
-	// certificates.
-	agentID = "agent1"
 	// bootstrapTokenID and bootstrapTokenSecret make the bootstrap token
 	// (Kubernetes' format: [a-z0-9]{6}.[a-z0-9]{16}).
 	bootstrapTokenID     = "perm01"
@@ -164,7 +159,7 @@ func (h *hub) bootstrapToken(ctx context.Context) (*rest.Config, error) {
 	if err := h.admin.Create(ctx, secret); err != nil {
 		return nil, err
 	}
-	return tokenConfig(h.cluster, bootstrapTokenID+"."+bootstrapTokenSecret), nil
+	return identityhub.TokenConfig(h.cluster, bootstrapTokenID+"."+bootstrapTokenSecret), nil
 }
 
 // whoAmI returns the user cfg authenticates as.
@@ -178,18 +173,4 @@ func whoAmI(ctx context.Context, cfg *rest.Config) (authenticationv1.UserInfo, e
 		return authenticationv1.UserInfo{}, err
 	}
 	return review.Status.UserInfo, nil
-}
-
-// tokenConfig returns a configuration of c that authenticates with token
-// alone.
-func tokenConfig(c *framework.Cluster, token string) *rest.Config {
-	return &rest.Config{Host: c.Server(), BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: c.CAData()}}
-}
-
-// clientFor returns a client with the project's scheme for cfg.
-func clientFor(t *testing.T, cfg *rest.Config) client.Client {
-	t.Helper()
-	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
-	kit.Must(t, "create a client", err)
-	return c
 }

@@ -2,62 +2,26 @@ package permissions
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"slices"
 	"testing"
 	"time"
 
-	certificatesv1 "k8s.io/api/certificates/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/util/retry"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/config"
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/deploy"
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/token"
-	registrationhub "github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/managedcluster"
-	addonconfig "github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
-	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
-	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/identityhub"
 )
 
-// The clusters and add-ons the hub is set up with. cluster1 registers
-// through the bootstrap flow with the token driver, so that both its
-// certificate and its token identity hold rights; cluster2 is accepted by
-// the administrator and is "another cluster" to cluster1's identities.
+// The clusters and add-ons the hub is set up with (identityhub): cluster1
+// registers through the bootstrap flow with the token driver, so that both
+// its certificate and its token identity hold rights; cluster2 is accepted
+// by the administrator and is "another cluster" to cluster1's identities.
 const (
-	cluster1 = "cluster1"
-	cluster2 = "cluster2"
-	// csrAddon is a template add-on whose agent on cluster1 uses the
-	// certificate driver, tokenAddon one whose agent uses the token driver.
-	csrAddon   = "addon-csr"
-	tokenAddon = "addon-token"
-	// addonRole is the ClusterRole both add-ons' templates ask to be bound
-	// in the cluster namespace (hub permission CurrentCluster).
-	addonRole = "permissions-test:addon"
-	// fieldManager writes what the test writes as the administrator.
-	fieldManager = "permissions-test"
-	// pollTimeout bounds every wait for the hub controller.
-	pollTimeout = time.Minute
+	cluster1   = identityhub.Cluster1
+	cluster2   = identityhub.Cluster2
+	agentID    = identityhub.AgentID
+	csrAddon   = identityhub.CSRAddon
+	tokenAddon = identityhub.TokenAddon
 )
 
 // hub is the hub the identities are reviewed on.
@@ -69,208 +33,15 @@ type hub struct {
 	objects []*unstructured.Unstructured
 }
 
-// startHub starts a hub, installs what the ClusterManager operator and `hub
-// init` install (with the cluster importer), runs the hub controllers as
-// their shipped ServiceAccount, registers cluster1 and cluster2 and sets up
-// the add-ons, and waits until the hub controller has written every grant.
+// startHub starts the hub of identityhub.Start.
 func startHub(t *testing.T) *hub {
 	t.Helper()
-	ctx, env := hubtest.Start(t, 5*time.Minute)
-	h := &hub{ctx: ctx, cluster: env.Cluster("hub")}
-	h.admin = h.cluster.Client()
-	h.install(t)
-	hubtest.RunControllers(t, h.cluster, 2,
-		func(mgr ctrl.Manager) error { return registrationhub.SetupWithManager(mgr, registrationhub.Options{}) },
-		(&deploy.Reconciler{}).SetupWithManager, (&token.Reconciler{}).SetupWithManager)
-	h.registerWithToken(t, cluster1)
-	hubtest.AcceptClusters(ctx, t, h.admin, cluster2)
-	h.waitClusterGrants(t, cluster1, true)
-	h.waitClusterGrants(t, cluster2, false)
-	kit.MustCreate(ctx, t, h.admin, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: addonRole},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}}}})
-	h.enableAddon(t, csrAddon, "")
-	h.enableAddon(t, tokenAddon, addonv1alpha1.KubeClientDriverToken)
-	return h
-}
-
-// install completes what hubtest.Start installed (the hub's manifests as
-// config renders them for the ClusterManager operator, and the
-// ClusterManager) with what the cluster importer adds to them and with the
-// operator's own manifests (its ServiceAccount and ClusterRole among them),
-// and keeps every object of those manifests in h.objects. Nothing runs the
-// Deployments: the hub controller runs in-process (RunControllers), and
-// the other identities need only their RBAC.
-func (h *hub) install(t *testing.T) {
-	t.Helper()
-	// The URL only renders the conversion settings, which hubtest.Start
-	// applied with its own.
-	const url = "https://127.0.0.1:1/convert"
-	plain, err := config.HubObjects(config.HubValues{ConversionWebhookURL: url, LeaderElection: hubtest.LeaderElection})
-	kit.Must(t, "render the hub objects", err)
-	withImporter, err := config.HubObjects(config.HubValues{ConversionWebhookURL: url, LeaderElection: hubtest.LeaderElection, Importer: &config.ImporterValues{}})
-	kit.Must(t, "render the hub objects with the importer", err)
-	operator, err := config.HubOperatorObjects(config.HubOperatorValues{HubLeaderElection: hubtest.LeaderElection})
-	kit.Must(t, "render the ClusterManager operator's objects", err)
-	key := func(u *unstructured.Unstructured) string {
-		return u.GetAPIVersion() + "/" + u.GetKind() + "/" + u.GetNamespace() + "/" + u.GetName()
-	}
-	installed := map[string]bool{}
-	for _, u := range plain {
-		installed[key(u)] = true
-	}
-	var add []*unstructured.Unstructured
-	for _, u := range append(withImporter, operator...) {
-		if !installed[key(u)] && u.GetKind() != "ClusterManager" {
-			installed[key(u)] = true
-			add = append(add, u)
-		}
-	}
-	kit.Must(t, "apply the importer's and the operator's objects", apply.Apply(h.ctx, h.admin, add, apply.Options{FieldManager: fieldManager}))
-	h.objects = append(plain, add...)
-}
-
-// registerWithToken registers cluster as its agent does with the token
-// driver: the cluster-bound bootstrap identity (`kubectl ocm hub token
-// --cluster-name`) creates its ManagedCluster and a token request, which
-// the administrator approves, and accepts the cluster; the hub controller
-// then issues the token and creates the token identity.
-func (h *hub) registerWithToken(t *testing.T, cluster string) {
-	t.Helper()
-	tr, err := config.BootstrapToken(h.ctx, h.admin, cluster, time.Hour, fieldManager)
-	kit.Must(t, "issue the bootstrap token of "+cluster, err)
-	boot := clientFor(t, tokenConfig(h.cluster, tr.Token))
-	kit.Must(t, "the bootstrap identity creates ManagedCluster "+cluster,
-		boot.Create(h.ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}))
-
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	kit.Must(t, "generate a key", err)
-	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{
-		CommonName: identity.AgentUserName(cluster, agentID), Organization: []string{identity.ClusterGroup(cluster), identity.ManagedClustersGroup},
-	}}, key)
-	kit.Must(t, "create a certificate request", err)
-	req := &certificatesv1.CertificateSigningRequest{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: cluster + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster}},
-		Spec: certificatesv1.CertificateSigningRequestSpec{
-			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
-			SignerName: certs.AgentTokenSignerName,
-			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
-		},
-	}
-	kit.Must(t, "the bootstrap identity requests a token of "+cluster, boot.Create(h.ctx, req))
-	kit.Must(t, "approve the token request", csr.ApproveRequest(h.ctx, h.admin, req, "ApprovedByAdmin", "approved by the hub administrator"))
-	kit.Must(t, "accept "+cluster, retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		mc := &clusterv1.ManagedCluster{}
-		if err := h.admin.Get(h.ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
-			return err
-		}
-		mc.Spec.HubAcceptsClient = true
-		return h.admin.Update(h.ctx, mc)
-	}))
-}
-
-// waitClusterGrants waits until the hub controller has written the RBAC of
-// the accepted cluster: its ClusterRole with the rules of an accepted
-// cluster, and every binding naming the cluster's agent subjects (with the
-// token identity and its Role when tokenDriver).
-func (h *hub) waitClusterGrants(t *testing.T, cluster string, tokenDriver bool) {
-	t.Helper()
-	want := identity.AgentSubjects(cluster, tokenDriver)
-	h.poll(t, "the RBAC of accepted cluster "+cluster, func(ctx context.Context) (bool, error) {
-		cr := &rbacv1.ClusterRole{}
-		if err := h.admin.Get(ctx, client.ObjectKey{Name: managedcluster.ClusterRoleName(cluster)}, cr); err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		if !slices.ContainsFunc(cr.Rules, func(r rbacv1.PolicyRule) bool { return slices.Contains(r.Verbs, "renew") }) {
-			return false, nil
-		}
-		crb := &rbacv1.ClusterRoleBinding{}
-		if err := h.admin.Get(ctx, client.ObjectKey{Name: managedcluster.ClusterRoleName(cluster)}, crb); err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		if !slices.Equal(crb.Subjects, want) {
-			return false, nil
-		}
-		for _, key := range []client.ObjectKey{
-			{Namespace: cluster, Name: managedcluster.RegistrationRoleBindingName(cluster)},
-			{Namespace: cluster, Name: managedcluster.WorkRoleBindingName(cluster)},
-			{Namespace: certs.HubCABundleNamespace, Name: managedcluster.HubCABundleRoleBindingName(cluster)},
-		} {
-			rb := &rbacv1.RoleBinding{}
-			if err := h.admin.Get(ctx, key, rb); err != nil || !slices.Equal(rb.Subjects, want) {
-				return false, client.IgnoreNotFound(err)
-			}
-		}
-		if tokenDriver {
-			err := h.admin.Get(ctx, client.ObjectKey{Namespace: identity.AgentTokenNamespace, Name: managedcluster.TokenRoleName(cluster)}, &rbacv1.RoleBinding{})
-			return err == nil, client.IgnoreNotFound(err)
-		}
-		return true, nil
-	})
-}
-
-// enableAddon creates template add-on name, whose registration asks for
-// addonRole in the cluster namespace, enables it on cluster1 and writes
-// the status its agent and the configuration controller would (the
-// desired template, and kubeClientDriver when driver is set), then waits
-// until the hub controller has bound the role and, for the token driver,
-// written the add-on's ServiceAccount and token Role.
-func (h *hub) enableAddon(t *testing.T, name, driver string) {
-	t.Helper()
-	kit.MustCreate(h.ctx, t, h.admin, &addonv1alpha1.ClusterManagementAddOn{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: addonv1alpha1.ClusterManagementAddOnSpec{InstallStrategy: addonv1alpha1.InstallStrategy{Type: addonv1alpha1.InstallStrategyManual}}})
-	cm := &unstructured.Unstructured{}
-	cm.SetAPIVersion("v1")
-	cm.SetKind("ConfigMap")
-	cm.SetName(name)
-	cm.SetNamespace(addonv1alpha1.DefaultAddonInstallNamespace)
-	raw, err := cm.MarshalJSON()
-	kit.Must(t, "encode the add-on's manifest", err)
-	tpl := &addonv1alpha1.AddOnTemplate{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	tpl.Spec.AddonName = name
-	tpl.Spec.AgentSpec.Workload.Manifests = []workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}
-	tpl.Spec.Registration = []addonv1alpha1.RegistrationSpec{{Type: addonv1alpha1.RegistrationTypeKubeClient,
-		KubeClient: &addonv1alpha1.KubeClientRegistrationConfig{HubPermissions: []addonv1alpha1.HubPermissionConfig{{
-			Type: addonv1alpha1.HubPermissionsBindingCurrentCluster, CurrentCluster: &addonv1alpha1.CurrentClusterBindingConfig{ClusterRoleName: addonRole},
-		}}}}}
-	kit.MustCreate(h.ctx, t, h.admin, tpl)
-	kit.MustCreate(h.ctx, t, h.admin, &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Namespace: cluster1, Name: name}})
-
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(addonv1alpha1.GroupVersion.WithKind("AddOnTemplate"))
-	kit.Must(t, "read the template", h.admin.Get(h.ctx, client.ObjectKey{Name: name}, u))
-	hash, err := addonconfig.SpecHash(u)
-	kit.Must(t, "hash the template", err)
-	referent := addonv1alpha1.ConfigReferent{Name: name}
-	kit.Must(t, "write the status of add-on "+name, retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		mca := &addonv1alpha1.ManagedClusterAddOn{}
-		if err := h.admin.Get(h.ctx, client.ObjectKey{Namespace: cluster1, Name: name}, mca); err != nil {
-			return err
-		}
-		mca.Status.KubeClientDriver = driver
-		mca.Status.ConfigReferences = []addonv1alpha1.ConfigReference{{
-			ConfigGroupResource: addonv1alpha1.ConfigGroupResource{Group: addonv1alpha1.GroupVersion.Group, Resource: addonv1alpha1.AddOnTemplateResource},
-			ConfigReferent:      referent,
-			DesiredConfig:       &addonv1alpha1.ConfigSpecHash{ConfigReferent: referent, SpecHash: hash},
-		}}
-		return h.admin.Status().Update(h.ctx, mca)
-	}))
-
-	want := []client.Object{&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: cluster1, Name: template.PermissionBindingName(name, "ClusterRole")}}}
-	if driver == addonv1alpha1.KubeClientDriverToken {
-		for _, obj := range token.Objects(cluster1, name) {
-			want = append(want, obj.DeepCopyObject().(client.Object))
-		}
-	}
-	for _, obj := range want {
-		h.poll(t, "add-on "+name+": "+obj.GetNamespace()+"/"+obj.GetName(), func(ctx context.Context) (bool, error) {
-			err := h.admin.Get(ctx, client.ObjectKeyFromObject(obj), obj)
-			return err == nil, client.IgnoreNotFound(err)
-		})
-	}
+	h := identityhub.Start(t, 5*time.Minute, identityhub.Options{})
+	return &hub{ctx: h.Ctx, cluster: h.Cluster, admin: h.Admin, objects: h.Objects}
 }
 
 // poll waits until cond holds.
 func (h *hub) poll(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	framework.Eventually(h.ctx, t, pollTimeout, what, cond)
+	framework.Eventually(h.ctx, t, identityhub.PollTimeout, what, cond)
 }
