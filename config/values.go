@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
@@ -92,6 +93,13 @@ func (HubValues) AgentSubjectCEL() string { return identity.AgentSubjectCEL }
 // AdoptedAnnotation marks a namespace the importer adopted as a cluster's
 // (clusternamespace.AdoptedAnnotation).
 func (HubValues) AdoptedAnnotation() string { return clusternamespace.AdoptedAnnotation }
+
+// PreparedAnnotation marks a namespace prepared for a cluster of a name
+// (clusternamespace.PreparedAnnotation).
+func (HubValues) PreparedAnnotation() string { return clusternamespace.PreparedAnnotation }
+
+// ClusterNameLabel labels a cluster's namespace with its name.
+func (HubValues) ClusterNameLabel() string { return clusterv1.ClusterNameLabelKey }
 
 // ClusterIdentityCEL is the admission policies' rule for "an identity the
 // hub issued to a managed cluster" (identity.IsClusterIdentity).
