@@ -45,6 +45,9 @@ type guardedConn struct {
 	src io.Reader
 	// broke is called once, with the limit the agent broke.
 	broke func(error)
+	// conns learns of the tunnel's connections and what the agent sends
+	// on them, if set.
+	conns connTracker
 
 	in, out hubtunnel.FrameScanner
 
@@ -55,17 +58,26 @@ type guardedConn struct {
 	once        sync.Once
 }
 
+// connTracker follows a tunnel's connections; it is called with the
+// guard's lock held.
+type connTracker interface {
+	// opened is told of the hub's Connect of connection id.
+	opened(g *guardedConn, id int64)
+	// received is told of n bytes of Data the agent sent on connection id.
+	received(g *guardedConn, id, n int64)
+}
+
 // guard wraps conn, whose reader had buffered the bytes in rw, as the hub's
 // end of a tunnel, and returns the buffered reader and writer the WebSocket
 // library reads and writes it through.
-func guard(conn net.Conn, rw *bufio.ReadWriter, broke func(error)) (*guardedConn, *bufio.ReadWriter) {
+func guard(conn net.Conn, rw *bufio.ReadWriter, broke func(error), conns connTracker) (*guardedConn, *bufio.ReadWriter) {
 	src := io.Reader(conn)
 	if n := rw.Reader.Buffered(); n > 0 {
 		early, _ := rw.Peek(n)
 		src = io.MultiReader(bytes.NewReader(bytes.Clone(early)), conn)
 	}
 	g := &guardedConn{
-		Conn: conn, src: src, broke: broke,
+		Conn: conn, src: src, broke: broke, conns: conns,
 		in:     hubtunnel.FrameScanner{Masked: true, MaxMessage: MaxTunnelMessage},
 		out:    hubtunnel.FrameScanner{SkipHTTP: true},
 		paused: map[int64]int64{},
@@ -127,6 +139,9 @@ func (i inbound) Payload(connID int64, typ hubtunnel.MessageType, n int64) {
 	if typ != hubtunnel.MessageData {
 		return
 	}
+	if g.conns != nil {
+		g.conns.received(g, connID, n)
+	}
 	sent, ok := g.paused[connID]
 	if !ok {
 		return
@@ -143,6 +158,10 @@ type outbound struct{ g *guardedConn }
 
 func (o outbound) Message(connID int64, typ hubtunnel.MessageType) {
 	switch typ {
+	case hubtunnel.MessageConnect:
+		if o.g.conns != nil {
+			o.g.conns.opened(o.g, connID)
+		}
 	case hubtunnel.MessagePause:
 		if _, ok := o.g.paused[connID]; !ok {
 			o.g.paused[connID] = 0
@@ -169,6 +188,8 @@ type hijackRecorder struct {
 	http.ResponseWriter
 	// broke is called when the agent breaks a limit of the tunnel.
 	broke func(error)
+	// conns follows the tunnel's connections, if set.
+	conns connTracker
 
 	mu   sync.Mutex
 	conn net.Conn
@@ -191,7 +212,7 @@ func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		_ = conn.Close()
 		return nil, nil, errors.New("a newer tunnel of the cluster attached")
 	}
-	g, grw := guard(conn, rw, h.broke)
+	g, grw := guard(conn, rw, h.broke, h.conns)
 	h.conn = g
 	return g, grw, nil
 }
