@@ -20,8 +20,11 @@ import (
 // connections take more than the process's memory. bufferBudget bounds the
 // sum over every tunnel: it counts, per proxied connection, the bytes the
 // agent sent that the hub has not read yet, and past the budget closes the
-// connection holding the most, which is the slowest reader's, not a
-// tunnel.
+// connection holding the most, not a tunnel. A client that reads, even one
+// slower than the tunnel, also holds up to MaxBuffer at times, so what
+// counts is what a connection holds weighted by how long its client has
+// taken nothing, up to a second: the stalled connection holding the most
+// goes first.
 //
 // The connection the library dials is known to the hub only as a net.Conn,
 // its id only to the tunnel's stream. A dial of a cluster runs alone and
@@ -60,6 +63,8 @@ type bufferedConn struct {
 	cluster string
 	// held is what the agent sent on it that the hub has not read.
 	held int64
+	// lastRead is when the hub last read from it, or opened it.
+	lastRead time.Time
 	// conn is the tunnel's connection, once the dial returned it.
 	conn net.Conn
 	// owner is the proxied request using it, if any.
@@ -118,7 +123,7 @@ func (t tunnelBuffers) opened(g *guardedConn, id int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	key := connKey{g, id}
-	e := &bufferedConn{key: key, cluster: t.cluster}
+	e := &bufferedConn{key: key, cluster: t.cluster, lastRead: time.Now()}
 	b.conns[key] = e
 	if old := b.pending[t.cluster]; old != nil {
 		b.dropLocked(old)
@@ -147,7 +152,7 @@ func (t tunnelBuffers) received(g *guardedConn, id, n int64) {
 		if v == nil {
 			break
 		}
-		victims = append(victims, evicted{conn: v.conn, owner: v.owner, cluster: v.cluster, held: v.held, total: b.held})
+		victims = append(victims, evicted{conn: v.conn, owner: v.owner, cluster: v.cluster, held: v.held, total: b.held, idle: time.Since(v.lastRead)})
 		b.dropLocked(v)
 	}
 	b.mu.Unlock()
@@ -164,16 +169,17 @@ type evicted struct {
 	owner       *proxiedRequest
 	cluster     string
 	held, total int64
+	idle        time.Duration
 }
 
 func (b *bufferBudget) evict(victims []evicted) {
 	for _, v := range victims {
 		b.closedOverBudget.Add(1)
-		kv := []any{"cluster", v.cluster, "held", mib(v.held), "heldByAll", mib(v.total), "budget", mib(b.limit)}
+		kv := []any{"cluster", v.cluster, "held", mib(v.held), "clientIdle", v.idle.Round(time.Millisecond).String(), "heldByAll", mib(v.total), "budget", mib(b.limit)}
 		if v.owner != nil {
 			kv = append(kv, "user", v.owner.user)
 		}
-		b.log.Info("Closed the proxied connection holding the most unread bytes: the tunnels' buffers passed the hub controller's budget (--proxy-buffer-budget); its client read too slowly", kv...)
+		b.log.Info("Closed the proxied connection whose client lagged most: the tunnels' buffers passed the hub controller's budget (--proxy-buffer-budget)", kv...)
 		if v.conn != nil {
 			_ = v.conn.Close()
 		}
@@ -183,12 +189,23 @@ func (b *bufferBudget) evict(victims []evicted) {
 	}
 }
 
-// largestLocked returns the connection holding the most; b.mu is held.
+// stallPeriod is how long a connection's client must take nothing for
+// the connection to count as stalled.
+const stallPeriod = time.Second
+
+// largestLocked returns the connection to close: what each holds, weighted
+// by how long its client has taken nothing, up to stallPeriod; so of the
+// stalled connections the one holding the most, and a client reading now,
+// however far behind, last. b.mu is held.
 func (b *bufferBudget) largestLocked() *bufferedConn {
+	now := time.Now()
 	var top *bufferedConn
+	var topScore float64
 	for _, e := range b.conns {
-		if top == nil || e.held > top.held {
-			top = e
+		idle := min(now.Sub(e.lastRead), stallPeriod)
+		score := float64(e.held) * float64(idle) / float64(stallPeriod)
+		if top == nil || score > topScore || (score == topScore && e.held > top.held) {
+			top, topScore = e, score
 		}
 	}
 	return top
@@ -268,10 +285,11 @@ func (c *budgetedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if n > 0 {
 		c.b.mu.Lock()
-		if !c.e.gone {
-			took := min(int64(n), c.e.held)
-			c.e.held -= took
+		if e := c.e; !e.gone {
+			took := min(int64(n), e.held)
+			e.held -= took
 			c.b.held -= took
+			e.lastRead = time.Now()
 		}
 		c.b.mu.Unlock()
 	}

@@ -67,6 +67,12 @@ func TestBufferBudget(t *testing.T) {
 	var aborted atomic.Int32
 	owner := &proxiedRequest{cluster: "cluster1", user: "mallory", abort: func() { aborted.Add(1) }}
 	slow.own(owner)
+	// Their clients have taken nothing for a while.
+	b.mu.Lock()
+	for _, e := range b.conns {
+		e.lastRead = time.Now().Add(-stallPeriod)
+	}
+	b.mu.Unlock()
 
 	in1, in2 := tunnelBuffers{b, "cluster1"}, tunnelBuffers{b, "cluster2"}
 	// The same connection id on another tunnel is another connection.
@@ -74,7 +80,7 @@ func TestBufferBudget(t *testing.T) {
 	in2.received(g2, 2, 3<<20)
 	in1.received(g1, 3, 2<<20)
 	assert.Equal(t, int64(9<<20), b.stats().Held)
-	// What the hub reads is no longer held.
+	// What the hub reads is no longer held, and its client reads now.
 	fast.Conn.(*fakeConn).data = make([]byte, 1<<20)
 	n, err := io.Copy(io.Discard, fast)
 	require.NoError(t, err)
@@ -175,4 +181,30 @@ func TestBufferBudgetFor(t *testing.T) {
 	assert.Equal(t, int64(64<<20), BufferBudgetFor(512<<20))
 	assert.Equal(t, int64(MinBufferBudget), BufferBudgetFor(16<<20))
 	assert.Positive(t, DefaultBufferBudget())
+}
+
+// TestBufferBudgetSparesReaders checks that a client that reads keeps its
+// connection over one that stalled with less.
+func TestBufferBudgetSparesReaders(t *testing.T) {
+	b := newBufferBudget(8<<20, logr.Discard())
+	g := &guardedConn{}
+	in := tunnelBuffers{b, "cluster1"}
+	_, stalledRaw := open(t, b, g, "cluster1", 2)
+	reader, readerRaw := open(t, b, g, "cluster1", 3)
+	in.received(g, 2, 2<<20)
+	// The stalled client has taken nothing for a while.
+	b.mu.Lock()
+	b.conns[connKey{g, 2}].lastRead = time.Now().Add(-stallPeriod)
+	b.mu.Unlock()
+	// The reader's client takes its answer, and is 7 MiB behind.
+	in.received(g, 3, 6<<20)
+	readerRaw.data = make([]byte, 6<<20)
+	_, err := io.Copy(io.Discard, reader)
+	require.NoError(t, err)
+	in.received(g, 3, 6<<20)
+	assert.Zero(t, b.stats().ClosedOverBudget)
+	in.received(g, 3, 1<<20)
+	require.Eventually(t, func() bool { return stalledRaw.closed.Load() }, waitFor, tick)
+	assert.False(t, readerRaw.closed.Load())
+	assert.Equal(t, int64(7<<20), b.stats().Held)
 }
