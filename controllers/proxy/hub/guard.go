@@ -30,10 +30,12 @@ import (
 // holds one varint per open connection.
 const MaxTunnelMessage = 256 << 10
 
-// PausedBudget bounds the bytes an agent may send on connections the hub
-// paused, summed over its tunnel: what was in flight when the Pause was
-// sent, never more. The library pauses a connection once 2 MiB wait for
-// its reader; an agent that honors the Pause stays within this budget.
+// PausedBudget bounds the bytes an agent may send on one connection after
+// the hub paused it: what was in flight when the Pause was sent, never more.
+// It is counted per connection: an agent honoring every Pause may have
+// that much in flight on each of many connections paused at once, as when
+// many proxied clients stop reading, and the buffer budget, not this
+// check, bounds the memory they hold together (budget.go).
 const PausedBudget = 32 << 20
 
 // guardedConn passes the bytes of a tunnel's connection through and
@@ -51,11 +53,10 @@ type guardedConn struct {
 
 	in, out hubtunnel.FrameScanner
 
-	mu          sync.Mutex
-	paused      map[int64]int64
-	pausedTotal int64
-	err         error
-	once        sync.Once
+	mu     sync.Mutex
+	paused map[int64]int64
+	err    error
+	once   sync.Once
 }
 
 // connTracker follows a tunnel's connections; it is called with the
@@ -146,10 +147,10 @@ func (i inbound) Payload(connID int64, typ hubtunnel.MessageType, n int64) {
 	if !ok {
 		return
 	}
-	g.paused[connID] = sent + n
-	g.pausedTotal += n
-	if g.pausedTotal > PausedBudget && g.err == nil {
-		g.err = fmt.Errorf("the agent sent %d bytes on connections the hub paused, past the tunnel's budget of %d: it ignores the hub's Pause", g.pausedTotal, PausedBudget)
+	sent += n
+	g.paused[connID] = sent
+	if sent > PausedBudget && g.err == nil {
+		g.err = fmt.Errorf("the agent sent %d bytes on connection %d after the hub paused it, past the budget of %d: it ignores the hub's Pause", sent, connID, PausedBudget)
 	}
 }
 
@@ -175,10 +176,7 @@ func (outbound) Payload(int64, hubtunnel.MessageType, int64) {}
 
 // forget drops a connection from the paused ones; g.mu is held.
 func (g *guardedConn) forget(connID int64) {
-	if sent, ok := g.paused[connID]; ok {
-		g.pausedTotal -= sent
-		delete(g.paused, connID)
-	}
+	delete(g.paused, connID)
 }
 
 // hijackRecorder keeps the connection the WebSocket upgrade takes over, so
