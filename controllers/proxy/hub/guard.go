@@ -30,10 +30,12 @@ import (
 // holds one varint per open connection.
 const MaxTunnelMessage = 256 << 10
 
-// PausedBudget bounds the bytes an agent may send on connections the hub
-// paused, summed over its tunnel: what was in flight when the Pause was
-// sent, never more. The library pauses a connection once 2 MiB wait for
-// its reader; an agent that honors the Pause stays within this budget.
+// PausedBudget bounds the bytes an agent may send on one connection after
+// the hub paused it: what was in flight when the Pause was sent, never more.
+// It is counted per connection: an agent honoring every Pause may have
+// that much in flight on each of many connections paused at once, as when
+// many proxied clients stop reading, and the buffer budget, not this
+// check, bounds the memory they hold together (budget.go).
 const PausedBudget = 32 << 20
 
 // guardedConn passes the bytes of a tunnel's connection through and
@@ -45,27 +47,38 @@ type guardedConn struct {
 	src io.Reader
 	// broke is called once, with the limit the agent broke.
 	broke func(error)
+	// conns learns of the tunnel's connections and what the agent sends
+	// on them, if set.
+	conns connTracker
 
 	in, out hubtunnel.FrameScanner
 
-	mu          sync.Mutex
-	paused      map[int64]int64
-	pausedTotal int64
-	err         error
-	once        sync.Once
+	mu     sync.Mutex
+	paused map[int64]int64
+	err    error
+	once   sync.Once
+}
+
+// connTracker follows a tunnel's connections; it is called with the
+// guard's lock held.
+type connTracker interface {
+	// opened is told of the hub's Connect of connection id.
+	opened(g *guardedConn, id int64)
+	// received is told of n bytes of Data the agent sent on connection id.
+	received(g *guardedConn, id, n int64)
 }
 
 // guard wraps conn, whose reader had buffered the bytes in rw, as the hub's
 // end of a tunnel, and returns the buffered reader and writer the WebSocket
 // library reads and writes it through.
-func guard(conn net.Conn, rw *bufio.ReadWriter, broke func(error)) (*guardedConn, *bufio.ReadWriter) {
+func guard(conn net.Conn, rw *bufio.ReadWriter, broke func(error), conns connTracker) (*guardedConn, *bufio.ReadWriter) {
 	src := io.Reader(conn)
 	if n := rw.Reader.Buffered(); n > 0 {
 		early, _ := rw.Peek(n)
 		src = io.MultiReader(bytes.NewReader(bytes.Clone(early)), conn)
 	}
 	g := &guardedConn{
-		Conn: conn, src: src, broke: broke,
+		Conn: conn, src: src, broke: broke, conns: conns,
 		in:     hubtunnel.FrameScanner{Masked: true, MaxMessage: MaxTunnelMessage},
 		out:    hubtunnel.FrameScanner{SkipHTTP: true},
 		paused: map[int64]int64{},
@@ -127,14 +140,17 @@ func (i inbound) Payload(connID int64, typ hubtunnel.MessageType, n int64) {
 	if typ != hubtunnel.MessageData {
 		return
 	}
+	if g.conns != nil {
+		g.conns.received(g, connID, n)
+	}
 	sent, ok := g.paused[connID]
 	if !ok {
 		return
 	}
-	g.paused[connID] = sent + n
-	g.pausedTotal += n
-	if g.pausedTotal > PausedBudget && g.err == nil {
-		g.err = fmt.Errorf("the agent sent %d bytes on connections the hub paused, past the tunnel's budget of %d: it ignores the hub's Pause", g.pausedTotal, PausedBudget)
+	sent += n
+	g.paused[connID] = sent
+	if sent > PausedBudget && g.err == nil {
+		g.err = fmt.Errorf("the agent sent %d bytes on connection %d after the hub paused it, past the budget of %d: it ignores the hub's Pause", sent, connID, PausedBudget)
 	}
 }
 
@@ -143,6 +159,10 @@ type outbound struct{ g *guardedConn }
 
 func (o outbound) Message(connID int64, typ hubtunnel.MessageType) {
 	switch typ {
+	case hubtunnel.MessageConnect:
+		if o.g.conns != nil {
+			o.g.conns.opened(o.g, connID)
+		}
 	case hubtunnel.MessagePause:
 		if _, ok := o.g.paused[connID]; !ok {
 			o.g.paused[connID] = 0
@@ -156,10 +176,7 @@ func (outbound) Payload(int64, hubtunnel.MessageType, int64) {}
 
 // forget drops a connection from the paused ones; g.mu is held.
 func (g *guardedConn) forget(connID int64) {
-	if sent, ok := g.paused[connID]; ok {
-		g.pausedTotal -= sent
-		delete(g.paused, connID)
-	}
+	delete(g.paused, connID)
 }
 
 // hijackRecorder keeps the connection the WebSocket upgrade takes over, so
@@ -169,6 +186,8 @@ type hijackRecorder struct {
 	http.ResponseWriter
 	// broke is called when the agent breaks a limit of the tunnel.
 	broke func(error)
+	// conns follows the tunnel's connections, if set.
+	conns connTracker
 
 	mu   sync.Mutex
 	conn net.Conn
@@ -191,7 +210,7 @@ func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		_ = conn.Close()
 		return nil, nil, errors.New("a newer tunnel of the cluster attached")
 	}
-	g, grw := guard(conn, rw, h.broke)
+	g, grw := guard(conn, rw, h.broke, h.conns)
 	h.conn = g
 	return g, grw, nil
 }

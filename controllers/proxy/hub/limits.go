@@ -25,12 +25,20 @@ type Limits struct {
 	// Reauthorize is how often each attached tunnel's agent is authorized
 	// again; a denial closes the tunnel.
 	Reauthorize time.Duration
+	// BufferBudget bounds the bytes agents sent on proxied connections
+	// that the hub has not yet passed on to their clients, summed over
+	// every tunnel; past it, the connection holding the most is closed.
+	// Zero takes DefaultBufferBudget().
+	BufferBudget int64
+	// WriteTimeout is how long a proxied request's client may take no
+	// more of the answer before the hub closes its connection.
+	WriteTimeout time.Duration
 }
 
 // DefaultLimits are the limits the hub controller runs with unless told
 // otherwise.
 func DefaultLimits() Limits {
-	return Limits{ConnectionsPerCluster: 512, ConnectionsPerUser: 2048, Lifetime: time.Hour, Reauthorize: time.Minute}
+	return Limits{ConnectionsPerCluster: 512, ConnectionsPerUser: 2048, Lifetime: time.Hour, Reauthorize: time.Minute, WriteTimeout: time.Minute}
 }
 
 // withDefaults fills the zero fields of l from DefaultLimits.
@@ -48,6 +56,12 @@ func (l Limits) withDefaults() Limits {
 	if l.Reauthorize == 0 {
 		l.Reauthorize = d.Reauthorize
 	}
+	if l.BufferBudget == 0 {
+		l.BufferBudget = DefaultBufferBudget()
+	}
+	if l.WriteTimeout == 0 {
+		l.WriteTimeout = d.WriteTimeout
+	}
 	return l
 }
 
@@ -60,6 +74,10 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("a tunnel lifetime of %s is shorter than a minute: agents would spend their time attaching", l.Lifetime)
 	case l.Reauthorize < 0:
 		return fmt.Errorf("the tunnel re-authorization interval %s must be positive", l.Reauthorize)
+	case l.BufferBudget != 0 && l.BufferBudget < MinBufferBudget:
+		return fmt.Errorf("a proxy buffer budget of %d bytes is less than %s (--proxy-buffer-budget): two connections paused by the tunnel would pass it", l.BufferBudget, mib(MinBufferBudget))
+	case l.WriteTimeout != 0 && l.WriteTimeout < time.Second:
+		return fmt.Errorf("a proxy write timeout of %s is shorter than a second (--proxy-write-timeout): clients on a slow link would lose their answers", l.WriteTimeout)
 	}
 	return nil
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/http/httputil"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -37,6 +39,10 @@ type Server struct {
 	clusters cache.Cache
 	limits   Limits
 	conns    *connLimiter
+	buffers  *bufferBudget
+	// stalled counts the proxied connections closed because their client
+	// took nothing of the answer for Limits.WriteTimeout.
+	stalled atomic.Int64
 
 	// transports holds one HTTP transport per cluster, which dials through
 	// the cluster's current tunnel.
@@ -72,6 +78,9 @@ func New(o Options) *Server {
 		reader: o.Reader, clusters: o.Clusters, limits: o.Limits.withDefaults(),
 	}
 	s.conns = newConnLimiter(s.limits.ConnectionsPerCluster, s.limits.ConnectionsPerUser)
+	s.buffers = newBufferBudget(s.limits.BufferBudget, o.Log)
+	o.Log.Info("Proxied connections' limits", "perCluster", s.limits.ConnectionsPerCluster, "perUser", s.limits.ConnectionsPerUser,
+		"bufferBudget", mib(s.limits.BufferBudget), "writeTimeout", s.limits.WriteTimeout.String())
 	s.tunnels = remotedialer.New(func(r *http.Request) (string, bool, error) {
 		cluster, _ := r.Context().Value(attachingCluster{}).(string)
 		return cluster, cluster != "", nil
@@ -149,17 +158,47 @@ func (s *Server) Clusters() []string { return s.tunnels.ListClients() }
 // Connected reports whether cluster's tunnel ends here.
 func (s *Server) Connected(cluster string) bool { return s.tunnels.HasSession(cluster) }
 
-// RegisterMetrics adds the gauge of attached tunnels to controller-runtime's
-// metrics registry.
+// Buffers returns what the proxied connections hold of the hub controller
+// and how many of them it closed.
+func (s *Server) Buffers() BufferStats {
+	stats := s.buffers.stats()
+	stats.ClosedStalled = s.stalled.Load()
+	return stats
+}
+
+// RegisterMetrics adds the tunnel's gauges and counters to
+// controller-runtime's metrics registry.
 func (s *Server) RegisterMetrics() error {
-	g := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "ocm_hub_tunnels",
-		Help: "Managed clusters whose agent's tunnel ends at this hub controller.",
-	}, func() float64 { return float64(len(s.tunnels.ListClients())) })
-	if err := metrics.Registry.Register(g); err != nil {
-		var already prometheus.AlreadyRegisteredError
-		if !errors.As(err, &already) {
-			return fmt.Errorf("register the tunnel gauge: %w", err)
+	collectors := []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "ocm_hub_tunnels",
+			Help: "Managed clusters whose agent's tunnel ends at this hub controller.",
+		}, func() float64 { return float64(len(s.tunnels.ListClients())) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "ocm_hub_tunnel_buffered_bytes",
+			Help: "Bytes agents sent on proxied connections that this hub controller has not yet passed on to their clients, over every tunnel.",
+		}, func() float64 { return float64(s.buffers.stats().Held) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "ocm_hub_tunnel_buffer_budget_bytes",
+			Help: "The bound of ocm_hub_tunnel_buffered_bytes (--proxy-buffer-budget); past it the connection holding the most is closed.",
+		}, func() float64 { return float64(s.buffers.limit) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "ocm_hub_proxy_connections_closed_total",
+			Help:        "Proxied connections this hub controller closed: over the tunnels' buffer budget, or because their client took nothing of the answer for --proxy-write-timeout.",
+			ConstLabels: prometheus.Labels{"reason": "buffer-budget"},
+		}, func() float64 { return float64(s.buffers.closedOverBudget.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "ocm_hub_proxy_connections_closed_total",
+			Help:        "Proxied connections this hub controller closed: over the tunnels' buffer budget, or because their client took nothing of the answer for --proxy-write-timeout.",
+			ConstLabels: prometheus.Labels{"reason": "write-timeout"},
+		}, func() float64 { return float64(s.stalled.Load()) }),
+	}
+	for _, c := range collectors {
+		if err := metrics.Registry.Register(c); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !errors.As(err, &already) {
+				return fmt.Errorf("register the tunnel's metrics: %w", err)
+			}
 		}
 	}
 	return nil
@@ -304,6 +343,32 @@ func (s *Server) serveProxy(w http.ResponseWriter, r *http.Request, c *caller, c
 		return
 	}
 	defer release()
+	// The client must keep taking the answer; the connection through the
+	// tunnel is the request's while it runs, and the buffer budget may end
+	// it.
+	sw := newStallWriter(w, s.limits.WriteTimeout)
+	req := &proxiedRequest{cluster: cluster, user: c.user, abort: sw.abort}
+	var owned atomic.Pointer[budgetedConn]
+	defer func() {
+		if bc := owned.Load(); bc != nil {
+			bc.disown(req)
+		}
+		if sw.finish() {
+			s.stalled.Add(1)
+			s.log.Info("Closed a proxied connection whose client took nothing of the answer for the hub controller's write timeout (--proxy-write-timeout)",
+				"cluster", cluster, "user", c.user, "timeout", s.limits.WriteTimeout.String())
+		}
+	}()
+	r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			if bc, ok := info.Conn.(*budgetedConn); ok {
+				bc.own(req)
+				if old := owned.Swap(bc); old != nil && old != bc {
+					old.disown(req)
+				}
+			}
+		},
+	}))
 	base := hubtunnel.ProxyPath(cluster)
 	rawRest := strings.TrimPrefix(r.URL.EscapedPath(), base)
 	if rawRest == "" {
@@ -333,7 +398,7 @@ func (s *Server) serveProxy(w http.ResponseWriter, r *http.Request, c *caller, c
 			writeStatus(w, http.StatusBadGateway, fmt.Sprintf("cannot reach cluster %s through its tunnel: %v", cluster, err))
 		},
 	}
-	proxy.ServeHTTP(w, r)
+	proxy.ServeHTTP(sw, r)
 }
 
 // transport returns the transport that dials through cluster's tunnel. It
@@ -345,7 +410,7 @@ func (s *Server) transport(cluster string) http.RoundTripper {
 	dial := s.tunnels.Dialer(cluster)
 	t := &http.Transport{
 		DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
-			return dial(ctx, network, address)
+			return s.buffers.dial(ctx, cluster, func(ctx context.Context) (net.Conn, error) { return dial(ctx, network, address) })
 		},
 		MaxIdleConnsPerHost:   16,
 		IdleConnTimeout:       90 * time.Second,

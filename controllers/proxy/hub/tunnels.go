@@ -37,7 +37,7 @@ func (s *Server) newTunnel(cluster string, c *caller, w http.ResponseWriter, log
 	t := &tunnel{cluster: cluster, agent: c, expires: time.Now().Add(lifetime), log: log}
 	t.rec = &hijackRecorder{ResponseWriter: w, broke: func(err error) {
 		log.Info("Closed a tunnel whose agent broke its limits", "reason", err.Error())
-	}}
+	}, conns: tunnelBuffers{b: s.buffers, cluster: cluster}}
 	return t
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -48,6 +49,9 @@ type HubOptions struct {
 	FeatureGates string
 	// Tunnel bounds the hub tunnel and its proxied connections.
 	Tunnel proxyhub.Limits
+	// ProxyBufferBudget is the --proxy-buffer-budget value; Validate
+	// parses it into Tunnel.BufferBudget.
+	ProxyBufferBudget string
 	// TLS is the TLS profile of the webhook's server, which the hub
 	// tunnel shares.
 	TLS TLSOptions
@@ -74,6 +78,8 @@ func NewHubCommand() *cobra.Command {
 	tunnel := proxyhub.DefaultLimits()
 	cmd.Flags().IntVar(&o.Tunnel.ConnectionsPerCluster, "proxy-max-connections-per-cluster", tunnel.ConnectionsPerCluster, "Proxied connections (requests, watches, logs, execs through managedclusters/proxy) open to one cluster at once; more get 429 Too Many Requests.")
 	cmd.Flags().IntVar(&o.Tunnel.ConnectionsPerUser, "proxy-max-connections-per-user", tunnel.ConnectionsPerUser, "Proxied connections one hub user holds open at once, to every cluster together; more get 429 Too Many Requests.")
+	cmd.Flags().StringVar(&o.ProxyBufferBudget, "proxy-buffer-budget", "", fmt.Sprintf("Memory (a quantity such as 64Mi) the proxied connections' buffers may hold at once, summed over every tunnel: what agents sent that the clients have not read yet. Past it the connection holding the most is closed. By default 1/%d of the smaller of the container's memory limit and GOMEMLIMIT, 1/%d of %s without either; at least %s.", proxyhub.BufferBudgetShare, proxyhub.BufferBudgetShare, resource.NewQuantity(proxyhub.DefaultMemoryLimit, resource.BinarySI), resource.NewQuantity(proxyhub.MinBufferBudget, resource.BinarySI)))
+	cmd.Flags().DurationVar(&o.Tunnel.WriteTimeout, "proxy-write-timeout", tunnel.WriteTimeout, "How long a proxied request's client (a watch, log or exec included) may take nothing of the answer before the hub closes its connection; a quiet stream with nothing to send is not affected.")
 	cmd.Flags().DurationVar(&o.Tunnel.Lifetime, "tunnel-max-lifetime", tunnel.Lifetime, "How long an agent's tunnel stays attached before the hub closes it and the agent attaches again with the credential it holds then (each tunnel up to a tenth longer).")
 	o.TLS.AddFlags(cmd.Flags(), "the conversion webhook and hub tunnel server (--webhook-bind-address)", "whose changes reach new connections without a restart")
 	cmd.Flags().StringSliceVar(&o.AutoApprovedCSRUsers, "auto-approved-csr-users", nil, "Bootstrap identities whose first-join CSRs are approved automatically, merged with the ClusterManager's spec.registrationConfiguration.autoApproveUsers.")
@@ -87,6 +93,13 @@ func (o *HubOptions) Validate() error {
 	}
 	if o.LeaseGraceRatio < lease.MinGraceRatio {
 		return fmt.Errorf("--lease-grace-ratio %v must be at least %v: agents renew once per lease period plus up to 10 %% jitter, and a smaller ratio marks clusters Unknown between two timely renewals", o.LeaseGraceRatio, lease.MinGraceRatio)
+	}
+	if o.ProxyBufferBudget != "" {
+		q, err := resource.ParseQuantity(o.ProxyBufferBudget)
+		if err != nil {
+			return fmt.Errorf("--proxy-buffer-budget %q: %w (a quantity such as 64Mi)", o.ProxyBufferBudget, err)
+		}
+		o.Tunnel.BufferBudget = q.Value()
 	}
 	if err := o.Tunnel.Validate(); err != nil {
 		return err
