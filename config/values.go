@@ -101,6 +101,13 @@ func (HubValues) PreparedAnnotation() string { return clusternamespace.PreparedA
 // ClusterNameLabel labels a cluster's namespace with its name.
 func (HubValues) ClusterNameLabel() string { return clusterv1.ClusterNameLabelKey }
 
+// NamespaceAgentCEL holds when the request comes from the agent of the
+// cluster whose namespace it is in (identity.IsAgentOf).
+func (HubValues) NamespaceAgentCEL() string { return identity.AgentOfCEL("request.namespace") }
+
+// LeaseName is the name of a cluster's lease in its namespace.
+func (HubValues) LeaseName() string { return clusterv1.LeaseName }
+
 // ClusterIdentityCEL is the admission policies' rule for "an identity the
 // hub issued to a managed cluster" (identity.IsClusterIdentity).
 func (HubValues) ClusterIdentityCEL() string { return identity.ClusterIdentityCEL }

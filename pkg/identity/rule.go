@@ -61,6 +61,25 @@ const ClusterIdentityCEL = "request.userInfo.username.startsWith('" + Prefix + "
 	"request.userInfo.username.startsWith('" + agentTokenUserPrefix + "') || " +
 	"request.userInfo.groups.exists(g, g.startsWith('" + Prefix + "'))"
 
+// IsAgentOf reports whether user with groups is cluster's agent: its
+// certificate (its user name or its cluster's group) or its token identity.
+func IsAgentOf(user string, groups []string, cluster string) bool {
+	agentID, named := strings.CutPrefix(user, Prefix+cluster+":")
+	return (named && agentID != "" && !strings.Contains(agentID, ":")) ||
+		user == AgentTokenUserName(cluster) || slices.Contains(groups, ClusterGroup(cluster))
+}
+
+// AgentOfCEL returns IsAgentOf over an admission request's
+// request.userInfo, for the cluster the CEL expression clusterExpr names
+// (request.namespace, object.metadata.name).
+func AgentOfCEL(clusterExpr string) string {
+	named := "'" + Prefix + "' + " + clusterExpr + " + ':'"
+	return "(request.userInfo.username.startsWith(" + named + ") && size(request.userInfo.username) > size(" + named + ") && " +
+		"!request.userInfo.username.substring(size(" + named + ")).contains(':')) || " +
+		"request.userInfo.username == '" + agentTokenUserPrefix + "' + " + clusterExpr + " || " +
+		"request.userInfo.groups.exists(g, g == '" + Prefix + "' + " + clusterExpr + ")"
+}
+
 // IsBootstrapIdentity reports whether user with groups is a bootstrap
 // identity: the shared bootstrap ServiceAccount, any bootstrap token (user
 // system:bootstrap:<id>, or in the hub's join-token group), or a cluster-bound

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/ext"
 	certificatesv1 "k8s.io/api/certificates/v1"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
@@ -21,7 +22,8 @@ type userInfo struct {
 // celRule compiles one of the identity package's admission rules.
 func celRule(t *testing.T, expr string) func(userInfo) bool {
 	t.Helper()
-	env, err := cel.NewEnv(cel.Variable("request", cel.MapType(cel.StringType, cel.DynType)), cel.OptionalTypes())
+	// Kubernetes' admission CEL has the strings extension (substring, ...).
+	env, err := cel.NewEnv(cel.Variable("request", cel.MapType(cel.StringType, cel.DynType)), cel.OptionalTypes(), ext.Strings(ext.StringsVersion(2)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +37,7 @@ func celRule(t *testing.T, expr string) func(userInfo) bool {
 	}
 	return func(u userInfo) bool {
 		groups := append([]string{}, u.groups...)
-		out, _, err := prg.Eval(map[string]any{"request": map[string]any{"userInfo": map[string]any{"username": u.user, "groups": groups}}})
+		out, _, err := prg.Eval(map[string]any{"request": map[string]any{"namespace": "cluster1", "userInfo": map[string]any{"username": u.user, "groups": groups}}})
 		if err != nil {
 			t.Fatalf("evaluate %s for %+v: %v", expr, u, err)
 		}
@@ -68,9 +70,12 @@ func subsets(pool []string) [][]string {
 func TestAdmissionRulesMatchEveryApprovableSubject(t *testing.T) {
 	clusterCEL := celRule(t, identity.ClusterIdentityCEL)
 	bootstrapCEL := celRule(t, identity.BootstrapIdentityCEL)
+	// Requests in namespace cluster1 (celRule).
+	agentOfCEL := celRule(t, identity.AgentOfCEL("request.namespace"))
 
 	names := []string{
-		agent1, agent2, identity.ClusterGroup("cluster1"), identity.ManagedClustersGroup,
+		agent1, agent2, identity.ClusterGroup("cluster1"), identity.ManagedClustersGroup, identity.AgentUserName("cluster1", ""),
+		identity.AgentUserName("cluster1", "a:b"),
 		identity.AddonUserName("cluster1", "helloworld", "agent1"), identity.AddonUserName("cluster1", "helloworld", ""),
 		"system:open-cluster-management", "evil", "", "system:admin", bootstrap, bound1,
 		identity.AgentTokenUserName("cluster1"), identity.BootstrapTokenUserPrefix + "abcdef",
@@ -90,6 +95,9 @@ func TestAdmissionRulesMatchEveryApprovableSubject(t *testing.T) {
 			if got, want := bootstrapCEL(who), identity.IsBootstrapIdentity(who.user, who.groups); got != want {
 				t.Errorf("BootstrapIdentityCEL(%+v) = %v, IsBootstrapIdentity = %v", who, got, want)
 			}
+			if got, want := agentOfCEL(who), identity.IsAgentOf(who.user, who.groups, "cluster1"); got != want {
+				t.Errorf("AgentOfCEL(%+v) in cluster1 = %v, IsAgentOf = %v", who, got, want)
+			}
 
 			agentReq := with(request("cluster1", "cluster1", bootstrap), func(r *Request) { r.CommonName, r.Organizations = cn, orgs })
 			addonReq := with(agentReq, func(r *Request) { r.Addon = "helloworld" })
@@ -104,6 +112,9 @@ func TestAdmissionRulesMatchEveryApprovableSubject(t *testing.T) {
 				}
 				if signed != "" && !clusterCEL(who) {
 					t.Errorf("the policy signs %s certificate %+v, which the agent admission policies do not match", signed, who)
+				}
+				if signed == "a cluster agent's" && !agentOfCEL(who) {
+					t.Errorf("the policy signs cluster1's agent certificate %+v, which the lease policy does not take for cluster1's agent", who)
 				}
 			}
 		}
