@@ -2,7 +2,8 @@
 # The getting-started flow on the `make dev-env` clusters, each step shown as a
 # user would type it: install the hub from a values file (TLS 1.3 only, and a
 # TLS 1.2 handshake shown refused; NetworkPolicies; images from a registry that
-# requires credentials), join cluster1, import cluster2 from the hub, accept them, list them, upgrade the hub and cluster1's agent, deliver a ManifestWork to
+# requires credentials), join cluster1, import cluster2 from the hub, accept them, list them, show what an
+# agent's and a bootstrap token's credentials may not do, upgrade the hub and cluster1's agent, deliver a ManifestWork to
 # cluster1 and read its Pod's log through the hub, roll a workload out to both clusters through a placement (and a
 # second version, rolled back), give
 # every cluster of the default set a namespace, then
@@ -234,6 +235,29 @@ refused openssl s_client -connect "127.0.0.1:$TLS_PORT" -tls1_2 -brief -CAfile "
 step openssl s_client -connect "127.0.0.1:$TLS_PORT" -tls1_3 -brief -CAfile "$DEV_ENV_DIR/hub-webhook-ca.crt" -verify_hostname "$WEBHOOK_NAME" -servername "$WEBHOOK_NAME" -verify_return_error </dev/null
 kill "$FORWARD_PID" 2>/dev/null || true
 wait "$FORWARD_PID" 2>/dev/null || true
+
+phase "what each credential may not do"
+# The hub keys every rule on what only it hands out. cluster1's agent
+# (impersonated here, with its certificate's user and groups) reads its
+# ManagedCluster and writes only its status: relabeling itself for a
+# Placement is refused, and so is the same certificate without the
+# managed-clusters group.
+AGENT1=(--as system:open-cluster-management:cluster1:agent1 --as-group system:open-cluster-management:cluster1)
+refused kubectl label managedcluster cluster1 env=prod --context hub "${AGENT1[@]}" --as-group system:open-cluster-management:managed-clusters
+refused kubectl label managedcluster cluster1 env=prod --context hub "${AGENT1[@]}"
+# A bootstrap-token holder registers a cluster named after a hub namespace
+# that holds someone's data. Accepting it stops with NamespaceInUse and
+# writes nothing there; deleting the rogue cluster leaves the namespace and
+# its data.
+step kubectl create namespace payments --context hub
+step kubectl create configmap ledger -n payments --from-literal=balance=42 --context hub
+printf 'apiVersion: cluster.open-cluster-management.io/v1\nkind: ManagedCluster\nmetadata:\n  name: payments\n' >"$DEV_ENV_DIR/payments.yaml"
+step kubectl create -f "$DEV_ENV_DIR/payments.yaml" --context hub --as system:serviceaccount:open-cluster-management:agent-registration-bootstrap --as-group system:serviceaccounts
+step kubectl patch managedcluster payments --type=merge -p '{"spec":{"hubAcceptsClient":true}}' --context hub
+step kubectl wait --for=jsonpath='{.status.conditions[?(@.type=="HubAcceptedManagedCluster")].reason}'=NamespaceInUse managedcluster/payments --context hub --timeout=1m
+step kubectl delete managedcluster payments --context hub --wait --timeout=1m
+step kubectl get configmap ledger -n payments --context hub
+step kubectl delete namespace payments --context hub --wait=false
 
 phase "upgrade the hub and cluster1's agent"
 # Upgrade the hub, then cluster1's agent, to the second controller image make
