@@ -144,6 +144,9 @@ var rows = []row{
 	{name: "ManagedCluster: create with a hub annotation", writes: []write{
 		createAnnotated(clusterv1.AutomaticallyAcceptedOnAnnotationKey, "2025-01-01T00:00:00Z"),
 		createAnnotated(clusterv1.AgentKeyAnnotationKey, "sha256:0000000000000000000000000000000000000000000000000000000000000000"),
+		createAnnotated(clusterv1.AutomaticallyAcceptedForAnnotationKey, "0f6b9d4e-0000-4000-8000-000000000000"),
+	}},
+	{name: "ManagedCluster: create pointing at a Cluster API cluster", writes: []write{
 		createAnnotated(importer.CAPIAnnotation, "team-b/prod"),
 	}},
 	{name: "ManagedCluster: Cluster API annotation (own cluster)", writes: []write{
