@@ -18,6 +18,7 @@ package clusternamespace
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -143,33 +144,11 @@ const legacySkew = time.Minute
 // older than the cluster was not made for it, even if an earlier release
 // applied its labels over it: that was a name collision.
 func legacy(ns *corev1.Namespace, cluster metav1.Object, hubFieldManager string) bool {
-	if ns.Labels[clusterv1.ClusterNameLabelKey] != cluster.GetName() || !setLabel(ns, hubFieldManager, clusterv1.ClusterNameLabelKey) {
+	if ns.Labels[clusterv1.ClusterNameLabelKey] != cluster.GetName() || !slices.Contains(podsecurity.LabelsSetBy(ns, hubFieldManager), clusterv1.ClusterNameLabelKey) {
 		return false
 	}
 	created := cluster.GetCreationTimestamp().Add(-legacySkew)
 	return !ns.CreationTimestamp.Time.Before(created)
-}
-
-// setLabel reports whether fieldManager set label key of obj, as its
-// managed fields record.
-func setLabel(obj metav1.Object, fieldManager, key string) bool {
-	for _, mf := range obj.GetManagedFields() {
-		if mf.Manager != fieldManager || mf.FieldsV1 == nil {
-			continue
-		}
-		var fields struct {
-			Metadata struct {
-				Labels map[string]json.RawMessage `json:"f:labels"`
-			} `json:"f:metadata"`
-		}
-		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) != nil {
-			continue
-		}
-		if _, ok := fields.Metadata.Labels["f:"+key]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 // Conflict says why ns, whose standing to cluster is Foreign, is not

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -142,6 +143,13 @@ func Owns(existing, desired metav1.Object, legacy bool) bool {
 // SetLabelsAs reports whether fieldManager set one of the Pod Security
 // labels of obj, as its managed fields record.
 func SetLabelsAs(obj metav1.Object, fieldManager string) bool {
+	return slices.ContainsFunc(LabelsSetBy(obj, fieldManager), func(k string) bool { return strings.HasPrefix(k, LabelPrefix) })
+}
+
+// LabelsSetBy returns the keys of the labels of obj that fieldManager set,
+// as its managed fields record.
+func LabelsSetBy(obj metav1.Object, fieldManager string) []string {
+	var keys []string
 	for _, mf := range obj.GetManagedFields() {
 		if mf.Manager != fieldManager || mf.FieldsV1 == nil {
 			continue
@@ -155,12 +163,12 @@ func SetLabelsAs(obj metav1.Object, fieldManager string) bool {
 			continue
 		}
 		for k := range fields.Metadata.Labels {
-			if strings.HasPrefix(k, "f:"+LabelPrefix) {
-				return true
+			if key, ok := strings.CutPrefix(k, "f:"); ok {
+				keys = append(keys, key)
 			}
 		}
 	}
-	return false
+	return keys
 }
 
 // AddonNamespaceClaim names the cluster claim the registration agent
