@@ -300,6 +300,18 @@ func (r *Reconciler) importCluster(ctx context.Context, cluster *clusterv1.Manag
 	if ns.UID == r.hubID {
 		return fail(imp.ReasonKubeConfigGetFailed, "the credential of %s reaches the hub itself (%s has the hub's namespace kube-system): write the kubeconfig of the cluster to import", ref, cred.Host)
 	}
+	// A cluster that already runs an agent registering under another name
+	// is that cluster's: importing it again would take it from its hub
+	// entry (its lease goes Unknown, its Placements fail over).
+	existing := &operatorv1.Klusterlet{}
+	err = target.Get(ctx, types.NamespacedName{Name: operatorv1.KlusterletName}, existing)
+	switch {
+	case err == nil && existing.Spec.ClusterName != "" && existing.Spec.ClusterName != cluster.Name:
+		return fail(imp.ReasonImportFailed, "the cluster at %s already runs a Klusterlet registering as %s: importing it as %s would take it from %s; "+
+			"unjoin it first (`kubectl ocm unjoin`), or import it as %s", cred.Host, existing.Spec.ClusterName, cluster.Name, existing.Spec.ClusterName, existing.Spec.ClusterName)
+	case err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err):
+		return fail(imp.ReasonImportFailed, "read the Klusterlet of the cluster at %s with the credential of %s: %s", cred.Host, ref, reachCause(err))
+	}
 	objs, err := r.render(ctx, cluster.Name)
 	if err != nil {
 		return fail(imp.ReasonConfigRendererFailed, "render the Klusterlet of cluster %s: %v", cluster.Name, err)

@@ -171,6 +171,27 @@ func TestImport(t *testing.T) {
 		}
 	})
 
+	t.Run("a cluster whose agent registers under another name is not taken", func(t *testing.T) {
+		// cluster1 runs its Klusterlet now: importing the same cluster as
+		// cluster7 would turn cluster1's agent into cluster7's.
+		for _, obj := range []client.Object{
+			&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster7"}},
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster7"}},
+		} {
+			if err := hub.Create(ctx, obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeImportSecret(ctx, t, hub, "cluster7", kubeconfigData(t, spoke.RESTConfig()))
+		waitCondition(ctx, t, hub, "cluster7", metav1.ConditionFalse, imp.ReasonImportFailed, "already runs a Klusterlet registering as cluster1")
+		k := &operatorv1.Klusterlet{}
+		if err := spoke.Client().Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k); err != nil || k.Spec.ClusterName != "cluster1" {
+			t.Errorf("cluster1's Klusterlet registers as %q (err %v), want cluster1", k.Spec.ClusterName, err)
+		}
+		if err := hub.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster7"}}); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("a namespace editor cannot write an import Secret", func(t *testing.T) {
 		// mallory may edit the namespaces of cluster1 and of cluster2, which
 		// has no ManagedCluster: writing an import Secret in either is
