@@ -60,6 +60,9 @@ TEST_PARALLEL ?= 2
 # ./... starts them at once instead of after the short packages, and the
 # end-to-end package (about 23 of make test's minutes) no longer ends last.
 # Keep it in step with the tiers' times in docs/development.md.
+# TEST_TIMES is where make test writes every test's time, longest first
+# (hack/testreport reads go test -json and prints the slowest at the end).
+TEST_TIMES    ?= $(ROOT)/_output/test-times.tsv
 TEST_FIRST    ?= ./test/e2e ./test/integration/registration/agent ./test/framework ./test/integration/operator/hub ./test/integration/registration/hub ./test/integration/proxy
 export KUBE_BIN_DIR := $(KUBE_BIN)
 export OCM_MCP_INSPECTOR := $(MCP_INSPECTOR_DIR)/mcp-inspector
@@ -215,7 +218,9 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/a
 # The test targets leave go vet to make verify (-vet=off), which runs it on
 # every package with all its checks.
 test: build kube-bins node-deps node-images mcp-inspector ## Run every test: unit, framework, integration and end-to-end, and the Helm charts' test (module test/helm).
-	$(GO) test -count=1 -vet=off -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) $(TEST_FIRST) ./...
+	@mkdir -p $(ROOT)/_output
+	$(GO) test -json -count=1 -vet=off -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) $(TEST_FIRST) ./... \
+		| $(GO) run ./hack/testreport -times $(TEST_TIMES)
 	cd test/helm && $(GO) test -count=1 -vet=off -timeout $(TEST_TIMEOUT) $(GOFLAGS_TEST) ./...
 
 .PHONY: test-short

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,13 +19,13 @@ import (
 // manager, a webhook, the hub tunnel), named what, at verbosity.
 //
 // Under `go test -v` it logs into the test log, interleaved with the test's
-// own lines. Otherwise it writes to what's file in the test's directory (the
+// own lines. Otherwise (and under `go test -json`, which make test reads) it writes to what's file in the test's directory (the
 // one OCM_TEST_KEEP_DIR keeps), and a failed test names the file: a
 // failure's message then stands in a short log instead of between hundreds
 // of controller lines, which is all a CI excerpt shows.
 func TestLogger(t testing.TB, what string, verbosity int) logr.Logger {
 	t.Helper()
-	if testing.Verbose() {
+	if verbose() {
 		return testr.NewWithInterface(t, testr.Options{Verbosity: verbosity})
 	}
 	dir := t.TempDir()
@@ -47,6 +48,17 @@ func TestLogger(t testing.TB, what string, verbosity int) logr.Logger {
 		}
 	})
 	return funcr.New(w.write, funcr.Options{Verbosity: verbosity})
+}
+
+// verbose reports whether the test runs under go test -v. Under go test
+// -json the test binary runs with -test.v=test2json, which testing.Verbose
+// also reports; there the components' logs go to files as without -v, so
+// that the stream make test reads (hack/testreport) stays small.
+func verbose() bool {
+	if f := flag.Lookup("test.v"); f != nil && f.Value.String() == "test2json" {
+		return false
+	}
+	return testing.Verbose()
 }
 
 // testDirName is t's name as one directory name.
