@@ -190,17 +190,27 @@ type ExecConfig struct {
 	ClusterName string `json:"clusterName"`
 }
 
-// ServiceName is the Service the APIService names: it has no selector, and
-// the elected hub controller publishes its own address in the Service's
-// EndpointSlice, so that every tunnel and every request reaches the replica
-// that holds the tunnels.
-const ServiceName = "ocm-hub-controller-tunnel"
+// The hub tunnel's own Deployment, ServiceAccount and Service (all named
+// ServiceName) in the hub's namespace, and the Secret of its serving
+// certificate, which the hub controller keeps and the tunnel only reads.
+const (
+	// ServiceName is the Service the APIService names. It selects the
+	// tunnel's Pods: the Deployment runs one replica, because an agent's
+	// tunnel ends at the replica its WebSocket reached and a request is
+	// sent through the tunnels of the replica it reaches.
+	ServiceName = "ocm-hub-tunnel"
+	// SecretName is the Secret of the tunnel's serving certificate and its
+	// CA, whose bundle the APIService holds.
+	SecretName = "ocm-hub-tunnel-serving-cert"
+	// Port is the container port the tunnel serves the API on.
+	Port = 9443
+)
 
-// ServicePortName names the Service's port and its EndpointSlice's.
+// ServicePortName names the Service's port.
 const ServicePortName = "https"
 
-// ServiceHosts are the DNS names of the Service in namespace that the hub
-// controller's serving certificate holds.
+// ServiceHosts are the DNS names of the Service in namespace that the
+// tunnel's serving certificate holds.
 func ServiceHosts(namespace string) []string {
 	return servingcert.ServiceHosts(ServiceName, namespace)
 }
