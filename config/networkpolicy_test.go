@@ -40,7 +40,7 @@ func TestHubNetworkPolicies(t *testing.T) {
 		{name: "apiServerNamespace", np: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system"},
 			want: map[string]rule{HubWebhookNetworkPolicy: webhook("kube-system"), HubTunnelNetworkPolicy: tunnel("kube-system")}},
 		{name: "both, webhook at the URL's port", np: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system", MonitoringNamespace: "monitoring"},
-			url:  "https://127.0.0.1:9555/convert",
+			url: "https://127.0.0.1:9555/convert",
 			want: map[string]rule{
 				HubWebhookNetworkPolicy: webhook("kube-system"), HubMetricsNetworkPolicy: metrics(HubControllerDeployment),
 				HubTunnelNetworkPolicy: tunnel("kube-system"), HubTunnelMetricsNetworkPolicy: metrics(HubTunnelDeployment),
