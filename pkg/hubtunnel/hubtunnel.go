@@ -1,6 +1,6 @@
 // Package hubtunnel is the contract between the two ends of the hub tunnel:
-// the hub controller, which serves the aggregated API proxy.kubectl-ocm.io
-// on the hub's API server, and the agent of each managed cluster, which
+// the hub's tunnel server (ocm-controller tunnel), which serves the
+// aggregated API proxy.kubectl-ocm.io on the hub's API server, and the agent of each managed cluster, which
 // attaches a tunnel there and forwards what comes back through it to its
 // cluster's API server.
 //
@@ -22,7 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 )
 
-// The aggregated API the hub controller serves.
+// The aggregated API the hub tunnel serves.
 const (
 	// Group is the API group.
 	Group = "proxy.kubectl-ocm.io"
