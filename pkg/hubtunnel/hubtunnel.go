@@ -1,8 +1,8 @@
 // Package hubtunnel is the contract between the two ends of the hub tunnel:
 // the hub's tunnel server (ocm-controller tunnel), which serves the
-// aggregated API proxy.kubectl-ocm.io on the hub's API server, and the agent of each managed cluster, which
-// attaches a tunnel there and forwards what comes back through it to its
-// cluster's API server.
+// aggregated API proxy.kubectl-ocm.io on the hub's API server, and the agent
+// of each managed cluster, which attaches a tunnel there and forwards what
+// comes back through it to its cluster's API server.
 //
 // A user reaches a cluster at ProxyPath(cluster) under the hub API server's
 // own address with the hub credential they already hold: the hub's API
