@@ -37,7 +37,7 @@ import (
 )
 
 // TestHubTunnel reaches cluster1 through the hub on the shared fleet, whose
-// hub controller and agents run as Pods: alice, a hub user with
+// hub controller, hub tunnel and agents run as Pods: alice, a hub user with
 // managedclusters/proxy on cluster1 and edit in one namespace of cluster1
 // (bound there to ocm:hub:alice), writes a kubeconfig with `kubectl ocm
 // proxy kubeconfig` and uses real kubectl through it: get, logs, exec (with
@@ -153,7 +153,7 @@ func TestHubTunnel(t *testing.T) {
 		}
 	})
 
-	t.Run("a compromised cluster's 64 MiB tunnel message leaves the hub controller up", func(t *testing.T) {
+	t.Run("a compromised cluster's 64 MiB tunnel message leaves the hub tunnel up", func(t *testing.T) {
 		// The attacker holds cluster1's agent credential, as anyone who
 		// controls cluster1 does.
 		sec := &corev1.Secret{}
