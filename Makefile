@@ -181,7 +181,7 @@ release-archives: kube-bins ## Cross-build kubectl-ocm into dist/ (archives, che
 # holds the ClusterRole (and the Role in the component's namespace) of one
 # role name, made from the markers of the packages listed with it.
 HUB_RBAC_FILE           := config/hub/10-hub-controller-role.yaml
-HUB_RBAC_PATHS          := ./controllers/cmd/...;./controllers/registration/hub/...;./controllers/placement/...;./controllers/work/hub/...;./controllers/addon/hub/...;./controllers/proxy/hub/...
+HUB_RBAC_PATHS          := ./controllers/cmd/...;./controllers/registration/hub/...;./controllers/placement/...;./controllers/work/hub/...;./controllers/addon/hub/...;./controllers/proxy/hub/registrar/...
 REGISTRATION_RBAC_FILE  := config/agent/10-registration-role.yaml
 REGISTRATION_RBAC_PATHS := ./controllers/cmd/...;./controllers/registration/agent/...
 WORK_RBAC_FILE          := config/agent/15-work-role.yaml
@@ -190,6 +190,8 @@ ADDON_RBAC_FILE         := config/agent/17-addon-role.yaml
 ADDON_RBAC_PATHS        := ./controllers/addon/agent/...
 TUNNEL_RBAC_FILE        := config/agent/19-hub-tunnel-role.yaml
 TUNNEL_RBAC_PATHS       := ./controllers/proxy/agent/...
+HUB_TUNNEL_RBAC_FILE    := config/hub/13-hub-tunnel-role.yaml
+HUB_TUNNEL_RBAC_PATHS   := ./controllers/proxy/hub
 IMPORTER_RBAC_FILE      := config/hub/12-importer-role.yaml
 IMPORTER_RBAC_PATHS     := ./controllers/importer/...
 # rbac-gen writes role $(1) to file $(2) from the markers of packages $(3).
@@ -207,6 +209,7 @@ generate: $(CONTROLLER_GEN) ## Regenerate deepcopy functions and CRDs from pkg/a
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:addon,$(ADDON_RBAC_FILE),$(ADDON_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:klusterlet-agent:hub-tunnel,$(TUNNEL_RBAC_FILE),$(TUNNEL_RBAC_PATHS))
 	$(call rbac-gen,open-cluster-management:importer,$(IMPORTER_RBAC_FILE),$(IMPORTER_RBAC_PATHS))
+	$(call rbac-gen,open-cluster-management:hub-tunnel,$(HUB_TUNNEL_RBAC_FILE),$(HUB_TUNNEL_RBAC_PATHS))
 	$(GO) run ./hack/chartgen
 	@# Cluster API's Cluster CRD, from its types, for the test hubs that play Cluster API's part.
 	tmp=$$(mktemp -d) && $(CONTROLLER_GEN) crd:crdVersions=v1 paths=sigs.k8s.io/cluster-api/api/core/v1beta2 output:crd:artifacts:config=$$tmp && \

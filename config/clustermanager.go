@@ -11,6 +11,7 @@ import (
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
@@ -27,9 +28,13 @@ const HubOperatorDeployment = "cluster-manager"
 // HubNamespace, which the operator renders and watches.
 const HubControllerDeployment = "ocm-hub-controller"
 
-// The NetworkPolicies of the hub controller's Pod in HubNamespace, rendered
-// from the ClusterManager's spec.networkPolicyConfiguration (see
-// HubValues.NetworkPolicy).
+// HubTunnelDeployment names the hub tunnel's Deployment in HubNamespace,
+// and its ServiceAccount and Service (hubtunnel.ServiceName).
+const HubTunnelDeployment = hubtunnel.ServiceName
+
+// The NetworkPolicies of the hub controller's and the hub tunnel's Pods in
+// HubNamespace, rendered from the ClusterManager's
+// spec.networkPolicyConfiguration (see HubValues.NetworkPolicy).
 const (
 	// HubWebhookNetworkPolicy opens the webhook port, to the API server's
 	// namespace when apiServerNamespace is set.
@@ -37,6 +42,12 @@ const (
 	// HubMetricsNetworkPolicy opens the metrics port to monitoringNamespace;
 	// rendered only when it is set.
 	HubMetricsNetworkPolicy = "ocm-hub-controller-metrics"
+	// HubTunnelNetworkPolicy opens the tunnel's port, to the API server's
+	// namespace when apiServerNamespace is set.
+	HubTunnelNetworkPolicy = "ocm-hub-tunnel"
+	// HubTunnelMetricsNetworkPolicy opens the tunnel's metrics port to
+	// monitoringNamespace; rendered only when it is set.
+	HubTunnelMetricsNetworkPolicy = "ocm-hub-tunnel-metrics"
 )
 
 // HubOperatorValues parameterise the manifests in config/hub-operator: the

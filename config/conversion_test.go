@@ -60,7 +60,7 @@ func TestHubObjectsConversion(t *testing.T) {
 					}
 				case u.GetKind() == "Service" && u.GetName() == conversion.ServiceName:
 					service = true
-				case u.GetKind() == "Deployment":
+				case u.GetKind() == "Deployment" && u.GetName() == HubControllerDeployment:
 					dep := &appsv1.Deployment{}
 					if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, dep); err != nil {
 						t.Fatal(err)

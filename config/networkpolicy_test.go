@@ -15,13 +15,18 @@ import (
 )
 
 // TestHubNetworkPolicies checks the NetworkPolicies rendered from
-// spec.networkPolicyConfiguration: they select the hub controller's Pod and
-// open the ports its Deployment declares, to the namespaces named.
+// spec.networkPolicyConfiguration: they select the hub controller's or the
+// hub tunnel's Pod and open the ports its Deployment declares, to the
+// namespaces named.
 func TestHubNetworkPolicies(t *testing.T) {
 	type rule struct {
-		port string // the container port's name in the Deployment
-		from string // the namespace allowed; empty: every source
+		deployment string // the Deployment whose Pod the policy selects
+		port       string // the container port's name in the Deployment
+		from       string // the namespace allowed; empty: every source
 	}
+	webhook := func(from string) rule { return rule{HubControllerDeployment, "webhook", from} }
+	tunnel := func(from string) rule { return rule{HubTunnelDeployment, "tunnel", from} }
+	metrics := func(deployment string) rule { return rule{deployment, "metrics", "monitoring"} }
 	tests := []struct {
 		name   string
 		np     *operatorv1.NetworkPolicyConfiguration
@@ -31,14 +36,20 @@ func TestHubNetworkPolicies(t *testing.T) {
 	}{
 		{name: "unset: no policy", wantNo: true},
 		{name: "empty: the webhook open to all, metrics closed", np: &operatorv1.NetworkPolicyConfiguration{},
-			want: map[string]rule{HubWebhookNetworkPolicy: {port: "webhook"}}},
+			want: map[string]rule{HubWebhookNetworkPolicy: webhook(""), HubTunnelNetworkPolicy: tunnel("")}},
 		{name: "apiServerNamespace", np: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system"},
-			want: map[string]rule{HubWebhookNetworkPolicy: {port: "webhook", from: "kube-system"}}},
+			want: map[string]rule{HubWebhookNetworkPolicy: webhook("kube-system"), HubTunnelNetworkPolicy: tunnel("kube-system")}},
 		{name: "both, webhook at the URL's port", np: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system", MonitoringNamespace: "monitoring"},
-			url:  "https://127.0.0.1:9555/convert",
-			want: map[string]rule{HubWebhookNetworkPolicy: {port: "webhook", from: "kube-system"}, HubMetricsNetworkPolicy: {port: "metrics", from: "monitoring"}}},
+			url: "https://127.0.0.1:9555/convert",
+			want: map[string]rule{
+				HubWebhookNetworkPolicy: webhook("kube-system"), HubMetricsNetworkPolicy: metrics(HubControllerDeployment),
+				HubTunnelNetworkPolicy: tunnel("kube-system"), HubTunnelMetricsNetworkPolicy: metrics(HubTunnelDeployment),
+			}},
 		{name: "monitoringNamespace only", np: &operatorv1.NetworkPolicyConfiguration{MonitoringNamespace: "monitoring"},
-			want: map[string]rule{HubWebhookNetworkPolicy: {port: "webhook"}, HubMetricsNetworkPolicy: {port: "metrics", from: "monitoring"}}},
+			want: map[string]rule{
+				HubWebhookNetworkPolicy: webhook(""), HubMetricsNetworkPolicy: metrics(HubControllerDeployment),
+				HubTunnelNetworkPolicy: tunnel(""), HubTunnelMetricsNetworkPolicy: metrics(HubTunnelDeployment),
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,15 +57,16 @@ func TestHubNetworkPolicies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var dep *appsv1.Deployment
+			deps := map[string]*appsv1.Deployment{}
 			policies := map[string]*networkingv1.NetworkPolicy{}
 			for _, u := range objs {
 				switch u.GetKind() {
 				case "Deployment":
-					dep = &appsv1.Deployment{}
+					dep := &appsv1.Deployment{}
 					if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, dep); err != nil {
 						t.Fatal(err)
 					}
+					deps[dep.Name] = dep
 				case "NetworkPolicy":
 					np := &networkingv1.NetworkPolicy{}
 					if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, np); err != nil {
@@ -69,13 +81,6 @@ func TestHubNetworkPolicies(t *testing.T) {
 				}
 				return
 			}
-			if dep == nil {
-				t.Fatal("no hub controller Deployment")
-			}
-			ports := map[string]int32{}
-			for _, p := range dep.Spec.Template.Spec.Containers[0].Ports {
-				ports[p.Name] = p.ContainerPort
-			}
 			if len(policies) != len(tt.want) {
 				t.Errorf("NetworkPolicies %v, want %d", keys(policies), len(tt.want))
 			}
@@ -85,9 +90,17 @@ func TestHubNetworkPolicies(t *testing.T) {
 					t.Errorf("no NetworkPolicy %s", name)
 					continue
 				}
+				dep := deps[want.deployment]
+				if dep == nil {
+					t.Fatalf("no Deployment %s", want.deployment)
+				}
+				ports := map[string]int32{}
+				for _, p := range dep.Spec.Template.Spec.Containers[0].Ports {
+					ports[p.Name] = p.ContainerPort
+				}
 				sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
 				if err != nil || sel.Empty() || !sel.Matches(labels.Set(dep.Spec.Template.Labels)) || np.Namespace != dep.Namespace {
-					t.Errorf("%s: podSelector %v in %s does not select the hub controller's Pod in %s", name, np.Spec.PodSelector, np.Namespace, dep.Namespace)
+					t.Errorf("%s: podSelector %v in %s does not select the Pod of %s in %s", name, np.Spec.PodSelector, np.Namespace, dep.Name, dep.Namespace)
 				}
 				if !reflect.DeepEqual(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) || len(np.Spec.Ingress) != 1 {
 					t.Fatalf("%s: policyTypes %v, %d ingress rules; want one Ingress rule", name, np.Spec.PolicyTypes, len(np.Spec.Ingress))

@@ -9,6 +9,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 )
@@ -43,7 +44,8 @@ type HubValues struct {
 	// LeaderElection is the hub controller's leader election timings (the
 	// ClusterManager's spec.leaderElection).
 	LeaderElection
-	// Scheduling places the hub controller's Pod and sizes its container.
+	// Scheduling places the hub controller's and the hub tunnel's Pods and
+	// sizes their containers.
 	Scheduling
 	// TLSValues is the TLS profile the operator passes to the hub
 	// controller.
@@ -70,6 +72,9 @@ const HubMetricsPort = 8080
 
 // MetricsPort is HubMetricsPort, for the templates.
 func (HubValues) MetricsPort() int { return HubMetricsPort }
+
+// TunnelPort is the hub tunnel's container port, for the templates.
+func (HubValues) TunnelPort() int { return hubtunnel.Port }
 
 // BootstrapServiceAccount names the shared bootstrap ServiceAccount.
 func (HubValues) BootstrapServiceAccount() string { return identity.BootstrapServiceAccount }

@@ -1,8 +1,8 @@
 // Package hubtunnel is the contract between the two ends of the hub tunnel:
-// the hub controller, which serves the aggregated API proxy.kubectl-ocm.io
-// on the hub's API server, and the agent of each managed cluster, which
-// attaches a tunnel there and forwards what comes back through it to its
-// cluster's API server.
+// the hub's tunnel server (ocm-controller tunnel), which serves the
+// aggregated API proxy.kubectl-ocm.io on the hub's API server, and the agent
+// of each managed cluster, which attaches a tunnel there and forwards what
+// comes back through it to its cluster's API server.
 //
 // A user reaches a cluster at ProxyPath(cluster) under the hub API server's
 // own address with the hub credential they already hold: the hub's API
@@ -22,7 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 )
 
-// The aggregated API the hub controller serves.
+// The aggregated API the hub tunnel serves.
 const (
 	// Group is the API group.
 	Group = "proxy.kubectl-ocm.io"
@@ -190,17 +190,27 @@ type ExecConfig struct {
 	ClusterName string `json:"clusterName"`
 }
 
-// ServiceName is the Service the APIService names: it has no selector, and
-// the elected hub controller publishes its own address in the Service's
-// EndpointSlice, so that every tunnel and every request reaches the replica
-// that holds the tunnels.
-const ServiceName = "ocm-hub-controller-tunnel"
+// The hub tunnel's own Deployment, ServiceAccount and Service (all named
+// ServiceName) in the hub's namespace, and the Secret of its serving
+// certificate, which the hub controller keeps and the tunnel only reads.
+const (
+	// ServiceName is the Service the APIService names. It selects the
+	// tunnel's Pods: the Deployment runs one replica, because an agent's
+	// tunnel ends at the replica its WebSocket reached and a request is
+	// sent through the tunnels of the replica it reaches.
+	ServiceName = "ocm-hub-tunnel"
+	// SecretName is the Secret of the tunnel's serving certificate and its
+	// CA, whose bundle the APIService holds.
+	SecretName = "ocm-hub-tunnel-serving-cert"
+	// Port is the container port the tunnel serves the API on.
+	Port = 9443
+)
 
-// ServicePortName names the Service's port and its EndpointSlice's.
+// ServicePortName names the Service's port.
 const ServicePortName = "https"
 
-// ServiceHosts are the DNS names of the Service in namespace that the hub
-// controller's serving certificate holds.
+// ServiceHosts are the DNS names of the Service in namespace that the
+// tunnel's serving certificate holds.
 func ServiceHosts(namespace string) []string {
 	return servingcert.ServiceHosts(ServiceName, namespace)
 }

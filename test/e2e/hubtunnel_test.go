@@ -37,15 +37,15 @@ import (
 )
 
 // TestHubTunnel reaches cluster1 through the hub on the shared fleet, whose
-// hub controller and agents run as Pods: alice, a hub user with
+// hub controller, hub tunnel and agents run as Pods: alice, a hub user with
 // managedclusters/proxy on cluster1 and edit in one namespace of cluster1
 // (bound there to ocm:hub:alice), writes a kubeconfig with `kubectl ocm
 // proxy kubeconfig` and uses real kubectl through it: get, logs, exec (with
 // stdin) and port-forward work, another namespace is refused by cluster1.
 // Then a consumer that knows only a ClusterProfile and KEP-5339's provider
 // file (the exec plugin `kubectl ocm credentials`) lists the Pods too. The
-// tunnel comes back after the agent's and the hub controller's Pods are
-// killed.
+// tunnel comes back after the agent's, the hub tunnel's and the hub
+// controller's Pods are killed.
 func TestHubTunnel(t *testing.T) {
 	f := sharedFleet(t)
 	ctx := t.Context()
@@ -153,7 +153,7 @@ func TestHubTunnel(t *testing.T) {
 		}
 	})
 
-	t.Run("a compromised cluster's 64 MiB tunnel message leaves the hub controller up", func(t *testing.T) {
+	t.Run("a compromised cluster's 64 MiB tunnel message leaves the hub tunnel up", func(t *testing.T) {
 		// The attacker holds cluster1's agent credential, as anyone who
 		// controls cluster1 does.
 		sec := &corev1.Secret{}
@@ -163,26 +163,27 @@ func TestHubTunnel(t *testing.T) {
 		}}
 		attachURL, err := proxyagent.AttachURL(hubCluster.Server(), "cluster1")
 		require.NoError(t, err)
-		before := f.instance(t, "hub", config.HubNamespace, "ocm-hub-controller")
+		before := f.instance(t, "hub", config.HubNamespace, config.HubTunnelDeployment)
 		conn, err := framework.AttachTunnelAs(ctx, stolen, attachURL)
 		require.NoError(t, err)
 		defer func() { _ = conn.Close() }()
 		sent, err := framework.SendHugeTunnelMessage(conn, 64<<20)
-		require.Error(t, err, "the hub controller read the whole 64 MiB message")
-		t.Logf("the hub controller closed the attacker's tunnel after %.1f MiB of a 64 MiB message", float64(sent)/(1<<20))
+		require.Error(t, err, "the hub tunnel read the whole 64 MiB message")
+		t.Logf("the hub tunnel closed the attacker's tunnel after %.1f MiB of a 64 MiB message", float64(sent)/(1<<20))
 		// cluster1's own agent attaches again, and nothing restarted.
 		framework.Eventually(t.Context(), t, 3*time.Minute, "cluster1 answering through the hub after the attack", func(ctx context.Context) (bool, error) {
 			_, err := runWith(ctx, via, kubectlBin(t), "get", "pod", pod, "-o", "name")
 			return err == nil, nil
 		})
-		after := f.instance(t, "hub", config.HubNamespace, "ocm-hub-controller")
-		assert.Equal(t, before, after, "the hub controller restarted during the attack")
+		after := f.instance(t, "hub", config.HubNamespace, config.HubTunnelDeployment)
+		assert.Equal(t, before, after, "the hub tunnel restarted during the attack")
 	})
 
-	t.Run("the tunnel comes back after the agent and the hub controller restart", func(t *testing.T) {
+	t.Run("the tunnel comes back after the agent, the hub tunnel and the hub controller restart", func(t *testing.T) {
 		for _, target := range []struct{ cluster, namespace, name string }{
 			{"cluster1", config.AgentNamespace, config.AgentDeployment},
-			{"hub", config.HubNamespace, "ocm-hub-controller"},
+			{"hub", config.HubNamespace, config.HubTunnelDeployment},
+			{"hub", config.HubNamespace, config.HubControllerDeployment},
 		} {
 			killed := f.kill(t, target.cluster, target.namespace, target.name)
 			start := time.Now()

@@ -1,6 +1,10 @@
 // Package hub serves the hub side of the hub tunnel: the aggregated API
 // proxy.kubectl-ocm.io/v1alpha1 (pkg/hubtunnel), which the hub's API server
-// proxies to the hub controller through APIService v1alpha1.proxy.kubectl-ocm.io.
+// proxies to the hub tunnel (`ocm-controller tunnel`, Deployment
+// ocm-hub-tunnel) through APIService v1alpha1.proxy.kubectl-ocm.io. The
+// tunnel runs apart from the hub controller, as a ServiceAccount that may
+// only read and ask SubjectAccessReviews; the hub controller keeps its
+// serving certificate and registers the APIService (package registrar).
 //
 // Every request is checked twice. The hub's API server authenticates the
 // caller with whatever authenticators the hub has and authorizes the

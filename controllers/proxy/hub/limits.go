@@ -7,7 +7,7 @@ import (
 )
 
 // Limits bound what tunnels and proxied connections may hold of the hub
-// controller. A zero field takes DefaultLimits'.
+// tunnel. A zero field takes DefaultLimits'.
 type Limits struct {
 	// ConnectionsPerCluster bounds the proxied connections open to one
 	// cluster at once. Watches, logs and execs hold theirs as long as they
@@ -35,7 +35,7 @@ type Limits struct {
 	WriteTimeout time.Duration
 }
 
-// DefaultLimits are the limits the hub controller runs with unless told
+// DefaultLimits are the limits the hub tunnel runs with unless told
 // otherwise.
 func DefaultLimits() Limits {
 	return Limits{ConnectionsPerCluster: 512, ConnectionsPerUser: 2048, Lifetime: time.Hour, Reauthorize: time.Minute, WriteTimeout: time.Minute}

@@ -11,17 +11,18 @@ import (
 	"strings"
 )
 
-// The default buffer budget is a share of the memory the hub controller
-// may use: the smaller of its container's memory limit and GOMEMLIMIT.
+// The default buffer budget is a share of the memory the tunnel may use:
+// the smaller of its container's memory limit and GOMEMLIMIT.
 const (
 	// BufferBudgetShare is the share of that memory: a buffer's backing
 	// array may be twice what it holds, and without GOMEMLIMIT the Go
 	// collector lets the heap reach twice what is live, so an eighth held
 	// in buffers is at most half the limit, and the rest of the process
-	// (every hub controller's caches) keeps the other half.
+	// (the tunnels themselves and the ManagedCluster cache) keeps the other
+	// half.
 	BufferBudgetShare = 8
-	// DefaultMemoryLimit is the hub Deployment's memory limit, assumed
-	// when the process knows of no limit.
+	// DefaultMemoryLimit is the tunnel Deployment's memory limit
+	// (config/hub), assumed when the process knows of no limit.
 	DefaultMemoryLimit = 512 << 20
 	// MinBufferBudget is the smallest budget: two connections' buffers
 	// at the point the tunnel library pauses them.

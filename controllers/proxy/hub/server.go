@@ -28,8 +28,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
-// Server serves the aggregated API. Every replica of the hub controller
-// serves it; an agent's tunnel ends at the replica its connection reached.
+// Server serves the aggregated API. Every replica of the hub tunnel serves
+// it; an agent's tunnel ends at the replica its connection reached.
 type Server struct {
 	front    *frontProxy
 	review   *reviewer
@@ -55,11 +55,11 @@ type Server struct {
 
 // Options are what a Server needs.
 type Options struct {
-	// Reviews asks the SubjectAccessReviews, as the hub controller.
+	// Reviews asks the SubjectAccessReviews, as the hub tunnel.
 	Reviews client.Client
 	// Reader reads ConfigMap kube-system/extension-apiserver-authentication
 	// and the ServiceAccounts of token agents, uncached, as the hub
-	// controller.
+	// tunnel.
 	Reader client.Reader
 	// Clusters is the cache ManagedClusters are read and watched from; a
 	// tunnel closes when its cluster is denied or deleted.

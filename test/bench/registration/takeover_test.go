@@ -215,7 +215,7 @@ func startHubReplica(b *testing.B, shipped runner.ProcessInfo, extra []string, n
 	r.cmd = exec.Command(shipped.Binary, append(args, extra...)...)
 	r.cmd.Dir = dir
 	r.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, app.PodNamespaceEnv + "=" + config.HubNamespace,
-		app.PodIPEnv + "=127.0.0.1", "KUBECONFIG=" + filepath.Join(shipped.Dir, "kubeconfig")}
+		"KUBECONFIG=" + filepath.Join(shipped.Dir, "kubeconfig")}
 	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
 	if err := r.cmd.Start(); err != nil {
 		b.Fatal(err)

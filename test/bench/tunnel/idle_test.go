@@ -40,7 +40,7 @@ var (
 const attachConcurrency = 50
 
 // BenchmarkTunnelIdle attaches simulated clusters' tunnels to one hub in
-// steps and measures, after each step, the hub controller's and the hub API
+// steps and measures, after each step, the hub tunnel's and the hub API
 // server's resident memory and sockets, and their CPU over an idle window
 // (the tunnels' only traffic then is the agents' pings, one every 5 s).
 //
@@ -64,12 +64,12 @@ func BenchmarkTunnelIdle(b *testing.B) {
 	for range b.N {
 		f := benchkit.StartFleet(b, config.HubOperatorValues{})
 		ctx := b.Context()
-		f.WaitReady(ctx, b, "hub", config.HubNamespace, "ocm-hub-controller")
-		info, ok := f.Runner.Process("hub", config.HubNamespace, "ocm-hub-controller")
+		f.WaitReady(ctx, b, "hub", config.HubNamespace, config.HubTunnelDeployment)
+		info, ok := f.Runner.Process("hub", config.HubNamespace, config.HubTunnelDeployment)
 		if !ok {
-			b.Fatal("the hub controller is not running")
+			b.Fatal("the hub tunnel is not running")
 		}
-		port := webhookPort(b, info.Args)
+		port := tunnelPort(b, info.Args)
 		if err := framework.RouteAPIServiceToLoopback(ctx, f.HubClient, hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, port); err != nil {
 			b.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func BenchmarkTunnelIdle(b *testing.B) {
 		reviews0 := reviews()
 		before := sample(ctx, b, hubPid, apiPid, *idleWindow)
 		idleReviews := reviews() - reviews0
-		b.Logf("no tunnel: hub controller %s, %d sockets; API server %s, %d sockets",
+		b.Logf("no tunnel: hub tunnel %s, %d sockets; API server %s, %d sockets",
 			benchkit.MiB(before.hub.rss), before.hub.sockets, benchkit.MiB(before.api.rss), before.api.sockets)
 		sims := &simAgents{hub: f.Hub, admin: f.HubClient}
 		for _, n := range steps {
@@ -105,9 +105,9 @@ func BenchmarkTunnelIdle(b *testing.B) {
 			}
 			label := fmt.Sprintf("%d tunnels", n)
 			benchkit.Record(b, label+": attached in", benchkit.Seconds(attached), fmt.Sprintf("%d at a time", attachConcurrency))
-			benchkit.Record(b, label+": hub controller memory", benchkit.MiB(s.hub.rss), per(s.hub.rss, before.hub.rss)+" per tunnel (RSS; "+benchkit.MiB(before.hub.rss)+" without)")
-			benchkit.Record(b, label+": hub controller sockets", strconv.Itoa(s.hub.sockets), fmt.Sprintf("%+d", s.hub.sockets-before.hub.sockets))
-			benchkit.Record(b, label+": hub controller idle CPU", fmt.Sprintf("%.1f %%", s.hub.cpu*100), fmt.Sprintf("of one core, over %s", *idleWindow))
+			benchkit.Record(b, label+": hub tunnel memory", benchkit.MiB(s.hub.rss), per(s.hub.rss, before.hub.rss)+" per tunnel (RSS; "+benchkit.MiB(before.hub.rss)+" without)")
+			benchkit.Record(b, label+": hub tunnel sockets", strconv.Itoa(s.hub.sockets), fmt.Sprintf("%+d", s.hub.sockets-before.hub.sockets))
+			benchkit.Record(b, label+": hub tunnel idle CPU", fmt.Sprintf("%.1f %%", s.hub.cpu*100), fmt.Sprintf("of one core, over %s", *idleWindow))
 			benchkit.Record(b, label+": API server memory", benchkit.MiB(s.api.rss), per(s.api.rss, before.api.rss)+" per tunnel (it proxies each)")
 			benchkit.Record(b, label+": API server sockets", strconv.Itoa(s.api.sockets), fmt.Sprintf("%+d", s.api.sockets-before.api.sockets))
 			benchkit.Record(b, label+": API server idle CPU", fmt.Sprintf("%.1f %%", s.api.cpu*100), fmt.Sprintf("%.1f %% without tunnels", before.api.cpu*100))
@@ -174,12 +174,12 @@ func sockets(b *testing.B, pid int) int {
 	return n
 }
 
-// webhookPort reads the port of --webhook-bind-address from the hub
-// controller's arguments.
-func webhookPort(b *testing.B, args []string) int {
+// tunnelPort reads the port of --tunnel-bind-address from the hub
+// tunnel's arguments.
+func tunnelPort(b *testing.B, args []string) int {
 	b.Helper()
 	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "--webhook-bind-address="); ok {
+		if v, ok := strings.CutPrefix(a, "--tunnel-bind-address="); ok {
 			_, p, err := net.SplitHostPort(v)
 			if err == nil {
 				if port, err := strconv.Atoi(p); err == nil {
@@ -188,7 +188,7 @@ func webhookPort(b *testing.B, args []string) int {
 			}
 		}
 	}
-	b.Fatalf("no --webhook-bind-address with a port in %v", args)
+	b.Fatalf("no --tunnel-bind-address with a port in %v", args)
 	return 0
 }
 

@@ -34,18 +34,18 @@ import (
 var (
 	slowReaders   = flag.Int("slow-readers", 200, "BenchmarkTunnelSlowReaders: proxied requests through one tunnel whose answers are never read")
 	slowAnswerMiB = flag.Int("slow-answer-mib", 64, "BenchmarkTunnelSlowReaders: MiB each answer streams, more than the buffers on the way hold")
-	slowWindow    = flag.Duration("slow-window", 30*time.Second, "BenchmarkTunnelSlowReaders: how long the hub controller's memory is sampled once every slow request has its answer's headers")
+	slowWindow    = flag.Duration("slow-window", 30*time.Second, "BenchmarkTunnelSlowReaders: how long the hub tunnel's memory is sampled once every slow request has its answer's headers")
 	deletions     = flag.Int("tunnel-deletions", 10, "BenchmarkTunnelSlowReaders: clusters deleted one at a time, each with its tunnel attached, to time its closing")
 )
 
-// BenchmarkTunnelSlowReaders measures what the hub controller holds when a
+// BenchmarkTunnelSlowReaders measures what the hub tunnel holds when a
 // hub user opens many proxied requests through one cluster's tunnel and
 // reads none of their answers, with the shipped buffer budget and write
 // timeout and again without them (a budget of 1 TiB, a write timeout of an
 // hour), each on a fleet of its own. The cluster's end of the tunnel is
 // simulated in this process as the agent's is (a remotedialer session,
 // honoring the hub's Pause), and answers every proxied request with a
-// stream of random bytes. Printed: the hub controller's peak RSS (VmHWM)
+// stream of random bytes. Printed: the hub tunnel's peak RSS (VmHWM)
 // and Go heap against its memory limit, the peak of
 // ocm_hub_tunnel_buffered_bytes against the budget, the connections closed,
 // and a request that reads its whole answer through the same tunnel
@@ -61,13 +61,13 @@ func BenchmarkTunnelSlowReaders(b *testing.B) {
 }
 
 func slowReadersRun(b *testing.B, hubArgs []string, timeDeletion bool) {
-	f := benchkit.StartFleetWith(b, benchkit.FleetOptions{RunnerArgs: map[string][]string{benchkit.HubController: hubArgs}})
+	f := benchkit.StartFleetWith(b, benchkit.FleetOptions{RunnerArgs: map[string][]string{config.HubTunnelDeployment: hubArgs}})
 	ctx := b.Context()
-	info, ok := f.Runner.Process("hub", config.HubNamespace, benchkit.HubController)
+	info, ok := f.Runner.Process("hub", config.HubNamespace, config.HubTunnelDeployment)
 	if !ok {
-		b.Fatal("the hub controller is not running")
+		b.Fatal("the hub tunnel is not running")
 	}
-	if err := framework.RouteAPIServiceToLoopback(ctx, f.HubClient, hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, webhookPort(b, info.Args)); err != nil {
+	if err := framework.RouteAPIServiceToLoopback(ctx, f.HubClient, hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, tunnelPort(b, info.Args)); err != nil {
 		b.Fatal(err)
 	}
 	benchkit.Poll(ctx, b, benchkit.FastPoll, 3*time.Minute, "the hub serving "+hubtunnel.GroupVersion, func(ctx context.Context) (bool, error) {
@@ -160,9 +160,9 @@ func slowReadersRun(b *testing.B, hubArgs []string, timeDeletion bool) {
 	}
 	limit := uint64(proxyhub.DefaultMemoryLimit)
 	label := fmt.Sprintf("%d slow readers", *slowReaders)
-	benchkit.Record(b, label+": hub controller peak RSS", benchkit.MiB(after.HWM),
+	benchkit.Record(b, label+": hub tunnel peak RSS", benchkit.MiB(after.HWM),
 		fmt.Sprintf("%.0f %% of the shipped limit of %s; %s before the requests", 100*float64(after.HWM)/float64(limit), benchkit.MiB(limit), benchkit.MiB(before.RSS)))
-	benchkit.Record(b, label+": hub controller peak Go heap in use", benchkit.MiB(uint64(peakHeap)), fmt.Sprintf("sampled every 250 ms over %s", *slowWindow))
+	benchkit.Record(b, label+": hub tunnel peak Go heap in use", benchkit.MiB(uint64(peakHeap)), fmt.Sprintf("sampled every 250 ms over %s", *slowWindow))
 	benchkit.Record(b, label+": peak held in the tunnel's buffers", benchkit.MiB(uint64(peakHeld)), "budget "+benchkit.MiB(uint64(budget))+" (ocm_hub_tunnel_buffered_bytes, sampled)")
 	benchkit.Record(b, label+": connections closed", closed("buffer-budget")+" over the budget, "+closed("write-timeout")+" after the write timeout", "")
 	if err != nil {

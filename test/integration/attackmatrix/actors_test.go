@@ -43,13 +43,16 @@ const (
 	hubController = "hub controller's token"
 	// importerToken holds a token of the cluster importer's ServiceAccount.
 	importerToken = "importer's token"
+	// tunnelToken holds a token of the hub tunnel's ServiceAccount, the
+	// hub's process that parses what agents send.
+	tunnelToken = "hub tunnel's token"
 )
 
 // actorSlugs are the columns of the matrix the test knows, each with a
 // short name for the objects the actor creates.
 var actorSlugs = map[string]string{
 	sharedBootstrap: "sb", clusterBootstrap: "cb", agentCert: "ac", agentToken: "at", addonCert: "ad",
-	nsEditor: "ne", templateAuthor: "ta", hubController: "hc", importerToken: "im",
+	nsEditor: "ne", templateAuthor: "ta", hubController: "hc", importerToken: "im", tunnelToken: "ht",
 }
 
 // The users the test grants the rights of two actors.
@@ -101,6 +104,8 @@ func (s *setup) credential(ctx context.Context, name string) (*rest.Config, erro
 		return sa(config.HubNamespace, "ocm-hub-controller")
 	case importerToken:
 		return sa(config.HubNamespace, "ocm-importer")
+	case tunnelToken:
+		return sa(config.HubNamespace, config.HubTunnelDeployment)
 	}
 	return nil, fmt.Errorf("no credential for actor %q", name)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
@@ -116,6 +117,11 @@ func TestHubPermissions(t *testing.T) {
 		}
 	}
 	got := b.String()
+	for i, id := range ids {
+		if id.user.Username == tunnelUser {
+			checkTunnelRights(t, answers[i].lines, answers[i].all)
+		}
+	}
 
 	if *update {
 		if err := os.WriteFile(permissionsFile, []byte(got), 0o644); err != nil {
@@ -131,6 +137,38 @@ func TestHubPermissions(t *testing.T) {
 	if string(want) != got {
 		t.Errorf("the hub's permissions differ from %s\n(+ the hub allows it and the file does not list it, - the file lists it and the hub does not allow it):\n\n%s\n"+
 			"If the change is intended, regenerate the file with\n    %s\nand review it with the change.", permissionsFile, diff(string(want), got), regenerate)
+	}
+}
+
+// tunnelUser is the hub tunnel's ServiceAccount, the hub's process that
+// parses what agents send.
+var tunnelUser = identity.ServiceAccountUserName(config.HubNamespace, config.HubTunnelDeployment)
+
+// checkTunnelRights fails unless the hub tunnel's rights (lines of the
+// file) are those of authorizing and proxying alone: reads, and creating
+// SubjectAccessReviews. Whatever else the file lists for it, it may write
+// nothing: no RBAC, Secret, namespace, certificate, ManagedCluster or
+// APIService, all of which the hub controller may.
+func checkTunnelRights(t *testing.T, lines []string, all bool) {
+	t.Helper()
+	if all {
+		t.Fatalf("%s may do everything on the hub", tunnelUser)
+	}
+	if len(lines) == 0 {
+		t.Fatalf("the file lists no right of %s: is its ServiceAccount shipped?", tunnelUser)
+	}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			t.Fatalf("line %q of %s has no verb and resource", l, tunnelUser)
+		}
+		verb, resource := f[0], f[1]
+		switch {
+		case verb == "get" || verb == "list" || verb == "watch":
+		case verb == "create" && resource == "subjectaccessreviews.authorization.k8s.io":
+		default:
+			t.Errorf("%s may %s %s: the hub tunnel may only read and ask SubjectAccessReviews (%s)", tunnelUser, verb, resource, l)
+		}
 	}
 }
 

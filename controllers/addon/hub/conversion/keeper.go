@@ -14,13 +14,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 )
 
@@ -29,7 +27,6 @@ import (
 // +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=secrets,verbs=create
 // +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=secrets,verbs=get;update,resourceNames=ocm-hub-controller-webhook-serving-cert
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;patch,resourceNames=addondeploymentconfigs.addon.open-cluster-management.io;addontemplates.addon.open-cluster-management.io;clustermanagementaddons.addon.open-cluster-management.io;managedclusteraddons.addon.open-cluster-management.io
-// +kubebuilder:rbac:groups=apiregistration.k8s.io,resources=apiservices,verbs=get;patch,resourceNames=v1alpha1.proxy.kubectl-ocm.io
 
 // DefaultResync is how often the keeper checks the Secret and the CRDs when
 // no certificate is due earlier: it restores a caBundle someone removed and
@@ -170,9 +167,6 @@ func (k *Keeper) Sync(ctx context.Context) (time.Time, error) {
 			return time.Time{}, err
 		}
 	}
-	if err := k.syncAPIServiceCABundle(ctx, hubtunnel.APIServiceName, plan.Data[servingcert.CABundleKey]); err != nil {
-		return time.Time{}, err
-	}
 	return plan.Next, nil
 }
 
@@ -195,36 +189,6 @@ func (k *Keeper) writeSecret(ctx context.Context, secret *corev1.Secret, exists 
 	if err != nil {
 		return fmt.Errorf("write Secret %s/%s: %w", k.Namespace, conversion.SecretName, err)
 	}
-	return nil
-}
-
-// syncAPIServiceCABundle sets the caBundle of APIService name, which the
-// same server serves (the hub tunnel's aggregated API), to bundle. A missing
-// APIService is left alone: `hub init` creates it.
-func (k *Keeper) syncAPIServiceCABundle(ctx context.Context, name string, bundle []byte) error {
-	svc := &unstructured.Unstructured{}
-	svc.SetAPIVersion("apiregistration.k8s.io/v1")
-	svc.SetKind("APIService")
-	if err := k.Reader.Get(ctx, client.ObjectKey{Name: name}, svc); err != nil {
-		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
-			return nil
-		}
-		return fmt.Errorf("read APIService %s: %w", name, err)
-	}
-	encoded := base64.StdEncoding.EncodeToString(bundle)
-	if current, _, _ := unstructured.NestedString(svc.Object, "spec", "caBundle"); current == encoded {
-		return nil
-	}
-	patch := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiregistration.k8s.io/v1",
-		"kind":       "APIService",
-		"metadata":   map[string]any{"name": name},
-		"spec":       map[string]any{"caBundle": encoded},
-	}}
-	if err := k.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(patch), client.FieldOwner(conversion.FieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("set the caBundle of APIService %s: %w", name, err)
-	}
-	k.Log.Info("Set the serving CA bundle", "apiService", name)
 	return nil
 }
 

@@ -18,7 +18,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 )
 
@@ -30,8 +29,8 @@ type Options struct {
 	// BindAddress is where the webhook listens, host:port. Default: :9443.
 	BindAddress string
 	// Hosts are names or addresses the serving certificate holds besides
-	// the Services' (conversion.ServiceHosts, hubtunnel.ServiceHosts); a
-	// specific host of BindAddress is added.
+	// the Service's (conversion.ServiceHosts); a specific host of
+	// BindAddress is added.
 	Hosts []string
 	// CAValidity and ServingValidity are the lifetimes of new certificates;
 	// 0 means servingcert's defaults.
@@ -68,9 +67,7 @@ func New(c client.Client, reader client.Reader, opts Options, log logr.Logger) (
 	if err != nil || port <= 0 {
 		return nil, fmt.Errorf("webhook bind address %q: the port must be a positive number", opts.BindAddress)
 	}
-	// The server serves the hub tunnel's aggregated API too, through its
-	// own Service.
-	hosts := append(append(conversion.ServiceHosts(opts.Namespace), hubtunnel.ServiceHosts(opts.Namespace)...), opts.Hosts...)
+	hosts := append(conversion.ServiceHosts(opts.Namespace), opts.Hosts...)
 	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
 		hosts = append(hosts, host)
 	}

@@ -24,7 +24,7 @@ func NewCommand(out io.Writer) *cobra.Command {
 		SilenceUsage: true,
 	}
 	cmd.SetOut(out)
-	cmd.AddCommand(newVersionCommand(out), NewHubCommand(), NewImporterCommand(), NewAgentCommand(), NewOperatorCommand())
+	cmd.AddCommand(newVersionCommand(out), NewHubCommand(), NewTunnelCommand(), NewImporterCommand(), NewAgentCommand(), NewOperatorCommand())
 	return cmd
 }
 

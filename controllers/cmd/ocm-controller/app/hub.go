@@ -2,15 +2,11 @@ package app
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -18,7 +14,7 @@ import (
 	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/placement"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/placement/sigdecision"
-	proxyhub "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/hub"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/hub/registrar"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/propagation"
@@ -29,11 +25,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
-
-// PodIPEnv is the environment variable the shipped hub Deployment fills with
-// the Pod's IP, which the elected replica publishes as the hub tunnel's
-// endpoint.
-const PodIPEnv = "POD_IP"
 
 // hubLeaderElectionID names the hub controller's leader election Lease.
 const hubLeaderElectionID = "ocm-hub-controller.open-cluster-management.io"
@@ -47,13 +38,7 @@ type HubOptions struct {
 	// FeatureGates is the --feature-gates value; Validate parses it into
 	// Options.Features.
 	FeatureGates string
-	// Tunnel bounds the hub tunnel and its proxied connections.
-	Tunnel proxyhub.Limits
-	// ProxyBufferBudget is the --proxy-buffer-budget value; Validate
-	// parses it into Tunnel.BufferBudget.
-	ProxyBufferBudget string
-	// TLS is the TLS profile of the webhook's server, which the hub
-	// tunnel shares.
+	// TLS is the TLS profile of the webhook's server.
 	TLS TLSOptions
 }
 
@@ -75,13 +60,7 @@ func NewHubCommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.Webhook.BindAddress, "webhook-bind-address", ":"+strconv.Itoa(conversion.Port), "Address the add-on API's conversion webhook ("+conversion.Path+") binds to.")
 	cmd.Flags().StringSliceVar(&o.Webhook.Hosts, "webhook-hosts", nil, "DNS names or IP addresses the conversion webhook's serving certificate holds besides those of its Service, such as the host of `hub init --conversion-webhook-url`.")
 	cmd.Flags().StringVar(&o.FeatureGates, "feature-gates", "", featuregate.Usage(featuregate.Hub))
-	tunnel := proxyhub.DefaultLimits()
-	cmd.Flags().IntVar(&o.Tunnel.ConnectionsPerCluster, "proxy-max-connections-per-cluster", tunnel.ConnectionsPerCluster, "Proxied connections (requests, watches, logs, execs through managedclusters/proxy) open to one cluster at once; more get 429 Too Many Requests.")
-	cmd.Flags().IntVar(&o.Tunnel.ConnectionsPerUser, "proxy-max-connections-per-user", tunnel.ConnectionsPerUser, "Proxied connections one hub user holds open at once, to every cluster together; more get 429 Too Many Requests.")
-	cmd.Flags().StringVar(&o.ProxyBufferBudget, "proxy-buffer-budget", "", fmt.Sprintf("Memory (a quantity such as 64Mi) the proxied connections' buffers may hold at once, summed over every tunnel: what agents sent that the clients have not read yet. Past it the connection holding the most is closed. By default 1/%d of the smaller of the container's memory limit and GOMEMLIMIT, 1/%d of %s without either; at least %s.", proxyhub.BufferBudgetShare, proxyhub.BufferBudgetShare, resource.NewQuantity(proxyhub.DefaultMemoryLimit, resource.BinarySI), resource.NewQuantity(proxyhub.MinBufferBudget, resource.BinarySI)))
-	cmd.Flags().DurationVar(&o.Tunnel.WriteTimeout, "proxy-write-timeout", tunnel.WriteTimeout, "How long a proxied request's client (a watch, log or exec included) may take nothing of the answer before the hub closes its connection; a quiet stream with nothing to send is not affected.")
-	cmd.Flags().DurationVar(&o.Tunnel.Lifetime, "tunnel-max-lifetime", tunnel.Lifetime, "How long an agent's tunnel stays attached before the hub closes it and the agent attaches again with the credential it holds then (each tunnel up to a tenth longer).")
-	o.TLS.AddFlags(cmd.Flags(), "the conversion webhook and hub tunnel server (--webhook-bind-address)", "whose changes reach new connections without a restart")
+	o.TLS.AddFlags(cmd.Flags(), "the conversion webhook (--webhook-bind-address)", "whose changes reach new connections without a restart")
 	cmd.Flags().StringSliceVar(&o.AutoApprovedCSRUsers, "auto-approved-csr-users", nil, "Bootstrap identities whose first-join CSRs are approved automatically, merged with the ClusterManager's spec.registrationConfiguration.autoApproveUsers.")
 	return cmd
 }
@@ -93,16 +72,6 @@ func (o *HubOptions) Validate() error {
 	}
 	if o.LeaseGraceRatio < lease.MinGraceRatio {
 		return fmt.Errorf("--lease-grace-ratio %v must be at least %v: agents renew once per lease period plus up to 10 %% jitter, and a smaller ratio marks clusters Unknown between two timely renewals", o.LeaseGraceRatio, lease.MinGraceRatio)
-	}
-	if o.ProxyBufferBudget != "" {
-		q, err := resource.ParseQuantity(o.ProxyBufferBudget)
-		if err != nil {
-			return fmt.Errorf("--proxy-buffer-budget %q: %w (a quantity such as 64Mi)", o.ProxyBufferBudget, err)
-		}
-		o.Tunnel.BufferBudget = q.Value()
-	}
-	if err := o.Tunnel.Validate(); err != nil {
-		return err
 	}
 	if err := o.TLS.Validate(); err != nil {
 		return err
@@ -128,14 +97,10 @@ func (o *HubOptions) Run(ctx context.Context) error {
 		return err
 	}
 	o.Webhook.Namespace = o.Namespace
-	// The aggregated API of the hub tunnel shares the webhook's server and
-	// certificate; the hub's API server presents its front-proxy client
-	// certificate to it.
-	o.Webhook.TLSOpts = append(o.Webhook.TLSOpts, func(c *tls.Config) { c.ClientAuth = tls.RequestClientCert })
 	// The TLS profile applies to each new connection, so a change of the
 	// ConfigMap takes effect without restarting the hub controller, which
-	// would drop every agent's tunnel and hand leadership over.
-	profile, profileWatcher, err := o.TLS.Load(ctx, cfg, o.Namespace, servesECDSA, ctrl.Log.WithName("tls-profile"))
+	// would hand leadership over.
+	profile, profileWatcher, err := o.TLS.Load(ctx, cfg, o.Namespace, servesECDSA("the conversion webhook"), ctrl.Log.WithName("tls-profile"))
 	if err != nil {
 		return err
 	}
@@ -160,8 +125,13 @@ func (o *HubOptions) Run(ctx context.Context) error {
 			return fmt.Errorf("add the TLS profile's watcher: %w", err)
 		}
 	}
-	if err := o.addTunnel(mgr, cfg, webhook); err != nil {
-		return err
+	// The hub tunnel runs in a Deployment of its own (`ocm-controller
+	// tunnel`); the hub controller keeps its certificate and registers its
+	// API, which its own ServiceAccount may not.
+	if err := mgr.Add(&registrar.Registrar{
+		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: o.Namespace, Log: ctrl.Log.WithName("hub-tunnel-registrar"),
+	}); err != nil {
+		return fmt.Errorf("add the hub tunnel's registrar: %w", err)
 	}
 	migrator, err := addonconversion.NewMigrator(mgr, ctrl.Log.WithName("stored-version-migration"))
 	if err != nil {
@@ -200,28 +170,4 @@ func (o *HubOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("run hub controllers: %w", err)
 	}
 	return nil
-}
-
-// addTunnel adds the hub tunnel to mgr: its server, which shares webhook's
-// server and certificate, the publisher of its endpoint, and its metrics.
-func (o *HubOptions) addTunnel(mgr manager.Manager, cfg *rest.Config, webhook *addonconversion.Webhook) error {
-	reviews, err := proxyhub.ReviewClient(cfg)
-	if err != nil {
-		return err
-	}
-	tunnels := proxyhub.New(proxyhub.Options{
-		Reviews: reviews, Reader: mgr.GetAPIReader(), Clusters: mgr.GetCache(),
-		Limits: o.Tunnel, Log: ctrl.Log.WithName("hub-tunnel"),
-	})
-	tunnels.Register(webhook.Server)
-	if err := mgr.Add(tunnels); err != nil {
-		return fmt.Errorf("add the hub tunnel server: %w", err)
-	}
-	if err := mgr.Add(&proxyhub.EndpointPublisher{
-		Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: o.Namespace,
-		IP: os.Getenv(PodIPEnv), Port: int32(webhook.Port), Log: ctrl.Log.WithName("hub-tunnel"),
-	}); err != nil {
-		return fmt.Errorf("add the hub tunnel's endpoint publisher: %w", err)
-	}
-	return tunnels.RegisterMetrics()
 }

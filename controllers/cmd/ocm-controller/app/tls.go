@@ -90,12 +90,14 @@ func (o *TLSOptions) Load(ctx context.Context, cfg *rest.Config, namespace strin
 	return d, &tlsprofile.Watcher{Client: c, Namespace: namespace, Overrides: flags, Profile: d, Log: log, Check: check}, nil
 }
 
-// servesECDSA warns of a profile under which the webhook's server, whose
-// certificate has an ECDSA key (servingcert makes them with
+// servesECDSA returns the check that warns of a profile under which server,
+// whose certificate has an ECDSA key (servingcert makes them with
 // certs.NewPrivateKey), serves TLS 1.3 clients only.
-func servesECDSA(p tlsprofile.Profile) string {
-	if p.AllowsECDSA() {
-		return ""
+func servesECDSA(server string) func(tlsprofile.Profile) string {
+	return func(p tlsprofile.Profile) string {
+		if p.AllowsECDSA() {
+			return ""
+		}
+		return "no cipher suite of the profile fits the ECDSA certificate of " + server + ", so it serves TLS 1.3 clients only: add TLS_ECDHE_ECDSA_ suites to serve TLS 1.2 clients"
 	}
-	return "no cipher suite of the profile fits the ECDSA certificate of the conversion webhook and hub tunnel server, so it serves TLS 1.3 clients only: add TLS_ECDHE_ECDSA_ suites to serve TLS 1.2 clients"
 }

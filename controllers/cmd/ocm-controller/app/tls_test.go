@@ -67,8 +67,8 @@ func TestTLSFlags(t *testing.T) {
 // ECDSA certificate to TLS 1.3 clients, as OCM's own RSA-only example does.
 func TestServesECDSA(t *testing.T) {
 	rsaOnly := tlsprofile.Profile{CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384}}
-	assert.Contains(t, servesECDSA(rsaOnly), "serves TLS 1.3 clients only: add TLS_ECDHE_ECDSA_ suites")
-	assert.Empty(t, servesECDSA(tlsprofile.Profile{}))
+	assert.Contains(t, servesECDSA("the server")(rsaOnly), "serves TLS 1.3 clients only: add TLS_ECDHE_ECDSA_ suites")
+	assert.Empty(t, servesECDSA("the server")(tlsprofile.Profile{}))
 }
 
 // TestTLSBothFlagsReadNoConfigMap checks that flags setting both keys, as

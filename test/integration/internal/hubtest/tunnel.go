@@ -10,10 +10,11 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
-	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
 	proxyhub "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/hub"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/hub/registrar"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
@@ -21,7 +22,7 @@ import (
 
 // Tunnel is the hub tunnel's aggregated API served in-process.
 type Tunnel struct {
-	// Server is the hub controller's tunnel server.
+	// Server is the hub tunnel's server.
 	Server *proxyhub.Server
 	// Address is where it listens, 127.0.0.1:port.
 	Address string
@@ -31,25 +32,27 @@ type Tunnel struct {
 }
 
 // StartTunnel runs the hub tunnel's server (the aggregated API
-// proxy.kubectl-ocm.io) in-process as the shipped ocm-hub-controller
-// ServiceAccount, on the conversion webhook's server and certificate as the
-// hub controller does, and waits until the hub's API server serves the API
-// through it. Install must have run. With bind empty it picks a free
-// loopback port; a restarted tunnel passes the previous Address.
+// proxy.kubectl-ocm.io) in-process as the shipped ocm-hub-tunnel
+// ServiceAccount, as `ocm-controller tunnel` does, with the serving
+// certificate the hub controller's registrar keeps (run as the shipped
+// ocm-hub-controller ServiceAccount), and waits until the hub's API server
+// serves the API through it. Install must have run. With bind empty it
+// picks a free loopback port; a restarted tunnel passes the previous
+// Address.
 //
 // The harness's one departure from a cluster: the hub has no node, so
-// nothing routes the hub controller's Service, and `hub init` with a
-// conversion webhook URL (as Install runs it) installs no APIService.
-// StartTunnel creates Service ocm-hub-controller-tunnel as an ExternalName
-// Service for 127.0.0.1 and the APIService pointing at it and the port, and
-// the API server's aggregator dials the in-process server there, verifying
-// its certificate for the Service's name as it would in a cluster.
+// nothing routes the tunnel's Service, and the registrar registers no
+// APIService for a Service without a ready endpoint. StartTunnel makes
+// Service ocm-hub-tunnel an ExternalName Service for 127.0.0.1 and creates
+// the APIService pointing at it and the port, whose caBundle the registrar
+// keeps, and the API server's aggregator dials the in-process server there,
+// verifying its certificate for the Service's name as it would in a cluster.
 func StartTunnel(ctx context.Context, t testing.TB, hub *framework.Cluster, bind string) *Tunnel {
 	return StartTunnelWithLimits(ctx, t, hub, bind, proxyhub.Limits{})
 }
 
 // StartTunnelWithLimits is StartTunnel with the tunnel server's limits; zero
-// fields take the hub controller's defaults.
+// fields take the tunnel's defaults.
 func StartTunnelWithLimits(ctx context.Context, t testing.TB, hub *framework.Cluster, bind string, limits proxyhub.Limits) *Tunnel {
 	t.Helper()
 	if bind == "" {
@@ -59,41 +62,59 @@ func StartTunnelWithLimits(ctx context.Context, t testing.TB, hub *framework.Clu
 		}
 		bind = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	}
-	cfg, err := hub.ConfigForServiceAccount(ctx, config.HubNamespace, "ocm-hub-controller", time.Hour)
+	controllerCfg, err := hub.ConfigForServiceAccount(ctx, config.HubNamespace, config.HubControllerDeployment, time.Hour)
 	if err != nil {
 		t.Fatalf("hub controller credentials: %v", err)
+	}
+	controller, err := client.New(controllerCfg, client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := hub.ConfigForServiceAccount(ctx, config.HubNamespace, config.HubTunnelDeployment, time.Hour)
+	if err != nil {
+		t.Fatalf("hub tunnel credentials: %v", err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := framework.TestLogger(t, "hub tunnel", 1)
-	w, err := addonconversion.New(c, c, addonconversion.Options{
-		Namespace: config.HubNamespace, BindAddress: bind, Resync: time.Minute,
-		TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.ClientAuth = tls.RequestClientCert }},
-	}, log.WithName("webhook"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clusters, err := cache.New(cfg, cache.Options{Scheme: apis.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := proxyhub.New(proxyhub.Options{Reviews: c, Reader: c, Clusters: clusters, Limits: limits, Log: log.WithName("hub-tunnel")})
-	srv.Register(w.Server)
-	// The APIService first: the keeper sets its caBundle when it starts.
+	// The APIService first: the registrar sets its caBundle.
 	_, portText, _ := net.SplitHostPort(bind)
 	port, _ := strconv.Atoi(portText)
 	if err := framework.RouteAPIServiceToLoopback(ctx, hub.Client(), hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, port); err != nil {
 		t.Fatal(err)
 	}
+	reg := &registrar.Registrar{Client: controller, Reader: controller, Namespace: config.HubNamespace, Log: log.WithName("registrar")}
+	if _, _, err := reg.Sync(ctx); err != nil {
+		t.Fatalf("the hub controller's registrar: %v", err)
+	}
+	cert := &proxyhub.Certificate{Reader: c, Namespace: config.HubNamespace, Log: log.WithName("certificate")}
+	if err := cert.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	host, _, _ := net.SplitHostPort(bind)
+	srv := webhook.NewServer(webhook.Options{Host: host, Port: port, TLSOpts: []func(*tls.Config){func(tc *tls.Config) {
+		tc.GetCertificate = cert.GetCertificate
+		tc.ClientAuth = tls.RequestClientCert
+	}}})
+	clusters, err := cache.New(cfg, cache.Options{Scheme: apis.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tunnels := proxyhub.New(proxyhub.Options{Reviews: c, Reader: c, Clusters: clusters, Limits: limits, Log: log.WithName("hub-tunnel")})
+	tunnels.Register(srv)
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- w.Start(runCtx) }()
+	go func() { done <- srv.Start(runCtx) }()
+	regDone := make(chan error, 1)
+	go func() { regDone <- reg.Start(runCtx) }()
+	certDone := make(chan error, 1)
+	go func() { certDone <- cert.Start(runCtx) }()
 	cacheDone := make(chan error, 1)
 	go func() { cacheDone <- clusters.Start(runCtx) }()
 	serverDone := make(chan error, 1)
-	go func() { serverDone <- srv.Start(runCtx) }()
+	go func() { serverDone <- tunnels.Start(runCtx) }()
 	stopped := false
 	stop := func() {
 		if stopped {
@@ -101,7 +122,10 @@ func StartTunnelWithLimits(ctx context.Context, t testing.TB, hub *framework.Clu
 		}
 		stopped = true
 		cancel()
-		for what, ch := range map[string]chan error{"webhook server": done, "tunnel server": serverDone, "ManagedCluster cache": cacheDone} {
+		for what, ch := range map[string]chan error{
+			"TLS server": done, "tunnel server": serverDone, "ManagedCluster cache": cacheDone,
+			"registrar": regDone, "certificate reader": certDone,
+		} {
 			if err := <-ch; err != nil {
 				t.Errorf("hub tunnel's %s: %v", what, err)
 			}
@@ -112,5 +136,5 @@ func StartTunnelWithLimits(ctx context.Context, t testing.TB, hub *framework.Clu
 		_, err := hub.Clientset().Discovery().ServerResourcesForGroupVersion(hubtunnel.GroupVersion)
 		return err == nil, nil
 	})
-	return &Tunnel{Server: srv, Address: bind, Stop: stop}
+	return &Tunnel{Server: tunnels, Address: bind, Stop: stop}
 }
