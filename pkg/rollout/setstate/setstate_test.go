@@ -186,7 +186,7 @@ func hubOf(t *testing.T, f fixture) client.Client {
 var progressive = clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive,
 	Progressive: &clusterv1alpha1.RolloutProgressive{MaxConcurrency: intstr.FromString("100%")}}
 
-// stages summarises r's stages: name, each cluster's state, the counts
+// stages summarizes r's stages: name, each cluster's state, the counts
 // updated/succeeded/failed and the gates.
 func stages(r *StatusReport) []string {
 	var out []string
