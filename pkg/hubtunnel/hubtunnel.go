@@ -15,8 +15,10 @@
 package hubtunnel
 
 import (
+	"fmt"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"strings"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
@@ -49,6 +51,25 @@ const APIPath = "/apis/" + Group + "/"
 // ClusterPath returns the API path of cluster: /apis/<group>/<version>/managedclusters/<cluster>.
 func ClusterPath(cluster string) string {
 	return APIPath + Version + "/" + Resource + "/" + cluster
+}
+
+// ServerURL returns the URL of cluster's proxy on the hub at hubServer:
+// the server of a client that reaches cluster's API server through the hub.
+func ServerURL(hubServer, cluster string) (string, error) {
+	u, err := url.Parse(hubServer)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return "", fmt.Errorf("%q is not a URL such as https://hub.example.com:6443", hubServer)
+	}
+	path := ProxyPath(cluster)
+	if u.RawPath != "" {
+		u.RawPath = strings.TrimRight(u.RawPath, "/") + path
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + path
+	u.RawQuery, u.Fragment = "", ""
+	return u.String(), nil
 }
 
 // ProxyPath returns the path under which cluster's API server answers

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestStripCredentials(t *testing.T) {
@@ -37,5 +38,30 @@ func TestMapping(t *testing.T) {
 	assert.Equal(t, "/apis/proxy.kubectl-ocm.io/v1alpha1/managedclusters/c1/proxy", ProxyPath("c1"))
 	for method, verb := range map[string]string{"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"} {
 		assert.Equal(t, verb, ProxyVerb(method), method)
+	}
+}
+
+func TestServerURL(t *testing.T) {
+	tests := []struct {
+		name    string
+		hub     string
+		want    string
+		wantErr string
+	}{
+		{name: "a hub at the root", hub: "https://hub.example.com:6443", want: "https://hub.example.com:6443" + ProxyPath("c1")},
+		{name: "a hub under a path, its query dropped", hub: "https://lb.example.com/hub/?x=1#f", want: "https://lb.example.com/hub" + ProxyPath("c1")},
+		{name: "an escaped path kept escaped", hub: "https://lb.example.com/a%2Fb", want: "https://lb.example.com/a%2Fb" + ProxyPath("c1")},
+		{name: "no scheme", hub: "hub.example.com:6443", wantErr: `"hub.example.com:6443" is not a URL such as https://hub.example.com:6443`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ServerURL(tt.hub, "c1")
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
 	}
 }

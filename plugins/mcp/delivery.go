@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/setstate"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/diff"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/rollout"
 )
 
 // SetInput names a ManifestWorkReplicaSet.
@@ -24,14 +24,14 @@ type SetInput struct {
 
 // RolloutStatusOutput is the rollout of a set's current revision.
 type RolloutStatusOutput struct {
-	rollout.StatusReport
+	setstate.StatusReport
 	Note string `json:"note,omitempty" jsonschema:"what was left out"`
 }
 
 // RolloutHistoryOutput lists a set's kept revisions, oldest first.
 type RolloutHistoryOutput struct {
-	Revisions []rollout.RevisionReport `json:"revisions"`
-	Note      string                   `json:"note,omitempty" jsonschema:"what was left out"`
+	Revisions []setstate.RevisionReport `json:"revisions"`
+	Note      string                    `json:"note,omitempty" jsonschema:"what was left out"`
 }
 
 // DiffInput is a work diff.
@@ -84,7 +84,7 @@ func (s *server) rolloutStatus(ctx context.Context, req *mcp.CallToolRequest, in
 	if err != nil {
 		return nil, out, err
 	}
-	r, err := rollout.Status(ctx, c, in.Namespace, in.Name)
+	r, err := setstate.Status(ctx, c, in.Namespace, in.Name)
 	if err != nil {
 		return nil, out, hubError("read the rollout", err)
 	}
@@ -114,14 +114,14 @@ func (s *server) rolloutHistory(ctx context.Context, req *mcp.CallToolRequest, i
 	if err != nil {
 		return nil, out, err
 	}
-	revs, err := rollout.History(ctx, c, in.Namespace, in.Name)
+	revs, err := setstate.Revisions(ctx, c, in.Namespace, in.Name)
 	if err != nil {
 		return nil, out, hubError("read the revisions", err)
 	}
 	out.Revisions = revs
 	var cut string
 	out.Revisions, cut = boundItems(out.Revisions, s.cfg.MaxBytes, "the newest revisions are last; read one set at a time",
-		func(items []rollout.RevisionReport) int { o := out; o.Revisions = items; return jsonSize(o) + 256 })
+		func(items []setstate.RevisionReport) int { o := out; o.Revisions = items; return jsonSize(o) + 256 })
 	out.Note = cut
 	return nil, out, nil
 }

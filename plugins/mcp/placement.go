@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/placement"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement/explain"
 )
 
 // PlacementInput names a Placement.
@@ -62,7 +62,7 @@ func (s *server) placementExplain(ctx context.Context, req *mcp.CallToolRequest,
 	if err != nil {
 		return nil, out, err
 	}
-	r, warnings, err := placement.ExplainPlacement(ctx, c, in.Namespace, in.Name)
+	r, warnings, err := explain.Read(ctx, c, in.Namespace, in.Name)
 	if err != nil {
 		return nil, out, hubError("explain Placement "+in.Namespace+"/"+in.Name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/workreport"
 )
 
 // WorksInput names the works of a cluster.
@@ -23,7 +24,8 @@ type WorksOutput struct {
 	Note  string      `json:"note,omitempty" jsonschema:"what was left out, and how to narrow the query"`
 }
 
-// WorkState is one ManifestWork with the state of each manifest.
+// WorkState is one ManifestWork with the state of each manifest its agent
+// reported (workreport.Manifest).
 type WorkState struct {
 	Name       string          `json:"name"`
 	Conditions []Condition     `json:"conditions,omitempty" jsonschema:"Applied, Available, Progressing, Degraded of the whole work"`
@@ -81,8 +83,8 @@ func (s *server) listWorks(ctx context.Context, req *mcp.CallToolRequest, in Wor
 		w := &works[i]
 		st := WorkState{Name: w.Name, Conditions: conditions(w.Status.Conditions)}
 		for _, m := range w.Status.ResourceStatus.Manifests {
-			r := m.ResourceMeta
-			st.Manifests = append(st.Manifests, ManifestState{Kind: r.Kind, Group: r.Group, Namespace: r.Namespace, Name: r.Name, Conditions: conditions(m.Conditions)})
+			r := workreport.Manifest(m)
+			st.Manifests = append(st.Manifests, ManifestState{Kind: r.Kind, Group: r.Group, Namespace: r.Namespace, Name: r.Name, Conditions: conditions(r.Conditions)})
 		}
 		out.Works = append(out.Works, st)
 	}

@@ -19,6 +19,7 @@ import (
 
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement/explain"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -33,7 +34,7 @@ func (o *GetOptions) Run(ctx context.Context) error {
 	if o.AllNamespaces && o.Name == "" {
 		ns = ""
 	}
-	if err := cli.GetOrList(ctx, c, list, &list.Items, ns, o.Name, cli.Lookup{Kind: "Placement", Host: cfg.Host, NotFound: placementNotFound(o.Namespace, o.Name)}); err != nil {
+	if err := cli.GetOrList(ctx, c, list, &list.Items, ns, o.Name, cli.Lookup{Kind: "Placement", Host: cfg.Host, NotFound: explain.NotFound(o.Namespace, o.Name)}); err != nil {
 		return err
 	}
 	empty := "No placements found in namespace " + o.Namespace + "."
@@ -95,7 +96,7 @@ func (o *DecisionsOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := getPlacement(ctx, c, o.Namespace, o.Name); err != nil {
+	if _, err := explain.Placement(ctx, c, o.Namespace, o.Name); err != nil {
 		return err
 	}
 	list, err := decisionsOf(ctx, c, o.Namespace, o.Name)
@@ -183,23 +184,6 @@ func (o *DeleteOptions) Run(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// getPlacement reads Placement ns/name, with an error naming the fix.
-func getPlacement(ctx context.Context, c client.Client, ns, name string) (*clusterv1beta1.Placement, error) {
-	p := &clusterv1beta1.Placement{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, placementNotFound(ns, name)
-		}
-		return nil, fmt.Errorf("read Placement %s/%s: %w", ns, name, err)
-	}
-	return p, nil
-}
-
-// placementNotFound is the error of a Placement ns/name that does not exist.
-func placementNotFound(ns, name string) error {
-	return fmt.Errorf("placement %s not found in namespace %s: list them with `kubectl ocm placement get -A`, or give the namespace with -n", name, ns)
 }
 
 // decisionsOf lists the PlacementDecisions of Placement ns/name, sorted by

@@ -12,6 +12,7 @@ import (
 
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement/explain"
 )
 
 var now = time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
@@ -123,7 +124,7 @@ func TestExplain(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Explain(&p, res, tt.decided)
+			r := explain.New(&p, res, tt.decided)
 			if r.Agrees != tt.wantAgree {
 				t.Errorf("Agrees = %v, want %v", r.Agrees, tt.wantAgree)
 			}
@@ -153,7 +154,7 @@ func TestExplain(t *testing.T) {
 	t.Run("disabled scheduling is noted", func(t *testing.T) {
 		q := p.DeepCopy()
 		q.Annotations = map[string]string{clusterv1beta1.PlacementDisableAnnotation: "true"}
-		if r := Explain(q, res, []string{"c1"}); len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "skips it") {
+		if r := explain.New(q, res, []string{"c1"}); len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "skips it") {
 			t.Errorf("notes = %q, want the disabled scheduling named", r.Notes)
 		}
 	})

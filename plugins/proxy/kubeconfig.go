@@ -3,7 +3,6 @@ package proxy
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strings"
 
@@ -114,7 +113,7 @@ func Kubeconfig(hub *clientcmdapi.Config, cluster, namespace string) (*clientcmd
 	if hubCluster == nil || hubCluster.Server == "" {
 		return nil, fmt.Errorf("context %q names no cluster with a server: select the hub with --context", hub.CurrentContext)
 	}
-	server, err := ServerURL(hubCluster.Server, cluster)
+	server, err := hubtunnel.ServerURL(hubCluster.Server, cluster)
 	if err != nil {
 		return nil, fmt.Errorf("server of context %q: %w", hub.CurrentContext, err)
 	}
@@ -154,25 +153,6 @@ func Kubeconfig(hub *clientcmdapi.Config, cluster, namespace string) (*clientcmd
 	out.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: namespace}
 	out.CurrentContext = name
 	return out, nil
-}
-
-// ServerURL returns the URL of cluster's proxy on the hub at hubServer:
-// the server of a client that reaches cluster's API server through the hub.
-func ServerURL(hubServer, cluster string) (string, error) {
-	u, err := url.Parse(hubServer)
-	if err != nil {
-		return "", err
-	}
-	if u.Scheme == "" || u.Host == "" {
-		return "", fmt.Errorf("%q is not a URL such as https://hub.example.com:6443", hubServer)
-	}
-	path := hubtunnel.ProxyPath(cluster)
-	if u.RawPath != "" {
-		u.RawPath = strings.TrimRight(u.RawPath, "/") + path
-	}
-	u.Path = strings.TrimRight(u.Path, "/") + path
-	u.RawQuery, u.Fragment = "", ""
-	return u.String(), nil
 }
 
 // readFile reads the file the kubeconfig field field names.

@@ -19,8 +19,8 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/setstate"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/rollout"
 )
 
 // Rollout states of one cluster of a ManifestWorkReplicaSet.
@@ -129,7 +129,7 @@ func clusterStates(ctx context.Context, c client.Client, mwrs *workv1alpha1.Mani
 			}
 		}
 	}
-	revisions, err := rollout.RevisionNumbers(ctx, c, mwrs)
+	revisions, err := setstate.RevisionNumbers(ctx, c, mwrs)
 	if err != nil {
 		return nil, err
 	}

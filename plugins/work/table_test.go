@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/workreport"
 )
 
 var now = time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
@@ -114,7 +115,7 @@ func TestDrifted(t *testing.T) {
 
 func TestStatusTable(t *testing.T) {
 	w := testWork()
-	out := render(t, StatusTable(NewReport(&w), now), false)
+	out := render(t, StatusTable(workreport.New(&w), now), false)
 	for _, want := range []string{
 		"KIND              NAMESPACE/NAME   APPLIED   AVAILABLE   FEEDBACK                         LAST DRIFT   MESSAGE",
 		"Deployment.apps   default/web      True      False       Phase=Running, ReadyReplicas=2   5m ago (R)",
@@ -128,24 +129,7 @@ func TestStatusTable(t *testing.T) {
 	}
 	// Without other conditions there is no CONDITIONS column.
 	w.Status.ResourceStatus.Manifests[0].Conditions = w.Status.ResourceStatus.Manifests[0].Conditions[:3]
-	if out := render(t, StatusTable(NewReport(&w), now), false); strings.Contains(out, "CONDITIONS") {
+	if out := render(t, StatusTable(workreport.New(&w), now), false); strings.Contains(out, "CONDITIONS") {
 		t.Errorf("table has a CONDITIONS column without other conditions:\n%s", out)
-	}
-}
-
-func TestNewReport(t *testing.T) {
-	w := testWork()
-	// A reported manifest the spec no longer has is kept.
-	w.Status.ResourceStatus.Manifests = append(w.Status.ResourceStatus.Manifests, manifestStatus(5, "Secret", "", "default", "old"))
-	s := NewReport(&w)
-	if len(s.Manifests) != 3 {
-		t.Fatalf("got %d manifests, want 3: %+v", len(s.Manifests), s.Manifests)
-	}
-	m := s.Manifests[0]
-	if m.Applied != "True" || m.Available != "False" || m.DriftReason != "R" || m.LastDrift == nil || m.Feedback["ReadyReplicas"] != int64(2) {
-		t.Errorf("manifest 0 = %+v", m)
-	}
-	if s.Manifests[2].Name != "old" || s.Manifests[2].Ordinal != 5 {
-		t.Errorf("manifest 2 = %+v, want the stale Secret old", s.Manifests[2])
 	}
 }

@@ -17,6 +17,7 @@ import (
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/setstate"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workargs"
 )
@@ -101,7 +102,7 @@ func (o *ApproveOptions) Run(ctx context.Context) error {
 		return err
 	}
 	fr, err := readCurrentRollout(ctx, o.ErrOut, c, o.Namespace, o.Name, false)
-	if err == nil && fr.worksHidden && o.Stage == "" {
+	if err == nil && fr.WorksHidden && o.Stage == "" {
 		err = fmt.Errorf("you may not list the ManifestWorks of ManifestWorkReplicaSet %s/%s, so the gate its rollout waits at is unknown here: name the stage with --stage (see kubectl ocm work rollout status)", o.Namespace, o.Name)
 	}
 	if err != nil {
@@ -116,16 +117,16 @@ func (o *ApproveOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("ask %s who you are (SelfSubjectReview), to record you as the approver: %w", cfg.Host, err)
 	}
 	for _, t := range targets {
-		if a := fr.approval(t.placement, t.gate.Stage, t.gate.Type); a != nil {
-			fmt.Fprintf(o.Out, "Gate %s of revision %d (placement %s) was already approved by %s\n", t.gate, fr.number, t.placement, a.Spec.Approver)
+		if a := fr.Approval(t.placement, t.gate.Stage, t.gate.Type); a != nil {
+			fmt.Fprintf(o.Out, "Gate %s of revision %d (placement %s) was already approved by %s\n", t.gate, fr.Number, t.placement, a.Spec.Approver)
 			continue
 		}
 		a := &rolloutv1alpha1.RolloutApproval{
-			ObjectMeta: metav1.ObjectMeta{Name: approvalName(o.Name, fr.number, t.placement, t.gate.Stage, t.gate.Type), Namespace: o.Namespace,
+			ObjectMeta: metav1.ObjectMeta{Name: approvalName(o.Name, fr.Number, t.placement, t.gate.Stage, t.gate.Type), Namespace: o.Namespace,
 				Labels: map[string]string{revision.SetLabel: revision.SetLabelValue(o.Name)},
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: workv1alpha1.GroupVersion.String(), Kind: "ManifestWorkReplicaSet",
-					Name: fr.set.Name, UID: fr.set.UID, BlockOwnerDeletion: ptr.To(false)}}},
-			Spec: rolloutv1alpha1.RolloutApprovalSpec{ManifestWorkReplicaSet: o.Name, Revision: fr.number, Placement: t.placement,
+					Name: fr.Set.Name, UID: fr.Set.UID, BlockOwnerDeletion: ptr.To(false)}}},
+			Spec: rolloutv1alpha1.RolloutApprovalSpec{ManifestWorkReplicaSet: o.Name, Revision: fr.Number, Placement: t.placement,
 				Stage: t.gate.Stage, Gate: t.gate.Type, Approver: user, Message: o.Message},
 		}
 		if err := c.Create(ctx, a); err != nil {
@@ -136,61 +137,61 @@ func (o *ApproveOptions) Run(ctx context.Context) error {
 			return fmt.Errorf("approve gate %s of ManifestWorkReplicaSet %s/%s on %s: %w", t.gate, o.Namespace, o.Name, cfg.Host, err)
 		}
 		fmt.Fprintf(o.Out, "Gate %s of revision %d (placement %s) approved by %s; follow the rollout with `kubectl ocm work rollout status %s -n %s`\n",
-			t.gate, fr.number, t.placement, user, o.Name, o.Namespace)
+			t.gate, fr.Number, t.placement, user, o.Name, o.Namespace)
 	}
 	return nil
 }
 
 // targets are the gates to approve: those the rollout waits at, or the
 // gate of --stage in every placement (or --placement) that has it.
-func (o *ApproveOptions) targets(fr *fleetRollout) ([]gateRef, error) {
+func (o *ApproveOptions) targets(fr *setstate.Rollout) ([]gateRef, error) {
 	ref := fmt.Sprintf("ManifestWorkReplicaSet %s/%s", o.Namespace, o.Name)
-	if !fr.policy.Gated() {
+	if !fr.Policy.Gated() {
 		return nil, fmt.Errorf("%s has no gates, so nothing to approve: gates are set with its annotation %s (Before, After or Before,After)",
 			ref, rolloutv1alpha1.GatesAnnotation)
 	}
-	var placements []placementRollout
-	for _, p := range fr.placements {
-		if o.Placement == "" || p.name == o.Placement {
+	var placements []setstate.Placement
+	for _, p := range fr.Placements {
+		if o.Placement == "" || p.Name == o.Placement {
 			placements = append(placements, p)
 		}
 	}
 	if len(placements) == 0 {
-		names := make([]string, 0, len(fr.placements))
-		for _, p := range fr.placements {
-			names = append(names, p.name)
+		names := make([]string, 0, len(fr.Placements))
+		for _, p := range fr.Placements {
+			names = append(names, p.Name)
 		}
 		return nil, fmt.Errorf("--placement %s: %s has no such placementRef (it has: %s)", o.Placement, ref, strings.Join(names, ", "))
 	}
 	var out []gateRef
 	if o.Stage == "" {
 		for _, p := range placements {
-			if p.result.Waiting != nil {
-				out = append(out, gateRef{placement: p.name, gate: *p.result.Waiting})
+			if p.Result.Waiting != nil {
+				out = append(out, gateRef{placement: p.Name, gate: *p.Result.Waiting})
 			}
 		}
 		if len(out) == 0 {
-			state, msg := fr.state()
+			state, msg := fr.State()
 			return nil, fmt.Errorf("the rollout of revision %d of %s waits at no gate (%s%s): name a stage with --stage to approve it ahead",
-				fr.number, ref, state, map[bool]string{true: ": " + msg, false: ""}[msg != ""])
+				fr.Number, ref, state, map[bool]string{true: ": " + msg, false: ""}[msg != ""])
 		}
 		return out, nil
 	}
 	var known []string
 	for _, p := range placements {
-		s := findStage(p.result.Stages, o.Stage)
+		s := findStage(p.Result.Stages, o.Stage)
 		if s == nil {
-			known = append(known, fmt.Sprintf("placement %s: %s", p.name, strings.Join(stageNames(p.result.Stages), ", ")))
+			known = append(known, fmt.Sprintf("placement %s: %s", p.Name, strings.Join(stageNames(p.Result.Stages), ", ")))
 			continue
 		}
 		t := rollout.GateType(o.Gate)
 		if t == "" {
-			t = fr.nextGate(p, o.Stage)
+			t = fr.NextGate(p, o.Stage)
 		}
-		if (t == rollout.GateBefore && !fr.policy.Before) || (t == rollout.GateAfter && !fr.policy.After) {
-			return nil, fmt.Errorf("%s has no %s gates (annotation %s=%s)", ref, t, rolloutv1alpha1.GatesAnnotation, fr.set.Annotations[rolloutv1alpha1.GatesAnnotation])
+		if (t == rollout.GateBefore && !fr.Policy.Before) || (t == rollout.GateAfter && !fr.Policy.After) {
+			return nil, fmt.Errorf("%s has no %s gates (annotation %s=%s)", ref, t, rolloutv1alpha1.GatesAnnotation, fr.Set.Annotations[rolloutv1alpha1.GatesAnnotation])
 		}
-		out = append(out, gateRef{placement: p.name, gate: rollout.Gate{Stage: o.Stage, Type: t}})
+		out = append(out, gateRef{placement: p.Name, gate: rollout.Gate{Stage: o.Stage, Type: t}})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("stage %q does not exist in the rollout of %s; its stages are: %s", o.Stage, ref, strings.Join(known, "; "))

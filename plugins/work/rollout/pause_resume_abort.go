@@ -12,6 +12,7 @@ import (
 
 	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/setstate"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workargs"
 )
@@ -84,11 +85,11 @@ func (o *PauseResumeAbortOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h, err := readHistory(ctx, c, o.Namespace, o.Name)
+	h, err := setstate.ReadHistory(ctx, c, o.Namespace, o.Name)
 	if err != nil {
 		return err
 	}
-	set := h.set
+	set := h.Set
 	ref := fmt.Sprintf("ManifestWorkReplicaSet %s/%s", o.Namespace, o.Name)
 	if set.Annotations == nil {
 		set.Annotations = map[string]string{}
@@ -118,11 +119,11 @@ func (o *PauseResumeAbortOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		set = fr.set
-		cur := fr.cur
+		set = fr.Set
+		cur := fr.Revision
 		var prev *appsv1.ControllerRevision
 		if o.Rollback {
-			for _, cr := range fr.revisions {
+			for _, cr := range fr.Revisions {
 				if cr != cur {
 					prev = cr
 				}

@@ -1,8 +1,9 @@
 // Package rollout implements `kubectl ocm work rollout`: status shows where
 // the rollout of a ManifestWorkReplicaSet stands, approve opens its gates,
 // pause, resume and abort stop and start it, history lists its revisions and
-// undo rolls it back to one of them. The rollout is computed from what the
-// caller may read as the hub controller computes it (pkg/rollout).
+// undo rolls it back to one of them. The rollout is read, from what the
+// caller may read, by pkg/rollout/setstate, as the hub controller computes
+// it.
 package rollout
 
 import (

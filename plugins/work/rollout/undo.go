@@ -13,6 +13,7 @@ import (
 
 	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/setstate"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workargs"
 )
@@ -68,22 +69,22 @@ func (o *UndoOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h, err := readHistory(ctx, c, o.Namespace, o.Name)
+	h, err := setstate.ReadHistory(ctx, c, o.Namespace, o.Name)
 	if err != nil {
 		return err
 	}
-	cur := h.current()
+	cur := h.Current()
 	if cur == nil {
 		return fmt.Errorf("ManifestWorkReplicaSet %s/%s has no revisions yet: the hub controller records them as it reconciles the set (kubectl ocm hub status)", o.Namespace, o.Name)
 	}
-	target := h.find(o.ToRevision)
+	target := h.Find(o.ToRevision)
 	switch {
-	case o.ToRevision == 0 && len(h.revisions) < 2:
+	case o.ToRevision == 0 && len(h.Revisions) < 2:
 		return fmt.Errorf("ManifestWorkReplicaSet %s/%s has no revision before the current one (%d) to go back to", o.Namespace, o.Name, cur.Revision)
 	case o.ToRevision == 0:
-		target = h.revisions[len(h.revisions)-2]
+		target = h.Revisions[len(h.Revisions)-2]
 	case target == nil:
-		return fmt.Errorf("revision %d of ManifestWorkReplicaSet %s/%s is not kept (kept: %s): choose one of them with --to-revision", o.ToRevision, o.Namespace, o.Name, h.numbers())
+		return fmt.Errorf("revision %d of ManifestWorkReplicaSet %s/%s is not kept (kept: %s): choose one of them with --to-revision", o.ToRevision, o.Namespace, o.Name, h.Numbers())
 	case target == cur:
 		return fmt.Errorf("ManifestWorkReplicaSet %s/%s is at revision %d already", o.Namespace, o.Name, cur.Revision)
 	}
@@ -96,7 +97,7 @@ func (o *UndoOptions) Run(ctx context.Context) error {
 		fmt.Fprintf(o.Out, "ManifestWorkReplicaSet %s/%s would go back from revision %d to revision %d (%s) (dry run)\n", o.Namespace, o.Name, cur.Revision, target.Revision, hash)
 		return nil
 	}
-	set := h.set
+	set := h.Set
 	content.ApplyTo(set)
 	var opts []client.UpdateOption
 	suffix := ""

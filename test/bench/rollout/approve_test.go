@@ -18,7 +18,7 @@ import (
 	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
-	workrollout "github.com/kubectl-ocm/kubectl-ocm/plugins/work/rollout"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/setstate"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
@@ -191,9 +191,9 @@ func awaiting(stage string, rev int64) func(*workv1alpha1.ManifestWorkReplicaSet
 
 // rolloutReport runs `kubectl ocm work rollout status NAME -o json` as the
 // admin until it reports revision rev, and returns the report.
-func (f *fleet) rolloutReport(ctx context.Context, b *testing.B, name string, rev int64) *workrollout.StatusReport {
+func (f *fleet) rolloutReport(ctx context.Context, b *testing.B, name string, rev int64) *setstate.StatusReport {
 	b.Helper()
-	report := &workrollout.StatusReport{}
+	report := &setstate.StatusReport{}
 	benchkit.Poll(ctx, b, benchkit.SlowPoll, *opTimeout, fmt.Sprintf("kubectl ocm work rollout status %s to report revision %d", name, rev), func(ctx context.Context) (bool, error) {
 		r := f.ocm(ctx, "work", "rollout", "status", name, "-n", setNamespace, "-o", "json")
 		if r.err != nil {

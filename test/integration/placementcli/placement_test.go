@@ -17,7 +17,7 @@ import (
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/placement"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement/explain"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -198,7 +198,7 @@ func testExplain(ctx context.Context, t *testing.T, k clitest.CLI, c client.Clie
 		clitest.ExpectOK(t, k.Run(ctx, "placement", "create", "gpu", "-n", "apps", "--tolerate", "gpu=true:NoSelect", "--label-selectors", "env=prod"))
 		r := k.Run(ctx, "placement", "explain", "gpu", "-n", "apps", "-o", "json")
 		clitest.ExpectOK(t, r)
-		var report placement.Explanation
+		var report explain.Explanation
 		if err := json.Unmarshal([]byte(r.Out), &report); err != nil {
 			t.Fatalf("decode %q: %v", r.Out, err)
 		}

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
-	workcli "github.com/kubectl-ocm/kubectl-ocm/plugins/work"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/workreport"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
@@ -235,7 +235,7 @@ func (s *suite) checkStatusReport(ctx context.Context, t *testing.T, name string
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := workcli.NewReport(w)
+	report := workreport.New(w)
 	if len(report.Manifests) != 3 {
 		t.Fatalf("report manifests = %+v", report.Manifests)
 	}

@@ -21,8 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/workreport"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
 )
@@ -216,7 +216,7 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 			"Namespace         app              True      True")
 		r := k.Run(ctx, "work", "status", "web", "-n", "cluster1", "-o", "json")
 		clitest.ExpectOK(t, r)
-		var report work.Report
+		var report workreport.Report
 		if err := json.Unmarshal([]byte(r.Out), &report); err != nil {
 			t.Fatalf("decode -o json: %v\n%s", err, r.Out)
 		}
