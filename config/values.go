@@ -286,6 +286,11 @@ func (v HubValues) Namespace() string { return v.HubNamespace }
 // generated from RBAC markers name it as {{ .Namespace }}.
 func (v AgentValues) Namespace() string { return v.AgentNamespace }
 
+// Hosted reports whether the agent runs on a hosting cluster, away from its
+// managed cluster (Mode Hosted or SingletonHosted): the templates of
+// config/agent render their Hosted form then.
+func (v AgentValues) Hosted() bool { return operatorv1.InstallMode(v.Mode).IsHosted() }
+
 // HubTunnel reports whether the agent runs the hub tunnel, which its
 // FeatureGates decide (featuregate.HubTunnel); a flag that does not parse
 // leaves the tunnel's RBAC out (the agent refuses such a flag at start).
