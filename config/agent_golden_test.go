@@ -109,7 +109,7 @@ func TestAgentManifestsGolden(t *testing.T) {
 		}},
 		{name: "hosted-join", hosted: true, values: func(*testing.T) AgentValues {
 			v := goldenJoinValues()
-			v.ManagedKubeconfig, v.FeatureGates = []byte("managed"), "HubTunnel=true"
+			v.ManagedKubeconfig = []byte("managed")
 			return v
 		}},
 		{name: "hosted-klusterlet", hosted: true, values: fromKlusterlet(operatorv1.InstallModeHosted)},

@@ -99,7 +99,11 @@ func AgentObjects(v AgentValues) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
-	manifests, err := Render("agent", v.withDefaults())
+	v, err = v.withDefaults().withKlusterletFlags()
+	if err != nil {
+		return nil, err
+	}
+	manifests, err := Render("agent", v)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +149,9 @@ func HostedAgentObjects(v AgentValues) (hosting, managed []*unstructured.Unstruc
 			managedCRDs = append(managedCRDs, crd)
 		}
 	}
-	v = v.withHostedDefaults()
+	if v, err = v.withHostedDefaults().withKlusterletFlags(); err != nil {
+		return nil, nil, err
+	}
 	var manifests []*unstructured.Unstructured
 	for _, name := range hostedAgentFiles {
 		objs, err := RenderFile(path.Join("agent", name), v)
