@@ -76,6 +76,9 @@ var agentFlags = []agentFlag{
 		}
 		return nil
 	}},
+	{"registrationConfiguration.clusterHealthCheckPeriod", "--cluster-healthcheck-period", registration(func(rc *operatorv1.RegistrationConfiguration) []string {
+		return positive(rc.ClusterHealthCheckPeriod)
+	})},
 	{"registrationConfiguration.kubeAPIQPS", "--kube-api-qps", registration(func(rc *operatorv1.RegistrationConfiguration) []string { return nonZero(rc.KubeAPIQPS) })},
 	{"registrationConfiguration.kubeAPIBurst", "--kube-api-burst", registration(func(rc *operatorv1.RegistrationConfiguration) []string { return nonZero(rc.KubeAPIBurst) })},
 	{"workConfiguration.kubeAPIQPS", "--work-kube-api-qps", work(func(wc *operatorv1.WorkAgentConfiguration) []string { return nonZero(wc.KubeAPIQPS) })},

@@ -56,6 +56,8 @@ func TestKlusterletFlags(t *testing.T) {
 			want: []string{"--bootstrap-kubeconfig-secret=hub-a"}},
 		{name: "standby hubs", edit: reg(operatorv1.RegistrationConfiguration{BootstrapKubeConfigs: secrets(300, "bootstrap-hub-kubeconfig", "hub-b")}),
 			want: []string{"--bootstrap-kubeconfig-secret=bootstrap-hub-kubeconfig", "--bootstrap-kubeconfig-secret=hub-b", "--hub-connection-timeout=300s"}},
+		{name: "cluster status period", edit: reg(operatorv1.RegistrationConfiguration{ClusterHealthCheckPeriod: &metav1.Duration{Duration: 30 * time.Second}}),
+			want: []string{"--cluster-healthcheck-period=30s"}},
 		{name: "registration client limits", edit: reg(operatorv1.RegistrationConfiguration{KubeAPIQPS: 10, KubeAPIBurst: 20}),
 			want: []string{"--kube-api-qps=10", "--kube-api-burst=20"}},
 		{name: "work client limits", edit: work(operatorv1.WorkAgentConfiguration{KubeAPIQPS: 30, KubeAPIBurst: 60, HubKubeAPIQPS: 20, HubKubeAPIBurst: 40}),
