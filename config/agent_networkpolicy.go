@@ -25,10 +25,6 @@ const (
 	AgentMetricsNetworkPolicy = "klusterlet-agent-metrics"
 )
 
-// agentNetworkPoliciesFile renders the agent's NetworkPolicies in Default
-// and Singleton mode (with config/agent) and in Hosted mode.
-const agentNetworkPoliciesFile = "agent/60-network-policies.yaml"
-
 // AgentMetricsPort is the port of the agent's Prometheus /metrics endpoint:
 // its container port and --metrics-bind-address, and the port its
 // NetworkPolicy opens to the monitoring namespace.

@@ -37,7 +37,10 @@ const AgentDeployment = "klusterlet-agent"
 // with bootstrap as the bootstrap kubeconfig (the content of Secret
 // bootstrap-hub-kubeconfig, which the manifests only carry through). It also
 // returns the feature gates k names that the agent does not know, which are
-// ignored. A field the agent cannot honor is a *FieldError.
+// ignored. A field the agent cannot honor is a *FieldError. The settings
+// the agent takes as flags are read by the table agentFlags into
+// KlusterletFlags; the fields config/agent/30-klusterlet.yaml writes are
+// read too, so that the Klusterlet the values render is k's.
 func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (AgentValues, []string, error) {
 	s := &k.Spec
 	v := AgentValues{
@@ -84,23 +87,23 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 			v.Resources = r.ResourceRequirements.DeepCopy()
 		}
 	}
-	var regGates, workGates []operatorv1.FeatureGate
 	if rc := s.RegistrationConfiguration; rc != nil {
-		if err := registrationValues(rc, &v); err != nil {
+		if err := checkRegistration(rc); err != nil {
 			return v, nil, err
 		}
-		regGates = rc.FeatureGates
+		v.ClientCertExpirationSeconds = rc.ClientCertExpirationSeconds
+		if rc.RegistrationDriver.AuthType == operatorv1.TokenAuthType {
+			v.RegistrationAuth = rc.RegistrationDriver.AuthType
+		}
+		if d := rc.AddOnKubeClientRegistrationDriver; d != nil && d.AuthType != "" && d.AuthType != operatorv1.CSRAuthType {
+			v.AddonKubeClientRegistrationAuth = d.AuthType
+			if d.Token != nil {
+				v.AddonTokenExpirationSeconds = d.Token.ExpirationSeconds
+			}
+		}
 	}
 	if wc := s.WorkConfiguration; wc != nil {
-		workGates = wc.FeatureGates
 		v.HubKubeAPIQPS, v.HubKubeAPIBurst = wc.HubKubeAPIQPS, wc.HubKubeAPIBurst
-		v.WorkKubeAPIQPS, v.WorkKubeAPIBurst = wc.KubeAPIQPS, wc.KubeAPIBurst
-		if d := wc.StatusSyncInterval; d != nil && d.Duration > 0 {
-			v.StatusSyncInterval = d.Duration.String()
-		}
-		if d := wc.AppliedManifestWorkEvictionGracePeriod; d != nil && d.Duration > 0 {
-			v.EvictionGracePeriod = d.Duration.String()
-		}
 		if w := wc.Workers; w != nil {
 			v.ManifestWorkWorkers, v.AppliedWorkWorkers = w.ManifestWorks, w.AppliedManifestWorkFinalize
 		}
@@ -110,11 +113,13 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 		return v, nil, err
 	}
 	v.LeaderElection = le
-	gates, unknown := featuregate.FromSpec(featuregate.Agent, regGates, workGates)
-	if len(v.BootstrapKubeconfigSecrets) > 1 && !gates.Enabled(featuregate.MultipleHubs) {
+	// The agent takes the rest of the Klusterlet's settings as flags.
+	gates, unknown := featuregate.FromSpec(featuregate.Agent, registrationGates(s), workGates(s))
+	if n := len(bootstrapSecrets(s)); n > 1 && !gates.Enabled(featuregate.MultipleHubs) {
 		return v, nil, &FieldError{Reason: "MultipleHubsDisabled", Message: "spec.registrationConfiguration.featureGates" + ": " + fmt.Sprintf(
-			"MultipleHubs is disabled, but bootstrapKubeConfigs lists %d hubs; enable MultipleHubs or list one hub (type None)", len(v.BootstrapKubeconfigSecrets))}
+			"MultipleHubs is disabled, but bootstrapKubeConfigs lists %d hubs; enable MultipleHubs or list one hub (type None)", n)}
 	}
+	v.KlusterletFlags = klusterletFlags(s)
 	v.FeatureGates = gates.Flag()
 	return v, unknown, nil
 }
@@ -131,38 +136,28 @@ func sameImage(s *operatorv1.KlusterletSpec) error {
 	return nil
 }
 
-// registrationValues fills v from spec.registrationConfiguration.
-func registrationValues(rc *operatorv1.RegistrationConfiguration, v *AgentValues) error {
+// checkRegistration refuses the settings of spec.registrationConfiguration
+// that the agent cannot honor.
+func checkRegistration(rc *operatorv1.RegistrationConfiguration) error {
 	const path = "spec.registrationConfiguration."
 	if len(rc.ClusterAnnotations) > 0 || len(rc.ClusterLabels) > 0 {
 		return &FieldError{Reason: "ClusterMetadataUnsupported", Message: path + "clusterAnnotations/clusterLabels" + ": " + "the agent does not set ManagedCluster labels or annotations; remove them and label the ManagedCluster on the hub"}
 	}
 	switch t := rc.RegistrationDriver.AuthType; t {
-	case "", operatorv1.CSRAuthType:
-	case operatorv1.TokenAuthType:
-		v.RegistrationAuth = t
+	case "", operatorv1.CSRAuthType, operatorv1.TokenAuthType:
 	default:
 		return &FieldError{Reason: "RegistrationDriverUnsupported", Message: path + "registrationDriver.authType" + ": " + fmt.Sprintf("%q is not supported: the agent registers with certificate signing requests (csr) or ServiceAccount tokens (token); set one of them", t)}
 	}
 	if b := rc.BootstrapKubeConfigs; b.Type == operatorv1.LocalSecrets {
-		if err := bootstrapSecretsValues(b.LocalSecrets, v); err != nil {
-			return err
-		}
-	}
-	v.ClientCertExpirationSeconds = rc.ClientCertExpirationSeconds
-	v.KubeAPIQPS, v.KubeAPIBurst = rc.KubeAPIQPS, rc.KubeAPIBurst
-	if d := rc.AddOnKubeClientRegistrationDriver; d != nil && d.AuthType != "" && d.AuthType != "csr" {
-		v.AddonKubeClientRegistrationAuth = d.AuthType
-		if d.Token != nil {
-			v.AddonTokenExpirationSeconds = d.Token.ExpirationSeconds
-		}
+		return checkBootstrapSecrets(b.LocalSecrets)
 	}
 	return nil
 }
 
-// bootstrapSecretsValues fills v from bootstrapKubeConfigs of type
-// LocalSecrets: the Secrets in order, and the hub connection timeout.
-func bootstrapSecretsValues(l *operatorv1.LocalSecretsConfig, v *AgentValues) error {
+// checkBootstrapSecrets refuses bootstrapKubeConfigs of type LocalSecrets
+// that list no Secret, a Secret twice or the hub credential, or a hub
+// connection timeout below the minimum.
+func checkBootstrapSecrets(l *operatorv1.LocalSecretsConfig) error {
 	const path = "spec.registrationConfiguration.bootstrapKubeConfigs.localSecretsConfig."
 	if l == nil || len(l.KubeConfigSecrets) == 0 {
 		return &FieldError{Reason: "BootstrapKubeConfigsMissing", Message: path + "kubeConfigSecrets" + ": " + "type LocalSecrets needs the bootstrap kubeconfig Secrets of the hubs, in order of preference; list them or set type None"}
@@ -182,12 +177,6 @@ func bootstrapSecretsValues(l *operatorv1.LocalSecretsConfig, v *AgentValues) er
 	}
 	if t := l.HubConnectionTimeoutSeconds; t != 0 && t < operatorv1.MinHubConnectionTimeoutSeconds {
 		return &FieldError{Reason: "HubConnectionTimeoutInvalid", Message: fmt.Sprintf("%shubConnectionTimeoutSeconds: %d is below the minimum of %d", path, t, operatorv1.MinHubConnectionTimeoutSeconds)}
-	}
-	if len(names) > 1 {
-		v.HubConnectionTimeoutSeconds = l.HubConnectionTimeoutSeconds
-	}
-	if len(names) > 1 || names[0] != operatorv1.BootstrapHubKubeConfigSecret {
-		v.BootstrapKubeconfigSecrets = names
 	}
 	return nil
 }

@@ -49,10 +49,7 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 		{name: "work configuration", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.WorkConfiguration = &operatorv1.WorkAgentConfiguration{HubKubeAPIQPS: 20, HubKubeAPIBurst: 40, KubeAPIQPS: 30, KubeAPIBurst: 60,
 				StatusSyncInterval: &metav1.Duration{Duration: 5 * time.Second}, AppliedManifestWorkEvictionGracePeriod: &metav1.Duration{Duration: time.Hour}}
-		}), want: func(v *AgentValues) {
-			v.HubKubeAPIQPS, v.HubKubeAPIBurst, v.StatusSyncInterval, v.EvictionGracePeriod = 20, 40, "5s", "1h0m0s"
-			v.WorkKubeAPIQPS, v.WorkKubeAPIBurst = 30, 60
-		}, wantArgs: []string{"--hub-kube-api-qps=20", "--hub-kube-api-burst=40", "--work-kube-api-qps=30", "--work-kube-api-burst=60",
+		}), want: func(v *AgentValues) { v.HubKubeAPIQPS, v.HubKubeAPIBurst = 20, 40 }, wantArgs: []string{"--hub-kube-api-qps=20", "--hub-kube-api-burst=40", "--work-kube-api-qps=30", "--work-kube-api-burst=60",
 			"--status-sync-interval=5s", "--appliedmanifestwork-eviction-grace-period=1h0m0s"}},
 		{name: "workers", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.WorkConfiguration = &operatorv1.WorkAgentConfiguration{Workers: &operatorv1.WorkAgentWorkers{ManifestWorks: 3, AppliedManifestWorkFinalize: 5}}
@@ -66,7 +63,7 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 					LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "bootstrap-a"}}}},
 				AddOnKubeClientRegistrationDriver: &operatorv1.AddOnRegistrationDriver{AuthType: "token", Token: &operatorv1.TokenConfig{ExpirationSeconds: 7200}}}
 		}), want: func(v *AgentValues) {
-			v.ExternalServerURLs, v.ClientCertExpirationSeconds, v.BootstrapKubeconfigSecrets = []string{"https://a:6443", "https://b:6443"}, 3600, []string{"bootstrap-a"}
+			v.ExternalServerURLs, v.ClientCertExpirationSeconds = []string{"https://a:6443", "https://b:6443"}, 3600
 			v.AddonKubeClientRegistrationAuth, v.AddonTokenExpirationSeconds = "token", 7200
 		}, wantArgs: []string{"--client-cert-expiration-seconds=3600", "--spoke-external-server-urls=https://a:6443,https://b:6443", "--bootstrap-kubeconfig-secret=bootstrap-a"}},
 		{name: "token registration driver", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
@@ -108,16 +105,13 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 		{name: "standby hubs", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{BootstrapKubeConfigs: operatorv1.BootstrapKubeConfigs{Type: operatorv1.LocalSecrets,
 				LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "bootstrap-hub-kubeconfig"}, {Name: "hub-b"}}, HubConnectionTimeoutSeconds: 180}}}
-		}), want: func(v *AgentValues) {
-			v.BootstrapKubeconfigSecrets, v.HubConnectionTimeoutSeconds = []string{"bootstrap-hub-kubeconfig", "hub-b"}, 180
-		}, wantArgs: []string{"--bootstrap-kubeconfig-secret=bootstrap-hub-kubeconfig", "--bootstrap-kubeconfig-secret=hub-b", "--hub-connection-timeout=180s"}},
+		}), wantArgs: []string{"--bootstrap-kubeconfig-secret=bootstrap-hub-kubeconfig", "--bootstrap-kubeconfig-secret=hub-b", "--hub-connection-timeout=180s"}},
 		{name: "standby hubs with MultipleHubs enabled as in OCM", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{
 				FeatureGates: []operatorv1.FeatureGate{{Feature: "MultipleHubs", Mode: operatorv1.FeatureGateModeTypeEnable}},
 				BootstrapKubeConfigs: operatorv1.BootstrapKubeConfigs{Type: operatorv1.LocalSecrets,
 					LocalSecrets: &operatorv1.LocalSecretsConfig{KubeConfigSecrets: []operatorv1.KubeConfigSecret{{Name: "a"}, {Name: "b"}}}}}
-		}), want: func(v *AgentValues) { v.BootstrapKubeconfigSecrets = []string{"a", "b"} },
-			wantArgs: []string{"--bootstrap-kubeconfig-secret=a", "--bootstrap-kubeconfig-secret=b"}},
+		}), wantArgs: []string{"--bootstrap-kubeconfig-secret=a", "--bootstrap-kubeconfig-secret=b"}},
 		{name: "standby hubs with MultipleHubs disabled", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{
 				FeatureGates: []operatorv1.FeatureGate{{Feature: "MultipleHubs", Mode: operatorv1.FeatureGateModeTypeDisable}},
@@ -158,13 +152,14 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 			if tt.want != nil {
 				tt.want(&want)
 			}
+			args := agentArgs(t, got)
+			got.KlusterletFlags = nil // checked in args
 			if diff := cmpValues(got, want); diff != "" {
 				t.Errorf("values differ: %s", diff)
 			}
 			if strings.Join(unknown, ",") != strings.Join(tt.wantUnknown, ",") {
 				t.Errorf("unknown gates %v, want %v", unknown, tt.wantUnknown)
 			}
-			args := agentArgs(t, got)
 			for _, a := range tt.wantArgs {
 				if !strings.Contains(args, a) {
 					t.Errorf("agent args %q lack %q", args, a)

@@ -25,7 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
 )
 
-//go:embed hub/*.yaml hub-operator/*.yaml agent/*.yaml agent-hosted/*.yaml cluster-bootstrap/*.yaml klusterlet-operator/*.yaml
+//go:embed hub/*.yaml hub-operator/*.yaml agent/*.yaml cluster-bootstrap/*.yaml klusterlet-operator/*.yaml
 var manifestFiles embed.FS
 
 // Default namespaces and names, as OCM has them.
@@ -99,7 +99,11 @@ func AgentObjects(v AgentValues) ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
-	manifests, err := Render("agent", v.withDefaults())
+	v, err = v.withDefaults().withKlusterletFlags()
+	if err != nil {
+		return nil, err
+	}
+	manifests, err := Render("agent", v)
 	if err != nil {
 		return nil, err
 	}
@@ -116,11 +120,19 @@ func ClusterBootstrapObjects(cluster string) ([]*unstructured.Unstructured, erro
 	return Render("cluster-bootstrap", ClusterBootstrapValues{ClusterName: cluster})
 }
 
+// hostedAgentFiles are the files of config/agent that render a hosted
+// agent on the hosting cluster, each in its Hosted form (AgentValues.Hosted):
+// namespace klusterlet-<cluster>, its identity and rights, the Secrets, the
+// Klusterlet, the agent's Deployment and NetworkPolicies. The other files
+// hold the agent's rights on its managed cluster, which a hosted agent
+// reaches with the managed cluster's kubeconfig instead.
+var hostedAgentFiles = []string{"00-namespace.yaml", "10-rbac.yaml", "20-bootstrap-secret.yaml", "30-klusterlet.yaml", "40-deployment.yaml", "60-network-policies.yaml"}
+
 // HostedAgentObjects returns what `kubectl ocm join --mode hosted` installs:
-// on the hosting cluster the Klusterlet CRD, then the rendered
-// config/agent-hosted manifests (namespace klusterlet-<cluster>, Secrets,
-// RBAC, Klusterlet, agent Deployment); on the managed cluster only the
-// ClusterClaim and AppliedManifestWork CRDs.
+// on the hosting cluster the Klusterlet CRD, then the config/agent manifests
+// of hostedAgentFiles rendered in Hosted mode (namespace klusterlet-<cluster>,
+// RBAC, Secrets, Klusterlet, agent Deployment, NetworkPolicies); on the
+// managed cluster only the ClusterClaim and AppliedManifestWork CRDs.
 func HostedAgentObjects(v AgentValues) (hosting, managed []*unstructured.Unstructured, err error) {
 	if v.ClusterName == "" {
 		return nil, nil, errors.New("agent manifests need a cluster name")
@@ -137,17 +149,17 @@ func HostedAgentObjects(v AgentValues) (hosting, managed []*unstructured.Unstruc
 			managedCRDs = append(managedCRDs, crd)
 		}
 	}
-	v = v.withHostedDefaults()
-	manifests, err := Render("agent-hosted", v)
-	if err != nil {
+	if v, err = v.withHostedDefaults().withKlusterletFlags(); err != nil {
 		return nil, nil, err
 	}
-	// The agent's NetworkPolicies, one template for both modes.
-	policies, err := RenderFile(agentNetworkPoliciesFile, v)
-	if err != nil {
-		return nil, nil, err
+	var manifests []*unstructured.Unstructured
+	for _, name := range hostedAgentFiles {
+		objs, err := RenderFile(path.Join("agent", name), v)
+		if err != nil {
+			return nil, nil, err
+		}
+		manifests = append(manifests, objs...)
 	}
-	manifests = append(manifests, policies...)
 	if hosting, err = withCRDs(hostingCRDs, manifests); err != nil {
 		return nil, nil, err
 	}
@@ -178,8 +190,7 @@ func withCRDs(crds []*apiextensionsv1.CustomResourceDefinition, objs []*unstruct
 }
 
 // Render executes every *.yaml template in the embedded directory dir ("hub",
-// "hub-operator", "agent", "agent-hosted", "cluster-bootstrap" or
-// "klusterlet-operator"), in file-name order, with values, and decodes the
+// "hub-operator", "agent", "cluster-bootstrap" or "klusterlet-operator"), in file-name order, with values, and decodes the
 // resulting YAML documents (RenderFile).
 func Render(dir string, values any) ([]*unstructured.Unstructured, error) {
 	entries, err := fs.ReadDir(manifestFiles, dir)

@@ -174,6 +174,9 @@ func (v ClusterBootstrapValues) ServiceAccount() string {
 func (ClusterBootstrapValues) Namespace() string { return identity.BootstrapNamespace }
 
 // AgentValues parameterise the managed-cluster manifests in config/agent.
+// The fields that hold a setting of the Klusterlet render into the
+// Klusterlet (config/agent/30-klusterlet.yaml); the agent takes the
+// Klusterlet's settings as flags from KlusterletFlags.
 type AgentValues struct {
 	// ClusterName is the managed cluster's name on the hub.
 	ClusterName string
@@ -219,33 +222,20 @@ type AgentValues struct {
 	// reads at start); 0 leaves the agent's defaults, 50 and 100.
 	HubKubeAPIQPS   int32
 	HubKubeAPIBurst int32
-	// WorkKubeAPIQPS and WorkKubeAPIBurst limit the work agent's requests
-	// to the managed cluster (the Klusterlet's spec.workConfiguration
-	// kubeAPIQPS and kubeAPIBurst, the agent's --work-kube-api-qps and
-	// --work-kube-api-burst); 0 leaves the agent's defaults, 50 and 100.
-	WorkKubeAPIQPS   int32
-	WorkKubeAPIBurst int32
-	// StatusSyncInterval and EvictionGracePeriod are the work agent's
-	// --status-sync-interval and
-	// --appliedmanifestwork-eviction-grace-period (Go durations); empty
-	// leaves the agent's defaults.
-	StatusSyncInterval  string
-	EvictionGracePeriod string
 	// ManifestWorkWorkers and AppliedWorkWorkers are the work agent's
 	// --manifestwork-agent-workers and
 	// --appliedmanifestwork-finalize-controller-workers (the Klusterlet's
 	// spec.workConfiguration.workers); 0 leaves the agent's defaults.
 	ManifestWorkWorkers int32
 	AppliedWorkWorkers  int32
-	// FeatureGates is the agent's --feature-gates (featuregate.Set.Flag);
-	// empty leaves every feature at its default.
+	// FeatureGates are the agent's feature gates (featuregate.Set.Flag),
+	// which decide the RBAC it gets (HubTunnel); empty leaves every feature
+	// at its default. The agent's --feature-gates is in KlusterletFlags.
 	FeatureGates string
-	// BootstrapKubeconfigSecrets name the bootstrap kubeconfig Secrets, one
-	// per hub in order of preference, when they are not
-	// bootstrap-hub-kubeconfig alone (the Klusterlet's
-	// spec.registrationConfiguration.bootstrapKubeConfigs, the agent's
-	// --bootstrap-kubeconfig-secret).
-	BootstrapKubeconfigSecrets []string
+	// KlusterletFlags are the agent's flags that carry the Klusterlet's
+	// settings (agentFlags), which AgentValuesFromKlusterlet reads; when
+	// nil, they are read from the Klusterlet these values render.
+	KlusterletFlags []string
 	// HubConnectionTimeoutSeconds is how long the agent tolerates losing
 	// its hub before it moves to the next one, with two or more bootstrap
 	// kubeconfigs (the agent's --hub-connection-timeout); 0 leaves the
@@ -255,11 +245,6 @@ type AgentValues struct {
 	// `kubectl ocm join` writes next to bootstrap-hub-kubeconfig, listed
 	// after it in the Klusterlet's bootstrapKubeConfigs.
 	StandbyHubs []StandbyHub
-	// KubeAPIQPS and KubeAPIBurst limit the registration and add-on
-	// agents' requests to the managed cluster (the Klusterlet's
-	// spec.registrationConfiguration); 0 leaves the agent's defaults.
-	KubeAPIQPS   int32
-	KubeAPIBurst int32
 	// PriorityClassName is the agent Pod's priority class.
 	PriorityClassName string
 	// HostAliases are entries of the agent Pod's hosts file, such as the
@@ -290,6 +275,11 @@ func (v HubValues) Namespace() string { return v.HubNamespace }
 // Namespace is the agent's own namespace, AgentNamespace. The roles
 // generated from RBAC markers name it as {{ .Namespace }}.
 func (v AgentValues) Namespace() string { return v.AgentNamespace }
+
+// Hosted reports whether the agent runs on a hosting cluster, away from its
+// managed cluster (Mode Hosted or SingletonHosted): the templates of
+// config/agent render their Hosted form then.
+func (v AgentValues) Hosted() bool { return operatorv1.InstallMode(v.Mode).IsHosted() }
 
 // HubTunnel reports whether the agent runs the hub tunnel, which its
 // FeatureGates decide (featuregate.HubTunnel); a flag that does not parse

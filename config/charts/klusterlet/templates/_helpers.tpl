@@ -36,6 +36,7 @@ generated templates execute the manifests of config/agent with it.
 {{- $_ := set $v "Namespace" $namespace -}}
 {{- $_ := set $v "BootstrapKubeconfig" (required "bootstrapHubKubeConfig is required: --set-file bootstrapHubKubeConfig=<kubeconfig>" $values.bootstrapHubKubeConfig) -}}
 {{- $_ := set $v "Mode" $mode -}}
+{{- $_ := set $v "Hosted" false -}}
 {{- $_ := set $v "ExternalServerURLs" $urls -}}
 {{- if kindIs "map" $k.networkPolicyConfiguration -}}
 {{- $_ := set $v "NetworkPolicy" (dict "MonitoringNamespace" ($k.networkPolicyConfiguration.monitoringNamespace | default "")) -}}

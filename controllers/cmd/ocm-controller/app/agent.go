@@ -109,7 +109,7 @@ serves the cluster's add-ons: their hub credentials and their lease health.`,
 	fs.StringSliceVar(&r.SpokeExternalServerURLs, "spoke-external-server-urls", nil, "The managed cluster's API server URLs the hub uses. Default: the Klusterlet's spec.externalServerURLs.")
 	fs.StringVar(&r.RegistrationAuth, "registration-auth", operatorv1.CSRAuthType, "How the agent authenticates to the hub: csr (client certificates the hub signs) or token (ServiceAccount tokens, for hubs that sign none).")
 	fs.Int32Var(&r.ClientCertExpirationSeconds, "client-cert-expiration-seconds", 0, "Requested lifetime of the client certificate in seconds (at least 3600); 0 leaves it to the hub's signer.")
-	fs.DurationVar(&r.ClusterHealthCheckPeriod, "cluster-healthcheck-period", registrationagent.DefaultClusterHealthCheckPeriod, "How often the cluster's status is reported to the hub.")
+	fs.DurationVar(&r.ClusterHealthCheckPeriod, "cluster-healthcheck-period", registrationagent.DefaultClusterHealthCheckPeriod, "How often the cluster's status is reported to the hub. The Klusterlet operator sets it from spec.registrationConfiguration.clusterHealthCheckPeriod.")
 	fs.StringVar(&r.ManagedKubeconfigSecret, "managed-kubeconfig-secret", "", "Hosted mode: Secret in the agent's namespace whose key kubeconfig reaches the managed cluster; the agent then runs on a hosting cluster. Empty: the managed cluster is the one the agent runs on.")
 	w := &o.work
 	fs.DurationVar(&w.EvictionGracePeriod, "appliedmanifestwork-eviction-grace-period", workagent.DefaultEvictionGracePeriod, "How long an AppliedManifestWork whose ManifestWork is gone is kept before it and its objects are deleted; 100 years or more never evicts.")

@@ -71,6 +71,15 @@ type RegistrationConfiguration struct {
 	// clusterClaimConfiguration configures the reporting of ClusterClaims.
 	// +optional
 	ClusterClaimConfiguration *ClusterClaimConfiguration `json:"clusterClaimConfiguration,omitempty"`
+
+	// clusterHealthCheckPeriod is how often the agent reports the cluster's
+	// status (conditions, version, capacity, claims) to the hub when nothing
+	// changes: the agent's --cluster-healthcheck-period, the name of OCM's
+	// registration agent option, which OCM's Klusterlet does not expose.
+	// Unset leaves the agent's default, 10s.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s')",message="clusterHealthCheckPeriod must be at least 1s"
+	ClusterHealthCheckPeriod *metav1.Duration `json:"clusterHealthCheckPeriod,omitempty"`
 }
 
 // ClusterClaimConfiguration configures the reporting of ClusterClaims.

@@ -23,7 +23,6 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
-	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
@@ -289,7 +288,6 @@ func (f *Fleet) StandbyHub(ctx context.Context, b *testing.B, timeout time.Durat
 	}
 	return func(v *config.AgentValues) {
 		v.StandbyHubs = []config.StandbyHub{{Secret: config.StandbySecretName(2), Kubeconfig: boot}}
-		v.BootstrapKubeconfigSecrets = []string{operatorv1.BootstrapHubKubeConfigSecret, config.StandbySecretName(2)}
 		v.HubConnectionTimeoutSeconds = int32(timeout / time.Second)
 	}
 }

@@ -37,9 +37,10 @@ func (s *suite) testLiveEdits(t *testing.T) {
 				StatusSyncInterval: &metav1.Duration{Duration: 7 * time.Second}, AppliedManifestWorkEvictionGracePeriod: &metav1.Duration{Duration: 2 * time.Hour}}
 		}, wantArgs: []string{"--hub-kube-api-qps=7", "--hub-kube-api-burst=14", "--work-kube-api-qps=9", "--work-kube-api-burst=18",
 			"--status-sync-interval=7s", "--appliedmanifestwork-eviction-grace-period=2h0m0s"}},
-		{name: "clientCertExpirationSeconds", change: func(k *operatorv1.Klusterlet) {
-			k.Spec.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{ClientCertExpirationSeconds: 7200}
-		}, wantArgs: []string{"--client-cert-expiration-seconds=7200"}},
+		{name: "clientCertExpirationSeconds and clusterHealthCheckPeriod", change: func(k *operatorv1.Klusterlet) {
+			k.Spec.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{ClientCertExpirationSeconds: 7200,
+				ClusterHealthCheckPeriod: &metav1.Duration{Duration: 30 * time.Second}}
+		}, wantArgs: []string{"--client-cert-expiration-seconds=7200", "--cluster-healthcheck-period=30s"}},
 		{name: "externalServerURLs", change: func(k *operatorv1.Klusterlet) {
 			k.Spec.ExternalServerURLs = []operatorv1.ServerURL{{URL: "https://cluster1.example.com:6443"}}
 		}, wantArgs: []string{"--spoke-external-server-urls=https://cluster1.example.com:6443"}},
