@@ -393,14 +393,10 @@ func (r *Reconciler) render(ctx context.Context, cluster string) ([]*unstructure
 	}
 	op.Image = v.Image
 	objs, _, err := config.KlusterletInstallObjects(op, v, false)
-	if err != nil || pull == nil {
-		return objs, err
-	}
-	u, err := pullsecret.Unstructured(pullsecret.Secret(operatorv1.OperatorNamespace, pull))
 	if err != nil {
 		return nil, err
 	}
-	return append(objs, u), nil
+	return pullsecret.Append(objs, operatorv1.OperatorNamespace, pull)
 }
 
 // cmpOr returns a unless it is empty, else b.

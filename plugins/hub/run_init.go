@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -39,7 +40,7 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	if err == nil {
 		// Applied in install order: the Secret before the operator's
 		// Deployment, which pulls with it.
-		objs, err = cli.WithImagePullSecret(objs, config.OperatorNamespace, o.pullCredentials)
+		objs, err = pullsecret.Append(objs, config.OperatorNamespace, o.pullCredentials)
 	}
 	if err != nil {
 		return fmt.Errorf("render hub manifests: %w", err)

@@ -16,6 +16,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -201,7 +202,7 @@ func (o *Options) withPullSecret(objs, managed []*unstructured.Unstructured, err
 	if err != nil {
 		return nil, nil, err
 	}
-	if objs, err = cli.WithImagePullSecret(objs, operatorv1.OperatorNamespace, o.pullCredentials); err != nil {
+	if objs, err = pullsecret.Append(objs, operatorv1.OperatorNamespace, o.pullCredentials); err != nil {
 		return nil, nil, err
 	}
 	return objs, managed, nil
