@@ -12,6 +12,7 @@ import (
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/featuregate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 )
 
@@ -59,8 +60,8 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 	if s.ClusterName == "" {
 		return v, nil, &FieldError{Reason: "ClusterNameMissing", Message: "spec.clusterName" + ": " + "set it to the name this cluster registers as on the hub"}
 	}
-	if msgs := validation.IsDNS1123Label(s.ClusterName); len(msgs) > 0 {
-		return v, nil, &FieldError{Reason: "ClusterNameInvalid", Message: "spec.clusterName" + ": " + fmt.Sprintf("%q is not a DNS label (%s); set a valid one", s.ClusterName, msgs[0])}
+	if err := identity.ValidateClusterName(s.ClusterName); err != nil {
+		return v, nil, &FieldError{Reason: "ClusterNameInvalid", Message: "spec.clusterName: " + err.Error() + "; set another name"}
 	}
 	if err := sameImage(s); err != nil {
 		return v, nil, err

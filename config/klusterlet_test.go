@@ -98,6 +98,9 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 			v.ManifestWorkWorkers, v.RetryPeriod = 7, time.Second
 		}, wantArgs: []string{"--manifestwork-agent-workers=7", "--leader-elect-retry-period=1s"}},
 		{name: "no cluster name", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.ClusterName = "" }), wantReason: "ClusterNameMissing"},
+		{name: "cluster name not a DNS label", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.ClusterName = "Cluster_1" }), wantReason: "ClusterNameInvalid"},
+		{name: "reserved cluster name", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.ClusterName = "kube-system" }), wantReason: "ClusterNameInvalid"},
+		{name: "shared role's name", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.ClusterName = "registration" }), wantReason: "ClusterNameInvalid"},
 		{name: "two images", k: klusterlet(func(s *operatorv1.KlusterletSpec) { s.WorkImagePullSpec = "example.com/work:v1" }), wantReason: "ImagePullSpecMismatch"},
 		{name: "aws registration", k: klusterlet(func(s *operatorv1.KlusterletSpec) {
 			s.RegistrationConfiguration = &operatorv1.RegistrationConfiguration{RegistrationDriver: operatorv1.RegistrationDriver{AuthType: "awsirsa"}}

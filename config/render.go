@@ -15,7 +15,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
@@ -114,8 +113,8 @@ func AgentObjects(v AgentValues) ([]*unstructured.Unstructured, error) {
 // installs on the hub: a bootstrap ServiceAccount bound to cluster and its
 // binding to the bootstrap role.
 func ClusterBootstrapObjects(cluster string) ([]*unstructured.Unstructured, error) {
-	if errs := validation.IsDNS1123Label(cluster); len(errs) > 0 {
-		return nil, fmt.Errorf("invalid cluster name %q: %s", cluster, strings.Join(errs, "; "))
+	if err := identity.ValidateClusterName(cluster); err != nil {
+		return nil, err
 	}
 	return Render("cluster-bootstrap", ClusterBootstrapValues{ClusterName: cluster})
 }

@@ -161,7 +161,9 @@ func sorted(s []string) []string {
 
 func TestClusterBootstrapObjects(t *testing.T) {
 	_, err := ClusterBootstrapObjects("Bad_Name")
-	assert.ErrorContains(t, err, "invalid cluster name", "ClusterBootstrapObjects with an invalid name")
+	assert.ErrorContains(t, err, "is not a DNS-1123 label", "ClusterBootstrapObjects with an invalid name")
+	_, err = ClusterBootstrapObjects("registration")
+	assert.ErrorContains(t, err, "is reserved", "ClusterBootstrapObjects with a reserved name")
 	objs, err := ClusterBootstrapObjects("c1")
 	if err != nil {
 		t.Fatal(err)

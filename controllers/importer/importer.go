@@ -31,6 +31,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusterinfo"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
@@ -393,14 +394,10 @@ func (r *Reconciler) render(ctx context.Context, cluster string) ([]*unstructure
 	}
 	op.Image = v.Image
 	objs, _, err := config.KlusterletInstallObjects(op, v, false)
-	if err != nil || pull == nil {
-		return objs, err
-	}
-	u, err := pullsecret.Unstructured(pullsecret.Secret(operatorv1.OperatorNamespace, pull))
 	if err != nil {
 		return nil, err
 	}
-	return append(objs, u), nil
+	return pullsecret.Append(objs, operatorv1.OperatorNamespace, pull)
 }
 
 // cmpOr returns a unless it is empty, else b.
@@ -457,23 +454,15 @@ func (r *Reconciler) hubAPIServer(ctx context.Context) (string, error) {
 	if r.opts.HubAPIServer != "" {
 		return r.opts.HubAPIServer, nil
 	}
-	cm := &corev1.ConfigMap{}
-	if err := r.reader.Get(ctx, types.NamespacedName{Namespace: metav1.NamespacePublic, Name: imp.ClusterInfoConfigMap}, cm); err != nil {
-		return "", fmt.Errorf("read ConfigMap %s/%s, which names the hub's API server for the agents (`kubectl ocm hub init` writes it): %w", metav1.NamespacePublic, imp.ClusterInfoConfigMap, err)
+	server, err := clusterinfo.ReadServer(ctx, r.reader)
+	if err != nil {
+		return "", fmt.Errorf("%w; `kubectl ocm hub init` writes it, or set the importer's --hub-apiserver-url", err)
 	}
-	return imp.ServerOf(cm)
+	return server, nil
 }
 
 // hubCA returns the CA bundle the hub publishes (kube-public/kube-root-ca.crt).
 func (r *Reconciler) hubCA(ctx context.Context) ([]byte, error) {
-	cm := &corev1.ConfigMap{}
-	key := types.NamespacedName{Namespace: certs.HubCABundleNamespace, Name: certs.HubCABundleConfigMap}
-	if err := r.reader.Get(ctx, key, cm); err != nil {
-		return nil, fmt.Errorf("read the hub's CA bundle %s: %w", key, err)
-	}
-	ca := cm.Data[certs.HubCABundleKey]
-	if ca == "" {
-		return nil, fmt.Errorf("the hub's CA bundle %s is empty", key)
-	}
-	return []byte(ca), nil
+	ca, _, err := certs.ReadHubCABundle(ctx, r.reader)
+	return ca, err
 }

@@ -1,6 +1,7 @@
 package certs
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
@@ -10,7 +11,10 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	certutil "k8s.io/client-go/util/cert"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // HubCABundleConfigMap is the ConfigMap that holds the CAs the hub's
@@ -30,8 +34,36 @@ import (
 const (
 	HubCABundleConfigMap = "kube-root-ca.crt"
 	HubCABundleKey       = "ca.crt"
-	HubCABundleNamespace = "kube-public"
+	HubCABundleNamespace = metav1.NamespacePublic
 )
+
+// HubCABundleRef names the hub's CA bundle in messages:
+// kube-public/kube-root-ca.crt.
+const HubCABundleRef = HubCABundleNamespace + "/" + HubCABundleConfigMap
+
+// ReadHubCABundle reads, through r, the CA bundle the hub publishes
+// (HubCABundleNamespace/HubCABundleConfigMap) and returns it as PEM and as
+// certificates (HubCABundleOf). The error names the ConfigMap and wraps
+// the API server's.
+func ReadHubCABundle(ctx context.Context, r client.Reader) ([]byte, []*x509.Certificate, error) {
+	cm := &corev1.ConfigMap{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: HubCABundleNamespace, Name: HubCABundleConfigMap}, cm); err != nil {
+		return nil, nil, fmt.Errorf("read the hub's CA bundle, ConfigMap %s: %w", HubCABundleRef, err)
+	}
+	return HubCABundleOf(cm)
+}
+
+// HubCABundleOf returns the CA bundle of cm, a copy of the hub CA bundle
+// ConfigMap however it was read, as PEM and as certificates; a bundle
+// without a certificate is an error naming cm.
+func HubCABundleOf(cm *corev1.ConfigMap) ([]byte, []*x509.Certificate, error) {
+	bundle := []byte(cm.Data[HubCABundleKey])
+	cs, err := ParseCertificates(bundle)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the hub's CA bundle, ConfigMap %s/%s key %s: %w", cm.Namespace, cm.Name, HubCABundleKey, err)
+	}
+	return bundle, cs, nil
+}
 
 // ParseCertificates reads every CERTIFICATE block of a PEM bundle; an empty
 // bundle is an error, as is a block that does not parse.

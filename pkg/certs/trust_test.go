@@ -2,6 +2,7 @@ package certs
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -13,6 +14,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 func TestUpdateTrustRotation(t *testing.T) {
@@ -150,4 +156,40 @@ func TestSignedByAnyAndKeyID(t *testing.T) {
 	assert.NotEqual(t, KeyID(newCA.SubjectKeyId), KeyID(leaf.AuthorityKeyId))
 	assert.Len(t, KeyID(oldCA.SubjectKeyId), 16)
 	assert.Empty(t, KeyID(nil))
+}
+
+func TestReadHubCABundle(t *testing.T) {
+	now := time.Now()
+	ca, _, _ := testCA(t, true, now.Add(-time.Hour), now.Add(time.Hour))
+	bundle := func(data string) client.Object {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-public", Name: "kube-root-ca.crt"}, Data: map[string]string{"ca.crt": data}}
+	}
+	tests := []struct {
+		name     string
+		objs     []client.Object
+		wantCAs  int
+		wantErr  string
+		notFound bool
+	}{
+		{name: "published", objs: []client.Object{bundle(string(ca) + string(ca))}, wantCAs: 2},
+		{name: "none", wantErr: "ConfigMap kube-public/kube-root-ca.crt", notFound: true},
+		{name: "empty", objs: []client.Object{bundle("")}, wantErr: "kube-public/kube-root-ca.crt key ca.crt: no PEM certificate"},
+		{name: "another namespace's copy is not the hub's", objs: []client.Object{
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "kube-root-ca.crt"}, Data: map[string]string{"ca.crt": string(ca)}},
+		}, wantErr: "kube-public/kube-root-ca.crt", notFound: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := fake.NewClientBuilder().WithObjects(tt.objs...).Build()
+			pem, cs, err := ReadHubCABundle(context.Background(), c)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				assert.Equal(t, tt.notFound, apierrors.IsNotFound(err))
+				return
+			}
+			require.NoError(t, err)
+			assert.Len(t, cs, tt.wantCAs)
+			assert.Equal(t, string(ca)+string(ca), string(pem))
+		})
+	}
 }

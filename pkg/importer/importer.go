@@ -390,44 +390,6 @@ func Retries(data map[string][]byte) (int, error) {
 	return n, nil
 }
 
-// The ConfigMap that names the hub's API server as clusters reach it:
-// kubeadm's kube-public/cluster-info, which `kubectl ocm hub init` writes
-// when the hub has none and the importer reads.
-const (
-	ClusterInfoConfigMap = "cluster-info"
-	ClusterInfoKey       = "kubeconfig"
-)
-
-// ClusterInfo returns the ConfigMap kube-public/cluster-info naming server,
-// verified by ca, as kubeadm writes it.
-func ClusterInfo(server string, ca []byte) (*corev1.ConfigMap, error) {
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters[""] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
-	data, err := clientcmd.Write(*kc)
-	if err != nil {
-		return nil, err
-	}
-	return &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespacePublic, Name: ClusterInfoConfigMap},
-		Data:       map[string]string{ClusterInfoKey: string(data)},
-	}, nil
-}
-
-// ServerOf returns the API server that cm, a cluster-info ConfigMap, names.
-func ServerOf(cm *corev1.ConfigMap) (string, error) {
-	kc, err := clientcmd.Load([]byte(cm.Data[ClusterInfoKey]))
-	if err != nil {
-		return "", fmt.Errorf("ConfigMap %s/%s holds no kubeconfig: %w", cm.Namespace, cm.Name, err)
-	}
-	for _, c := range kc.Clusters {
-		if c.Server != "" {
-			return c.Server, nil
-		}
-	}
-	return "", fmt.Errorf("ConfigMap %s/%s names no server", cm.Namespace, cm.Name)
-}
-
 // Note returns what the importer appends to its condition's message: the
 // version of the import Secret it used and, for a failure, the attempt
 // with that version. `kubectl ocm import --wait` reads it (ForVersion) to

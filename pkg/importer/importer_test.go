@@ -279,20 +279,6 @@ func TestDataHashAndRetries(t *testing.T) {
 	}
 }
 
-func TestClusterInfo(t *testing.T) {
-	cm, err := ClusterInfo("https://hub.example:6443", []byte("CA"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := ServerOf(cm); got != "https://hub.example:6443" || err != nil {
-		t.Errorf("ServerOf = %q, %v", got, err)
-	}
-	cm.Data[ClusterInfoKey] = "apiVersion: v1\nkind: Config\n"
-	if _, err := ServerOf(cm); err == nil || !strings.Contains(err.Error(), "names no server") {
-		t.Errorf("a kubeconfig without a server: %v", err)
-	}
-}
-
 func TestNote(t *testing.T) {
 	for _, msg := range []string{"failed" + Note("12", 3), "done" + Note("12", 0)} {
 		if !ForVersion(msg, "12") {

@@ -82,21 +82,12 @@ type saClaims struct {
 	} `json:"kubernetes.io"`
 }
 
-// ParseServiceAccountToken reads the claims of a ServiceAccount token (a
-// JWT: header, payload and signature, base64url encoded and joined by
-// dots).
+// ParseServiceAccountToken reads the claims of a ServiceAccount token
+// (JWTClaims).
 func ParseServiceAccountToken(token []byte) (*ServiceAccountToken, error) {
-	parts := strings.Split(string(token), ".")
-	if len(parts) != 3 {
-		return nil, errors.New("the token is not a JWT (three dot-separated parts)")
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
-		return nil, fmt.Errorf("decode the token's claims: %w", err)
-	}
 	var c saClaims
-	if err := json.Unmarshal(payload, &c); err != nil {
-		return nil, fmt.Errorf("decode the token's claims: %w", err)
+	if err := JWTClaims(string(token), &c); err != nil {
+		return nil, err
 	}
 	if c.Expiry == 0 || c.Kubernetes.ServiceAccount.Name == "" {
 		return nil, errors.New("the token names no ServiceAccount or no expiry")
@@ -105,6 +96,42 @@ func ParseServiceAccountToken(token []byte) (*ServiceAccountToken, error) {
 		Namespace: c.Kubernetes.Namespace, Name: c.Kubernetes.ServiceAccount.Name, UID: c.Kubernetes.ServiceAccount.UID,
 		IssuedAt: time.Unix(c.IssuedAt, 0), Expiry: time.Unix(c.Expiry, 0),
 	}, nil
+}
+
+// JWTClaims decodes the claims of token, a JWT (header, payload and
+// signature, base64url encoded and joined by dots), into claims, without
+// verifying its signature: the server that receives the token verifies it;
+// its holder only reads whom it names and when it expires.
+func JWTClaims(token string, claims any) error {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return errors.New("the token is not a JWT (three dot-separated parts)")
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return fmt.Errorf("decode the token's claims: %w", err)
+	}
+	if err := json.Unmarshal(payload, claims); err != nil {
+		return fmt.Errorf("decode the token's claims: %w", err)
+	}
+	return nil
+}
+
+// JWTExpiry returns the exp claim of token when it is a JWT with one
+// (JWTClaims), and false for any other token (an opaque or a bootstrap
+// token).
+func JWTExpiry(token string) (time.Time, bool) {
+	var claims struct {
+		Exp *json.Number `json:"exp"`
+	}
+	if err := JWTClaims(token, &claims); err != nil || claims.Exp == nil {
+		return time.Time{}, false
+	}
+	exp, err := claims.Exp.Float64()
+	if err != nil || exp <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(exp), 0).UTC(), true
 }
 
 // TokenRefreshFraction is the part of a token's lifetime after which the

@@ -64,3 +64,32 @@ func TestTokenCredential(t *testing.T) {
 		})
 	}
 }
+
+func TestJWTExpiry(t *testing.T) {
+	enc := base64.RawURLEncoding.EncodeToString
+	unsigned := func(claims string) string {
+		return enc([]byte(`{"alg":"RS256","kid":"k"}`)) + "." + enc([]byte(claims)) + "." + enc([]byte("signature"))
+	}
+	tests := []struct {
+		name, token string
+		want        int64
+	}{
+		{"integer exp", unsigned(`{"exp":1900000000}`), 1900000000},
+		{"fractional exp", unsigned(`{"exp":1900000000.5}`), 1900000000},
+		{"no exp", unsigned(`{"sub":"x"}`), 0},
+		{"zero exp", unsigned(`{"exp":0}`), 0},
+		{"claims not JSON", unsigned(`not json`), 0},
+		{"opaque", "opaque", 0},
+		{"parts not base64url JSON", "a.b.c", 0},
+		{"bootstrap token", "abcdef.0123456789abcdef", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := JWTExpiry(tt.token)
+			require.Equal(t, tt.want != 0, ok)
+			if ok {
+				require.Equal(t, tt.want, got.Unix())
+			}
+		})
+	}
+}

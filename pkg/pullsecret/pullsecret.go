@@ -52,6 +52,22 @@ func Secret(namespace string, data []byte) *corev1.Secret {
 	}
 }
 
+// Append returns objs with the image pull Secret of namespace holding the
+// docker config.json data (Secret) added last, or objs for nil data: what
+// the CLI applies with --image-pull-credentials and the cluster importer
+// with the values' imageCredentials, next to the operator they install.
+// It never writes into objs' backing array.
+func Append(objs []*unstructured.Unstructured, namespace string, data []byte) ([]*unstructured.Unstructured, error) {
+	if data == nil {
+		return objs, nil
+	}
+	u, err := Unstructured(Secret(namespace, data))
+	if err != nil {
+		return nil, err
+	}
+	return append(objs[:len(objs):len(objs)], u), nil
+}
+
 // Unstructured returns s as an object to apply.
 func Unstructured(s *corev1.Secret) (*unstructured.Unstructured, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -102,5 +104,38 @@ func TestWire(t *testing.T) {
 	}
 	if len(copies) != 2 || !copies["hub"] || !copies["other"] {
 		t.Errorf("copies in %v, want hub and other", copies)
+	}
+}
+
+func TestAppend(t *testing.T) {
+	creds := []byte(`{"auths":{"registry.example":{"auth":"dTpw"}}}`)
+	tests := []struct {
+		name  string
+		data  []byte
+		wantN int
+	}{
+		{name: "no credentials", data: nil, wantN: 1},
+		{name: "credentials", data: creds, wantN: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := make([]*unstructured.Unstructured, 1, 4)
+			objs[0] = deployment("open-cluster-management", "klusterlet")
+			got, err := Append(objs, "open-cluster-management", tt.data)
+			require.NoError(t, err)
+			require.Len(t, got, tt.wantN)
+			require.Same(t, objs[0], got[0])
+			if tt.data == nil {
+				return
+			}
+			s := got[1]
+			assert.Equal(t, "Secret", s.GetKind())
+			assert.Equal(t, "open-cluster-management", s.GetNamespace())
+			assert.Equal(t, Name, s.GetName())
+			typ, _, _ := unstructured.NestedString(s.Object, "type")
+			assert.Equal(t, string(corev1.SecretTypeDockerConfigJson), typ)
+			// The caller's spare capacity is left alone.
+			assert.Nil(t, objs[:2][1])
+		})
 	}
 }

@@ -28,8 +28,6 @@ const (
 	// FieldManagerAnnotation, on a command or one of its parents, holds the
 	// field manager of its writes instead of the one its path makes.
 	FieldManagerAnnotation = "kubectl-ocm/field-manager"
-	// MaxFieldManagerLength is the API server's bound on a field manager.
-	MaxFieldManagerLength = 128
 )
 
 // InstallVerb marks cmd, and every command below it, as an install verb,

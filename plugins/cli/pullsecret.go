@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 )
@@ -39,17 +38,4 @@ func ReadImagePullCredentials(file string) ([]byte, error) {
 		return nil, fmt.Errorf("--%s: %w", ImagePullCredentialsFlag, err)
 	}
 	return data, nil
-}
-
-// WithImagePullSecret returns objs with the image pull Secret of namespace
-// holding data added, or objs for nil data.
-func WithImagePullSecret(objs []*unstructured.Unstructured, namespace string, data []byte) ([]*unstructured.Unstructured, error) {
-	if data == nil {
-		return objs, nil
-	}
-	u, err := pullsecret.Unstructured(pullsecret.Secret(namespace, data))
-	if err != nil {
-		return nil, err
-	}
-	return append(objs[:len(objs):len(objs)], u), nil
 }

@@ -298,27 +298,6 @@ func TestServerBinding(t *testing.T) {
 	}
 }
 
-func TestJWTExpiry(t *testing.T) {
-	tests := []struct {
-		token string
-		want  int64
-	}{
-		{jwt(`{"exp":1900000000}`), 1900000000},
-		{jwt(`{"exp":1900000000.5}`), 1900000000},
-		{jwt(`{"sub":"x"}`), 0},
-		{jwt(`not json`), 0},
-		{"opaque", 0},
-		{"a.b.c", 0},
-		{"abcdef.0123456789abcdef", 0}, // a bootstrap token
-	}
-	for _, tt := range tests {
-		got, ok := JWTExpiry(tt.token)
-		if ok != (tt.want != 0) || ok && got.Unix() != tt.want {
-			t.Errorf("JWTExpiry(%q) = %v, %v; want %d", tt.token, got, ok, tt.want)
-		}
-	}
-}
-
 func mustJSON(t *testing.T, v any) []byte {
 	t.Helper()
 	cred := v.(*clientauthv1.ExecCredential)

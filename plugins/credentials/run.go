@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -28,6 +27,7 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth/oidc"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
 // supported names the credentials the plugin passes on, for its errors.
@@ -249,7 +249,7 @@ func tokenStatus(token string) (*clientauthv1.ExecCredentialStatus, error) {
 // the credential until the server refuses it.
 func withExpiry(status *clientauthv1.ExecCredentialStatus) (*clientauthv1.ExecCredentialStatus, error) {
 	var expiry time.Time
-	if exp, ok := JWTExpiry(status.Token); ok {
+	if exp, ok := kubeconfig.JWTExpiry(status.Token); ok {
 		expiry = exp
 	}
 	if status.ClientCertificateData != "" {
@@ -265,31 +265,6 @@ func withExpiry(status *clientauthv1.ExecCredentialStatus) (*clientauthv1.ExecCr
 		status.ExpirationTimestamp = &metav1.Time{Time: expiry}
 	}
 	return status, nil
-}
-
-// JWTExpiry returns the exp claim of token when it is a JWT, read without
-// verifying its signature (the server verifies it; the plugin only needs to
-// know when to be run again).
-func JWTExpiry(token string) (time.Time, bool) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		return time.Time{}, false
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
-	if err != nil {
-		return time.Time{}, false
-	}
-	var claims struct {
-		Exp *json.Number `json:"exp"`
-	}
-	if err := json.Unmarshal(payload, &claims); err != nil || claims.Exp == nil {
-		return time.Time{}, false
-	}
-	exp, err := claims.Exp.Float64()
-	if err != nil || exp <= 0 {
-		return time.Time{}, false
-	}
-	return time.Unix(int64(exp), 0).UTC(), true
 }
 
 // roundTripperFunc is a function as an http.RoundTripper.

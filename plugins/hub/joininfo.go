@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -103,11 +102,8 @@ func CAPins(ctx context.Context, c client.Client, cfg *rest.Config) ([]string, e
 		return nil, nil
 	}
 	var candidates []*x509.Certificate
-	cm := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: "kube-public", Name: certs.HubCABundleConfigMap}, cm); err == nil {
-		if cs, err := certs.ParseCertificates([]byte(cm.Data[certs.HubCABundleKey])); err == nil {
-			candidates = append(candidates, cs...)
-		}
+	if _, cs, err := certs.ReadHubCABundle(ctx, c); err == nil {
+		candidates = append(candidates, cs...)
 	}
 	if ca := cfg.CAData; len(ca) > 0 {
 		if cs, err := certs.ParseCertificates(ca); err == nil {

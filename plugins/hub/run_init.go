@@ -22,9 +22,10 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusterinfo"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -39,7 +40,7 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	if err == nil {
 		// Applied in install order: the Secret before the operator's
 		// Deployment, which pulls with it.
-		objs, err = cli.WithImagePullSecret(objs, config.OperatorNamespace, o.pullCredentials)
+		objs, err = pullsecret.Append(objs, config.OperatorNamespace, o.pullCredentials)
 	}
 	if err != nil {
 		return fmt.Errorf("render hub manifests: %w", err)
@@ -283,16 +284,15 @@ func migrateStoredVersions(ctx context.Context, o *InitOptions, c client.Client,
 // clusters have one): the cluster importer tells imported clusters' agents
 // that address, as join's --hub-apiserver does.
 func publishClusterInfo(ctx context.Context, c client.Client, cfg *rest.Config, out io.Writer) error {
-	err := c.Get(ctx, client.ObjectKey{Namespace: metav1.NamespacePublic, Name: importer.ClusterInfoConfigMap}, &corev1.ConfigMap{})
+	_, err := clusterinfo.Get(ctx, c)
 	if !apierrors.IsNotFound(err) {
-		return client.IgnoreNotFound(err)
+		return err
 	}
 	ca := cfg.CAData
-	bundle := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: certs.HubCABundleNamespace, Name: certs.HubCABundleConfigMap}, bundle); err == nil && bundle.Data[certs.HubCABundleKey] != "" {
-		ca = []byte(bundle.Data[certs.HubCABundleKey])
+	if bundle, _, err := certs.ReadHubCABundle(ctx, c); err == nil {
+		ca = bundle
 	}
-	cm, err := importer.ClusterInfo(cfg.Host, ca)
+	cm, err := clusterinfo.New(cfg.Host, ca)
 	if err != nil {
 		return err
 	}

@@ -193,24 +193,22 @@ func (o *RotateCAOptions) Run(ctx context.Context) error {
 // serving returns the check of the serving CAs of --ca-file or the hub's
 // published bundle.
 func (o *RotateCAOptions) serving(ctx context.Context, c client.Client, host string) (func(context.Context) (CATrust, string, error), error) {
-	var bundle []byte
-	var err error
+	var cas []*x509.Certificate
 	source := o.CAFile
 	if o.CAFile != "" {
-		if bundle, err = os.ReadFile(o.CAFile); err != nil {
+		bundle, err := os.ReadFile(o.CAFile)
+		if err != nil {
 			return nil, fmt.Errorf("read --ca-file: %w", err)
 		}
-	} else {
-		cm := &corev1.ConfigMap{}
-		source = "ConfigMap kube-public/" + certs.HubCABundleConfigMap + " of " + host
-		if err := c.Get(ctx, client.ObjectKey{Namespace: "kube-public", Name: certs.HubCABundleConfigMap}, cm); err != nil {
-			return nil, fmt.Errorf("read the hub's CA bundle, %s: %w", source, err)
+		if cas, err = certs.ParseCertificates(bundle); err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
 		}
-		bundle = []byte(cm.Data[certs.HubCABundleKey])
-	}
-	cas, err := certs.ParseCertificates(bundle)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+	} else {
+		source = "ConfigMap " + certs.HubCABundleRef + " of " + host
+		var err error
+		if _, cas, err = certs.ReadHubCABundle(ctx, c); err != nil {
+			return nil, fmt.Errorf("%w (on %s)", err, host)
+		}
 	}
 	return func(ctx context.Context) (CATrust, string, error) {
 		clusters := &clusterv1.ManagedClusterList{}

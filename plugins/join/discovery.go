@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusterinfo"
 )
 
 // Discovery: how join decides which CA to trust for a hub before it sends
@@ -109,60 +109,44 @@ func (o *Options) trustHub(ctx context.Context, chain []*x509.Certificate) ([]by
 // of it before checking it against a pin and the hub's serving certificate.
 func (o *Options) fetchHubCA(ctx context.Context) ([]*x509.Certificate, string, error) {
 	var errs []string
-	if cm, err := getPublicConfigMap(ctx, o, certs.HubCABundleConfigMap); err != nil {
+	bundleFrom := "ConfigMap " + certs.HubCABundleRef
+	if cm, err := getPublicConfigMap(ctx, o, certs.HubCABundleNamespace, certs.HubCABundleConfigMap); err != nil {
 		errs = append(errs, err.Error())
-	} else if cs, err := certs.ParseCertificates([]byte(cm.Data[certs.HubCABundleKey])); err != nil {
-		errs = append(errs, fmt.Sprintf("ConfigMap kube-public/%s: %v", certs.HubCABundleConfigMap, err))
+	} else if _, cs, err := certs.HubCABundleOf(cm); err != nil {
+		errs = append(errs, err.Error())
 	} else {
-		return cs, "ConfigMap kube-public/" + certs.HubCABundleConfigMap, nil
+		return cs, bundleFrom, nil
 	}
-	if cm, err := getPublicConfigMap(ctx, o, "cluster-info"); err != nil {
+	infoFrom := "ConfigMap " + clusterinfo.Ref
+	if cm, err := getPublicConfigMap(ctx, o, clusterinfo.Namespace, clusterinfo.Name); err != nil {
 		errs = append(errs, err.Error())
-	} else if cs, err := clusterInfoCAs(cm); err != nil {
-		errs = append(errs, fmt.Sprintf("ConfigMap kube-public/cluster-info: %v", err))
+	} else if cs, err := clusterinfo.CAsOf(cm); err != nil {
+		errs = append(errs, fmt.Sprintf("%s: %v", infoFrom, err))
 	} else {
-		return cs, "ConfigMap kube-public/cluster-info", nil
+		return cs, infoFrom, nil
 	}
 	return nil, "its TLS handshake", errors.New(strings.Join(errs, "; "))
 }
 
-// getPublicConfigMap reads ConfigMap kube-public/name from the hub
+// getPublicConfigMap reads ConfigMap namespace/name from the hub
 // anonymously, without verifying the hub.
-func getPublicConfigMap(ctx context.Context, o *Options, name string) (*corev1.ConfigMap, error) {
-	resp, err := anonymousGet(ctx, o.hubConfig(nil), "/api/v1/namespaces/kube-public/configmaps/"+name)
+func getPublicConfigMap(ctx context.Context, o *Options, namespace, name string) (*corev1.ConfigMap, error) {
+	ref := namespace + "/" + name
+	resp, err := anonymousGet(ctx, o.hubConfig(nil), "/api/v1/namespaces/"+namespace+"/configmaps/"+name)
 	if err != nil {
-		return nil, fmt.Errorf("read ConfigMap kube-public/%s anonymously: %w", name, err)
+		return nil, fmt.Errorf("read ConfigMap %s anonymously: %w", ref, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPublishedCA))
 	if err != nil {
-		return nil, fmt.Errorf("read ConfigMap kube-public/%s anonymously: %w", name, err)
+		return nil, fmt.Errorf("read ConfigMap %s anonymously: %w", ref, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("anonymous read of ConfigMap kube-public/%s: %s", name, resp.Status)
+		return nil, fmt.Errorf("anonymous read of ConfigMap %s: %s", ref, resp.Status)
 	}
 	cm := &corev1.ConfigMap{}
 	if err := json.Unmarshal(body, cm); err != nil {
-		return nil, fmt.Errorf("ConfigMap kube-public/%s: %w", name, err)
+		return nil, fmt.Errorf("ConfigMap %s: %w", ref, err)
 	}
 	return cm, nil
-}
-
-// clusterInfoCAs returns the CAs of the kubeconfig in a kubeadm
-// cluster-info ConfigMap.
-func clusterInfoCAs(cm *corev1.ConfigMap) ([]*x509.Certificate, error) {
-	cfg, err := clientcmd.Load([]byte(cm.Data["kubeconfig"]))
-	if err != nil {
-		return nil, err
-	}
-	var out []*x509.Certificate
-	for _, c := range cfg.Clusters {
-		if cs, err := certs.ParseCertificates(c.CertificateAuthorityData); err == nil {
-			out = append(out, cs...)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("its kubeconfig names no CA")
-	}
-	return out, nil
 }

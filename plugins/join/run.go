@@ -8,14 +8,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusterinfo"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -201,7 +202,7 @@ func (o *Options) withPullSecret(objs, managed []*unstructured.Unstructured, err
 	if err != nil {
 		return nil, nil, err
 	}
-	if objs, err = cli.WithImagePullSecret(objs, operatorv1.OperatorNamespace, o.pullCredentials); err != nil {
+	if objs, err = pullsecret.Append(objs, operatorv1.OperatorNamespace, o.pullCredentials); err != nil {
 		return nil, nil, err
 	}
 	return objs, managed, nil
@@ -219,22 +220,13 @@ func localClusterName(ctx context.Context, c client.Client, namespace string) st
 }
 
 // internalEndpoint reads the hub's address from ConfigMap
-// kube-public/cluster-info (key kubeconfig).
+// kube-public/cluster-info.
 func internalEndpoint(ctx context.Context, hub client.Client) (string, error) {
-	cm := &corev1.ConfigMap{}
-	if err := hub.Get(ctx, types.NamespacedName{Namespace: "kube-public", Name: "cluster-info"}, cm); err != nil {
-		return "", fmt.Errorf("--force-internal-endpoint-lookup: cannot read ConfigMap kube-public/cluster-info on the hub: %w; drop the flag and pass the address with --hub-apiserver", err)
-	}
-	cfg, err := clientcmd.Load([]byte(cm.Data["kubeconfig"]))
+	server, err := clusterinfo.ReadServer(ctx, hub)
 	if err != nil {
-		return "", fmt.Errorf("--force-internal-endpoint-lookup: ConfigMap kube-public/cluster-info holds no kubeconfig: %w", err)
+		return "", fmt.Errorf("--force-internal-endpoint-lookup: %w; drop the flag and pass the address with --hub-apiserver", err)
 	}
-	for _, c := range cfg.Clusters {
-		if c.Server != "" {
-			return c.Server, nil
-		}
-	}
-	return "", fmt.Errorf("--force-internal-endpoint-lookup: ConfigMap kube-public/cluster-info names no server; drop the flag")
+	return server, nil
 }
 
 // printObjects prints the objects of a dry run in install order: their

@@ -7,9 +7,8 @@ import (
 	"os"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
 // Hub is one standby hub of repeated --hub-apiserver, --hub-token and
@@ -130,8 +129,8 @@ func (o *Options) validateAddHub() error {
 	errs = append(errs, o.validateCA()...)
 	errs = append(errs, o.validateStandbyHubs()...)
 	if o.ClusterName != "" {
-		if msgs := validation.IsDNS1123Label(o.ClusterName); len(msgs) > 0 {
-			errs = append(errs, fmt.Errorf("--cluster-name %q is not a valid DNS label: %s", o.ClusterName, msgs[0]))
+		if err := identity.ValidateClusterName(o.ClusterName); err != nil {
+			errs = append(errs, fmt.Errorf("--cluster-name: %w", err))
 		}
 	}
 	errs = append(errs, o.validateProxy()...)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -20,16 +21,13 @@ import (
 // makes; the tool and the caller follow.
 const FieldManagerPrefix = "kubectl-ocm-mcp/"
 
-// maxFieldManager is the API server's bound on a field manager's length.
-const maxFieldManager = 128
-
 // FieldManager is the field manager of tool's writes for caller: the hub's
 // audit log and each object's managedFields say what an assistant did, and
 // for whom.
 func FieldManager(tool, caller string) string {
 	m := FieldManagerPrefix + tool + "/" + caller
-	if len(m) > maxFieldManager {
-		m = m[:maxFieldManager]
+	if len(m) > metav1validation.FieldManagerMaxLength {
+		m = m[:metav1validation.FieldManagerMaxLength]
 	}
 	return m
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
@@ -38,7 +39,7 @@ func TestFieldManagers(t *testing.T) {
 		path := strings.TrimPrefix(c.CommandPath(), root.CommandPath()+" ")
 		m := cli.FieldManager(c)
 		verbs++
-		assert.LessOrEqual(t, len(m), cli.MaxFieldManagerLength, path)
+		assert.LessOrEqual(t, len(m), metav1validation.FieldManagerMaxLength, path)
 		assert.Regexp(t, fieldManagerName, m, path)
 		for _, r := range m {
 			assert.True(t, r < unicode.MaxASCII && unicode.IsPrint(r), "%s: %q", path, m)

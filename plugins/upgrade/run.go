@@ -121,7 +121,7 @@ func (o *Options) writePullSecret(ctx context.Context, c client.Client, res *Res
 	if o.pullCredentials == nil {
 		return nil
 	}
-	objs, err := cli.WithImagePullSecret(nil, operatorv1.OperatorNamespace, o.pullCredentials)
+	objs, err := pullsecret.Append(nil, operatorv1.OperatorNamespace, o.pullCredentials)
 	if err != nil {
 		return err
 	}

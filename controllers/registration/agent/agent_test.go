@@ -306,6 +306,8 @@ func TestOptionsValidate(t *testing.T) {
 		{name: "unknown driver", opts: Options{Namespace: "ns", RegistrationAuth: "awsirsa"}, wantErrContains: `--registration-auth "awsirsa" is not one of csr, token`},
 		{name: "no namespace", opts: Options{}, wantErrContains: "POD_NAMESPACE"},
 		{name: "bad cluster name", opts: Options{Namespace: "ns", ClusterName: "C_1"}, wantErrContains: "invalid --cluster-name"},
+		{name: "reserved cluster name", opts: Options{Namespace: "ns", ClusterName: "kube-system"}, wantErrContains: `invalid --cluster-name: cluster name "kube-system" is reserved`},
+		{name: "shared role's name", opts: Options{Namespace: "ns", ClusterName: "registration"}, wantErrContains: `cluster name "registration" is reserved`},
 		{name: "short certificate", opts: Options{Namespace: "ns", ClientCertExpirationSeconds: 3599}, wantErrContains: "minimum of 3600"},
 		{name: "an hour", opts: Options{Namespace: "ns", ClientCertExpirationSeconds: 3600}},
 	}

@@ -11,6 +11,7 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	csrpolicy "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 )
 
 // newCSR returns the certificate signing request of id for the PEM request
@@ -24,9 +25,7 @@ func newCSR(id identity, request []byte, signer string, expirationSeconds int32)
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request:    request,
 			SignerName: signer,
-			Usages: []certificatesv1.KeyUsage{
-				certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth,
-			},
+			Usages:     csrpolicy.AgentUsages(),
 		},
 	}
 	if expirationSeconds > 0 {

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
 
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	ocmidentity "github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
 // Defaults of the agent's settings.
@@ -118,8 +119,8 @@ func (o *Options) Validate() error {
 		errs = append(errs, errors.New("the agent needs its namespace: set $POD_NAMESPACE or --namespace"))
 	}
 	if o.ClusterName != "" {
-		if msgs := validation.IsDNS1123Label(o.ClusterName); len(msgs) > 0 {
-			errs = append(errs, fmt.Errorf("invalid --cluster-name %q: %s", o.ClusterName, msgs[0]))
+		if err := ocmidentity.ValidateClusterName(o.ClusterName); err != nil {
+			errs = append(errs, fmt.Errorf("invalid --cluster-name: %w; set the name the hub may register this cluster as (the Klusterlet's spec.clusterName)", err))
 		}
 	}
 	if o.AgentID != "" {

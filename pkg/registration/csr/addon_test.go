@@ -24,7 +24,7 @@ func addonRequest(cluster, addon, subjectCluster, requester string) Request {
 	return Request{
 		Name: "addon-csr", Cluster: cluster, Addon: addon, Requester: requester,
 		SignerName:    certificatesv1.KubeAPIServerClientSignerName,
-		Usages:        []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		Usages:        AgentUsages(),
 		CommonName:    identity.AddonUserName(subjectCluster, addon, addon),
 		Organizations: identity.AddonDefaultGroups(subjectCluster, addon),
 		PublicKey:     p256.Public(),

@@ -114,14 +114,17 @@ func ParseRequest(csr *certificatesv1.CertificateSigningRequest) (Request, error
 	return req, nil
 }
 
-// allowedUsages are the key usages an agent certificate may request;
-// requiredUsage is the one it must.
-var (
-	allowedUsages = []certificatesv1.KeyUsage{
+// AgentUsages returns the key usages of an agent's or add-on agent's client
+// certificate: what the agents request and all that the approval policy
+// allows (of which client auth is required), as OCM's agents ask for them.
+func AgentUsages() []certificatesv1.KeyUsage {
+	return []certificatesv1.KeyUsage{
 		certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth,
 	}
-	requiredUsage = certificatesv1.UsageClientAuth
-)
+}
+
+// requiredUsage is the usage an agent certificate must request.
+const requiredUsage = certificatesv1.UsageClientAuth
 
 // Validate checks that req is an agent certificate request for the cluster
 // its label names. The error says what is wrong; nil means the request may be
@@ -157,9 +160,10 @@ func validSignerAndUsages(req Request) error {
 // validUsages checks that req asks for a client certificate: client auth,
 // optionally with digital signature and key encipherment, and nothing else.
 func validUsages(req Request) error {
+	allowed := AgentUsages()
 	for _, u := range req.Usages {
-		if !slices.Contains(allowedUsages, u) {
-			return fmt.Errorf("usage %q is not allowed for an agent certificate (allowed: %v)", u, allowedUsages)
+		if !slices.Contains(allowed, u) {
+			return fmt.Errorf("usage %q is not allowed for an agent certificate (allowed: %v)", u, allowed)
 		}
 	}
 	if !slices.Contains(req.Usages, requiredUsage) {

@@ -50,7 +50,7 @@ func mustKey[K any](k K, err error) K {
 func request(cluster, subjectCluster, requester string) Request {
 	return Request{
 		Name: "csr", Cluster: cluster, Requester: requester, SignerName: certificatesv1.KubeAPIServerClientSignerName,
-		Usages:        []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		Usages:        AgentUsages(),
 		CommonName:    identity.AgentUserName(subjectCluster, "agent1"),
 		Organizations: []string{identity.ManagedClustersGroup, identity.ClusterGroup(subjectCluster)},
 		PublicKey:     p256.Public(),

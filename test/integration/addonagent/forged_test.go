@@ -14,6 +14,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	csrpolicy "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
@@ -83,7 +84,7 @@ func (s *suite) fileRequest(ctx context.Context, t *testing.T, c client.Client, 
 			clusterv1.ClusterNameLabelKey: cluster, addonv1alpha1.AddonLabelKey: addon}},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request: data, SignerName: signer,
-			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+			Usages: csrpolicy.AgentUsages(),
 		},
 	}
 	kit.MustCreate(ctx, t, c, csr)

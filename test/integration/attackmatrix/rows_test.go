@@ -29,6 +29,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/identityhub"
 )
 
@@ -422,7 +423,7 @@ func agentRequest(name, cluster, cn string, orgs ...string) *certificatesv1.Cert
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
 			SignerName: certificatesv1.KubeAPIServerClientSignerName,
-			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+			Usages:     csr.AgentUsages(),
 		},
 	}
 	if name == "" {

@@ -176,7 +176,7 @@ func signs(sub subject, pub any) (agent, addon bool) {
 	req := csr.Request{
 		Name: "generated", RequestUID: "generated", Cluster: cluster1,
 		SignerName: certificatesv1.KubeAPIServerClientSignerName,
-		Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		Usages:     csr.AgentUsages(),
 		CommonName: sub.cn, Organizations: sub.orgs, PublicKey: pub,
 	}
 	first := req

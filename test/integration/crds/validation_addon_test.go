@@ -102,6 +102,27 @@ spec: {clusterName: ` + strings.Repeat("c", 64) + `}`,
 		wantField: "spec.clusterName",
 	},
 	{
+		// A Klusterlet from Helm or GitOps: the hub would refuse its cluster.
+		name:    "Klusterlet clusterName kube-system is reserved",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: kube-system-name}
+spec: {clusterName: kube-system}`,
+		wantField: "spec.clusterName", wantMessage: "kube-* and open-cluster-management* are reserved",
+	},
+	{
+		name:    "Klusterlet clusterName registration is reserved",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: registration-name}
+spec: {clusterName: registration}`,
+		wantField: "spec.clusterName", wantMessage: "registration and work are reserved",
+	},
+	{
 		name:    "Klusterlet namespace must start with open-cluster-management-",
 		managed: true,
 		obj: `

@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/importer"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusterinfo"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
@@ -46,7 +47,7 @@ func TestImportFromClusterAPI(t *testing.T) {
 	if err := capi.Install(ctx, hub); err != nil {
 		t.Fatal(err)
 	}
-	info, err := imp.ClusterInfo(f.Hub.Server(), f.CA)
+	info, err := clusterinfo.New(f.Hub.Server(), f.CA)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusterinfo"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
@@ -55,7 +56,7 @@ func TestImport(t *testing.T) {
 		RunnerArgs: map[string][]string{"ocm-importer": {"--allow-loopback-import"}},
 	})
 	hub, spoke := f.Hub.Client(), f.Env.Cluster("cluster1")
-	info, err := imp.ClusterInfo(f.Hub.Server(), f.CA)
+	info, err := clusterinfo.New(f.Hub.Server(), f.CA)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func admittedOrganizations(t *testing.T) [][]string {
 		req := csr.Request{
 			Name: "candidate", Cluster: cluster1, Requester: identity.AgentUserName(cluster1, agentID),
 			SignerName:    certificatesv1.KubeAPIServerClientSignerName,
-			Usages:        []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+			Usages:        csr.AgentUsages(),
 			CommonName:    identity.AgentUserName(cluster1, agentID),
 			Organizations: orgs,
 			PublicKey:     key.Public(),

@@ -23,6 +23,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
+	csrpolicy "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 )
 
 // reconcileCredential keeps a valid certificate for reg in its Secret: it
@@ -200,9 +201,7 @@ func (r *Reconciler) csrTemplate(addon, signer string) *certificatesv1.Certifica
 		},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			SignerName: signer,
-			Usages: []certificatesv1.KeyUsage{
-				certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth,
-			},
+			Usages:     csrpolicy.AgentUsages(),
 		},
 	}
 }

@@ -49,10 +49,16 @@ type KlusterletSpec struct {
 	ImagePullSpec string `json:"imagePullSpec,omitempty"`
 
 	// clusterName is the name the cluster registers as on the hub, a DNS-1123
-	// label of at most 63 characters. The agent generates one when it is unset.
+	// label of at most 63 characters and none of the names the hub reserves,
+	// which it refuses for a ManagedCluster too. The agent generates one when
+	// it is unset.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self != 'managed-clusters'",message="clusterName managed-clusters is reserved: every agent is in group system:open-cluster-management:managed-clusters, so a cluster of that name would share its grants with all of them"
+	// +kubebuilder:validation:XValidation:rule="self != 'open-cluster-management-agent-tokens'",message="clusterName open-cluster-management-agent-tokens is reserved: it is the hub namespace of every cluster's token identity, which a cluster of that name would be granted as its own namespace"
+	// +kubebuilder:validation:XValidation:rule="self != 'default' && !self.startsWith('kube-') && !self.startsWith('open-cluster-management')",message="clusterName default, kube-* and open-cluster-management* are reserved: a cluster's namespace on the hub is named after it, and those are the hub's own namespaces"
+	// +kubebuilder:validation:XValidation:rule="!(self in ['registration', 'work'])",message="clusterName registration and work are reserved: a cluster's ClusterRole would be named like the shared agent role open-cluster-management:managedcluster:<name>"
 	ClusterName string `json:"clusterName,omitempty"`
 
 	// externalServerURLs are the managed cluster's API server URLs the hub may

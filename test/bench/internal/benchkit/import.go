@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusterinfo"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 )
 
@@ -31,7 +32,7 @@ var ImporterRunnerArgs = map[string][]string{Importer: {"--allow-loopback-import
 // the importer the operator installs is ready.
 func (f *Fleet) EnableImporter(ctx context.Context, b *testing.B) {
 	b.Helper()
-	info, err := imp.ClusterInfo(f.Hub.Server(), f.JoinCA)
+	info, err := clusterinfo.New(f.Hub.Server(), f.JoinCA)
 	if err != nil {
 		b.Fatal(err)
 	}

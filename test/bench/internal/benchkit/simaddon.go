@@ -14,6 +14,7 @@ import (
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	regcsr "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 )
 
 // How a simulated agent waits for an add-on request, as the add-on
@@ -86,7 +87,7 @@ func (a *SimAgent) requestAddonCertificate(ctx context.Context, addon string, su
 		},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			SignerName: certificatesv1.KubeAPIServerClientSignerName,
-			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+			Usages:     regcsr.AgentUsages(),
 		},
 	}
 	ctx, cancel := context.WithTimeout(ctx, simTimeout)

@@ -271,7 +271,7 @@ func NewAgentCSR(cluster string) (*certificatesv1.CertificateSigningRequest, []b
 		ObjectMeta: metav1.ObjectMeta{GenerateName: cluster + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster}},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request: request, SignerName: certificatesv1.KubeAPIServerClientSignerName,
-			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+			Usages: regcsr.AgentUsages(),
 		},
 	}
 	return csr, keyPEM, nil

@@ -181,7 +181,7 @@ func (h *Hub) registerWithToken(t *testing.T, cluster string) {
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
 			SignerName: certs.AgentTokenSignerName,
-			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+			Usages:     csr.AgentUsages(),
 		},
 	}
 	kit.Must(t, "the bootstrap identity requests a token of "+cluster, boot.Create(h.Ctx, req))

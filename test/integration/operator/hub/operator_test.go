@@ -25,6 +25,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	csrpolicy "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
 )
@@ -286,7 +287,7 @@ func fileAgentCSR(ctx context.Context, t *testing.T, c client.Client, cluster st
 		ObjectMeta: metav1.ObjectMeta{GenerateName: cluster + "-", Labels: map[string]string{clusterv1.ClusterNameLabelKey: cluster}},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			SignerName: certificatesv1.KubeAPIServerClientSignerName,
-			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+			Usages:     csrpolicy.AgentUsages(),
 		},
 	}
 	if _, _, err := certs.Request(ctx, c, p, certs.AgentSubject(cluster, "agent1"), template); err != nil {

@@ -24,6 +24,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusterinfo"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
@@ -73,7 +74,7 @@ func TestHubTrustIgnoresNamespaceEditors(t *testing.T) {
 		for what, err := range map[string]error{
 			"get " + clusterName + "/" + certs.HubCABundleConfigMap: agent.Get(ctx, client.ObjectKey{Namespace: clusterName, Name: certs.HubCABundleConfigMap}, &corev1.ConfigMap{}),
 			"list ConfigMaps of " + clusterName:                     agent.List(ctx, &corev1.ConfigMapList{}, client.InNamespace(clusterName)),
-			"get another ConfigMap of kube-public":                  agent.Get(ctx, client.ObjectKey{Namespace: certs.HubCABundleNamespace, Name: "cluster-info"}, &corev1.ConfigMap{}),
+			"get another ConfigMap of kube-public":                  agent.Get(ctx, client.ObjectKey{Namespace: certs.HubCABundleNamespace, Name: clusterinfo.Name}, &corev1.ConfigMap{}),
 		} {
 			if !apierrors.IsForbidden(err) {
 				t.Errorf("the agent's identity may %s (err %v), want forbidden", what, err)

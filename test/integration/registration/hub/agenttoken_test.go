@@ -284,7 +284,7 @@ func createTokenCSR(ctx context.Context, t *testing.T, c client.Client, cluster,
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}),
 			SignerName: certs.AgentTokenSignerName,
-			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+			Usages:     csr.AgentUsages(),
 		},
 	}
 	if err := c.Create(ctx, obj); err != nil {

@@ -27,6 +27,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
@@ -51,7 +52,7 @@ func agentCSR(cluster string) csrSpec {
 		label: cluster, cn: identity.AgentUserName(cluster, "agent1"),
 		orgs:   []string{identity.ClusterGroup(cluster), identity.ManagedClustersGroup},
 		signer: certificatesv1.KubeAPIServerClientSignerName,
-		usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+		usages: csr.AgentUsages(),
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
@@ -156,7 +157,7 @@ func createCSR(ctx context.Context, t *testing.T, c client.Client, cluster, subj
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request:    csrPEM(t, agentUser(subjectCluster), "system:open-cluster-management:"+subjectCluster, managedClustersGroup),
 			SignerName: certificatesv1.KubeAPIServerClientSignerName,
-			Usages:     []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+			Usages:     csr.AgentUsages(),
 		},
 	}
 	if err := c.Create(ctx, csr); err != nil {

@@ -35,6 +35,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 )
@@ -268,7 +269,7 @@ func addonCSR(t *testing.T, cluster, addon string, subject pkix.Name) *certifica
 			clusterv1.ClusterNameLabelKey: cluster, addonv1alpha1.AddonLabelKey: addon}},
 		Spec: certificatesv1.CertificateSigningRequestSpec{
 			Request: data, SignerName: certificatesv1.KubeAPIServerClientSignerName,
-			Usages: []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageKeyEncipherment, certificatesv1.UsageClientAuth},
+			Usages: csr.AgentUsages(),
 		},
 	}
 }
