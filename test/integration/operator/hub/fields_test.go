@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,36 +20,52 @@ import (
 )
 
 // testNetworkPolicies sets spec.networkPolicyConfiguration, edits it and
-// removes it: the operator applies the hub controller's NetworkPolicies,
+// removes it: the operator applies the hub controller's and the hub
+// tunnel's NetworkPolicies,
 // changes them and deletes them, and the hub stays available throughout
 // (the test clusters enforce no NetworkPolicy, so the webhook keeps being
 // called as before).
 func testNetworkPolicies(t *testing.T, s *suite) {
-	dep, err := s.controller(s.ctx)
-	if err != nil {
-		t.Fatal(err)
+	// The hub controller's and the hub tunnel's Pod labels and ports.
+	pods := map[string]map[string]string{}
+	ports := map[string]map[string]int32{}
+	for _, name := range []string{config.HubControllerDeployment, config.HubTunnelDeployment} {
+		dep := &appsv1.Deployment{}
+		if err := s.admin.Get(s.ctx, client.ObjectKey{Namespace: config.HubNamespace, Name: name}, dep); err != nil {
+			t.Fatal(err)
+		}
+		pods[name], ports[name] = dep.Spec.Template.Labels, map[string]int32{}
+		for _, p := range dep.Spec.Template.Spec.Containers[0].Ports {
+			ports[name][p.Name] = p.ContainerPort
+		}
 	}
-	ports := map[string]int32{}
-	for _, p := range dep.Spec.Template.Spec.Containers[0].Ports {
-		ports[p.Name] = p.ContainerPort
-	}
-	// want is one policy: the container port it opens and the namespace
-	// it opens it to (empty: every source).
-	type want struct{ port, from string }
+	// want is one policy: the Deployment whose Pods it selects, the
+	// container port it opens and the namespace it opens it to (empty:
+	// every source).
+	type want struct{ dep, port, from string }
+	const hub, tunnel = config.HubControllerDeployment, config.HubTunnelDeployment
 	steps := []struct {
 		name string
 		np   *operatorv1.NetworkPolicyConfiguration
 		want map[string]want
 	}{
 		{name: "apiServerNamespace", np: &operatorv1.NetworkPolicyConfiguration{APIServerNamespace: "kube-system"},
-			want: map[string]want{config.HubWebhookNetworkPolicy: {"webhook", "kube-system"}}},
+			want: map[string]want{
+				config.HubWebhookNetworkPolicy: {hub, "webhook", "kube-system"},
+				config.HubTunnelNetworkPolicy:  {tunnel, "tunnel", "kube-system"},
+			}},
 		{name: "edited to monitoringNamespace", np: &operatorv1.NetworkPolicyConfiguration{MonitoringNamespace: "monitoring"},
-			want: map[string]want{config.HubWebhookNetworkPolicy: {"webhook", ""}, config.HubMetricsNetworkPolicy: {"metrics", "monitoring"}}},
+			want: map[string]want{
+				config.HubWebhookNetworkPolicy:       {hub, "webhook", ""},
+				config.HubMetricsNetworkPolicy:       {hub, "metrics", "monitoring"},
+				config.HubTunnelNetworkPolicy:        {tunnel, "tunnel", ""},
+				config.HubTunnelMetricsNetworkPolicy: {tunnel, "metrics", "monitoring"},
+			}},
 		{name: "removed", np: nil, want: map[string]want{}},
 	}
 	for _, step := range steps {
 		gen := s.edit(t, func(cm *operatorv1.ClusterManager) { cm.Spec.NetworkPolicyConfiguration = step.np })
-		framework.Eventually(s.ctx, t, wait, "the hub controller's NetworkPolicies, "+step.name, func(ctx context.Context) (bool, error) {
+		framework.Eventually(s.ctx, t, wait, "the hub's NetworkPolicies, "+step.name, func(ctx context.Context) (bool, error) {
 			list := &networkingv1.NetworkPolicyList{}
 			if err := s.admin.List(ctx, list, client.InNamespace(config.HubNamespace)); err != nil {
 				return false, err
@@ -62,7 +79,7 @@ func testNetworkPolicies(t *testing.T, s *suite) {
 				if !ok {
 					return false, fmt.Errorf("unexpected NetworkPolicy %s", np.Name)
 				}
-				if err := checkPolicy(np, dep.Spec.Template.Labels, ports[w.port], w.from); err != nil {
+				if err := checkPolicy(np, pods[w.dep], ports[w.dep][w.port], w.from); err != nil {
 					return false, fmt.Errorf("%s: %w", np.Name, err)
 				}
 			}
@@ -77,7 +94,7 @@ func testNetworkPolicies(t *testing.T, s *suite) {
 func checkPolicy(np *networkingv1.NetworkPolicy, pod map[string]string, port int32, from string) error {
 	sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
 	if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod)) {
-		return fmt.Errorf("podSelector %v does not select the hub controller's Pod (%v)", np.Spec.PodSelector, err)
+		return fmt.Errorf("podSelector %v does not select the Pod labeled %v (%v)", np.Spec.PodSelector, pod, err)
 	}
 	if !reflect.DeepEqual(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) || len(np.Spec.Ingress) != 1 {
 		return fmt.Errorf("policyTypes %v with %d ingress rules, want one Ingress rule", np.Spec.PolicyTypes, len(np.Spec.Ingress))
