@@ -36,6 +36,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/importcmd"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const pollTimeout = 2 * time.Minute
@@ -231,7 +232,7 @@ func TestImport(t *testing.T) {
 					switch {
 					case err == nil:
 						t.Fatalf("mallory wrote Secret %s/%s", ns, sec.Name)
-					case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "needs the right to update ManagedCluster "+ns):
+					case apierrors.IsForbidden(err) && kit.ErrorSays(err, "needs the right to update ManagedCluster "+ns):
 						return true, nil
 					}
 					return false, err
