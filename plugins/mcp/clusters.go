@@ -133,7 +133,7 @@ type LogsOutput struct {
 
 func (s *server) addClusterTools(srv *mcp.Server) {
 	through := " It reaches the cluster's API server through the hub's tunnel with the caller's own hub identity: the answer is what kubectl would give that user on that cluster, and a refusal names the RBAC that is missing there."
-	annotations := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(true)}
+	annotations := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr.To(true)}
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "cluster_list",
 		Title:       "List objects on a cluster",
