@@ -35,7 +35,7 @@ func run(t *testing.T, args ...string) (string, error) {
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	flags := genericclioptions.NewConfigFlags(false)
 	flags.KubeConfig = ptr.To(filepath.Join(t.TempDir(), "none"))
-	cmd := NewCmdImport(flags, streams)
+	cmd := NewCmdImport(flags, streams, nil)
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	return out.String() + errOut.String(), err

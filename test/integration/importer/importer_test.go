@@ -33,6 +33,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/importcmd"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
@@ -381,7 +382,7 @@ func closedPort(t *testing.T) int {
 func runImport(ctx context.Context, t *testing.T, f *agenttest.Fleet, cluster string, args ...string) string {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	cmd := importcmd.NewCmdImport(f.Flags("hub"), streams)
+	cmd := importcmd.NewCmdImport(f.Flags("hub"), streams, accept.Clusters(f.Flags("hub"), streams))
 	cmd.SetArgs(append([]string{cluster}, args...))
 	cmd.SetContext(ctx)
 	if err := cmd.ExecuteContext(ctx); err != nil {
