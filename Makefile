@@ -4,7 +4,7 @@
 #   make image       build the ocm-controller image (linux/amd64, linux/arm64) into dist/image, no container daemon needed
 #   make test        build everything the tests need and run every test tier
 #   make dev-env     start a local hub, cluster1, cluster2 and a standby hub hub2 in the background
-#   make verify      formatting, vet, lint, generated files, go mod tidy, docs (links and commands)
+#   make verify      formatting, vet, lint, code patterns, layering, generated files, go mod tidy, docs (links and commands)
 #   make release VERSION=vX.Y.Z   release archives, checksums, the krew manifest (checked with krew), chart versions and the image
 
 SHELL := /usr/bin/env bash -o pipefail
@@ -329,11 +329,27 @@ $(DEPLOY_TARGETS):
 ##@ Verify
 
 .PHONY: verify
-verify: verify-fmt verify-vet verify-lint verify-generated verify-tidy verify-actions verify-docs ## Run every static check CI runs.
+verify: verify-fmt verify-vet verify-lint verify-patterns verify-imports verify-generated verify-tidy verify-actions verify-docs ## Run every static check CI runs.
 
 .PHONY: verify-fmt
 verify-fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+# Code patterns the project has a rule against (hack/verify-code-patterns.sh
+# lists each with its fix); its self-test first shows every ban still finds
+# a planted violation.
+.PHONY: verify-patterns
+verify-patterns:
+	hack/verify-code-patterns.sh --self-test
+	hack/verify-code-patterns.sh
+
+# The layering between directories of one layer: each controller domain
+# (controllers/*) and each verb (plugins/*) stands alone, and config/ and
+# controllers/ never import plugins/ (hack/verifyimports; depguard in
+# .golangci.yml holds the rest).
+.PHONY: verify-imports
+verify-imports:
+	$(GO) run ./hack/verifyimports
 
 .PHONY: verify-vet
 verify-vet:

@@ -2,9 +2,9 @@ package config
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -190,9 +190,7 @@ func TestAgentNetworkPolicyOf(t *testing.T) {
 			k := &operatorv1.Klusterlet{Spec: operatorv1.KlusterletSpec{NetworkPolicyConfiguration: tt.np, HubApiServerHostAlias: tt.alias}}
 			got, err := AgentNetworkPolicyOf(k, tt.urls, []Endpoint{apiServer})
 			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
-				}
+				require.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			if err != nil {

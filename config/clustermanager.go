@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -100,8 +101,8 @@ func HubOperatorObjects(v HubOperatorValues) ([]*unstructured.Unstructured, erro
 	if err := ValidateConversionWebhookURL(v.ConversionWebhookURL); err != nil {
 		return nil, err
 	}
-	v.Image = cmpOr(v.Image, DefaultImage())
-	v.ClusterManagerName = cmpOr(v.ClusterManagerName, operatorv1.ClusterManagerName)
+	v.Image = cmp.Or(v.Image, DefaultImage())
+	v.ClusterManagerName = cmp.Or(v.ClusterManagerName, operatorv1.ClusterManagerName)
 	crd, err := CRD(ClusterManagersCRDName)
 	if err != nil {
 		return nil, err
@@ -250,13 +251,13 @@ func hubImage(spec *operatorv1.ClusterManagerSpec) (string, error) {
 		if image != "" && f.image != image {
 			differ = true
 		}
-		image = cmpOr(image, f.image)
+		image = cmp.Or(image, f.image)
 	}
 	if differ {
 		return "", &FieldError{Reason: ReasonImagePullSpecsDiffer, Message: fmt.Sprintf(
 			"the image pull specs name different images (%s): one ocm-controller image runs every hub controller; set them to the same image", strings.Join(named, ", "))}
 	}
-	return cmpOr(image, DefaultImage()), nil
+	return cmp.Or(image, DefaultImage()), nil
 }
 
 // resources returns the hub controller container's resources for rr: nil

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -208,7 +209,7 @@ func (KlusterletOperatorValues) Namespace() string { return operatorv1.OperatorN
 // CRD, then the rendered config/klusterlet-operator manifests (namespace
 // open-cluster-management, its identity and rights, its Deployment).
 func KlusterletOperatorObjects(v KlusterletOperatorValues) ([]*unstructured.Unstructured, error) {
-	v.Image = cmpOr(v.Image, DefaultImage())
+	v.Image = cmp.Or(v.Image, DefaultImage())
 	crd, err := CRD(KlusterletsCRDName)
 	if err != nil {
 		return nil, err

@@ -1,16 +1,15 @@
 package config
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
-
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 )
 
 // TestOperatorPod checks that the overrides of an operator's Pod reach the
@@ -58,11 +57,8 @@ func TestOperatorPod(t *testing.T) {
 			}
 			bad := pod
 			bad.SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
-			if _, err := r(bad); err == nil {
-				t.Error("a privileged operator container was rendered, want an error")
-			} else if want := "privileged"; !strings.Contains(err.Error(), want) {
-				t.Errorf("error %q does not name %q", err, want)
-			}
+			_, err = r(bad)
+			assert.ErrorContains(t, err, "privileged", "a privileged operator container")
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -291,33 +292,26 @@ func (v AgentValues) HubTunnel() bool {
 
 // withDefaults fills empty fields.
 func (v HubValues) withDefaults() HubValues {
-	v.Image = cmpOr(v.Image, DefaultImage())
-	v.HubNamespace = cmpOr(v.HubNamespace, HubNamespace)
-	v.OperatorNamespace = cmpOr(v.OperatorNamespace, OperatorNamespace)
-	v.ClusterManagerName = cmpOr(v.ClusterManagerName, operatorv1.ClusterManagerName)
+	v.Image = cmp.Or(v.Image, DefaultImage())
+	v.HubNamespace = cmp.Or(v.HubNamespace, HubNamespace)
+	v.OperatorNamespace = cmp.Or(v.OperatorNamespace, OperatorNamespace)
+	v.ClusterManagerName = cmp.Or(v.ClusterManagerName, operatorv1.ClusterManagerName)
 	return v
 }
 
 // withDefaults fills empty fields.
 func (v AgentValues) withDefaults() AgentValues {
-	v.Image = cmpOr(v.Image, DefaultImage())
-	v.AgentNamespace = cmpOr(v.AgentNamespace, AgentNamespace)
-	v.Mode = cmpOr(v.Mode, "Default")
+	v.Image = cmp.Or(v.Image, DefaultImage())
+	v.AgentNamespace = cmp.Or(v.AgentNamespace, AgentNamespace)
+	v.Mode = cmp.Or(v.Mode, "Default")
 	return v
 }
 
 // withHostedDefaults fills empty fields for Hosted mode.
 func (v AgentValues) withHostedDefaults() AgentValues {
-	v.Image = cmpOr(v.Image, DefaultImage())
-	v.KlusterletName = cmpOr(v.KlusterletName, HostedKlusterletName(v.ClusterName))
-	v.AgentNamespace = cmpOr(v.AgentNamespace, v.KlusterletName)
-	v.Mode = cmpOr(v.Mode, "Hosted")
+	v.Image = cmp.Or(v.Image, DefaultImage())
+	v.KlusterletName = cmp.Or(v.KlusterletName, HostedKlusterletName(v.ClusterName))
+	v.AgentNamespace = cmp.Or(v.AgentNamespace, v.KlusterletName)
+	v.Mode = cmp.Or(v.Mode, "Hosted")
 	return v
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

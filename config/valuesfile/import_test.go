@@ -116,8 +116,8 @@ func TestParseImportRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseImport(src, []byte(tc.values), "cluster2")
 			require.Error(t, err)
-			assert.Contains(t, err.Error(), src)
-			assert.Contains(t, err.Error(), tc.says)
+			assert.ErrorContains(t, err, src)
+			assert.ErrorContains(t, err, tc.says)
 		})
 	}
 }

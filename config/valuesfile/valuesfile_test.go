@@ -3,13 +3,11 @@ package valuesfile
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
@@ -106,13 +104,9 @@ func TestReadRefuses(t *testing.T) {
 			} else {
 				_, err = ReadHub("--values-file", path)
 			}
-			if err == nil {
-				t.Fatal("read, want an error")
-			}
+			require.Error(t, err)
 			for _, w := range append(tt.want, "--values-file "+path) {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not say %q", err, w)
-				}
+				assert.ErrorContains(t, err, w)
 			}
 		})
 	}
@@ -195,9 +189,8 @@ func TestFlags(t *testing.T) {
 	if err := fs.Parse([]string{"--values-file", "b.yaml"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Given(fs, "cluster-manager-values-file"); err == nil || !strings.Contains(err.Error(), "give one of them") {
-		t.Errorf("both flags: %v, want an error", err)
-	}
+	_, err := Given(fs, "cluster-manager-values-file")
+	assert.ErrorContains(t, err, "give one of them", "both flags")
 }
 
 // TestChartDefaults checks that each chart's own values.yaml reads: every

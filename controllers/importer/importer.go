@@ -354,7 +354,11 @@ func (r *Reconciler) render(ctx context.Context, cluster string) ([]*unstructure
 	var op config.KlusterletOperatorValues
 	var pull []byte
 	autoBootstrap := false
-	for _, renderer := range cmpOr(r.opts.Renderers, []string{config.ImportRendererAuto}) {
+	renderers := r.opts.Renderers
+	if len(renderers) == 0 {
+		renderers = []string{config.ImportRendererAuto}
+	}
+	for _, renderer := range renderers {
 		switch renderer {
 		case config.ImportRendererAuto:
 			v.Image, v.BootstrapKubeconfig, autoBootstrap = r.opts.AgentImage, nil, true
@@ -398,14 +402,6 @@ func (r *Reconciler) render(ctx context.Context, cluster string) ([]*unstructure
 		return nil, err
 	}
 	return pullsecret.Append(objs, operatorv1.OperatorNamespace, pull)
-}
-
-// cmpOr returns a unless it is empty, else b.
-func cmpOr(a, b []string) []string {
-	if len(a) > 0 {
-		return a
-	}
-	return b
 }
 
 // importConfig reads and checks the klusterlet chart's values in Secret

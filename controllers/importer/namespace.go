@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/managedcluster"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 )
@@ -34,7 +33,7 @@ func (r *Reconciler) adoptNamespace(ctx context.Context, cluster *clusterv1.Mana
 		return client.IgnoreNotFound(err)
 	}
 	if !ns.DeletionTimestamp.IsZero() || ns.Annotations[clusternamespace.OwnerAnnotation] != "" ||
-		clusternamespace.Of(ns, cluster, managedcluster.FieldManager) != clusternamespace.Foreign {
+		clusternamespace.Of(ns, cluster, clusternamespace.HubFieldManager) != clusternamespace.Foreign {
 		return nil
 	}
 	p := client.RawPatch(types.MergePatchType, clusternamespace.AdoptionPatch(cluster))

@@ -4,7 +4,9 @@
 // it names one, and every `kubectl ocm` command in a shell code block
 // names a command and flags that the kubectl-ocm command tree has; every
 // docs page that the help of kubectl-ocm and ocm-controller names exists,
-// with the heading it names. Run it
+// with the heading it names; the Layout of docs/development.md names every
+// directory of the tree's top levels and none that is gone, and the paths
+// its "Kept as they are" names exist. Run it
 // from the repository's root (make verify-docs); it prints each problem as
 // file:line: message and exits 1 when there is one.
 package main

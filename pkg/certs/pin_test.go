@@ -98,7 +98,7 @@ func TestParsePins(t *testing.T) {
 
 	got, err = ParsePins([]string{"x", a, "md5:00"})
 	require.ErrorContains(t, err, `"x" is not a CA pin`)
-	assert.Contains(t, err.Error(), `"md5:00" has hash type "md5"`)
+	assert.ErrorContains(t, err, `"md5:00" has hash type "md5"`)
 	assert.Equal(t, []string{a}, got)
 }
 
@@ -139,7 +139,7 @@ func TestVerifyPinned(t *testing.T) {
 			got, err := VerifyPinned(tt.candidates, tt.chain, tt.host, tt.pins)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
-				assert.Contains(t, err.Error(), tt.wantOffered)
+				assert.ErrorContains(t, err, tt.wantOffered)
 				assert.Empty(t, got)
 				return
 			}

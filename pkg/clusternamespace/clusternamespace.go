@@ -29,6 +29,10 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
+// HubFieldManager is the field manager of the hub controller's writes,
+// the hubFieldManager that the hub controller and the importer pass to Of.
+const HubFieldManager = "ocm-hub-controller"
+
 // The marks of a cluster namespace. Their value is the UID of the
 // ManagedCluster, which a cluster deleted and registered again under the
 // same name does not share.

@@ -51,7 +51,7 @@ func TestParseRejects(t *testing.T) {
 	} {
 		_, err := Parse(Agent, flag)
 		require.Error(t, err, flag)
-		assert.Contains(t, err.Error(), want, flag)
+		assert.ErrorContains(t, err, want, flag)
 	}
 	s, err := Parse(Agent, " ClusterClaim=false , AddonManagement=true,")
 	require.NoError(t, err)

@@ -111,8 +111,10 @@ func ReadCredential(data map[string][]byte) (*rest.Config, error) {
 		return FromKubeconfig(cfg, "")
 	case server == "" && token == "":
 		return nil, fmt.Errorf("it holds neither a %s nor a %s and %s: write the cluster's kubeconfig under %s", KubeconfigKey, ServerKey, TokenKey, KubeconfigKey)
-	case server == "" || token == "":
-		return nil, fmt.Errorf("it holds a %s without a %s: write both, or a kubeconfig under %s", cmpOr(server, ServerKey, TokenKey), cmpOr(server, TokenKey, ServerKey), KubeconfigKey)
+	case server == "":
+		return nil, fmt.Errorf("it holds a %s without a %s: write both, or a kubeconfig under %s", TokenKey, ServerKey, KubeconfigKey)
+	case token == "":
+		return nil, fmt.Errorf("it holds a %s without a %s: write both, or a kubeconfig under %s", ServerKey, TokenKey, KubeconfigKey)
 	}
 	if err := checkServer(ServerKey, server); err != nil {
 		return nil, err
@@ -120,14 +122,6 @@ func ReadCredential(data map[string][]byte) (*rest.Config, error) {
 	cfg := &rest.Config{Host: server, BearerToken: strings.TrimSpace(token)}
 	cfg.CAData = data[CAKey]
 	return cfg, nil
-}
-
-// cmpOr returns ifSet when s is set, else ifEmpty.
-func cmpOr(s, ifSet, ifEmpty string) string {
-	if s != "" {
-		return ifSet
-	}
-	return ifEmpty
 }
 
 // FromKubeconfig returns the client configuration of context contextName

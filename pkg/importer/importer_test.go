@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -71,12 +73,8 @@ func TestReadCredential(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ReadCredential(tc.data)
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("got error %v, want one containing %q", err, tc.wantErr)
-				}
-				if strings.Contains(err.Error(), "secret-token") {
-					t.Errorf("the error quotes the token: %v", err)
-				}
+				require.ErrorContains(t, err, tc.wantErr)
+				assert.NotContains(t, err.Error(), "secret-token", "the error quotes the token")
 				return
 			}
 			if err != nil {
@@ -95,9 +93,8 @@ func TestFromKubeconfigContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := FromKubeconfig(kc, "other"); err == nil || !strings.Contains(err.Error(), `no context "other" (it has "c")`) {
-		t.Errorf("an unknown context: got %v", err)
-	}
+	_, err = FromKubeconfig(kc, "other")
+	assert.ErrorContains(t, err, `no context "other" (it has "c")`, "an unknown context")
 	cfg, err := FromKubeconfig(kc, "c")
 	if err != nil {
 		t.Fatal(err)
@@ -174,11 +171,10 @@ func TestGuardCheck(t *testing.T) {
 		{ip: "64:ff9b::e000:1", wantErr: "224.0.0.1 through NAT64): not a unicast"},
 	} {
 		err := Guard{AllowLoopback: tc.allowLoopback}.Check(net.ParseIP(tc.ip))
-		switch {
-		case tc.wantErr == "" && err != nil:
-			t.Errorf("%s (loopback allowed: %v): %v, want it allowed", tc.ip, tc.allowLoopback, err)
-		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
-			t.Errorf("%s (loopback allowed: %v): got %v, want an error containing %q", tc.ip, tc.allowLoopback, err, tc.wantErr)
+		if tc.wantErr == "" {
+			assert.NoError(t, err, "%s (loopback allowed: %v)", tc.ip, tc.allowLoopback)
+		} else {
+			assert.ErrorContains(t, err, tc.wantErr, "%s (loopback allowed: %v)", tc.ip, tc.allowLoopback)
 		}
 	}
 }
@@ -190,9 +186,8 @@ func TestGuardRules(t *testing.T) {
 	for _, r := range refused {
 		first, last := r.prefix.Masked().Addr(), lastOf(r.prefix)
 		for _, in := range []netip.Addr{first, last} {
-			if err := (Guard{}).Check(net.IP(in.AsSlice())); err == nil || !strings.Contains(err.Error(), r.why) {
-				t.Errorf("%s in %s: got %v, want %q", in, r.prefix, err, r.why)
-			}
+			err := (Guard{}).Check(net.IP(in.AsSlice()))
+			assert.ErrorContains(t, err, r.why, "%s in %s", in, r.prefix)
 		}
 		for _, out := range []netip.Addr{first.Prev(), last.Next()} {
 			if !out.IsValid() || out.Is4() != first.Is4() || refusedElsewhere(out, r.prefix) {
@@ -251,9 +246,7 @@ func TestGuardedDial(t *testing.T) {
 			}
 			return err
 		}
-		if err := get(Guard{}); err == nil || !strings.Contains(err.Error(), "refusing to dial") {
-			t.Errorf("%s: got %v, want the dial refused", host, err)
-		}
+		assert.ErrorContains(t, get(Guard{}), "refusing to dial", host)
 		if err := get(Guard{AllowLoopback: true}); err != nil {
 			t.Errorf("%s with loopback allowed: %v", host, err)
 		}

@@ -24,15 +24,12 @@ func TestValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := Validate("creds.json", []byte(tt.data))
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatal(err)
-			case tt.wantErr == "":
-			case err == nil:
-				t.Fatalf("no error, want %q", tt.wantErr)
-			case !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "creds.json"):
-				t.Errorf("error %q, want the file and %q", err, tt.wantErr)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				return
 			}
+			assert.ErrorContains(t, err, tt.wantErr)
+			assert.ErrorContains(t, err, "creds.json", "the error names the file")
 		})
 	}
 }

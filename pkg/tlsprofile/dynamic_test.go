@@ -231,7 +231,7 @@ func TestApplyToClient(t *testing.T) {
 	Profile{MinVersion: tls.VersionTLS13}.Apply(client)
 	err := tls.Client(cc, client).Handshake()
 	require.Error(t, err, "a TLS 1.3 client profile against a TLS 1.2 server")
-	assert.Contains(t, err.Error(), "protocol version")
+	assert.ErrorContains(t, err, "protocol version")
 }
 
 func TestWatcherCheck(t *testing.T) {

@@ -1,6 +1,7 @@
 package accept
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -57,6 +58,21 @@ type Options struct {
 // NewOptions returns Options for the hub getter selects.
 func NewOptions(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *Options {
 	return &Options{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone}
+}
+
+// Clusters returns what `kubectl ocm accept --clusters ... --wait
+// --timeout` does, on the hub getter selects: the command tree
+// (plugins/root) hands it to the verbs that accept what they made, since
+// no verb imports another.
+func Clusters(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) func(ctx context.Context, clusters []string, timeout time.Duration) error {
+	return func(ctx context.Context, clusters []string, timeout time.Duration) error {
+		o := NewOptions(getter, streams)
+		o.Clusters, o.Wait, o.Timeout = clusters, true, timeout
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(ctx)
+	}
 }
 
 // Complete trims and deduplicates the cluster names.

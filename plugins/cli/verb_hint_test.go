@@ -2,10 +2,10 @@ package cli
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestClusterFlagHint(t *testing.T) {
@@ -44,8 +44,10 @@ func TestClusterFlagHint(t *testing.T) {
 			if !errors.Is(got, tt.err) {
 				t.Errorf("%v does not wrap the error", got)
 			}
-			if has := strings.Contains(got.Error(), "name managed clusters with --clusters c1"); has != tt.wantHint {
-				t.Errorf("hint in %q: %v, want %v", got, has, tt.wantHint)
+			if tt.wantHint {
+				assert.ErrorContains(t, got, "name managed clusters with --clusters c1")
+			} else {
+				assert.NotContains(t, got.Error(), "name managed clusters with --clusters c1")
 			}
 		})
 	}

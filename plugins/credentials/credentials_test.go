@@ -152,21 +152,21 @@ func TestCredentials(t *testing.T) {
 		wantErr   string
 	}{
 		{name: "token file, a JWT: its exp is the expiration", user: &clientcmdapi.AuthInfo{TokenFile: tokenFile}, execInfo: v1Request,
-			want: clientauthv1.ExecCredentialStatus{Token: token, ExpirationTimestamp: timePtr(exp)}},
+			want: clientauthv1.ExecCredentialStatus{Token: token, ExpirationTimestamp: ptr.To(metav1.NewTime(exp))}},
 		{name: "a token that is no JWT has no expiration", user: &clientcmdapi.AuthInfo{Token: "opaque-token"},
 			want: clientauthv1.ExecCredentialStatus{Token: "opaque-token"}},
 		{name: "client certificate files: the certificate's end is the expiration", user: &clientcmdapi.AuthInfo{ClientCertificate: certFile, ClientKey: keyFile},
-			want: clientauthv1.ExecCredentialStatus{ClientCertificateData: string(certPEM), ClientKeyData: string(keyPEM), ExpirationTimestamp: timePtr(certs[0].NotAfter)}},
+			want: clientauthv1.ExecCredentialStatus{ClientCertificateData: string(certPEM), ClientKeyData: string(keyPEM), ExpirationTimestamp: ptr.To(metav1.NewTime(certs[0].NotAfter))}},
 		{name: "client certificate data", user: &clientcmdapi.AuthInfo{ClientCertificateData: certPEM, ClientKeyData: keyPEM},
-			want: clientauthv1.ExecCredentialStatus{ClientCertificateData: string(certPEM), ClientKeyData: string(keyPEM), ExpirationTimestamp: timePtr(certs[0].NotAfter)}},
+			want: clientauthv1.ExecCredentialStatus{ClientCertificateData: string(certPEM), ClientKeyData: string(keyPEM), ExpirationTimestamp: ptr.To(metav1.NewTime(certs[0].NotAfter))}},
 		{name: "an exec plugin's token, through client-go", user: &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
 			APIVersion: hubtunnel.ExecAPIVersion, Command: execToken, InteractiveMode: clientcmdapi.NeverExecInteractiveMode}},
 			want: clientauthv1.ExecCredentialStatus{Token: "from-exec"}},
 		{name: "an exec plugin's certificate, through client-go", user: &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
 			APIVersion: hubtunnel.ExecAPIVersion, Command: execCert, InteractiveMode: clientcmdapi.NeverExecInteractiveMode}},
-			want: clientauthv1.ExecCredentialStatus{ClientCertificateData: string(certPEM), ClientKeyData: "PKCS8", ExpirationTimestamp: timePtr(certs[0].NotAfter)}},
+			want: clientauthv1.ExecCredentialStatus{ClientCertificateData: string(certPEM), ClientKeyData: "PKCS8", ExpirationTimestamp: ptr.To(metav1.NewTime(certs[0].NotAfter))}},
 		{name: "no kubeconfig: the in-cluster ServiceAccount token", inCluster: inCluster,
-			want: clientauthv1.ExecCredentialStatus{Token: token, ExpirationTimestamp: timePtr(exp)}},
+			want: clientauthv1.ExecCredentialStatus{Token: token, ExpirationTimestamp: ptr.To(metav1.NewTime(exp))}},
 		{name: "no kubeconfig and no in-cluster token", inCluster: filepath.Join(dir, "missing"),
 			wantErr: "no kubeconfig was found"},
 		{name: "KUBERNETES_EXEC_INFO of another apiVersion", user: &clientcmdapi.AuthInfo{Token: "t"},
@@ -308,8 +308,6 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return data
 }
-
-func timePtr(t time.Time) *metav1.Time { return &metav1.Time{Time: t} }
 
 // equalTime compares two expirations to the second, as JSON carries them.
 func equalTime(a, b *metav1.Time) bool {

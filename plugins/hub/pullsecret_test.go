@@ -4,9 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -90,8 +90,7 @@ func TestInitImagePullCredentials(t *testing.T) {
 		// No --dry-run: a failure of validation comes before any request
 		// to the cluster, which does not exist.
 		_, err := runInit(t, "--image-pull-credentials", tt.file)
-		if err == nil || !strings.Contains(err.Error(), "--image-pull-credentials") || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("--image-pull-credentials %s: %v; want an error naming the flag and %q", tt.file, err, tt.want)
-		}
+		assert.ErrorContains(t, err, "--image-pull-credentials", "the error names the flag")
+		assert.ErrorContains(t, err, tt.want, "--image-pull-credentials %s", tt.file)
 	}
 }

@@ -6,6 +6,7 @@
 package importcmd
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,9 +16,15 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
-// NewCmdImport returns `kubectl ocm import`. getter selects the hub.
-func NewCmdImport(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
+// AcceptFunc accepts clusters on the hub and waits for them to join, as
+// `kubectl ocm accept --wait` does (accept.Clusters).
+type AcceptFunc func(ctx context.Context, clusters []string, timeout time.Duration) error
+
+// NewCmdImport returns `kubectl ocm import`. getter selects the hub;
+// acceptClusters is what --accept runs.
+func NewCmdImport(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams, acceptClusters AcceptFunc) *cobra.Command {
 	o := NewOptions(getter, streams)
+	o.accept = acceptClusters
 	cmd := &cobra.Command{
 		Use:   "import CLUSTER --managed-cluster-kubeconfig FILE",
 		Short: "Have the hub install the agent on a cluster, with a credential of that cluster",

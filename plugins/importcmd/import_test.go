@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/ptr"
@@ -34,7 +35,7 @@ func run(t *testing.T, args ...string) (string, error) {
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	flags := genericclioptions.NewConfigFlags(false)
 	flags.KubeConfig = ptr.To(filepath.Join(t.TempDir(), "none"))
-	cmd := NewCmdImport(flags, streams)
+	cmd := NewCmdImport(flags, streams, nil)
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	return out.String() + errOut.String(), err
@@ -102,9 +103,7 @@ func TestImportRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := run(t, tc.args...)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got %v, want an error containing %q\n%s", err, tc.want, out)
-			}
+			assert.ErrorContains(t, err, tc.want, out)
 		})
 	}
 }

@@ -22,6 +22,8 @@ import (
 type Options struct {
 	genericiooptions.IOStreams
 	getter genericclioptions.RESTClientGetter
+	// accept is what --accept runs, handed in by the command tree.
+	accept AcceptFunc
 
 	// Cluster is the name of the cluster to import.
 	Cluster string

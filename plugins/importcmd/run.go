@@ -23,7 +23,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -114,12 +113,10 @@ func (o *Options) Run(ctx context.Context) error {
 		fmt.Fprintf(o.Out, "Accept the cluster with 'kubectl ocm accept --clusters %s' unless its bootstrap identity is auto-approved.\n", o.Cluster)
 		return nil
 	}
-	a := accept.NewOptions(o.getter, o.IOStreams)
-	a.Clusters, a.Wait, a.Timeout = []string{o.Cluster}, true, o.Timeout
-	if err := a.Validate(); err != nil {
-		return err
+	if o.accept == nil {
+		return fmt.Errorf("this command cannot accept clusters: run 'kubectl ocm accept --clusters %s'", o.Cluster)
 	}
-	return a.Run(ctx)
+	return o.accept(ctx, []string{o.Cluster}, o.Timeout)
 }
 
 // writeCluster writes the ManagedCluster when objs hold it, then creates

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -170,8 +171,8 @@ func TestClusterNameConflict(t *testing.T) {
 			if (err != nil) != tt.wantConflict {
 				t.Fatalf("err = %v, want conflict %v", err, tt.wantConflict)
 			}
-			if err != nil && !strings.Contains(err.Error(), "kubectl delete managedcluster cluster1") {
-				t.Errorf("error does not name the fix: %v", err)
+			if err != nil {
+				assert.ErrorContains(t, err, "kubectl delete managedcluster cluster1", "the error names the fix")
 			}
 		})
 	}

@@ -6,10 +6,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -70,7 +70,5 @@ current-context: c
 	if n := requests.Load(); n != 0 {
 		t.Errorf("join sent %d requests before refusing the flag", n)
 	}
-	if strings.Contains(err.Error(), "--hub-apiserver") {
-		t.Errorf("the error names other flags: %v", err)
-	}
+	assert.NotContains(t, err.Error(), "--hub-apiserver", "the error names other flags")
 }

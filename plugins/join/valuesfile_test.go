@@ -3,10 +3,10 @@ package join
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -74,15 +74,12 @@ operator:
 		}
 	}
 
-	if _, err := completeWith(t, "--values-file", path, "--klusterlet-values-file", path); err == nil || !strings.Contains(err.Error(), "give one of them") {
-		t.Errorf("both flags: %v, want an error", err)
-	}
+	_, err = completeWith(t, "--values-file", path, "--klusterlet-values-file", path)
+	assert.ErrorContains(t, err, "give one of them", "both flags")
 	o, err = completeWith(t, "--values-file", path, "--mode", "hosted", "--managed-cluster-kubeconfig", "m.kubeconfig")
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.HubToken, o.HubAPIServer, o.CACertHashes = "token", "https://hub.example.com:6443", []string{testPin}
-	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--mode hosted") {
-		t.Errorf("hosted mode with the agent's priorityClassName: %v, want an error", err)
-	}
+	assert.ErrorContains(t, o.Validate(), "--mode hosted", "hosted mode with the agent's priorityClassName")
 }

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
@@ -80,7 +81,7 @@ func (s *server) addAcrossTools(srv *mcp.Server) {
 		Title: "One object on every cluster",
 		Description: "Look up one object (a Deployment, a ConfigMap, any resource) on every Available managed cluster, or those named or selected, through the hub's tunnel with the caller's identity: on which clusters it exists, the images it runs (its version) and its ready replicas on each, " +
 			"the clusters grouped by identical spec (or data), and for each cluster outside the largest group the fields in which it differs. Answers 'where does X run and at what version' and 'which clusters differ from the others'.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(true)},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr.To(true)},
 	}, s.acrossClusters)
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"k8s.io/utils/ptr"
 )
 
 // Limits of the tools that read a cluster through the hub's tunnel.
@@ -28,7 +29,7 @@ const (
 // tunnel.go reaches the cluster and says what a failed request means.
 func (s *server) addClusterTools(srv *mcp.Server) {
 	through := " It reaches the cluster's API server through the hub's tunnel with the caller's own hub identity: the answer is what kubectl would give that user on that cluster, and a refusal names the RBAC that is missing there."
-	annotations := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(true)}
+	annotations := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr.To(true)}
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "cluster_list",
 		Title:       "List objects on a cluster",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/setstate"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/diff"
@@ -54,13 +55,13 @@ func (s *server) addDeliveryTools(srv *mcp.Server) {
 		Name:        "rollout_status",
 		Title:       "Rollout of a ManifestWorkReplicaSet",
 		Description: "Show where the rollout of a ManifestWorkReplicaSet's current revision stands: its state (Progressing, Complete, AwaitingApproval, Paused, Aborted), each placement's stages with their clusters and the state of each, and the Before and After gates (who approved them).",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(false)},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr.To(false)},
 	}, s.rolloutStatus)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "rollout_history",
 		Title:       "Revisions of a ManifestWorkReplicaSet",
 		Description: "List the revisions the hub keeps of a ManifestWorkReplicaSet, oldest first, with when each was made, the clusters whose work was written from it, and which is current (what rollout_undo can go back to).",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(false)},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr.To(false)},
 	}, s.rolloutHistory)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:  "work_diff",
@@ -68,7 +69,7 @@ func (s *server) addDeliveryTools(srv *mcp.Server) {
 		Description: "Compare new manifests with what a ManifestWork (or a ManifestWorkReplicaSet's works) delivers, on every cluster it reaches, as kubectl diff would on each: each cluster's agent compares them with the live objects and reports a unified diff per manifest. " +
 			"A Secret's values are never returned, whatever --show-secret-data says: the agent reports each value's size and whether it changes, never the value. " +
 			"It changes nothing on the clusters: it writes short-lived probe ManifestWorks on the hub, which ask the agents for a report only, and deletes them; the caller needs to create ManifestWorks in those cluster namespaces.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: boolPtr(false), IdempotentHint: true, OpenWorldHint: boolPtr(false)},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: ptr.To(false), IdempotentHint: true, OpenWorldHint: ptr.To(false)},
 	}, s.workDiff)
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
@@ -100,17 +101,15 @@ func (s *server) addFleetTools(srv *mcp.Server) {
 		Name:        "fleet_overview",
 		Title:       "Fleet overview",
 		Description: "List the managed clusters of the hub with their acceptance, join and availability, why each unavailable one is not Available and the fix, Kubernetes version, cluster set, labels, claims and add-ons with their health. Narrow it with clusterSet or labelSelector.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(false)},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr.To(false)},
 	}, s.fleetOverview)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "cluster_status",
 		Title:       "Cluster status",
 		Description: "Everything the hub says of one managed cluster: conditions with reasons and messages, why it is not Available, taints, capacity, version, labels, claims, managed namespaces and each add-on's conditions.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(false)},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr.To(false)},
 	}, s.clusterStatus)
 }
-
-func boolPtr(b bool) *bool { return &b }
 
 // fleetOverview lists the selected clusters.
 func (s *server) fleetOverview(ctx context.Context, req *mcp.CallToolRequest, in FleetInput) (*mcp.CallToolResult, FleetOutput, error) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement/explain"
 )
@@ -46,7 +47,7 @@ func (s *server) addPlacementTools(srv *mcp.Server) {
 		Name:        "placement_explain",
 		Title:       "Placement decisions, explained",
 		Description: "Explain a Placement as `kubectl ocm placement explain` does: the clusters its rules select now and those its written PlacementDecisions hold, whether they agree and why not, its Satisfied and Misconfigured conditions, and for each cluster why it was or was not selected (cluster set, predicates, taints, scores).",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(false)},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr.To(false)},
 	}, s.placementExplain)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -46,7 +47,7 @@ func (s *server) addWorkTools(srv *mcp.Server) {
 		Name:        "list_works",
 		Title:       "ManifestWorks of a cluster",
 		Description: "List the ManifestWorks the hub delivers to one managed cluster, with their Applied, Available, Progressing and Degraded conditions and the conditions of each manifest as the cluster's agent reported them. Name one work to see only it.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(false)},
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr.To(false)},
 	}, s.listWorks)
 }
 

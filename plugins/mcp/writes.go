@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work"
@@ -70,7 +71,7 @@ type WriteOutput struct {
 
 func (s *server) addWriteTools(srv *mcp.Server) {
 	write := func(idempotent, destructive bool) *mcp.ToolAnnotations {
-		return &mcp.ToolAnnotations{DestructiveHint: boolPtr(destructive), IdempotentHint: idempotent, OpenWorldHint: boolPtr(false)}
+		return &mcp.ToolAnnotations{DestructiveHint: ptr.To(destructive), IdempotentHint: idempotent, OpenWorldHint: ptr.To(false)}
 	}
 	const how = " The hub first admits the change in a server-side dry run, shown in the result; then it is made with the caller's identity and a field manager naming this tool and the caller."
 	mcp.AddTool(srv, &mcp.Tool{

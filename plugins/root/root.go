@@ -77,7 +77,7 @@ func addVerbs(cmd *cobra.Command, configFlags *genericclioptions.ConfigFlags, st
 		cmd.AddCommand(verb)
 	}
 	cmd.AddGroup(&cobra.Group{ID: groupManagedCluster, Title: "Managed Cluster Commands:"})
-	for _, verb := range []*cobra.Command{join.NewCmdJoin(configFlags, streams), unjoin.NewCmdUnjoin(configFlags, streams), importcmd.NewCmdImport(configFlags, streams)} {
+	for _, verb := range []*cobra.Command{join.NewCmdJoin(configFlags, streams), unjoin.NewCmdUnjoin(configFlags, streams), importcmd.NewCmdImport(configFlags, streams, accept.Clusters(configFlags, streams))} {
 		verb.GroupID = groupManagedCluster
 		cmd.AddCommand(verb)
 	}

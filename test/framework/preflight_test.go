@@ -19,9 +19,9 @@ func TestNodesRefusedWhereTheyCannotRun(t *testing.T) {
 	err := checkNodeHost(bin)
 	require.Error(t, err)
 	for _, b := range nodeBinaries {
-		assert.Contains(t, err.Error(), b+" in "+bin+" (make kube-bins)")
+		assert.ErrorContains(t, err, b+" in "+bin+" (make kube-bins)")
 	}
-	assert.Contains(t, err.Error(), "docs/install.md#on-kind-where-docker-is-available")
+	assert.ErrorContains(t, err, "docs/install.md#on-kind-where-docker-is-available")
 
 	// Start refuses the same way, before it makes anything.
 	// A directory with the control plane's binaries but none of the node's.
@@ -32,7 +32,7 @@ func TestNodesRefusedWhereTheyCannotRun(t *testing.T) {
 	dir := t.TempDir()
 	_, err = Start(context.Background(), Options{Clusters: []string{"hub"}, Nodes: true, BinDir: empty, Dir: dir})
 	require.ErrorContains(t, err, "this machine cannot run the clusters' nodes: missing")
-	assert.Contains(t, err.Error(), "kubelet in "+empty)
+	assert.ErrorContains(t, err, "kubelet in "+empty)
 	entries, _ := filepath.Glob(filepath.Join(dir, "*"))
 	assert.Empty(t, entries, "Start made something before refusing")
 }

@@ -42,5 +42,5 @@ func TestDialerTLSProfile(t *testing.T) {
 	_, resp, err = d.Dial(url, nil)
 	require.Error(t, err)
 	assert.Nil(t, resp, "a TLS 1.3 client shook hands with a TLS 1.2 hub")
-	assert.Contains(t, err.Error(), "protocol version")
+	assert.ErrorContains(t, err, "protocol version")
 }

@@ -81,6 +81,6 @@ func TestGuardPausedPerConnection(t *testing.T) {
 	_, err = io.Copy(io.Discard, rw.Reader)
 	require.Error(t, err)
 	require.Error(t, broke)
-	assert.Contains(t, broke.Error(), "it ignores the hub's Pause")
+	assert.ErrorContains(t, broke, "it ignores the hub's Pause")
 	assert.True(t, agent.closed)
 }

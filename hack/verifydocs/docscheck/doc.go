@@ -2,5 +2,6 @@
 // the repository and the CLI: every relative link names a file that exists
 // (and, with a #fragment, one of its headings), and every `kubectl ocm`
 // command in a shell code block names a verb the command tree has, with
-// only flags that verb takes.
+// only flags that verb takes; and the development guide's Layout names
+// the tree's directories as they are.
 package docscheck

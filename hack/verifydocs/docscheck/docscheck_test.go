@@ -187,3 +187,81 @@ func TestHelpLinks(t *testing.T) {
 	assert.Contains(t, msgs[1], "docs/gone.md does not exist")
 	assert.Contains(t, msgs[2], "has no heading #clusters")
 }
+
+// guideWith returns a development guide whose Layout block is layout and
+// whose "Kept as they are" section is kept.
+func guideWith(layout, kept string) string {
+	return "# Development\n\n## Layout\n\n```\n" + layout + "```\n\n## Kept as they are\n\n" + kept + "\n## Releasing\n\n`gone/x.go`\n"
+}
+
+func TestLayout(t *testing.T) {
+	const layout = "plugins/<verb>/   one per verb: accept/, work/ (and plugins/work/diff/)\n" +
+		"plugins/cli/      shared\n" +
+		"controllers/<domain>/ domains:\n" +
+		"  work/             the work\n" +
+		"                    agent/ and hub/ apart\n" +
+		"pkg/<lib>/        apply/\n" +
+		"config/crd/, config/hub/\n" +
+		"hack/             tools: verifydocs/\n" +
+		"test/             tests\n"
+	tree := func() fstest.MapFS {
+		fsys := fstest.MapFS{}
+		for _, d := range []string{"plugins/accept", "plugins/work", "plugins/work/diff", "plugins/cli", "controllers/work/agent", "controllers/work/hub",
+			"pkg/apply", "config/crd", "config/hub", "hack/verifydocs", "test/e2e/testdata", "plugins/.hidden", "examples/a"} {
+			fsys[d+"/x.go"] = &fstest.MapFile{Data: []byte("package x\n")}
+		}
+		return fsys
+	}
+	tests := []struct {
+		name   string
+		layout string
+		kept   string
+		change func(fstest.MapFS)
+		want   []string // parts of the problems expected, in order
+	}{
+		{name: "in step", layout: layout + "test/e2e/\n", kept: "- `controllers/work/agent` and `pkg/apply.Apply`: why.\n- `test/{e2e,e2e/testdata}`: why.\n"},
+		{name: "a new verb", layout: layout + "test/e2e/\n",
+			change: func(f fstest.MapFS) { f["plugins/mcp/x.go"] = &fstest.MapFile{Data: []byte("package mcp\n")} },
+			want:   []string{"does not name plugins/mcp/"}},
+		{name: "a new domain", layout: layout + "test/e2e/\n",
+			change: func(f fstest.MapFS) {
+				f["controllers/importer/x.go"] = &fstest.MapFile{Data: []byte("package importer\n")}
+			},
+			want: []string{"does not name controllers/importer/"}},
+		{name: "a directory gone", layout: layout + "test/e2e/\n  gone/   was here\n",
+			want: []string{"names test/e2e/gone/, which does not exist"}},
+		{name: "a named subdirectory gone", layout: layout + "test/e2e/\n",
+			change: func(f fstest.MapFS) { delete(f, "plugins/work/diff/x.go") },
+			want:   []string{"names plugins/work/diff/, which does not exist"}},
+		{name: "a child in a description gone", layout: layout + "test/e2e/\n",
+			change: func(f fstest.MapFS) { delete(f, "controllers/work/hub/x.go") },
+			want:   []string{"names controllers/work/hub/, which does not exist"}},
+		{name: "missing from a top level", layout: layout,
+			want: []string{"does not name test/e2e/"}},
+		{name: "a kept path gone", layout: layout + "test/e2e/\n", kept: "- `test/{e2e,bench}`: why.\n- `pkg/gone.Func`: why.\n",
+			want: []string{`"test/bench" is kept as it is, but test/bench does not exist`, `"pkg/gone.Func" is kept`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := tree()
+			if tt.change != nil {
+				tt.change(fsys)
+			}
+			fsys[DevelopmentGuide] = &fstest.MapFile{Data: []byte(guideWith(tt.layout, tt.kept))}
+			problems, err := Layout(fsys, DevelopmentGuide)
+			require.NoError(t, err)
+			require.Len(t, problems, len(tt.want), "%v", problems)
+			for i, w := range tt.want {
+				assert.Contains(t, problems[i].Msg, w)
+			}
+		})
+	}
+}
+
+// TestLayoutOfTheRepository checks the development guide of this
+// repository, as make verify-docs does.
+func TestLayoutOfTheRepository(t *testing.T) {
+	problems, err := Layout(os.DirFS("../../.."), DevelopmentGuide)
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+}

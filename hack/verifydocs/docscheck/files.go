@@ -3,6 +3,7 @@ package docscheck
 import (
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,8 +29,9 @@ func Files(fsys fs.FS) ([]string, error) {
 }
 
 // Check runs Links and Commands on files, with root the kubectl-ocm
-// command tree, and HelpLinks on root and the other command trees given,
-// returning every problem found.
+// command tree, Layout on the development guide when files hold it, and
+// HelpLinks on root and the other command trees given, returning every
+// problem found.
 func Check(fsys fs.FS, files []string, root *cobra.Command, others ...*cobra.Command) ([]Problem, error) {
 	problems, err := Links(fsys, files)
 	if err != nil {
@@ -40,5 +42,12 @@ func Check(fsys fs.FS, files []string, root *cobra.Command, others ...*cobra.Com
 		return nil, err
 	}
 	problems = append(problems, more...)
+	if slices.Contains(files, DevelopmentGuide) {
+		more, err := Layout(fsys, DevelopmentGuide)
+		if err != nil {
+			return nil, err
+		}
+		problems = append(problems, more...)
+	}
 	return append(problems, HelpLinks(fsys, append([]*cobra.Command{root}, others...)...)...), nil
 }

@@ -94,7 +94,7 @@ func TestRenewReadsOnlyWhenItMust(t *testing.T) {
 	h.failUpdate = apierrors.NewServiceUnavailable("hub down")
 	err := r.Renew(ctx, h, "c1", t0.Add(5*time.Minute))
 	assert.True(t, apierrors.IsServiceUnavailable(err), "error %v", err)
-	assert.Contains(t, err.Error(), "renew the lease of c1")
+	assert.ErrorContains(t, err, "renew the lease of c1")
 	require.NoError(t, r.Renew(ctx, h, "c1", t0.Add(6*time.Minute)))
 	assert.Equal(t, [2]int{1, 2}, [2]int{h.gets, h.updates}, "after a failure the next renewal reads")
 
@@ -111,6 +111,6 @@ func TestRenewMissingLease(t *testing.T) {
 	var r Renewer
 	err := r.Renew(context.Background(), h, "c1", time.Now())
 	assert.True(t, apierrors.IsNotFound(err), "error %v", err)
-	assert.Contains(t, err.Error(), "read the lease of c1")
+	assert.ErrorContains(t, err, "read the lease of c1")
 	assert.Zero(t, h.updates)
 }

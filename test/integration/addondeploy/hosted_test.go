@@ -98,7 +98,7 @@ func (s *suite) testHosted(t *testing.T) {
 				switch {
 				case err == nil:
 					t.Fatalf("%s was admitted", what)
-				case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "needs the right to update ManagedCluster "+clusterName):
+				case apierrors.IsForbidden(err) && kit.ErrorSays(err, "needs the right to update ManagedCluster "+clusterName):
 					return true, nil
 				}
 				return false, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -104,9 +105,9 @@ func (s *suite) testPodSecurity(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "strict-agent-probe", Labels: d.Spec.Template.Labels},
 		Spec: d.Spec.Template.Spec}
 	err := s.spokeC.Create(s.ctx, pod, client.DryRunAll)
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `violates PodSecurity "restricted:latest"`) || !strings.Contains(err.Error(), "seccompProfile") {
-		t.Errorf("cluster1 admitted (or refused otherwise) a Pod of the strict agent: %v", err)
-	}
+	assert.True(t, apierrors.IsForbidden(err), "cluster1 admitted (or refused otherwise) a Pod of the strict agent: %v", err)
+	assert.ErrorContains(t, err, `violates PodSecurity "restricted:latest"`)
+	assert.ErrorContains(t, err, "seccompProfile")
 
 	s.update(t, s.hubC, tpl, false, func() {
 		tpl.Spec.AgentSpec.Workload.Manifests = manifests(t, strings.Replace(strictManifests,

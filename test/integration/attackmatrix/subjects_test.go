@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -144,9 +145,9 @@ func testSubjectForms(t *testing.T, s *setup) {
 				return
 			}
 			err = change(ctx, s, c)
-			if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "may change only the finalizers of ManifestWork "+workName) {
-				t.Errorf("%s, which the approval policy signs, changes a ManifestWork's spec: got %v, want admission to refuse it", sub, err)
-			}
+			what := fmt.Sprintf("%s, which the approval policy signs, changes a ManifestWork's spec: want admission to refuse it", sub)
+			assert.True(t, apierrors.IsForbidden(err), "%s, got %v", what, err)
+			assert.ErrorContains(t, err, "may change only the finalizers of ManifestWork "+workName, what)
 		})
 	}
 	wg.Wait()

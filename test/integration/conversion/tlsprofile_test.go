@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -87,9 +88,7 @@ func TestTLSProfile(t *testing.T) {
 	s.startWebhook(t, addonconversion.Options{TLSOpts: []func(*tls.Config){
 		func(c *tls.Config) { c.ClientAuth = tls.RequestClientCert }, profile.ServerOption(),
 	}})
-	if err := s.dial(t, tls.VersionTLS12); err == nil || !strings.Contains(err.Error(), "protocol version") {
-		t.Fatalf("TLS 1.2 client with VersionTLS13 in force: got %v, want a protocol version alert", err)
-	}
+	require.ErrorContains(t, s.dial(t, tls.VersionTLS12), "protocol version", "TLS 1.2 client with VersionTLS13 in force")
 	if err := s.dial(t, tls.VersionTLS13); err != nil {
 		t.Fatalf("TLS 1.3 client with VersionTLS13 in force: %v", err)
 	}

@@ -2,7 +2,6 @@ package importer_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/capi"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // TestImportFromClusterAPI imports cluster1 from a Cluster API Cluster on
@@ -135,7 +135,7 @@ func TestImportFromClusterAPI(t *testing.T) {
 			switch {
 			case err == nil:
 				t.Fatal("operator created ManagedCluster cluster8 pointing at Cluster team-a/cluster9")
-			case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "of a Cluster that operator may update"):
+			case apierrors.IsForbidden(err) && kit.ErrorSays(err, "of a Cluster that operator may update"):
 				return true, nil
 			}
 			return false, err

@@ -34,9 +34,11 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/importcmd"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 const pollTimeout = 2 * time.Minute
@@ -232,7 +234,7 @@ func TestImport(t *testing.T) {
 					switch {
 					case err == nil:
 						t.Fatalf("mallory wrote Secret %s/%s", ns, sec.Name)
-					case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "needs the right to update ManagedCluster "+ns):
+					case apierrors.IsForbidden(err) && kit.ErrorSays(err, "needs the right to update ManagedCluster "+ns):
 						return true, nil
 					}
 					return false, err
@@ -381,7 +383,7 @@ func closedPort(t *testing.T) int {
 func runImport(ctx context.Context, t *testing.T, f *agenttest.Fleet, cluster string, args ...string) string {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	cmd := importcmd.NewCmdImport(f.Flags("hub"), streams)
+	cmd := importcmd.NewCmdImport(f.Flags("hub"), streams, accept.Clusters(f.Flags("hub"), streams))
 	cmd.SetArgs(append([]string{cluster}, args...))
 	cmd.SetContext(ctx)
 	if err := cmd.ExecuteContext(ctx); err != nil {

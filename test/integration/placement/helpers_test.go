@@ -6,11 +6,11 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -139,7 +139,7 @@ func (s *suite) score(ctx context.Context, t *testing.T, cluster, name, scoreNam
 func (s *suite) scoreUntil(ctx context.Context, t *testing.T, cluster, name, scoreName string, value int32, validUntil *metav1.Time) {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cluster}}
-	if err := s.admin.Create(ctx, ns); err != nil && !strings.Contains(err.Error(), "already exists") {
+	if err := s.admin.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("create namespace %s: %v", cluster, err)
 	}
 	sc := &clusterv1alpha1.AddOnPlacementScore{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: name}}

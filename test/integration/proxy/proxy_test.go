@@ -64,7 +64,7 @@ func TestHubTunnel(t *testing.T) {
 		bob := proxyClient(t, hubCluster, "cluster1", "bob")
 		_, err := bob.CoreV1().ConfigMaps("team-a").List(ctx, metav1.ListOptions{})
 		require.True(t, apierrors.IsForbidden(err), "bob listed through the hub: %v", err)
-		assert.Contains(t, err.Error(), `"managedclusters/proxy"`)
+		assert.ErrorContains(t, err, `"managedclusters/proxy"`)
 		// alice's grant names cluster1 only.
 		alice2 := proxyClient(t, hubCluster, "cluster2", "alice", "devs")
 		_, err = alice2.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
@@ -82,7 +82,7 @@ func TestHubTunnel(t *testing.T) {
 		require.NoError(t, err, "view in team-a")
 		_, err = alice.CoreV1().ConfigMaps("team-a").Create(ctx, configMap("x"), metav1.CreateOptions{})
 		require.True(t, apierrors.IsForbidden(err), "view let alice create in team-a: %v", err)
-		assert.Contains(t, err.Error(), `"ocm:hub:alice"`, "the refusal is cluster1's, for the mapped user")
+		assert.ErrorContains(t, err, `"ocm:hub:alice"`, "the refusal is cluster1's, for the mapped user")
 		_, err = alice.CoreV1().ConfigMaps("team-b").Create(ctx, configMap("x"), metav1.CreateOptions{})
 		require.NoError(t, err, "edit in team-b through the group ocm:hub:devs")
 		_, err = alice.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
@@ -136,7 +136,7 @@ func TestHubTunnel(t *testing.T) {
 		cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:admin"}
 		_, err = kubernetes.NewForConfigOrDie(cfg).CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
 		require.True(t, apierrors.IsForbidden(err), "alice impersonated system:admin: %v", err)
-		assert.Contains(t, err.Error(), "impersonate")
+		assert.ErrorContains(t, err, "impersonate")
 	})
 
 	t.Run("cluster2's agent cannot attach cluster1's tunnel", func(t *testing.T) {
@@ -194,7 +194,7 @@ func TestHubTunnel(t *testing.T) {
 		})
 		_, err := alice.CoreV1().ConfigMaps("team-a").List(ctx, metav1.ListOptions{})
 		require.True(t, apierrors.IsServiceUnavailable(err), "%v", err)
-		assert.Contains(t, err.Error(), "cluster cluster1 has no tunnel to the hub")
+		assert.ErrorContains(t, err, "cluster cluster1 has no tunnel to the hub")
 		agenttest.StartTunnelAgent(ctx, outer, env, "cluster1")
 		waitConnected(ctx, t, alice, "cluster1")
 	})

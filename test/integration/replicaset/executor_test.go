@@ -63,8 +63,7 @@ func (s *suite) testExecutor(t *testing.T) {
 			if err == nil {
 				t.Fatal("alice created a ManifestWorkReplicaSet running as " + executorName + " without execute-as")
 			}
-			return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "execute-as") &&
-				strings.Contains(err.Error(), executorName), nil
+			return apierrors.IsForbidden(err) && kit.ErrorSays(err, "execute-as", executorName), nil
 		})
 		s.grant(t, ns, "execute-as-deployer", "alice", rbacv1.PolicyRule{APIGroups: []string{workv1.GroupVersion.Group},
 			Resources: []string{"manifestworks"}, Verbs: []string{"execute-as"}, ResourceNames: []string{executorName}})
@@ -99,7 +98,7 @@ func (s *suite) testExecutor(t *testing.T) {
 			if err == nil {
 				t.Fatal("bob changed the manifests of a ManifestWorkReplicaSet running as " + executorName + " without execute-as")
 			}
-			denied := apierrors.IsForbidden(err) && strings.Contains(err.Error(), "execute-as")
+			denied := apierrors.IsForbidden(err) && kit.ErrorSays(err, "execute-as")
 			if !denied {
 				t.Logf("bob's update failed otherwise, trying again: %v", err)
 			}
@@ -134,7 +133,7 @@ func (s *suite) testExecutor(t *testing.T) {
 			probe := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster7", Name: "probe"},
 				Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{configMap("probe")}}}}
 			err := s.admin.Create(ctx, probe, client.DryRunAll)
-			return err != nil && strings.Contains(err.Error(), "cluster7 is frozen"), nil
+			return kit.ErrorSays(err, "cluster7 is frozen"), nil
 		})
 		kit.Must(t, "create", s.admin.Create(s.ctx, newMWRS(ns, "frozen", "p", clusterv1alpha1.RolloutStrategy{}, "v1")))
 		m := s.waitStatus(t, ns, "frozen", "ManifestworkApplied False ManifestWorkDenied",

@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -68,7 +67,7 @@ func setup(ctx context.Context, t *testing.T) *suite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustApply(ctx, t, s.hubC, hubObjs)
+	kit.Must(t, "apply the hub objects", apply.Apply(ctx, s.hubC, hubObjs, apply.Options{FieldManager: "work-test"}))
 	for _, c := range []string{clusterName, otherName} {
 		kit.MustCreate(ctx, t, s.hubC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c}})
 		agenttest.GrantWork(ctx, t, s.hubC, c)
@@ -77,7 +76,7 @@ func setup(ctx context.Context, t *testing.T) *suite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustApply(ctx, t, s.spokeC, agentObjs)
+	kit.Must(t, "apply the agent objects", apply.Apply(ctx, s.spokeC, agentObjs, apply.Options{FieldManager: "work-test"}))
 	return s
 }
 
@@ -103,14 +102,6 @@ func (s *suite) startAgent() {
 	s.root.Helper()
 	s.stop = agenttest.StartWorkAgent(s.root, s.spoke, workagent.Options{Namespace: agentNS,
 		ExecutorRetryInterval: 2 * time.Second, EvictionGracePeriod: evictionGrace})
-}
-
-// mustApply applies objs as the admin.
-func mustApply(ctx context.Context, t *testing.T, c client.Client, objs []*unstructured.Unstructured) {
-	t.Helper()
-	if err := apply.Apply(ctx, c, objs, apply.Options{FieldManager: "work-test"}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // newWork builds a ManifestWork in cluster1 from YAML manifests.

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // manifestWork returns a ManifestWork in cluster1 with the given manifests (YAML
@@ -47,7 +48,7 @@ func testAdmission(ctx context.Context, t *testing.T, c client.Client) {
 			_ = c.Delete(ctx, mustDecode(t, manifestWork("probe", cm)))
 			return false, nil
 		}
-		if strings.Contains(err.Error(), "same object") {
+		if kit.ErrorSays(err, "same object") {
 			return true, nil
 		}
 		return false, err

@@ -2,7 +2,6 @@ package workcli
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,7 +70,7 @@ func TestExecutorAdmission(t *testing.T) {
 			_ = admin.Delete(ctx, mustDecode(t, executorWork("probe", "")))
 			return false, nil
 		}
-		if strings.Contains(err.Error(), "execute-as") {
+		if kit.ErrorSays(err, "execute-as") {
 			return true, nil
 		}
 		return false, err

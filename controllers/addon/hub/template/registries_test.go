@@ -2,9 +2,9 @@ package template
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
@@ -30,9 +30,8 @@ func TestParseClusterImageRegistries(t *testing.T) {
 			got, err := ParseClusterImageRegistries(tt.value)
 			switch {
 			case tt.wantErr != "":
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), `{"registries":[{"mirror":`) {
-					t.Errorf("error %v, want %q with an example", err, tt.wantErr)
-				}
+				assert.ErrorContains(t, err, tt.wantErr)
+				assert.ErrorContains(t, err, `{"registries":[{"mirror":`, "the error shows an example")
 			case err != nil:
 				t.Fatal(err)
 			case len(got) != len(tt.want) || (len(got) > 0 && !reflect.DeepEqual(got, tt.want)):

@@ -1,9 +1,9 @@
 package app
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	clientfeatures "k8s.io/client-go/features"
 )
 
@@ -50,9 +50,7 @@ func TestAgentWorkerFlags(t *testing.T) {
 			}
 			err := o.validateWorkers()
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("validateWorkers() = %v, want %q", err, tc.wantErr)
-				}
+				require.ErrorContains(t, err, tc.wantErr)
 				return
 			}
 			if err != nil {

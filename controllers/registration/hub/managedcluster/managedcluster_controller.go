@@ -30,7 +30,7 @@ import (
 )
 
 // FieldManager owns the fields the hub controller applies.
-const FieldManager = "ocm-hub-controller"
+const FieldManager = clusternamespace.HubFieldManager
 
 // Workers is how many ManagedClusters are reconciled at once: accepting one
 // applies its namespace and RBAC one write after another, so a single worker

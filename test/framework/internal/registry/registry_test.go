@@ -79,7 +79,7 @@ func TestCopyImageToThePrivateRegistry(t *testing.T) {
 	require.NoError(t, err)
 	_, err = remote.Get(stored)
 	require.Error(t, err, "an anonymous pull from the private registry")
-	assert.Contains(t, err.Error(), "UNAUTHORIZED")
+	assert.ErrorContains(t, err, "UNAUTHORIZED")
 	got, err := remote.Image(stored, remote.WithAuth(&authn.Basic{Username: priv.creds.Username, Password: priv.creds.Password}))
 	require.NoError(t, err)
 	assertSameImage(t, img, got)

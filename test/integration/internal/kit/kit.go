@@ -4,6 +4,7 @@ package kit
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,4 +24,20 @@ func MustCreate(ctx context.Context, t testing.TB, c client.Client, obj client.O
 	if err := c.Create(ctx, obj); err != nil {
 		t.Fatalf("create %T %s: %v", obj, client.ObjectKeyFromObject(obj), err)
 	}
+}
+
+// ErrorSays reports whether err is not nil and its message contains each
+// of says: the condition of a poll that waits for a refusal whose kind
+// alone (apierrors.IsForbidden, ...) does not tell it from another. A test
+// that expects an error asserts it with require.ErrorContains instead.
+func ErrorSays(err error, says ...string) bool {
+	if err == nil {
+		return false
+	}
+	for _, s := range says {
+		if !strings.Contains(err.Error(), s) {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -60,9 +61,8 @@ func testTLSProfile(t *testing.T, s *suite) {
 		cm.Spec.TLSProfile = &operatorv1.TLSProfile{MinTLSVersion: "VersionTLS11"}
 		return s.admin.Update(s.ctx, cm)
 	})
-	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.tlsProfile.minTLSVersion") {
-		t.Errorf("spec.tlsProfile.minTLSVersion VersionTLS11: got %v, want the API server to refuse it", err)
-	}
+	assert.True(t, apierrors.IsInvalid(err), "spec.tlsProfile.minTLSVersion VersionTLS11: got %v, want the API server to refuse it", err)
+	assert.ErrorContains(t, err, "spec.tlsProfile.minTLSVersion")
 
 	dep, err := s.controller(s.ctx)
 	if err != nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
 // testAgentWrites acts as cluster1's agent. Whoever writes a cluster's
@@ -52,10 +53,9 @@ func testAgentWrites(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 	framework.Eventually(ctx, t, pollTimeout, "cluster1's agent reads its work", func(ctx context.Context) (bool, error) {
 		return true, agent1.Get(ctx, client.ObjectKeyFromObject(work), &workv1.ManifestWork{})
 	})
-	if err := editCluster(ctx, agent1, func(mc *clusterv1.ManagedCluster) { mc.Labels["env"] = "prod" }); !apierrors.IsForbidden(err) ||
-		!strings.Contains(err.Error(), `cannot update resource "managedclusters"`) {
-		t.Errorf("cluster1's agent relabels its ManagedCluster: got %v, want RBAC to forbid the update", err)
-	}
+	err = editCluster(ctx, agent1, func(mc *clusterv1.ManagedCluster) { mc.Labels["env"] = "prod" })
+	assert.True(t, apierrors.IsForbidden(err), "cluster1's agent relabels its ManagedCluster: got %v, want RBAC to forbid the update", err)
+	assert.ErrorContains(t, err, `cannot update resource "managedclusters"`)
 
 	// Every subject form of an identity issued to cluster1, each also
 	// granted update on works and ManagedClusters by RBAC, so that only
@@ -206,7 +206,7 @@ func testRegistrantAnnotations(ctx context.Context, t *testing.T, hubCluster *fr
 				var err error
 				framework.Eventually(ctx, t, pollTimeout, "the grant reaches the authorizer", func(ctx context.Context) (bool, error) {
 					err = c.Create(ctx, mc)
-					return !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "cannot create resource"), nil
+					return !apierrors.IsForbidden(err) || !kit.ErrorSays(err, "cannot create resource"), nil
 				})
 				hint := "with annotations under " + identity.RegistrantAnnotationPrefix + " only, not " + key
 				if key == importer.CAPIAnnotation {
