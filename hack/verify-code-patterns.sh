@@ -24,10 +24,11 @@ CONTRACT_LITERALS=(
   # add-ons stand for a user's own code, which labels its objects itself
   # (with a value of its own).
   '"app.kubernetes.io/part-of"|pkg/apply pkg/podsecurity/podsecurity_test.go examples|apply.PartOfLabelKey'
-  # The hub's public cluster-info ConfigMap and its namespace get a home in
-  # pkg/ with their reader; enable these rows with that home's path.
-  # '"cluster-info"|HOME|CONSTANT'
-  # '"kube-public"|HOME|CONSTANT'
+  # Tests may spell these two (*_test.go), as an oracle independent of the
+  # code under test; so may the test framework, which builds clusters the
+  # way kubeadm does.
+  '"cluster-info"|pkg/clusterinfo *_test.go test/framework|clusterinfo.Name (its names come from k8s.io/cluster-bootstrap)'
+  '"kube-public"|*_test.go test/framework|metav1.NamespacePublic (or certs.HubCABundleNamespace, clusterinfo.Namespace)'
 )
 
 # START_ALLOWED: the directories of test/integration that start a test
