@@ -40,6 +40,13 @@ fi
 
 GO=${GO:-go}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Every module builds with the product's Go toolchain (the main module's go
+# line), whatever its own go line says: with the same toolchain, flags and
+# dependency versions (hack/mod-align.sh), a package the product's build
+# needs is compiled once, and "make build" after a cold kube-bins finds most
+# of its packages in the build cache.
+GOTOOLCHAIN=go$(sed -n 's/^go //p' "$ROOT/go.mod")
+export GOTOOLCHAIN
 MODDIR=$ROOT/test/kube
 CTRDDIR=$ROOT/test/kube/containerd
 NETPOLDIR=$ROOT/test/kube/netpol

@@ -24,5 +24,5 @@
 // "make kube-bins" compiles about 55 of its packages instead of about 600:
 // the Kubernetes build has compiled the rest. To move to another release:
 // change the version in go.mod, run "go mod tidy", then
-// hack/netpol-align.sh (run it too after moving test/kube).
+// hack/mod-align.sh (run it too after moving test/kube).
 package main
