@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,7 +23,7 @@ func captured(t *testing.T) (*applyRecorder, *[]map[string]any) {
 		require.NoError(t, jsonUnmarshal(obj, &m))
 		lines = append(lines, m)
 	}, funcr.Options{})
-	r, err := newApplyRecorder(logr.Logger(log))
+	r, err := newApplyRecorder(log)
 	require.NoError(t, err)
 	return r, &lines
 }
