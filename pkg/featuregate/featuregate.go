@@ -48,6 +48,13 @@ const (
 	// (bootstrapKubeConfigs of type LocalSecrets), which the agent moves
 	// between when the current one is lost.
 	MultipleHubs = "MultipleHubs"
+	// ManifestWorkApplyLatency makes the work agent log a record of each
+	// ManifestWork generation's apply (flows mw_spoke_apply,
+	// mw_resource_spoke_apply, mw_resource_spoke_sync and
+	// mw_spoke_apply_result) and count the apply outcomes in the metrics
+	// work_manifestwork_apply_total and work_manifestwork_resource_apply_total,
+	// to measure how long ManifestWorks take to reach the cluster.
+	ManifestWorkApplyLatency = "ManifestWorkApplyLatency"
 	// HubTunnel keeps a tunnel attached at the hub through which hub users
 	// reach the cluster's API server as ocm:hub:<user> (the agent's
 	// impersonation rights come with it).
@@ -80,6 +87,7 @@ var Agent = []Gate{
 	{Name: AddonManagement, Default: true, Description: "add-on registration and health"},
 	{Name: ClusterClaim, Default: true, Description: "ClusterClaims in the ManagedCluster's status"},
 	{Name: HubTunnel, Default: true, Description: "the tunnel through which hub users reach this cluster's API server as ocm:hub:<user>, and the agent's right to impersonate them"},
+	{Name: ManifestWorkApplyLatency, Default: false, Description: "records of each ManifestWork generation's apply in the work agent's log, and the apply outcome metrics work_manifestwork_apply_total and work_manifestwork_resource_apply_total"},
 	{Name: MultipleHubs, Default: true, Description: "standby hubs: two or more bootstrap kubeconfigs, the agent moving to the next hub when the current one is lost"},
 }
 

@@ -149,14 +149,17 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 	}
 	limit := defaultMaxCustomClusterClaims
 	var suffixes []string
+	synthesized := []clusterv1.ManagedClusterClaim{version.AgentClaim(version.Version)}
 	k := &operatorv1.Klusterlet{}
 	if err := a.mgmt.Get(ctx, types.NamespacedName{Name: a.opts.KlusterletName}, k); err == nil {
 		if rc := k.Spec.RegistrationConfiguration; rc != nil && rc.ClusterClaimConfiguration != nil {
 			limit = int(rc.ClusterClaimConfiguration.MaxCustomClusterClaims)
 			suffixes = rc.ClusterClaimConfiguration.ReservedClusterClaimSuffixes
 		}
+		if host := hostingCluster(k, mc.Name); host != "" {
+			synthesized = append(synthesized, clusterv1.ManagedClusterClaim{Name: clusterv1alpha1.ClusterClaimHostingCluster, Value: host})
+		}
 	}
-	synthesized := []clusterv1.ManagedClusterClaim{version.AgentClaim(version.Version)}
 	if cas := certs.HubCAsClaimValue(conn.cred.hub.CAData); cas != "" {
 		synthesized = append(synthesized, clusterv1.ManagedClusterClaim{Name: certs.HubCAsClaim, Value: cas})
 	}
@@ -178,6 +181,25 @@ func (a *Agent) applyClaims(ctx context.Context, conn *hubConnection, mc *cluste
 			truncated, limit, a.opts.KlusterletName))
 	}
 	return nil
+}
+
+// hostingCluster is the cluster the agent of Klusterlet k reports it runs
+// on (spec.deployOption.reportHostingCluster: Enable): cluster itself, or
+// spec.deployOption.hosted.managementClusterName in the Hosted modes; ""
+// when it reports none. The claim is the agent's own, for its own
+// ManagedCluster, so it replaces a ClusterClaim of the same name.
+func hostingCluster(k *operatorv1.Klusterlet, cluster string) string {
+	opt := k.Spec.DeployOption
+	if opt.ReportHostingCluster != operatorv1.ReportHostingClusterModeEnable {
+		return ""
+	}
+	if k.Mode().IsHosted() {
+		if opt.Hosted == nil {
+			return ""
+		}
+		return opt.Hosted.ManagementClusterName
+	}
+	return cluster
 }
 
 // addonNamespaceLevel is the Pod Security level the add-on agents'

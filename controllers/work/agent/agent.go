@@ -49,6 +49,9 @@ type Agent struct {
 	executor *executorChecker
 	// rules evaluates condition rules (CEL programs are kept across sessions).
 	rules *ruleEvaluator
+	// records writes the apply records of the ManifestWorkApplyLatency
+	// feature gate; nil when it is off.
+	records *applyRecorder
 	// appliedEvents carries the names of AppliedManifestWorks that were
 	// deleted (or finalized) to the current session's ManifestWork controller.
 	appliedEvents chan event.GenericEvent
@@ -103,7 +106,14 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	var records *applyRecorder
+	if opts.ApplyLatency {
+		if records, err = newApplyRecorder(applyRecordLogger()); err != nil {
+			return nil, err
+		}
+	}
 	return &Agent{
+		records:     records,
 		rules:       rules,
 		executor:    newExecutorChecker(kubeReview(managedKube), impersonatingDryRun(cfg), min(executorCacheTTL, opts.ExecutorRetryInterval)),
 		opts:        opts,

@@ -57,6 +57,9 @@ type workReconciler struct {
 	watcher *resourceWatcher
 	// rules evaluates condition rules.
 	rules *ruleEvaluator
+	// records writes the apply records (ManifestWorkApplyLatency); nil
+	// records nothing.
+	records *applyRecorder
 	// executor checks what a work's executor may do (nil checks nothing);
 	// a work it denied something is tried again after executorRetry.
 	executor      *executorChecker
@@ -76,6 +79,7 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		// AppliedManifestWork to eviction (appliedmanifestwork_eviction.go).
 		if apierrors.IsNotFound(err) {
 			r.watcher.Forget(req.Name)
+			r.records.forget(req.Name)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -158,9 +162,14 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 	if mode, err := workv1.ApplyModeOf(work.Annotations); err != nil || mode == workv1.ApplyModeReportDiff {
 		return r.reportDiff(ctx, work, manifests, apply.Request{Owner: owner, Decide: decide, Authorize: authorize}, err), nil, nil
 	}
+	run := r.records.begin(work, len(manifests))
 	for _, m := range apply.SortManifests(manifests) {
 		results[m.Ordinal] = r.applier.Apply(ctx, apply.Request{Manifest: m, Owner: owner, Decide: decide, Authorize: authorize})
 	}
+	for i := range results {
+		run.resource(&results[i], findManifest(prev, results[i].Meta))
+	}
+	run.end(len(manifests))
 
 	pending, denied, record, err := r.updateAppliedResources(ctx, work, amw, results)
 	r.watcher.Track(work.Name, results)

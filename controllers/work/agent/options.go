@@ -85,6 +85,11 @@ type Options struct {
 	// denied a manifest is tried again (default 60 s); a change of the work
 	// tries it at once.
 	ExecutorRetryInterval time.Duration
+	// ApplyLatency writes a record of each ManifestWork generation's apply
+	// to the log and counts the apply outcomes in the metrics
+	// work_manifestwork_apply_total and work_manifestwork_resource_apply_total
+	// (the ManifestWorkApplyLatency feature gate).
+	ApplyLatency bool
 	// EvictionGracePeriod is how long an AppliedManifestWork whose
 	// ManifestWork is gone from the hub is kept before it and the objects it
 	// owns are deleted (default 60 m; 100 years or more never evicts).

@@ -60,6 +60,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 		statusSync:    a.opts.StatusSyncInterval,
 		failures:      workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](failureBaseDelay, failureMaxDelay),
 		rules:         a.rules,
+		records:       a.records,
 		executor:      a.executor,
 		executorRetry: a.opts.ExecutorRetryInterval,
 		drifts:        newDriftDetector(),

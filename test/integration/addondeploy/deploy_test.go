@@ -77,6 +77,7 @@ func TestTemplateAddons(t *testing.T) {
 		{"seed 003: install namespace default", s.testSeedDefaultNamespace},
 		{"Pods that violate restricted are named on the add-on", s.testPodSecurity},
 		{"a hosted add-on's agent goes to its hosting cluster", s.testHosted},
+		{"a hosted add-on's hosting cluster is discovered from its cluster's report", s.testDiscovery},
 		{"deleting an add-on removes its works and hub permissions", s.testDelete},
 	} {
 		if !t.Run(step.name, step.run) {

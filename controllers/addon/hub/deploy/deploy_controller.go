@@ -85,6 +85,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // when the template cannot be rendered.
 func (r *Reconciler) reconcileNormal(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn) error {
 	log := ctrl.LoggerFrom(ctx)
+	cma := &addonv1alpha1.ClusterManagementAddOn{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: mca.Name}, cma); err != nil {
+		return fmt.Errorf("get ClusterManagementAddOn %s: %w", mca.Name, err)
+	}
+	if waiting, err := r.discoverHosting(ctx, mca, cma); err != nil || waiting {
+		return err
+	}
 	works, err := r.listWorks(ctx, mca)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
 
@@ -78,8 +79,14 @@ func (r *Reconciler) reconcileHosting(ctx context.Context, mca *addonv1alpha1.Ma
 		meta.RemoveStatusCondition(&mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnHostingManifestApplied)
 		return r.cleanupHosting(ctx, mca, existing)
 	}
-	setCondition(mca, addonv1alpha1.ManagedClusterAddOnHostingClusterValidity, metav1.ConditionTrue, addonv1alpha1.HostingClusterValidityReasonValid,
-		fmt.Sprintf("hosting cluster %s is a managed cluster of the hub", hosting))
+	held, err := r.checkReportedHost(ctx, mca, hosting)
+	if err != nil {
+		return err
+	}
+	if held {
+		meta.RemoveStatusCondition(&mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnHostingManifestApplied)
+		return r.cleanupHosting(ctx, mca, existing)
+	}
 
 	specs, err := agent.HostingDeployWorks(r.sizeLimit())
 	if err != nil {
@@ -146,4 +153,37 @@ func (r *Reconciler) cleanupHosting(ctx context.Context, mca *addonv1alpha1.Mana
 // hasHostingFinalizer reports whether mca holds the hosting finalizer.
 func hasHostingFinalizer(mca *addonv1alpha1.ManagedClusterAddOn) bool {
 	return slices.ContainsFunc(hostingFinalizers, func(f string) bool { return controllerutil.ContainsFinalizer(mca, f) })
+}
+
+// checkReportedHost sets HostingClusterValidity of mca, whose hosting
+// cluster hosting is a managed cluster of the hub, against the hosting
+// cluster its cluster's agent reports (ClusterClaim
+// hosting-cluster.open-cluster-management.io), as OCM's add-on framework
+// does: True when the agent reports none or the same; False
+// (HostingClusterMismatch) when it reports another. A mismatched add-on
+// whose hosting manifests were never deployed is held (it returns true); one
+// already deployed keeps running where it is: the hub never moves it.
+func (r *Reconciler) checkReportedHost(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, hosting string) (bool, error) {
+	target := &clusterv1.ManagedCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: mca.Namespace}, target); client.IgnoreNotFound(err) != nil {
+		return false, fmt.Errorf("get ManagedCluster %s: %w", mca.Namespace, err)
+	}
+	reported := reportedHost(target)
+	if reported == "" || reported == hosting {
+		msg := fmt.Sprintf("hosting cluster %s is a managed cluster of the hub", hosting)
+		if reported != "" {
+			msg += fmt.Sprintf(", and cluster %s reports that its agent runs there", mca.Namespace)
+		}
+		setCondition(mca, addonv1alpha1.ManagedClusterAddOnHostingClusterValidity, metav1.ConditionTrue, addonv1alpha1.HostingClusterValidityReasonValid, msg)
+		return false, nil
+	}
+	msg := fmt.Sprintf("the add-on names hosting cluster %s, but cluster %s reports in ClusterClaim %s that its agent runs on %s",
+		hosting, mca.Namespace, clusterv1alpha1.ClusterClaimHostingCluster, reported)
+	if hasHostingFinalizer(mca) {
+		msg += "; the add-on's agent keeps running on " + hosting + ": delete and recreate the add-on to move it"
+	} else {
+		msg += "; the add-on's hosting manifests are deployed nowhere until the two agree"
+	}
+	setCondition(mca, addonv1alpha1.ManagedClusterAddOnHostingClusterValidity, metav1.ConditionFalse, addonv1alpha1.HostingClusterValidityReasonMismatch, msg)
+	return !hasHostingFinalizer(mca), nil
 }

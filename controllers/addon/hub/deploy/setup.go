@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,6 +20,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 )
 
@@ -42,6 +44,7 @@ const (
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=managedclusteraddons/finalizers,verbs=update
 // +kubebuilder:rbac:groups=addon.open-cluster-management.io,resources=clustermanagementaddons;addontemplates;addondeploymentconfigs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclustersets,verbs=list;watch
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=rolebindings,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;roles,verbs=bind
@@ -100,7 +103,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(configObject(templateGVK), handler.EnqueueRequestsFromMapFunc(r.byConfig(addonv1alpha1.AddOnTemplateResource))).
 		Watches(configObject(deployCfgGVK), handler.EnqueueRequestsFromMapFunc(r.byConfig(addonv1alpha1.AddOnDeploymentConfigResource))).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace),
-			builder.WithPredicates(predicate.Or(clusterDeletion(), registriesChanged()))).
+			builder.WithPredicates(predicate.Or(clusterDeletion(), registriesChanged(), hostingReportChanged()))).
+		Watches(&clusterv1beta2.ManagedClusterSet{}, handler.EnqueueRequestsFromMapFunc(r.discovering)).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(r.hostedOn),
 			builder.WithPredicates(predicate.Or(clusterDeletion(), clusterCreation()))).
 		Complete(r)
@@ -199,6 +203,40 @@ func registriesChanged() predicate.Funcs {
 			return oldOK && curOK && addonNamespaceEnforces(old) != addonNamespaceEnforces(cur)
 		},
 	}
+}
+
+// hostingReportChanged passes the updates of a ManagedCluster that change
+// the hosting cluster its agent reports or its labels (its cluster sets),
+// on which the discovery of the hosting cluster of its add-ons and their
+// HostingClusterValidity depend.
+func hostingReportChanged() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, oldOK := e.ObjectOld.(*clusterv1.ManagedCluster)
+			cur, curOK := e.ObjectNew.(*clusterv1.ManagedCluster)
+			return oldOK && curOK && (reportedHost(old) != reportedHost(cur) || !maps.Equal(old.Labels, cur.Labels))
+		},
+	}
+}
+
+// discovering maps a ManagedClusterSet to the add-ons waiting for their
+// hosting cluster to be discovered, whose wait a change of the set may end.
+func (r *Reconciler) discovering(ctx context.Context, _ client.Object) []reconcile.Request {
+	list := &addonv1alpha1.ManagedClusterAddOnList{}
+	if err := r.Client.List(ctx, list); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List ManagedClusterAddOns")
+		return nil
+	}
+	var out []reconcile.Request
+	for i := range list.Items {
+		if wantsDiscovery(&list.Items[i]) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+		}
+	}
+	return out
 }
 
 // clusterCreation passes the creation of a ManagedCluster.

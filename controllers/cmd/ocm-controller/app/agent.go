@@ -192,6 +192,7 @@ func (o *agentOptions) run(ctx context.Context) error {
 	workOpts.ManagedKubeconfigSecret = o.registration.ManagedKubeconfigSecret
 	workOpts.ManagedCluster = o.registration.ManagedCluster
 	workOpts.ClusterName = o.registration.ClusterName
+	workOpts.ApplyLatency = o.features.Enabled(featuregate.ManifestWorkApplyLatency)
 	work, err := workagent.New(mgr, workOpts)
 	if err != nil {
 		return err

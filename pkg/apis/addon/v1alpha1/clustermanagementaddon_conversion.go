@@ -57,18 +57,20 @@ func (cma *ClusterManagementAddOn) ConvertFrom(srcRaw conversion.Hub) error {
 // defaultConfigs entry named v1beta1.ReservedNoDefaultConfigName, as in OCM.
 func cmaSpecToV1beta1(in ClusterManagementAddOnSpec) v1beta1.ClusterManagementAddOnSpec {
 	return v1beta1.ClusterManagementAddOnSpec{
-		AddOnMeta:       addOnMetaToV1beta1(in.AddOnMeta),
-		DefaultConfigs:  mapSlice(in.SupportedConfigs, supportedConfigToV1beta1),
-		InstallStrategy: installStrategyToV1beta1(in.InstallStrategy),
+		AddOnMeta:               addOnMetaToV1beta1(in.AddOnMeta),
+		DefaultConfigs:          mapSlice(in.SupportedConfigs, supportedConfigToV1beta1),
+		InstallStrategy:         installStrategyToV1beta1(in.InstallStrategy),
+		HostedModeAutoDiscovery: autoDiscoveryToV1beta1(in.HostedModeAutoDiscovery),
 	}
 }
 
 // cmaSpecFromV1beta1 maps the spec of a ClusterManagementAddOn back.
 func cmaSpecFromV1beta1(in v1beta1.ClusterManagementAddOnSpec) ClusterManagementAddOnSpec {
 	return ClusterManagementAddOnSpec{
-		AddOnMeta:        addOnMetaFromV1beta1(in.AddOnMeta),
-		SupportedConfigs: mapSlice(in.DefaultConfigs, supportedConfigFromV1beta1),
-		InstallStrategy:  installStrategyFromV1beta1(in.InstallStrategy),
+		AddOnMeta:               addOnMetaFromV1beta1(in.AddOnMeta),
+		SupportedConfigs:        mapSlice(in.DefaultConfigs, supportedConfigFromV1beta1),
+		InstallStrategy:         installStrategyFromV1beta1(in.InstallStrategy),
+		HostedModeAutoDiscovery: autoDiscoveryFromV1beta1(in.HostedModeAutoDiscovery),
 	}
 }
 
@@ -172,4 +174,20 @@ func cmaStatusFromV1beta1(in v1beta1.ClusterManagementAddOnStatus) ClusterManage
 			}
 		}),
 	}
+}
+
+// autoDiscoveryToV1beta1 maps spec.hostedModeAutoDiscovery.
+func autoDiscoveryToV1beta1(in *HostedModeAutoDiscoveryConfig) *v1beta1.HostedModeAutoDiscoveryConfig {
+	if in == nil {
+		return nil
+	}
+	return &v1beta1.HostedModeAutoDiscoveryConfig{Mode: v1beta1.HostedModeAutoDiscoveryModeType(in.Mode)}
+}
+
+// autoDiscoveryFromV1beta1 maps spec.hostedModeAutoDiscovery back.
+func autoDiscoveryFromV1beta1(in *v1beta1.HostedModeAutoDiscoveryConfig) *HostedModeAutoDiscoveryConfig {
+	if in == nil {
+		return nil
+	}
+	return &HostedModeAutoDiscoveryConfig{Mode: HostedModeAutoDiscoveryModeType(in.Mode)}
 }

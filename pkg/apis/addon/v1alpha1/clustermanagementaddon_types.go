@@ -56,6 +56,42 @@ type ClusterManagementAddOnSpec struct {
 	// +optional
 	// +kubebuilder:default={type: Manual}
 	InstallStrategy InstallStrategy `json:"installStrategy,omitempty"`
+
+	// hostedModeAutoDiscovery, with mode Enable, lets the ManagedClusterAddOns
+	// of this add-on that ask for Hosted mode (annotation
+	// addon.open-cluster-management.io/install-mode: Hosted) without naming a
+	// hosting cluster have the hub name it: the cluster their cluster's
+	// agent reports in its ClusterClaim hosting-cluster.open-cluster-management.io,
+	// when both clusters are in one ManagedClusterSet other than default and
+	// global. Disabled by default.
+	// +optional
+	HostedModeAutoDiscovery *HostedModeAutoDiscoveryConfig `json:"hostedModeAutoDiscovery,omitempty"`
+}
+
+// HostedModeAutoDiscoveryConfig configures the discovery of the hosting
+// cluster of hosted add-ons.
+type HostedModeAutoDiscoveryConfig struct {
+	// mode is Enable or Disable (the default).
+	// +optional
+	// +kubebuilder:validation:Enum=Enable;Disable
+	Mode HostedModeAutoDiscoveryModeType `json:"mode,omitempty"`
+}
+
+// HostedModeAutoDiscoveryModeType says whether the hub discovers the
+// hosting cluster of hosted add-ons.
+type HostedModeAutoDiscoveryModeType string
+
+const (
+	// HostedModeAutoDiscoveryModeEnable discovers it.
+	HostedModeAutoDiscoveryModeEnable HostedModeAutoDiscoveryModeType = "Enable"
+	// HostedModeAutoDiscoveryModeDisable does not (the default).
+	HostedModeAutoDiscoveryModeDisable HostedModeAutoDiscoveryModeType = "Disable"
+)
+
+// AutoDiscoveryEnabled reports whether s enables the discovery of the
+// hosting cluster of hosted add-ons.
+func (s *ClusterManagementAddOnSpec) AutoDiscoveryEnabled() bool {
+	return s.HostedModeAutoDiscovery != nil && s.HostedModeAutoDiscovery.Mode == HostedModeAutoDiscoveryModeEnable
 }
 
 // ConfigMeta is a configuration kind an add-on supports.

@@ -126,6 +126,13 @@ const (
 	HostingClusterValidityReasonValid = "HostingClusterValid"
 	// HostingClusterValidityReasonInvalid: it is not.
 	HostingClusterValidityReasonInvalid = "HostingClusterInvalid"
+	// HostingClusterValidityReasonMismatch: the hosting cluster the add-on
+	// names is not the one its cluster's agent reports in ClusterClaim
+	// hosting-cluster.open-cluster-management.io.
+	HostingClusterValidityReasonMismatch = "HostingClusterMismatch"
+	// HostingClusterValidityReasonAutoDiscoveryPending: the add-on asks for
+	// Hosted mode and its hosting cluster is not discovered yet.
+	HostingClusterValidityReasonAutoDiscoveryPending = "HostingClusterAutoDiscoveryPending"
 	// ManifestAppliedReasonManifestsApplied: the add-on's ManifestWorks are applied.
 	ManifestAppliedReasonManifestsApplied = "AddonManifestApplied"
 	// ManifestAppliedReasonManifestsApplyFailed: a ManifestWork of the add-on
@@ -196,6 +203,20 @@ const (
 	// HostingClusterNameAnnotationKey on a ManagedClusterAddOn names the
 	// cluster that hosts the agent of a hosted add-on.
 	HostingClusterNameAnnotationKey = "addon.open-cluster-management.io/hosting-cluster-name"
+	// InstallModeAnnotationKey on a ManagedClusterAddOn set to
+	// InstallModeHosted asks for Hosted mode with the hosting cluster
+	// discovered by the hub, when the ClusterManagementAddOn enables
+	// spec.hostedModeAutoDiscovery.
+	InstallModeAnnotationKey = "addon.open-cluster-management.io/install-mode"
+	// InstallModeHosted is the value of InstallModeAnnotationKey that asks
+	// for Hosted mode.
+	InstallModeHosted = "Hosted"
+	// HostingClusterNameManagedByAnnotationKey on a ManagedClusterAddOn
+	// marks a HostingClusterNameAnnotationKey the hub discovered.
+	HostingClusterNameManagedByAnnotationKey = "addon.open-cluster-management.io/hosting-cluster-name-managed-by"
+	// HostingClusterNameManagedByAutoDiscoveryValue is the value of
+	// HostingClusterNameManagedByAnnotationKey the hub sets.
+	HostingClusterNameManagedByAutoDiscoveryValue = "auto-discovery"
 	// DisableAddonAutomaticInstallationAnnotationKey on a ManagedClusterAddOn
 	// stops the add-on manager from installing it automatically.
 	DisableAddonAutomaticInstallationAnnotationKey = "addon.open-cluster-management.io/disable-automatic-installation"

@@ -55,6 +55,10 @@ const (
 	ClusterClaimPlatform = "platform.open-cluster-management.io"
 	// ClusterClaimProduct is the Kubernetes product, such as OpenShift, EKS or GKE.
 	ClusterClaimProduct = "product.open-cluster-management.io"
+	// ClusterClaimHostingCluster is the hub's name of the cluster the agent
+	// runs on: the cluster itself, or its management cluster in the Hosted
+	// modes (the Klusterlet's spec.deployOption.reportHostingCluster).
+	ClusterClaimHostingCluster = "hosting-cluster.open-cluster-management.io"
 )
 
 // ReservedClusterClaimNames lists the reserved ClusterClaim names.
@@ -63,6 +67,7 @@ var ReservedClusterClaimNames = [...]string{
 	ClusterClaimKubeVersion,
 	ClusterClaimPlatform,
 	ClusterClaimProduct,
+	ClusterClaimHostingCluster,
 }
 
 // ClusterClaimSpokeOnlyLabel on a ClusterClaim keeps the agent from reporting

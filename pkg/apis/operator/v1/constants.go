@@ -165,9 +165,6 @@ const (
 	// ClusterAnnotationsKeyPrefix is the prefix every annotation the agent sets
 	// on its ManagedCluster must have.
 	ClusterAnnotationsKeyPrefix = "agent.open-cluster-management.io"
-	// HostingClusterClaimName is the reserved ClusterClaim through which an
-	// agent reports where it runs.
-	HostingClusterClaimName = "hosting-cluster.open-cluster-management.io"
 )
 
 // Reasons of the Klusterlet conditions the agent sets while it registers.

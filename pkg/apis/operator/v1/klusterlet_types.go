@@ -153,7 +153,11 @@ type KlusterletDeployOption struct {
 	Mode InstallMode `json:"mode"`
 
 	// reportHostingCluster set to Enable makes the agent report where it runs
-	// through the reserved ClusterClaim hosting-cluster.open-cluster-management.io.
+	// through the reserved ClusterClaim hosting-cluster.open-cluster-management.io
+	// in its ManagedCluster's status: the cluster's own name, or
+	// hosted.managementClusterName in the Hosted modes (nothing when that is
+	// unset). Add-ons whose ClusterManagementAddOn enables
+	// hostedModeAutoDiscovery are hosted there.
 	// +optional
 	// +kubebuilder:validation:Enum=Enable;Disable
 	ReportHostingCluster ReportHostingClusterMode `json:"reportHostingCluster,omitempty"`
