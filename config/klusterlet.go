@@ -78,17 +78,11 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 	if a := s.HubApiServerHostAlias; a != nil {
 		v.HostAliases = []corev1.HostAlias{{IP: a.IP, Hostnames: []string{a.Hostname}}}
 	}
-	if r := s.ResourceRequirement; r != nil {
-		switch r.Type {
-		case operatorv1.ResourceQosClassBestEffort:
-			v.Resources = &corev1.ResourceRequirements{}
-		case operatorv1.ResourceQosClassResourceRequirement:
-			if r.ResourceRequirements == nil {
-				return v, nil, &FieldError{Reason: "ResourceRequirementMissing", Message: "spec.resourceRequirement.resourceRequirements" + ": " + "type ResourceRequirement needs resourceRequirements; set them or choose type Default"}
-			}
-			v.Resources = r.ResourceRequirements.DeepCopy()
-		}
+	resources, err := resourcesOf(s.ResourceRequirement)
+	if err != nil {
+		return v, nil, err
 	}
+	v.Resources = resources
 	if rc := s.RegistrationConfiguration; rc != nil {
 		if err := checkRegistration(rc); err != nil {
 			return v, nil, err
@@ -124,6 +118,24 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 	v.KlusterletFlags = klusterletFlags(s)
 	v.FeatureGates = gates.Flag()
 	return v, unknown, nil
+}
+
+// resourcesOf returns the agent's resources that spec.resourceRequirement
+// sets: none for BestEffort, the requirements for ResourceRequirement, nil
+// (the templates' defaults) when unset or Default.
+func resourcesOf(r *operatorv1.ResourceRequirement) (*corev1.ResourceRequirements, error) {
+	switch {
+	case r == nil:
+		return nil, nil
+	case r.Type == operatorv1.ResourceQosClassBestEffort:
+		return &corev1.ResourceRequirements{}, nil
+	case r.Type == operatorv1.ResourceQosClassResourceRequirement:
+		if r.ResourceRequirements == nil {
+			return nil, &FieldError{Reason: "ResourceRequirementMissing", Message: "spec.resourceRequirement.resourceRequirements" + ": " + "type ResourceRequirement needs resourceRequirements; set them or choose type Default"}
+		}
+		return r.ResourceRequirements.DeepCopy(), nil
+	}
+	return nil, nil
 }
 
 // sameImage checks that the component images, when set, equal imagePullSpec:
