@@ -60,19 +60,9 @@ func (r *Reconciler) reconcileHosting(ctx context.Context, mca *addonv1alpha1.Ma
 		meta.RemoveStatusCondition(&mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnHostingManifestApplied)
 		return r.cleanupHosting(ctx, mca, existing)
 	}
-	cluster := &clusterv1.ManagedCluster{}
-	err = r.Client.Get(ctx, client.ObjectKey{Name: hosting}, cluster)
-	var invalid string
-	switch {
-	case apierrors.IsNotFound(err):
-		invalid = fmt.Sprintf("hosting cluster %s is not a managed cluster of the hub; the add-on's hosting manifests are deployed nowhere until it is", hosting)
-	case err != nil:
-		return fmt.Errorf("get hosting cluster %s: %w", hosting, err)
-	case !cluster.DeletionTimestamp.IsZero():
-		invalid = fmt.Sprintf("hosting cluster %s is being deleted; the add-on's hosting manifests were removed", hosting)
-	case hosting == mca.Namespace:
-		invalid = fmt.Sprintf("cluster %s cannot host its own add-on: name the cluster its Klusterlet runs on in annotation %s, or remove it for Default mode",
-			hosting, addonv1alpha1.HostingClusterNameAnnotationKey)
+	invalid, err := r.invalidHost(ctx, mca, hosting)
+	if err != nil {
+		return err
 	}
 	if invalid != "" {
 		setCondition(mca, addonv1alpha1.ManagedClusterAddOnHostingClusterValidity, metav1.ConditionFalse, addonv1alpha1.HostingClusterValidityReasonInvalid, invalid)
@@ -130,6 +120,26 @@ func (r *Reconciler) reconcileHosting(ctx context.Context, mca *addonv1alpha1.Ma
 	}
 	setWorksApplied(mca, addonv1alpha1.ManagedClusterAddOnHostingManifestApplied, written)
 	return errors.Join(errs...)
+}
+
+// invalidHost says why hosting cannot host mca's agent: it is not a
+// managed cluster of the hub, it is being deleted, or it is mca's own
+// cluster; "" when it can.
+func (r *Reconciler) invalidHost(ctx context.Context, mca *addonv1alpha1.ManagedClusterAddOn, hosting string) (string, error) {
+	cluster := &clusterv1.ManagedCluster{}
+	err := r.Client.Get(ctx, client.ObjectKey{Name: hosting}, cluster)
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Sprintf("hosting cluster %s is not a managed cluster of the hub; the add-on's hosting manifests are deployed nowhere until it is", hosting), nil
+	case err != nil:
+		return "", fmt.Errorf("get hosting cluster %s: %w", hosting, err)
+	case !cluster.DeletionTimestamp.IsZero():
+		return fmt.Sprintf("hosting cluster %s is being deleted; the add-on's hosting manifests were removed", hosting), nil
+	case hosting == mca.Namespace:
+		return fmt.Sprintf("cluster %s cannot host its own add-on: name the cluster its Klusterlet runs on in annotation %s, or remove it for Default mode",
+			hosting, addonv1alpha1.HostingClusterNameAnnotationKey), nil
+	}
+	return "", nil
 }
 
 // cleanupHosting deletes the hosting works of mca and drops the hosting
