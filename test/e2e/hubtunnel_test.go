@@ -85,7 +85,10 @@ func TestHubTunnel(t *testing.T) {
 	var out string
 	framework.Eventually(t.Context(), t, 2*time.Minute, "kubectl ocm proxy kubeconfig cluster1 to report that cluster1 answers", func(ctx context.Context) (bool, error) {
 		out, err = runWith(ctx, aliceHub, bins.kubectlOCM, "proxy", "kubeconfig", "cluster1", "--namespace", ns, "--output-file", via)
-		return err == nil && strings.Contains(out, "cluster1 answers through the hub"), nil
+		if err != nil || !strings.Contains(out, "cluster1 answers through the hub") {
+			return false, fmt.Errorf("%v: %s", err, out)
+		}
+		return true, nil
 	})
 	t.Logf("$ kubectl ocm proxy kubeconfig cluster1 --namespace %s --output-file %s\n%s", ns, via, out)
 	kubectl := kubectlWith(t, via)

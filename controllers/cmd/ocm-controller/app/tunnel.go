@@ -166,7 +166,8 @@ func (o *TunnelOptions) Run(ctx context.Context) error {
 		Reviews: reviews, Reader: mgr.GetAPIReader(), Clusters: mgr.GetCache(),
 		Limits: o.Tunnel, Log: ctrl.Log.WithName("hub-tunnel"),
 	})
-	tunnels.Register(server)
+	// The manager starts its webhook server only once it is asked for it.
+	tunnels.Register(mgr.GetWebhookServer())
 	if err := mgr.Add(tunnels); err != nil {
 		return fmt.Errorf("add the hub tunnel server: %w", err)
 	}
