@@ -154,6 +154,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		dep = nil
 	}
 	setDeploymentConditions(cm, dep, depErr)
+	tunnel := &appsv1.Deployment{}
+	if err := r.Writer.Get(ctx, client.ObjectKey{Namespace: config.HubNamespace, Name: config.HubTunnelDeployment}, tunnel); err != nil {
+		setTunnelConditions(cm, nil, err)
+	} else {
+		setTunnelConditions(cm, tunnel, nil)
+	}
 	cm.Status.ObservedGeneration = cm.Generation
 	if err := h.Patch(ctx, cm); err != nil {
 		return ctrl.Result{}, errors.Join(applyErr, err)

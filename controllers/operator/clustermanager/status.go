@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
@@ -48,4 +50,43 @@ func setDeploymentConditions(cm *operatorv1.ClusterManager, dep *appsv1.Deployme
 	setCondition(cm, operatorv1.ConditionClusterManagerAvailable, false, operatorv1.ReasonHubControllerUnavailable, cause)
 	setCondition(cm, operatorv1.ConditionHubRegistrationDegraded, true, regReason, cause)
 	setCondition(cm, operatorv1.ConditionHubPlacementDegraded, true, placeReason, cause)
+}
+
+// setTunnelConditions folds the hub tunnel's Deployment dep (nil when
+// reading it failed with err) into the conditions setDeploymentConditions
+// set from the hub controller's: the ClusterManager is Available only while
+// the tunnel is too, and Progressing while the tunnel's rollout is under way.
+// Registration and placement do not run in it, so their Degraded conditions
+// do not follow it. A cause of the tunnel's is added to one the hub
+// controller's condition already has.
+func setTunnelConditions(cm *operatorv1.ClusterManager, dep *appsv1.Deployment, err error) {
+	var st deploystatus.Status
+	cause := fmt.Sprintf("read Deployment %s/%s: %v", config.HubNamespace, config.HubTunnelDeployment, err)
+	if dep != nil {
+		st = deploystatus.Of(dep)
+		cause = fmt.Sprintf("Deployment %s/%s: %s", dep.Namespace, dep.Name, st)
+		cm.Status.Generations = append(cm.Status.Generations, operatorv1.GenerationStatus{
+			Group: appsv1.GroupName, Version: "v1", Resource: "deployments",
+			Namespace: dep.Namespace, Name: dep.Name, LastGeneration: dep.Generation,
+		})
+	}
+	if st.Done {
+		return
+	}
+	fold := func(condition string, status bool, reason string) {
+		if c := meta.FindStatusCondition(cm.Status.Conditions, condition); c != nil && (c.Status == metav1.ConditionTrue) == status {
+			setCondition(cm, condition, status, c.Reason, c.Message+"; "+cause)
+			return
+		}
+		setCondition(cm, condition, status, reason, cause)
+	}
+	fold(operatorv1.ConditionClusterManagerAvailable, false, operatorv1.ReasonHubTunnelUnavailable)
+	if st.Stalled {
+		if c := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionProgressing); c != nil && c.Status == metav1.ConditionTrue {
+			return // the hub controller's rollout is under way
+		}
+		fold(operatorv1.ConditionProgressing, false, deploystatus.ReasonProgressDeadlineExceeded)
+		return
+	}
+	fold(operatorv1.ConditionProgressing, true, operatorv1.ReasonClusterManagerDeploymentRolling)
 }

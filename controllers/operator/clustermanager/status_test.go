@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,6 +59,52 @@ func TestSetDeploymentConditions(t *testing.T) {
 			if (degraded.Status == metav1.ConditionTrue) != (tt.wantAvailable == metav1.ConditionFalse) {
 				t.Errorf("HubRegistrationDegraded=%s with Available=%s", degraded.Status, available.Status)
 			}
+		})
+	}
+}
+
+// The hub tunnel's Deployment is folded into Available and Progressing,
+// never into the registration and placement conditions.
+func TestSetTunnelConditions(t *testing.T) {
+	hub := func(st appsv1.DeploymentStatus) *appsv1.Deployment {
+		return deploystatustest.Deployment(config.HubNamespace, config.HubControllerDeployment, st)
+	}
+	tunnel := func(st appsv1.DeploymentStatus) *appsv1.Deployment {
+		return deploystatustest.Deployment(config.HubNamespace, config.HubTunnelDeployment, st)
+	}
+	tests := []struct {
+		name                 string
+		hub, tunnel          *appsv1.Deployment
+		wantAvailable        metav1.ConditionStatus
+		wantAvailableReason  string
+		wantProgressing      metav1.ConditionStatus
+		wantMessage          []string
+		wantRegistrationGood bool
+	}{
+		{"both rolled out", hub(deploystatustest.RolledOut()), tunnel(deploystatustest.RolledOut()),
+			metav1.ConditionTrue, operatorv1.ReasonHubControllerAvailable, metav1.ConditionFalse, []string{"is available"}, true},
+		{"the tunnel is not available", hub(deploystatustest.RolledOut()), tunnel(deploystatustest.Unavailable("MinimumReplicasUnavailable", "no")),
+			metav1.ConditionFalse, operatorv1.ReasonHubTunnelUnavailable, metav1.ConditionTrue, []string{config.HubTunnelDeployment, "0 of 1 updated replicas available"}, true},
+		{"the tunnel is missing", hub(deploystatustest.RolledOut()), nil,
+			metav1.ConditionFalse, operatorv1.ReasonHubTunnelUnavailable, metav1.ConditionTrue, []string{"read Deployment", config.HubTunnelDeployment, "not found"}, true},
+		{"both unavailable: both causes", hub(deploystatustest.NotObserved()), tunnel(deploystatustest.PastDeadline("timed out")),
+			metav1.ConditionFalse, operatorv1.ReasonHubControllerUnavailable, metav1.ConditionTrue, []string{"has not observed generation 2", "exceeded its progress deadline"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cm := &operatorv1.ClusterManager{ObjectMeta: metav1.ObjectMeta{Name: "cluster-manager", Generation: 4}}
+			setDeploymentConditions(cm, tt.hub, nil)
+			setTunnelConditions(cm, tt.tunnel, errors.New("not found"))
+			available := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionClusterManagerAvailable)
+			progressing := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionProgressing)
+			assert.Equal(t, tt.wantAvailable, available.Status)
+			assert.Equal(t, tt.wantAvailableReason, available.Reason)
+			assert.Equal(t, tt.wantProgressing, progressing.Status)
+			for _, m := range tt.wantMessage {
+				assert.Contains(t, available.Message, m)
+			}
+			degraded := meta.FindStatusCondition(cm.Status.Conditions, operatorv1.ConditionHubRegistrationDegraded)
+			assert.Equal(t, tt.wantRegistrationGood, degraded.Status == metav1.ConditionFalse, "HubRegistrationDegraded follows the hub controller only")
 		})
 	}
 }

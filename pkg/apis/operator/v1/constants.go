@@ -56,6 +56,10 @@ const (
 	// ReasonHubControllerUnavailable is the Available=False reason; the
 	// message is the hub controller Deployment's cause.
 	ReasonHubControllerUnavailable = "HubControllerUnavailable"
+	// ReasonHubTunnelUnavailable is the Available=False reason while the hub
+	// controller is available and the hub tunnel's Deployment is not; the
+	// message is the hub tunnel Deployment's cause.
+	ReasonHubTunnelUnavailable = "HubTunnelUnavailable"
 	// ReasonManagedClustersExist is the Applied=False reason of a deleted
 	// ClusterManager whose removal waits for the ManagedClusters to leave.
 	ReasonManagedClustersExist = "ManagedClustersExist"
