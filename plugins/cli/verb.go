@@ -44,14 +44,41 @@ func run(cmd *cobra.Command, args []string, o Verb) error {
 		ctx = context.Background()
 	}
 	cmd.SetContext(WithFieldManager(ctx, FieldManager(cmd)))
-	if err := o.Complete(cmd, args); err != nil {
-		return err
-	}
-	if err := o.Validate(); err != nil {
+	if err := CompleteValidate(o, cmd, args); err != nil {
 		return err
 	}
 	return o.Run(cmd.Context())
 }
+
+// CompleteValidate calls o's Complete and then, unless Complete failed for
+// another reason than FlagErrors, its Validate, returning the errors of both:
+// the verb's steps before Run.
+func CompleteValidate(o Verb, cmd *cobra.Command, args []string) error {
+	err := o.Complete(cmd, args)
+	if err != nil && !errors.As(err, new(flagErrors)) {
+		return err
+	}
+	return errors.Join(err, o.Validate())
+}
+
+// FlagErrors returns errs joined, or nil when all are nil, as the mistakes
+// Complete found in the flags it resolved (an image that is no image
+// reference, a file that cannot be read): CompleteValidate then still calls
+// Validate and returns its errors with them, so that a user sees every
+// mistake at once, one a line. Validate must then check only what does not
+// depend on what Complete could not resolve.
+func FlagErrors(errs ...error) error {
+	if err := errors.Join(errs...); err != nil {
+		return flagErrors{err}
+	}
+	return nil
+}
+
+// flagErrors marks the errors of FlagErrors.
+type flagErrors struct{ error }
+
+// Unwrap returns the joined errors.
+func (e flagErrors) Unwrap() error { return e.error }
 
 // clusterFlagMistake stops a verb that names managed clusters with
 // --clusters, before it sends any request, when it was given --cluster NAME

@@ -28,8 +28,10 @@ type Options struct {
 	// ExecInfo is the ExecCredential request of KUBERNETES_EXEC_INFO, empty
 	// when the plugin does not run under client-go.
 	ExecInfo string
-	// cluster is the server the credential is asked for, from ExecInfo's
-	// spec.cluster (the exec section's provideClusterInfo); nil without.
+	// request is ExecInfo parsed, nil without ExecInfo; cluster is the
+	// server the credential is asked for, its spec.cluster (the exec
+	// section's provideClusterInfo), nil without.
+	request *clientauthv1.ExecCredential
 	cluster *clientauthv1.Cluster
 	// InClusterTokenFile is the ServiceAccount token file used when no
 	// kubeconfig is found.
@@ -44,21 +46,27 @@ func NewOptions(getter genericclioptions.RESTClientGetter, streams genericioopti
 	return &Options{IOStreams: streams, getter: getter, InClusterTokenFile: inClusterTokenFile, getenv: os.Getenv}
 }
 
-// Complete reads KUBERNETES_EXEC_INFO.
+// Complete reads and parses KUBERNETES_EXEC_INFO, keeping the server its
+// request names.
 func (o *Options) Complete(*cobra.Command, []string) error {
 	o.ExecInfo = o.getenv(ExecInfoEnv)
-	return nil
-}
-
-// Validate checks that the ExecCredential request, when there is one, asks
-// for the version the plugin prints, and keeps the server it names.
-func (o *Options) Validate() error {
 	if o.ExecInfo == "" {
 		return nil
 	}
 	var req clientauthv1.ExecCredential
 	if err := json.Unmarshal([]byte(o.ExecInfo), &req); err != nil {
 		return fmt.Errorf("%s is not an ExecCredential: %w", ExecInfoEnv, err)
+	}
+	o.request, o.cluster = &req, req.Spec.Cluster
+	return nil
+}
+
+// Validate checks that the ExecCredential request, when there is one, asks
+// for the version the plugin prints.
+func (o *Options) Validate() error {
+	req := o.request
+	if req == nil {
+		return nil
 	}
 	if req.Kind != "ExecCredential" {
 		return fmt.Errorf("%s holds a %q, not an ExecCredential", ExecInfoEnv, req.Kind)
@@ -67,6 +75,5 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("the kubeconfig's exec plugin asks for an ExecCredential of apiVersion %q; kubectl-ocm credentials prints %s: set apiVersion: %s in the user's exec section",
 			req.APIVersion, hubtunnel.ExecAPIVersion, hubtunnel.ExecAPIVersion)
 	}
-	o.cluster = req.Spec.Cluster
 	return nil
 }

@@ -24,8 +24,11 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
+// TestInitValidate checks the flags of init as the command does, through
+// Complete and Validate.
 func TestInitValidate(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -68,7 +71,7 @@ func TestInitValidate(t *testing.T) {
 			o := NewInitOptions(nil, genericiooptions.NewTestIOStreamsDiscard())
 			o.Timeout, o.TokenDuration = time.Minute, time.Hour
 			tt.mutate(o)
-			err := o.Validate()
+			err := cli.CompleteValidate(o, nil, nil)
 			if tt.wantErr == "" {
 				assert.NoError(t, err)
 			} else {

@@ -27,7 +27,7 @@ type InitOptions struct {
 	// Timeout bounds Wait.
 	Timeout time.Duration
 	// Image is the ocm-controller image; empty means the image of this
-	// version in ImageRegistry. Validate sets it to the image init deploys.
+	// version in ImageRegistry. Complete sets it to the image init deploys.
 	Image string
 	// ImageRegistry is the registry and organization of the default image.
 	ImageRegistry string
@@ -54,7 +54,7 @@ type InitOptions struct {
 	// (clusteradm's --output-join-command-file).
 	OutputJoinCommandFile string
 	// TLSMinVersion and TLSCipherSuites are --tls-min-version and
-	// --tls-cipher-suites; Validate turns them into TLSProfile, the
+	// --tls-cipher-suites; Complete turns them into TLSProfile, the
 	// ClusterManager's spec.tlsProfile (nil when both are empty).
 	TLSMinVersion   string
 	TLSCipherSuites []string
@@ -73,7 +73,7 @@ type InitOptions struct {
 	// values are the values of ValuesFile, nil without one.
 	values *valuesfile.Hub
 	// ImagePullCredentials is the file of --image-pull-credentials, a
-	// docker config.json; Validate reads it into pullCredentials.
+	// docker config.json; Complete reads it into pullCredentials.
 	ImagePullCredentials string
 	pullCredentials      []byte
 	// LeaderElection and OperatorLeaderElection are the hub controller's
@@ -88,21 +88,65 @@ func NewInitOptions(getter genericclioptions.RESTClientGetter, streams genericio
 }
 
 // Complete reads --values-file, when given, and fills in each flag not given
-// on the command line from it.
+// on the command line from it; then it resolves the image init deploys, the
+// TLS profile and the pull credentials, returning those it cannot resolve as
+// cli.FlagErrors, so that Validate's first mistake is shown with them.
 func (o *InitOptions) Complete(cmd *cobra.Command, _ []string) error {
-	return o.completeValuesFile(cmd)
+	if cmd != nil {
+		if err := o.completeValuesFile(cmd); err != nil {
+			return err
+		}
+	}
+	if o.NetworkPolicyMonitoringNamespace != "" || o.NetworkPolicyAPIServerNamespace != "" {
+		o.NetworkPolicy = true
+	}
+	return cli.FlagErrors(o.completeImage(), o.completeTLSProfile(), o.completePullCredentials())
 }
 
-// Validate checks the flags and resolves the image init deploys.
-func (o *InitOptions) Validate() error {
-	if err := cli.ValidateDryRun(o.DryRun); err != nil {
-		return err
-	}
+// completeImage sets Image to the image init deploys: --image, or the image
+// of this version in --image-registry.
+func (o *InitOptions) completeImage() error {
 	image, err := cli.ResolveImage(o.Image, o.ImageRegistry)
 	if err != nil {
 		return err
 	}
 	o.Image = image
+	return nil
+}
+
+// completeTLSProfile turns --tls-min-version and --tls-cipher-suites into
+// the ClusterManager's spec.tlsProfile.
+func (o *InitOptions) completeTLSProfile() error {
+	p, err := config.TLSProfileFromFlags(o.TLSMinVersion, o.TLSCipherSuites)
+	if err != nil {
+		return err
+	}
+	o.TLSProfile = p
+	return nil
+}
+
+// completePullCredentials reads the docker config.json of
+// --image-pull-credentials or, without it, of --values-file.
+func (o *InitOptions) completePullCredentials() error {
+	data, err := cli.ReadImagePullCredentials(o.ImagePullCredentials)
+	if err != nil {
+		return err
+	}
+	if data == nil && o.values != nil {
+		if data, err = o.values.Images.PullCredentials(o.ImageRegistry); err != nil {
+			return err
+		}
+	}
+	o.pullCredentials = data
+	return nil
+}
+
+// Validate checks the completed flags, stopping at the first mistake, and
+// changes nothing.
+func (o *InitOptions) Validate() error {
+	if err := cli.ValidateDryRun(o.DryRun); err != nil {
+		return err
+	}
 	switch {
 	case o.DryRun == cli.DryRunClient && cli.ValidateOutputFormat(o.Output, cli.ManifestFormats) != nil:
 		return fmt.Errorf("%w (the manifests, with --dry-run=client)", cli.ValidateOutputFormat(o.Output, cli.ManifestFormats))
@@ -124,19 +168,8 @@ func (o *InitOptions) Validate() error {
 	if err := config.ValidateConversionWebhookURL(o.ConversionWebhookURL); err != nil {
 		return fmt.Errorf("--conversion-webhook-url: %w", err)
 	}
-	if o.TLSProfile, err = config.TLSProfileFromFlags(o.TLSMinVersion, o.TLSCipherSuites); err != nil {
-		return err
-	}
 	if err := o.validateNetworkPolicy(); err != nil {
 		return err
-	}
-	if o.pullCredentials, err = cli.ReadImagePullCredentials(o.ImagePullCredentials); err != nil {
-		return err
-	}
-	if o.pullCredentials == nil && o.values != nil {
-		if o.pullCredentials, err = o.values.Images.PullCredentials(o.ImageRegistry); err != nil {
-			return err
-		}
 	}
 	if err := errors.Join(o.LeaderElection.Validate(), o.OperatorLeaderElection.Validate()); err != nil {
 		return err
@@ -144,8 +177,8 @@ func (o *InitOptions) Validate() error {
 	return validateDuration(o.TokenDuration)
 }
 
-// validateNetworkPolicy checks the namespaces of --network-policy-*-namespace;
-// either one implies --network-policy.
+// validateNetworkPolicy checks the namespaces of --network-policy-*-namespace
+// (either one implies --network-policy: Complete sets it).
 func (o *InitOptions) validateNetworkPolicy() error {
 	for _, f := range []struct{ flag, ns, fix string }{
 		{"--network-policy-monitoring-namespace", o.NetworkPolicyMonitoringNamespace, "name the namespace of your Prometheus"},
@@ -157,7 +190,6 @@ func (o *InitOptions) validateNetworkPolicy() error {
 		if msgs := validation.IsDNS1123Label(f.ns); len(msgs) > 0 {
 			return fmt.Errorf("%s %q is not a namespace name (%s); %s", f.flag, f.ns, msgs[0], f.fix)
 		}
-		o.NetworkPolicy = true
 	}
 	return nil
 }

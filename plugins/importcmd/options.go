@@ -58,7 +58,10 @@ func NewOptions(getter genericclioptions.RESTClientGetter, streams genericioopti
 	return &Options{IOStreams: streams, getter: getter, DryRun: cli.DryRunNone}
 }
 
-// Complete takes the cluster name; --accept implies waiting.
+// Complete takes the cluster name from the argument, has --accept wait, and
+// reads the files of the flags: the credential of --managed-cluster-kubeconfig
+// (with the files it names) and --values-file, returning what it cannot read
+// as cli.FlagErrors, so that Validate's first mistake is shown with it.
 func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	if len(args) == 1 {
 		o.Cluster = args[0]
@@ -66,26 +69,19 @@ func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	if o.Accept {
 		o.Wait = true
 	}
-	return nil
+	var errs []error
+	if o.Kubeconfig != "" {
+		errs = append(errs, o.completeKubeconfig())
+	}
+	if o.ValuesFile != "" {
+		errs = append(errs, o.completeValues())
+	}
+	return cli.FlagErrors(errs...)
 }
 
-// Validate checks the flags and reads the credential, before any request.
-func (o *Options) Validate() error {
-	if err := identity.ValidateClusterName(o.Cluster); err != nil {
-		return fmt.Errorf("cluster name: %w", err)
-	}
-	if o.Kubeconfig == "" {
-		return errors.New("--managed-cluster-kubeconfig is required: a kubeconfig of the cluster to import")
-	}
-	if o.Wait && cli.IsDryRun(o.DryRun) {
-		return errors.New("--wait and --accept exclude --dry-run: a dry run imports nothing to wait for")
-	}
-	if o.Output != "" && !cli.IsDryRun(o.DryRun) {
-		return errors.New("-o prints the objects of a dry run: add --dry-run=client")
-	}
-	if err := errors.Join(cli.ValidateDryRunMode(o.DryRun), cli.ValidateTimeout(o.Timeout), cli.ValidateOutputFormat(o.Output, []string{"yaml", "json"})); err != nil {
-		return err
-	}
+// completeKubeconfig reads the credential of the selected context of
+// --managed-cluster-kubeconfig into kubeconfig and server.
+func (o *Options) completeKubeconfig() error {
 	kc, err := clientcmd.LoadFromFile(o.Kubeconfig)
 	if err != nil {
 		return fmt.Errorf("read --managed-cluster-kubeconfig %s: %w", o.Kubeconfig, err)
@@ -103,15 +99,36 @@ func (o *Options) Validate() error {
 		return err
 	}
 	o.server = cfg.Host
-	if o.ValuesFile != "" {
-		data, err := os.ReadFile(o.ValuesFile)
-		if err != nil {
-			return fmt.Errorf("--values-file: %w", err)
-		}
-		if _, err := valuesfile.ParseImport("--values-file "+o.ValuesFile, data, o.Cluster); err != nil {
-			return err
-		}
-		o.values = data
-	}
 	return nil
+}
+
+// completeValues reads --values-file into values, checked for the cluster.
+func (o *Options) completeValues() error {
+	data, err := os.ReadFile(o.ValuesFile)
+	if err != nil {
+		return fmt.Errorf("--values-file: %w", err)
+	}
+	if _, err := valuesfile.ParseImport("--values-file "+o.ValuesFile, data, o.Cluster); err != nil {
+		return err
+	}
+	o.values = data
+	return nil
+}
+
+// Validate checks the completed flags, stopping at the first mistake, and
+// changes nothing.
+func (o *Options) Validate() error {
+	if err := identity.ValidateClusterName(o.Cluster); err != nil {
+		return fmt.Errorf("cluster name: %w", err)
+	}
+	if o.Kubeconfig == "" {
+		return errors.New("--managed-cluster-kubeconfig is required: a kubeconfig of the cluster to import")
+	}
+	if o.Wait && cli.IsDryRun(o.DryRun) {
+		return errors.New("--wait and --accept exclude --dry-run: a dry run imports nothing to wait for")
+	}
+	if o.Output != "" && !cli.IsDryRun(o.DryRun) {
+		return errors.New("-o prints the objects of a dry run: add --dry-run=client")
+	}
+	return errors.Join(cli.ValidateDryRunMode(o.DryRun), cli.ValidateTimeout(o.Timeout), cli.ValidateOutputFormat(o.Output, []string{"yaml", "json"}))
 }

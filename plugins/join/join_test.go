@@ -3,6 +3,8 @@ package join
 import (
 	"encoding/base64"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +26,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
-// validOptions returns options that pass Validate.
+// validOptions returns options that pass Complete and Validate.
 func validOptions() *Options {
 	o := NewOptions(genericclioptions.NewConfigFlags(false), genericiooptions.NewTestIOStreamsDiscard())
 	o.HubToken, o.HubAPIServer, o.ClusterName = "token", "https://hub.example.com:6443", "cluster1"
@@ -35,7 +37,16 @@ func validOptions() *Options {
 // testPin is a well-formed CA pin.
 const testPin = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
+// TestValidate checks the flags as the command does, through Complete and
+// Validate.
 func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+		return path
+	}
+	caFile, proxyCA, notPEM := file("ca.crt", "CA"), file("proxy-ca.pem", "-----BEGIN CERTIFICATE-----\n"), file("not-pem", "not a certificate")
 	tests := []struct {
 		name            string
 		change          func(*Options)
@@ -79,19 +90,19 @@ func TestValidate(t *testing.T) {
 		{name: "invalid image registry", change: func(o *Options) { o.ImageRegistry = "quay.io/org:v1" }, wantErrContains: `--image-registry "quay.io/org:v1"`},
 		{name: "proxy", change: func(o *Options) { o.ProxyURL = "http://proxy.example.com:3128" }},
 		{name: "https proxy with its CA", change: func(o *Options) {
-			o.ProxyURL, o.ProxyCAFile, o.proxyCA = "https://proxy.example.com:3129", "proxy-ca.pem", []byte("-----BEGIN CERTIFICATE-----\n")
+			o.ProxyURL, o.ProxyCAFile = "https://proxy.example.com:3129", proxyCA
 		}},
 		{name: "socks proxy", change: func(o *Options) { o.ProxyURL = "socks5://proxy:1080" }, wantErrContains: "use an http:// or https:// URL"},
 		{name: "proxy without host", change: func(o *Options) { o.ProxyURL = "proxy:3128" }, wantErrContains: "is not a URL such as http://proxy.example.com:3128"},
 		{name: "proxy CA with an http proxy", change: func(o *Options) {
-			o.ProxyURL, o.ProxyCAFile, o.proxyCA = "http://proxy:3128", "proxy-ca.pem", []byte("-----BEGIN CERTIFICATE-----\n")
+			o.ProxyURL, o.ProxyCAFile = "http://proxy:3128", proxyCA
 		}, wantErrContains: "--proxy-ca-file only applies with an https --proxy-url"},
 		{name: "proxy CA that is no PEM", change: func(o *Options) {
-			o.ProxyURL, o.ProxyCAFile, o.proxyCA = "https://proxy:3129", "proxy-ca.pem", []byte("not a certificate")
+			o.ProxyURL, o.ProxyCAFile = "https://proxy:3129", notPEM
 		}, wantErrContains: "holds no PEM certificate"},
 		{name: "no way to verify the hub", change: func(o *Options) { o.CACertHashes = nil }, wantErrContains: "join verifies the hub before it sends the token: pass --ca-cert-hash"},
-		{name: "CA file", change: func(o *Options) { o.CACertHashes, o.CAFile = nil, "ca.crt" }},
-		{name: "CA file and pin", change: func(o *Options) { o.CAFile = "ca.crt" }},
+		{name: "CA file", change: func(o *Options) { o.CACertHashes, o.CAFile = nil, caFile }},
+		{name: "CA file and pin", change: func(o *Options) { o.CAFile = caFile }},
 		{name: "several pins", change: func(o *Options) { o.CACertHashes = []string{testPin, strings.ToUpper(testPin)} }},
 		{name: "bad pin", change: func(o *Options) { o.CACertHashes = []string{"0123"} }, wantErrContains: `--ca-cert-hash: "0123" is not a CA pin`},
 		{name: "md5 pin", change: func(o *Options) { o.CACertHashes = []string{"md5:0123"} }, wantErrContains: "only sha256 is supported"},
@@ -125,7 +136,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := validOptions()
 			tt.change(o)
-			err := o.Validate()
+			err := cli.CompleteValidate(o, nil, nil)
 			if tt.wantErrContains == "" {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -345,7 +356,7 @@ func TestObjectsNetworkPolicy(t *testing.T) {
 			if tt.hosted {
 				o.Mode, o.ManagedClusterKubeconfig = ModeHosted, "managed.kubeconfig"
 			}
-			if err := o.Validate(); err != nil {
+			if err := cli.CompleteValidate(o, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			objs, _, err := o.objects("https://hub.example.com:6443", []byte("CA"))

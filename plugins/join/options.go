@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -18,7 +16,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -72,13 +69,13 @@ type Options struct {
 	// Timeout bounds the wait.
 	Timeout time.Duration
 	// Image is the ocm-controller image of the agent; empty means the image
-	// of this version in ImageRegistry. Validate sets it to the image join
+	// of this version in ImageRegistry. Complete sets it to the image join
 	// deploys.
 	Image string
 	// ImageRegistry is the registry and organization of the default image.
 	ImageRegistry string
 	// ImagePullCredentials is the file of --image-pull-credentials, a
-	// docker config.json; Validate reads it into pullCredentials.
+	// docker config.json; Complete reads it into pullCredentials.
 	ImagePullCredentials string
 	pullCredentials      []byte
 	// Mode is the install mode: default (the agent runs on the managed
@@ -136,7 +133,7 @@ type Options struct {
 	// only its owner reads it.
 	OutputFile string
 	// TLSMinVersion and TLSCipherSuites are --tls-min-version and
-	// --tls-cipher-suites; Validate turns them into tlsProfile, the
+	// --tls-cipher-suites; Complete turns them into tlsProfile, the
 	// Klusterlet's spec.tlsProfile (nil when both are empty).
 	TLSMinVersion   string
 	TLSCipherSuites []string
@@ -162,10 +159,8 @@ type Options struct {
 	changed                           []string
 	// hubCA is the hub's CA bundle from --ca-file, after Complete.
 	hubCA []byte
-	// pins are CACertHashes in canonical form, after Validate.
+	// pins are CACertHashes in canonical form, after Complete.
 	pins []string
-	// hubURL is the parsed --hub-apiserver.
-	hubURL *url.URL
 	// proxyURL is the parsed --proxy-url, nil without one; proxyCA is
 	// the content of --proxy-ca-file.
 	proxyURL *url.URL
@@ -235,52 +230,10 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	fs.Lookup("output").Usage = "With --dry-run: yaml or json print the manifests, name one line per object. Default: one line per object saying what would happen to it."
 }
 
-// Complete reads --ca-file and the managed cluster's context name.
-func (o *Options) Complete(cmd *cobra.Command, _ []string) error {
-	if cmd != nil {
-		local := cmd.LocalNonPersistentFlags()
-		cmd.Flags().Visit(func(f *pflag.Flag) {
-			if local.Lookup(f.Name) != nil {
-				o.changed = append(o.changed, f.Name)
-			}
-		})
-	}
-	if cmd != nil {
-		if err := o.completeValuesFile(cmd); err != nil {
-			return err
-		}
-	}
-	if err := o.completeHubs(); err != nil {
-		return err
-	}
-	if o.CAFile != "" {
-		data, err := os.ReadFile(o.CAFile)
-		if err != nil {
-			return fmt.Errorf("read --ca-file: %w", err)
-		}
-		o.hubCA = data
-	}
-	if err := o.completeProxy(); err != nil {
-		return err
-	}
-	if raw, err := o.getter.ToRawKubeConfigLoader().RawConfig(); err == nil {
-		o.contextName = raw.CurrentContext
-		if cf, ok := o.getter.(*genericclioptions.ConfigFlags); ok && cf.Context != nil && *cf.Context != "" {
-			o.contextName = *cf.Context
-		}
-	}
-	return nil
-}
-
 // validateCA checks how join verifies the hubs: --ca-file, --ca-cert-hash
 // or, said explicitly, --insecure-skip-ca-verification.
 func (o *Options) validateCA() []error {
-	pins, err := certs.ParsePins(o.CACertHashes)
-	o.pins = pins
 	var errs []error
-	if err != nil {
-		errs = append(errs, fmt.Errorf("--ca-cert-hash: %w", err))
-	}
 	caFile := o.CAFile != "" || len(o.caFiles) > 0
 	switch {
 	case o.InsecureSkipCAVerification && (caFile || len(o.CACertHashes) > 0):
@@ -291,12 +244,29 @@ func (o *Options) validateCA() []error {
 	return errs
 }
 
-// Validate checks the flags, one line per problem.
+// Validate checks the completed flags, one line per problem, and changes
+// nothing.
 func (o *Options) Validate() error {
 	if o.AddHub {
 		return o.validateAddHub()
 	}
 	errs := o.validateStandbyHubs()
+	errs = append(errs, o.validateHub()...)
+	errs = append(errs, o.validateClusterName()...)
+	errs = append(errs, o.validateMode()...)
+	errs = append(errs, o.validateRegistration()...)
+	errs = append(errs, o.validateNetwork()...)
+	errs = append(errs, o.validateProxy()...)
+	errs = append(errs, o.validateValuesFile()...)
+	errs = append(errs, o.validateTuning()...)
+	errs = append(errs, o.validateOutput()...)
+	return errors.Join(append(errs, cli.ValidateTimeout(o.Timeout))...)
+}
+
+// validateHub checks the first hub: its token, how join verifies it and its
+// URL.
+func (o *Options) validateHub() []error {
+	var errs []error
 	if o.HubToken == "" {
 		errs = append(errs, errors.New("--hub-token is required: run `kubectl ocm hub token` on the hub to get one"))
 	}
@@ -305,14 +275,24 @@ func (o *Options) Validate() error {
 		errs = append(errs, errors.New("--hub-apiserver is required: the hub's API server URL, as `kubectl ocm hub token` prints it"))
 	} else if u, err := url.Parse(o.HubAPIServer); err != nil || u.Scheme != "https" || u.Host == "" {
 		errs = append(errs, fmt.Errorf("--hub-apiserver %q is not an https URL such as https://hub.example.com:6443", o.HubAPIServer))
-	} else {
-		o.hubURL = u
 	}
+	return errs
+}
+
+// validateClusterName checks --cluster-name.
+func (o *Options) validateClusterName() []error {
 	if o.ClusterName == "" {
-		errs = append(errs, errors.New("--cluster-name is required: the name this cluster registers as on the hub"))
-	} else if err := identity.ValidateClusterName(o.ClusterName); err != nil {
-		errs = append(errs, fmt.Errorf("--cluster-name: %w", err))
+		return []error{errors.New("--cluster-name is required: the name this cluster registers as on the hub")}
 	}
+	if err := identity.ValidateClusterName(o.ClusterName); err != nil {
+		return []error{fmt.Errorf("--cluster-name: %w", err)}
+	}
+	return nil
+}
+
+// validateMode checks --mode and the flags of hosted mode.
+func (o *Options) validateMode() []error {
+	var errs []error
 	switch o.Mode {
 	case ModeDefault:
 	case ModeHosted:
@@ -328,6 +308,13 @@ func (o *Options) Validate() error {
 	if o.ManagedClusterKubeconfig != "" && o.Mode != ModeHosted {
 		errs = append(errs, errors.New("--managed-cluster-kubeconfig only applies with --mode hosted"))
 	}
+	return errs
+}
+
+// validateRegistration checks how the agent and the add-on agents
+// authenticate to the hub, and the lifetimes of their credentials.
+func (o *Options) validateRegistration() []error {
+	var errs []error
 	if o.ClientCertExpirationSeconds != 0 && o.ClientCertExpirationSeconds < operatorv1.MinClientCertExpirationSeconds {
 		errs = append(errs, fmt.Errorf("--client-cert-expiration-seconds %d is below the minimum of %d", o.ClientCertExpirationSeconds, operatorv1.MinClientCertExpirationSeconds))
 	}
@@ -347,48 +334,35 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--addon-token-expiration-seconds %d is below the TokenRequest minimum of 600", o.AddonTokenExpirationSeconds))
 		}
 	}
-	if image, err := cli.ResolveImage(o.Image, o.ImageRegistry); err != nil {
-		errs = append(errs, err)
-	} else {
-		o.Image = image
-	}
+	return errs
+}
+
+// validateNetwork checks the namespace of --network-policy-monitoring-namespace
+// and the URLs of --external-server-urls.
+func (o *Options) validateNetwork() []error {
+	var errs []error
 	if ns := o.NetworkPolicyMonitoringNamespace; ns != "" {
 		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
 			errs = append(errs, fmt.Errorf("--network-policy-monitoring-namespace %q is not a namespace name (%s); name the namespace of your Prometheus", ns, msgs[0]))
 		}
-		o.NetworkPolicy = true
 	}
 	for _, u := range o.ExternalServerURLs {
 		if p, err := url.Parse(u); err != nil || p.Scheme != "https" || p.Host == "" {
 			errs = append(errs, fmt.Errorf("--external-server-urls %q is not an https URL", u))
 		}
 	}
-	errs = append(errs, o.validateProxy()...)
-	errs = append(errs, o.validateValuesFile()...)
-	if data, err := cli.ReadImagePullCredentials(o.ImagePullCredentials); err != nil {
-		errs = append(errs, err)
-	} else {
-		o.pullCredentials = data
-	}
-	if o.pullCredentials == nil && o.values != nil {
-		if data, err := o.values.Images.PullCredentials(o.ImageRegistry); err != nil {
-			errs = append(errs, err)
-		} else {
-			o.pullCredentials = data
-		}
-	}
-	errs = append(errs, o.validateTuning()...)
-	if p, err := config.TLSProfileFromFlags(o.TLSMinVersion, o.TLSCipherSuites); err != nil {
-		errs = append(errs, err)
-	} else {
-		o.tlsProfile = p
-	}
-	errs = append(errs, cli.ValidateDryRun(o.DryRun), cli.ValidateOutput(o.PrintFlags, "yaml", "json", "name"))
+	return errs
+}
+
+// validateOutput checks --dry-run, -o and the waits, which exclude a dry
+// run.
+func (o *Options) validateOutput() []error {
+	errs := []error{cli.ValidateDryRun(o.DryRun), cli.ValidateOutput(o.PrintFlags, "yaml", "json", "name")}
 	if cli.Output(o.PrintFlags) != "" && o.DryRun == cli.DryRunNone {
 		errs = append(errs, errors.New("-o/--output only applies with --dry-run=client or --dry-run=server"))
 	}
 	if (o.Wait || o.WaitAccepted) && o.DryRun != cli.DryRunNone {
 		errs = append(errs, errors.New("--wait and --wait-accepted exclude --dry-run"))
 	}
-	return errors.Join(append(errs, cli.ValidateTimeout(o.Timeout))...)
+	return errs
 }

@@ -46,21 +46,26 @@ func (o *Options) completeProxy() error {
 	return nil
 }
 
-// validateProxy checks --proxy-url and --proxy-ca-file, one error per
-// problem.
+// completeProxyURL parses --proxy-url into proxyURL.
+func (o *Options) completeProxyURL() error {
+	if o.ProxyURL == "" {
+		return nil
+	}
+	u, err := url.Parse(o.ProxyURL)
+	switch {
+	case err != nil || u.Host == "":
+		return fmt.Errorf("--proxy-url %q is not a URL such as http://proxy.example.com:3128", o.ProxyURL)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("--proxy-url %q: the agent reaches the hub through an HTTP or HTTPS proxy; use an http:// or https:// URL", o.ProxyURL)
+	}
+	o.proxyURL = u
+	return nil
+}
+
+// validateProxy checks --proxy-ca-file against the proxy of --proxy-url
+// (Complete parsed it), one error per problem.
 func (o *Options) validateProxy() []error {
 	var errs []error
-	if o.ProxyURL != "" {
-		u, err := url.Parse(o.ProxyURL)
-		switch {
-		case err != nil || u.Host == "":
-			errs = append(errs, fmt.Errorf("--proxy-url %q is not a URL such as http://proxy.example.com:3128", o.ProxyURL))
-		case u.Scheme != "http" && u.Scheme != "https":
-			errs = append(errs, fmt.Errorf("--proxy-url %q: the agent reaches the hub through an HTTP or HTTPS proxy; use an http:// or https:// URL", o.ProxyURL))
-		default:
-			o.proxyURL = u
-		}
-	}
 	if o.ProxyCAFile != "" {
 		if o.proxyURL == nil || o.proxyURL.Scheme != "https" {
 			errs = append(errs, errors.New("--proxy-ca-file only applies with an https --proxy-url"))

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 // TestTLSFlagsReachTheKlusterlet checks that --tls-min-version and
@@ -26,7 +28,7 @@ func TestTLSFlagsReachTheKlusterlet(t *testing.T) {
 			o.Mode, o.ManagedClusterKubeconfig = ModeHosted, "managed.kubeconfig"
 		}
 		o.TLSMinVersion, o.TLSCipherSuites = "TLSv1.3", []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"}
-		require.NoError(t, o.Validate())
+		require.NoError(t, cli.CompleteValidate(o, nil, nil))
 		objs, _, err := o.objects("https://hub.example.com:6443", []byte("CA"))
 		require.NoError(t, err)
 		var profile map[string]any

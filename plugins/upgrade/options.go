@@ -50,7 +50,7 @@ type Options struct {
 	// nothing.
 	DryRun string
 	// ImagePullCredentials is the file of --image-pull-credentials, a
-	// docker config.json; Validate reads it into pullCredentials.
+	// docker config.json; Complete reads it into pullCredentials.
 	ImagePullCredentials string
 	pullCredentials      []byte
 
@@ -87,16 +87,26 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	cli.AddDryRunFlagUsage(cmd, &o.DryRun, `"client" checks the version skew and says what would change, changing nothing; "server" also has the cluster admit the changes without storing them. Neither waits.`)
 }
 
-// Complete takes the Klusterlet's name from the argument, if any.
+// Complete takes the Klusterlet's name from the argument, if any, chooses
+// the image to run and reads the pull credentials, returning what it cannot
+// resolve as cli.FlagErrors, so that Validate's mistakes are shown with it.
 func (o *Options) Complete(_ *cobra.Command, args []string) error {
 	if name := cli.FirstArg(args); name != "" {
 		o.Name = name
 	}
-	return nil
+	errs := []error{o.completeImage()}
+	if data, err := cli.ReadImagePullCredentials(o.ImagePullCredentials); err != nil {
+		errs = append(errs, err)
+	} else {
+		o.pullCredentials = data
+	}
+	return cli.FlagErrors(errs...)
 }
 
-// Validate checks the flags, one line per problem, and resolves the image.
-func (o *Options) Validate() error {
+// completeImage sets Image to the image to run: --image, or the image of
+// --bundle-version (by default this kubectl-ocm's version) in
+// --image-registry.
+func (o *Options) completeImage() error {
 	var errs []error
 	switch {
 	case o.Image != "" && o.BundleVersion != "":
@@ -115,15 +125,16 @@ func (o *Options) Validate() error {
 	} else {
 		o.Image = image
 	}
-	errs = append(errs, cli.ValidateOutputFormat(o.Output, cli.ReportFormats))
+	return errors.Join(errs...)
+}
+
+// Validate checks the completed flags, one line per problem, and changes
+// nothing.
+func (o *Options) Validate() error {
+	errs := []error{cli.ValidateOutputFormat(o.Output, cli.ReportFormats)}
 	if o.Wait {
 		errs = append(errs, cli.ValidateTimeout(o.Timeout))
 	}
 	errs = append(errs, cli.ValidateDryRunMode(o.DryRun))
-	if data, err := cli.ReadImagePullCredentials(o.ImagePullCredentials); err != nil {
-		errs = append(errs, err)
-	} else {
-		o.pullCredentials = data
-	}
 	return errors.Join(errs...)
 }

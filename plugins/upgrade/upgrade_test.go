@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/deploystatus"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/version"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
 const (
@@ -30,6 +31,8 @@ const (
 	newImage = "quay.io/kubectl-ocm/ocm-controller:v0.2.0"
 )
 
+// TestValidate checks the flags and the image chosen, as the command does,
+// through Complete and Validate.
 func TestValidate(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -53,7 +56,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := NewOptions(TargetHub, nil, genericiooptions.NewTestIOStreamsDiscard())
 			tt.set(o)
-			err := o.Validate()
+			err := cli.CompleteValidate(o, nil, nil)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				return
@@ -302,7 +305,7 @@ func TestRun(t *testing.T) {
 			if tt.dryRun != "" {
 				o.DryRun, o.Wait = tt.dryRun, true // a dry run waits for nothing
 			}
-			require.NoError(t, o.Validate())
+			require.NoError(t, cli.CompleteValidate(o, nil, nil))
 			err := o.run(context.Background(), c, deploystatus.NewInspector(c, nil), "https://hub")
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
