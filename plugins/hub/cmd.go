@@ -100,6 +100,12 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 		Args: cobra.NoArgs,
 		RunE: cli.RunE(o),
 	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// addFlags adds init's flags to cmd.
+func (o *InitOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.BoolVar(&o.Wait, "wait", false, "Wait until the hub controller Deployment is available.")
 	cli.AddTimeoutFlag(f, &o.Timeout, 5*time.Minute, "How long --wait waits, and how long an upgrade waits for the conversion webhook before migrating stored add-on objects.")
@@ -123,7 +129,6 @@ See docs/install.md#kubectl-ocm-hub-init for what is installed and upgraded.`,
 	f.StringVar(&o.OutputFile, "output-file", "", "Also write the manifests init applies to this file, as --dry-run=client -o yaml prints them; it is written before anything is applied (owner-only with --image-pull-credentials).")
 	f.StringVar(&o.OutputJoinCommandFile, "output-join-command-file", "",
 		`Also write the join command to this file, an owner-only shell script taking the cluster name and more join flags: 'sh FILE cluster1 --context cluster1'.`)
-	return cmd
 }
 
 func newCmdToken(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {

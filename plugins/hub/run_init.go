@@ -33,6 +33,23 @@ import (
 // config.HubNamespace.
 const ControllerDeployment = config.HubControllerDeployment
 
+// writeOutputFile writes the manifests init applies to --output-file, when
+// it is set, owner-only when they hold registry credentials.
+func (o *InitOptions) writeOutputFile(objs []*unstructured.Unstructured) error {
+	if o.OutputFile == "" {
+		return nil
+	}
+	all, err := o.manifests(objs)
+	if err != nil {
+		return err
+	}
+	mode := cli.PublicFileMode
+	if o.pullCredentials != nil {
+		mode = cli.PrivateFileMode // it holds the registry credentials
+	}
+	return cli.WriteManifestsFile("--output-file", o.OutputFile, all, mode)
+}
+
 // Run writes the ClusterManager operator and the ClusterManager, optionally
 // waits until the ClusterManager is Available, and prints the join command.
 func (o *InitOptions) Run(ctx context.Context) error {
@@ -45,18 +62,8 @@ func (o *InitOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("render hub manifests: %w", err)
 	}
-	if o.OutputFile != "" {
-		all, err := o.manifests(objs)
-		if err != nil {
-			return err
-		}
-		mode := cli.PublicFileMode
-		if o.pullCredentials != nil {
-			mode = cli.PrivateFileMode // it holds the registry credentials
-		}
-		if err := cli.WriteManifestsFile("--output-file", o.OutputFile, all, mode); err != nil {
-			return err
-		}
+	if err := o.writeOutputFile(objs); err != nil {
+		return err
 	}
 	if o.DryRun == cli.DryRunClient {
 		return o.printDryRun(objs)
