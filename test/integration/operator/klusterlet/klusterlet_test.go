@@ -120,7 +120,7 @@ func TestKlusterletOperator(t *testing.T) {
 		checked = append(checked, kit.ExpectSharedNamespace(ctx, t, s.spoke, addonv1alpha1.DefaultAddonInstallNamespace)...)
 		want := []string{
 			config.OperatorNamespace + "/" + config.HubOperatorDeployment, config.HubNamespace + "/" + config.HubControllerDeployment,
-			operatorv1.OperatorNamespace + "/klusterlet", config.AgentNamespace + "/" + config.AgentDeployment,
+			config.HubNamespace + "/" + config.HubTunnelDeployment, operatorv1.OperatorNamespace + "/klusterlet", config.AgentNamespace + "/" + config.AgentDeployment,
 		}
 		if !slices.Equal(checked, want) {
 			t.Errorf("checked the Pods of Deployments %v, want those of %v", checked, want)
