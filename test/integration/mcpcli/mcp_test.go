@@ -31,10 +31,10 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	ocmmcp "github.com/kubectl-ocm/kubectl-ocm/plugins/mcp"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/mcptest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/mcptest"
 )
 
 // TestMCP serves the tools of `kubectl ocm mcp` on a hub of three clusters:

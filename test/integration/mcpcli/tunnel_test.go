@@ -18,10 +18,10 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	ocmmcp "github.com/kubectl-ocm/kubectl-ocm/plugins/mcp"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/mcptest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/mcptest"
 )
 
 // TestMCPThroughTheTunnel reads cluster1 through the hub's tunnel with the

@@ -1,5 +1,9 @@
-// Package kit holds the small checks every integration test package uses,
-// written once.
+// Package kit is the test kit every test tier shares (test/integration,
+// test/e2e and test/bench): the small checks and object writers they all
+// use, written once here, and below it hubtest (a hub for the integration
+// tests), agenttest (in-process agents and fleets that join with `kubectl
+// ocm join`), clitest (the CLI in-process), identityhub (a hub on which
+// every identity exists) and mcptest (an MCP client).
 package kit
 
 import (
