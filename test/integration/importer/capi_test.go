@@ -56,15 +56,15 @@ func TestImportFromClusterAPI(t *testing.T) {
 	}
 	// A Cluster whose ManagedCluster would be named after it from another
 	// namespace: only a ManagedCluster that names it imports it.
-	if err := capi.Provision(ctx, hub, "team-a", "cluster9", kubeconfigBytes(t, spoke.RESTConfig()), true); err != nil {
+	if err := capi.Provision(ctx, hub, "team-a", "cluster9", kit.ImportKubeconfig(t, spoke.RESTConfig()), true); err != nil {
 		t.Fatal(err)
 	}
 
-	if err := capi.Provision(ctx, hub, "cluster1", "cluster1", kubeconfigBytes(t, spoke.RESTConfig()), false); err != nil {
+	if err := capi.Provision(ctx, hub, "cluster1", "cluster1", kit.ImportKubeconfig(t, spoke.RESTConfig()), false); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("the ManagedCluster waits for the control plane", func(t *testing.T) {
-		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, imp.ReasonKubeConfigNotFound, "control plane is not initialized")
+		kit.WaitImportCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, imp.ReasonKubeConfigNotFound, "control plane is not initialized")
 		mc := &clusterv1.ManagedCluster{}
 		if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
 			t.Fatal(err)
@@ -80,7 +80,7 @@ func TestImportFromClusterAPI(t *testing.T) {
 		if err := capi.SetInitialized(ctx, hub, "cluster1", "cluster1"); err != nil {
 			t.Fatal(err)
 		}
-		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionTrue, imp.ReasonImportSucceed, "Installed the Klusterlet")
+		kit.WaitImportCondition(ctx, t, hub, "cluster1", metav1.ConditionTrue, imp.ReasonImportSucceed, "Installed the Klusterlet")
 		f.Accept(ctx, t, "cluster1")
 		framework.Eventually(ctx, t, pollTimeout, "cluster1 Available", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}

@@ -89,8 +89,8 @@ func TestImport(t *testing.T) {
 		{"an exec credential", execKubeconfig(t, spoke.Server()), imp.ReasonKubeConfigGetFailed, "uses exec"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			writeImportSecret(ctx, t, hub, "cluster1", tc.data)
-			waitCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, tc.reason, tc.says)
+			kit.WriteImportSecret(ctx, t, hub, "cluster1", tc.data)
+			kit.WaitImportCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, tc.reason, tc.says)
 			for c, namespaces := range map[*framework.Cluster][]string{
 				f.Hub: {operatorv1.DefaultAgentNamespace},
 				spoke: {operatorv1.DefaultAgentNamespace, operatorv1.OperatorNamespace},
@@ -109,8 +109,8 @@ func TestImport(t *testing.T) {
 		if err := hub.Create(ctx, imp.NewConfigSecret("cluster1", []byte("klusterlet: {mode: Hosted}\n"))); err != nil {
 			t.Fatal(err)
 		}
-		writeImportSecret(ctx, t, hub, "cluster1", kubeconfigData(t, spoke.RESTConfig()))
-		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, imp.ReasonConfigRendererFailed,
+		kit.WriteImportSecret(ctx, t, hub, "cluster1", kubeconfigData(t, spoke.RESTConfig()))
+		kit.WaitImportCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, imp.ReasonConfigRendererFailed,
 			`Secret cluster1/cluster-import-config key values.yaml: klusterlet.mode "Hosted"`)
 		for _, ns := range []string{operatorv1.DefaultAgentNamespace, operatorv1.OperatorNamespace} {
 			if err := spoke.Client().Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
@@ -131,7 +131,7 @@ func TestImport(t *testing.T) {
 		}
 		dir := t.TempDir()
 		file := filepath.Join(dir, "cluster1.kubeconfig")
-		if err := os.WriteFile(file, kubeconfigBytes(t, spoke.RESTConfig()), 0o600); err != nil {
+		if err := os.WriteFile(file, kit.ImportKubeconfig(t, spoke.RESTConfig()), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		values := filepath.Join(dir, "values.yaml")
@@ -144,7 +144,7 @@ func TestImport(t *testing.T) {
 				t.Errorf("import printed no %q:\n%s", want, out)
 			}
 		}
-		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionTrue, imp.ReasonImportSucceed, "Installed the Klusterlet")
+		kit.WaitImportCondition(ctx, t, hub, "cluster1", metav1.ConditionTrue, imp.ReasonImportSucceed, "Installed the Klusterlet")
 		framework.Eventually(ctx, t, pollTimeout, "the import Secret deleted", func(ctx context.Context) (bool, error) {
 			err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: imp.SecretName}, &corev1.Secret{})
 			if apierrors.IsNotFound(err) {
@@ -185,8 +185,8 @@ func TestImport(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		writeImportSecret(ctx, t, hub, "cluster7", kubeconfigData(t, spoke.RESTConfig()))
-		waitCondition(ctx, t, hub, "cluster7", metav1.ConditionFalse, imp.ReasonImportFailed, "already runs a Klusterlet registering as cluster1")
+		kit.WriteImportSecret(ctx, t, hub, "cluster7", kubeconfigData(t, spoke.RESTConfig()))
+		kit.WaitImportCondition(ctx, t, hub, "cluster7", metav1.ConditionFalse, imp.ReasonImportFailed, "already runs a Klusterlet registering as cluster1")
 		k := &operatorv1.Klusterlet{}
 		if err := spoke.Client().Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k); err != nil || k.Spec.ClusterName != "cluster1" {
 			t.Errorf("cluster1's Klusterlet registers as %q (err %v), want cluster1", k.Spec.ClusterName, err)
@@ -223,7 +223,7 @@ func TestImport(t *testing.T) {
 		for _, ns := range []string{"cluster1", "cluster2"} {
 			// The import configuration chooses the hub address, images and
 			// token the importer installs: as much a hub administrator's.
-			for _, sec := range []*corev1.Secret{imp.NewSecret(ns, kubeconfigBytes(t, spoke.RESTConfig()), false), imp.NewConfigSecret(ns, []byte("images: {registry: evil.example.com}"))} {
+			for _, sec := range []*corev1.Secret{imp.NewSecret(ns, kit.ImportKubeconfig(t, spoke.RESTConfig()), false), imp.NewConfigSecret(ns, []byte("images: {registry: evil.example.com}"))} {
 				framework.Eventually(ctx, t, pollTimeout, "mallory's Secret "+ns+"/"+sec.Name+" refused at admission", func(ctx context.Context) (bool, error) {
 					err := mallory.Create(ctx, sec.DeepCopy())
 					if apierrors.IsAlreadyExists(err) {
@@ -308,50 +308,10 @@ func TestImport(t *testing.T) {
 	})
 }
 
-// writeImportSecret creates or replaces the import Secret of cluster.
-func writeImportSecret(ctx context.Context, t *testing.T, hub client.Client, cluster string, data map[string][]byte) {
-	t.Helper()
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: imp.SecretName}}
-	if err := hub.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
-		t.Fatal(err)
-	}
-	framework.Eventually(ctx, t, pollTimeout, "the import Secret created", func(ctx context.Context) (bool, error) {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: imp.SecretName}, Data: data}
-		return true, hub.Create(ctx, s)
-	})
-}
-
-// waitCondition waits until the import condition of cluster has status and
-// reason and its message holds says.
-func waitCondition(ctx context.Context, t *testing.T, hub client.Client, cluster string, status metav1.ConditionStatus, reason, says string) {
-	t.Helper()
-	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("%s %s=%s (%s)", cluster, imp.ConditionImportSucceeded, status, reason), func(ctx context.Context) (bool, error) {
-		mc := &clusterv1.ManagedCluster{}
-		if err := hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
-			return false, err
-		}
-		c := meta.FindStatusCondition(mc.Status.Conditions, imp.ConditionImportSucceeded)
-		if c == nil || c.Status != status || c.Reason != reason || !strings.Contains(c.Message, says) {
-			return false, fmt.Errorf("condition %+v", c)
-		}
-		return true, nil
-	})
-}
-
 // kubeconfigData returns import Secret data with a kubeconfig of cfg.
 func kubeconfigData(t *testing.T, cfg *rest.Config) map[string][]byte {
 	t.Helper()
-	return map[string][]byte{imp.KubeconfigKey: kubeconfigBytes(t, cfg)}
-}
-
-// kubeconfigBytes returns a kubeconfig of cfg, certificates embedded.
-func kubeconfigBytes(t *testing.T, cfg *rest.Config) []byte {
-	t.Helper()
-	out, err := imp.Kubeconfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return map[string][]byte{imp.KubeconfigKey: kit.ImportKubeconfig(t, cfg)}
 }
 
 // execKubeconfig returns import Secret data with a kubeconfig for server
