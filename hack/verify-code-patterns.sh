@@ -41,7 +41,7 @@ START_ALLOWED=(
   'test/integration/conversion|installs the CRDs itself, with its own conversion webhook'
   'test/integration/crds|installs the CRDs itself, one version at a time'
   'test/integration/podcauses|runs hub init on clusters with nodes'
-  'test/integration/work|installs the hub objects without the ClusterManager or the conversion webhook, and the agent objects on cluster1'
+  'test/integration/work|installs the hub with hubtest.Install without the ClusterManager or the conversion webhook, which hubtest.Start does not take, and the agent objects on cluster1'
   'test/integration/addonexample|runs the example add-on agent binary, which hubtest.StartRunner does not build'
   'test/integration/addonframework|runs the example add-on agent binary, which hubtest.StartRunner does not build'
 )
@@ -83,7 +83,7 @@ check() {
 
   ban apply-helper \
     'func [mM]ustApply[[:alnum:]_]*\(' \
-    'apply objects in a test with apply.Apply under kit.Must, or install a hub with hubtest.Install' \
+    'apply objects in a test with apply.Apply under kit.Must, or install a hub with hubtest.Install and its InstallOptions (test/kit/hubtest)' \
     -- ':(glob)test/**/*.go'
 
   local start_excludes=() row
