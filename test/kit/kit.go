@@ -45,3 +45,22 @@ func ErrorSays(err error, says ...string) bool {
 	}
 	return true
 }
+
+// Step is one named step of a test whose steps share a fixture.
+type Step struct {
+	// Name names the subtest.
+	Name string
+	// Run is the step.
+	Run func(t *testing.T)
+}
+
+// RunSteps runs steps in order, each as a subtest of t, and stops t at the
+// first step that fails: each step builds on what the ones before it did.
+func RunSteps(t *testing.T, steps ...Step) {
+	t.Helper()
+	for _, s := range steps {
+		if !t.Run(s.Name, s.Run) {
+			t.Fatalf("step %q failed; the steps after it build on it and did not run", s.Name)
+		}
+	}
+}
