@@ -144,193 +144,216 @@ func TestBootstrapSecurity(t *testing.T) {
 			t.Fatalf("register %s with the shared bootstrap token: %v", name, err)
 		}
 	}
+	fx := &bootstrapFixture{ctx: ctx, hub: hubCluster, admin: admin, boot: boot, ocm: ocm}
 
-	t.Run("accept refuses forged requests", func(t *testing.T) {
-		weak, err := rsa.GenerateKey(rand.Reader, 1024)
-		if err != nil {
-			t.Fatal(err)
-		}
-		forgeries := map[string]func(*csrSpec){
-			"common name of cluster-y": func(s *csrSpec) { s.cn = identity.AgentUserName("cluster-y", "agent1") },
-			"label cluster-x, subject of cluster-y": func(s *csrSpec) {
-				s.cn, s.orgs = identity.AgentUserName("cluster-y", "agent1"), []string{identity.ClusterGroup("cluster-y"), identity.ManagedClustersGroup}
-			},
-			"extra organization kubeadm:cluster-admins": func(s *csrSpec) { s.orgs = append(s.orgs, "kubeadm:cluster-admins") },
-			"extra group of cluster-y":                  func(s *csrSpec) { s.orgs = append(s.orgs, identity.ClusterGroup("cluster-y")) },
-			"organization of cluster-y":                 func(s *csrSpec) { s.orgs = []string{identity.ClusterGroup("cluster-y")} },
-			"another signer":                            func(s *csrSpec) { s.signer = "example.com/not-the-apiserver" },
-			"extra usage server auth":                   func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageServerAuth) },
-			"extra usage cert sign":                     func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageCertSign) },
-			"RSA 1024 key":                              func(s *csrSpec) { s.key = weak },
-			"DNS subject alternative name":              func(s *csrSpec) { s.dnsNames = []string{"kubernetes.default.svc"} },
-		}
-		forged := map[string]string{} // CSR name → forgery
-		for what, edit := range forgeries {
-			s := agentCSR("cluster-x")
-			edit(&s)
-			forged[mustFileCSR(ctx, t, boot, s)] = what
-		}
-		// system:masters the API server itself refuses for this signer; with
-		// any other signer the policy refuses it.
-		masters := agentCSR("cluster-x")
-		masters.orgs = append(masters.orgs, "system:masters")
-		if _, err := fileCSR(ctx, t, boot, masters); !apierrors.IsForbidden(err) {
-			t.Errorf("a request for system:masters: %v, want the API server's Forbidden", err)
-		}
-		masters.signer = "example.com/not-the-apiserver"
-		forged[mustFileCSR(ctx, t, boot, masters)] = "system:masters with another signer"
-		real := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
-		stray := mustFileCSR(ctx, t, admin, agentCSR("cluster-x"))
-
-		r := ocm.Run(ctx, "accept", "--clusters", "cluster-x")
-		clitest.ExpectOK(t, r, "CSR "+real+" approved", "set hubAcceptsClient to true for managed cluster cluster-x")
-		for name, what := range forged {
-			if !strings.Contains(r.ErrOut, "CSR "+name+" of cluster cluster-x skipped: ") {
-				t.Errorf("accept did not name forged CSR %s (%s) as skipped:\n%s", name, what, r.ErrOut)
-			}
-		}
-		if !strings.Contains(r.ErrOut, "CSR "+stray+" of cluster cluster-x skipped: it comes from unexpected requester") {
-			t.Errorf("accept did not name the CSR of an unexpected requester:\n%s", r.ErrOut)
-		}
-		waitIssued(ctx, t, admin, real)
-		reportJoined(ctx, t, admin, "cluster-x")
-
-		// Trusting any requester does not relax what a request may ask for.
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check")
-		clitest.ExpectOK(t, r)
-		if !strings.Contains(r.ErrOut, "CSR "+stray+" of cluster cluster-x skipped: managed cluster cluster-x is accepted already") {
-			t.Errorf("accept on the accepted cluster-x approved or kept quiet about a new registration:\n%s", r.ErrOut)
-		}
-		expectPending(ctx, t, admin, stray, "a new registration of the accepted cluster-x without --rejoin")
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check", "--rejoin")
-		clitest.ExpectOK(t, r, "CSR "+stray+" approved")
-		// The hub controller, told to trust the bootstrap identity, approves
-		// a later good request and still none of the forged ones.
-		setAutoApprove(ctx, t, admin, []string{identity.BootstrapUser})
-		defer setAutoApprove(ctx, t, admin, nil)
-		waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR("cluster-y")))
-		for name, what := range forged {
-			expectPending(ctx, t, admin, name, what)
-		}
-
-		// The bootstrap identity is trusted with first joins only: a valid
-		// request of the token holder for cluster-x, accepted by the
-		// administrator, and for cluster-y, accepted automatically a moment
-		// ago, stays pending and says why; a first join of cluster-z filed
-		// after them is approved, so the hub controller has seen them.
-		squatX := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
-		squatY := mustFileCSR(ctx, t, boot, agentCSR("cluster-y"))
-		if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-z"}}); err != nil {
-			t.Fatalf("register cluster-z with the shared bootstrap token: %v", err)
-		}
-		waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR("cluster-z")))
-		expectPending(ctx, t, admin, squatX, "the shared bootstrap token's second registration of the accepted cluster-x")
-		expectPending(ctx, t, admin, squatY, "the shared bootstrap token's second registration of the automatically accepted cluster-y")
-		mc := &clusterv1.ManagedCluster{}
-		if err := admin.Get(ctx, client.ObjectKey{Name: "cluster-y"}, mc); err != nil {
-			t.Fatal(err)
-		}
-		if !mc.Spec.HubAcceptsClient || mc.Annotations[clusterv1.AutomaticallyAcceptedForAnnotationKey] == "" {
-			t.Errorf("cluster-y, accepted automatically: hubAcceptsClient %v, annotations %v", mc.Spec.HubAcceptsClient, mc.Annotations)
-		}
-		// accept does not approve the token holder's request either, unless
-		// told that the cluster rejoins.
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x")
-		clitest.ExpectOK(t, r)
-		if !strings.Contains(r.ErrOut, "CSR "+squatX+" of cluster cluster-x skipped: managed cluster cluster-x is accepted already") {
-			t.Errorf("accept on the accepted cluster-x did not name the new registration as skipped:\n%s", r.ErrOut)
-		}
-		expectPending(ctx, t, admin, squatX, "the token holder's registration of cluster-x after accept without --rejoin")
-	})
-
-	t.Run("accept refuses to guess between two agents", func(t *testing.T) {
-		// Two valid requests for one new cluster, from the same shared token
-		// with different keys: the real agent's and a squatter's. accept
-		// approves neither, lists both with their keys, and approves the
-		// one named with --csr.
-		if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-m"}}); err != nil {
-			t.Fatal(err)
-		}
-		real := mustFileCSR(ctx, t, boot, agentCSR("cluster-m"))
-		squat := mustFileCSR(ctx, t, boot, agentCSR("cluster-m"))
-		r := ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--wait", "--timeout", "1m")
-		clitest.ExpectErr(t, r, "cluster cluster-m has 2 pending requests from different requesters or keys", "CSR "+real+": requester "+identity.BootstrapUser,
-			"CSR "+squat+": requester", "key sha256:", "kubectl ocm accept --clusters cluster-m --csr NAME")
-		expectPending(ctx, t, admin, real, "one of two requests accept would not choose between")
-		expectPending(ctx, t, admin, squat, "one of two requests accept would not choose between")
-		clitest.ExpectErr(t, ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", "no-such-request"), "--csr no-such-request: no pending request of cluster cluster-m", "cluster cluster-m was not accepted")
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", real)
-		clitest.ExpectOK(t, r, "CSR "+real+" approved (requester "+identity.BootstrapUser+", agent id ", "set hubAcceptsClient to true for managed cluster cluster-m")
-		waitIssued(ctx, t, admin, real)
-		expectPending(ctx, t, admin, squat, "the request --csr did not name")
-	})
-
+	t.Run("accept refuses forged requests", fx.forgedRequests)
+	t.Run("accept refuses to guess between two agents", fx.twoAgents)
 	t.Run("a cluster is bound to its agent's key, not to a request's name", func(t *testing.T) {
 		testAgentKeyBinding(ctx, t, hubCluster, admin, boot, ocm)
 	})
+	t.Run("cluster-bound bootstrap token", fx.boundToken)
+}
 
-	t.Run("cluster-bound bootstrap token", func(t *testing.T) {
-		var join hubcli.JoinInfo
-		r := ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "--duration", "1h", "-o", "json")
-		clitest.ExpectOK(t, r)
-		if err := json.Unmarshal([]byte(r.Out), &join); err != nil || join.HubToken == "" || join.ClusterName != "cluster-b" {
-			t.Fatalf("hub token --cluster-name cluster-b -o json: %v (%s)", err, r.Out)
-		}
-		bound := tokenClient(t, hubCluster, join.HubToken)
+// bootstrapFixture is what the steps of TestBootstrapSecurity share: the
+// hub with its registration controller, a client of the shared bootstrap
+// identity, which registered cluster-x and cluster-y, and the CLI.
+type bootstrapFixture struct {
+	ctx   context.Context
+	hub   *framework.Cluster
+	admin client.Client
+	boot  client.Client
+	ocm   clitest.CLI
+}
 
-		err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}})
-		assert.ErrorContains(t, err, "may register managed cluster cluster-b only", "cluster-b's token registers cluster-c")
-		assert.True(t, apierrors.IsForbidden(err), "cluster-b's token registers cluster-c: %v, want Forbidden", err)
-		if _, err := fileCSR(ctx, t, bound, agentCSR("cluster-c")); !apierrors.IsForbidden(err) {
-			t.Errorf("cluster-b's token requests cluster-c's certificate: %v, want Forbidden", err)
-		}
-		unlabeled := agentCSR("cluster-b")
-		unlabeled.label = ""
-		if _, err := fileCSR(ctx, t, bound, unlabeled); !apierrors.IsForbidden(err) {
-			t.Errorf("cluster-b's token files an unlabeled request: %v, want Forbidden", err)
-		}
-		if err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-b"}}); err != nil {
-			t.Fatalf("cluster-b's token registers cluster-b: %v", err)
-		}
-		// Labeled for its own cluster, naming another: admitted, never approved.
-		foreign := agentCSR("cluster-b")
-		foreign.cn, foreign.orgs = identity.AgentUserName("cluster-c", "agent1"), []string{identity.ClusterGroup("cluster-c")}
-		foreignName := mustFileCSR(ctx, t, bound, foreign)
-		good := mustFileCSR(ctx, t, bound, agentCSR("cluster-b"))
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-b", "--skip-approve-check")
-		clitest.ExpectOK(t, r, "CSR "+good+" approved")
-		if !strings.Contains(r.ErrOut, "CSR "+foreignName+" of cluster cluster-b skipped: common name") {
-			t.Errorf("accept did not skip cluster-b's request naming cluster-c:\n%s", r.ErrOut)
-		}
-		waitIssued(ctx, t, admin, good)
-		expectPending(ctx, t, admin, foreignName, "labeled cluster-b, subject of cluster-c")
+// forgedRequests checks that accept refuses forged requests.
+func (fx *bootstrapFixture) forgedRequests(t *testing.T) {
+	ctx, admin, boot, ocm := fx.ctx, fx.admin, fx.boot, fx.ocm
+	weak, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgeries := map[string]func(*csrSpec){
+		"common name of cluster-y": func(s *csrSpec) { s.cn = identity.AgentUserName("cluster-y", "agent1") },
+		"label cluster-x, subject of cluster-y": func(s *csrSpec) {
+			s.cn, s.orgs = identity.AgentUserName("cluster-y", "agent1"), []string{identity.ClusterGroup("cluster-y"), identity.ManagedClustersGroup}
+		},
+		"extra organization kubeadm:cluster-admins": func(s *csrSpec) { s.orgs = append(s.orgs, "kubeadm:cluster-admins") },
+		"extra group of cluster-y":                  func(s *csrSpec) { s.orgs = append(s.orgs, identity.ClusterGroup("cluster-y")) },
+		"organization of cluster-y":                 func(s *csrSpec) { s.orgs = []string{identity.ClusterGroup("cluster-y")} },
+		"another signer":                            func(s *csrSpec) { s.signer = "example.com/not-the-apiserver" },
+		"extra usage server auth":                   func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageServerAuth) },
+		"extra usage cert sign":                     func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageCertSign) },
+		"RSA 1024 key":                              func(s *csrSpec) { s.key = weak },
+		"DNS subject alternative name":              func(s *csrSpec) { s.dnsNames = []string{"kubernetes.default.svc"} },
+	}
+	forged := map[string]string{} // CSR name → forgery
+	for what, edit := range forgeries {
+		s := agentCSR("cluster-x")
+		edit(&s)
+		forged[mustFileCSR(ctx, t, boot, s)] = what
+	}
+	// system:masters the API server itself refuses for this signer; with
+	// any other signer the policy refuses it.
+	masters := agentCSR("cluster-x")
+	masters.orgs = append(masters.orgs, "system:masters")
+	if _, err := fileCSR(ctx, t, boot, masters); !apierrors.IsForbidden(err) {
+		t.Errorf("a request for system:masters: %v, want the API server's Forbidden", err)
+	}
+	masters.signer = "example.com/not-the-apiserver"
+	forged[mustFileCSR(ctx, t, boot, masters)] = "system:masters with another signer"
+	real := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
+	stray := mustFileCSR(ctx, t, admin, agentCSR("cluster-x"))
 
-		// A request filed before its token was revoked is never approved:
-		// cluster-b's agent files one, the administrator revokes cluster-b's
-		// tokens, and accept, even with --rejoin, skips it.
-		late := mustFileCSR(ctx, t, bound, agentCSR("cluster-b"))
-		clitest.ExpectOK(t, ocm.Run(ctx, "hub", "token", "revoke", "--cluster-name", "cluster-b"))
-		clitest.ExpectOK(t, ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "-o", "json"))
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-b", "--rejoin")
-		clitest.ExpectOK(t, r)
-		if !strings.Contains(r.ErrOut, "CSR "+late+" of cluster cluster-b skipped: it was filed with a token of ServiceAccount") {
-			t.Errorf("accept did not skip the request filed with a revoked token:\n%s", r.ErrOut)
+	r := ocm.Run(ctx, "accept", "--clusters", "cluster-x")
+	clitest.ExpectOK(t, r, "CSR "+real+" approved", "set hubAcceptsClient to true for managed cluster cluster-x")
+	for name, what := range forged {
+		if !strings.Contains(r.ErrOut, "CSR "+name+" of cluster cluster-x skipped: ") {
+			t.Errorf("accept did not name forged CSR %s (%s) as skipped:\n%s", name, what, r.ErrOut)
 		}
-		expectPending(ctx, t, admin, late, "filed with a token revoked since")
+	}
+	if !strings.Contains(r.ErrOut, "CSR "+stray+" of cluster cluster-x skipped: it comes from unexpected requester") {
+		t.Errorf("accept did not name the CSR of an unexpected requester:\n%s", r.ErrOut)
+	}
+	waitIssued(ctx, t, admin, real)
+	reportJoined(ctx, t, admin, "cluster-x")
 
-		// The shared token keeps working for any cluster, as in OCM.
-		r = ocm.Run(ctx, "hub", "token", "-o", "json")
-		clitest.ExpectOK(t, r)
-		var shared hubcli.JoinInfo
-		if err := json.Unmarshal([]byte(r.Out), &shared); err != nil || shared.ClusterName != "" {
-			t.Fatalf("hub token -o json: %v (%s)", err, r.Out)
-		}
-		anyCluster := tokenClient(t, hubCluster, shared.HubToken)
-		if err := anyCluster.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}}); err != nil {
-			t.Errorf("the shared token registers cluster-c: %v", err)
-		}
-		mustFileCSR(ctx, t, anyCluster, agentCSR("cluster-c"))
-	})
+	// Trusting any requester does not relax what a request may ask for.
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check")
+	clitest.ExpectOK(t, r)
+	if !strings.Contains(r.ErrOut, "CSR "+stray+" of cluster cluster-x skipped: managed cluster cluster-x is accepted already") {
+		t.Errorf("accept on the accepted cluster-x approved or kept quiet about a new registration:\n%s", r.ErrOut)
+	}
+	expectPending(ctx, t, admin, stray, "a new registration of the accepted cluster-x without --rejoin")
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check", "--rejoin")
+	clitest.ExpectOK(t, r, "CSR "+stray+" approved")
+	// The hub controller, told to trust the bootstrap identity, approves
+	// a later good request and still none of the forged ones.
+	setAutoApprove(ctx, t, admin, []string{identity.BootstrapUser})
+	defer setAutoApprove(ctx, t, admin, nil)
+	waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR("cluster-y")))
+	for name, what := range forged {
+		expectPending(ctx, t, admin, name, what)
+	}
+
+	// The bootstrap identity is trusted with first joins only: a valid
+	// request of the token holder for cluster-x, accepted by the
+	// administrator, and for cluster-y, accepted automatically a moment
+	// ago, stays pending and says why; a first join of cluster-z filed
+	// after them is approved, so the hub controller has seen them.
+	squatX := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
+	squatY := mustFileCSR(ctx, t, boot, agentCSR("cluster-y"))
+	if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-z"}}); err != nil {
+		t.Fatalf("register cluster-z with the shared bootstrap token: %v", err)
+	}
+	waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR("cluster-z")))
+	expectPending(ctx, t, admin, squatX, "the shared bootstrap token's second registration of the accepted cluster-x")
+	expectPending(ctx, t, admin, squatY, "the shared bootstrap token's second registration of the automatically accepted cluster-y")
+	mc := &clusterv1.ManagedCluster{}
+	if err := admin.Get(ctx, client.ObjectKey{Name: "cluster-y"}, mc); err != nil {
+		t.Fatal(err)
+	}
+	if !mc.Spec.HubAcceptsClient || mc.Annotations[clusterv1.AutomaticallyAcceptedForAnnotationKey] == "" {
+		t.Errorf("cluster-y, accepted automatically: hubAcceptsClient %v, annotations %v", mc.Spec.HubAcceptsClient, mc.Annotations)
+	}
+	// accept does not approve the token holder's request either, unless
+	// told that the cluster rejoins.
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-x")
+	clitest.ExpectOK(t, r)
+	if !strings.Contains(r.ErrOut, "CSR "+squatX+" of cluster cluster-x skipped: managed cluster cluster-x is accepted already") {
+		t.Errorf("accept on the accepted cluster-x did not name the new registration as skipped:\n%s", r.ErrOut)
+	}
+	expectPending(ctx, t, admin, squatX, "the token holder's registration of cluster-x after accept without --rejoin")
+}
+
+// twoAgents checks that accept refuses to guess between two agents.
+func (fx *bootstrapFixture) twoAgents(t *testing.T) {
+	ctx, admin, boot, ocm := fx.ctx, fx.admin, fx.boot, fx.ocm
+	// Two valid requests for one new cluster, from the same shared token
+	// with different keys: the real agent's and a squatter's. accept
+	// approves neither, lists both with their keys, and approves the
+	// one named with --csr.
+	if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-m"}}); err != nil {
+		t.Fatal(err)
+	}
+	real := mustFileCSR(ctx, t, boot, agentCSR("cluster-m"))
+	squat := mustFileCSR(ctx, t, boot, agentCSR("cluster-m"))
+	r := ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--wait", "--timeout", "1m")
+	clitest.ExpectErr(t, r, "cluster cluster-m has 2 pending requests from different requesters or keys", "CSR "+real+": requester "+identity.BootstrapUser,
+		"CSR "+squat+": requester", "key sha256:", "kubectl ocm accept --clusters cluster-m --csr NAME")
+	expectPending(ctx, t, admin, real, "one of two requests accept would not choose between")
+	expectPending(ctx, t, admin, squat, "one of two requests accept would not choose between")
+	clitest.ExpectErr(t, ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", "no-such-request"), "--csr no-such-request: no pending request of cluster cluster-m", "cluster cluster-m was not accepted")
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", real)
+	clitest.ExpectOK(t, r, "CSR "+real+" approved (requester "+identity.BootstrapUser+", agent id ", "set hubAcceptsClient to true for managed cluster cluster-m")
+	waitIssued(ctx, t, admin, real)
+	expectPending(ctx, t, admin, squat, "the request --csr did not name")
+}
+
+// boundToken checks that a cluster-bound bootstrap token registers its own
+// cluster only, that a request filed before its token was revoked is never
+// approved, and that the shared token keeps working.
+func (fx *bootstrapFixture) boundToken(t *testing.T) {
+	ctx, hubCluster, admin, ocm := fx.ctx, fx.hub, fx.admin, fx.ocm
+	var join hubcli.JoinInfo
+	r := ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "--duration", "1h", "-o", "json")
+	clitest.ExpectOK(t, r)
+	if err := json.Unmarshal([]byte(r.Out), &join); err != nil || join.HubToken == "" || join.ClusterName != "cluster-b" {
+		t.Fatalf("hub token --cluster-name cluster-b -o json: %v (%s)", err, r.Out)
+	}
+	bound := tokenClient(t, hubCluster, join.HubToken)
+
+	err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}})
+	assert.ErrorContains(t, err, "may register managed cluster cluster-b only", "cluster-b's token registers cluster-c")
+	assert.True(t, apierrors.IsForbidden(err), "cluster-b's token registers cluster-c: %v, want Forbidden", err)
+	if _, err := fileCSR(ctx, t, bound, agentCSR("cluster-c")); !apierrors.IsForbidden(err) {
+		t.Errorf("cluster-b's token requests cluster-c's certificate: %v, want Forbidden", err)
+	}
+	unlabeled := agentCSR("cluster-b")
+	unlabeled.label = ""
+	if _, err := fileCSR(ctx, t, bound, unlabeled); !apierrors.IsForbidden(err) {
+		t.Errorf("cluster-b's token files an unlabeled request: %v, want Forbidden", err)
+	}
+	if err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-b"}}); err != nil {
+		t.Fatalf("cluster-b's token registers cluster-b: %v", err)
+	}
+	// Labeled for its own cluster, naming another: admitted, never approved.
+	foreign := agentCSR("cluster-b")
+	foreign.cn, foreign.orgs = identity.AgentUserName("cluster-c", "agent1"), []string{identity.ClusterGroup("cluster-c")}
+	foreignName := mustFileCSR(ctx, t, bound, foreign)
+	good := mustFileCSR(ctx, t, bound, agentCSR("cluster-b"))
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-b", "--skip-approve-check")
+	clitest.ExpectOK(t, r, "CSR "+good+" approved")
+	if !strings.Contains(r.ErrOut, "CSR "+foreignName+" of cluster cluster-b skipped: common name") {
+		t.Errorf("accept did not skip cluster-b's request naming cluster-c:\n%s", r.ErrOut)
+	}
+	waitIssued(ctx, t, admin, good)
+	expectPending(ctx, t, admin, foreignName, "labeled cluster-b, subject of cluster-c")
+
+	// A request filed before its token was revoked is never approved:
+	// cluster-b's agent files one, the administrator revokes cluster-b's
+	// tokens, and accept, even with --rejoin, skips it.
+	late := mustFileCSR(ctx, t, bound, agentCSR("cluster-b"))
+	clitest.ExpectOK(t, ocm.Run(ctx, "hub", "token", "revoke", "--cluster-name", "cluster-b"))
+	clitest.ExpectOK(t, ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "-o", "json"))
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-b", "--rejoin")
+	clitest.ExpectOK(t, r)
+	if !strings.Contains(r.ErrOut, "CSR "+late+" of cluster cluster-b skipped: it was filed with a token of ServiceAccount") {
+		t.Errorf("accept did not skip the request filed with a revoked token:\n%s", r.ErrOut)
+	}
+	expectPending(ctx, t, admin, late, "filed with a token revoked since")
+
+	// The shared token keeps working for any cluster, as in OCM.
+	r = ocm.Run(ctx, "hub", "token", "-o", "json")
+	clitest.ExpectOK(t, r)
+	var shared hubcli.JoinInfo
+	if err := json.Unmarshal([]byte(r.Out), &shared); err != nil || shared.ClusterName != "" {
+		t.Fatalf("hub token -o json: %v (%s)", err, r.Out)
+	}
+	anyCluster := tokenClient(t, hubCluster, shared.HubToken)
+	if err := anyCluster.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}}); err != nil {
+		t.Errorf("the shared token registers cluster-c: %v", err)
+	}
+	mustFileCSR(ctx, t, anyCluster, agentCSR("cluster-c"))
 }
 
 // testAgentKeyBinding has the hub accept cluster-n automatically for the
