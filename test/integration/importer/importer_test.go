@@ -59,9 +59,9 @@ func TestImport(t *testing.T) {
 	t.Run("the importer's identity reaches no further", fx.importerIdentity)
 }
 
-// importFixture is what the steps of TestImport share: a fleet whose hub
-// runs the cluster importer and publishes its address, and cluster1, whose
-// namespace and accepted ManagedCluster exist on the hub.
+// importFixture is what the steps of TestImport and
+// TestImportFromClusterAPI share: a fleet whose hub runs the cluster
+// importer and publishes its address, and cluster1, which the steps import.
 type importFixture struct {
 	ctx   context.Context
 	f     *agenttest.Fleet
@@ -69,7 +69,8 @@ type importFixture struct {
 	spoke *framework.Cluster
 }
 
-// startImport starts the fleet of TestImport.
+// startImport starts the fleet of TestImport, with the namespace and the
+// accepted ManagedCluster of cluster1 on the hub.
 func startImport(t *testing.T) *importFixture {
 	ctx, f := agenttest.StartFleet(t, 8*time.Minute, agenttest.FleetOptions{
 		Options: framework.Options{Clusters: []string{"cluster1"}},
