@@ -33,16 +33,15 @@ CONTRACT_LITERALS=(
 
 # START_ALLOWED: the directories of test/integration that start a test
 # environment by hand (framework.StartForTest, framework.Start,
-# runner.StartForTest) rather than through hubtest.Start, hubtest.StartWith,
-# hubtest.StartRunner or agenttest.StartFleet. One row per directory:
+# runner.StartForTest) rather than through the test kit's hubtest.Start,
+# hubtest.StartWith, hubtest.StartRunner or agenttest.StartFleet
+# (test/kit/hubtest, test/kit/agenttest). One row per directory:
 #   'DIR|REASON'
 START_ALLOWED=(
-  'test/integration/internal/hubtest|the kit that starts hubs for every other package'
-  'test/integration/internal/agenttest|the kit that starts fleets for every other package'
   'test/integration/conversion|installs the CRDs itself, with its own conversion webhook'
   'test/integration/crds|installs the CRDs itself, one version at a time'
   'test/integration/podcauses|runs hub init on clusters with nodes'
-  'test/integration/work|installs the hub objects without the ClusterManager or the conversion webhook, and the agent objects on cluster1'
+  'test/integration/work|installs the hub with hubtest.Install without the ClusterManager or the conversion webhook, which hubtest.Start does not take, and the agent objects on cluster1'
   'test/integration/addonexample|runs the example add-on agent binary, which hubtest.StartRunner does not build'
   'test/integration/addonframework|runs the example add-on agent binary, which hubtest.StartRunner does not build'
 )
@@ -84,7 +83,7 @@ check() {
 
   ban apply-helper \
     'func [mM]ustApply[[:alnum:]_]*\(' \
-    'apply objects in a test with apply.Apply under kit.Must, or install a hub with hubtest.Install' \
+    'apply objects in a test with apply.Apply under kit.Must, or install a hub with hubtest.Install and its InstallOptions (test/kit/hubtest)' \
     -- ':(glob)test/**/*.go'
 
   local start_excludes=() row
@@ -93,7 +92,7 @@ check() {
   done
   ban hand-started-environment \
     '(framework|runner)\.StartForTest|framework\.Start\(' \
-    'start an integration test environment with hubtest.Start, hubtest.StartWith, hubtest.StartRunner or agenttest.StartFleet; a directory that must start one by hand is listed with its reason in START_ALLOWED (hack/verify-code-patterns.sh)' \
+    'start an integration test environment with the test kit (test/kit): hubtest.Start, hubtest.StartWith, hubtest.StartRunner or agenttest.StartFleet; a directory that must start one by hand is listed with its reason in START_ALLOWED (hack/verify-code-patterns.sh)' \
     -- ':(glob)test/integration/**/*.go' "${start_excludes[@]}"
 
   local literal homes constant home home_excludes

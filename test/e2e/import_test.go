@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,8 +19,8 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/capi"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
 )
 
 // TestImportFromTheHub imports cluster1 and cluster2 from the hub, with no
@@ -90,17 +87,15 @@ func TestImportFromTheHub(t *testing.T) {
 		{"a kubeconfig for the hub", hubCluster.RESTConfig(), imp.ReasonKubeConfigGetFailed, "reaches the hub itself"},
 	} {
 		t.Run(tc.name+" ends in a named condition and installs nothing", func(t *testing.T) {
-			data, err := imp.Kubeconfig(tc.cfg)
-			require.NoError(t, err)
 			// Written as a GitOps repository would, not through import,
 			// which refuses a kubeconfig for the hub before writing it.
-			writeImportSecretE2E(t, hub, "cluster1", data)
-			waitImportCondition(t, hub, "cluster1", tc.reason, tc.says)
+			kit.WriteImportSecret(t.Context(), t, hub, "cluster1", map[string][]byte{imp.KubeconfigKey: kit.ImportKubeconfig(t, tc.cfg)})
+			kit.WaitImportCondition(t.Context(), t, hub, "cluster1", metav1.ConditionFalse, tc.reason, tc.says)
 			for _, ns := range []string{operatorv1.OperatorNamespace, operatorv1.DefaultAgentNamespace} {
 				err := managed.Get(t.Context(), client.ObjectKey{Name: ns}, &corev1.Namespace{})
 				assert.True(t, apierrors.IsNotFound(err), "namespace %s exists on cluster1 after a failed import (err %v)", ns, err)
 			}
-			err = hub.Get(t.Context(), client.ObjectKey{Name: operatorv1.DefaultAgentNamespace}, &corev1.Namespace{})
+			err := hub.Get(t.Context(), client.ObjectKey{Name: operatorv1.DefaultAgentNamespace}, &corev1.Namespace{})
 			assert.True(t, apierrors.IsNotFound(err), "the import installed an agent on the hub (err %v)", err)
 		})
 	}
@@ -141,7 +136,7 @@ func TestImportFromTheHub(t *testing.T) {
 		require.NoError(t, hub.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}}))
 		require.NoError(t, hub.Create(t.Context(), imp.NewConfigSecret("cluster2", []byte("klusterlet: {externalServerURLs: [{url: \"https://cluster2.example.com:6443\"}]}\n"))))
 		require.NoError(t, capi.Provision(t.Context(), hub, "cluster2", "cluster2", kc, false))
-		waitImportCondition(t, hub, "cluster2", imp.ReasonKubeConfigNotFound, "control plane is not initialized")
+		kit.WaitImportCondition(t.Context(), t, hub, "cluster2", metav1.ConditionFalse, imp.ReasonKubeConfigNotFound, "control plane is not initialized")
 		require.NoError(t, capi.SetInitialized(t.Context(), hub, "cluster2", "cluster2"))
 		f.ocm(t, "accept", "--clusters", "cluster2", "--context", "hub", "--wait")
 		waitJoinedAvailable(t, hub, "cluster2")
@@ -157,31 +152,3 @@ func TestImportFromTheHub(t *testing.T) {
 
 // portOf returns the port of URL u with its colon, as ":6443".
 func portOf(u string) string { return u[strings.LastIndex(u, ":"):] }
-
-// writeImportSecretE2E replaces the import Secret of cluster with one
-// holding kubeconfig.
-func writeImportSecretE2E(t *testing.T, hub client.Client, cluster string, kubeconfig []byte) {
-	t.Helper()
-	require.NoError(t, client.IgnoreNotFound(hub.Delete(t.Context(), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: imp.SecretName}})))
-	framework.Eventually(t.Context(), t, time.Minute, "the import Secret created", func(ctx context.Context) (bool, error) {
-		return true, hub.Create(ctx, imp.NewSecret(cluster, kubeconfig, false))
-	})
-}
-
-// waitImportCondition waits until the import condition of cluster is False
-// with reason and a message holding says (a ManagedCluster the importer
-// creates may not exist yet).
-func waitImportCondition(t *testing.T, hub client.Client, cluster, reason, says string) {
-	t.Helper()
-	framework.Eventually(t.Context(), t, 2*time.Minute, fmt.Sprintf("%s %s=False (%s)", cluster, imp.ConditionImportSucceeded, reason), func(ctx context.Context) (bool, error) {
-		mc := &clusterv1.ManagedCluster{}
-		if err := hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
-			return false, err
-		}
-		c := meta.FindStatusCondition(mc.Status.Conditions, imp.ConditionImportSucceeded)
-		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != reason || !strings.Contains(c.Message, says) {
-			return false, fmt.Errorf("condition %+v", c)
-		}
-		return true, nil
-	})
-}

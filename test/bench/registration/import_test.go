@@ -18,6 +18,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
 )
 
 var importQueue = flag.Int("imports", 100, "BenchmarkImportQueue: import Secrets written at once")
@@ -88,7 +89,7 @@ func BenchmarkImportQueue(b *testing.B) {
 
 	secrets := make([]*corev1.Secret, len(clusters))
 	for i, c := range clusters {
-		secrets[i] = benchkit.ImportSecret(b, f, c, "cluster1")
+		secrets[i] = kit.ImportSecret(b, c, f.Env.Cluster("cluster1").RESTConfig())
 	}
 	start := time.Now()
 	var wg sync.WaitGroup

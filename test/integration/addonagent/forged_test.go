@@ -16,7 +16,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	csrpolicy "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
 )
 
 // testForgedRequests files add-on requests as cluster1's agent that the hub

@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
 )
 
 // leaseSeconds is the duration of the test add-on's Lease: the agent

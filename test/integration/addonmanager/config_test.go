@@ -16,7 +16,7 @@ import (
 	hubconfig "github.com/kubectl-ocm/kubectl-ocm/config"
 	addonconfig "github.com/kubectl-ocm/kubectl-ocm/pkg/addon/config"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
 )
 
 // exampleGVK is the kind of the seeds' own configuration, exampleconfigs.

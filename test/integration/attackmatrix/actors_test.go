@@ -12,7 +12,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/identityhub"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/identityhub"
 )
 
 // The actors of the matrix, as its columns name them. "Own" cluster is

@@ -30,7 +30,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/identityhub"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/identityhub"
 )
 
 // row is one write of the matrix, as its first column names it. Exactly

@@ -5,7 +5,7 @@ import (
 
 	addonconversion "github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/conversion"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
 )
 
 // TestHubStatus checks what `hub status` says of the conversion before the

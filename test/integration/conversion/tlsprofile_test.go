@@ -24,7 +24,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/servingcert"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
 )
 
 // TestTLSProfile runs the webhook's server, which the hub tunnel shares,

@@ -17,7 +17,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/conversion"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 

@@ -25,7 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	ocmapply "github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 // priorityLevelHeader names the priority level an API server running API

@@ -37,8 +37,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/importcmd"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/agenttest"
 )
 
 const pollTimeout = 2 * time.Minute
@@ -50,6 +50,28 @@ const pollTimeout = 2 * time.Minute
 // credential installs the Klusterlet, is deleted, and cluster1 becomes
 // Available once accepted, with no command run on it.
 func TestImport(t *testing.T) {
+	fx := startImport(t)
+	fx.refusedSecrets(t)
+	t.Run("an import configuration the importer cannot apply installs nothing", fx.unusableConfig)
+	t.Run("kubectl ocm import with the cluster's credential and values imports it", fx.importWithCLI)
+	t.Run("a cluster whose agent registers under another name is not taken", fx.otherName)
+	t.Run("a namespace editor cannot write an import Secret", fx.editorCannotWrite)
+	t.Run("the importer's identity reaches no further", fx.importerIdentity)
+}
+
+// importFixture is what the steps of TestImport and
+// TestImportFromClusterAPI share: a fleet whose hub runs the cluster
+// importer and publishes its address, and cluster1, which the steps import.
+type importFixture struct {
+	ctx   context.Context
+	f     *agenttest.Fleet
+	hub   client.Client
+	spoke *framework.Cluster
+}
+
+// startImport starts the fleet of TestImport, with the namespace and the
+// accepted ManagedCluster of cluster1 on the hub.
+func startImport(t *testing.T) *importFixture {
 	ctx, f := agenttest.StartFleet(t, 8*time.Minute, agenttest.FleetOptions{
 		Options: framework.Options{Clusters: []string{"cluster1"}},
 		Hub: config.HubValues{Importer: &config.ImporterValues{
@@ -73,7 +95,15 @@ func TestImport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return &importFixture{ctx: ctx, f: f, hub: hub, spoke: spoke}
+}
 
+// refusedSecrets checks, a step each, that import Secrets that reach the
+// hub itself, hold a wrong token, name a server nothing serves or a
+// link-local one, or run a command each end in a named condition and
+// install nothing.
+func (fx *importFixture) refusedSecrets(t *testing.T) {
+	ctx, hub, spoke, f := fx.ctx, fx.hub, fx.spoke, fx.f
 	for _, tc := range []struct {
 		name         string
 		data         map[string][]byte
@@ -89,8 +119,8 @@ func TestImport(t *testing.T) {
 		{"an exec credential", execKubeconfig(t, spoke.Server()), imp.ReasonKubeConfigGetFailed, "uses exec"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			writeImportSecret(ctx, t, hub, "cluster1", tc.data)
-			waitCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, tc.reason, tc.says)
+			kit.WriteImportSecret(ctx, t, hub, "cluster1", tc.data)
+			kit.WaitImportCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, tc.reason, tc.says)
 			for c, namespaces := range map[*framework.Cluster][]string{
 				f.Hub: {operatorv1.DefaultAgentNamespace},
 				spoke: {operatorv1.DefaultAgentNamespace, operatorv1.OperatorNamespace},
@@ -104,254 +134,229 @@ func TestImport(t *testing.T) {
 			}
 		})
 	}
-
-	t.Run("an import configuration the importer cannot apply installs nothing", func(t *testing.T) {
-		if err := hub.Create(ctx, imp.NewConfigSecret("cluster1", []byte("klusterlet: {mode: Hosted}\n"))); err != nil {
-			t.Fatal(err)
-		}
-		writeImportSecret(ctx, t, hub, "cluster1", kubeconfigData(t, spoke.RESTConfig()))
-		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, imp.ReasonConfigRendererFailed,
-			`Secret cluster1/cluster-import-config key values.yaml: klusterlet.mode "Hosted"`)
-		for _, ns := range []string{operatorv1.DefaultAgentNamespace, operatorv1.OperatorNamespace} {
-			if err := spoke.Client().Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
-				t.Errorf("namespace %s exists on cluster1 (err %v): the import installed something", ns, err)
-			}
-		}
-		// render-auto comes first, but the import failed before it needed
-		// a token: no bootstrap identity was made.
-		err := hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, &corev1.ServiceAccount{})
-		if !apierrors.IsNotFound(err) {
-			t.Errorf("a bootstrap identity of cluster1 exists (err %v)", err)
-		}
-	})
-
-	t.Run("kubectl ocm import with the cluster's credential and values imports it", func(t *testing.T) {
-		if err := hub.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: imp.SecretName}}); client.IgnoreNotFound(err) != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		file := filepath.Join(dir, "cluster1.kubeconfig")
-		if err := os.WriteFile(file, kubeconfigBytes(t, spoke.RESTConfig()), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		values := filepath.Join(dir, "values.yaml")
-		if err := os.WriteFile(values, []byte("klusterlet:\n  externalServerURLs: [{url: \"https://cluster1.example.com:6443\"}]\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		out := runImport(ctx, t, f, "cluster1", "--managed-cluster-kubeconfig", file, "--values-file", values, "--accept", "--wait", "--timeout", "2m")
-		for _, want := range []string{"Wrote the import Secret cluster1/" + imp.SecretName, "Imported cluster cluster1: Installed the Klusterlet"} {
-			if !strings.Contains(out, want) {
-				t.Errorf("import printed no %q:\n%s", want, out)
-			}
-		}
-		waitCondition(ctx, t, hub, "cluster1", metav1.ConditionTrue, imp.ReasonImportSucceed, "Installed the Klusterlet")
-		framework.Eventually(ctx, t, pollTimeout, "the import Secret deleted", func(ctx context.Context) (bool, error) {
-			err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: imp.SecretName}, &corev1.Secret{})
-			if apierrors.IsNotFound(err) {
-				return true, nil
-			}
-			return false, fmt.Errorf("the Secret is still there (err %v)", err)
-		})
-		framework.Eventually(ctx, t, pollTimeout, "cluster1 Available", func(ctx context.Context) (bool, error) {
-			mc := &clusterv1.ManagedCluster{}
-			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
-				return false, err
-			}
-			return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
-		})
-		// The agent registered with the bootstrap identity of cluster1.
-		sa := &corev1.ServiceAccount{}
-		if err := hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, sa); err != nil {
-			t.Errorf("the bootstrap identity of cluster1: %v", err)
-		}
-		// The values of the import configuration reached the Klusterlet.
-		k := &operatorv1.Klusterlet{}
-		if err := spoke.Client().Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k); err != nil {
-			t.Fatal(err)
-		}
-		if len(k.Spec.ExternalServerURLs) != 1 || k.Spec.ExternalServerURLs[0].URL != "https://cluster1.example.com:6443" {
-			t.Errorf("the Klusterlet's externalServerURLs are %+v, not the values'", k.Spec.ExternalServerURLs)
-		}
-	})
-
-	t.Run("a cluster whose agent registers under another name is not taken", func(t *testing.T) {
-		// cluster1 runs its Klusterlet now: importing the same cluster as
-		// cluster7 would turn cluster1's agent into cluster7's.
-		for _, obj := range []client.Object{
-			&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster7"}},
-			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster7"}},
-		} {
-			if err := hub.Create(ctx, obj); err != nil {
-				t.Fatal(err)
-			}
-		}
-		writeImportSecret(ctx, t, hub, "cluster7", kubeconfigData(t, spoke.RESTConfig()))
-		waitCondition(ctx, t, hub, "cluster7", metav1.ConditionFalse, imp.ReasonImportFailed, "already runs a Klusterlet registering as cluster1")
-		k := &operatorv1.Klusterlet{}
-		if err := spoke.Client().Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k); err != nil || k.Spec.ClusterName != "cluster1" {
-			t.Errorf("cluster1's Klusterlet registers as %q (err %v), want cluster1", k.Spec.ClusterName, err)
-		}
-		if err := hub.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster7"}}); err != nil {
-			t.Fatal(err)
-		}
-	})
-	t.Run("a namespace editor cannot write an import Secret", func(t *testing.T) {
-		// mallory may edit the namespaces of cluster1 and of cluster2, which
-		// has no ManagedCluster: writing an import Secret in either is
-		// refused, since it would hand a bootstrap token of that cluster to
-		// a cluster of mallory's choosing.
-		if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}}); err != nil {
-			t.Fatal(err)
-		}
-		for _, ns := range []string{"cluster1", "cluster2"} {
-			if err := hub.Create(ctx, &rbacv1.RoleBinding{
-				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "editor"},
-				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
-				Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "mallory"}},
-			}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cfg, err := f.Hub.ConfigForUser("mallory")
-		if err != nil {
-			t.Fatal(err)
-		}
-		mallory, err := client.New(cfg, client.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ns := range []string{"cluster1", "cluster2"} {
-			// The import configuration chooses the hub address, images and
-			// token the importer installs: as much a hub administrator's.
-			for _, sec := range []*corev1.Secret{imp.NewSecret(ns, kubeconfigBytes(t, spoke.RESTConfig()), false), imp.NewConfigSecret(ns, []byte("images: {registry: evil.example.com}"))} {
-				framework.Eventually(ctx, t, pollTimeout, "mallory's Secret "+ns+"/"+sec.Name+" refused at admission", func(ctx context.Context) (bool, error) {
-					err := mallory.Create(ctx, sec.DeepCopy())
-					if apierrors.IsAlreadyExists(err) {
-						// The import configuration of cluster1 exists:
-						// changing it is refused too.
-						err = mallory.Update(ctx, sec.DeepCopy())
-					}
-					switch {
-					case err == nil:
-						t.Fatalf("mallory wrote Secret %s/%s", ns, sec.Name)
-					case apierrors.IsForbidden(err) && kit.ErrorSays(err, "needs the right to update ManagedCluster "+ns):
-						return true, nil
-					}
-					return false, err
-				})
-			}
-		}
-		err = hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster2")}, &corev1.ServiceAccount{})
-		if !apierrors.IsNotFound(err) {
-			t.Errorf("a bootstrap identity of cluster2 exists (err %v)", err)
-		}
-	})
-
-	t.Run("the importer's identity reaches no further", func(t *testing.T) {
-		cfg, err := f.Hub.ConfigForServiceAccount(ctx, config.HubNamespace, "ocm-importer", time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs := kubernetes.NewForConfigOrDie(cfg)
-		// The operator's identity, as `hub init` creates it, next to the
-		// bootstrap ServiceAccounts.
-		operator := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: config.OperatorNamespace, Name: "cluster-manager"}}
-		if err := hub.Create(ctx, operator); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}
-		for what, err := range map[string]error{
-			"a token of the operator's ServiceAccount": func() error {
-				_, err := cs.CoreV1().ServiceAccounts(config.OperatorNamespace).CreateToken(ctx, "cluster-manager", tr, metav1.CreateOptions{})
-				return err
-			}(),
-			"a token of the shared bootstrap ServiceAccount": func() error {
-				_, err := cs.CoreV1().ServiceAccounts(config.OperatorNamespace).CreateToken(ctx, identity.BootstrapServiceAccount, tr, metav1.CreateOptions{})
-				return err
-			}(),
-			"a binding of cluster-admin": func() error {
-				_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-					ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:bootstrap:evil"},
-					RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-					Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: config.OperatorNamespace, Name: identity.ClusterBootstrapServiceAccount("evil")}},
-				}, metav1.CreateOptions{})
-				return err
-			}(),
-			"a binding of the bootstrap role to another ServiceAccount": func() error {
-				_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-					ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:bootstrap:evil"},
-					RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "open-cluster-management:bootstrap"},
-					Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "default"}},
-				}, metav1.CreateOptions{})
-				return err
-			}(),
-			"a Secret other than an import Secret": func() error {
-				_, err := cs.CoreV1().Secrets(config.OperatorNamespace).List(ctx, metav1.ListOptions{})
-				return err
-			}(),
-			// It adopts namespaces by annotating them, nothing more.
-			"a Pod Security label on kube-system": func() error {
-				_, err := cs.CoreV1().Namespaces().Patch(ctx, "kube-system", types.MergePatchType,
-					[]byte(`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"restricted"}}}`), metav1.PatchOptions{})
-				return err
-			}(),
-			"another annotation on kube-system": func() error {
-				_, err := cs.CoreV1().Namespaces().Patch(ctx, "kube-system", types.MergePatchType,
-					[]byte(`{"metadata":{"annotations":{"`+clusternamespace.OwnerAnnotation+`":"x"}}}`), metav1.PatchOptions{})
-				return err
-			}(),
-		} {
-			if !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) {
-				t.Errorf("the importer's identity may get %s (err %v), want it refused", what, err)
-			}
-		}
-	})
 }
 
-// writeImportSecret creates or replaces the import Secret of cluster.
-func writeImportSecret(ctx context.Context, t *testing.T, hub client.Client, cluster string, data map[string][]byte) {
-	t.Helper()
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: imp.SecretName}}
-	if err := hub.Delete(ctx, s); client.IgnoreNotFound(err) != nil {
+// unusableConfig checks that an import configuration the importer cannot apply
+// installs nothing.
+func (fx *importFixture) unusableConfig(t *testing.T) {
+	ctx, hub, spoke := fx.ctx, fx.hub, fx.spoke
+	if err := hub.Create(ctx, imp.NewConfigSecret("cluster1", []byte("klusterlet: {mode: Hosted}\n"))); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(ctx, t, pollTimeout, "the import Secret created", func(ctx context.Context) (bool, error) {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cluster, Name: imp.SecretName}, Data: data}
-		return true, hub.Create(ctx, s)
-	})
+	kit.WriteImportSecret(ctx, t, hub, "cluster1", kubeconfigData(t, spoke.RESTConfig()))
+	kit.WaitImportCondition(ctx, t, hub, "cluster1", metav1.ConditionFalse, imp.ReasonConfigRendererFailed,
+		`Secret cluster1/cluster-import-config key values.yaml: klusterlet.mode "Hosted"`)
+	for _, ns := range []string{operatorv1.DefaultAgentNamespace, operatorv1.OperatorNamespace} {
+		if err := spoke.Client().Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
+			t.Errorf("namespace %s exists on cluster1 (err %v): the import installed something", ns, err)
+		}
+	}
+	// render-auto comes first, but the import failed before it needed
+	// a token: no bootstrap identity was made.
+	err := hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, &corev1.ServiceAccount{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("a bootstrap identity of cluster1 exists (err %v)", err)
+	}
 }
 
-// waitCondition waits until the import condition of cluster has status and
-// reason and its message holds says.
-func waitCondition(ctx context.Context, t *testing.T, hub client.Client, cluster string, status metav1.ConditionStatus, reason, says string) {
-	t.Helper()
-	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("%s %s=%s (%s)", cluster, imp.ConditionImportSucceeded, status, reason), func(ctx context.Context) (bool, error) {
+// importWithCLI checks that kubectl ocm import with the cluster's credential
+// and values imports it.
+func (fx *importFixture) importWithCLI(t *testing.T) {
+	ctx, hub, spoke, f := fx.ctx, fx.hub, fx.spoke, fx.f
+	if err := hub.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: imp.SecretName}}); client.IgnoreNotFound(err) != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "cluster1.kubeconfig")
+	if err := os.WriteFile(file, kit.ImportKubeconfig(t, spoke.RESTConfig()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	values := filepath.Join(dir, "values.yaml")
+	if err := os.WriteFile(values, []byte("klusterlet:\n  externalServerURLs: [{url: \"https://cluster1.example.com:6443\"}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := runImport(ctx, t, f, "cluster1", "--managed-cluster-kubeconfig", file, "--values-file", values, "--accept", "--wait", "--timeout", "2m")
+	for _, want := range []string{"Wrote the import Secret cluster1/" + imp.SecretName, "Imported cluster cluster1: Installed the Klusterlet"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("import printed no %q:\n%s", want, out)
+		}
+	}
+	kit.WaitImportCondition(ctx, t, hub, "cluster1", metav1.ConditionTrue, imp.ReasonImportSucceed, "Installed the Klusterlet")
+	framework.Eventually(ctx, t, pollTimeout, "the import Secret deleted", func(ctx context.Context) (bool, error) {
+		err := hub.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: imp.SecretName}, &corev1.Secret{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, fmt.Errorf("the Secret is still there (err %v)", err)
+	})
+	framework.Eventually(ctx, t, pollTimeout, "cluster1 Available", func(ctx context.Context) (bool, error) {
 		mc := &clusterv1.ManagedCluster{}
-		if err := hub.Get(ctx, client.ObjectKey{Name: cluster}, mc); err != nil {
+		if err := hub.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc); err != nil {
 			return false, err
 		}
-		c := meta.FindStatusCondition(mc.Status.Conditions, imp.ConditionImportSucceeded)
-		if c == nil || c.Status != status || c.Reason != reason || !strings.Contains(c.Message, says) {
-			return false, fmt.Errorf("condition %+v", c)
-		}
-		return true, nil
+		return meta.IsStatusConditionTrue(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable), nil
 	})
+	// The agent registered with the bootstrap identity of cluster1.
+	sa := &corev1.ServiceAccount{}
+	if err := hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, sa); err != nil {
+		t.Errorf("the bootstrap identity of cluster1: %v", err)
+	}
+	// The values of the import configuration reached the Klusterlet.
+	k := &operatorv1.Klusterlet{}
+	if err := spoke.Client().Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k); err != nil {
+		t.Fatal(err)
+	}
+	if len(k.Spec.ExternalServerURLs) != 1 || k.Spec.ExternalServerURLs[0].URL != "https://cluster1.example.com:6443" {
+		t.Errorf("the Klusterlet's externalServerURLs are %+v, not the values'", k.Spec.ExternalServerURLs)
+	}
+}
+
+// otherName checks that a cluster whose agent registers under another name is
+// not taken.
+func (fx *importFixture) otherName(t *testing.T) {
+	ctx, hub, spoke := fx.ctx, fx.hub, fx.spoke
+	// cluster1 runs its Klusterlet now: importing the same cluster as
+	// cluster7 would turn cluster1's agent into cluster7's.
+	for _, obj := range []client.Object{
+		&clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster7"}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster7"}},
+	} {
+		if err := hub.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kit.WriteImportSecret(ctx, t, hub, "cluster7", kubeconfigData(t, spoke.RESTConfig()))
+	kit.WaitImportCondition(ctx, t, hub, "cluster7", metav1.ConditionFalse, imp.ReasonImportFailed, "already runs a Klusterlet registering as cluster1")
+	k := &operatorv1.Klusterlet{}
+	if err := spoke.Client().Get(ctx, client.ObjectKey{Name: operatorv1.KlusterletName}, k); err != nil || k.Spec.ClusterName != "cluster1" {
+		t.Errorf("cluster1's Klusterlet registers as %q (err %v), want cluster1", k.Spec.ClusterName, err)
+	}
+	if err := hub.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster7"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editorCannotWrite checks that a namespace editor cannot write an import
+// Secret.
+func (fx *importFixture) editorCannotWrite(t *testing.T) {
+	ctx, hub, spoke, f := fx.ctx, fx.hub, fx.spoke, fx.f
+	// mallory may edit the namespaces of cluster1 and of cluster2, which
+	// has no ManagedCluster: writing an import Secret in either is
+	// refused, since it would hand a bootstrap token of that cluster to
+	// a cluster of mallory's choosing.
+	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"cluster1", "cluster2"} {
+		if err := hub.Create(ctx, &rbacv1.RoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "editor"},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "mallory"}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := f.Hub.ConfigForUser("mallory")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mallory, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"cluster1", "cluster2"} {
+		// The import configuration chooses the hub address, images and
+		// token the importer installs: as much a hub administrator's.
+		for _, sec := range []*corev1.Secret{imp.NewSecret(ns, kit.ImportKubeconfig(t, spoke.RESTConfig()), false), imp.NewConfigSecret(ns, []byte("images: {registry: evil.example.com}"))} {
+			framework.Eventually(ctx, t, pollTimeout, "mallory's Secret "+ns+"/"+sec.Name+" refused at admission", func(ctx context.Context) (bool, error) {
+				err := mallory.Create(ctx, sec.DeepCopy())
+				if apierrors.IsAlreadyExists(err) {
+					// The import configuration of cluster1 exists:
+					// changing it is refused too.
+					err = mallory.Update(ctx, sec.DeepCopy())
+				}
+				switch {
+				case err == nil:
+					t.Fatalf("mallory wrote Secret %s/%s", ns, sec.Name)
+				case apierrors.IsForbidden(err) && kit.ErrorSays(err, "needs the right to update ManagedCluster "+ns):
+					return true, nil
+				}
+				return false, err
+			})
+		}
+	}
+	err = hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster2")}, &corev1.ServiceAccount{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("a bootstrap identity of cluster2 exists (err %v)", err)
+	}
+}
+
+// importerIdentity checks that the importer's identity reaches no further.
+func (fx *importFixture) importerIdentity(t *testing.T) {
+	ctx, hub, f := fx.ctx, fx.hub, fx.f
+	cfg, err := f.Hub.ConfigForServiceAccount(ctx, config.HubNamespace, "ocm-importer", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	// The operator's identity, as `hub init` creates it, next to the
+	// bootstrap ServiceAccounts.
+	operator := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: config.OperatorNamespace, Name: "cluster-manager"}}
+	if err := hub.Create(ctx, operator); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))}}
+	for what, err := range map[string]error{
+		"a token of the operator's ServiceAccount": func() error {
+			_, err := cs.CoreV1().ServiceAccounts(config.OperatorNamespace).CreateToken(ctx, "cluster-manager", tr, metav1.CreateOptions{})
+			return err
+		}(),
+		"a token of the shared bootstrap ServiceAccount": func() error {
+			_, err := cs.CoreV1().ServiceAccounts(config.OperatorNamespace).CreateToken(ctx, identity.BootstrapServiceAccount, tr, metav1.CreateOptions{})
+			return err
+		}(),
+		"a binding of cluster-admin": func() error {
+			_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:bootstrap:evil"},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+				Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: config.OperatorNamespace, Name: identity.ClusterBootstrapServiceAccount("evil")}},
+			}, metav1.CreateOptions{})
+			return err
+		}(),
+		"a binding of the bootstrap role to another ServiceAccount": func() error {
+			_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
+				ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:bootstrap:evil"},
+				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "open-cluster-management:bootstrap"},
+				Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "default", Name: "default"}},
+			}, metav1.CreateOptions{})
+			return err
+		}(),
+		"a Secret other than an import Secret": func() error {
+			_, err := cs.CoreV1().Secrets(config.OperatorNamespace).List(ctx, metav1.ListOptions{})
+			return err
+		}(),
+		// It adopts namespaces by annotating them, nothing more.
+		"a Pod Security label on kube-system": func() error {
+			_, err := cs.CoreV1().Namespaces().Patch(ctx, "kube-system", types.MergePatchType,
+				[]byte(`{"metadata":{"labels":{"pod-security.kubernetes.io/enforce":"restricted"}}}`), metav1.PatchOptions{})
+			return err
+		}(),
+		"another annotation on kube-system": func() error {
+			_, err := cs.CoreV1().Namespaces().Patch(ctx, "kube-system", types.MergePatchType,
+				[]byte(`{"metadata":{"annotations":{"`+clusternamespace.OwnerAnnotation+`":"x"}}}`), metav1.PatchOptions{})
+			return err
+		}(),
+	} {
+		if !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) {
+			t.Errorf("the importer's identity may get %s (err %v), want it refused", what, err)
+		}
+	}
 }
 
 // kubeconfigData returns import Secret data with a kubeconfig of cfg.
 func kubeconfigData(t *testing.T, cfg *rest.Config) map[string][]byte {
 	t.Helper()
-	return map[string][]byte{imp.KubeconfigKey: kubeconfigBytes(t, cfg)}
-}
-
-// kubeconfigBytes returns a kubeconfig of cfg, certificates embedded.
-func kubeconfigBytes(t *testing.T, cfg *rest.Config) []byte {
-	t.Helper()
-	out, err := imp.Kubeconfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return map[string][]byte{imp.KubeconfigKey: kit.ImportKubeconfig(t, cfg)}
 }
 
 // execKubeconfig returns import Secret data with a kubeconfig for server

@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/identityhub"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/identityhub"
 )
 
 // The clusters and add-ons the hub is set up with (identityhub): cluster1

@@ -15,7 +15,7 @@ import (
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/clusterset"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
 )
 
 // managedNamespaces returns the names of the managed namespaces of set name.

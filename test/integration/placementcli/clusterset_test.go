@@ -1,7 +1,7 @@
 package placementcli
 
 import (
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
 
 	"context"
 	"strings"

@@ -3,7 +3,7 @@ package placementcli
 import (
 	"testing"
 
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
 )
 
 // TestPlacementCLI runs the clusterset, placement and work --placement tests

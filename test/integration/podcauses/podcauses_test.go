@@ -21,7 +21,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
 )
 
 // clusterName is the managed cluster the hosted agent registers; the hub

@@ -26,8 +26,8 @@ import (
 	proxyhub "github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 // TestSlowReaders opens many proxied requests through cluster1's tunnel

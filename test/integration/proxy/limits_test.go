@@ -28,8 +28,8 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 // TestTunnelLimits attacks the hub tunnel as a compromised managed cluster

@@ -28,8 +28,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 const pollTimeout = time.Minute
@@ -37,6 +37,41 @@ const pollTimeout = time.Minute
 // TestHubTunnel runs the tunnel of cluster1 and cluster2 and checks who may
 // reach what through it.
 func TestHubTunnel(t *testing.T) {
+	fx := startTunnel(t)
+	t.Run("a hub user without managedclusters/proxy gets 403 at the hub", fx.noProxyRight)
+	t.Run("a hub user gets exactly what the managed cluster's RBAC gives the mapped identity", fx.mappedIdentity)
+	t.Run("forged identity headers change nothing", fx.forgedHeaders)
+	t.Run("cluster2's agent cannot attach cluster1's tunnel", fx.otherAgentAttach)
+	t.Run("the tunnel endpoint refuses clients without an agent identity", fx.noAgentIdentity)
+	t.Run("a namespace editor of cluster1 cannot attach its tunnel", func(t *testing.T) {
+		testNamespaceEditorAttach(fx.ctx, t, fx.hub, fx.admin, fx.alice)
+	})
+	t.Run("a cluster whose agent is gone answers 503 until it attaches again", fx.agentGone)
+	t.Run("agents attach again after the hub controller restarts", fx.tunnelRestart)
+}
+
+// tunnelFixture is what the steps of TestHubTunnel share: the hub with its
+// tunnel, cluster1 and cluster2 attached to it, and alice's client of
+// cluster1 through the hub.
+type tunnelFixture struct {
+	ctx    context.Context
+	env    *framework.Environment
+	hub    *framework.Cluster
+	admin  client.Client
+	tunnel *hubtest.Tunnel
+	// stopAgent1 stops cluster1's tunnel agent.
+	stopAgent1 func()
+	alice      kubernetes.Interface
+	// root is the test: a tunnel or agent a step starts again outlives the
+	// step.
+	root *testing.T
+}
+
+// startTunnel starts the hub, its tunnel and the tunnel agents of cluster1
+// and cluster2; grants alice the proxy of cluster1 on the hub, view of
+// team-a on cluster1 as ocm:hub:alice, and edit of team-b to the hub group
+// devs; and waits until alice reaches cluster1.
+func startTunnel(t *testing.T) *tunnelFixture {
 	ctx, env := hubtest.Start(t, 10*time.Minute, "cluster1", "cluster2")
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()
@@ -59,153 +94,169 @@ func TestHubTunnel(t *testing.T) {
 	}
 	bind(ctx, t, c1, "team-a", "view", rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "ocm:hub:alice"})
 	bind(ctx, t, c1, "team-b", "edit", rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "ocm:hub:devs"})
+	return &tunnelFixture{ctx: ctx, env: env, hub: hubCluster, admin: admin, tunnel: tunnel, stopAgent1: stopAgent1, alice: alice, root: t}
+}
 
-	t.Run("a hub user without managedclusters/proxy gets 403 at the hub", func(t *testing.T) {
-		bob := proxyClient(t, hubCluster, "cluster1", "bob")
-		_, err := bob.CoreV1().ConfigMaps("team-a").List(ctx, metav1.ListOptions{})
-		require.True(t, apierrors.IsForbidden(err), "bob listed through the hub: %v", err)
-		assert.ErrorContains(t, err, `"managedclusters/proxy"`)
-		// alice's grant names cluster1 only.
-		alice2 := proxyClient(t, hubCluster, "cluster2", "alice", "devs")
-		_, err = alice2.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
-		require.True(t, apierrors.IsForbidden(err), "alice reached cluster2: %v", err)
-	})
+// noProxyRight checks that a hub user without managedclusters/proxy gets 403
+// at the hub.
+func (fx *tunnelFixture) noProxyRight(t *testing.T) {
+	ctx, hubCluster := fx.ctx, fx.hub
+	bob := proxyClient(t, hubCluster, "cluster1", "bob")
+	_, err := bob.CoreV1().ConfigMaps("team-a").List(ctx, metav1.ListOptions{})
+	require.True(t, apierrors.IsForbidden(err), "bob listed through the hub: %v", err)
+	assert.ErrorContains(t, err, `"managedclusters/proxy"`)
+	// alice's grant names cluster1 only.
+	alice2 := proxyClient(t, hubCluster, "cluster2", "alice", "devs")
+	_, err = alice2.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
+	require.True(t, apierrors.IsForbidden(err), "alice reached cluster2: %v", err)
+}
 
-	t.Run("a hub user gets exactly what the managed cluster's RBAC gives the mapped identity", func(t *testing.T) {
-		who := whoAmI(ctx, t, alice)
-		assert.Equal(t, "ocm:hub:alice", who.Username)
-		assert.Contains(t, who.Groups, "ocm:hub:devs")
-		assert.Contains(t, who.Groups, "ocm:hub:system:authenticated")
-		assert.NotContains(t, who.Groups, "devs")
+// mappedIdentity checks that a hub user gets exactly what the managed
+// cluster's RBAC gives the mapped identity.
+func (fx *tunnelFixture) mappedIdentity(t *testing.T) {
+	ctx, env, alice := fx.ctx, fx.env, fx.alice
+	who := whoAmI(ctx, t, alice)
+	assert.Equal(t, "ocm:hub:alice", who.Username)
+	assert.Contains(t, who.Groups, "ocm:hub:devs")
+	assert.Contains(t, who.Groups, "ocm:hub:system:authenticated")
+	assert.NotContains(t, who.Groups, "devs")
 
-		_, err := alice.CoreV1().ConfigMaps("team-a").List(ctx, metav1.ListOptions{})
-		require.NoError(t, err, "view in team-a")
-		_, err = alice.CoreV1().ConfigMaps("team-a").Create(ctx, configMap("x"), metav1.CreateOptions{})
-		require.True(t, apierrors.IsForbidden(err), "view let alice create in team-a: %v", err)
-		assert.ErrorContains(t, err, `"ocm:hub:alice"`, "the refusal is cluster1's, for the mapped user")
-		_, err = alice.CoreV1().ConfigMaps("team-b").Create(ctx, configMap("x"), metav1.CreateOptions{})
-		require.NoError(t, err, "edit in team-b through the group ocm:hub:devs")
-		_, err = alice.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
-		require.True(t, apierrors.IsForbidden(err), "alice read kube-system's Secrets: %v", err)
-		_, err = alice.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-		require.True(t, apierrors.IsForbidden(err), "alice listed namespaces: %v", err)
+	_, err := alice.CoreV1().ConfigMaps("team-a").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err, "view in team-a")
+	_, err = alice.CoreV1().ConfigMaps("team-a").Create(ctx, configMap("x"), metav1.CreateOptions{})
+	require.True(t, apierrors.IsForbidden(err), "view let alice create in team-a: %v", err)
+	assert.ErrorContains(t, err, `"ocm:hub:alice"`, "the refusal is cluster1's, for the mapped user")
+	_, err = alice.CoreV1().ConfigMaps("team-b").Create(ctx, configMap("x"), metav1.CreateOptions{})
+	require.NoError(t, err, "edit in team-b through the group ocm:hub:devs")
+	_, err = alice.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
+	require.True(t, apierrors.IsForbidden(err), "alice read kube-system's Secrets: %v", err)
+	_, err = alice.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	require.True(t, apierrors.IsForbidden(err), "alice listed namespaces: %v", err)
 
-		// A watch streams through the tunnel.
-		w, err := alice.CoreV1().ConfigMaps("team-b").Watch(ctx, metav1.ListOptions{})
-		require.NoError(t, err)
-		defer w.Stop()
-		_, err = env.Cluster("cluster1").Clientset().CoreV1().ConfigMaps("team-b").Create(ctx, configMap("y"), metav1.CreateOptions{})
-		require.NoError(t, err)
-		deadline := time.After(pollTimeout)
-		for seen := false; !seen; {
-			select {
-			case ev := <-w.ResultChan():
-				cm, ok := ev.Object.(*corev1.ConfigMap)
-				seen = ok && cm.Name == "y"
-			case <-deadline:
-				t.Fatal("the watch through the tunnel did not see ConfigMap y")
-			}
+	// A watch streams through the tunnel.
+	w, err := alice.CoreV1().ConfigMaps("team-b").Watch(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	defer w.Stop()
+	_, err = env.Cluster("cluster1").Clientset().CoreV1().ConfigMaps("team-b").Create(ctx, configMap("y"), metav1.CreateOptions{})
+	require.NoError(t, err)
+	deadline := time.After(pollTimeout)
+	for seen := false; !seen; {
+		select {
+		case ev := <-w.ResultChan():
+			cm, ok := ev.Object.(*corev1.ConfigMap)
+			seen = ok && cm.Name == "y"
+		case <-deadline:
+			t.Fatal("the watch through the tunnel did not see ConfigMap y")
 		}
-	})
+	}
+}
 
-	t.Run("forged identity headers change nothing", func(t *testing.T) {
-		cfg := proxyConfig(t, hubCluster, "cluster1", "alice", "devs")
-		cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-			return roundTripper(func(r *http.Request) (*http.Response, error) {
-				r = r.Clone(r.Context())
-				r.Header.Set(hubtunnel.UserHeader, "system:admin")
-				r.Header.Add(hubtunnel.GroupHeader, "system:masters")
-				r.Header.Set("X-Remote-User", "system:admin")
-				r.Header.Add("X-Remote-Group", "system:masters")
-				r.Header.Set("X-Remote-Extra-Scopes", "all")
-				return rt.RoundTrip(r)
-			})
-		}
-		forged := kubernetes.NewForConfigOrDie(cfg)
-		who := whoAmI(ctx, t, forged)
-		assert.Equal(t, "ocm:hub:alice", who.Username)
-		assert.NotContains(t, who.Groups, "system:masters")
-		assert.NotContains(t, who.Groups, "ocm:hub:system:masters")
-		assert.Empty(t, who.Extra)
-		_, err := forged.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
-		require.True(t, apierrors.IsForbidden(err), "forged headers read kube-system's Secrets: %v", err)
-
-		// Impersonation is the hub's to decide: alice may not impersonate
-		// there, so the hub refuses before anything reaches the tunnel.
-		cfg = proxyConfig(t, hubCluster, "cluster1", "alice", "devs")
-		cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:admin"}
-		_, err = kubernetes.NewForConfigOrDie(cfg).CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
-		require.True(t, apierrors.IsForbidden(err), "alice impersonated system:admin: %v", err)
-		assert.ErrorContains(t, err, "impersonate")
-	})
-
-	t.Run("cluster2's agent cannot attach cluster1's tunnel", func(t *testing.T) {
-		cfg := agenttest.AgentConfig(t, hubCluster, "cluster2", "agent2")
-		status, body := attach(t, hubCluster, cfg, "cluster1")
-		assert.Equal(t, http.StatusForbidden, status, body)
-		assert.Contains(t, body, "managedclusters/attach")
-
-		// Even with the hub's RBAC loosened, the tunnel server refuses.
-		grant(ctx, t, admin, "loose-attach", []string{"get"}, hubtunnel.AttachSubresource, "cluster1",
-			rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: identity.ClusterGroup("cluster2")})
-		framework.Eventually(ctx, t, pollTimeout, "the tunnel server refusing cluster2's agent for cluster1", func(ctx context.Context) (bool, error) {
-			status, body = attach(t, hubCluster, cfg, "cluster1")
-			return status == http.StatusForbidden && strings.Contains(body, "only the agent of cluster cluster1"), nil
+// forgedHeaders checks that forged identity headers change nothing.
+func (fx *tunnelFixture) forgedHeaders(t *testing.T) {
+	ctx, hubCluster := fx.ctx, fx.hub
+	cfg := proxyConfig(t, hubCluster, "cluster1", "alice", "devs")
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(r *http.Request) (*http.Response, error) {
+			r = r.Clone(r.Context())
+			r.Header.Set(hubtunnel.UserHeader, "system:admin")
+			r.Header.Add(hubtunnel.GroupHeader, "system:masters")
+			r.Header.Set("X-Remote-User", "system:admin")
+			r.Header.Add("X-Remote-Group", "system:masters")
+			r.Header.Set("X-Remote-Extra-Scopes", "all")
+			return rt.RoundTrip(r)
 		})
-		// cluster1 is still answered by its own agent.
-		_, err := alice.CoreV1().ConfigMaps("team-b").Get(ctx, "x", metav1.GetOptions{})
-		require.NoError(t, err)
+	}
+	forged := kubernetes.NewForConfigOrDie(cfg)
+	who := whoAmI(ctx, t, forged)
+	assert.Equal(t, "ocm:hub:alice", who.Username)
+	assert.NotContains(t, who.Groups, "system:masters")
+	assert.NotContains(t, who.Groups, "ocm:hub:system:masters")
+	assert.Empty(t, who.Extra)
+	_, err := forged.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
+	require.True(t, apierrors.IsForbidden(err), "forged headers read kube-system's Secrets: %v", err)
+
+	// Impersonation is the hub's to decide: alice may not impersonate
+	// there, so the hub refuses before anything reaches the tunnel.
+	cfg = proxyConfig(t, hubCluster, "cluster1", "alice", "devs")
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:admin"}
+	_, err = kubernetes.NewForConfigOrDie(cfg).CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{})
+	require.True(t, apierrors.IsForbidden(err), "alice impersonated system:admin: %v", err)
+	assert.ErrorContains(t, err, "impersonate")
+}
+
+// otherAgentAttach checks that cluster2's agent cannot attach cluster1's
+// tunnel.
+func (fx *tunnelFixture) otherAgentAttach(t *testing.T) {
+	ctx, hubCluster, admin, alice := fx.ctx, fx.hub, fx.admin, fx.alice
+	cfg := agenttest.AgentConfig(t, hubCluster, "cluster2", "agent2")
+	status, body := attach(t, hubCluster, cfg, "cluster1")
+	assert.Equal(t, http.StatusForbidden, status, body)
+	assert.Contains(t, body, "managedclusters/attach")
+
+	// Even with the hub's RBAC loosened, the tunnel server refuses.
+	grant(ctx, t, admin, "loose-attach", []string{"get"}, hubtunnel.AttachSubresource, "cluster1",
+		rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: identity.ClusterGroup("cluster2")})
+	framework.Eventually(ctx, t, pollTimeout, "the tunnel server refusing cluster2's agent for cluster1", func(ctx context.Context) (bool, error) {
+		status, body = attach(t, hubCluster, cfg, "cluster1")
+		return status == http.StatusForbidden && strings.Contains(body, "only the agent of cluster cluster1"), nil
 	})
+	// cluster1 is still answered by its own agent.
+	_, err := alice.CoreV1().ConfigMaps("team-b").Get(ctx, "x", metav1.GetOptions{})
+	require.NoError(t, err)
+}
 
-	t.Run("the tunnel endpoint refuses clients without an agent identity", func(t *testing.T) {
-		grant(ctx, t, admin, "mallory-attach", []string{"get"}, hubtunnel.AttachSubresource, "cluster1",
-			rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "mallory"})
-		mallory, err := hubCluster.ConfigForUser("mallory", identity.ClusterGroup("cluster1"))
-		require.NoError(t, err)
-		framework.Eventually(ctx, t, pollTimeout, "the tunnel server refusing mallory", func(ctx context.Context) (bool, error) {
-			status, body := attach(t, hubCluster, mallory, "cluster1")
-			return status == http.StatusForbidden && strings.Contains(body, "is not its agent identity"), nil
-		})
-		anonymous := &rest.Config{Host: hubCluster.Server(), TLSClientConfig: rest.TLSClientConfig{CAData: hubCluster.CAData()}}
-		status, body := attach(t, hubCluster, anonymous, "cluster1")
-		assert.Contains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, status, body)
-
-		// The server itself answers only the hub's API server: a client
-		// certificate of the hub's own CA is not the front proxy's.
-		user, err := hubCluster.ConfigForUser(identity.AgentUserName("cluster1", "agent9"), identity.ClusterGroup("cluster1"))
-		require.NoError(t, err)
-		direct := rest.CopyConfig(user)
-		direct.Host = "https://" + tunnel.Address
-		direct.CAData, direct.Insecure = nil, true
-		status, body = attachAt(t, direct, "cluster1")
-		assert.Equal(t, http.StatusUnauthorized, status, body)
-		assert.Contains(t, body, "front proxy")
+// noAgentIdentity checks that the tunnel endpoint refuses clients without an
+// agent identity.
+func (fx *tunnelFixture) noAgentIdentity(t *testing.T) {
+	ctx, hubCluster, admin, tunnel := fx.ctx, fx.hub, fx.admin, fx.tunnel
+	grant(ctx, t, admin, "mallory-attach", []string{"get"}, hubtunnel.AttachSubresource, "cluster1",
+		rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "mallory"})
+	mallory, err := hubCluster.ConfigForUser("mallory", identity.ClusterGroup("cluster1"))
+	require.NoError(t, err)
+	framework.Eventually(ctx, t, pollTimeout, "the tunnel server refusing mallory", func(ctx context.Context) (bool, error) {
+		status, body := attach(t, hubCluster, mallory, "cluster1")
+		return status == http.StatusForbidden && strings.Contains(body, "is not its agent identity"), nil
 	})
+	anonymous := &rest.Config{Host: hubCluster.Server(), TLSClientConfig: rest.TLSClientConfig{CAData: hubCluster.CAData()}}
+	status, body := attach(t, hubCluster, anonymous, "cluster1")
+	assert.Contains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, status, body)
 
-	t.Run("a namespace editor of cluster1 cannot attach its tunnel", func(t *testing.T) {
-		testNamespaceEditorAttach(ctx, t, hubCluster, admin, alice)
+	// The server itself answers only the hub's API server: a client
+	// certificate of the hub's own CA is not the front proxy's.
+	user, err := hubCluster.ConfigForUser(identity.AgentUserName("cluster1", "agent9"), identity.ClusterGroup("cluster1"))
+	require.NoError(t, err)
+	direct := rest.CopyConfig(user)
+	direct.Host = "https://" + tunnel.Address
+	direct.CAData, direct.Insecure = nil, true
+	status, body = attachAt(t, direct, "cluster1")
+	assert.Equal(t, http.StatusUnauthorized, status, body)
+	assert.Contains(t, body, "front proxy")
+}
+
+// agentGone checks that a cluster whose agent is gone answers 503 until it
+// attaches again.
+func (fx *tunnelFixture) agentGone(t *testing.T) {
+	ctx, env, alice, tunnel, stopAgent1, outer := fx.ctx, fx.env, fx.alice, fx.tunnel, fx.stopAgent1, fx.root
+	stopAgent1()
+	framework.Eventually(ctx, t, pollTimeout, "cluster1's tunnel gone", func(ctx context.Context) (bool, error) {
+		return !tunnel.Server.Connected("cluster1"), nil
 	})
+	_, err := alice.CoreV1().ConfigMaps("team-a").List(ctx, metav1.ListOptions{})
+	require.True(t, apierrors.IsServiceUnavailable(err), "%v", err)
+	assert.ErrorContains(t, err, "cluster cluster1 has no tunnel to the hub")
+	agenttest.StartTunnelAgent(ctx, outer, env, "cluster1")
+	waitConnected(ctx, t, alice, "cluster1")
+}
 
-	outer := t
-	t.Run("a cluster whose agent is gone answers 503 until it attaches again", func(t *testing.T) {
-		stopAgent1()
-		framework.Eventually(ctx, t, pollTimeout, "cluster1's tunnel gone", func(ctx context.Context) (bool, error) {
-			return !tunnel.Server.Connected("cluster1"), nil
-		})
-		_, err := alice.CoreV1().ConfigMaps("team-a").List(ctx, metav1.ListOptions{})
-		require.True(t, apierrors.IsServiceUnavailable(err), "%v", err)
-		assert.ErrorContains(t, err, "cluster cluster1 has no tunnel to the hub")
-		agenttest.StartTunnelAgent(ctx, outer, env, "cluster1")
-		waitConnected(ctx, t, alice, "cluster1")
-	})
-
-	t.Run("agents attach again after the hub controller restarts", func(t *testing.T) {
-		tunnel.Stop()
-		tunnel = hubtest.StartTunnel(ctx, outer, hubCluster, tunnel.Address)
-		waitConnected(ctx, t, alice, "cluster1")
-		framework.Eventually(ctx, t, pollTimeout, "cluster2 attached again", func(ctx context.Context) (bool, error) {
-			return tunnel.Server.Connected("cluster2"), nil
-		})
+// tunnelRestart checks that agents attach again after the hub controller
+// restarts.
+func (fx *tunnelFixture) tunnelRestart(t *testing.T) {
+	ctx, hubCluster, alice, outer := fx.ctx, fx.hub, fx.alice, fx.root
+	fx.tunnel.Stop()
+	fx.tunnel = hubtest.StartTunnel(ctx, outer, hubCluster, fx.tunnel.Address)
+	waitConnected(ctx, t, alice, "cluster1")
+	framework.Eventually(ctx, t, pollTimeout, "cluster2 attached again", func(ctx context.Context) (bool, error) {
+		return fx.tunnel.Server.Connected("cluster2"), nil
 	})
 }
 

@@ -3,9 +3,7 @@ package proxycli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,20 +16,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clientauthv1 "k8s.io/client-go/pkg/apis/clientauthentication/v1"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
-	"github.com/kubectl-ocm/kubectl-ocm/plugins/proxy"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 const (
@@ -45,6 +38,49 @@ const (
 // kubectl use them: with a copy of the user's credential, and with
 // `kubectl-ocm credentials` as their exec plugin.
 func TestProxyKubeconfigAndCredentials(t *testing.T) {
+	fx := startProxy(t)
+	t.Run("without managedclusters/proxy: the kubeconfig, and a warning naming the grant, which works", fx.grantWarning)
+	t.Run("kubectl reaches cluster1 with the kubeconfig written, as ocm:hub:alice", fx.kubeconfigReaches)
+	t.Run("an unknown cluster is an error and writes nothing", fx.unknownCluster)
+	t.Run("a user without the grant gets the warning, and 403 from kubectl", fx.noGrant)
+	fx.addRobot(t)
+	fx.execPlugin(t)
+	t.Run("kubectl-ocm credentials prints the token with the JWT's expiry, and nothing else", fx.credentialsPrint)
+	t.Run("kubectl-ocm credentials hands the credential to its own hub's tunnel only", fx.ownHubOnly)
+	t.Run("a cluster whose agent is not attached: the kubeconfig, and a warning saying so", fx.agentDetached)
+}
+
+// proxyFixture is what the steps of TestProxyKubeconfigAndCredentials
+// share: a hub whose tunnel cluster1's agent attached to, the kubectl-ocm
+// binary, real kubectl, and the hub users alice and (once addRobot ran)
+// apps/robot.
+type proxyFixture struct {
+	ctx       context.Context
+	env       *framework.Environment
+	hub       *framework.Cluster
+	admin     client.Client
+	tunnel    *hubtest.Tunnel
+	stopAgent func()
+	// plugin is the kubectl-ocm binary, k real kubectl.
+	plugin string
+	k      kubectl
+	// asAlice runs kubectl ocm as alice, whose kubeconfig is alice.
+	asAlice clitest.CLI
+	alice   string
+	// dir holds the kubeconfigs the steps write; proxyServer is cluster1's
+	// URL through the hub.
+	dir, proxyServer string
+	// robotHub is a hub kubeconfig of apps/robot with its token, issued at
+	// issued.
+	robotHub, token string
+	issued          time.Time
+}
+
+// startProxy starts the hub and cluster1, the hub controllers, the tunnel
+// and cluster1's tunnel agent, and gives alice and apps/robot the view role
+// of namespace team-a on cluster1, and alice the right to read
+// ManagedClusters on the hub.
+func startProxy(t *testing.T) *proxyFixture {
 	ctx, env := hubtest.Start(t, 10*time.Minute, "cluster1")
 	hubCluster := env.Cluster("hub")
 	admin := hubCluster.Client()
@@ -78,186 +114,89 @@ func TestProxyKubeconfigAndCredentials(t *testing.T) {
 	alice := asAlice.Kubeconfig
 	dir := t.TempDir()
 	proxyServer := hubCluster.Server() + hubtunnel.ProxyPath("cluster1")
+	return &proxyFixture{ctx: ctx, env: env, hub: hubCluster, admin: admin, tunnel: tunnel, stopAgent: stopAgent,
+		plugin: plugin, k: k, asAlice: asAlice, alice: alice, dir: dir, proxyServer: proxyServer}
+}
 
-	t.Run("without managedclusters/proxy: the kubeconfig, and a warning naming the grant, which works", func(t *testing.T) {
-		r := asAlice.Run(ctx, "proxy", "kubeconfig", "cluster1")
-		clitest.ExpectOK(t, r, "current-context: cluster1-via-hub", "server: "+proxyServer, "client-certificate-data: ")
-		assert.Contains(t, r.ErrOut, `Warning: cluster1 does not answer through the hub: you (User "alice") may not use managedclusters/proxy of cluster1 on the hub. A hub admin grants it with:`)
-		// The hub admin runs the commands of the warning, as a shell script,
-		// with real kubectl.
-		_, script, ok := strings.Cut(r.ErrOut, "A hub admin grants it with:\n")
-		script, _, ok2 := strings.Cut(script, "\nThe hub said: ")
-		require.True(t, ok && ok2, "the warning holds no script:\n%s", r.ErrOut)
-		k.mustShell(ctx, t, script)
-		waitAnswers(ctx, t, asAlice)
-	})
+// grantWarning checks that a user without managedclusters/proxy gets the
+// kubeconfig and a warning naming the grant, and that the grant works.
+func (fx *proxyFixture) grantWarning(t *testing.T) {
+	ctx, k, asAlice, proxyServer := fx.ctx, fx.k, fx.asAlice, fx.proxyServer
+	r := asAlice.Run(ctx, "proxy", "kubeconfig", "cluster1")
+	clitest.ExpectOK(t, r, "current-context: cluster1-via-hub", "server: "+proxyServer, "client-certificate-data: ")
+	assert.Contains(t, r.ErrOut, `Warning: cluster1 does not answer through the hub: you (User "alice") may not use managedclusters/proxy of cluster1 on the hub. A hub admin grants it with:`)
+	// The hub admin runs the commands of the warning, as a shell script,
+	// with real kubectl.
+	_, script, ok := strings.Cut(r.ErrOut, "A hub admin grants it with:\n")
+	script, _, ok2 := strings.Cut(script, "\nThe hub said: ")
+	require.True(t, ok && ok2, "the warning holds no script:\n%s", r.ErrOut)
+	k.mustShell(ctx, t, script)
+	waitAnswers(ctx, t, asAlice)
+}
 
-	t.Run("kubectl reaches cluster1 with the kubeconfig written, as ocm:hub:alice", func(t *testing.T) {
-		file := filepath.Join(dir, "alice-cluster1.kubeconfig")
-		r := asAlice.Run(ctx, "proxy", "kubeconfig", "cluster1", "-n", "team-a", "--output-file", file)
-		clitest.ExpectOK(t, r, "Wrote "+file+": its context cluster1-via-hub reaches cluster cluster1 through the hub, at "+proxyServer)
-		assert.Regexp(t, `^cluster1 answers through the hub \(Kubernetes v1\.\d+\.\d+.*\)\n$`, r.ErrOut)
-		info, err := os.Stat(file)
-		require.NoError(t, err)
-		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
-		data, err := os.ReadFile(file)
-		require.NoError(t, err)
-		assert.Contains(t, string(data), "client-certificate-data: ", "the certificate file is embedded")
-		assert.NotContains(t, string(data), "client-certificate: ")
-		assert.Contains(t, string(data), "namespace: team-a")
-
-		assert.Equal(t, "configmap/hello\n", k.mustRun(ctx, t, file, "get", "configmap", "hello", "-o", "name"))
-		assert.Equal(t, "ocm:hub:alice", k.mustRun(ctx, t, file, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"))
-		out, err := k.run(ctx, file, "get", "secrets", "-n", "kube-system")
-		require.Error(t, err, out)
-		assert.Contains(t, out, `User "ocm:hub:alice" cannot list resource "secrets"`)
-	})
-
-	t.Run("an unknown cluster is an error and writes nothing", func(t *testing.T) {
-		file := filepath.Join(dir, "cluster9.kubeconfig")
-		r := asAlice.Run(ctx, "proxy", "kubeconfig", "cluster9", "--output-file", file)
-		clitest.ExpectErr(t, r, `managed cluster "cluster9" does not exist on the hub`, "`kubectl ocm get clusters`")
-		assert.Empty(t, r.Out)
-		assert.NoFileExists(t, file)
-	})
-
-	t.Run("a user without the grant gets the warning, and 403 from kubectl", func(t *testing.T) {
-		asBob := clitest.AsUser(ctx, t, hubCluster, clitest.User{Name: "bob", CertFiles: true})
-		file := filepath.Join(dir, "bob-cluster1.kubeconfig")
-		r := asBob.Run(ctx, "proxy", "kubeconfig", "cluster1", "--output-file", file)
-		clitest.ExpectOK(t, r, "Wrote "+file)
-		// bob may not read ManagedClusters either: the check is a warning.
-		assert.Contains(t, r.ErrOut, `Warning: cannot check that managed cluster "cluster1" exists`)
-		assert.Contains(t, r.ErrOut, `you (User "bob") may not use managedclusters/proxy of cluster1 on the hub`)
-		assert.Contains(t, r.ErrOut, "\nkubectl create clusterrolebinding ocm-proxy-cluster1-bob --clusterrole=ocm-proxy-cluster1 --user=bob\n")
-		out, err := k.run(ctx, file, "get", "configmaps", "-n", "team-a")
-		require.Error(t, err, out)
-		assert.Contains(t, out, "Error from server (Forbidden)")
-	})
-
-	// robot is a ServiceAccount of the hub, with a token.
-	require.NoError(t, admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps"}}))
-	require.NoError(t, admin.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "robot"}}))
-	issued := time.Now()
-	token, err := hubCluster.ServiceAccountToken(ctx, "apps", "robot", time.Hour)
+// kubeconfigReaches checks that kubectl reaches cluster1 with the kubeconfig
+// written, as ocm:hub:alice.
+func (fx *proxyFixture) kubeconfigReaches(t *testing.T) {
+	ctx, k, asAlice, dir, proxyServer := fx.ctx, fx.k, fx.asAlice, fx.dir, fx.proxyServer
+	file := filepath.Join(dir, "alice-cluster1.kubeconfig")
+	r := asAlice.Run(ctx, "proxy", "kubeconfig", "cluster1", "-n", "team-a", "--output-file", file)
+	clitest.ExpectOK(t, r, "Wrote "+file+": its context cluster1-via-hub reaches cluster cluster1 through the hub, at "+proxyServer)
+	assert.Regexp(t, `^cluster1 answers through the hub \(Kubernetes v1\.\d+\.\d+.*\)\n$`, r.ErrOut)
+	info, err := os.Stat(file)
 	require.NoError(t, err)
-	robotHub := filepath.Join(dir, "robot-hub.kubeconfig")
-	require.NoError(t, framework.WriteKubeconfig(robotHub, "hub", &rest.Config{Host: hubCluster.Server(), BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAData: hubCluster.CAData()}}))
-	// The ClusterRole exists: the admin binds it to robot as the grant's
-	// second command says.
-	binding := proxy.GrantBinding("cluster1", robot)
-	require.Contains(t, binding, "--serviceaccount=apps:robot")
-	k.mustShell(ctx, t, binding)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "client-certificate-data: ", "the certificate file is embedded")
+	assert.NotContains(t, string(data), "client-certificate: ")
+	assert.Contains(t, string(data), "namespace: team-a")
 
-	for _, tc := range []struct {
-		name, user, hubKubeconfig string
-	}{
-		{"a client certificate user", "alice", alice},
-		{"a ServiceAccount token user", robot, robotHub},
-	} {
-		t.Run("kubectl-ocm credentials as the exec plugin of "+tc.name, func(t *testing.T) {
-			hubUser := clitest.CLI{Kubeconfig: tc.hubKubeconfig, Context: "hub"}
-			file := filepath.Join(dir, "exec-"+strings.ReplaceAll(tc.user, ":", "-")+".kubeconfig")
-			waitAnswers(ctx, t, hubUser)
-			clitest.ExpectOK(t, hubUser.Run(ctx, "proxy", "kubeconfig", "cluster1", "-n", "team-a", "--output-file", file))
-			// As `kubectl ocm credentials --help` shows it.
-			k.mustRun(ctx, t, file, "config", "delete-user", "cluster1-via-hub")
-			k.mustRun(ctx, t, file, "config", "set-credentials", "cluster1-via-hub",
-				"--exec-api-version="+hubtunnel.ExecAPIVersion, "--exec-interactive-mode=Never", "--exec-provide-cluster-info=true",
-				"--exec-command="+plugin, "--exec-arg=credentials", "--exec-arg=--context=hub",
-				"--exec-env=KUBECONFIG="+tc.hubKubeconfig)
-			data, err := os.ReadFile(file)
-			require.NoError(t, err)
-			assert.NotContains(t, string(data), "client-certificate-data")
-			assert.NotContains(t, string(data), "token:")
+	assert.Equal(t, "configmap/hello\n", k.mustRun(ctx, t, file, "get", "configmap", "hello", "-o", "name"))
+	assert.Equal(t, "ocm:hub:alice", k.mustRun(ctx, t, file, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"))
+	out, err := k.run(ctx, file, "get", "secrets", "-n", "kube-system")
+	require.Error(t, err, out)
+	assert.Contains(t, out, `User "ocm:hub:alice" cannot list resource "secrets"`)
+}
 
-			assert.Equal(t, "configmap/hello\n", k.mustRun(ctx, t, file, "get", "configmap", "hello", "-o", "name"))
-			assert.Equal(t, hubtunnel.MappedUser(tc.user), k.mustRun(ctx, t, file, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}"))
-		})
-	}
+// unknownCluster checks that an unknown cluster is an error and writes nothing.
+func (fx *proxyFixture) unknownCluster(t *testing.T) {
+	ctx, asAlice, dir := fx.ctx, fx.asAlice, fx.dir
+	file := filepath.Join(dir, "cluster9.kubeconfig")
+	r := asAlice.Run(ctx, "proxy", "kubeconfig", "cluster9", "--output-file", file)
+	clitest.ExpectErr(t, r, `managed cluster "cluster9" does not exist on the hub`, "`kubectl ocm get clusters`")
+	assert.Empty(t, r.Out)
+	assert.NoFileExists(t, file)
+}
 
-	t.Run("kubectl-ocm credentials prints the token with the JWT's expiry, and nothing else", func(t *testing.T) {
-		stdout, stderr, err := runPlugin(ctx, plugin, robotHub, "", "credentials", "--context", "hub")
-		require.NoError(t, err, stderr)
-		assert.Empty(t, stderr)
-		cred := &clientauthv1.ExecCredential{}
-		dec := json.NewDecoder(strings.NewReader(stdout))
-		dec.DisallowUnknownFields()
-		require.NoError(t, dec.Decode(cred), stdout)
-		assert.False(t, dec.More(), "stdout holds more than the ExecCredential: %s", stdout)
-		assert.Equal(t, hubtunnel.ExecAPIVersion, cred.APIVersion)
-		require.NotNil(t, cred.Status)
-		assert.Equal(t, token, cred.Status.Token)
-		require.NotNil(t, cred.Status.ExpirationTimestamp)
-		assert.WithinDuration(t, issued.Add(time.Hour), cred.Status.ExpirationTimestamp.Time, time.Minute)
+// noGrant checks that a user without the grant gets the warning, and 403 from
+// kubectl.
+func (fx *proxyFixture) noGrant(t *testing.T) {
+	ctx, hubCluster, k, dir := fx.ctx, fx.hub, fx.k, fx.dir
+	asBob := clitest.AsUser(ctx, t, hubCluster, clitest.User{Name: "bob", CertFiles: true})
+	file := filepath.Join(dir, "bob-cluster1.kubeconfig")
+	r := asBob.Run(ctx, "proxy", "kubeconfig", "cluster1", "--output-file", file)
+	clitest.ExpectOK(t, r, "Wrote "+file)
+	// bob may not read ManagedClusters either: the check is a warning.
+	assert.Contains(t, r.ErrOut, `Warning: cannot check that managed cluster "cluster1" exists`)
+	assert.Contains(t, r.ErrOut, `you (User "bob") may not use managedclusters/proxy of cluster1 on the hub`)
+	assert.Contains(t, r.ErrOut, "\nkubectl create clusterrolebinding ocm-proxy-cluster1-bob --clusterrole=ocm-proxy-cluster1 --user=bob\n")
+	out, err := k.run(ctx, file, "get", "configmaps", "-n", "team-a")
+	require.Error(t, err, out)
+	assert.Contains(t, out, "Error from server (Forbidden)")
+}
 
-		stdout, stderr, err = runPlugin(ctx, plugin, robotHub, `{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","spec":{}}`, "credentials")
-		require.Error(t, err)
-		assert.Empty(t, stdout)
-		assert.Contains(t, stderr, `asks for an ExecCredential of apiVersion "client.authentication.k8s.io/v1beta1"`)
+// agentDetached checks that for a cluster whose agent is not attached the
+// user gets the kubeconfig and a warning saying so.
+func (fx *proxyFixture) agentDetached(t *testing.T) {
+	ctx, tunnel, stopAgent, asAlice := fx.ctx, fx.tunnel, fx.stopAgent, fx.asAlice
+	stopAgent()
+	framework.Eventually(ctx, t, pollTimeout, "cluster1's tunnel gone", func(context.Context) (bool, error) {
+		return !tunnel.Server.Connected("cluster1"), nil
 	})
-
-	t.Run("kubectl-ocm credentials hands the credential to its own hub's tunnel only", func(t *testing.T) {
-		cluster1 := env.Cluster("cluster1")
-		// What client-go hands the plugin with provideClusterInfo, for the
-		// hub's proxy path of cluster1: the token.
-		stdout, stderr, err := runPlugin(ctx, plugin, robotHub, execInfo(proxyServer), "credentials", "--context", "hub")
-		require.NoError(t, err, stderr)
-		assert.Contains(t, stdout, `"token":"`+token+`"`)
-
-		// Real kubectl, with exec sections that run the plugin.
-		for _, tc := range []struct {
-			name string
-			// server is the kubeconfig's server, hubKubeconfig the
-			// plugin's KUBECONFIG.
-			server, hubKubeconfig string
-			caData                []byte
-			provideClusterInfo    bool
-			want                  []string
-		}{
-			{"without provideClusterInfo", proxyServer, robotHub, hubCluster.CAData(), false,
-				[]string{"KUBERNETES_EXEC_INFO names no server", "provideClusterInfo: true"}},
-			// A ClusterProfile or kubeconfig naming another cluster's API
-			// server as a cluster of this provider's.
-			{"another cluster's API server", cluster1.Server(), robotHub, cluster1.CAData(), true,
-				[]string{"refusing to hand the credential for hub " + schemeHost(t, hubCluster.Server()), `to server "` + cluster1.Server() + `": it is not that hub`}},
-			// The hub credential the plugin would pass is another cluster's:
-			// its kubeconfig's current context is not the hub.
-			{"a credential of another cluster for the hub", proxyServer, cluster1Kubeconfig(ctx, t, cluster1, dir), hubCluster.CAData(), true,
-				[]string{"refusing to hand the credential for hub " + schemeHost(t, cluster1.Server()), `to server "` + proxyServer + `": it is not that hub`}},
-			{"the hub's own API outside the tunnel", hubCluster.Server() + "/api/v1/namespaces/kube-system", robotHub, hubCluster.CAData(), true,
-				[]string{`its path "/api/v1/namespaces/kube-system" is not under /apis/proxy.kubectl-ocm.io/`}},
-		} {
-			t.Run(tc.name, func(t *testing.T) {
-				file := filepath.Join(dir, "refused-"+strings.ReplaceAll(tc.name, " ", "-")+".kubeconfig")
-				cfg := clientcmdapi.NewConfig()
-				cfg.Clusters["c"] = &clientcmdapi.Cluster{Server: tc.server, CertificateAuthorityData: tc.caData}
-				cfg.AuthInfos["c"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
-					APIVersion: hubtunnel.ExecAPIVersion, Command: plugin, Args: []string{"credentials"}, InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
-					Env: []clientcmdapi.ExecEnvVar{{Name: "KUBECONFIG", Value: tc.hubKubeconfig}}, ProvideClusterInfo: tc.provideClusterInfo,
-				}}
-				cfg.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "c"}
-				cfg.CurrentContext = "c"
-				require.NoError(t, clientcmd.WriteToFile(*cfg, file))
-				out, err := k.run(ctx, file, "get", "configmaps", "-n", "team-a")
-				require.Error(t, err, out)
-				for _, want := range tc.want {
-					assert.Contains(t, out, want)
-				}
-			})
-		}
-	})
-
-	t.Run("a cluster whose agent is not attached: the kubeconfig, and a warning saying so", func(t *testing.T) {
-		stopAgent()
-		framework.Eventually(ctx, t, pollTimeout, "cluster1's tunnel gone", func(context.Context) (bool, error) {
-			return !tunnel.Server.Connected("cluster1"), nil
-		})
-		r := asAlice.Run(ctx, "proxy", "kubeconfig", "cluster1")
-		clitest.ExpectOK(t, r, "current-context: cluster1-via-hub")
-		assert.Contains(t, r.ErrOut, "Warning: cluster1 does not answer through the hub: its agent has no tunnel attached to the hub.")
-		assert.Contains(t, r.ErrOut, "turns the HubTunnel feature gate off")
-	})
+	r := asAlice.Run(ctx, "proxy", "kubeconfig", "cluster1")
+	clitest.ExpectOK(t, r, "current-context: cluster1-via-hub")
+	assert.Contains(t, r.ErrOut, "Warning: cluster1 does not answer through the hub: its agent has no tunnel attached to the hub.")
+	assert.Contains(t, r.ErrOut, "turns the HubTunnel feature gate off")
 }
 
 // waitAnswers waits until `proxy kubeconfig cluster1` as cli's user reports
@@ -330,46 +269,4 @@ func (k kubectl) mustRun(ctx context.Context, t *testing.T, kubeconfig string, a
 	out, err := k.run(ctx, kubeconfig, args...)
 	require.NoError(t, err, out)
 	return out
-}
-
-// execInfo returns the KUBERNETES_EXEC_INFO client-go sets for an exec
-// section with provideClusterInfo, for server.
-func execInfo(server string) string {
-	return fmt.Sprintf(`{"apiVersion":%q,"kind":"ExecCredential","spec":{"interactive":false,"cluster":{"server":%q}}}`, hubtunnel.ExecAPIVersion, server)
-}
-
-// schemeHost returns scheme://host:port of server.
-func schemeHost(t *testing.T, server string) string {
-	t.Helper()
-	u, err := url.Parse(server)
-	require.NoError(t, err)
-	return u.Scheme + "://" + u.Host
-}
-
-// cluster1Kubeconfig writes, in dir, a kubeconfig of a ServiceAccount token
-// of cluster1 (apps/robot there), and returns its path.
-func cluster1Kubeconfig(ctx context.Context, t *testing.T, cluster1 *framework.Cluster, dir string) string {
-	t.Helper()
-	c := cluster1.Client()
-	require.NoError(t, client.IgnoreAlreadyExists(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps"}})))
-	require.NoError(t, client.IgnoreAlreadyExists(c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "robot"}})))
-	cfg, err := cluster1.ConfigForServiceAccount(ctx, "apps", "robot", time.Hour)
-	require.NoError(t, err)
-	path := filepath.Join(dir, "robot-cluster1.kubeconfig")
-	require.NoError(t, framework.WriteKubeconfig(path, "hub", cfg))
-	return path
-}
-
-// runPlugin runs the built kubectl-ocm with KUBECONFIG=kubeconfig and, when
-// execInfo is not empty, KUBERNETES_EXEC_INFO=execInfo.
-func runPlugin(ctx context.Context, plugin, kubeconfig, execInfo string, args ...string) (stdout, stderr string, err error) {
-	cmd := exec.CommandContext(ctx, plugin, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-	if execInfo != "" {
-		cmd.Env = append(cmd.Env, "KUBERNETES_EXEC_INFO="+execInfo)
-	}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	return out.String(), errOut.String(), err
 }

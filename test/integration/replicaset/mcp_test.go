@@ -12,9 +12,9 @@ import (
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	ocmmcp "github.com/kubectl-ocm/kubectl-ocm/plugins/mcp"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/mcptest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/mcptest"
 )
 
 // testMCP steers a gated rollout through the MCP server's tools: read-only

@@ -26,8 +26,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/agenttest"
 )
 
 // The add-on agent's hub credential and Lease, as OCM names them.

@@ -23,9 +23,10 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 const (
@@ -63,11 +64,9 @@ func setup(ctx context.Context, t *testing.T) *suite {
 	s.hubC, s.spokeC = s.hub.Client(), s.spoke.Client()
 	s.hubHash = kubeconfig.HubHash(s.hub.Server())
 
-	hubObjs, err := config.HubObjects(config.HubValues{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kit.Must(t, "apply the hub objects", apply.Apply(ctx, s.hubC, hubObjs, apply.Options{FieldManager: "work-test"}))
+	// The work agent reads the work API only: no ClusterManager, no
+	// conversion webhook.
+	hubtest.Install(ctx, t, s.hubC, hubtest.InstallOptions{NoClusterManager: true, NoConversionWebhook: true, FieldManager: "work-test"})
 	for _, c := range []string{clusterName, otherName} {
 		kit.MustCreate(ctx, t, s.hubC, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: c}})
 		agenttest.GrantWork(ctx, t, s.hubC, c)

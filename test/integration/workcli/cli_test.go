@@ -24,7 +24,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/workreport"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
 )
 
 // worksOnlyUser returns a cli for user bob, who may only manage
@@ -73,203 +73,269 @@ func getWork(ctx context.Context, t *testing.T, c client.Client, cluster, name s
 
 // testCLI drives create, get, status and delete through the cobra commands.
 func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c client.Client) {
-	k := clitest.CLI{Kubeconfig: env.Kubeconfig()}
-	dir := manifestDir(t)
+	fx := &workCLIFixture{ctx: ctx, env: env, c: c, k: clitest.CLI{Kubeconfig: env.Kubeconfig()}, dir: manifestDir(t)}
+	t.Run("create", fx.create)
+	t.Run("create without -R reads only the top directory", fx.createTopDir)
+	t.Run("an existing work needs --overwrite", fx.needsOverwrite)
+	t.Run("overwrite with an update strategy", fx.overwriteStrategy)
+	t.Run("overwrite takes over what an earlier release applied", fx.overwriteLegacy)
+	t.Run("clusters must exist and be accepted", fx.clustersChecked)
+	t.Run("every update strategy is admitted", fx.everyStrategy)
+	t.Run("oversize manifests are refused before sending", fx.oversize)
+	t.Run("a user who may only write works", fx.worksOnly)
+	t.Run("manifests are checked before sending", fx.manifestsChecked)
+	t.Run("get", fx.get)
+	t.Run("status", fx.status)
+	t.Run("completion", fx.completion)
+	t.Run("delete --wait shows the agent's progress", fx.deleteWait)
+}
 
-	t.Run("create", func(t *testing.T) {
-		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "web", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork web created in cluster cluster1\n")
-		w := getWork(ctx, t, c, "cluster1", "web")
-		if n := len(w.Spec.Workload.Manifests); n != 3 {
-			t.Errorf("work has %d manifests, want 3", n)
-		}
-		clitest.ExpectFieldManager(t, w, "kubectl-ocm-work-create/Apply")
-	})
-	t.Run("create without -R reads only the top directory", func(t *testing.T) {
-		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "top", "-f", dir, "--clusters", "cluster1", "--dry-run=server", "-o", "json"), `"kind": "ManifestWork"`, `"name": "cm"`)
-		if err := c.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "top"}, &workv1.ManifestWork{}); !apierrors.IsNotFound(err) {
-			t.Errorf("server dry run stored the work: err = %v", err)
-		}
-	})
-	t.Run("an existing work needs --overwrite", func(t *testing.T) {
-		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "web", "-f", dir, "--clusters", "cluster1"), "ManifestWork web already exists in cluster cluster1", "--overwrite")
-	})
-	t.Run("overwrite with an update strategy", func(t *testing.T) {
-		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "web", "-f", dir, "-R", "--clusters", "cluster1", "--overwrite", "--update-strategy", "CreateOnly"),
-			"ManifestWork web configured in cluster cluster1\n")
-		w := getWork(ctx, t, c, "cluster1", "web")
-		if len(w.Spec.ManifestConfigs) != 3 {
-			t.Fatalf("work has %d manifest configs, want 3", len(w.Spec.ManifestConfigs))
-		}
-		var resources []string
-		for _, mc := range w.Spec.ManifestConfigs {
-			resources = append(resources, mc.ResourceIdentifier.Group+"/"+mc.ResourceIdentifier.Resource)
-			if mc.UpdateStrategy == nil || mc.UpdateStrategy.Type != workv1.UpdateStrategyTypeCreateOnly {
-				t.Errorf("manifest config %v lacks the CreateOnly strategy", mc.ResourceIdentifier)
-			}
-		}
-		if got := strings.Join(resources, ","); got != "/configmaps,/namespaces,apps/deployments" {
-			t.Errorf("resources = %s", got)
-		}
-	})
-	t.Run("overwrite takes over what an earlier release applied", func(t *testing.T) {
-		// Before each verb had its field manager, work create applied as
-		// kubectl-ocm: the fields it applied, such as a label the work no
-		// longer has, become the verb's and go.
-		old := &workv1.ManifestWork{TypeMeta: metav1.TypeMeta{APIVersion: workv1.GroupVersion.String(), Kind: "ManifestWork"},
-			ObjectMeta: metav1.ObjectMeta{Name: "legacy", Namespace: "cluster1", Labels: map[string]string{"example.com/old": "x"}},
-			Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{
-				Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"old","namespace":"app"}}`)}}}}}}
-		u, err := cli.ToUnstructured(old)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("kubectl-ocm"), client.ForceOwnership); err != nil {
-			t.Fatalf("apply ManifestWork legacy as kubectl-ocm: %v", err)
-		}
-		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "legacy", "-f", dir, "-R", "--clusters", "cluster1", "--overwrite"), "ManifestWork legacy configured in cluster cluster1\n")
-		w := getWork(ctx, t, c, "cluster1", "legacy")
-		if _, ok := w.Labels["example.com/old"]; ok || len(w.Spec.Workload.Manifests) != 3 {
-			t.Errorf("work legacy kept the label of the earlier release (%v) or has %d manifests, want 3", w.Labels, len(w.Spec.Workload.Manifests))
-		}
-		if managers := clitest.FieldManagers(w); !slices.Equal(managers, []string{"kubectl-ocm-work-create/Apply"}) {
-			t.Errorf("managed fields of work legacy: %v, want kubectl-ocm-work-create/Apply alone", managers)
-		}
-	})
-	t.Run("clusters must exist and be accepted", func(t *testing.T) {
-		r := k.Run(ctx, "work", "create", "other", "-f", dir, "--clusters", "cluster1,cluster2,cluster3")
-		clitest.ExpectErr(t, r, "managed cluster cluster2 is not accepted", "kubectl ocm accept --clusters cluster2", "managed cluster cluster3 does not exist on the hub")
-		if err := c.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "other"}, &workv1.ManifestWork{}); !apierrors.IsNotFound(err) {
-			t.Errorf("work other was written to cluster1 although the command failed: err = %v", err)
-		}
-	})
-	t.Run("every update strategy is admitted", func(t *testing.T) {
-		for _, strategy := range []string{"Update", "CreateOnly", "ServerSideApply", "ReadOnly"} {
-			clitest.ExpectOK(t, k.Run(ctx, "work", "create", "strategy", "-f", dir, "-R", "--clusters", "cluster1", "--update-strategy", strategy, "--dry-run=server"),
-				"ManifestWork strategy created in cluster cluster1 (server dry run)\n")
-		}
-	})
-	t.Run("oversize manifests are refused before sending", func(t *testing.T) {
-		f := filepath.Join(t.TempDir(), "big.yaml")
-		big := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big, namespace: app}\ndata: {x: " + strings.Repeat("x", 510*1024) + "}\n"
-		if err := os.WriteFile(f, []byte(big), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "big", "-f", f, "-f", dir, "--clusters", "cluster1"),
-			"over the 512000-byte (500 KiB) limit of a ManifestWork", "ConfigMap app/big from "+f)
-	})
-	t.Run("a user who may only write works", func(t *testing.T) {
-		bob := worksOnlyUser(ctx, t, env)
-		clitest.ExpectOK(t, bob.Run(ctx, "work", "create", "bobs", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork bobs created in cluster cluster1\n")
-		clitest.ExpectOK(t, bob.Run(ctx, "work", "get", "--clusters", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
-		clitest.ExpectOK(t, bob.Run(ctx, "work", "get", "-n", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
-		clitest.ExpectErr(t, bob.Run(ctx, "work", "get"), "forbidden", "use --clusters NAME")
-		clitest.ExpectOK(t, bob.Run(ctx, "work", "delete", "bobs", "--clusters", "cluster1", "--wait"), "ManifestWork bobs deleted in cluster cluster1\n")
-		clitest.ExpectErr(t, bob.Run(ctx, "work", "create", "bobs", "-f", dir, "--clusters", "cluster2"), "cluster2", "forbidden")
-	})
-	t.Run("manifests are checked before sending", func(t *testing.T) {
-		f := filepath.Join(t.TempDir(), "dup.yaml")
-		cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: app}\n"
-		if err := os.WriteFile(f, []byte(cm+"---\n"+cm+"---\napiVersion: v1\nkind: Secret\nmetadata: {generateName: s-}\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		clitest.ExpectErr(t, k.Run(ctx, "work", "create", "bad", "-f", f, "--clusters", "cluster1"),
-			f+" (document 2): ConfigMap app/cm is also defined in "+f+" (document 1)", f+" (document 3): Secret (no name) has no metadata.name")
-	})
+// workCLIFixture is what the steps of testCLI share: the environment, the
+// hub's admin client c, the CLI k as the admin, and dir, the manifests
+// manifestDir wrote.
+type workCLIFixture struct {
+	ctx context.Context
+	env *framework.Environment
+	c   client.Client
+	k   clitest.CLI
+	dir string
+}
 
-	t.Run("get", func(t *testing.T) {
-		// clusteradm's --cluster NAME names a managed cluster; here it is
-		// kubectl's flag: the verb says so before any request goes to the
-		// kubeconfig's cluster entry of that name.
-		r := k.Run(ctx, "get", "works", "--cluster", "cluster1")
-		clitest.ExpectErr(t, r, "--cluster cluster1 is kubectl's flag", "cluster1 is a managed cluster of the hub", "name it with --clusters cluster1")
-		if strings.Contains(r.ErrOut, "server groups") || strings.Contains(r.ErrOut, "credentials") {
-			t.Errorf("get works --cluster cluster1 sent requests before saying why it stops:\n%s", r.ErrOut)
-		}
-		r = k.Run(ctx, "work", "get")
-		clitest.ExpectOK(t, r, "CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   AGE")
-		if !clitest.HasRow(r.Out, "web", "cluster1", "3") {
-			t.Errorf("table lacks the row of web:\n%s", r.Out)
-		}
-		writeStatus(ctx, t, c)
-		if r = k.Run(ctx, "work", "get", "web", "--clusters", "cluster1", "-o", "wide"); !clitest.HasRow(r.Out, "web", "cluster1", "3", "True", "False", "1") {
-			t.Errorf("wide table lacks web applied, not available, one manifest drifted:\n%s", r.Out)
-		}
-		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "--clusters", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
-		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "-n", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
-		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "web", "-A", "-o", "yaml"), "kind: ManifestWork", "name: web")
-		clitest.ExpectOK(t, k.Run(ctx, "work", "get", "web", "-n", "default", "--all-namespaces", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
-		if r = k.Run(ctx, "work", "get", "-n", "cluster2"); r.Err != nil || !strings.Contains(r.ErrOut, "No works found in cluster cluster2.") {
-			t.Errorf("get -n cluster2: err %v, stderr %q", r.Err, r.ErrOut)
-		}
-		r = k.Run(ctx, "work", "get", "nope", "--clusters", "cluster1")
-		if r.Err != nil || !strings.Contains(r.ErrOut, "No work nope found in cluster cluster1.") {
-			t.Errorf("get nope: err %v, stderr %q", r.Err, r.ErrOut)
-		}
-	})
+// create checks that work create makes a work of every manifest of the
+// directory tree, as its own field manager.
+func (fx *workCLIFixture) create(t *testing.T) {
+	ctx, c, k, dir := fx.ctx, fx.c, fx.k, fx.dir
+	clitest.ExpectOK(t, k.Run(ctx, "work", "create", "web", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork web created in cluster cluster1\n")
+	w := getWork(ctx, t, c, "cluster1", "web")
+	if n := len(w.Spec.Workload.Manifests); n != 3 {
+		t.Errorf("work has %d manifests, want 3", n)
+	}
+	clitest.ExpectFieldManager(t, w, "kubectl-ocm-work-create/Apply")
+}
 
-	t.Run("status", func(t *testing.T) {
-		clitest.ExpectOK(t, k.Run(ctx, "work", "status", "web", "--clusters", "cluster1"),
-			"KIND              NAMESPACE/NAME   APPLIED   AVAILABLE   FEEDBACK          LAST DRIFT",
-			"Deployment.apps   app/web          True      True        ReadyReplicas=1   ", " ago (ResourceModified)   Drifted: spec.replicas differs",
-			"Drifted: spec.replicas differs",
-			"ConfigMap         app/cm           True      False", "Available: configmaps \"cm\" not found",
-			"Namespace         app              True      True")
-		r := k.Run(ctx, "work", "status", "web", "-n", "cluster1", "-o", "json")
-		clitest.ExpectOK(t, r)
-		var report workreport.Report
-		if err := json.Unmarshal([]byte(r.Out), &report); err != nil {
-			t.Fatalf("decode -o json: %v\n%s", err, r.Out)
-		}
-		if len(report.Manifests) != 3 || report.Manifests[2].Feedback["ReadyReplicas"] != float64(1) {
-			t.Errorf("report = %+v", report)
-		}
-		clitest.ExpectErr(t, k.Run(ctx, "work", "status", "nope", "--clusters", "cluster1"), "ManifestWork nope not found in cluster cluster1", "kubectl ocm work get --clusters cluster1")
-	})
+// createTopDir checks that create without -R reads only the top directory.
+func (fx *workCLIFixture) createTopDir(t *testing.T) {
+	ctx, c, k, dir := fx.ctx, fx.c, fx.k, fx.dir
+	clitest.ExpectOK(t, k.Run(ctx, "work", "create", "top", "-f", dir, "--clusters", "cluster1", "--dry-run=server", "-o", "json"), `"kind": "ManifestWork"`, `"name": "cm"`)
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "top"}, &workv1.ManifestWork{}); !apierrors.IsNotFound(err) {
+		t.Errorf("server dry run stored the work: err = %v", err)
+	}
+}
 
-	t.Run("completion", func(t *testing.T) {
-		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "status", "web", "--clusters", ""), "cluster1\ncluster2\n")
-		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "create", "x", "--clusters", "cluster1,"), "cluster1,cluster2\n")
-		clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "delete", "--clusters", "cluster1", ""), "web\n")
-	})
+// needsOverwrite checks that an existing work needs --overwrite.
+func (fx *workCLIFixture) needsOverwrite(t *testing.T) {
+	ctx, k, dir := fx.ctx, fx.k, fx.dir
+	clitest.ExpectErr(t, k.Run(ctx, "work", "create", "web", "-f", dir, "--clusters", "cluster1"), "ManifestWork web already exists in cluster cluster1", "--overwrite")
+}
 
-	t.Run("delete --wait shows the agent's progress", func(t *testing.T) {
-		w := getWork(ctx, t, c, "cluster1", "web")
-		w.Finalizers = []string{workv1.ManifestWorkFinalizer}
-		if err := c.Update(ctx, w); err != nil {
-			t.Fatal(err)
+// overwriteStrategy checks that --overwrite with --update-strategy gives
+// every manifest that strategy.
+func (fx *workCLIFixture) overwriteStrategy(t *testing.T) {
+	ctx, c, k, dir := fx.ctx, fx.c, fx.k, fx.dir
+	clitest.ExpectOK(t, k.Run(ctx, "work", "create", "web", "-f", dir, "-R", "--clusters", "cluster1", "--overwrite", "--update-strategy", "CreateOnly"),
+		"ManifestWork web configured in cluster cluster1\n")
+	w := getWork(ctx, t, c, "cluster1", "web")
+	if len(w.Spec.ManifestConfigs) != 3 {
+		t.Fatalf("work has %d manifest configs, want 3", len(w.Spec.ManifestConfigs))
+	}
+	var resources []string
+	for _, mc := range w.Spec.ManifestConfigs {
+		resources = append(resources, mc.ResourceIdentifier.Group+"/"+mc.ResourceIdentifier.Resource)
+		if mc.UpdateStrategy == nil || mc.UpdateStrategy.Type != workv1.UpdateStrategyTypeCreateOnly {
+			t.Errorf("manifest config %v lacks the CreateOnly strategy", mc.ResourceIdentifier)
 		}
-		errOut := &clitest.SyncBuffer{}
-		done := make(chan clitest.Result, 1)
-		go func() {
-			streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut}
-			done <- k.RunWith(ctx, streams, "work", "delete", "web", "--clusters", "cluster1", "--wait", "--timeout", "30s")
-		}()
-		framework.Eventually(ctx, t, pollTimeout, "the work to be deleting", func(ctx context.Context) (bool, error) {
-			w = getWork(ctx, t, c, "cluster1", "web")
-			return w.DeletionTimestamp != nil, nil
-		})
-		meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: workv1.WorkDeleting, Status: metav1.ConditionTrue,
-			Reason: workv1.WorkDeletingReason, Message: "Removing 3 applied resources"})
-		if err := c.Status().Update(ctx, w); err != nil {
-			t.Fatal(err)
-		}
-		framework.Eventually(ctx, t, pollTimeout, "the progress line", func(context.Context) (bool, error) {
-			return strings.Contains(errOut.String(), "cluster1: Removing 3 applied resources"), nil
-		})
+	}
+	if got := strings.Join(resources, ","); got != "/configmaps,/namespaces,apps/deployments" {
+		t.Errorf("resources = %s", got)
+	}
+}
+
+// overwriteLegacy checks that overwrite takes over what an earlier release
+// applied.
+func (fx *workCLIFixture) overwriteLegacy(t *testing.T) {
+	ctx, c, k, dir := fx.ctx, fx.c, fx.k, fx.dir
+	// Before each verb had its field manager, work create applied as
+	// kubectl-ocm: the fields it applied, such as a label the work no
+	// longer has, become the verb's and go.
+	old := &workv1.ManifestWork{TypeMeta: metav1.TypeMeta{APIVersion: workv1.GroupVersion.String(), Kind: "ManifestWork"},
+		ObjectMeta: metav1.ObjectMeta{Name: "legacy", Namespace: "cluster1", Labels: map[string]string{"example.com/old": "x"}},
+		Spec: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{{RawExtension: runtime.RawExtension{
+			Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"old","namespace":"app"}}`)}}}}}}
+	u, err := cli.ToUnstructured(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("kubectl-ocm"), client.ForceOwnership); err != nil {
+		t.Fatalf("apply ManifestWork legacy as kubectl-ocm: %v", err)
+	}
+	clitest.ExpectOK(t, k.Run(ctx, "work", "create", "legacy", "-f", dir, "-R", "--clusters", "cluster1", "--overwrite"), "ManifestWork legacy configured in cluster cluster1\n")
+	w := getWork(ctx, t, c, "cluster1", "legacy")
+	if _, ok := w.Labels["example.com/old"]; ok || len(w.Spec.Workload.Manifests) != 3 {
+		t.Errorf("work legacy kept the label of the earlier release (%v) or has %d manifests, want 3", w.Labels, len(w.Spec.Workload.Manifests))
+	}
+	if managers := clitest.FieldManagers(w); !slices.Equal(managers, []string{"kubectl-ocm-work-create/Apply"}) {
+		t.Errorf("managed fields of work legacy: %v, want kubectl-ocm-work-create/Apply alone", managers)
+	}
+}
+
+// clustersChecked checks that clusters must exist and be accepted.
+func (fx *workCLIFixture) clustersChecked(t *testing.T) {
+	ctx, c, k, dir := fx.ctx, fx.c, fx.k, fx.dir
+	r := k.Run(ctx, "work", "create", "other", "-f", dir, "--clusters", "cluster1,cluster2,cluster3")
+	clitest.ExpectErr(t, r, "managed cluster cluster2 is not accepted", "kubectl ocm accept --clusters cluster2", "managed cluster cluster3 does not exist on the hub")
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: "other"}, &workv1.ManifestWork{}); !apierrors.IsNotFound(err) {
+		t.Errorf("work other was written to cluster1 although the command failed: err = %v", err)
+	}
+}
+
+// everyStrategy checks that every update strategy is admitted.
+func (fx *workCLIFixture) everyStrategy(t *testing.T) {
+	ctx, k, dir := fx.ctx, fx.k, fx.dir
+	for _, strategy := range []string{"Update", "CreateOnly", "ServerSideApply", "ReadOnly"} {
+		clitest.ExpectOK(t, k.Run(ctx, "work", "create", "strategy", "-f", dir, "-R", "--clusters", "cluster1", "--update-strategy", strategy, "--dry-run=server"),
+			"ManifestWork strategy created in cluster cluster1 (server dry run)\n")
+	}
+}
+
+// oversize checks that oversize manifests are refused before sending.
+func (fx *workCLIFixture) oversize(t *testing.T) {
+	ctx, k, dir := fx.ctx, fx.k, fx.dir
+	f := filepath.Join(t.TempDir(), "big.yaml")
+	big := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big, namespace: app}\ndata: {x: " + strings.Repeat("x", 510*1024) + "}\n"
+	if err := os.WriteFile(f, []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clitest.ExpectErr(t, k.Run(ctx, "work", "create", "big", "-f", f, "-f", dir, "--clusters", "cluster1"),
+		"over the 512000-byte (500 KiB) limit of a ManifestWork", "ConfigMap app/big from "+f)
+}
+
+// worksOnly checks what a user who may only write works can do with the
+// work verbs.
+func (fx *workCLIFixture) worksOnly(t *testing.T) {
+	ctx, env, dir := fx.ctx, fx.env, fx.dir
+	bob := worksOnlyUser(ctx, t, env)
+	clitest.ExpectOK(t, bob.Run(ctx, "work", "create", "bobs", "-f", dir, "-R", "--clusters", "cluster1"), "ManifestWork bobs created in cluster cluster1\n")
+	clitest.ExpectOK(t, bob.Run(ctx, "work", "get", "--clusters", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
+	clitest.ExpectOK(t, bob.Run(ctx, "work", "get", "-n", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/bobs\n")
+	clitest.ExpectErr(t, bob.Run(ctx, "work", "get"), "forbidden", "use --clusters NAME")
+	clitest.ExpectOK(t, bob.Run(ctx, "work", "delete", "bobs", "--clusters", "cluster1", "--wait"), "ManifestWork bobs deleted in cluster cluster1\n")
+	clitest.ExpectErr(t, bob.Run(ctx, "work", "create", "bobs", "-f", dir, "--clusters", "cluster2"), "cluster2", "forbidden")
+}
+
+// manifestsChecked checks that manifests are checked before sending.
+func (fx *workCLIFixture) manifestsChecked(t *testing.T) {
+	ctx, k := fx.ctx, fx.k
+	f := filepath.Join(t.TempDir(), "dup.yaml")
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: app}\n"
+	if err := os.WriteFile(f, []byte(cm+"---\n"+cm+"---\napiVersion: v1\nkind: Secret\nmetadata: {generateName: s-}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clitest.ExpectErr(t, k.Run(ctx, "work", "create", "bad", "-f", f, "--clusters", "cluster1"),
+		f+" (document 2): ConfigMap app/cm is also defined in "+f+" (document 1)", f+" (document 3): Secret (no name) has no metadata.name")
+}
+
+// get checks work get's tables, -o name and yaml, its namespaces, and
+// what it says of kubectl's --cluster and of works not found.
+func (fx *workCLIFixture) get(t *testing.T) {
+	ctx, c, k := fx.ctx, fx.c, fx.k
+	// clusteradm's --cluster NAME names a managed cluster; here it is
+	// kubectl's flag: the verb says so before any request goes to the
+	// kubeconfig's cluster entry of that name.
+	r := k.Run(ctx, "get", "works", "--cluster", "cluster1")
+	clitest.ExpectErr(t, r, "--cluster cluster1 is kubectl's flag", "cluster1 is a managed cluster of the hub", "name it with --clusters cluster1")
+	if strings.Contains(r.ErrOut, "server groups") || strings.Contains(r.ErrOut, "credentials") {
+		t.Errorf("get works --cluster cluster1 sent requests before saying why it stops:\n%s", r.ErrOut)
+	}
+	r = k.Run(ctx, "work", "get")
+	clitest.ExpectOK(t, r, "CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   AGE")
+	if !clitest.HasRow(r.Out, "web", "cluster1", "3") {
+		t.Errorf("table lacks the row of web:\n%s", r.Out)
+	}
+	writeStatus(ctx, t, c)
+	if r = k.Run(ctx, "work", "get", "web", "--clusters", "cluster1", "-o", "wide"); !clitest.HasRow(r.Out, "web", "cluster1", "3", "True", "False", "1") {
+		t.Errorf("wide table lacks web applied, not available, one manifest drifted:\n%s", r.Out)
+	}
+	clitest.ExpectOK(t, k.Run(ctx, "work", "get", "--clusters", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
+	clitest.ExpectOK(t, k.Run(ctx, "work", "get", "-n", "cluster1", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
+	clitest.ExpectOK(t, k.Run(ctx, "work", "get", "web", "-A", "-o", "yaml"), "kind: ManifestWork", "name: web")
+	clitest.ExpectOK(t, k.Run(ctx, "work", "get", "web", "-n", "default", "--all-namespaces", "-o", "name"), "manifestwork.work.open-cluster-management.io/web\n")
+	if r = k.Run(ctx, "work", "get", "-n", "cluster2"); r.Err != nil || !strings.Contains(r.ErrOut, "No works found in cluster cluster2.") {
+		t.Errorf("get -n cluster2: err %v, stderr %q", r.Err, r.ErrOut)
+	}
+	r = k.Run(ctx, "work", "get", "nope", "--clusters", "cluster1")
+	if r.Err != nil || !strings.Contains(r.ErrOut, "No work nope found in cluster cluster1.") {
+		t.Errorf("get nope: err %v, stderr %q", r.Err, r.ErrOut)
+	}
+}
+
+// status checks work status's table and -o json, and an unknown work.
+func (fx *workCLIFixture) status(t *testing.T) {
+	ctx, k := fx.ctx, fx.k
+	clitest.ExpectOK(t, k.Run(ctx, "work", "status", "web", "--clusters", "cluster1"),
+		"KIND              NAMESPACE/NAME   APPLIED   AVAILABLE   FEEDBACK          LAST DRIFT",
+		"Deployment.apps   app/web          True      True        ReadyReplicas=1   ", " ago (ResourceModified)   Drifted: spec.replicas differs",
+		"Drifted: spec.replicas differs",
+		"ConfigMap         app/cm           True      False", "Available: configmaps \"cm\" not found",
+		"Namespace         app              True      True")
+	r := k.Run(ctx, "work", "status", "web", "-n", "cluster1", "-o", "json")
+	clitest.ExpectOK(t, r)
+	var report workreport.Report
+	if err := json.Unmarshal([]byte(r.Out), &report); err != nil {
+		t.Fatalf("decode -o json: %v\n%s", err, r.Out)
+	}
+	if len(report.Manifests) != 3 || report.Manifests[2].Feedback["ReadyReplicas"] != float64(1) {
+		t.Errorf("report = %+v", report)
+	}
+	clitest.ExpectErr(t, k.Run(ctx, "work", "status", "nope", "--clusters", "cluster1"), "ManifestWork nope not found in cluster cluster1", "kubectl ocm work get --clusters cluster1")
+}
+
+// completion checks that cluster and work names complete.
+func (fx *workCLIFixture) completion(t *testing.T) {
+	ctx, k := fx.ctx, fx.k
+	clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "status", "web", "--clusters", ""), "cluster1\ncluster2\n")
+	clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "create", "x", "--clusters", "cluster1,"), "cluster1,cluster2\n")
+	clitest.ExpectOK(t, k.Run(ctx, "__complete", "work", "delete", "--clusters", "cluster1", ""), "web\n")
+}
+
+// deleteWait checks that delete --wait shows the agent's progress.
+func (fx *workCLIFixture) deleteWait(t *testing.T) {
+	ctx, c, k := fx.ctx, fx.c, fx.k
+	w := getWork(ctx, t, c, "cluster1", "web")
+	w.Finalizers = []string{workv1.ManifestWorkFinalizer}
+	if err := c.Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	errOut := &clitest.SyncBuffer{}
+	done := make(chan clitest.Result, 1)
+	go func() {
+		streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut}
+		done <- k.RunWith(ctx, streams, "work", "delete", "web", "--clusters", "cluster1", "--wait", "--timeout", "30s")
+	}()
+	framework.Eventually(ctx, t, pollTimeout, "the work to be deleting", func(ctx context.Context) (bool, error) {
 		w = getWork(ctx, t, c, "cluster1", "web")
-		w.Finalizers = nil
-		if err := c.Update(ctx, w); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case r := <-done:
-			clitest.ExpectOK(t, r, "ManifestWork web deleted in cluster cluster1\n")
-		case <-time.After(pollTimeout):
-			t.Fatal("work delete --wait did not return once the work was gone")
-		}
-		clitest.ExpectErr(t, k.Run(ctx, "work", "delete", "web", "--clusters", "cluster1"), "ManifestWork web not found in cluster cluster1", "--ignore-not-found")
-		clitest.ExpectOK(t, k.Run(ctx, "work", "delete", "web", "--clusters", "cluster1", "--ignore-not-found"))
+		return w.DeletionTimestamp != nil, nil
 	})
+	meta.SetStatusCondition(&w.Status.Conditions, metav1.Condition{Type: workv1.WorkDeleting, Status: metav1.ConditionTrue,
+		Reason: workv1.WorkDeletingReason, Message: "Removing 3 applied resources"})
+	if err := c.Status().Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(ctx, t, pollTimeout, "the progress line", func(context.Context) (bool, error) {
+		return strings.Contains(errOut.String(), "cluster1: Removing 3 applied resources"), nil
+	})
+	w = getWork(ctx, t, c, "cluster1", "web")
+	w.Finalizers = nil
+	if err := c.Update(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		clitest.ExpectOK(t, r, "ManifestWork web deleted in cluster cluster1\n")
+	case <-time.After(pollTimeout):
+		t.Fatal("work delete --wait did not return once the work was gone")
+	}
+	clitest.ExpectErr(t, k.Run(ctx, "work", "delete", "web", "--clusters", "cluster1"), "ManifestWork web not found in cluster cluster1", "--ignore-not-found")
+	clitest.ExpectOK(t, k.Run(ctx, "work", "delete", "web", "--clusters", "cluster1", "--ignore-not-found"))
 }
 
 // writeStatus writes, as the agent would, the status of work web: all

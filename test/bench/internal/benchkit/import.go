@@ -17,6 +17,7 @@ import (
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusterinfo"
 	imp "github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
 )
 
 // Importer is the cluster importer's Deployment on the hub.
@@ -78,7 +79,7 @@ func ImportCluster(ctx context.Context, b *testing.B, f *Fleet, cluster string) 
 			b.Fatal(err)
 		}
 	}
-	sec := ImportSecret(b, f, cluster, cluster)
+	sec := kit.ImportSecret(b, cluster, f.Env.Cluster(cluster).RESTConfig())
 	acceptance := startAcceptor(ctx, b, f, cluster)
 	start := time.Now()
 	if err := f.HubClient.Create(ctx, sec); err != nil {
@@ -106,15 +107,4 @@ func ImportCluster(ctx context.Context, b *testing.B, f *Fleet, cluster string) 
 		b.Fatalf("accept %s: %v", cluster, r.err)
 	}
 	return t
-}
-
-// ImportSecret returns the import Secret of cluster (in its namespace on
-// the hub) holding the admin credential of the fleet's cluster target.
-func ImportSecret(b testing.TB, f *Fleet, cluster, target string) *corev1.Secret {
-	b.Helper()
-	kc, err := imp.Kubeconfig(f.Env.Cluster(target).RESTConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	return imp.NewSecret(cluster, kc, false)
 }

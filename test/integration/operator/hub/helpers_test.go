@@ -22,7 +22,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 // wait bounds every wait of the suite: a rollout restarts one process.

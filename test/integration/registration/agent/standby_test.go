@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -29,7 +30,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/agenttest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 // standbyApp is the namespace of the workload both hubs deliver.
@@ -52,7 +54,8 @@ func TestStandbyHub(t *testing.T) {
 	t.Parallel() // a fleet of its own
 	ctx, f := agenttest.StartFleet(t, 10*time.Minute, agenttest.FleetOptions{Options: framework.Options{Clusters: []string{"hub2", clusterName}}})
 	primary, standby, spoke := f.Hub, f.Env.Cluster("hub2"), f.Env.Cluster(clusterName)
-	tokens := map[*framework.Cluster]string{primary: f.Token, standby: agenttest.InstallHub(ctx, t, standby)}
+	hubtest.Install(ctx, t, standby.Client(), agenttest.RunnerHub(config.HubValues{}))
+	tokens := map[*framework.Cluster]string{primary: f.Token, standby: hubtest.BootstrapToken(ctx, t, standby)}
 	// The standby accepts the cluster's bootstrap identity by itself, as a
 	// standby prepared for a failover nobody watches does.
 	cm := &operatorv1.ClusterManager{ObjectMeta: metav1.ObjectMeta{Name: operatorv1.ClusterManagerName},

@@ -11,7 +11,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -25,13 +24,12 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 // csrSpec describes a certificate request to file: agent1 of cluster, unless
@@ -144,331 +142,212 @@ func TestBootstrapSecurity(t *testing.T) {
 			t.Fatalf("register %s with the shared bootstrap token: %v", name, err)
 		}
 	}
+	fx := &bootstrapFixture{ctx: ctx, hub: hubCluster, admin: admin, boot: boot, ocm: ocm}
 
-	t.Run("accept refuses forged requests", func(t *testing.T) {
-		weak, err := rsa.GenerateKey(rand.Reader, 1024)
-		if err != nil {
-			t.Fatal(err)
-		}
-		forgeries := map[string]func(*csrSpec){
-			"common name of cluster-y": func(s *csrSpec) { s.cn = identity.AgentUserName("cluster-y", "agent1") },
-			"label cluster-x, subject of cluster-y": func(s *csrSpec) {
-				s.cn, s.orgs = identity.AgentUserName("cluster-y", "agent1"), []string{identity.ClusterGroup("cluster-y"), identity.ManagedClustersGroup}
-			},
-			"extra organization kubeadm:cluster-admins": func(s *csrSpec) { s.orgs = append(s.orgs, "kubeadm:cluster-admins") },
-			"extra group of cluster-y":                  func(s *csrSpec) { s.orgs = append(s.orgs, identity.ClusterGroup("cluster-y")) },
-			"organization of cluster-y":                 func(s *csrSpec) { s.orgs = []string{identity.ClusterGroup("cluster-y")} },
-			"another signer":                            func(s *csrSpec) { s.signer = "example.com/not-the-apiserver" },
-			"extra usage server auth":                   func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageServerAuth) },
-			"extra usage cert sign":                     func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageCertSign) },
-			"RSA 1024 key":                              func(s *csrSpec) { s.key = weak },
-			"DNS subject alternative name":              func(s *csrSpec) { s.dnsNames = []string{"kubernetes.default.svc"} },
-		}
-		forged := map[string]string{} // CSR name → forgery
-		for what, edit := range forgeries {
-			s := agentCSR("cluster-x")
-			edit(&s)
-			forged[mustFileCSR(ctx, t, boot, s)] = what
-		}
-		// system:masters the API server itself refuses for this signer; with
-		// any other signer the policy refuses it.
-		masters := agentCSR("cluster-x")
-		masters.orgs = append(masters.orgs, "system:masters")
-		if _, err := fileCSR(ctx, t, boot, masters); !apierrors.IsForbidden(err) {
-			t.Errorf("a request for system:masters: %v, want the API server's Forbidden", err)
-		}
-		masters.signer = "example.com/not-the-apiserver"
-		forged[mustFileCSR(ctx, t, boot, masters)] = "system:masters with another signer"
-		real := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
-		stray := mustFileCSR(ctx, t, admin, agentCSR("cluster-x"))
-
-		r := ocm.Run(ctx, "accept", "--clusters", "cluster-x")
-		clitest.ExpectOK(t, r, "CSR "+real+" approved", "set hubAcceptsClient to true for managed cluster cluster-x")
-		for name, what := range forged {
-			if !strings.Contains(r.ErrOut, "CSR "+name+" of cluster cluster-x skipped: ") {
-				t.Errorf("accept did not name forged CSR %s (%s) as skipped:\n%s", name, what, r.ErrOut)
-			}
-		}
-		if !strings.Contains(r.ErrOut, "CSR "+stray+" of cluster cluster-x skipped: it comes from unexpected requester") {
-			t.Errorf("accept did not name the CSR of an unexpected requester:\n%s", r.ErrOut)
-		}
-		waitIssued(ctx, t, admin, real)
-		reportJoined(ctx, t, admin, "cluster-x")
-
-		// Trusting any requester does not relax what a request may ask for.
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check")
-		clitest.ExpectOK(t, r)
-		if !strings.Contains(r.ErrOut, "CSR "+stray+" of cluster cluster-x skipped: managed cluster cluster-x is accepted already") {
-			t.Errorf("accept on the accepted cluster-x approved or kept quiet about a new registration:\n%s", r.ErrOut)
-		}
-		expectPending(ctx, t, admin, stray, "a new registration of the accepted cluster-x without --rejoin")
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check", "--rejoin")
-		clitest.ExpectOK(t, r, "CSR "+stray+" approved")
-		// The hub controller, told to trust the bootstrap identity, approves
-		// a later good request and still none of the forged ones.
-		setAutoApprove(ctx, t, admin, []string{identity.BootstrapUser})
-		defer setAutoApprove(ctx, t, admin, nil)
-		waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR("cluster-y")))
-		for name, what := range forged {
-			expectPending(ctx, t, admin, name, what)
-		}
-
-		// The bootstrap identity is trusted with first joins only: a valid
-		// request of the token holder for cluster-x, accepted by the
-		// administrator, and for cluster-y, accepted automatically a moment
-		// ago, stays pending and says why; a first join of cluster-z filed
-		// after them is approved, so the hub controller has seen them.
-		squatX := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
-		squatY := mustFileCSR(ctx, t, boot, agentCSR("cluster-y"))
-		if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-z"}}); err != nil {
-			t.Fatalf("register cluster-z with the shared bootstrap token: %v", err)
-		}
-		waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR("cluster-z")))
-		expectPending(ctx, t, admin, squatX, "the shared bootstrap token's second registration of the accepted cluster-x")
-		expectPending(ctx, t, admin, squatY, "the shared bootstrap token's second registration of the automatically accepted cluster-y")
-		mc := &clusterv1.ManagedCluster{}
-		if err := admin.Get(ctx, client.ObjectKey{Name: "cluster-y"}, mc); err != nil {
-			t.Fatal(err)
-		}
-		if !mc.Spec.HubAcceptsClient || mc.Annotations[clusterv1.AutomaticallyAcceptedForAnnotationKey] == "" {
-			t.Errorf("cluster-y, accepted automatically: hubAcceptsClient %v, annotations %v", mc.Spec.HubAcceptsClient, mc.Annotations)
-		}
-		// accept does not approve the token holder's request either, unless
-		// told that the cluster rejoins.
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-x")
-		clitest.ExpectOK(t, r)
-		if !strings.Contains(r.ErrOut, "CSR "+squatX+" of cluster cluster-x skipped: managed cluster cluster-x is accepted already") {
-			t.Errorf("accept on the accepted cluster-x did not name the new registration as skipped:\n%s", r.ErrOut)
-		}
-		expectPending(ctx, t, admin, squatX, "the token holder's registration of cluster-x after accept without --rejoin")
-	})
-
-	t.Run("accept refuses to guess between two agents", func(t *testing.T) {
-		// Two valid requests for one new cluster, from the same shared token
-		// with different keys: the real agent's and a squatter's. accept
-		// approves neither, lists both with their keys, and approves the
-		// one named with --csr.
-		if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-m"}}); err != nil {
-			t.Fatal(err)
-		}
-		real := mustFileCSR(ctx, t, boot, agentCSR("cluster-m"))
-		squat := mustFileCSR(ctx, t, boot, agentCSR("cluster-m"))
-		r := ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--wait", "--timeout", "1m")
-		clitest.ExpectErr(t, r, "cluster cluster-m has 2 pending requests from different requesters or keys", "CSR "+real+": requester "+identity.BootstrapUser,
-			"CSR "+squat+": requester", "key sha256:", "kubectl ocm accept --clusters cluster-m --csr NAME")
-		expectPending(ctx, t, admin, real, "one of two requests accept would not choose between")
-		expectPending(ctx, t, admin, squat, "one of two requests accept would not choose between")
-		clitest.ExpectErr(t, ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", "no-such-request"), "--csr no-such-request: no pending request of cluster cluster-m", "cluster cluster-m was not accepted")
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", real)
-		clitest.ExpectOK(t, r, "CSR "+real+" approved (requester "+identity.BootstrapUser+", agent id ", "set hubAcceptsClient to true for managed cluster cluster-m")
-		waitIssued(ctx, t, admin, real)
-		expectPending(ctx, t, admin, squat, "the request --csr did not name")
-	})
-
-	t.Run("a cluster is bound to its agent's key, not to a request's name", func(t *testing.T) {
-		testAgentKeyBinding(ctx, t, hubCluster, admin, boot, ocm)
-	})
-
-	t.Run("cluster-bound bootstrap token", func(t *testing.T) {
-		var join hubcli.JoinInfo
-		r := ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "--duration", "1h", "-o", "json")
-		clitest.ExpectOK(t, r)
-		if err := json.Unmarshal([]byte(r.Out), &join); err != nil || join.HubToken == "" || join.ClusterName != "cluster-b" {
-			t.Fatalf("hub token --cluster-name cluster-b -o json: %v (%s)", err, r.Out)
-		}
-		bound := tokenClient(t, hubCluster, join.HubToken)
-
-		err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}})
-		assert.ErrorContains(t, err, "may register managed cluster cluster-b only", "cluster-b's token registers cluster-c")
-		assert.True(t, apierrors.IsForbidden(err), "cluster-b's token registers cluster-c: %v, want Forbidden", err)
-		if _, err := fileCSR(ctx, t, bound, agentCSR("cluster-c")); !apierrors.IsForbidden(err) {
-			t.Errorf("cluster-b's token requests cluster-c's certificate: %v, want Forbidden", err)
-		}
-		unlabeled := agentCSR("cluster-b")
-		unlabeled.label = ""
-		if _, err := fileCSR(ctx, t, bound, unlabeled); !apierrors.IsForbidden(err) {
-			t.Errorf("cluster-b's token files an unlabeled request: %v, want Forbidden", err)
-		}
-		if err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-b"}}); err != nil {
-			t.Fatalf("cluster-b's token registers cluster-b: %v", err)
-		}
-		// Labeled for its own cluster, naming another: admitted, never approved.
-		foreign := agentCSR("cluster-b")
-		foreign.cn, foreign.orgs = identity.AgentUserName("cluster-c", "agent1"), []string{identity.ClusterGroup("cluster-c")}
-		foreignName := mustFileCSR(ctx, t, bound, foreign)
-		good := mustFileCSR(ctx, t, bound, agentCSR("cluster-b"))
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-b", "--skip-approve-check")
-		clitest.ExpectOK(t, r, "CSR "+good+" approved")
-		if !strings.Contains(r.ErrOut, "CSR "+foreignName+" of cluster cluster-b skipped: common name") {
-			t.Errorf("accept did not skip cluster-b's request naming cluster-c:\n%s", r.ErrOut)
-		}
-		waitIssued(ctx, t, admin, good)
-		expectPending(ctx, t, admin, foreignName, "labeled cluster-b, subject of cluster-c")
-
-		// A request filed before its token was revoked is never approved:
-		// cluster-b's agent files one, the administrator revokes cluster-b's
-		// tokens, and accept, even with --rejoin, skips it.
-		late := mustFileCSR(ctx, t, bound, agentCSR("cluster-b"))
-		clitest.ExpectOK(t, ocm.Run(ctx, "hub", "token", "revoke", "--cluster-name", "cluster-b"))
-		clitest.ExpectOK(t, ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "-o", "json"))
-		r = ocm.Run(ctx, "accept", "--clusters", "cluster-b", "--rejoin")
-		clitest.ExpectOK(t, r)
-		if !strings.Contains(r.ErrOut, "CSR "+late+" of cluster cluster-b skipped: it was filed with a token of ServiceAccount") {
-			t.Errorf("accept did not skip the request filed with a revoked token:\n%s", r.ErrOut)
-		}
-		expectPending(ctx, t, admin, late, "filed with a token revoked since")
-
-		// The shared token keeps working for any cluster, as in OCM.
-		r = ocm.Run(ctx, "hub", "token", "-o", "json")
-		clitest.ExpectOK(t, r)
-		var shared hubcli.JoinInfo
-		if err := json.Unmarshal([]byte(r.Out), &shared); err != nil || shared.ClusterName != "" {
-			t.Fatalf("hub token -o json: %v (%s)", err, r.Out)
-		}
-		anyCluster := tokenClient(t, hubCluster, shared.HubToken)
-		if err := anyCluster.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}}); err != nil {
-			t.Errorf("the shared token registers cluster-c: %v", err)
-		}
-		mustFileCSR(ctx, t, anyCluster, agentCSR("cluster-c"))
-	})
+	t.Run("accept refuses forged requests", fx.forgedRequests)
+	t.Run("accept refuses to guess between two agents", fx.twoAgents)
+	t.Run("a cluster is bound to its agent's key, not to a request's name", fx.agentKeyBinding)
+	t.Run("cluster-bound bootstrap token", fx.boundToken)
 }
 
-// testAgentKeyBinding has the hub accept cluster-n automatically for the
-// first join of the shared bootstrap identity, then deletes that approved
-// request, as kube-controller-manager does about an hour after approval, and
-// files, with the same token, requests for cluster-n: under the freed name
-// with another key and the agent's subject in each form of its
-// organizations, and under another name with another key. The hub approves
-// none of them; it approves the agent's own key under any name, moves the
-// key on record to that of the agent's renewal, and then no longer takes
-// the old key. `accept --rejoin` shows the key on record beside each
-// request's and records the key of the one it approves. Each request left
-// pending is checked after the hub approved a first join filed after it.
-func testAgentKeyBinding(ctx context.Context, t *testing.T, hubCluster *framework.Cluster, admin, boot client.Client, ocm clitest.CLI) {
-	const cluster, joinName = "cluster-n", "cluster-n-join"
-	setAutoApprove(ctx, t, admin, []string{identity.BootstrapUser})
-	defer setAutoApprove(ctx, t, admin, nil)
-	newKey := func() (*ecdsa.PrivateKey, string) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pin, err := certs.KeyPin(key.Public())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return key, pin
-	}
-	// spec is cluster-n's agent request named name (generated when empty)
-	// with key.
-	spec := func(name string, key crypto.Signer) csrSpec {
-		s := agentCSR(cluster)
-		s.name, s.key = name, key
-		return s
-	}
-	// seen returns once the hub approved the first join of a new cluster,
-	// filed after every request before it.
-	sentinels := 0
-	seen := func() {
-		t.Helper()
-		sentinels++
-		name := fmt.Sprintf("cluster-n-sentinel%d", sentinels)
-		if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
-			t.Fatalf("register %s with the shared bootstrap token: %v", name, err)
-		}
-		waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR(name)))
-	}
-	// remove deletes the request name and waits until it is gone.
-	remove := func(name string) {
-		t.Helper()
-		if err := admin.Delete(ctx, &certificatesv1.CertificateSigningRequest{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
-			t.Fatalf("delete CSR %s: %v", name, err)
-		}
-		framework.Eventually(ctx, t, pollTimeout, "CSR "+name+" gone", func(ctx context.Context) (bool, error) {
-			err := admin.Get(ctx, client.ObjectKey{Name: name}, &certificatesv1.CertificateSigningRequest{})
-			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
-		})
-	}
-	// recorded returns cluster-n's annotations, once it is accepted.
-	recorded := func(what string, ok func(map[string]string) bool) map[string]string {
-		t.Helper()
-		mc := waitCluster(ctx, t, admin, cluster, what, func(mc *clusterv1.ManagedCluster) bool {
-			return mc.Spec.HubAcceptsClient && mc.IsAccepted() && ok(mc.Annotations)
-		})
-		return mc.Annotations
-	}
+// bootstrapFixture is what the steps of TestBootstrapSecurity share: the
+// hub with its registration controller, a client of the shared bootstrap
+// identity, which registered cluster-x and cluster-y, and the CLI.
+type bootstrapFixture struct {
+	ctx   context.Context
+	hub   *framework.Cluster
+	admin client.Client
+	boot  client.Client
+	ocm   clitest.CLI
+}
 
-	// The first join, auto-approved: it accepts cluster-n and records the
-	// request's UID and key.
-	agentKey, agentPin := newKey()
-	if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}); err != nil {
-		t.Fatalf("register %s with the shared bootstrap token: %v", cluster, err)
-	}
-	mustFileCSR(ctx, t, boot, spec(joinName, agentKey))
-	waitApproved(ctx, t, admin, joinName)
-	waitIssued(ctx, t, admin, joinName)
-	join := &certificatesv1.CertificateSigningRequest{}
-	if err := admin.Get(ctx, client.ObjectKey{Name: joinName}, join); err != nil {
+// forgedRequests checks that accept refuses forged requests.
+func (fx *bootstrapFixture) forgedRequests(t *testing.T) {
+	ctx, admin, boot, ocm := fx.ctx, fx.admin, fx.boot, fx.ocm
+	weak, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
 		t.Fatal(err)
 	}
-	annotations := recorded("accepted automatically", func(a map[string]string) bool { return a[clusterv1.AgentKeyAnnotationKey] != "" })
-	if got := annotations[clusterv1.AutomaticallyAcceptedForAnnotationKey]; got != string(join.UID) {
-		t.Errorf("annotation %s = %q, want the UID %s of the request that accepted the cluster", clusterv1.AutomaticallyAcceptedForAnnotationKey, got, join.UID)
+	forgeries := map[string]func(*csrSpec){
+		"common name of cluster-y": func(s *csrSpec) { s.cn = identity.AgentUserName("cluster-y", "agent1") },
+		"label cluster-x, subject of cluster-y": func(s *csrSpec) {
+			s.cn, s.orgs = identity.AgentUserName("cluster-y", "agent1"), []string{identity.ClusterGroup("cluster-y"), identity.ManagedClustersGroup}
+		},
+		"extra organization kubeadm:cluster-admins": func(s *csrSpec) { s.orgs = append(s.orgs, "kubeadm:cluster-admins") },
+		"extra group of cluster-y":                  func(s *csrSpec) { s.orgs = append(s.orgs, identity.ClusterGroup("cluster-y")) },
+		"organization of cluster-y":                 func(s *csrSpec) { s.orgs = []string{identity.ClusterGroup("cluster-y")} },
+		"another signer":                            func(s *csrSpec) { s.signer = "example.com/not-the-apiserver" },
+		"extra usage server auth":                   func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageServerAuth) },
+		"extra usage cert sign":                     func(s *csrSpec) { s.usages = append(s.usages, certificatesv1.UsageCertSign) },
+		"RSA 1024 key":                              func(s *csrSpec) { s.key = weak },
+		"DNS subject alternative name":              func(s *csrSpec) { s.dnsNames = []string{"kubernetes.default.svc"} },
 	}
-	if got := annotations[clusterv1.AgentKeyAnnotationKey]; got != agentPin {
-		t.Errorf("annotation %s = %q, want the key of the request that accepted the cluster, %s", clusterv1.AgentKeyAnnotationKey, got, agentPin)
+	forged := map[string]string{} // CSR name → forgery
+	for what, edit := range forgeries {
+		s := agentCSR("cluster-x")
+		edit(&s)
+		forged[mustFileCSR(ctx, t, boot, s)] = what
 	}
+	// system:masters the API server itself refuses for this signer; with
+	// any other signer the policy refuses it.
+	masters := agentCSR("cluster-x")
+	masters.orgs = append(masters.orgs, "system:masters")
+	if _, err := fileCSR(ctx, t, boot, masters); !apierrors.IsForbidden(err) {
+		t.Errorf("a request for system:masters: %v, want the API server's Forbidden", err)
+	}
+	masters.signer = "example.com/not-the-apiserver"
+	forged[mustFileCSR(ctx, t, boot, masters)] = "system:masters with another signer"
+	real := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
+	stray := mustFileCSR(ctx, t, admin, agentCSR("cluster-x"))
 
-	// The attack: the approved request is gone, and the token holder files
-	// a new one under its name with another key, in every form of the
-	// agent's organizations, and one under another name.
-	remove(joinName)
-	squatKey, squatPin := newKey()
-	var elsewhere string
-	for i, orgs := range [][]string{
-		{identity.ClusterGroup(cluster), identity.ManagedClustersGroup},
-		{identity.ManagedClustersGroup, identity.ClusterGroup(cluster)},
-		{identity.ClusterGroup(cluster)},
-	} {
-		s := spec(joinName, squatKey)
-		s.orgs = orgs
-		mustFileCSR(ctx, t, boot, s)
-		if i == 0 {
-			elsewhere = mustFileCSR(ctx, t, boot, spec("", squatKey))
+	r := ocm.Run(ctx, "accept", "--clusters", "cluster-x")
+	clitest.ExpectOK(t, r, "CSR "+real+" approved", "set hubAcceptsClient to true for managed cluster cluster-x")
+	for name, what := range forged {
+		if !strings.Contains(r.ErrOut, "CSR "+name+" of cluster cluster-x skipped: ") {
+			t.Errorf("accept did not name forged CSR %s (%s) as skipped:\n%s", name, what, r.ErrOut)
 		}
-		seen()
-		expectPending(ctx, t, admin, joinName, fmt.Sprintf("the name of the request that accepted the cluster, another key, organizations %v", orgs))
-		remove(joinName)
 	}
-	expectPending(ctx, t, admin, elsewhere, "another name, another key")
-
-	// The agent registering again with its own key (its certificate
-	// expired) needs no administrator.
-	waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, spec("", agentKey)))
-
-	// Its renewal proves the current credential: its key is the agent's
-	// from then on, and the old key no longer registers the cluster.
-	renewKey, renewPin := newKey()
-	renewal := agentCSR(cluster)
-	renewal.key = renewKey
-	waitApproved(ctx, t, admin, mustFileCSR(ctx, t, agentClient(t, hubCluster, cluster), renewal))
-	recorded("the renewal's key on record", func(a map[string]string) bool { return a[clusterv1.AgentKeyAnnotationKey] == renewPin })
-	oldKey := mustFileCSR(ctx, t, boot, spec("", agentKey))
-	seen()
-	expectPending(ctx, t, admin, oldKey, "the agent's key before its renewal")
-
-	// The administrator compares the keys: accept shows the one on record
-	// beside each request's, and records the key of the request it approves.
-	reportJoined(ctx, t, admin, cluster)
-	r := ocm.Run(ctx, "accept", "--clusters", cluster, "--rejoin")
-	clitest.ExpectErr(t, r, "CSR "+oldKey+": requester "+identity.BootstrapUser, "key "+agentPin+", not the key of the agent on record "+renewPin,
-		"CSR "+elsewhere+": requester", "key "+squatPin+", not the key of the agent on record "+renewPin)
-	if want := "Managed cluster " + cluster + ": the key of its agent on record is " + renewPin; !strings.Contains(r.ErrOut, want) {
-		t.Errorf("accept --rejoin did not show the key on record (%q):\n%s", want, r.ErrOut)
+	if !strings.Contains(r.ErrOut, "CSR "+stray+" of cluster cluster-x skipped: it comes from unexpected requester") {
+		t.Errorf("accept did not name the CSR of an unexpected requester:\n%s", r.ErrOut)
 	}
-	r = ocm.Run(ctx, "accept", "--clusters", cluster, "--rejoin", "--csr", elsewhere)
-	clitest.ExpectOK(t, r, "CSR "+elsewhere+" approved", "key "+squatPin+", not the key of the agent on record "+renewPin,
-		"recorded key "+squatPin+" as the key of the agent of managed cluster "+cluster)
-	recorded("the key accept approved on record", func(a map[string]string) bool { return a[clusterv1.AgentKeyAnnotationKey] == squatPin })
-	expectPending(ctx, t, admin, oldKey, "the request accept --csr did not name")
+	waitIssued(ctx, t, admin, real)
+	reportJoined(ctx, t, admin, "cluster-x")
+
+	// Trusting any requester does not relax what a request may ask for.
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check")
+	clitest.ExpectOK(t, r)
+	if !strings.Contains(r.ErrOut, "CSR "+stray+" of cluster cluster-x skipped: managed cluster cluster-x is accepted already") {
+		t.Errorf("accept on the accepted cluster-x approved or kept quiet about a new registration:\n%s", r.ErrOut)
+	}
+	expectPending(ctx, t, admin, stray, "a new registration of the accepted cluster-x without --rejoin")
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-x", "--skip-approve-check", "--rejoin")
+	clitest.ExpectOK(t, r, "CSR "+stray+" approved")
+	// The hub controller, told to trust the bootstrap identity, approves
+	// a later good request and still none of the forged ones.
+	setAutoApprove(ctx, t, admin, []string{identity.BootstrapUser})
+	defer setAutoApprove(ctx, t, admin, nil)
+	waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR("cluster-y")))
+	for name, what := range forged {
+		expectPending(ctx, t, admin, name, what)
+	}
+
+	// The bootstrap identity is trusted with first joins only: a valid
+	// request of the token holder for cluster-x, accepted by the
+	// administrator, and for cluster-y, accepted automatically a moment
+	// ago, stays pending and says why; a first join of cluster-z filed
+	// after them is approved, so the hub controller has seen them.
+	squatX := mustFileCSR(ctx, t, boot, agentCSR("cluster-x"))
+	squatY := mustFileCSR(ctx, t, boot, agentCSR("cluster-y"))
+	if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-z"}}); err != nil {
+		t.Fatalf("register cluster-z with the shared bootstrap token: %v", err)
+	}
+	waitApproved(ctx, t, admin, mustFileCSR(ctx, t, boot, agentCSR("cluster-z")))
+	expectPending(ctx, t, admin, squatX, "the shared bootstrap token's second registration of the accepted cluster-x")
+	expectPending(ctx, t, admin, squatY, "the shared bootstrap token's second registration of the automatically accepted cluster-y")
+	mc := &clusterv1.ManagedCluster{}
+	if err := admin.Get(ctx, client.ObjectKey{Name: "cluster-y"}, mc); err != nil {
+		t.Fatal(err)
+	}
+	if !mc.Spec.HubAcceptsClient || mc.Annotations[clusterv1.AutomaticallyAcceptedForAnnotationKey] == "" {
+		t.Errorf("cluster-y, accepted automatically: hubAcceptsClient %v, annotations %v", mc.Spec.HubAcceptsClient, mc.Annotations)
+	}
+	// accept does not approve the token holder's request either, unless
+	// told that the cluster rejoins.
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-x")
+	clitest.ExpectOK(t, r)
+	if !strings.Contains(r.ErrOut, "CSR "+squatX+" of cluster cluster-x skipped: managed cluster cluster-x is accepted already") {
+		t.Errorf("accept on the accepted cluster-x did not name the new registration as skipped:\n%s", r.ErrOut)
+	}
+	expectPending(ctx, t, admin, squatX, "the token holder's registration of cluster-x after accept without --rejoin")
+}
+
+// twoAgents checks that accept refuses to guess between two agents.
+func (fx *bootstrapFixture) twoAgents(t *testing.T) {
+	ctx, admin, boot, ocm := fx.ctx, fx.admin, fx.boot, fx.ocm
+	// Two valid requests for one new cluster, from the same shared token
+	// with different keys: the real agent's and a squatter's. accept
+	// approves neither, lists both with their keys, and approves the
+	// one named with --csr.
+	if err := boot.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-m"}}); err != nil {
+		t.Fatal(err)
+	}
+	real := mustFileCSR(ctx, t, boot, agentCSR("cluster-m"))
+	squat := mustFileCSR(ctx, t, boot, agentCSR("cluster-m"))
+	r := ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--wait", "--timeout", "1m")
+	clitest.ExpectErr(t, r, "cluster cluster-m has 2 pending requests from different requesters or keys", "CSR "+real+": requester "+identity.BootstrapUser,
+		"CSR "+squat+": requester", "key sha256:", "kubectl ocm accept --clusters cluster-m --csr NAME")
+	expectPending(ctx, t, admin, real, "one of two requests accept would not choose between")
+	expectPending(ctx, t, admin, squat, "one of two requests accept would not choose between")
+	clitest.ExpectErr(t, ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", "no-such-request"), "--csr no-such-request: no pending request of cluster cluster-m", "cluster cluster-m was not accepted")
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-m", "--csr", real)
+	clitest.ExpectOK(t, r, "CSR "+real+" approved (requester "+identity.BootstrapUser+", agent id ", "set hubAcceptsClient to true for managed cluster cluster-m")
+	waitIssued(ctx, t, admin, real)
+	expectPending(ctx, t, admin, squat, "the request --csr did not name")
+}
+
+// boundToken checks that a cluster-bound bootstrap token registers its own
+// cluster only, that a request filed before its token was revoked is never
+// approved, and that the shared token keeps working.
+func (fx *bootstrapFixture) boundToken(t *testing.T) {
+	ctx, hubCluster, admin, ocm := fx.ctx, fx.hub, fx.admin, fx.ocm
+	var join hubcli.JoinInfo
+	r := ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "--duration", "1h", "-o", "json")
+	clitest.ExpectOK(t, r)
+	if err := json.Unmarshal([]byte(r.Out), &join); err != nil || join.HubToken == "" || join.ClusterName != "cluster-b" {
+		t.Fatalf("hub token --cluster-name cluster-b -o json: %v (%s)", err, r.Out)
+	}
+	bound := tokenClient(t, hubCluster, join.HubToken)
+
+	err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}})
+	assert.ErrorContains(t, err, "may register managed cluster cluster-b only", "cluster-b's token registers cluster-c")
+	assert.True(t, apierrors.IsForbidden(err), "cluster-b's token registers cluster-c: %v, want Forbidden", err)
+	if _, err := fileCSR(ctx, t, bound, agentCSR("cluster-c")); !apierrors.IsForbidden(err) {
+		t.Errorf("cluster-b's token requests cluster-c's certificate: %v, want Forbidden", err)
+	}
+	unlabeled := agentCSR("cluster-b")
+	unlabeled.label = ""
+	if _, err := fileCSR(ctx, t, bound, unlabeled); !apierrors.IsForbidden(err) {
+		t.Errorf("cluster-b's token files an unlabeled request: %v, want Forbidden", err)
+	}
+	if err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-b"}}); err != nil {
+		t.Fatalf("cluster-b's token registers cluster-b: %v", err)
+	}
+	// Labeled for its own cluster, naming another: admitted, never approved.
+	foreign := agentCSR("cluster-b")
+	foreign.cn, foreign.orgs = identity.AgentUserName("cluster-c", "agent1"), []string{identity.ClusterGroup("cluster-c")}
+	foreignName := mustFileCSR(ctx, t, bound, foreign)
+	good := mustFileCSR(ctx, t, bound, agentCSR("cluster-b"))
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-b", "--skip-approve-check")
+	clitest.ExpectOK(t, r, "CSR "+good+" approved")
+	if !strings.Contains(r.ErrOut, "CSR "+foreignName+" of cluster cluster-b skipped: common name") {
+		t.Errorf("accept did not skip cluster-b's request naming cluster-c:\n%s", r.ErrOut)
+	}
+	waitIssued(ctx, t, admin, good)
+	expectPending(ctx, t, admin, foreignName, "labeled cluster-b, subject of cluster-c")
+
+	// A request filed before its token was revoked is never approved:
+	// cluster-b's agent files one, the administrator revokes cluster-b's
+	// tokens, and accept, even with --rejoin, skips it.
+	late := mustFileCSR(ctx, t, bound, agentCSR("cluster-b"))
+	clitest.ExpectOK(t, ocm.Run(ctx, "hub", "token", "revoke", "--cluster-name", "cluster-b"))
+	clitest.ExpectOK(t, ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-b", "-o", "json"))
+	r = ocm.Run(ctx, "accept", "--clusters", "cluster-b", "--rejoin")
+	clitest.ExpectOK(t, r)
+	if !strings.Contains(r.ErrOut, "CSR "+late+" of cluster cluster-b skipped: it was filed with a token of ServiceAccount") {
+		t.Errorf("accept did not skip the request filed with a revoked token:\n%s", r.ErrOut)
+	}
+	expectPending(ctx, t, admin, late, "filed with a token revoked since")
+
+	// The shared token keeps working for any cluster, as in OCM.
+	r = ocm.Run(ctx, "hub", "token", "-o", "json")
+	clitest.ExpectOK(t, r)
+	var shared hubcli.JoinInfo
+	if err := json.Unmarshal([]byte(r.Out), &shared); err != nil || shared.ClusterName != "" {
+		t.Fatalf("hub token -o json: %v (%s)", err, r.Out)
+	}
+	anyCluster := tokenClient(t, hubCluster, shared.HubToken)
+	if err := anyCluster.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-c"}}); err != nil {
+		t.Errorf("the shared token registers cluster-c: %v", err)
+	}
+	mustFileCSR(ctx, t, anyCluster, agentCSR("cluster-c"))
 }

@@ -33,37 +33,77 @@ import (
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/clitest"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 // TestCLI drives the hub verbs through the cobra commands against a real hub
 // whose controller runs from a freshly built ocm-controller binary under the
 // component runner: init (dry run, then for real with --wait), token, an
 // agent's registration with the printed token, accept, get clusters, status
-// and clean.
+// and clean, each a step over one hub.
 func TestCLI(t *testing.T) {
 	t.Parallel() // an environment of its own
 	ctx, env, _ := hubtest.StartRunner(t, 10*time.Minute, framework.Options{})
-	hubCluster := env.Cluster("hub")
-	admin := hubCluster.Client()
-	kubectl := func(args ...string) (string, string, error) {
-		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-		cmd := root.NewCmdRoot(streams)
-		cmd.SetArgs(append(args, "--kubeconfig", env.Kubeconfig(), "--context", "hub"))
-		err := cmd.ExecuteContext(ctx)
-		return out.String(), errOut.String(), err
-	}
-	must := func(args ...string) string {
-		t.Helper()
-		out, errOut, err := kubectl(args...)
-		if err != nil {
-			t.Fatalf("kubectl ocm %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out, errOut)
-		}
-		return out
-	}
+	fx := &cliFixture{ctx: ctx, hub: env.Cluster("hub"), admin: env.Cluster("hub").Client(), kubeconfig: env.Kubeconfig(), dir: t.TempDir()}
+	kit.RunSteps(t,
+		kit.Step{Name: "hub init --dry-run prints the install and changes nothing", Run: fx.dryRun},
+		kit.Step{Name: "hub init --wait installs the hub and prints a join command that pins its CA", Run: fx.initWait},
+		kit.Step{Name: "hub init writes the manifests and a join script", Run: fx.outputFiles},
+		kit.Step{Name: "hub init applies as the install field manager and the controller applies the ClusterManager", Run: fx.installedAs},
+		kit.Step{Name: "hub token prints the join information and binds a token to one cluster", Run: fx.token},
+		kit.Step{Name: "accept approves the CSR of the bootstrap identity only and records who accepted", Run: fx.accept},
+		kit.Step{Name: "accept --wait on a joined cluster returns at once", Run: fx.acceptJoined},
+		kit.Step{Name: "hub token revoke stops the tokens printed so far", Run: fx.revoke},
+		kit.Step{Name: "get clusters and hub status show c1", Run: fx.getClusters},
+		kit.Step{Name: "hub clean removes the hub", Run: fx.clean},
+	)
+}
 
-	out := must("hub", "init", "--dry-run", "-o", "yaml")
+// cliFixture is what the steps of TestCLI share: the hub and its admin,
+// and what earlier steps made that later ones use.
+type cliFixture struct {
+	ctx        context.Context
+	hub        *framework.Cluster
+	admin      client.Client
+	kubeconfig string
+	// dir holds the files of hub init, which later steps read.
+	dir string
+	// manifests and script are the files of hub init's --output-file and
+	// --output-join-command-file, and pin the hub CA's pin its join command
+	// names.
+	manifests, script, pin string
+	// join is what hub token printed; boundBinding the binding of the
+	// bootstrap identity bound to c2.
+	join         hubcli.JoinInfo
+	boundBinding client.ObjectKey
+}
+
+// kubectl runs kubectl ocm args on the hub and returns its output.
+func (fx *cliFixture) kubectl(args ...string) (string, string, error) {
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	cmd := root.NewCmdRoot(streams)
+	cmd.SetArgs(append(args, "--kubeconfig", fx.kubeconfig, "--context", "hub"))
+	err := cmd.ExecuteContext(fx.ctx)
+	return out.String(), errOut.String(), err
+}
+
+// must runs kubectl ocm args on the hub, failing t when it fails, and
+// returns its standard output.
+func (fx *cliFixture) must(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, err := fx.kubectl(args...)
+	if err != nil {
+		t.Fatalf("kubectl ocm %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// dryRun checks that hub init --dry-run prints the install and changes nothing.
+func (fx *cliFixture) dryRun(t *testing.T) {
+	ctx, admin := fx.ctx, fx.admin
+	out := fx.must(t, "hub", "init", "--dry-run", "-o", "yaml")
 	for _, want := range []string{"kind: CustomResourceDefinition", "kind: Deployment", "name: cluster-manager", "kind: ClusterManager"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("hub init --dry-run -o yaml lacks %q", want)
@@ -72,12 +112,16 @@ func TestCLI(t *testing.T) {
 	if err := admin.Get(ctx, client.ObjectKey{Name: config.HubNamespace}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("hub init --dry-run touched the cluster: namespace %s: %v", config.HubNamespace, err)
 	}
+}
 
+// initWait checks that hub init --wait installs the hub and prints a join
+// command that pins its CA.
+func (fx *cliFixture) initWait(t *testing.T) {
+	ctx, hubCluster := fx.ctx, fx.hub
 	// clusteradm's --output-file and --output-join-command-file: the
 	// manifests applied, as the dry run prints them, and a join script.
-	dir := t.TempDir()
-	manifests, script := filepath.Join(dir, "hub.yaml"), filepath.Join(dir, "join.sh")
-	out = must("hub", "init", "--wait", "--timeout", "2m", "--output-file", manifests, "--output-join-command-file", script)
+	manifests, script := filepath.Join(fx.dir, "hub.yaml"), filepath.Join(fx.dir, "join.sh")
+	out := fx.must(t, "hub", "init", "--wait", "--timeout", "2m", "--output-file", manifests, "--output-join-command-file", script)
 	if !strings.Contains(out, "kubectl ocm join --hub-token ") || !strings.Contains(out, "--hub-apiserver "+hubCluster.Server()) {
 		t.Fatalf("hub init did not print the join command:\n%s", out)
 	}
@@ -101,7 +145,13 @@ func TestCLI(t *testing.T) {
 	if _, err := anonymous.CoreV1().ConfigMaps("kube-public").Get(ctx, "other", metav1.GetOptions{}); !apierrors.IsForbidden(err) {
 		t.Errorf("an anonymous client reading another ConfigMap of kube-public: %v, want forbidden", err)
 	}
-	if data, err := os.ReadFile(manifests); err != nil || string(data) != must("hub", "init", "--dry-run", "-o", "yaml") {
+	fx.manifests, fx.script, fx.pin = manifests, script, pin
+}
+
+// outputFiles checks that hub init writes the manifests and a join script.
+func (fx *cliFixture) outputFiles(t *testing.T) {
+	ctx, hubCluster, manifests, script, pin := fx.ctx, fx.hub, fx.manifests, fx.script, fx.pin
+	if data, err := os.ReadFile(manifests); err != nil || string(data) != fx.must(t, "hub", "init", "--dry-run", "-o", "yaml") {
 		t.Errorf("--output-file: err = %v; the file is not what --dry-run -o yaml prints:\n%s", err, data)
 	}
 	fi, err := os.Stat(script)
@@ -121,6 +171,12 @@ func TestCLI(t *testing.T) {
 	} else {
 		expectTokenWorks(ctx, t, hubCluster, scriptToken, true, "the token of the join script")
 	}
+}
+
+// installedAs checks that hub init applies as the install field manager and
+// the controller applies the ClusterManager.
+func (fx *cliFixture) installedAs(t *testing.T) {
+	ctx, admin := fx.ctx, fx.admin
 	// hub init applies the install as the one install field manager.
 	installed := &operatorv1.ClusterManager{}
 	if err := admin.Get(ctx, client.ObjectKey{Name: operatorv1.ClusterManagerName}, installed); err != nil {
@@ -134,35 +190,47 @@ func TestCLI(t *testing.T) {
 		}
 		return meta.IsStatusConditionTrue(cm.Status.Conditions, operatorv1.ConditionClusterManagerApplied), nil
 	})
+}
 
+// token checks that hub token prints the join information and binds a token to
+// one cluster.
+func (fx *cliFixture) token(t *testing.T) {
+	ctx, admin, pin := fx.ctx, fx.admin, fx.pin
 	var join hubcli.JoinInfo
-	if err := json.Unmarshal([]byte(must("hub", "token", "--duration", "1h", "-o", "json")), &join); err != nil || join.HubToken == "" {
+	if err := json.Unmarshal([]byte(fx.must(t, "hub", "token", "--duration", "1h", "-o", "json")), &join); err != nil || join.HubToken == "" {
 		t.Fatalf("hub token -o json: %v (%+v)", err, join)
 	}
 	if !slices.Equal(join.CACertHashes, []string{pin}) {
 		t.Errorf("hub token -o json: caCertHashes %v, want [%s]", join.CACertHashes, pin)
 	}
-	if out := must("hub", "token", "--duration", "1h", "-o", "jsonpath={.caCertHashes[0]}"); out != pin {
+	if out := fx.must(t, "hub", "token", "--duration", "1h", "-o", "jsonpath={.caCertHashes[0]}"); out != pin {
 		t.Errorf("hub token -o jsonpath={.caCertHashes[0]} printed %q, want %s", out, pin)
 	}
 	// The plain output holds the token once, inside the join command; the
 	// bare token comes with -o jsonpath.
-	if out := must("hub", "token", "--duration", "1h"); !strings.Contains(out, "kubectl ocm join --hub-token ") {
+	if out := fx.must(t, "hub", "token", "--duration", "1h"); !strings.Contains(out, "kubectl ocm join --hub-token ") {
 		t.Errorf("hub token printed no join command:\n%s", out)
 	} else if tok := regexp.MustCompile(`--hub-token (\S+)`).FindStringSubmatch(out)[1]; strings.Count(out, tok) != 1 {
 		t.Errorf("hub token printed its token %d times, want once (in the join command):\n%s", strings.Count(out, tok), out)
 	}
-	if out := must("hub", "token", "--duration", "1h", "-o", "jsonpath={.hubToken}"); strings.ContainsAny(out, " \n{}") || len(out) < 100 {
+	if out := fx.must(t, "hub", "token", "--duration", "1h", "-o", "jsonpath={.hubToken}"); strings.ContainsAny(out, " \n{}") || len(out) < 100 {
 		t.Errorf("hub token -o jsonpath={.hubToken} printed %q, want the bare token", out)
 	}
 	// A token bound to c2 creates c2's bootstrap identity, which clean removes.
-	if out := must("hub", "token", "--cluster-name", "c2", "-o", "yaml"); !strings.Contains(out, "clusterName: c2") {
+	if out := fx.must(t, "hub", "token", "--cluster-name", "c2", "-o", "yaml"); !strings.Contains(out, "clusterName: c2") {
 		t.Errorf("hub token --cluster-name c2 -o yaml:\n%s", out)
 	}
 	boundBinding := client.ObjectKey{Name: "open-cluster-management:bootstrap:c2"}
 	if err := admin.Get(ctx, boundBinding, &rbacv1.ClusterRoleBinding{}); err != nil {
 		t.Errorf("hub token --cluster-name c2 created no binding: %v", err)
 	}
+	fx.join, fx.boundBinding = join, boundBinding
+}
+
+// accept checks that accept approves the CSR of the bootstrap identity only
+// and records who accepted.
+func (fx *cliFixture) accept(t *testing.T) {
+	ctx, admin, hubCluster, join := fx.ctx, fx.admin, fx.hub, fx.join
 	// The agent of c1 registers with the printed token.
 	bootCfg := hubCluster.RESTConfig()
 	bootCfg.CertData, bootCfg.KeyData = nil, nil
@@ -174,7 +242,7 @@ func TestCLI(t *testing.T) {
 	csrName := createCSR(ctx, t, boot, "c1", "c1")
 	stray := createCSR(ctx, t, admin, "c1", "c1")
 
-	out, errOut, err := kubectl("accept", "--clusters", "c1")
+	out, errOut, err := fx.kubectl("accept", "--clusters", "c1")
 	if err != nil {
 		t.Fatalf("accept: %v\n%s", err, errOut)
 	}
@@ -207,57 +275,73 @@ func TestCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	clitest.ExpectFieldManager(t, approved, "kubectl-ocm-accept/Update/approval")
+}
 
+// acceptJoined checks that accept --wait on a joined cluster returns at once.
+func (fx *cliFixture) acceptJoined(t *testing.T) {
+	ctx, admin := fx.ctx, fx.admin
 	// c1's agent reports it joined, as the registration agent does; accept
 	// --wait on the accepted and joined cluster has no request to wait for
 	// and returns at once, where it used to wait out its whole timeout.
 	reportJoined(ctx, t, admin, "c1")
-	out, errOut, err = kubectl("accept", "--clusters", "c1", "--wait", "--timeout", "2m")
+	out, errOut, err := fx.kubectl("accept", "--clusters", "c1", "--wait", "--timeout", "2m")
 	if err != nil || !strings.Contains(errOut, "Managed cluster c1 is already accepted: no certificate request to wait for") ||
 		!strings.Contains(out, "Your managed cluster c1 has joined the Hub successfully.") {
 		t.Errorf("accept --wait on the joined cluster c1: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
 	}
+}
 
+// revoke checks that hub token revoke stops the tokens printed so far.
+func (fx *cliFixture) revoke(t *testing.T) {
+	ctx, hubCluster, join := fx.ctx, fx.hub, fx.join
 	// Revoking: the tokens printed so far stop working at once, the next
 	// ones work; c1, registered, is not affected.
 	boundJoin := hubcli.JoinInfo{}
-	if err := json.Unmarshal([]byte(must("hub", "token", "--cluster-name", "c2", "-o", "json")), &boundJoin); err != nil {
+	if err := json.Unmarshal([]byte(fx.must(t, "hub", "token", "--cluster-name", "c2", "-o", "json")), &boundJoin); err != nil {
 		t.Fatal(err)
 	}
-	if out := must("hub", "token", "revoke", "--dry-run=server"); !strings.Contains(out, "would be deleted (server dry run)") {
+	if out := fx.must(t, "hub", "token", "revoke", "--dry-run=server"); !strings.Contains(out, "would be deleted (server dry run)") {
 		t.Errorf("hub token revoke --dry-run=server:\n%s", out)
 	}
 	expectTokenWorks(ctx, t, hubCluster, join.HubToken, true, "the shared token after a dry run")
-	if out := must("delete", "token"); !strings.Contains(out, "deleted and created anew") {
+	if out := fx.must(t, "delete", "token"); !strings.Contains(out, "deleted and created anew") {
 		t.Errorf("delete token (hub token revoke):\n%s", out)
 	}
 	expectTokenWorks(ctx, t, hubCluster, join.HubToken, false, "the shared token after revoke")
 	expectTokenWorks(ctx, t, hubCluster, boundJoin.HubToken, true, "c2's token after the shared ones were revoked")
-	must("hub", "token", "revoke", "--cluster-name", "c2")
+	fx.must(t, "hub", "token", "revoke", "--cluster-name", "c2")
 	expectTokenWorks(ctx, t, hubCluster, boundJoin.HubToken, false, "c2's token after revoke --cluster-name c2")
-	if err := json.Unmarshal([]byte(must("hub", "token", "-o", "json")), &join); err != nil {
+	if err := json.Unmarshal([]byte(fx.must(t, "hub", "token", "-o", "json")), &join); err != nil {
 		t.Fatal(err)
 	}
 	expectTokenWorks(ctx, t, hubCluster, join.HubToken, true, "a shared token issued after revoke")
+}
 
-	out = must("get", "clusters")
+// getClusters checks that get clusters and hub status show c1.
+func (fx *cliFixture) getClusters(t *testing.T) {
+	ctx := fx.ctx
+	out := fx.must(t, "get", "clusters")
 	if !strings.Contains(out, "NAME") || !strings.Contains(out, "HUB ACCEPTED") || !strings.Contains(out, "MANAGED CLUSTER URLS") || !strings.Contains(out, "c1") {
 		t.Errorf("get clusters:\n%s", out)
 	}
-	if out := must("get", "clusters", "-o", "name"); strings.TrimSpace(out) != "managedcluster.cluster.open-cluster-management.io/c1" {
+	if out := fx.must(t, "get", "clusters", "-o", "name"); strings.TrimSpace(out) != "managedcluster.cluster.open-cluster-management.io/c1" {
 		t.Errorf("get clusters -o name: %q", out)
 	}
 	framework.Eventually(ctx, t, pollTimeout, "c1 in set default in get clusters -o wide", func(context.Context) (bool, error) {
-		out := must("get", "clusters", "-o", "wide", "--clusterset", "default")
+		out := fx.must(t, "get", "clusters", "-o", "wide", "--clusterset", "default")
 		return strings.Contains(out, "CLUSTERSET") && strings.Contains(out, "default"), nil
 	})
-	if out := must("hub", "status"); !strings.Contains(out, "Hub controller:  available") || !strings.Contains(out, "1 total, 1 accepted") {
+	if out := fx.must(t, "hub", "status"); !strings.Contains(out, "Hub controller:  available") || !strings.Contains(out, "1 total, 1 accepted") {
 		t.Errorf("hub status:\n%s", out)
 	}
+}
 
-	_, _, err = kubectl("hub", "clean")
+// clean checks that hub clean removes the hub.
+func (fx *cliFixture) clean(t *testing.T) {
+	ctx, admin, boundBinding := fx.ctx, fx.admin, fx.boundBinding
+	_, _, err := fx.kubectl("hub", "clean")
 	assert.ErrorContains(t, err, "--force")
-	out = must("hub", "clean", "--force", "--timeout", "2m")
+	out := fx.must(t, "hub", "clean", "--force", "--timeout", "2m")
 	for _, want := range []string{"Deleted ManagedCluster c1", "Removed ClusterManager cluster-manager", "Removed Deployment open-cluster-management/cluster-manager"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("hub clean --force output lacks %q:\n%s", want, out)

@@ -28,6 +28,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/leaderelect"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
@@ -49,7 +50,7 @@ func StartWith(t *testing.T, timeout time.Duration, opts framework.Options) (con
 	t.Helper()
 	framework.SkipIfShort(t)
 	ctx, env := start(t, timeout, opts)
-	Install(ctx, t, env.Cluster("hub").Client())
+	Install(ctx, t, env.Cluster("hub").Client(), InstallOptions{Values: config.HubValues{LeaderElection: LeaderElection}})
 	return ctx, env
 }
 
@@ -87,32 +88,71 @@ func start(t *testing.T, timeout time.Duration, opts framework.Options) (context
 // succession would wait out a 60 s lease.
 var LeaderElection = config.LeaderElection{Timings: leaderelect.Timings{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second}}
 
-// Install applies what the ClusterManager operator installs (CRDs, RBAC,
-// admission policies, the hub controller) and the ClusterManager, as c's
-// user, without the operator itself, and runs the hub controller's
-// conversion webhook in-process (StartConversionWebhook) at the URL the
-// converted CRDs name, so that the add-on API answers at every version it
-// serves.
-func Install(ctx context.Context, t testing.TB, c client.Client) {
+// InstallOptions says how Install installs a hub. The zero value installs
+// what the ClusterManager operator installs, with the conversion webhook
+// in-process.
+type InstallOptions struct {
+	// Values are the values of the hub objects (config.HubObjects). Install
+	// sets ConversionWebhookURL to the webhook it runs, unless
+	// NoConversionWebhook is set.
+	Values config.HubValues
+	// NoClusterManager leaves out the ClusterManager: for hubs whose hub
+	// controller the component runner runs from the hub objects alone, and
+	// for the tests of the work agent.
+	NoClusterManager bool
+	// NoConversionWebhook runs no conversion webhook in-process: the hub
+	// controller the component runner runs serves it, or the tests read no
+	// add-on object (the work agent's).
+	NoConversionWebhook bool
+	// FieldManager applies the objects; apply's own when empty.
+	FieldManager string
+}
+
+// Install applies to the hub, as c's user, what the ClusterManager
+// operator installs (CRDs, RBAC, admission policies, the hub controller)
+// and the ClusterManager, without the operator itself, and runs the hub
+// controller's conversion webhook in-process (StartConversionWebhook) at
+// the URL the converted CRDs name, so that the add-on API answers at every
+// version it serves; opts leave out the ClusterManager or the webhook.
+func Install(ctx context.Context, t testing.TB, c client.Client, opts InstallOptions) {
 	t.Helper()
-	bind, url := ConversionWebhookAddress(t)
-	objs, err := config.HubObjects(config.HubValues{ConversionWebhookURL: url, LeaderElection: LeaderElection})
+	values := opts.Values
+	var bind string
+	if !opts.NoConversionWebhook {
+		bind, values.ConversionWebhookURL = ConversionWebhookAddress(t)
+	}
+	objs, err := config.HubObjects(values)
 	if err != nil {
 		t.Fatalf("render hub objects: %v", err)
 	}
-	operatorObjs, err := config.HubOperatorObjects(config.HubOperatorValues{HubLeaderElection: LeaderElection})
-	if err != nil {
-		t.Fatalf("render the ClusterManager: %v", err)
-	}
-	for _, u := range operatorObjs {
-		if u.GetKind() == "ClusterManager" {
-			objs = append(objs, u)
+	if !opts.NoClusterManager {
+		operatorObjs, err := config.HubOperatorObjects(config.HubOperatorValues{HubLeaderElection: values.LeaderElection})
+		if err != nil {
+			t.Fatalf("render the ClusterManager: %v", err)
+		}
+		for _, u := range operatorObjs {
+			if u.GetKind() == "ClusterManager" {
+				objs = append(objs, u)
+			}
 		}
 	}
-	if err := apply.Apply(ctx, c, objs, apply.Options{}); err != nil {
+	if err := apply.Apply(ctx, c, objs, apply.Options{FieldManager: opts.FieldManager}); err != nil {
 		t.Fatalf("apply hub objects: %v", err)
 	}
-	StartConversionWebhook(ctx, t, c, c, addonconversion.Options{BindAddress: bind})
+	if !opts.NoConversionWebhook {
+		StartConversionWebhook(ctx, t, c, c, addonconversion.Options{BindAddress: bind})
+	}
+}
+
+// BootstrapToken returns a bootstrap token of hub (on which Install ran),
+// valid for an hour, as `kubectl ocm hub token` prints it.
+func BootstrapToken(ctx context.Context, t testing.TB, hub *framework.Cluster) string {
+	t.Helper()
+	token, err := hub.ServiceAccountToken(ctx, config.OperatorNamespace, identity.BootstrapServiceAccount, time.Hour)
+	if err != nil {
+		t.Fatalf("bootstrap token of %s: %v", hub.Name, err)
+	}
+	return token
 }
 
 // ConversionWebhookAddress picks a free loopback port for the conversion

@@ -1,5 +1,9 @@
-// Package kit holds the small checks every integration test package uses,
-// written once.
+// Package kit is the test kit every test tier shares (test/integration,
+// test/e2e and test/bench): the small checks and object writers they all
+// use, written once here, and below it hubtest (a hub for the integration
+// tests), agenttest (in-process agents and fleets that join with `kubectl
+// ocm join`), clitest (the CLI in-process), identityhub (a hub on which
+// every identity exists) and mcptest (an MCP client).
 package kit
 
 import (
@@ -40,4 +44,23 @@ func ErrorSays(err error, says ...string) bool {
 		}
 	}
 	return true
+}
+
+// Step is one named step of a test whose steps share a fixture.
+type Step struct {
+	// Name names the subtest.
+	Name string
+	// Run is the step.
+	Run func(t *testing.T)
+}
+
+// RunSteps runs steps in order, each as a subtest of t, and stops t at the
+// first step that fails: each step builds on what the ones before it did.
+func RunSteps(t *testing.T, steps ...Step) {
+	t.Helper()
+	for _, s := range steps {
+		if !t.Run(s.Name, s.Run) {
+			t.Fatalf("step %q failed; the steps after it build on it and did not run", s.Name)
+		}
+	}
 }

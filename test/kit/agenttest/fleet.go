@@ -13,12 +13,11 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/join"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/runner"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 // TestImage is the agent image join installs in the tests; the component
@@ -57,8 +56,8 @@ type FleetOptions struct {
 	// NoRunner starts no component runner, for the tests of what join
 	// checks before it installs anything.
 	NoRunner bool
-	// Hub are the values of what InstallHub installs on the hub, such as
-	// the cluster importer.
+	// Hub are the values of what StartFleet installs on the hub
+	// (RunnerHub), such as the cluster importer.
 	Hub config.HubValues
 	// RunnerArgs are the component runner's Options.ExtraArgs.
 	RunnerArgs map[string][]string
@@ -67,8 +66,8 @@ type FleetOptions struct {
 // StartFleet starts, unless the tests run with -short, the hub "hub" and
 // the clusters of opts, runs the component runner on all of them with
 // ocm-controller built from the tree, installs on the hub what `hub init`
-// installs (InstallHub), and returns the fleet and a context that ends
-// after timeout or with t.
+// installs (hubtest.Install with RunnerHub), and returns the fleet and a
+// context that ends after timeout or with t.
 func StartFleet(t *testing.T, timeout time.Duration, opts FleetOptions) (context.Context, *Fleet) {
 	t.Helper()
 	framework.SkipIfShort(t)
@@ -97,33 +96,17 @@ func StartFleet(t *testing.T, timeout time.Duration, opts FleetOptions) (context
 			Binaries: map[string]string{config.ControllerImageName: bin}, Clusters: f.Env.Clusters(), ExtraArgs: opts.RunnerArgs,
 		})
 	}
-	f.Token = InstallHubWith(ctx, t, f.Hub, opts.Hub)
+	hubtest.Install(ctx, t, f.Hub.Client(), RunnerHub(opts.Hub))
+	f.Token = hubtest.BootstrapToken(ctx, t, f.Hub)
 	return ctx, f
 }
 
-// InstallHub applies to hub what `hub init` installs (config.HubObjects,
-// whose hub controller the component runner runs) and returns a bootstrap
-// token of hub, valid for an hour, as `hub token` prints it.
-func InstallHub(ctx context.Context, t testing.TB, hub *framework.Cluster) string {
-	t.Helper()
-	return InstallHubWith(ctx, t, hub, config.HubValues{})
-}
-
-// InstallHubWith is InstallHub with the values v.
-func InstallHubWith(ctx context.Context, t testing.TB, hub *framework.Cluster, v config.HubValues) string {
-	t.Helper()
-	objs, err := config.HubObjects(v)
-	if err != nil {
-		t.Fatalf("render the hub objects: %v", err)
-	}
-	if err := apply.Apply(ctx, hub.Client(), objs, apply.Options{FieldManager: "agenttest"}); err != nil {
-		t.Fatalf("apply the hub objects to %s: %v", hub.Name, err)
-	}
-	token, err := hub.ServiceAccountToken(ctx, config.OperatorNamespace, identity.BootstrapServiceAccount, time.Hour)
-	if err != nil {
-		t.Fatalf("bootstrap token of %s: %v", hub.Name, err)
-	}
-	return token
+// RunnerHub are the options of hubtest.Install for a hub whose hub
+// controller the component runner runs, as `hub init` installs it with
+// values v: the hub objects alone, the runner's hub controller serving the
+// conversion webhook.
+func RunnerHub(v config.HubValues) hubtest.InstallOptions {
+	return hubtest.InstallOptions{Values: v, NoClusterManager: true, NoConversionWebhook: true, FieldManager: "agenttest"}
 }
 
 // Flags selects context of the fleet's kubeconfig, as --kubeconfig and
