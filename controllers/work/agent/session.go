@@ -50,6 +50,8 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 	}
 	r := &workReconciler{
 		hub:           hub.GetClient(),
+		hubReader:     hub.GetAPIReader(),
+		payloads:      &a.payloads,
 		spoke:         a.spoke,
 		spokeReader:   a.spokeReader,
 		applier:       a.applier,

@@ -69,3 +69,25 @@ type ChunkRef struct {
 	// size is the uncompressed size of the chunk in bytes.
 	Size int64 `json:"size"`
 }
+
+// The condition the work agent sets on a ManifestWork whose manifest is a
+// ManifestPayload, and its reasons.
+const (
+	// WorkPayloadStaged is True when every chunk of the work's current
+	// generation is present and verified on the agent, which then applies
+	// it; False while some are missing or one failed its digest, when the
+	// cluster keeps the generation it ran before (the observedGeneration of
+	// the work's Applied condition), complete.
+	WorkPayloadStaged = "PayloadStaged"
+	// ReasonPayloadVerified: every chunk is present and verified.
+	ReasonPayloadVerified = "PayloadVerified"
+	// ReasonChunksMissing: some chunks are not on the hub yet; the message
+	// says how much of the payload is present.
+	ReasonChunksMissing = "ChunksMissing"
+	// ReasonChunkDigestMismatch: a chunk's content is not what its digest
+	// says; the message names it.
+	ReasonChunkDigestMismatch = "ChunkDigestMismatch"
+	// ReasonInvalidPayload: the ManifestPayload cannot be used (not the only
+	// manifest, a bad digest or size, over a limit).
+	ReasonInvalidPayload = "InvalidPayload"
+)
