@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +20,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	workagent "github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
+	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/agenttest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -184,6 +189,42 @@ func TestLargePayload(t *testing.T) {
 		})
 	})
 
+	t.Run("an agent stopped mid-transfer leaves the previous generation whole", func(t *testing.T) {
+		// The agent reads the hub slowly: a pass over the payload's 100
+		// chunks takes about 20 s.
+		s.stop()
+		s.stop = agenttest.StartWorkAgent(s.root, s.spoke, workagent.Options{Namespace: agentNS, HubQPS: 5, HubBurst: 1})
+		// Generation 4 changes every ConfigMap but one, so that any of it
+		// applied would show.
+		all := map[int]bool{}
+		for i := range payloadConfigMaps {
+			all[i] = true
+		}
+		chunks, _, manifests := splitPayload(t, payloadManifests(t, all, nil))
+		last := chunks[len(chunks)-1]
+		_, err := payload.Write(ctx, s.hubC, clusterName, chunks[:len(chunks)-1])
+		require.NoError(t, err)
+		s.updateWork(ctx, t, name, func(w *workv1.ManifestWork) { w.Spec.Workload.Manifests = manifests })
+		w := s.waitWorkCondition(ctx, t, name, payloadv1alpha1.WorkPayloadStaged, metav1.ConditionFalse)
+		staged := meta.FindStatusCondition(w.Status.Conditions, payloadv1alpha1.WorkPayloadStaged)
+		assert.Contains(t, staged.Message, fmt.Sprintf("%d of %d chunks", len(chunks)-1, len(chunks)))
+		assert.Contains(t, staged.Message, "the cluster keeps generation 3")
+
+		// The last chunk arrives while the agent is reading the others
+		// again, and the agent stops before it is through.
+		_, err = payload.Write(ctx, s.hubC, clusterName, []payload.Chunk{last})
+		require.NoError(t, err)
+		s.stop()
+		require.NoError(t, s.payloadOnCluster(ctx, map[int]bool{3: true}, nil), "the cluster runs generation 3, whole")
+
+		s.startAgent()
+		s.waitWorkCondition(ctx, t, name, payloadv1alpha1.WorkPayloadStaged, metav1.ConditionTrue)
+		s.waitWorkCondition(ctx, t, name, workv1.WorkApplied, metav1.ConditionTrue)
+		framework.Eventually(ctx, t, pollTimeout, "generation 4 on the cluster", func(ctx context.Context) (bool, error) {
+			return s.payloadOnCluster(ctx, all, nil) == nil, nil
+		})
+	})
+
 	t.Run("an agent reads its own cluster's chunks only and writes none", func(t *testing.T) {
 		agent, err := client.New(s.agentConfig(t, clusterName, "agent1"), client.Options{Scheme: apis.Scheme})
 		require.NoError(t, err)
@@ -212,6 +253,54 @@ func TestLargePayload(t *testing.T) {
 		require.NoError(t, err)
 		obj.Name = "my-chunk"
 		require.ErrorContains(t, s.hubC.Create(ctx, obj), "a ManifestChunk is named sha256-<the 64 hex digits")
+	})
+
+	t.Run("the hub refuses a ManifestPayload beside other manifests or over the limits", func(t *testing.T) {
+		_, ref, manifests := splitPayload(t, payloadManifests(t, nil, nil))
+		over := *ref
+		over.Spec.Size = payloadv1alpha1.MaxPayloadSize + 1
+		overManifest, err := payload.Manifest(&over)
+		require.NoError(t, err)
+		for _, tt := range []struct {
+			name      string
+			manifests []workv1.Manifest
+			wantErr   string
+		}{
+			{"beside a ConfigMap", append(toManifests(t, configMap("default", "beside", "1")), manifests...),
+				"a ManifestPayload must be the only manifest of its work, and this one holds 2"},
+			{"over 256 MiB", []workv1.Manifest{overManifest}, "at most 268435456 bytes (spec.size, 256 MiB)"},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				w := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: clusterName, Name: "refused"}}
+				w.Spec.Workload.Manifests = tt.manifests
+				require.ErrorContains(t, s.hubC.Create(ctx, w), tt.wantErr)
+			})
+		}
+	})
+
+	t.Run("kubectl ocm work create delivers a large payload", func(t *testing.T) {
+		// work create checks that the cluster is accepted.
+		kit.MustCreate(ctx, t, s.hubC, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: clusterName},
+			Spec: clusterv1.ManagedClusterSpec{HubAcceptsClient: true}})
+		dir := t.TempDir()
+		for i := range 12 {
+			cm := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cli-%02d\n  namespace: default\ndata:\n  v: %q\n",
+				i, strings.Repeat(fmt.Sprintf("cli-%02d;", i), (64<<10)/7))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("cm-%02d.yaml", i)), []byte(cm), 0o600))
+		}
+		r := s.ocm.Run(ctx, "work", "create", "cli-large", "-f", dir, "--clusters", clusterName)
+		require.NoError(t, r.Err, r.ErrOut)
+		assert.Contains(t, r.Out, "Payload of cli-large: 12 chunks written to namespace "+clusterName)
+		assert.Contains(t, r.Out, "ManifestWork cli-large created in cluster "+clusterName)
+		s.waitWorkCondition(ctx, t, "cli-large", workv1.WorkApplied, metav1.ConditionTrue)
+		cm, err := s.configMap(ctx, "default", "cli-11")
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(cm.Data["v"], "cli-11;"))
+
+		// Again with --overwrite: every chunk is there already.
+		r = s.ocm.Run(ctx, "work", "create", "cli-large", "-f", dir, "--clusters", clusterName, "--overwrite")
+		require.NoError(t, r.Err, r.ErrOut)
+		assert.Contains(t, r.Out, "0 chunks written to namespace "+clusterName+" (0 bytes, 0 stored), 12 already there")
 	})
 
 	t.Run("a small work keeps OCM's form", func(t *testing.T) {
