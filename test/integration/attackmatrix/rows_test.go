@@ -122,10 +122,12 @@ var rows = []row{
 	{name: "ManifestChunk: create (own cluster)", writes: []write{
 		create("write a chunk of a payload", func() client.Object { return newChunk(nil, cluster1, "created") }),
 	}},
-	{name: "ManifestChunk: change or delete (own cluster)", writes: []write{
+	{name: "ManifestChunk: change (own cluster)", writes: []write{
 		change("replace a chunk's content", cluster1, preparedChunk(), func(c *payloadv1alpha1.ManifestChunk) {
 			c.Spec.Encoding, c.Spec.Data = payloadv1alpha1.EncodingIdentity, []byte("evil\n")
 		}),
+	}},
+	{name: "ManifestChunk: delete (own cluster)", writes: []write{
 		remove("delete a chunk", func() client.Object {
 			return &payloadv1alpha1.ManifestChunk{ObjectMeta: metav1.ObjectMeta{Namespace: cluster1, Name: preparedChunk()}}
 		}),

@@ -11,13 +11,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/payloadgc"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/hubtest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
 )
 
@@ -135,5 +138,39 @@ func TestReplicaSetLargePayload(t *testing.T) {
 			}
 		}
 		assert.Equal(t, 1, added, "chunks added to %s", c1)
+	})
+	t.Run("chunks nothing lists are collected after their grace period", func(t *testing.T) {
+		orphan := payload.Chunk{Ref: payloadv1alpha1.ChunkRef{Digest: payload.Digest([]byte("orphan\n")), Size: 7}, Data: []byte("orphan\n")}
+		_, err := payload.Write(s.ctx, s.admin, ns, []payload.Chunk{orphan})
+		require.NoError(t, err)
+		// The first template's chunk of ConfigMap 17 is listed by the set's
+		// first revision in its namespace, and by nothing in the clusters'.
+		old := chunks[17].Name()
+		hubtest.RunControllers(t, s.hub, 2, func(mgr ctrl.Manager) error {
+			return (&payloadgc.Reconciler{Client: mgr.GetClient(), GracePeriod: 2 * time.Second}).SetupWithManager(mgr)
+		})
+		s.poll(t, "the unlisted chunks collected", func(ctx context.Context) (bool, error) {
+			inSet, err := s.chunkNames(ctx, ns)
+			if err != nil {
+				return false, err
+			}
+			inCluster, err := s.chunkNames(ctx, c1)
+			return !inSet[orphan.Name()] && !inCluster[old], err
+		})
+		inSet, err := s.chunkNames(s.ctx, ns)
+		require.NoError(t, err)
+		assert.True(t, inSet[old], "a chunk a kept revision lists stays, for undo")
+		works, err := s.works(s.ctx, ns, name)
+		require.NoError(t, err)
+		for c, w := range works {
+			p, err := payload.Of(&w.Spec)
+			require.NoError(t, err)
+			have, err := s.chunkNames(s.ctx, c)
+			require.NoError(t, err)
+			for _, ref := range p.Spec.Chunks {
+				assert.True(t, have[payload.ChunkName(ref.Digest)], "%s keeps the chunks its work lists", c)
+			}
+			assert.Len(t, have, len(p.Spec.Chunks), "%s keeps only those", c)
+		}
 	})
 }
