@@ -231,7 +231,7 @@ func Decode(obj *payloadv1alpha1.ManifestChunk, want payloadv1alpha1.ChunkRef) (
 		if err != nil {
 			return nil, &DigestError{Chunk: name, Reason: "its gzip data is damaged: " + err.Error()}
 		}
-		defer zr.Close() //nolint:errcheck // a reader's close has nothing to report
+		defer zr.Close()
 		r = zr
 	case payloadv1alpha1.EncodingIdentity:
 	default:
