@@ -13,11 +13,58 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 )
+
+// watchChunks feeds c the works of cluster that wait for chunks when a chunk
+// is created in the cluster's namespace, so that a payload applies as soon
+// as its last chunk arrives. It watches the chunks' metadata only, and not
+// at all on a hub that does not serve ManifestChunks (a hub older than the
+// agent), whose works then wait for their retry.
+func watchChunks(c controller.Controller, hub cluster.Cluster, works client.Reader, clusterName string) error {
+	gvk := payloadv1alpha1.GroupVersion.WithKind("ManifestChunk")
+	if _, err := hub.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil
+		}
+		return fmt.Errorf("look up ManifestChunks on the hub: %w", err)
+	}
+	chunk := &metav1.PartialObjectMetadata{}
+	chunk.SetGroupVersionKind(gvk)
+	waiting := func(ctx context.Context, _ *metav1.PartialObjectMetadata) []reconcile.Request {
+		list := &workv1.ManifestWorkList{}
+		if err := works.List(ctx, list, client.InNamespace(clusterName)); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		for i := range list.Items {
+			w := &list.Items[i]
+			if c := meta.FindStatusCondition(w.Status.Conditions, payloadv1alpha1.WorkPayloadStaged); c != nil && c.Reason == payloadv1alpha1.ReasonChunksMissing {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(w)})
+			}
+		}
+		return out
+	}
+	created := predicate.TypedFuncs[*metav1.PartialObjectMetadata]{
+		UpdateFunc:  func(event.TypedUpdateEvent[*metav1.PartialObjectMetadata]) bool { return false },
+		DeleteFunc:  func(event.TypedDeleteEvent[*metav1.PartialObjectMetadata]) bool { return false },
+		GenericFunc: func(event.TypedGenericEvent[*metav1.PartialObjectMetadata]) bool { return false },
+	}
+	if err := c.Watch(source.Kind(hub.GetCache(), chunk, handler.TypedEnqueueRequestsFromMapFunc(waiting), created)); err != nil {
+		return fmt.Errorf("watch ManifestChunks: %w", err)
+	}
+	return nil
+}
 
 // missingChunksRetry caps the retry delay of a payload whose chunks are not
 // all on the hub yet: they are being written.

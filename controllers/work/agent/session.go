@@ -81,6 +81,9 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 	if err := a.watch(ctx, c, hub.GetCache(), r); err != nil {
 		return err
 	}
+	if err := watchChunks(c, hub, r.hub, cred.ClusterName); err != nil {
+		return err
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
 	wg.Go(func() { errs <- hub.Start(ctx) })
