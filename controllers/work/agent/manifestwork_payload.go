@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -70,54 +69,6 @@ func watchChunks(c controller.Controller, hub cluster.Cluster, works client.Read
 // all on the hub yet: they are being written.
 const missingChunksRetry = 5 * time.Second
 
-// payloadCache keeps the manifests of each work's last verified payload,
-// so that a work's resync does not fetch its chunks again. A nil cache
-// keeps nothing.
-type payloadCache struct {
-	mu    sync.Mutex
-	works map[string]cachedPayload
-}
-
-// cachedPayload is one work's verified payload: the digest of its chunk
-// list and its manifests.
-type cachedPayload struct {
-	key       string
-	manifests []workv1.Manifest
-}
-
-func (c *payloadCache) get(work, key string) []workv1.Manifest {
-	if c == nil {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if p, ok := c.works[work]; ok && p.key == key {
-		return p.manifests
-	}
-	return nil
-}
-
-func (c *payloadCache) put(work, key string, manifests []workv1.Manifest) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.works == nil {
-		c.works = map[string]cachedPayload{}
-	}
-	c.works[work] = cachedPayload{key: key, manifests: manifests}
-}
-
-func (c *payloadCache) forget(work string) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.works, work)
-}
-
 // stagePayload replaces, in work.Spec, a ManifestPayload with the manifests
 // of its chunks once every chunk is present on the hub and verified, and
 // sets the work's PayloadStaged condition. It returns ok false when the work
@@ -143,8 +94,13 @@ func (r *workReconciler) stagePayload(ctx context.Context, work *workv1.Manifest
 	manifests := r.payloads.get(work.Name, key)
 	if manifests == nil {
 		var progress payload.Progress
-		manifests, progress, err = payload.Load(ctx, &p.Spec, r.chunkGetter())
+		get, staged := r.payloads.getter(work.Name, r.chunkGetter())
+		manifests, progress, err = payload.Load(ctx, &p.Spec, get)
 		var digestErr *payload.DigestError
+		if errors.As(err, &digestErr) {
+			delete(staged, digestErr.Chunk)
+		}
+		r.payloads.staged(work.Name, staged, err == nil && progress.Complete())
 		switch {
 		case errors.As(err, &digestErr):
 			r.setPayloadStaged(work, metav1.ConditionFalse, payloadv1alpha1.ReasonChunkDigestMismatch,
