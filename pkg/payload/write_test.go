@@ -29,7 +29,7 @@ func TestCopyResumesAfterAFailure(t *testing.T) {
 	require.NoError(t, err)
 
 	creates := 0
-	failing := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+	failing := interceptor.NewClient(base, interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			creates++
 			if creates == 3 {
