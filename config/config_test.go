@@ -34,6 +34,7 @@ var wantCRDs = map[string][]string{
 	"clusterprofiles.multicluster.x-k8s.io":                        {"v1alpha1"},
 	"placementdecisions.multicluster.x-k8s.io":                     {"v1alpha1"},
 	"rolloutapprovals.rollout.kubectl-ocm.io":                      {"v1alpha1"},
+	"manifestchunks.work.kubectl-ocm.io":                           {"v1alpha1"},
 }
 
 func TestCRDsDecodeEveryFile(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package apis holds the one runtime.Scheme of kubectl-ocm: Kubernetes' built-in
 // types, CustomResourceDefinitions, every Open Cluster Management API group
-// this project serves, its own rollout.kubectl-ocm.io, the Cluster
+// this project serves, its own rollout.kubectl-ocm.io and work.kubectl-ocm.io, the Cluster
 // Inventory API's ClusterProfile and Cluster API's Cluster (which the
 // cluster importer reads). Every client and manager in the project uses it.
 package apis
@@ -21,6 +21,7 @@ import (
 	multiclusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/multicluster/v1alpha1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
+	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 )
@@ -43,6 +44,7 @@ var addToSchemeFuncs = []func(*runtime.Scheme) error{
 	operatorv1.AddToScheme,
 	multiclusterv1alpha1.AddToScheme,
 	rolloutv1alpha1.AddToScheme,
+	payloadv1alpha1.AddToScheme,
 	capiv1.AddToScheme,
 }
 

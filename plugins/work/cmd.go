@@ -46,9 +46,15 @@ func newCmdCreate(getter genericclioptions.RESTClientGetter, streams genericioop
 		Short: "Create a ManifestWork NAME in each cluster's namespace, or a ManifestWorkReplicaSet following a Placement",
 		Long: fmt.Sprintf(`Create a ManifestWork NAME in the namespace of each managed cluster given with
 --clusters, holding the manifests read from -f (files of YAML or JSON documents,
-and directories; -R for their subdirectories), at most %d KiB in all. Each
-cluster must exist and be accepted; --overwrite replaces the manifests of
-existing works.
+and directories; -R for their subdirectories). Each cluster must exist and be
+accepted; --overwrite replaces the manifests of existing works.
+
+Manifests over %d KiB in all, what one ManifestWork holds, are delivered as a
+large payload, up to 256 MiB: they are cut into ManifestChunks, each named by
+the digest of its content, written to each cluster's namespace (or the
+placement's) before the work, which lists them in one ManifestPayload
+manifest. A chunk already there is not written again. The agent applies the
+payload once every chunk is present and verified.
 
 With --placement NAMESPACE/NAME instead, the manifests go into one
 ManifestWorkReplicaSet NAME in the placement's namespace, which the hub rolls

@@ -51,6 +51,10 @@ type CreateOptions struct {
 	DryRun string
 	// Rollout holds --placement, --replicaset and the rollout flags.
 	Rollout RolloutFlags
+
+	// payload is the split payload of manifests over the limit of one
+	// ManifestWork, once packPayload made it.
+	payload *largePayload
 }
 
 // NewCreateOptions returns CreateOptions for the hub getter selects.

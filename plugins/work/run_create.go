@@ -27,7 +27,9 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := cli.ValidateManifests(manifests, workv1.DefaultManifestsSizeLimit); err != nil {
+	// Manifests over the limit of one ManifestWork become a large payload
+	// (packPayload).
+	if err := cli.ValidateManifests(manifests, sizeLimit(manifests)); err != nil {
 		return err
 	}
 	if o.Rollout.Placement != "" {
@@ -36,7 +38,11 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	if o.DryRun == cli.DryRunClient {
 		works := make([]*unstructured.Unstructured, 0, len(o.Clusters))
 		for _, cluster := range o.Clusters {
-			u, err := cli.ToUnstructured(o.buildWork(cluster, manifests, nil))
+			w := o.buildWork(cluster, manifests, nil)
+			if err := o.packPayload(&w.Spec); err != nil {
+				return err
+			}
+			u, err := cli.ToUnstructured(w)
 			if err != nil {
 				return err
 			}
@@ -59,7 +65,14 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	}
 	var written []*unstructured.Unstructured
 	for _, cluster := range o.Clusters {
-		work, err := cli.Apply(ctx, c, o.buildWork(cluster, manifests, mapper), o.DryRun == cli.DryRunServer)
+		w := o.buildWork(cluster, manifests, mapper)
+		if err := o.packPayload(&w.Spec); err != nil {
+			return err
+		}
+		if err := o.writeChunks(ctx, c, cluster); err != nil {
+			return err
+		}
+		work, err := cli.Apply(ctx, c, w, o.DryRun == cli.DryRunServer)
 		if err != nil {
 			return fmt.Errorf("write ManifestWork %s to cluster %s on %s: %w", o.Name, cluster, cfg.Host, err)
 		}

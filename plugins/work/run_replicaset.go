@@ -25,7 +25,11 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []cli.Manif
 		return nil
 	}
 	if o.DryRun == cli.DryRunClient {
-		u, err := cli.ToUnstructured(o.buildReplicaSet(manifests, nil))
+		mwrs := o.buildReplicaSet(manifests, nil)
+		if err := o.packPayload(&mwrs.Spec.ManifestWorkTemplate); err != nil {
+			return err
+		}
+		u, err := cli.ToUnstructured(mwrs)
 		if err != nil {
 			return err
 		}
@@ -56,6 +60,12 @@ func (o *CreateOptions) runReplicaSet(ctx context.Context, manifests []cli.Manif
 		return fmt.Errorf("read ManifestWorkReplicaSet %s/%s on %s: %w", r.PlacementNamespace, o.Name, cfg.Host, err)
 	}
 	mwrs := o.buildReplicaSet(manifests, o.mapper())
+	if err := o.packPayload(&mwrs.Spec.ManifestWorkTemplate); err != nil {
+		return err
+	}
+	if err := o.writeChunks(ctx, c, r.PlacementNamespace); err != nil {
+		return err
+	}
 	u, err := cli.Apply(ctx, c, mwrs, o.DryRun == cli.DryRunServer)
 	if err != nil {
 		return fmt.Errorf("write ManifestWorkReplicaSet %s/%s on %s: %w", r.PlacementNamespace, o.Name, cfg.Host, err)

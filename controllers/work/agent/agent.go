@@ -60,6 +60,9 @@ type Agent struct {
 	// AppliedManifestWork controller when their ManifestWork comes or goes.
 	hub         atomic.Pointer[hubView]
 	evictEvents chan event.GenericEvent
+	// payloads keeps the works' last verified large payloads across
+	// sessions.
+	payloads payloadCache
 	// log is the manager's logger, named for the work agent.
 	log logr.Logger
 }

@@ -38,8 +38,12 @@ const (
 // workReconciler applies one cluster's ManifestWorks from one hub to the
 // managed cluster and reports their status on the hub.
 type workReconciler struct {
-	// hub reads ManifestWorks from the session's cache and writes them.
-	hub client.Client
+	// hub reads ManifestWorks from the session's cache and writes them;
+	// hubReader reads ManifestChunks around the cache.
+	hub       client.Client
+	hubReader client.Reader
+	// payloads keeps the works' last verified large payloads.
+	payloads *payloadCache
 	// spoke reads AppliedManifestWorks from the manager's cache and writes
 	// them; spokeReader reads around the cache.
 	spoke       client.Client
@@ -80,6 +84,7 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		if apierrors.IsNotFound(err) {
 			r.watcher.Forget(req.Name)
 			r.records.forget(req.Name)
+			r.payloads.forget(req.Name)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -114,7 +119,14 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	}
 
 	h := patch.NewHelper(work, r.hub)
-	result, record, err := r.reconcileNormal(ctx, work, amw)
+	// A large payload is applied only once all of it is present and
+	// verified; until then the cluster keeps the generation it runs.
+	restore, result, ok, err := r.stagePayload(ctx, work)
+	var record func(context.Context) error
+	if ok {
+		result, record, err = r.reconcileNormal(ctx, work, amw)
+	}
+	restore()
 	// The AppliedManifestWork's record of the applied objects and the
 	// work's status are written at once too.
 	var recordErr error

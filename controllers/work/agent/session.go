@@ -50,6 +50,8 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 	}
 	r := &workReconciler{
 		hub:           hub.GetClient(),
+		hubReader:     hub.GetAPIReader(),
+		payloads:      &a.payloads,
 		spoke:         a.spoke,
 		spokeReader:   a.spokeReader,
 		applier:       a.applier,
@@ -78,6 +80,9 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if err := a.watch(ctx, c, hub.GetCache(), r); err != nil {
+		return err
+	}
+	if err := watchChunks(c, hub, r.hub, cred.ClusterName); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup

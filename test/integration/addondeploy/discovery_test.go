@@ -18,7 +18,7 @@ import (
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
-	"github.com/kubectl-ocm/kubectl-ocm/test/integration/internal/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
 )
 
 // discoveredCluster is the managed cluster whose add-on finds its hosting

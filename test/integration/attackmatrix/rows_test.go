@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"slices"
+	"testing"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -26,9 +27,11 @@ import (
 
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
+	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/importer"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 	"github.com/kubectl-ocm/kubectl-ocm/test/kit/identityhub"
 )
@@ -116,6 +119,19 @@ var rows = []row{
 	}},
 	{name: "ManifestWork: status (own cluster)", writes: []write{
 		changeStatus("report a condition", cluster1, workName, func(w *workv1.ManifestWork) { probe(&w.Status.Conditions) }),
+	}},
+	{name: "ManifestChunk: create (own cluster)", writes: []write{
+		create("write a chunk of a payload", func() client.Object { return newChunk(nil, cluster1, "created") }),
+	}},
+	{name: "ManifestChunk: change (own cluster)", writes: []write{
+		change("replace a chunk's content", cluster1, preparedChunk(), func(c *payloadv1alpha1.ManifestChunk) {
+			c.Spec.Encoding, c.Spec.Data = payloadv1alpha1.EncodingIdentity, []byte("evil\n")
+		}),
+	}},
+	{name: "ManifestChunk: delete (own cluster)", writes: []write{
+		remove("delete a chunk", func() client.Object {
+			return &payloadv1alpha1.ManifestChunk{ObjectMeta: metav1.ObjectMeta{Namespace: cluster1, Name: preparedChunk()}}
+		}),
 	}},
 	{name: "ManagedCluster: spec, labels or annotations (own cluster)", writes: []write{
 		change("add a taint", "", cluster1, func(mc *clusterv1.ManagedCluster) {
@@ -363,6 +379,21 @@ func token(namespace, name string) write {
 		return c.SubResource("token").Create(ctx, sa, &authenticationv1.TokenRequest{}, client.DryRunAll)
 	}}}
 }
+
+// newChunk returns the ManifestChunk of namespace that holds content,
+// named by its digest as the hub requires.
+func newChunk(t *testing.T, namespace, content string) *payloadv1alpha1.ManifestChunk {
+	data := []byte(content + "\n")
+	obj, err := payload.Object(namespace, payload.Chunk{Ref: payloadv1alpha1.ChunkRef{Digest: payload.Digest(data), Size: int64(len(data))}, Data: data})
+	if err != nil && t != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// preparedChunk is the name of the ManifestChunk prepare creates in each
+// cluster namespace.
+func preparedChunk() string { return payload.ChunkName(payload.Digest([]byte("prepared\n"))) }
 
 // addManifest adds a binding of cluster-admin to the work's manifests.
 func addManifest(w *workv1.ManifestWork) {

@@ -52,7 +52,7 @@ func (s *setup) read(ctx context.Context, key client.ObjectKey, obj client.Objec
 }
 
 // prepare creates, as the administrator, the objects the matrix writes:
-// a ManifestWork and a lease in each cluster's namespace, an unaccepted
+// a ManifestWork, a ManifestChunk and a lease in each cluster's namespace, an unaccepted
 // ManagedCluster, cluster1's import Secret, an AddOnTemplate, a token
 // identity of cluster2 (as if it used the token driver), the grants of
 // the namespace editor and the template author; lets the shared bootstrap
@@ -64,6 +64,7 @@ func prepare(t *testing.T, h *identityhub.Hub) *setup {
 	s := &setup{h: h, admin: h.Admin}
 	for _, ns := range []string{cluster1, cluster2} {
 		kit.MustCreate(ctx, t, s.admin, newWork(ns))
+		kit.MustCreate(ctx, t, s.admin, newChunk(t, ns, "prepared"))
 		lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: leaseName}}
 		if err := s.admin.Create(ctx, lease); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatalf("create lease %s/%s: %v", ns, leaseName, err)

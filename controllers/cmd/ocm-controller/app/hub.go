@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/proxy/hub/registrar"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub/lease"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/payloadgc"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/propagation"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/replicaset"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/workttl"
@@ -156,6 +157,9 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	}
 	if err := workttl.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("set up the ManifestWork TTL controller: %w", err)
+	}
+	if err := payloadgc.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the ManifestChunk collector: %w", err)
 	}
 	if _, err := propagation.SetupWithManager(mgr); err != nil {
 		return err

@@ -9,10 +9,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/text"
 )
@@ -75,6 +77,9 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 		delete(mw.Annotations, workv1.TakeOverAnnotation)
 	}
 	mw.Spec = *d.spec.DeepCopy()
+	if err := r.copyChunks(ctx, mwrs.Namespace, cluster, &mw.Spec); err != nil {
+		return nil, err
+	}
 	if current == nil {
 		if err := r.Client.Create(ctx, mw); err != nil {
 			if apierrors.IsAlreadyExists(err) {
@@ -91,6 +96,35 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 		return nil, fmt.Errorf("update ManifestWork %s/%s: %w", cluster, mwrs.Name, err)
 	}
 	return mw, nil
+}
+
+// The chunks of large payloads, copied from a set's namespace into its
+// clusters' namespaces.
+// +kubebuilder:rbac:groups=work.kubectl-ocm.io,resources=manifestchunks,verbs=get;create
+
+// copyChunks copies the chunks of spec's ManifestPayload, if it holds one,
+// from the set's namespace to the cluster's, so that the cluster's work is
+// written only once its whole payload is there. Each chunk the cluster's
+// namespace already has is kept: its name is its content.
+func (r *Reconciler) copyChunks(ctx context.Context, from, cluster string, spec *workv1.ManifestWorkSpec) error {
+	p, err := payload.Of(spec)
+	if err != nil {
+		// The agent reports a bad payload on the work, where its author
+		// looks for it.
+		ctrl.LoggerFrom(ctx).V(2).Info("Writing a ManifestWork whose payload is not valid", "cluster", cluster, "reason", err.Error())
+		return nil
+	}
+	if p == nil {
+		return nil
+	}
+	reader := r.APIReader
+	if reader == nil {
+		reader = r.Client
+	}
+	if _, err := payload.Copy(ctx, reader, r.Client, from, cluster, &p.Spec); err != nil {
+		return fmt.Errorf("payload of ManifestWork %s: %w", cluster, err)
+	}
+	return nil
 }
 
 // deniedRetry is how often the controller tries again to write a

@@ -1,0 +1,176 @@
+package replicaset
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/payloadgc"
+	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
+	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
+	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
+)
+
+// largeTemplate is the payload of 40 ConfigMaps of 64 KiB, 2.5 MiB in all,
+// the ConfigMap of index changed holding other data: its chunks and the one
+// manifest that stands for them.
+func largeTemplate(t *testing.T, changed int) ([]payload.Chunk, workv1.Manifest) {
+	t.Helper()
+	manifests := make([]workv1.Manifest, 40)
+	for i := range manifests {
+		seed := fmt.Sprintf("cm-%02d", i)
+		if i == changed {
+			seed += "-changed"
+		}
+		raw := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%02d","namespace":"app"},"data":{"v":%q}}`,
+			i, strings.Repeat(seed, (64<<10)/len(seed)))
+		manifests[i] = workv1.Manifest{RawExtension: runtime.RawExtension{Raw: []byte(raw)}}
+	}
+	ref, chunks, err := payload.Split("app", manifests)
+	require.NoError(t, err)
+	m, err := payload.Manifest(ref)
+	require.NoError(t, err)
+	return chunks, m
+}
+
+// chunkNames lists the names of the ManifestChunks of namespace ns.
+func (s *suite) chunkNames(ctx context.Context, ns string) (map[string]bool, error) {
+	list := &payloadv1alpha1.ManifestChunkList{}
+	if err := s.admin.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, c := range list.Items {
+		out[c.Name] = true
+	}
+	return out, nil
+}
+
+// TestReplicaSetLargePayload rolls a template whose manifests are a large
+// payload out to clusters: the controller copies the chunks each cluster's
+// namespace lacks before it writes the cluster's work, and writes no work
+// while a chunk is missing from the set's namespace.
+func TestReplicaSetLargePayload(t *testing.T) {
+	framework.SkipIfShort(t)
+	s := setup(t)
+	const ns, name = "large", "large"
+	for _, c := range []string{c1, c2} {
+		s.cluster(t, c, nil)
+	}
+	s.placement(t, ns, "p", group{clusters: []string{c1, c2}})
+
+	chunks, m := largeTemplate(t, -1)
+	require.Greater(t, len(chunks), 10)
+	_, err := payload.Write(s.ctx, s.admin, ns, chunks[1:])
+	require.NoError(t, err)
+	mwrs := newMWRS(ns, name, "p", clusterv1alpha1.RolloutStrategy{}, "")
+	mwrs.Spec.ManifestWorkTemplate.Workload.Manifests = []workv1.Manifest{m}
+	kit.Must(t, "create", s.admin.Create(s.ctx, mwrs))
+
+	t.Run("no work is written while a chunk is missing", func(t *testing.T) {
+		framework.Consistently(s.ctx, t, 3*time.Second, "no ManifestWork", func(ctx context.Context) (bool, error) {
+			works, err := s.works(ctx, ns, name)
+			return len(works) == 0, err
+		})
+	})
+
+	t.Run("the chunks reach every cluster's namespace before its work", func(t *testing.T) {
+		_, err := payload.Write(s.ctx, s.admin, ns, chunks[:1])
+		require.NoError(t, err)
+		works := s.waitWorks(t, ns, name, c1, c2)
+		for c, w := range works {
+			assert.JSONEq(t, string(m.Raw), string(w.Spec.Workload.Manifests[0].Raw), "the work of %s", c)
+			p, err := payload.Of(&w.Spec)
+			require.NoError(t, err)
+			got, progress, err := payload.Load(s.ctx, &p.Spec, func(ctx context.Context, n string) (*payloadv1alpha1.ManifestChunk, error) {
+				obj := &payloadv1alpha1.ManifestChunk{}
+				return obj, s.admin.Get(ctx, client.ObjectKey{Namespace: c, Name: n}, obj)
+			})
+			require.NoError(t, err)
+			assert.True(t, progress.Complete(), "%s: %s", c, progress)
+			assert.Len(t, got, 40)
+		}
+	})
+
+	t.Run("a new template copies only the chunks that changed", func(t *testing.T) {
+		before, err := s.chunkNames(s.ctx, c1)
+		require.NoError(t, err)
+		next, m2 := largeTemplate(t, 17)
+		want, err := payload.Of(&workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{m2}}})
+		require.NoError(t, err)
+		written, err := payload.Write(s.ctx, s.admin, ns, next)
+		require.NoError(t, err)
+		require.Equal(t, int64(1), written.Chunks, "one ConfigMap changed")
+		kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKeyFromObject(mwrs), mwrs))
+		mwrs.Spec.ManifestWorkTemplate.Workload.Manifests = []workv1.Manifest{m2}
+		kit.Must(t, "update template", s.admin.Update(s.ctx, mwrs))
+		s.poll(t, "the new template on both clusters", func(ctx context.Context) (bool, error) {
+			works, err := s.works(ctx, ns, name)
+			if err != nil || len(works) != 2 {
+				return false, err
+			}
+			for _, w := range works {
+				if p, err := payload.Of(&w.Spec); err != nil || p == nil || !slices.Equal(p.Spec.Chunks, want.Spec.Chunks) {
+					return false, err
+				}
+			}
+			return true, nil
+		})
+		after, err := s.chunkNames(s.ctx, c1)
+		require.NoError(t, err)
+		added := 0
+		for n := range after {
+			if !before[n] {
+				added++
+			}
+		}
+		assert.Equal(t, 1, added, "chunks added to %s", c1)
+	})
+	t.Run("chunks nothing lists are collected after their grace period", func(t *testing.T) {
+		orphan := payload.Chunk{Ref: payloadv1alpha1.ChunkRef{Digest: payload.Digest([]byte("orphan\n")), Size: 7}, Data: []byte("orphan\n")}
+		_, err := payload.Write(s.ctx, s.admin, ns, []payload.Chunk{orphan})
+		require.NoError(t, err)
+		// The first template's chunk of ConfigMap 17 is listed by the set's
+		// first revision in its namespace, and by nothing in the clusters'.
+		old := chunks[17].Name()
+		hubtest.RunControllers(t, s.hub, 2, func(mgr ctrl.Manager) error {
+			return (&payloadgc.Reconciler{Client: mgr.GetClient(), GracePeriod: 2 * time.Second}).SetupWithManager(mgr)
+		})
+		s.poll(t, "the unlisted chunks collected", func(ctx context.Context) (bool, error) {
+			inSet, err := s.chunkNames(ctx, ns)
+			if err != nil {
+				return false, err
+			}
+			inCluster, err := s.chunkNames(ctx, c1)
+			return !inSet[orphan.Name()] && !inCluster[old], err
+		})
+		inSet, err := s.chunkNames(s.ctx, ns)
+		require.NoError(t, err)
+		assert.True(t, inSet[old], "a chunk a kept revision lists stays, for undo")
+		works, err := s.works(s.ctx, ns, name)
+		require.NoError(t, err)
+		for c, w := range works {
+			p, err := payload.Of(&w.Spec)
+			require.NoError(t, err)
+			have, err := s.chunkNames(s.ctx, c)
+			require.NoError(t, err)
+			for _, ref := range p.Spec.Chunks {
+				assert.True(t, have[payload.ChunkName(ref.Digest)], "%s keeps the chunks its work lists", c)
+			}
+			assert.Len(t, have, len(p.Spec.Chunks), "%s keeps only those", c)
+		}
+	})
+}
