@@ -79,7 +79,8 @@ func TestAgentNetworkPolicies(t *testing.T) {
 		t.Cleanup(func() {
 			editClusterManager(t, hub, func(cm *operatorv1.ClusterManager) { cm.Spec.NetworkPolicyConfiguration = nil })
 		})
-		waitPolicies(t, hub, config.HubNamespace, 1)
+		// The hub controller's webhook port and the hub tunnel's port.
+		waitPolicies(t, hub, config.HubNamespace, 2)
 		assert.Equal(t, "closed", probe(t, hubC.Clientset(), "hub-after", hubIP, hubPorts, "closed"), "a Pod reaches the hub controller's metrics port through its policies")
 	})
 }
