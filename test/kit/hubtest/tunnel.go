@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -62,22 +63,8 @@ func StartTunnelWithLimits(ctx context.Context, t testing.TB, hub *framework.Clu
 		}
 		bind = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	}
-	controllerCfg, err := hub.ConfigForServiceAccount(ctx, config.HubNamespace, config.HubControllerDeployment, time.Hour)
-	if err != nil {
-		t.Fatalf("hub controller credentials: %v", err)
-	}
-	controller, err := client.New(controllerCfg, client.Options{Scheme: apis.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := hub.ConfigForServiceAccount(ctx, config.HubNamespace, config.HubTunnelDeployment, time.Hour)
-	if err != nil {
-		t.Fatalf("hub tunnel credentials: %v", err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	controller, _ := serviceAccountClient(ctx, t, hub, config.HubControllerDeployment)
+	c, cfg := serviceAccountClient(ctx, t, hub, config.HubTunnelDeployment)
 	log := framework.TestLogger(t, "hub tunnel", 1)
 	// The APIService first: the registrar sets its caBundle.
 	_, portText, _ := net.SplitHostPort(bind)
@@ -104,37 +91,55 @@ func StartTunnelWithLimits(ctx context.Context, t testing.TB, hub *framework.Clu
 	}
 	tunnels := proxyhub.New(proxyhub.Options{Reviews: c, Reader: c, Clusters: clusters, Limits: limits, Log: log.WithName("hub-tunnel")})
 	tunnels.Register(srv)
-	runCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Start(runCtx) }()
-	regDone := make(chan error, 1)
-	go func() { regDone <- reg.Start(runCtx) }()
-	certDone := make(chan error, 1)
-	go func() { certDone <- cert.Start(runCtx) }()
-	cacheDone := make(chan error, 1)
-	go func() { cacheDone <- clusters.Start(runCtx) }()
-	serverDone := make(chan error, 1)
-	go func() { serverDone <- tunnels.Start(runCtx) }()
+	stop := runUntilStopped(t, map[string]func(context.Context) error{
+		"TLS server": srv.Start, "tunnel server": tunnels.Start, "ManagedCluster cache": clusters.Start,
+		"registrar": reg.Start, "certificate reader": cert.Start,
+	})
+	framework.Eventually(ctx, t, time.Minute, "the hub's API server serving "+hubtunnel.GroupVersion+" through the in-process server", func(ctx context.Context) (bool, error) {
+		_, err := hub.Clientset().Discovery().ServerResourcesForGroupVersion(hubtunnel.GroupVersion)
+		return err == nil, nil
+	})
+	return &Tunnel{Server: tunnels, Address: bind, Stop: stop}
+}
+
+// serviceAccountClient returns a client of hub, and its config, with a token
+// of the ServiceAccount name in config.HubNamespace.
+func serviceAccountClient(ctx context.Context, t testing.TB, hub *framework.Cluster, name string) (client.Client, *rest.Config) {
+	t.Helper()
+	cfg, err := hub.ConfigForServiceAccount(ctx, config.HubNamespace, name, time.Hour)
+	if err != nil {
+		t.Fatalf("credentials of ServiceAccount %s: %v", name, err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: apis.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, cfg
+}
+
+// runUntilStopped runs each of runs until the returned stop (also a cleanup of t)
+// cancels them, and reports the errors they return by their names.
+func runUntilStopped(t testing.TB, runs map[string]func(context.Context) error) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := map[string]chan error{}
+	for what, run := range runs {
+		ch := make(chan error, 1)
+		done[what] = ch
+		go func() { ch <- run(ctx) }()
+	}
 	stopped := false
-	stop := func() {
+	stop = func() {
 		if stopped {
 			return
 		}
 		stopped = true
 		cancel()
-		for what, ch := range map[string]chan error{
-			"TLS server": done, "tunnel server": serverDone, "ManagedCluster cache": cacheDone,
-			"registrar": regDone, "certificate reader": certDone,
-		} {
+		for what, ch := range done {
 			if err := <-ch; err != nil {
 				t.Errorf("hub tunnel's %s: %v", what, err)
 			}
 		}
 	}
 	t.Cleanup(stop)
-	framework.Eventually(ctx, t, time.Minute, "the hub's API server serving "+hubtunnel.GroupVersion+" through the in-process server", func(ctx context.Context) (bool, error) {
-		_, err := hub.Clientset().Discovery().ServerResourcesForGroupVersion(hubtunnel.GroupVersion)
-		return err == nil, nil
-	})
-	return &Tunnel{Server: tunnels, Address: bind, Stop: stop}
+	return stop
 }

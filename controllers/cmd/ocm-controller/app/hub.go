@@ -91,6 +91,41 @@ func (o *HubOptions) Validate() error {
 	return nil
 }
 
+// setupControllers adds the hub's controllers to mgr: registration,
+// placement, works and, with their feature gates, ManifestWorkReplicaSets
+// and the add-on manager.
+func (o *HubOptions) setupControllers(mgr manager.Manager) error {
+	if err := hub.SetupWithManager(mgr, o.Options); err != nil {
+		return err
+	}
+	if err := placement.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the placement scheduler: %w", err)
+	}
+	if err := sigdecision.Setup(mgr, o.Features.Enabled(featuregate.SIGPlacementDecision)); err != nil {
+		return err
+	}
+	if o.Features.Enabled(featuregate.ManifestWorkReplicaSet) {
+		if err := replicaset.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("set up the ManifestWorkReplicaSet controller: %w", err)
+		}
+	}
+	if err := workttl.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the ManifestWork TTL controller: %w", err)
+	}
+	if err := payloadgc.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("set up the ManifestChunk collector: %w", err)
+	}
+	if _, err := propagation.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if o.Features.Enabled(featuregate.AddonManagement) {
+		if err := addonhub.SetupWithManager(mgr, addonhub.Options{Namespace: o.Namespace}); err != nil {
+			return fmt.Errorf("set up the add-on manager: %w", err)
+		}
+	}
+	return nil
+}
+
 // Run starts the manager with the hub controllers and blocks until ctx ends.
 func (o *HubOptions) Run(ctx context.Context) error {
 	cfg, err := o.RESTConfig()
@@ -141,33 +176,8 @@ func (o *HubOptions) Run(ctx context.Context) error {
 	if err := mgr.Add(migrator); err != nil {
 		return fmt.Errorf("add the stored-version migration of the add-on API: %w", err)
 	}
-	if err := hub.SetupWithManager(mgr, o.Options); err != nil {
+	if err := o.setupControllers(mgr); err != nil {
 		return err
-	}
-	if err := placement.SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("set up the placement scheduler: %w", err)
-	}
-	if err := sigdecision.Setup(mgr, o.Features.Enabled(featuregate.SIGPlacementDecision)); err != nil {
-		return err
-	}
-	if o.Features.Enabled(featuregate.ManifestWorkReplicaSet) {
-		if err := replicaset.SetupWithManager(mgr); err != nil {
-			return fmt.Errorf("set up the ManifestWorkReplicaSet controller: %w", err)
-		}
-	}
-	if err := workttl.SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("set up the ManifestWork TTL controller: %w", err)
-	}
-	if err := payloadgc.SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("set up the ManifestChunk collector: %w", err)
-	}
-	if _, err := propagation.SetupWithManager(mgr); err != nil {
-		return err
-	}
-	if o.Features.Enabled(featuregate.AddonManagement) {
-		if err := addonhub.SetupWithManager(mgr, addonhub.Options{Namespace: o.Namespace}); err != nil {
-			return fmt.Errorf("set up the add-on manager: %w", err)
-		}
 	}
 	ctrl.Log.WithName("hub").Info("Starting hub controllers", "namespace", o.Namespace, "leaderElect", o.LeaderElect, "featureGates", o.FeatureGates)
 	if err := mgr.Start(ctx); err != nil {
