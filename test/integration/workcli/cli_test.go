@@ -81,7 +81,7 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 	t.Run("overwrite takes over what an earlier release applied", fx.overwriteLegacy)
 	t.Run("clusters must exist and be accepted", fx.clustersChecked)
 	t.Run("every update strategy is admitted", fx.everyStrategy)
-	t.Run("oversize manifests are refused before sending", fx.oversize)
+	t.Run("manifests over a work's limit go as a large payload", fx.oversize)
 	t.Run("a user who may only write works", fx.worksOnly)
 	t.Run("manifests are checked before sending", fx.manifestsChecked)
 	t.Run("get", fx.get)
@@ -197,7 +197,9 @@ func (fx *workCLIFixture) everyStrategy(t *testing.T) {
 	}
 }
 
-// oversize checks that oversize manifests are refused before sending.
+// oversize checks that manifests over a ManifestWork's limit are sent as a
+// large payload (pkg/payload); a payload over its own limit is refused
+// before sending (plugins/work's unit tests).
 func (fx *workCLIFixture) oversize(t *testing.T) {
 	ctx, k, dir := fx.ctx, fx.k, fx.dir
 	f := filepath.Join(t.TempDir(), "big.yaml")
@@ -205,8 +207,14 @@ func (fx *workCLIFixture) oversize(t *testing.T) {
 	if err := os.WriteFile(f, []byte(big), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	clitest.ExpectErr(t, k.Run(ctx, "work", "create", "big", "-f", f, "-f", dir, "--clusters", "cluster1"),
-		"over the 512000-byte (500 KiB) limit of a ManifestWork", "ConfigMap app/big from "+f)
+	// Over a ManifestWork's 500 KiB, the manifests go as a large payload:
+	// chunks in the cluster's namespace, which the work lists.
+	clitest.ExpectOK(t, k.Run(ctx, "work", "create", "big", "-f", f, "-f", dir, "--clusters", "cluster1"),
+		"Payload of big: ", "ManifestWork big created in cluster cluster1")
+	w := getWork(ctx, t, fx.c, "cluster1", "big")
+	if m := w.Spec.Workload.Manifests; len(m) != 1 || !strings.Contains(string(m[0].Raw), "ManifestPayload") {
+		t.Errorf("work big holds %d manifests; want one ManifestPayload", len(m))
+	}
 }
 
 // worksOnly checks what a user who may only write works can do with the
