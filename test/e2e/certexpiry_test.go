@@ -31,12 +31,12 @@ import (
 // rotated 15 to 36 seconds after it is issued.
 const certLifetime = 2 * time.Minute
 
-// TestClientCertificateRotation joins cluster1 to a hub that signs short
+// testClientCertificateRotation joins cluster1 to a hub that signs short
 // client certificates and keeps creating and updating ManifestWorks while
 // the agent rotates its certificate twice. Every work applies, the cluster
 // stays Available all along, and the agent keeps talking to the hub with
 // each new certificate.
-func TestClientCertificateRotation(t *testing.T) {
+func testClientCertificateRotation(t *testing.T) {
 	parallel(t)
 	f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, ClusterSigningDuration: certLifetime})
 	env := f.env

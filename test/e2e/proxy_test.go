@@ -19,13 +19,13 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// TestJoinThroughAProxy joins cluster1 with `join --proxy-url`, giving the
+// testJoinThroughAProxy joins cluster1 with `join --proxy-url`, giving the
 // hub by a name that only the HTTP proxy resolves: the agent, a Pod on
 // cluster1's node, reaches the hub through the proxy or not at all. The hub
 // signs short certificates, so the agent rotates its certificate while the
 // test runs, and must keep the proxy across the rotation: works keep
 // applying and the cluster stays Available.
-func TestJoinThroughAProxy(t *testing.T) {
+func testJoinThroughAProxy(t *testing.T) {
 	parallel(t)
 	f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, ClusterSigningDuration: certLifetime})
 	hubCluster := f.env.Cluster("hub")

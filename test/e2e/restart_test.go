@@ -22,11 +22,11 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// TestRestarts kills and restarts each moving part while works are applied:
+// testRestarts kills and restarts each moving part while works are applied:
 // the agent in the middle of applying a work, the hub controller, and the
 // managed cluster's API server. Nothing may be lost or applied twice, and
 // every status converges.
-func TestRestarts(t *testing.T) {
+func testRestarts(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "cluster1")
 	f.joinAll(t, "cluster1")

