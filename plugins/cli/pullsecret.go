@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubectl-ocm/kubectl-ocm/config/valuesfile"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 )
 
@@ -38,4 +39,15 @@ func ReadImagePullCredentials(file string) ([]byte, error) {
 		return nil, fmt.Errorf("--%s: %w", ImagePullCredentialsFlag, err)
 	}
 	return data, nil
+}
+
+// PullCredentials returns the docker config.json of --image-pull-credentials
+// (file) or, without it, the one images, a values file's images section,
+// names for registry; nil when neither has one (images may be nil).
+func PullCredentials(file string, images *valuesfile.Images, registry string) ([]byte, error) {
+	data, err := ReadImagePullCredentials(file)
+	if err != nil || data != nil || images == nil {
+		return data, err
+	}
+	return images.PullCredentials(registry)
 }

@@ -128,17 +128,13 @@ func (o *InitOptions) completeTLSProfile() error {
 // completePullCredentials reads the docker config.json of
 // --image-pull-credentials or, without it, of --values-file.
 func (o *InitOptions) completePullCredentials() error {
-	data, err := cli.ReadImagePullCredentials(o.ImagePullCredentials)
-	if err != nil {
-		return err
+	var images *valuesfile.Images
+	if o.values != nil {
+		images = &o.values.Images
 	}
-	if data == nil && o.values != nil {
-		if data, err = o.values.Images.PullCredentials(o.ImageRegistry); err != nil {
-			return err
-		}
-	}
+	data, err := cli.PullCredentials(o.ImagePullCredentials, images, o.ImageRegistry)
 	o.pullCredentials = data
-	return nil
+	return err
 }
 
 // Validate checks the completed flags, stopping at the first mistake, and

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
+	"github.com/kubectl-ocm/kubectl-ocm/config/valuesfile"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
@@ -86,17 +87,13 @@ func (o *Options) completeImage() error {
 // completePullCredentials reads the docker config.json of
 // --image-pull-credentials or, without it, of --values-file.
 func (o *Options) completePullCredentials() error {
-	data, err := cli.ReadImagePullCredentials(o.ImagePullCredentials)
-	if err != nil {
-		return err
+	var images *valuesfile.Images
+	if o.values != nil {
+		images = &o.values.Images
 	}
-	if data == nil && o.values != nil {
-		if data, err = o.values.Images.PullCredentials(o.ImageRegistry); err != nil {
-			return err
-		}
-	}
+	data, err := cli.PullCredentials(o.ImagePullCredentials, images, o.ImageRegistry)
 	o.pullCredentials = data
-	return nil
+	return err
 }
 
 // completeTLSProfile turns --tls-min-version and --tls-cipher-suites into
