@@ -14,6 +14,8 @@ func TestPrivateRegistryInstall(t *testing.T) { testPrivateRegistryInstall(t) }
 
 func TestDeclarativeInstall(t *testing.T) { testDeclarativeInstall(t) }
 
+func TestPreviousReleaseHub(t *testing.T) { testPreviousReleaseHub(t) }
+
 func TestWorkloadFailover(t *testing.T) { testWorkloadFailover(t) }
 
 func TestWorkFlowFaults(t *testing.T) { testWorkFlowFaults(t) }

@@ -26,40 +26,41 @@ import (
 )
 
 // TestVersionMatrix runs the getting-started flow across two Kubernetes
-// releases and both registration drivers: the shared fleet's hub runs the
-// current release and its cluster2, joined with the certificate driver, the
-// previous one; a second fleet has a hub of the previous release that signs
-// no client certificates (as Amazon EKS) manage a cluster of the current
-// one, joined with the token driver. In each, the seed's ManifestWork runs
-// its Pod on the cluster of the other release, and the hub reports that
-// cluster's own version.
+// releases and both registration drivers: here, the shared fleet's hub runs
+// the current release and its cluster2, joined with the certificate driver,
+// the previous one; testPreviousReleaseHub is the other half. In each, the
+// seed's ManifestWork runs its Pod on the cluster of the other release, and
+// the hub reports that cluster's own version.
 func TestVersionMatrix(t *testing.T) {
-	t.Run("a hub of the current release manages a cluster of the previous one", func(t *testing.T) {
-		f := sharedFleet(t)
-		hub, managed := f.env.Cluster("hub"), f.env.Cluster("cluster2")
-		assertOtherRelease(t, hub, managed)
-		seedWorkRunsOn(t, f, "cluster2")
-	})
+	f := sharedFleet(t)
+	hub, managed := f.env.Cluster("hub"), f.env.Cluster("cluster2")
+	assertOtherRelease(t, hub, managed)
+	seedWorkRunsOn(t, f, "cluster2")
+}
 
-	t.Run("a hub of the previous release that signs no client certificates manages a cluster of the current one, joined with the token driver", func(t *testing.T) {
-		f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, Previous: []string{"hub"}, NoClientSigning: []string{"hub"}})
-		hub, managed := f.env.Cluster("hub"), f.env.Cluster("cluster1")
-		assertOtherRelease(t, hub, managed)
-		f.joinFlags = []string{"--registration-auth", "token"}
-		start := time.Now()
-		f.joinAll(t, "cluster1")
-		t.Logf("join --registration-auth token → accept --wait → Available: %s", time.Since(start).Round(10*time.Millisecond))
-		assertTokenCredential(t, f, "cluster1")
-		seedWorkRunsOn(t, f, "cluster1")
-		out := f.ocm(t, "version", "--context", "hub")
-		assert.Contains(t, out, "cluster1", "kubectl ocm version lists the agent of cluster1")
-		out = f.ocm(t, "get", "klusterlet", "--context", "cluster1")
-		assert.Contains(t, out, "token", "kubectl ocm get klusterlet shows the token driver")
-		// The agent, a Pod on cluster1's node, follows the CA bundle the
-		// hub publishes in its cluster namespace and reports what it trusts.
-		out = f.ocm(t, "hub", "rotate-ca", "--check", "--wait", "--timeout", "2m", "--context", "hub")
-		assert.Contains(t, out, "All 1 clusters are ready", "kubectl ocm hub rotate-ca --check: cluster1 trusts the hub's CA")
-	})
+// testPreviousReleaseHub is the version matrix's other half, on a fleet of
+// its own: a hub of the previous release that signs no client certificates
+// (as Amazon EKS) manages a cluster of the current one, joined with the
+// token driver.
+func testPreviousReleaseHub(t *testing.T) {
+	parallel(t)
+	f := startFleetWith(t, framework.Options{Clusters: []string{"hub", "cluster1"}, Previous: []string{"hub"}, NoClientSigning: []string{"hub"}})
+	hub, managed := f.env.Cluster("hub"), f.env.Cluster("cluster1")
+	assertOtherRelease(t, hub, managed)
+	f.joinFlags = []string{"--registration-auth", "token"}
+	start := time.Now()
+	f.joinAll(t, "cluster1")
+	t.Logf("join --registration-auth token → accept --wait → Available: %s", time.Since(start).Round(10*time.Millisecond))
+	assertTokenCredential(t, f, "cluster1")
+	seedWorkRunsOn(t, f, "cluster1")
+	out := f.ocm(t, "version", "--context", "hub")
+	assert.Contains(t, out, "cluster1", "kubectl ocm version lists the agent of cluster1")
+	out = f.ocm(t, "get", "klusterlet", "--context", "cluster1")
+	assert.Contains(t, out, "token", "kubectl ocm get klusterlet shows the token driver")
+	// The agent, a Pod on cluster1's node, follows the CA bundle the
+	// hub publishes in its cluster namespace and reports what it trusts.
+	out = f.ocm(t, "hub", "rotate-ca", "--check", "--wait", "--timeout", "2m", "--context", "hub")
+	assert.Contains(t, out, "All 1 clusters are ready", "kubectl ocm hub rotate-ca --check: cluster1 trusts the hub's CA")
 }
 
 // assertTokenCredential checks that the agent of cluster holds a token of
