@@ -72,6 +72,10 @@ func AgentValuesFromKlusterlet(k *operatorv1.Klusterlet, bootstrap []byte) (Agen
 		// the Klusterlet; spec.namespace is the one on the managed cluster.
 		v.KlusterletName, v.AgentNamespace = k.Name, k.Name
 	}
+	v.ReportHostingCluster = s.DeployOption.ReportHostingCluster == operatorv1.ReportHostingClusterModeEnable
+	if h := s.DeployOption.Hosted; h != nil {
+		v.ManagementClusterName = h.ManagementClusterName
+	}
 	for _, u := range s.ExternalServerURLs {
 		v.ExternalServerURLs = append(v.ExternalServerURLs, u.URL)
 	}

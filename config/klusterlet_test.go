@@ -85,6 +85,18 @@ func TestAgentValuesFromKlusterlet(t *testing.T) {
 			v.Mode, v.KlusterletName, v.AgentNamespace = "Hosted", "klusterlet-cluster1", "klusterlet-cluster1"
 		},
 			wantArgs: []string{"--klusterlet-name=klusterlet-cluster1", "--managed-kubeconfig-secret=external-managed-kubeconfig"}},
+		{name: "hosted, reporting its hosting cluster", k: func() *operatorv1.Klusterlet {
+			k := klusterlet(func(s *operatorv1.KlusterletSpec) {
+				s.DeployOption = operatorv1.KlusterletDeployOption{Mode: operatorv1.InstallModeHosted, ReportHostingCluster: operatorv1.ReportHostingClusterModeEnable,
+					Hosted: &operatorv1.KlusterletHostedConfiguration{ManagementClusterName: "hosting1"}}
+			})
+			k.Name = "klusterlet-cluster1"
+			return k
+		}(), want: func(v *AgentValues) {
+			v.Mode, v.KlusterletName, v.AgentNamespace = "Hosted", "klusterlet-cluster1", "klusterlet-cluster1"
+			v.ReportHostingCluster, v.ManagementClusterName = true, "hosting1"
+		},
+			wantArgs: []string{"--klusterlet-name=klusterlet-cluster1", "--managed-kubeconfig-secret=external-managed-kubeconfig"}},
 		{name: "hosted with workers and leader election", k: func() *operatorv1.Klusterlet {
 			k := klusterlet(func(s *operatorv1.KlusterletSpec) {
 				s.DeployOption.Mode = operatorv1.InstallModeHosted

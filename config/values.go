@@ -218,6 +218,13 @@ type AgentValues struct {
 	// ManagedKubeconfig is the managed cluster's kubeconfig, with embedded
 	// credentials; Hosted mode only.
 	ManagedKubeconfig []byte
+	// ReportHostingCluster has the agent report the cluster it runs on (the
+	// Klusterlet's spec.deployOption.reportHostingCluster: Enable).
+	ReportHostingCluster bool
+	// ManagementClusterName is the hub's name for the hosting cluster (the
+	// Klusterlet's spec.deployOption.hosted.managementClusterName); Hosted
+	// mode only.
+	ManagementClusterName string
 	// HubKubeAPIQPS and HubKubeAPIBurst limit the work agent's requests to
 	// the hub (the Klusterlet's spec.workConfiguration, which the agent
 	// reads at start); 0 leaves the agent's defaults, 50 and 100.

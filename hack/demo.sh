@@ -4,12 +4,15 @@
 # TLS 1.2 handshake shown refused; NetworkPolicies; images from a registry that
 # requires credentials), join cluster1, import cluster2 from the hub, accept them, list them, show what an
 # agent's and a bootstrap token's credentials may not do, upgrade the hub and cluster1's agent, deliver a ManifestWork to
-# cluster1 and read its Pod's log through the hub, roll a workload out to both clusters through a placement (and a
+# cluster1 and read its Pod's log through the hub, deliver a payload of 3.7 MiB
+# to cluster1 as ManifestChunks, roll a workload out to both clusters through a placement (and a
 # second version, rolled back), give
 # every cluster of the default set a namespace, then
 # install the example add-ons on both: one the hub deploys from an
-# AddOnTemplate, one with a manager of its own; last, install a standby hub,
-# hub2, and add it to cluster1.
+# AddOnTemplate, one with a manager of its own; install a standby hub,
+# hub2, and add it to cluster1; last, join the hub cluster as a hosted
+# cluster whose agent runs on cluster1, and whose add-on the hub hosts on
+# the cluster its agent reports.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -300,6 +303,25 @@ step kubectl ocm proxy kubeconfig cluster1 --namespace default --context hub --o
 step kubectl --kubeconfig "$VIA_HUB" get pods
 step kubectl --kubeconfig "$VIA_HUB" logs hello
 
+phase "a large payload"
+# A release over a ManifestWork's 500 KiB: 24 ConfigMaps of about 155 KiB,
+# 3.7 MiB in all, generated here in the environment's directory. work create
+# cuts it into content-addressed ManifestChunks in cluster1's namespace and
+# writes a work whose one manifest lists them; cluster1's agent applies it
+# only once every chunk is there and verified (PayloadStaged), all or nothing.
+PAYLOAD=$DEV_ENV_DIR/large-payload.yaml
+for i in $(seq -w 1 24); do
+	echo ---
+	printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: large-payload-%s\n  namespace: default\n  labels:\n    demo: large-payload\ndata:\n  settings.txt: |\n' "$i"
+	seq -f "    setting %g of ConfigMap $i: generated, as rendered configuration often is" 1 2000
+done >"$PAYLOAD"
+step ls -lh "$PAYLOAD"
+step kubectl ocm work create large-payload -f "$PAYLOAD" --clusters cluster1 --context hub
+step kubectl get manifestchunks -n cluster1 --context hub
+step kubectl wait --for=condition=Applied manifestwork/large-payload -n cluster1 --context hub --timeout=2m
+step kubectl get manifestwork large-payload -n cluster1 --context hub -o jsonpath='{range .status.conditions[?(@.type=="PayloadStaged")]}{.type}={.status} {.reason}: {.message}{"\n"}{end}{range .status.conditions[?(@.type=="Applied")]}{.type}={.status} {.reason}{"\n"}{end}'
+step kubectl get configmaps -n default -l demo=large-payload --context cluster1
+
 phase "a placement rollout: stages, diff, undo"
 # Roll a workload out to every cluster of the default set through a placement,
 # one cluster at a time.
@@ -414,10 +436,9 @@ phase "the hub cluster as a hosted cluster"
 # cluster local-cluster, its agent hosted on cluster1 (join --mode hosted
 # with a kubeconfig of the hub cluster). cluster1's Klusterlet operator runs
 # the agent there and creates the add-on namespace on local-cluster. The
-# helloworld add-on of local-cluster, with the example's hosted template and
-# cluster1 as its hosting cluster, runs its agent on cluster1: the hub
-# deploys it in cluster1's namespace, local-cluster's hosted agent writes its
-# hub credential there, and the agent copies local-cluster's ConfigMaps.
+# agent reports where it runs (--report-hosting-cluster): cluster1, the
+# hub's name for its hosting cluster, in local-cluster's ClusterClaim
+# hosting-cluster.open-cluster-management.io.
 step kubectl ocm hub token --cluster-name local-cluster --context hub | tee "$DEV_ENV_DIR/local-token.out"
 LOCAL_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/local-token.out" | head -1 | cut -d' ' -f2)
 if [[ -z $LOCAL_TOKEN ]]; then
@@ -425,12 +446,27 @@ if [[ -z $LOCAL_TOKEN ]]; then
 	exit 1
 fi
 kubectl config view --minify --flatten --context hub >"$DEV_ENV_DIR/local-cluster.kubeconfig"
-step kubectl ocm join --mode hosted --managed-cluster-kubeconfig "$DEV_ENV_DIR/local-cluster.kubeconfig" --hub-token "$LOCAL_TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "$HUB_PIN" --cluster-name local-cluster --context cluster1 --image "$UPGRADE_IMAGE" --image-pull-credentials "$DEV_ENV_DIR/private-registry.json"
+step kubectl ocm join --mode hosted --managed-cluster-kubeconfig "$DEV_ENV_DIR/local-cluster.kubeconfig" --report-hosting-cluster --management-cluster-name cluster1 --hub-token "$LOCAL_TOKEN" --hub-apiserver "$HUB" --ca-cert-hash "$HUB_PIN" --cluster-name local-cluster --context cluster1 --image "$UPGRADE_IMAGE" --image-pull-credentials "$DEV_ENV_DIR/private-registry.json"
 step kubectl ocm accept --clusters local-cluster --context hub --wait
 step kubectl wait --for=condition=ManagedClusterConditionAvailable managedcluster/local-cluster --context hub --timeout=2m
+step kubectl wait --for=jsonpath='{.status.clusterClaims[?(@.name=="hosting-cluster.open-cluster-management.io")].value}'=cluster1 managedcluster/local-cluster --context hub --timeout=1m
+step kubectl get managedclusters --context hub -o custom-columns='NAME:.metadata.name,HOSTING-CLUSTER:.status.clusterClaims[?(@.name=="hosting-cluster.open-cluster-management.io")].value'
 step kubectl get namespace "$ADDON_NS" --context hub -L addon.open-cluster-management.io/namespace
+# The helloworld add-on of local-cluster, with the example's hosted template,
+# asks for Hosted mode without naming a hosting cluster (install-mode:
+# Hosted), and the hub finds it, as OCM 1.4 does: two choices of the hub
+# administrator allow it, helloworld's ClusterManagementAddOn enabling
+# hostedModeAutoDiscovery, and a ManagedClusterSet holding both clusters
+# (default and global do not count), so that no agent's report can place an
+# add-on on a cluster nobody grouped with it. The hub deploys the agent in
+# cluster1's namespace, local-cluster's hosted agent writes its hub
+# credential there, and it copies local-cluster's ConfigMaps.
 step kubectl apply -f "$ROOT/examples/addons/helloworld/hosted/addontemplate.yaml" --context hub
-step kubectl ocm addon enable --names helloworld --clusters local-cluster --config-file "$ROOT/examples/addons/helloworld/hosted/configs.yaml" --annotate addon.open-cluster-management.io/hosting-cluster-name=cluster1 -n helloworld-hosted --context hub --wait
+step kubectl patch clustermanagementaddon helloworld --context hub --type=merge -p '{"spec":{"hostedModeAutoDiscovery":{"mode":"Enable"}}}'
+step kubectl ocm clusterset create hosted-on-cluster1 --cluster-selector hosting-group=cluster1 --context hub
+step kubectl label managedcluster cluster1 local-cluster hosting-group=cluster1 --context hub
+step kubectl ocm addon enable --names helloworld --clusters local-cluster --config-file "$ROOT/examples/addons/helloworld/hosted/configs.yaml" --annotate addon.open-cluster-management.io/install-mode=Hosted -n helloworld-hosted --context hub --wait
+step kubectl get managedclusteraddon helloworld -n local-cluster --context hub -o custom-columns='NAME:.metadata.name,HOSTING-CLUSTER:.metadata.annotations.addon\.open-cluster-management\.io/hosting-cluster-name,NAMED-BY:.metadata.annotations.addon\.open-cluster-management\.io/hosting-cluster-name-managed-by,VALIDITY:.status.conditions[?(@.type=="HostingClusterValidity")].reason'
 step kubectl get manifestwork -n cluster1 -l open-cluster-management.io/addon-namespace=local-cluster --context hub
 step kubectl get deployment,secret -n helloworld-hosted --context cluster1
 step kubectl create configmap greeting -n local-cluster --from-literal=value=hello-hosted --context hub

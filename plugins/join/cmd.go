@@ -31,6 +31,11 @@ var joinExample = cli.Examples(`
 	# hosting; it manages cluster2 through the kubeconfig file
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --cluster-name cluster2 --mode hosted --managed-cluster-kubeconfig cluster2.kubeconfig --context hosting
 
+	# ... and have the agent report where it runs: the hosting cluster, which
+	# the hub knows as cluster1; add-ons whose ClusterManagementAddOn enables
+	# hostedModeAutoDiscovery are then hosted on cluster1
+	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --cluster-name cluster2 --mode hosted --managed-cluster-kubeconfig cluster2.kubeconfig --context hosting --report-hosting-cluster --management-cluster-name cluster1
+
 	# Add-on agents get ServiceAccount tokens of the hub instead of certificates
 	kubectl ocm join --hub-token <token> --hub-apiserver https://hub.example.com:6443 --ca-cert-hash sha256:<hash> --cluster-name cluster1 --addon-kubeclient-registration-auth token
 
@@ -92,7 +97,8 @@ registers the cluster, and a hub admin accepts it with
 'kubectl ocm accept --clusters NAME'.
 
 --mode hosted runs the agent on the cluster of --context for the cluster of
---managed-cluster-kubeconfig. --dry-run=client -o yaml prints the objects for
+--managed-cluster-kubeconfig; --report-hosting-cluster has the agent report
+where it runs, for add-ons that discover their hosting cluster. --dry-run=client -o yaml prints the objects for
 'kubectl apply' or a GitOps tool. Repeated --hub-apiserver and --hub-token name
 standby hubs; --add-hub adds them to a cluster that has joined.
 

@@ -69,6 +69,20 @@ func TestValidate(t *testing.T) {
 			o.Mode, o.ManagedClusterKubeconfig, o.ClusterName = ModeHosted, "managed.kubeconfig", strings.Repeat("c", 52)
 		}},
 		{name: "unknown mode", change: func(o *Options) { o.Mode = "x" }, wantErrContains: "not one of default, hosted"},
+		{name: "report hosting cluster", change: func(o *Options) { o.ReportHostingCluster = true }},
+		{name: "hosted, report hosting cluster", change: func(o *Options) {
+			o.Mode, o.ManagedClusterKubeconfig, o.ReportHostingCluster, o.ManagementClusterName = ModeHosted, "managed.kubeconfig", true, "hosting1"
+		}},
+		{name: "hosted, report without the hosting cluster's name", change: func(o *Options) {
+			o.Mode, o.ManagedClusterKubeconfig, o.ReportHostingCluster = ModeHosted, "managed.kubeconfig", true
+		}, wantErrContains: "--report-hosting-cluster with --mode hosted needs --management-cluster-name"},
+		{name: "management cluster without hosted", change: func(o *Options) { o.ManagementClusterName = "hosting1" }, wantErrContains: "--management-cluster-name only applies with --mode hosted"},
+		{name: "hosted on itself", change: func(o *Options) {
+			o.Mode, o.ManagedClusterKubeconfig, o.ManagementClusterName = ModeHosted, "managed.kubeconfig", o.ClusterName
+		}, wantErrContains: "in hosted mode the agent runs on another cluster"},
+		{name: "bad management cluster name", change: func(o *Options) {
+			o.Mode, o.ManagedClusterKubeconfig, o.ManagementClusterName = ModeHosted, "managed.kubeconfig", "Hosting_1"
+		}, wantErrContains: "--management-cluster-name: "},
 		{name: "short certificate", change: func(o *Options) { o.ClientCertExpirationSeconds = 600 }, wantErrContains: "minimum of 3600"},
 		{name: "client dry run as YAML", change: func(o *Options) { o.DryRun, o.PrintFlags.OutputFormat = cli.DryRunClient, ptr.To("yaml") }},
 		{name: "server dry run by name", change: func(o *Options) { o.DryRun, o.PrintFlags.OutputFormat = cli.DryRunServer, ptr.To("name") }},
@@ -377,6 +391,43 @@ func TestObjectsNetworkPolicy(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("Klusterlet spec.networkPolicyConfiguration %q, want %q", got, tt.want)
 			}
+		})
+	}
+}
+
+// TestObjectsHostingReport checks the Klusterlet's
+// spec.deployOption that --report-hosting-cluster and
+// --management-cluster-name write, in both modes.
+func TestObjectsHostingReport(t *testing.T) {
+	tests := []struct {
+		name    string
+		report  bool
+		hosting string // --management-cluster-name, with --mode hosted
+		want    string // spec.deployOption as fmt prints it
+	}{
+		{name: "unset", want: "map[mode:Default]"},
+		{name: "default mode", report: true, want: "map[mode:Default reportHostingCluster:Enable]"},
+		{name: "hosted", report: true, hosting: "hosting1", want: "map[hosted:map[managementClusterName:hosting1] mode:Hosted reportHostingCluster:Enable]"},
+		{name: "hosted, the name alone", hosting: "hosting1", want: "map[hosted:map[managementClusterName:hosting1] mode:Hosted]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := validOptions()
+			o.ReportHostingCluster = tt.report
+			if tt.hosting != "" {
+				o.Mode, o.ManagedClusterKubeconfig, o.ManagementClusterName = ModeHosted, "managed.kubeconfig", tt.hosting
+			}
+			require.NoError(t, cli.CompleteValidate(o, nil, nil))
+			objs, _, err := o.objects("https://hub.example.com:6443", []byte("CA"))
+			require.NoError(t, err)
+			got := ""
+			for _, obj := range objs {
+				if obj.GetKind() == "Klusterlet" {
+					opt, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "deployOption")
+					got = fmt.Sprint(opt)
+				}
+			}
+			assert.Equal(t, tt.want, got, "Klusterlet spec.deployOption")
 		})
 	}
 }

@@ -86,6 +86,15 @@ type Options struct {
 	// ManagedClusterKubeconfig is the file with the managed cluster's
 	// kubeconfig (its current context) in hosted mode.
 	ManagedClusterKubeconfig string
+	// ReportHostingCluster has the agent report the cluster it runs on in
+	// ClusterClaim hosting-cluster.open-cluster-management.io (the
+	// Klusterlet's spec.deployOption.reportHostingCluster: Enable): this
+	// cluster's name, or ManagementClusterName in hosted mode.
+	ReportHostingCluster bool
+	// ManagementClusterName is the hub's name for the hosting cluster in
+	// hosted mode (the Klusterlet's
+	// spec.deployOption.hosted.managementClusterName).
+	ManagementClusterName string
 	// ForceInternalEndpointLookup takes the hub's address from ConfigMap
 	// kube-public/cluster-info instead of --hub-apiserver (kind clusters).
 	ForceInternalEndpointLookup bool
@@ -209,6 +218,8 @@ func (o *Options) AddFlags(cmd *cobra.Command) {
 	cli.AddImagePullCredentialsFlag(fs, &o.ImagePullCredentials, operatorv1.OperatorNamespace)
 	fs.StringVarP(&o.Mode, "mode", "m", o.Mode, "Install mode: default (the agent runs on this cluster) or hosted (the agent runs on this cluster, the hosting cluster, and manages the cluster of --managed-cluster-kubeconfig).")
 	fs.StringVar(&o.ManagedClusterKubeconfig, "managed-cluster-kubeconfig", o.ManagedClusterKubeconfig, "With --mode hosted: a kubeconfig file whose current context reaches the managed cluster; it is stored on the hosting cluster as the agent's identity on the managed cluster.")
+	fs.BoolVar(&o.ReportHostingCluster, "report-hosting-cluster", o.ReportHostingCluster, "Have the agent report the cluster it runs on in ClusterClaim hosting-cluster.open-cluster-management.io (the Klusterlet's spec.deployOption.reportHostingCluster: Enable): this cluster's name, or with --mode hosted --management-cluster-name. Add-ons whose ClusterManagementAddOn enables hostedModeAutoDiscovery are hosted there (see docs/addons.md#discovering-the-hosting-cluster).")
+	fs.StringVar(&o.ManagementClusterName, "management-cluster-name", o.ManagementClusterName, "With --mode hosted: the hub's name for the hosting cluster of --context, a managed cluster of the same hub, which --report-hosting-cluster reports (the Klusterlet's spec.deployOption.hosted.managementClusterName).")
 	fs.BoolVar(&o.ForceInternalEndpointLookup, "force-internal-endpoint-lookup", o.ForceInternalEndpointLookup, "Use the hub address from ConfigMap kube-public/cluster-info on the hub instead of --hub-apiserver, for the agent (e.g. kind clusters).")
 	fs.BoolVar(&o.Singleton, "singleton", o.Singleton, "Only record mode Singleton (SingletonHosted with --mode hosted) in the Klusterlet's spec.deployOption.mode; the agent is the same in every mode.")
 	fs.Int32Var(&o.ClientCertExpirationSeconds, "client-cert-expiration-seconds", o.ClientCertExpirationSeconds, "Requested lifetime of the agent's client certificate in seconds (at least 3600). Default: the hub signer's.")
@@ -307,6 +318,30 @@ func (o *Options) validateMode() []error {
 	}
 	if o.ManagedClusterKubeconfig != "" && o.Mode != ModeHosted {
 		errs = append(errs, errors.New("--managed-cluster-kubeconfig only applies with --mode hosted"))
+	}
+	return append(errs, o.validateHostingReport()...)
+}
+
+// validateHostingReport checks --report-hosting-cluster and
+// --management-cluster-name: in hosted mode the report names the hosting
+// cluster, so it needs the hub's name for it, as the Klusterlet CRD's rule
+// does.
+func (o *Options) validateHostingReport() []error {
+	var errs []error
+	if o.ManagementClusterName != "" {
+		switch {
+		case o.Mode != ModeHosted:
+			errs = append(errs, errors.New("--management-cluster-name only applies with --mode hosted: in default mode the agent runs on the cluster it manages, and reports --cluster-name"))
+		case o.ManagementClusterName == o.ClusterName:
+			errs = append(errs, fmt.Errorf("--management-cluster-name %s is --cluster-name: in hosted mode the agent runs on another cluster; name the hosting cluster of --context as the hub knows it", o.ManagementClusterName))
+		default:
+			if err := identity.ValidateClusterName(o.ManagementClusterName); err != nil {
+				errs = append(errs, fmt.Errorf("--management-cluster-name: %w", err))
+			}
+		}
+	}
+	if o.ReportHostingCluster && o.Mode == ModeHosted && o.ManagementClusterName == "" {
+		errs = append(errs, errors.New("--report-hosting-cluster with --mode hosted needs --management-cluster-name: the hub's name for the hosting cluster of --context, which the agent reports"))
 	}
 	return errs
 }

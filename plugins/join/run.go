@@ -162,6 +162,8 @@ func (o *Options) objects(server string, ca []byte) (objs, managed []*unstructur
 		ManifestWorkWorkers:         o.ManifestWorkWorkers,
 		AppliedWorkWorkers:          o.AppliedWorkWorkers,
 		LeaderElection:              config.LeaderElection{Timings: o.LeaderElection.Timings},
+		ReportHostingCluster:        o.ReportHostingCluster,
+		ManagementClusterName:       o.ManagementClusterName,
 	}
 	if o.NetworkPolicy {
 		v.NetworkPolicy = &config.AgentNetworkPolicy{MonitoringNamespace: o.NetworkPolicyMonitoringNamespace}

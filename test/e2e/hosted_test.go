@@ -29,7 +29,9 @@ import (
 
 // testHostedMode joins cluster2 with its agent hosted on cluster1: the agent,
 // its Secrets and its Klusterlet live on cluster1, and cluster2 gets only the
-// managed-cluster CRDs, and cluster2's ManifestWorks apply to cluster2.
+// managed-cluster CRDs, and cluster2's ManifestWorks apply to cluster2. The
+// agent reports cluster1 as its hosting cluster, where cluster2's add-on
+// then runs.
 func testHostedMode(t *testing.T) {
 	parallel(t)
 	f := startFleet(t, "hub", "cluster1", "cluster2")
@@ -44,7 +46,8 @@ func testHostedMode(t *testing.T) {
 	pin := pinFlags(t, initOut)[1]
 	join := func(kubeconfig string) (string, error) {
 		return f.tryOCM(t, "join", "--hub-token", token, "--hub-apiserver", apiserver, "--ca-cert-hash", pin, "--cluster-name", "cluster2",
-			"--mode", "hosted", "--managed-cluster-kubeconfig", kubeconfig, "--context", "cluster1")
+			"--mode", "hosted", "--managed-cluster-kubeconfig", kubeconfig, "--context", "cluster1",
+			"--report-hosting-cluster", "--management-cluster-name", "cluster1")
 	}
 
 	t.Run("preflight refuses a managed cluster that does not answer, installing nothing", func(t *testing.T) {
@@ -87,23 +90,24 @@ func testHostedMode(t *testing.T) {
 		})
 	})
 
-	t.Run("a ClusterClaim on the managed cluster reaches the hub", func(t *testing.T) {
+	t.Run("a ClusterClaim on the managed cluster, and the hosting cluster the agent reports, reach the hub", func(t *testing.T) {
 		claim := &clusterv1alpha1.ClusterClaim{
 			ObjectMeta: metav1.ObjectMeta{Name: "region.open-cluster-management.io"},
 			Spec:       clusterv1alpha1.ClusterClaimSpec{Value: "eu-west-2"},
 		}
 		require.NoError(t, managed.Create(ctx, claim))
-		framework.Eventually(t.Context(), t, time.Minute, "claim region=eu-west-2 in cluster2's status", func(ctx context.Context) (bool, error) {
+		framework.Eventually(t.Context(), t, time.Minute, "claims region=eu-west-2 and hosting-cluster=cluster1 in cluster2's status", func(ctx context.Context) (bool, error) {
 			mc := &clusterv1.ManagedCluster{}
 			if err := hub.Get(ctx, client.ObjectKey{Name: "cluster2"}, mc); err != nil {
 				return false, err
 			}
+			found := 0
 			for _, c := range mc.Status.ClusterClaims {
-				if c.Name == claim.Name && c.Value == "eu-west-2" {
-					return true, nil
+				if (c.Name == claim.Name && c.Value == "eu-west-2") || (c.Name == clusterv1alpha1.ClusterClaimHostingCluster && c.Value == "cluster1") {
+					found++
 				}
 			}
-			return false, nil
+			return found == 2, nil
 		})
 	})
 

@@ -248,6 +248,27 @@ spec: {clusterName: cluster1, registrationConfiguration: {clientCertExpirationSe
 				}
 			},
 		},
+		{
+			// What the reportHostingCluster rules accept: the name the agent
+			// reports is there, and ClusterClaim is left enabled.
+			name:    "Klusterlet reportHostingCluster with the hosting cluster's name",
+			managed: true,
+			create: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: klusterlet-cluster2}
+spec:
+  clusterName: cluster2
+  deployOption: {mode: Hosted, reportHostingCluster: Enable, hosted: {managementClusterName: cluster1}}
+  registrationConfiguration: {featureGates: [{feature: ClusterClaim, mode: Enable}]}`,
+			key: client.ObjectKey{Name: "klusterlet-cluster2"}, into: &operatorv1.Klusterlet{},
+			check: func(t *testing.T, obj client.Object) {
+				opt := obj.(*operatorv1.Klusterlet).Spec.DeployOption
+				if opt.ReportHostingCluster != operatorv1.ReportHostingClusterModeEnable || opt.Hosted == nil || opt.Hosted.ManagementClusterName != "cluster1" {
+					t.Errorf("deployOption = %+v, want reportHostingCluster Enable and managementClusterName cluster1", opt)
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -168,6 +168,51 @@ spec: {registrationConfiguration: {clientCertExpirationSeconds: 600}}`,
 		wantMessage: "at least 3600",
 	},
 	{
+		// OCM's rule: the agent reports the cluster's own name outside the
+		// Hosted modes, so it needs one.
+		name:    "Klusterlet reportHostingCluster needs clusterName in Default mode",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: report-without-name}
+spec: {deployOption: {mode: Default, reportHostingCluster: Enable}}`,
+		wantField: "spec", wantMessage: "spec.clusterName is required when spec.deployOption.reportHostingCluster is Enable",
+	},
+	{
+		name:    "Klusterlet reportHostingCluster needs managementClusterName in Hosted mode",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: klusterlet-report-without-host}
+spec: {clusterName: cluster2, deployOption: {mode: Hosted, reportHostingCluster: Enable, hosted: {}}}`,
+		wantField: "spec.deployOption", wantMessage: "spec.deployOption.hosted.managementClusterName is required",
+	},
+	{
+		name:    "Klusterlet reportHostingCluster needs managementClusterName in SingletonHosted mode",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: klusterlet-singleton-report-without-host}
+spec: {clusterName: cluster2, deployOption: {mode: SingletonHosted, reportHostingCluster: Enable}}`,
+		wantField: "spec.deployOption", wantMessage: "spec.deployOption.hosted.managementClusterName is required",
+	},
+	{
+		name:    "Klusterlet reportHostingCluster needs the ClusterClaim feature",
+		managed: true,
+		obj: `
+apiVersion: operator.open-cluster-management.io/v1
+kind: Klusterlet
+metadata: {name: report-without-claims}
+spec:
+  clusterName: cluster1
+  deployOption: {mode: Default, reportHostingCluster: Enable}
+  registrationConfiguration: {featureGates: [{feature: ClusterClaim, mode: Disable}]}`,
+		wantField: "spec", wantMessage: "feature gate ClusterClaim cannot be disabled",
+	},
+	{
 		name: "ClusterManager deploy mode must be Default or Hosted",
 		obj: `
 apiVersion: operator.open-cluster-management.io/v1

@@ -26,6 +26,11 @@ type Klusterlet struct {
 }
 
 // KlusterletSpec is the configuration of the agent of a managed cluster.
+// An agent that reports its hosting cluster (deployOption.reportHostingCluster:
+// Enable) needs the name it reports and the ClusterClaim feature, as in OCM.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.deployOption) || !has(self.deployOption.reportHostingCluster) || self.deployOption.reportHostingCluster != 'Enable' || (has(self.deployOption.mode) && self.deployOption.mode in ['Hosted', 'SingletonHosted']) || (has(self.clusterName) && size(self.clusterName) > 0)",message="spec.clusterName is required when spec.deployOption.reportHostingCluster is Enable outside the Hosted modes: the agent reports the cluster's own name as its hosting cluster; set it, or remove reportHostingCluster"
+// +kubebuilder:validation:XValidation:rule="!has(self.deployOption) || !has(self.deployOption.reportHostingCluster) || self.deployOption.reportHostingCluster != 'Enable' || !has(self.registrationConfiguration) || !has(self.registrationConfiguration.featureGates) || !self.registrationConfiguration.featureGates.exists(g, g.feature == 'ClusterClaim' && (!has(g.mode) || g.mode == 'Disable'))",message="feature gate ClusterClaim cannot be disabled in spec.registrationConfiguration.featureGates when spec.deployOption.reportHostingCluster is Enable: the agent reports its hosting cluster as a ClusterClaim; enable ClusterClaim, or remove reportHostingCluster"
 type KlusterletSpec struct {
 	// namespace is where the agent runs on the managed cluster. It must start
 	// with open-cluster-management-; open-cluster-management-agent when unset.
@@ -143,6 +148,8 @@ type HubApiServerHostAlias struct {
 }
 
 // KlusterletDeployOption says how the agent is deployed.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.reportHostingCluster) || self.reportHostingCluster != 'Enable' || !has(self.mode) || !(self.mode in ['Hosted', 'SingletonHosted']) || (has(self.hosted) && has(self.hosted.managementClusterName) && size(self.hosted.managementClusterName) > 0)",message="spec.deployOption.hosted.managementClusterName is required when spec.deployOption.reportHostingCluster is Enable in the Hosted modes: it is the hosting cluster the agent reports, the hub's name for the cluster it runs on; set it, or remove reportHostingCluster"
 type KlusterletDeployOption struct {
 	// mode is Default (the default: separate registration and work agents on
 	// the managed cluster), Hosted (they run on a management cluster),
@@ -154,10 +161,11 @@ type KlusterletDeployOption struct {
 
 	// reportHostingCluster set to Enable makes the agent report where it runs
 	// through the reserved ClusterClaim hosting-cluster.open-cluster-management.io
-	// in its ManagedCluster's status: the cluster's own name, or
-	// hosted.managementClusterName in the Hosted modes (nothing when that is
-	// unset). Add-ons whose ClusterManagementAddOn enables
-	// hostedModeAutoDiscovery are hosted there.
+	// in its ManagedCluster's status: the cluster's own name (spec.clusterName,
+	// then required), or hosted.managementClusterName in the Hosted modes
+	// (then required). Add-ons whose ClusterManagementAddOn enables
+	// hostedModeAutoDiscovery are hosted there. The ClusterClaim feature
+	// gate must not be disabled with it.
 	// +optional
 	// +kubebuilder:validation:Enum=Enable;Disable
 	ReportHostingCluster ReportHostingClusterMode `json:"reportHostingCluster,omitempty"`
@@ -179,7 +187,8 @@ const (
 
 // KlusterletHostedConfiguration configures the modes that run on a management cluster.
 type KlusterletHostedConfiguration struct {
-	// managementClusterName is the hub's name for the management cluster.
+	// managementClusterName is the hub's name for the management cluster, the
+	// hosting cluster the agent reports with reportHostingCluster.
 	// +optional
 	ManagementClusterName string `json:"managementClusterName,omitempty"`
 }
