@@ -218,6 +218,17 @@ func TestReplicaSetLargePayload(t *testing.T) {
 		}
 	})
 
+	t.Run("work get shows the payload of the set and of each cluster's work", func(t *testing.T) {
+		r := s.ocm.Run(s.ctx, "work", "get", name, "--replicaset", "-n", ns)
+		clitest.ExpectOK(t, r, "PAYLOAD", "2.5 MiB in ")
+		// No agent stages the payload here.
+		for _, c := range []string{c1, c2} {
+			if row := clitest.Row(r.Out, c); !strings.Contains(strings.Join(row, " "), "staging the payload: 2.5 MiB in") {
+				t.Errorf("the row of %s does not say the payload is being staged: %v\n%s", c, row, r.Out)
+			}
+		}
+	})
+
 	t.Run("undo brings the first payload back, its collected chunks copied again", func(t *testing.T) {
 		first, err := payload.Of(&workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{m}}})
 		require.NoError(t, err)
