@@ -18,8 +18,10 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/payloadgc"
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/replicaset"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
@@ -229,10 +231,46 @@ func TestReplicaSetLargePayload(t *testing.T) {
 		}
 	})
 
-	t.Run("undo brings the first payload back, its collected chunks copied again", func(t *testing.T) {
+	t.Run("a gated undo brings the first payload back, its collected chunks copied again", func(t *testing.T) {
 		first, err := payload.Of(&workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{m}}})
 		require.NoError(t, err)
-		clitest.ExpectOK(t, s.ocm.Run(s.ctx, "work", "rollout", "undo", name, "-n", ns), "rolled back from revision 2 to revision 1")
+		s.poll(t, "gate the set, whose gates need a progressive rollout", func(ctx context.Context) (bool, error) {
+			if err := s.admin.Get(ctx, client.ObjectKeyFromObject(mwrs), mwrs); err != nil {
+				return false, err
+			}
+			if mwrs.Annotations == nil {
+				mwrs.Annotations = map[string]string{}
+			}
+			mwrs.Annotations[rolloutv1alpha1.GatesAnnotation] = string(rolloutv1alpha1.GateBefore)
+			mwrs.Spec.PlacementRefs[0].RolloutStrategy = clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive}
+			return true, s.admin.Update(ctx, mwrs)
+		})
+		// The controller may write the set meanwhile: the undo asks to run it again.
+		var r clitest.Result
+		s.poll(t, "undo", func(ctx context.Context) (bool, error) {
+			r = s.ocm.Run(ctx, "work", "rollout", "undo", name, "-n", ns)
+			return r.Err == nil, nil
+		})
+		clitest.ExpectOK(t, r, "rolled back from revision 2 to revision 1", "and its gates")
+		// The undo is a new revision, held at its gate as any change.
+		s.poll(t, "the undo waiting at its gate", func(ctx context.Context) (bool, error) {
+			set := &workv1alpha1.ManifestWorkReplicaSet{}
+			if err := s.admin.Get(ctx, client.ObjectKeyFromObject(mwrs), set); err != nil {
+				return false, err
+			}
+			if rolledOutReason(rolloutv1alpha1.ReasonAwaitingApproval, "approval before stage")(set) {
+				return true, nil
+			}
+			return false, fmt.Errorf("generation %d, conditions %+v", set.Generation, set.Status.Conditions)
+		})
+		works, err := s.works(s.ctx, ns, name)
+		require.NoError(t, err)
+		for c, w := range works {
+			p, err := payload.Of(&w.Spec)
+			require.NoError(t, err)
+			assert.False(t, slices.Equal(p.Spec.Chunks, first.Spec.Chunks), "%s got the first payload before the gate opened", c)
+		}
+		clitest.ExpectOK(t, s.ocm.Run(s.ctx, "work", "rollout", "approve", name, "-n", ns), "approved by")
 		s.poll(t, "the first payload on both clusters, whole", func(ctx context.Context) (bool, error) {
 			works, err := s.works(ctx, ns, name)
 			if err != nil || len(works) != 2 {
