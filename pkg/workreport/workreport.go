@@ -1,7 +1,8 @@
 // Package workreport reads a ManifestWork's status as a report: the work's
-// conditions and, for each manifest of its spec, what the cluster's work
-// agent reported of it (its conditions, status feedback and drift).
-// `kubectl ocm work status` prints it and `kubectl ocm mcp` returns it.
+// conditions, its large payload's state if it has one, and, for each
+// manifest of its spec, what the cluster's work agent reported of it (its
+// conditions, status feedback and drift). `kubectl ocm work status` and
+// `work get` print it and `kubectl ocm mcp` returns it.
 package workreport
 
 import (
@@ -25,7 +26,12 @@ type Report struct {
 	Cluster string `json:"cluster"`
 	// Conditions are the work-level conditions.
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// Manifests report each manifest, in the order of the spec.
+	// Payload is the state of the work's large payload, when its one
+	// manifest is a ManifestPayload.
+	Payload *Payload `json:"payload,omitempty"`
+	// Manifests report each manifest, in the order of the spec; for a
+	// large payload, the manifests of the payload as the agent reported
+	// them (none before it staged the payload).
 	Manifests []ManifestStatus `json:"manifests"`
 }
 
@@ -66,9 +72,18 @@ const NotReported = "not reported by the work agent yet"
 
 // New collects the state of each manifest of work: the spec's manifests, in
 // order, joined by ordinal with what the agent reported, then the entries
-// the agent reported that the spec no longer has.
+// the agent reported that the spec no longer has. The manifests of a large
+// payload are in its chunks, not in the spec: they are the agent's reports,
+// in order.
 func New(work *workv1.ManifestWork) *Report {
-	s := &Report{Name: work.Name, Cluster: work.Namespace, Conditions: work.Status.Conditions}
+	s := &Report{Name: work.Name, Cluster: work.Namespace, Conditions: work.Status.Conditions, Payload: PayloadOf(work)}
+	if s.Payload != nil && s.Payload.Chunks > 0 {
+		s.Manifests = []ManifestStatus{}
+		for _, m := range work.Status.ResourceStatus.Manifests {
+			s.Manifests = append(s.Manifests, Manifest(m))
+		}
+		return s
+	}
 	reported := map[int32]workv1.ManifestCondition{}
 	for _, m := range work.Status.ResourceStatus.Manifests {
 		reported[m.ResourceMeta.Ordinal] = m

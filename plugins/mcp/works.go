@@ -28,9 +28,11 @@ type WorksOutput struct {
 // WorkState is one ManifestWork with the state of each manifest its agent
 // reported (workreport.Manifest).
 type WorkState struct {
-	Name       string          `json:"name"`
-	Conditions []Condition     `json:"conditions,omitempty" jsonschema:"Applied, Available, Progressing, Degraded of the whole work"`
-	Manifests  []ManifestState `json:"manifests,omitempty"`
+	Name       string      `json:"name"`
+	Conditions []Condition `json:"conditions,omitempty" jsonschema:"Applied, Available, Progressing, Degraded of the whole work"`
+	// Payload is the state of a large payload (workreport.Payload.Summary).
+	Payload   string          `json:"payload,omitempty" jsonschema:"for a work whose manifests go as a large payload: its size, its chunks and how many of them the cluster's agent has staged, such as: 50.2 MiB in 380 chunks, 212 of 380 present"`
+	Manifests []ManifestState `json:"manifests,omitempty"`
 }
 
 // ManifestState is one manifest of a work on its cluster.
@@ -46,7 +48,7 @@ func (s *server) addWorkTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "list_works",
 		Title:       "ManifestWorks of a cluster",
-		Description: "List the ManifestWorks the hub delivers to one managed cluster, with their Applied, Available, Progressing and Degraded conditions and the conditions of each manifest as the cluster's agent reported them. Name one work to see only it.",
+		Description: "List the ManifestWorks the hub delivers to one managed cluster, with their Applied, Available, Progressing and Degraded conditions, the conditions of each manifest as the cluster's agent reported them and, for a work sent as a large payload, its size and how many of its chunks the agent has staged. Name one work to see only it.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr.To(false)},
 	}, s.listWorks)
 }
@@ -83,6 +85,9 @@ func (s *server) listWorks(ctx context.Context, req *mcp.CallToolRequest, in Wor
 	for i := range works {
 		w := &works[i]
 		st := WorkState{Name: w.Name, Conditions: conditions(w.Status.Conditions)}
+		if p := workreport.PayloadOf(w); p != nil {
+			st.Payload = p.Summary()
+		}
 		for _, m := range w.Status.ResourceStatus.Manifests {
 			r := workreport.Manifest(m)
 			st.Manifests = append(st.Manifests, ManifestState{Kind: r.Kind, Group: r.Group, Namespace: r.Namespace, Name: r.Name, Conditions: conditions(r.Conditions)})

@@ -53,8 +53,10 @@ Manifests over %d KiB in all, what one ManifestWork holds, are delivered as a
 large payload, up to 256 MiB: they are cut into ManifestChunks, each named by
 the digest of its content, written to each cluster's namespace (or the
 placement's) before the work, which lists them in one ManifestPayload
-manifest. A chunk already there is not written again. The agent applies the
-payload once every chunk is present and verified.
+manifest. A chunk already there is not written again; the progress of the
+writes goes to stderr, and then how many chunks were written and how many were
+already on the hub. The agent applies the payload once every chunk is present
+and verified.
 
 With --placement NAMESPACE/NAME instead, the manifests go into one
 ManifestWorkReplicaSet NAME in the placement's namespace, which the hub rolls
@@ -112,7 +114,8 @@ func newCmdGet(getter genericclioptions.RESTClientGetter, streams genericiooptio
 		Short: "List ManifestWorks: manifests, applied, available, drifted",
 		Long: `List the ManifestWorks of managed clusters: how many manifests each holds,
 whether the agent applied them, whether the objects are available and how many
-drifted from their manifests.
+drifted from their manifests. When a work listed is a large payload, a PAYLOAD
+column says its size and how many of its chunks the agent has staged.
 
 A cluster's works live in its namespace on the hub, so --clusters a,b lists the
 works of those clusters, -n CLUSTER those of one cluster, and without either,
@@ -155,8 +158,10 @@ func newCmdStatus(getter genericclioptions.RESTClientGetter, streams genericioop
 		Long: `Show, for each manifest of ManifestWork NAME on one managed cluster, what its
 work agent reports: Applied, Available, the status feedback values, when the
 object last drifted from its manifest, and the message of any condition that is
-False. The cluster is given with --clusters, or with -n as the cluster's
-namespace on the hub.`,
+False. For a large payload, a first line says its size and how many of its
+chunks the agent has staged, and the manifests are those of the payload, once
+the agent has staged it. The cluster is given with --clusters, or with -n as
+the cluster's namespace on the hub.`,
 		Example: cli.Examples(`
 			# The manifests of work web on cluster1
 			kubectl ocm work status web --clusters cluster1

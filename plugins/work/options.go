@@ -15,6 +15,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workargs"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workpayload"
 )
 
 // updateStrategies are the values of --update-strategy.
@@ -54,7 +55,7 @@ type CreateOptions struct {
 
 	// payload is the split payload of manifests over the limit of one
 	// ManifestWork, once packPayload made it.
-	payload *largePayload
+	payload *workpayload.Payload
 }
 
 // NewCreateOptions returns CreateOptions for the hub getter selects.

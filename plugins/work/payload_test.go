@@ -13,6 +13,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workpayload"
 )
 
 // configMaps returns n ConfigMap manifests of size bytes of data each.
@@ -45,8 +46,8 @@ func TestPackPayload(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := &CreateOptions{Name: "web"}
-			assert.Equal(t, tt.large, sizeLimit(tt.manifests) > workv1.DefaultManifestsSizeLimit)
-			require.NoError(t, cli.ValidateManifests(tt.manifests, sizeLimit(tt.manifests)))
+			assert.Equal(t, tt.large, workpayload.SizeLimit(tt.manifests) > workv1.DefaultManifestsSizeLimit)
+			require.NoError(t, cli.ValidateManifests(tt.manifests, workpayload.SizeLimit(tt.manifests)))
 			for _, cluster := range []string{"cluster1", "cluster2"} {
 				w := o.buildWork(cluster, tt.manifests, nil)
 				require.NoError(t, o.packPayload(&w.Spec))
@@ -60,7 +61,7 @@ func TestPackPayload(t *testing.T) {
 				}
 				require.NotNil(t, p)
 				assert.Equal(t, int64(len(tt.manifests)), p.Spec.Manifests)
-				assert.Len(t, o.payload.chunks, len(p.Spec.Chunks))
+				assert.Len(t, o.payload.Chunks, len(p.Spec.Chunks))
 			}
 		})
 	}

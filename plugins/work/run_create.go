@@ -17,6 +17,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workpayload"
 )
 
 // Run reads and checks the manifests, checks every cluster, then writes the
@@ -29,7 +30,7 @@ func (o *CreateOptions) Run(ctx context.Context) error {
 	}
 	// Manifests over the limit of one ManifestWork become a large payload
 	// (packPayload).
-	if err := cli.ValidateManifests(manifests, sizeLimit(manifests)); err != nil {
+	if err := cli.ValidateManifests(manifests, workpayload.SizeLimit(manifests)); err != nil {
 		return err
 	}
 	if o.Rollout.Placement != "" {

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/workreport"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -73,28 +74,50 @@ func (o *GetOptions) notFound() string {
 // WorksTable renders works as a kubectl table: NAME, CLUSTER, MANIFESTS,
 // APPLIED, AVAILABLE, DRIFTED (how many manifests drifted), AGE, then
 // PROGRESSING, DEGRADED, COMPLETE and DELETING at priority 1, which the
-// table printer shows only with -o wide.
+// table printer shows only with -o wide. When a work goes as a large
+// payload, MANIFESTS counts the payload's manifests and a PAYLOAD column
+// before AGE says its size and how far its agent staged it
+// (workreport.Payload).
 func WorksTable(works []workv1.ManifestWork, now time.Time) *metav1.Table {
+	payloads := make([]*workreport.Payload, len(works))
+	large := false
+	for i := range works {
+		payloads[i] = workreport.PayloadOf(&works[i])
+		large = large || payloads[i] != nil
+	}
 	cols := []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string"}, {Name: "Cluster", Type: "string"}, {Name: "Manifests", Type: "integer"},
 		{Name: "Applied", Type: "string"}, {Name: "Available", Type: "string"}, {Name: "Drifted", Type: "string"},
-		{Name: "Age", Type: "date"},
-		{Name: "Progressing", Type: "string", Priority: 1}, {Name: "Degraded", Type: "string", Priority: 1},
-		{Name: "Complete", Type: "string", Priority: 1}, {Name: "Deleting", Type: "string", Priority: 1},
 	}
+	if large {
+		cols = append(cols, metav1.TableColumnDefinition{Name: "Payload", Type: "string"})
+	}
+	cols = append(cols, metav1.TableColumnDefinition{Name: "Age", Type: "date"},
+		metav1.TableColumnDefinition{Name: "Progressing", Type: "string", Priority: 1}, metav1.TableColumnDefinition{Name: "Degraded", Type: "string", Priority: 1},
+		metav1.TableColumnDefinition{Name: "Complete", Type: "string", Priority: 1}, metav1.TableColumnDefinition{Name: "Deleting", Type: "string", Priority: 1})
 	table := &metav1.Table{ColumnDefinitions: cols}
 	for i := range works {
 		w := &works[i]
 		conds := w.Status.Conditions
-		row := metav1.TableRow{Cells: []any{
-			w.Name, w.Namespace, int64(len(w.Spec.Workload.Manifests)),
+		manifests := int64(len(w.Spec.Workload.Manifests))
+		if p := payloads[i]; p != nil && p.Chunks > 0 {
+			manifests = p.Manifests
+		}
+		cells := []any{
+			w.Name, w.Namespace, manifests,
 			conditionStatus(conds, workv1.WorkApplied), conditionStatus(conds, workv1.WorkAvailable), drifted(w),
-			duration.HumanDuration(now.Sub(w.CreationTimestamp.Time)),
+		}
+		if large {
+			summary := ""
+			if payloads[i] != nil {
+				summary = payloads[i].Summary()
+			}
+			cells = append(cells, summary)
+		}
+		cells = append(cells, duration.HumanDuration(now.Sub(w.CreationTimestamp.Time)),
 			conditionStatus(conds, workv1.WorkProgressing), conditionStatus(conds, workv1.WorkDegraded),
-			conditionStatus(conds, workv1.WorkComplete), conditionStatus(conds, workv1.WorkDeleting),
-		}}
-		row.Object = runtime.RawExtension{Object: w}
-		table.Rows = append(table.Rows, row)
+			conditionStatus(conds, workv1.WorkComplete), conditionStatus(conds, workv1.WorkDeleting))
+		table.Rows = append(table.Rows, metav1.TableRow{Cells: cells, Object: runtime.RawExtension{Object: w}})
 	}
 	return table
 }

@@ -20,6 +20,7 @@ import (
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/setstate"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/workreport"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -77,13 +78,24 @@ func (o *GetOptions) runReplicaSets(ctx context.Context) error {
 
 // ReplicaSetsTable renders ManifestWorkReplicaSets as a kubectl table: NAME,
 // PLACEMENTS, TOTAL, APPLIED, AVAILABLE, DEGRADED, ROLLOUT (the reason of
-// PlacementRolledOut) and AGE.
+// PlacementRolledOut) and AGE; when a template goes as a large payload, a
+// PAYLOAD column before AGE says its size.
 func ReplicaSetsTable(items []workv1alpha1.ManifestWorkReplicaSet, now time.Time) *metav1.Table {
+	payloads := make([]*workreport.Payload, len(items))
+	large := false
+	for i := range items {
+		payloads[i] = workreport.TemplatePayload(&items[i].Spec.ManifestWorkTemplate)
+		large = large || payloads[i] != nil
+	}
 	table := &metav1.Table{ColumnDefinitions: []metav1.TableColumnDefinition{
 		{Name: "Name", Type: "string"}, {Name: "Placements", Type: "string"}, {Name: "Total", Type: "integer"},
 		{Name: "Applied", Type: "integer"}, {Name: "Available", Type: "integer"}, {Name: "Degraded", Type: "integer"},
-		{Name: "Rollout", Type: "string"}, {Name: "Age", Type: "date"},
+		{Name: "Rollout", Type: "string"},
 	}}
+	if large {
+		table.ColumnDefinitions = append(table.ColumnDefinitions, metav1.TableColumnDefinition{Name: "Payload", Type: "string"})
+	}
+	table.ColumnDefinitions = append(table.ColumnDefinitions, metav1.TableColumnDefinition{Name: "Age", Type: "date"})
 	for i := range items {
 		s := &items[i]
 		var refs []string
@@ -99,10 +111,16 @@ func ReplicaSetsTable(items []workv1alpha1.ManifestWorkReplicaSet, now time.Time
 			rollout = c.Reason
 		}
 		sum := s.Status.Summary
-		table.Rows = append(table.Rows, metav1.TableRow{Cells: []any{
-			s.Name, strings.Join(refs, ","), int64(sum.Total), int64(sum.Applied), int64(sum.Available), int64(sum.Degraded),
-			rollout, duration.HumanDuration(now.Sub(s.CreationTimestamp.Time)),
-		}, Object: runtime.RawExtension{Object: s}})
+		cells := []any{s.Name, strings.Join(refs, ","), int64(sum.Total), int64(sum.Applied), int64(sum.Available), int64(sum.Degraded), rollout}
+		if large {
+			summary := ""
+			if payloads[i] != nil {
+				summary = payloads[i].Summary()
+			}
+			cells = append(cells, summary)
+		}
+		cells = append(cells, duration.HumanDuration(now.Sub(s.CreationTimestamp.Time)))
+		table.Rows = append(table.Rows, metav1.TableRow{Cells: cells, Object: runtime.RawExtension{Object: s}})
 	}
 	return table
 }
@@ -179,7 +197,9 @@ func ClusterStatesTable(works []workv1.ManifestWork, decided map[string]string, 
 // WorkState is the rollout state of one work of a ManifestWorkReplicaSet and
 // the message that explains it: Succeeded when Applied and Available are
 // True for its current generation, Failed when it is Degraded or could not be
-// applied, else Progressing.
+// applied, else Progressing. A large payload the agent has not staged for
+// the current generation is Progressing, with how much of it is present;
+// one it refused (a damaged chunk, an invalid payload) is Failed.
 func workState(w *workv1.ManifestWork) (string, string) {
 	conds := w.Status.Conditions
 	applied := meta.FindStatusCondition(conds, workv1.WorkApplied)
@@ -192,6 +212,14 @@ func workState(w *workv1.ManifestWork) (string, string) {
 	}
 	current := func(c *metav1.Condition) bool {
 		return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == w.Generation
+	}
+	if p := workreport.PayloadOf(w); p != nil && !current(applied) {
+		switch {
+		case p.Refused():
+			return StateFailed, "payload " + p.Reason + ": " + p.Message
+		case p.Staged != string(metav1.ConditionTrue):
+			return StateProgressing, "staging the payload: " + p.Summary()
+		}
 	}
 	switch {
 	case current(applied) && current(available):

@@ -40,6 +40,18 @@ func (o *StatusOptions) Run(ctx context.Context) error {
 	if o.Output != "" {
 		return cli.PrintData(o.Out, o.Output, status)
 	}
+	if p := status.Payload; p != nil {
+		// The manifests of a large payload are known once its agent staged it.
+		fmt.Fprintf(o.Out, "Payload: %s\n", p.Summary())
+		if p.Staged == string(metav1.ConditionFalse) && p.Message != "" {
+			fmt.Fprintf(o.Out, "PayloadStaged: %s: %s\n", p.Reason, p.Message)
+		}
+		if len(status.Manifests) == 0 {
+			fmt.Fprintln(o.Out, "No manifest of the payload is reported yet: the work agent reports them once it has staged the payload.")
+			return nil
+		}
+		fmt.Fprintln(o.Out)
+	}
 	return printers.NewTablePrinter(printers.PrintOptions{}).PrintObj(StatusTable(status, time.Now()), o.Out)
 }
 

@@ -6,12 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/utils/ptr"
 
+	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/workreport"
 )
 
@@ -131,5 +135,61 @@ func TestStatusTable(t *testing.T) {
 	w.Status.ResourceStatus.Manifests[0].Conditions = w.Status.ResourceStatus.Manifests[0].Conditions[:3]
 	if out := render(t, StatusTable(workreport.New(&w), now), false); strings.Contains(out, "CONDITIONS") {
 		t.Errorf("table has a CONDITIONS column without other conditions:\n%s", out)
+	}
+}
+
+// largeWork is a work of generation 2 whose manifests go as a payload of
+// 9 ConfigMaps of 64 KiB, with conds.
+func largeWork(t *testing.T, conds ...metav1.Condition) workv1.ManifestWork {
+	t.Helper()
+	o := &CreateOptions{Name: "big"}
+	w := o.buildWork("cluster1", configMaps(t, 9, 64<<10), nil)
+	require.NoError(t, o.packPayload(&w.Spec))
+	w.Generation, w.CreationTimestamp, w.Status.Conditions = 2, metav1.NewTime(now.Add(-time.Hour)), conds
+	return *w
+}
+
+// staged is a PayloadStaged condition of generation 2.
+func staged(status metav1.ConditionStatus, reason, message string) metav1.Condition {
+	return metav1.Condition{Type: payloadv1alpha1.WorkPayloadStaged, Status: status, Reason: reason, Message: message, ObservedGeneration: 2}
+}
+
+func TestWorksTableLargePayload(t *testing.T) {
+	progress := payload.Progress{Chunks: 9, Bytes: 9 << 16, PresentChunks: 4, PresentBytes: 4 << 16}
+	missing := staged(metav1.ConditionFalse, payloadv1alpha1.ReasonChunksMissing, "generation 2: "+progress.String()+"; waiting for [sha256-ab]")
+	out := render(t, WorksTable([]workv1.ManifestWork{testWork(), largeWork(t, missing)}, now), false)
+	for _, want := range []string{
+		"NAME   CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   PAYLOAD                               AGE\n",
+		"web    cluster1   2           True      False       1                                               120m\n",
+		"big    cluster1   9                                           0.6 MiB in 9 chunks, 4 of 9 present   60m\n",
+	} {
+		assert.Contains(t, out, want)
+	}
+}
+
+func TestWorkStateLargePayload(t *testing.T) {
+	applied := metav1.Condition{Type: workv1.WorkApplied, Status: metav1.ConditionTrue, Reason: "R", ObservedGeneration: 1}
+	tests := []struct {
+		name        string
+		conds       []metav1.Condition
+		wantState   string
+		wantMessage string
+	}{
+		{"not reported yet", nil, StateProgressing, "staging the payload: 0.6 MiB in 9 chunks"},
+		{"chunks missing", []metav1.Condition{applied, staged(metav1.ConditionFalse, payloadv1alpha1.ReasonChunksMissing,
+			"generation 2: 3 of 9 chunks (0.2 of 0.6 MiB) present and verified; waiting for [sha256-ab]; the cluster keeps generation 1")},
+			StateProgressing, "staging the payload: 0.6 MiB in 9 chunks, 3 of 9 present"},
+		{"a damaged chunk", []metav1.Condition{applied, staged(metav1.ConditionFalse, payloadv1alpha1.ReasonChunkDigestMismatch, "generation 2 refused: ManifestChunk sha256-ab is not the chunk")},
+			StateFailed, "payload ChunkDigestMismatch: generation 2 refused: ManifestChunk sha256-ab is not the chunk"},
+		{"staged, not applied yet", []metav1.Condition{applied, staged(metav1.ConditionTrue, payloadv1alpha1.ReasonPayloadVerified, "")},
+			StateProgressing, "waiting for the work agent to apply generation 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := largeWork(t, tt.conds...)
+			state, message := workState(&w)
+			assert.Equal(t, tt.wantState, state)
+			assert.Equal(t, tt.wantMessage, message)
+		})
 	}
 }

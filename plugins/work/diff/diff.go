@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/text"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workargs"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workpayload"
 )
 
 // OfLabel on a ManifestWork in ReportDiff mode names the work whose
@@ -54,6 +55,10 @@ type Options struct {
 	Timeout time.Duration
 	// Output is json or yaml; empty prints the diffs.
 	Output string
+
+	// payload is the new manifests as a large payload, when they are over
+	// the limit of one ManifestWork.
+	payload *workpayload.Payload
 }
 
 func NewCmdDiff(getter genericclioptions.RESTClientGetter, streams genericiooptions.IOStreams) *cobra.Command {
@@ -68,6 +73,11 @@ computes it from a temporary ManifestWork in ReportDiff mode (annotation
 ` + workv1.ApplyModeAnnotation + `), and the command prints the reports as
 unified diffs, one per group of clusters that agree. Manifests the new set
 leaves out are listed as deleted, unless the work orphans them.
+
+New manifests over the limit of one ManifestWork (500 KiB) go to the agents
+as a large payload, its chunks written to each cluster's namespace first, as
+work create writes them; a work that is a large payload is compared by the
+manifests of its chunks.
 
 The exit status is 0 when nothing would change, 1 when something would, and
 another failure otherwise, as kubectl diff's.`,
@@ -138,6 +148,11 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// New manifests over the limit of one ManifestWork go to the agents as a
+	// large payload, as work create sends them.
+	if o.payload, err = workpayload.Pack(o.Name, manifests); err != nil {
+		return err
+	}
 	c, cfg, err := cli.NewClient(ctx, o.getter)
 	if err != nil {
 		return err
@@ -179,7 +194,7 @@ func (o *Options) readManifests() ([]workv1.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cli.ValidateManifests(manifests, workv1.DefaultManifestsSizeLimit); err != nil {
+	if err := cli.ValidateManifests(manifests, workpayload.SizeLimit(manifests)); err != nil {
 		return nil, err
 	}
 	raw := make([]workv1.Manifest, 0, len(manifests))

@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/text"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/workreport"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/cli"
 )
 
@@ -24,8 +26,15 @@ func probePrefix(name string) string {
 
 // writeProbes writes the ReportDiff work of every target, next to its
 // work: the agent of its cluster reports what the new spec would change.
+// The chunks of a large payload are written first, with progress.
 func (o *Options) writeProbes(ctx context.Context, c client.Client, host string, targets []*diffTarget) error {
+	progress := &lockedWriter{w: o.ErrOut}
 	return eachTarget(ctx, targets, func(ctx context.Context, t *diffTarget) error {
+		if o.payload != nil {
+			if _, err := o.payload.Write(ctx, c, t.cluster, progress); err != nil {
+				return fmt.Errorf("cluster %s on %s: %w", t.cluster, host, err)
+			}
+		}
 		probe := &workv1.ManifestWork{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: probePrefix(o.Name), Namespace: t.cluster,
 				Labels:      map[string]string{OfLabel: o.Name},
@@ -38,6 +47,18 @@ func (o *Options) writeProbes(ctx context.Context, c client.Client, host string,
 		t.probe = probe
 		return nil
 	})
+}
+
+// lockedWriter writes each line of the writers of several targets whole.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // diffWriters bounds the concurrent writes of `work diff`.
@@ -73,9 +94,19 @@ func (o *Options) wait(ctx context.Context, c client.Client, targets []*diffTarg
 		}
 		var waiting []string
 		for _, t := range targets {
-			if !reported(t.probe) {
-				waiting = append(waiting, t.cluster)
+			if reported(t.probe) {
+				continue
 			}
+			// An agent that refused the payload reports nothing.
+			p := workreport.PayloadOf(t.probe)
+			if p != nil && p.Refused() {
+				return false, "", cli.Stop(fmt.Errorf("the agent of cluster %s refused the new manifests' payload (%s): %s", t.cluster, p.Reason, p.Message))
+			}
+			if p != nil && p.Staged != "" {
+				waiting = append(waiting, fmt.Sprintf("%s (payload %s)", t.cluster, p.Summary()))
+				continue
+			}
+			waiting = append(waiting, t.cluster)
 		}
 		if len(waiting) == 0 {
 			return true, "", nil

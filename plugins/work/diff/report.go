@@ -63,7 +63,7 @@ func (o *Options) report(targets []*diffTarget, mapper resourceMapper) *Report {
 		if c := meta.FindStatusCondition(t.probe.Status.Conditions, workv1.WorkDiffReported); c != nil && c.Reason == workv1.DiffReasonInvalidApplyMode {
 			cd.Manifests = append(cd.Manifests, ManifestDiff{Kind: "ManifestWork", Name: t.probe.Name, Result: workv1.DiffReasonFailed, Diff: c.Message})
 		}
-		for _, gone := range removed(t.current, t.spec, mapper) {
+		for _, gone := range removed(t.before, t.after, t.current.Spec.DeleteOption, mapper) {
 			cd.Manifests = append(cd.Manifests, gone)
 			cd.Differs = true
 		}
@@ -85,22 +85,21 @@ type resourceMapper interface {
 	RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error)
 }
 
-// removed lists the manifests of current that spec leaves out and that the
-// work would delete: those its delete option does not orphan
-// (workv1.DeleteOption.Orphans). Orphaning rules name a resource, which
-// mapper gives; a manifest whose kind mapper does not know is listed, saying
-// that an orphaning rule might keep it.
-func removed(current *workv1.ManifestWork, spec workv1.ManifestWorkSpec, mapper resourceMapper) []ManifestDiff {
+// removed lists the manifests of before (the current work's) that after
+// (the new ones) leaves out and that the work would delete: those its delete
+// option opt does not orphan (workv1.DeleteOption.Orphans). Orphaning rules
+// name a resource, which mapper gives; a manifest whose kind mapper does not
+// know is listed, saying that an orphaning rule might keep it.
+func removed(before, after []workv1.Manifest, opt *workv1.DeleteOption, mapper resourceMapper) []ManifestDiff {
 	keep := map[string]bool{}
-	for _, m := range spec.Workload.Manifests {
+	for _, m := range after {
 		if id, err := m.ResourceMeta(); err == nil {
 			keep[id.Key()] = true
 		}
 	}
-	opt := current.Spec.DeleteOption
 	selective := opt != nil && opt.PropagationPolicy == workv1.DeletePropagationPolicyTypeSelectivelyOrphan
 	var out []ManifestDiff
-	for _, m := range current.Spec.Workload.Manifests {
+	for _, m := range before {
 		id, err := m.ResourceMeta()
 		if err != nil || keep[id.Key()] {
 			continue

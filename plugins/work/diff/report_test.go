@@ -24,19 +24,21 @@ func TestRemoved(t *testing.T) {
 	cm := manifest(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"default","name":"cm"}}`)
 	web := manifest(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"namespace":"default","name":"web"}}`)
 	widget := manifest(`{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"namespace":"default","name":"w"}}`)
-	current := func(opt *workv1.DeleteOption, manifests ...workv1.Manifest) *workv1.ManifestWork {
-		w := &workv1.ManifestWork{}
-		w.Spec.Workload.Manifests, w.Spec.DeleteOption = manifests, opt
-		return w
+	type work struct {
+		opt       *workv1.DeleteOption
+		manifests []workv1.Manifest
+	}
+	current := func(opt *workv1.DeleteOption, manifests ...workv1.Manifest) work {
+		return work{opt: opt, manifests: manifests}
 	}
 	selective := func(rules ...workv1.OrphaningRule) *workv1.DeleteOption {
 		return &workv1.DeleteOption{PropagationPolicy: workv1.DeletePropagationPolicyTypeSelectivelyOrphan,
 			SelectivelyOrphan: &workv1.SelectivelyOrphan{OrphaningRules: rules}}
 	}
-	keepWeb := workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{web}}}
+	keepWeb := []workv1.Manifest{web}
 	tests := []struct {
 		name    string
-		current *workv1.ManifestWork
+		current work
 		want    []string
 	}{
 		{"Foreground deletes what is left out", current(nil, cm, web), []string{"ConfigMap cm"}},
@@ -50,7 +52,7 @@ func TestRemoved(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, m := range removed(tt.current, keepWeb, mapper) {
+			for _, m := range removed(tt.current.manifests, keepWeb, tt.current.opt, mapper) {
 				assert.Equal(t, ResultDeleted, m.Result)
 				line := m.Kind + " " + m.Name
 				assert.Contains(t, m.Diff, "the new manifests leave it out")

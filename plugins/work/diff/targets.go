@@ -14,15 +14,38 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/workset"
+	"github.com/kubectl-ocm/kubectl-ocm/plugins/work/internal/workpayload"
 )
 
 // diffTarget is one cluster to compare on: its current work and the spec
-// the new manifests give it.
+// the new manifests give it; before and after are the manifests of each,
+// those of its chunks for a large payload.
 type diffTarget struct {
-	cluster string
-	current *workv1.ManifestWork
-	spec    workv1.ManifestWorkSpec
-	probe   *workv1.ManifestWork
+	cluster       string
+	current       *workv1.ManifestWork
+	spec          workv1.ManifestWorkSpec
+	before, after []workv1.Manifest
+	probe         *workv1.ManifestWork
+}
+
+// workManifests returns the manifests of w: those of its payload's chunks
+// when it is a large payload.
+func workManifests(ctx context.Context, c client.Reader, w *workv1.ManifestWork) ([]workv1.Manifest, error) {
+	m, err := workpayload.Manifests(ctx, c, w.Namespace, &w.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("ManifestWork %s in cluster %s: %w", w.Name, w.Namespace, err)
+	}
+	return m, nil
+}
+
+// sent is what the new manifests are in a work's spec: themselves, or the
+// ManifestPayload of their chunks when they are over the limit of one
+// ManifestWork.
+func (o *Options) sent(manifests []workv1.Manifest) []workv1.Manifest {
+	if o.payload != nil {
+		return []workv1.Manifest{o.payload.Manifest}
+	}
+	return manifests
 }
 
 // workTargets reads ManifestWork NAME on each cluster (every cluster that
@@ -60,9 +83,13 @@ func (o *Options) workTargets(ctx context.Context, c client.Client, manifests []
 		if err := applied(w); err != nil {
 			return nil, err
 		}
+		before, err := workManifests(ctx, c, w)
+		if err != nil {
+			return nil, err
+		}
 		spec := *w.Spec.DeepCopy()
-		spec.Workload.Manifests = manifests
-		targets = append(targets, &diffTarget{cluster: w.Namespace, current: w, spec: spec})
+		spec.Workload.Manifests = o.sent(manifests)
+		targets = append(targets, &diffTarget{cluster: w.Namespace, current: w, spec: spec, before: before, after: manifests})
 	}
 	return targets, nil
 }
@@ -79,7 +106,7 @@ func (o *Options) setTargets(ctx context.Context, c client.Client, manifests []w
 		return nil, fmt.Errorf("read ManifestWorkReplicaSet %s/%s: %w", o.Namespace, o.Name, err)
 	}
 	spec := set.Spec.DeepCopy()
-	spec.ManifestWorkTemplate.Workload.Manifests = manifests
+	spec.ManifestWorkTemplate.Workload.Manifests = o.sent(manifests)
 	ov, err := workset.NewOverrider(spec)
 	if err != nil {
 		return nil, fmt.Errorf("the overrides of ManifestWorkReplicaSet %s/%s do not fit the new manifests: %w", o.Namespace, o.Name, err)
@@ -98,6 +125,10 @@ func (o *Options) setTargets(ctx context.Context, c client.Client, manifests []w
 		if err := applied(w); err != nil {
 			return nil, err
 		}
+		before, err := workManifests(ctx, c, w)
+		if err != nil {
+			return nil, err
+		}
 		var lbls map[string]string
 		if ov.NeedsLabels() {
 			mc := &clusterv1.ManagedCluster{}
@@ -110,7 +141,13 @@ func (o *Options) setTargets(ctx context.Context, c client.Client, manifests []w
 		if err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", w.Namespace, err)
 		}
-		targets = append(targets, &diffTarget{cluster: w.Namespace, current: w, spec: *s})
+		// Overrides change the manifests of a template, never those inside
+		// a payload.
+		after := s.Workload.Manifests
+		if o.payload != nil {
+			after = manifests
+		}
+		targets = append(targets, &diffTarget{cluster: w.Namespace, current: w, spec: *s, before: before, after: after})
 	}
 	return targets, nil
 }

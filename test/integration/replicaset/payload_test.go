@@ -13,14 +13,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/payloadgc"
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/hub/replicaset"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
+	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/kit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/clitest"
 	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
@@ -59,10 +64,33 @@ func (s *suite) chunkNames(ctx context.Context, ns string) (map[string]bool, err
 	return out, nil
 }
 
+// reconcileErrors returns controller-runtime's count of the failed
+// reconciles of the ManifestWorkReplicaSet controller in this process.
+func reconcileErrors(t *testing.T) float64 {
+	t.Helper()
+	families, err := ctrlmetrics.Registry.Gather()
+	require.NoError(t, err)
+	var n float64
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_reconcile_errors_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == replicaset.ControllerName {
+					n += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return n
+}
+
 // TestReplicaSetLargePayload rolls a template whose manifests are a large
 // payload out to clusters: the controller copies the chunks each cluster's
-// namespace lacks before it writes the cluster's work, and writes no work
-// while a chunk is missing from the set's namespace.
+// namespace lacks before it writes the cluster's work, writes no work while
+// a chunk is missing from the set's namespace, and goes on as soon as it is
+// created. Undo brings back an earlier payload, its chunks copied again.
 func TestReplicaSetLargePayload(t *testing.T) {
 	framework.SkipIfShort(t)
 	s := setup(t)
@@ -78,18 +106,36 @@ func TestReplicaSetLargePayload(t *testing.T) {
 	require.NoError(t, err)
 	mwrs := newMWRS(ns, name, "p", clusterv1alpha1.RolloutStrategy{}, "")
 	mwrs.Spec.ManifestWorkTemplate.Workload.Manifests = []workv1.Manifest{m}
+	errorsBefore := reconcileErrors(t)
 	kit.Must(t, "create", s.admin.Create(s.ctx, mwrs))
 
+	// Each failed reconcile doubles the set's backoff, from 5 ms: after 13,
+	// the next retry is 20 s away.
+	const failures = 13
 	t.Run("no work is written while a chunk is missing", func(t *testing.T) {
-		framework.Consistently(s.ctx, t, 3*time.Second, "no ManifestWork", func(ctx context.Context) (bool, error) {
+		framework.Eventually(s.ctx, t, 2*pollTimeout, fmt.Sprintf("%d failed reconciles of the set", failures), func(ctx context.Context) (bool, error) {
 			works, err := s.works(ctx, ns, name)
-			return len(works) == 0, err
+			if err != nil || len(works) > 0 {
+				return false, fmt.Errorf("ManifestWorks written while a chunk is missing: %v, %w", clustersOf(works), err)
+			}
+			return reconcileErrors(t)-errorsBefore >= failures, nil
+		})
+		works, err := s.works(s.ctx, ns, name)
+		require.NoError(t, err)
+		assert.Empty(t, works, "no ManifestWork while a chunk is missing")
+	})
+
+	t.Run("the set goes on as soon as the chunk is created", func(t *testing.T) {
+		_, err := payload.Write(s.ctx, s.admin, ns, chunks[:1])
+		require.NoError(t, err)
+		// Half the backoff: the chunk's creation brings the set back.
+		framework.Eventually(s.ctx, t, 10*time.Second, "ManifestWorks on both clusters", func(ctx context.Context) (bool, error) {
+			works, err := s.works(ctx, ns, name)
+			return len(works) == 2, err
 		})
 	})
 
 	t.Run("the chunks reach every cluster's namespace before its work", func(t *testing.T) {
-		_, err := payload.Write(s.ctx, s.admin, ns, chunks[:1])
-		require.NoError(t, err)
 		works := s.waitWorks(t, ns, name, c1, c2)
 		for c, w := range works {
 			assert.JSONEq(t, string(m.Raw), string(w.Spec.Workload.Manifests[0].Raw), "the work of %s", c)
@@ -172,5 +218,79 @@ func TestReplicaSetLargePayload(t *testing.T) {
 			}
 			assert.Len(t, have, len(p.Spec.Chunks), "%s keeps only those", c)
 		}
+	})
+
+	t.Run("work get shows the payload of the set and of each cluster's work", func(t *testing.T) {
+		r := s.ocm.Run(s.ctx, "work", "get", name, "--replicaset", "-n", ns)
+		clitest.ExpectOK(t, r, "PAYLOAD", "2.5 MiB in ")
+		// No agent stages the payload here.
+		for _, c := range []string{c1, c2} {
+			if row := clitest.Row(r.Out, c); !strings.Contains(strings.Join(row, " "), "staging the payload: 2.5 MiB in") {
+				t.Errorf("the row of %s does not say the payload is being staged: %v\n%s", c, row, r.Out)
+			}
+		}
+	})
+
+	t.Run("a gated undo brings the first payload back, its collected chunks copied again", func(t *testing.T) {
+		first, err := payload.Of(&workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{m}}})
+		require.NoError(t, err)
+		s.poll(t, "gate the set, whose gates need a progressive rollout", func(ctx context.Context) (bool, error) {
+			if err := s.admin.Get(ctx, client.ObjectKeyFromObject(mwrs), mwrs); err != nil {
+				return false, err
+			}
+			if mwrs.Annotations == nil {
+				mwrs.Annotations = map[string]string{}
+			}
+			mwrs.Annotations[rolloutv1alpha1.GatesAnnotation] = string(rolloutv1alpha1.GateBefore)
+			mwrs.Spec.PlacementRefs[0].RolloutStrategy = clusterv1alpha1.RolloutStrategy{Type: clusterv1alpha1.Progressive}
+			return true, s.admin.Update(ctx, mwrs)
+		})
+		// The controller may write the set meanwhile: the undo asks to run it again.
+		var r clitest.Result
+		s.poll(t, "undo", func(ctx context.Context) (bool, error) {
+			r = s.ocm.Run(ctx, "work", "rollout", "undo", name, "-n", ns)
+			return r.Err == nil, nil
+		})
+		clitest.ExpectOK(t, r, "rolled back from revision 2 to revision 1", "and its gates")
+		// The undo is a new revision, held at its gate as any change.
+		s.poll(t, "the undo waiting at its gate", func(ctx context.Context) (bool, error) {
+			set := &workv1alpha1.ManifestWorkReplicaSet{}
+			if err := s.admin.Get(ctx, client.ObjectKeyFromObject(mwrs), set); err != nil {
+				return false, err
+			}
+			if rolledOutReason(rolloutv1alpha1.ReasonAwaitingApproval, "approval before stage")(set) {
+				return true, nil
+			}
+			return false, fmt.Errorf("generation %d, conditions %+v", set.Generation, set.Status.Conditions)
+		})
+		works, err := s.works(s.ctx, ns, name)
+		require.NoError(t, err)
+		for c, w := range works {
+			p, err := payload.Of(&w.Spec)
+			require.NoError(t, err)
+			assert.False(t, slices.Equal(p.Spec.Chunks, first.Spec.Chunks), "%s got the first payload before the gate opened", c)
+		}
+		clitest.ExpectOK(t, s.ocm.Run(s.ctx, "work", "rollout", "approve", name, "-n", ns), "approved by")
+		s.poll(t, "the first payload on both clusters, whole", func(ctx context.Context) (bool, error) {
+			works, err := s.works(ctx, ns, name)
+			if err != nil || len(works) != 2 {
+				return false, err
+			}
+			for c, w := range works {
+				if p, err := payload.Of(&w.Spec); err != nil || p == nil || !slices.Equal(p.Spec.Chunks, first.Spec.Chunks) {
+					return false, err
+				}
+				have, err := s.chunkNames(ctx, c)
+				if err != nil {
+					return false, err
+				}
+				for _, ref := range first.Spec.Chunks {
+					if !have[payload.ChunkName(ref.Digest)] {
+						return false, fmt.Errorf("%s lacks chunk %s", c, payload.ChunkName(ref.Digest))
+					}
+				}
+			}
+			return true, nil
+		})
 	})
 }

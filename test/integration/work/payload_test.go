@@ -301,7 +301,32 @@ func TestLargePayload(t *testing.T) {
 		// Again with --overwrite: every chunk is there already.
 		r = s.ocm.Run(ctx, "work", "create", "cli-large", "-f", dir, "--clusters", clusterName, "--overwrite")
 		require.NoError(t, r.Err, r.ErrOut)
-		assert.Contains(t, r.Out, "0 chunks written to namespace "+clusterName+" (0 bytes, 0 stored), 12 already there")
+		assert.Contains(t, r.Out, "0 chunks written to namespace "+clusterName+" (0.0 MiB, 0.0 MiB stored), 12 already on the hub")
+	})
+
+	t.Run("kubectl ocm work diff compares the manifests of two large payloads", func(t *testing.T) {
+		// cli-05 changes and cli-11 leaves: the agent stages the new payload
+		// and reports each of its manifests.
+		dir := t.TempDir()
+		for i := range 11 {
+			seed := fmt.Sprintf("cli-%02d;", i)
+			if i == 5 {
+				seed = "cli-05-changed;"
+			}
+			cm := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cli-%02d\n  namespace: default\ndata:\n  v: %q\n",
+				i, strings.Repeat(seed, (64<<10)/7))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("cm-%02d.yaml", i)), []byte(cm), 0o600))
+		}
+		r := s.ocm.Run(ctx, "work", "diff", "cli-large", "-f", dir, "--clusters", clusterName)
+		require.Error(t, r.Err, "the new manifests differ: exit 1\n%s", r.ErrOut)
+		for _, want := range []string{"# " + clusterName + ": 2 of 12 manifests change", "--- live/ConfigMap default/cli-05",
+			"Deleted ConfigMap default/cli-11: the new manifests leave it out"} {
+			assert.Contains(t, r.Out, want)
+		}
+		assert.NotContains(t, r.Out, "ManifestPayload")
+		cm, err := s.configMap(ctx, "default", "cli-05")
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(cm.Data["v"], "cli-05;"), "a diff changes nothing")
 	})
 
 	t.Run("a small work keeps OCM's form", func(t *testing.T) {

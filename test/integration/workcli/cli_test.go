@@ -82,6 +82,7 @@ func testCLI(ctx context.Context, t *testing.T, env *framework.Environment, c cl
 	t.Run("clusters must exist and be accepted", fx.clustersChecked)
 	t.Run("every update strategy is admitted", fx.everyStrategy)
 	t.Run("manifests over a work's limit go as a large payload", fx.oversize)
+	t.Run("large payloads", fx.largePayloads)
 	t.Run("a user who may only write works", fx.worksOnly)
 	t.Run("manifests are checked before sending", fx.manifestsChecked)
 	t.Run("get", fx.get)
@@ -255,7 +256,8 @@ func (fx *workCLIFixture) get(t *testing.T) {
 		t.Errorf("get works --cluster cluster1 sent requests before saying why it stops:\n%s", r.ErrOut)
 	}
 	r = k.Run(ctx, "work", "get")
-	clitest.ExpectOK(t, r, "CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   AGE")
+	// Works big and large are large payloads: a PAYLOAD column says so.
+	clitest.ExpectOK(t, r, "CLUSTER    MANIFESTS   APPLIED   AVAILABLE   DRIFTED   PAYLOAD")
 	if !clitest.HasRow(r.Out, "web", "cluster1", "3") {
 		t.Errorf("table lacks the row of web:\n%s", r.Out)
 	}

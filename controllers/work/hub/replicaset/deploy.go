@@ -99,8 +99,9 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 }
 
 // The chunks of large payloads, copied from a set's namespace into its
-// clusters' namespaces.
-// +kubebuilder:rbac:groups=work.kubectl-ocm.io,resources=manifestchunks,verbs=get;create
+// clusters' namespaces; their creation (metadata only) brings back the sets
+// that wait for them.
+// +kubebuilder:rbac:groups=work.kubectl-ocm.io,resources=manifestchunks,verbs=get;list;watch;create
 
 // copyChunks copies the chunks of spec's ManifestPayload, if it holds one,
 // from the set's namespace to the cluster's, so that the cluster's work is

@@ -2,10 +2,13 @@ package replicaset
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,6 +23,7 @@ import (
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 )
 
 // fixture builds a fake hub with placement ns/p deciding clusters and an
@@ -164,5 +168,47 @@ func TestReconcile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, tt.run)
+	}
+}
+
+// TestListing maps a created ManifestChunk to the sets of its namespace
+// whose template's payload lists it.
+func TestListing(t *testing.T) {
+	manifests := make([]workv1.Manifest, 3)
+	for i := range manifests {
+		manifests[i] = configMap("app", fmt.Sprintf("cm-%d", i), strings.Repeat(fmt.Sprint(i), 70<<10))
+	}
+	ref, chunks, err := payload.Split("app", manifests)
+	require.NoError(t, err)
+	require.Len(t, chunks, 3)
+	m, err := payload.Manifest(ref)
+	require.NoError(t, err)
+	set := func(ns, name string, manifests ...workv1.Manifest) *workv1alpha1.ManifestWorkReplicaSet {
+		return &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: workv1alpha1.ManifestWorkReplicaSetSpec{ManifestWorkTemplate: workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: manifests}}}}
+	}
+	c := fake.NewClientBuilder().WithScheme(apis.Scheme).WithObjects(
+		set("ns", "large", m), set("ns", "small", configMap("app", "cfg", "v")), set("other", "large", m)).Build()
+	r := &Reconciler{Client: c}
+	chunk := func(name string) *metav1.PartialObjectMetadata {
+		return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+	}
+	tests := []struct {
+		name  string
+		chunk string
+		want  []string
+	}{
+		{"a chunk the payload lists", chunks[1].Name(), []string{"ns/large"}},
+		{"a chunk nothing lists", payload.ChunkName(payload.Digest([]byte("other\n"))), nil},
+		{"not a chunk's name", "cfg", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, req := range r.listing(context.Background(), chunk(tt.chunk)) {
+				got = append(got, req.String())
+			}
+			assert.Equal(t, tt.want, got)
+		})
 	}
 }

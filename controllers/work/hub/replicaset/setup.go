@@ -1,13 +1,18 @@
 package replicaset
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -15,6 +20,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta1"
 	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
+	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 )
@@ -51,8 +57,10 @@ func SetupWithManager(mgr ctrl.Manager) error {
 
 // SetupWithManager registers r with mgr: it watches ManifestWorkReplicaSets,
 // the Placements and PlacementDecisions they reference, their labeled
-// ManifestWorks, the labels of ManagedClusters (for overrides by label) and
-// the RolloutApprovals that open their gates.
+// ManifestWorks, the labels of ManagedClusters (for overrides by label), the
+// RolloutApprovals that open their gates and the creation of the
+// ManifestChunks their templates list (metadata only, the informer the
+// chunk collector, payloadgc, watches too).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	ctx := context.Background()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &workv1alpha1.ManifestWorkReplicaSet{}, placementIndex, func(o client.Object) []string {
@@ -64,6 +72,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return keys
 	}); err != nil {
 		return fmt.Errorf("index ManifestWorkReplicaSets by placement: %w", err)
+	}
+	chunk := &metav1.PartialObjectMetadata{}
+	chunk.SetGroupVersionKind(payloadv1alpha1.GroupVersion.WithKind("ManifestChunk"))
+	// A set waits for a chunk missing from its namespace until it is
+	// created; chunks are never updated, and a deleted one brings nothing.
+	created := predicate.Funcs{
+		UpdateFunc:  func(event.UpdateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
 	hasMWRSLabel := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return workv1alpha1.HasOwnerLabel(o)
@@ -94,6 +111,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			a := o.(*rolloutv1alpha1.RolloutApproval)
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ManifestWorkReplicaSet}}}
 		})).
+		WatchesMetadata(chunk, handler.EnqueueRequestsFromMapFunc(r.listing), builder.WithPredicates(created)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: Workers}).
 		Complete(r)
 }
@@ -107,6 +125,29 @@ func (r *Reconciler) byPlacement(ctx context.Context, namespace, name string) []
 		return nil
 	}
 	return requests(list.Items, func(*workv1alpha1.ManifestWorkReplicaSet) bool { return true })
+}
+
+// listing returns the ManifestWorkReplicaSets of a chunk's namespace whose
+// template's payload lists it: a set waiting for that chunk, missing when
+// it copied the payload to a cluster, goes on at once instead of after its
+// backoff. A chunk's name holds its digest, which a template's one
+// manifest holds when its payload lists the chunk: a search for it, rather
+// than decoding the payload, keeps the thousands of creations of a large
+// payload's chunks cheap.
+func (r *Reconciler) listing(ctx context.Context, chunk client.Object) []reconcile.Request {
+	digest, ok := strings.CutPrefix(chunk.GetName(), payloadv1alpha1.ChunkNamePrefix)
+	if !ok || digest == "" {
+		return nil
+	}
+	list := &workv1alpha1.ManifestWorkReplicaSetList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(chunk.GetNamespace())); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "List ManifestWorkReplicaSets for a ManifestChunk", "chunk", klog.KObj(chunk))
+		return nil
+	}
+	return requests(list.Items, func(m *workv1alpha1.ManifestWorkReplicaSet) bool {
+		manifests := m.Spec.ManifestWorkTemplate.Workload.Manifests
+		return len(manifests) == 1 && bytes.Contains(manifests[0].Raw, []byte(payloadv1alpha1.DigestPrefix+digest))
+	})
 }
 
 // withLabelOverrides returns the ManifestWorkReplicaSets with an override
