@@ -20,7 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,12 +59,12 @@ var largeKinds = []struct {
 // controller run as Pods: to cluster1 as a ManifestWork and to cluster2
 // through a ManifestWorkReplicaSet, both written by `kubectl ocm work
 // create`. Its second generation changes some ConfigMaps and removes
-// others, and one of its chunks is withheld until after the faults: a
-// tampered copy of it is refused on cluster1 (ChunkDigestMismatch);
-// without it, cluster1's agent is killed and, back, reports ChunksMissing;
-// the hub controller is killed while it copies the set's chunks to
-// cluster2's namespace. Meanwhile both clusters run the first generation
-// whole. Watches on both clusters, started before the update, show that no
+// others, and one of its chunks is withheld from each cluster until after
+// the faults on its way there: a tampered copy of it is refused on
+// cluster1 (ChunkDigestMismatch); the hub controller is killed while it
+// copies the set's chunks to cluster2's namespace; without the chunk,
+// cluster1's agent is killed and, back, reports ChunksMissing. Meanwhile
+// both clusters run the first generation whole. Watches on both clusters, started before the update, show that no
 // object of the second generation appeared before its last chunk was
 // written and its agent had verified all of it; at the end both clusters
 // run all of it, and the removed ConfigMaps are gone.
@@ -75,10 +75,15 @@ var largeKinds = []struct {
 func TestLargePayload(t *testing.T) {
 	f := sharedFleet(t)
 	x := &largeFixture{f: f, hub: f.env.Cluster("hub").Client(), managed: map[string]client.Client{
-		"cluster1": f.env.Cluster("cluster1").Client(), "cluster2": f.env.Cluster("cluster2").Client()}}
+		"cluster1": f.env.Cluster("cluster1").Client(), "cluster2": f.env.Cluster("cluster2").Client()}, released: map[string]time.Time{}}
 	begin := time.Now()
-	require.NoError(t, x.hub.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: largeName}}))
 	t.Cleanup(func() { x.cleanup(t) })
+	// The namespaces are the test's, not the payload's: the agents then
+	// delete the payload without waiting for a namespace to terminate.
+	require.NoError(t, x.hub.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: largeName}}))
+	for _, c := range x.managed {
+		require.NoError(t, c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: largeName}}))
+	}
 	x.first = newLargeGeneration(t, payloadgen.Options{MiB: largeMiB, Namespace: largeName})
 	x.second = newLargeGeneration(t, payloadgen.Options{MiB: largeMiB, Namespace: largeName, Generation: 2,
 		Changed: func(i int) bool { return i%10 == 3 }, Removed: func(i int) bool { return i%45 == 20 }})
@@ -87,8 +92,8 @@ func TestLargePayload(t *testing.T) {
 	x.watch(t)
 	kit.RunSteps(t,
 		kit.Step{Name: "a tampered chunk is refused, the cluster unchanged", Run: x.tampered},
-		kit.Step{Name: "an agent killed with a chunk missing keeps generation 1", Run: x.agentKilled},
 		kit.Step{Name: "the hub controller killed while it copies the set's chunks", Run: x.hubControllerKilled},
+		kit.Step{Name: "an agent killed with a chunk missing keeps generation 1", Run: x.agentKilled},
 		kit.Step{Name: "generation 2 applied once its last chunk is written", Run: x.release},
 		kit.Step{Name: "no cluster ran generation 2 before all of it was verified", Run: x.noEarlyChange},
 	)
@@ -113,13 +118,14 @@ type largeFixture struct {
 	watches map[string][]*writes
 	// killedHub is the hub controller's instance killed mid-copy.
 	killedHub instance
-	// released is when the withheld chunk was written.
-	released time.Time
+	// released is when the withheld chunk was written for each cluster:
+	// to cluster1's namespace, and to the set's for cluster2.
+	released map[string]time.Time
 }
 
 // largeGeneration is one generation of the payload.
 type largeGeneration struct {
-	// manifests are the payload's Namespace and the generated objects.
+	// manifests are the generated objects.
 	manifests []workv1.Manifest
 	// want is the generation label of each object, keyed Kind/name.
 	want map[string]string
@@ -130,14 +136,11 @@ type largeGeneration struct {
 	manifest workv1.Manifest
 }
 
-// newLargeGeneration generates the payload o says, after its Namespace, and
-// splits it.
+// newLargeGeneration generates the payload o says and splits it.
 func newLargeGeneration(t *testing.T, o payloadgen.Options) *largeGeneration {
 	t.Helper()
 	p := payloadgen.Generate(o)
-	g := &largeGeneration{want: map[string]string{}}
-	ns := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, o.Namespace)
-	g.manifests = append([]workv1.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(ns)}}}, p.Manifests...)
+	g := &largeGeneration{manifests: p.Manifests, want: map[string]string{}}
 	for key, gen := range p.Generations() {
 		g.want[key] = strconv.Itoa(gen)
 	}
@@ -262,7 +265,8 @@ func (x *largeFixture) tampered(t *testing.T) {
 
 // agentKilled kills cluster1's agent while the second generation lacks a
 // chunk; the restarted agent stages it again from the start, reports the
-// chunk missing, and applies nothing.
+// chunk missing, and applies nothing. (Meanwhile the hub controller comes
+// back, and the set's rollout goes on.)
 func (x *largeFixture) agentKilled(t *testing.T) {
 	x.waitStaged(t, "cluster1", payloadv1alpha1.ReasonChunksMissing, x.withheld.Name(),
 		fmt.Sprintf("the cluster keeps generation %d", x.before))
@@ -284,6 +288,8 @@ func (x *largeFixture) agentKilled(t *testing.T) {
 // to the set's namespace and updates the set's template: the hub
 // controller starts copying the chunks cluster2's namespace lacks, and is
 // killed as the first arrives. cluster2's work is not written meanwhile.
+// Then the withheld chunk is written to the set's namespace, where the
+// restarted controller finds it.
 func (x *largeFixture) hubControllerKilled(t *testing.T) {
 	ctx := t.Context()
 	_, err := payload.Write(ctx, x.hub, largeName, x.except(x.withheld))
@@ -313,25 +319,25 @@ func (x *largeFixture) hubControllerKilled(t *testing.T) {
 	after := x.work(t, "cluster2")
 	assert.Equal(t, before.Generation, after.Generation, "cluster2's work written with a chunk missing from its namespace")
 	x.expectRuns(t, "cluster2", x.first, "while the set's chunks are copied")
+	x.released["cluster2"] = time.Now()
+	_, err = payload.Write(ctx, x.hub, largeName, []payload.Chunk{x.withheld})
+	require.NoError(t, err)
 }
 
-// release writes the withheld chunk, last, to cluster1's namespace and to
-// the set's: cluster1's agent applies the second generation, and the hub
-// controller, back, copies the rest to cluster2's namespace and writes its
-// work.
+// release writes the withheld chunk, last, to cluster1's namespace:
+// cluster1's agent applies the second generation; the hub controller, back,
+// has copied the rest to cluster2's namespace and written its work.
 func (x *largeFixture) release(t *testing.T) {
 	ctx := t.Context()
-	x.released = time.Now()
-	for _, ns := range []string{"cluster1", largeName} {
-		_, err := payload.Write(ctx, x.hub, ns, []payload.Chunk{x.withheld})
-		require.NoError(t, err)
-	}
+	x.released["cluster1"] = time.Now()
+	_, err := payload.Write(ctx, x.hub, "cluster1", []payload.Chunk{x.withheld})
+	require.NoError(t, err)
 	x.f.readyAgain(t, "hub", config.HubNamespace, hubController, x.killedHub)
 	for _, c := range []string{"cluster1", "cluster2"} {
 		x.waitApplied(t, c, x.second.ref.Spec.Chunks, 5*time.Minute)
+		t.Logf("generation 2 applied on %s %s after its last chunk was written", c, time.Since(x.released[c]).Round(time.Second))
 	}
 	x.waitSetRolledOut(t)
-	t.Logf("generation 2 applied on both clusters %s after its last chunk was written", time.Since(x.released).Round(time.Second))
 	for _, c := range []string{"cluster1", "cluster2"} {
 		x.expectRuns(t, c, x.second, "at the end")
 		framework.Eventually(ctx, t, time.Minute, "the watches of "+c+" to see generation 2", func(context.Context) (bool, error) {
@@ -352,7 +358,7 @@ func (x *largeFixture) noEarlyChange(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"cluster1", "cluster2"} {
-		bound := x.released
+		bound := x.released[c]
 		if staged := meta.FindStatusCondition(x.work(t, c).Status.Conditions, payloadv1alpha1.WorkPayloadStaged); staged != nil && staged.LastTransitionTime.After(bound) {
 			bound = staged.LastTransitionTime.Time
 		}
@@ -383,7 +389,7 @@ func (x *largeFixture) noEarlyChange(t *testing.T) {
 		}
 		assert.Equal(t, want, changes, "%s: changes of generation 2 seen, one per object changed or removed", c)
 		t.Logf("%s: %d changes of generation 2, the first %s after its last chunk was written",
-			c, changes, first.Sub(x.released).Round(time.Millisecond))
+			c, changes, first.Sub(x.released[c]).Round(time.Millisecond))
 	}
 }
 
@@ -556,27 +562,38 @@ func stateDiff(got, want map[string]string) error {
 }
 
 // cleanup deletes the work and the set, waits until the agents removed
-// what they applied, and deletes the chunks and the set's namespace, so
-// that the shared fleet is as the test found it.
+// what they applied, and deletes the chunks and the namespaces, so that the
+// shared fleet is as the test found it.
 func (x *largeFixture) cleanup(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	start := time.Now()
+	defer func() { t.Logf("the payload removed from both clusters in %s", time.Since(start).Round(time.Second)) }()
 	assert.NoError(t, client.IgnoreNotFound(x.hub.Delete(ctx, &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: largeName}})))
 	assert.NoError(t, client.IgnoreNotFound(x.hub.Delete(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: largeName, Name: largeName}})))
-	framework.Eventually(ctx, t, 4*time.Minute, "the payload's works and objects gone", func(ctx context.Context) (bool, error) {
-		for c, managed := range x.managed {
+	// The objects go at once, a collection at a time: an agent deletes and
+	// checks them one by one, at its client's rate, a minute for both
+	// clusters.
+	for _, managed := range x.managed {
+		for _, k := range largeKinds {
+			all := &unstructured.Unstructured{}
+			all.SetGroupVersionKind(k.gvk)
+			assert.NoError(t, managed.DeleteAllOf(ctx, all, client.InNamespace(k.namespace), client.HasLabels{payloadgen.GenerationLabel}))
+		}
+	}
+	// A work is gone once its agent has deleted every object it applied.
+	framework.Eventually(ctx, t, 4*time.Minute, "the payload's works gone", func(ctx context.Context) (bool, error) {
+		for c := range x.managed {
 			if err := x.hub.Get(ctx, client.ObjectKey{Namespace: c, Name: largeName}, &workv1.ManifestWork{}); !apierrors.IsNotFound(err) {
-				return false, client.IgnoreNotFound(err)
-			}
-			if err := managed.Get(ctx, client.ObjectKey{Name: largeName}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
 				return false, client.IgnoreNotFound(err)
 			}
 		}
 		return true, nil
 	})
 	// No other test of the shared fleet writes chunks.
-	for c := range x.managed {
+	for c, managed := range x.managed {
 		assert.NoError(t, x.hub.DeleteAllOf(ctx, &payloadv1alpha1.ManifestChunk{}, client.InNamespace(c)))
+		assert.NoError(t, client.IgnoreNotFound(managed.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: largeName}})))
 	}
 	assert.NoError(t, client.IgnoreNotFound(x.hub.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: largeName}})))
 }
