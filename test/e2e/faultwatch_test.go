@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -46,6 +47,8 @@ type writes struct {
 	// times when the watch saw each.
 	values map[string][]string
 	times  map[string][]time.Time
+	// deletedAt holds when the watch saw each object deleted.
+	deletedAt map[string][]time.Time
 }
 
 // watchWrites starts counting the writes to resource gvr in namespace
@@ -59,6 +62,7 @@ func watchWrites(t *testing.T, cfg *rest.Config, gvr schema.GroupVersionResource
 	w := &writes{
 		ri: dc.Resource(gvr).Namespace(namespace), selector: selector, field: field,
 		rv: map[string]string{}, created: map[string]int{}, updated: map[string]int{}, deleted: map[string]int{}, values: map[string][]string{}, times: map[string][]time.Time{},
+		deletedAt: map[string][]time.Time{},
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(t.Context()))
 	done := make(chan struct{})
@@ -135,6 +139,7 @@ func (w *writes) relisted(items []unstructured.Unstructured, baseline bool) {
 	for name := range w.rv {
 		if !seen[name] {
 			w.deleted[name]++
+			w.deletedAt[name] = append(w.deletedAt[name], time.Now())
 			delete(w.rv, name)
 		}
 	}
@@ -154,6 +159,7 @@ func (w *writes) apply(typ watch.EventType, u *unstructured.Unstructured) {
 	switch {
 	case typ == watch.Deleted:
 		w.deleted[name]++
+		w.deletedAt[name] = append(w.deletedAt[name], time.Now())
 		delete(w.rv, name)
 		return
 	case !known:
@@ -221,6 +227,42 @@ func (w *writes) timesOf(name string) []time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return append([]time.Time(nil), w.times[name]...)
+}
+
+// deletionsOf returns when the watch saw name deleted.
+func (w *writes) deletionsOf(name string) []time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Time(nil), w.deletedAt[name]...)
+}
+
+// names returns the name of every object the watch has seen, deleted ones
+// too.
+func (w *writes) names() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seen := map[string]bool{}
+	for name := range w.values {
+		seen[name] = true
+	}
+	for name := range w.deletedAt {
+		seen[name] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// current returns the last value of the recorded field of every object
+// that exists as far as the watch has seen, by name.
+func (w *writes) current() map[string]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]string, len(w.rv))
+	for name := range w.rv {
+		if vs := w.values[name]; len(vs) > 0 {
+			out[name] = vs[len(vs)-1]
+		}
+	}
+	return out
 }
 
 // since returns the writes counted after before, per kind, as totals, and the

@@ -3,7 +3,8 @@
 // use, written once here, and below it hubtest (a hub for the integration
 // tests), agenttest (in-process agents and fleets that join with `kubectl
 // ocm join`), clitest (the CLI in-process), identityhub (a hub on which
-// every identity exists) and mcptest (an MCP client).
+// every identity exists), mcptest (an MCP client) and payloadgen (large
+// payloads of generated manifests).
 package kit
 
 import (

@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
@@ -20,6 +17,7 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/payloadgen"
 )
 
 // Knobs of BenchmarkWorkLargePayload.
@@ -31,72 +29,6 @@ var (
 // largeWorkName names the benchmark's large ManifestWork in every cluster.
 const largeWorkName = "bench-large"
 
-// words make the generated text: compressible as real schemas and
-// configuration are, not as one repeated string is.
-var words = strings.Fields(`the of a to in is for on that by with as this are be or from at an it
-not which can when each its field value name list type object string number set must
-default schema resource status spec condition reason message container image port
-namespace label selector annotation replica volume mount secret config template policy`)
-
-// text returns about n bytes of words drawn from r.
-func text(r *rand.Rand, n int) string {
-	var b strings.Builder
-	for b.Len() < n {
-		b.WriteString(words[r.IntN(len(words))])
-		b.WriteByte(' ')
-		if r.IntN(12) == 0 {
-			fmt.Fprintf(&b, "%d ", r.IntN(100000))
-		}
-	}
-	return b.String()[:n]
-}
-
-// generatePayload returns about mib MiB of manifests: a tenth in
-// CustomResourceDefinitions of 256 KiB (their schemas' descriptions), the
-// rest in ConfigMaps of 128 KiB in namespace workNamespace. ConfigMap i
-// holds other data when changed(i).
-func generatePayload(mib int, changed func(i int) bool) []workv1.Manifest {
-	r := rand.New(rand.NewPCG(1, 2))
-	var out []workv1.Manifest
-	add := func(obj any) {
-		raw, _ := json.Marshal(obj)
-		out = append(out, workv1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}})
-	}
-	crds := max(1, mib*1024/10/256)
-	for i := range crds {
-		props := map[string]any{}
-		for j := range 256 {
-			props[fmt.Sprintf("field%03d", j)] = map[string]any{"type": "string", "description": text(r, 1000)}
-		}
-		plural := fmt.Sprintf("benchpayloads%02d", i)
-		add(map[string]any{
-			"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-			"metadata": map[string]any{"name": plural + ".bench.example.com"},
-			"spec": map[string]any{
-				"group": "bench.example.com", "scope": "Namespaced",
-				"names": map[string]any{"plural": plural, "kind": fmt.Sprintf("BenchPayload%02d", i)},
-				"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{
-					"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
-						"spec": map[string]any{"type": "object", "properties": props}}}}}},
-			},
-		})
-	}
-	cms := max(1, (mib*1024-crds*256)/128)
-	for i := range cms {
-		seed := r.Uint64()
-		if changed(i) {
-			seed++
-		}
-		cr := rand.New(rand.NewPCG(seed, uint64(i)))
-		add(map[string]any{
-			"apiVersion": "v1", "kind": "ConfigMap",
-			"metadata": map[string]any{"name": fmt.Sprintf("bench-payload-%04d", i), "namespace": workNamespace},
-			"data":     map[string]any{"config": text(cr, 128<<10)},
-		})
-	}
-	return out
-}
-
 // BenchmarkWorkLargePayload delivers a generated payload of -payload-mib
 // MiB (CRDs and ConfigMaps) as a large payload to each cluster, then a
 // second generation with -payload-change of its ConfigMaps changed, and
@@ -105,7 +37,7 @@ func generatePayload(mib int, changed func(i int) bool) []workv1.Manifest {
 func BenchmarkWorkLargePayload(b *testing.B) {
 	wf := startWorkFleet(b)
 	ctx := b.Context()
-	manifests := generatePayload(*payloadMiB, func(int) bool { return false })
+	manifests := payloadgen.Generate(payloadgen.Options{MiB: *payloadMiB, Namespace: workNamespace}).Manifests
 	start := time.Now()
 	ref, chunks, err := payload.Split(largeWorkName, manifests)
 	if err != nil {
@@ -151,7 +83,8 @@ func BenchmarkWorkLargePayload(b *testing.B) {
 
 	// The second generation: a share of the ConfigMaps changed.
 	every := max(1, int(1/(*payloadChange)))
-	next := generatePayload(*payloadMiB, func(i int) bool { return i%every == every-1 })
+	next := payloadgen.Generate(payloadgen.Options{MiB: *payloadMiB, Namespace: workNamespace, Generation: 2,
+		Changed: func(i int) bool { return i%every == every-1 }}).Manifests
 	ref2, chunks2, err := payload.Split(largeWorkName, next)
 	if err != nil {
 		b.Fatal(err)
