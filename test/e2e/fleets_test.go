@@ -10,6 +10,8 @@ import "testing"
 
 func TestStandbyHub(t *testing.T) { testStandbyHub(t) }
 
+func TestLargePayload(t *testing.T) { testLargePayload(t) }
+
 func TestPrivateRegistryInstall(t *testing.T) { testPrivateRegistryInstall(t) }
 
 func TestDeclarativeInstall(t *testing.T) { testDeclarativeInstall(t) }

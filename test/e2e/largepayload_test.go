@@ -17,10 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -54,8 +52,8 @@ var largeKinds = []struct {
 	{corev1.SchemeGroupVersion.WithKind("ConfigMap"), "configmaps", largeName},
 }
 
-// TestLargePayload delivers a 50 MiB payload of CRDs and ConfigMaps
-// (payloadgen) to the shared fleet's clusters, whose agents and hub
+// testLargePayload delivers a 50 MiB payload of CRDs and ConfigMaps
+// (payloadgen) to the clusters of a fleet of its own, whose agents and hub
 // controller run as Pods: to cluster1 as a ManifestWork and to cluster2
 // through a ManifestWorkReplicaSet, both written by `kubectl ocm work
 // create`. Its second generation changes some ConfigMaps and removes
@@ -72,14 +70,16 @@ var largeKinds = []struct {
 // A set writes a cluster's work only once every chunk is in the cluster's
 // namespace, so an agent never sees an incomplete generation through one:
 // the agent's faults take the work written directly.
-func TestLargePayload(t *testing.T) {
-	f := sharedFleet(t)
+//
+// The fleet is its own so that the test runs beside the other fleets, and
+// is stopped with it: nothing of the payload needs removing.
+func testLargePayload(t *testing.T) {
+	parallel(t)
+	f := startFleet(t, "hub", "cluster1", "cluster2")
+	f.joinAll(t, "cluster1", "cluster2")
 	x := &largeFixture{f: f, hub: f.env.Cluster("hub").Client(), managed: map[string]client.Client{
 		"cluster1": f.env.Cluster("cluster1").Client(), "cluster2": f.env.Cluster("cluster2").Client()}, released: map[string]time.Time{}}
 	begin := time.Now()
-	t.Cleanup(func() { x.cleanup(t) })
-	// The namespaces are the test's, not the payload's: the agents then
-	// delete the payload without waiting for a namespace to terminate.
 	require.NoError(t, x.hub.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: largeName}}))
 	for _, c := range x.managed {
 		require.NoError(t, c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: largeName}}))
@@ -559,41 +559,4 @@ func stateDiff(got, want map[string]string) error {
 		diffs = append(diffs[:5], fmt.Sprintf("and %d more", n-5))
 	}
 	return fmt.Errorf("%d objects differ from the generation: %s", n, strings.Join(diffs, "; "))
-}
-
-// cleanup deletes the work and the set, waits until the agents removed
-// what they applied, and deletes the chunks and the namespaces, so that the
-// shared fleet is as the test found it.
-func (x *largeFixture) cleanup(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	start := time.Now()
-	defer func() { t.Logf("the payload removed from both clusters in %s", time.Since(start).Round(time.Second)) }()
-	assert.NoError(t, client.IgnoreNotFound(x.hub.Delete(ctx, &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: largeName}})))
-	assert.NoError(t, client.IgnoreNotFound(x.hub.Delete(ctx, &workv1alpha1.ManifestWorkReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: largeName, Name: largeName}})))
-	// The objects go at once, a collection at a time: an agent deletes and
-	// checks them one by one, at its client's rate, a minute for both
-	// clusters.
-	for _, managed := range x.managed {
-		for _, k := range largeKinds {
-			all := &unstructured.Unstructured{}
-			all.SetGroupVersionKind(k.gvk)
-			assert.NoError(t, managed.DeleteAllOf(ctx, all, client.InNamespace(k.namespace), client.HasLabels{payloadgen.GenerationLabel}))
-		}
-	}
-	// A work is gone once its agent has deleted every object it applied.
-	framework.Eventually(ctx, t, 4*time.Minute, "the payload's works gone", func(ctx context.Context) (bool, error) {
-		for c := range x.managed {
-			if err := x.hub.Get(ctx, client.ObjectKey{Namespace: c, Name: largeName}, &workv1.ManifestWork{}); !apierrors.IsNotFound(err) {
-				return false, client.IgnoreNotFound(err)
-			}
-		}
-		return true, nil
-	})
-	// No other test of the shared fleet writes chunks.
-	for c, managed := range x.managed {
-		assert.NoError(t, x.hub.DeleteAllOf(ctx, &payloadv1alpha1.ManifestChunk{}, client.InNamespace(c)))
-		assert.NoError(t, client.IgnoreNotFound(managed.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: largeName}})))
-	}
-	assert.NoError(t, client.IgnoreNotFound(x.hub.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: largeName}})))
 }
