@@ -215,6 +215,18 @@ func (e *DigestError) Error() string {
 		"delete it and write it again from the payload (kubectl ocm work create writes missing chunks)", e.Chunk, e.Reason)
 }
 
+// MissingChunkError is a chunk a payload lists that is not in the
+// namespace it is read from.
+type MissingChunkError struct {
+	// Namespace is where the chunk was looked for, Chunk its name.
+	Namespace, Chunk string
+}
+
+func (e *MissingChunkError) Error() string {
+	return fmt.Sprintf("ManifestChunk %s, which the payload lists, is not in namespace %s: "+
+		"write every chunk of the payload before the work or template that lists it", e.Chunk, e.Namespace)
+}
+
 // Decode returns the uncompressed content of obj after checking it against
 // want: its name, size and SHA-256. It reads at most want.Size+1 bytes of
 // the decompressed stream, so a chunk cannot make it use more memory than

@@ -85,8 +85,7 @@ func Copy(ctx context.Context, reader client.Reader, c client.Client, from, to s
 		src := &payloadv1alpha1.ManifestChunk{}
 		if err := reader.Get(ctx, types.NamespacedName{Namespace: from, Name: name}, src); err != nil {
 			if apierrors.IsNotFound(err) {
-				return w, fmt.Errorf("ManifestChunk %s, which the payload lists, is not in namespace %s: "+
-					"write every chunk of the payload before the work or template that lists it", name, from)
+				return w, &MissingChunkError{Namespace: from, Chunk: name}
 			}
 			return w, fmt.Errorf("read ManifestChunk %s/%s: %w", from, name, err)
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -123,6 +125,13 @@ func TestReplicaSetLargePayload(t *testing.T) {
 		works, err := s.works(s.ctx, ns, name)
 		require.NoError(t, err)
 		assert.Empty(t, works, "no ManifestWork while a chunk is missing")
+		got := &workv1alpha1.ManifestWorkReplicaSet{}
+		require.NoError(t, s.admin.Get(s.ctx, client.ObjectKeyFromObject(mwrs), got))
+		c := meta.FindStatusCondition(got.Status.Conditions, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied)
+		require.NotNil(t, c, "the set says why it writes no work")
+		assert.Equal(t, metav1.ConditionFalse, c.Status)
+		assert.Equal(t, payloadv1alpha1.ReasonChunksMissing, c.Reason)
+		assert.Contains(t, c.Message, chunks[0].Name(), "the message names the missing chunk")
 	})
 
 	t.Run("the set goes on as soon as the chunk is created", func(t *testing.T) {

@@ -16,9 +16,11 @@ import (
 
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	rolloutv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/rollout/v1alpha1"
+	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/workset"
@@ -151,6 +153,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 			continue
 		}
 		if err := r.rollOutPlan(ctx, mwrs, p, works, want, now, &out); err != nil {
+			reportPayload(mwrs, err)
 			return ctrl.Result{}, err
 		}
 	}
@@ -166,6 +169,21 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 	out.stale = out.stale || behind
 	r.reportOutcome(mwrs, plans, works, want, ctl, out)
 	return ctrl.Result{RequeueAfter: requeueAfter(plans, out)}, nil
+}
+
+// reportPayload says in the set's status why its works wait, when err is
+// a chunk of the template's payload missing from the set's namespace or
+// failing its digest there: the set tries again when a chunk is created
+// there, and with its backoff.
+func reportPayload(mwrs *workv1alpha1.ManifestWorkReplicaSet, err error) {
+	var missing *payload.MissingChunkError
+	var digest *payload.DigestError
+	switch {
+	case errors.As(err, &missing):
+		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, payloadv1alpha1.ReasonChunksMissing, err.Error())
+	case errors.As(err, &digest):
+		setCondition(mwrs, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied, false, payloadv1alpha1.ReasonChunkDigestMismatch, err.Error())
+	}
 }
 
 // readControl reads the set's rollout policy and records its current
