@@ -60,8 +60,8 @@ type Agent struct {
 	// AppliedManifestWork controller when their ManifestWork comes or goes.
 	hub         atomic.Pointer[hubView]
 	evictEvents chan event.GenericEvent
-	// payloads keeps the works' last verified large payloads across
-	// sessions.
+	// payloads keeps what the agent learned of the works' large payloads,
+	// and their verified chunks on disk, across sessions.
 	payloads payloadCache
 	// log is the manager's logger, named for the work agent.
 	log logr.Logger
@@ -109,6 +109,13 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
+	log := mgr.GetLogger().WithName("work-agent")
+	store, err := openChunkStore(opts.PayloadCacheDir, opts.PayloadCacheSize)
+	if err != nil {
+		// The agent works without it, at the cost of reading the chunks of
+		// large payloads from the hub at every pass.
+		log.Error(err, "Not keeping the chunks of large payloads on disk: they are read from the hub each time", "dir", opts.PayloadCacheDir)
+	}
 	var records *applyRecorder
 	if opts.ApplyLatency {
 		if records, err = newApplyRecorder(applyRecordLogger()); err != nil {
@@ -130,7 +137,8 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		dyn:           dyn,
 		appliedEvents: make(chan event.GenericEvent, 1024),
 		evictEvents:   make(chan event.GenericEvent, 1024),
-		log:           mgr.GetLogger().WithName("work-agent"),
+		payloads:      payloadCache{store: store},
+		log:           log,
 	}, nil
 }
 
@@ -174,6 +182,11 @@ func (a *Agent) notifyApplied(name string) {
 // session running with its current content (hubsession.Run).
 func (a *Agent) Start(ctx context.Context) error {
 	ctx = ctrl.LoggerInto(ctx, a.log)
+	defer func() {
+		if err := a.payloads.store.close(); err != nil {
+			a.log.Info("Could not remove the payload cache directory", "reason", err.Error())
+		}
+	}()
 	return hubsession.Run(ctx, hubsession.Options{
 		Config: a.config, Namespace: a.opts.Namespace, Secret: a.opts.HubKubeconfigSecret,
 		ClusterName: a.opts.ClusterName,

@@ -292,6 +292,12 @@ func metadataOnly(obj any) (any, error) {
 	if !ok {
 		return obj, nil
 	}
+	return objectMeta(u), nil
+}
+
+// objectMeta returns a copy of u's identity, owners, generation, resource
+// version and deletion time, without the rest.
+func objectMeta(u *unstructured.Unstructured) *unstructured.Unstructured {
 	out := &unstructured.Unstructured{Object: map[string]any{}}
 	out.SetAPIVersion(u.GetAPIVersion())
 	out.SetKind(u.GetKind())
@@ -302,7 +308,7 @@ func metadataOnly(obj any) (any, error) {
 	out.SetGeneration(u.GetGeneration())
 	out.SetOwnerReferences(u.GetOwnerReferences())
 	out.SetDeletionTimestamp(u.GetDeletionTimestamp())
-	return out, nil
+	return out
 }
 
 // Pacing of the reconciles that watch events bring: each work has a token

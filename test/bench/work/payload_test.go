@@ -146,7 +146,7 @@ func BenchmarkWorkLargePayload(b *testing.B) {
 		}
 		benchkit.Record(b, fmt.Sprintf("%s: chunks written / work created → Applied", c), benchkit.Seconds(wrote)+" / "+benchkit.Seconds(took), "from the first chunk write")
 		benchkit.Record(b, fmt.Sprintf("%s: agent RSS before / peak (VmHWM) after", c), benchkit.MiB(before.RSS)+" / "+benchkit.MiB(after.HWM),
-			"the agent holds the assembled manifests while it applies them")
+			"one chunk and one manifest in memory at a time; the verified chunks on disk")
 	}
 
 	// The second generation: a share of the ConfigMaps changed.
