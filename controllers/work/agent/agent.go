@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,10 +41,11 @@ type Agent struct {
 	// config reaches the manager's cluster (the hosting cluster in Hosted
 	// mode), where the hub credential Secret is watched.
 	config *rest.Config
-	// applier applies manifests with a dynamic client; dyn is that client,
-	// also used to watch the applied objects.
+	// applier applies manifests with a dynamic client; meta watches the
+	// applied objects' metadata only, so that the API server never sends
+	// the agent their content.
 	applier *apply.Applier
-	dyn     dynamic.Interface
+	meta    metadata.Interface
 	// executor checks works' executors with SubjectAccessReviews (answers
 	// are cached across sessions).
 	executor *executorChecker
@@ -95,6 +97,10 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create managed-cluster dynamic client: %w", err)
 	}
+	metaClient, err := metadata.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("create managed-cluster metadata client: %w", err)
+	}
 	clientOpts := client.Options{HTTPClient: httpClient, Scheme: managed.GetScheme(), Mapper: managed.GetRESTMapper()}
 	spokeReader, err := client.New(cfg, clientOpts)
 	if err != nil {
@@ -134,7 +140,7 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		// The managed cluster's mapper, shared with its cache, finds new
 		// kinds by looking up their group again on a miss.
 		applier:       apply.NewApplier(dyn, managed.GetRESTMapper()),
-		dyn:           dyn,
+		meta:          metaClient,
 		appliedEvents: make(chan event.GenericEvent, 1024),
 		evictEvents:   make(chan event.GenericEvent, 1024),
 		payloads:      payloadCache{store: store},
