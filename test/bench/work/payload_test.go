@@ -178,6 +178,14 @@ func BenchmarkWorkLargePayload(b *testing.B) {
 			fmt.Sprintf("%d of %d, %s of %s (%.2f %%)", written.Chunks, len(chunks2), benchkit.MiB(uint64(written.Bytes)), benchkit.MiB(uint64(ref2.Spec.Size)),
 				100*float64(written.Bytes)/float64(ref2.Spec.Size)), fmt.Sprintf("%s stored, compressed", benchkit.MiB(uint64(written.StoredBytes))))
 		benchkit.Record(b, fmt.Sprintf("%s: the change written → Applied", c), benchkit.Seconds(time.Since(start)), "")
+		// The peak since the agent started: both generations, and the
+		// watches of the applied objects, which start once the first is
+		// applied.
+		m, err := benchkit.ReadProcMemory(wf.Pid(c, config.AgentNamespace, benchkit.AgentDeployment))
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchkit.Record(b, fmt.Sprintf("%s: agent peak (VmHWM) after both generations", c), benchkit.MiB(m.HWM), "with the watches' first lists of the applied objects")
 	}
 	wf.deletePhase(ctx, b, "large")
 	b.ReportMetric(0, "ns/op")
