@@ -13,6 +13,10 @@
 // against its digest and size before it uses any of it, and returns the
 // manifests only when every chunk is present and verified; otherwise it
 // reports how much of the payload is there, so that a caller keeps what it
-// applied before. The writer and the work agent both call this package: the
+// applied before. Scan does the same without keeping the manifests: it
+// hands them over one at a time and returns an Index of where each lies
+// among the chunks, with which Index.Read reads again only the chunks that
+// hold the manifests a caller wants, so that memory holds one chunk and one
+// manifest at a time whatever the payload's size. The writer and the work agent both call this package: the
 // rule for a chunk's name and content lives here once.
 package payload

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"regexp"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
@@ -115,49 +114,8 @@ func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 // the progress, and the first error of get other than NotFound, of
 // verification (a *DigestError) or of fn.
 func Walk(ctx context.Context, spec *payloadv1alpha1.ManifestPayloadSpec, get Getter, fn func(manifest []byte) error) (Progress, error) {
-	p := Progress{Chunks: int64(len(spec.Chunks)), Bytes: spec.Size}
-	var line []byte
-	complete := true
-	for _, ref := range spec.Chunks {
-		name := ChunkName(ref.Digest)
-		obj, err := get(ctx, name)
-		if apierrors.IsNotFound(err) {
-			complete = false
-			if len(p.Missing) < 5 {
-				p.Missing = append(p.Missing, name)
-			}
-			continue
-		}
-		if err != nil {
-			return p, fmt.Errorf("read ManifestChunk %s: %w", name, err)
-		}
-		data, err := Decode(obj, ref)
-		if err != nil {
-			return p, err
-		}
-		p.PresentChunks++
-		p.PresentBytes += ref.Size
-		if !complete {
-			continue
-		}
-		for len(data) > 0 {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				line = append(line, data...)
-				break
-			}
-			line = append(line, data[:i]...)
-			data = data[i+1:]
-			if err := fn(line); err != nil {
-				return p, err
-			}
-			line = line[:0]
-		}
-	}
-	if complete && len(line) > 0 {
-		return p, errors.New("the payload's last manifest does not end with a newline: its chunks were not written by a payload writer")
-	}
-	return p, nil
+	_, p, err := Scan(ctx, spec, Reader(get), func(_ int, manifest []byte) error { return fn(manifest) })
+	return p, err
 }
 
 // Load returns the manifests of the payload when every chunk is present and

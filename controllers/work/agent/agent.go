@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -40,10 +41,11 @@ type Agent struct {
 	// config reaches the manager's cluster (the hosting cluster in Hosted
 	// mode), where the hub credential Secret is watched.
 	config *rest.Config
-	// applier applies manifests with a dynamic client; dyn is that client,
-	// also used to watch the applied objects.
+	// applier applies manifests with a dynamic client; meta watches the
+	// applied objects' metadata only, so that the API server never sends
+	// the agent their content.
 	applier *apply.Applier
-	dyn     dynamic.Interface
+	meta    metadata.Interface
 	// executor checks works' executors with SubjectAccessReviews (answers
 	// are cached across sessions).
 	executor *executorChecker
@@ -60,8 +62,8 @@ type Agent struct {
 	// AppliedManifestWork controller when their ManifestWork comes or goes.
 	hub         atomic.Pointer[hubView]
 	evictEvents chan event.GenericEvent
-	// payloads keeps the works' last verified large payloads across
-	// sessions.
+	// payloads keeps what the agent learned of the works' large payloads,
+	// and their verified chunks on disk, across sessions.
 	payloads payloadCache
 	// log is the manager's logger, named for the work agent.
 	log logr.Logger
@@ -95,6 +97,10 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create managed-cluster dynamic client: %w", err)
 	}
+	metaClient, err := metadata.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("create managed-cluster metadata client: %w", err)
+	}
 	clientOpts := client.Options{HTTPClient: httpClient, Scheme: managed.GetScheme(), Mapper: managed.GetRESTMapper()}
 	spokeReader, err := client.New(cfg, clientOpts)
 	if err != nil {
@@ -108,6 +114,13 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 	rules, err := newRuleEvaluator()
 	if err != nil {
 		return nil, err
+	}
+	log := mgr.GetLogger().WithName("work-agent")
+	store, err := openChunkStore(opts.PayloadCacheDir, opts.PayloadCacheSize)
+	if err != nil {
+		// The agent works without it, at the cost of reading the chunks of
+		// large payloads from the hub at every pass.
+		log.Error(err, "Not keeping the chunks of large payloads on disk: they are read from the hub each time", "dir", opts.PayloadCacheDir)
 	}
 	var records *applyRecorder
 	if opts.ApplyLatency {
@@ -127,10 +140,11 @@ func New(mgr manager.Manager, opts Options) (*Agent, error) {
 		// The managed cluster's mapper, shared with its cache, finds new
 		// kinds by looking up their group again on a miss.
 		applier:       apply.NewApplier(dyn, managed.GetRESTMapper()),
-		dyn:           dyn,
+		meta:          metaClient,
 		appliedEvents: make(chan event.GenericEvent, 1024),
 		evictEvents:   make(chan event.GenericEvent, 1024),
-		log:           mgr.GetLogger().WithName("work-agent"),
+		payloads:      payloadCache{store: store},
+		log:           log,
 	}, nil
 }
 
@@ -174,6 +188,11 @@ func (a *Agent) notifyApplied(name string) {
 // session running with its current content (hubsession.Run).
 func (a *Agent) Start(ctx context.Context) error {
 	ctx = ctrl.LoggerInto(ctx, a.log)
+	defer func() {
+		if err := a.payloads.store.close(); err != nil {
+			a.log.Info("Could not remove the payload cache directory", "reason", err.Error())
+		}
+	}()
 	return hubsession.Run(ctx, hubsession.Options{
 		Config: a.config, Namespace: a.opts.Namespace, Secret: a.opts.HubKubeconfigSecret,
 		ClusterName: a.opts.ClusterName,

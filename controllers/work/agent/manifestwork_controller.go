@@ -121,12 +121,11 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	h := patch.NewHelper(work, r.hub)
 	// A large payload is applied only once all of it is present and
 	// verified; until then the cluster keeps the generation it runs.
-	restore, result, ok, err := r.stagePayload(ctx, work)
+	manifests, result, ok, err := r.stagePayload(ctx, work)
 	var record func(context.Context) error
 	if ok {
-		result, record, err = r.reconcileNormal(ctx, work, amw)
+		result, record, err = r.reconcileNormal(ctx, work, amw, manifests)
 	}
-	restore()
 	// The AppliedManifestWork's record of the applied objects and the
 	// work's status are written at once too.
 	var recordErr error
@@ -146,12 +145,14 @@ func (r *workReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 
 // reconcileNormal applies the manifests, removes the objects of manifests
 // that left the work and sets work.Status. record, when not nil, writes the
-// applied objects to the AppliedManifestWork; the caller runs it.
-func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork) (_ ctrl.Result, record func(context.Context) error, _ error) {
+// applied objects to the AppliedManifestWork; the caller runs it. Each
+// manifest is applied as manifests hands it over, its drift found at once,
+// and of its objects only what the status needs is kept (settle), so that
+// memory does not grow with the manifests' size.
+func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.ManifestWork, amw *workv1.AppliedManifestWork, manifests manifestSource) (_ ctrl.Result, record func(context.Context) error, _ error) {
 	key := client.ObjectKeyFromObject(work)
 
-	manifests := apply.ParseManifests(&work.Spec)
-	results := make([]apply.Result, len(manifests))
+	results := make([]apply.Result, manifests.Len())
 	owner := apply.OwnerReference(amw)
 	prev := work.Status.ResourceStatus.Manifests
 	recorded := map[workv1.ResourceIdentifier]bool{}
@@ -172,21 +173,31 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 	}
 	authorize := r.executor.authorizer(work)
 	if mode, err := workv1.ApplyModeOf(work.Annotations); err != nil || mode == workv1.ApplyModeReportDiff {
-		return r.reportDiff(ctx, work, manifests, apply.Request{Owner: owner, Decide: decide, Authorize: authorize}, err), nil, nil
+		result, err := r.reportDiff(ctx, work, manifests, apply.Request{Owner: owner, Decide: decide, Authorize: authorize}, err)
+		return result, nil, err
 	}
-	run := r.records.begin(work, len(manifests))
-	for _, m := range apply.SortManifests(manifests) {
-		results[m.Ordinal] = r.applier.Apply(ctx, apply.Request{Manifest: m, Owner: owner, Decide: decide, Authorize: authorize})
+	run := r.records.begin(work, len(results))
+	var found []drift
+	if err := manifests.Each(ctx, func(m *apply.Manifest) {
+		res := r.applier.Apply(ctx, apply.Request{Manifest: m, Owner: owner, Decide: decide, Authorize: authorize})
+		if d, ok := r.drifts.detect(work, prev, &res, m.Object, time.Now()); ok {
+			found = append(found, d)
+		}
+		settle(work, &res)
+		results[m.Ordinal] = res
+	}); err != nil {
+		// Some manifests may be applied already, at the generation
+		// verified whole: the next reconcile applies the rest.
+		return ctrl.Result{}, nil, r.payloadUnreadable(work, err)
 	}
 	for i := range results {
 		run.resource(&results[i], findManifest(prev, results[i].Meta))
 	}
-	run.end(len(manifests))
+	run.end(len(results))
 
 	pending, denied, record, err := r.updateAppliedResources(ctx, work, amw, results)
 	r.watcher.Track(work.Name, results)
-	found := r.drifts.detect(work, prev, results, manifests, time.Now())
-	setWorkStatus(work, r.observe(ctx, results), r.rules)
+	setWorkStatus(work, r.observe(ctx, work, results), r.rules)
 	r.recordDrifts(work, r.drifts.carry(key, found))
 	for _, d := range found {
 		ctrl.LoggerFrom(ctx).Info("Applied resource drifted on the managed cluster", "reason", d.reason, "detail", d.message())
@@ -217,7 +228,7 @@ func (r *workReconciler) reconcileNormal(ctx context.Context, work *workv1.Manif
 
 // observe returns the results with each failed manifest's object looked up,
 // so that its Available condition says whether the object exists.
-func (r *workReconciler) observe(ctx context.Context, results []apply.Result) []manifestObservation {
+func (r *workReconciler) observe(ctx context.Context, work *workv1.ManifestWork, results []apply.Result) []manifestObservation {
 	out := make([]manifestObservation, len(results))
 	for i := range results {
 		res := &results[i]
@@ -233,7 +244,7 @@ func (r *workReconciler) observe(ctx context.Context, results []apply.Result) []
 			live, err := r.applier.Get(ctx, res)
 			out[i].exists = err == nil
 			if err == nil {
-				out[i].live = live
+				out[i].live = liveFor(work, res.Meta, live)
 			}
 			if err != nil && !apierrors.IsNotFound(err) {
 				out[i].fetchErr = err

@@ -22,13 +22,14 @@ import (
 // so that a work switched to ReportDiff keeps the objects it applied and a
 // diff work owns none. The objects are watched, so that the report follows
 // changes to them. modeErr is why the annotation holds no mode: nothing is
-// done then.
-func (r *workReconciler) reportDiff(ctx context.Context, work *workv1.ManifestWork, manifests []*apply.Manifest, req apply.Request, modeErr error) ctrl.Result {
+// done then. Each manifest's condition is computed as soon as its dry run
+// returns, and of its objects only what the watches need is kept.
+func (r *workReconciler) reportDiff(ctx context.Context, work *workv1.ManifestWork, manifests manifestSource, req apply.Request, modeErr error) (ctrl.Result, error) {
 	gen := work.Generation
 	if modeErr != nil {
 		meta.SetStatusCondition(&work.Status.Conditions, metav1.Condition{Type: workv1.WorkDiffReported, Status: metav1.ConditionFalse,
 			Reason: workv1.DiffReasonInvalidApplyMode, Message: modeErr.Error() + ": nothing is applied nor compared until it holds one", ObservedGeneration: gen})
-		return ctrl.Result{}
+		return ctrl.Result{}, nil
 	}
 	decide := req.Decide
 	req.Decide = func(m workv1.ManifestResourceMeta) apply.Decision {
@@ -36,23 +37,31 @@ func (r *workReconciler) reportDiff(ctx context.Context, work *workv1.ManifestWo
 		d.DryRun, d.Frozen = true, false
 		return d
 	}
-	results := make([]apply.Result, len(manifests))
-	for _, m := range apply.SortManifests(manifests) {
+	// tracked are the results with the object as it is on the cluster (the
+	// dry run's Before), for the watches.
+	tracked := make([]apply.Result, manifests.Len())
+	diffs := make([]metav1.Condition, manifests.Len())
+	if err := manifests.Each(ctx, func(m *apply.Manifest) {
 		req.Manifest = m
-		results[m.Ordinal] = r.applier.Apply(ctx, req)
+		res := r.applier.Apply(ctx, req)
+		diffs[m.Ordinal] = diffCondition(&res, gen)
+		res.Object, res.Before, res.Change = res.Before, nil, apply.ChangeNone
+		settle(work, &res)
+		tracked[m.Ordinal] = res
+	}); err != nil {
+		return ctrl.Result{}, r.payloadUnreadable(work, err)
 	}
 
 	prev := work.Status.ResourceStatus.Manifests
-	out := make([]workv1.ManifestCondition, 0, len(results))
+	out := make([]workv1.ManifestCondition, 0, len(tracked))
 	differ, failed := 0, 0
-	tracked := make([]apply.Result, len(results))
-	for i := range results {
-		res := &results[i]
+	for i := range tracked {
+		res := &tracked[i]
 		mc := workv1.ManifestCondition{ResourceMeta: res.Meta, Conditions: []metav1.Condition{}}
 		if old := findManifest(prev, res.Meta); old != nil {
 			mc.Conditions = append(mc.Conditions, old.Conditions...)
 		}
-		c := diffCondition(res, gen)
+		c := diffs[i]
 		meta.SetStatusCondition(&mc.Conditions, c)
 		switch c.Status {
 		case metav1.ConditionTrue:
@@ -61,29 +70,27 @@ func (r *workReconciler) reportDiff(ctx context.Context, work *workv1.ManifestWo
 			failed++
 		}
 		out = append(out, mc)
-		tracked[i] = *res
-		tracked[i].Object, tracked[i].Change = res.Before, apply.ChangeNone
 	}
 	work.Status.ResourceStatus.Manifests = out
 	wc := metav1.Condition{Type: workv1.WorkDiffReported, Status: metav1.ConditionTrue, Reason: workv1.DiffReasonNoDiff, ObservedGeneration: gen,
-		Message: fmt.Sprintf("applying the %d manifests changes nothing on the cluster (report only: nothing applied)", len(results))}
+		Message: fmt.Sprintf("applying the %d manifests changes nothing on the cluster (report only: nothing applied)", len(tracked))}
 	switch {
 	case failed > 0:
 		wc.Status, wc.Reason = metav1.ConditionFalse, workv1.DiffReasonFailed
-		wc.Message = fmt.Sprintf("%d of %d manifests could not be compared; see their Diff conditions (report only: nothing applied)", failed, len(results))
+		wc.Message = fmt.Sprintf("%d of %d manifests could not be compared; see their Diff conditions (report only: nothing applied)", failed, len(tracked))
 	case differ > 0:
 		wc.Reason = workv1.DiffReasonDiffers
-		wc.Message = fmt.Sprintf("applying %d of %d manifests would change the cluster; see their Diff conditions (report only: nothing applied)", differ, len(results))
+		wc.Message = fmt.Sprintf("applying %d of %d manifests would change the cluster; see their Diff conditions (report only: nothing applied)", differ, len(tracked))
 	}
 	meta.SetStatusCondition(&work.Status.Conditions, wc)
 	r.watcher.Track(work.Name, tracked)
 
 	key := client.ObjectKeyFromObject(work)
 	if failed > 0 {
-		return ctrl.Result{RequeueAfter: retryDelay(r.failures.When(key), false, results)}
+		return ctrl.Result{RequeueAfter: retryDelay(r.failures.When(key), false, tracked)}, nil
 	}
 	r.failures.Forget(key)
-	return ctrl.Result{RequeueAfter: wait.Jitter(r.resync, 0.5)}
+	return ctrl.Result{RequeueAfter: wait.Jitter(r.resync, 0.5)}, nil
 }
 
 // diffCondition is the Diff condition of one dry-run result.

@@ -142,50 +142,41 @@ func (dd *driftDetector) written(work *workv1.ManifestWork) {
 	}
 }
 
-// detect returns the drifts of one reconcile. prev is the work's status
-// before it; only manifests that were applied, and whose object existed, at
-// the work's current generation can drift.
-func (dd *driftDetector) detect(work *workv1.ManifestWork, prev []workv1.ManifestCondition, results []apply.Result, manifests []*apply.Manifest, now time.Time) []drift {
-	if dd == nil {
-		return nil
+// detect returns the drift of one manifest's apply, found right after it,
+// while the manifest and the object as the apply found it are at hand.
+// prev is the work's status before the reconcile; only manifests that were
+// applied, and whose object existed, at the work's current generation can
+// drift.
+func (dd *driftDetector) detect(work *workv1.ManifestWork, prev []workv1.ManifestCondition, res *apply.Result, manifest *unstructured.Unstructured, now time.Time) (drift, bool) {
+	if dd == nil || res.Frozen || res.GVR.Resource == "" || manifest == nil {
+		return drift{}, false
 	}
 	key := types.NamespacedName{Namespace: work.Namespace, Name: work.Name}
-	var out []drift
-	dd.mu.Lock()
-	defer dd.mu.Unlock()
-	for i := range results {
-		res := &results[i]
-		if res.Frozen || res.GVR.Resource == "" || int(res.Meta.Ordinal) >= len(manifests) {
-			continue
+	d := drift{meta: res.Meta, strategy: res.Strategy, at: now}
+	baseline := appliedAt(prev, res.Meta, work.Generation)
+	switch res.Strategy {
+	case workv1.UpdateStrategyTypeUpdate, workv1.UpdateStrategyTypeServerSideApply, workv1.UpdateStrategyTypeCreateOnly:
+		switch {
+		case !baseline || res.Err != nil:
+		case res.Change == apply.ChangeCreated:
+			d.reason, d.restored = workv1.DriftReasonDeleted, true
+		case res.Change == apply.ChangeUpdated:
+			d.reason, d.restored = workv1.DriftReasonModified, true
+			d.fields = apply.Differences(manifest, res.Before)
 		}
-		manifest := manifests[res.Meta.Ordinal].Object
-		d := drift{meta: res.Meta, strategy: res.Strategy, at: now}
-		baseline := appliedAt(prev, res.Meta, work.Generation)
-		switch res.Strategy {
-		case workv1.UpdateStrategyTypeUpdate, workv1.UpdateStrategyTypeServerSideApply, workv1.UpdateStrategyTypeCreateOnly:
-			switch {
-			case !baseline || res.Err != nil:
-			case res.Change == apply.ChangeCreated:
-				d.reason, d.restored = workv1.DriftReasonDeleted, true
-			case res.Change == apply.ChangeUpdated:
-				d.reason, d.restored = workv1.DriftReasonModified, true
-				d.fields = apply.Differences(manifest, res.Before)
-			}
-		case workv1.UpdateStrategyTypeReadOnly:
-			if baseline && res.Object == nil {
-				d.reason = workv1.DriftReasonDeleted
-			}
-		}
-		if res.Strategy == workv1.UpdateStrategyTypeCreateOnly || res.Strategy == workv1.UpdateStrategyTypeReadOnly {
-			if d.reason == "" && res.Object != nil {
-				d.reason, d.fields = dd.edited(driftKey{work: key, meta: res.Meta, uid: res.Object.GetUID()}, manifest, res.Object)
-			}
-		}
-		if d.reason != "" {
-			out = append(out, d)
+	case workv1.UpdateStrategyTypeReadOnly:
+		if baseline && res.Object == nil {
+			d.reason = workv1.DriftReasonDeleted
 		}
 	}
-	return out
+	if res.Strategy == workv1.UpdateStrategyTypeCreateOnly || res.Strategy == workv1.UpdateStrategyTypeReadOnly {
+		if d.reason == "" && res.Object != nil {
+			dd.mu.Lock()
+			d.reason, d.fields = dd.edited(driftKey{work: key, meta: res.Meta, uid: res.Object.GetUID()}, manifest, res.Object)
+			dd.mu.Unlock()
+		}
+	}
+	return d, d.reason != ""
 }
 
 // edited reports an object the agent does not write as modified when its

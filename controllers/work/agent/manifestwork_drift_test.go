@@ -77,11 +77,14 @@ func TestDetectDrift(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			work := &workv1.ManifestWork{}
 			work.Namespace, work.Name, work.Generation = "cluster1", "w", 1
-			manifests := []*apply.Manifest{{Object: object(t, manifestYAML)}}
+			manifest := object(t, manifestYAML)
 			dd := newDriftDetector()
 			var drifts []drift
 			for _, r := range tt.results {
-				drifts = dd.detect(work, tt.prev, []apply.Result{r}, manifests, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+				drifts = nil
+				if d, ok := dd.detect(work, tt.prev, &r, manifest, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)); ok {
+					drifts = append(drifts, d)
+				}
 			}
 			if tt.wantReason == "" {
 				if len(drifts) != 0 {

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
@@ -69,59 +70,107 @@ func watchChunks(c controller.Controller, hub cluster.Cluster, works client.Read
 // all on the hub yet: they are being written.
 const missingChunksRetry = 5 * time.Second
 
-// stagePayload replaces, in work.Spec, a ManifestPayload with the manifests
-// of its chunks once every chunk is present on the hub and verified, and
-// sets the work's PayloadStaged condition. It returns ok false when the work
-// must not be applied now: then the cluster keeps what it applied for an
-// earlier generation, and result says when to look again. restore puts the
-// spec back as the hub has it, before the work is patched.
-func (r *workReconciler) stagePayload(ctx context.Context, work *workv1.ManifestWork) (restore func(), result ctrl.Result, ok bool, err error) {
-	restore = func() {}
+// stagePayload returns the manifests of work to apply: those of its spec,
+// or, when its one manifest is a ManifestPayload, the payload's, once every
+// chunk is present and verified; it sets the work's PayloadStaged
+// condition. It returns ok false when the work must not be applied now:
+// then the cluster keeps what it applied for an earlier generation, and
+// result says when to look again. The work's spec is left as the hub has
+// it.
+func (r *workReconciler) stagePayload(ctx context.Context, work *workv1.ManifestWork) (_ manifestSource, result ctrl.Result, ok bool, err error) {
 	p, err := payload.Of(&work.Spec)
 	if err != nil {
 		// A user error that only a new spec mends: no retry.
 		r.setPayloadStaged(work, metav1.ConditionFalse, payloadv1alpha1.ReasonInvalidPayload, err.Error())
-		return restore, ctrl.Result{}, false, nil
+		return nil, ctrl.Result{}, false, nil
 	}
 	if p == nil {
-		return restore, ctrl.Result{}, true, nil
+		return manifestsOf(&work.Spec), ctrl.Result{}, true, nil
 	}
 	list, err := json.Marshal(p.Spec)
 	if err != nil {
-		return restore, ctrl.Result{}, false, fmt.Errorf("encode ManifestPayload: %w", err)
+		return nil, ctrl.Result{}, false, fmt.Errorf("encode ManifestPayload: %w", err)
 	}
 	key := payload.Digest(list)
-	manifests := r.payloads.get(work.Name, key)
-	if manifests == nil {
+	read := r.chunkReader()
+	staged := r.payloads.get(work.Name, key)
+	if staged == nil {
+		r.payloads.staging(work.Name, &p.Spec)
 		var progress payload.Progress
-		get, staged := r.payloads.getter(work.Name, r.chunkGetter())
-		manifests, progress, err = payload.Load(ctx, &p.Spec, get)
+		staged, progress, err = scanPayload(ctx, key, &p.Spec, read)
 		var digestErr *payload.DigestError
-		if errors.As(err, &digestErr) {
-			delete(staged, digestErr.Chunk)
-		}
-		r.payloads.staged(work.Name, staged, err == nil && progress.Complete())
 		switch {
 		case errors.As(err, &digestErr):
 			r.setPayloadStaged(work, metav1.ConditionFalse, payloadv1alpha1.ReasonChunkDigestMismatch,
 				fmt.Sprintf("generation %d refused: %v; %s", work.Generation, err, r.running(work)))
 			ctrl.LoggerFrom(ctx).Info("Refused a payload chunk", "chunk", digestErr.Chunk, "reason", digestErr.Reason)
-			return restore, ctrl.Result{RequeueAfter: max(r.failures.When(client.ObjectKeyFromObject(work)), time.Second)}, false, nil
+			return nil, ctrl.Result{RequeueAfter: max(r.failures.When(client.ObjectKeyFromObject(work)), time.Second)}, false, nil
 		case err != nil:
-			return restore, ctrl.Result{}, false, err
+			return nil, ctrl.Result{}, false, err
 		case !progress.Complete():
 			msg := fmt.Sprintf("generation %d: %s; waiting for %v; %s", work.Generation, progress, progress.Missing, r.running(work))
 			r.setPayloadStaged(work, metav1.ConditionFalse, payloadv1alpha1.ReasonChunksMissing, msg)
-			return restore, ctrl.Result{RequeueAfter: min(r.failures.When(client.ObjectKeyFromObject(work)), missingChunksRetry)}, false, nil
+			return nil, ctrl.Result{RequeueAfter: min(r.failures.When(client.ObjectKeyFromObject(work)), missingChunksRetry)}, false, nil
 		}
-		r.payloads.put(work.Name, key, manifests)
+		r.payloads.put(work.Name, staged)
 	}
 	r.setPayloadStaged(work, metav1.ConditionTrue, payloadv1alpha1.ReasonPayloadVerified,
 		fmt.Sprintf("generation %d: all %d chunks (%d manifests, %d bytes) present and verified", work.Generation,
 			len(p.Spec.Chunks), p.Spec.Manifests, p.Spec.Size))
-	orig := work.Spec.Workload.Manifests
-	work.Spec.Workload.Manifests = manifests
-	return func() { work.Spec.Workload.Manifests = orig }, ctrl.Result{}, true, nil
+	name := work.Name
+	return &payloadManifests{spec: &p.Spec, staged: staged, read: read, failed: func() { r.payloads.invalidate(name) }}, ctrl.Result{}, true, nil
+}
+
+// scanPayload is the first pass over a payload: it reads and verifies
+// every chunk with read and ranks each manifest in the apply order, one
+// manifest at a time. It returns the staged payload when every chunk is
+// present, and the progress.
+func scanPayload(ctx context.Context, key string, spec *payloadv1alpha1.ManifestPayloadSpec, read payload.ChunkReader) (*stagedPayload, payload.Progress, error) {
+	ranks := make([]int32, 0, min(spec.Manifests, 1<<16))
+	index, progress, err := payload.Scan(ctx, spec, read, func(ordinal int, raw []byte) error {
+		ranks = append(ranks, int32(apply.ParseManifest(int32(ordinal), raw).Rank()))
+		return nil
+	})
+	if err != nil || index == nil {
+		return nil, progress, err
+	}
+	if int64(index.Manifests()) != spec.Manifests {
+		return nil, progress, fmt.Errorf("the payload holds %d manifests, its ManifestPayload lists %d", index.Manifests(), spec.Manifests)
+	}
+	return newStagedPayload(key, index, ranks), progress, nil
+}
+
+// chunkReader reads the chunks of the work's payloads from the agent's
+// store on disk, and from the hub (chunkGetter) those the store does not
+// have.
+func (r *workReconciler) chunkReader() payload.ChunkReader {
+	return storedReader(r.payloads.chunkStore(), r.chunkGetter())
+}
+
+// storedReader reads each chunk from store, and from hub when store does
+// not have it or its copy fails its check; it keeps in store each chunk
+// read from hub once verified.
+func storedReader(store *chunkStore, hub payload.Getter) payload.ChunkReader {
+	return func(ctx context.Context, _ int, ref payloadv1alpha1.ChunkRef) ([]byte, error) {
+		data, err := store.read(ref)
+		if err != nil {
+			ctrl.LoggerFrom(ctx).Info("A payload chunk kept on disk failed its check; reading it from the hub again", "reason", err.Error())
+		}
+		if data != nil {
+			return data, nil
+		}
+		chunk, err := hub(ctx, payload.ChunkName(ref.Digest))
+		if err != nil {
+			return nil, err
+		}
+		if data, err = payload.Decode(chunk, ref); err != nil {
+			return nil, err
+		}
+		if err := store.put(chunk); err != nil {
+			ctrl.LoggerFrom(ctx).V(2).Info("Not keeping a payload chunk on disk", "reason", err.Error())
+		}
+		return data, nil
+	}
 }
 
 // chunkGetter reads chunks from the hub around the session's cache, one at
@@ -132,6 +181,24 @@ func (r *workReconciler) chunkGetter() payload.Getter {
 		err := r.hubReader.Get(ctx, types.NamespacedName{Namespace: r.cluster, Name: name}, chunk)
 		return chunk, err
 	}
+}
+
+// payloadUnreadable reports a payload that could not be read again while
+// its manifests were being applied (a chunk gone from the hub and not kept
+// on disk, or changed since it was verified): PayloadStaged turns False
+// and the error is returned, so that the work is tried again with its
+// backoff and the next reconcile reads and verifies the whole payload
+// again. The manifests applied before it are of the generation that was
+// verified whole.
+func (r *workReconciler) payloadUnreadable(work *workv1.ManifestWork, err error) error {
+	reason := payloadv1alpha1.ReasonChunksMissing
+	var digestErr *payload.DigestError
+	if errors.As(err, &digestErr) {
+		reason = payloadv1alpha1.ReasonChunkDigestMismatch
+	}
+	r.setPayloadStaged(work, metav1.ConditionFalse, reason,
+		fmt.Sprintf("generation %d: applying it stopped: %v; it is read and verified again", work.Generation, err))
+	return fmt.Errorf("read the payload of ManifestWork %s again: %w", work.Name, err)
 }
 
 // running says which generation of the work the cluster runs.

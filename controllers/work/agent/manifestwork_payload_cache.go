@@ -1,113 +1,99 @@
 package agent
 
 import (
-	"context"
+	"slices"
 	"sync"
 
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
-	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 )
 
-// payloadCache keeps, for each work with a large payload, the manifests of
-// its last verified payload, so that a resync does not fetch its chunks
-// again, and its verified chunks as the hub stores them (compressed), so
-// that a new generation fetches only the chunks it changed and a staging
+// payloadCache keeps, for each work with a large payload, what the first
+// pass over its last generation staged whole learned: where its manifests
+// lie among the chunks and their ranks in the apply order, a few bytes per
+// manifest, so that a resync applies it again without that pass. The
+// verified chunks themselves are in store, on disk, so that a new
+// generation reads from the hub only the chunks it changed and a staging
 // cut short goes on where it stopped. A nil cache keeps nothing.
 type payloadCache struct {
+	store *chunkStore
+
 	mu    sync.Mutex
-	works map[string]*cachedPayload
+	works map[string]*stagedPayload
+	// stagingChunks are the chunk names of each work's generation being
+	// staged, and stagedChunks those of its last generation staged whole.
+	stagingChunks, stagedChunks map[string][]string
 }
 
-// cachedPayload is what the cache keeps of one work.
-type cachedPayload struct {
-	// key is the digest of the chunk list manifests were assembled from.
-	key       string
-	manifests []workv1.Manifest
-	// chunks are the verified chunks by name: those of the last complete
-	// generation and, while the next one is incomplete, what of it was
-	// verified.
-	chunks map[string]*payloadv1alpha1.ManifestChunk
+// stagedPayload is a payload whose every chunk was present and verified.
+type stagedPayload struct {
+	// key is the digest of the chunk list.
+	key   string
+	index *payload.Index
+	// ranks are the manifests' ranks in the apply order, by ordinal
+	// (apply.SortManifests), and order the ranks present, lowest first.
+	ranks []int32
+	order []int32
 }
 
-// get returns the manifests of work's payload whose chunk list has digest
-// key, or nil.
-func (c *payloadCache) get(work, key string) []workv1.Manifest {
+// newStagedPayload returns the staged payload of key with ranks, by
+// ordinal, and its index.
+func newStagedPayload(key string, index *payload.Index, ranks []int32) *stagedPayload {
+	order := slices.Compact(slices.Sorted(slices.Values(ranks)))
+	return &stagedPayload{key: key, index: index, ranks: ranks, order: order}
+}
+
+// get returns the staged payload of work whose chunk list has digest key,
+// or nil.
+func (c *payloadCache) get(work, key string) *stagedPayload {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p, ok := c.works[work]; ok && p.key == key {
-		return p.manifests
+		return p
 	}
 	return nil
 }
 
-// put records the manifests of work's payload whose chunk list has digest
-// key.
-func (c *payloadCache) put(work, key string, manifests []workv1.Manifest) {
+// staging records the chunks of the generation of work being staged, so
+// that the store keeps them and those of its last generation staged whole.
+func (c *payloadCache) staging(work string, spec *payloadv1alpha1.ManifestPayloadSpec) {
+	if c == nil {
+		return
+	}
+	names := make([]string, len(spec.Chunks))
+	for i, ref := range spec.Chunks {
+		names[i] = payload.ChunkName(ref.Digest)
+	}
+	c.mu.Lock()
+	if c.stagingChunks == nil {
+		c.stagingChunks = map[string][]string{}
+	}
+	c.stagingChunks[work] = names
+	listed := append(slices.Clone(names), c.stagedChunks[work]...)
+	c.mu.Unlock()
+	c.store.list(work, listed)
+}
+
+// put records p, the generation of work just staged whole.
+func (c *payloadCache) put(work string, p *stagedPayload) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := c.entry(work)
-	e.key, e.manifests = key, manifests
+	if c.works == nil {
+		c.works, c.stagedChunks = map[string]*stagedPayload{}, map[string][]string{}
+	}
+	c.works[work] = p
+	c.stagedChunks[work] = c.stagingChunks[work]
 }
 
-// getter returns a Getter that answers from work's verified chunks, and
-// from hub for the others, and the map of every chunk it returned. The
-// chunks it returns from the cache are checked again, as every chunk is.
-func (c *payloadCache) getter(work string, hub payload.Getter) (payload.Getter, map[string]*payloadv1alpha1.ManifestChunk) {
-	returned := map[string]*payloadv1alpha1.ManifestChunk{}
-	var have map[string]*payloadv1alpha1.ManifestChunk
-	if c != nil {
-		c.mu.Lock()
-		if p, ok := c.works[work]; ok {
-			have = p.chunks
-		}
-		c.mu.Unlock()
-	}
-	return func(ctx context.Context, name string) (*payloadv1alpha1.ManifestChunk, error) {
-		if obj, ok := have[name]; ok {
-			returned[name] = obj
-			return obj, nil
-		}
-		obj, err := hub(ctx, name)
-		if err == nil {
-			returned[name] = obj
-		}
-		return obj, err
-	}, returned
-}
-
-// staged records the verified chunks of work's current generation: they
-// replace the cached ones when the generation is complete, and join them
-// while it is not.
-func (c *payloadCache) staged(work string, chunks map[string]*payloadv1alpha1.ManifestChunk, complete bool) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entry(work)
-	if complete || e.chunks == nil {
-		e.chunks = chunks
-		return
-	}
-	merged := make(map[string]*payloadv1alpha1.ManifestChunk, len(e.chunks)+len(chunks))
-	for name, obj := range e.chunks {
-		merged[name] = obj
-	}
-	for name, obj := range chunks {
-		merged[name] = obj
-	}
-	e.chunks = merged
-}
-
-// forget drops what the cache keeps of work.
-func (c *payloadCache) forget(work string) {
+// invalidate drops the staged payload of work, so that the next reconcile
+// reads and verifies all of it again.
+func (c *payloadCache) invalidate(work string) {
 	if c == nil {
 		return
 	}
@@ -116,15 +102,24 @@ func (c *payloadCache) forget(work string) {
 	delete(c.works, work)
 }
 
-// entry returns work's entry, made if missing; c.mu is held.
-func (c *payloadCache) entry(work string) *cachedPayload {
-	if c.works == nil {
-		c.works = map[string]*cachedPayload{}
+// forget drops what the cache keeps of work, its chunks on disk among it
+// unless another work lists them.
+func (c *payloadCache) forget(work string) {
+	if c == nil {
+		return
 	}
-	e, ok := c.works[work]
-	if !ok {
-		e = &cachedPayload{}
-		c.works[work] = e
+	c.mu.Lock()
+	delete(c.works, work)
+	delete(c.stagingChunks, work)
+	delete(c.stagedChunks, work)
+	c.mu.Unlock()
+	c.store.forget(work)
+}
+
+// chunkStore returns the store of the cache's chunks; nil keeps none.
+func (c *payloadCache) chunkStore() *chunkStore {
+	if c == nil {
+		return nil
 	}
-	return e
+	return c.store
 }

@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,21 +61,32 @@ func (h *hubChunks) generation(t *testing.T, changed, skip map[int]bool) *payloa
 	return &ref.Spec
 }
 
-// stage loads spec through the cache as the agent does and returns the
-// reads of the hub it took.
+// stage runs the first pass over spec through the cache and its store, as
+// the agent does, and returns the reads of the hub it took.
 func stage(t *testing.T, c *payloadCache, h *hubChunks, spec *payloadv1alpha1.ManifestPayloadSpec) (reads int, complete bool) {
 	t.Helper()
 	before := h.reads
-	get, staged := c.getter("w", h.get)
-	_, p, err := payload.Load(context.Background(), spec, get)
+	c.staging("w", spec)
+	staged, p, err := scanPayload(context.Background(), "key", spec, storedReader(c.store, h.get))
 	require.NoError(t, err)
-	c.staged("w", staged, p.Complete())
+	if staged != nil {
+		c.put("w", staged)
+	}
 	return h.reads - before, p.Complete()
+}
+
+// newStore opens a store in a directory of the test.
+func newStore(t *testing.T, dir string, limit int64) *chunkStore {
+	t.Helper()
+	s, err := openChunkStore(dir, limit)
+	require.NoError(t, err)
+	return s
 }
 
 func TestPayloadCacheFetchesOnlyWhatChanged(t *testing.T) {
 	h := &hubChunks{objs: map[string]*payloadv1alpha1.ManifestChunk{}}
-	c := &payloadCache{}
+	dir := t.TempDir()
+	c := &payloadCache{store: newStore(t, dir, DefaultPayloadCacheSize)}
 
 	reads, complete := stage(t, c, h, h.generation(t, nil, nil))
 	assert.True(t, complete)
@@ -95,4 +108,89 @@ func TestPayloadCacheFetchesOnlyWhatChanged(t *testing.T) {
 	reads, complete = stage(t, c, h, spec)
 	assert.True(t, complete)
 	assert.Equal(t, 1, reads, "the pass after reads only what was missing")
+
+	// An agent started again finds the chunks on disk.
+	c = &payloadCache{store: newStore(t, dir, DefaultPayloadCacheSize)}
+	reads, complete = stage(t, c, h, spec)
+	assert.True(t, complete)
+	assert.Equal(t, 0, reads, "a restarted agent reads its chunks from disk")
+}
+
+func TestChunkStoreTrustsNothingItReads(t *testing.T) {
+	h := &hubChunks{objs: map[string]*payloadv1alpha1.ManifestChunk{}}
+	spec := h.generation(t, nil, nil)
+	dir := t.TempDir()
+	c := &payloadCache{store: newStore(t, dir, DefaultPayloadCacheSize)}
+	_, complete := stage(t, c, h, spec)
+	require.True(t, complete)
+
+	// One chunk changed on disk, another cut short, a third gone.
+	name := func(i int) string { return payload.ChunkName(spec.Chunks[i].Digest) }
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name(0)+".gzip"), []byte("not gzip"), 0o600))
+	raw, err := os.ReadFile(filepath.Join(dir, name(1)+".gzip"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name(1)+".gzip"), raw[:len(raw)/2], 0o600))
+	require.NoError(t, os.Remove(filepath.Join(dir, name(2)+".gzip")))
+	// A file being written when the agent stopped.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, storeTempPrefix+name(3)+"-1"), []byte("x"), 0o600))
+
+	c = &payloadCache{store: newStore(t, dir, DefaultPayloadCacheSize)}
+	assert.NoFileExists(t, filepath.Join(dir, storeTempPrefix+name(3)+"-1"), "a file cut short when the agent stopped is removed")
+	for i := range 2 {
+		data, err := c.store.read(spec.Chunks[i])
+		assert.Nil(t, data)
+		require.ErrorContains(t, err, "kept on disk removed")
+		assert.NoFileExists(t, filepath.Join(dir, name(i)+".gzip"))
+	}
+	h.reads = 0
+	reads, complete := stage(t, c, h, spec)
+	assert.True(t, complete)
+	assert.Equal(t, 3, reads, "the changed, the damaged and the missing chunks are read from the hub again")
+	for i := range 3 {
+		assert.FileExists(t, filepath.Join(dir, name(i)+".gzip"))
+	}
+}
+
+func TestChunkStoreStaysWithinItsLimit(t *testing.T) {
+	h := &hubChunks{objs: map[string]*payloadv1alpha1.ManifestChunk{}}
+	first := h.generation(t, nil, nil)
+	var size int64
+	for _, obj := range h.objs {
+		size += int64(len(obj.Spec.Data))
+	}
+	// Room for one generation and a half.
+	c := &payloadCache{store: newStore(t, t.TempDir(), size*3/2)}
+	_, complete := stage(t, c, h, first)
+	require.True(t, complete)
+	assert.Equal(t, size, c.store.size)
+
+	// A second work lists every chunk but the first of generation 1.
+	c.store.list("other", nil)
+	for _, ref := range first.Chunks[1:] {
+		c.store.lists["other"] = append(c.store.lists["other"], payload.ChunkName(ref.Digest))
+	}
+	// Work w moves to a generation that changes every ConfigMap: its old
+	// chunks are listed as its last generation staged whole, so only what
+	// fits is kept, and the store never goes over its limit.
+	all := map[int]bool{}
+	for i := range 20 {
+		all[i] = true
+	}
+	second := h.generation(t, all, nil)
+	c.stagedChunks["w"] = nil // w's first generation is no longer its own
+	_, complete = stage(t, c, h, second)
+	require.True(t, complete)
+	assert.LessOrEqual(t, c.store.size, size*3/2)
+	_, err := os.Stat(c.store.path(payload.ChunkName(first.Chunks[0].Digest), "gzip"))
+	assert.True(t, os.IsNotExist(err), "the chunk no work lists is evicted")
+	for _, ref := range first.Chunks[1:] {
+		assert.FileExists(t, c.store.path(payload.ChunkName(ref.Digest), "gzip"), "a chunk another work lists is kept")
+	}
+
+	// Forgetting the other work frees its chunks.
+	c.store.forget("other")
+	for _, ref := range first.Chunks[1:] {
+		_, err := os.Stat(c.store.path(payload.ChunkName(ref.Digest), "gzip"))
+		assert.True(t, os.IsNotExist(err))
+	}
 }

@@ -35,6 +35,30 @@ type manifestObservation struct {
 	live *unstructured.Unstructured
 }
 
+// settle drops from a manifest's apply result what the work's status does
+// not need once the manifest's drift is found: the object as the apply
+// found it, and the live object's content unless a rule reads it
+// (liveFor). Then a work's results hold a few hundred bytes per manifest,
+// whatever the manifests' size.
+func settle(work *workv1.ManifestWork, res *apply.Result) {
+	res.Before = nil
+	res.Object = liveFor(work, res.Meta, res.Object)
+}
+
+// liveFor returns what the status keeps of live, the object of manifest m:
+// all of it when a feedback or condition rule of m reads it, else its
+// metadata, whose UID, resource version and owners the AppliedManifestWork,
+// the apply records and the watches use.
+func liveFor(work *workv1.ManifestWork, m workv1.ManifestResourceMeta, live *unstructured.Unstructured) *unstructured.Unstructured {
+	if live == nil {
+		return nil
+	}
+	if cfg := work.Spec.FindManifestConfig(m); cfg != nil && (len(cfg.FeedbackRules) > 0 || len(cfg.ConditionRules) > 0) {
+		return live
+	}
+	return objectMeta(live)
+}
+
 // setWorkStatus sets the manifests' and the work's Applied and Available
 // conditions from the observations. Conditions of other types (feedback,
 // condition rules) and status feedback of manifests whose identity did not

@@ -97,6 +97,14 @@ type Options struct {
 	// StatusSyncInterval is how often a work with Poll feedback rules is
 	// read again (default 60 s), in addition to the watches.
 	StatusSyncInterval time.Duration
+	// PayloadCacheDir is the directory where the verified chunks of large
+	// payloads are kept (the agent's Deployment mounts an emptyDir there).
+	// Empty: a new directory under $TMPDIR, removed when the agent stops;
+	// when none can be made, chunks are read from the hub each time.
+	PayloadCacheDir string
+	// PayloadCacheSize bounds the bytes kept in PayloadCacheDir (default
+	// DefaultPayloadCacheSize).
+	PayloadCacheSize int64
 }
 
 // Default fills unset options.
@@ -121,6 +129,9 @@ func (o *Options) Default() {
 	}
 	if o.StatusSyncInterval <= 0 {
 		o.StatusSyncInterval = DefaultStatusSyncInterval
+	}
+	if o.PayloadCacheSize <= 0 {
+		o.PayloadCacheSize = DefaultPayloadCacheSize
 	}
 	if o.HubQPS <= 0 {
 		o.HubQPS = DefaultHubQPS

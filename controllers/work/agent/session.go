@@ -141,7 +141,7 @@ func (a *Agent) watch(ctx context.Context, c controller.Controller, hubCache cac
 	// changes bring the work back through the controller's queue.
 	var queue atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
 	pace := newPacer(watchRate, watchBurst)
-	r.watcher = newResourceWatcher(ctx, ctrl.LoggerFrom(ctx).WithName("watcher"), a.dyn, r.hubHash, func(work string) {
+	r.watcher = newResourceWatcher(ctx, ctrl.LoggerFrom(ctx).WithName("watcher"), a.meta, r.hubHash, func(work string) {
 		if q := queue.Load(); q != nil {
 			(*q).AddAfter(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: r.cluster, Name: work}}, pace.delay(work))
 		}

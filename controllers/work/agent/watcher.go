@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
@@ -35,7 +35,7 @@ type objectKey struct {
 type resourceWatcher struct {
 	ctx     context.Context
 	log     logr.Logger
-	dyn     dynamic.Interface
+	meta    metadata.Interface
 	hubHash string
 	// enqueue brings a ManifestWork (by name) back to the controller.
 	enqueue func(work string)
@@ -55,9 +55,9 @@ type resourceWatcher struct {
 }
 
 // newResourceWatcher returns a watcher that runs its informers until ctx ends.
-func newResourceWatcher(ctx context.Context, log logr.Logger, dyn dynamic.Interface, hubHash string, enqueue func(string)) *resourceWatcher {
+func newResourceWatcher(ctx context.Context, log logr.Logger, meta metadata.Interface, hubHash string, enqueue func(string)) *resourceWatcher {
 	return &resourceWatcher{
-		ctx: ctx, log: log, dyn: dyn, hubHash: hubHash, enqueue: enqueue,
+		ctx: ctx, log: log, meta: meta, hubHash: hubHash, enqueue: enqueue,
 		informers:    map[schema.GroupVersionResource]runningInformer{},
 		uses:         map[string]map[schema.GroupVersionResource]bool{},
 		unowned:      map[string][]objectKey{},
@@ -187,7 +187,9 @@ func (w *resourceWatcher) inUse(gvr schema.GroupVersionResource) bool {
 // start runs an informer for gvr. Call with mu held.
 func (w *resourceWatcher) start(gvr schema.GroupVersionResource) {
 	ctx, cancel := context.WithCancel(w.ctx)
-	inf := dynamicinformer.NewFilteredDynamicInformer(w.dyn, gvr, metav1.NamespaceAll, 0, toolscache.Indexers{}, nil).Informer()
+	// The API server sends the objects' metadata only (PartialObjectMetadata),
+	// so that watching large objects costs the agent no more than small ones.
+	inf := metadatainformer.NewFilteredMetadataInformer(w.meta, gvr, metav1.NamespaceAll, 0, toolscache.Indexers{}, nil).Informer()
 	w.informers[gvr] = runningInformer{informer: inf, cancel: cancel}
 	// Only metadata matters: the events say which work to look at again.
 	_ = inf.SetTransform(metadataOnly)
@@ -286,12 +288,25 @@ func ownedByAppliedWork(obj metav1.Object, hubHash string) bool {
 }
 
 // metadataOnly is the informers' transform: it keeps an object's identity,
-// owners, generation and resource version, and drops the rest.
+// owners, generation and resource version, and drops the rest (labels,
+// annotations, managed fields).
 func metadataOnly(obj any) (any, error) {
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return obj, nil
+	switch o := obj.(type) {
+	case *metav1.PartialObjectMetadata:
+		out := &metav1.PartialObjectMetadata{TypeMeta: o.TypeMeta}
+		out.Namespace, out.Name, out.UID = o.Namespace, o.Name, o.UID
+		out.ResourceVersion, out.Generation = o.ResourceVersion, o.Generation
+		out.OwnerReferences, out.DeletionTimestamp = o.OwnerReferences, o.DeletionTimestamp
+		return out, nil
+	case *unstructured.Unstructured:
+		return objectMeta(o), nil
 	}
+	return obj, nil
+}
+
+// objectMeta returns a copy of u's identity, owners, generation, resource
+// version and deletion time, without the rest.
+func objectMeta(u *unstructured.Unstructured) *unstructured.Unstructured {
 	out := &unstructured.Unstructured{Object: map[string]any{}}
 	out.SetAPIVersion(u.GetAPIVersion())
 	out.SetKind(u.GetKind())
@@ -302,7 +317,7 @@ func metadataOnly(obj any) (any, error) {
 	out.SetGeneration(u.GetGeneration())
 	out.SetOwnerReferences(u.GetOwnerReferences())
 	out.SetDeletionTimestamp(u.GetDeletionTimestamp())
-	return out, nil
+	return out
 }
 
 // Pacing of the reconciles that watch events bring: each work has a token

@@ -10,10 +10,9 @@ import (
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
+	metadatafake "k8s.io/client-go/metadata/fake"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -22,14 +21,12 @@ import (
 func TestResourceWatcher(t *testing.T) {
 	cms := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	secrets := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		cms: "ConfigMapList", secrets: "SecretList",
-	})
+	meta := metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
 	var got []string
-	w := newResourceWatcher(ctx, logr.Discard(), dyn, "hub", func(work string) {
+	w := newResourceWatcher(ctx, logr.Discard(), meta, "hub", func(work string) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, work)
@@ -57,7 +54,13 @@ func TestResourceWatcher(t *testing.T) {
 	res := func(gvr schema.GroupVersionResource, obj *unstructured.Unstructured, st workv1.UpdateStrategyType) apply.Result {
 		return apply.Result{GVR: gvr, Meta: workv1.ManifestResourceMeta{Name: obj.GetName(), Namespace: "default"}, Object: obj, Strategy: st}
 	}
-	ri := dyn.Resource(cms).Namespace("default")
+	ri := meta.Resource(cms).Namespace("default").(metadatafake.MetadataClient)
+	// partial is obj as the API server sends it to a metadata informer.
+	partial := func(obj *unstructured.Unstructured) *metav1.PartialObjectMetadata {
+		p := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}}
+		p.Namespace, p.Name, p.OwnerReferences, p.Labels = obj.GetNamespace(), obj.GetName(), obj.GetOwnerReferences(), obj.GetLabels()
+		return p
+	}
 
 	owned := cm("owned", owner("hub-w1"))
 	readOnly := cm("ro", nil)
@@ -74,7 +77,7 @@ func TestResourceWatcher(t *testing.T) {
 	}
 
 	for _, obj := range []*unstructured.Unstructured{owned, readOnly, cm("other", nil), cm("foreign", owner("otherhub-w9"))} {
-		if _, err := ri.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		if _, err := ri.CreateFake(partial(obj), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,11 +98,12 @@ func TestResourceWatcher(t *testing.T) {
 
 	// The agent's own write is not news.
 	owned.SetLabels(map[string]string{"x": "y"})
-	updated, err := ri.Update(ctx, owned, metav1.UpdateOptions{})
+	updated, err := ri.UpdateFake(partial(owned), metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := res(cms, updated, workv1.UpdateStrategyTypeUpdate)
+	owned.SetResourceVersion(updated.ResourceVersion)
+	r := res(cms, owned, workv1.UpdateStrategyTypeUpdate)
 	r.Change = apply.ChangeUpdated
 	w.Track("w1", []apply.Result{r})
 	// ...but someone else's delete is.

@@ -51,8 +51,8 @@ func FuzzParseAndSortManifests(f *testing.F) {
 			seen[m.Ordinal] = true
 			if i > 0 {
 				prev := sorted[i-1]
-				if prev.rank() > m.rank() || (prev.rank() == m.rank() && prev.Ordinal > m.Ordinal) {
-					t.Fatalf("manifests %d (rank %d) and %d (rank %d) out of order", prev.Ordinal, prev.rank(), m.Ordinal, m.rank())
+				if prev.Rank() > m.Rank() || (prev.Rank() == m.Rank() && prev.Ordinal > m.Ordinal) {
+					t.Fatalf("manifests %d (rank %d) and %d (rank %d) out of order", prev.Ordinal, prev.Rank(), m.Ordinal, m.Rank())
 				}
 			}
 		}

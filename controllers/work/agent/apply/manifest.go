@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
@@ -32,6 +33,15 @@ func ParseManifests(spec *workv1.ManifestWorkSpec) []*Manifest {
 		out = append(out, m)
 	}
 	return out
+}
+
+// ParseManifest decodes one manifest, given as JSON, of ordinal ordinal, as
+// ParseManifests decodes each of a spec's: a large payload's manifests are
+// decoded one at a time as they are read. It keeps no reference to raw.
+func ParseManifest(ordinal int32, raw []byte) *Manifest {
+	m := &Manifest{Ordinal: ordinal}
+	m.Object, m.Err = decode(workv1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}})
+	return m
 }
 
 // decode decodes one manifest and checks that it names its object.

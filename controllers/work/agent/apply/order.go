@@ -67,8 +67,9 @@ func KindRank(kind string) int {
 	return UnknownKindRank
 }
 
-// rank returns the rank of a manifest: its kind's, or UnparsableRank.
-func (m *Manifest) rank() int {
+// Rank returns the rank of a manifest in the apply order: its kind's, or
+// UnparsableRank.
+func (m *Manifest) Rank() int {
 	if m.Object == nil {
 		return UnparsableRank
 	}
@@ -79,6 +80,6 @@ func (m *Manifest) rank() int {
 // manifests of the same rank keep their order in the ManifestWork.
 func SortManifests(ms []*Manifest) []*Manifest {
 	out := slices.Clone(ms)
-	slices.SortStableFunc(out, func(a, b *Manifest) int { return cmp.Compare(a.rank(), b.rank()) })
+	slices.SortStableFunc(out, func(a, b *Manifest) int { return cmp.Compare(a.Rank(), b.Rank()) })
 	return out
 }
