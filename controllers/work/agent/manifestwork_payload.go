@@ -26,9 +26,10 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 )
 
-// watchChunks feeds c the works of cluster that wait for chunks when a chunk
-// is created in the cluster's namespace, so that a payload applies as soon
-// as its last chunk arrives. It watches the chunks' metadata only, and not
+// watchChunks feeds c the works of cluster that wait for chunks, missing or
+// refused for their content, when a chunk is created in the cluster's
+// namespace or its content changes, so that a payload applies as soon as
+// its last chunk arrives or a refused one is written again. It watches the chunks' metadata only, and not
 // at all on a hub that does not serve ManifestChunks (a hub older than the
 // agent), whose works then wait for their retry.
 func watchChunks(c controller.Controller, hub cluster.Cluster, works client.Reader, clusterName string) error {
@@ -49,18 +50,20 @@ func watchChunks(c controller.Controller, hub cluster.Cluster, works client.Read
 		var out []reconcile.Request
 		for i := range list.Items {
 			w := &list.Items[i]
-			if c := meta.FindStatusCondition(w.Status.Conditions, payloadv1alpha1.WorkPayloadStaged); c != nil && c.Reason == payloadv1alpha1.ReasonChunksMissing {
+			if c := meta.FindStatusCondition(w.Status.Conditions, payloadv1alpha1.WorkPayloadStaged); c != nil && (c.Reason == payloadv1alpha1.ReasonChunksMissing || c.Reason == payloadv1alpha1.ReasonChunkDigestMismatch) {
 				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(w)})
 			}
 		}
 		return out
 	}
-	created := predicate.TypedFuncs[*metav1.PartialObjectMetadata]{
-		UpdateFunc:  func(event.TypedUpdateEvent[*metav1.PartialObjectMetadata]) bool { return false },
+	written := predicate.TypedFuncs[*metav1.PartialObjectMetadata]{
+		UpdateFunc: func(e event.TypedUpdateEvent[*metav1.PartialObjectMetadata]) bool {
+			return e.ObjectNew.GetGeneration() != e.ObjectOld.GetGeneration()
+		},
 		DeleteFunc:  func(event.TypedDeleteEvent[*metav1.PartialObjectMetadata]) bool { return false },
 		GenericFunc: func(event.TypedGenericEvent[*metav1.PartialObjectMetadata]) bool { return false },
 	}
-	if err := c.Watch(source.Kind(hub.GetCache(), chunk, handler.TypedEnqueueRequestsFromMapFunc(waiting), created)); err != nil {
+	if err := c.Watch(source.Kind(hub.GetCache(), chunk, handler.TypedEnqueueRequestsFromMapFunc(waiting), written)); err != nil {
 		return fmt.Errorf("watch ManifestChunks: %w", err)
 	}
 	return nil
