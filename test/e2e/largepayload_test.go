@@ -305,7 +305,7 @@ func (x *largeFixture) hubControllerKilled(t *testing.T) {
 	}))
 	var copied int
 	framework.Eventually(ctx, t, 2*time.Minute, "the hub controller copying generation 2's chunks to cluster2", func(ctx context.Context) (bool, error) {
-		names, err := x.chunkNames(ctx, "cluster2")
+		names, err := kit.ChunkNames(ctx, x.hub, "cluster2")
 		copied = 0
 		for _, c := range x.fresh {
 			if names[c.Name()] {
@@ -481,20 +481,6 @@ func (x *largeFixture) waitSetRolledOut(t *testing.T) {
 		return meta.IsStatusConditionTrue(s.Status.Conditions, workv1alpha1.ManifestWorkReplicaSetConditionPlacementRolledOut) &&
 			s.Status.Summary.Total == 1 && s.Status.Summary.Available == 1, nil
 	})
-}
-
-// chunkNames returns the names of the ManifestChunks of namespace ns.
-func (x *largeFixture) chunkNames(ctx context.Context, ns string) (map[string]bool, error) {
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(payloadv1alpha1.GroupVersion.WithKind("ManifestChunkList"))
-	if err := x.hub.List(ctx, list, client.InNamespace(ns)); err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	for _, c := range list.Items {
-		out[c.Name] = true
-	}
-	return out, nil
 }
 
 // state returns the generation label of each of the payload's objects on

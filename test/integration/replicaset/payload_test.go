@@ -53,19 +53,6 @@ func largeTemplate(t *testing.T, changed int) ([]payload.Chunk, workv1.Manifest)
 	return chunks, m
 }
 
-// chunkNames lists the names of the ManifestChunks of namespace ns.
-func (s *suite) chunkNames(ctx context.Context, ns string) (map[string]bool, error) {
-	list := &payloadv1alpha1.ManifestChunkList{}
-	if err := s.admin.List(ctx, list, client.InNamespace(ns)); err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	for _, c := range list.Items {
-		out[c.Name] = true
-	}
-	return out, nil
-}
-
 // reconcileErrors returns controller-runtime's count of the failed
 // reconciles of the ManifestWorkReplicaSet controller in this process.
 func reconcileErrors(t *testing.T) float64 {
@@ -161,7 +148,7 @@ func TestReplicaSetLargePayload(t *testing.T) {
 	})
 
 	t.Run("a new template copies only the chunks that changed", func(t *testing.T) {
-		before, err := s.chunkNames(s.ctx, c1)
+		before, err := kit.ChunkNames(s.ctx, s.admin, c1)
 		require.NoError(t, err)
 		next, m2 := largeTemplate(t, 17)
 		want, err := payload.Of(&workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{m2}}})
@@ -184,7 +171,7 @@ func TestReplicaSetLargePayload(t *testing.T) {
 			}
 			return true, nil
 		})
-		after, err := s.chunkNames(s.ctx, c1)
+		after, err := kit.ChunkNames(s.ctx, s.admin, c1)
 		require.NoError(t, err)
 		added := 0
 		for n := range after {
@@ -205,14 +192,14 @@ func TestReplicaSetLargePayload(t *testing.T) {
 			return (&payloadgc.Reconciler{Client: mgr.GetClient(), GracePeriod: 2 * time.Second}).SetupWithManager(mgr)
 		})
 		s.poll(t, "the unlisted chunks collected", func(ctx context.Context) (bool, error) {
-			inSet, err := s.chunkNames(ctx, ns)
+			inSet, err := kit.ChunkNames(ctx, s.admin, ns)
 			if err != nil {
 				return false, err
 			}
-			inCluster, err := s.chunkNames(ctx, c1)
+			inCluster, err := kit.ChunkNames(ctx, s.admin, c1)
 			return !inSet[orphan.Name()] && !inCluster[old], err
 		})
-		inSet, err := s.chunkNames(s.ctx, ns)
+		inSet, err := kit.ChunkNames(s.ctx, s.admin, ns)
 		require.NoError(t, err)
 		assert.True(t, inSet[old], "a chunk a kept revision lists stays, for undo")
 		works, err := s.works(s.ctx, ns, name)
@@ -220,7 +207,7 @@ func TestReplicaSetLargePayload(t *testing.T) {
 		for c, w := range works {
 			p, err := payload.Of(&w.Spec)
 			require.NoError(t, err)
-			have, err := s.chunkNames(s.ctx, c)
+			have, err := kit.ChunkNames(s.ctx, s.admin, c)
 			require.NoError(t, err)
 			for _, ref := range p.Spec.Chunks {
 				assert.True(t, have[payload.ChunkName(ref.Digest)], "%s keeps the chunks its work lists", c)
@@ -289,7 +276,7 @@ func TestReplicaSetLargePayload(t *testing.T) {
 				if p, err := payload.Of(&w.Spec); err != nil || p == nil || !slices.Equal(p.Spec.Chunks, first.Spec.Chunks) {
 					return false, err
 				}
-				have, err := s.chunkNames(ctx, c)
+				have, err := kit.ChunkNames(ctx, s.admin, c)
 				if err != nil {
 					return false, err
 				}
