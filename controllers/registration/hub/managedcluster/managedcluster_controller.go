@@ -275,11 +275,11 @@ func TokenGranted(ctx context.Context, reader client.Reader, cluster string) (bo
 	return true, nil
 }
 
-// deny removes the cluster's grants (its identity keeps what every agent
-// may: reading ManagedClusters, which admission lets it write the status of
-// no longer), and deletes the token driver's
-// ServiceAccount, which revokes its tokens and takes its Role along. A
-// cluster that was accepted before gets HubAcceptedManagedCluster False.
+// deny removes the cluster's grants and deletes the token driver's
+// ServiceAccount, which revokes its tokens and takes its Role along. Its
+// identity keeps what every agent holds, reading ManagedClusters; admission
+// refuses its status writes while the cluster is not accepted. A cluster
+// that was accepted before gets HubAcceptedManagedCluster False.
 func (r *Reconciler) deny(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
 	name := cluster.Name
 	// Revoke every token of the token driver's identity first; a cluster

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
@@ -122,6 +123,7 @@ func TestHubRegistration(t *testing.T) {
 		expectForbidden(t, "cluster1 accepts itself via managedclusters/accept", setAccept(ctx, agent1, "cluster2", false))
 	})
 
+	t.Run("the per-cluster bindings of an earlier release are removed", func(t *testing.T) { testEarlierBindings(ctx, t, admin) })
 	t.Run("an agent changes no work's spec and nothing of its ManagedCluster but status", func(t *testing.T) { testAgentWrites(ctx, t, hubCluster, admin) })
 	t.Run("registrants set no hub annotation", func(t *testing.T) { testRegistrantAnnotations(ctx, t, hubCluster, admin) })
 	t.Run("the hub controller grants nothing beyond what it makes", func(t *testing.T) { testHubControllerWrites(ctx, t, hubCluster) })
@@ -179,4 +181,37 @@ func containsAll(s string, parts ...string) bool {
 		}
 	}
 	return true
+}
+
+// testEarlierBindings: an earlier release bound each accepted cluster's own
+// ClusterRole with a ClusterRoleBinding of the cluster's name, labeled with
+// it. The hub deletes both when the cluster has no certificate requests of
+// its own to read (docs/design/authorization.md), and leaves an object of
+// that name it did not make.
+func testEarlierBindings(ctx context.Context, t *testing.T, admin client.Client) {
+	name := "open-cluster-management:managedcluster:cluster2"
+	labels := map[string]string{clusterv1.ClusterNameLabelKey: "cluster2"}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{clusterv1.GroupVersion.Group}, Resources: []string{"managedclusters"}, ResourceNames: []string{"cluster2"}, Verbs: []string{"get"}}}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}, Subjects: identity.AgentSubjects("cluster2", false)}
+	expectAllowed(t, "create cluster2's ClusterRole of an earlier release", admin.Create(ctx, role))
+	expectAllowed(t, "create cluster2's ClusterRoleBinding of an earlier release", admin.Create(ctx, binding))
+	framework.Eventually(ctx, t, pollTimeout, "cluster2's ClusterRoleBinding and ClusterRole of an earlier release gone", func(ctx context.Context) (bool, error) {
+		errBinding := admin.Get(ctx, client.ObjectKey{Name: name}, &rbacv1.ClusterRoleBinding{})
+		errRole := admin.Get(ctx, client.ObjectKey{Name: name}, &rbacv1.ClusterRole{})
+		return apierrors.IsNotFound(errBinding) && apierrors.IsNotFound(errRole), nil
+	})
+
+	other := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:managedcluster:cluster1"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "someone"}}}
+	expectAllowed(t, "create someone else's ClusterRoleBinding of cluster1's name", admin.Create(ctx, other))
+	t.Cleanup(func() { _ = admin.Delete(context.WithoutCancel(ctx), other) })
+	// A change of cluster1 has the hub reconcile it.
+	expectAllowed(t, "annotate cluster1", admin.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}},
+		client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"example.com/reconcile":"now"}}}`))))
+	framework.Consistently(ctx, t, 3*time.Second, "someone else's ClusterRoleBinding of cluster1's name stays", func(ctx context.Context) (bool, error) {
+		return true, admin.Get(ctx, client.ObjectKeyFromObject(other), &rbacv1.ClusterRoleBinding{})
+	})
 }
