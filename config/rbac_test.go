@@ -3,7 +3,13 @@ package config
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
 // TestBindingsReferToRenderedRoles checks, for custom namespaces, that every
@@ -93,4 +99,44 @@ func TestHubTunnelRBACFollowsTheGate(t *testing.T) {
 			t.Errorf("--feature-gates=%q: the hub tunnel's impersonation is bound: %v, want %v", gates, found, want)
 		}
 	}
+}
+
+// TestAgentsBindingNamesEveryAgent: the agents' shared ClusterRoleBinding
+// binds exactly the subjects identity.AllAgentsSubjects names, and its
+// ClusterRole grants nothing that is not held to each agent's own cluster
+// elsewhere but the reading of ManagedClusters (docs/design/authorization.md).
+func TestAgentsBindingNamesEveryAgent(t *testing.T) {
+	objs, err := HubObjects(HubValues{})
+	require.NoError(t, err)
+	var binding rbacv1.ClusterRoleBinding
+	var role rbacv1.ClusterRole
+	for _, o := range objs {
+		if o.GetName() != "open-cluster-management:managed-clusters" {
+			continue
+		}
+		switch o.GetKind() {
+		case "ClusterRoleBinding":
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &binding))
+		case "ClusterRole":
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &role))
+		}
+	}
+	assert.Equal(t, identity.AllAgentsSubjects(), binding.Subjects)
+	assert.Equal(t, "open-cluster-management:managed-clusters", binding.RoleRef.Name)
+	var got []string
+	for _, r := range role.Rules {
+		assert.Empty(t, r.ResourceNames, "rule %v", r)
+		for _, res := range r.Resources {
+			for _, v := range r.Verbs {
+				got = append(got, v+" "+res)
+			}
+		}
+	}
+	assert.ElementsMatch(t, []string{
+		"create certificatesigningrequests",
+		"renew managedclusters/clientcertificates",
+		"get managedclusters", "list managedclusters", "watch managedclusters",
+		"patch managedclusters/status", "update managedclusters/status",
+		"get managedclusters/attach",
+	}, got)
 }

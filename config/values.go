@@ -92,6 +92,18 @@ func (HubValues) CAPIAnnotation() string { return importer.CAPIAnnotation }
 // controller writes (identity.ClusterRBACPrefix).
 func (HubValues) ClusterRBACPrefix() string { return identity.ClusterRBACPrefix }
 
+// ManagedClustersGroup is the group of every agent certificate
+// (identity.ManagedClustersGroup).
+func (HubValues) ManagedClustersGroup() string { return identity.ManagedClustersGroup }
+
+// AgentTokenGroup is the group of the token driver's agent identities
+// (identity.AgentTokenGroup).
+func (HubValues) AgentTokenGroup() string { return identity.AgentTokenGroup }
+
+// ObjectAgentCEL holds when the request comes from the agent of the cluster
+// whose ManagedCluster it writes (identity.IsAgentOf).
+func (HubValues) ObjectAgentCEL() string { return identity.AgentOfCEL("object.metadata.name") }
+
 // AgentSubjectCEL holds for an RBAC subject s that names an identity issued
 // to managed clusters (identity.IsAgentSubject).
 func (HubValues) AgentSubjectCEL() string { return identity.AgentSubjectCEL }

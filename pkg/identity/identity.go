@@ -141,6 +141,26 @@ func AgentSubjects(cluster string, tokenDriver bool) []rbacv1.Subject {
 	return subjects
 }
 
+// AgentTokenGroup is the group of every ServiceAccount of
+// AgentTokenNamespace: the token identities of every token-driver cluster's
+// agent (and the namespace's default ServiceAccount, which no cluster's
+// agent is: no cluster may be named default).
+const AgentTokenGroup = "system:serviceaccounts:" + AgentTokenNamespace
+
+// AllAgentsSubjects returns the RBAC subjects of every cluster's agent at
+// once: the group every agent certificate carries (ManagedClustersGroup,
+// which the certificate policy never leaves out) and AgentTokenGroup. The
+// hub grants them, in one binding, the cluster-scoped rights that admission,
+// the certificate policy or the hub tunnel hold to each agent's own cluster
+// (docs/design/authorization.md): one binding costs each request to the hub
+// one check, where a binding per cluster cost one per cluster.
+func AllAgentsSubjects() []rbacv1.Subject {
+	return []rbacv1.Subject{
+		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: ManagedClustersGroup},
+		{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: AgentTokenGroup},
+	}
+}
+
 // AgentTokenSubject returns the RBAC subject of the token identity of
 // cluster's agent.
 func AgentTokenSubject(cluster string) rbacv1.Subject {

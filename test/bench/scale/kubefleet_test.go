@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func BenchmarkKubeFleet(b *testing.B) {
 	b.Logf("%d rollouts done in %s; whole rollout %s; propagation %s", *kfRollouts, benchkit.Seconds(took), r.Rollout, r.Propagation)
 
 	w = o.begin(ctx, b)
-	took, relist, detail := restartHub(ctx, b, o, n+*kfPlacements+*kfRollouts)
+	took, relist, detail := restartHub(ctx, b, o, n+*kfPlacements+*kfRollouts, syscall.SIGKILL)
 	r.Phases[PhaseResync] = o.phase(ctx, b, w, took)
 	r.ResyncSeconds, r.ResyncAfterLeadSeconds, r.ResyncDetail = took.Seconds(), relist.Seconds(), detail
 	b.Logf("full resync after a hub controller restart: %s (%s)", benchkit.Seconds(took), detail)

@@ -74,7 +74,7 @@ func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, 
 	})
 	if *baselineHubArgs != "" {
 		hubArgs.set(b, *baselineHubArgs)
-		took, _, _ := restartHub(ctx, b, o, n)
+		took, _, _ := restartHub(ctx, b, o, n, syscall.SIGTERM)
 		hubArgs.check(b, o.f.Pid("hub", config.HubNamespace, benchkit.HubController), *baselineHubArgs)
 		b.Logf("step %d: hub controller restarted with %s in %s", n, *baselineHubArgs, benchkit.Seconds(took))
 		timed(OpRolloutAllBaseline, func() (time.Duration, string) {
@@ -82,7 +82,7 @@ func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, 
 				fmt.Sprintf("%d works Applied, hub controller with %s", expected, *baselineHubArgs)
 		})
 		hubArgs.set(b, "")
-		took, _, _ = restartHub(ctx, b, o, n)
+		took, _, _ = restartHub(ctx, b, o, n, syscall.SIGTERM)
 		b.Logf("step %d: hub controller restarted as shipped in %s", n, benchkit.Seconds(took))
 	}
 	if err := o.c.Delete(ctx, &clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: workNamespace, Name: placement}}); err != nil {
@@ -98,11 +98,15 @@ func runOps(ctx context.Context, b *testing.B, o *observer, h *benchkit.SimHub, 
 	if err := o.c.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: probe}}); err != nil {
 		b.Fatal(err)
 	}
+	timed(OpHubStop, func() (time.Duration, string) {
+		took, _, detail := restartHub(ctx, b, o, n, syscall.SIGTERM)
+		return took, detail
+	})
 	var relist time.Duration
 	timed(OpHubRestart, func() (time.Duration, string) {
 		var took time.Duration
 		var detail string
-		took, relist, detail = restartHub(ctx, b, o, n)
+		took, relist, detail = restartHub(ctx, b, o, n, syscall.SIGKILL)
 		return took, detail
 	})
 	restart := step.Ops[OpHubRestart]
@@ -250,18 +254,21 @@ func stopAndWaitUnknown(ctx context.Context, b *testing.B, c client.Client, clus
 	return at.Sub(stopped), fromRenewal
 }
 
-// restartHub kills the hub controller (SIGKILL, so it cannot hand its
-// leader lease over) and waits until its successor is ready, leads, and has
-// drained every work queue with at least one reconcile per cluster. It
-// returns the time from the kill to that, the part of it after the
-// successor took the lead, and the stages in the detail.
-func restartHub(ctx context.Context, b *testing.B, o *observer, clusters int) (took, relist time.Duration, detail string) {
+// restartHub stops the hub controller with sig and waits until its
+// successor is ready, leads, and has drained every work queue with at least
+// one reconcile per cluster. SIGTERM is a graceful stop, as a rolling update
+// or a drained node gives: the hub controller releases its leader lease as
+// it exits, and its successor takes it at once. SIGKILL is a crash: the
+// successor waits out the lease the killed leader held. It returns the time
+// from the signal to that, the part of it after the successor took the
+// lead, and the stages in the detail.
+func restartHub(ctx context.Context, b *testing.B, o *observer, clusters int, sig syscall.Signal) (took, relist time.Duration, detail string) {
 	b.Helper()
 	f := o.f
 	old := f.Pid("hub", config.HubNamespace, benchkit.HubController)
 	killed := time.Now()
-	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
-		b.Fatalf("kill the hub controller (pid %d): %v", old, err)
+	if err := syscall.Kill(old, sig); err != nil {
+		b.Fatalf("signal the hub controller (pid %d, %v): %v", old, sig, err)
 	}
 	benchkit.Poll(ctx, b, opPoll, *stepTimeout, "a new hub controller process", func(context.Context) (bool, error) {
 		pid := f.Pid("hub", config.HubNamespace, benchkit.HubController)
@@ -299,6 +306,10 @@ func restartHub(ctx context.Context, b *testing.B, o *observer, clusters int) (t
 		return quiet >= 3, nil
 	})
 	took = time.Since(killed)
-	return took, took - leading, fmt.Sprintf("ready %.2f s, leading %.2f s (the killed leader's lease ran out), reconciled %.2f s after leading",
-		ready.Seconds(), leading.Seconds(), (took - leading).Seconds())
+	why := "the stopped leader released its lease"
+	if sig == syscall.SIGKILL {
+		why = "the killed leader's lease ran out"
+	}
+	return took, took - leading, fmt.Sprintf("%v: ready %.2f s, leading %.2f s (%s), reconciled %.2f s after leading",
+		sig, ready.Seconds(), leading.Seconds(), why, (took - leading).Seconds())
 }

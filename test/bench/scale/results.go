@@ -31,6 +31,10 @@ const (
 	OpRolloutAllBaseline = "rollout-all-baseline"
 	// OpUnknown is one cluster's agent stopped → the hub shows it Unknown.
 	OpUnknown = "agent-stopped-unknown"
+	// OpHubStop is the hub controller stopped gracefully (SIGTERM: it
+	// releases its leader lease) → its successor leads and has drained
+	// every work queue.
+	OpHubStop = "hub-stop-reconciled"
 	// OpHubRestart is the hub controller killed (SIGKILL) → its successor
 	// leads and has drained every work queue: everything re-listed and
 	// reconciled again.
@@ -222,7 +226,7 @@ func ReadResults(dir string) (*Results, error) {
 }
 
 // allOps are the operations in the order of the table's columns.
-var allOps = []string{OpJoin, OpPlacement, OpRolloutAll, OpRolloutProgressive, OpRolloutAllBaseline, OpUnknown, OpHubRestart, OpHubRelist}
+var allOps = []string{OpJoin, OpPlacement, OpRolloutAll, OpRolloutProgressive, OpRolloutAllBaseline, OpUnknown, OpHubStop, OpHubRestart, OpHubRelist}
 
 // table is r as rows of the CSV file and the sizing table: a header, then
 // one row per step.
@@ -337,6 +341,9 @@ func (r *Results) SizingMarkdown() string {
 		restart := "—"
 		if op, ok := s.Ops[OpHubRestart]; ok {
 			restart = fmt.Sprintf("%.1f s", op.Seconds)
+			if stop, ok := s.Ops[OpHubStop]; ok {
+				restart = fmt.Sprintf("%.1f s stopped, %.1f s killed", stop.Seconds, op.Seconds)
+			}
 		}
 		share := func(p *CPUProfile) string {
 			if p == nil {

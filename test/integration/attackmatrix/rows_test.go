@@ -150,6 +150,12 @@ var rows = []row{
 	{name: "ManagedCluster: status (another cluster)", writes: []write{
 		changeStatus("report a condition", "", cluster2, func(mc *clusterv1.ManagedCluster) { probe(&mc.Status.Conditions) }),
 	}},
+	// Every agent holds the status writes of every ManagedCluster in RBAC
+	// (the agents' shared ClusterRole); admission holds each to its own
+	// accepted cluster.
+	{name: "ManagedCluster: status (a cluster not accepted)", writes: []write{
+		changeStatus("report a condition", "", pendingCluster, func(mc *clusterv1.ManagedCluster) { probe(&mc.Status.Conditions) }),
+	}},
 	{name: "ManagedCluster: accept a cluster (spec.hubAcceptsClient)", writes: []write{
 		change("accept "+pendingCluster, "", pendingCluster, func(mc *clusterv1.ManagedCluster) { mc.Spec.HubAcceptsClient = true }),
 	}},

@@ -187,19 +187,14 @@ func (fx *tunnelFixture) forgedHeaders(t *testing.T) {
 // otherAgentAttach checks that cluster2's agent cannot attach cluster1's
 // tunnel.
 func (fx *tunnelFixture) otherAgentAttach(t *testing.T) {
-	ctx, hubCluster, admin, alice := fx.ctx, fx.hub, fx.admin, fx.alice
+	ctx, hubCluster, alice := fx.ctx, fx.hub, fx.alice
 	cfg := agenttest.AgentConfig(t, hubCluster, "cluster2", "agent2")
+	// The hub's RBAC lets every agent ask to attach any cluster's tunnel
+	// (the agents' shared ClusterRole: docs/design/authorization.md); the
+	// tunnel server refuses all but the cluster's own agent.
 	status, body := attach(t, hubCluster, cfg, "cluster1")
 	assert.Equal(t, http.StatusForbidden, status, body)
-	assert.Contains(t, body, "managedclusters/attach")
-
-	// Even with the hub's RBAC loosened, the tunnel server refuses.
-	grant(ctx, t, admin, "loose-attach", []string{"get"}, hubtunnel.AttachSubresource, "cluster1",
-		rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: identity.ClusterGroup("cluster2")})
-	framework.Eventually(ctx, t, pollTimeout, "the tunnel server refusing cluster2's agent for cluster1", func(ctx context.Context) (bool, error) {
-		status, body = attach(t, hubCluster, cfg, "cluster1")
-		return status == http.StatusForbidden && strings.Contains(body, "only the agent of cluster cluster1"), nil
-	})
+	assert.Contains(t, body, "only the agent of cluster cluster1")
 	// cluster1 is still answered by its own agent.
 	_, err := alice.CoreV1().ConfigMaps("team-b").Get(ctx, "x", metav1.GetOptions{})
 	require.NoError(t, err)

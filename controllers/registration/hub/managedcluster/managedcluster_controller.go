@@ -147,9 +147,9 @@ func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedClust
 		return 0, err
 	}
 	if why != "" {
-		return r.namespaceInUse(ctx, cluster, sa, ns, why)
+		return r.namespaceInUse(ctx, cluster, ns, why)
 	}
-	objs := []client.Object{clusterRole(name, true, ownCSRNames(name, csrs.Items)...), clusterRoleBinding(name, sa != nil)}
+	var objs []client.Object
 	if standing == clusternamespace.Owned {
 		// Its labels are restored when someone edits them; an adopted
 		// namespace keeps its own.
@@ -164,6 +164,10 @@ func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedClust
 	}
 	if err := r.apply(ctx, objs...); err != nil {
 		setAccepted(cluster, metav1.ConditionFalse, clusterv1.ReasonHubAcceptError, fmt.Sprintf("Failed to set up the cluster namespace and permissions: %v", err))
+		return 0, err
+	}
+	if err := r.csrGrants(ctx, name, sa != nil, ownCSRNames(name, csrs.Items)); err != nil {
+		setAccepted(cluster, metav1.ConditionFalse, clusterv1.ReasonHubAcceptError, fmt.Sprintf("Failed to set up the cluster's permissions: %v", err))
 		return 0, err
 	}
 	if err := r.deleteLegacyTokenIdentity(ctx, cluster); err != nil {
@@ -221,20 +225,40 @@ func (r *Reconciler) deleteLegacyTokenIdentity(ctx context.Context, cluster *clu
 	return nil
 }
 
+// csrGrants binds the per-cluster ClusterRole, which lets cluster's agent
+// read its own certificate requests ownCSRs, while it has some, and deletes
+// the role and its binding when it has none (and the binding of every
+// cluster of an earlier release, which granted the rest of the agent's
+// cluster-scoped rights; the agents' shared ClusterRole grants them now).
+// Only a role and binding labeled with the cluster's name are deleted.
+func (r *Reconciler) csrGrants(ctx context.Context, cluster string, tokenDriver bool, ownCSRs []string) error {
+	if len(ownCSRs) > 0 {
+		return r.apply(ctx, clusterRole(cluster, ownCSRs...), clusterRoleBinding(cluster, tokenDriver))
+	}
+	return r.deleteCSRGrants(ctx, cluster)
+}
+
+// deleteCSRGrants deletes the per-cluster ClusterRoleBinding, then its
+// ClusterRole, when the hub made them for cluster.
+func (r *Reconciler) deleteCSRGrants(ctx context.Context, cluster string) error {
+	for _, obj := range []client.Object{clusterRoleBinding(cluster, false), clusterRole(cluster)} {
+		if err := r.deleteOwn(ctx, cluster, obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // TokenGranted reports whether reader (the hub controller's cache) shows
-// every grant to cluster's agent naming its token identity: the per-cluster
-// ClusterRoleBinding, the RoleBindings in the cluster namespace and the
-// token identity's own RoleBinding. The token driver issues a token only
-// then, so that the agent's first request with it is not refused.
+// every grant to cluster's agent naming its token identity: the RoleBindings
+// in the cluster namespace and the token identity's own RoleBinding. (Its
+// cluster-scoped rights come with its namespace's group, from the agents'
+// shared ClusterRoleBinding; its certificate requests' from the per-cluster
+// one, which names it when there are requests to read.) The token driver
+// issues a token only then, so that the agent's first request with it is
+// not refused.
 func TokenGranted(ctx context.Context, reader client.Reader, cluster string) (bool, error) {
 	subject := identity.AgentTokenSubject(cluster)
-	crb := &rbacv1.ClusterRoleBinding{}
-	if err := reader.Get(ctx, client.ObjectKey{Name: ClusterRoleName(cluster)}, crb); err != nil {
-		return false, client.IgnoreNotFound(err)
-	}
-	if !slices.Contains(crb.Subjects, subject) {
-		return false, nil
-	}
 	keys := []client.ObjectKey{{Namespace: identity.AgentTokenNamespace, Name: TokenRoleName(cluster)}}
 	for _, rb := range roleBindings(cluster, true) {
 		keys = append(keys, client.ObjectKeyFromObject(rb))
@@ -251,10 +275,11 @@ func TokenGranted(ctx context.Context, reader client.Reader, cluster string) (bo
 	return true, nil
 }
 
-// deny leaves the cluster's identity only read access to its ManagedCluster,
-// removes its namespace grants and deletes the token driver's
-// ServiceAccount, which revokes its tokens and takes its Role along. A
-// cluster that was accepted before gets HubAcceptedManagedCluster False.
+// deny removes the cluster's grants and deletes the token driver's
+// ServiceAccount, which revokes its tokens and takes its Role along. Its
+// identity keeps what every agent holds, reading ManagedClusters; admission
+// refuses its status writes while the cluster is not accepted. A cluster
+// that was accepted before gets HubAcceptedManagedCluster False.
 func (r *Reconciler) deny(ctx context.Context, cluster *clusterv1.ManagedCluster) error {
 	name := cluster.Name
 	// Revoke every token of the token driver's identity first; a cluster
@@ -265,7 +290,7 @@ func (r *Reconciler) deny(ctx context.Context, cluster *clusterv1.ManagedCluster
 	if err := r.deleteLegacyTokenIdentity(ctx, cluster); err != nil {
 		return err
 	}
-	if err := r.apply(ctx, clusterRole(name, false), clusterRoleBinding(name, false)); err != nil {
+	if err := r.deleteCSRGrants(ctx, name); err != nil {
 		return err
 	}
 	for _, rb := range roleBindings(name, false) {

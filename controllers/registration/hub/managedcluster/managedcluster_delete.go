@@ -187,7 +187,7 @@ func (r *Reconciler) deleteGrants(ctx context.Context, cluster string) error {
 	if err := r.deleteTokenIdentity(ctx, cluster); err != nil {
 		return err
 	}
-	objs := []client.Object{clusterRoleBinding(cluster, false), clusterRole(cluster, false)}
+	objs := []client.Object{clusterRoleBinding(cluster, false), clusterRole(cluster)}
 	for _, rb := range roleBindings(cluster, false) {
 		objs = append([]client.Object{rb}, objs...)
 	}

@@ -105,11 +105,12 @@ func (r *Reconciler) readNamespace(ctx context.Context, name string) (*corev1.Na
 // namespaceInUse stops the acceptance of cluster, whose namespace ns is
 // not its to use (why): the hub writes nothing into ns and takes out of it
 // the RoleBindings it made there for the cluster (by an earlier release,
-// which bound the agent in any namespace of the cluster's name); the
-// cluster's identity keeps read access to its ManagedCluster only, so that
-// its agent sees the condition. HubAcceptedManagedCluster turns False with
+// which bound the agent in any namespace of the cluster's name) and
+// unbinds its certificate requests; the cluster's identity keeps what every
+// agent may, reading ManagedClusters, so that its agent sees the condition.
+// HubAcceptedManagedCluster turns False with
 // reason NamespaceInUse and, for a conflict, a warning event says why.
-func (r *Reconciler) namespaceInUse(ctx context.Context, cluster *clusterv1.ManagedCluster, sa *corev1.ServiceAccount, ns *corev1.Namespace, why string) (time.Duration, error) {
+func (r *Reconciler) namespaceInUse(ctx context.Context, cluster *clusterv1.ManagedCluster, ns *corev1.Namespace, why string) (time.Duration, error) {
 	name := cluster.Name
 	for _, rb := range roleBindings(name, false) {
 		if rb.Namespace != name {
@@ -119,7 +120,7 @@ func (r *Reconciler) namespaceInUse(ctx context.Context, cluster *clusterv1.Mana
 			return 0, err
 		}
 	}
-	if err := r.apply(ctx, clusterRole(name, false), clusterRoleBinding(name, sa != nil)); err != nil {
+	if err := r.deleteCSRGrants(ctx, name); err != nil {
 		return 0, err
 	}
 	recheck := conflictRecheck

@@ -13,7 +13,6 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
@@ -33,6 +32,11 @@ const (
 	// certs.HubCABundleNamespace only. Its name is outside rbacPrefix, so
 	// that no cluster's ClusterRole (ClusterRoleName) can take it.
 	HubCABundleClusterRole = "open-cluster-management:hub-ca-bundle"
+	// AgentsClusterRole is the ClusterRole, and the ClusterRoleBinding,
+	// shipped in config/hub that grant every cluster's agent at once
+	// (identity.AllAgentsSubjects) what it does outside its cluster
+	// namespace. Its name is outside rbacPrefix, as HubCABundleClusterRole's.
+	AgentsClusterRole = "open-cluster-management:managed-clusters"
 )
 
 // ClusterRoleName returns the name of the per-cluster ClusterRole and
@@ -81,60 +85,36 @@ func clusterNamespace(cluster string) *corev1.Namespace {
 	return clusternamespace.New(cluster, "")
 }
 
-// RBAC lets the controller grant only what it holds itself: every rule of the
-// per-cluster ClusterRole, and bind on the two common ClusterRoles that the
-// per-cluster RoleBindings refer to.
+// RBAC lets the controller grant only what it holds itself: the reading of
+// certificate requests of the per-cluster ClusterRole, bind on the common
+// ClusterRoles that the per-cluster RoleBindings refer to, and the token
+// identity's own Role.
 // +kubebuilder:rbac:groups=certificates.k8s.io,resources=certificatesigningrequests,verbs=create;get
-// +kubebuilder:rbac:groups=register.open-cluster-management.io,resources=managedclusters/clientcertificates,verbs=renew
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters/status,verbs=patch;update
-// +kubebuilder:rbac:groups=proxy.kubectl-ocm.io,resources=managedclusters/attach,verbs=get
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=open-cluster-management:managedcluster:registration;open-cluster-management:managedcluster:work;open-cluster-management:hub-ca-bundle,verbs=bind
 // +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=delete
 // +kubebuilder:rbac:groups="",resources=serviceaccounts/token,verbs=create
 
-// clusterRoleRules returns the rules of the per-cluster ClusterRole. An
-// accepted cluster's agent may request and renew certificates, read its own
-// ManagedCluster and update its status, and attach its cluster's hub tunnel;
-// any other cluster's identity may only
-// read its ManagedCluster.
+// clusterRoleRules returns the rules of the per-cluster ClusterRole: the
+// agent may get the certificate requests it made itself, for the cluster and
+// for its add-ons (ownCSRs, see ownCSRNames), never another cluster's. (OCM
+// grants every agent list and watch on all requests.) A certificate request
+// cannot be created under a name chosen in advance, so RBAC cannot limit
+// creating them to one cluster; the agents' shared ClusterRole
+// (config/hub/20-agent-rbac.yaml) grants that, with the rest of what an
+// agent does outside its namespace that something other than RBAC holds to
+// its own cluster (docs/design/authorization.md).
 //
-// A certificate request cannot be created under a name chosen in advance, so
-// RBAC cannot limit creation to one cluster; reading is limited instead: the
-// agent may get only the requests it made itself, for the cluster and for
-// its add-ons (ownCSRs, see ownCSRNames), never another cluster's. (OCM
-// grants every agent list and watch on all requests.)
-func clusterRoleRules(cluster string, accepted bool, ownCSRs []string) []rbacv1.PolicyRule {
-	if !accepted {
-		return []rbacv1.PolicyRule{{
-			APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
-			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "watch"},
-		}}
+// The hub binds this role only while ownCSRs is not empty (csrGrants): a
+// ClusterRoleBinding costs every request to the hub a check, so one per
+// cluster costs the fleet's requests a check per cluster.
+func clusterRoleRules(ownCSRs []string) []rbacv1.PolicyRule {
+	if len(ownCSRs) == 0 {
+		return nil
 	}
-	rules := []rbacv1.PolicyRule{
-		{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"},
-			Verbs: []string{"create"}},
-	}
-	if len(ownCSRs) > 0 {
-		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"},
-			ResourceNames: ownCSRs, Verbs: []string{"get"}})
-	}
-	return append(rules,
-		// Renewal of its own cluster's certificates only: the hub
-		// controller's SubjectAccessReview names the cluster of the request.
-		rbacv1.PolicyRule{APIGroups: []string{"register.open-cluster-management.io"}, Resources: []string{"managedclusters/clientcertificates"},
-			ResourceNames: []string{cluster}, Verbs: []string{"renew"}},
-		// Its ManagedCluster's spec, labels and annotations are the hub
-		// administrator's: the agent reads it and writes its status only.
-		rbacv1.PolicyRule{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters"},
-			ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "watch"}},
-		rbacv1.PolicyRule{APIGroups: []string{clusterGroup}, Resources: []string{"managedclusters/status"},
-			ResourceNames: []string{cluster}, Verbs: []string{"patch", "update"}},
-		// The hub tunnel (pkg/hubtunnel): the agent attaches its own
-		// cluster's tunnel, a WebSocket GET.
-		rbacv1.PolicyRule{APIGroups: []string{hubtunnel.Group}, Resources: []string{hubtunnel.Resource + "/" + hubtunnel.AttachSubresource},
-			ResourceNames: []string{cluster}, Verbs: []string{"get"}},
-	)
+	return []rbacv1.PolicyRule{{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"},
+		ResourceNames: ownCSRs, Verbs: []string{"get"}}}
 }
 
 // Bounds of the certificate requests a cluster's agent may read. Its own
@@ -191,15 +171,16 @@ func ownCSRNames(cluster string, csrs []certificatesv1.CertificateSigningRequest
 }
 
 // clusterRole renders the per-cluster ClusterRole.
-func clusterRole(cluster string, accepted bool, ownCSRs ...string) *rbacv1.ClusterRole {
+func clusterRole(cluster string, ownCSRs ...string) *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 		ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName(cluster), Labels: labels(cluster)},
-		Rules:      clusterRoleRules(cluster, accepted, ownCSRs),
+		Rules:      clusterRoleRules(ownCSRs),
 	}
 }
 
-// clusterRoleBinding renders the binding of the per-cluster ClusterRole.
+// clusterRoleBinding renders the binding of the per-cluster ClusterRole,
+// which exists only while the cluster has certificate requests of its own.
 // Every request to the hub is checked against every ClusterRoleBinding, so
 // its subjects are as few as the cluster's agent needs.
 func clusterRoleBinding(cluster string, tokenDriver bool) *rbacv1.ClusterRoleBinding {
@@ -264,6 +245,3 @@ func tokenGrants(cluster string, sa *corev1.ServiceAccount) (*rbacv1.Role, *rbac
 	}
 	return role, binding
 }
-
-// clusterGroup is the API group of ManagedClusters.
-var clusterGroup = clusterv1.GroupVersion.Group

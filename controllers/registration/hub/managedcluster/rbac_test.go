@@ -16,45 +16,42 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/podsecurity"
 )
 
+// TestClusterRoleRules checks the per-cluster ClusterRole: reading the
+// cluster's own certificate requests by name and nothing else, and no rule
+// at all without requests to read (the hub then binds it to no one).
 func TestClusterRoleRules(t *testing.T) {
+	own := []string{"c1-abcde"}
 	tests := []struct {
 		name     string
-		accepted bool
+		ownCSRs  []string
 		resource string
 		verb     string
 		want     bool
 	}{
-		{"accepted may renew", true, "managedclusters/clientcertificates", "renew", true},
-		{"accepted may create CSRs", true, "certificatesigningrequests", "create", true},
-		{"accepted may not list CSRs", true, "certificatesigningrequests", "list", false},
-		{"accepted may not watch CSRs", true, "certificatesigningrequests", "watch", false},
-		{"accepted may read its cluster", true, "managedclusters", "get", true},
-		{"accepted may not update its cluster", true, "managedclusters", "update", false},
-		{"accepted may not patch its cluster", true, "managedclusters", "patch", false},
-		{"accepted may patch its status", true, "managedclusters/status", "patch", true},
-		{"accepted may not delete its cluster", true, "managedclusters", "delete", false},
-		{"not accepted may read its cluster", false, "managedclusters", "get", true},
-		{"not accepted may not update its cluster", false, "managedclusters", "update", false},
-		{"not accepted may not renew", false, "managedclusters/clientcertificates", "renew", false},
+		{"may get its own CSRs", own, "certificatesigningrequests", "get", true},
+		{"may not list CSRs", own, "certificatesigningrequests", "list", false},
+		{"may not watch CSRs", own, "certificatesigningrequests", "watch", false},
+		{"creates CSRs through the shared role", own, "certificatesigningrequests", "create", false},
+		{"reads its cluster through the shared role", own, "managedclusters", "get", false},
+		{"may not update its cluster", own, "managedclusters", "update", false},
+		{"renews through the shared role", own, "managedclusters/clientcertificates", "renew", false},
+		{"without own CSRs may not get CSRs", nil, "certificatesigningrequests", "get", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := allows(clusterRoleRules("c1", tt.accepted, []string{"c1-abcde"}), tt.resource, tt.verb)
+			got := allows(clusterRoleRules(tt.ownCSRs), tt.resource, tt.verb)
 			if got != tt.want {
 				t.Errorf("allows(%s %s) = %v, want %v", tt.verb, tt.resource, got, tt.want)
 			}
 		})
 	}
-	for _, r := range clusterRoleRules("c1", true, []string{"c1-abcde"}) {
-		if (slices.Contains(r.Resources, "managedclusters") || slices.Contains(r.Resources, "managedclusters/clientcertificates")) && !slices.Equal(r.ResourceNames, []string{"c1"}) {
-			t.Errorf("rule %v on managedclusters is not limited to the cluster's own name", r)
-		}
-		if slices.Contains(r.Resources, "certificatesigningrequests") && slices.Contains(r.Verbs, "get") && !slices.Equal(r.ResourceNames, []string{"c1-abcde"}) {
+	for _, r := range clusterRoleRules(own) {
+		if !slices.Equal(r.ResourceNames, own) {
 			t.Errorf("rule %v reads CSRs beyond the cluster's own", r)
 		}
 	}
-	if allows(clusterRoleRules("c1", true, nil), "certificatesigningrequests", "get") {
-		t.Error("with no own CSRs, the role still allows reading CSRs")
+	if rules := clusterRoleRules(nil); len(rules) != 0 {
+		t.Errorf("with no own CSRs, the role has rules %v", rules)
 	}
 }
 
@@ -202,7 +199,7 @@ func TestRBACNamesAndSubjects(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range clusterRoleRules("c1", true, []string{"c1-abcde"}) {
+	for _, r := range clusterRoleRules([]string{"c1-abcde"}) {
 		if slices.Contains(r.Resources, "configmaps") {
 			t.Errorf("the cluster's ClusterRole, bound in every namespace, has rule %v on ConfigMaps", r)
 		}

@@ -14,6 +14,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -429,6 +431,21 @@ func testRotation(ctx context.Context, t *testing.T, s *suite) {
 			t.Errorf("renewal CSR %s approved with reason %q, want the hub controller's %q", csr.Name, reason, hubAutoApprovedReason)
 		}
 	}
+	// The agent read its renewal through its cluster's own ClusterRole,
+	// which the hub binds only while the cluster has requests of its own
+	// (docs/design/authorization.md): the API server's cleaner deletes
+	// them an hour after they are issued, and the binding goes with them.
+	binding := client.ObjectKey{Name: "open-cluster-management:managedcluster:" + clusterName}
+	if err := s.hubC.Get(ctx, binding, &rbacv1.ClusterRoleBinding{}); err != nil {
+		t.Errorf("ClusterRoleBinding %s while the cluster has requests of its own: %v", binding.Name, err)
+	}
+	if err := s.hubC.DeleteAllOf(ctx, &certificatesv1.CertificateSigningRequest{}, client.MatchingLabels{clusterv1.ClusterNameLabelKey: clusterName}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(ctx, t, pollTimeout, "ClusterRoleBinding "+binding.Name+" gone with the requests", func(ctx context.Context) (bool, error) {
+		err := s.hubC.Get(ctx, binding, &rbacv1.ClusterRoleBinding{})
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
 }
 
 func names(csrs []certificatesv1.CertificateSigningRequest) []string {

@@ -171,10 +171,15 @@ func (fx *agentTokenFixture) agentRights(t *testing.T) {
 	framework.Eventually(ctx, t, pollTimeout, "lease cluster3/managed-cluster-lease", func(ctx context.Context) (bool, error) {
 		return true, admin.Get(ctx, client.ObjectKey{Namespace: "cluster3", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
 	})
-	expectForbidden(t, "cluster1's token reads cluster3's ManagedCluster", agent.Get(ctx, client.ObjectKey{Name: "cluster3"}, &clusterv1.ManagedCluster{}))
+	// Every agent reads every ManagedCluster (docs/design/authorization.md)
+	// and writes the status of its own only.
+	expectAllowed(t, "cluster1's token reads cluster3's ManagedCluster", agent.Get(ctx, client.ObjectKey{Name: "cluster3"}, &clusterv1.ManagedCluster{}))
+	expectDenied(t, "cluster1's token writes cluster3's status", agent.Status().Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster3"}},
+		client.RawPatch("application/merge-patch+json", []byte(`{"status":{"version":{"kubernetes":"v1.37.0"}}}`)), client.DryRunAll),
+		"may not write the status of ManagedCluster cluster3")
 	expectForbidden(t, "cluster1's token reads cluster3's lease", agent.Get(ctx, client.ObjectKey{Namespace: "cluster3", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
 	expectForbidden(t, "cluster1's token lists leases in cluster3", agent.List(ctx, &coordinationv1.LeaseList{}, client.InNamespace("cluster3")))
-	expectForbidden(t, "cluster1's token lists ManagedClusters", agent.List(ctx, &clusterv1.ManagedClusterList{}))
+	expectAllowed(t, "cluster1's token lists ManagedClusters", agent.List(ctx, &clusterv1.ManagedClusterList{}))
 	expectForbidden(t, "cluster1's token creates a ConfigMap in cluster3", agent.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster3", Name: "x"}}))
 	expectForbidden(t, "cluster1's token reads Secrets of its own namespace", agent.List(ctx, &corev1.SecretList{}, client.InNamespace("cluster1")))
 	expectForbidden(t, "cluster1's token accepts cluster2", setAccept(ctx, agent, "cluster2", true))

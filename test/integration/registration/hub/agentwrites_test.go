@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -60,17 +61,20 @@ func testAgentWrites(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 	// Every subject form of an identity issued to cluster1, each also
 	// granted update on works and ManagedClusters by RBAC, so that only
 	// admission stands in the way.
+	// ownAgent: the form is cluster1's agent (identity.IsAgentOf), which
+	// writes cluster1's status.
 	forms := []struct {
-		name   string
-		user   string
-		groups []string
+		name     string
+		user     string
+		groups   []string
+		ownAgent bool
 	}{
-		{"its certificate", agentUser("cluster1"), identity.AgentGroups("cluster1")},
-		{"a certificate in its cluster's group only", agentUser("cluster1"), []string{identity.ClusterGroup("cluster1")}},
-		{"a certificate with its user name and no group", agentUser("cluster1"), nil},
-		{"another user name in its cluster's group", "evil", []string{identity.ClusterGroup("cluster1")}},
-		{"its token identity", identity.AgentTokenUserName("cluster1"), []string{"system:serviceaccounts", "system:serviceaccounts:" + identity.AgentTokenNamespace}},
-		{"an add-on agent's certificate", identity.AddonUserName("cluster1", "helloworld", "agent1"), identity.AddonDefaultGroups("cluster1", "helloworld")},
+		{"its certificate", agentUser("cluster1"), identity.AgentGroups("cluster1"), true},
+		{"a certificate in its cluster's group only", agentUser("cluster1"), []string{identity.ClusterGroup("cluster1")}, true},
+		{"a certificate with its user name and no group", agentUser("cluster1"), nil, true},
+		{"another user name in its cluster's group", "evil", []string{identity.ClusterGroup("cluster1")}, true},
+		{"its token identity", identity.AgentTokenUserName("cluster1"), []string{"system:serviceaccounts", "system:serviceaccounts:" + identity.AgentTokenNamespace}, true},
+		{"an add-on agent's certificate", identity.AddonUserName("cluster1", "helloworld", "agent1"), identity.AddonDefaultGroups("cluster1", "helloworld"), false},
 	}
 	evil, err := json.Marshal(map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
 		"metadata": map[string]any{"name": "evil"}, "roleRef": map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
@@ -81,8 +85,8 @@ func testAgentWrites(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 	for i, form := range forms {
 		t.Run(form.name, func(t *testing.T) {
 			grantUser(ctx, t, admin, fmt.Sprintf("agent-writes-%d", i), form.user, rbacv1.PolicyRule{
-				APIGroups: []string{workv1.GroupVersion.Group, clusterv1.GroupVersion.Group}, Resources: []string{"manifestworks", "managedclusters"},
-				Verbs: []string{"get", "update"},
+				APIGroups: []string{workv1.GroupVersion.Group, clusterv1.GroupVersion.Group}, Resources: []string{"manifestworks", "managedclusters", "managedclusters/status"},
+				Verbs: []string{"get", "update", "patch"},
 			})
 			cfg, err := hubCluster.ConfigForUser(form.user, form.groups...)
 			c := clientFor(t, cfg, err)
@@ -129,6 +133,19 @@ func testAgentWrites(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 				},
 			} {
 				expectDenied(t, "it "+what, editCluster(ctx, c, edit), hint)
+			}
+			// Status: RBAC lets every agent write every ManagedCluster's
+			// (the agents' shared ClusterRole, granted here to each form);
+			// admission lets only the cluster's own agent write its own.
+			status := func(cluster string) error {
+				mc := &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster}}
+				return c.Status().Patch(ctx, mc, client.RawPatch(types.MergePatchType, []byte(`{"status":{"version":{"kubernetes":"v0.0.1"}}}`)), client.DryRunAll)
+			}
+			expectDenied(t, "it writes cluster2's status", status("cluster2"), "may not write the status of ManagedCluster cluster2")
+			if form.ownAgent {
+				expectAllowed(t, "it writes its own status", status("cluster1"))
+			} else {
+				expectDenied(t, "it writes cluster1's status", status("cluster1"), "may not write the status of ManagedCluster cluster1")
 			}
 			// The Cluster API annotation has a policy of its own too,
 			// whichever the API server reports.

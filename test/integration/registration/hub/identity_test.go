@@ -176,18 +176,13 @@ func TestNamespaceEditorIsNoAgent(t *testing.T) {
 	})
 }
 
-// expectSubjects fails t unless the ClusterRoleBinding and the two
-// RoleBindings of cluster name exactly want, once the hub controller has
-// applied them.
+// expectSubjects fails t unless the two RoleBindings of cluster name
+// exactly want, once the hub controller has applied them.
 func expectSubjects(ctx context.Context, t *testing.T, admin client.Client, cluster string, want []rbacv1.Subject) {
 	t.Helper()
 	var got [][]rbacv1.Subject
 	framework.Eventually(ctx, t, pollTimeout, fmt.Sprintf("the bindings of %s name %v", cluster, want), func(ctx context.Context) (bool, error) {
-		crb := &rbacv1.ClusterRoleBinding{}
-		if err := admin.Get(ctx, client.ObjectKey{Name: managedcluster.ClusterRoleName(cluster)}, crb); err != nil {
-			return false, err
-		}
-		got = [][]rbacv1.Subject{crb.Subjects}
+		got = nil
 		for _, name := range []string{managedcluster.RegistrationRoleBindingName(cluster), managedcluster.WorkRoleBindingName(cluster)} {
 			rb := &rbacv1.RoleBinding{}
 			if err := admin.Get(ctx, client.ObjectKey{Namespace: cluster, Name: name}, rb); err != nil {

@@ -7,17 +7,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/registration/hub"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
@@ -77,7 +80,12 @@ func TestHubRegistration(t *testing.T) {
 		} {
 			expectAllowed(t, "get RoleBinding "+rb.String(), admin.Get(ctx, rb, &rbacv1.RoleBinding{}))
 		}
-		expectAllowed(t, "get ClusterRoleBinding", admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:cluster1"}, &rbacv1.ClusterRoleBinding{}))
+		// Its cluster-scoped rights come from the agents' shared binding:
+		// a binding per cluster would cost every request to the hub. The
+		// per-cluster one exists only while the agent has certificate
+		// requests of its own to read, and cluster1's has none.
+		err := admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:managedcluster:cluster1"}, &rbacv1.ClusterRoleBinding{})
+		assert.True(t, apierrors.IsNotFound(err), "cluster1's own ClusterRoleBinding: got %v, want none", err)
 		framework.Eventually(ctx, t, pollTimeout, "lease cluster1/managed-cluster-lease", func(ctx context.Context) (bool, error) {
 			return true, admin.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
 		})
@@ -91,11 +99,17 @@ func TestHubRegistration(t *testing.T) {
 		framework.Eventually(ctx, t, pollTimeout, "lease cluster2/managed-cluster-lease", func(ctx context.Context) (bool, error) {
 			return true, admin.Get(ctx, client.ObjectKey{Namespace: "cluster2", Name: clusterv1.LeaseName}, &coordinationv1.Lease{})
 		})
-		expectForbidden(t, "cluster1 reads cluster2's ManagedCluster", agent1.Get(ctx, client.ObjectKey{Name: "cluster2"}, &clusterv1.ManagedCluster{}))
+		// Every agent may read every ManagedCluster (docs/design/authorization.md)
+		// and write none but its own's status (admission; "an agent
+		// changes no work's spec ..." tries each subject form).
+		expectAllowed(t, "cluster1 reads cluster2's ManagedCluster", agent1.Get(ctx, client.ObjectKey{Name: "cluster2"}, &clusterv1.ManagedCluster{}))
+		expectDenied(t, "cluster1 writes cluster2's status", agent1.Status().Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster2"}},
+			client.RawPatch(types.MergePatchType, []byte(`{"status":{"version":{"kubernetes":"v0.0.1"}}}`)), client.DryRunAll),
+			"may not write the status of ManagedCluster cluster2")
 		expectForbidden(t, "cluster1 reads cluster2's lease", agent1.Get(ctx, client.ObjectKey{Namespace: "cluster2", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
 		expectForbidden(t, "cluster1 lists leases in cluster2", agent1.List(ctx, &coordinationv1.LeaseList{}, client.InNamespace("cluster2")))
 		expectForbidden(t, "cluster1 reads namespace cluster2", agent1.Get(ctx, client.ObjectKey{Name: "cluster2"}, &corev1.Namespace{}))
-		expectForbidden(t, "cluster1 lists ManagedClusters", agent1.List(ctx, &clusterv1.ManagedClusterList{}))
+		expectAllowed(t, "cluster1 lists ManagedClusters", agent1.List(ctx, &clusterv1.ManagedClusterList{}))
 		expectForbidden(t, "cluster1 creates a ConfigMap in cluster2", agent1.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster2", Name: "x"}}))
 		// The hub's CA bundle: the agent follows kube-public's, which only
 		// the hub's administrators write, and may not read the copy in its
@@ -109,6 +123,7 @@ func TestHubRegistration(t *testing.T) {
 		expectForbidden(t, "cluster1 accepts itself via managedclusters/accept", setAccept(ctx, agent1, "cluster2", false))
 	})
 
+	t.Run("the per-cluster bindings of an earlier release are removed", func(t *testing.T) { testEarlierBindings(ctx, t, admin) })
 	t.Run("an agent changes no work's spec and nothing of its ManagedCluster but status", func(t *testing.T) { testAgentWrites(ctx, t, hubCluster, admin) })
 	t.Run("registrants set no hub annotation", func(t *testing.T) { testRegistrantAnnotations(ctx, t, hubCluster, admin) })
 	t.Run("the hub controller grants nothing beyond what it makes", func(t *testing.T) { testHubControllerWrites(ctx, t, hubCluster) })
@@ -137,6 +152,9 @@ func TestHubRegistration(t *testing.T) {
 		agent1 := agentClient(t, hubCluster, "cluster1")
 		expectForbidden(t, "denied agent reads its lease", agent1.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
 		expectAllowed(t, "denied agent reads its ManagedCluster", agent1.Get(ctx, client.ObjectKey{Name: "cluster1"}, &clusterv1.ManagedCluster{}))
+		expectDenied(t, "denied agent writes its status", agent1.Status().Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}},
+			client.RawPatch(types.MergePatchType, []byte(`{"status":{"version":{"kubernetes":"v0.0.1"}}}`)), client.DryRunAll),
+			"the hub does not accept cluster cluster1")
 	})
 
 	t.Run("restart loses nothing", func(t *testing.T) {
@@ -163,4 +181,37 @@ func containsAll(s string, parts ...string) bool {
 		}
 	}
 	return true
+}
+
+// testEarlierBindings: an earlier release bound each accepted cluster's own
+// ClusterRole with a ClusterRoleBinding of the cluster's name, labeled with
+// it. The hub deletes both when the cluster has no certificate requests of
+// its own to read (docs/design/authorization.md), and leaves an object of
+// that name it did not make.
+func testEarlierBindings(ctx context.Context, t *testing.T, admin client.Client) {
+	name := "open-cluster-management:managedcluster:cluster2"
+	labels := map[string]string{clusterv1.ClusterNameLabelKey: "cluster2"}
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Rules: []rbacv1.PolicyRule{{
+		APIGroups: []string{clusterv1.GroupVersion.Group}, Resources: []string{"managedclusters"}, ResourceNames: []string{"cluster2"}, Verbs: []string{"get"}}}}
+	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}, Subjects: identity.AgentSubjects("cluster2", false)}
+	expectAllowed(t, "create cluster2's ClusterRole of an earlier release", admin.Create(ctx, role))
+	expectAllowed(t, "create cluster2's ClusterRoleBinding of an earlier release", admin.Create(ctx, binding))
+	framework.Eventually(ctx, t, pollTimeout, "cluster2's ClusterRoleBinding and ClusterRole of an earlier release gone", func(ctx context.Context) (bool, error) {
+		errBinding := admin.Get(ctx, client.ObjectKey{Name: name}, &rbacv1.ClusterRoleBinding{})
+		errRole := admin.Get(ctx, client.ObjectKey{Name: name}, &rbacv1.ClusterRole{})
+		return apierrors.IsNotFound(errBinding) && apierrors.IsNotFound(errRole), nil
+	})
+
+	other := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:managedcluster:cluster1"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "someone"}}}
+	expectAllowed(t, "create someone else's ClusterRoleBinding of cluster1's name", admin.Create(ctx, other))
+	t.Cleanup(func() { _ = admin.Delete(context.WithoutCancel(ctx), other) })
+	// A change of cluster1 has the hub reconcile it.
+	expectAllowed(t, "annotate cluster1", admin.Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster1"}},
+		client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"example.com/reconcile":"now"}}}`))))
+	framework.Consistently(ctx, t, 3*time.Second, "someone else's ClusterRoleBinding of cluster1's name stays", func(ctx context.Context) (bool, error) {
+		return true, admin.Get(ctx, client.ObjectKeyFromObject(other), &rbacv1.ClusterRoleBinding{})
+	})
 }
