@@ -144,10 +144,25 @@ func (s *suite) waitRolled(t *testing.T, namespace string, before *appsv1.Deploy
 }
 
 // processArgs returns the arguments of the process running the agent
-// Deployment dep, once it runs dep's current pod template.
+// Deployment dep, once it runs dep's current pod template. The component
+// runner rewrites bind addresses and paths inside the container's volume
+// mounts to local ones; those arguments are not compared.
 func (s *suite) processArgs(t *testing.T, namespace string, dep *appsv1.Deployment) []string {
 	t.Helper()
-	want := dep.Spec.Template.Spec.Containers[0].Args
+	ctr := dep.Spec.Template.Spec.Containers[0]
+	want := ctr.Args
+	rewritten := func(arg string) bool {
+		if strings.Contains(arg, "-bind-address=") {
+			return true
+		}
+		_, value, _ := strings.Cut(arg, "=")
+		for _, m := range ctr.VolumeMounts {
+			if strings.HasPrefix(value, m.MountPath) {
+				return true
+			}
+		}
+		return false
+	}
 	var args []string
 	framework.Eventually(s.ctx, t, wait, "the agent process with the Deployment's arguments", func(context.Context) (bool, error) {
 		info, ok := s.runner.Process(clusterName, namespace, dep.Name)
@@ -156,7 +171,7 @@ func (s *suite) processArgs(t *testing.T, namespace string, dep *appsv1.Deployme
 		}
 		args = info.Args
 		for _, a := range want {
-			if !strings.Contains(a, "-bind-address=") && !slices.Contains(info.Args, a) {
+			if !rewritten(a) && !slices.Contains(info.Args, a) {
 				return false, fmt.Errorf("the process runs %q, not yet %q", info.Args, want)
 			}
 		}
