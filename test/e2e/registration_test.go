@@ -59,10 +59,10 @@ func pinFlags(t *testing.T, out string) []string {
 	return flags
 }
 
-// TestRegistration is the getting-started flow: hub init, join two clusters,
+// testRegistration is the getting-started flow: hub init, join two clusters,
 // accept them, and see them Joined and Available; then the seed examples of
 // the ManagedCluster document behave as it says.
-func TestRegistration(t *testing.T) {
+func testRegistration(t *testing.T) {
 	f := sharedFleet(t)
 	hub := f.env.Cluster("hub").Client()
 	ctx := t.Context()
