@@ -22,7 +22,7 @@ import (
 // cluster is "". It is the token `kubectl ocm hub token` prints and the
 // cluster importer hands an imported cluster's agent.
 func BootstrapToken(ctx context.Context, c client.Client, cluster string, d time.Duration, fieldManager string) (authenticationv1.TokenRequestStatus, error) {
-	sa := identity.BootstrapServiceAccount
+	ns, sa := identity.BootstrapServiceAccountOf(cluster)
 	if cluster != "" {
 		objs, err := ClusterBootstrapObjects(cluster)
 		if err != nil {
@@ -31,12 +31,11 @@ func BootstrapToken(ctx context.Context, c client.Client, cluster string, d time
 		if err := apply.Apply(ctx, c, objs, apply.Options{FieldManager: fieldManager}); err != nil {
 			return authenticationv1.TokenRequestStatus{}, fmt.Errorf("create the bootstrap identity of cluster %s: %w", cluster, err)
 		}
-		sa = identity.ClusterBootstrapServiceAccount(cluster)
 	}
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(d / time.Second))}}
-	owner := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.BootstrapNamespace, Name: sa}}
+	owner := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}}
 	if err := c.SubResource("token").Create(ctx, owner, tr); err != nil {
-		return authenticationv1.TokenRequestStatus{}, fmt.Errorf("request a token for ServiceAccount %s/%s: %w", identity.BootstrapNamespace, sa, err)
+		return authenticationv1.TokenRequestStatus{}, fmt.Errorf("request a token for ServiceAccount %s/%s: %w", ns, sa, err)
 	}
 	return tr.Status, nil
 }
