@@ -244,7 +244,8 @@ var rows = []row{
 		token(identity.AgentTokenNamespace, identity.AgentTokenServiceAccount(cluster2)),
 	}},
 	{name: "ServiceAccount token: a cluster-bound bootstrap identity", writes: []write{
-		token(identity.BootstrapNamespace, identity.ClusterBootstrapServiceAccount(cluster1)),
+		token(identity.ClusterBootstrapNamespace, identity.ClusterBootstrapServiceAccount(cluster1)),
+		token(identity.ClusterBootstrapNamespace, "default"),
 	}},
 	{name: "ClusterRoleBinding or RoleBinding of cluster-admin", writes: []write{
 		create("bind cluster-admin to a user", func() client.Object {
