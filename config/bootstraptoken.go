@@ -7,6 +7,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,6 +30,11 @@ func BootstrapToken(ctx context.Context, c client.Client, cluster string, d time
 			return authenticationv1.TokenRequestStatus{}, err
 		}
 		if err := apply.Apply(ctx, c, objs, apply.Options{FieldManager: fieldManager}); err != nil {
+			if apierrors.IsNotFound(err) {
+				// A hub of an earlier release has no such namespace.
+				return authenticationv1.TokenRequestStatus{}, fmt.Errorf("create the bootstrap identity of cluster %s: %w; "+
+					"namespace %s comes with this release of the hub: upgrade it with `kubectl ocm hub init`", cluster, err, ns)
+			}
 			return authenticationv1.TokenRequestStatus{}, fmt.Errorf("create the bootstrap identity of cluster %s: %w", cluster, err)
 		}
 	}
