@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	csrpolicy "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
@@ -77,7 +78,7 @@ func TestClusterManagerOperator(t *testing.T) {
 // nothing of that name it did not label, nor this release's ServiceAccounts.
 func testEarlierClusterBootstrap(t *testing.T, s *suite) {
 	ctx := s.ctx
-	labels := map[string]string{"app.kubernetes.io/part-of": "kubectl-ocm", "app.kubernetes.io/component": "cluster-bootstrap", clusterv1.ClusterNameLabelKey: "old"}
+	labels := map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue, apply.ComponentLabelKey: apply.ClusterBootstrapComponent, clusterv1.ClusterNameLabelKey: "old"}
 	oldSA := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("old"), Labels: labels}}
 	oldBinding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:bootstrap:old", Labels: labels},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "open-cluster-management:bootstrap"},
