@@ -7,6 +7,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,21 +23,25 @@ import (
 // cluster is "". It is the token `kubectl ocm hub token` prints and the
 // cluster importer hands an imported cluster's agent.
 func BootstrapToken(ctx context.Context, c client.Client, cluster string, d time.Duration, fieldManager string) (authenticationv1.TokenRequestStatus, error) {
-	sa := identity.BootstrapServiceAccount
+	ns, sa := identity.BootstrapServiceAccountOf(cluster)
 	if cluster != "" {
 		objs, err := ClusterBootstrapObjects(cluster)
 		if err != nil {
 			return authenticationv1.TokenRequestStatus{}, err
 		}
 		if err := apply.Apply(ctx, c, objs, apply.Options{FieldManager: fieldManager}); err != nil {
+			if apierrors.IsNotFound(err) {
+				// A hub of an earlier release has no such namespace.
+				return authenticationv1.TokenRequestStatus{}, fmt.Errorf("create the bootstrap identity of cluster %s: %w; "+
+					"namespace %s comes with this release of the hub: upgrade it with `kubectl ocm hub init`", cluster, err, ns)
+			}
 			return authenticationv1.TokenRequestStatus{}, fmt.Errorf("create the bootstrap identity of cluster %s: %w", cluster, err)
 		}
-		sa = identity.ClusterBootstrapServiceAccount(cluster)
 	}
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(d / time.Second))}}
-	owner := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.BootstrapNamespace, Name: sa}}
+	owner := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: sa}}
 	if err := c.SubResource("token").Create(ctx, owner, tr); err != nil {
-		return authenticationv1.TokenRequestStatus{}, fmt.Errorf("request a token for ServiceAccount %s/%s: %w", identity.BootstrapNamespace, sa, err)
+		return authenticationv1.TokenRequestStatus{}, fmt.Errorf("request a token for ServiceAccount %s/%s: %w", ns, sa, err)
 	}
 	return tr.Status, nil
 }

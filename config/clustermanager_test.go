@@ -250,7 +250,7 @@ func TestHubObjectsImporter(t *testing.T) {
 		"ServiceAccount open-cluster-management-hub/ocm-importer",
 		"ClusterRoleBinding /open-cluster-management:importer",
 		"RoleBinding kube-public/open-cluster-management:importer",
-		"RoleBinding open-cluster-management/open-cluster-management:importer",
+		"RoleBinding open-cluster-management-cluster-bootstrap/open-cluster-management:importer",
 		"RoleBinding open-cluster-management-hub/open-cluster-management:importer",
 		"ValidatingAdmissionPolicy /importer.open-cluster-management.io",
 		"ValidatingAdmissionPolicyBinding /importer.open-cluster-management.io",

@@ -175,14 +175,17 @@ func TestClusterBootstrapObjects(t *testing.T) {
 			t.Errorf("%s %s lacks the cluster-name or part-of label: %v", o.GetKind(), o.GetName(), o.GetLabels())
 		}
 	}
-	want := []string{"ServiceAccount open-cluster-management/agent-registration-bootstrap-c1", "ClusterRoleBinding /open-cluster-management:bootstrap:c1"}
+	// No binding: the bootstrap role is bound once to the namespace's group.
+	want := []string{"ServiceAccount open-cluster-management-cluster-bootstrap/agent-registration-bootstrap-c1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ClusterBootstrapObjects(c1) = %v, want %v", got, want)
 	}
 }
 
 // TestClusterBootstrapPolicyMatchesIdentity checks that the admission policy
-// restricts the user names identity.ClusterBootstrapUser gives.
+// restricts every ServiceAccount of the namespace the bootstrap role is
+// bound to, and takes the cluster from the user names
+// identity.ClusterBootstrapUser gives.
 func TestClusterBootstrapPolicyMatchesIdentity(t *testing.T) {
 	objs, err := Render("hub", HubValues{}.withDefaults())
 	if err != nil {
@@ -193,8 +196,12 @@ func TestClusterBootstrapPolicyMatchesIdentity(t *testing.T) {
 			continue
 		}
 		conds, _, _ := unstructured.NestedSlice(o.Object, "spec", "matchConditions")
-		if len(conds) != 1 || !strings.Contains(fmt.Sprint(conds[0]), "startsWith('system:serviceaccount:open-cluster-management:agent-registration-bootstrap-')") {
+		if len(conds) != 1 || !strings.Contains(fmt.Sprint(conds[0]), "startsWith('system:serviceaccount:open-cluster-management-cluster-bootstrap:')") {
 			t.Errorf("matchConditions = %v", conds)
+		}
+		vars, _, _ := unstructured.NestedSlice(o.Object, "spec", "variables")
+		if len(vars) == 0 || !strings.Contains(fmt.Sprint(vars[0]), "substring(size('"+identity.ClusterBootstrapUser("")+"'))") {
+			t.Errorf("variables = %v", vars)
 		}
 		return
 	}

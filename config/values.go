@@ -145,6 +145,21 @@ func (HubValues) RegistrantAnnotationPrefix() string { return identity.Registran
 // bootstrap role.
 func (HubValues) BootstrapTokenGroup() string { return identity.BootstrapTokenGroup }
 
+// ClusterBootstrapNamespace holds the cluster-bound bootstrap
+// ServiceAccounts.
+func (HubValues) ClusterBootstrapNamespace() string { return identity.ClusterBootstrapNamespace }
+
+// ClusterBootstrapGroup is the group of every ServiceAccount of
+// ClusterBootstrapNamespace, bound once to the bootstrap role.
+func (HubValues) ClusterBootstrapGroup() string { return identity.ClusterBootstrapGroup }
+
+// ClusterBootstrapNamespaceUserPrefix starts the user name of every
+// ServiceAccount of ClusterBootstrapNamespace, which the admission policy
+// cluster-bootstrap.open-cluster-management.io matches.
+func (HubValues) ClusterBootstrapNamespaceUserPrefix() string {
+	return identity.ClusterBootstrapNamespaceUserPrefix
+}
+
 // ClusterBootstrapUserPrefix starts the user names of the cluster-bound
 // bootstrap ServiceAccounts, which the admission policies restrict.
 func (HubValues) ClusterBootstrapUserPrefix() string { return identity.ClusterBootstrapUserPrefix }
@@ -184,7 +199,7 @@ func (v ClusterBootstrapValues) ServiceAccount() string {
 }
 
 // Namespace is where the bootstrap ServiceAccounts live.
-func (ClusterBootstrapValues) Namespace() string { return identity.BootstrapNamespace }
+func (ClusterBootstrapValues) Namespace() string { return identity.ClusterBootstrapNamespace }
 
 // AgentValues parameterise the managed-cluster manifests in config/agent.
 // The fields that hold a setting of the Klusterlet render into the

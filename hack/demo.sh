@@ -420,7 +420,7 @@ phase "a standby hub"
 # 600 by default), the agent registers with hub2 and hub2's works apply
 # there, taking over what the hub's applied (make test runs that failover
 # on these nodes).
-step kubectl ocm hub init --context hub2 --wait --cluster-name cluster1 --auto-approved-csr-identities system:serviceaccount:open-cluster-management:agent-registration-bootstrap-cluster1 | tee "$DEV_ENV_DIR/hub2-init.out"
+step kubectl ocm hub init --context hub2 --wait --cluster-name cluster1 --auto-approved-csr-identities system:serviceaccount:open-cluster-management-cluster-bootstrap:agent-registration-bootstrap-cluster1 | tee "$DEV_ENV_DIR/hub2-init.out"
 STANDBY_TOKEN=$(grep -o -- '--hub-token [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
 STANDBY=$(grep -o -- '--hub-apiserver [^ ]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)
 STANDBY_PIN=$(grep -o -- '--ca-cert-hash sha256:[0-9a-fA-F]*' "$DEV_ENV_DIR/hub2-init.out" | head -1 | cut -d' ' -f2)

@@ -44,11 +44,10 @@ import (
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace="{{ .Namespace }}",resources=leases,verbs=get;create;update
 // The cluster-bound bootstrap identity (config.ClusterBootstrapObjects) and
 // its tokens; admission policy importer.open-cluster-management.io limits
-// these to agent-registration-bootstrap-<cluster> and its binding.
-// +kubebuilder:rbac:groups="",namespace="{{ .OperatorNamespace }}",resources=serviceaccounts,verbs=get;create;patch
-// +kubebuilder:rbac:groups="",namespace="{{ .OperatorNamespace }}",resources=serviceaccounts/token,verbs=create
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterrolebindings,verbs=get;create;patch
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=open-cluster-management:bootstrap,verbs=bind
+// these to agent-registration-bootstrap-<cluster>. The bootstrap role is
+// bound once to their namespace's group, so the importer binds nothing.
+// +kubebuilder:rbac:groups="",namespace="{{ .ClusterBootstrapNamespace }}",resources=serviceaccounts,verbs=get;create;patch
+// +kubebuilder:rbac:groups="",namespace="{{ .ClusterBootstrapNamespace }}",resources=serviceaccounts/token,verbs=create
 
 // FieldManager owns what the importer writes, on the hub and on the
 // imported cluster.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +23,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 )
 
 // Clusters returns the ManagedClusters on the hub, sorted by name; none
@@ -70,25 +72,56 @@ func DeleteClusters(ctx context.Context, c client.Client, clusters []clusterv1.M
 	return nil
 }
 
-// Remove deletes the ClusterRoleBindings of the cluster-bound bootstrap
-// identities (`hub token --cluster-name`; their ServiceAccounts go with the
-// bootstrap namespace) and the hub tunnel's APIService, which the hub
+// RemoveEarlierClusterBootstrap deletes what earlier releases created for
+// the cluster-bound bootstrap identities and this one does not: a
+// ClusterRoleBinding of the bootstrap role per cluster
+// (open-cluster-management:bootstrap:<cluster>), and the ServiceAccount it
+// bound, in identity.BootstrapNamespace. Both carry the cluster-bootstrap
+// component label; the ServiceAccounts of identity.ClusterBootstrapNamespace,
+// which carry it too, stay. It calls removed for each object it deleted.
+// The ClusterManager operator calls it whenever it applies the hub, and
+// Remove when it removes one. The tokens of those ServiceAccounts stop
+// working: a cluster still to register with one needs a new token (`kubectl
+// ocm hub token --cluster-name`).
+func RemoveEarlierClusterBootstrap(ctx context.Context, c client.Client, removed func(client.Object)) error {
+	labels := client.MatchingLabels{apply.PartOfLabelKey: apply.PartOfLabelValue, apply.ComponentLabelKey: apply.ClusterBootstrapComponent}
+	bindings := &rbacv1.ClusterRoleBindingList{}
+	if err := c.List(ctx, bindings, labels); err != nil {
+		return fmt.Errorf("list the bindings of cluster-bound bootstrap identities: %w", err)
+	}
+	accounts := &corev1.ServiceAccountList{}
+	if err := c.List(ctx, accounts, labels, client.InNamespace(identity.BootstrapNamespace)); err != nil {
+		return fmt.Errorf("list the cluster-bound bootstrap ServiceAccounts of namespace %s: %w", identity.BootstrapNamespace, err)
+	}
+	objs := make([]client.Object, 0, len(bindings.Items)+len(accounts.Items))
+	for i := range bindings.Items {
+		bindings.Items[i].SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"))
+		objs = append(objs, &bindings.Items[i])
+	}
+	for i := range accounts.Items {
+		accounts.Items[i].SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ServiceAccount"))
+		objs = append(objs, &accounts.Items[i])
+	}
+	for _, obj := range objs {
+		uid := obj.GetUID()
+		if err := c.Delete(ctx, obj, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("remove %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(obj), err)
+		}
+		removed(obj)
+	}
+	return nil
+}
+
+// Remove deletes what earlier releases created for the cluster-bound
+// bootstrap identities (RemoveEarlierClusterBootstrap; this release's go
+// with their namespace) and the hub tunnel's APIService, which the hub
 // controller registers (an APIService whose server is gone would hold the
 // deletion of every namespace), then objs in reverse install order, calling
 // removed for each object it deleted. Objects already gone and kinds the hub no
 // longer serves are skipped.
 func Remove(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, removed func(client.Object)) error {
-	list := &rbacv1.ClusterRoleBindingList{}
-	if err := c.List(ctx, list, client.MatchingLabels{apply.PartOfLabelKey: apply.PartOfLabelValue, apply.ComponentLabelKey: apply.ClusterBootstrapComponent}); err != nil {
-		return fmt.Errorf("list the bindings of cluster-bound bootstrap identities: %w", err)
-	}
-	for i := range list.Items {
-		b := &list.Items[i]
-		if err := c.Delete(ctx, b); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("remove ClusterRoleBinding %s: %w", b.Name, err)
-		}
-		b.SetGroupVersionKind(rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"))
-		removed(b)
+	if err := RemoveEarlierClusterBootstrap(ctx, c, removed); err != nil {
+		return err
 	}
 	tunnel := &unstructured.Unstructured{}
 	tunnel.SetAPIVersion("apiregistration.k8s.io/v1")

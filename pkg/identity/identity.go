@@ -37,6 +37,20 @@ const (
 	// BootstrapTokenGroup is the group of the bootstrap tokens that the
 	// bootstrap role is bound to (OCM's).
 	BootstrapTokenGroup = "system:bootstrappers:managedcluster"
+	// ClusterBootstrapNamespace holds, on the hub, the cluster-bound
+	// bootstrap ServiceAccounts and nothing else: the bootstrap role is
+	// bound once to its group (ClusterBootstrapGroup), and admission pins
+	// each of its ServiceAccounts to the cluster its name carries. No
+	// cluster may be named after it (ValidateClusterName).
+	ClusterBootstrapNamespace = "open-cluster-management-cluster-bootstrap"
+	// ClusterBootstrapGroup is the group of every ServiceAccount of
+	// ClusterBootstrapNamespace, which the bootstrap role is bound to.
+	ClusterBootstrapGroup = "system:serviceaccounts:" + ClusterBootstrapNamespace
+	// ClusterBootstrapNamespaceUserPrefix starts the user name of every
+	// ServiceAccount of ClusterBootstrapNamespace: each holds the bootstrap
+	// role, and admission refuses the writes of those that are not a
+	// cluster's (ClusterBootstrapServiceAccountPrefix).
+	ClusterBootstrapNamespaceUserPrefix = serviceAccountUserPrefix + ClusterBootstrapNamespace + ":"
 	// ClusterBootstrapServiceAccountPrefix starts the names of the
 	// cluster-bound bootstrap ServiceAccounts: the one of cluster X is
 	// agent-registration-bootstrap-X, and the hub lets its tokens register
@@ -44,7 +58,7 @@ const (
 	ClusterBootstrapServiceAccountPrefix = BootstrapServiceAccount + "-"
 	// ClusterBootstrapUserPrefix starts the user names of the cluster-bound
 	// bootstrap ServiceAccounts.
-	ClusterBootstrapUserPrefix = serviceAccountUserPrefix + BootstrapNamespace + ":" + ClusterBootstrapServiceAccountPrefix
+	ClusterBootstrapUserPrefix = ClusterBootstrapNamespaceUserPrefix + ClusterBootstrapServiceAccountPrefix
 
 	serviceAccountUserPrefix = "system:serviceaccount:"
 )
@@ -202,6 +216,16 @@ func ClusterBootstrapServiceAccount(cluster string) string {
 // ClusterBootstrapUser returns the user name of the bootstrap ServiceAccount
 // bound to cluster.
 func ClusterBootstrapUser(cluster string) string { return ClusterBootstrapUserPrefix + cluster }
+
+// BootstrapServiceAccountOf returns the namespace and name of the bootstrap
+// ServiceAccount bound to cluster (ClusterBootstrapServiceAccount in
+// ClusterBootstrapNamespace), or of the shared one when cluster is "".
+func BootstrapServiceAccountOf(cluster string) (namespace, name string) {
+	if cluster == "" {
+		return BootstrapNamespace, BootstrapServiceAccount
+	}
+	return ClusterBootstrapNamespace, ClusterBootstrapServiceAccount(cluster)
+}
 
 // Kind is the kind of identity that made a request.
 type Kind int

@@ -37,9 +37,17 @@ func TestClassify(t *testing.T) {
 		{"system:serviceaccount:open-cluster-management:agent-registration-bootstrap", Requester{Kind: SharedBootstrap}},
 		{"system:bootstrap:abcdef", Requester{Kind: SharedBootstrap}},
 		{"system:bootstrap:", Requester{}},
-		{"system:serviceaccount:open-cluster-management:agent-registration-bootstrap-c1", Requester{Kind: ClusterBootstrap, Cluster: "c1"}},
+		{"system:serviceaccount:open-cluster-management-cluster-bootstrap:agent-registration-bootstrap-c1", Requester{Kind: ClusterBootstrap, Cluster: "c1"}},
 		{ClusterBootstrapUser("cluster-2"), Requester{Kind: ClusterBootstrap, Cluster: "cluster-2"}},
-		{"system:serviceaccount:open-cluster-management:agent-registration-bootstrap-", Requester{}},
+		{"system:serviceaccount:open-cluster-management-cluster-bootstrap:agent-registration-bootstrap-", Requester{}},
+		{"system:serviceaccount:open-cluster-management-cluster-bootstrap:agent-registration-bootstrap-C1", Requester{}},
+		// The namespace's other ServiceAccounts are bound to no cluster.
+		{"system:serviceaccount:open-cluster-management-cluster-bootstrap:default", Requester{}},
+		{"system:serviceaccount:open-cluster-management-cluster-bootstrap:c1", Requester{}},
+		// An earlier release's cluster-bound ServiceAccount, in the shared
+		// bootstrap namespace, is no bootstrap identity any more: the hub
+		// deletes it when it upgrades.
+		{"system:serviceaccount:open-cluster-management:agent-registration-bootstrap-c1", Requester{}},
 		{"system:serviceaccount:other:agent-registration-bootstrap-c1", Requester{}},
 		{"system:open-cluster-management:c1:agent", Requester{Kind: Agent, Cluster: "c1"}},
 		{AgentTokenUserName("c1"), Requester{Kind: Agent, Cluster: "c1"}},

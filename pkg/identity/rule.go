@@ -82,19 +82,21 @@ func AgentOfCEL(clusterExpr string) string {
 
 // IsBootstrapIdentity reports whether user with groups is a bootstrap
 // identity: the shared bootstrap ServiceAccount, any bootstrap token (user
-// system:bootstrap:<id>, or in the hub's join-token group), or a cluster-bound
-// bootstrap ServiceAccount. Such an identity registers a cluster; it never
-// writes what the hub decides about one.
+// system:bootstrap:<id>, or in the hub's join-token group), or a
+// ServiceAccount of ClusterBootstrapNamespace, where the cluster-bound
+// bootstrap ServiceAccounts are (every ServiceAccount there holds the
+// bootstrap role). Such an identity registers a cluster; it never writes
+// what the hub decides about one.
 func IsBootstrapIdentity(user string, groups []string) bool {
 	return user == BootstrapUser || strings.HasPrefix(user, BootstrapTokenUserPrefix) ||
-		strings.HasPrefix(user, ClusterBootstrapUserPrefix) || slices.Contains(groups, BootstrapTokenGroup)
+		strings.HasPrefix(user, ClusterBootstrapNamespaceUserPrefix) || slices.Contains(groups, BootstrapTokenGroup)
 }
 
 // BootstrapIdentityCEL is IsBootstrapIdentity over an admission request's
 // request.userInfo.
 const BootstrapIdentityCEL = "request.userInfo.username == '" + BootstrapUser + "' || " +
 	"request.userInfo.username.startsWith('" + BootstrapTokenUserPrefix + "') || " +
-	"request.userInfo.username.startsWith('" + ClusterBootstrapUserPrefix + "') || " +
+	"request.userInfo.username.startsWith('" + ClusterBootstrapNamespaceUserPrefix + "') || " +
 	"request.userInfo.groups.exists(g, g == '" + BootstrapTokenGroup + "')"
 
 // RegistrantAnnotationPrefix starts the only annotations a bootstrap or

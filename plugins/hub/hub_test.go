@@ -293,8 +293,8 @@ func TestTokenClientDryRun(t *testing.T) {
 		t.Fatalf("hub token --dry-run: %v", err)
 	}
 	for _, want := range []string{
-		"ServiceAccount open-cluster-management/agent-registration-bootstrap-cluster1 applied (dry run)",
-		"A token of ServiceAccount open-cluster-management/agent-registration-bootstrap-cluster1, valid for 1h0m0s, would be issued (dry run).",
+		"ServiceAccount open-cluster-management-cluster-bootstrap/agent-registration-bootstrap-cluster1 applied (dry run)",
+		"A token of ServiceAccount open-cluster-management-cluster-bootstrap/agent-registration-bootstrap-cluster1, valid for 1h0m0s, would be issued (dry run).",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

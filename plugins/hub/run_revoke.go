@@ -77,7 +77,7 @@ seconds (the API server keeps a token's authentication for up to 10 seconds).
 A bootstrap token is a token of a bootstrap ServiceAccount, which the API
 server accepts only while that ServiceAccount exists with the same UID. With
 --cluster-name, revoke deletes the cluster's own bootstrap ServiceAccount
-(` + identity.ClusterBootstrapServiceAccountPrefix + `<cluster>): the tokens bound to that cluster stop working,
+(` + identity.ClusterBootstrapNamespace + `/` + identity.ClusterBootstrapServiceAccountPrefix + `<cluster>): the tokens bound to that cluster stop working,
 and the next 'hub token --cluster-name' creates it again. Without it, revoke
 deletes the shared ServiceAccount ` + identity.BootstrapNamespace + `/` + identity.BootstrapServiceAccount + ` and
 creates it anew, so that 'hub token' keeps issuing tokens that work.
@@ -111,11 +111,8 @@ func (o *RevokeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	name := identity.BootstrapServiceAccount
-	if o.ClusterName != "" {
-		name = identity.ClusterBootstrapServiceAccount(o.ClusterName)
-	}
-	key := client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: name}
+	ns, name := identity.BootstrapServiceAccountOf(o.ClusterName)
+	key := client.ObjectKey{Namespace: ns, Name: name}
 	res := &RevokeResult{ServiceAccount: key.String(), ClusterName: o.ClusterName}
 	if cli.IsDryRun(o.DryRun) {
 		res.DryRun = o.DryRun

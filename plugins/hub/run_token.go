@@ -46,14 +46,13 @@ func (o *TokenOptions) Run(ctx context.Context) error {
 // bootstrap ServiceAccount. On the server, the identity is applied in a
 // dry run and the shared ServiceAccount must exist.
 func (o *TokenOptions) dryRun(ctx context.Context) error {
-	sa := identity.BootstrapServiceAccount
+	ns, sa := identity.BootstrapServiceAccountOf(o.ClusterName)
 	var objs []*unstructured.Unstructured
 	if o.ClusterName != "" {
 		var err error
 		if objs, err = config.ClusterBootstrapObjects(o.ClusterName); err != nil {
 			return err
 		}
-		sa = identity.ClusterBootstrapServiceAccount(o.ClusterName)
 	}
 	if o.DryRun == cli.DryRunServer {
 		c, cfg, err := cli.NewClient(ctx, o.getter)
@@ -64,7 +63,7 @@ func (o *TokenOptions) dryRun(ctx context.Context) error {
 			return fmt.Errorf("create the bootstrap identity of cluster %s on %s (is the hub installed? run `kubectl ocm hub init`): %w", o.ClusterName, cfg.Host, err)
 		}
 		if o.ClusterName == "" {
-			key := client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: sa}
+			key := client.ObjectKey{Namespace: ns, Name: sa}
 			if err := c.Get(ctx, key, &corev1.ServiceAccount{}); err != nil {
 				return fmt.Errorf("read ServiceAccount %s/%s on %s (is the hub installed? run `kubectl ocm hub init`): %w", key.Namespace, key.Name, cfg.Host, err)
 			}
@@ -74,7 +73,7 @@ func (o *TokenOptions) dryRun(ctx context.Context) error {
 	for _, obj := range apply.Sort(objs) {
 		fmt.Fprintf(o.Out, "%s applied%s\n", apply.Describe(obj), suffix)
 	}
-	fmt.Fprintf(o.Out, "A token of ServiceAccount %s/%s, valid for %s, would be issued%s.\n", identity.BootstrapNamespace, sa, o.Duration, suffix)
+	fmt.Fprintf(o.Out, "A token of ServiceAccount %s/%s, valid for %s, would be issued%s.\n", ns, sa, o.Duration, suffix)
 	return nil
 }
 

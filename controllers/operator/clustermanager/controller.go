@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -28,6 +29,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubclean"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/pullsecret"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/tlsprofile"
@@ -263,6 +265,14 @@ func (r *Reconciler) apply(ctx context.Context, cm *operatorv1.ClusterManager, p
 		return err
 	}
 	if err := r.prune(ctx, cm.Status.RelatedResources, related); err != nil {
+		setCondition(cm, operatorv1.ConditionClusterManagerApplied, false, operatorv1.ReasonRuntimeResourceApplyFailed, err.Error())
+		return err
+	}
+	// An earlier release bound the bootstrap role once per cluster-bound
+	// bootstrap identity; this one binds it once to their namespace.
+	if err := hubclean.RemoveEarlierClusterBootstrap(ctx, r.Writer, func(obj client.Object) {
+		ctrl.LoggerFrom(ctx).Info("Removed an earlier release's cluster-bound bootstrap identity", "kind", obj.GetObjectKind().GroupVersionKind().Kind, "object", klog.KObj(obj))
+	}); err != nil {
 		setCondition(cm, operatorv1.ConditionClusterManagerApplied, false, operatorv1.ReasonRuntimeResourceApplyFailed, err.Error())
 		return err
 	}

@@ -20,7 +20,8 @@ func bootstrapServiceAccount(user string) (client.ObjectKey, bool) {
 		return client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.BootstrapServiceAccount}, true
 	}
 	if who := identity.Classify(user); who.Kind == identity.ClusterBootstrap {
-		return client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount(who.Cluster)}, true
+		ns, name := identity.BootstrapServiceAccountOf(who.Cluster)
+		return client.ObjectKey{Namespace: ns, Name: name}, true
 	}
 	return client.ObjectKey{}, false
 }

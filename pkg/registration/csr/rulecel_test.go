@@ -150,7 +150,13 @@ func TestAdmissionRulesKnownIdentities(t *testing.T) {
 		{sa(identity.AgentTokenNamespace, "cluster1"), true, false},
 		{userInfo{identity.AddonUserName("cluster1", "a", "agent"), nil}, true, false},
 		{sa(identity.BootstrapNamespace, identity.BootstrapServiceAccount), false, true},
-		{sa(identity.BootstrapNamespace, identity.ClusterBootstrapServiceAccount("cluster1")), false, true},
+		{sa(identity.ClusterBootstrapNamespace, identity.ClusterBootstrapServiceAccount("cluster1")), false, true},
+		// Every ServiceAccount of the cluster-bound namespace holds the
+		// bootstrap role, its default one too.
+		{sa(identity.ClusterBootstrapNamespace, "default"), false, true},
+		// An earlier release's cluster-bound ServiceAccount: the upgrade
+		// deletes it and its binding.
+		{sa(identity.BootstrapNamespace, identity.ClusterBootstrapServiceAccount("cluster1")), false, false},
 		{userInfo{identity.BootstrapTokenUserPrefix + "abcdef", []string{identity.BootstrapTokenGroup}}, false, true},
 		{userInfo{"someone", []string{identity.BootstrapTokenGroup}}, false, true},
 		// The hub controller, an add-on's token identity and an administrator.

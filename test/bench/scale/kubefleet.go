@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 // The shape of KubeFleet's scenario.
@@ -60,15 +60,15 @@ type KubeFleetReport struct {
 	// RegisterSeconds is how long the fleet took to register.
 	RegisterSeconds float64 `json:"registerSeconds"`
 	// Placement is each placement's time from its create to its decisions.
-	Placement Summary `json:"placement"`
+	Placement benchkit.Summary `json:"placement"`
 	// Stages are each stage's completion times over the rollouts, from a
 	// rollout's create to the last cluster of the stage Applied; Rollout
 	// the whole rollouts'.
-	Stages  []Summary `json:"stages"`
-	Rollout Summary   `json:"rollout"`
+	Stages  []benchkit.Summary `json:"stages"`
+	Rollout benchkit.Summary   `json:"rollout"`
 	// Propagation is the hub controller's own histogram of the time from a
 	// ManifestWork's change to Applied, over the rollouts.
-	Propagation Summary `json:"propagation"`
+	Propagation benchkit.Summary `json:"propagation"`
 	// ResyncSeconds is the time from a hub controller kill to its
 	// successor having drained its queues; ResyncAfterLeadSeconds its part
 	// after the successor took the lead.
@@ -90,44 +90,13 @@ type Phase struct {
 	Memory            map[string]Process `json:"memory"`
 }
 
-// Summary is a distribution of durations in seconds.
-type Summary struct {
-	Count int     `json:"count"`
-	P50   float64 `json:"p50"`
-	P90   float64 `json:"p90"`
-	P99   float64 `json:"p99"`
-	Max   float64 `json:"max"`
-}
-
-// String prints s's quantiles.
-func (s Summary) String() string {
-	if s.Count == 0 {
-		return "none"
-	}
-	return fmt.Sprintf("p50 %.1f s, p90 %.1f s, p99 %.1f s, max %.1f s (%d)", s.P50, s.P90, s.P99, s.Max, s.Count)
-}
-
-// Summarize returns the distribution of xs (nearest-rank quantiles).
-func Summarize(xs []float64) Summary {
-	if len(xs) == 0 {
-		return Summary{}
-	}
-	sorted := slices.Clone(xs)
-	slices.Sort(sorted)
-	q := func(p float64) float64 {
-		i := int(math.Ceil(p*float64(len(sorted)))) - 1
-		return sorted[min(max(i, 0), len(sorted)-1)]
-	}
-	return Summary{Count: len(sorted), P50: q(0.5), P90: q(0.9), P99: q(0.99), Max: sorted[len(sorted)-1]}
-}
-
 // BucketSummary returns the distribution of a histogram given its bucket
 // upper bounds and cumulative counts, each quantile interpolated linearly
 // within its bucket as Prometheus' histogram_quantile does; Max is the
 // upper bound of the highest bucket that gained an observation.
-func BucketSummary(bounds, cumulative []float64) Summary {
+func BucketSummary(bounds, cumulative []float64) benchkit.Summary {
 	if len(bounds) == 0 || len(cumulative) != len(bounds) || cumulative[len(cumulative)-1] <= 0 {
-		return Summary{}
+		return benchkit.Summary{}
 	}
 	total := cumulative[len(cumulative)-1]
 	q := func(p float64) float64 {
@@ -152,7 +121,7 @@ func BucketSummary(bounds, cumulative []float64) Summary {
 			top = bounds[i]
 		}
 	}
-	return Summary{Count: int(total), P50: q(0.5), P90: q(0.9), P99: q(0.99), Max: top}
+	return benchkit.Summary{Count: int(total), P50: q(0.5), P90: q(0.9), P99: q(0.99), Max: top}
 }
 
 // Table is the report side by side with KubeFleet's figures: rows of

@@ -71,7 +71,7 @@ func BenchmarkKubeFleet(b *testing.B) {
 	w := o.begin(ctx, b)
 	took, placed := placeAll(ctx, b, o.c, stages)
 	r.Phases[PhasePlacements] = o.phase(ctx, b, w, took)
-	r.Placement = Summarize(placed)
+	r.Placement = benchkit.Summarize(placed)
 	b.Logf("%d placements decided in %s: %s", len(placed), benchkit.Seconds(took), r.Placement)
 
 	w = o.begin(ctx, b)
@@ -270,7 +270,7 @@ func rolloutName(i int) string { return fmt.Sprintf("r-%03d", i) }
 // every rollout is Applied, each stage's completion times (from a
 // rollout's create to the last cluster of the stage Applied) and each
 // rollout's.
-func rolloutAll(ctx context.Context, b *testing.B, c client.WithWatch, stages map[string]map[string]int) (time.Duration, []Summary, Summary) {
+func rolloutAll(ctx context.Context, b *testing.B, c client.WithWatch, stages map[string]map[string]int) (time.Duration, []benchkit.Summary, benchkit.Summary) {
 	b.Helper()
 	count := *kfRollouts
 	var mu sync.Mutex
@@ -341,11 +341,11 @@ func rolloutAll(ctx context.Context, b *testing.B, c client.WithWatch, stages ma
 		}
 		whole = append(whole, end.Sub(created[key]).Seconds())
 	}
-	out := make([]Summary, kfStages)
+	out := make([]benchkit.Summary, kfStages)
 	for s := range perStage {
-		out[s] = Summarize(perStage[s])
+		out[s] = benchkit.Summarize(perStage[s])
 	}
-	return took, out, Summarize(whole)
+	return took, out, benchkit.Summarize(whole)
 }
 
 // stagedRollout returns rollout i: one ConfigMap over placement i,
@@ -382,7 +382,7 @@ func scrapeHub(ctx context.Context, b *testing.B, o *observer) framework.Metrics
 // histogramSummary is the distribution of the observations of histogram
 // name between two scrapes, its quantiles interpolated within buckets as
 // Prometheus' histogram_quantile does.
-func histogramSummary(before, after framework.Metrics, name string) Summary {
+func histogramSummary(before, after framework.Metrics, name string) benchkit.Summary {
 	buckets := func(m framework.Metrics) (bounds, counts []float64) {
 		fam, ok := m[name]
 		if !ok {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 // The operations each step times, in the order they run (Op.Name).
@@ -100,6 +102,15 @@ type Step struct {
 	// IdleProfile is where the hub's API server spent its CPU over the
 	// idle window.
 	IdleProfile *CPUProfile `json:"apiServerIdleProfile,omitempty"`
+	// IdleLeaseRenewal is how long the simulated agents' lease renewals
+	// took over the idle window, as the agents time them: from the start
+	// of a renewal to the hub's answer (one update of the lease; a read
+	// too after a conflict), successful renewals only, in seconds. The
+	// real agents' are not counted.
+	IdleLeaseRenewal benchkit.Summary `json:"idleLeaseRenewal"`
+	// OpsLeaseRenewal is the same over the operations (Ops), the hub
+	// under load.
+	OpsLeaseRenewal benchkit.Summary `json:"opsLeaseRenewal"`
 
 	// Ops are the timed operations, by name (the Op* constants).
 	Ops map[string]Op `json:"ops"`
@@ -135,6 +146,15 @@ type Op struct {
 	// Profile is where the hub's API server spent its CPU during it, for
 	// the operations the harness profiles.
 	Profile *CPUProfile `json:"apiServerProfile,omitempty"`
+}
+
+// p99 formats l's 99th percentile for the sizing table: "—" without
+// renewals.
+func p99(l benchkit.Summary) string {
+	if l.Count == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f ms", 1000*l.P99)
 }
 
 // authorizationShare is the share of p's CPU in authorization, "" without
@@ -235,7 +255,8 @@ func (r *Results) table() [][]string {
 		"hub_controller_rss_mib", "hub_controller_mib_per_cluster", "hub_controller_idle_cpu",
 		"apiserver_rss_mib", "apiserver_idle_cpu", "etcd_rss_mib", "etcd_idle_cpu", "etcd_db_mib", "sim_agents_rss_mib", "sim_agents_idle_cpu",
 		"idle_requests_per_s", "idle_writes_per_s", "idle_lease_writes_per_s", "ocm_lease_writes_per_s",
-		"idle_writes_per_cluster_per_min", "marginal_writes_per_cluster_per_min", "ocm_lease_writes_per_cluster_per_min"}
+		"idle_writes_per_cluster_per_min", "marginal_writes_per_cluster_per_min", "ocm_lease_writes_per_cluster_per_min",
+		"idle_lease_renewals", "idle_lease_renewal_p50_ms", "idle_lease_renewal_p99_ms", "ops_lease_renewals", "ops_lease_renewal_p99_ms"}
 	for _, op := range allOps {
 		header = append(header, strings.ReplaceAll(op, "-", "_")+"_s")
 	}
@@ -253,7 +274,9 @@ func (r *Results) table() [][]string {
 			f(api.RSSMiB), f(api.IdleCPUCores), f(etcd.RSSMiB), f(etcd.IdleCPUCores), f(s.StorageMiB), f(sims.RSSMiB), f(sims.IdleCPUCores),
 			f(s.IdleRequestsPerSecond), f(s.IdleWritesPerSecond), f(s.IdleLeaseWritesPerSecond),
 			f(float64(s.Clusters) * ocmLeaseWritesPerClusterPerSecond),
-			f(s.IdleWritesPerSecond * 60 / float64(max(1, s.Clusters))), marginal, f(ocmLeaseWritesPerClusterPerSecond * 60)}
+			f(s.IdleWritesPerSecond * 60 / float64(max(1, s.Clusters))), marginal, f(ocmLeaseWritesPerClusterPerSecond * 60),
+			strconv.Itoa(s.IdleLeaseRenewal.Count), f(1000 * s.IdleLeaseRenewal.P50), f(1000 * s.IdleLeaseRenewal.P99),
+			strconv.Itoa(s.OpsLeaseRenewal.Count), f(1000 * s.OpsLeaseRenewal.P99)}
 		for _, op := range allOps {
 			if o, ok := s.Ops[op]; ok {
 				row = append(row, f(o.Seconds))
@@ -319,13 +342,13 @@ func (s Step) busiest(proc string) (float64, string) {
 }
 
 // SizingMarkdown is the sizing table of r: per step, each hub process's
-// peak memory and its CPU idle and at its busiest, the etcd database, and
-// the rollout to every cluster.
+// peak memory and its CPU idle and at its busiest, the etcd database, the
+// agents' lease renewal p99, and the rollout to every cluster.
 func (r *Results) SizingMarkdown() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Measured on %s.\n\n", r.Machine)
-	sb.WriteString("| clusters | hub controller: peak memory, CPU idle / busiest | kube-apiserver: peak memory, CPU idle / busiest | kube-apiserver CPU in RBAC authorization, idle / rollout All | etcd: peak memory, database | rollout All (baseline) | hub restart → reconciled |\n")
-	sb.WriteString("|---|---|---|---|---|---|---|\n")
+	sb.WriteString("| clusters | hub controller: peak memory, CPU idle / busiest | kube-apiserver: peak memory, CPU idle / busiest | kube-apiserver CPU in RBAC authorization, idle / rollout All | etcd: peak memory, database | lease renewal p99, idle / operations | rollout All (baseline) | hub restart → reconciled |\n")
+	sb.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, s := range r.Steps {
 		cell := func(proc string) string {
 			cores, during := s.busiest(proc)
@@ -352,8 +375,8 @@ func (r *Results) SizingMarkdown() string {
 			return fmt.Sprintf("%.0f %%", 100*p.Shares[ShareAuthorization])
 		}
 		authz := share(s.IdleProfile) + " / " + share(s.Ops[OpRolloutAll].Profile)
-		fmt.Fprintf(&sb, "| %d | %s | %s | %s | %.0f MiB, %.0f MiB | %s | %s |\n", s.Clusters, cell(ProcHubController), cell(ProcAPIServer),
-			authz, s.Processes[ProcEtcd].PeakMiB, s.StorageMiB, rollout, restart)
+		fmt.Fprintf(&sb, "| %d | %s | %s | %s | %.0f MiB, %.0f MiB | %s / %s | %s | %s |\n", s.Clusters, cell(ProcHubController), cell(ProcAPIServer),
+			authz, s.Processes[ProcEtcd].PeakMiB, s.StorageMiB, p99(s.IdleLeaseRenewal), p99(s.OpsLeaseRenewal), rollout, restart)
 	}
 	return sb.String()
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
 
 func TestParseSteps(t *testing.T) {
@@ -46,8 +48,9 @@ func sampleResults() *Results {
 				ProcEtcd:          {RSSMiB: rss / 2},
 			},
 			IdleRequestsPerSecond: float64(n) / 30, IdleWritesPerSecond: float64(n) / 55, IdleLeaseWritesPerSecond: float64(n) / 60,
-			IdleRequests: map[string]float64{"UPDATE leases": float64(n) / 60},
-			Ops:          map[string]Op{OpJoin: {Seconds: 0.6}, OpRolloutAll: {Seconds: float64(n) / 40, RequestsPerSecond: 90}},
+			IdleRequests:     map[string]float64{"UPDATE leases": float64(n) / 60},
+			Ops:              map[string]Op{OpJoin: {Seconds: 0.6}, OpRolloutAll: {Seconds: float64(n) / 40, RequestsPerSecond: 90}},
+			IdleLeaseRenewal: benchkit.Summary{Count: 2 * n, P50: 0.004, P90: 0.006, P99: 0.0124, Max: 0.2},
 		}
 	}
 	return &Results{Machine: "2 CPUs", Steps: []Step{step(100, 60), step(500, 110)}}
@@ -74,8 +77,10 @@ func TestWriteAndPlot(t *testing.T) {
 	require.Contains(t, lines[2], "500,50.000,110.000,0.220,")
 	// Between the steps the idle writes grew by 500/55 − 100/55 per
 	// second for 400 more clusters: 1.091 per cluster per minute.
-	require.Contains(t, lines[2], ",8.333,1.091,1.091,1.000,0.600,,12.500,,,,")
-	require.Contains(t, lines[1], ",1.667,1.091,,1.000,0.600,", "no slope at the first step")
+	// The idle window's 1000 lease renewals, p50 4 ms and p99 12.4 ms;
+	// none timed during the operations.
+	require.Contains(t, lines[2], ",8.333,1.091,1.091,1.000,1000,4.000,12.400,0,0.000,0.600,,12.500,,,,")
+	require.Contains(t, lines[1], ",1.667,1.091,,1.000,200,4.000,12.400,0,0.000,0.600,", "no slope at the first step")
 	// The API server's authorization share while registering, idle and
 	// during rollout All: empty without a profile.
 	require.True(t, strings.HasSuffix(lines[2], ",,0.500,"), lines[2])
@@ -99,19 +104,6 @@ func TestTopRequests(t *testing.T) {
 	require.Equal(t, []string{"UPDATE leases 3.00", "GET leases 1.00", "LIST pods 1.00"}, got)
 }
 
-func TestSummarize(t *testing.T) {
-	xs := make([]float64, 0, 100)
-	for i := 100; i >= 1; i-- {
-		xs = append(xs, float64(i))
-	}
-	s := Summarize(xs)
-	assert.Equal(t, Summary{Count: 100, P50: 50, P90: 90, P99: 99, Max: 100}, s)
-	assert.Equal(t, float64(100), xs[0], "Summarize must not sort its input")
-	assert.Equal(t, Summary{}, Summarize(nil))
-	assert.Equal(t, "none", Summarize(nil).String())
-	assert.Equal(t, Summary{Count: 1, P50: 7, P90: 7, P99: 7, Max: 7}, Summarize([]float64{7}))
-}
-
 func TestBucketSummary(t *testing.T) {
 	bounds := []float64{1, 2, 5, 10}
 	// 10 observations in (0,1], 10 in (1,2], none in (2,5], 0 in (5,10].
@@ -120,14 +112,14 @@ func TestBucketSummary(t *testing.T) {
 	assert.InDelta(t, 1.0, s.P50, 1e-9, "the 10th of 20 is the top of the first bucket")
 	assert.InDelta(t, 1.8, s.P90, 1e-9, "the 18th of 20 is 8/10 into (1,2]")
 	assert.Equal(t, 2.0, s.Max, "the highest bucket that gained an observation")
-	assert.Equal(t, Summary{}, BucketSummary(bounds, []float64{0, 0, 0, 0}))
-	assert.Equal(t, Summary{}, BucketSummary(bounds, []float64{1, 2}), "counts that do not match the bounds")
+	assert.Equal(t, benchkit.Summary{}, BucketSummary(bounds, []float64{0, 0, 0, 0}))
+	assert.Equal(t, benchkit.Summary{}, BucketSummary(bounds, []float64{1, 2}), "counts that do not match the bounds")
 }
 
 func TestKubeFleetMarkdown(t *testing.T) {
 	r := &KubeFleetReport{Machine: "2 CPUs", Clusters: 1000, Simulated: 998, Placements: 1000, Rollouts: 100,
-		Placement: Summary{Count: 1000, P50: 1, P90: 2, P99: 3, Max: 4},
-		Stages:    []Summary{{Count: 100, P50: 5}, {Count: 100, P50: 6}, {Count: 100, P50: 7}},
+		Placement: benchkit.Summary{Count: 1000, P50: 1, P90: 2, P99: 3, Max: 4},
+		Stages:    []benchkit.Summary{{Count: 100, P50: 5}, {Count: 100, P50: 6}, {Count: 100, P50: 7}},
 		Phases: map[string]Phase{
 			PhasePlacements: {CPUCores: map[string]float64{ProcHubController: 0.5}, Memory: map[string]Process{ProcHubController: {PeakMiB: 100}}},
 			PhaseRollouts:   {CPUCores: map[string]float64{ProcHubController: 0.9}, Memory: map[string]Process{ProcHubController: {PeakMiB: 80}}},
@@ -147,10 +139,12 @@ func TestSizingMarkdown(t *testing.T) {
 	s.Ops[OpRolloutAllBaseline] = Op{Seconds: 30.25, CPUCores: map[string]float64{ProcHubController: 0.2}}
 	s.Ops[OpHubRestart] = Op{Seconds: 20}
 	s.IdleProfile = &CPUProfile{Shares: map[string]float64{ShareAuthorization: 0.594}}
+	s.OpsLeaseRenewal = benchkit.Summary{Count: 40, P99: 0.0804}
 	md := r.SizingMarkdown()
 	assert.Contains(t, md, "Measured on 2 CPUs.")
-	assert.Contains(t, md, "| 500 | 115 MiB, 0.01 / 0.70 cores (rollout-all) | 0 MiB, 0.10 / 1.40 cores (rollout-all) | 59 % / — | 0 MiB, 42 MiB | 12.5 s (30.2 s) | 20.0 s |")
+	assert.Contains(t, md, "| 500 | 115 MiB, 0.01 / 0.70 cores (rollout-all) | 0 MiB, 0.10 / 1.40 cores (rollout-all) | 59 % / — | 0 MiB, 42 MiB | 12 ms / 80 ms | 12.5 s (30.2 s) | 20.0 s |")
 	assert.Contains(t, md, "| 100 | 65 MiB, 0.01 / 0.01 cores (idle) |", "a step whose operations used no CPU figures is at its busiest idle")
+	assert.Contains(t, md, "| 12 ms / — |", "no renewal timed during the operations")
 	dir := t.TempDir()
 	require.NoError(t, r.Write(dir))
 	data, err := os.ReadFile(filepath.Join(dir, "sizing.md"))

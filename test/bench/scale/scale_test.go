@@ -69,10 +69,14 @@ func BenchmarkScale(b *testing.B) {
 	h := benchkit.NewSimHub(b, f)
 	h.ServeWorks = true
 	var sims *simProcess
+	// leases summarizes the fleet's lease renewals, as its agents timed
+	// them, since it was last called.
+	leases := h.TakeLeaseLatency
 	switch *agentsMode {
 	case agentsProcess:
 		sims = startSimProcess(b, f)
 		o.simPid = sims.pid()
+		leases = func() benchkit.Summary { return sims.leaseLatency(b) }
 	case agentsTLS:
 	default:
 		b.Fatalf("-agents %q: want %q or %q", *agentsMode, agentsProcess, agentsTLS)
@@ -99,8 +103,11 @@ func BenchmarkScale(b *testing.B) {
 		b.Logf("step %d: registered %d more clusters in %s", n, step.Added, benchkit.Seconds(time.Since(start)))
 
 		pause(ctx, b, *settlePeriod, fmt.Sprintf("settling %s before the idle window", *settlePeriod))
+		leases() // the renewals before the idle window are not its own
 		measureIdle(ctx, b, o, &step)
+		step.IdleLeaseRenewal = leases()
 		runOps(ctx, b, o, h, hubArgs, &step)
+		step.OpsLeaseRenewal = leases()
 
 		results.Steps = append(results.Steps, step)
 		if err := results.Write(dir); err != nil {
@@ -233,6 +240,10 @@ func recordStep(b *testing.B, r *Results, i int) {
 		benchkit.Record(b, fmt.Sprintf("%d clusters: idle hub writes added per cluster", n), fmt.Sprintf("%.2f per minute", m),
 			fmt.Sprintf("slope from %d clusters; OCM: 1 lease write per cluster per minute (60 s lease), plus its status updates", r.Steps[i-1].Clusters))
 	}
+	benchkit.Record(b, fmt.Sprintf("%d clusters: lease renewal p99 idle / during the operations", n),
+		fmt.Sprintf("%.1f / %.1f ms", 1000*s.IdleLeaseRenewal.P99, 1000*s.OpsLeaseRenewal.P99),
+		fmt.Sprintf("as the simulated agents time them; %d / %d renewals, max %.1f / %.1f ms",
+			s.IdleLeaseRenewal.Count, s.OpsLeaseRenewal.Count, 1000*s.IdleLeaseRenewal.Max, 1000*s.OpsLeaseRenewal.Max))
 	for _, name := range allOps {
 		op, ok := s.Ops[name]
 		if !ok {

@@ -3,6 +3,7 @@ package scale
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -152,6 +153,28 @@ func (p *simProcess) register(ctx context.Context, b *testing.B, n int, c client
 		names = append(names, fmt.Sprintf("sim-%05d", i))
 	}
 	return names
+}
+
+// leaseLatency asks sim-agents how long its agents' lease renewals took
+// since it last asked, and starts a new window there.
+func (p *simProcess) leaseLatency(b *testing.B) benchkit.Summary {
+	b.Helper()
+	if _, err := fmt.Fprintln(p.in, "lease-latency"); err != nil {
+		b.Fatalf("sim-agents: %v", err)
+	}
+	answer, ok := <-p.answers
+	if !ok {
+		b.Fatal("sim-agents exited; see its log")
+	}
+	data, found := strings.CutPrefix(answer, "lease-latency ")
+	var l benchkit.Summary
+	if !found {
+		b.Fatalf("sim-agents: lease-latency: %s", answer)
+	}
+	if err := json.Unmarshal([]byte(data), &l); err != nil {
+		b.Fatalf("sim-agents: lease-latency %q: %v", data, err)
+	}
+	return l
 }
 
 // tail returns the last n lines of s.

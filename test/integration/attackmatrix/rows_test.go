@@ -244,7 +244,13 @@ var rows = []row{
 		token(identity.AgentTokenNamespace, identity.AgentTokenServiceAccount(cluster2)),
 	}},
 	{name: "ServiceAccount token: a cluster-bound bootstrap identity", writes: []write{
-		token(identity.BootstrapNamespace, identity.ClusterBootstrapServiceAccount(cluster1)),
+		token(identity.ClusterBootstrapNamespace, identity.ClusterBootstrapServiceAccount(cluster1)),
+	}},
+	// The bootstrap role is bound to the cluster-bound namespace's group,
+	// so each of its ServiceAccounts holds it: a token of one not named
+	// after a cluster (admission refuses its writes) is no one's to issue.
+	{name: "ServiceAccount token: the cluster-bound bootstrap namespace's default ServiceAccount", writes: []write{
+		token(identity.ClusterBootstrapNamespace, "default"),
 	}},
 	{name: "ClusterRoleBinding or RoleBinding of cluster-admin", writes: []write{
 		create("bind cluster-admin to a user", func() client.Object {

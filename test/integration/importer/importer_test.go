@@ -153,7 +153,7 @@ func (fx *importFixture) unusableConfig(t *testing.T) {
 	}
 	// render-auto comes first, but the import failed before it needed
 	// a token: no bootstrap identity was made.
-	err := hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, &corev1.ServiceAccount{})
+	err := hub.Get(ctx, client.ObjectKey{Namespace: identity.ClusterBootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, &corev1.ServiceAccount{})
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("a bootstrap identity of cluster1 exists (err %v)", err)
 	}
@@ -198,7 +198,7 @@ func (fx *importFixture) importWithCLI(t *testing.T) {
 	})
 	// The agent registered with the bootstrap identity of cluster1.
 	sa := &corev1.ServiceAccount{}
-	if err := hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, sa); err != nil {
+	if err := hub.Get(ctx, client.ObjectKey{Namespace: identity.ClusterBootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster1")}, sa); err != nil {
 		t.Errorf("the bootstrap identity of cluster1: %v", err)
 	}
 	// The values of the import configuration reached the Klusterlet.
@@ -285,7 +285,7 @@ func (fx *importFixture) editorCannotWrite(t *testing.T) {
 			})
 		}
 	}
-	err = hub.Get(ctx, client.ObjectKey{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster2")}, &corev1.ServiceAccount{})
+	err = hub.Get(ctx, client.ObjectKey{Namespace: identity.ClusterBootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster2")}, &corev1.ServiceAccount{})
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("a bootstrap identity of cluster2 exists (err %v)", err)
 	}
@@ -315,11 +315,28 @@ func (fx *importFixture) importerIdentity(t *testing.T) {
 			_, err := cs.CoreV1().ServiceAccounts(config.OperatorNamespace).CreateToken(ctx, identity.BootstrapServiceAccount, tr, metav1.CreateOptions{})
 			return err
 		}(),
+		// Every ServiceAccount of the cluster-bound namespace holds the
+		// bootstrap role; the importer may make and issue tokens of the
+		// cluster-bound ones only.
+		"a token of the cluster-bound namespace's default ServiceAccount": func() error {
+			_, err := cs.CoreV1().ServiceAccounts(identity.ClusterBootstrapNamespace).CreateToken(ctx, "default", tr, metav1.CreateOptions{})
+			return err
+		}(),
+		"a ServiceAccount of the cluster-bound namespace not named after a cluster": func() error {
+			_, err := cs.CoreV1().ServiceAccounts(identity.ClusterBootstrapNamespace).Create(ctx,
+				&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "evil"}}, metav1.CreateOptions{})
+			return err
+		}(),
+		"a cluster-bound bootstrap ServiceAccount in the operator's namespace, as earlier releases made": func() error {
+			_, err := cs.CoreV1().ServiceAccounts(config.OperatorNamespace).Create(ctx,
+				&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: identity.ClusterBootstrapServiceAccount("evil")}}, metav1.CreateOptions{})
+			return err
+		}(),
 		"a binding of cluster-admin": func() error {
 			_, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
 				ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:bootstrap:evil"},
 				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-				Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: config.OperatorNamespace, Name: identity.ClusterBootstrapServiceAccount("evil")}},
+				Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: identity.ClusterBootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("evil")}},
 			}, metav1.CreateOptions{})
 			return err
 		}(),

@@ -154,7 +154,7 @@ type grid struct {
 func (h *hub) newGrid(t *testing.T) *grid {
 	t.Helper()
 	g := &grid{
-		namespaces: []string{cluster1, cluster2, config.HubNamespace, identity.BootstrapNamespace, identity.AgentTokenNamespace,
+		namespaces: []string{cluster1, cluster2, config.HubNamespace, identity.BootstrapNamespace, identity.ClusterBootstrapNamespace, identity.AgentTokenNamespace,
 			metav1.NamespaceSystem, metav1.NamespacePublic, metav1.NamespaceDefault, metav1.NamespaceAll},
 		names: map[string][]string{"managedclusters": {cluster1, cluster2}},
 	}

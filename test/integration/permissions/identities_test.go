@@ -69,7 +69,11 @@ func (h *hub) identities(t *testing.T) []reviewed {
 	// Registration: the bootstrap identities, then cluster1's agent with
 	// every subject the approval policy admits, and its token identity.
 	sources = append(sources, source{"bootstrap token in group " + identity.BootstrapTokenGroup, h.bootstrapToken})
-	sources = append(sources, sa("cluster-bound bootstrap ServiceAccount of "+cluster1, identity.BootstrapNamespace, identity.ClusterBootstrapServiceAccount(cluster1)))
+	sources = append(sources, sa("cluster-bound bootstrap ServiceAccount of "+cluster1, identity.ClusterBootstrapNamespace, identity.ClusterBootstrapServiceAccount(cluster1)))
+	// The bootstrap role is bound to the group of the cluster-bound
+	// namespace, so its default ServiceAccount holds it too; admission
+	// refuses its every write.
+	sources = append(sources, sa("default ServiceAccount of "+identity.ClusterBootstrapNamespace, identity.ClusterBootstrapNamespace, "default"))
 	for _, orgs := range admittedOrganizations(t) {
 		sources = append(sources, cert(fmt.Sprintf("agent of %s: certificate O=%s", cluster1, strings.Join(orgs, ",")), identity.AgentUserName(cluster1, agentID), orgs...))
 	}

@@ -10,6 +10,9 @@
 //
 //	register PREFIX FIRST LAST   registers PREFIX%05d for FIRST..LAST; answers "ok N SECONDS" or "error MESSAGE"
 //	counters                     answers "counters JSON"
+//	lease-latency                answers "lease-latency JSON": how long the
+//	                             agents' lease renewals took since the last
+//	                             lease-latency (count, p50Ms, p99Ms, maxMs)
 //
 // At the end of its input (or, with --until-signal, at SIGINT or SIGTERM)
 // it stops its agents and prints its counters on standard error.
@@ -140,8 +143,11 @@ func serve(ctx context.Context, stop context.CancelFunc, f *simfleet.Fleet, in i
 		case fields[0] == "counters":
 			data, _ := json.Marshal(f.Counters())
 			answer("counters %s", data)
+		case fields[0] == "lease-latency":
+			data, _ := json.Marshal(f.TakeLeaseLatency())
+			answer("lease-latency %s", data)
 		default:
-			answer("error unknown command %q: want \"register PREFIX FIRST LAST\" or \"counters\"", line)
+			answer("error unknown command %q: want \"register PREFIX FIRST LAST\", \"counters\" or \"lease-latency\"", line)
 		}
 	}
 }

@@ -323,3 +323,43 @@ func TestParseList(t *testing.T) {
 		t.Errorf("empty: %v, %v; want nothing", got, err)
 	}
 }
+
+func TestLatencyWindow(t *testing.T) {
+	var w LatencyWindow
+	if got := w.Take(); got != (Summary{}) {
+		t.Errorf("an empty window = %+v, want zero", got)
+	}
+	// 200 renewals: 1..198 ms, then two slow ones. The p99 is the 198th
+	// smallest (ceil(0.99 × 200)), so one slow renewal in a hundred shows
+	// in it and one in two hundred does not.
+	for i := 1; i <= 198; i++ {
+		w.Observe(time.Duration(i) * time.Millisecond)
+	}
+	w.Observe(2 * time.Second)
+	w.Observe(900 * time.Millisecond)
+	got := w.Take()
+	assert.Equal(t, 200, got.Count)
+	assert.InDelta(t, 0.100, got.P50, 1e-9, "p50")
+	assert.InDelta(t, 0.180, got.P90, 1e-9, "p90")
+	assert.InDelta(t, 0.198, got.P99, 1e-9, "p99")
+	assert.InDelta(t, 2.0, got.Max, 1e-9, "max")
+	w.Observe(3 * time.Millisecond)
+	w.Observe(1500 * time.Microsecond)
+	next := w.Take()
+	assert.Equal(t, 2, next.Count, "a Take starts a new window")
+	assert.InDelta(t, 0.003, next.P99, 1e-9, "p99 of two is the larger")
+	assert.InDelta(t, 0.0015, next.P50, 1e-9, "p50 of two is the smaller")
+}
+
+func TestSummarize(t *testing.T) {
+	xs := make([]float64, 0, 100)
+	for i := 100; i >= 1; i-- {
+		xs = append(xs, float64(i))
+	}
+	s := Summarize(xs)
+	assert.Equal(t, Summary{Count: 100, P50: 50, P90: 90, P99: 99, Max: 100}, s)
+	assert.Equal(t, float64(100), xs[0], "Summarize must not sort its input")
+	assert.Equal(t, Summary{}, Summarize(nil))
+	assert.Equal(t, "none", Summarize(nil).String())
+	assert.Equal(t, Summary{Count: 1, P50: 7, P90: 7, P99: 7, Max: 7}, Summarize([]float64{7}))
+}

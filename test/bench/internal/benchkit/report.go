@@ -73,6 +73,31 @@ func Quantile(xs []float64, q float64) float64 {
 	return s[max(0, min(i, len(s)-1))]
 }
 
+// Summary is a distribution of durations in seconds.
+type Summary struct {
+	Count int     `json:"count"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+}
+
+// String prints s's quantiles.
+func (s Summary) String() string {
+	if s.Count == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("p50 %.1f s, p90 %.1f s, p99 %.1f s, max %.1f s (%d)", s.P50, s.P90, s.P99, s.Max, s.Count)
+}
+
+// Summarize returns the distribution of xs (Quantile's nearest ranks).
+func Summarize(xs []float64) Summary {
+	if len(xs) == 0 {
+		return Summary{}
+	}
+	return Summary{Count: len(xs), P50: Quantile(xs, 0.5), P90: Quantile(xs, 0.9), P99: Quantile(xs, 0.99), Max: slices.Max(xs)}
+}
+
 // Seconds formats d in seconds with two decimals.
 func Seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 

@@ -60,6 +60,8 @@ type SimHub struct {
 	admin     client.Client
 	// renewals and failures count lease renewals after registration.
 	renewals, failures atomic.Int64
+	// leaseLatency times the successful renewals of the renew loops.
+	leaseLatency LatencyWindow
 	// works and workFailures count the work status writes of ServeWorks.
 	works, workFailures atomic.Int64
 	// addonCerts and addonFailures count the add-on certificates of
@@ -100,6 +102,11 @@ func NewSimHub(b *testing.B, f *Fleet) *SimHub {
 	}
 	return h
 }
+
+// TakeLeaseLatency summarizes how long the agents' lease renewals took
+// since the last call, from the start of a renewal to the hub's answer, and
+// starts a new window.
+func (h *SimHub) TakeLeaseLatency() Summary { return h.leaseLatency.Take() }
 
 // StartSimAgents registers clusters with simulated agents, SimConcurrency at
 // a time, and keeps each one renewing its lease (and, with h.ServeWorks,
@@ -339,9 +346,11 @@ func (a *SimAgent) renewLoop(ctx context.Context, h *SimHub) {
 			return
 		case <-t.C:
 		}
+		start := time.Now()
 		d, err := a.renewLease(ctx)
 		switch {
 		case err == nil:
+			h.leaseLatency.Observe(time.Since(start))
 			h.renewals.Add(1)
 			duration = d
 		case ctx.Err() == nil:

@@ -108,6 +108,9 @@ type Fleet struct {
 	loops sync.WaitGroup
 
 	registered, renewals, renewFailures, workWrites, workFailures atomic.Int64
+	// leaseLatency times the successful lease renewals of the agents'
+	// renew loops, from the start of a renewal to the hub's answer.
+	leaseLatency benchkit.LatencyWindow
 }
 
 // agent is one simulated cluster agent.
@@ -186,6 +189,10 @@ func (f *Fleet) Counters() Counters {
 	return Counters{Registered: f.registered.Load(), Renewals: f.renewals.Load(), RenewFailures: f.renewFailures.Load(),
 		WorkWrites: f.workWrites.Load(), WorkFailures: f.workFailures.Load()}
 }
+
+// TakeLeaseLatency summarizes how long the agents' lease renewals took
+// since the last call (or the fleet's start) and starts a new window.
+func (f *Fleet) TakeLeaseLatency() benchkit.Summary { return f.leaseLatency.Take() }
 
 // impersonating returns a client over the fleet's connection whose
 // requests authenticate as user in groups, limited to qps and burst (none
@@ -366,8 +373,10 @@ func (f *Fleet) renewLoop(a *agent, duration time.Duration) {
 			return
 		case <-t.C:
 		}
-		switch err := a.lease.Renew(f.ctx, a.c, a.cluster, time.Now()); {
+		start := time.Now()
+		switch err := a.lease.Renew(f.ctx, a.c, a.cluster, start); {
 		case err == nil:
+			f.leaseLatency.Observe(time.Since(start))
 			f.renewals.Add(1)
 		case f.ctx.Err() == nil:
 			f.renewFailures.Add(1)

@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apply"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	csrpolicy "github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
@@ -52,6 +53,7 @@ func TestClusterManagerOperator(t *testing.T) {
 	}
 	image := cm.Spec.RegistrationImagePullSpec
 
+	t.Run("an earlier release's cluster-bound bootstrap identities are removed", func(t *testing.T) { testEarlierClusterBootstrap(t, s) })
 	t.Run("featureGates", func(t *testing.T) { testFeatureGates(t, s) })
 	t.Run("autoApproveUsers", func(t *testing.T) { testAutoApproveUsers(t, s) })
 	t.Run("nodePlacement", func(t *testing.T) { testNodePlacement(t, s) })
@@ -65,6 +67,54 @@ func TestClusterManagerOperator(t *testing.T) {
 	t.Run("image pull Secret", func(t *testing.T) { testPullSecret(t, s) })
 	t.Run("a stopped hub controller turns the conditions false", func(t *testing.T) { testStoppedController(t, s, image) })
 	t.Run("deletion", func(t *testing.T) { testDeletion(t, s) })
+}
+
+// testEarlierClusterBootstrap: an earlier release bound the bootstrap role
+// to each cluster-bound bootstrap ServiceAccount, in the operator's
+// namespace, with a ClusterRoleBinding of its own; this one binds it once
+// to the group of identity.ClusterBootstrapNamespace. When the operator
+// applies the hub it deletes the earlier release's bindings and
+// ServiceAccounts (both labeled as the cluster-bootstrap component), and
+// nothing of that name it did not label, nor this release's ServiceAccounts.
+func testEarlierClusterBootstrap(t *testing.T, s *suite) {
+	ctx := s.ctx
+	labels := map[string]string{apply.PartOfLabelKey: apply.PartOfLabelValue, apply.ComponentLabelKey: apply.ClusterBootstrapComponent, clusterv1.ClusterNameLabelKey: "old"}
+	oldSA := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("old"), Labels: labels}}
+	oldBinding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:bootstrap:old", Labels: labels},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "open-cluster-management:bootstrap"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: identity.BootstrapNamespace, Name: oldSA.Name}}}
+	// Someone else's binding of that form, and this release's identity.
+	foreign := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "open-cluster-management:bootstrap:foreign"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "open-cluster-management:bootstrap"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: identity.BootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("foreign")}}}
+	current := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.ClusterBootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("new"), Labels: labels}}
+	for _, obj := range []client.Object{oldSA, oldBinding, foreign, current} {
+		if err := s.admin.Create(ctx, obj); err != nil {
+			t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, obj := range []client.Object{foreign, current} {
+			_ = s.admin.Delete(context.WithoutCancel(ctx), obj)
+		}
+	})
+	gen := s.edit(t, func(cm *operatorv1.ClusterManager) {
+		cm.Spec.PlacementConfiguration = &operatorv1.PlacementConfiguration{FeatureGates: []operatorv1.FeatureGate{
+			{Feature: "SIGPlacementDecision", Mode: operatorv1.FeatureGateModeTypeEnable}}}
+	})
+	s.waitCondition(t, gen, operatorv1.ConditionClusterManagerApplied, metav1.ConditionTrue)
+	for _, obj := range []client.Object{oldSA, oldBinding} {
+		if err := s.admin.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
+			t.Errorf("the earlier release's %T %s is still there (err %v)", obj, client.ObjectKeyFromObject(obj), err)
+		}
+	}
+	for _, obj := range []client.Object{foreign, current} {
+		if err := s.admin.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			t.Errorf("%T %s, which the operator did not make in an earlier release: %v", obj, client.ObjectKeyFromObject(obj), err)
+		}
+	}
+	gen = s.edit(t, func(cm *operatorv1.ClusterManager) { cm.Spec.PlacementConfiguration = nil })
+	s.waitAvailable(t, gen)
 }
 
 // testFeatureGates sets the feature gates of the three hub components and

@@ -16,8 +16,11 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stretchr/testify/assert"
@@ -148,6 +151,7 @@ func TestBootstrapSecurity(t *testing.T) {
 	t.Run("accept refuses to guess between two agents", fx.twoAgents)
 	t.Run("a cluster is bound to its agent's key, not to a request's name", fx.agentKeyBinding)
 	t.Run("cluster-bound bootstrap token", fx.boundToken)
+	t.Run("cluster-bound bootstrap tokens share one binding, pinned by admission", fx.boundTokenShared)
 }
 
 // bootstrapFixture is what the steps of TestBootstrapSecurity share: the
@@ -350,4 +354,100 @@ func (fx *bootstrapFixture) boundToken(t *testing.T) {
 		t.Errorf("the shared token registers cluster-c: %v", err)
 	}
 	mustFileCSR(ctx, t, anyCluster, agentCSR("cluster-c"))
+}
+
+// boundTokenShared: the cluster-bound bootstrap identities hold the
+// bootstrap role through one binding to their namespace's group, not a
+// ClusterRoleBinding each (docs/design/authorization.md), and admission
+// holds each to its own cluster: the token of cluster-d registers cluster-d
+// and nothing of any other cluster, whatever the name's likeness; no other
+// ServiceAccount that holds the role through the same group, and no
+// ServiceAccount of the same name elsewhere, registers anything; and the
+// token stays bound to cluster-d's name across the deletion and the
+// re-creation of cluster-d.
+func (fx *bootstrapFixture) boundTokenShared(t *testing.T) {
+	ctx, hubCluster, admin, ocm := fx.ctx, fx.hub, fx.admin, fx.ocm
+	var join hubcli.JoinInfo
+	r := ocm.Run(ctx, "hub", "token", "--cluster-name", "cluster-d", "--duration", "1h", "-o", "json")
+	clitest.ExpectOK(t, r)
+	if err := json.Unmarshal([]byte(r.Out), &join); err != nil || join.HubToken == "" {
+		t.Fatalf("hub token --cluster-name cluster-d -o json: %v (%s)", err, r.Out)
+	}
+	bound := tokenClient(t, hubCluster, join.HubToken)
+
+	bindings := &rbacv1.ClusterRoleBindingList{}
+	expectAllowed(t, "list ClusterRoleBindings", admin.List(ctx, bindings))
+	for _, b := range bindings.Items {
+		for _, s := range b.Subjects {
+			if s.Kind == rbacv1.ServiceAccountKind && strings.HasPrefix(s.Name, identity.ClusterBootstrapServiceAccountPrefix) {
+				t.Errorf("ClusterRoleBinding %s binds the cluster-bound ServiceAccount %s/%s: the bootstrap role is bound once, to group %s",
+					b.Name, s.Namespace, s.Name, identity.ClusterBootstrapGroup)
+			}
+		}
+	}
+	expectAllowed(t, "cluster-d's bootstrap ServiceAccount", admin.Get(ctx,
+		client.ObjectKey{Namespace: identity.ClusterBootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("cluster-d")}, &corev1.ServiceAccount{}))
+
+	// Names like cluster-d's: a prefix of it, it with a suffix, with a
+	// prefix, and another cluster's that exists.
+	for _, other := range []string{"cluster", "cluster-d2", "cluster-dd", "xcluster-d", "d"} {
+		expectDenied(t, "cluster-d's token registers "+other,
+			bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: other}}), "may register managed cluster cluster-d only")
+		if _, err := fileCSR(ctx, t, bound, agentCSR(other)); !apierrors.IsForbidden(err) {
+			t.Errorf("cluster-d's token requests %s's certificate: %v, want Forbidden", other, err)
+		}
+	}
+	x := &clusterv1.ManagedCluster{}
+	expectAllowed(t, "read cluster-x", admin.Get(ctx, client.ObjectKey{Name: "cluster-x"}, x))
+	x.Labels = map[string]string{"evil": "true"}
+	expectForbidden(t, "cluster-d's token updates cluster-x", bound.Update(ctx, x, client.DryRunAll))
+	expectForbidden(t, "cluster-d's token writes cluster-x's status", bound.Status().Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-x"}},
+		client.RawPatch(types.MergePatchType, []byte(`{"status":{"version":{"kubernetes":"v0.0.1"}}}`)), client.DryRunAll))
+	expectAllowed(t, "cluster-d's token registers cluster-d", bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-d"}}))
+	expectForbidden(t, "cluster-d's token writes cluster-d's status", bound.Status().Patch(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-d"}},
+		client.RawPatch(types.MergePatchType, []byte(`{"status":{"version":{"kubernetes":"v0.0.1"}}}`)), client.DryRunAll))
+
+	// Other subjects: every ServiceAccount of the namespace holds the
+	// bootstrap role through its group, and admission refuses the writes
+	// of those not named after a cluster; a ServiceAccount named like
+	// cluster-d's in another namespace (as earlier releases made them, in
+	// the operator's) holds nothing.
+	named := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: identity.ClusterBootstrapNamespace, Name: "cluster-e"}}
+	expectAllowed(t, "create ServiceAccount cluster-e", admin.Create(ctx, named))
+	for _, sa := range []client.ObjectKey{{Namespace: identity.ClusterBootstrapNamespace, Name: "default"}, client.ObjectKeyFromObject(named)} {
+		cfg, err := hubCluster.ConfigForServiceAccount(ctx, sa.Namespace, sa.Name, time.Hour)
+		c := clientFor(t, cfg, err)
+		expectDenied(t, sa.String()+" registers cluster-e", c.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-e"}}),
+			"is no cluster-bound bootstrap identity")
+		if _, err := fileCSR(ctx, t, c, agentCSR("cluster-e")); !apierrors.IsForbidden(err) {
+			t.Errorf("%s requests cluster-e's certificate: %v, want Forbidden", sa, err)
+		}
+	}
+	for _, ns := range []string{identity.BootstrapNamespace, metav1.NamespaceDefault} {
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: identity.ClusterBootstrapServiceAccount("cluster-d")}}
+		expectAllowed(t, "create ServiceAccount "+ns+"/"+sa.Name, admin.Create(ctx, sa))
+		cfg, err := hubCluster.ConfigForServiceAccount(ctx, ns, sa.Name, time.Hour)
+		c := clientFor(t, cfg, err)
+		expectForbidden(t, ns+"/"+sa.Name+" registers cluster-f", c.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-f"}}))
+		if _, err := fileCSR(ctx, t, c, agentCSR("cluster-d")); !apierrors.IsForbidden(err) {
+			t.Errorf("%s/%s requests cluster-d's certificate: %v, want Forbidden", ns, sa.Name, err)
+		}
+	}
+
+	// cluster-d deleted, then created again by the administrator: the
+	// token is bound to the name, as before, and to nothing else.
+	expectAllowed(t, "delete cluster-d", admin.Delete(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-d"}}))
+	framework.Eventually(ctx, t, pollTimeout, "cluster-d deleted", func(ctx context.Context) (bool, error) {
+		err := admin.Get(ctx, client.ObjectKey{Name: "cluster-d"}, &clusterv1.ManagedCluster{})
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+	expectAllowed(t, "the administrator creates cluster-d again", admin.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-d"}}))
+	if err := bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-d"}}); !apierrors.IsAlreadyExists(err) {
+		t.Errorf("cluster-d's token creates cluster-d again: %v, want AlreadyExists (admitted, and the name taken)", err)
+	}
+	expectDenied(t, "cluster-d's token, cluster-d recreated, registers cluster-g",
+		bound.Create(ctx, &clusterv1.ManagedCluster{ObjectMeta: metav1.ObjectMeta{Name: "cluster-g"}}), "may register managed cluster cluster-d only")
+	if _, err := fileCSR(ctx, t, bound, agentCSR("cluster-x")); !apierrors.IsForbidden(err) {
+		t.Errorf("cluster-d's token, cluster-d recreated, requests cluster-x's certificate: %v, want Forbidden", err)
+	}
 }

@@ -29,6 +29,7 @@ import (
 	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	operatorv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/operator/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/accept"
 	hubcli "github.com/kubectl-ocm/kubectl-ocm/plugins/hub"
 	"github.com/kubectl-ocm/kubectl-ocm/plugins/root"
@@ -74,10 +75,10 @@ type cliFixture struct {
 	// --output-join-command-file, and pin the hub CA's pin its join command
 	// names.
 	manifests, script, pin string
-	// join is what hub token printed; boundBinding the binding of the
-	// bootstrap identity bound to c2.
+	// join is what hub token printed; boundAccount the ServiceAccount of
+	// the bootstrap identity bound to c2.
 	join         hubcli.JoinInfo
-	boundBinding client.ObjectKey
+	boundAccount client.ObjectKey
 }
 
 // kubectl runs kubectl ocm args on the hub and returns its output.
@@ -220,11 +221,16 @@ func (fx *cliFixture) token(t *testing.T) {
 	if out := fx.must(t, "hub", "token", "--cluster-name", "c2", "-o", "yaml"); !strings.Contains(out, "clusterName: c2") {
 		t.Errorf("hub token --cluster-name c2 -o yaml:\n%s", out)
 	}
-	boundBinding := client.ObjectKey{Name: "open-cluster-management:bootstrap:c2"}
-	if err := admin.Get(ctx, boundBinding, &rbacv1.ClusterRoleBinding{}); err != nil {
-		t.Errorf("hub token --cluster-name c2 created no binding: %v", err)
+	// Its ServiceAccount holds the bootstrap role through its namespace's
+	// group: no binding of its own.
+	boundAccount := client.ObjectKey{Namespace: identity.ClusterBootstrapNamespace, Name: identity.ClusterBootstrapServiceAccount("c2")}
+	if err := admin.Get(ctx, boundAccount, &corev1.ServiceAccount{}); err != nil {
+		t.Errorf("hub token --cluster-name c2 created no ServiceAccount: %v", err)
 	}
-	fx.join, fx.boundBinding = join, boundBinding
+	if err := admin.Get(ctx, client.ObjectKey{Name: "open-cluster-management:bootstrap:c2"}, &rbacv1.ClusterRoleBinding{}); !apierrors.IsNotFound(err) {
+		t.Errorf("hub token --cluster-name c2 bound the bootstrap role per cluster, as earlier releases did: %v, want NotFound", err)
+	}
+	fx.join, fx.boundAccount = join, boundAccount
 }
 
 // accept checks that accept approves the CSR of the bootstrap identity only
@@ -338,7 +344,7 @@ func (fx *cliFixture) getClusters(t *testing.T) {
 
 // clean checks that hub clean removes the hub.
 func (fx *cliFixture) clean(t *testing.T) {
-	ctx, admin, boundBinding := fx.ctx, fx.admin, fx.boundBinding
+	ctx, admin, boundAccount := fx.ctx, fx.admin, fx.boundAccount
 	_, _, err := fx.kubectl("hub", "clean")
 	assert.ErrorContains(t, err, "--force")
 	out := fx.must(t, "hub", "clean", "--force", "--timeout", "2m")
@@ -350,11 +356,13 @@ func (fx *cliFixture) clean(t *testing.T) {
 	if err := admin.Get(ctx, client.ObjectKey{Namespace: config.HubNamespace, Name: "ocm-hub-controller"}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the hub controller Deployment after hub clean: %v, want NotFound", err)
 	}
-	if err := admin.Get(ctx, boundBinding, &rbacv1.ClusterRoleBinding{}); !apierrors.IsNotFound(err) {
-		t.Errorf("c2's bootstrap binding after hub clean: %v, want NotFound", err)
-	}
 	framework.Eventually(ctx, t, pollTimeout, "hub namespace gone", func(ctx context.Context) (bool, error) {
 		err := admin.Get(ctx, client.ObjectKey{Name: config.HubNamespace}, &corev1.Namespace{})
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
+	})
+	// c2's bootstrap identity goes with its namespace.
+	framework.Eventually(ctx, t, pollTimeout, "c2's bootstrap ServiceAccount gone", func(ctx context.Context) (bool, error) {
+		err := admin.Get(ctx, boundAccount, &corev1.ServiceAccount{})
 		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
 }
