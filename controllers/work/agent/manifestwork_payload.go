@@ -5,11 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -21,8 +26,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 )
 
@@ -95,7 +103,7 @@ func (r *workReconciler) stagePayload(ctx context.Context, work *workv1.Manifest
 		return nil, ctrl.Result{}, false, fmt.Errorf("encode ManifestPayload: %w", err)
 	}
 	key := payload.Digest(list)
-	read := r.chunkReader()
+	read := r.chunkReader(work)
 	staged := r.payloads.get(work.Name, key)
 	if staged == nil {
 		r.payloads.staging(work.Name, &p.Spec)
@@ -109,6 +117,10 @@ func (r *workReconciler) stagePayload(ctx context.Context, work *workv1.Manifest
 			ctrl.LoggerFrom(ctx).Info("Refused a payload chunk", "chunk", digestErr.Chunk, "reason", digestErr.Reason)
 			return nil, ctrl.Result{RequeueAfter: max(r.failures.When(client.ObjectKeyFromObject(work)), time.Second)}, false, nil
 		case err != nil:
+			// The hub refused a chunk, or could not be reached: said on
+			// the work, and tried again with its backoff.
+			r.setPayloadStaged(work, metav1.ConditionFalse, payloadv1alpha1.ReasonChunkUnreadable,
+				fmt.Sprintf("generation %d: %v; %s", work.Generation, err, r.running(work)))
 			return nil, ctrl.Result{}, false, err
 		case !progress.Complete():
 			msg := fmt.Sprintf("generation %d: %s; waiting for %v; %s", work.Generation, progress, progress.Missing, r.running(work))
@@ -143,11 +155,10 @@ func scanPayload(ctx context.Context, key string, spec *payloadv1alpha1.Manifest
 	return newStagedPayload(key, index, ranks), progress, nil
 }
 
-// chunkReader reads the chunks of the work's payloads from the agent's
-// store on disk, and from the hub (chunkGetter) those the store does not
-// have.
-func (r *workReconciler) chunkReader() payload.ChunkReader {
-	return storedReader(r.payloads.chunkStore(), r.chunkGetter())
+// chunkReader reads the chunks of work's payload from the agent's store
+// on disk, and from the hub (chunkGetter) those the store does not have.
+func (r *workReconciler) chunkReader(work *workv1.ManifestWork) payload.ChunkReader {
+	return storedReader(r.payloads.chunkStore(), r.chunkGetter(work))
 }
 
 // storedReader reads each chunk from store, and from hub when store does
@@ -176,14 +187,46 @@ func storedReader(store *chunkStore, hub payload.Getter) payload.ChunkReader {
 	}
 }
 
-// chunkGetter reads chunks from the hub around the session's cache, one at
-// a time, so that the agent never holds a namespace's chunks in memory.
-func (r *workReconciler) chunkGetter() payload.Getter {
+// chunkGetter reads the chunks of work's payload from the hub around the
+// session's cache, one at a time, so that the agent never holds a
+// namespace's chunks in memory. It reads the cluster's namespace first;
+// a chunk not there, of a work a ManifestWorkReplicaSet wrote, is read from
+// the set's namespace through the hub tunnel's server
+// (hubtunnel.ChunkPath), which answers this cluster's agent only while the
+// set places work on the cluster and lists the chunk.
+func (r *workReconciler) chunkGetter(work *workv1.ManifestWork) payload.Getter {
+	_, _, bySet := workv1alpha1.OwnerOf(work)
 	return func(ctx context.Context, name string) (*payloadv1alpha1.ManifestChunk, error) {
 		chunk := &payloadv1alpha1.ManifestChunk{}
 		err := r.hubReader.Get(ctx, types.NamespacedName{Namespace: r.cluster, Name: name}, chunk)
-		return chunk, err
+		if !apierrors.IsNotFound(err) || !bySet || r.setChunks == nil {
+			return chunk, err
+		}
+		raw, err := r.setChunks.Get().AbsPath(hubtunnel.ChunkPath(r.cluster, work.Name, name)).Do(ctx).Raw()
+		if err != nil {
+			return nil, err
+		}
+		chunk = &payloadv1alpha1.ManifestChunk{}
+		if err := json.Unmarshal(raw, chunk); err != nil {
+			return nil, fmt.Errorf("decode ManifestChunk %s from the hub tunnel's server: %w", name, err)
+		}
+		return chunk, nil
 	}
+}
+
+// newSetChunksClient returns the client that reads the chunks of sets'
+// payloads through the hub tunnel's server (hubtunnel.ChunkPath), with the
+// session's credential and HTTP client.
+func newSetChunksClient(cfg *rest.Config, httpClient *http.Client) (rest.Interface, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.GroupVersion = &schema.GroupVersion{Group: hubtunnel.Group, Version: hubtunnel.Version}
+	cfg.APIPath = "/apis"
+	cfg.NegotiatedSerializer = serializer.NewCodecFactory(apis.Scheme).WithoutConversion()
+	c, err := rest.RESTClientForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("create the client of the hub tunnel's payload chunks: %w", err)
+	}
+	return c, nil
 }
 
 // payloadUnreadable reports a payload that could not be read again while
