@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -46,7 +45,7 @@ type workReconciler struct {
 	// setChunks reads the chunks of ManifestWorkReplicaSets' payloads
 	// through the hub tunnel's server; nil reads the cluster's namespace
 	// only.
-	setChunks rest.Interface
+	setChunks *setChunksClient
 	// payloads keeps the works' last verified large payloads.
 	payloads *payloadCache
 	// spoke reads AppliedManifestWorks from the manager's cache and writes

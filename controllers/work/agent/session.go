@@ -48,12 +48,8 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 	if err != nil {
 		return err
 	}
-	setChunks, err := newSetChunksClient(cfg, hub.GetHTTPClient())
-	if err != nil {
-		return err
-	}
 	r := &workReconciler{
-		setChunks:     setChunks,
+		setChunks:     &setChunksClient{host: cfg.Host, client: hub.GetHTTPClient()},
 		hub:           hub.GetClient(),
 		hubReader:     hub.GetAPIReader(),
 		payloads:      &a.payloads,
