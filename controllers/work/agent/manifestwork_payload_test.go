@@ -86,7 +86,7 @@ func TestChunkGetterAsksTheTunnelForASetsChunks(t *testing.T) {
 			_, err := r.chunkGetter(bySet)(ctx, name)
 			require.Error(t, err)
 			assert.True(t, is(err), "%v", err)
-			assert.Contains(t, err.Error(), "refused by the test")
+			assert.ErrorContains(t, err, "refused by the test")
 		})
 	}
 }
