@@ -17,7 +17,6 @@ import (
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/workset"
 )
@@ -86,19 +85,7 @@ func (s *Server) serveChunk(w http.ResponseWriter, r *http.Request, c *caller, c
 			r.URL.Path, strings.TrimPrefix(hubtunnel.ChunkPath(cluster, "<work>", "sha256-<64 hex digits>"), hubtunnel.APIPath)))
 		return
 	}
-	if req := identity.Classify(c.user); req.Kind != identity.Agent || req.Cluster != cluster {
-		writeStatus(w, http.StatusForbidden, fmt.Sprintf("only the agent of cluster %s may read the payload chunks of its works; %q is not its agent identity", cluster, c.user))
-		return
-	}
-	if !s.authorize(w, r, c, "get", hubtunnel.ChunksSubresource, cluster) {
-		return
-	}
-	if reason, err := s.refused(r.Context(), cluster); err != nil || reason != "" {
-		code, msg := http.StatusForbidden, fmt.Sprintf("cluster %s may not read payload chunks: %s", cluster, reason)
-		if err != nil {
-			code, msg = http.StatusServiceUnavailable, err.Error()
-		}
-		writeStatus(w, code, msg)
+	if !s.admitAgent(w, r, c, hubtunnel.ChunksSubresource, cluster, "read the payload chunks of its works") {
 		return
 	}
 	release, err := s.conns.acquire(cluster, c.user)
