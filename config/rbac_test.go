@@ -137,6 +137,6 @@ func TestAgentsBindingNamesEveryAgent(t *testing.T) {
 		"renew managedclusters/clientcertificates",
 		"get managedclusters", "list managedclusters", "watch managedclusters",
 		"patch managedclusters/status", "update managedclusters/status",
-		"get managedclusters/attach",
+		"get managedclusters/attach", "get managedclusters/chunks",
 	}, got)
 }

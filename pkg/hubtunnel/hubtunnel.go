@@ -42,6 +42,10 @@ const (
 	ProxySubresource = "proxy"
 	// AttachSubresource is where a cluster's agent attaches its tunnel.
 	AttachSubresource = "attach"
+	// ChunksSubresource is where a cluster's agent reads the payload
+	// chunks of a ManifestWorkReplicaSet placed on its cluster, which stay
+	// in the set's namespace: ChunkPath.
+	ChunksSubresource = "chunks"
 )
 
 // APIPath starts every path of the API on the hub's API server:
@@ -79,6 +83,15 @@ func ProxyPath(cluster string) string { return ClusterPath(cluster) + "/" + Prox
 
 // AttachPath returns the path where cluster's agent attaches its tunnel.
 func AttachPath(cluster string) string { return ClusterPath(cluster) + "/" + AttachSubresource }
+
+// ChunkPath returns the path where cluster's agent reads the ManifestChunk
+// named chunk (sha256-<hex>) of the payload of its ManifestWork work, which
+// a ManifestWorkReplicaSet wrote: managedclusters/<cluster>/chunks/<work>/<chunk>.
+// The hub answers only that cluster's agent, and only for a chunk the set
+// lists while it places work on the cluster.
+func ChunkPath(cluster, work, chunk string) string {
+	return ClusterPath(cluster) + "/" + ChunksSubresource + "/" + work + "/" + chunk
+}
 
 // ProxyVerb returns the verb of managedclusters/proxy a request with method
 // needs, as the API server derives it for a named resource.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -16,6 +17,13 @@ import (
 
 // digestPattern is a valid digest of a ManifestPayload's chunk.
 var digestPattern = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// ValidChunkName reports whether name is the name of a ManifestChunk:
+// ChunkNamePrefix and the 64 lowercase hex digits of a SHA-256.
+func ValidChunkName(name string) bool {
+	digest, ok := strings.CutPrefix(name, payloadv1alpha1.ChunkNamePrefix)
+	return ok && digestPattern.MatchString(payloadv1alpha1.DigestPrefix+digest)
+}
 
 // Of returns the ManifestPayload of spec when its manifests are one
 // ManifestPayload, nil when spec holds ordinary manifests, and an error when
@@ -135,4 +143,19 @@ func Load(ctx context.Context, spec *payloadv1alpha1.ManifestPayloadSpec, get Ge
 		return nil, p, fmt.Errorf("the payload holds %d manifests, its ManifestPayload lists %d", len(out), spec.Manifests)
 	}
 	return out, p, nil
+}
+
+// Listed returns the names of the ManifestChunks spec's ManifestPayload
+// lists: none when spec holds ordinary manifests or a payload that is not
+// valid (its agent refuses it, and nothing of it is read).
+func Listed(spec *workv1.ManifestWorkSpec) []string {
+	p, err := Of(spec)
+	if err != nil || p == nil {
+		return nil
+	}
+	names := make([]string, 0, len(p.Spec.Chunks))
+	for _, c := range p.Spec.Chunks {
+		names = append(names, ChunkName(c.Digest))
+	}
+	return names
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -57,51 +56,6 @@ func Write(ctx context.Context, c client.Client, namespace string, chunks []Chun
 		}
 		w.Chunks++
 		w.Bytes += chunk.Ref.Size
-		w.StoredBytes += int64(len(obj.Spec.Data))
-	}
-	return w, nil
-}
-
-// Copy makes every chunk of spec present in namespace to, copying from
-// namespace from those it lacks, and verifying each before it writes it. It
-// reads with reader (the API server directly: a cache would hold every
-// chunk) and writes with c. A chunk missing from both namespaces, or whose
-// source fails its digest, is an error that names it: the work that lists
-// it must not be written yet.
-func Copy(ctx context.Context, reader client.Reader, c client.Client, from, to string, spec *payloadv1alpha1.ManifestPayloadSpec) (Written, error) {
-	var w Written
-	for _, ref := range spec.Chunks {
-		name := ChunkName(ref.Digest)
-		meta := &metav1.PartialObjectMetadata{}
-		meta.SetGroupVersionKind(payloadv1alpha1.GroupVersion.WithKind("ManifestChunk"))
-		err := reader.Get(ctx, types.NamespacedName{Namespace: to, Name: name}, meta)
-		if err == nil {
-			w.Kept++
-			continue
-		}
-		if !apierrors.IsNotFound(err) {
-			return w, fmt.Errorf("read ManifestChunk %s/%s: %w", to, name, err)
-		}
-		src := &payloadv1alpha1.ManifestChunk{}
-		if err := reader.Get(ctx, types.NamespacedName{Namespace: from, Name: name}, src); err != nil {
-			if apierrors.IsNotFound(err) {
-				return w, &MissingChunkError{Namespace: from, Chunk: name}
-			}
-			return w, fmt.Errorf("read ManifestChunk %s/%s: %w", from, name, err)
-		}
-		data, err := Decode(src, ref)
-		if err != nil {
-			return w, err
-		}
-		obj, err := Object(to, Chunk{Ref: ref, Data: data})
-		if err != nil {
-			return w, err
-		}
-		if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
-			return w, fmt.Errorf("create ManifestChunk %s/%s: %w", to, name, err)
-		}
-		w.Chunks++
-		w.Bytes += ref.Size
 		w.StoredBytes += int64(len(obj.Spec.Data))
 	}
 	return w, nil

@@ -59,15 +59,16 @@ var largeKinds = []struct {
 // create`. Its second generation changes some ConfigMaps and removes
 // others, and one of its chunks is withheld from each cluster until after
 // the faults on its way there: a tampered copy of it is refused on
-// cluster1 (ChunkDigestMismatch); the hub controller is killed while it
-// copies the set's chunks to cluster2's namespace; without the chunk,
+// cluster1 (ChunkDigestMismatch); the hub controller is killed while the
+// set waits for it in its namespace, where the set's chunks stay (cluster2's
+// agent reads them through the hub tunnel's server); without the chunk,
 // cluster1's agent is killed and, back, reports ChunksMissing. Meanwhile
 // both clusters run the first generation whole. Watches on both clusters, started before the update, show that no
 // object of the second generation appeared before its last chunk was
 // written and its agent had verified all of it; at the end both clusters
 // run all of it, and the removed ConfigMaps are gone.
 //
-// A set writes a cluster's work only once every chunk is in the cluster's
+// A set writes a cluster's work only once every chunk is in the set's
 // namespace, so an agent never sees an incomplete generation through one:
 // the agent's faults take the work written directly.
 //
@@ -92,7 +93,7 @@ func testLargePayload(t *testing.T) {
 	x.watch(t)
 	kit.RunSteps(t,
 		kit.Step{Name: "a tampered chunk is refused, the cluster unchanged", Run: x.tampered},
-		kit.Step{Name: "the hub controller killed while it copies the set's chunks", Run: x.hubControllerKilled},
+		kit.Step{Name: "the hub controller killed while the set waits for a chunk", Run: x.hubControllerKilled},
 		kit.Step{Name: "an agent killed with a chunk missing keeps generation 1", Run: x.agentKilled},
 		kit.Step{Name: "generation 2 applied once its last chunk is written", Run: x.release},
 		kit.Step{Name: "no cluster ran generation 2 before all of it was verified", Run: x.noEarlyChange},
@@ -116,7 +117,8 @@ type largeFixture struct {
 	// watches are, per cluster, the watches of each of largeKinds, started
 	// before the update.
 	watches map[string][]*writes
-	// killedHub is the hub controller's instance killed mid-copy.
+	// killedHub is the hub controller's instance killed while the set
+	// waited for the withheld chunk.
 	killedHub instance
 	// released is when the withheld chunk was written for each cluster:
 	// to cluster1's namespace, and to the set's for cluster2.
@@ -215,8 +217,8 @@ func (x *largeFixture) deliverFirst(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, len(x.fresh), 3, "the second generation changes too little")
-	// In the middle, so that the set's copy stops at it with some chunks
-	// copied and some not.
+	// In the middle, so that the new chunks before and after it are
+	// written.
 	x.withheld = x.fresh[len(x.fresh)/2]
 	t.Logf("generation 2: %d of %d chunks new (%.1f MiB); %s withheld until after the faults",
 		len(x.fresh), len(x.second.chunks), float64(freshBytes)/(1<<20), x.withheld.Name())
@@ -285,11 +287,11 @@ func (x *largeFixture) agentKilled(t *testing.T) {
 }
 
 // hubControllerKilled writes the second generation, but the withheld chunk,
-// to the set's namespace and updates the set's template: the hub
-// controller starts copying the chunks cluster2's namespace lacks, and is
-// killed as the first arrives. cluster2's work is not written meanwhile.
-// Then the withheld chunk is written to the set's namespace, where the
-// restarted controller finds it.
+// to the set's namespace and updates the set's template: the set reports
+// the chunk missing, writes no work, and the hub controller is killed.
+// cluster2's work is not written meanwhile, and no chunk is copied to its
+// namespace. Then the withheld chunk is written to the set's namespace,
+// where the restarted controller finds it.
 func (x *largeFixture) hubControllerKilled(t *testing.T) {
 	ctx := t.Context()
 	_, err := payload.Write(ctx, x.hub, largeName, x.except(x.withheld))
@@ -303,22 +305,21 @@ func (x *largeFixture) hubControllerKilled(t *testing.T) {
 		set.Spec.ManifestWorkTemplate.Workload.Manifests = []workv1.Manifest{x.second.manifest}
 		return x.hub.Update(ctx, set)
 	}))
-	var copied int
-	framework.Eventually(ctx, t, 2*time.Minute, "the hub controller copying generation 2's chunks to cluster2", func(ctx context.Context) (bool, error) {
-		names, err := kit.ChunkNames(ctx, x.hub, "cluster2")
-		copied = 0
-		for _, c := range x.fresh {
-			if names[c.Name()] {
-				copied++
-			}
+	framework.Eventually(ctx, t, 2*time.Minute, "the set waiting for "+x.withheld.Name(), func(ctx context.Context) (bool, error) {
+		set := &workv1alpha1.ManifestWorkReplicaSet{}
+		if err := x.hub.Get(ctx, client.ObjectKey{Namespace: largeName, Name: largeName}, set); err != nil {
+			return false, err
 		}
-		return copied > 0, err
+		c := meta.FindStatusCondition(set.Status.Conditions, workv1alpha1.ManifestWorkReplicaSetConditionManifestworkApplied)
+		return c != nil && c.Reason == payloadv1alpha1.ReasonChunksMissing && strings.Contains(c.Message, x.withheld.Name()), nil
 	})
 	x.killedHub = x.f.kill(t, "hub", config.HubNamespace, hubController)
-	t.Logf("hub controller killed with %d of the %d new chunks copied to cluster2's namespace", copied, len(x.fresh)-1)
 	after := x.work(t, "cluster2")
-	assert.Equal(t, before.Generation, after.Generation, "cluster2's work written with a chunk missing from its namespace")
-	x.expectRuns(t, "cluster2", x.first, "while the set's chunks are copied")
+	assert.Equal(t, before.Generation, after.Generation, "cluster2's work written with a chunk missing from the set's namespace")
+	names, err := kit.ChunkNames(ctx, x.hub, "cluster2")
+	require.NoError(t, err)
+	assert.Empty(t, names, "chunks in cluster2's namespace: the set's stay in its own")
+	x.expectRuns(t, "cluster2", x.first, "while the set waits for a chunk")
 	x.released["cluster2"] = time.Now()
 	_, err = payload.Write(ctx, x.hub, largeName, []payload.Chunk{x.withheld})
 	require.NoError(t, err)
@@ -326,7 +327,8 @@ func (x *largeFixture) hubControllerKilled(t *testing.T) {
 
 // release writes the withheld chunk, last, to cluster1's namespace:
 // cluster1's agent applies the second generation; the hub controller, back,
-// has copied the rest to cluster2's namespace and written its work.
+// has written cluster2's work, whose agent reads the set's chunks through
+// the hub tunnel's server.
 func (x *largeFixture) release(t *testing.T) {
 	ctx := t.Context()
 	x.released["cluster1"] = time.Now()

@@ -8,7 +8,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 )
 
-// The discovery documents of the API. It lists only the two subresources:
+// The discovery documents of the API. It lists only the subresources:
 // a resource managedclusters of its own would compete with the ManagedClusters
 // of cluster.open-cluster-management.io in kubectl's resource names.
 
@@ -36,6 +36,7 @@ func resourceList() *metav1.APIResourceList {
 		APIResources: []metav1.APIResource{
 			{Name: hubtunnel.Resource + "/" + hubtunnel.ProxySubresource, Kind: "ManagedClusterProxy", Verbs: []string{"get", "create", "update", "patch", "delete"}},
 			{Name: hubtunnel.Resource + "/" + hubtunnel.AttachSubresource, Kind: "ManagedClusterTunnel", Verbs: []string{"get"}},
+			{Name: hubtunnel.Resource + "/" + hubtunnel.ChunksSubresource, Kind: "ManifestChunk", Verbs: []string{"get"}},
 		},
 	}
 }

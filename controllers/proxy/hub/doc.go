@@ -21,4 +21,10 @@
 // is sent through that tunnel to the agent with the caller's identity in
 // pkg/hubtunnel's headers and every credential header removed; the agent
 // forwards it to its API server as ocm:hub:<user>.
+//
+// A cluster's agent reads the payload chunks of a ManifestWorkReplicaSet's
+// work at managedclusters/<cluster>/chunks/<work>/<chunk>: the chunks stay
+// in the set's namespace, and this server returns one only to that
+// cluster's agent, while the set places work on the cluster and its
+// template or a revision it keeps lists the chunk (chunks.go).
 package hub

@@ -23,19 +23,7 @@ func (s *Server) serveAttach(w http.ResponseWriter, r *http.Request, c *caller, 
 		writeStatus(w, http.StatusMethodNotAllowed, "a tunnel attaches with a WebSocket GET")
 		return
 	}
-	if req := identity.Classify(c.user); req.Kind != identity.Agent || req.Cluster != cluster {
-		writeStatus(w, http.StatusForbidden, fmt.Sprintf("only the agent of cluster %s may attach its tunnel; %q is not its agent identity", cluster, c.user))
-		return
-	}
-	if !s.authorize(w, r, c, "get", hubtunnel.AttachSubresource, cluster) {
-		return
-	}
-	if reason, err := s.refused(r.Context(), cluster); err != nil || reason != "" {
-		code, msg := http.StatusForbidden, fmt.Sprintf("cluster %s may not attach its tunnel: %s", cluster, reason)
-		if err != nil {
-			code, msg = http.StatusServiceUnavailable, err.Error()
-		}
-		writeStatus(w, code, msg)
+	if !s.admitAgent(w, r, c, hubtunnel.AttachSubresource, cluster, "attach its tunnel") {
 		return
 	}
 	log := s.log.WithValues("cluster", cluster, "agent", c.user)
@@ -44,6 +32,30 @@ func (s *Server) serveAttach(w http.ResponseWriter, r *http.Request, c *caller, 
 	defer s.attached(t)()
 	s.tunnels.ServeHTTP(t.rec, r.WithContext(context.WithValue(r.Context(), attachingCluster{}, cluster)))
 	log.Info("Tunnel closed")
+}
+
+// admitAgent says whether c is cluster's agent (its certificate user or its
+// token identity: identity.Classify, which keys on the user name alone),
+// may get subresource of cluster by the hub's RBAC, and whether the hub
+// accepts the cluster; it writes the refusal, naming what c may not do,
+// when one fails.
+func (s *Server) admitAgent(w http.ResponseWriter, r *http.Request, c *caller, subresource, cluster, what string) bool {
+	if req := identity.Classify(c.user); req.Kind != identity.Agent || req.Cluster != cluster {
+		writeStatus(w, http.StatusForbidden, fmt.Sprintf("only the agent of cluster %s may %s; %q is not its agent identity", cluster, what, c.user))
+		return false
+	}
+	if !s.authorize(w, r, c, "get", subresource, cluster) {
+		return false
+	}
+	if reason, err := s.refused(r.Context(), cluster); err != nil || reason != "" {
+		code, msg := http.StatusForbidden, fmt.Sprintf("cluster %s may not %s: %s", cluster, what, reason)
+		if err != nil {
+			code, msg = http.StatusServiceUnavailable, err.Error()
+		}
+		writeStatus(w, code, msg)
+		return false
+	}
+	return true
 }
 
 // attached makes t the newest of its cluster's tunnels and closes the older

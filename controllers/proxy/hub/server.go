@@ -35,6 +35,7 @@ type Server struct {
 	limits   Limits
 	conns    *connLimiter
 	buffers  *bufferBudget
+	chunks   *chunkServer
 	// stalled counts the proxied connections closed because their client
 	// took nothing of the answer for Limits.WriteTimeout.
 	stalled atomic.Int64
@@ -52,9 +53,10 @@ type Server struct {
 type Options struct {
 	// Reviews asks the SubjectAccessReviews, as the hub tunnel.
 	Reviews client.Client
-	// Reader reads ConfigMap kube-system/extension-apiserver-authentication
-	// and the ServiceAccounts of token agents, uncached, as the hub
-	// tunnel.
+	// Reader reads ConfigMap kube-system/extension-apiserver-authentication,
+	// the ServiceAccounts of token agents, and the ManifestWorks, sets,
+	// PlacementDecisions, ControllerRevisions and ManifestChunks behind a
+	// chunk request, uncached, as the hub tunnel.
 	Reader client.Reader
 	// Clusters is the cache ManagedClusters are read and watched from; a
 	// tunnel closes when its cluster is denied or deleted.
@@ -74,6 +76,7 @@ func New(o Options) *Server {
 	}
 	s.conns = newConnLimiter(s.limits.ConnectionsPerCluster, s.limits.ConnectionsPerUser)
 	s.buffers = newBufferBudget(s.limits.BufferBudget, o.Log)
+	s.chunks = newChunkServer(s.limits.BufferBudget)
 	o.Log.Info("Proxied connections' limits", "perCluster", s.limits.ConnectionsPerCluster, "perUser", s.limits.ConnectionsPerUser,
 		"bufferBudget", mib(s.limits.BufferBudget), "writeTimeout", s.limits.WriteTimeout.String())
 	s.tunnels = remotedialer.New(func(r *http.Request) (string, bool, error) {
@@ -221,7 +224,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cluster, rest, _ := strings.Cut(rest, "/")
-	subresource, _, _ := strings.Cut(rest, "/")
+	subresource, rest, _ := strings.Cut(rest, "/")
 	if msgs := validation.IsDNS1123Label(cluster); len(msgs) > 0 {
 		writeStatus(w, http.StatusNotFound, fmt.Sprintf("%q is not a cluster name: %s", cluster, msgs[0]))
 		return
@@ -241,9 +244,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveProxy(w, r, c, cluster)
 	case hubtunnel.AttachSubresource:
 		s.serveAttach(w, r, c, cluster)
+	case hubtunnel.ChunksSubresource:
+		s.serveChunk(w, r, c, cluster, rest)
 	default:
-		writeStatus(w, http.StatusNotFound, fmt.Sprintf("managedclusters/%s has the subresources %s and %s, not %q",
-			cluster, hubtunnel.ProxySubresource, hubtunnel.AttachSubresource, subresource))
+		writeStatus(w, http.StatusNotFound, fmt.Sprintf("managedclusters/%s has the subresources %s, %s and %s, not %q",
+			cluster, hubtunnel.ProxySubresource, hubtunnel.AttachSubresource, hubtunnel.ChunksSubresource, subresource))
 	}
 }
 

@@ -42,6 +42,10 @@ type workReconciler struct {
 	// hubReader reads ManifestChunks around the cache.
 	hub       client.Client
 	hubReader client.Reader
+	// setChunks reads the chunks of ManifestWorkReplicaSets' payloads
+	// through the hub tunnel's server; nil reads the cluster's namespace
+	// only.
+	setChunks *setChunksClient
 	// payloads keeps the works' last verified large payloads.
 	payloads *payloadCache
 	// spoke reads AppliedManifestWorks from the manager's cache and writes

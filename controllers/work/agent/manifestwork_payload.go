@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -23,6 +27,8 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 )
 
@@ -95,7 +101,7 @@ func (r *workReconciler) stagePayload(ctx context.Context, work *workv1.Manifest
 		return nil, ctrl.Result{}, false, fmt.Errorf("encode ManifestPayload: %w", err)
 	}
 	key := payload.Digest(list)
-	read := r.chunkReader()
+	read := r.chunkReader(work)
 	staged := r.payloads.get(work.Name, key)
 	if staged == nil {
 		r.payloads.staging(work.Name, &p.Spec)
@@ -109,6 +115,10 @@ func (r *workReconciler) stagePayload(ctx context.Context, work *workv1.Manifest
 			ctrl.LoggerFrom(ctx).Info("Refused a payload chunk", "chunk", digestErr.Chunk, "reason", digestErr.Reason)
 			return nil, ctrl.Result{RequeueAfter: max(r.failures.When(client.ObjectKeyFromObject(work)), time.Second)}, false, nil
 		case err != nil:
+			// The hub refused a chunk, or could not be reached: said on
+			// the work, and tried again with its backoff.
+			r.setPayloadStaged(work, metav1.ConditionFalse, payloadv1alpha1.ReasonChunkUnreadable,
+				fmt.Sprintf("generation %d: %v; %s", work.Generation, err, r.running(work)))
 			return nil, ctrl.Result{}, false, err
 		case !progress.Complete():
 			msg := fmt.Sprintf("generation %d: %s; waiting for %v; %s", work.Generation, progress, progress.Missing, r.running(work))
@@ -143,11 +153,10 @@ func scanPayload(ctx context.Context, key string, spec *payloadv1alpha1.Manifest
 	return newStagedPayload(key, index, ranks), progress, nil
 }
 
-// chunkReader reads the chunks of the work's payloads from the agent's
-// store on disk, and from the hub (chunkGetter) those the store does not
-// have.
-func (r *workReconciler) chunkReader() payload.ChunkReader {
-	return storedReader(r.payloads.chunkStore(), r.chunkGetter())
+// chunkReader reads the chunks of work's payload from the agent's store
+// on disk, and from the hub (chunkGetter) those the store does not have.
+func (r *workReconciler) chunkReader(work *workv1.ManifestWork) payload.ChunkReader {
+	return storedReader(r.payloads.chunkStore(), r.chunkGetter(work))
 }
 
 // storedReader reads each chunk from store, and from hub when store does
@@ -176,14 +185,73 @@ func storedReader(store *chunkStore, hub payload.Getter) payload.ChunkReader {
 	}
 }
 
-// chunkGetter reads chunks from the hub around the session's cache, one at
-// a time, so that the agent never holds a namespace's chunks in memory.
-func (r *workReconciler) chunkGetter() payload.Getter {
+// chunkGetter reads the chunks of work's payload from the hub around the
+// session's cache, one at a time, so that the agent never holds a
+// namespace's chunks in memory. It reads the cluster's namespace first;
+// a chunk not there, of a work a ManifestWorkReplicaSet wrote, is read from
+// the set's namespace through the hub tunnel's server
+// (hubtunnel.ChunkPath), which answers this cluster's agent only while the
+// set places work on the cluster and lists the chunk.
+func (r *workReconciler) chunkGetter(work *workv1.ManifestWork) payload.Getter {
+	_, _, bySet := workv1alpha1.OwnerOf(work)
 	return func(ctx context.Context, name string) (*payloadv1alpha1.ManifestChunk, error) {
 		chunk := &payloadv1alpha1.ManifestChunk{}
 		err := r.hubReader.Get(ctx, types.NamespacedName{Namespace: r.cluster, Name: name}, chunk)
-		return chunk, err
+		if !apierrors.IsNotFound(err) || !bySet || r.setChunks == nil {
+			return chunk, err
+		}
+		return r.setChunks.get(ctx, r.cluster, work.Name, name)
 	}
+}
+
+// setChunksClient reads the chunks of sets' payloads through the hub
+// tunnel's server (hubtunnel.ChunkPath) with the session's credential.
+type setChunksClient struct {
+	host   string
+	client *http.Client
+}
+
+// maxChunkAnswer bounds what the agent reads of an answer: a chunk is at
+// most 1 MiB, a third more in base64, with its JSON around it.
+const maxChunkAnswer = 2 << 20
+
+// get reads chunk of cluster's ManifestWork work. A refusal is returned as
+// the API error the hub answered (404 a chunk missing from the set's
+// namespace, 403 a chunk the hub does not let this agent read), its message
+// the hub's.
+func (c *setChunksClient) get(ctx context.Context, cluster, work, chunk string) (*payloadv1alpha1.ManifestChunk, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.host, "/")+hubtunnel.ChunkPath(cluster, work, chunk), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("read ManifestChunk %s through the hub tunnel: %w", chunk, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxChunkAnswer+1))
+	if err != nil {
+		return nil, fmt.Errorf("read ManifestChunk %s through the hub tunnel: %w", chunk, err)
+	}
+	if len(body) > maxChunkAnswer {
+		return nil, fmt.Errorf("read ManifestChunk %s through the hub tunnel: the answer is over %d bytes", chunk, maxChunkAnswer)
+	}
+	if resp.StatusCode != http.StatusOK {
+		status := &metav1.Status{}
+		if json.Unmarshal(body, status) == nil && status.Kind == "Status" {
+			if status.Code == 0 {
+				status.Code = int32(resp.StatusCode)
+			}
+			return nil, &apierrors.StatusError{ErrStatus: *status}
+		}
+		return nil, apierrors.NewGenericServerResponse(resp.StatusCode, http.MethodGet, payloadv1alpha1.GroupVersion.WithResource("manifestchunks").GroupResource(), chunk, string(body), 0, false)
+	}
+	obj := &payloadv1alpha1.ManifestChunk{}
+	if err := json.Unmarshal(body, obj); err != nil {
+		return nil, fmt.Errorf("decode ManifestChunk %s from the hub tunnel: %w", chunk, err)
+	}
+	return obj, nil
 }
 
 // payloadUnreadable reports a payload that could not be read again while

@@ -49,6 +49,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 		return err
 	}
 	r := &workReconciler{
+		setChunks:     &setChunksClient{host: cfg.Host, client: hub.GetHTTPClient()},
 		hub:           hub.GetClient(),
 		hubReader:     hub.GetAPIReader(),
 		payloads:      &a.payloads,

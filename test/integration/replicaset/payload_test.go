@@ -76,10 +76,13 @@ func reconcileErrors(t *testing.T) float64 {
 }
 
 // TestReplicaSetLargePayload rolls a template whose manifests are a large
-// payload out to clusters: the controller copies the chunks each cluster's
-// namespace lacks before it writes the cluster's work, writes no work while
-// a chunk is missing from the set's namespace, and goes on as soon as it is
-// created. Undo brings back an earlier payload, its chunks copied again.
+// payload out to clusters: the chunks stay in the set's namespace, where
+// the agents read them through the hub tunnel's server
+// (TestSetChunksServedToPlacedAgents); the controller writes no work while
+// a chunk is missing there, and goes on as soon as it is created. The
+// collector keeps what a kept revision lists, so that undo brings back an
+// earlier payload, and frees the copies an earlier release made in the
+// clusters' namespaces that nothing there lists.
 func TestReplicaSetLargePayload(t *testing.T) {
 	framework.SkipIfShort(t)
 	s := setup(t)
@@ -131,7 +134,7 @@ func TestReplicaSetLargePayload(t *testing.T) {
 		})
 	})
 
-	t.Run("the chunks reach every cluster's namespace before its work", func(t *testing.T) {
+	t.Run("the chunks stay in the set's namespace, one copy", func(t *testing.T) {
 		works := s.waitWorks(t, ns, name, c1, c2)
 		for c, w := range works {
 			assert.JSONEq(t, string(m.Raw), string(w.Spec.Workload.Manifests[0].Raw), "the work of %s", c)
@@ -139,16 +142,19 @@ func TestReplicaSetLargePayload(t *testing.T) {
 			require.NoError(t, err)
 			got, progress, err := payload.Load(s.ctx, &p.Spec, func(ctx context.Context, n string) (*payloadv1alpha1.ManifestChunk, error) {
 				obj := &payloadv1alpha1.ManifestChunk{}
-				return obj, s.admin.Get(ctx, client.ObjectKey{Namespace: c, Name: n}, obj)
+				return obj, s.admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: n}, obj)
 			})
 			require.NoError(t, err)
 			assert.True(t, progress.Complete(), "%s: %s", c, progress)
 			assert.Len(t, got, 40)
+			have, err := kit.ChunkNames(s.ctx, s.admin, c)
+			require.NoError(t, err)
+			assert.Empty(t, have, "chunks in the namespace of %s", c)
 		}
 	})
 
-	t.Run("a new template copies only the chunks that changed", func(t *testing.T) {
-		before, err := kit.ChunkNames(s.ctx, s.admin, c1)
+	t.Run("a new template writes only the chunks that changed, in the set's namespace", func(t *testing.T) {
+		before, err := kit.ChunkNames(s.ctx, s.admin, ns)
 		require.NoError(t, err)
 		next, m2 := largeTemplate(t, 17)
 		want, err := payload.Of(&workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{m2}}})
@@ -171,7 +177,7 @@ func TestReplicaSetLargePayload(t *testing.T) {
 			}
 			return true, nil
 		})
-		after, err := kit.ChunkNames(s.ctx, s.admin, c1)
+		after, err := kit.ChunkNames(s.ctx, s.admin, ns)
 		require.NoError(t, err)
 		added := 0
 		for n := range after {
@@ -179,7 +185,12 @@ func TestReplicaSetLargePayload(t *testing.T) {
 				added++
 			}
 		}
-		assert.Equal(t, 1, added, "chunks added to %s", c1)
+		assert.Equal(t, 1, added, "chunks added to %s", ns)
+		for _, c := range []string{c1, c2} {
+			have, err := kit.ChunkNames(s.ctx, s.admin, c)
+			require.NoError(t, err)
+			assert.Empty(t, have, "chunks in the namespace of %s", c)
+		}
 	})
 	t.Run("chunks nothing lists are collected after their grace period", func(t *testing.T) {
 		orphan := payload.Chunk{Ref: payloadv1alpha1.ChunkRef{Digest: payload.Digest([]byte("orphan\n")), Size: 7}, Data: []byte("orphan\n")}
@@ -188,6 +199,10 @@ func TestReplicaSetLargePayload(t *testing.T) {
 		// The first template's chunk of ConfigMap 17 is listed by the set's
 		// first revision in its namespace, and by nothing in the clusters'.
 		old := chunks[17].Name()
+		// An earlier release copied the first template's chunks into
+		// cluster1's namespace.
+		_, err = payload.Write(s.ctx, s.admin, c1, chunks)
+		require.NoError(t, err)
 		hubtest.RunControllers(t, s.hub, 2, func(mgr ctrl.Manager) error {
 			return (&payloadgc.Reconciler{Client: mgr.GetClient(), GracePeriod: 2 * time.Second}).SetupWithManager(mgr)
 		})
@@ -204,15 +219,15 @@ func TestReplicaSetLargePayload(t *testing.T) {
 		assert.True(t, inSet[old], "a chunk a kept revision lists stays, for undo")
 		works, err := s.works(s.ctx, ns, name)
 		require.NoError(t, err)
-		for c, w := range works {
-			p, err := payload.Of(&w.Spec)
-			require.NoError(t, err)
-			have, err := kit.ChunkNames(s.ctx, s.admin, c)
-			require.NoError(t, err)
-			for _, ref := range p.Spec.Chunks {
-				assert.True(t, have[payload.ChunkName(ref.Digest)], "%s keeps the chunks its work lists", c)
-			}
-			assert.Len(t, have, len(p.Spec.Chunks), "%s keeps only those", c)
+		// cluster1 keeps the earlier copies its work lists (its agent
+		// reads its own namespace first), and nothing else.
+		p, err := payload.Of(&works[c1].Spec)
+		require.NoError(t, err)
+		have, err := kit.ChunkNames(s.ctx, s.admin, c1)
+		require.NoError(t, err)
+		assert.Len(t, have, len(p.Spec.Chunks)-1, "%s keeps the copies its work lists, all but the changed chunk", c1)
+		for n := range have {
+			assert.Contains(t, payload.Listed(&works[c1].Spec), n, "%s keeps only chunks its work lists", c1)
 		}
 	})
 
@@ -227,7 +242,7 @@ func TestReplicaSetLargePayload(t *testing.T) {
 		}
 	})
 
-	t.Run("a gated undo brings the first payload back, its collected chunks copied again", func(t *testing.T) {
+	t.Run("a gated undo brings the first payload back, its chunks kept by the revision", func(t *testing.T) {
 		first, err := payload.Of(&workv1.ManifestWorkSpec{Workload: workv1.ManifestsTemplate{Manifests: []workv1.Manifest{m}}})
 		require.NoError(t, err)
 		s.poll(t, "gate the set, whose gates need a progressive rollout", func(ctx context.Context) (bool, error) {
@@ -276,13 +291,13 @@ func TestReplicaSetLargePayload(t *testing.T) {
 				if p, err := payload.Of(&w.Spec); err != nil || p == nil || !slices.Equal(p.Spec.Chunks, first.Spec.Chunks) {
 					return false, err
 				}
-				have, err := kit.ChunkNames(ctx, s.admin, c)
+				have, err := kit.ChunkNames(ctx, s.admin, ns)
 				if err != nil {
 					return false, err
 				}
 				for _, ref := range first.Spec.Chunks {
 					if !have[payload.ChunkName(ref.Digest)] {
-						return false, fmt.Errorf("%s lacks chunk %s", c, payload.ChunkName(ref.Digest))
+						return false, fmt.Errorf("the set's namespace lacks chunk %s of the work of %s", payload.ChunkName(ref.Digest), c)
 					}
 				}
 			}

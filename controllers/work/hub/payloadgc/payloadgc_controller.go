@@ -117,12 +117,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) listed(ctx context.Context, ns string) (map[string]bool, error) {
 	listed := map[string]bool{}
 	add := func(spec *workv1.ManifestWorkSpec) {
-		p, err := payload.Of(spec)
-		if err != nil || p == nil {
-			return
-		}
-		for _, c := range p.Spec.Chunks {
-			listed[payload.ChunkName(c.Digest)] = true
+		for _, name := range payload.Listed(spec) {
+			listed[name] = true
 		}
 	}
 	works := &workv1.ManifestWorkList{}

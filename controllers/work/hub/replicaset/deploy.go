@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
@@ -77,7 +78,7 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 		delete(mw.Annotations, workv1.TakeOverAnnotation)
 	}
 	mw.Spec = *d.spec.DeepCopy()
-	if err := r.copyChunks(ctx, mwrs.Namespace, cluster, &mw.Spec); err != nil {
+	if err := r.checkChunks(ctx, mwrs.Namespace, cluster, &mw.Spec); err != nil {
 		return nil, err
 	}
 	if current == nil {
@@ -98,16 +99,18 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 	return mw, nil
 }
 
-// The chunks of large payloads, copied from a set's namespace into its
-// clusters' namespaces; their creation (metadata only) brings back the sets
-// that wait for them.
-// +kubebuilder:rbac:groups=work.kubectl-ocm.io,resources=manifestchunks,verbs=get;list;watch;create
+// The chunks of large payloads stay in the set's namespace, where the
+// clusters' agents read them through the hub tunnel's server; their
+// creation (metadata only) brings back the sets that wait for them.
+// +kubebuilder:rbac:groups=work.kubectl-ocm.io,resources=manifestchunks,verbs=get;list;watch
 
-// copyChunks copies the chunks of spec's ManifestPayload, if it holds one,
-// from the set's namespace to the cluster's, so that the cluster's work is
-// written only once its whole payload is there. Each chunk the cluster's
-// namespace already has is kept: its name is its content.
-func (r *Reconciler) copyChunks(ctx context.Context, from, cluster string, spec *workv1.ManifestWorkSpec) error {
+// checkChunks returns an error naming the first chunk of spec's
+// ManifestPayload, if it holds one, that the set's namespace from lacks or
+// holds with a content that is not its name, so that a cluster's work is
+// written only once its whole payload is there to be read. Each chunk is
+// read whole and verified once (the controller remembers the UID it
+// verified), then looked up by its metadata in the cache.
+func (r *Reconciler) checkChunks(ctx context.Context, from, cluster string, spec *workv1.ManifestWorkSpec) error {
 	p, err := payload.Of(spec)
 	if err != nil {
 		// The agent reports a bad payload on the work, where its author
@@ -122,8 +125,30 @@ func (r *Reconciler) copyChunks(ctx context.Context, from, cluster string, spec 
 	if reader == nil {
 		reader = r.Client
 	}
-	if _, err := payload.Copy(ctx, reader, r.Client, from, cluster, &p.Spec); err != nil {
-		return fmt.Errorf("payload of ManifestWork %s: %w", cluster, err)
+	for _, ref := range p.Spec.Chunks {
+		name := payload.ChunkName(ref.Digest)
+		key := client.ObjectKey{Namespace: from, Name: name}
+		meta := &metav1.PartialObjectMetadata{}
+		meta.SetGroupVersionKind(payloadv1alpha1.GroupVersion.WithKind("ManifestChunk"))
+		if err := r.Client.Get(ctx, key, meta); err == nil {
+			if uid, ok := r.verified.Load(key); ok && uid == meta.UID {
+				continue
+			}
+		} else if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("payload of ManifestWork %s: read ManifestChunk %s/%s: %w", cluster, from, name, err)
+		}
+		// Not in the cache yet, or not verified: read it whole.
+		chunk := &payloadv1alpha1.ManifestChunk{}
+		if err := reader.Get(ctx, key, chunk); err != nil {
+			if apierrors.IsNotFound(err) {
+				return fmt.Errorf("payload of ManifestWork %s: %w", cluster, &payload.MissingChunkError{Namespace: from, Chunk: name})
+			}
+			return fmt.Errorf("payload of ManifestWork %s: read ManifestChunk %s/%s: %w", cluster, from, name, err)
+		}
+		if _, err := payload.Decode(chunk, ref); err != nil {
+			return fmt.Errorf("payload of ManifestWork %s: %w", cluster, err)
+		}
+		r.verified.Store(key, chunk.UID)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -47,6 +48,11 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
+
+	// verified holds, by namespace and name, the UID of each ManifestChunk
+	// of a set's namespace whose content was checked against its name: a
+	// chunk's content never changes but by being deleted and created again.
+	verified sync.Map
 }
 
 // plan is one placementRef: its decisions, the clusters it owns (a cluster

@@ -87,6 +87,9 @@ const (
 	// ReasonChunkDigestMismatch: a chunk's content is not what its digest
 	// says; the message names it.
 	ReasonChunkDigestMismatch = "ChunkDigestMismatch"
+	// ReasonChunkUnreadable: the hub refused a chunk to the agent, or could
+	// not be reached; the message names the chunk and the hub's answer.
+	ReasonChunkUnreadable = "ChunkUnreadable"
 	// ReasonInvalidPayload: the ManifestPayload cannot be used (not the only
 	// manifest, a bad digest or size, over a limit).
 	ReasonInvalidPayload = "InvalidPayload"
