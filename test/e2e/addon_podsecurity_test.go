@@ -23,7 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// testOCMShapedAddonRuns installs, on the shared fleet's hub installed with
+// TestOCMShapedAddonRuns installs, on the shared fleet's hub installed with
 // defaults, an add-on shaped as OCM's addon-framework examples are
 // (examples/addons/hellomanager/ocm-shaped.yaml): its manager in namespace
 // open-cluster-management and its agent in the add-on agents' namespace,
@@ -31,7 +31,7 @@ import (
 // restricted without enforcing it, so the manager runs on the hub and,
 // once the add-on is enabled, its agent runs on cluster1; each cluster's
 // agent reports the level its add-on namespace enforces.
-func testOCMShapedAddonRuns(t *testing.T) {
+func TestOCMShapedAddonRuns(t *testing.T) {
 	f := sharedFleet(t)
 	hub := f.env.Cluster("hub").Client()
 	spoke := f.env.Cluster("cluster1").Client()

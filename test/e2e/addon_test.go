@@ -32,13 +32,13 @@ const (
 	copyLabel = "helloworld.addon.kubectl-ocm.io/source-namespace"
 )
 
-// testAddon is the add-on flow on real processes: the example add-on is
+// TestAddon is the add-on flow on real processes: the example add-on is
 // registered on the hub as its README says, enabled on two clusters with
 // kubectl ocm, deployed by the hub's add-on manager through ManifestWorks,
 // given a hub credential by the add-on registration of each agent, reported
 // Available from its Deployment, and does its job; disabling it on one
 // cluster and deleting it from the hub leave no agent behind.
-func testAddon(t *testing.T) {
+func TestAddon(t *testing.T) {
 	f := sharedFleet(t)
 	hub := f.env.Cluster("hub").Client()
 	ctx := t.Context()

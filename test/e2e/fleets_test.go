@@ -1,46 +1,12 @@
 package e2e
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
-)
-
-// TestSharedFleet runs the tests that share one fleet (sharedFleet), one
-// after the other, in a lane of their own beside the tests with fleets of
-// their own, and stops the fleet when the last has ended. Each leaves the
-// fleet as it found it. Each body is in the file of its subject.
-func TestSharedFleet(t *testing.T) {
-	framework.SkipIfShort(t)
-	t.Parallel()
-	t.Cleanup(func() {
-		if err := stopShared(); err != nil {
-			t.Errorf("stop the shared fleet: %v", err)
-		}
-	})
-	for _, tc := range []struct {
-		name string
-		run  func(*testing.T)
-	}{
-		{"OCMShapedAddonRuns", testOCMShapedAddonRuns},
-		{"Addon", testAddon},
-		{"HubTunnel", testHubTunnel},
-		{"MCPWithARealClient", testMCPWithARealClient},
-		{"AgentNetworkPolicies", testAgentNetworkPolicies},
-		{"Registration", testRegistration},
-		{"PlacementRollout", testPlacementRollout},
-		{"StagedRolloutDiffUndo", testStagedRolloutDiffUndo},
-		{"TLSProfileOnNodes", testTLSProfileOnNodes},
-		{"VersionMatrix", testVersionMatrix},
-	} {
-		t.Run(tc.name, tc.run)
-	}
-}
-
-// The tests with fleets of their own take their turns (parallel) in the
-// order they are declared here: longest first, as make test measured them,
-// so that the longest do not start last and hold the package, the longest
-// of make test, minutes after the others.
+// The tests with fleets of their own run side by side once the tests that
+// share one have ended (parallel), and go test starts them in the order it
+// finds them: here, longest first (as make test measured them), so that the
+// longest do not start last and hold the package, the longest of make test,
+// minutes after the others. Each body is in the file of its subject.
 
 func TestStandbyHub(t *testing.T) { testStandbyHub(t) }
 

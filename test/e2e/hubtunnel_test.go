@@ -36,7 +36,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// testHubTunnel reaches cluster1 through the hub on the shared fleet, whose
+// TestHubTunnel reaches cluster1 through the hub on the shared fleet, whose
 // hub controller, hub tunnel and agents run as Pods: alice, a hub user with
 // managedclusters/proxy on cluster1 and edit in one namespace of cluster1
 // (bound there to ocm:hub:alice), writes a kubeconfig with `kubectl ocm
@@ -46,7 +46,7 @@ import (
 // file (the exec plugin `kubectl ocm credentials`) lists the Pods too. The
 // tunnel comes back after the agent's, the hub tunnel's and the hub
 // controller's Pods are killed.
-func testHubTunnel(t *testing.T) {
+func TestHubTunnel(t *testing.T) {
 	f := sharedFleet(t)
 	ctx := t.Context()
 	hubCluster, c1 := f.env.Cluster("hub"), f.env.Cluster("cluster1")

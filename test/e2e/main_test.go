@@ -61,10 +61,6 @@ func run(m *testing.M) int {
 	if testing.Short() {
 		return m.Run()
 	}
-	if err := takeOverParallel(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	dir, err := os.MkdirTemp("", "ocm-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

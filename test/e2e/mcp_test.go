@@ -29,7 +29,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// testMCPWithARealClient drives `kubectl ocm mcp` on the shared fleet, whose
+// TestMCPWithARealClient drives `kubectl ocm mcp` on the shared fleet, whose
 // agents and hub tunnel run as Pods, with the MCP Inspector's command-line
 // client (make mcp-inspector): over stdio as the hub admin, it lists the
 // clusters, reads a Pod's log on cluster1 through the hub, shows a gated
@@ -37,7 +37,7 @@ import (
 // approves it with it; over streamable HTTP each request's bearer token is
 // the caller, so a ServiceAccount the hub lets read cluster1 reads the log
 // and one it does not gets its 403.
-func testMCPWithARealClient(t *testing.T) {
+func TestMCPWithARealClient(t *testing.T) {
 	f := sharedFleet(t)
 	inspector := os.Getenv("OCM_MCP_INSPECTOR")
 	if inspector == "" {

@@ -23,7 +23,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// testAgentNetworkPolicies sets the Klusterlet's networkPolicyConfiguration
+// TestAgentNetworkPolicies sets the Klusterlet's networkPolicyConfiguration
 // on cluster1 of the shared fleet, whose node enforces NetworkPolicies: a
 // Pod of another namespace reached the agent's metrics and health ports
 // before and no longer does; the agent, restarted so that every connection
@@ -31,7 +31,7 @@ import (
 // hub's own policies: with the ClusterManager's networkPolicyConfiguration
 // the hub controller's metrics port closes to other Pods. Both fields are
 // unset again at the end.
-func testAgentNetworkPolicies(t *testing.T) {
+func TestAgentNetworkPolicies(t *testing.T) {
 	f := sharedFleet(t)
 	ctx := t.Context()
 	hubC, c1 := f.env.Cluster("hub"), f.env.Cluster("cluster1")

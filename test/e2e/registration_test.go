@@ -59,10 +59,10 @@ func pinFlags(t *testing.T, out string) []string {
 	return flags
 }
 
-// testRegistration is the getting-started flow: hub init, join two clusters,
+// TestRegistration is the getting-started flow: hub init, join two clusters,
 // accept them, and see them Joined and Available; then the seed examples of
 // the ManagedCluster document behave as it says.
-func testRegistration(t *testing.T) {
+func TestRegistration(t *testing.T) {
 	f := sharedFleet(t)
 	hub := f.env.Cluster("hub").Client()
 	ctx := t.Context()

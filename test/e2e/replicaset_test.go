@@ -22,12 +22,12 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// testPlacementRollout selects two joined clusters with a Placement created
+// TestPlacementRollout selects two joined clusters with a Placement created
 // by `kubectl ocm placement create` and rolls a ManifestWorkReplicaSet out to
 // them progressively, one cluster at a time, with a per-cluster override. A
 // change that fails on the first cluster stops the rollout there (maxFailures
 // 0) until it is mended; deleting the set removes everything it created.
-func testPlacementRollout(t *testing.T) {
+func TestPlacementRollout(t *testing.T) {
 	f := sharedFleet(t)
 	hub := f.env.Cluster("hub").Client()
 	managed := map[string]client.Client{

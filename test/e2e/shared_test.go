@@ -23,7 +23,7 @@ var shared struct {
 	f   *fleet
 	err error
 	// hubInit and getClusters are what `hub init` and `get clusters`
-	// printed during the flow, for testRegistration to check.
+	// printed during the flow, for TestRegistration to check.
 	hubInit, getClusters string
 	// tokens are the bootstrap tokens each cluster joined with: cluster1
 	// the one hub init printed, cluster2 one the hub lets register cluster2
@@ -117,17 +117,17 @@ func runShared(t *testing.T) error {
 }
 
 // parallel marks t, a test with a fleet of its own, to run beside the other
-// such tests and the shared fleet's (TestSharedFleet), taking its turn in
-// the order fleets_test.go declares (fleetTurns): at most -parallel fleets
-// of their own at once. Environments side by side take host slots of their
-// own (test/framework/internal/host), so nothing they make collides.
+// such tests: the go command starts them once every test that shares the
+// fleet (sharedFleet, which none of them uses) has ended, so the shared
+// fleet is stopped first, leaving the machine to them. Environments side by
+// side take host slots of their own (test/framework/internal/host).
 func parallel(t *testing.T) {
 	t.Helper()
 	framework.SkipIfShort(t)
-	turn := fleetTurns.take()
 	t.Parallel()
-	<-turn
-	t.Cleanup(fleetTurns.give)
+	if err := stopShared(); err != nil {
+		t.Logf("stop the shared fleet: %v", err)
+	}
 }
 
 // stopShared stops the shared fleet, if it was started.

@@ -19,7 +19,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// testStagedRolloutDiffUndo drives a ManifestWorkReplicaSet's second
+// TestStagedRolloutDiffUndo drives a ManifestWorkReplicaSet's second
 // version through the CLI on the shared fleet, whose agents and hub
 // controller run as Pods: `work diff` shows what it would change on both
 // clusters and changes nothing; the rollout in stages of one cluster waits
@@ -27,7 +27,7 @@ import (
 // `work rollout undo` brings the first version back through the same gates.
 // An approval of a stage that does not exist and an undo to a revision that
 // is not kept are refused.
-func testStagedRolloutDiffUndo(t *testing.T) {
+func TestStagedRolloutDiffUndo(t *testing.T) {
 	f := sharedFleet(t)
 	hub := f.env.Cluster("hub").Client()
 	managed := map[string]client.Client{"cluster1": f.env.Cluster("cluster1").Client(), "cluster2": f.env.Cluster("cluster2").Client()}

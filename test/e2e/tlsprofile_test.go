@@ -30,13 +30,13 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
-// testTLSProfileOnNodes sets TLS 1.3 only on the shared fleet's
+// TestTLSProfileOnNodes sets TLS 1.3 only on the shared fleet's
 // ClusterManager and checks, with openssl as a client no one here wrote,
 // that the hub controller's Pod refuses a TLS 1.2 handshake and completes a
 // TLS 1.3 one, and that the hub's API server still reaches the conversion
 // webhook and the hub tunnel. A suite the operator does not know is refused
 // with a condition and rolls nothing out. The fleet gets its profile back.
-func testTLSProfileOnNodes(t *testing.T) {
+func TestTLSProfileOnNodes(t *testing.T) {
 	const tls13 = "VersionTLS13"
 	f := sharedFleet(t)
 	hubCluster := f.env.Cluster("hub")

@@ -25,13 +25,13 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/test/seeds"
 )
 
-// testVersionMatrix runs the getting-started flow across two Kubernetes
+// TestVersionMatrix runs the getting-started flow across two Kubernetes
 // releases and both registration drivers: here, the shared fleet's hub runs
 // the current release and its cluster2, joined with the certificate driver,
 // the previous one; testPreviousReleaseHub is the other half. In each, the
 // seed's ManifestWork runs its Pod on the cluster of the other release, and
 // the hub reports that cluster's own version.
-func testVersionMatrix(t *testing.T) {
+func TestVersionMatrix(t *testing.T) {
 	f := sharedFleet(t)
 	hub, managed := f.env.Cluster("hub"), f.env.Cluster("cluster2")
 	assertOtherRelease(t, hub, managed)
