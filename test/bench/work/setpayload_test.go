@@ -392,8 +392,8 @@ func (f *fetcher) run(ctx context.Context, w watch.Interface, fs *fetchers) erro
 	if work == nil {
 		return fmt.Errorf("its watch ended before the set's work arrived")
 	}
-	now := time.Now()
-	f.seen.Store(&now)
+	seen := time.Now()
+	f.seen.Store(&seen)
 	w.Stop()
 	p, err := payload.Of(&work.Spec)
 	if err != nil || p == nil {
@@ -404,8 +404,8 @@ func (f *fetcher) run(ctx context.Context, w watch.Interface, fs *fetchers) erro
 			return err
 		}
 	}
-	now = time.Now()
-	f.done.Store(&now)
+	done := time.Now()
+	f.done.Store(&done)
 	return nil
 }
 
