@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/work/agent/apply"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 )
 
@@ -45,7 +46,7 @@ type workReconciler struct {
 	// setChunks reads the chunks of ManifestWorkReplicaSets' payloads
 	// through the hub tunnel's server; nil reads the cluster's namespace
 	// only.
-	setChunks *setChunksClient
+	setChunks *hubtunnel.ChunkClient
 	// payloads keeps the works' last verified large payloads.
 	payloads *payloadCache
 	// spoke reads AppliedManifestWorks from the manager's cache and writes

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,7 +25,6 @@ import (
 	payloadv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/payload/v1alpha1"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	workv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1alpha1"
-	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/payload"
 )
 
@@ -200,58 +196,8 @@ func (r *workReconciler) chunkGetter(work *workv1.ManifestWork) payload.Getter {
 		if !apierrors.IsNotFound(err) || !bySet || r.setChunks == nil {
 			return chunk, err
 		}
-		return r.setChunks.get(ctx, r.cluster, work.Name, name)
+		return r.setChunks.Get(ctx, r.cluster, work.Name, name)
 	}
-}
-
-// setChunksClient reads the chunks of sets' payloads through the hub
-// tunnel's server (hubtunnel.ChunkPath) with the session's credential.
-type setChunksClient struct {
-	host   string
-	client *http.Client
-}
-
-// maxChunkAnswer bounds what the agent reads of an answer: a chunk is at
-// most 1 MiB, a third more in base64, with its JSON around it.
-const maxChunkAnswer = 2 << 20
-
-// get reads chunk of cluster's ManifestWork work. A refusal is returned as
-// the API error the hub answered (404 a chunk missing from the set's
-// namespace, 403 a chunk the hub does not let this agent read), its message
-// the hub's.
-func (c *setChunksClient) get(ctx context.Context, cluster, work, chunk string) (*payloadv1alpha1.ManifestChunk, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.host, "/")+hubtunnel.ChunkPath(cluster, work, chunk), nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("read ManifestChunk %s through the hub tunnel: %w", chunk, err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxChunkAnswer+1))
-	if err != nil {
-		return nil, fmt.Errorf("read ManifestChunk %s through the hub tunnel: %w", chunk, err)
-	}
-	if len(body) > maxChunkAnswer {
-		return nil, fmt.Errorf("read ManifestChunk %s through the hub tunnel: the answer is over %d bytes", chunk, maxChunkAnswer)
-	}
-	if resp.StatusCode != http.StatusOK {
-		status := &metav1.Status{}
-		if json.Unmarshal(body, status) == nil && status.Kind == "Status" {
-			if status.Code == 0 {
-				status.Code = int32(resp.StatusCode)
-			}
-			return nil, &apierrors.StatusError{ErrStatus: *status}
-		}
-		return nil, apierrors.NewGenericServerResponse(resp.StatusCode, http.MethodGet, payloadv1alpha1.GroupVersion.WithResource("manifestchunks").GroupResource(), chunk, string(body), 0, false)
-	}
-	obj := &payloadv1alpha1.ManifestChunk{}
-	if err := json.Unmarshal(body, obj); err != nil {
-		return nil, fmt.Errorf("decode ManifestChunk %s from the hub tunnel: %w", chunk, err)
-	}
-	return obj, nil
 }
 
 // payloadUnreadable reports a payload that could not be read again while

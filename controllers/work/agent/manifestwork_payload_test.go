@@ -48,7 +48,7 @@ func TestChunkGetterAsksTheTunnelForASetsChunks(t *testing.T) {
 			Code: int32(answer), Reason: metav1.StatusReason(http.StatusText(answer)), Message: "refused by the test"})
 	}))
 	defer srv.Close()
-	setChunks := &setChunksClient{host: srv.URL, client: srv.Client()}
+	setChunks := &hubtunnel.ChunkClient{Host: srv.URL, Client: srv.Client()}
 
 	bySet := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{Namespace: "cluster1", Name: "web",
 		Labels: workv1alpha1.OwnerLabels("team", "web"), Annotations: workv1alpha1.OwnerAnnotations("team", "web")}}

@@ -29,6 +29,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	workv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/work/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubsession"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/hubtunnel"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/kubeconfig"
 )
 
@@ -49,7 +50,7 @@ func (a *Agent) runSession(ctx context.Context, cred *hubsession.Credential) err
 		return err
 	}
 	r := &workReconciler{
-		setChunks:     &setChunksClient{host: cfg.Host, client: hub.GetHTTPClient()},
+		setChunks:     &hubtunnel.ChunkClient{Host: cfg.Host, Client: hub.GetHTTPClient()},
 		hub:           hub.GetClient(),
 		hubReader:     hub.GetAPIReader(),
 		payloads:      &a.payloads,

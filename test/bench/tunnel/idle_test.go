@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,19 +63,7 @@ func BenchmarkTunnelIdle(b *testing.B) {
 	for range b.N {
 		f := benchkit.StartFleet(b, config.HubOperatorValues{})
 		ctx := b.Context()
-		f.WaitReady(ctx, b, "hub", config.HubNamespace, config.HubTunnelDeployment)
-		info, ok := f.Runner.Process("hub", config.HubNamespace, config.HubTunnelDeployment)
-		if !ok {
-			b.Fatal("the hub tunnel is not running")
-		}
-		port := tunnelPort(b, info.Args)
-		if err := framework.RouteAPIServiceToLoopback(ctx, f.HubClient, hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, port); err != nil {
-			b.Fatal(err)
-		}
-		benchkit.Poll(ctx, b, benchkit.FastPoll, 3*time.Minute, "the hub serving "+hubtunnel.GroupVersion, func(ctx context.Context) (bool, error) {
-			_, err := f.Hub.Clientset().Discovery().ServerResourcesForGroupVersion(hubtunnel.GroupVersion)
-			return err == nil, nil
-		})
+		info := f.ServeTunnel(ctx, b)
 		grantAttach(ctx, b, f)
 
 		hubPid, apiPid := info.Pid, f.Hub.APIServerPid()
@@ -172,24 +159,6 @@ func sockets(b *testing.B, pid int) int {
 		}
 	}
 	return n
-}
-
-// tunnelPort reads the port of --tunnel-bind-address from the hub
-// tunnel's arguments.
-func tunnelPort(b *testing.B, args []string) int {
-	b.Helper()
-	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "--tunnel-bind-address="); ok {
-			_, p, err := net.SplitHostPort(v)
-			if err == nil {
-				if port, err := strconv.Atoi(p); err == nil {
-					return port
-				}
-			}
-		}
-	}
-	b.Fatalf("no --tunnel-bind-address with a port in %v", args)
-	return 0
 }
 
 // grantAttach lets every agent certificate attach any cluster's tunnel at

@@ -63,17 +63,7 @@ func BenchmarkTunnelSlowReaders(b *testing.B) {
 func slowReadersRun(b *testing.B, hubArgs []string, timeDeletion bool) {
 	f := benchkit.StartFleetWith(b, benchkit.FleetOptions{RunnerArgs: map[string][]string{config.HubTunnelDeployment: hubArgs}})
 	ctx := b.Context()
-	info, ok := f.Runner.Process("hub", config.HubNamespace, config.HubTunnelDeployment)
-	if !ok {
-		b.Fatal("the hub tunnel is not running")
-	}
-	if err := framework.RouteAPIServiceToLoopback(ctx, f.HubClient, hubtunnel.APIServiceName, config.HubNamespace, hubtunnel.ServiceName, tunnelPort(b, info.Args)); err != nil {
-		b.Fatal(err)
-	}
-	benchkit.Poll(ctx, b, benchkit.FastPoll, 3*time.Minute, "the hub serving "+hubtunnel.GroupVersion, func(ctx context.Context) (bool, error) {
-		_, err := f.Hub.Clientset().Discovery().ServerResourcesForGroupVersion(hubtunnel.GroupVersion)
-		return err == nil, nil
-	})
+	info := f.ServeTunnel(ctx, b)
 	grantAttach(ctx, b, f)
 	metricsAddr := benchkit.FlagValue(info.Args, "--metrics-bind-address")
 	hubMetrics := func() framework.Metrics {

@@ -16,6 +16,13 @@
 //   - BenchmarkWorkDrift: from an edit of an applied ConfigMap on the managed
 //     cluster to a watch of that cluster delivering it restored, next to the
 //     lower bound of a raw client that watches and writes it back.
+//   - BenchmarkWorkLargePayload: a generated large payload written to each
+//     cluster's namespace, to Applied, and a second generation.
+//   - BenchmarkSetLargePayload: one ManifestWorkReplicaSet of a large
+//     payload placed on a fleet (the real clusters and simulated ones whose
+//     agents read every chunk through the hub tunnel): the hub's storage
+//     against the payload's size, the delivery times and the hub's CPU and
+//     memory meanwhile.
 //
 // Everything lives in _test.go files and runs only with -bench; the package is
 // skipped under -short. test/bench/README.md shows how to run it.

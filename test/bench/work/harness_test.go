@@ -167,13 +167,19 @@ func (wf *workFleet) deletePhase(ctx context.Context, b *testing.B, phase string
 // resource version seen.
 func (wf *workFleet) watchWorks(ctx context.Context, b *testing.B, phase string, fn func(at time.Time, w *workv1.ManifestWork)) {
 	b.Helper()
+	wf.watchWorksLabeled(ctx, b, client.MatchingLabels{runLabel: phase}, fn)
+}
+
+// watchWorksLabeled is watchWorks for the ManifestWorks that carry labels.
+func (wf *workFleet) watchWorksLabeled(ctx context.Context, b *testing.B, labels client.MatchingLabels, fn func(at time.Time, w *workv1.ManifestWork)) {
+	b.Helper()
 	open := func(rv string) (watch.Interface, error) {
-		return wf.hubW.Watch(ctx, &workv1.ManifestWorkList{}, client.MatchingLabels{runLabel: phase},
+		return wf.hubW.Watch(ctx, &workv1.ManifestWorkList{}, labels,
 			&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: rv}})
 	}
 	w, err := open("")
 	if err != nil {
-		b.Fatalf("watch the works of %s: %v", phase, err)
+		b.Fatalf("watch the works labeled %v: %v", labels, err)
 	}
 	go func() {
 		rv := ""

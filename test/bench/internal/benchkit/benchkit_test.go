@@ -171,6 +171,18 @@ func TestFlagValue(t *testing.T) {
 	}
 }
 
+func TestTunnelPort(t *testing.T) {
+	port, err := TunnelPort([]string{"tunnel", "--tunnel-bind-address=127.0.0.1:9443", "--metrics-bind-address=127.0.0.1:4000"})
+	if err != nil || port != 9443 {
+		t.Errorf("TunnelPort = %d, %v; want 9443", port, err)
+	}
+	for _, args := range [][]string{{"tunnel"}, {"--tunnel-bind-address=127.0.0.1"}, {"--tunnel-bind-address=:https"}} {
+		if _, err := TunnelPort(args); err == nil {
+			t.Errorf("TunnelPort(%q): no error", args)
+		}
+	}
+}
+
 func TestAckWorkStatus(t *testing.T) {
 	deployment := func(replicas string) workv1.Manifest {
 		spec := ""

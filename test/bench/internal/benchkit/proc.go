@@ -149,3 +149,11 @@ func ParseProcStat(stat string) (time.Duration, error) {
 	}
 	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
+
+// ResetPeak resets the peak resident set size (VmHWM) of process pid to its
+// current resident size, so that a later VmHWM is the peak since the
+// reset: "5" written to /proc/<pid>/clear_refs (as root, or the process's
+// owner).
+func ResetPeak(pid int) error {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
+}
