@@ -499,11 +499,20 @@ for c in hub cluster1 cluster2 hub2; do
 	step kubectl get pods -A -o wide --context "$c"
 done
 
-# Every verb above waited for what it changed: no Pod is left starting,
-# failing or terminating when the demo ends.
-not_ready=""
-for c in hub cluster1 cluster2 hub2; do
-	not_ready+=$(kubectl get pods -A --context "$c" -o go-template='{{range .items}}{{$ready := "False"}}{{range .status.conditions}}{{if eq .type "Ready"}}{{$ready = .status}}{{end}}{{end}}{{if or .metadata.deletionTimestamp (and (ne .status.phase "Succeeded") (ne $ready "True"))}}'"$c"'{{" "}}{{.metadata.namespace}}/{{.metadata.name}}{{" "}}{{.status.phase}}{{"\n"}}{{end}}{{end}}')
+# No Pod is left starting, failing or terminating when the demo ends. The
+# agents on cluster1 roll out once more after the last steps (their Pods are
+# seconds old here), so a Pod gets a minute to become ready.
+not_ready_pods() {
+	local c
+	for c in hub cluster1 cluster2 hub2; do
+		kubectl get pods -A --context "$c" -o go-template='{{range .items}}{{$ready := "False"}}{{range .status.conditions}}{{if eq .type "Ready"}}{{$ready = .status}}{{end}}{{end}}{{if or .metadata.deletionTimestamp (and (ne .status.phase "Succeeded") (ne $ready "True"))}}'"$c"'{{" "}}{{.metadata.namespace}}/{{.metadata.name}}{{" "}}{{.status.phase}}{{"\n"}}{{end}}{{end}}'
+	done
+}
+deadline=$((SECONDS + 60))
+not_ready=$(not_ready_pods)
+while [[ -n $not_ready ]] && ((SECONDS < deadline)); do
+	sleep 2
+	not_ready=$(not_ready_pods)
 done
 if [[ -n $not_ready ]]; then
 	printf '\nThese Pods were not ready when the demo ended:\n%s\n' "$not_ready" >&2
