@@ -79,7 +79,10 @@ func TestSlowReaders(t *testing.T) {
 	for range slowReaders {
 		resp := openUnreadPath(ctx, t, hubCluster, "mallory", "cluster1", path)
 		require.NotNil(t, resp)
-		require.Equal(t, http.StatusOK, resp.StatusCode)
+		if resp.StatusCode != http.StatusOK {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+			t.Fatalf("a slow reader's request: %s: %s", resp.Status, body)
+		}
 		slow = append(slow, resp)
 	}
 	logged := time.Now()
