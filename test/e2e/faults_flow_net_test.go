@@ -133,7 +133,9 @@ func (fl *flow) restarts(t *testing.T) {
 					continue
 				}
 				last := fl.previousLog(t, name)
-				assert.Contains(t, last, "leader election lost", "%s restarted after an outage of %s, not for a lost lease; the end of its log:\n%s", name, down, last)
+				if !strings.Contains(last, "leader election lost") {
+					t.Errorf("%s restarted after an outage of %s, not for a lost lease; %s\nthe end of its log:\n%s", name, down, fl.whyRestarted(t, name), last)
+				}
 			}
 		})
 	}
@@ -259,6 +261,35 @@ func (fl *flow) waitAvailable(t *testing.T, status metav1.ConditionStatus) {
 		err := fl.hubc.Get(ctx, client.ObjectKey{Name: "cluster1"}, mc)
 		return conditionStatus(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable) == status, err
 	})
+}
+
+// whyRestarted describes, for a component previousLog does not explain, how
+// its last container ended and what the Pod's events say: a liveness probe
+// kill or an eviction shows there, not in the log.
+func (fl *flow) whyRestarted(t *testing.T, component string) string {
+	t.Helper()
+	parts := strings.SplitN(component, "/", 3)
+	cluster, namespace, name := parts[0], parts[1], parts[2]
+	ctx := t.Context()
+	pod, err := fl.runningPod(ctx, cluster, namespace, name)
+	if err != nil || pod == nil {
+		return fmt.Sprintf("its Pod is not found (%v)", err)
+	}
+	out := fmt.Sprintf("Pod %s, %d restarts", pod.Name, pod.Status.ContainerStatuses[0].RestartCount)
+	if term := pod.Status.ContainerStatuses[0].LastTerminationState.Terminated; term != nil {
+		out += fmt.Sprintf("; the last container ended %s: exit code %d, reason %q %s",
+			term.FinishedAt.UTC().Format(time.RFC3339), term.ExitCode, term.Reason, term.Message)
+	}
+	events, err := fl.env.Cluster(cluster).Clientset().CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: "involvedObject.name=" + pod.Name,
+	})
+	if err != nil {
+		return out + fmt.Sprintf("; its events: %v", err)
+	}
+	for _, e := range events.Items {
+		out += fmt.Sprintf("\nevent %s x%d %s: %s", e.LastTimestamp.UTC().Format(time.RFC3339), e.Count, e.Reason, e.Message)
+	}
+	return out
 }
 
 // previousLog returns the last lines the instance of component (as
