@@ -8,7 +8,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -31,9 +30,12 @@ func isForeign(err error) bool { return errors.Is(err, errForeign) }
 // cluster (namespace).
 func (r *Reconciler) listWorks(ctx context.Context, mwrs *workv1alpha1.ManifestWorkReplicaSet) (map[string]*workv1.ManifestWork, error) {
 	list := &workv1.ManifestWorkList{}
-	selector := workv1alpha1.OwnerLabels(mwrs.Namespace, mwrs.Name)
-	if err := r.Client.List(ctx, list, client.MatchingLabels(selector)); err != nil {
-		return nil, fmt.Errorf("list ManifestWorks labeled %s: %w", labels.SelectorFromSet(selector), err)
+	// The cache's own objects, not copies: a set of 10,000 clusters is
+	// reconciled many times a second during a rollout. What the reconcile
+	// changes it copies first (applyWork, relabel) and puts in the map in
+	// the cached object's place.
+	if err := r.Client.List(ctx, list, client.MatchingFields{ownerIndex: mwrs.Namespace + "/" + mwrs.Name}, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, fmt.Errorf("list the ManifestWorks of ManifestWorkReplicaSet %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
 	}
 	works := make(map[string]*workv1.ManifestWork, len(list.Items))
 	for i := range list.Items {

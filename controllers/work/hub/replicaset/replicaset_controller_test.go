@@ -48,7 +48,7 @@ func fixture(strategy clusterv1alpha1.RolloutStrategy, overrides []workv1alpha1.
 			Overrides:            overrides,
 		},
 	}
-	c := fake.NewClientBuilder().WithScheme(apis.Scheme).
+	c := fake.NewClientBuilder().WithScheme(apis.Scheme).WithIndex(&workv1.ManifestWork{}, ownerIndex, ownerKey).
 		WithObjects(&clusterv1beta1.Placement{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}, pd, mwrs).
 		WithStatusSubresource(&workv1alpha1.ManifestWorkReplicaSet{}, &workv1.ManifestWork{}).Build()
 	return &Reconciler{Client: c, Recorder: events.NewFakeRecorder(10)}, c
