@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"runtime/debug"
 	"time"
@@ -55,6 +57,9 @@ type ManagerOptions struct {
 	// towards the cluster it runs against; a KubeAPIQPS of 0 sets none.
 	KubeAPIQPS   float32
 	KubeAPIBurst int
+	// Profiling serves Go's runtime profiles under /debug/pprof/ on the
+	// metrics address.
+	Profiling bool
 
 	zap zap.Options
 }
@@ -98,6 +103,7 @@ func (o *ManagerOptions) AddFlagsWithLimits(fs *pflag.FlagSet, leaderElect bool,
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Default: $KUBECONFIG, the in-cluster configuration, then ~/.kube/config.")
 	fs.Float32Var(&o.KubeAPIQPS, "kube-api-qps", qps, "Requests per second of the manager to the cluster it runs against; 0 sets no client-side limit, leaving the API server's priority and fairness as the limit.")
 	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", burst, "Request burst of the manager to the cluster it runs against; unused when --kube-api-qps is 0.")
+	fs.BoolVar(&o.Profiling, "profiling", false, "Serve Go's runtime profiles (CPU, heap, goroutines) under /debug/pprof/ on --metrics-bind-address, as Kubernetes' components do with --profiling. Whoever reaches that address may read them.")
 	gofs := flag.NewFlagSet("zap", flag.ContinueOnError)
 	o.zap.BindFlags(gofs)
 	fs.AddGoFlagSet(gofs)
@@ -186,6 +192,21 @@ func (o *ManagerOptions) RESTConfig() (*rest.Config, error) {
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace="{{ .Namespace }}",resources=leases,verbs=get;create;update
 // +kubebuilder:rbac:groups="",namespace="{{ .Namespace }}",resources=events,verbs=create;patch
 
+// profilingHandlers returns the handlers of Go's runtime profiles when
+// --profiling is set, nil otherwise.
+func (o *ManagerOptions) profilingHandlers() map[string]http.Handler {
+	if !o.Profiling {
+		return nil
+	}
+	return map[string]http.Handler{
+		"/debug/pprof/":        http.HandlerFunc(pprof.Index),
+		"/debug/pprof/cmdline": http.HandlerFunc(pprof.Cmdline),
+		"/debug/pprof/profile": http.HandlerFunc(pprof.Profile),
+		"/debug/pprof/symbol":  http.HandlerFunc(pprof.Symbol),
+		"/debug/pprof/trace":   http.HandlerFunc(pprof.Trace),
+	}
+}
+
 // NewManager returns a manager with the shared settings: the project's
 // scheme, metrics, health and readiness checks, and leader election under
 // leaderElectionID. customize may adjust the options (for example the cache)
@@ -194,7 +215,7 @@ func (o *ManagerOptions) NewManager(cfg *rest.Config, leaderElectionID string, c
 	t := o.leaderElectionTimings()
 	opts := manager.Options{
 		Scheme:                  apis.Scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress, ExtraHandlers: o.profilingHandlers()},
 		HealthProbeBindAddress:  o.HealthProbeBindAddress,
 		LeaderElection:          o.LeaderElect,
 		LeaderElectionID:        leaderElectionID,

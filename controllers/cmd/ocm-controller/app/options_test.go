@@ -1,6 +1,9 @@
 package app
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -50,5 +53,35 @@ func TestLeaderElectionFlags(t *testing.T) {
 				t.Fatalf("timings %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestProfilingFlag checks that --profiling serves Go's profiles, a heap
+// profile and the CPU profile's endpoint among them, and that without it
+// the metrics address serves none.
+func TestProfilingFlag(t *testing.T) {
+	parse := func(args ...string) *ManagerOptions {
+		o := &ManagerOptions{}
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		o.AddFlags(fs, true)
+		require.NoError(t, fs.Parse(args))
+		return o
+	}
+	require.Nil(t, parse().profilingHandlers(), "profiles served without --profiling")
+
+	mux := http.NewServeMux()
+	for path, h := range parse("--profiling").profilingHandlers() {
+		mux.Handle(path, h)
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	for _, path := range []string{"/debug/pprof/", "/debug/pprof/heap?debug=1", "/debug/pprof/goroutine?debug=1", "/debug/pprof/profile?seconds=1"} {
+		resp, err := srv.Client().Get(srv.URL + path)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", path, body)
+		require.NotEmpty(t, body, path)
 	}
 }
