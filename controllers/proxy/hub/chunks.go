@@ -88,10 +88,8 @@ func (s *Server) serveChunk(w http.ResponseWriter, r *http.Request, c *caller, c
 	if !s.admitAgent(w, r, c, hubtunnel.ChunksSubresource, cluster, "read the payload chunks of its works") {
 		return
 	}
-	release, err := s.conns.acquire(cluster, c.user)
-	if err != nil {
-		w.Header().Set("Retry-After", "1")
-		writeStatus(w, http.StatusTooManyRequests, err.Error())
+	release, ok := s.acquireConn(w, cluster, c.user)
+	if !ok {
 		return
 	}
 	defer release()

@@ -83,6 +83,18 @@ func (s *Server) attached(t *tunnel) func() {
 	}
 }
 
+// acquireConn counts a request against the connection limits of cluster
+// and user; past them it answers 429 with Retry-After and returns false.
+func (s *Server) acquireConn(w http.ResponseWriter, cluster, user string) (release func(), ok bool) {
+	release, err := s.conns.acquire(cluster, user)
+	if err != nil {
+		w.Header().Set("Retry-After", "1")
+		writeStatus(w, http.StatusTooManyRequests, err.Error())
+		return nil, false
+	}
+	return release, true
+}
+
 // serveProxy sends the request through cluster's tunnel.
 func (s *Server) serveProxy(w http.ResponseWriter, r *http.Request, c *caller, cluster string) {
 	verb := hubtunnel.ProxyVerb(r.Method)
@@ -94,10 +106,8 @@ func (s *Server) serveProxy(w http.ResponseWriter, r *http.Request, c *caller, c
 			"cluster %s has no tunnel to the hub: its agent is not connected, or its Klusterlet turns the HubTunnel feature off (spec.registrationConfiguration.featureGates)", cluster))
 		return
 	}
-	release, err := s.conns.acquire(cluster, c.user)
-	if err != nil {
-		w.Header().Set("Retry-After", "1")
-		writeStatus(w, http.StatusTooManyRequests, err.Error())
+	release, ok := s.acquireConn(w, cluster, c.user)
+	if !ok {
 		return
 	}
 	defer release()
