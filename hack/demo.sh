@@ -6,7 +6,8 @@
 # agent's and a bootstrap token's credentials may not do, upgrade the hub and cluster1's agent, deliver a ManifestWork to
 # cluster1 and read its Pod's log through the hub, deliver a payload of 3.7 MiB
 # to cluster1 as ManifestChunks, roll a workload out to both clusters through a placement (and a
-# second version, rolled back), give
+# second version, rolled back) and the large payload too, its chunks kept once
+# on the hub, give
 # every cluster of the default set a namespace, then
 # install the example add-ons on both: one the hub deploys from an
 # AddOnTemplate, one with a manager of its own; install a standby hub,
@@ -361,6 +362,17 @@ step kubectl ocm work rollout approve hello-fleet -n demo --stage batch-1 --cont
 step kubectl ocm work rollout approve hello-fleet -n demo --stage batch-2 --context hub
 step kubectl wait --for=jsonpath='{.data.greeting}'='hello from the hub' configmap/hello-fleet -n default --context cluster2 --timeout=2m
 step kubectl ocm work get hello-fleet --replicaset -n demo --context hub
+# The large payload again, renamed, through the placement: the set's chunks
+# are kept once, in its namespace demo, and no cluster namespace holds a
+# copy. Each placed cluster's agent reads them through the hub tunnel, which
+# serves a chunk only to the agent of a cluster the set places now, and only
+# a chunk the set's payload lists.
+sed 's/large-payload/large-fleet/' "$PAYLOAD" >"$DEV_ENV_DIR/large-fleet.yaml"
+step kubectl ocm work create large-fleet -f "$DEV_ENV_DIR/large-fleet.yaml" --placement demo/all-clusters --context hub
+step kubectl wait --for=condition=PlacementRolledOut manifestworkreplicaset/large-fleet -n demo --context hub --timeout=3m
+step sh -c "kubectl get manifestchunks -n demo --context hub --no-headers | wc -l"
+step kubectl get manifestchunks -n cluster2 --context hub
+step kubectl get configmaps -n default -l demo=large-fleet --context cluster2
 
 phase "fleet namespaces"
 # Fleet namespaces: every cluster of the default set gets namespace team-a,
