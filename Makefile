@@ -55,13 +55,6 @@ TEST_TIMEOUT ?= 60m
 # the timing of the fault tests far from their deadlines.
 TEST_P        ?= 4
 TEST_PARALLEL ?= 2
-# E2E_PARALLEL is how many tests with fleets of their own the end-to-end
-# package runs at once, in place of TEST_PARALLEL (OCM_E2E_PARALLEL): much of
-# such a test's time is waiting on nodes, Pods and timeouts (TestStandbyHub
-# waits out the agent's 180 s hub connection timeout), so a third fleet
-# uses what the other two leave of the machine. Empty: TEST_PARALLEL.
-E2E_PARALLEL  ?= 3
-export OCM_E2E_PARALLEL := $(E2E_PARALLEL)
 # TEST_FIRST lists the packages that take longest, longest first: the go
 # command starts packages in the order they are named, so naming these before
 # ./... starts them at once instead of after the short packages, and the

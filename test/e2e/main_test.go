@@ -55,17 +55,6 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	flag.Parse()
-	// OCM_E2E_PARALLEL, when set, is how many tests with fleets of their own
-	// run at once in this package, in place of go test -parallel, which
-	// applies to every package: a fleet's test spends much of its time
-	// waiting on nodes, Pods and timeouts (TestStandbyHub 180 s of its
-	// 340), so this package may run more of them at once than the others.
-	if p := os.Getenv("OCM_E2E_PARALLEL"); p != "" {
-		if err := flag.Set("test.parallel", p); err != nil {
-			fmt.Fprintf(os.Stderr, "OCM_E2E_PARALLEL=%s: %v\n", p, err)
-			return 1
-		}
-	}
 	// The component runner's caches log through controller-runtime; its own
 	// progress lines are what the tests show.
 	ctrllog.SetLogger(logr.Discard())
