@@ -263,13 +263,21 @@ func (fl *flow) waitAvailable(t *testing.T, status metav1.ConditionStatus) {
 	})
 }
 
+// componentParts splits a component's name as components names it,
+// cluster/namespace/Deployment.
+func componentParts(t *testing.T, component string) (cluster, namespace, name string) {
+	t.Helper()
+	parts := strings.SplitN(component, "/", 3)
+	require.Len(t, parts, 3, "component %q", component)
+	return parts[0], parts[1], parts[2]
+}
+
 // whyRestarted describes, for a component previousLog does not explain, how
 // its last container ended and what the Pod's events say: a liveness probe
 // kill or an eviction shows there, not in the log.
 func (fl *flow) whyRestarted(t *testing.T, component string) string {
 	t.Helper()
-	parts := strings.SplitN(component, "/", 3)
-	cluster, namespace, name := parts[0], parts[1], parts[2]
+	cluster, namespace, name := componentParts(t, component)
 	ctx := t.Context()
 	pod, err := fl.runningPod(ctx, cluster, namespace, name)
 	if err != nil || pod == nil {
@@ -297,9 +305,7 @@ func (fl *flow) whyRestarted(t *testing.T, component string) string {
 // current one wrote.
 func (fl *flow) previousLog(t *testing.T, component string) string {
 	t.Helper()
-	parts := strings.SplitN(component, "/", 3)
-	require.Len(t, parts, 3, "component %q", component)
-	cluster, namespace, name := parts[0], parts[1], parts[2]
+	cluster, namespace, name := componentParts(t, component)
 	var logs []byte
 	framework.Eventually(t.Context(), t, time.Minute, "the previous log of "+component, func(ctx context.Context) (bool, error) {
 		pod, err := fl.runningPod(ctx, cluster, namespace, name)
