@@ -2,19 +2,21 @@ package framework
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-
-	"io"
 )
 
 // KeepDirEnv names the environment variable that, when set to a directory,
@@ -79,18 +81,111 @@ func BuildForTest(t testing.TB, pkg, name string, buildFlags ...string) string {
 // the package's name); buildFlags go to `go build` before the package, after
 // -race when the test runs with the race detector. The error carries the
 // compiler's output.
+//
+// The binary is linked once for every test package of a run: each package
+// and set of flags has a directory under _output/test-bin where `go build`
+// keeps its output, and the go command links again only when that output is
+// stale (its build ID no longer matches the sources and flags), which takes a
+// second where a link takes several of CPU. out gets a copy, so that a later
+// build in another test package never changes a binary that a test runs.
 func Build(out, pkg string, buildFlags ...string) error {
 	root, err := RepoRoot()
 	if err != nil {
 		return err
 	}
-	args := append([]string{"build", "-o", out}, raceBuildFlags...)
-	cmd := exec.Command("go", append(append(args, buildFlags...), pkg)...)
+	name := filepath.Base(pkg)
+	if strings.HasSuffix(out, "/") {
+		out = filepath.Join(out, name)
+	}
+	flags := append(append([]string{}, raceBuildFlags...), buildFlags...)
+	sum := sha256.Sum256([]byte(strings.Join(append([]string{pkg}, flags...), "\x00")))
+	bins := filepath.Join(root, "_output", "test-bin")
+	pruneBuilds.Do(func() { pruneStale(bins, time.Now().Add(-staleBuild)) })
+	dir := filepath.Join(bins, hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// The directory's time is its last use, for pruneStale.
+	now := time.Now()
+	if err := os.Chtimes(dir, now, now); err != nil {
+		return err
+	}
+	// Packages run in processes of their own: the lock keeps two of them
+	// from writing the same output at once.
+	unlock, err := lockPath(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	built := filepath.Join(dir, name)
+	args := append([]string{"build", "-o", built}, flags...)
+	cmd := exec.Command("go", append(args, pkg)...)
 	cmd.Dir = root
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %w\n%s", pkg, err, msg)
 	}
-	return nil
+	return copyExecutable(built, out)
+}
+
+// staleBuild is how long a binary of Build stays unused before a later test
+// process removes it: the flags of some builds (a version stamp) change from
+// commit to commit, and each binary is about 100 MB.
+const staleBuild = 24 * time.Hour
+
+var pruneBuilds sync.Once
+
+// pruneStale removes the directories under dir last used before cutoff.
+func pruneStale(dir string, cutoff time.Time) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && e.IsDir() && info.ModTime().Before(cutoff) {
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// lockPath takes an exclusive lock on the file path, creating it, and
+// returns its release.
+func lockPath(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return func() {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = f.Close()
+	}, nil
+}
+
+// copyExecutable copies the executable src to dst through a temporary file
+// beside dst, so that dst is never seen half written.
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+"-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := io.Copy(tmp, in); err != nil {
+		_ = tmp.Close()
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	if err := tmp.Chmod(0o755); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
 }
 
 // SkipIfShort skips t under `go test -short`, the fast tier that starts no
