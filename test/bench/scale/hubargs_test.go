@@ -37,10 +37,10 @@ func newHubArgs(b *testing.B) *hubArgs {
 }
 
 // set makes the hub controller's next start add args (space-separated
-// flags) to its own.
+// flags) and those of -hub-args to its own.
 func (a *hubArgs) set(b *testing.B, args string) {
 	b.Helper()
-	if err := os.WriteFile(a.file, []byte(args), 0o644); err != nil {
+	if err := os.WriteFile(a.file, []byte(strings.TrimSpace(*extraHubArgs+" "+args)), 0o644); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -25,6 +25,8 @@ var (
 		"How the simulated agents run: \"process\", all in one sim-agents process sharing one connection and impersonating each cluster's agent (its CPU and memory reported as sim-agents); \"tls\", in the harness's process, each with its own certificate, connection and watches.")
 	baselineHubArgs = flag.String("baseline-hub-args", "--kube-api-qps=50 --kube-api-burst=100",
 		"Hub controller flags of the baseline rollout: at every step the hub controller restarts with them for one more rollout of type All, then restarts without them, so that the shipped configuration and the baseline are compared on the same fleet. Empty skips the baseline.")
+	extraHubArgs = flag.String("hub-args", "",
+		"Flags added to the hub controller's at every start, the baseline's included: --profiling serves /debug/pprof on its metrics address, to profile it during a run.")
 	kfClusters = flag.Int("kubefleet-clusters", 1000,
 		"BenchmarkKubeFleet: clusters of the fleet, the 2 of real agents included.")
 	kfPlacements = flag.Int("kubefleet-placements", 1000,
