@@ -58,6 +58,9 @@ type Reconciler struct {
 // registrations, and when their cluster comes, goes, or is accepted or
 // denied.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := csr.IndexByCluster(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-csr").
 		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
@@ -65,13 +68,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return csr.IsAddonRequest(req) && !csr.Decided(req)
 		}))).
 		Watches(&addonv1alpha1.ManagedClusterAddOn{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-			return csr.PendingRequests(ctx, r.Client, true, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetNamespace(), addonv1alpha1.AddonLabelKey: obj.GetName()})
+			return csr.PendingRequests(ctx, r.Client, true, csr.OfCluster(obj.GetNamespace()), client.MatchingLabels{addonv1alpha1.AddonLabelKey: obj.GetName()})
 		}), builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 			o, n := e.ObjectOld.(*addonv1alpha1.ManagedClusterAddOn), e.ObjectNew.(*addonv1alpha1.ManagedClusterAddOn)
 			return !equality.Semantic.DeepEqual(o.Status.Registrations, n.Status.Registrations)
 		}})).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-			return csr.PendingRequests(ctx, r.Client, true, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()}, client.HasLabels{addonv1alpha1.AddonLabelKey})
+			return csr.PendingRequests(ctx, r.Client, true, csr.OfCluster(obj.GetName()), client.HasLabels{addonv1alpha1.AddonLabelKey})
 		}), builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 			return lookup.ClusterAccepted(e.ObjectOld.(*clusterv1.ManagedCluster)) != lookup.ClusterAccepted(e.ObjectNew.(*clusterv1.ManagedCluster))
 		}})).

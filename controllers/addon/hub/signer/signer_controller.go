@@ -20,7 +20,6 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/internal/lookup"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/addon/registration"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
-	clusterv1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/certs"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 )
@@ -70,6 +69,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Secrets == nil {
 		r.Secrets = mgr.GetAPIReader()
 	}
+	if err := csr.IndexByCluster(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("addon-signer").
 		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
@@ -98,7 +100,7 @@ func needsSigning(obj *certificatesv1.CertificateSigningRequest) bool {
 // signing.
 func (r *Reconciler) unsignedRequests(ctx context.Context, obj client.Object) []reconcile.Request {
 	list := &certificatesv1.CertificateSigningRequestList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetNamespace(), addonv1alpha1.AddonLabelKey: obj.GetName()}); err != nil {
+	if err := r.Client.List(ctx, list, csr.OfCluster(obj.GetNamespace()), client.MatchingLabels{addonv1alpha1.AddonLabelKey: obj.GetName()}); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "List CertificateSigningRequests")
 		return nil
 	}

@@ -72,6 +72,9 @@ type Reconciler struct {
 // request was approved) or its grants do (they name its token identity once
 // the ServiceAccount exists).
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := csr.IndexByCluster(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("agenttoken").
 		For(&certificatesv1.CertificateSigningRequest{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
@@ -97,7 +100,7 @@ func (r *Reconciler) requestsOfLabeled(ctx context.Context, obj client.Object) [
 // requestsOf returns the approved, unanswered token requests of cluster.
 func (r *Reconciler) requestsOf(ctx context.Context, cluster string) []reconcile.Request {
 	list := &certificatesv1.CertificateSigningRequestList{}
-	if err := r.Client.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: cluster}); err != nil {
+	if err := r.Client.List(ctx, list, csr.OfCluster(cluster)); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "List CertificateSigningRequests", "cluster", cluster)
 		return nil
 	}

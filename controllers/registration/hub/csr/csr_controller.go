@@ -72,6 +72,9 @@ type Reconciler struct {
 // their cluster changes (for example when it is accepted) and when the
 // ClusterManager's auto-approve list changes.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := csr.IndexByCluster(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("csr").
 		// Add-on agents' requests are the add-on approver's.
@@ -79,7 +82,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return !csr.IsAddonRequest(obj.(*certificatesv1.CertificateSigningRequest))
 		}))).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-			return csr.PendingRequests(ctx, r.Client, false, client.MatchingLabels{clusterv1.ClusterNameLabelKey: obj.GetName()})
+			return csr.PendingRequests(ctx, r.Client, false, csr.OfCluster(obj.GetName()))
 		})).
 		Watches(&operatorv1.ClusterManager{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
 			return csr.PendingRequests(ctx, r.Client, false, client.HasLabels{clusterv1.ClusterNameLabelKey})

@@ -27,6 +27,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/clusternamespace"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/identity"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/registration/csr"
 )
 
 // FieldManager owns the fields the hub controller applies.
@@ -76,6 +77,9 @@ type Reconciler struct {
 // and the token identities (ServiceAccounts labeled with the cluster name),
 // whose creation and deletion add and remove them as subjects.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := csr.IndexByCluster(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	byLabel := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 		if name := obj.GetLabels()[clusterv1.ClusterNameLabelKey]; name != "" {
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: name}}}
@@ -134,7 +138,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedCluster) (recheck time.Duration, err error) {
 	name := cluster.Name
 	csrs := &certificatesv1.CertificateSigningRequestList{}
-	if err := r.Client.List(ctx, csrs, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
+	if err := r.Client.List(ctx, csrs, csr.OfCluster(name)); err != nil {
 		return 0, fmt.Errorf("list CertificateSigningRequests of cluster %s: %w", name, err)
 	}
 	sa, err := r.tokenIdentity(ctx, name)
