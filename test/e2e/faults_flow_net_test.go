@@ -275,11 +275,11 @@ func componentParts(t *testing.T, component string) (cluster, namespace, name st
 // whyRestarted describes, for a component previousLog does not explain, how
 // its last container ended and what the Pod's events say: a liveness probe
 // kill or an eviction shows there, not in the log.
-func (fl *flow) whyRestarted(t *testing.T, component string) string {
+func (f *fleet) whyRestarted(t *testing.T, component string) string {
 	t.Helper()
 	cluster, namespace, name := componentParts(t, component)
 	ctx := t.Context()
-	pod, err := fl.runningPod(ctx, cluster, namespace, name)
+	pod, err := f.runningPod(ctx, cluster, namespace, name)
 	if err != nil || pod == nil {
 		return fmt.Sprintf("its Pod is not found (%v)", err)
 	}
@@ -288,7 +288,7 @@ func (fl *flow) whyRestarted(t *testing.T, component string) string {
 		out += fmt.Sprintf("; the last container ended %s: exit code %d, reason %q %s",
 			term.FinishedAt.UTC().Format(time.RFC3339), term.ExitCode, term.Reason, term.Message)
 	}
-	events, err := fl.env.Cluster(cluster).Clientset().CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
+	events, err := f.env.Cluster(cluster).Clientset().CoreV1().Events(namespace).List(ctx, metav1.ListOptions{
 		FieldSelector: "involvedObject.name=" + pod.Name,
 	})
 	if err != nil {

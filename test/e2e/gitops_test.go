@@ -101,7 +101,9 @@ func (f *fleet) unchangedBy(t *testing.T, cluster, namespace, name string, objs 
 	}
 	again := f.instance(t, cluster, namespace, name)
 	assert.Equal(t, running.id, again.id, "Deployment %s/%s on %s was restarted", namespace, name, cluster)
-	assert.Zero(t, again.restarts, "Deployment %s/%s on %s restarted", namespace, name, cluster)
+	if again.restarts != 0 {
+		t.Errorf("Deployment %s/%s on %s restarted: %s", namespace, name, cluster, f.whyRestarted(t, cluster+"/"+namespace+"/"+name))
+	}
 }
 
 // ocmStdout runs `kubectl ocm args...` like ocm but returns its standard
