@@ -88,7 +88,7 @@ TEST_ENV    := CGO_ENABLED=0
 # which nothing in make test reads (stack traces come from the symbol
 # table): a test binary links in about a fifth less CPU
 # (test/integration/work: 5.8 CPU-seconds instead of 7.2), and make test
-# links one per package.
+# and test-race-unit link one per package.
 TEST_LDFLAGS := -w
 # RACE_LOG_DIR receives the race reports of make test-race (GORACE log_path).
 RACE_LOG_DIR := $(ROOT)/_output/race
@@ -250,7 +250,7 @@ test-short: ## Run the fast unit tests only (no control planes).
 # integration, end-to-end, benchmarks) skips what starts clusters, and
 # building its test binaries with -race would cost minutes for nothing.
 test-race-unit: ## Run the fast unit tests of the product's packages (all but test/) with the race detector (go test -race -short).
-	$(GO) test -race -short -count=1 -vet=off $(GOFLAGS_TEST) $$($(GO) list ./... | grep -v '^$(MODULE)/test/')
+	$(GO) test -race -short -count=1 -vet=off -ldflags=$(TEST_LDFLAGS) $(GOFLAGS_TEST) $$($(GO) list ./... | grep -v '^$(MODULE)/test/')
 
 # The integration tests run most controllers in the test binary; the binaries
 # they build and launch (test/framework.Build) are built with -race too, and
