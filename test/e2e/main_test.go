@@ -99,6 +99,10 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	if err := useFleetLimit(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	code := m.Run()
 	if err := stopShared(); err != nil {
 		fmt.Fprintf(os.Stderr, "stop the shared fleet: %v\n", err)

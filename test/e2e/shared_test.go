@@ -3,9 +3,12 @@ package e2e
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -120,14 +123,91 @@ func runShared(t *testing.T) error {
 // such tests: the go command starts them once every test that shares the
 // fleet (sharedFleet, which none of them uses) has ended, so the shared
 // fleet is stopped first, leaving the machine to them. Environments side by
-// side take host slots of their own (test/framework/internal/host).
+// side take host slots of their own (test/framework/internal/host). They
+// start in the order they are declared (fleets), at most -test.parallel at
+// once.
 func parallel(t *testing.T) {
 	t.Helper()
 	framework.SkipIfShort(t)
+	turn := fleets.register()
 	t.Parallel()
+	fleets.enter(turn)
+	t.Cleanup(fleets.leave)
 	if err := stopShared(); err != nil {
 		t.Logf("stop the shared fleet: %v", err)
 	}
+}
+
+// fleets admits the tests with fleets of their own in the order they called
+// parallel, capacity at a time. The go command releases paused parallel
+// tests in no set order, so it would start the longest last as often as
+// first, and the package would end with one fleet running alone on an
+// otherwise idle machine; TestMain hands the go command's limit to fleets
+// (useFleetLimit).
+var fleets = newGate()
+
+// gate is fleets' type.
+type gate struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	// capacity is how many tests run at once; running how many do.
+	capacity, running int
+	// registered counts the tests that called parallel; next is the turn
+	// of the one to admit next.
+	registered, next int
+}
+
+func newGate() *gate {
+	g := &gate{capacity: 1}
+	g.cond = sync.NewCond(&g.mu)
+	return g
+}
+
+// register returns the caller's turn. Every test registers before any is
+// admitted: t.Parallel returns only after every top-level test has called
+// it.
+func (g *gate) register() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.registered++
+	return g.registered - 1
+}
+
+// enter waits until it is turn's turn and a place is free.
+func (g *gate) enter(turn int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for g.next != turn || g.running >= g.capacity {
+		g.cond.Wait()
+	}
+	g.next++
+	g.running++
+	g.cond.Broadcast()
+}
+
+// leave frees the caller's place.
+func (g *gate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.running--
+	g.cond.Broadcast()
+}
+
+// useFleetLimit makes the go command's -test.parallel fleets' capacity and
+// lifts the go command's own limit, which would otherwise pick the tests
+// fleets admits among those it released, in its own order. Every test of
+// the package that runs in parallel goes through parallel.
+func useFleetLimit() error {
+	f := flag.Lookup("test.parallel")
+	if f == nil {
+		return errors.New("no -test.parallel flag")
+	}
+	n, err := strconv.Atoi(f.Value.String())
+	if err != nil {
+		return fmt.Errorf("-test.parallel %q: %w", f.Value.String(), err)
+	}
+	fleets.capacity = max(1, n)
+	return f.Value.Set(strconv.Itoa(math.MaxInt32))
 }
 
 // stopShared stops the shared fleet, if it was started.
