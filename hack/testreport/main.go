@@ -22,6 +22,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kubectl-ocm/kubectl-ocm/hack/testreport/turnwait"
 )
 
 // event is one line of `go test -json` (cmd/test2json), with the build
@@ -46,6 +48,7 @@ type testTime struct {
 type report struct {
 	out     io.Writer
 	output  map[string][]string // package -> its output so far
+	waited  map[string]float64  // "package test" -> seconds it waited for its turn
 	done    map[string]bool     // packages that ended
 	times   []testTime
 	failed  bool
@@ -53,7 +56,7 @@ type report struct {
 }
 
 func newReport(out io.Writer) *report {
-	return &report{out: out, output: map[string][]string{}, done: map[string]bool{}}
+	return &report{out: out, output: map[string][]string{}, waited: map[string]float64{}, done: map[string]bool{}}
 }
 
 func (r *report) add(e event) {
@@ -76,9 +79,13 @@ func (r *report) add(e event) {
 	switch e.Action {
 	case "output":
 		r.output[e.Package] = append(r.output[e.Package], e.Output)
+		if waited, ok := turnwait.Parse(e.Output); ok && e.Test != "" {
+			r.waited[e.Package+" "+e.Test] = waited
+		}
 	case "pass", "fail", "skip":
 		if e.Test != "" {
-			r.times = append(r.times, testTime{Package: e.Package, Test: e.Test, Result: e.Action, Seconds: e.Elapsed})
+			// A test that waited for its turn (turnwait) ran from its turn.
+			r.times = append(r.times, testTime{Package: e.Package, Test: e.Test, Result: e.Action, Seconds: e.Elapsed - r.waited[e.Package+" "+e.Test]})
 			if e.Action == "fail" {
 				r.failed = true
 			}

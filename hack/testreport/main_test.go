@@ -62,6 +62,20 @@ func TestReport(t *testing.T) {
 	require.NoError(t, r.writeTimes(file))
 }
 
+func TestReportCountsFromTheTurn(t *testing.T) {
+	const e2e = "example.com/m/test/e2e"
+	r, out := run(t,
+		event{Action: "start", Package: e2e},
+		event{Action: "run", Package: e2e, Test: "TestFleet"},
+		event{Action: "output", Package: e2e, Test: "TestFleet", Output: "    shared_test.go:131: waited for its turn: 100.0s\n"},
+		event{Action: "pass", Package: e2e, Test: "TestFleet", Elapsed: 130},
+		event{Action: "output", Package: e2e, Output: "ok  \texample.com/m/test/e2e\t131s\n"},
+		event{Action: "pass", Package: e2e, Elapsed: 131},
+	)
+	assert.False(t, r.failed)
+	assert.Contains(t, out, "    30.0s  pass  test/e2e  TestFleet\n", "the test's time less its wait for a turn")
+}
+
 func TestReportPassing(t *testing.T) {
 	r, out := run(t,
 		event{Action: "start", Package: "example.com/m/pkg/none"},

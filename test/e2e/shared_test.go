@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ocm/kubectl-ocm/hack/testreport/turnwait"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
 )
 
@@ -131,8 +132,10 @@ func parallel(t *testing.T) {
 	framework.SkipIfShort(t)
 	turn := fleets.register()
 	t.Parallel()
+	waiting := time.Now()
 	fleets.enter(turn)
 	t.Cleanup(fleets.leave)
+	t.Log(turnwait.Line(time.Since(waiting)))
 	if err := stopShared(); err != nil {
 		t.Logf("stop the shared fleet: %v", err)
 	}
