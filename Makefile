@@ -48,7 +48,8 @@ ACTIONLINT     := $(TOOLS_BIN)/actionlint-$(ACTIONLINT_VERSION)
 TEST_TIMEOUT ?= 60m
 # TEST_P is how many test packages run at once (go test -p), and
 # TEST_PARALLEL how many tests of one package that start environments of
-# their own (t.Parallel) run at once (go test -parallel). make test keeps
+# their own (t.Parallel) run at once (go test -parallel; test/e2e admits its
+# fleets in their declared order under that limit). make test keeps
 # both cores busy (1.7 of 2 on average, docs/development.md "make test's
 # CPU"), so more at once does not shorten it: the end-to-end package at 3
 # took as long (30 min 15 s) at a load average up to 71, and fault tests
