@@ -6,7 +6,7 @@ import "testing"
 // share one have ended, and start in the order they are declared here
 // (parallel): longest first, as make test measured them, so that the
 // longest do not start last and hold the package, the longest of make test,
-// minutes after the others on an otherwise idle machine. TestStandbyHub
+// after the others. TestStandbyHub
 // comes first although others use more CPU: three of its minutes are the
 // agent's hub connection timeout, idle, beside the next test. Each body is
 // in the file of its subject.

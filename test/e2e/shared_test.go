@@ -143,9 +143,8 @@ func parallel(t *testing.T) {
 
 // fleets admits the tests with fleets of their own in the order they called
 // parallel, capacity at a time. The go command releases paused parallel
-// tests in no set order, so it would start the longest last as often as
-// first, and the package would end with one fleet running alone on an
-// otherwise idle machine; TestMain hands the go command's limit to fleets
+// tests in no set order (it had started those declared longest first
+// nearly in reverse), so TestMain hands its limit to fleets
 // (useFleetLimit).
 var fleets = newGate()
 
