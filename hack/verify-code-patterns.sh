@@ -86,6 +86,11 @@ check() {
     'apply objects in a test with apply.Apply under kit.Must, or install a hub with hubtest.Install and its InstallOptions (test/kit/hubtest)' \
     -- ':(glob)test/**/*.go'
 
+  ban e2e-parallel \
+    '\.Parallel\(\)' \
+    'an end-to-end test runs beside others through parallel(t) in test/e2e/shared_test.go, which admits them in order under -test.parallel; TestMain lifts the go command limit for the package, so a t.Parallel of its own would run unbounded' \
+    -- ':(glob)test/e2e/**/*.go' ':(exclude)test/e2e/shared_test.go'
+
   local start_excludes=() row
   for row in "${START_ALLOWED[@]}"; do
     start_excludes+=(":(exclude,glob)${row%%|*}/**")
@@ -116,7 +121,15 @@ self_test() {
   local dir out want line
   dir=$(mktemp -d)
   trap 'rm -rf "$dir"' RETURN
-  mkdir -p "$dir/pkg/x" "$dir/pkg/apply" "$dir/test/integration/foo" "$dir/test/integration/work"
+  mkdir -p "$dir/pkg/x" "$dir/pkg/apply" "$dir/test/integration/foo" "$dir/test/integration/work" "$dir/test/e2e"
+  cat >"$dir/test/e2e/x_test.go" <<'EOF'
+package e2e
+func TestX(t *testing.T) { t.Parallel() }
+EOF
+  cat >"$dir/test/e2e/shared_test.go" <<'EOF'
+package e2e
+func parallel(t *testing.T) { t.Parallel() }
+EOF
   cat >"$dir/pkg/x/x_test.go" <<'EOF'
 package x
 func TestX(t *testing.T) {
@@ -162,6 +175,7 @@ EOF
     'test/integration/foo/foo_test.go:2:'
     'test/integration/foo/foo_test.go:3:'
     'test/integration/foo/foo_test.go:4:'
+    'test/e2e/x_test.go:2:'
   )
   for line in "${want[@]}"; do
     if ! grep -q "^  $line" <<<"$out"; then
@@ -173,7 +187,7 @@ EOF
     printf 'self-test: want %d hits, got:\n%s\n' "${#want[@]}" "$out" >&2
     return 1
   fi
-  for line in want-error-text pointer-helper cmp-or-helper apply-helper hand-started-environment contract-literal; do
+  for line in want-error-text pointer-helper cmp-or-helper apply-helper e2e-parallel hand-started-environment contract-literal; do
     if ! grep -q "^$line: " <<<"$out"; then
       printf 'self-test: ban %s reported nothing in:\n%s\n' "$line" "$out" >&2
       return 1
