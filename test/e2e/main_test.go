@@ -99,7 +99,9 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := useFleetLimit(); err != nil {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := useFleetLimit(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -125,81 +125,31 @@ func runShared(t *testing.T) error {
 // fleet (sharedFleet, which none of them uses) has ended, so the shared
 // fleet is stopped first, leaving the machine to them. Environments side by
 // side take host slots of their own (test/framework/internal/host). They
-// start in the order they are declared (fleets), at most -test.parallel at
-// once.
+// start in the order they are declared, at most -test.parallel at once and
+// more while the machine's CPU is idle enough (fleets).
 func parallel(t *testing.T) {
 	t.Helper()
 	framework.SkipIfShort(t)
 	turn := fleets.register()
 	t.Parallel()
 	waiting := time.Now()
-	fleets.enter(turn)
+	extra := fleets.enter(turn)
 	t.Cleanup(fleets.leave)
 	t.Log(turnwait.Line(time.Since(waiting)))
+	if extra != nil {
+		t.Logf("started beside %d fleets, beyond -test.parallel: the machine's CPU was %.0f%% idle over the last %s", extra.beside, 100*extra.idle, idleWindow)
+	}
 	if err := stopShared(); err != nil {
 		t.Logf("stop the shared fleet: %v", err)
 	}
 }
 
-// fleets admits the tests with fleets of their own in the order they called
-// parallel, capacity at a time. The go command releases paused parallel
-// tests in no set order (it had started those declared longest first
-// nearly in reverse), so TestMain hands its limit to fleets
-// (useFleetLimit).
-var fleets = newGate()
-
-// gate is fleets' type.
-type gate struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	// capacity is how many tests run at once; running how many do.
-	capacity, running int
-	// registered counts the tests that called parallel; next is the turn
-	// of the one to admit next.
-	registered, next int
-}
-
-func newGate() *gate {
-	g := &gate{capacity: 1}
-	g.cond = sync.NewCond(&g.mu)
-	return g
-}
-
-// register returns the caller's turn. Every test registers before any is
-// admitted: t.Parallel returns only after every top-level test has called
-// it.
-func (g *gate) register() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.registered++
-	return g.registered - 1
-}
-
-// enter waits until it is turn's turn and a place is free.
-func (g *gate) enter(turn int) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for g.next != turn || g.running >= g.capacity {
-		g.cond.Wait()
-	}
-	g.next++
-	g.running++
-	g.cond.Broadcast()
-}
-
-// leave frees the caller's place.
-func (g *gate) leave() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.running--
-	g.cond.Broadcast()
-}
-
 // useFleetLimit makes the go command's -test.parallel fleets' capacity and
 // lifts the go command's own limit, which would otherwise pick the tests
 // fleets admits among those it released, in its own order. Every test of
-// the package that runs in parallel goes through parallel.
-func useFleetLimit() error {
+// the package that runs in parallel goes through parallel. Until ctx ends,
+// fleets watches the machine's CPU to admit more while it is idle.
+func useFleetLimit(ctx context.Context) error {
 	f := flag.Lookup("test.parallel")
 	if f == nil {
 		return errors.New("no -test.parallel flag")
@@ -209,6 +159,9 @@ func useFleetLimit() error {
 		return fmt.Errorf("-test.parallel %q: %w", f.Value.String(), err)
 	}
 	fleets.capacity = max(1, n)
+	if err := fleets.watchCPU(ctx); err != nil {
+		fmt.Fprintf(os.Stderr, "fleets: at most -test.parallel=%d at once whatever the machine's load: %v\n", n, err)
+	}
 	return f.Value.Set(strconv.Itoa(math.MaxInt32))
 }
 
