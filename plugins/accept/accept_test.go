@@ -107,3 +107,29 @@ func TestKeyComparison(t *testing.T) {
 		assert.Equal(t, want.record, record, name)
 	}
 }
+
+func TestHubApprovalLeavesItsTurn(t *testing.T) {
+	const auto, other = "system:serviceaccount:open-cluster-management:agent-registration-bootstrap", "system:bootstrap:abcdef"
+	t0 := time.Unix(1000, 0)
+	h := &hubApproval{users: []string{auto}, seen: map[string]time.Time{}}
+
+	leave, say := h.leave("c1-a", other, t0)
+	assert.False(t, leave, "a requester the hub does not auto-approve is accept's")
+	assert.Empty(t, say)
+
+	leave, say = h.leave("c1-b", auto, t0)
+	assert.True(t, leave, "the hub's turn starts when accept first sees the request")
+	assert.Contains(t, say, "CSR c1-b is the hub's to approve")
+	assert.Contains(t, say, auto)
+	leave, say = h.leave("c1-b", auto, t0.Add(hubTurn-time.Second))
+	assert.True(t, leave, "still the hub's turn")
+	assert.Empty(t, say, "said once")
+	leave, _ = h.leave("c1-b", auto, t0.Add(hubTurn))
+	assert.False(t, leave, "the hub's turn is over: accept approves it")
+
+	var none *hubApproval
+	leave, _ = none.leave("c1-c", auto, t0)
+	assert.False(t, leave, "outside the wait, accept approves at once")
+	leave, _ = (&hubApproval{}).leave("c1-d", auto, t0)
+	assert.False(t, leave, "no ClusterManager read: accept approves at once")
+}

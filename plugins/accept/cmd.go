@@ -39,7 +39,9 @@ another agent's, and the hub's auto-approval registers an accepted cluster
 again only with the key on record. With --wait, accept
 waits for the cluster's first request and then for its join; when the hub's
 auto-approval (or anyone else) accepts the cluster meanwhile, it says so and
-only waits for the join.
+only waits for the join. A request that arrives while it waits from a
+requester the ClusterManager auto-approves (autoApproveUsers) is the hub's:
+accept approves it only if the hub has not within 30 seconds.
 
 See docs/operations.md#kubectl-ocm-accept for the full approval rule.`,
 		Example: cli.Examples(`

@@ -46,6 +46,9 @@ type Options struct {
 	approvedKeys map[string][]string
 	// shownKeys are the clusters whose agent's key on record Run showed.
 	shownKeys map[string]bool
+	// hub is the hub's auto-approval while accept waits for a request;
+	// nil otherwise.
+	hub *hubApproval
 	// acceptedBy is the user Run accepts the clusters as, which they
 	// record; empty when the hub could not say.
 	acceptedBy string

@@ -23,7 +23,9 @@ import (
 // it approves none and skips every pending request for that reason. With
 // --csr, only the requests named are considered. It refuses to guess, with
 // an ambiguousError naming each request, when the approvable requests come
-// from more than one requester or key and --csr names none of them.
+// from more than one requester or key and --csr names none of them. While
+// accept --wait waits for a request (o.hub), one the hub auto-approves is
+// left to the hub for its turn (hubTurn).
 func (o *Options) approveRequests(ctx context.Context, c client.Client, name string, skipped map[string]bool, refuse string) (int, error) {
 	list := &certificatesv1.CertificateSigningRequestList{}
 	if err := c.List(ctx, list, client.MatchingLabels{clusterv1.ClusterNameLabelKey: name}); err != nil {
@@ -47,6 +49,12 @@ func (o *Options) approveRequests(ctx context.Context, c client.Client, name str
 		if !ok {
 			fmt.Fprintf(o.ErrOut, "CSR %s of cluster %s skipped: %s%s\n", obj.Name, name, why, compareKey(req, recorded))
 			skipped[obj.Name] = true
+			continue
+		}
+		if leave, say := o.hub.leave(obj.Name, req.Requester, time.Now()); leave {
+			if say != "" {
+				fmt.Fprintln(o.ErrOut, say)
+			}
 			continue
 		}
 		approvable = append(approvable, candidate{obj: obj, req: req, why: why, recorded: recorded})

@@ -150,7 +150,9 @@ func unsignedRequest(ctx context.Context, c client.Client, name string) (string,
 // also ends when the cluster's first join is accepted by someone else
 // meanwhile (the hub's auto-approval, another admin), with acceptedBy saying
 // by whom (acceptedElsewhere); never with --rejoin, whose new registration
-// is this command's to approve. An ambiguous set of requests ends the wait.
+// is this command's to approve. A request that arrives meanwhile from a
+// requester the hub auto-approves is left to the hub for hubTurn. An
+// ambiguous set of requests ends the wait.
 func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploystatus.Inspector, name string, skipped map[string]bool) (approved int, acceptedBy string, err error) {
 	approved, err = o.approveRequests(ctx, c, name, skipped, "")
 	if err != nil || approved > 0 || !o.Wait {
@@ -160,6 +162,11 @@ func (o *Options) approveOrWait(ctx context.Context, c client.Client, in *deploy
 	// (--rejoin) is this command's to approve, whoever accepted the cluster:
 	// only a first join can have been accepted by someone else meanwhile.
 	watch := !o.Rejoin
+	if watch {
+		// A first join the hub auto-approves is the hub's to approve.
+		o.hub = readHubApproval(ctx, c)
+		defer func() { o.hub = nil }()
+	}
 	what := fmt.Sprintf("a certificate request of managed cluster %s (its agent files one once `kubectl ocm join` runs on it or the hub imports it)", name)
 	err = cli.Wait(ctx, o.ErrOut, o.Timeout, what, func(ctx context.Context) (bool, string, error) {
 		n, err := o.approveRequests(ctx, c, name, skipped, "")

@@ -17,8 +17,10 @@ import (
 // testAcceptWaitsForAutoApproval starts `kubectl ocm accept --wait` for
 // cluster5 before its first join, which the hub approves and accepts by
 // itself (its requester is in the ClusterManager's autoApproveUsers): accept
-// sees the cluster accepted by the hub, says so, and returns as soon as the
-// cluster joined, well before its timeout, without blaming the agent.
+// leaves the request to the hub if it sees it pending (on a busy machine it
+// had raced the hub to approve it), sees the cluster accepted by the hub,
+// says so, and returns as soon as the cluster joined, well before its
+// timeout, without blaming the agent.
 func testAcceptWaitsForAutoApproval(ctx context.Context, t *testing.T, hubCluster *framework.Cluster, admin client.Client, kubeconfig string) {
 	const name = "cluster5"
 	bootCfg, err := hubCluster.ConfigForServiceAccount(ctx, "open-cluster-management", "agent-registration-bootstrap", time.Hour)
