@@ -28,11 +28,14 @@ var fleets = newGate()
 
 const (
 	// idleWindow is how far back the machine's idle CPU is averaged.
-	idleWindow = 30 * time.Second
+	idleWindow = 20 * time.Second
 	// settle is how long after an admission no test is admitted beyond
-	// capacity: a fleet's start is its busiest minute, and the next
-	// admission must see its load.
-	settle = 60 * time.Second
+	// capacity: a fleet's API servers start in its first 10 to 20 s, and
+	// the idle window must see their load. Longer, it kept the last
+	// minutes from admitting anything beyond capacity: the fleets there
+	// end every minute or so, and each admission in their place started
+	// the wait again.
+	settle = 30 * time.Second
 	// minIdle is the share of the machine's CPU that must have been idle
 	// over idleWindow to admit a test beyond capacity.
 	minIdle = 0.35
