@@ -34,8 +34,9 @@ import (
 // (a real agent) whose answers are large and never read, as a hub user
 // with proxy rights on one cluster may, and checks that the hub controller
 // holds no more of them than its buffer budget, closes the slow
-// connections (over the budget at once, the rest after the write timeout)
-// and still answers a client that reads through the same tunnel.
+// connections (over the budget at once, the rest by the budget or after the
+// write timeout) and still answers a client that reads through the same
+// tunnel.
 func TestSlowReaders(t *testing.T) {
 	const (
 		budget       = 8 << 20
@@ -104,13 +105,16 @@ func TestSlowReaders(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, configMaps, len(list.Items), "alice's list")
 
-	// The slow readers left are closed after the write timeout, and the
-	// tunnel holds nothing more for any of them. A connection's timeout
+	// The slow readers left are closed, by the budget or after the write
+	// timeout, whichever comes first, and the tunnel holds nothing more for
+	// any of them. On an idle machine the write timeout closes one or two
+	// (stall_test.go tests it on its own); on a busy one the agent's answers
+	// fill the budget first and it closes them all. A connection's timeout
 	// starts only once its client's buffers are full, which on a busy
 	// machine the agent's share of the answers takes a while to do.
 	framework.Eventually(ctx, t, writeTimeout+3*time.Minute, "every slow reader's connection closed", func(context.Context) (bool, error) {
 		s := tunnel.Server.Buffers()
-		if s.ClosedStalled > 0 && s.ClosedOverBudget+s.ClosedStalled >= slowReaders && s.Held == 0 {
+		if s.ClosedOverBudget+s.ClosedStalled >= slowReaders && s.Held == 0 {
 			return true, nil
 		}
 		return false, fmt.Errorf("%d of %d slow readers closed, %d bytes held: %+v", s.ClosedOverBudget+s.ClosedStalled, slowReaders, s.Held, s)
