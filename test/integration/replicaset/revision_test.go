@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
@@ -70,10 +71,17 @@ func (s *suite) testRevisions(t *testing.T) {
 	}
 	setValue := func(v string) {
 		t.Helper()
-		set := &workv1alpha1.ManifestWorkReplicaSet{}
-		kit.Must(t, "get", s.admin.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, set))
-		set.Spec.ManifestWorkTemplate.Workload.Manifests = []workv1.Manifest{configMap(v)}
-		kit.Must(t, "update", s.admin.Update(s.ctx, set))
+		// The controller writes the set too (its revision records), so
+		// an update may meet a newer version: read it again, as kubectl
+		// edit would.
+		kit.Must(t, "update", retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			set := &workv1alpha1.ManifestWorkReplicaSet{}
+			if err := s.admin.Get(s.ctx, client.ObjectKey{Namespace: ns, Name: name}, set); err != nil {
+				return err
+			}
+			set.Spec.ManifestWorkTemplate.Workload.Manifests = []workv1.Manifest{configMap(v)}
+			return s.admin.Update(s.ctx, set)
+		}))
 	}
 	at("v1", 1, 1)
 	setValue("v2")
