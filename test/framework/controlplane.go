@@ -261,9 +261,26 @@ func (c *Cluster) StopAPIServer() error {
 	return nil
 }
 
+// idleControllers turns off, in every cluster's kube-controller-manager, the
+// controllers of what no cluster of the tests has or uses: volumes and
+// their claims, quotas, autoscalers, CronJobs, ReplicationControllers,
+// disruption budgets, dynamic resources, storage-version migrations and
+// node TTLs. Each would keep informers, discovery and resyncs going in
+// every control plane of make test (the quota controller rediscovers every
+// API every 30 s), for nothing. Every name exists in the previous release's
+// kube-controller-manager too (TestVersionMatrix runs it).
+const idleControllers = ",-horizontal-pod-autoscaler-controller,-cronjob-controller,-resourcequota-controller," +
+	"-disruption-controller,-persistentvolume-binder-controller,-persistentvolume-expander-controller," +
+	"-persistentvolume-attach-detach-controller,-persistentvolume-protection-controller," +
+	"-persistentvolumeclaim-protection-controller,-ephemeral-volume-controller,-resourceclaim-controller," +
+	"-endpointslice-mirroring-controller,-replicationcontroller-controller,-storage-version-migrator-controller," +
+	"-storageversion-garbage-collector-controller,-device-taint-eviction-controller," +
+	"-resourcepoolstatusrequest-controller,-podgroup-protection-controller," +
+	"-volumeattributesclass-protection-controller,-ttl-controller"
+
 // startControllerManager starts kube-controller-manager with every controller
 // but the deployment controller (the component Runner owns Deployment status)
-// plus the bootstrap-token controllers, signing CSRs with the cluster CA
+// and idleControllers, plus the bootstrap-token controllers, signing CSRs with the cluster CA
 // unless the cluster is one of Options.NoClientSigning.
 func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f certFiles) error {
 	kcmCfg := c.configWith(rest.TLSClientConfig{CertData: c.kcmCreds.certPEM, KeyData: c.kcmCreds.keyPEM})
@@ -271,9 +288,9 @@ func (e *Environment) startControllerManager(ctx context.Context, c *Cluster, f 
 		return err
 	}
 	// Without a node, the component Runner owns Deployment status.
-	controllers := "*,-deployment-controller,bootstrapsigner,tokencleaner"
+	controllers := "*,-deployment-controller,bootstrapsigner,tokencleaner" + idleControllers
 	if c.node != nil {
-		controllers = "*,bootstrapsigner,tokencleaner"
+		controllers = "*,bootstrapsigner,tokencleaner" + idleControllers
 	}
 	args := []string{
 		"--kubeconfig=" + f.kcmKubeconfig,

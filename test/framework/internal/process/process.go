@@ -69,10 +69,12 @@ func Start(name, path string, args, env []string, workDir, logPath string) (*Pro
 // baseEnv is the environment every child starts from: enough to run, and
 // nothing that points a client at a non-loopback address (no KUBERNETES_SERVICE_*,
 // no proxies, no ambient KUBECONFIG). GORACE passes through, so binaries
-// built with -race report where make test-race collects races.
+// built with -race report where make test-race collects races, and so do the
+// Go runtime's collector settings (GOGC, GOMEMLIMIT), which make test uses to
+// trade the control planes' spare memory for CPU.
 func baseEnv() []string {
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	for _, name := range []string{"TMPDIR", "GORACE"} {
+	for _, name := range []string{"TMPDIR", "GORACE", "GOGC", "GOMEMLIMIT"} {
 		if v, ok := os.LookupEnv(name); ok {
 			env = append(env, name+"="+v)
 		}
