@@ -2,11 +2,11 @@ package e2e
 
 import "testing"
 
-// The tests with fleets of their own run side by side, beside the tests
-// that share one (which hold one place together, first), and start in the
-// order they are declared here (parallel): longest first, as make test's
-// last two runs measured them, so that the longest do not start last and
-// hold the package, the longest of make test, after the others. TestStandbyHub
+// The tests with fleets of their own run side by side once the tests that
+// share one have ended, and start in the order they are declared here
+// (parallel): longest first, as make test's last two runs measured them,
+// so that the longest do not start last and hold the package, the longest
+// of make test, after the others. TestStandbyHub
 // comes first although others use more CPU: three of its minutes are the
 // agent's hub connection timeout, idle, beside the next test. Each body is
 // in the file of its subject.

@@ -77,13 +77,6 @@ func (g *gate) register() int {
 	return g.registered - 1
 }
 
-// count returns how many tests registered.
-func (g *gate) count() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.registered
-}
-
 // admission is why a test was admitted beyond capacity.
 type admission struct {
 	// beside is how many tests ran when it was admitted; idle the share of

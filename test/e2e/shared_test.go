@@ -47,7 +47,6 @@ var shared struct {
 func sharedFleet(t *testing.T) *fleet {
 	t.Helper()
 	framework.SkipIfShort(t)
-	sharedTurn(t)
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if shared.f == nil && shared.err == nil {
@@ -121,61 +120,13 @@ func runShared(t *testing.T) error {
 	return nil
 }
 
-// sharedQueue runs the tests that share the fleet one at a time, in the
-// order they are declared, beside the tests with fleets of their own; the
-// tests that share it hold one of fleets' places together, from the first
-// one's turn until the last one ends, when the shared fleet stops. Run one
-// after the other before every fleet of its own (the go command starts
-// parallel tests only once the others have ended), they kept the package,
-// the longest of make test, five minutes longer.
-var sharedQueue = struct {
-	turns *gate
-	mu    sync.Mutex
-	// left counts the tests that share the fleet and have ended; place is
-	// their turn in fleets.
-	left, place int
-}{turns: newGate()}
-
-// sharedTurn runs t, a test that shares the fleet, in parallel and returns
-// at its turn (sharedQueue).
-func sharedTurn(t *testing.T) {
-	t.Helper()
-	turn := sharedQueue.turns.register()
-	if turn == 0 {
-		sharedQueue.place = fleets.register()
-	}
-	t.Parallel()
-	waiting := time.Now()
-	sharedQueue.turns.enter(turn)
-	if turn == 0 {
-		fleets.enter(sharedQueue.place)
-	}
-	t.Cleanup(leaveShared)
-	t.Log(turnwait.Line(time.Since(waiting)))
-}
-
-// leaveShared ends a test's turn on the shared fleet; after the last one it
-// stops the fleet and frees the place in fleets.
-func leaveShared() {
-	sharedQueue.mu.Lock()
-	sharedQueue.left++
-	last := sharedQueue.left == sharedQueue.turns.count()
-	sharedQueue.mu.Unlock()
-	if last {
-		if err := stopShared(); err != nil {
-			fmt.Fprintf(os.Stderr, "stop the shared fleet: %v\n", err)
-		}
-		fleets.leave()
-	}
-	sharedQueue.turns.leave()
-}
-
 // parallel marks t, a test with a fleet of its own, to run beside the other
-// such tests and the tests that share a fleet (sharedQueue). Environments
-// side by side take host slots of their own
-// (test/framework/internal/host). They start in the order they are
-// declared, at most -test.parallel at once and more while the machine's CPU
-// is idle enough (fleets).
+// such tests: the go command starts them once every test that shares the
+// fleet (sharedFleet, which none of them uses) has ended, so the shared
+// fleet is stopped first, leaving the machine to them. Environments side by
+// side take host slots of their own (test/framework/internal/host). They
+// start in the order they are declared, at most -test.parallel at once and
+// more while the machine's CPU is idle enough (fleets).
 func parallel(t *testing.T) {
 	t.Helper()
 	framework.SkipIfShort(t)
@@ -187,6 +138,9 @@ func parallel(t *testing.T) {
 	t.Log(turnwait.Line(time.Since(waiting)))
 	if extra != nil {
 		t.Logf("started beside %d fleets, beyond -test.parallel: the machine's CPU was %.0f%% idle over the last %s", extra.beside, 100*extra.idle, idleWindow)
+	}
+	if err := stopShared(); err != nil {
+		t.Logf("stop the shared fleet: %v", err)
 	}
 }
 
