@@ -152,6 +152,11 @@ func (p *Process) Done() <-chan struct{} { return p.done }
 // Pid returns the process ID.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
+// killWait is how long Stop waits for a killed process to be reaped before
+// it reports it left running. On a machine busy with make test's control
+// planes, a node's kube-network-policies once took longer than 10 s.
+const killWait = time.Minute
+
 // Stop sends SIGTERM to the process group, waits up to grace, then SIGKILLs it.
 // It is safe to call more than once.
 func (p *Process) Stop(grace time.Duration) error {
@@ -168,7 +173,7 @@ func (p *Process) Stop(grace time.Duration) error {
 	select {
 	case <-p.done:
 		return nil
-	case <-time.After(10 * time.Second):
+	case <-time.After(killWait):
 		return fmt.Errorf("%s (pid %d) did not exit after SIGKILL", p.name, p.cmd.Process.Pid)
 	}
 }
