@@ -59,9 +59,23 @@ func V1Hierarchies() ([]string, error) {
 	return out, nil
 }
 
+// NodesCPUShares is the CPU weight (cpu.shares) of CgroupParent, which
+// holds every node's kubelet, containerd and Pods, against the host's own
+// processes, each of which weighs 1024 while it runs. With the default 1024
+// all the nodes of every environment together weighed as one host thread:
+// on a machine busy with control planes (make test runs dozens of API
+// server, etcd and compiler threads at once) the nodes' Pods got a small
+// share of what they asked for and end-to-end tests waited on them two to
+// three times as long as alone. Eight host threads' weight lets the nodes
+// run as if on machines of their own while they ask for little (a fleet's
+// nodes about a tenth of a CPU at rest), without letting a busy Pod starve
+// the control planes it talks to.
+const NodesCPUShares = 8 * 1024
+
 // MakeCgroup creates the cgroup rel (a path such as kubectl-ocm/node) and
 // its parents in every v1 hierarchy. A new cpuset cgroup gets its parent's
-// CPUs and memory nodes, without which no process may join it.
+// CPUs and memory nodes, without which no process may join it; CgroupParent
+// gets the CPU weight NodesCPUShares.
 func MakeCgroup(rel string) error {
 	hs, err := V1Hierarchies()
 	if err != nil {
@@ -73,6 +87,11 @@ func MakeCgroup(rel string) error {
 			dir := filepath.Join(h, filepath.Join(parts[:i+1]...))
 			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 				return fmt.Errorf("create cgroup %s: %w", dir, err)
+			}
+			if i == 0 && parts[0] == CgroupParent && HasController(h, "cpu") {
+				if err := os.WriteFile(filepath.Join(dir, "cpu.shares"), []byte(strconv.Itoa(NodesCPUShares)), 0o644); err != nil {
+					return fmt.Errorf("set the CPU weight of %s: %w", dir, err)
+				}
 			}
 			for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
 				b, err := os.ReadFile(filepath.Join(filepath.Dir(dir), f))
