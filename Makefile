@@ -43,7 +43,7 @@ ACTIONLINT     := $(TOOLS_BIN)/actionlint-$(ACTIONLINT_VERSION)
 
 # Test settings. GOFLAGS_TEST can add e.g. -run or -v. TEST_TIMEOUT bounds
 # one package: the end-to-end package, which starts a fleet with real nodes
-# per test, takes about 25 minutes on 2 cores beside the integration
+# per test, takes about 22 minutes on 2 cores beside the integration
 # packages.
 TEST_TIMEOUT ?= 60m
 # TEST_P is how many test packages run at once (go test -p), and

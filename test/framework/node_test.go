@@ -83,6 +83,22 @@ func TestNodes(t *testing.T) {
 		assert.Equal(t, "hub-control-plane", n.Name)
 	})
 
+	t.Run("the nodes' cgroup weighs NodesCPUShares against the host's processes", func(t *testing.T) {
+		hs, err := host.V1Hierarchies()
+		require.NoError(t, err)
+		seen := false
+		for _, h := range hs {
+			if !host.HasController(h, "cpu") {
+				continue
+			}
+			seen = true
+			b, err := os.ReadFile(filepath.Join(h, host.CgroupParent, "cpu.shares"))
+			require.NoError(t, err)
+			assert.Equal(t, strconv.Itoa(host.NodesCPUShares), strings.TrimSpace(string(b)), "cpu.shares of %s", filepath.Join(h, host.CgroupParent))
+		}
+		assert.True(t, seen, "no cgroup v1 hierarchy with the cpu controller in %v", hs)
+	})
+
 	t.Run("a Pod reaches its API server through the kubernetes Service, and another cluster's", func(t *testing.T) {
 		// Plain HTTP to an API server's TLS port gets Go's answer, which is
 		// enough to show the connection is made.
