@@ -60,7 +60,7 @@ TEST_PARALLEL ?= 2
 # command starts packages in the order they are named, so naming these before
 # ./... starts them at once instead of after the short packages, and the
 # end-to-end package (nearly all of make test's minutes) starts first. Every
-# package of a minute and a half or more is named: test/integration/work,
+# integration package of about 90 s or more is named: test/integration/work,
 # started last by its name, had run 138 s alone at the end of make test.
 # Keep it in step with the tiers' times in docs/development.md.
 # TEST_TIMES is where make test writes every test's time, longest first
