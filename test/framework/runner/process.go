@@ -186,6 +186,9 @@ func (c *clusterRunner) launch(ctx context.Context, dep *appsv1.Deployment, inst
 		return
 	}
 	inst.proc, inst.startedAt = p, now
+	// Published at once, not when reconcile returns after writing the
+	// status: the process may act on its cluster before that write ends.
+	c.publish(inst)
 	c.watchExit(inst.key, p)
 	c.r.logf("%s: started pid %d: %s %q (log %s)", name, p.Pid(), spec.binary, spec.args, inst.logPath)
 }

@@ -85,9 +85,14 @@ func (fx *runnerFixture) runsAsServiceAccount(t *testing.T) {
 		"bind address moved to a free loopback port, got %q", report["listen"])
 	fx.firstPid, err = strconv.Atoi(report["pid"])
 	require.NoError(t, err)
-	info, ok := runner.Process("hub", runnerTestNS, "whoami")
-	require.True(t, ok)
-	assert.Equal(t, fx.firstPid, info.Pid)
+	// The process reports as soon as it runs; the Runner publishes it as soon
+	// as it started it, so wait for the one rather than race the other.
+	var info ProcessInfo
+	runnerPoll(ctx, t, "the Runner to know pid "+report["pid"], func(context.Context) (bool, error) {
+		var ok bool
+		info, ok = runner.Process("hub", runnerTestNS, "whoami")
+		return ok && info.Pid == fx.firstPid, nil
+	})
 	assert.Equal(t, runner.LogPath("hub", runnerTestNS, "whoami"), info.LogPath)
 	kc, err := clientcmd.LoadFromFile(filepath.Join(info.Dir, "kubeconfig"))
 	require.NoError(t, err)
