@@ -56,6 +56,8 @@ var conflictBackoff = wait.Backoff{Duration: 2 * time.Millisecond, Factor: 2, Ji
 type Helper struct {
 	client client.Client
 	base   client.Object
+	// sentStatus is whether the last Patch wrote the status subresource.
+	sentStatus bool
 }
 
 // NewHelper takes a copy of obj as the baseline of later patches. c both
@@ -91,6 +93,7 @@ func (h *Helper) HasChanges(obj client.Object) (bool, error) {
 // as it was. A NotFound error is returned wrapped: callers that expect the
 // object to go away test it with apierrors.IsNotFound.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
+	h.sentStatus = false
 	if equality.Semantic.DeepEqual(h.base, obj) {
 		return nil // the cheap test first: objects can be large
 	}
@@ -103,10 +106,11 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 		if reflect.DeepEqual(p.of(before), p.of(after)) {
 			continue
 		}
-		resp, err := h.patchPart(ctx, obj, p, before, after, current)
+		resp, wrote, err := h.patchPart(ctx, obj, p, before, after, current)
 		if err != nil {
 			return fmt.Errorf("patch %s of %s: %w", p.name, h.describe(obj), err)
 		}
+		h.sentStatus = h.sentStatus || (wrote && p.name == statusPart)
 		if resp != nil {
 			sent = resp
 			if current, err = document(resp); err != nil {
@@ -120,39 +124,46 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 	return nil
 }
 
+// SentStatus reports whether the last Patch wrote the status subresource:
+// false when status did not change, when another writer had already made
+// the same change (found after a conflict), or when Patch failed. A
+// reconciler that reports a status transition (an event) does so only when
+// its own write made it, not again for a change its stale cache hid.
+func (h *Helper) SentStatus() bool { return h.sentStatus }
+
 // patchPart sends the patch of one part, computed against current (the
 // object as last known from the API server), and retries conflicts. It
 // returns the object as the API server last returned it: the response to the
 // patch, or the object read after a conflict when nothing was left to send;
-// nil when it sent nothing and read nothing.
-func (h *Helper) patchPart(ctx context.Context, obj client.Object, p part, before, after, current map[string]any) (client.Object, error) {
+// nil when it sent nothing and read nothing. wrote reports whether a patch
+// was accepted.
+func (h *Helper) patchPart(ctx context.Context, obj client.Object, p part, before, after, current map[string]any) (latest client.Object, wrote bool, err error) {
 	backoff := conflictBackoff
-	var latest client.Object
 	for {
 		desired, err := rebase(p, before, after, current)
 		if overlap := (*overlapError)(nil); errors.As(err, &overlap) {
-			return nil, h.conflict(obj, overlap)
+			return nil, false, h.conflict(obj, overlap)
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		data, err := mergePatch(p.of(current), desired, resourceVersion(current))
 		if err != nil || data == nil {
-			return latest, err
+			return latest, false, err
 		}
 		target := obj.DeepCopyObject().(client.Object)
 		err = p.send(ctx, h.client, target, client.RawPatch(types.MergePatchType, data))
 		if err == nil {
-			return target, nil
+			return target, true, nil
 		}
 		if !apierrors.IsConflict(err) {
-			return nil, err
+			return nil, false, err
 		}
 		if latest, err = h.reread(ctx, obj, resourceVersion(current), &backoff, err); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if current, err = document(latest); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 }
@@ -227,6 +238,9 @@ type part struct {
 	send func(ctx context.Context, c client.Client, obj client.Object, p client.Patch) error
 }
 
+// statusPart names the status part.
+const statusPart = "status"
+
 // parts are metadata and spec (every field but status), then status.
 var parts = []part{{
 	name: "metadata and spec",
@@ -248,7 +262,7 @@ var parts = []part{{
 		return c.Patch(ctx, obj, p)
 	},
 }, {
-	name: "status",
+	name: statusPart,
 	of: func(doc map[string]any) map[string]any {
 		if s, ok := doc["status"]; ok {
 			return map[string]any{"status": s}

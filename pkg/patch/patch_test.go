@@ -74,6 +74,8 @@ func TestPatch(t *testing.T) {
 		mutate, other func(*clusterv1.ManagedCluster)
 		want          calls
 		conflict      bool
+		// sentStatus is what SentStatus reports afterwards.
+		sentStatus bool
 		// check inspects the object on the API server afterwards.
 		check func(t *testing.T, got *clusterv1.ManagedCluster)
 	}{{
@@ -88,8 +90,9 @@ func TestPatch(t *testing.T) {
 		mutate: func(mc *clusterv1.ManagedCluster) {
 			meta.SetStatusCondition(&mc.Status.Conditions, cond(typeOurs, metav1.ConditionTrue, "A"))
 		},
-		want:  calls{status: 1},
-		check: hasConditions(typeOurs + "=A"),
+		sentStatus: true,
+		want:       calls{status: 1},
+		check:      hasConditions(typeOurs + "=A"),
 	}, {
 		name:    "a condition another writer set in between is kept",
 		initial: newCluster().cond(cond(typeOurs, metav1.ConditionFalse, "Old")).build(),
@@ -99,8 +102,9 @@ func TestPatch(t *testing.T) {
 		other: func(mc *clusterv1.ManagedCluster) {
 			meta.SetStatusCondition(&mc.Status.Conditions, cond(typeTheirs, metav1.ConditionTrue, "B"))
 		},
-		want:  calls{status: 2},
-		check: hasConditions(typeOurs+"=A", typeTheirs+"=B"),
+		sentStatus: true,
+		want:       calls{status: 2},
+		check:      hasConditions(typeOurs+"=A", typeTheirs+"=B"),
 	}, {
 		name:    "a condition removed is removed, another writer's kept",
 		initial: newCluster().cond(cond(typeGone, metav1.ConditionTrue, "A")).build(),
@@ -110,8 +114,9 @@ func TestPatch(t *testing.T) {
 		other: func(mc *clusterv1.ManagedCluster) {
 			meta.SetStatusCondition(&mc.Status.Conditions, cond(typeTheirs, metav1.ConditionTrue, "B"))
 		},
-		want:  calls{status: 2},
-		check: hasConditions(typeTheirs + "=B"),
+		sentStatus: true,
+		want:       calls{status: 2},
+		check:      hasConditions(typeTheirs + "=B"),
 	}, {
 		name:    "the same condition set to the same value by both is no conflict",
 		initial: newCluster().build(),
@@ -204,7 +209,8 @@ func TestPatch(t *testing.T) {
 			mc.Finalizers = append(mc.Finalizers, "ours")
 			meta.SetStatusCondition(&mc.Status.Conditions, cond(typeOurs, metav1.ConditionTrue, "A"))
 		},
-		want: calls{object: 1, status: 1},
+		sentStatus: true,
+		want:       calls{object: 1, status: 1},
 		check: func(t *testing.T, got *clusterv1.ManagedCluster) {
 			hasConditions(typeOurs+"=A")(t, got)
 			if !slices.Equal(got.Finalizers, []string{"ours"}) {
@@ -236,6 +242,9 @@ func TestPatch(t *testing.T) {
 			}
 			if n != tt.want {
 				t.Errorf("sent %+v patches, want %+v", n, tt.want)
+			}
+			if h.SentStatus() != tt.sentStatus {
+				t.Errorf("SentStatus() = %v, want %v", h.SentStatus(), tt.sentStatus)
 			}
 			got := &clusterv1.ManagedCluster{}
 			if err := c.Get(ctx, client.ObjectKey{Name: "c1"}, got); err != nil {

@@ -115,6 +115,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 	}
 	h := patch.NewHelper(cluster, r.Client)
+	wasAccepted := cluster.IsAccepted()
 	var err error
 	var recheck time.Duration
 	if cluster.Spec.HubAcceptsClient {
@@ -125,6 +126,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if perr := h.Patch(ctx, cluster); perr != nil {
 		return patch.RetryStale(ctx, perr, apierrors.IsNotFound)
 	}
+	r.recordTransition(ctx, h, wasAccepted, cluster)
 	return ctrl.Result{RequeueAfter: recheck}, err
 }
 
@@ -177,12 +179,31 @@ func (r *Reconciler) accept(ctx context.Context, cluster *clusterv1.ManagedClust
 	if err := r.deleteLegacyTokenIdentity(ctx, cluster); err != nil {
 		return 0, err
 	}
-	if !cluster.IsAccepted() {
-		ctrl.LoggerFrom(ctx).V(2).Info("Accepted managed cluster", "cluster", klog.KObj(cluster))
-		r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventAccepted, "Accept", "managed cluster %s is accepted by hub cluster admin", name)
-	}
 	setAccepted(cluster, metav1.ConditionTrue, clusterv1.ReasonHubClusterAdminAccepted, "Accepted by hub cluster admin")
 	return 0, nil
+}
+
+// recordTransition records that cluster was accepted or denied, once: when
+// the status patch that Reconcile just sent with h turned
+// HubAcceptedManagedCluster True, or from True to denied. A reconcile whose
+// cache did not show the controller's own earlier write yet sets the
+// condition again, but its patch finds the change made and sends nothing,
+// so the transition is not recorded twice (every repeat of an event is
+// another write, and the events recorder writes a series again when it
+// ends).
+func (r *Reconciler) recordTransition(ctx context.Context, h *patch.Helper, wasAccepted bool, cluster *clusterv1.ManagedCluster) {
+	if !h.SentStatus() || cluster.IsAccepted() == wasAccepted {
+		return
+	}
+	log := ctrl.LoggerFrom(ctx)
+	switch c := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted); {
+	case cluster.IsAccepted():
+		log.V(2).Info("Accepted managed cluster", "cluster", klog.KObj(cluster))
+		r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventAccepted, "Accept", "managed cluster %s is accepted by hub cluster admin", cluster.Name)
+	case c != nil && c.Reason == clusterv1.ReasonHubClusterAdminDenied:
+		log.V(2).Info("Denied managed cluster", "cluster", klog.KObj(cluster))
+		r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventDenied, "Deny", "managed cluster %s is denied by hub cluster admin", cluster.Name)
+	}
 }
 
 // tokenIdentity returns the ServiceAccount of the token identity of
@@ -304,10 +325,6 @@ func (r *Reconciler) deny(ctx context.Context, cluster *clusterv1.ManagedCluster
 	}
 	if meta.FindStatusCondition(cluster.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted) == nil {
 		return nil
-	}
-	if cluster.IsAccepted() {
-		ctrl.LoggerFrom(ctx).V(2).Info("Denied managed cluster", "cluster", klog.KObj(cluster))
-		r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventDenied, "Deny", "managed cluster %s is denied by hub cluster admin", name)
 	}
 	setAccepted(cluster, metav1.ConditionFalse, clusterv1.ReasonHubClusterAdminDenied, "Denied by hub cluster admin")
 	return nil

@@ -2,12 +2,16 @@ package hub
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -74,6 +78,12 @@ func testCSRApproval(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 		_, marked := mc.Annotations[clusterv1.AutomaticallyAcceptedOnAnnotationKey]
 		return mc.Spec.HubAcceptsClient && marked, nil
 	})
+	// The approver records the automatic acceptance and the ManagedCluster
+	// controller its condition, each once: two Events, neither a series (a
+	// repeat within minutes is another write, and one more when its series
+	// ends).
+	accepted := waitCluster(ctx, t, admin, "cluster3", "accepted", (*clusterv1.ManagedCluster).IsAccepted)
+	expectRecordedOnce(ctx, t, admin, accepted, "ManagedClusterAccepted", "accepted automatically", "is accepted by hub cluster admin")
 
 	// A cluster the administrator denies afterwards stays denied: its next
 	// bootstrap request is no first join and stays pending, and the hub
@@ -82,6 +92,11 @@ func testCSRApproval(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 	if err := setAccept(ctx, admin, "cluster3", false); err != nil {
 		t.Fatalf("deny cluster3: %v", err)
 	}
+	denied := waitCluster(ctx, t, admin, "cluster3", "denied", func(mc *clusterv1.ManagedCluster) bool {
+		c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
+		return c != nil && c.Reason == clusterv1.ReasonHubClusterAdminDenied
+	})
+	expectRecordedOnce(ctx, t, admin, denied, "ManagedClusterDenied", "is denied by hub cluster admin")
 	again := createCSR(ctx, t, boot, "cluster3", "cluster3")
 	createCluster(ctx, t, admin, "cluster4", false, 0)
 	defer deleteClusterAndWait(ctx, t, admin, "cluster4")
@@ -138,4 +153,41 @@ func approveAs(ctx context.Context, hubCluster *framework.Cluster, cluster, name
 	}}
 	_, err = cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, name, csr, metav1.UpdateOptions{})
 	return err
+}
+
+// expectRecordedOnce waits until ManagedCluster mc has one Event with
+// reason saying each of notes, and fails t when there are others with that
+// reason or any is a series (recorded more than once).
+func expectRecordedOnce(ctx context.Context, t *testing.T, admin client.Client, mc *clusterv1.ManagedCluster, reason string, notes ...string) {
+	t.Helper()
+	var recorded []eventsv1.Event
+	framework.Eventually(ctx, t, pollTimeout, reason+" events of "+mc.Name+" saying each of "+strings.Join(notes, "; "), func(ctx context.Context) (bool, error) {
+		events := &eventsv1.EventList{}
+		if err := admin.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+			return false, err
+		}
+		recorded = slices.DeleteFunc(events.Items, func(e eventsv1.Event) bool {
+			return e.Regarding.UID != mc.UID || e.Reason != reason
+		})
+		return !slices.ContainsFunc(notes, func(note string) bool {
+			return !slices.ContainsFunc(recorded, func(e eventsv1.Event) bool { return strings.Contains(e.Note, note) })
+		}), nil
+	})
+	if len(recorded) != len(notes) {
+		t.Errorf("%d %s events of %s, want %d: %v", len(recorded), reason, mc.Name, len(notes), eventNotes(recorded))
+	}
+	for _, e := range recorded {
+		if e.Series != nil {
+			t.Errorf("%s of %s recorded %d times: %q", reason, mc.Name, e.Series.Count, e.Note)
+		}
+	}
+}
+
+// eventNotes returns the notes of events.
+func eventNotes(events []eventsv1.Event) []string {
+	notes := make([]string, 0, len(events))
+	for _, e := range events {
+		notes = append(notes, e.Note)
+	}
+	return notes
 }
