@@ -56,8 +56,9 @@ var conflictBackoff = wait.Backoff{Duration: 2 * time.Millisecond, Factor: 2, Ji
 type Helper struct {
 	client client.Client
 	base   client.Object
-	// sentStatus is whether the last Patch wrote the status subresource.
-	sentStatus bool
+	// sentSpec and sentStatus are whether the last Patch wrote metadata
+	// and spec, and the status subresource.
+	sentSpec, sentStatus bool
 }
 
 // NewHelper takes a copy of obj as the baseline of later patches. c both
@@ -93,7 +94,7 @@ func (h *Helper) HasChanges(obj client.Object) (bool, error) {
 // as it was. A NotFound error is returned wrapped: callers that expect the
 // object to go away test it with apierrors.IsNotFound.
 func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
-	h.sentStatus = false
+	h.sentSpec, h.sentStatus = false, false
 	if equality.Semantic.DeepEqual(h.base, obj) {
 		return nil // the cheap test first: objects can be large
 	}
@@ -110,7 +111,11 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 		if err != nil {
 			return fmt.Errorf("patch %s of %s: %w", p.name, h.describe(obj), err)
 		}
-		h.sentStatus = h.sentStatus || (wrote && p.name == statusPart)
+		if wrote && p.name == statusPart {
+			h.sentStatus = true
+		} else if wrote {
+			h.sentSpec = true
+		}
 		if resp != nil {
 			sent = resp
 			if current, err = document(resp); err != nil {
@@ -125,11 +130,15 @@ func (h *Helper) Patch(ctx context.Context, obj client.Object) error {
 }
 
 // SentStatus reports whether the last Patch wrote the status subresource:
-// false when status did not change, when another writer had already made
-// the same change (found after a conflict), or when Patch failed. A
-// reconciler that reports a status transition (an event) does so only when
-// its own write made it, not again for a change its stale cache hid.
+// false when status did not change, when another writer (or the
+// reconciler's own earlier write, which a stale cache hid) had already made
+// the same change, found after a conflict, or when Patch failed. A
+// reconciler that reports a change (an event) does so only when its own
+// write made it, so that it does not report one change twice.
 func (h *Helper) SentStatus() bool { return h.sentStatus }
+
+// SentSpec is SentStatus for metadata and spec.
+func (h *Helper) SentSpec() bool { return h.sentSpec }
 
 // patchPart sends the patch of one part, computed against current (the
 // object as last known from the API server), and retries conflicts. It

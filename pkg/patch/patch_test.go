@@ -74,8 +74,9 @@ func TestPatch(t *testing.T) {
 		mutate, other func(*clusterv1.ManagedCluster)
 		want          calls
 		conflict      bool
-		// sentStatus is what SentStatus reports afterwards.
-		sentStatus bool
+		// sentSpec and sentStatus are what SentSpec and SentStatus report
+		// afterwards.
+		sentSpec, sentStatus bool
 		// check inspects the object on the API server afterwards.
 		check func(t *testing.T, got *clusterv1.ManagedCluster)
 	}{{
@@ -163,7 +164,8 @@ func TestPatch(t *testing.T) {
 		other: func(mc *clusterv1.ManagedCluster) {
 			mc.Finalizers = append(mc.Finalizers, "theirs")
 		},
-		want: calls{object: 2},
+		sentSpec: true,
+		want:     calls{object: 2},
 		check: func(t *testing.T, got *clusterv1.ManagedCluster) {
 			if want := []string{"ours", "theirs"}; !slices.Equal(got.Finalizers, want) {
 				t.Errorf("finalizers %v, want %v", got.Finalizers, want)
@@ -180,10 +182,28 @@ func TestPatch(t *testing.T) {
 			metav1.SetMetaDataLabel(&mc.ObjectMeta, "theirs", "2")
 			mc.Spec.LeaseDurationSeconds = 90
 		},
-		want: calls{object: 2},
+		sentSpec: true,
+		want:     calls{object: 2},
 		check: func(t *testing.T, got *clusterv1.ManagedCluster) {
 			if got.Labels["ours"] != "1" || got.Labels["theirs"] != "2" || !got.Spec.HubAcceptsClient || got.Spec.LeaseDurationSeconds != 90 {
 				t.Errorf("labels %v, spec %+v: a change was lost", got.Labels, got.Spec)
+			}
+		},
+	}, {
+		// A reconcile whose cache missed its own earlier write sends
+		// nothing, and SentSpec says so.
+		name:    "the same list set by both is sent once",
+		initial: newCluster().build(),
+		mutate: func(mc *clusterv1.ManagedCluster) {
+			mc.Spec.Taints = []clusterv1.Taint{{Key: "ours", Effect: clusterv1.TaintEffectNoSelect, TimeAdded: metav1.Unix(1, 0)}}
+		},
+		other: func(mc *clusterv1.ManagedCluster) {
+			mc.Spec.Taints = []clusterv1.Taint{{Key: "ours", Effect: clusterv1.TaintEffectNoSelect, TimeAdded: metav1.Unix(1, 0)}}
+		},
+		want: calls{object: 1},
+		check: func(t *testing.T, got *clusterv1.ManagedCluster) {
+			if len(got.Spec.Taints) != 1 || got.Spec.Taints[0].Key != "ours" {
+				t.Errorf("taints %v", got.Spec.Taints)
 			}
 		},
 	}, {
@@ -210,6 +230,7 @@ func TestPatch(t *testing.T) {
 			meta.SetStatusCondition(&mc.Status.Conditions, cond(typeOurs, metav1.ConditionTrue, "A"))
 		},
 		sentStatus: true,
+		sentSpec:   true,
 		want:       calls{object: 1, status: 1},
 		check: func(t *testing.T, got *clusterv1.ManagedCluster) {
 			hasConditions(typeOurs+"=A")(t, got)
@@ -243,8 +264,8 @@ func TestPatch(t *testing.T) {
 			if n != tt.want {
 				t.Errorf("sent %+v patches, want %+v", n, tt.want)
 			}
-			if h.SentStatus() != tt.sentStatus {
-				t.Errorf("SentStatus() = %v, want %v", h.SentStatus(), tt.sentStatus)
+			if h.SentSpec() != tt.sentSpec || h.SentStatus() != tt.sentStatus {
+				t.Errorf("SentSpec(), SentStatus() = %v, %v, want %v, %v", h.SentSpec(), h.SentStatus(), tt.sentSpec, tt.sentStatus)
 			}
 			got := &clusterv1.ManagedCluster{}
 			if err := c.Get(ctx, client.ObjectKey{Name: "c1"}, got); err != nil {

@@ -51,6 +51,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := h.Patch(ctx, cluster); err != nil {
 		return patch.RetryStale(ctx, err, apierrors.IsNotFound)
 	}
+	if !h.SentSpec() {
+		// The cache had not shown this controller's own write yet: the
+		// change is made and was recorded then.
+		return ctrl.Result{}, nil
+	}
 	ctrl.LoggerFrom(ctx).V(2).Info("Updated hub-managed taints", "available", cluster.AvailableStatus())
 	r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, eventTaintsUpdated, "Taint",
 		"hub-managed taints of managed cluster %s updated: available is %s", cluster.Name, cluster.AvailableStatus())

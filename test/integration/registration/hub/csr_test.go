@@ -155,9 +155,10 @@ func approveAs(ctx context.Context, hubCluster *framework.Cluster, cluster, name
 	return err
 }
 
-// expectRecordedOnce waits until ManagedCluster mc has one Event with
-// reason saying each of notes, and fails t when there are others with that
-// reason or any is a series (recorded more than once).
+// expectRecordedOnce waits until ManagedCluster mc has an Event with reason
+// saying each of notes (one Event for each, a note given twice needs two),
+// and fails t when there are others with that reason or any is a series
+// (recorded more than once).
 func expectRecordedOnce(ctx context.Context, t *testing.T, admin client.Client, mc *clusterv1.ManagedCluster, reason string, notes ...string) {
 	t.Helper()
 	var recorded []eventsv1.Event
@@ -169,9 +170,15 @@ func expectRecordedOnce(ctx context.Context, t *testing.T, admin client.Client, 
 		recorded = slices.DeleteFunc(events.Items, func(e eventsv1.Event) bool {
 			return e.Regarding.UID != mc.UID || e.Reason != reason
 		})
-		return !slices.ContainsFunc(notes, func(note string) bool {
-			return !slices.ContainsFunc(recorded, func(e eventsv1.Event) bool { return strings.Contains(e.Note, note) })
-		}), nil
+		unmatched := slices.Clone(recorded)
+		for _, note := range notes {
+			i := slices.IndexFunc(unmatched, func(e eventsv1.Event) bool { return strings.Contains(e.Note, note) })
+			if i < 0 {
+				return false, nil
+			}
+			unmatched = slices.Delete(unmatched, i, i+1)
+		}
+		return true, nil
 	})
 	if len(recorded) != len(notes) {
 		t.Errorf("%d %s events of %s, want %d: %v", len(recorded), reason, mc.Name, len(notes), eventNotes(recorded))

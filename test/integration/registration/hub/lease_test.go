@@ -81,6 +81,10 @@ func testLeaseHealth(ctx context.Context, t *testing.T, hubCluster *framework.Cl
 	if c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable); c.Message != "Registration agent stopped updating its lease." {
 		t.Errorf("Available message %q", c.Message)
 	}
+	// Each change of the hub's taints is recorded once: unreachable when
+	// the cluster was created, removed when it became available, and
+	// unreachable again.
+	expectRecordedOnce(ctx, t, admin, mc, "ManagedClusterConditionAvailableUpdated", "available is Unknown", "available is True", "available is Unknown")
 }
 
 // renew does what the registration agent does each period: renew the lease
