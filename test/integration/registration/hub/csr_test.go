@@ -2,14 +2,11 @@ package hub
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -153,48 +150,4 @@ func approveAs(ctx context.Context, hubCluster *framework.Cluster, cluster, name
 	}}
 	_, err = cs.CertificatesV1().CertificateSigningRequests().UpdateApproval(ctx, name, csr, metav1.UpdateOptions{})
 	return err
-}
-
-// expectRecordedOnce waits until ManagedCluster mc has an Event with reason
-// saying each of notes (one Event for each, a note given twice needs two),
-// and fails t when there are others with that reason or any is a series
-// (recorded more than once).
-func expectRecordedOnce(ctx context.Context, t *testing.T, admin client.Client, mc *clusterv1.ManagedCluster, reason string, notes ...string) {
-	t.Helper()
-	var recorded []eventsv1.Event
-	framework.Eventually(ctx, t, pollTimeout, reason+" events of "+mc.Name+" saying each of "+strings.Join(notes, "; "), func(ctx context.Context) (bool, error) {
-		events := &eventsv1.EventList{}
-		if err := admin.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
-			return false, err
-		}
-		recorded = slices.DeleteFunc(events.Items, func(e eventsv1.Event) bool {
-			return e.Regarding.UID != mc.UID || e.Reason != reason
-		})
-		unmatched := slices.Clone(recorded)
-		for _, note := range notes {
-			i := slices.IndexFunc(unmatched, func(e eventsv1.Event) bool { return strings.Contains(e.Note, note) })
-			if i < 0 {
-				return false, nil
-			}
-			unmatched = slices.Delete(unmatched, i, i+1)
-		}
-		return true, nil
-	})
-	if len(recorded) != len(notes) {
-		t.Errorf("%d %s events of %s, want %d: %v", len(recorded), reason, mc.Name, len(notes), eventNotes(recorded))
-	}
-	for _, e := range recorded {
-		if e.Series != nil {
-			t.Errorf("%s of %s recorded %d times: %q", reason, mc.Name, e.Series.Count, e.Note)
-		}
-	}
-}
-
-// eventNotes returns the notes of events.
-func eventNotes(events []eventsv1.Event) []string {
-	notes := make([]string, 0, len(events))
-	for _, e := range events {
-		notes = append(notes, e.Note)
-	}
-	return notes
 }

@@ -10,10 +10,13 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -219,5 +222,42 @@ func reportJoined(ctx context.Context, t *testing.T, admin client.Client, cluste
 		return admin.Status().Update(ctx, mc)
 	}); err != nil {
 		t.Fatalf("report %s joined: %v", cluster, err)
+	}
+}
+
+// expectRecordedOnce waits until ManagedCluster mc has an Event with reason
+// saying each of notes (one Event for each, a note given twice needs two),
+// then fails t when any of them is a series or two in a row say the same:
+// each change recorded more than once. A change the cluster made again
+// later (a flapping lease) is another Event between them and passes.
+func expectRecordedOnce(ctx context.Context, t *testing.T, admin client.Client, mc *clusterv1.ManagedCluster, reason string, notes ...string) {
+	t.Helper()
+	var recorded []eventsv1.Event
+	framework.Eventually(ctx, t, pollTimeout, reason+" events of "+mc.Name+" saying each of "+strings.Join(notes, "; "), func(ctx context.Context) (bool, error) {
+		events := &eventsv1.EventList{}
+		if err := admin.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+			return false, err
+		}
+		recorded = slices.DeleteFunc(events.Items, func(e eventsv1.Event) bool {
+			return e.Regarding.UID != mc.UID || e.Reason != reason
+		})
+		unmatched := slices.Clone(recorded)
+		for _, note := range notes {
+			i := slices.IndexFunc(unmatched, func(e eventsv1.Event) bool { return strings.Contains(e.Note, note) })
+			if i < 0 {
+				return false, nil
+			}
+			unmatched = slices.Delete(unmatched, i, i+1)
+		}
+		return true, nil
+	})
+	slices.SortFunc(recorded, func(a, b eventsv1.Event) int { return a.EventTime.Compare(b.EventTime.Time) })
+	for i, e := range recorded {
+		if e.Series != nil {
+			t.Errorf("%s of %s recorded %d times: %q", reason, mc.Name, e.Series.Count, e.Note)
+		}
+		if i > 0 && recorded[i-1].Note == e.Note {
+			t.Errorf("%s of %s recorded twice in a row: %q", reason, mc.Name, e.Note)
+		}
 	}
 }
