@@ -9,8 +9,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +16,6 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -282,15 +279,7 @@ func (fx *agentTokenFixture) legacyIdentity(t *testing.T) {
 		_, err := whoAmI(ctx, old)
 		return apierrors.IsUnauthorized(err), nil
 	})
-	framework.Eventually(ctx, t, pollTimeout, "an event on ManagedCluster cluster1 naming accept --rejoin", func(ctx context.Context) (bool, error) {
-		events := &eventsv1.EventList{}
-		if err := admin.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
-			return false, err
-		}
-		return slices.ContainsFunc(events.Items, func(e eventsv1.Event) bool {
-			return e.Regarding.Name == "cluster1" && e.Reason == "AgentTokenIdentityMoved" && strings.Contains(e.Note, "kubectl ocm accept --clusters cluster1 --rejoin")
-		}), nil
-	})
+	waitEvent(ctx, t, admin, "cluster1", "AgentTokenIdentityMoved", "kubectl ocm accept --clusters cluster1 --rejoin")
 	// The token identity of the cluster is untouched.
 	expectAllowed(t, "the token identity reads its lease", agent.Get(ctx, client.ObjectKey{Namespace: "cluster1", Name: clusterv1.LeaseName}, &coordinationv1.Lease{}))
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -225,6 +226,26 @@ func reportJoined(ctx context.Context, t *testing.T, admin client.Client, cluste
 	}
 }
 
+// eventsOf lists the Events with reason regarding the object that regarding
+// accepts.
+func eventsOf(ctx context.Context, admin client.Client, reason string, regarding func(corev1.ObjectReference) bool) ([]eventsv1.Event, error) {
+	events := &eventsv1.EventList{}
+	if err := admin.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(events.Items, func(e eventsv1.Event) bool { return e.Reason != reason || !regarding(e.Regarding) }), nil
+}
+
+// waitEvent waits for an event on ManagedCluster cluster with reason whose
+// note says says.
+func waitEvent(ctx context.Context, t *testing.T, admin client.Client, cluster, reason, says string) {
+	t.Helper()
+	framework.Eventually(ctx, t, pollTimeout, "event "+reason+" on ManagedCluster "+cluster, func(ctx context.Context) (bool, error) {
+		events, err := eventsOf(ctx, admin, reason, func(r corev1.ObjectReference) bool { return r.Name == cluster })
+		return slices.ContainsFunc(events, func(e eventsv1.Event) bool { return strings.Contains(e.Note, says) }), err
+	})
+}
+
 // expectRecordedOnce waits until ManagedCluster mc has an Event with reason
 // saying each of notes (one Event for each, a note given twice needs two),
 // then fails t when any of them is a series or two in a row say the same:
@@ -234,13 +255,10 @@ func expectRecordedOnce(ctx context.Context, t *testing.T, admin client.Client, 
 	t.Helper()
 	var recorded []eventsv1.Event
 	framework.Eventually(ctx, t, pollTimeout, reason+" events of "+mc.Name+" saying each of "+strings.Join(notes, "; "), func(ctx context.Context) (bool, error) {
-		events := &eventsv1.EventList{}
-		if err := admin.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+		var err error
+		if recorded, err = eventsOf(ctx, admin, reason, func(r corev1.ObjectReference) bool { return r.UID == mc.UID }); err != nil {
 			return false, err
 		}
-		recorded = slices.DeleteFunc(events.Items, func(e eventsv1.Event) bool {
-			return e.Regarding.UID != mc.UID || e.Reason != reason
-		})
 		unmatched := slices.Clone(recorded)
 		for _, note := range notes {
 			i := slices.IndexFunc(unmatched, func(e eventsv1.Event) bool { return strings.Contains(e.Note, note) })

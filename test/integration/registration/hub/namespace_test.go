@@ -10,7 +10,6 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -200,21 +199,6 @@ func waitInUse(ctx context.Context, t *testing.T, admin client.Client, cluster s
 	return waitCluster(ctx, t, admin, cluster, "NamespaceInUse saying "+strings.Join(says, ", "), func(mc *clusterv1.ManagedCluster) bool {
 		c := meta.FindStatusCondition(mc.Status.Conditions, clusterv1.ManagedClusterConditionHubAccepted)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == clusterv1.ReasonNamespaceInUse && containsAll(c.Message, says...)
-	})
-}
-
-// waitEvent waits for an event on ManagedCluster cluster with reason whose
-// note says says.
-func waitEvent(ctx context.Context, t *testing.T, admin client.Client, cluster, reason, says string) {
-	t.Helper()
-	framework.Eventually(ctx, t, pollTimeout, "event "+reason+" on ManagedCluster "+cluster, func(ctx context.Context) (bool, error) {
-		events := &eventsv1.EventList{}
-		if err := admin.List(ctx, events, client.InNamespace(metav1.NamespaceDefault)); err != nil {
-			return false, err
-		}
-		return slices.ContainsFunc(events.Items, func(e eventsv1.Event) bool {
-			return e.Regarding.Name == cluster && e.Reason == reason && strings.Contains(e.Note, says)
-		}), nil
 	})
 }
 
