@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/kubectl-ocm/kubectl-ocm/controllers/addon/hub/template"
 	addonv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/addon/v1alpha1"
@@ -17,7 +18,9 @@ import (
 // hosting cluster, as OCM's DeploymentAvailability health check does. It
 // returns nil while the add-on's manifests were never applied (no
 // ManifestApplied or, in Hosted mode, HostingManifestApplied condition):
-// there is nothing to judge yet.
+// there is nothing to judge yet. A hosted add-on whose hosting works are
+// not found is Unknown, whatever its works on the managed cluster say:
+// they hold only its managed-side manifests.
 func probe(mca *addonv1alpha1.ManagedClusterAddOn, works, hosting []*workv1.ManifestWork) *metav1.Condition {
 	if meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnManifestApplied) == nil &&
 		meta.FindStatusCondition(mca.Status.Conditions, addonv1alpha1.ManagedClusterAddOnHostingManifestApplied) == nil {
@@ -25,6 +28,14 @@ func probe(mca *addonv1alpha1.ManagedClusterAddOn, works, hosting []*workv1.Mani
 	}
 	cond := func(status metav1.ConditionStatus, reason, msg string) *metav1.Condition {
 		return &metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnConditionAvailable, Status: status, Reason: reason, Message: msg}
+	}
+	// The hub deploys manifests on the hosting cluster (its finalizer says
+	// so) and its works there are not seen yet: the works of the managed
+	// cluster alone would judge an agent that does not run yet.
+	if host := template.HostingCluster(mca); host != "" && len(hosting) == 0 &&
+		controllerutil.ContainsFinalizer(mca, addonv1alpha1.AddonHostingManifestFinalizer) {
+		return cond(metav1.ConditionUnknown, addonv1alpha1.AddonAvailableReasonWorkNotFound,
+			fmt.Sprintf("Addon manifestWork is not found on hosting cluster %s", host))
 	}
 	works = append(template.SelectDeployWorks(mca.Name, works), hosting...)
 	if len(works) == 0 {

@@ -61,6 +61,8 @@ func TestProbe(t *testing.T) {
 		conditions []metav1.Condition
 		works      []*workv1.ManifestWork
 		want       *metav1.Condition // nil: left alone
+		hosted     bool              // hosted on c1, the hub deploying there
+		hosting    []*workv1.ManifestWork
 	}{{
 		name:  "never applied: nothing to judge",
 		works: []*workv1.ManifestWork{newWork("addon-hello-deploy-0").w},
@@ -109,11 +111,43 @@ func TestProbe(t *testing.T) {
 			feedback("ns", "a", map[string]int64{"Replicas": 1}).w},
 		want: &metav1.Condition{Status: metav1.ConditionFalse, Reason: "ProbeUnavailable", Message: "Probe addon unavailable with err readyReplica is not probed"},
 	}}
+	hostedApplied := append(applied, metav1.Condition{Type: addonv1alpha1.ManagedClusterAddOnHostingManifestApplied, Status: metav1.ConditionTrue})
+	managedSide := newWork("addon-hello-deploy-0").manifest(cm).available(metav1.ConditionTrue, "").w
+	hostingWork := func() workBuilder {
+		return newWork("addon-hello-deploy-hosting-c2-0").manifest(deploymentManifest("a", 1)).available(metav1.ConditionTrue, "")
+	}
+	cases = append(cases, []struct {
+		name       string
+		conditions []metav1.Condition
+		works      []*workv1.ManifestWork
+		want       *metav1.Condition
+		hosted     bool
+		hosting    []*workv1.ManifestWork
+	}{{
+		// The managed side is applied before the hosting works are
+		// written, or before the hub's cache shows them.
+		name: "hosted: the hosting works not seen yet", conditions: applied, hosted: true,
+		works: []*workv1.ManifestWork{managedSide},
+		want:  &metav1.Condition{Status: metav1.ConditionUnknown, Reason: "WorkNotFound", Message: "Addon manifestWork is not found on hosting cluster c1"},
+	}, {
+		name: "hosted: the hosting work's Deployment not reported yet", conditions: hostedApplied, hosted: true,
+		works: []*workv1.ManifestWork{managedSide}, hosting: []*workv1.ManifestWork{hostingWork().w},
+		want: &metav1.Condition{Status: metav1.ConditionUnknown, Reason: "NoProbeResult",
+			Message: "Probe results are not returned for apps/deployments: ns/a"},
+	}, {
+		name: "hosted: the hosting work's Deployment ready", conditions: hostedApplied, hosted: true,
+		works: []*workv1.ManifestWork{managedSide}, hosting: []*workv1.ManifestWork{hostingWork().feedback("ns", "a", ready).w},
+		want: &metav1.Condition{Status: metav1.ConditionTrue, Reason: "ProbeAvailable", Message: "hello add-on is available."},
+	}}...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			mca := &addonv1alpha1.ManagedClusterAddOn{ObjectMeta: metav1.ObjectMeta{Name: "hello"}}
+			if tc.hosted {
+				mca.Annotations = map[string]string{addonv1alpha1.HostingClusterNameAnnotationKey: "c1"}
+				mca.Finalizers = []string{addonv1alpha1.AddonHostingManifestFinalizer}
+			}
 			mca.Status.Conditions = tc.conditions
-			got := probe(mca, tc.works, nil)
+			got := probe(mca, tc.works, tc.hosting)
 			if tc.want == nil {
 				if got != nil {
 					t.Errorf("probe = %+v, want nil", got)
