@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -45,7 +46,22 @@ func (r *Reconciler) listWorks(ctx context.Context, mwrs *workv1alpha1.ManifestW
 			works[list.Items[i].Namespace] = &list.Items[i]
 		}
 	}
+	// The works this controller wrote that the cache does not show yet
+	// stand in for what it shows: otherwise the reconcile would create them
+	// again (AlreadyExists, then a read) or update an older version (a
+	// conflict).
+	r.written.Overlay(setKey(mwrs), func(key types.NamespacedName) *workv1.ManifestWork {
+		if mw := works[key.Namespace]; mw != nil && mw.Name == key.Name {
+			return mw
+		}
+		return nil
+	}, func(key types.NamespacedName, mw *workv1.ManifestWork) { works[key.Namespace] = mw })
 	return works, nil
+}
+
+// setKey is the group of a set's works in Reconciler.written.
+func setKey(mwrs *workv1alpha1.ManifestWorkReplicaSet) string {
+	return mwrs.Namespace + "/" + mwrs.Name
 }
 
 // applyWork creates or updates the ManifestWork of cluster so that it has
@@ -90,6 +106,7 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 			}
 			return nil, fmt.Errorf("create ManifestWork %s/%s: %w", cluster, mwrs.Name, err)
 		}
+		r.written.Record(setKey(mwrs), "", mw)
 		return mw, nil
 	}
 	if err := r.Client.Update(ctx, mw); err != nil {
@@ -98,6 +115,7 @@ func (r *Reconciler) applyWork(ctx context.Context, mwrs *workv1alpha1.ManifestW
 		}
 		return nil, fmt.Errorf("update ManifestWork %s/%s: %w", cluster, mwrs.Name, err)
 	}
+	r.written.Record(setKey(mwrs), current.ResourceVersion, mw)
 	return mw, nil
 }
 
@@ -196,8 +214,9 @@ func (r *Reconciler) existing(ctx context.Context, cluster string, mwrs *workv1a
 // cluster is now owned by another placement of the same
 // ManifestWorkReplicaSet, and records rev, the hash of the set's current
 // revision, on a work that holds its template but not the hash (one written
-// before the set kept revisions); the spec is left alone.
-func (r *Reconciler) relabel(ctx context.Context, mw *workv1.ManifestWork, placement, rev string) (*workv1.ManifestWork, error) {
+// before the set kept revisions); the spec is left alone. group is the
+// set's (setKey).
+func (r *Reconciler) relabel(ctx context.Context, group string, mw *workv1.ManifestWork, placement, rev string) (*workv1.ManifestWork, error) {
 	if mw.Labels[workv1alpha1.ManifestWorkReplicaSetPlacementNameLabelKey] == placement && mw.Annotations[revision.HashAnnotation] == rev {
 		return mw, nil
 	}
@@ -213,11 +232,13 @@ func (r *Reconciler) relabel(ctx context.Context, mw *workv1.ManifestWork, place
 		}
 		return nil, fmt.Errorf("relabel ManifestWork %s/%s: %w", mw.Namespace, mw.Name, err)
 	}
+	r.written.Record(group, mw.ResourceVersion, updated)
 	return updated, nil
 }
 
-// deleteWork deletes mw in the background; a work already gone is fine.
-func (r *Reconciler) deleteWork(ctx context.Context, mw *workv1.ManifestWork) error {
+// deleteWork deletes mw of the set group (setKey) in the background; a work
+// already gone is fine.
+func (r *Reconciler) deleteWork(ctx context.Context, group string, mw *workv1.ManifestWork) error {
 	if !mw.DeletionTimestamp.IsZero() {
 		return nil
 	}
@@ -226,6 +247,7 @@ func (r *Reconciler) deleteWork(ctx context.Context, mw *workv1.ManifestWork) er
 	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("delete ManifestWork %s/%s: %w", mw.Namespace, mw.Name, err)
 	}
+	r.written.Forget(group, client.ObjectKeyFromObject(mw))
 	return nil
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/rollout/revision"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/workset"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/written"
 )
 
 // ControllerName names the controller in logs and events.
@@ -53,6 +54,10 @@ type Reconciler struct {
 	// of a set's namespace whose content was checked against its name: a
 	// chunk's content never changes but by being deleted and created again.
 	verified sync.Map
+	// written holds, by set, the ManifestWorks the controller created or
+	// updated that its cache does not show yet: during a rollout a set is
+	// reconciled again before the cache shows the works it just wrote.
+	written written.Writes[*workv1.ManifestWork]
 }
 
 // plan is one placementRef: its decisions, the clusters it owns (a cluster
@@ -85,6 +90,9 @@ type desired struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	mwrs := &workv1alpha1.ManifestWorkReplicaSet{}
 	if err := r.Client.Get(ctx, req.NamespacedName, mwrs); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.written.ForgetGroup(req.String())
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !mwrs.DeletionTimestamp.IsZero() {
@@ -168,7 +176,7 @@ func (r *Reconciler) reconcileNormal(ctx context.Context, mwrs *workv1alpha1.Man
 			return ctrl.Result{}, err
 		}
 	}
-	behind, err := r.tidyWorks(ctx, works, want)
+	behind, err := r.tidyWorks(ctx, setKey(mwrs), works, want)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -366,14 +374,14 @@ func (r *Reconciler) desiredWorks(ctx context.Context, ov *workset.Overrider, pl
 // tidyWorks deletes the works of clusters no longer decided and points the
 // placementname label of current works at the placement owning their cluster.
 // works is updated in place; stale reports that the cache was behind.
-func (r *Reconciler) tidyWorks(ctx context.Context, works map[string]*workv1.ManifestWork, want map[string]desired) (stale bool, err error) {
+func (r *Reconciler) tidyWorks(ctx context.Context, group string, works map[string]*workv1.ManifestWork, want map[string]desired) (stale bool, err error) {
 	log := ctrl.LoggerFrom(ctx)
 	for cluster, mw := range works {
 		if d, ok := want[cluster]; ok {
 			if mw.Annotations[workv1alpha1.ManifestWorkSpecHashAnnotationKey] != d.hash {
 				continue
 			}
-			updated, err := r.relabel(ctx, mw, d.placement, d.revision)
+			updated, err := r.relabel(ctx, group, mw, d.placement, d.revision)
 			switch {
 			case errors.Is(err, errStale):
 				stale = true
@@ -384,7 +392,7 @@ func (r *Reconciler) tidyWorks(ctx context.Context, works map[string]*workv1.Man
 			}
 			continue
 		}
-		if err := r.deleteWork(ctx, mw); err != nil {
+		if err := r.deleteWork(ctx, group, mw); err != nil {
 			return stale, err
 		}
 		delete(works, cluster)

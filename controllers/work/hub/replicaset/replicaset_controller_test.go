@@ -17,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
 	clusterv1alpha1 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1alpha1"
@@ -164,6 +165,77 @@ func TestReconcile(t *testing.T) {
 			if len(m.Finalizers) != 1 {
 				t.Errorf("finalizers %v", m.Finalizers)
 			}
+		}},
+		{name: "a cache behind the controller's writes: no create or update again", run: func(t *testing.T) {
+			r, base := fixture(clusterv1alpha1.RolloutStrategy{}, nil, "c1", "c2", "c3")
+			// The cache shows the works as they were before the
+			// controller's writes: none at first, then the versions of
+			// frozen.
+			frozen := map[client.ObjectKey]*workv1.ManifestWork{}
+			creates, updates, gets := 0, 0, 0
+			r.Client = interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+					if err := c.List(ctx, list, opts...); err != nil {
+						return err
+					}
+					if l, ok := list.(*workv1.ManifestWorkList); ok {
+						var items []workv1.ManifestWork
+						for _, mw := range l.Items {
+							if old := frozen[client.ObjectKeyFromObject(&mw)]; old != nil {
+								items = append(items, *old.DeepCopy())
+							}
+						}
+						l.Items = items
+					}
+					return nil
+				},
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					if _, ok := obj.(*workv1.ManifestWork); ok {
+						creates++
+					}
+					return c.Create(ctx, obj, opts...)
+				},
+				Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+					if _, ok := obj.(*workv1.ManifestWork); ok {
+						updates++
+					}
+					return c.Update(ctx, obj, opts...)
+				},
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					if _, ok := obj.(*workv1.ManifestWork); ok {
+						gets++
+					}
+					return c.Get(ctx, key, obj, opts...)
+				},
+			})
+			reconcileOnce(t, r)
+			require.Equal(t, 3, creates, "one create per cluster")
+			for range 2 {
+				assert.Zero(t, reconcileOnce(t, r).RequeueAfter, "a stale cache found")
+			}
+			assert.Equal(t, 3, creates, "works created again while the cache does not show them")
+			assert.Zero(t, gets, "works read to tell them from someone else's")
+			assert.Equal(t, 3, r.written.Len(), "the creates the cache does not show")
+
+			// The cache catches up: the writes are forgotten.
+			list := &workv1.ManifestWorkList{}
+			require.NoError(t, base.List(context.Background(), list))
+			for i := range list.Items {
+				frozen[client.ObjectKeyFromObject(&list.Items[i])] = list.Items[i].DeepCopy()
+			}
+			reconcileOnce(t, r)
+			assert.Zero(t, r.written.Len(), "writes the cache shows")
+
+			// A template change updates each work once, though the cache
+			// still shows the versions before the update.
+			m := &workv1alpha1.ManifestWorkReplicaSet{}
+			require.NoError(t, base.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "rs"}, m))
+			m.Spec.ManifestWorkTemplate.Workload.Manifests = []workv1.Manifest{configMap("app", "cfg", "changed")}
+			require.NoError(t, base.Update(context.Background(), m))
+			reconcileOnce(t, r)
+			require.Equal(t, 3, updates, "one update per cluster")
+			reconcileOnce(t, r)
+			assert.Equal(t, 3, updates, "works updated again from the versions they replaced")
 		}},
 	}
 	for _, tt := range tests {

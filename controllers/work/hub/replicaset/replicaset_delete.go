@@ -24,7 +24,7 @@ func (r *Reconciler) reconcileDelete(ctx context.Context, mwrs *workv1alpha1.Man
 		return ctrl.Result{}, err
 	}
 	for _, mw := range works {
-		if err := r.deleteWork(ctx, mw); err != nil {
+		if err := r.deleteWork(ctx, setKey(mwrs), mw); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
