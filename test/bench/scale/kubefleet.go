@@ -83,11 +83,14 @@ type KubeFleetReport struct {
 
 // Phase is one phase's length, request rates, CPU and memory by process.
 type Phase struct {
-	Seconds           float64            `json:"seconds"`
-	RequestsPerSecond float64            `json:"requestsPerSecond"`
-	WritesPerSecond   float64            `json:"writesPerSecond"`
-	CPUCores          map[string]float64 `json:"cpuCores"`
-	Memory            map[string]Process `json:"memory"`
+	Seconds           float64 `json:"seconds"`
+	RequestsPerSecond float64 `json:"requestsPerSecond"`
+	WritesPerSecond   float64 `json:"writesPerSecond"`
+	// Requests are the requests the hub's API server served during the
+	// phase by "VERB resource[/subresource]", as Op's.
+	Requests map[string]float64 `json:"requests,omitempty"`
+	CPUCores map[string]float64 `json:"cpuCores"`
+	Memory   map[string]Process `json:"memory"`
 }
 
 // BucketSummary returns the distribution of a histogram given its bucket

@@ -119,7 +119,7 @@ func resultsDir(b *testing.B) string {
 func (o *observer) phase(ctx context.Context, b *testing.B, w *window, took time.Duration) Phase {
 	b.Helper()
 	r := o.end(ctx, b, w)
-	p := Phase{Seconds: took.Seconds(), RequestsPerSecond: r.all, WritesPerSecond: r.writes, CPUCores: r.cpu, Memory: map[string]Process{}}
+	p := Phase{Seconds: took.Seconds(), RequestsPerSecond: r.all, WritesPerSecond: r.writes, Requests: r.perKey, CPUCores: r.cpu, Memory: map[string]Process{}}
 	for name, m := range o.memory(b) {
 		p.Memory[name] = m
 	}
