@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -172,7 +173,9 @@ func TestReconcile(t *testing.T) {
 			// controller's writes: none at first, then the versions of
 			// frozen.
 			frozen := map[client.ObjectKey]*workv1.ManifestWork{}
-			creates, updates, gets := 0, 0, 0
+			// The controller writes the works of a plan from parallel
+			// workers.
+			var creates, updates, gets atomic.Int32
 			r.Client = interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
 				List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 					if err := c.List(ctx, list, opts...); err != nil {
@@ -191,30 +194,30 @@ func TestReconcile(t *testing.T) {
 				},
 				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 					if _, ok := obj.(*workv1.ManifestWork); ok {
-						creates++
+						creates.Add(1)
 					}
 					return c.Create(ctx, obj, opts...)
 				},
 				Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
 					if _, ok := obj.(*workv1.ManifestWork); ok {
-						updates++
+						updates.Add(1)
 					}
 					return c.Update(ctx, obj, opts...)
 				},
 				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 					if _, ok := obj.(*workv1.ManifestWork); ok {
-						gets++
+						gets.Add(1)
 					}
 					return c.Get(ctx, key, obj, opts...)
 				},
 			})
 			reconcileOnce(t, r)
-			require.Equal(t, 3, creates, "one create per cluster")
+			require.EqualValues(t, 3, creates.Load(), "one create per cluster")
 			for range 2 {
 				assert.Zero(t, reconcileOnce(t, r).RequeueAfter, "a stale cache found")
 			}
-			assert.Equal(t, 3, creates, "works created again while the cache does not show them")
-			assert.Zero(t, gets, "works read to tell them from someone else's")
+			assert.EqualValues(t, 3, creates.Load(), "works created again while the cache does not show them")
+			assert.Zero(t, gets.Load(), "works read to tell them from someone else's")
 			assert.Equal(t, 3, r.written.Len(), "the creates the cache does not show")
 
 			// The cache catches up: the writes are forgotten.
@@ -233,9 +236,9 @@ func TestReconcile(t *testing.T) {
 			m.Spec.ManifestWorkTemplate.Workload.Manifests = []workv1.Manifest{configMap("app", "cfg", "changed")}
 			require.NoError(t, base.Update(context.Background(), m))
 			reconcileOnce(t, r)
-			require.Equal(t, 3, updates, "one update per cluster")
+			require.EqualValues(t, 3, updates.Load(), "one update per cluster")
 			reconcileOnce(t, r)
-			assert.Equal(t, 3, updates, "works updated again from the versions they replaced")
+			assert.EqualValues(t, 3, updates.Load(), "works updated again from the versions they replaced")
 		}},
 	}
 	for _, tt := range tests {
