@@ -107,7 +107,7 @@ func (w *Writes[T]) Overlay(group string, cached func(types.NamespacedName) T, s
 		}
 		delete(g, key)
 	}
-	if g != nil && len(g) == 0 {
+	if len(g) == 0 {
 		delete(w.groups, group)
 	}
 }

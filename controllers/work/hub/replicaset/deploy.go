@@ -35,7 +35,7 @@ func (r *Reconciler) listWorks(ctx context.Context, mwrs *workv1alpha1.ManifestW
 	// reconciled many times a second during a rollout. What the reconcile
 	// changes it copies first (applyWork, relabel) and puts in the map in
 	// the cached object's place.
-	if err := r.Client.List(ctx, list, client.MatchingFields{ownerIndex: mwrs.Namespace + "/" + mwrs.Name}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, list, client.MatchingFields{ownerIndex: setKey(mwrs)}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list the ManifestWorks of ManifestWorkReplicaSet %s/%s: %w", mwrs.Namespace, mwrs.Name, err)
 	}
 	works := make(map[string]*workv1.ManifestWork, len(list.Items))
@@ -59,9 +59,11 @@ func (r *Reconciler) listWorks(ctx context.Context, mwrs *workv1alpha1.ManifestW
 	return works, nil
 }
 
-// setKey is the group of a set's works in Reconciler.written.
+// setKey is a set's <namespace>/<name>: its works' ownerIndex value, the
+// group of its works in Reconciler.written, and its reconcile request's
+// String.
 func setKey(mwrs *workv1alpha1.ManifestWorkReplicaSet) string {
-	return mwrs.Namespace + "/" + mwrs.Name
+	return client.ObjectKeyFromObject(mwrs).String()
 }
 
 // applyWork creates or updates the ManifestWork of cluster so that it has

@@ -91,6 +91,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	mwrs := &workv1alpha1.ManifestWorkReplicaSet{}
 	if err := r.Client.Get(ctx, req.NamespacedName, mwrs); err != nil {
 		if apierrors.IsNotFound(err) {
+			// setKey of the set that is gone.
 			r.written.ForgetGroup(req.String())
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)

@@ -41,7 +41,7 @@ func ownerKey(obj client.Object) []string {
 	if !ok {
 		return nil
 	}
-	return []string{ns + "/" + name}
+	return []string{client.ObjectKey{Namespace: ns, Name: name}.String()}
 }
 
 // The controller reads from the cache; it reads a ManifestWork from the API
