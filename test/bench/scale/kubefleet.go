@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/kubectl-ocm/kubectl-ocm/test/bench/internal/benchkit"
 )
@@ -91,7 +92,14 @@ type Phase struct {
 	Requests map[string]float64 `json:"requests,omitempty"`
 	CPUCores map[string]float64 `json:"cpuCores"`
 	Memory   map[string]Process `json:"memory"`
+	// Profile is the hub API server's CPU over the phase's first
+	// KubeFleetProfile, when the phase lasted that long.
+	Profile *CPUProfile `json:"profile,omitempty"`
 }
+
+// KubeFleetProfile is how long the hub API server's CPU is sampled from
+// the start of the rollouts phase.
+const KubeFleetProfile = 60 * time.Second
 
 // BucketSummary returns the distribution of a histogram given its bucket
 // upper bounds and cumulative counts, each quantile interpolated linearly

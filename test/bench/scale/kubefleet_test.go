@@ -56,6 +56,7 @@ func BenchmarkKubeFleet(b *testing.B) {
 	}
 	o := newObserver(b, f)
 	o.agentCluster = realClusters[0]
+	o.profileDir = dir
 	bindGlobalSet(ctx, b, o.c, kfNamespace)
 	sims := startSimProcess(b, f)
 	o.simPid = sims.pid()
@@ -76,9 +77,12 @@ func BenchmarkKubeFleet(b *testing.B) {
 
 	w = o.begin(ctx, b)
 	before := scrapeHub(ctx, b, o)
+	profile := o.profileAPIServer(ctx, KubeFleetProfile, "apiserver-cpu-kubefleet-rollouts.pb.gz")
 	took, r.Stages, r.Rollout = rolloutAll(ctx, b, o.c, stages)
 	r.Propagation = histogramSummary(before, scrapeHub(ctx, b, o), propagation.HistogramName)
-	r.Phases[PhaseRollouts] = o.phase(ctx, b, w, took)
+	phase := o.phase(ctx, b, w, took)
+	phase.Profile = keepProfile(b, o, PhaseRollouts, took, KubeFleetProfile, profile)
+	r.Phases[PhaseRollouts] = phase
 	b.Logf("%d rollouts done in %s; whole rollout %s; propagation %s", *kfRollouts, benchkit.Seconds(took), r.Rollout, r.Propagation)
 
 	w = o.begin(ctx, b)
