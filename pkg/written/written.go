@@ -12,9 +12,14 @@
 // soon as the cache shows anything else, the cache is right and the write
 // is forgotten. A write the cache never shows (the object was deleted by
 // someone else before the cache saw it) is forgotten after TTL.
+//
+// Writes in a row (a create, then its status; an update, then its status)
+// are one chain: the last object stands in while the cache shows the
+// version the chain started from or any version the chain itself wrote.
 package written
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -41,15 +46,29 @@ type Writes[T client.Object] struct {
 	groups map[string]map[types.NamespacedName]write[T]
 }
 
-// write is one remembered write.
+// write is one remembered write, or the last of a chain.
 type write[T client.Object] struct {
+	// from is the version the chain's first write replaced, "" for a
+	// create; own are the versions its earlier writes made.
 	from string
+	own  []string
 	obj  T
 	at   time.Time
 }
 
+// behind reports whether a cache that shows version (seen false: nothing)
+// has not caught up with wr yet.
+func (wr write[T]) behind(seen bool, version string) bool {
+	if version == wr.from && seen == (wr.from != "") {
+		return true
+	}
+	return seen && slices.Contains(wr.own, version)
+}
+
 // Record remembers obj, just written by the controller over the version
-// from of the object ("" when it created obj). obj must not change after.
+// from of the object ("" when it created obj). A write over the object the
+// group's last write of the same key made continues its chain. obj must
+// not change after.
 func (w *Writes[T]) Record(group, from string, obj T) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -61,7 +80,17 @@ func (w *Writes[T]) Record(group, from string, obj T) {
 		g = map[types.NamespacedName]write[T]{}
 		w.groups[group] = g
 	}
-	g[client.ObjectKeyFromObject(obj)] = write[T]{from: from, obj: obj, at: w.now()}
+	if from != "" && obj.GetResourceVersion() == from {
+		// A write that changed nothing (the API server kept the version):
+		// the cache showing that version is up to date.
+		return
+	}
+	key := client.ObjectKeyFromObject(obj)
+	wr := write[T]{from: from, obj: obj, at: w.now()}
+	if prev, ok := g[key]; ok && from != "" && prev.obj.GetResourceVersion() == from {
+		wr.from, wr.own = prev.from, append(slices.Clone(prev.own), from)
+	}
+	g[key] = wr
 }
 
 // Forget drops the write of key in group, after the controller deleted
@@ -100,8 +129,7 @@ func (w *Writes[T]) Overlay(group string, cached func(types.NamespacedName) T, s
 		if seen {
 			version = got.GetResourceVersion()
 		}
-		behind := version == wr.from && (seen == (wr.from != ""))
-		if behind && now.Sub(wr.at) < w.ttl() {
+		if wr.behind(seen, version) && now.Sub(wr.at) < w.ttl() {
 			set(key, wr.obj)
 			continue
 		}

@@ -61,6 +61,34 @@ func TestWrites(t *testing.T) {
 	w.Record("g", "", cm("created", "5"))
 	assert.Empty(t, overlay(w, "g", view{"created": cm("created", "2")}))
 
+	// A chain: a create, then its status, then an update. The last
+	// object stands in while the cache shows nothing, the created version
+	// or the status's; a version the chain did not write ends it.
+	before := w.Len()
+	w.Record("g", "", cm("chain", "10"))
+	w.Record("g", "10", cm("chain", "11"))
+	w.Record("g", "11", cm("chain", "12"))
+	assert.Equal(t, before+1, w.Len(), "one write per key")
+	for _, cached := range []view{{}, {"chain": cm("chain", "10")}, {"chain": cm("chain", "11")}} {
+		assert.Equal(t, map[string]string{"chain": "12"}, overlay(w, "g", cached))
+	}
+	assert.Empty(t, overlay(w, "g", view{"chain": cm("chain", "12")}), "the chain's last version")
+	w.Record("g", "", cm("chain", "10"))
+	w.Record("g", "10", cm("chain", "11"))
+	assert.Empty(t, overlay(w, "g", view{"chain": cm("chain", "13")}), "another writer's version")
+	// A write that changed nothing (the version kept) adds nothing.
+	w.Record("g", "", cm("chain", "30"))
+	w.Record("g", "30", cm("chain", "30"))
+	assert.Equal(t, map[string]string{"chain": "30"}, overlay(w, "g", view{}))
+	assert.Empty(t, overlay(w, "g", view{"chain": cm("chain", "30")}))
+	w.Record("g", "31", cm("chain", "31"))
+	assert.Equal(t, before, w.Len(), "a write that changed nothing is not remembered")
+	// A write over a version the last write did not make starts a chain
+	// of its own.
+	w.Record("g", "", cm("chain", "20"))
+	w.Record("g", "25", cm("chain", "26"))
+	assert.Empty(t, overlay(w, "g", view{"chain": cm("chain", "20")}))
+
 	// Forget and ForgetGroup.
 	w.Record("g", "", cm("a", "1"))
 	w.Forget("g", types.NamespacedName{Namespace: "ns", Name: "a"})
