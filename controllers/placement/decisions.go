@@ -86,6 +86,7 @@ func (r *Reconciler) writeDecisions(ctx context.Context, p *clusterv1beta1.Place
 		if err != nil && !apierrors.IsNotFound(err) {
 			return written, fmt.Errorf("delete PlacementDecision %s/%s: %w", surplus.Namespace, surplus.Name, err)
 		}
+		r.written.Forget(placementKey(p), key)
 		written++
 	}
 	return written, nil
@@ -108,6 +109,7 @@ func (r *Reconciler) writeDecision(ctx context.Context, p *clusterv1beta1.Placem
 			return 0, fmt.Errorf("create PlacementDecision %s: %w", key, err)
 		}
 		r.own.record(key, d.ResourceVersion)
+		r.written.Record(placementKey(p), "", d.DeepCopy())
 		writes++
 	} else {
 		d = cur.DeepCopy()
@@ -123,6 +125,7 @@ func (r *Reconciler) writeDecision(ctx context.Context, p *clusterv1beta1.Placem
 				return 0, fmt.Errorf("update PlacementDecision %s: %w", key, err)
 			}
 			r.own.record(key, d.ResourceVersion)
+			r.written.Record(placementKey(p), cur.ResourceVersion, d.DeepCopy())
 			writes++
 		}
 	}
@@ -132,10 +135,12 @@ func (r *Reconciler) writeDecision(ctx context.Context, p *clusterv1beta1.Placem
 	// A created PlacementDecision gets its status written even when empty,
 	// so that status.decisions is always present.
 	d.Status.Decisions = want.decisions
+	from := d.ResourceVersion
 	if err := r.Writer.Status().Update(ctx, d); err != nil {
 		return writes, fmt.Errorf("update status of PlacementDecision %s: %w", key, err)
 	}
 	r.own.record(key, d.ResourceVersion)
+	r.written.Record(placementKey(p), from, d)
 	return writes + 1, nil
 }
 

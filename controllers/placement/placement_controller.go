@@ -21,6 +21,7 @@ import (
 	clusterv1beta2 "github.com/kubectl-ocm/kubectl-ocm/pkg/apis/cluster/v1beta2"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/patch"
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/placement"
+	"github.com/kubectl-ocm/kubectl-ocm/pkg/written"
 )
 
 // eventMisconfigured is the reason of the Warning event recorded when a
@@ -44,6 +45,9 @@ type Reconciler struct {
 
 	decisions *decisionAggregate
 	own       *ownWrites
+	// written holds the PlacementDecisions the scheduler wrote that its
+	// cache may not show yet, by placement (placementKey).
+	written written.Writes[*clusterv1beta1.PlacementDecision]
 	// index knows the placements the cluster, set, binding and score
 	// events may concern; Reconcile feeds it.
 	index *placementIndex
@@ -60,11 +64,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// A deleted placement's decisions go with it: they are owned by it.
 		if apierrors.IsNotFound(err) {
 			r.index.forget(req.NamespacedName)
+			r.written.ForgetGroup(req.String())
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !p.DeletionTimestamp.IsZero() || p.SchedulingDisabled() {
 		r.index.forget(req.NamespacedName)
+		r.written.ForgetGroup(req.String())
 		return ctrl.Result{}, nil
 	}
 	// Before anything is read: see placementIndex.
@@ -77,7 +83,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	res := r.schedule(in, filter)
+	res, settled := r.settle(p, in, filter)
 	r.index.scheduled(req.NamespacedName, res.Selected)
 
 	desired := desiredDecisions(p, res.Groups)
@@ -98,11 +104,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if written > 0 {
 		log.V(2).Info("Wrote placement decisions", "placement", klog.KObj(p), "written", written, "selected", res.Selected)
 	}
-	// With Steady weighted, the decisions just written are an input of the
-	// next run (Steady scores the clusters they hold), and the scheduler's
-	// own writes trigger nothing: run once more, which writes nothing when
-	// they hold.
-	if written > 0 && placement.SteadyWeighted(&p.Spec.PrioritizerPolicy) {
+	// Decisions settle didn't bring to hold: the scheduler's own writes
+	// trigger nothing, so run once more, which writes nothing when they
+	// hold.
+	if written > 0 && !settled {
 		if requeue == 0 || requeue > settleRetry {
 			requeue = settleRetry
 		}
@@ -112,8 +117,65 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 }
 
 // settleRetry is when a placement whose decisions were just written is
-// scheduled again, so that it reaches the decisions that hold.
+// scheduled again, so that it reaches the decisions that hold, when settle
+// did not.
 const settleRetry = time.Second
+
+// settleRuns bounds the runs of settle.
+const settleRuns = 3
+
+// settle schedules p and, with Steady weighted, schedules it again over
+// the clusters the run decided until they hold: the decisions about to be
+// written are an input of the next run (Steady scores the clusters they
+// hold, so every score changes once they are written). Written as the
+// first run left them, a placement's decisions were written twice, the
+// second time a second later with only the scores changed; at a thousand
+// placements that was a third of a busy hub's decision writes. settled is
+// false when the last run's decisions did not hold yet.
+func (r *Reconciler) settle(p *clusterv1beta1.Placement, in placement.Input, filter placement.PredicateFilter) (res placement.Result, settled bool) {
+	res = r.schedule(in, filter)
+	if !placement.SteadyWeighted(&p.Spec.PrioritizerPolicy) {
+		return res, true
+	}
+	for range settleRuns - 1 {
+		decided := decidedClusters(res)
+		if sameClusters(decided, in.Decided) {
+			return res, true
+		}
+		in.Decided = decided
+		res = r.schedule(in, filter)
+	}
+	return res, sameClusters(decidedClusters(res), in.Decided)
+}
+
+// decidedClusters are the clusters res decides, in decision order.
+func decidedClusters(res placement.Result) []string {
+	out := make([]string, 0, res.Selected)
+	for _, g := range res.Groups {
+		for _, d := range g.Decisions {
+			out = append(out, d.ClusterName)
+		}
+	}
+	return out
+}
+
+// sameClusters reports whether a and b hold the same clusters, in any
+// order.
+func sameClusters(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := make(map[string]bool, len(a))
+	for _, c := range a {
+		in[c] = true
+	}
+	for _, c := range b {
+		if !in[c] {
+			return false
+		}
+	}
+	return true
+}
 
 // schedule runs the scheduler over the clusters that the placement's
 // predicates may match, the only ones it can rank, spread, group or decide:
@@ -149,10 +211,36 @@ func (r *Reconciler) existingDecisions(ctx context.Context, p *clusterv1beta1.Pl
 		return nil, fmt.Errorf("list PlacementDecisions of %s/%s: %w", p.Namespace, p.Name, err)
 	}
 	out := make([]*clusterv1beta1.PlacementDecision, len(list.Items))
+	byName := make(map[string]int, len(list.Items))
 	for i := range list.Items {
 		out[i] = &list.Items[i]
+		byName[list.Items[i].Name] = i
 	}
+	// The decisions the scheduler wrote that the cache does not show yet
+	// stand in for what it shows: otherwise the run that follows a write
+	// (settleRetry) would write them again from the older version, a
+	// conflict and a retry every patch.StaleRetry until the cache caught
+	// up, a thousand placements at once on a busy hub.
+	r.written.Overlay(placementKey(p), func(key types.NamespacedName) *clusterv1beta1.PlacementDecision {
+		if i, ok := byName[key.Name]; ok {
+			return out[i]
+		}
+		return nil
+	}, func(key types.NamespacedName, d *clusterv1beta1.PlacementDecision) {
+		if i, ok := byName[key.Name]; ok {
+			out[i] = d
+			return
+		}
+		byName[key.Name] = len(out)
+		out = append(out, d)
+	})
 	return out, nil
+}
+
+// placementKey is a placement's <namespace>/<name>: the group of its
+// decisions in Reconciler.written, and its reconcile request's String.
+func placementKey(p *clusterv1beta1.Placement) string {
+	return client.ObjectKeyFromObject(p).String()
 }
 
 // input gathers what scheduling p reads. Lists of objects the scheduler
