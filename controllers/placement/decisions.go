@@ -81,7 +81,7 @@ func (r *Reconciler) writeDecisions(ctx context.Context, p *clusterv1beta1.Place
 	}
 	for _, surplus := range byName {
 		key := types.NamespacedName{Namespace: surplus.Namespace, Name: surplus.Name}
-		r.own.record(key, deletedMark)
+		r.own.expect(key, deletedMark)
 		err := r.Writer.Delete(ctx, surplus, client.Preconditions{UID: &surplus.UID})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return written, fmt.Errorf("delete PlacementDecision %s/%s: %w", surplus.Namespace, surplus.Name, err)
@@ -105,10 +105,10 @@ func (r *Reconciler) writeDecision(ctx context.Context, p *clusterv1beta1.Placem
 			Namespace: p.Namespace, Name: want.name, Labels: labels,
 			OwnerReferences: []metav1.OwnerReference{owner},
 		}}
+		r.own.expect(key, fingerprint(d))
 		if err := r.Writer.Create(ctx, d); err != nil {
 			return 0, fmt.Errorf("create PlacementDecision %s: %w", key, err)
 		}
-		r.own.record(key, d.ResourceVersion)
 		r.written.Record(placementKey(p), "", d.DeepCopy())
 		writes++
 	} else {
@@ -121,10 +121,10 @@ func (r *Reconciler) writeDecision(ctx context.Context, p *clusterv1beta1.Placem
 				d.Labels[k] = v
 			}
 			d.OwnerReferences = []metav1.OwnerReference{owner}
+			r.own.expect(key, fingerprint(d))
 			if err := r.Writer.Update(ctx, d); err != nil {
 				return 0, fmt.Errorf("update PlacementDecision %s: %w", key, err)
 			}
-			r.own.record(key, d.ResourceVersion)
 			r.written.Record(placementKey(p), cur.ResourceVersion, d.DeepCopy())
 			writes++
 		}
@@ -136,10 +136,10 @@ func (r *Reconciler) writeDecision(ctx context.Context, p *clusterv1beta1.Placem
 	// so that status.decisions is always present.
 	d.Status.Decisions = want.decisions
 	from := d.ResourceVersion
+	r.own.expect(key, fingerprint(d))
 	if err := r.Writer.Status().Update(ctx, d); err != nil {
 		return writes, fmt.Errorf("update status of PlacementDecision %s: %w", key, err)
 	}
-	r.own.record(key, d.ResourceVersion)
 	r.written.Record(placementKey(p), from, d)
 	return writes + 1, nil
 }
@@ -159,13 +159,19 @@ func isOnlyOwner(refs []metav1.OwnerReference, want metav1.OwnerReference) bool 
 	return len(refs) == 1 && equality.Semantic.DeepEqual(refs[0], want)
 }
 
-// sameDecisions compares two decision lists, nil and empty alike.
+// sameDecisions compares two decision lists by cluster and reason, in
+// order, nil and empty alike. A score is the cluster's score when it was
+// selected (ClusterDecision.Score): a score that changed alone is not
+// written. Balance scores a cluster by the other placements' decisions, so
+// every run of a placement that shares its clusters with others scored them
+// anew, and a hub controller's restart rewrote hundreds of decisions of
+// 1,000 placements for their scores alone.
 func sameDecisions(a, b []clusterv1beta1.ClusterDecision) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i] != b[i] {
+		if a[i].ClusterName != b[i].ClusterName || a[i].Reason != b[i].Reason {
 			return false
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/kubectl-ocm/kubectl-ocm/pkg/apis"
@@ -63,9 +65,14 @@ func TestReconcileBehindItsWrites(t *testing.T) {
 			return nil
 		},
 	})
-	// The writes the scheduler sends, and each decision as created.
+	// The writes the scheduler sends, and each decision as created. Each
+	// write's watch event reaches the scheduler's predicate before the
+	// write's response does, as it may on a busy hub: it must be known as
+	// the scheduler's own.
 	creates, statuses := 0, 0
 	created := map[string]*clusterv1beta1.PlacementDecision{}
+	var pred predicate.Predicate
+	foreign := 0
 	writer := interceptor.NewClient(base, interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			d, ok := obj.(*clusterv1beta1.PlacementDecision)
@@ -77,17 +84,33 @@ func TestReconcileBehindItsWrites(t *testing.T) {
 				return err
 			}
 			created[d.Name] = d.DeepCopy()
+			if pred.Create(event.CreateEvent{Object: d.DeepCopy()}) {
+				foreign++
+			}
 			return nil
 		},
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-			if _, ok := obj.(*clusterv1beta1.PlacementDecision); ok {
-				statuses++
+			d, ok := obj.(*clusterv1beta1.PlacementDecision)
+			if !ok {
+				return c.SubResource(sub).Update(ctx, obj, opts...)
 			}
-			return c.SubResource(sub).Update(ctx, obj, opts...)
+			statuses++
+			old := &clusterv1beta1.PlacementDecision{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(d), old); err != nil {
+				return err
+			}
+			if err := c.SubResource(sub).Update(ctx, obj, opts...); err != nil {
+				return err
+			}
+			if pred.Update(event.UpdateEvent{ObjectOld: old, ObjectNew: d.DeepCopy()}) {
+				foreign++
+			}
+			return nil
 		},
 	})
 	r := &Reconciler{Client: cache, Writer: writer, Scheduler: placementlib.NewScheduler(),
 		decisions: newDecisionAggregate(), own: newOwnWrites(), index: newPlacementIndex()}
+	pred = r.notOwnWrite()
 	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: appsNS, Name: "p"}}
 	reconcileP := func() reconcile.Result {
 		t.Helper()
@@ -100,6 +123,7 @@ func TestReconcileBehindItsWrites(t *testing.T) {
 	require.Equal(t, 2, creates, "a decision per group")
 	require.Equal(t, 2, statuses, "each decision's status")
 	require.Equal(t, 2, r.written.Len())
+	assert.Zero(t, foreign, "the scheduler's own writes taken for someone else's")
 
 	// The cache shows nothing, then the decisions as created, without
 	// their status: nothing is written again.
@@ -136,6 +160,7 @@ func TestReconcileBehindItsWrites(t *testing.T) {
 	require.NoError(t, base.Update(ctx, current))
 	reconcileP()
 	assert.Equal(t, 3, statuses, "the canary decision's status once")
+	assert.Zero(t, foreign, "the scheduler's own writes taken for someone else's")
 	reconcileP()
 	assert.Equal(t, 3, statuses, "status written again from the version before")
 	assert.Equal(t, 2, creates)
@@ -146,4 +171,16 @@ func TestReconcileBehindItsWrites(t *testing.T) {
 	require.NoError(t, base.Delete(ctx, p))
 	reconcileP()
 	assert.Zero(t, r.written.Len(), "writes of a placement that is gone")
+}
+
+// TestSameDecisions: a score that changed alone is not a change.
+func TestSameDecisions(t *testing.T) {
+	d := func(name string, score int64) clusterv1beta1.ClusterDecision {
+		return clusterv1beta1.ClusterDecision{ClusterName: name, Score: score}
+	}
+	a := []clusterv1beta1.ClusterDecision{d("c1", 100), d("c2", 100)}
+	assert.True(t, sameDecisions(a, []clusterv1beta1.ClusterDecision{d("c1", 200), d("c2", 50)}), "scores alone")
+	assert.False(t, sameDecisions(a, []clusterv1beta1.ClusterDecision{d("c2", 100), d("c1", 100)}), "another order")
+	assert.False(t, sameDecisions(a, []clusterv1beta1.ClusterDecision{d("c1", 100)}), "a cluster less")
+	assert.True(t, sameDecisions(nil, []clusterv1beta1.ClusterDecision{}), "nil and empty")
 }

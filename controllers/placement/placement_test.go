@@ -137,20 +137,34 @@ func TestDecisionAggregate(t *testing.T) {
 
 func TestOwnWrites(t *testing.T) {
 	key := types.NamespacedName{Namespace: "ns", Name: "p-decision-1"}
+	decision := func(clusters ...string) *clusterv1beta1.PlacementDecision {
+		d := &clusterv1beta1.PlacementDecision{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
+			Labels: map[string]string{clusterv1beta1.PlacementLabel: "p"}}}
+		for _, c := range clusters {
+			d.Status.Decisions = append(d.Status.Decisions, clusterv1beta1.ClusterDecision{ClusterName: c, Score: 100})
+		}
+		return d
+	}
 	w := newOwnWrites()
-	w.record(key, "10")
-	w.record(key, "11")
+	// Expected before the writes are sent: their events may come first.
+	w.expect(key, fingerprint(decision()))
+	w.expect(key, fingerprint(decision("c1")))
+	relabeled := decision("c1")
+	relabeled.Labels["other"] = "x"
+	rescored := decision("c1")
+	rescored.Status.Decisions[0].Score = 200
 	tests := []struct {
 		name string
 		op   func() bool
 		want bool
 	}{
-		{"own create", func() bool { return w.consume(key, "10") }, true},
-		{"echo consumed once", func() bool { return w.consume(key, "10") }, false},
-		{"foreign write", func() bool { return w.consume(key, "12") }, false},
-		{"own status write", func() bool { return w.consume(key, "11") }, true},
+		{"own create", func() bool { return w.consume(decision()) }, true},
+		{"echo consumed once", func() bool { return w.consume(decision()) }, false},
+		{"foreign write", func() bool { return w.consume(decision("c2")) }, false},
+		{"foreign score", func() bool { return w.consume(rescored) }, false},
+		{"own status write, a label the scheduler does not write beside it", func() bool { return w.consume(relabeled) }, true},
 		{"foreign delete", func() bool { return w.consumeDelete(key) }, false},
-		{"own delete", func() bool { w.record(key, deletedMark); return w.consumeDelete(key) }, true},
+		{"own delete", func() bool { w.expect(key, deletedMark); return w.consumeDelete(key) }, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

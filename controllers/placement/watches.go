@@ -200,14 +200,15 @@ func placementOfDecision(_ context.Context, d client.Object) []reconcile.Request
 // notOwnWrite passes the PlacementDecision events that are not the echo of
 // the scheduler's own writes (see ownWrites).
 func (r *Reconciler) notOwnWrite() predicate.Predicate {
-	key := func(o client.Object) types.NamespacedName {
-		return types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
+	own := func(o client.Object) bool {
+		d, ok := o.(*clusterv1beta1.PlacementDecision)
+		return ok && r.own.consume(d)
 	}
 	return predicate.Funcs{
-		CreateFunc: func(e event.CreateEvent) bool { return !r.own.consume(key(e.Object), e.Object.GetResourceVersion()) },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			return !r.own.consume(key(e.ObjectNew), e.ObjectNew.GetResourceVersion())
+		CreateFunc: func(e event.CreateEvent) bool { return !own(e.Object) },
+		UpdateFunc: func(e event.UpdateEvent) bool { return !own(e.ObjectNew) },
+		DeleteFunc: func(e event.DeleteEvent) bool {
+			return !r.own.consumeDelete(types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()})
 		},
-		DeleteFunc: func(e event.DeleteEvent) bool { return !r.own.consumeDelete(key(e.Object)) },
 	}
 }

@@ -83,9 +83,8 @@ func testPaging(ctx context.Context, t *testing.T, s *suite) {
 	})
 
 	t.Log("a change in the last page rewrites only that page")
-	// The first decisions score Steady 0; the run that follows them scores
-	// every decided cluster Steady 100 and rewrites every page once. Only
-	// then are the decisions settled: Balance 100 + Steady 100.
+	// The decisions are written settled (the scheduler runs again over the
+	// clusters it decided before it writes them): Balance 100 + Steady 100.
 	framework.Eventually(ctx, t, pollTimeout, "the decisions to settle at score 200", func(ctx context.Context) (bool, error) {
 		var err error
 		if items, err = s.decisions(ctx, ns, "all"); err != nil || len(items) != 3 {
