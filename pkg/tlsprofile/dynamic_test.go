@@ -100,13 +100,30 @@ func TestLoad(t *testing.T) {
 		objects   []*corev1.ConfigMap
 		overrides Settings
 		forbidden bool
-		want      Profile
-		wantErr   string
+		// unanswered is how many reads the API server does not answer
+		// before it does; -1 for none.
+		unanswered int
+		want       Profile
+		wantErr    string
+		wantReads  int
 	}{
 		{
 			name:      "no right to read it",
 			forbidden: true,
 			wantErr:   `read the TLS profile, ConfigMap ns/ocm-tls-profile: configmaps "ocm-tls-profile" is forbidden: no rule: the component's Role must allow get, list and watch on it`,
+			wantReads: 1,
+		},
+		{
+			name:       "an API server restarting, then answering",
+			unanswered: 2,
+			objects:    []*corev1.ConfigMap{configMap(map[string]string{MinTLSVersionKey: "TLSv1.3"})},
+			want:       Profile{MinVersion: tls.VersionTLS13},
+			wantReads:  3,
+		},
+		{
+			name:       "an API server that never answers",
+			unanswered: -1,
+			wantErr:    `read the TLS profile, ConfigMap ns/ocm-tls-profile: no answer for 1s: starting`,
 		},
 		{name: "no ConfigMap", want: Profile{MinVersion: tls.VersionTLS12}},
 		{name: "no ConfigMap, a flag", overrides: FromFlags("VersionTLS13", nil), want: Profile{MinVersion: tls.VersionTLS13}},
@@ -135,16 +152,29 @@ func TestLoad(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := fake.NewClientset()
-			if tt.forbidden {
-				c.PrependReactor("get", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
+			reads := 0
+			c.PrependReactor("get", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
+				reads++
+				switch {
+				case tt.forbidden:
 					return true, nil, apierrors.NewForbidden(corev1.Resource("configmaps"), ConfigMapName, errors.New("no rule"))
-				})
+				case tt.unanswered < 0 || reads <= tt.unanswered:
+					return true, nil, apierrors.NewServiceUnavailable("starting")
+				}
+				return false, nil, nil
+			})
+			if tt.unanswered < 0 {
+				defer func(d time.Duration) { loadRetry = d }(loadRetry)
+				loadRetry = time.Second
 			}
 			for _, cm := range tt.objects {
 				_, err := c.CoreV1().ConfigMaps(cm.Namespace).Create(context.Background(), cm, metav1.CreateOptions{})
 				require.NoError(t, err)
 			}
 			got, err := Load(context.Background(), c, "ns", tt.overrides)
+			if tt.wantReads > 0 {
+				assert.Equal(t, tt.wantReads, reads, "reads of the ConfigMap")
+			}
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				return

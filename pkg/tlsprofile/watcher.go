@@ -3,12 +3,15 @@ package tlsprofile
 import (
 	"context"
 	"fmt"
+	"math"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -19,18 +22,49 @@ import (
 // the ConfigMap when it ignores an invalid profile.
 const ReasonInvalid = "InvalidTLSProfile"
 
+// loadRetry bounds how long Load retries a read the API server did not
+// answer.
+var loadRetry = 2 * time.Minute
+
+// loadBackoff spaces Load's attempts.
+var loadBackoff = wait.Backoff{Duration: 250 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: 8 * time.Second}
+
 // Load reads the ConfigMap ocm-tls-profile in namespace and returns its
 // profile with overrides (the flags) applied. A missing ConfigMap is the
-// default profile; a bad one is an error naming the key at fault.
+// default profile; a bad one is an error naming the key at fault. A read
+// the API server does not answer (a timeout, a refused connection, a 5xx:
+// it restarts or is overloaded) is retried for up to 2 minutes, logged
+// through ctx's logger: a component started while its API server recovers
+// waits for it rather than exiting, which would restart it for no reason
+// of its own. Forbidden and Unauthorized end it at once.
 func Load(ctx context.Context, c kubernetes.Interface, namespace string, overrides Settings) (Profile, error) {
-	cm, err := c.CoreV1().ConfigMaps(namespace).Get(ctx, ConfigMapName, metav1.GetOptions{})
+	var cm *corev1.ConfigMap
+	var last error
+	retryCtx, cancel := context.WithTimeout(ctx, loadRetry)
+	defer cancel()
+	err := wait.ExponentialBackoffWithContext(retryCtx, loadBackoff, func(ctx context.Context) (bool, error) {
+		got, err := c.CoreV1().ConfigMaps(namespace).Get(ctx, ConfigMapName, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			cm = got
+			return true, nil
+		case apierrors.IsNotFound(err):
+			return true, nil
+		case apierrors.IsForbidden(err):
+			return false, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w: the component's Role must allow get, list and watch on it, as the shipped one does", namespace, ConfigMapName, err)
+		case apierrors.IsUnauthorized(err):
+			return false, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w", namespace, ConfigMapName, err)
+		}
+		last = err
+		logr.FromContextOrDiscard(ctx).Info("The API server did not answer the TLS profile's read; retrying", "configMap", namespace+"/"+ConfigMapName, "error", err.Error())
+		return false, nil
+	})
 	switch {
-	case apierrors.IsNotFound(err):
-		cm = nil
-	case apierrors.IsForbidden(err):
-		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w: the component's Role must allow get, list and watch on it, as the shipped one does", namespace, ConfigMapName, err)
+	case err != nil && (last == nil || ctx.Err() != nil || !wait.Interrupted(err)):
+		// Forbidden, Unauthorized, or ctx ended.
+		return Profile{}, err
 	case err != nil:
-		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w", namespace, ConfigMapName, err)
+		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: no answer for %s: %w", namespace, ConfigMapName, loadRetry, last)
 	}
 	_, p, err := Resolve(cm, overrides)
 	return p, err
