@@ -26,9 +26,12 @@ import (
 )
 
 // rotationLease is the lease duration of the rotated hub's cluster: it
-// would be shown Unknown 2 of them after its last renewal, well within the
-// rotation's steps.
-const rotationLease = 15
+// would be shown Unknown 2 of them after its last renewal. A renewal that
+// falls due while the hub API server restarts waits out the restart, which
+// took over 20 s under make test's load (test/integration/registration/agent
+// saw a 39 s gap with 15 s leases): 30 s leaves a renewal interval and such
+// a restart within 2 lease durations.
+const rotationLease = 30
 
 // testHubCARotation rotates the serving CA, then the client-signing CA, of a
 // hub whose controller and operator run as Pods on its node, under a cluster
