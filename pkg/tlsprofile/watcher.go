@@ -60,11 +60,13 @@ func Load(ctx context.Context, c kubernetes.Interface, namespace string, overrid
 		return false, nil
 	})
 	switch {
-	case err != nil && (last == nil || ctx.Err() != nil || !wait.Interrupted(err)):
+	case err == nil:
+	case last != nil && ctx.Err() == nil && wait.Interrupted(err):
+		// The bound ran out, the API server still not answering.
+		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: no answer for %s: %w", namespace, ConfigMapName, loadRetry, last)
+	default:
 		// Forbidden, Unauthorized, or ctx ended.
 		return Profile{}, err
-	case err != nil:
-		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: no answer for %s: %w", namespace, ConfigMapName, loadRetry, last)
 	}
 	_, p, err := Resolve(cm, overrides)
 	return p, err
