@@ -149,7 +149,7 @@ func (o *agentOptions) validateWorkers() error {
 // run starts the manager with the registration agent until a signal arrives.
 func (o *agentOptions) run(ctx context.Context) error {
 	withoutWatchList()
-	cfg, err := o.manager.RESTConfig()
+	cfg, err := o.manager.Connect(ctx)
 	if err != nil {
 		return err
 	}

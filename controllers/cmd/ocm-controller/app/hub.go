@@ -136,7 +136,7 @@ func (o *HubOptions) setupControllers(mgr manager.Manager) error {
 
 // Run starts the manager with the hub controllers and blocks until ctx ends.
 func (o *HubOptions) Run(ctx context.Context) error {
-	cfg, err := o.RESTConfig()
+	cfg, err := o.Connect(ctx)
 	if err != nil {
 		return err
 	}

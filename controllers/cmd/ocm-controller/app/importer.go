@@ -79,7 +79,7 @@ func (o *ImporterOptions) Validate() error {
 
 // Run starts the importer and blocks until ctx ends.
 func (o *ImporterOptions) Run(ctx context.Context) error {
-	cfg, err := o.RESTConfig()
+	cfg, err := o.Connect(ctx)
 	if err != nil {
 		return err
 	}

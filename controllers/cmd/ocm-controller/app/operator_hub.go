@@ -64,7 +64,7 @@ func (o *OperatorHubOptions) Validate() error {
 
 // Run starts the operator and blocks until ctx ends.
 func (o *OperatorHubOptions) Run(ctx context.Context) error {
-	cfg, err := o.RESTConfig()
+	cfg, err := o.Connect(ctx)
 	if err != nil {
 		return err
 	}

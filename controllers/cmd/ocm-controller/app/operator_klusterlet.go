@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -45,7 +46,7 @@ Deleting a Klusterlet removes its agent as 'kubectl ocm unjoin' does.`,
 				return err
 			}
 			defaultGCPercent(klusterletOperatorGCPercent)
-			return runKlusterletOperator(&o, enforceShared)
+			return runKlusterletOperator(ctrl.SetupSignalHandler(), &o, enforceShared)
 		},
 	}
 	o.AddFlags(cmd.Flags(), true)
@@ -55,8 +56,8 @@ Deleting a Klusterlet removes its agent as 'kubectl ocm unjoin' does.`,
 }
 
 // runKlusterletOperator runs the operator until a signal arrives.
-func runKlusterletOperator(o *ManagerOptions, enforceShared bool) error {
-	cfg, err := o.RESTConfig()
+func runKlusterletOperator(ctx context.Context, o *ManagerOptions, enforceShared bool) error {
+	cfg, err := o.Connect(ctx)
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func runKlusterletOperator(o *ManagerOptions, enforceShared bool) error {
 		}
 	}
 	ctrl.Log.WithName("klusterlet-operator").Info("Starting the Klusterlet operator", "namespace", o.Namespace)
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+	if err := mgr.Start(ctx); err != nil {
 		return fmt.Errorf("run the Klusterlet operator: %w", err)
 	}
 	return nil

@@ -107,7 +107,7 @@ func splitBindAddress(addr string) (string, int, error) {
 
 // Run serves the hub tunnel until ctx ends.
 func (o *TunnelOptions) Run(ctx context.Context) error {
-	cfg, err := o.RESTConfig()
+	cfg, err := o.Connect(ctx)
 	if err != nil {
 		return err
 	}
