@@ -238,8 +238,18 @@ func (c *Cluster) RestartAPIServer(ctx context.Context) error {
 	if err := c.StopAPIServer(); err != nil {
 		return err
 	}
+	return c.StartAPIServer(ctx)
+}
+
+// StartAPIServer starts the cluster's kube-apiserver stopped by
+// StopAPIServer again, on the same address with the same data, and waits
+// until it is ready.
+func (c *Cluster) StartAPIServer(ctx context.Context) error {
+	if c.apiserver != nil {
+		return fmt.Errorf("start the API server of cluster %s: it runs", c.Name)
+	}
 	if _, err := c.runAPIServer(ctx); err != nil {
-		return fmt.Errorf("restart the API server of cluster %s: %w", c.Name, err)
+		return fmt.Errorf("start the API server of cluster %s: %w", c.Name, err)
 	}
 	return nil
 }
