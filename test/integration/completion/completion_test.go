@@ -98,44 +98,37 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// installPlugin runs `make build` into a temporary bin directory and
-// `make install` into a temporary GOBIN, checks that each holds an
-// executable kubectl-ocm and kubectl_complete-ocm, and returns the bin
-// directory.
+// installPlugin runs `make install` into a temporary GOBIN, with the
+// `make build` it runs first into a temporary bin directory, checks that
+// each holds an executable kubectl-ocm and kubectl_complete-ocm, and
+// returns the bin directory.
 func installPlugin(t *testing.T) string {
 	t.Helper()
 	root, err := framework.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	// make install runs make build first: one run checks both, build's
+	// BIN and install's GOBIN.
 	bin, gobin := t.TempDir(), t.TempDir()
-	for _, target := range []struct {
-		args []string
-		env  string
-		dir  string
-	}{
-		{[]string{"build", "BIN=" + bin}, "", bin},
-		{[]string{"install", "BIN=" + bin}, "GOBIN=" + gobin, gobin},
-	} {
-		cmd := exec.Command("make", append([]string{"-C", root}, target.args...)...)
-		// Run outside any make that runs the tests, whose job server and
-		// flags are not this make's.
-		cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
-			return strings.HasPrefix(kv, "MAKEFLAGS=") || strings.HasPrefix(kv, "MFLAGS=") || strings.HasPrefix(kv, "MAKELEVEL=") || strings.HasPrefix(kv, "GOBIN=")
-		})
-		if target.env != "" {
-			cmd.Env = append(cmd.Env, target.env)
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("make %s: %v\n%s", strings.Join(target.args, " "), err, out)
-		}
+	cmd := exec.Command("make", "-C", root, "install", "BIN="+bin)
+	// Run outside any make that runs the tests, whose job server and
+	// flags are not this make's.
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "MAKEFLAGS=") || strings.HasPrefix(kv, "MFLAGS=") || strings.HasPrefix(kv, "MAKELEVEL=") || strings.HasPrefix(kv, "GOBIN=")
+	})
+	cmd.Env = append(cmd.Env, "GOBIN="+gobin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make install: %v\n%s", err, out)
+	}
+	for _, target := range []struct{ name, dir string }{{"build", bin}, {"install", gobin}} {
 		for _, name := range []string{"kubectl-ocm", "kubectl_complete-ocm"} {
 			fi, err := os.Stat(filepath.Join(target.dir, name))
 			if err != nil {
-				t.Fatalf("make %s did not install %s: %v", target.args[0], name, err)
+				t.Fatalf("make %s did not install %s: %v", target.name, name, err)
 			}
 			if fi.Mode().Perm()&0o111 == 0 {
-				t.Errorf("make %s installed %s without the executable bit: %v", target.args[0], name, fi.Mode())
+				t.Errorf("make %s installed %s without the executable bit: %v", target.name, name, fi.Mode())
 			}
 		}
 	}
