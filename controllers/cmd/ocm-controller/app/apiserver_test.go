@@ -88,8 +88,8 @@ func TestWaitForAPIServer(t *testing.T) {
 		defer srv.Close()
 		err := waitForAPIServer(context.Background(), &rest.Config{Host: srv.URL}, "", logr.Discard())
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "the API server at "+srv.URL+" was not ready within 300ms")
-		assert.Contains(t, err.Error(), "failed checks informer-sync, poststarthook/rbac/bootstrap-roles")
+		assert.ErrorContains(t, err, "the API server at "+srv.URL+" was not ready within 300ms")
+		assert.ErrorContains(t, err, "failed checks informer-sync, poststarthook/rbac/bootstrap-roles")
 		assert.Greater(t, looks.Load(), int32(2))
 	})
 
@@ -98,7 +98,7 @@ func TestWaitForAPIServer(t *testing.T) {
 		addr := freeAddr(t) // nothing listens there
 		err := waitForAPIServer(context.Background(), &rest.Config{Host: "http://" + addr}, "", logr.Discard())
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "connection refused")
+		assert.ErrorContains(t, err, "connection refused")
 	})
 
 	t.Run("context ended", func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-ocm/kubectl-ocm/config"
 	"github.com/kubectl-ocm/kubectl-ocm/test/framework"
+	"github.com/kubectl-ocm/kubectl-ocm/test/kit/hubtest"
 )
 
 // TestStartWhileTheAPIServerIsDown starts the Klusterlet operator, as its
@@ -28,11 +29,11 @@ import (
 // instead of exiting on its first read.
 func TestStartWhileTheAPIServerIsDown(t *testing.T) {
 	framework.SkipIfShort(t)
+	// The runner runs nothing here (no Deployment); the operator runs
+	// against the cluster "hub", as a process of the shipped binary.
+	ctx, env, _ := hubtest.StartRunner(t, 5*time.Minute, framework.Options{})
 	bin := framework.BuildForTest(t, "./controllers/cmd/ocm-controller", config.ControllerImageName)
-	env := framework.StartForTest(t, clusterName)
-	cluster := env.Cluster(clusterName)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	cluster := env.Cluster("hub")
 
 	c := cluster.Client()
 	crd, err := config.CRD(config.KlusterletsCRDName)
@@ -41,7 +42,7 @@ func TestStartWhileTheAPIServerIsDown(t *testing.T) {
 	const namespace = "open-cluster-management"
 	require.NoError(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}))
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	require.NoError(t, framework.WriteKubeconfig(kubeconfig, clusterName, cluster.RESTConfig()))
+	require.NoError(t, framework.WriteKubeconfig(kubeconfig, "hub", cluster.RESTConfig()))
 
 	require.NoError(t, cluster.StopAPIServer())
 	health := freeLoopback(t)
@@ -53,18 +54,21 @@ func TestStartWhileTheAPIServerIsDown(t *testing.T) {
 		"--health-probe-bind-address", health, "--metrics-bind-address", "0")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	done := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(done)
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		<-exited
+		<-done
 	})
 	// running fails the wait at once if the operator has exited.
 	running := func() error {
 		select {
-		case err := <-exited:
-			exited <- err
-			return fmt.Errorf("the operator exited (%v); its log:\n%s", err, readLog(t, logPath))
+		case <-done:
+			return fmt.Errorf("the operator exited (%v); its log:\n%s", waitErr, readLog(t, logPath))
 		default:
 			return nil
 		}
