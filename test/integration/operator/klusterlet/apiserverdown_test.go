@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -45,7 +44,9 @@ func TestStartWhileTheAPIServerIsDown(t *testing.T) {
 	require.NoError(t, framework.WriteKubeconfig(kubeconfig, "hub", cluster.RESTConfig()))
 
 	require.NoError(t, cluster.StopAPIServer())
-	health := freeLoopback(t)
+	port, err := framework.FreePort()
+	require.NoError(t, err)
+	health := fmt.Sprintf("127.0.0.1:%d", port)
 	logPath := filepath.Join(t.TempDir(), "operator.log")
 	logFile, err := os.Create(logPath)
 	require.NoError(t, err)
@@ -102,16 +103,6 @@ func TestStartWhileTheAPIServerIsDown(t *testing.T) {
 	log := readLog(t, logPath)
 	require.Contains(t, log, "The API server is ready")
 	require.NotContains(t, log, "create manager")
-}
-
-// freeLoopback returns a loopback address nothing listens on.
-func freeLoopback(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
 }
 
 // readLog returns the file at path.
