@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
+	"math"
 	"math/big"
 	"net"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
@@ -121,6 +123,12 @@ func TestLoad(t *testing.T) {
 			wantReads:  3,
 		},
 		{
+			name:       "an API server that answers after ten refusals, past the backoff's cap",
+			unanswered: 10,
+			want:       Profile{MinVersion: tls.VersionTLS12},
+			wantReads:  11,
+		},
+		{
 			name:       "an API server that never answers",
 			unanswered: -1,
 			wantErr:    `read the TLS profile, ConfigMap ns/ocm-tls-profile: no answer for 1s: starting`,
@@ -149,6 +157,9 @@ func TestLoad(t *testing.T) {
 			want:    Profile{MinVersion: tls.VersionTLS12},
 		},
 	}
+	// Retries at the cap after the third: the retries go on there.
+	defer func(b wait.Backoff) { loadBackoff = b }(loadBackoff)
+	loadBackoff = wait.Backoff{Duration: time.Millisecond, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: 4 * time.Millisecond}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := fake.NewClientset()

@@ -42,7 +42,9 @@ func Load(ctx context.Context, c kubernetes.Interface, namespace string, overrid
 	var last error
 	retryCtx, cancel := context.WithTimeout(ctx, loadRetry)
 	defer cancel()
-	err := wait.ExponentialBackoffWithContext(retryCtx, loadBackoff, func(ctx context.Context) (bool, error) {
+	// DelayFunc keeps retrying at the cap once it reaches it (the
+	// Backoff's own Step would end the retries there).
+	err := loadBackoff.DelayFunc().Until(retryCtx, true, true, func(ctx context.Context) (bool, error) {
 		got, err := c.CoreV1().ConfigMaps(namespace).Get(ctx, ConfigMapName, metav1.GetOptions{})
 		switch {
 		case err == nil:

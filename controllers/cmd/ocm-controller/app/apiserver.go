@@ -69,7 +69,9 @@ func waitForAPIServer(ctx context.Context, cfg *rest.Config, healthAddr string, 
 	}()
 	waitCtx, cancel := context.WithTimeout(ctx, apiServerWait)
 	defer cancel()
-	err = wait.ExponentialBackoffWithContext(waitCtx, apiServerBackoff, func(ctx context.Context) (bool, error) {
+	// DelayFunc keeps looking at the cap once it reaches it (the Backoff's
+	// own Step would end the wait there).
+	err = apiServerBackoff.DelayFunc().Until(waitCtx, true, true, func(ctx context.Context) (bool, error) {
 		looks++
 		ready, why := readyz(ctx, c.Discovery().RESTClient())
 		if ready {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,19 +24,20 @@ import (
 // the wait with a clear error after the bound.
 func TestWaitForAPIServer(t *testing.T) {
 	defer func(w, try time.Duration, b wait.Backoff) { apiServerWait, apiServerTry, apiServerBackoff = w, try, b }(apiServerWait, apiServerTry, apiServerBackoff)
-	apiServerBackoff = wait.Backoff{Duration: 10 * time.Millisecond, Factor: 1, Steps: 1 << 20}
+	// Looks at the cap after the third: a wait goes on there.
+	apiServerBackoff = wait.Backoff{Duration: time.Millisecond, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: 4 * time.Millisecond}
 	apiServerTry = time.Second
 
 	notReady := "[+]ping ok\n[-]informer-sync failed: reason withheld\n[-]poststarthook/rbac/bootstrap-roles failed: reason withheld\nreadyz check failed\n"
 
-	t.Run("ready after two failed looks", func(t *testing.T) {
+	t.Run("ready after ten failed looks", func(t *testing.T) {
 		apiServerWait = time.Minute
 		healthAddr := freeAddr(t)
 		var looks atomic.Int32
 		var healthz, readyzWhileWaiting atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			assert.Equal(t, "/readyz", r.URL.Path)
-			if looks.Add(1) <= 2 {
+			if looks.Add(1) <= 10 {
 				// The component serves its health endpoint while it waits.
 				healthz.Store(int32(get(t, "http://"+healthAddr+"/healthz")))
 				readyzWhileWaiting.Store(int32(get(t, "http://"+healthAddr+"/readyz")))
@@ -46,7 +48,7 @@ func TestWaitForAPIServer(t *testing.T) {
 		}))
 		defer srv.Close()
 		require.NoError(t, waitForAPIServer(context.Background(), &rest.Config{Host: srv.URL}, healthAddr, logr.Discard()))
-		assert.EqualValues(t, 3, looks.Load())
+		assert.EqualValues(t, 11, looks.Load())
 		assert.EqualValues(t, http.StatusOK, healthz.Load(), "/healthz while waiting")
 		assert.EqualValues(t, http.StatusServiceUnavailable, readyzWhileWaiting.Load(), "/readyz while waiting")
 		// The manager binds the address next: it is free again.
