@@ -32,10 +32,11 @@ var (
 // that fails ends the process; a component restarted while its API server
 // restarts too (its leader lease lost in the outage) would exit again on a
 // read the API server cannot serve yet, and be restarted for no reason of
-// its own. So it first waits, logging each look, until /readyz answers
-// (public to every identity; it includes the authorizer's caches), for at
-// most apiServerWait, and serves its health endpoint meanwhile so that its
-// liveness probe does not restart it for waiting.
+// its own. So it first waits, logging each look, until /readyz (public to
+// every identity; it includes the authorizer's caches) and the discovery
+// roots answer (waitForAPIServer), for at most apiServerWait, and serves
+// its health endpoint meanwhile so that its liveness probe does not
+// restart it for waiting.
 func (o *ManagerOptions) Connect(ctx context.Context) (*rest.Config, error) {
 	cfg, err := o.RESTConfig()
 	if err != nil {
@@ -47,13 +48,19 @@ func (o *ManagerOptions) Connect(ctx context.Context) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// waitForAPIServer waits until cfg's API server answers /readyz with 200,
-// or with a status that says it serves (401, 403, 404: the component's own
-// reads then report what is wrong). Transport errors, 429 and 5xx are
-// waited out. healthAddr, unless empty or "0", serves /healthz (ok) and
-// /readyz (not ready) from the first failed look until the wait ends.
+// waitForAPIServer waits until cfg's API server is ready: /readyz answers
+// 200 (or refuses this identity the path, 401 or 403, as a hardened API
+// server may), and the discovery the manager starts with (/api, /apis)
+// answers 200. Anything else is waited out: an API server that restarts
+// listens before it serves, and may answer 401, 403 or 503 until its caches
+// sync. healthAddr, unless empty or "0", serves /healthz (ok) and /readyz
+// (not ready) from the first failed look until the wait ends.
 func waitForAPIServer(ctx context.Context, cfg *rest.Config, healthAddr string, log logr.Logger) error {
-	c, err := kubernetes.NewForConfig(cfg)
+	// A few requests a look: no client-side limit, which would end a look
+	// cut short by the wait's end with its own error.
+	lookCfg := rest.CopyConfig(cfg)
+	lookCfg.QPS, lookCfg.Burst, lookCfg.RateLimiter = -1, 0, nil
+	c, err := kubernetes.NewForConfig(lookCfg)
 	if err != nil {
 		return fmt.Errorf("client for the API server's readiness: %w", err)
 	}
@@ -74,6 +81,11 @@ func waitForAPIServer(ctx context.Context, cfg *rest.Config, healthAddr string, 
 	err = apiServerBackoff.DelayFunc().Until(waitCtx, true, true, func(ctx context.Context) (bool, error) {
 		looks++
 		ready, why := readyz(ctx, c.Discovery().RESTClient())
+		if ctx.Err() != nil {
+			// The look was cut short by the wait's end: the one before
+			// says why.
+			return false, nil
+		}
 		if ready {
 			if looks > 1 {
 				log.Info("The API server is ready", "host", cfg.Host, "looks", looks)
@@ -101,22 +113,33 @@ func waitForAPIServer(ctx context.Context, cfg *rest.Config, healthAddr string, 
 	}
 }
 
-// readyz looks at /readyz once and says whether to go on, and if not why.
+// readyz looks once at /readyz and at the discovery roots, and says whether
+// the API server is ready, and if not why.
 func readyz(ctx context.Context, rc rest.Interface) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, apiServerTry)
 	defer cancel()
 	var code int
 	body, err := rc.Get().AbsPath("/readyz").Do(ctx).StatusCode(&code).Raw()
 	switch {
-	case code == http.StatusOK:
-		return true, ""
+	case code == http.StatusOK, code == http.StatusUnauthorized, code == http.StatusForbidden:
+		// Ready, or not a path this identity may read: the discovery
+		// below says whether it serves.
 	case code == 0 && err != nil:
 		return false, err.Error()
-	case code == http.StatusTooManyRequests || code >= http.StatusInternalServerError:
+	default:
 		return false, fmt.Sprintf("/readyz answered %d: %s", code, failedChecks(body))
 	}
-	// It serves, but not this path to this identity: the reads that
-	// follow name what is wrong.
+	for _, path := range []string{"/api", "/apis"} {
+		body, err := rc.Get().AbsPath(path).Do(ctx).StatusCode(&code).Raw()
+		switch {
+		case code == http.StatusOK:
+		case code == 0 && err != nil:
+			return false, err.Error()
+		default:
+			first, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
+			return false, fmt.Sprintf("%s answered %d: %s", path, code, first)
+		}
+	}
 	return true, ""
 }
 

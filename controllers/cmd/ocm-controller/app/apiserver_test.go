@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,26 +30,55 @@ func TestWaitForAPIServer(t *testing.T) {
 	apiServerTry = time.Second
 
 	notReady := "[+]ping ok\n[-]informer-sync failed: reason withheld\n[-]poststarthook/rbac/bootstrap-roles failed: reason withheld\nreadyz check failed\n"
+	// apiServer answers each path with the status answer returns for its
+	// nth request of that path (from 1), and counts them.
+	type apiServer struct {
+		*httptest.Server
+		mu    sync.Mutex
+		looks map[string]int
+	}
+	start := func(t *testing.T, answer func(path string, n int) (int, string)) *apiServer {
+		a := &apiServer{looks: map[string]int{}}
+		a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			a.mu.Lock()
+			a.looks[r.URL.Path]++
+			n := a.looks[r.URL.Path]
+			a.mu.Unlock()
+			code, body := answer(r.URL.Path, n)
+			w.WriteHeader(code)
+			_, _ = w.Write([]byte(body))
+		}))
+		t.Cleanup(a.Close)
+		return a
+	}
+	look := func(a *apiServer, path string) int {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.looks[path]
+	}
+	served := func(path string) (int, string) {
+		if path == "/readyz" {
+			return http.StatusOK, "ok"
+		}
+		return http.StatusOK, "{}"
+	}
 
 	t.Run("ready after ten failed looks", func(t *testing.T) {
 		apiServerWait = time.Minute
 		healthAddr := freeAddr(t)
-		var looks atomic.Int32
 		var healthz, readyzWhileWaiting atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			assert.Equal(t, "/readyz", r.URL.Path)
-			if looks.Add(1) <= 10 {
+		a := start(t, func(path string, n int) (int, string) {
+			if path == "/readyz" && n <= 10 {
 				// The component serves its health endpoint while it waits.
 				healthz.Store(int32(get(t, "http://"+healthAddr+"/healthz")))
 				readyzWhileWaiting.Store(int32(get(t, "http://"+healthAddr+"/readyz")))
-				http.Error(w, notReady, http.StatusInternalServerError)
-				return
+				return http.StatusInternalServerError, notReady
 			}
-			_, _ = w.Write([]byte("ok"))
-		}))
-		defer srv.Close()
-		require.NoError(t, waitForAPIServer(context.Background(), &rest.Config{Host: srv.URL}, healthAddr, logr.Discard()))
-		assert.EqualValues(t, 11, looks.Load())
+			return served(path)
+		})
+		require.NoError(t, waitForAPIServer(context.Background(), &rest.Config{Host: a.URL}, healthAddr, logr.Discard()))
+		assert.Equal(t, 11, look(a, "/readyz"))
+		assert.Equal(t, 1, look(a, "/apis"), "discovery, once ready")
 		assert.EqualValues(t, http.StatusOK, healthz.Load(), "/healthz while waiting")
 		assert.EqualValues(t, http.StatusServiceUnavailable, readyzWhileWaiting.Load(), "/readyz while waiting")
 		// The manager binds the address next: it is free again.
@@ -60,58 +90,79 @@ func TestWaitForAPIServer(t *testing.T) {
 	t.Run("ready at once serves no health endpoint", func(t *testing.T) {
 		apiServerWait = time.Minute
 		healthAddr := freeAddr(t)
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) }))
-		defer srv.Close()
-		require.NoError(t, waitForAPIServer(context.Background(), &rest.Config{Host: srv.URL}, healthAddr, logr.Discard()))
+		a := start(t, func(path string, _ int) (int, string) { return served(path) })
+		require.NoError(t, waitForAPIServer(context.Background(), &rest.Config{Host: a.URL}, healthAddr, logr.Discard()))
+		assert.Equal(t, 1, look(a, "/readyz"))
 		l, err := net.Listen("tcp", healthAddr)
 		require.NoError(t, err)
 		_ = l.Close()
 	})
 
-	t.Run("forbidden goes on", func(t *testing.T) {
+	t.Run("discovery not served yet after /readyz", func(t *testing.T) {
+		// A restarting API server may pass /readyz while its discovery
+		// answers 503, or refuse a token its caches cannot check yet.
 		apiServerWait = time.Minute
-		var looks atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			looks.Add(1)
-			http.Error(w, "forbidden", http.StatusForbidden)
-		}))
-		defer srv.Close()
-		require.NoError(t, waitForAPIServer(context.Background(), &rest.Config{Host: srv.URL}, "0", logr.Discard()))
-		assert.EqualValues(t, 1, looks.Load())
+		a := start(t, func(path string, n int) (int, string) {
+			switch {
+			case path == "/api" && n <= 2:
+				return http.StatusServiceUnavailable, ""
+			case path == "/apis" && n <= 2:
+				return http.StatusUnauthorized, `{"kind":"Status","message":"Unauthorized"}`
+			}
+			return served(path)
+		})
+		require.NoError(t, waitForAPIServer(context.Background(), &rest.Config{Host: a.URL}, "", logr.Discard()))
+		assert.Equal(t, 5, look(a, "/readyz"), "looks: /api twice 503, /apis twice 401, then ready")
+		assert.Equal(t, 3, look(a, "/apis"))
+	})
+
+	t.Run("/readyz forbidden, discovery served", func(t *testing.T) {
+		apiServerWait = time.Minute
+		a := start(t, func(path string, _ int) (int, string) {
+			if path == "/readyz" {
+				return http.StatusForbidden, "forbidden"
+			}
+			return served(path)
+		})
+		require.NoError(t, waitForAPIServer(context.Background(), &rest.Config{Host: a.URL}, "0", logr.Discard()))
+		assert.Equal(t, 1, look(a, "/readyz"))
 	})
 
 	t.Run("never ready", func(t *testing.T) {
 		apiServerWait = 300 * time.Millisecond
-		var looks atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			looks.Add(1)
-			http.Error(w, notReady, http.StatusInternalServerError)
-		}))
-		defer srv.Close()
-		err := waitForAPIServer(context.Background(), &rest.Config{Host: srv.URL}, "", logr.Discard())
-		require.Error(t, err)
-		assert.ErrorContains(t, err, "the API server at "+srv.URL+" was not ready within 300ms")
+		a := start(t, func(string, int) (int, string) { return http.StatusInternalServerError, notReady })
+		err := waitForAPIServer(context.Background(), &rest.Config{Host: a.URL}, "", logr.Discard())
+		require.ErrorContains(t, err, "the API server at "+a.URL+" was not ready within 300ms")
 		assert.ErrorContains(t, err, "failed checks informer-sync, poststarthook/rbac/bootstrap-roles")
-		assert.Greater(t, looks.Load(), int32(2))
+		assert.Greater(t, look(a, "/readyz"), 2)
+	})
+
+	t.Run("discovery never served", func(t *testing.T) {
+		apiServerWait = 300 * time.Millisecond
+		a := start(t, func(path string, _ int) (int, string) {
+			if path == "/apis" {
+				return http.StatusForbidden, `{"kind":"Status","message":"forbidden: User \"x\" cannot get path \"/apis\""}`
+			}
+			return served(path)
+		})
+		err := waitForAPIServer(context.Background(), &rest.Config{Host: a.URL}, "", logr.Discard())
+		require.ErrorContains(t, err, "was not ready within 300ms: /apis answered 403")
+		assert.ErrorContains(t, err, `cannot get path \"/apis\"`)
 	})
 
 	t.Run("not answering", func(t *testing.T) {
 		apiServerWait = 300 * time.Millisecond
 		addr := freeAddr(t) // nothing listens there
 		err := waitForAPIServer(context.Background(), &rest.Config{Host: "http://" + addr}, "", logr.Discard())
-		require.Error(t, err)
-		assert.ErrorContains(t, err, "connection refused")
+		require.ErrorContains(t, err, "connection refused")
 	})
 
 	t.Run("context ended", func(t *testing.T) {
 		apiServerWait = time.Minute
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, notReady, http.StatusServiceUnavailable)
-		}))
-		defer srv.Close()
+		a := start(t, func(string, int) (int, string) { return http.StatusServiceUnavailable, notReady })
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
-		err := waitForAPIServer(ctx, &rest.Config{Host: srv.URL}, "", logr.Discard())
+		err := waitForAPIServer(ctx, &rest.Config{Host: a.URL}, "", logr.Discard())
 		require.Error(t, err)
 		assert.NotContains(t, err.Error(), "was not ready within")
 	})
