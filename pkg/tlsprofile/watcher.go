@@ -66,8 +66,10 @@ func Load(ctx context.Context, c kubernetes.Interface, namespace string, overrid
 	case last != nil && ctx.Err() == nil && wait.Interrupted(err):
 		// The bound ran out, the API server still not answering.
 		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: no answer for %s: %w", namespace, ConfigMapName, loadRetry, last)
+	case last != nil && ctx.Err() != nil:
+		return Profile{}, fmt.Errorf("read the TLS profile, ConfigMap %s/%s: %w; the last read: %w", namespace, ConfigMapName, ctx.Err(), last)
 	default:
-		// Forbidden, Unauthorized, or ctx ended.
+		// Forbidden, Unauthorized, or ctx ended before a read.
 		return Profile{}, err
 	}
 	_, p, err := Resolve(cm, overrides)
